@@ -1,0 +1,129 @@
+//! The error type.
+
+use ash::vk;
+
+/// Everything vk-baton can fail with. Planning errors name the pass and resource at fault;
+/// nothing is submitted and no resource state changes when one is returned.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A Vulkan call failed.
+    #[error("{call} failed: {result}")]
+    Vulkan {
+        /// The call.
+        call: &'static str,
+        /// What it returned.
+        result: vk::Result,
+    },
+    /// The device was lost; the GPU work's outcome is unknown. Resources stay alive.
+    #[error("the Vulkan device was lost")]
+    DeviceLost,
+    /// A pass declares one resource twice with overlapping writes or different layouts.
+    #[error("pass `{pass}` declares `{resource}` twice with overlapping writes or different layouts")]
+    ConflictingUses {
+        /// The pass.
+        pass: String,
+        /// The resource.
+        resource: String,
+    },
+    /// A queue, resource or semaphore belongs to another `VkDevice`.
+    #[error("{what} belongs to another VkDevice than the graph")]
+    ForeignDevice {
+        /// What was foreign.
+        what: String,
+    },
+    /// The queue's family lacks a capability the access needs.
+    #[error("pass `{pass}` uses `{resource}` in a way that needs {needs:?}, but queue `{queue}` only has {has:?}")]
+    QueueCapability {
+        /// The pass.
+        pass: String,
+        /// The resource.
+        resource: String,
+        /// The queue.
+        queue: String,
+        /// What the access needs.
+        needs: vk::QueueFlags,
+        /// What the family has.
+        has: vk::QueueFlags,
+    },
+    /// The resource was not created with the usage flags the access needs.
+    #[error("pass `{pass}` uses `{resource}` in a way its usage flags do not allow: {detail}")]
+    UsageNotAllowed {
+        /// The pass.
+        pass: String,
+        /// The resource.
+        resource: String,
+        /// The missing flags.
+        detail: String,
+    },
+    /// A declared range lies outside the resource (or is empty, or of the wrong kind).
+    #[error("pass `{pass}` declares a range outside `{resource}`: {detail}")]
+    RangeOutOfBounds {
+        /// The pass.
+        pass: String,
+        /// The resource.
+        resource: String,
+        /// The range.
+        detail: String,
+    },
+    /// An ownership transfer needs a release on a family the graph has no queue of.
+    #[error("pass `{pass}` needs `{resource}`, owned by queue family {family}, but the graph has no queue of that family to release it on")]
+    NoQueueForRelease {
+        /// The resource.
+        resource: String,
+        /// The owning family.
+        family: u32,
+        /// The pass.
+        pass: String,
+    },
+    /// A resource's state changed between `finish()` and `execute()` (another graph ran).
+    #[error("`{resource}` changed state after this plan was made; plan again")]
+    StalePlan {
+        /// The resource.
+        resource: String,
+    },
+    /// Declarations the planner cannot use (an index out of range).
+    #[error("invalid plan input: {0}")]
+    InvalidInput(String),
+    /// The GPU has not finished yet (e.g. reading a download before its fence completes).
+    #[error("the GPU work has not completed yet")]
+    NotReady,
+    /// A pass failed while recording.
+    #[error("pass `{pass}` failed to record: {message}")]
+    Record {
+        /// The pass.
+        pass: String,
+        /// Why.
+        message: String,
+    },
+    /// Memory allocation failed.
+    #[error("allocation failed: {0}")]
+    Allocation(#[from] gpu_allocator::AllocationError),
+    /// The synchronization verifier found violations in a plan.
+    #[error("the plan violates synchronization rules:\n{0}")]
+    Verification(String),
+}
+
+impl Error {
+    /// Maps a failed Vulkan call; `ERROR_DEVICE_LOST` becomes [`Error::DeviceLost`].
+    pub fn vk(call: &'static str, result: vk::Result) -> Self {
+        match result {
+            vk::Result::ERROR_DEVICE_LOST => Self::DeviceLost,
+            result => Self::Vulkan { call, result },
+        }
+    }
+}
+
+/// `Result<T, vk_baton::Error>`.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn device_loss_is_its_own_error() {
+        assert!(matches!(Error::vk("vkWaitForFences", vk::Result::ERROR_DEVICE_LOST), Error::DeviceLost));
+        assert!(matches!(Error::vk("vkQueueSubmit2", vk::Result::ERROR_OUT_OF_DEVICE_MEMORY), Error::Vulkan { .. }));
+    }
+}

@@ -1,0 +1,660 @@
+//! The pure planner: declarations in, batches, barriers and semaphores out.
+//!
+//! It runs in two phases.
+//!
+//! 1. **Dependencies**, in program order. Each pass's uses are folded per segment of tracked
+//!    state. A conflict with an earlier access on the same queue becomes a barrier in the
+//!    pass's one pre-barrier command; one on another queue becomes a dependency that phase 2
+//!    turns into a semaphore wait. An ownership transfer inserts a release node on the queue
+//!    of the most recent access, right after it, and an acquire barrier before the pass.
+//! 2. **Batches**, per queue. A node that needs a wait not yet covered starts a batch (wait
+//!    as late as possible); a node another queue waits on, or that signals a binary
+//!    semaphore, ends one (signal as early as possible).
+//!
+//! Node positions interleave passes and releases: pass `i` is at `2i + 2`, a release after
+//! pass `i` at `2i + 3`, and a release of state left by an earlier graph at `1`.
+
+use super::*;
+use crate::error::{Error, Result};
+use crate::range::RangeMap;
+use std::collections::{BTreeMap, HashMap};
+
+type Pos = u64;
+
+const PRE_GRAPH_RELEASE: Pos = 1;
+
+fn pass_pos(i: usize) -> Pos {
+    2 * i as u64 + 2
+}
+
+/// Where a remembered access happened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum At {
+    /// In an earlier execution, done once the queue's timeline reaches the value.
+    Value(u64),
+    /// In this graph, at a node position.
+    Node(Pos),
+}
+
+/// A remembered access inside the planner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Rec {
+    queue: usize,
+    at: At,
+    stages: vk::PipelineStageFlags2,
+    access: vk::AccessFlags2,
+    /// Set when this "write" is a binary semaphore wait (pass, wait index): the stages are
+    /// those of the first use, resolved as uses arrive.
+    binary_wait: Option<(usize, usize)>,
+}
+
+/// Working state of one segment.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+struct WState {
+    layout: vk::ImageLayout,
+    defined: bool,
+    owner: Option<u32>,
+    write: Option<Rec>,
+    reads: Vec<Rec>,
+    /// Per queue: stages and accesses the last write has been made visible to.
+    visible: Vec<(usize, vk::PipelineStageFlags2, vk::AccessFlags2)>,
+}
+
+/// A dependency on work on another queue: becomes a semaphore wait.
+#[derive(Clone, Copy, Debug)]
+struct Dep {
+    queue: usize,
+    at: At,
+    /// Stages of the waiting node that need it (the wait's stage mask).
+    wait_stages: vk::PipelineStageFlags2,
+    /// Stages of the awaited work (the signal's stage mask).
+    src_stages: vk::PipelineStageFlags2,
+}
+
+#[derive(Debug)]
+enum NodeKind {
+    Pass(usize),
+    Release,
+}
+
+#[derive(Debug)]
+struct Node {
+    kind: NodeKind,
+    barrier: BarrierCmd,
+    deps: Vec<Dep>,
+}
+
+struct Planner<'a> {
+    input: &'a PlanInput,
+    states: Vec<RangeMap<WState>>,
+    /// Per queue, its nodes by position.
+    nodes: Vec<BTreeMap<Pos, Node>>,
+    /// Resolved stage masks of binary waits, by (pass, wait index).
+    binary_wait_stages: HashMap<(usize, usize), vk::PipelineStageFlags2>,
+    /// Effective stages per pass (what its uses ran at), for binary signal masks.
+    pass_stages: Vec<vk::PipelineStageFlags2>,
+}
+
+/// Plans `input`: see the module docs for the algorithm and [`Plan`] for the result.
+///
+/// Errors: [`Error::InvalidInput`] for an index out of range, [`Error::RangeOutOfBounds`],
+/// [`Error::ConflictingUses`], [`Error::QueueCapability`], [`Error::UsageNotAllowed`], and
+/// [`Error::NoQueueForRelease`] when an ownership transfer needs a queue of a family the
+/// graph has none of.
+pub fn plan(input: &PlanInput) -> Result<Plan> {
+    validate(input)?;
+    let mut p = Planner {
+        input,
+        states: input
+            .resources
+            .iter()
+            .map(|r| {
+                let mut m = RangeMap::new(r.kind.cells(), WState::default());
+                for (range, s) in &r.initial {
+                    let w = WState::from_recorded(s);
+                    m.update(range.clone(), |_| w.clone());
+                }
+                m
+            })
+            .collect(),
+        nodes: (0..input.queues.len()).map(|_| BTreeMap::new()).collect(),
+        binary_wait_stages: HashMap::new(),
+        pass_stages: vec![vk::PipelineStageFlags2::NONE; input.passes.len()],
+    };
+    for i in 0..input.passes.len() {
+        p.add_pass(i)?;
+    }
+    let queues = p.batch_all();
+    let final_states = p.final_states();
+    Ok(Plan { input: input.clone(), queues, final_states })
+}
+
+impl WState {
+    fn from_recorded(s: &SegmentState<usize>) -> Self {
+        let rec = |r: &Recorded<usize>| Rec {
+            queue: r.queue,
+            // `None` cannot come from an executed graph; treat it as already complete.
+            at: At::Value(r.value.unwrap_or(0)),
+            stages: r.stages,
+            access: r.access,
+            binary_wait: None,
+        };
+        Self {
+            layout: s.layout,
+            defined: s.defined,
+            owner: s.owner,
+            write: s.write.as_ref().map(rec),
+            reads: s.reads.iter().map(rec).collect(),
+            visible: Vec::new(),
+        }
+    }
+}
+
+fn cell_ranges(kind: &ResourceKind, range: Option<SubRange>) -> Vec<std::ops::Range<u64>> {
+    match (kind, range.unwrap_or(kind.whole())) {
+        (ResourceKind::Image { layers, .. }, SubRange::Image(r)) => r.cells(*layers),
+        (ResourceKind::Buffer { .. }, SubRange::Buffer(b)) => vec![b.bytes()],
+        // Mismatched kinds are rejected by `validate`.
+        _ => Vec::new(),
+    }
+}
+
+/// Checks everything that makes a plan impossible, before any state changes.
+fn validate(input: &PlanInput) -> Result<()> {
+    for pass in &input.passes {
+        let queue = input.queues.get(pass.queue).ok_or_else(|| Error::InvalidInput(format!("pass `{}` names queue {} of {}", pass.name, pass.queue, input.queues.len())))?;
+        for w in &pass.waits {
+            if let Some(&g) = w.guards.iter().find(|&&g| g >= input.resources.len()) {
+                return Err(Error::InvalidInput(format!("pass `{}` guards resource {g} that does not exist", pass.name)));
+            }
+        }
+        for (ui, u) in pass.uses.iter().enumerate() {
+            let res = input.resources.get(u.resource).ok_or_else(|| Error::InvalidInput(format!("pass `{}` uses resource {} of {}", pass.name, u.resource, input.resources.len())))?;
+            let a = &u.access;
+            if !queue.caps.contains(a.queue) {
+                return Err(Error::QueueCapability { pass: pass.name.clone(), resource: res.name.clone(), queue: queue.name.clone(), needs: a.queue, has: queue.caps });
+            }
+            match (res.kind, u.range.unwrap_or(res.kind.whole())) {
+                (ResourceKind::Image { mips, layers, usage, .. }, SubRange::Image(r)) => {
+                    if !r.fits(mips, layers) {
+                        return Err(Error::RangeOutOfBounds { pass: pass.name.clone(), resource: res.name.clone(), detail: format!("{r:?} in an image of {mips} mips and {layers} layers") });
+                    }
+                    if !usage.contains(a.image_usage) {
+                        return Err(Error::UsageNotAllowed { pass: pass.name.clone(), resource: res.name.clone(), detail: format!("needs {:?}, created with {usage:?}", a.image_usage) });
+                    }
+                }
+                (ResourceKind::Buffer { size, usage }, SubRange::Buffer(b)) => {
+                    if b.size == 0 || b.offset.checked_add(b.size).is_none_or(|e| e > size) {
+                        return Err(Error::RangeOutOfBounds { pass: pass.name.clone(), resource: res.name.clone(), detail: format!("{b:?} in a buffer of {size} bytes") });
+                    }
+                    if !usage.contains(a.buffer_usage) {
+                        return Err(Error::UsageNotAllowed { pass: pass.name.clone(), resource: res.name.clone(), detail: format!("needs {:?}, created with {usage:?}", a.buffer_usage) });
+                    }
+                }
+                _ => {
+                    return Err(Error::RangeOutOfBounds { pass: pass.name.clone(), resource: res.name.clone(), detail: "an image range for a buffer, or a byte range for an image".into() });
+                }
+            }
+            // Two uses of one resource in one pass: overlapping writes, or two layouts.
+            for v in &pass.uses[..ui] {
+                if v.resource != u.resource {
+                    continue;
+                }
+                let overlap = match (u.range.unwrap_or(res.kind.whole()), v.range.unwrap_or(res.kind.whole())) {
+                    (SubRange::Image(x), SubRange::Image(y)) => x.overlaps(&y),
+                    (SubRange::Buffer(x), SubRange::Buffer(y)) => x.overlaps(&y),
+                    _ => false,
+                };
+                let is_image = matches!(res.kind, ResourceKind::Image { .. });
+                if overlap && (a.is_write() || v.access.is_write() || (is_image && a.layout != v.access.layout)) {
+                    return Err(Error::ConflictingUses { pass: pass.name.clone(), resource: res.name.clone() });
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What one pass does to one segment, after folding all its uses of it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct SegUse {
+    access: Access,
+    discard: bool,
+}
+
+impl Planner<'_> {
+    fn add_pass(&mut self, i: usize) -> Result<()> {
+        let pass = &self.input.passes[i];
+        let q = pass.queue;
+        let p = pass_pos(i);
+        // A binary wait makes the guarded resources "undefined, ready once the wait is done".
+        for (wi, w) in pass.waits.iter().enumerate() {
+            for &r in &w.guards {
+                let cells = self.input.resources[r].kind.cells();
+                let rec = Rec { queue: q, at: At::Node(p), stages: vk::PipelineStageFlags2::NONE, access: vk::AccessFlags2::NONE, binary_wait: Some((i, wi)) };
+                self.states[r].update(0..cells, |_| WState { write: Some(rec), ..WState::default() });
+            }
+        }
+        let mut node = Node { kind: NodeKind::Pass(i), barrier: BarrierCmd::default(), deps: Vec::new() };
+        // Fold the pass's uses per resource, so overlapping reads are handled once.
+        let mut by_resource: BTreeMap<usize, RangeMap<Option<SegUse>>> = BTreeMap::new();
+        for u in &pass.uses {
+            let kind = &self.input.resources[u.resource].kind;
+            let m = by_resource.entry(u.resource).or_insert_with(|| RangeMap::new(kind.cells(), None));
+            for cells in cell_ranges(kind, u.range) {
+                m.update(cells, |old| {
+                    Some(match old {
+                        None => SegUse { access: u.access, discard: u.discard },
+                        Some(o) => SegUse {
+                            access: Access {
+                                stages: o.access.stages | u.access.stages,
+                                access: o.access.access | u.access.access,
+                                ..o.access
+                            },
+                            discard: o.discard && u.discard,
+                        },
+                    })
+                });
+            }
+        }
+        for (r, uses) in by_resource {
+            let segs: Vec<(std::ops::Range<u64>, SegUse)> = uses.iter().filter_map(|(c, u)| u.map(|u| (c.clone(), u))).collect();
+            for (cells, u) in segs {
+                let parts: Vec<(std::ops::Range<u64>, WState)> = self.states[r].query(cells).map(|(c, s)| (c, s.clone())).collect();
+                for (c, st) in parts {
+                    let new = self.access_segment(i, r, c.clone(), &st, u, &mut node)?;
+                    self.states[r].update(c, |_| new.clone());
+                }
+            }
+        }
+        self.nodes[q].insert(p, node);
+        Ok(())
+    }
+
+    /// Synchronizes one use of one segment with what came before; returns the new state.
+    fn access_segment(&mut self, pass: usize, r: usize, cells: std::ops::Range<u64>, st: &WState, u: SegUse, node: &mut Node) -> Result<WState> {
+        let res = &self.input.resources[r];
+        let q = self.input.passes[pass].queue;
+        let family = self.input.queues[q].family;
+        let p = pass_pos(pass);
+        let a = u.access;
+        let is_image = matches!(res.kind, ResourceKind::Image { .. });
+
+        let contents_needed = st.defined && !u.discard;
+        let transfer_from = match st.owner {
+            Some(o) if !res.concurrent && contents_needed && o != family => Some(o),
+            _ => None,
+        };
+        let new_layout = if is_image { a.layout } else { vk::ImageLayout::UNDEFINED };
+        let old_layout = if !is_image {
+            vk::ImageLayout::UNDEFINED
+        } else if contents_needed || st.layout == new_layout {
+            st.layout
+        } else {
+            vk::ImageLayout::UNDEFINED
+        };
+        let layout_change = is_image && old_layout != new_layout;
+        let write_like = a.is_write() || layout_change || transfer_from.is_some();
+
+        // The prior accesses this one must be ordered after.
+        let priors: Vec<Rec> = if write_like {
+            if !st.reads.is_empty() { st.reads.clone() } else { st.write.into_iter().collect() }
+        } else {
+            match st.write {
+                Some(w) if !covered(&st.visible, q, a.stages, a.access) => vec![w],
+                _ => Vec::new(),
+            }
+        };
+
+        // Present has no stages of its own: chain from whatever came before on this queue.
+        let same_queue_stages = priors.iter().filter(|x| x.queue == q).fold(vk::PipelineStageFlags2::NONE, |s, x| s | self.rec_stages(x, a.stages));
+        let eff = if !a.stages.is_empty() {
+            a.stages
+        } else if !same_queue_stages.is_empty() {
+            same_queue_stages
+        } else {
+            // Nothing on this queue to chain from (e.g. presenting straight after another
+            // queue's work): the only work here is the barrier itself, so waiting for
+            // everything costs nothing.
+            vk::PipelineStageFlags2::ALL_COMMANDS
+        };
+        self.pass_stages[pass] |= eff;
+
+        let mut scopes = Scopes { src_stages: vk::PipelineStageFlags2::NONE, src_access: vk::AccessFlags2::NONE, dst_stages: eff, dst_access: a.access, families: None };
+
+        if let Some(from) = transfer_from {
+            // Ownership transfer: release on the queue of the most recent access, acquire here.
+            let release_pos = self.add_release(r, cells.clone(), st, from, family, old_layout, new_layout, pass)?;
+            let (rq, rpos, rstages) = release_pos;
+            node.deps.push(Dep { queue: rq, at: At::Node(rpos), wait_stages: eff, src_stages: rstages });
+            scopes.src_stages = eff;
+            scopes.families = Some((from, family));
+        } else {
+            let mut cross = false;
+            for x in &priors {
+                let stages = self.rec_stages(x, eff);
+                if x.queue == q {
+                    scopes.src_stages |= stages;
+                    scopes.src_access |= crate::access::write_bits_of(x.access);
+                } else {
+                    self.note_cross_queue_binary_wait(x);
+                    if x.at != At::Value(0) {
+                        node.deps.push(Dep { queue: x.queue, at: x.at, wait_stages: eff, src_stages: stages });
+                    }
+                    cross = true;
+                }
+            }
+            let same_queue = priors.iter().any(|x| x.queue == q);
+            if !same_queue && !layout_change {
+                // Semaphores (or nothing at all) order it; no barrier.
+                return Ok(self.after(st, q, p, a, eff, write_like, u.discard, res.concurrent, family, new_layout));
+            }
+            if cross {
+                // Chain the transition from the semaphore wait's stages.
+                scopes.src_stages |= eff;
+            }
+        }
+        push_barrier(&mut node.barrier, r, &res.kind, cells, scopes, old_layout, new_layout);
+        Ok(self.after(st, q, p, a, eff, write_like, u.discard, res.concurrent, family, new_layout))
+    }
+
+    /// The stages to chain from for a prior access. A binary wait's stages are those of its
+    /// first use, so they are resolved (and grown) here.
+    fn rec_stages(&mut self, x: &Rec, use_stages: vk::PipelineStageFlags2) -> vk::PipelineStageFlags2 {
+        match x.binary_wait {
+            Some(key) if !use_stages.is_empty() => {
+                *self.binary_wait_stages.entry(key).or_default() |= use_stages;
+                use_stages
+            }
+            _ => x.stages,
+        }
+    }
+
+    /// A binary wait whose guarded resource is first used on another queue: the timeline
+    /// signal after it must chain from it, so it stalls everything after it.
+    fn note_cross_queue_binary_wait(&mut self, x: &Rec) {
+        if let Some(key) = x.binary_wait {
+            *self.binary_wait_stages.entry(key).or_default() |= vk::PipelineStageFlags2::ALL_COMMANDS;
+        }
+    }
+
+    /// The state after an access.
+    #[allow(clippy::too_many_arguments)]
+    fn after(&self, st: &WState, q: usize, p: Pos, a: Access, eff: vk::PipelineStageFlags2, write_like: bool, discard: bool, concurrent: bool, family: u32, layout: vk::ImageLayout) -> WState {
+        let me = Rec { queue: q, at: At::Node(p), stages: eff, access: a.access, binary_wait: None };
+        let mut s = if write_like {
+            let write = Rec { access: a.write_bits(), ..me };
+            if a.is_write() {
+                WState { write: Some(write), ..WState::default() }
+            } else {
+                // A transition or transfer: a write that this read already sees.
+                WState { write: Some(write), reads: vec![me], visible: vec![(q, eff, a.access)], ..WState::default() }
+            }
+        } else {
+            let mut s = st.clone();
+            match s.reads.iter_mut().find(|x| x.queue == q) {
+                Some(x) => {
+                    x.at = x.at.max(me.at);
+                    x.stages |= eff;
+                    x.access |= a.access;
+                }
+                None => s.reads.push(me),
+            }
+            match s.visible.iter_mut().find(|v| v.0 == q) {
+                Some(v) => {
+                    v.1 |= eff;
+                    v.2 |= a.access;
+                }
+                None => s.visible.push((q, eff, a.access)),
+            }
+            s
+        };
+        s.layout = layout;
+        s.defined = a.is_write() || (st.defined && !discard);
+        s.owner = if concurrent { None } else { Some(family) };
+        s
+    }
+
+    /// Adds (or extends) the release node for an ownership transfer of `cells` of resource
+    /// `r`, on the queue of its most recent access. Returns (queue, position, signal stages).
+    #[allow(clippy::too_many_arguments)]
+    fn add_release(&mut self, r: usize, cells: std::ops::Range<u64>, st: &WState, from: u32, to: u32, old_layout: vk::ImageLayout, new_layout: vk::ImageLayout, pass: usize) -> Result<(usize, Pos, vk::PipelineStageFlags2)> {
+        let recs: Vec<Rec> = st.write.iter().chain(st.reads.iter()).copied().collect();
+        let latest = recs.iter().max_by_key(|x| x.at).copied();
+        let (rq, pos) = match latest {
+            Some(Rec { queue, at: At::Node(p), .. }) => (queue, p + 1),
+            Some(Rec { queue, at: At::Value(_), .. }) if self.input.queues[queue].family == from => (queue, PRE_GRAPH_RELEASE),
+            _ => {
+                // The app handed it over with an owner but no queue: release on any queue
+                // of that family.
+                let q = self.input.queues.iter().position(|qd| qd.family == from).ok_or_else(|| Error::NoQueueForRelease {
+                    resource: self.input.resources[r].name.clone(),
+                    family: from,
+                    pass: self.input.passes[pass].name.clone(),
+                })?;
+                (q, PRE_GRAPH_RELEASE)
+            }
+        };
+        // The release is a write on `rq`: ordered after the reads since the last write, or
+        // after the write itself.
+        let priors: Vec<Rec> = if !st.reads.is_empty() { st.reads.clone() } else { st.write.into_iter().collect() };
+        let mut src_stages = vk::PipelineStageFlags2::NONE;
+        let mut src_access = vk::AccessFlags2::NONE;
+        let mut deps = Vec::new();
+        for x in &priors {
+            if x.queue == rq {
+                src_stages |= x.stages;
+                src_access |= crate::access::write_bits_of(x.access);
+            } else if x.at != At::Value(0) {
+                deps.push(*x);
+            }
+        }
+        if src_stages.is_empty() {
+            // Only other queues (or the app) touched it: chain from the semaphore wait.
+            src_stages = deps.iter().fold(vk::PipelineStageFlags2::NONE, |s, x| s | x.stages);
+            if src_stages.is_empty() {
+                src_stages = recs.iter().fold(vk::PipelineStageFlags2::NONE, |s, x| s | x.stages);
+            }
+            if src_stages.is_empty() {
+                src_stages = vk::PipelineStageFlags2::ALL_COMMANDS;
+            }
+        }
+        let scopes = Scopes { src_stages, src_access, dst_stages: src_stages, dst_access: vk::AccessFlags2::NONE, families: Some((from, to)) };
+        let kind = self.input.resources[r].kind;
+        let node = self.nodes[rq].entry(pos).or_insert_with(|| Node { kind: NodeKind::Release, barrier: BarrierCmd::default(), deps: Vec::new() });
+        for x in deps {
+            node.deps.push(Dep { queue: x.queue, at: x.at, wait_stages: src_stages, src_stages: x.stages });
+        }
+        push_barrier(&mut node.barrier, r, &kind, cells, scopes, old_layout, new_layout);
+        Ok((rq, pos, src_stages))
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Phase 2: batches
+    // -----------------------------------------------------------------------------------------
+
+    fn batch_all(&mut self) -> Vec<QueuePlan> {
+        // Which nodes others wait on, and with which stages.
+        let mut signal_src: Vec<HashMap<Pos, vk::PipelineStageFlags2>> = vec![HashMap::new(); self.nodes.len()];
+        for q in &self.nodes {
+            for n in q.values() {
+                for d in &n.deps {
+                    if let At::Node(pos) = d.at {
+                        *signal_src[d.queue].entry(pos).or_default() |= d.src_stages;
+                    }
+                }
+            }
+        }
+        let mut plans = Vec::with_capacity(self.nodes.len());
+        // Batch index of each signalling node, per queue, to resolve waits afterwards.
+        let mut batch_of: Vec<HashMap<Pos, usize>> = vec![HashMap::new(); self.nodes.len()];
+        // Waits still naming node positions: (queue, batch, wait index) -> (other queue, pos).
+        let mut unresolved: Vec<(usize, usize, usize, usize, Pos)> = Vec::new();
+        for (q, nodes) in std::mem::take(&mut self.nodes).into_iter().enumerate() {
+            let mut batches: Vec<Batch> = Vec::new();
+            let mut cur = Batch::default();
+            // Per other queue: the highest point waited on so far, and where (batch, wait).
+            let mut waited: HashMap<usize, (At, Option<usize>, usize)> = HashMap::new();
+            for (pos, node) in nodes {
+                let binary_waits: Vec<Wait> = match node.kind {
+                    NodeKind::Pass(i) => self.input.passes[i]
+                        .waits
+                        .iter()
+                        .enumerate()
+                        .map(|(wi, w)| Wait {
+                            target: WaitTarget::Binary(w.semaphore),
+                            stages: w.stages.or_else(|| self.binary_wait_stages.get(&(i, wi)).copied()).unwrap_or(vk::PipelineStageFlags2::ALL_COMMANDS),
+                        })
+                        .collect(),
+                    NodeKind::Release => Vec::new(),
+                };
+                let needs_new = !binary_waits.is_empty() || node.deps.iter().any(|d| !is_covered(&waited, d));
+                if needs_new && !cur.commands.is_empty() {
+                    let b = std::mem::take(&mut cur);
+                    batches.push(b);
+                }
+                let bi = batches.len();
+                cur.waits.extend(binary_waits);
+                for d in &node.deps {
+                    match waited.get(&d.queue) {
+                        Some(&(at, wb, wi)) if at >= d.at => {
+                            // Already waited (here or in an earlier batch): widen its stages.
+                            let w = match wb {
+                                Some(b) if b < bi => &mut batches[b].waits[wi],
+                                _ => &mut cur.waits[wi],
+                            };
+                            w.stages |= d.wait_stages;
+                        }
+                        _ => {
+                            let target = match d.at {
+                                At::Value(value) => WaitTarget::Value { queue: d.queue, value },
+                                At::Node(_) => WaitTarget::Batch { queue: d.queue, batch: usize::MAX },
+                            };
+                            // One wait per other queue per batch, on the highest value.
+                            let existing = cur.waits.iter().position(|w| matches!(w.target, WaitTarget::Batch { queue, .. } | WaitTarget::Value { queue, .. } if queue == d.queue));
+                            let wi = match existing {
+                                Some(wi) => {
+                                    cur.waits[wi].target = target;
+                                    cur.waits[wi].stages |= d.wait_stages;
+                                    wi
+                                }
+                                None => {
+                                    cur.waits.push(Wait { target, stages: d.wait_stages });
+                                    cur.waits.len() - 1
+                                }
+                            };
+                            unresolved.retain(|u| !(u.0 == q && u.1 == bi && u.2 == wi));
+                            if let At::Node(p) = d.at {
+                                unresolved.push((q, bi, wi, d.queue, p));
+                            }
+                            waited.insert(d.queue, (d.at, Some(bi), wi));
+                        }
+                    }
+                }
+                let mut ends = false;
+                match node.kind {
+                    NodeKind::Pass(i) => {
+                        if !node.barrier.is_empty() {
+                            cur.commands.push(Command::Barrier(node.barrier));
+                        }
+                        cur.commands.push(Command::Pass(i));
+                        for s in &self.input.passes[i].signals {
+                            let stages = s.stages.unwrap_or(self.pass_stages[i]);
+                            let stages = if stages.is_empty() { vk::PipelineStageFlags2::ALL_COMMANDS } else { stages };
+                            cur.binary_signals.push((s.semaphore, stages));
+                            ends = true;
+                        }
+                    }
+                    NodeKind::Release => cur.commands.push(Command::Barrier(node.barrier)),
+                }
+                if let Some(&stages) = signal_src[q].get(&pos) {
+                    cur.signal = Some(cur.signal.unwrap_or_default() | stages);
+                    batch_of[q].insert(pos, bi);
+                    ends = true;
+                }
+                if ends {
+                    batches.push(std::mem::take(&mut cur));
+                }
+            }
+            if !cur.commands.is_empty() || !cur.waits.is_empty() {
+                batches.push(cur);
+            }
+            // The last batch signals for the host, later graphs and resource lifetimes.
+            if let Some(last) = batches.last_mut() {
+                last.signal = Some(vk::PipelineStageFlags2::ALL_COMMANDS);
+            }
+            plans.push(QueuePlan { batches });
+        }
+        for (q, b, wi, other, pos) in unresolved {
+            let target = batch_of[other][&pos];
+            plans[q].batches[b].waits[wi].target = WaitTarget::Batch { queue: other, batch: target };
+        }
+        plans
+    }
+
+    fn final_states(&self) -> Vec<Vec<(std::ops::Range<u64>, SegmentState<usize>)>> {
+        self.states
+            .iter()
+            .map(|m| {
+                m.iter()
+                    .map(|(c, s)| {
+                        let rec = |x: &Rec| Recorded {
+                            queue: x.queue,
+                            value: match x.at {
+                                At::Value(v) => Some(v),
+                                At::Node(_) => None,
+                            },
+                            stages: match x.binary_wait {
+                                Some(k) => self.binary_wait_stages.get(&k).copied().unwrap_or(vk::PipelineStageFlags2::ALL_COMMANDS),
+                                None => x.stages,
+                            },
+                            access: x.access,
+                        };
+                        let state = SegmentState { layout: s.layout, defined: s.defined, owner: s.owner, write: s.write.as_ref().map(rec), reads: s.reads.iter().map(rec).collect() };
+                        (c.clone(), state)
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+fn covered(visible: &[(usize, vk::PipelineStageFlags2, vk::AccessFlags2)], q: usize, stages: vk::PipelineStageFlags2, access: vk::AccessFlags2) -> bool {
+    visible.iter().any(|&(vq, s, a)| vq == q && s.contains(stages) && a.contains(access))
+}
+
+fn is_covered(waited: &HashMap<usize, (At, Option<usize>, usize)>, d: &Dep) -> bool {
+    waited.get(&d.queue).is_some_and(|&(at, _, _)| at >= d.at)
+}
+
+/// Adds a barrier for `cells` of resource `r` to `cmd`, merging with an existing one of the
+/// same resource, range, layouts and ownership transfer.
+fn push_barrier(cmd: &mut BarrierCmd, r: usize, kind: &ResourceKind, cells: std::ops::Range<u64>, s: Scopes, old_layout: vk::ImageLayout, new_layout: vk::ImageLayout) {
+    let merge = |a: &mut Scopes| {
+        a.src_stages |= s.src_stages;
+        a.src_access |= s.src_access;
+        a.dst_stages |= s.dst_stages;
+        a.dst_access |= s.dst_access;
+    };
+    match *kind {
+        ResourceKind::Image { layers, .. } => {
+            for range in ImageRange::from_cells(cells, layers) {
+                match cmd.images.iter_mut().find(|b| b.resource == r && b.range == range && b.old_layout == old_layout && b.new_layout == new_layout && b.scopes.families == s.families) {
+                    Some(b) => merge(&mut b.scopes),
+                    None => cmd.images.push(ImageBarrier { resource: r, range, scopes: s, old_layout, new_layout }),
+                }
+            }
+        }
+        ResourceKind::Buffer { .. } => {
+            let range = BufferRange { offset: cells.start, size: cells.end - cells.start };
+            // Extend a barrier with equal scopes that ends where this one starts.
+            match cmd.buffers.iter_mut().find(|b| b.resource == r && b.scopes == s && b.range.offset + b.range.size == range.offset) {
+                Some(b) => b.range.size += range.size,
+                None => match cmd.buffers.iter_mut().find(|b| b.resource == r && b.range == range && b.scopes.families == s.families) {
+                    Some(b) => merge(&mut b.scopes),
+                    None => cmd.buffers.push(BufferBarrier { resource: r, range, scopes: s }),
+                },
+            }
+        }
+    }
+}

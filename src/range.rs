@@ -1,0 +1,231 @@
+//! Subresource and byte ranges, and the interval map the planner tracks state in.
+//!
+//! An image's state is tracked per (mip level, array layer) cell; a buffer's per byte. Both
+//! become half-open intervals of `u64` keys so one [`RangeMap`] serves both.
+
+use ash::vk;
+use std::ops::Range;
+
+/// Mip levels and array layers of an image (all aspects of its format).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ImageRange {
+    /// First mip level.
+    pub base_mip: u32,
+    /// Number of mip levels.
+    pub mip_count: u32,
+    /// First array layer.
+    pub base_layer: u32,
+    /// Number of array layers.
+    pub layer_count: u32,
+}
+
+impl ImageRange {
+    /// One mip level, all given layers.
+    pub const fn mip(level: u32, layers: u32) -> Self {
+        Self { base_mip: level, mip_count: 1, base_layer: 0, layer_count: layers }
+    }
+
+    /// Whether two ranges share a cell.
+    pub fn overlaps(&self, o: &Self) -> bool {
+        self.base_mip < o.base_mip + o.mip_count
+            && o.base_mip < self.base_mip + self.mip_count
+            && self.base_layer < o.base_layer + o.layer_count
+            && o.base_layer < self.base_layer + self.layer_count
+    }
+
+    /// Whether the range fits an image of `mips` levels and `layers` layers, and is not empty.
+    pub fn fits(&self, mips: u32, layers: u32) -> bool {
+        self.mip_count > 0
+            && self.layer_count > 0
+            && self.base_mip.checked_add(self.mip_count).is_some_and(|e| e <= mips)
+            && self.base_layer.checked_add(self.layer_count).is_some_and(|e| e <= layers)
+    }
+
+    /// The cell intervals (`mip * layers + layer`) this range covers, in an image of `layers`
+    /// array layers.
+    pub fn cells(&self, layers: u32) -> Vec<Range<u64>> {
+        let l = layers as u64;
+        if self.base_layer == 0 && self.layer_count == layers {
+            let s = self.base_mip as u64 * l;
+            return vec![s..s + self.mip_count as u64 * l];
+        }
+        (self.base_mip..self.base_mip + self.mip_count)
+            .map(|m| {
+                let s = m as u64 * l + self.base_layer as u64;
+                s..s + self.layer_count as u64
+            })
+            .collect()
+    }
+
+    /// The smallest set of rectangular ranges covering a cell interval.
+    pub fn from_cells(cells: Range<u64>, layers: u32) -> Vec<ImageRange> {
+        let l = layers as u64;
+        let mut out = Vec::new();
+        let mut c = cells.start;
+        while c < cells.end {
+            let mip = (c / l) as u32;
+            let layer = (c % l) as u32;
+            if layer == 0 && cells.end - c >= l {
+                // Whole mips at once.
+                let mips = ((cells.end - c) / l) as u32;
+                out.push(ImageRange { base_mip: mip, mip_count: mips, base_layer: 0, layer_count: layers });
+                c += mips as u64 * l;
+            } else {
+                let end_layer = (l.min(layer as u64 + (cells.end - c))) as u32;
+                out.push(ImageRange {
+                    base_mip: mip,
+                    mip_count: 1,
+                    base_layer: layer,
+                    layer_count: end_layer - layer,
+                });
+                c += (end_layer - layer) as u64;
+            }
+        }
+        out
+    }
+
+    /// As a Vulkan subresource range with the given aspect.
+    pub fn to_vk(&self, aspect: vk::ImageAspectFlags) -> vk::ImageSubresourceRange {
+        vk::ImageSubresourceRange {
+            aspect_mask: aspect,
+            base_mip_level: self.base_mip,
+            level_count: self.mip_count,
+            base_array_layer: self.base_layer,
+            layer_count: self.layer_count,
+        }
+    }
+}
+
+/// A byte range of a buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BufferRange {
+    /// First byte.
+    pub offset: u64,
+    /// Length in bytes.
+    pub size: u64,
+}
+
+impl BufferRange {
+    /// The half-open interval of bytes.
+    pub fn bytes(&self) -> Range<u64> {
+        self.offset..self.offset + self.size
+    }
+
+    /// Whether two ranges share a byte.
+    pub fn overlaps(&self, o: &Self) -> bool {
+        self.offset < o.offset + o.size && o.offset < self.offset + self.size
+    }
+}
+
+/// A range of either kind; `None` in a use means the whole resource.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SubRange {
+    /// Image mip levels and layers.
+    Image(ImageRange),
+    /// Buffer bytes.
+    Buffer(BufferRange),
+}
+
+/// An interval map over `u64` keys: every key in `0..len` has exactly one value, and equal
+/// neighbours are merged so a resource used whole stays one segment.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RangeMap<T> {
+    // Sorted, contiguous, covering 0..len.
+    segs: Vec<(Range<u64>, T)>,
+}
+
+impl<T: Clone + PartialEq> RangeMap<T> {
+    /// One value over `0..len`.
+    pub fn new(len: u64, value: T) -> Self {
+        Self { segs: vec![(0..len, value)] }
+    }
+
+    /// The segments overlapping `r`, clipped to it.
+    pub fn query(&self, r: Range<u64>) -> impl Iterator<Item = (Range<u64>, &T)> + '_ {
+        self.segs.iter().filter_map(move |(s, v)| {
+            let lo = s.start.max(r.start);
+            let hi = s.end.min(r.end);
+            (lo < hi).then_some((lo..hi, v))
+        })
+    }
+
+    /// Every segment.
+    pub fn iter(&self) -> impl Iterator<Item = &(Range<u64>, T)> {
+        self.segs.iter()
+    }
+
+    /// Replace the values over `r` with `f(old)`, splitting segments at its edges.
+    pub fn update(&mut self, r: Range<u64>, mut f: impl FnMut(&T) -> T) {
+        let mut out = Vec::with_capacity(self.segs.len() + 2);
+        for (s, v) in self.segs.drain(..) {
+            if s.end <= r.start || s.start >= r.end {
+                out.push((s, v));
+                continue;
+            }
+            if s.start < r.start {
+                out.push((s.start..r.start, v.clone()));
+            }
+            let lo = s.start.max(r.start);
+            let hi = s.end.min(r.end);
+            out.push((lo..hi, f(&v)));
+            if s.end > r.end {
+                out.push((r.end..s.end, v));
+            }
+        }
+        // Merge equal neighbours.
+        let mut merged: Vec<(Range<u64>, T)> = Vec::with_capacity(out.len());
+        for (s, v) in out {
+            match merged.last_mut() {
+                Some((ps, pv)) if ps.end == s.start && *pv == v => ps.end = s.end,
+                _ => merged.push((s, v)),
+            }
+        }
+        self.segs = merged;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn range_map_splits_and_merges() {
+        let mut m = RangeMap::new(10, 0);
+        m.update(2..5, |_| 1);
+        let segs: Vec<_> = m.iter().cloned().collect();
+        assert_eq!(segs, vec![(0..2, 0), (2..5, 1), (5..10, 0)]);
+        m.update(0..10, |_| 1);
+        assert_eq!(m.iter().count(), 1);
+        let q: Vec<_> = m.query(3..4).map(|(r, v)| (r, *v)).collect();
+        assert_eq!(q, vec![(3..4, 1)]);
+    }
+
+    #[test]
+    fn image_cells_round_trip() {
+        let layers = 4;
+        let r = ImageRange { base_mip: 1, mip_count: 2, base_layer: 1, layer_count: 2 };
+        let cells = r.cells(layers);
+        assert_eq!(cells, vec![5..7, 9..11]);
+        assert_eq!(ImageRange::from_cells(5..7, layers), vec![ImageRange { base_mip: 1, mip_count: 1, base_layer: 1, layer_count: 2 }]);
+        // An interval spanning whole mips and a partial tail.
+        let rs = ImageRange::from_cells(4..14, layers);
+        assert_eq!(
+            rs,
+            vec![
+                ImageRange { base_mip: 1, mip_count: 2, base_layer: 0, layer_count: 4 },
+                ImageRange { base_mip: 3, mip_count: 1, base_layer: 0, layer_count: 2 },
+            ]
+        );
+        let whole = ImageRange { base_mip: 0, mip_count: 3, base_layer: 0, layer_count: 4 };
+        assert_eq!(whole.cells(4), vec![0..12]);
+    }
+
+    #[test]
+    fn fits_rejects_out_of_bounds_and_empty() {
+        let r = ImageRange { base_mip: 0, mip_count: 2, base_layer: 0, layer_count: 1 };
+        assert!(r.fits(2, 1));
+        assert!(!r.fits(1, 1));
+        assert!(!ImageRange { mip_count: 0, ..r }.fits(2, 1));
+        assert!(!ImageRange { base_mip: u32::MAX, ..r }.fits(2, 1));
+    }
+}
