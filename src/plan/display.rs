@@ -17,21 +17,53 @@ impl fmt::Display for Plan {
                 writeln!(f, "  batch {bi}:")?;
                 for w in &b.waits {
                     match w.target {
-                        WaitTarget::Batch { queue, batch } => writeln!(f, "    wait   `{}` timeline after its batch {batch} at {:?}", qname(queue), w.stages)?,
-                        WaitTarget::Value { queue, value } => writeln!(f, "    wait   `{}` timeline value {value} (earlier graph) at {:?}", qname(queue), w.stages)?,
-                        WaitTarget::Binary(s) => writeln!(f, "    wait   binary {s:?} at {:?}", w.stages)?,
+                        WaitTarget::Batch { queue, batch } => writeln!(
+                            f,
+                            "    wait   `{}` timeline after its batch {batch} at {:?}",
+                            qname(queue),
+                            w.stages
+                        )?,
+                        WaitTarget::Value { queue, value } => writeln!(
+                            f,
+                            "    wait   `{}` timeline value {value} (earlier graph) at {:?}",
+                            qname(queue),
+                            w.stages
+                        )?,
+                        WaitTarget::Binary(s) => {
+                            writeln!(f, "    wait   binary {s:?} at {:?}", w.stages)?
+                        }
                     }
                 }
                 for c in &b.commands {
                     match c {
-                        Command::Pass(i) => writeln!(f, "    pass   `{}`", self.input.passes[*i].name)?,
+                        Command::Pass(i) => {
+                            writeln!(f, "    pass   `{}`", self.input.passes[*i].name)?
+                        }
                         Command::Barrier(bar) => {
                             writeln!(f, "    barrier")?;
                             for ib in &bar.images {
-                                writeln!(f, "      image  `{}` mips {}+{} layers {}+{}: {:?} -> {:?}, {}", rname(ib.resource), ib.range.base_mip, ib.range.mip_count, ib.range.base_layer, ib.range.layer_count, ib.old_layout, ib.new_layout, scopes(&ib.scopes))?;
+                                writeln!(
+                                    f,
+                                    "      image  `{}` mips {}+{} layers {}+{}: {:?} -> {:?}, {}",
+                                    rname(ib.resource),
+                                    ib.range.base_mip,
+                                    ib.range.mip_count,
+                                    ib.range.base_layer,
+                                    ib.range.layer_count,
+                                    ib.old_layout,
+                                    ib.new_layout,
+                                    scopes(&ib.scopes)
+                                )?;
                             }
                             for bb in &bar.buffers {
-                                writeln!(f, "      buffer `{}` bytes {}..{}: {}", rname(bb.resource), bb.range.offset, bb.range.offset + bb.range.size, scopes(&bb.scopes))?;
+                                writeln!(
+                                    f,
+                                    "      buffer `{}` bytes {}..{}: {}",
+                                    rname(bb.resource),
+                                    bb.range.offset,
+                                    bb.range.offset + bb.range.size,
+                                    scopes(&bb.scopes)
+                                )?;
                             }
                         }
                     }
@@ -49,7 +81,20 @@ impl fmt::Display for Plan {
 }
 
 fn scopes(s: &Scopes) -> String {
-    let mut out = format!("{:?}/{:?} -> {:?}/{:?}", s.src_stages, s.src_access, s.dst_stages, s.dst_access);
+    fn flags<T: fmt::Debug + PartialEq + Default>(f: T) -> String {
+        if f == T::default() {
+            "NONE".into()
+        } else {
+            format!("{f:?}")
+        }
+    }
+    let mut out = format!(
+        "{}/{} -> {}/{}",
+        flags(s.src_stages),
+        flags(s.src_access),
+        flags(s.dst_stages),
+        flags(s.dst_access)
+    );
     if let Some((a, b)) = s.families {
         out += &format!(", family {a} -> {b}");
     }

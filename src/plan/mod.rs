@@ -66,7 +66,11 @@ pub struct QueueDecl {
 impl QueueDecl {
     /// A queue of `family` with capabilities `caps`.
     pub fn new(name: &str, family: u32, caps: vk::QueueFlags) -> Self {
-        Self { name: name.into(), family, caps }
+        Self {
+            name: name.into(),
+            family,
+            caps,
+        }
     }
 }
 
@@ -110,14 +114,29 @@ pub struct ResourceDecl {
 impl ResourceDecl {
     /// A fresh (undefined, unowned) exclusive color image.
     pub fn image(name: &str, mips: u32, layers: u32, usage: vk::ImageUsageFlags) -> Self {
-        let kind = ResourceKind::Image { mips, layers, aspect: vk::ImageAspectFlags::COLOR, usage };
-        Self { name: name.into(), kind, concurrent: false, initial: vec![(0..kind.cells(), SegmentState::default())] }
+        let kind = ResourceKind::Image {
+            mips,
+            layers,
+            aspect: vk::ImageAspectFlags::COLOR,
+            usage,
+        };
+        Self {
+            name: name.into(),
+            kind,
+            concurrent: false,
+            initial: vec![(0..kind.cells(), SegmentState::default())],
+        }
     }
 
     /// A fresh (undefined, unowned) exclusive buffer.
     pub fn buffer(name: &str, size: u64, usage: vk::BufferUsageFlags) -> Self {
         let kind = ResourceKind::Buffer { size, usage };
-        Self { name: name.into(), kind, concurrent: false, initial: vec![(0..size, SegmentState::default())] }
+        Self {
+            name: name.into(),
+            kind,
+            concurrent: false,
+            initial: vec![(0..size, SegmentState::default())],
+        }
     }
 
     /// The same resource with `VK_SHARING_MODE_CONCURRENT`.
@@ -145,7 +164,12 @@ impl ResourceKind {
     /// The whole resource as a range.
     pub fn whole(&self) -> SubRange {
         match *self {
-            Self::Image { mips, layers, .. } => SubRange::Image(ImageRange { base_mip: 0, mip_count: mips, base_layer: 0, layer_count: layers }),
+            Self::Image { mips, layers, .. } => SubRange::Image(ImageRange {
+                base_mip: 0,
+                mip_count: mips,
+                base_layer: 0,
+                layer_count: layers,
+            }),
             Self::Buffer { size, .. } => SubRange::Buffer(BufferRange { offset: 0, size }),
         }
     }
@@ -168,7 +192,12 @@ pub struct UseDecl {
 impl UseDecl {
     /// A use of the whole resource.
     pub fn new(resource: usize, access: Access) -> Self {
-        Self { resource, access, range: None, discard: false }
+        Self {
+            resource,
+            access,
+            range: None,
+            discard: false,
+        }
     }
     /// The same use, limited to `range`.
     pub fn range(mut self, range: SubRange) -> Self {
@@ -223,7 +252,13 @@ pub struct PassDecl {
 impl PassDecl {
     /// A pass with no uses yet.
     pub fn new(name: &str, queue: usize) -> Self {
-        Self { name: name.into(), queue, uses: vec![], waits: vec![], signals: vec![] }
+        Self {
+            name: name.into(),
+            queue,
+            uses: vec![],
+            waits: vec![],
+            signals: vec![],
+        }
     }
     /// Adds a use.
     pub fn with_use(mut self, u: UseDecl) -> Self {
@@ -390,7 +425,11 @@ impl Plan {
 
     /// Total semaphore waits over all queues.
     pub fn semaphore_waits(&self) -> usize {
-        self.queues.iter().flat_map(|q| &q.batches).map(|b| b.waits.len()).sum()
+        self.queues
+            .iter()
+            .flat_map(|q| &q.batches)
+            .map(|b| b.waits.len())
+            .sum()
     }
 
     /// Total batches over all queues.
@@ -443,7 +482,10 @@ impl Plan {
 
     /// The final states with "this execution" filled in with each queue's last value: the
     /// state to plan the next graph from.
-    pub fn resolved_final_states(&self, values: &TimelineValues) -> Vec<Vec<(std::ops::Range<u64>, SegmentState<usize>)>> {
+    pub fn resolved_final_states(
+        &self,
+        values: &TimelineValues,
+    ) -> Vec<Vec<(std::ops::Range<u64>, SegmentState<usize>)>> {
         self.final_states
             .iter()
             .map(|segs| {
@@ -462,3 +504,6 @@ impl Plan {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests;

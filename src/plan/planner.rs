@@ -77,6 +77,37 @@ enum NodeKind {
     Release,
 }
 
+/// A batch before signals split it: its waits and its nodes.
+#[derive(Debug, Default)]
+struct Proto {
+    waits: Vec<ProtoWait>,
+    nodes: Vec<Pos>,
+}
+
+#[derive(Debug)]
+struct ProtoWait {
+    target: ProtoTarget,
+    stages: vk::PipelineStageFlags2,
+    /// What the awaited node's signal must cover.
+    src_stages: vk::PipelineStageFlags2,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum ProtoTarget {
+    Node(usize, Pos),
+    Value(usize, u64),
+    Binary(vk::Semaphore),
+}
+
+impl ProtoTarget {
+    fn queue(&self) -> Option<usize> {
+        match *self {
+            Self::Node(q, _) | Self::Value(q, _) => Some(q),
+            Self::Binary(_) => None,
+        }
+    }
+}
+
 #[derive(Debug)]
 struct Node {
     kind: NodeKind,
@@ -93,6 +124,8 @@ struct Planner<'a> {
     binary_wait_stages: HashMap<(usize, usize), vk::PipelineStageFlags2>,
     /// Effective stages per pass (what its uses ran at), for binary signal masks.
     pass_stages: Vec<vk::PipelineStageFlags2>,
+    /// Waits of each first batch of a proto, resolved after all queues are batched.
+    proto_waits: Vec<(usize, usize, Vec<ProtoWait>)>,
 }
 
 /// Plans `input`: see the module docs for the algorithm and [`Plan`] for the result.
@@ -120,13 +153,18 @@ pub fn plan(input: &PlanInput) -> Result<Plan> {
         nodes: (0..input.queues.len()).map(|_| BTreeMap::new()).collect(),
         binary_wait_stages: HashMap::new(),
         pass_stages: vec![vk::PipelineStageFlags2::NONE; input.passes.len()],
+        proto_waits: Vec::new(),
     };
     for i in 0..input.passes.len() {
         p.add_pass(i)?;
     }
     let queues = p.batch_all();
     let final_states = p.final_states();
-    Ok(Plan { input: input.clone(), queues, final_states })
+    Ok(Plan {
+        input: input.clone(),
+        queues,
+        final_states,
+    })
 }
 
 impl WState {
@@ -162,37 +200,88 @@ fn cell_ranges(kind: &ResourceKind, range: Option<SubRange>) -> Vec<std::ops::Ra
 /// Checks everything that makes a plan impossible, before any state changes.
 fn validate(input: &PlanInput) -> Result<()> {
     for pass in &input.passes {
-        let queue = input.queues.get(pass.queue).ok_or_else(|| Error::InvalidInput(format!("pass `{}` names queue {} of {}", pass.name, pass.queue, input.queues.len())))?;
+        let queue = input.queues.get(pass.queue).ok_or_else(|| {
+            Error::InvalidInput(format!(
+                "pass `{}` names queue {} of {}",
+                pass.name,
+                pass.queue,
+                input.queues.len()
+            ))
+        })?;
         for w in &pass.waits {
             if let Some(&g) = w.guards.iter().find(|&&g| g >= input.resources.len()) {
-                return Err(Error::InvalidInput(format!("pass `{}` guards resource {g} that does not exist", pass.name)));
+                return Err(Error::InvalidInput(format!(
+                    "pass `{}` guards resource {g} that does not exist",
+                    pass.name
+                )));
             }
         }
         for (ui, u) in pass.uses.iter().enumerate() {
-            let res = input.resources.get(u.resource).ok_or_else(|| Error::InvalidInput(format!("pass `{}` uses resource {} of {}", pass.name, u.resource, input.resources.len())))?;
+            let res = input.resources.get(u.resource).ok_or_else(|| {
+                Error::InvalidInput(format!(
+                    "pass `{}` uses resource {} of {}",
+                    pass.name,
+                    u.resource,
+                    input.resources.len()
+                ))
+            })?;
             let a = &u.access;
             if !queue.caps.contains(a.queue) {
-                return Err(Error::QueueCapability { pass: pass.name.clone(), resource: res.name.clone(), queue: queue.name.clone(), needs: a.queue, has: queue.caps });
+                return Err(Error::QueueCapability {
+                    pass: pass.name.clone(),
+                    resource: res.name.clone(),
+                    queue: queue.name.clone(),
+                    needs: a.queue,
+                    has: queue.caps,
+                });
             }
             match (res.kind, u.range.unwrap_or(res.kind.whole())) {
-                (ResourceKind::Image { mips, layers, usage, .. }, SubRange::Image(r)) => {
+                (
+                    ResourceKind::Image {
+                        mips,
+                        layers,
+                        usage,
+                        ..
+                    },
+                    SubRange::Image(r),
+                ) => {
                     if !r.fits(mips, layers) {
-                        return Err(Error::RangeOutOfBounds { pass: pass.name.clone(), resource: res.name.clone(), detail: format!("{r:?} in an image of {mips} mips and {layers} layers") });
+                        return Err(Error::RangeOutOfBounds {
+                            pass: pass.name.clone(),
+                            resource: res.name.clone(),
+                            detail: format!("{r:?} in an image of {mips} mips and {layers} layers"),
+                        });
                     }
                     if !usage.contains(a.image_usage) {
-                        return Err(Error::UsageNotAllowed { pass: pass.name.clone(), resource: res.name.clone(), detail: format!("needs {:?}, created with {usage:?}", a.image_usage) });
+                        return Err(Error::UsageNotAllowed {
+                            pass: pass.name.clone(),
+                            resource: res.name.clone(),
+                            detail: format!("needs {:?}, created with {usage:?}", a.image_usage),
+                        });
                     }
                 }
                 (ResourceKind::Buffer { size, usage }, SubRange::Buffer(b)) => {
                     if b.size == 0 || b.offset.checked_add(b.size).is_none_or(|e| e > size) {
-                        return Err(Error::RangeOutOfBounds { pass: pass.name.clone(), resource: res.name.clone(), detail: format!("{b:?} in a buffer of {size} bytes") });
+                        return Err(Error::RangeOutOfBounds {
+                            pass: pass.name.clone(),
+                            resource: res.name.clone(),
+                            detail: format!("{b:?} in a buffer of {size} bytes"),
+                        });
                     }
                     if !usage.contains(a.buffer_usage) {
-                        return Err(Error::UsageNotAllowed { pass: pass.name.clone(), resource: res.name.clone(), detail: format!("needs {:?}, created with {usage:?}", a.buffer_usage) });
+                        return Err(Error::UsageNotAllowed {
+                            pass: pass.name.clone(),
+                            resource: res.name.clone(),
+                            detail: format!("needs {:?}, created with {usage:?}", a.buffer_usage),
+                        });
                     }
                 }
                 _ => {
-                    return Err(Error::RangeOutOfBounds { pass: pass.name.clone(), resource: res.name.clone(), detail: "an image range for a buffer, or a byte range for an image".into() });
+                    return Err(Error::RangeOutOfBounds {
+                        pass: pass.name.clone(),
+                        resource: res.name.clone(),
+                        detail: "an image range for a buffer, or a byte range for an image".into(),
+                    });
                 }
             }
             // Two uses of one resource in one pass: overlapping writes, or two layouts.
@@ -200,14 +289,24 @@ fn validate(input: &PlanInput) -> Result<()> {
                 if v.resource != u.resource {
                     continue;
                 }
-                let overlap = match (u.range.unwrap_or(res.kind.whole()), v.range.unwrap_or(res.kind.whole())) {
+                let overlap = match (
+                    u.range.unwrap_or(res.kind.whole()),
+                    v.range.unwrap_or(res.kind.whole()),
+                ) {
                     (SubRange::Image(x), SubRange::Image(y)) => x.overlaps(&y),
                     (SubRange::Buffer(x), SubRange::Buffer(y)) => x.overlaps(&y),
                     _ => false,
                 };
                 let is_image = matches!(res.kind, ResourceKind::Image { .. });
-                if overlap && (a.is_write() || v.access.is_write() || (is_image && a.layout != v.access.layout)) {
-                    return Err(Error::ConflictingUses { pass: pass.name.clone(), resource: res.name.clone() });
+                if overlap
+                    && (a.is_write()
+                        || v.access.is_write()
+                        || (is_image && a.layout != v.access.layout))
+                {
+                    return Err(Error::ConflictingUses {
+                        pass: pass.name.clone(),
+                        resource: res.name.clone(),
+                    });
                 }
             }
         }
@@ -231,20 +330,38 @@ impl Planner<'_> {
         for (wi, w) in pass.waits.iter().enumerate() {
             for &r in &w.guards {
                 let cells = self.input.resources[r].kind.cells();
-                let rec = Rec { queue: q, at: At::Node(p), stages: vk::PipelineStageFlags2::NONE, access: vk::AccessFlags2::NONE, binary_wait: Some((i, wi)) };
-                self.states[r].update(0..cells, |_| WState { write: Some(rec), ..WState::default() });
+                let rec = Rec {
+                    queue: q,
+                    at: At::Node(p),
+                    stages: vk::PipelineStageFlags2::NONE,
+                    access: vk::AccessFlags2::NONE,
+                    binary_wait: Some((i, wi)),
+                };
+                self.states[r].update(0..cells, |_| WState {
+                    write: Some(rec),
+                    ..WState::default()
+                });
             }
         }
-        let mut node = Node { kind: NodeKind::Pass(i), barrier: BarrierCmd::default(), deps: Vec::new() };
+        let mut node = Node {
+            kind: NodeKind::Pass(i),
+            barrier: BarrierCmd::default(),
+            deps: Vec::new(),
+        };
         // Fold the pass's uses per resource, so overlapping reads are handled once.
         let mut by_resource: BTreeMap<usize, RangeMap<Option<SegUse>>> = BTreeMap::new();
         for u in &pass.uses {
             let kind = &self.input.resources[u.resource].kind;
-            let m = by_resource.entry(u.resource).or_insert_with(|| RangeMap::new(kind.cells(), None));
+            let m = by_resource
+                .entry(u.resource)
+                .or_insert_with(|| RangeMap::new(kind.cells(), None));
             for cells in cell_ranges(kind, u.range) {
                 m.update(cells, |old| {
                     Some(match old {
-                        None => SegUse { access: u.access, discard: u.discard },
+                        None => SegUse {
+                            access: u.access,
+                            discard: u.discard,
+                        },
                         Some(o) => SegUse {
                             access: Access {
                                 stages: o.access.stages | u.access.stages,
@@ -258,9 +375,15 @@ impl Planner<'_> {
             }
         }
         for (r, uses) in by_resource {
-            let segs: Vec<(std::ops::Range<u64>, SegUse)> = uses.iter().filter_map(|(c, u)| u.map(|u| (c.clone(), u))).collect();
+            let segs: Vec<(std::ops::Range<u64>, SegUse)> = uses
+                .iter()
+                .filter_map(|(c, u)| u.map(|u| (c.clone(), u)))
+                .collect();
             for (cells, u) in segs {
-                let parts: Vec<(std::ops::Range<u64>, WState)> = self.states[r].query(cells).map(|(c, s)| (c, s.clone())).collect();
+                let parts: Vec<(std::ops::Range<u64>, WState)> = self.states[r]
+                    .query(cells)
+                    .map(|(c, s)| (c, s.clone()))
+                    .collect();
                 for (c, st) in parts {
                     let new = self.access_segment(i, r, c.clone(), &st, u, &mut node)?;
                     self.states[r].update(c, |_| new.clone());
@@ -272,7 +395,15 @@ impl Planner<'_> {
     }
 
     /// Synchronizes one use of one segment with what came before; returns the new state.
-    fn access_segment(&mut self, pass: usize, r: usize, cells: std::ops::Range<u64>, st: &WState, u: SegUse, node: &mut Node) -> Result<WState> {
+    fn access_segment(
+        &mut self,
+        pass: usize,
+        r: usize,
+        cells: std::ops::Range<u64>,
+        st: &WState,
+        u: SegUse,
+        node: &mut Node,
+    ) -> Result<WState> {
         let res = &self.input.resources[r];
         let q = self.input.passes[pass].queue;
         let family = self.input.queues[q].family;
@@ -285,7 +416,11 @@ impl Planner<'_> {
             Some(o) if !res.concurrent && contents_needed && o != family => Some(o),
             _ => None,
         };
-        let new_layout = if is_image { a.layout } else { vk::ImageLayout::UNDEFINED };
+        let new_layout = if is_image {
+            a.layout
+        } else {
+            vk::ImageLayout::UNDEFINED
+        };
         let old_layout = if !is_image {
             vk::ImageLayout::UNDEFINED
         } else if contents_needed || st.layout == new_layout {
@@ -298,7 +433,11 @@ impl Planner<'_> {
 
         // The prior accesses this one must be ordered after.
         let priors: Vec<Rec> = if write_like {
-            if !st.reads.is_empty() { st.reads.clone() } else { st.write.into_iter().collect() }
+            if !st.reads.is_empty() {
+                st.reads.clone()
+            } else {
+                st.write.into_iter().collect()
+            }
         } else {
             match st.write {
                 Some(w) if !covered(&st.visible, q, a.stages, a.access) => vec![w],
@@ -307,7 +446,12 @@ impl Planner<'_> {
         };
 
         // Present has no stages of its own: chain from whatever came before on this queue.
-        let same_queue_stages = priors.iter().filter(|x| x.queue == q).fold(vk::PipelineStageFlags2::NONE, |s, x| s | self.rec_stages(x, a.stages));
+        let same_queue_stages = priors
+            .iter()
+            .filter(|x| x.queue == q)
+            .fold(vk::PipelineStageFlags2::NONE, |s, x| {
+                s | self.rec_stages(x, a.stages)
+            });
         let eff = if !a.stages.is_empty() {
             a.stages
         } else if !same_queue_stages.is_empty() {
@@ -320,13 +464,33 @@ impl Planner<'_> {
         };
         self.pass_stages[pass] |= eff;
 
-        let mut scopes = Scopes { src_stages: vk::PipelineStageFlags2::NONE, src_access: vk::AccessFlags2::NONE, dst_stages: eff, dst_access: a.access, families: None };
+        let mut scopes = Scopes {
+            src_stages: vk::PipelineStageFlags2::NONE,
+            src_access: vk::AccessFlags2::NONE,
+            dst_stages: eff,
+            dst_access: a.access,
+            families: None,
+        };
 
         if let Some(from) = transfer_from {
             // Ownership transfer: release on the queue of the most recent access, acquire here.
-            let release_pos = self.add_release(r, cells.clone(), st, from, family, old_layout, new_layout, pass)?;
+            let release_pos = self.add_release(
+                r,
+                cells.clone(),
+                st,
+                from,
+                family,
+                old_layout,
+                new_layout,
+                pass,
+            )?;
             let (rq, rpos, rstages) = release_pos;
-            node.deps.push(Dep { queue: rq, at: At::Node(rpos), wait_stages: eff, src_stages: rstages });
+            node.deps.push(Dep {
+                queue: rq,
+                at: At::Node(rpos),
+                wait_stages: eff,
+                src_stages: rstages,
+            });
             scopes.src_stages = eff;
             scopes.families = Some((from, family));
         } else {
@@ -339,7 +503,12 @@ impl Planner<'_> {
                 } else {
                     self.note_cross_queue_binary_wait(x);
                     if x.at != At::Value(0) {
-                        node.deps.push(Dep { queue: x.queue, at: x.at, wait_stages: eff, src_stages: stages });
+                        node.deps.push(Dep {
+                            queue: x.queue,
+                            at: x.at,
+                            wait_stages: eff,
+                            src_stages: stages,
+                        });
                     }
                     cross = true;
                 }
@@ -347,20 +516,54 @@ impl Planner<'_> {
             let same_queue = priors.iter().any(|x| x.queue == q);
             if !same_queue && !layout_change {
                 // Semaphores (or nothing at all) order it; no barrier.
-                return Ok(self.after(st, q, p, a, eff, write_like, u.discard, res.concurrent, family, new_layout));
+                return Ok(self.after(
+                    st,
+                    q,
+                    p,
+                    a,
+                    eff,
+                    write_like,
+                    u.discard,
+                    res.concurrent,
+                    family,
+                    new_layout,
+                ));
             }
             if cross {
                 // Chain the transition from the semaphore wait's stages.
                 scopes.src_stages |= eff;
             }
         }
-        push_barrier(&mut node.barrier, r, &res.kind, cells, scopes, old_layout, new_layout);
-        Ok(self.after(st, q, p, a, eff, write_like, u.discard, res.concurrent, family, new_layout))
+        push_barrier(
+            &mut node.barrier,
+            r,
+            &res.kind,
+            cells,
+            scopes,
+            old_layout,
+            new_layout,
+        );
+        Ok(self.after(
+            st,
+            q,
+            p,
+            a,
+            eff,
+            write_like,
+            u.discard,
+            res.concurrent,
+            family,
+            new_layout,
+        ))
     }
 
     /// The stages to chain from for a prior access. A binary wait's stages are those of its
     /// first use, so they are resolved (and grown) here.
-    fn rec_stages(&mut self, x: &Rec, use_stages: vk::PipelineStageFlags2) -> vk::PipelineStageFlags2 {
+    fn rec_stages(
+        &mut self,
+        x: &Rec,
+        use_stages: vk::PipelineStageFlags2,
+    ) -> vk::PipelineStageFlags2 {
         match x.binary_wait {
             Some(key) if !use_stages.is_empty() => {
                 *self.binary_wait_stages.entry(key).or_default() |= use_stages;
@@ -374,21 +577,51 @@ impl Planner<'_> {
     /// signal after it must chain from it, so it stalls everything after it.
     fn note_cross_queue_binary_wait(&mut self, x: &Rec) {
         if let Some(key) = x.binary_wait {
-            *self.binary_wait_stages.entry(key).or_default() |= vk::PipelineStageFlags2::ALL_COMMANDS;
+            *self.binary_wait_stages.entry(key).or_default() |=
+                vk::PipelineStageFlags2::ALL_COMMANDS;
         }
     }
 
     /// The state after an access.
     #[allow(clippy::too_many_arguments)]
-    fn after(&self, st: &WState, q: usize, p: Pos, a: Access, eff: vk::PipelineStageFlags2, write_like: bool, discard: bool, concurrent: bool, family: u32, layout: vk::ImageLayout) -> WState {
-        let me = Rec { queue: q, at: At::Node(p), stages: eff, access: a.access, binary_wait: None };
+    fn after(
+        &self,
+        st: &WState,
+        q: usize,
+        p: Pos,
+        a: Access,
+        eff: vk::PipelineStageFlags2,
+        write_like: bool,
+        discard: bool,
+        concurrent: bool,
+        family: u32,
+        layout: vk::ImageLayout,
+    ) -> WState {
+        let me = Rec {
+            queue: q,
+            at: At::Node(p),
+            stages: eff,
+            access: a.access,
+            binary_wait: None,
+        };
         let mut s = if write_like {
-            let write = Rec { access: a.write_bits(), ..me };
+            let write = Rec {
+                access: a.write_bits(),
+                ..me
+            };
             if a.is_write() {
-                WState { write: Some(write), ..WState::default() }
+                WState {
+                    write: Some(write),
+                    ..WState::default()
+                }
             } else {
                 // A transition or transfer: a write that this read already sees.
-                WState { write: Some(write), reads: vec![me], visible: vec![(q, eff, a.access)], ..WState::default() }
+                WState {
+                    write: Some(write),
+                    reads: vec![me],
+                    visible: vec![(q, eff, a.access)],
+                    ..WState::default()
+                }
             }
         } else {
             let mut s = st.clone();
@@ -418,26 +651,53 @@ impl Planner<'_> {
     /// Adds (or extends) the release node for an ownership transfer of `cells` of resource
     /// `r`, on the queue of its most recent access. Returns (queue, position, signal stages).
     #[allow(clippy::too_many_arguments)]
-    fn add_release(&mut self, r: usize, cells: std::ops::Range<u64>, st: &WState, from: u32, to: u32, old_layout: vk::ImageLayout, new_layout: vk::ImageLayout, pass: usize) -> Result<(usize, Pos, vk::PipelineStageFlags2)> {
+    fn add_release(
+        &mut self,
+        r: usize,
+        cells: std::ops::Range<u64>,
+        st: &WState,
+        from: u32,
+        to: u32,
+        old_layout: vk::ImageLayout,
+        new_layout: vk::ImageLayout,
+        pass: usize,
+    ) -> Result<(usize, Pos, vk::PipelineStageFlags2)> {
         let recs: Vec<Rec> = st.write.iter().chain(st.reads.iter()).copied().collect();
         let latest = recs.iter().max_by_key(|x| x.at).copied();
         let (rq, pos) = match latest {
-            Some(Rec { queue, at: At::Node(p), .. }) => (queue, p + 1),
-            Some(Rec { queue, at: At::Value(_), .. }) if self.input.queues[queue].family == from => (queue, PRE_GRAPH_RELEASE),
+            Some(Rec {
+                queue,
+                at: At::Node(p),
+                ..
+            }) => (queue, p + 1),
+            Some(Rec {
+                queue,
+                at: At::Value(_),
+                ..
+            }) if self.input.queues[queue].family == from => (queue, PRE_GRAPH_RELEASE),
             _ => {
                 // The app handed it over with an owner but no queue: release on any queue
                 // of that family.
-                let q = self.input.queues.iter().position(|qd| qd.family == from).ok_or_else(|| Error::NoQueueForRelease {
-                    resource: self.input.resources[r].name.clone(),
-                    family: from,
-                    pass: self.input.passes[pass].name.clone(),
-                })?;
+                let q = self
+                    .input
+                    .queues
+                    .iter()
+                    .position(|qd| qd.family == from)
+                    .ok_or_else(|| Error::NoQueueForRelease {
+                        resource: self.input.resources[r].name.clone(),
+                        family: from,
+                        pass: self.input.passes[pass].name.clone(),
+                    })?;
                 (q, PRE_GRAPH_RELEASE)
             }
         };
         // The release is a write on `rq`: ordered after the reads since the last write, or
         // after the write itself.
-        let priors: Vec<Rec> = if !st.reads.is_empty() { st.reads.clone() } else { st.write.into_iter().collect() };
+        let priors: Vec<Rec> = if !st.reads.is_empty() {
+            st.reads.clone()
+        } else {
+            st.write.into_iter().collect()
+        };
         let mut src_stages = vk::PipelineStageFlags2::NONE;
         let mut src_access = vk::AccessFlags2::NONE;
         let mut deps = Vec::new();
@@ -451,21 +711,48 @@ impl Planner<'_> {
         }
         if src_stages.is_empty() {
             // Only other queues (or the app) touched it: chain from the semaphore wait.
-            src_stages = deps.iter().fold(vk::PipelineStageFlags2::NONE, |s, x| s | x.stages);
+            src_stages = deps
+                .iter()
+                .fold(vk::PipelineStageFlags2::NONE, |s, x| s | x.stages);
             if src_stages.is_empty() {
-                src_stages = recs.iter().fold(vk::PipelineStageFlags2::NONE, |s, x| s | x.stages);
+                src_stages = recs
+                    .iter()
+                    .fold(vk::PipelineStageFlags2::NONE, |s, x| s | x.stages);
             }
             if src_stages.is_empty() {
                 src_stages = vk::PipelineStageFlags2::ALL_COMMANDS;
             }
         }
-        let scopes = Scopes { src_stages, src_access, dst_stages: src_stages, dst_access: vk::AccessFlags2::NONE, families: Some((from, to)) };
+        let scopes = Scopes {
+            src_stages,
+            src_access,
+            dst_stages: src_stages,
+            dst_access: vk::AccessFlags2::NONE,
+            families: Some((from, to)),
+        };
         let kind = self.input.resources[r].kind;
-        let node = self.nodes[rq].entry(pos).or_insert_with(|| Node { kind: NodeKind::Release, barrier: BarrierCmd::default(), deps: Vec::new() });
+        let node = self.nodes[rq].entry(pos).or_insert_with(|| Node {
+            kind: NodeKind::Release,
+            barrier: BarrierCmd::default(),
+            deps: Vec::new(),
+        });
         for x in deps {
-            node.deps.push(Dep { queue: x.queue, at: x.at, wait_stages: src_stages, src_stages: x.stages });
+            node.deps.push(Dep {
+                queue: x.queue,
+                at: x.at,
+                wait_stages: src_stages,
+                src_stages: x.stages,
+            });
         }
-        push_barrier(&mut node.barrier, r, &kind, cells, scopes, old_layout, new_layout);
+        push_barrier(
+            &mut node.barrier,
+            r,
+            &kind,
+            cells,
+            scopes,
+            old_layout,
+            new_layout,
+        );
         Ok((rq, pos, src_stages))
     }
 
@@ -474,110 +761,80 @@ impl Planner<'_> {
     // -----------------------------------------------------------------------------------------
 
     fn batch_all(&mut self) -> Vec<QueuePlan> {
-        // Which nodes others wait on, and with which stages.
-        let mut signal_src: Vec<HashMap<Pos, vk::PipelineStageFlags2>> = vec![HashMap::new(); self.nodes.len()];
-        for q in &self.nodes {
-            for n in q.values() {
-                for d in &n.deps {
-                    if let At::Node(pos) = d.at {
-                        *signal_src[d.queue].entry(pos).or_default() |= d.src_stages;
-                    }
-                }
+        let nodes = std::mem::take(&mut self.nodes);
+        // A: where each queue's batches must start, and their waits. A node whose dependency
+        // is not covered by an earlier wait starts a batch (wait as late as possible).
+        let protos: Vec<Vec<Proto>> = nodes.iter().map(|q| self.place_waits(q)).collect();
+        // B: the nodes other queues actually wait on (after merging to the highest value).
+        let mut signal_src: Vec<HashMap<Pos, vk::PipelineStageFlags2>> =
+            vec![HashMap::new(); nodes.len()];
+        for w in protos.iter().flatten().flat_map(|p| &p.waits) {
+            if let ProtoTarget::Node(queue, pos) = w.target {
+                *signal_src[queue].entry(pos).or_default() |= w.src_stages;
             }
         }
-        let mut plans = Vec::with_capacity(self.nodes.len());
-        // Batch index of each signalling node, per queue, to resolve waits afterwards.
-        let mut batch_of: Vec<HashMap<Pos, usize>> = vec![HashMap::new(); self.nodes.len()];
-        // Waits still naming node positions: (queue, batch, wait index) -> (other queue, pos).
-        let mut unresolved: Vec<(usize, usize, usize, usize, Pos)> = Vec::new();
-        for (q, nodes) in std::mem::take(&mut self.nodes).into_iter().enumerate() {
+        // C: end a batch after each awaited node and each binary signal (signal as early as
+        // possible), then resolve waits to batch indices.
+        let mut batch_of: Vec<HashMap<Pos, usize>> = vec![HashMap::new(); nodes.len()];
+        let mut plans: Vec<QueuePlan> = Vec::with_capacity(nodes.len());
+        for (q, (qnodes, qprotos)) in nodes.into_iter().zip(protos).enumerate() {
             let mut batches: Vec<Batch> = Vec::new();
-            let mut cur = Batch::default();
-            // Per other queue: the highest point waited on so far, and where (batch, wait).
-            let mut waited: HashMap<usize, (At, Option<usize>, usize)> = HashMap::new();
-            for (pos, node) in nodes {
-                let binary_waits: Vec<Wait> = match node.kind {
-                    NodeKind::Pass(i) => self.input.passes[i]
+            let mut by_pos: BTreeMap<Pos, Node> = qnodes;
+            for proto in qprotos {
+                let mut cur = Batch {
+                    waits: proto
                         .waits
                         .iter()
-                        .enumerate()
-                        .map(|(wi, w)| Wait {
-                            target: WaitTarget::Binary(w.semaphore),
-                            stages: w.stages.or_else(|| self.binary_wait_stages.get(&(i, wi)).copied()).unwrap_or(vk::PipelineStageFlags2::ALL_COMMANDS),
+                        .map(|w| Wait {
+                            target: WaitTarget::Binary(vk::Semaphore::null()),
+                            stages: w.stages,
                         })
                         .collect(),
-                    NodeKind::Release => Vec::new(),
+                    ..Batch::default()
                 };
-                let needs_new = !binary_waits.is_empty() || node.deps.iter().any(|d| !is_covered(&waited, d));
-                if needs_new && !cur.commands.is_empty() {
-                    let b = std::mem::take(&mut cur);
-                    batches.push(b);
-                }
-                let bi = batches.len();
-                cur.waits.extend(binary_waits);
-                for d in &node.deps {
-                    match waited.get(&d.queue) {
-                        Some(&(at, wb, wi)) if at >= d.at => {
-                            // Already waited (here or in an earlier batch): widen its stages.
-                            let w = match wb {
-                                Some(b) if b < bi => &mut batches[b].waits[wi],
-                                _ => &mut cur.waits[wi],
-                            };
-                            w.stages |= d.wait_stages;
-                        }
-                        _ => {
-                            let target = match d.at {
-                                At::Value(value) => WaitTarget::Value { queue: d.queue, value },
-                                At::Node(_) => WaitTarget::Batch { queue: d.queue, batch: usize::MAX },
-                            };
-                            // One wait per other queue per batch, on the highest value.
-                            let existing = cur.waits.iter().position(|w| matches!(w.target, WaitTarget::Batch { queue, .. } | WaitTarget::Value { queue, .. } if queue == d.queue));
-                            let wi = match existing {
-                                Some(wi) => {
-                                    cur.waits[wi].target = target;
-                                    cur.waits[wi].stages |= d.wait_stages;
-                                    wi
-                                }
-                                None => {
-                                    cur.waits.push(Wait { target, stages: d.wait_stages });
-                                    cur.waits.len() - 1
-                                }
-                            };
-                            unresolved.retain(|u| !(u.0 == q && u.1 == bi && u.2 == wi));
-                            if let At::Node(p) = d.at {
-                                unresolved.push((q, bi, wi, d.queue, p));
+                // Placeholders: targets are resolved below once every queue is batched.
+                let first = batches.len();
+                let mut pending_waits = Some(proto.waits);
+                for pos in proto.nodes {
+                    let node = by_pos.remove(&pos).expect("node placed once");
+                    let mut ends = false;
+                    match node.kind {
+                        NodeKind::Pass(i) => {
+                            if !node.barrier.is_empty() {
+                                cur.commands.push(Command::Barrier(node.barrier));
                             }
-                            waited.insert(d.queue, (d.at, Some(bi), wi));
+                            cur.commands.push(Command::Pass(i));
+                            for sig in &self.input.passes[i].signals {
+                                let stages = sig.stages.unwrap_or(self.pass_stages[i]);
+                                let stages = if stages.is_empty() {
+                                    vk::PipelineStageFlags2::ALL_COMMANDS
+                                } else {
+                                    stages
+                                };
+                                cur.binary_signals.push((sig.semaphore, stages));
+                                ends = true;
+                            }
                         }
+                        NodeKind::Release => cur.commands.push(Command::Barrier(node.barrier)),
+                    }
+                    if let Some(&stages) = signal_src[q].get(&pos) {
+                        cur.signal = Some(cur.signal.unwrap_or_default() | stages);
+                        batch_of[q].insert(pos, batches.len());
+                        ends = true;
+                    }
+                    if ends {
+                        batches.push(std::mem::take(&mut cur));
                     }
                 }
-                let mut ends = false;
-                match node.kind {
-                    NodeKind::Pass(i) => {
-                        if !node.barrier.is_empty() {
-                            cur.commands.push(Command::Barrier(node.barrier));
-                        }
-                        cur.commands.push(Command::Pass(i));
-                        for s in &self.input.passes[i].signals {
-                            let stages = s.stages.unwrap_or(self.pass_stages[i]);
-                            let stages = if stages.is_empty() { vk::PipelineStageFlags2::ALL_COMMANDS } else { stages };
-                            cur.binary_signals.push((s.semaphore, stages));
-                            ends = true;
-                        }
+                if !cur.commands.is_empty() || !cur.waits.is_empty() {
+                    batches.push(cur);
+                }
+                // Keep the proto's waits beside its first batch for resolution.
+                if let Some(w) = pending_waits.take() {
+                    if first < batches.len() {
+                        self.proto_waits.push((q, first, w));
                     }
-                    NodeKind::Release => cur.commands.push(Command::Barrier(node.barrier)),
                 }
-                if let Some(&stages) = signal_src[q].get(&pos) {
-                    cur.signal = Some(cur.signal.unwrap_or_default() | stages);
-                    batch_of[q].insert(pos, bi);
-                    ends = true;
-                }
-                if ends {
-                    batches.push(std::mem::take(&mut cur));
-                }
-            }
-            if !cur.commands.is_empty() || !cur.waits.is_empty() {
-                batches.push(cur);
             }
             // The last batch signals for the host, later graphs and resource lifetimes.
             if let Some(last) = batches.last_mut() {
@@ -585,11 +842,94 @@ impl Planner<'_> {
             }
             plans.push(QueuePlan { batches });
         }
-        for (q, b, wi, other, pos) in unresolved {
-            let target = batch_of[other][&pos];
-            plans[q].batches[b].waits[wi].target = WaitTarget::Batch { queue: other, batch: target };
+        for (q, b, waits) in std::mem::take(&mut self.proto_waits) {
+            for (wi, w) in waits.into_iter().enumerate() {
+                plans[q].batches[b].waits[wi].target = match w.target {
+                    ProtoTarget::Node(queue, pos) => WaitTarget::Batch {
+                        queue,
+                        batch: batch_of[queue][&pos],
+                    },
+                    ProtoTarget::Value(queue, value) => WaitTarget::Value { queue, value },
+                    ProtoTarget::Binary(s) => WaitTarget::Binary(s),
+                };
+            }
         }
         plans
+    }
+
+    /// Step A of batching for one queue: batch starts and their waits.
+    fn place_waits(&self, nodes: &BTreeMap<Pos, Node>) -> Vec<Proto> {
+        let mut protos: Vec<Proto> = Vec::new();
+        // Per other queue: the highest point waited on so far, and where (proto, wait).
+        let mut waited: HashMap<usize, (At, usize, usize)> = HashMap::new();
+        for (&pos, node) in nodes {
+            let binary: Vec<ProtoWait> = match node.kind {
+                NodeKind::Pass(i) => self.input.passes[i]
+                    .waits
+                    .iter()
+                    .enumerate()
+                    .map(|(wi, w)| ProtoWait {
+                        target: ProtoTarget::Binary(w.semaphore),
+                        stages: w
+                            .stages
+                            .or_else(|| self.binary_wait_stages.get(&(i, wi)).copied())
+                            .unwrap_or(vk::PipelineStageFlags2::ALL_COMMANDS),
+                        src_stages: vk::PipelineStageFlags2::NONE,
+                    })
+                    .collect(),
+                NodeKind::Release => Vec::new(),
+            };
+            let uncovered = |d: &Dep| !waited.get(&d.queue).is_some_and(|&(at, _, _)| at >= d.at);
+            if protos.is_empty() || !binary.is_empty() || node.deps.iter().any(uncovered) {
+                if protos.last().is_none_or(|p| !p.nodes.is_empty()) {
+                    protos.push(Proto::default());
+                }
+            }
+            let pi = protos.len() - 1;
+            protos[pi].waits.extend(binary);
+            for d in &node.deps {
+                match waited.get(&d.queue) {
+                    Some(&(at, wp, wi)) if at >= d.at => {
+                        // Already waited (in this batch or an earlier one): widen it.
+                        let w = &mut protos[wp].waits[wi];
+                        w.stages |= d.wait_stages;
+                        w.src_stages |= d.src_stages;
+                    }
+                    _ => {
+                        let target = match d.at {
+                            At::Value(v) => ProtoTarget::Value(d.queue, v),
+                            At::Node(p) => ProtoTarget::Node(d.queue, p),
+                        };
+                        // One wait per other queue per batch, on the highest value.
+                        let proto = &mut protos[pi];
+                        let wi = match proto
+                            .waits
+                            .iter()
+                            .position(|w| w.target.queue() == Some(d.queue))
+                        {
+                            Some(wi) => {
+                                let w = &mut proto.waits[wi];
+                                w.target = target;
+                                w.stages |= d.wait_stages;
+                                w.src_stages |= d.src_stages;
+                                wi
+                            }
+                            None => {
+                                proto.waits.push(ProtoWait {
+                                    target,
+                                    stages: d.wait_stages,
+                                    src_stages: d.src_stages,
+                                });
+                                proto.waits.len() - 1
+                            }
+                        };
+                        waited.insert(d.queue, (d.at, pi, wi));
+                    }
+                }
+            }
+            protos[pi].nodes.push(pos);
+        }
+        protos
     }
 
     fn final_states(&self) -> Vec<Vec<(std::ops::Range<u64>, SegmentState<usize>)>> {
@@ -605,12 +945,22 @@ impl Planner<'_> {
                                 At::Node(_) => None,
                             },
                             stages: match x.binary_wait {
-                                Some(k) => self.binary_wait_stages.get(&k).copied().unwrap_or(vk::PipelineStageFlags2::ALL_COMMANDS),
+                                Some(k) => self
+                                    .binary_wait_stages
+                                    .get(&k)
+                                    .copied()
+                                    .unwrap_or(vk::PipelineStageFlags2::ALL_COMMANDS),
                                 None => x.stages,
                             },
                             access: x.access,
                         };
-                        let state = SegmentState { layout: s.layout, defined: s.defined, owner: s.owner, write: s.write.as_ref().map(rec), reads: s.reads.iter().map(rec).collect() };
+                        let state = SegmentState {
+                            layout: s.layout,
+                            defined: s.defined,
+                            owner: s.owner,
+                            write: s.write.as_ref().map(rec),
+                            reads: s.reads.iter().map(rec).collect(),
+                        };
                         (c.clone(), state)
                     })
                     .collect()
@@ -619,17 +969,28 @@ impl Planner<'_> {
     }
 }
 
-fn covered(visible: &[(usize, vk::PipelineStageFlags2, vk::AccessFlags2)], q: usize, stages: vk::PipelineStageFlags2, access: vk::AccessFlags2) -> bool {
-    visible.iter().any(|&(vq, s, a)| vq == q && s.contains(stages) && a.contains(access))
-}
-
-fn is_covered(waited: &HashMap<usize, (At, Option<usize>, usize)>, d: &Dep) -> bool {
-    waited.get(&d.queue).is_some_and(|&(at, _, _)| at >= d.at)
+fn covered(
+    visible: &[(usize, vk::PipelineStageFlags2, vk::AccessFlags2)],
+    q: usize,
+    stages: vk::PipelineStageFlags2,
+    access: vk::AccessFlags2,
+) -> bool {
+    visible
+        .iter()
+        .any(|&(vq, s, a)| vq == q && s.contains(stages) && a.contains(access))
 }
 
 /// Adds a barrier for `cells` of resource `r` to `cmd`, merging with an existing one of the
 /// same resource, range, layouts and ownership transfer.
-fn push_barrier(cmd: &mut BarrierCmd, r: usize, kind: &ResourceKind, cells: std::ops::Range<u64>, s: Scopes, old_layout: vk::ImageLayout, new_layout: vk::ImageLayout) {
+fn push_barrier(
+    cmd: &mut BarrierCmd,
+    r: usize,
+    kind: &ResourceKind,
+    cells: std::ops::Range<u64>,
+    s: Scopes,
+    old_layout: vk::ImageLayout,
+    new_layout: vk::ImageLayout,
+) {
     let merge = |a: &mut Scopes| {
         a.src_stages |= s.src_stages;
         a.src_access |= s.src_access;
@@ -639,20 +1000,43 @@ fn push_barrier(cmd: &mut BarrierCmd, r: usize, kind: &ResourceKind, cells: std:
     match *kind {
         ResourceKind::Image { layers, .. } => {
             for range in ImageRange::from_cells(cells, layers) {
-                match cmd.images.iter_mut().find(|b| b.resource == r && b.range == range && b.old_layout == old_layout && b.new_layout == new_layout && b.scopes.families == s.families) {
+                match cmd.images.iter_mut().find(|b| {
+                    b.resource == r
+                        && b.range == range
+                        && b.old_layout == old_layout
+                        && b.new_layout == new_layout
+                        && b.scopes.families == s.families
+                }) {
                     Some(b) => merge(&mut b.scopes),
-                    None => cmd.images.push(ImageBarrier { resource: r, range, scopes: s, old_layout, new_layout }),
+                    None => cmd.images.push(ImageBarrier {
+                        resource: r,
+                        range,
+                        scopes: s,
+                        old_layout,
+                        new_layout,
+                    }),
                 }
             }
         }
         ResourceKind::Buffer { .. } => {
-            let range = BufferRange { offset: cells.start, size: cells.end - cells.start };
+            let range = BufferRange {
+                offset: cells.start,
+                size: cells.end - cells.start,
+            };
             // Extend a barrier with equal scopes that ends where this one starts.
-            match cmd.buffers.iter_mut().find(|b| b.resource == r && b.scopes == s && b.range.offset + b.range.size == range.offset) {
+            match cmd.buffers.iter_mut().find(|b| {
+                b.resource == r && b.scopes == s && b.range.offset + b.range.size == range.offset
+            }) {
                 Some(b) => b.range.size += range.size,
-                None => match cmd.buffers.iter_mut().find(|b| b.resource == r && b.range == range && b.scopes.families == s.families) {
+                None => match cmd.buffers.iter_mut().find(|b| {
+                    b.resource == r && b.range == range && b.scopes.families == s.families
+                }) {
                     Some(b) => merge(&mut b.scopes),
-                    None => cmd.buffers.push(BufferBarrier { resource: r, range, scopes: s }),
+                    None => cmd.buffers.push(BufferBarrier {
+                        resource: r,
+                        range,
+                        scopes: s,
+                    }),
                 },
             }
         }

@@ -38,7 +38,13 @@ pub struct SegmentState<Q> {
 
 impl<Q> Default for SegmentState<Q> {
     fn default() -> Self {
-        Self { layout: vk::ImageLayout::UNDEFINED, defined: false, owner: None, write: None, reads: Vec::new() }
+        Self {
+            layout: vk::ImageLayout::UNDEFINED,
+            defined: false,
+            owner: None,
+            write: None,
+            reads: Vec::new(),
+        }
     }
 }
 
@@ -55,14 +61,24 @@ impl<Q: Copy> SegmentState<Q> {
             layout,
             defined: true,
             owner,
-            write: last.map(|(queue, stages, access)| Recorded { queue, value: Some(0), stages, access }),
+            write: last.map(|(queue, stages, access)| Recorded {
+                queue,
+                value: Some(0),
+                stages,
+                access,
+            }),
             reads: Vec::new(),
         }
     }
 
     /// The same state with every queue mapped through `f`.
     pub fn map_queue<R>(&self, mut f: impl FnMut(Q) -> R) -> SegmentState<R> {
-        let mut m = |r: &Recorded<Q>| Recorded { queue: f(r.queue), value: r.value, stages: r.stages, access: r.access };
+        let mut m = |r: &Recorded<Q>| Recorded {
+            queue: f(r.queue),
+            value: r.value,
+            stages: r.stages,
+            access: r.access,
+        };
         SegmentState {
             layout: self.layout,
             defined: self.defined,
