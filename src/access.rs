@@ -93,30 +93,184 @@ impl AccessKind {
             image_usage: IU,
             buffer_usage: BU,
         ) -> AccessInfo {
-            AccessInfo { stages, access, layout, queue, image_usage, buffer_usage }
+            AccessInfo {
+                stages,
+                access,
+                layout,
+                queue,
+                image_usage,
+                buffer_usage,
+            }
         }
         let none_q = Q::empty();
         match self {
-            Self::TransferRead => row(S::ALL_TRANSFER, A::TRANSFER_READ, L::TRANSFER_SRC_OPTIMAL, none_q, IU::TRANSFER_SRC, BU::TRANSFER_SRC),
-            Self::TransferWrite => row(S::ALL_TRANSFER, A::TRANSFER_WRITE, L::TRANSFER_DST_OPTIMAL, none_q, IU::TRANSFER_DST, BU::TRANSFER_DST),
-            Self::ComputeShaderRead => row(S::COMPUTE_SHADER, A::SHADER_STORAGE_READ, L::GENERAL, Q::COMPUTE, IU::STORAGE, BU::STORAGE_BUFFER),
-            Self::ComputeShaderWrite => row(S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE, L::GENERAL, Q::COMPUTE, IU::STORAGE, BU::STORAGE_BUFFER),
-            Self::ComputeShaderReadWrite => row(S::COMPUTE_SHADER, A::from_raw(A::SHADER_STORAGE_READ.as_raw() | A::SHADER_STORAGE_WRITE.as_raw()), L::GENERAL, Q::COMPUTE, IU::STORAGE, BU::STORAGE_BUFFER),
-            Self::VertexShaderSampledRead => row(S::VERTEX_SHADER, A::SHADER_SAMPLED_READ, L::SHADER_READ_ONLY_OPTIMAL, Q::GRAPHICS, IU::SAMPLED, BU::UNIFORM_TEXEL_BUFFER),
-            Self::FragmentShaderSampledRead => row(S::FRAGMENT_SHADER, A::SHADER_SAMPLED_READ, L::SHADER_READ_ONLY_OPTIMAL, Q::GRAPHICS, IU::SAMPLED, BU::UNIFORM_TEXEL_BUFFER),
-            Self::ComputeShaderSampledRead => row(S::COMPUTE_SHADER, A::SHADER_SAMPLED_READ, L::SHADER_READ_ONLY_OPTIMAL, Q::COMPUTE, IU::SAMPLED, BU::UNIFORM_TEXEL_BUFFER),
-            Self::ColorAttachmentWrite => row(S::COLOR_ATTACHMENT_OUTPUT, A::COLOR_ATTACHMENT_WRITE, L::COLOR_ATTACHMENT_OPTIMAL, Q::GRAPHICS, IU::COLOR_ATTACHMENT, BU::empty()),
-            Self::ColorAttachmentReadWrite => row(S::COLOR_ATTACHMENT_OUTPUT, A::from_raw(A::COLOR_ATTACHMENT_READ.as_raw() | A::COLOR_ATTACHMENT_WRITE.as_raw()), L::COLOR_ATTACHMENT_OPTIMAL, Q::GRAPHICS, IU::COLOR_ATTACHMENT, BU::empty()),
-            Self::DepthAttachmentRead => row(S::from_raw(S::EARLY_FRAGMENT_TESTS.as_raw() | S::LATE_FRAGMENT_TESTS.as_raw()), A::DEPTH_STENCIL_ATTACHMENT_READ, L::DEPTH_STENCIL_READ_ONLY_OPTIMAL, Q::GRAPHICS, IU::DEPTH_STENCIL_ATTACHMENT, BU::empty()),
-            Self::DepthAttachmentWrite => row(S::from_raw(S::EARLY_FRAGMENT_TESTS.as_raw() | S::LATE_FRAGMENT_TESTS.as_raw()), A::from_raw(A::DEPTH_STENCIL_ATTACHMENT_READ.as_raw() | A::DEPTH_STENCIL_ATTACHMENT_WRITE.as_raw()), L::DEPTH_STENCIL_ATTACHMENT_OPTIMAL, Q::GRAPHICS, IU::DEPTH_STENCIL_ATTACHMENT, BU::empty()),
-            Self::VertexBuffer => row(S::VERTEX_ATTRIBUTE_INPUT, A::VERTEX_ATTRIBUTE_READ, L::UNDEFINED, Q::GRAPHICS, IU::empty(), BU::VERTEX_BUFFER),
-            Self::IndexBuffer => row(S::INDEX_INPUT, A::INDEX_READ, L::UNDEFINED, Q::GRAPHICS, IU::empty(), BU::INDEX_BUFFER),
-            Self::IndirectBuffer => row(S::DRAW_INDIRECT, A::INDIRECT_COMMAND_READ, L::UNDEFINED, none_q, IU::empty(), BU::INDIRECT_BUFFER),
-            Self::UniformRead => row(S::from_raw(S::VERTEX_SHADER.as_raw() | S::FRAGMENT_SHADER.as_raw() | S::COMPUTE_SHADER.as_raw()), A::UNIFORM_READ, L::UNDEFINED, none_q, IU::empty(), BU::UNIFORM_BUFFER),
-            Self::HostRead => row(S::HOST, A::HOST_READ, L::GENERAL, none_q, IU::empty(), BU::empty()),
-            Self::HostWrite => row(S::HOST, A::HOST_WRITE, L::GENERAL, none_q, IU::empty(), BU::empty()),
-            Self::Present => row(S::NONE, A::NONE, L::PRESENT_SRC_KHR, none_q, IU::empty(), BU::empty()),
-            Self::General => row(S::from_raw(S::ALL_COMMANDS.as_raw()), A::from_raw(A::MEMORY_READ.as_raw() | A::MEMORY_WRITE.as_raw()), L::GENERAL, none_q, IU::empty(), BU::empty()),
+            Self::TransferRead => row(
+                S::ALL_TRANSFER,
+                A::TRANSFER_READ,
+                L::TRANSFER_SRC_OPTIMAL,
+                none_q,
+                IU::TRANSFER_SRC,
+                BU::TRANSFER_SRC,
+            ),
+            Self::TransferWrite => row(
+                S::ALL_TRANSFER,
+                A::TRANSFER_WRITE,
+                L::TRANSFER_DST_OPTIMAL,
+                none_q,
+                IU::TRANSFER_DST,
+                BU::TRANSFER_DST,
+            ),
+            Self::ComputeShaderRead => row(
+                S::COMPUTE_SHADER,
+                A::SHADER_STORAGE_READ,
+                L::GENERAL,
+                Q::COMPUTE,
+                IU::STORAGE,
+                BU::STORAGE_BUFFER,
+            ),
+            Self::ComputeShaderWrite => row(
+                S::COMPUTE_SHADER,
+                A::SHADER_STORAGE_WRITE,
+                L::GENERAL,
+                Q::COMPUTE,
+                IU::STORAGE,
+                BU::STORAGE_BUFFER,
+            ),
+            Self::ComputeShaderReadWrite => row(
+                S::COMPUTE_SHADER,
+                A::from_raw(A::SHADER_STORAGE_READ.as_raw() | A::SHADER_STORAGE_WRITE.as_raw()),
+                L::GENERAL,
+                Q::COMPUTE,
+                IU::STORAGE,
+                BU::STORAGE_BUFFER,
+            ),
+            Self::VertexShaderSampledRead => row(
+                S::VERTEX_SHADER,
+                A::SHADER_SAMPLED_READ,
+                L::SHADER_READ_ONLY_OPTIMAL,
+                Q::GRAPHICS,
+                IU::SAMPLED,
+                BU::UNIFORM_TEXEL_BUFFER,
+            ),
+            Self::FragmentShaderSampledRead => row(
+                S::FRAGMENT_SHADER,
+                A::SHADER_SAMPLED_READ,
+                L::SHADER_READ_ONLY_OPTIMAL,
+                Q::GRAPHICS,
+                IU::SAMPLED,
+                BU::UNIFORM_TEXEL_BUFFER,
+            ),
+            Self::ComputeShaderSampledRead => row(
+                S::COMPUTE_SHADER,
+                A::SHADER_SAMPLED_READ,
+                L::SHADER_READ_ONLY_OPTIMAL,
+                Q::COMPUTE,
+                IU::SAMPLED,
+                BU::UNIFORM_TEXEL_BUFFER,
+            ),
+            Self::ColorAttachmentWrite => row(
+                S::COLOR_ATTACHMENT_OUTPUT,
+                A::COLOR_ATTACHMENT_WRITE,
+                L::COLOR_ATTACHMENT_OPTIMAL,
+                Q::GRAPHICS,
+                IU::COLOR_ATTACHMENT,
+                BU::empty(),
+            ),
+            Self::ColorAttachmentReadWrite => row(
+                S::COLOR_ATTACHMENT_OUTPUT,
+                A::from_raw(A::COLOR_ATTACHMENT_READ.as_raw() | A::COLOR_ATTACHMENT_WRITE.as_raw()),
+                L::COLOR_ATTACHMENT_OPTIMAL,
+                Q::GRAPHICS,
+                IU::COLOR_ATTACHMENT,
+                BU::empty(),
+            ),
+            Self::DepthAttachmentRead => row(
+                S::from_raw(S::EARLY_FRAGMENT_TESTS.as_raw() | S::LATE_FRAGMENT_TESTS.as_raw()),
+                A::DEPTH_STENCIL_ATTACHMENT_READ,
+                L::DEPTH_STENCIL_READ_ONLY_OPTIMAL,
+                Q::GRAPHICS,
+                IU::DEPTH_STENCIL_ATTACHMENT,
+                BU::empty(),
+            ),
+            Self::DepthAttachmentWrite => row(
+                S::from_raw(S::EARLY_FRAGMENT_TESTS.as_raw() | S::LATE_FRAGMENT_TESTS.as_raw()),
+                A::from_raw(
+                    A::DEPTH_STENCIL_ATTACHMENT_READ.as_raw()
+                        | A::DEPTH_STENCIL_ATTACHMENT_WRITE.as_raw(),
+                ),
+                L::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+                Q::GRAPHICS,
+                IU::DEPTH_STENCIL_ATTACHMENT,
+                BU::empty(),
+            ),
+            Self::VertexBuffer => row(
+                S::VERTEX_ATTRIBUTE_INPUT,
+                A::VERTEX_ATTRIBUTE_READ,
+                L::UNDEFINED,
+                Q::GRAPHICS,
+                IU::empty(),
+                BU::VERTEX_BUFFER,
+            ),
+            Self::IndexBuffer => row(
+                S::INDEX_INPUT,
+                A::INDEX_READ,
+                L::UNDEFINED,
+                Q::GRAPHICS,
+                IU::empty(),
+                BU::INDEX_BUFFER,
+            ),
+            Self::IndirectBuffer => row(
+                S::DRAW_INDIRECT,
+                A::INDIRECT_COMMAND_READ,
+                L::UNDEFINED,
+                none_q,
+                IU::empty(),
+                BU::INDIRECT_BUFFER,
+            ),
+            Self::UniformRead => row(
+                S::from_raw(
+                    S::VERTEX_SHADER.as_raw()
+                        | S::FRAGMENT_SHADER.as_raw()
+                        | S::COMPUTE_SHADER.as_raw(),
+                ),
+                A::UNIFORM_READ,
+                L::UNDEFINED,
+                none_q,
+                IU::empty(),
+                BU::UNIFORM_BUFFER,
+            ),
+            Self::HostRead => row(
+                S::HOST,
+                A::HOST_READ,
+                L::GENERAL,
+                none_q,
+                IU::empty(),
+                BU::empty(),
+            ),
+            Self::HostWrite => row(
+                S::HOST,
+                A::HOST_WRITE,
+                L::GENERAL,
+                none_q,
+                IU::empty(),
+                BU::empty(),
+            ),
+            Self::Present => row(
+                S::NONE,
+                A::NONE,
+                L::PRESENT_SRC_KHR,
+                none_q,
+                IU::empty(),
+                BU::empty(),
+            ),
+            Self::General => row(
+                S::from_raw(S::ALL_COMMANDS.as_raw()),
+                A::from_raw(A::MEMORY_READ.as_raw() | A::MEMORY_WRITE.as_raw()),
+                L::GENERAL,
+                none_q,
+                IU::empty(),
+                BU::empty(),
+            ),
         }
     }
 }
@@ -290,12 +444,18 @@ mod tests {
 
     #[test]
     fn table_layouts() {
-        assert_eq!(Access::TRANSFER_READ.layout, vk::ImageLayout::TRANSFER_SRC_OPTIMAL);
+        assert_eq!(
+            Access::TRANSFER_READ.layout,
+            vk::ImageLayout::TRANSFER_SRC_OPTIMAL
+        );
         assert_eq!(
             Access::FRAGMENT_SHADER_SAMPLED_READ.layout,
             vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL
         );
         assert_eq!(Access::PRESENT.layout, vk::ImageLayout::PRESENT_SRC_KHR);
-        assert_eq!(Access::COLOR_ATTACHMENT_WRITE.queue, vk::QueueFlags::GRAPHICS);
+        assert_eq!(
+            Access::COLOR_ATTACHMENT_WRITE.queue,
+            vk::QueueFlags::GRAPHICS
+        );
     }
 }

@@ -19,7 +19,9 @@ pub enum Error {
     #[error("the Vulkan device was lost")]
     DeviceLost,
     /// A pass declares one resource twice with overlapping writes or different layouts.
-    #[error("pass `{pass}` declares `{resource}` twice with overlapping writes or different layouts")]
+    #[error(
+        "pass `{pass}` declares `{resource}` twice with overlapping writes or different layouts"
+    )]
     ConflictingUses {
         /// The pass.
         pass: String,
@@ -123,7 +125,13 @@ mod tests {
 
     #[test]
     fn device_loss_is_its_own_error() {
-        assert!(matches!(Error::vk("vkWaitForFences", vk::Result::ERROR_DEVICE_LOST), Error::DeviceLost));
-        assert!(matches!(Error::vk("vkQueueSubmit2", vk::Result::ERROR_OUT_OF_DEVICE_MEMORY), Error::Vulkan { .. }));
+        assert!(matches!(
+            Error::vk("vkWaitForFences", vk::Result::ERROR_DEVICE_LOST),
+            Error::DeviceLost
+        ));
+        assert!(matches!(
+            Error::vk("vkQueueSubmit2", vk::Result::ERROR_OUT_OF_DEVICE_MEMORY),
+            Error::Vulkan { .. }
+        ));
     }
 }

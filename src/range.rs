@@ -22,7 +22,12 @@ pub struct ImageRange {
 impl ImageRange {
     /// One mip level, all given layers.
     pub const fn mip(level: u32, layers: u32) -> Self {
-        Self { base_mip: level, mip_count: 1, base_layer: 0, layer_count: layers }
+        Self {
+            base_mip: level,
+            mip_count: 1,
+            base_layer: 0,
+            layer_count: layers,
+        }
     }
 
     /// Whether two ranges share a cell.
@@ -37,8 +42,14 @@ impl ImageRange {
     pub fn fits(&self, mips: u32, layers: u32) -> bool {
         self.mip_count > 0
             && self.layer_count > 0
-            && self.base_mip.checked_add(self.mip_count).is_some_and(|e| e <= mips)
-            && self.base_layer.checked_add(self.layer_count).is_some_and(|e| e <= layers)
+            && self
+                .base_mip
+                .checked_add(self.mip_count)
+                .is_some_and(|e| e <= mips)
+            && self
+                .base_layer
+                .checked_add(self.layer_count)
+                .is_some_and(|e| e <= layers)
     }
 
     /// The cell intervals (`mip * layers + layer`) this range covers, in an image of `layers`
@@ -68,7 +79,12 @@ impl ImageRange {
             if layer == 0 && cells.end - c >= l {
                 // Whole mips at once.
                 let mips = ((cells.end - c) / l) as u32;
-                out.push(ImageRange { base_mip: mip, mip_count: mips, base_layer: 0, layer_count: layers });
+                out.push(ImageRange {
+                    base_mip: mip,
+                    mip_count: mips,
+                    base_layer: 0,
+                    layer_count: layers,
+                });
                 c += mips as u64 * l;
             } else {
                 let end_layer = (l.min(layer as u64 + (cells.end - c))) as u32;
@@ -137,7 +153,9 @@ pub struct RangeMap<T> {
 impl<T: Clone + PartialEq> RangeMap<T> {
     /// One value over `0..len`.
     pub fn new(len: u64, value: T) -> Self {
-        Self { segs: vec![(0..len, value)] }
+        Self {
+            segs: vec![(0..len, value)],
+        }
     }
 
     /// The segments overlapping `r`, clipped to it.
@@ -203,29 +221,66 @@ mod tests {
     #[test]
     fn image_cells_round_trip() {
         let layers = 4;
-        let r = ImageRange { base_mip: 1, mip_count: 2, base_layer: 1, layer_count: 2 };
+        let r = ImageRange {
+            base_mip: 1,
+            mip_count: 2,
+            base_layer: 1,
+            layer_count: 2,
+        };
         let cells = r.cells(layers);
         assert_eq!(cells, vec![5..7, 9..11]);
-        assert_eq!(ImageRange::from_cells(5..7, layers), vec![ImageRange { base_mip: 1, mip_count: 1, base_layer: 1, layer_count: 2 }]);
+        assert_eq!(
+            ImageRange::from_cells(5..7, layers),
+            vec![ImageRange {
+                base_mip: 1,
+                mip_count: 1,
+                base_layer: 1,
+                layer_count: 2
+            }]
+        );
         // An interval spanning whole mips and a partial tail.
         let rs = ImageRange::from_cells(4..14, layers);
         assert_eq!(
             rs,
             vec![
-                ImageRange { base_mip: 1, mip_count: 2, base_layer: 0, layer_count: 4 },
-                ImageRange { base_mip: 3, mip_count: 1, base_layer: 0, layer_count: 2 },
+                ImageRange {
+                    base_mip: 1,
+                    mip_count: 2,
+                    base_layer: 0,
+                    layer_count: 4
+                },
+                ImageRange {
+                    base_mip: 3,
+                    mip_count: 1,
+                    base_layer: 0,
+                    layer_count: 2
+                },
             ]
         );
-        let whole = ImageRange { base_mip: 0, mip_count: 3, base_layer: 0, layer_count: 4 };
+        let whole = ImageRange {
+            base_mip: 0,
+            mip_count: 3,
+            base_layer: 0,
+            layer_count: 4,
+        };
         assert_eq!(whole.cells(4), vec![0..12]);
     }
 
     #[test]
     fn fits_rejects_out_of_bounds_and_empty() {
-        let r = ImageRange { base_mip: 0, mip_count: 2, base_layer: 0, layer_count: 1 };
+        let r = ImageRange {
+            base_mip: 0,
+            mip_count: 2,
+            base_layer: 0,
+            layer_count: 1,
+        };
         assert!(r.fits(2, 1));
         assert!(!r.fits(1, 1));
         assert!(!ImageRange { mip_count: 0, ..r }.fits(2, 1));
-        assert!(!ImageRange { base_mip: u32::MAX, ..r }.fits(2, 1));
+        assert!(!ImageRange {
+            base_mip: u32::MAX,
+            ..r
+        }
+        .fits(2, 1));
     }
 }
