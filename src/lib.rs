@@ -8,11 +8,24 @@
 #![warn(missing_docs)]
 
 pub mod access;
+pub mod debug;
 pub mod error;
+mod execute;
+pub mod fence;
+pub mod graph;
+pub mod pass;
 pub mod plan;
+pub mod queue;
 pub mod range;
+pub mod resource;
 
 pub use access::{Access, AccessKind};
 pub use ash;
+pub use debug::DebugUtils;
 pub use error::{Error, Result};
+pub use fence::{CompletionToken, ExecutionFence};
+pub use graph::{Graph, GraphBuilder, Planned};
+pub use pass::{Declare, Pass, Recorder};
+pub use queue::{Queue, QueueLock};
+pub use resource::{BufferDesc, Destroy, ImageDesc, Resource, ResourceState, SharedAllocator, Sharing, StBuffer, StImage, StateSnapshot};
 pub use range::{BufferRange, ImageRange, SubRange};

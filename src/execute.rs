@@ -1,0 +1,391 @@
+//! Plan -> command buffers -> submits.
+//!
+//! One primary command buffer per batch. [`Command::Barrier`] becomes exactly one
+//! `vkCmdPipelineBarrier2`; [`Command::Pass`] becomes a debug label around the pass's own
+//! recording. Each queue then gets one `vkQueueSubmit2` with one `VkSubmitInfo2` per batch and
+//! a `VkFence` for host waits. Resource states are committed while the queues and resources
+//! are locked, so two executions never interleave their bookkeeping.
+
+use crate::error::{Error, Result};
+use crate::fence::{CompletionToken, ExecutionFence, FenceContents};
+use crate::graph::{GraphShared, PassEntry, Planned};
+use crate::pass::Recorder;
+use crate::plan::{BarrierCmd, Command, Plan, WaitTarget};
+use crate::queue::Queue;
+use crate::resource::Resource;
+use ash::vk;
+use std::any::Any;
+use std::sync::Arc;
+
+/// Executes a planned graph; see [`Planned::execute`].
+pub(crate) fn execute(planned: Planned<'_>) -> Result<ExecutionFence> {
+    let shared = planned.shared().clone();
+    let Planned {
+        mut passes,
+        queues,
+        resources,
+        versions,
+        plan,
+        ..
+    } = planned;
+    shared.collect();
+    let token = CompletionToken::new(shared.device.clone());
+    let mut keep: Vec<Box<dyn Any + Send + Sync>> = Vec::new();
+    let mut cmds: Vec<(u32, vk::CommandBuffer)> = Vec::new();
+    let mut fences: Vec<Option<vk::Fence>> = vec![None; queues.len()];
+    // Per queue, per batch: its command buffer (None for a batch with no commands).
+    let mut batch_cmds: Vec<Vec<Option<vk::CommandBuffer>>> = Vec::with_capacity(queues.len());
+
+    let recorded = {
+        let mut pools = shared.pools.lock();
+        let r = record_all(
+            &shared,
+            &mut pools,
+            &plan,
+            &queues,
+            &resources,
+            &mut passes,
+            &token,
+            &mut keep,
+            &mut cmds,
+            &mut fences,
+            &mut batch_cmds,
+        );
+        if r.is_err() {
+            for &(_, cmd) in &cmds {
+                // SAFETY: none of these was submitted; their pool is locked.
+                if let Err(e) = unsafe {
+                    shared
+                        .device
+                        .reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty())
+                } {
+                    log::error!("vkResetCommandBuffer failed after a recording error: {e}");
+                }
+            }
+        }
+        r
+    };
+    let all_fences: Vec<vk::Fence> = fences.iter().flatten().copied().collect();
+    let contents = |submitted: bool, resources: Vec<Resource>, queues: Vec<Queue>, keep, cmds| {
+        if !submitted {
+            token.set_submitted(Vec::new());
+        }
+        FenceContents {
+            token: token.clone(),
+            fences: all_fences.clone(),
+            cmds,
+            resources,
+            queues,
+            keep,
+        }
+    };
+    if let Err(e) = recorded {
+        shared.recycle(contents(false, resources, queues, keep, cmds));
+        return Err(e);
+    }
+
+    let submitted = submit_and_commit(
+        &shared,
+        &plan,
+        &queues,
+        &resources,
+        &versions,
+        &fences,
+        &batch_cmds,
+    );
+    match submitted {
+        Ok(()) => {
+            token.set_submitted(all_fences.clone());
+            Ok(ExecutionFence::new(
+                contents(true, resources, queues, keep, cmds),
+                shared,
+            ))
+        }
+        Err((e, done)) if done.is_empty() => {
+            shared.recycle(contents(false, resources, queues, keep, cmds));
+            Err(e)
+        }
+        Err((e, done)) => {
+            // Some queues were submitted: keep everything until their fences signal.
+            log::error!(
+                "a submit failed after others succeeded ({e}); resource states are not updated"
+            );
+            token.set_submitted(done);
+            shared.defer(contents(true, resources, queues, keep, cmds));
+            Err(e)
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn record_all(
+    shared: &Arc<GraphShared>,
+    pools: &mut crate::graph::Pools,
+    plan: &Plan,
+    queues: &[Queue],
+    resources: &[Resource],
+    passes: &mut [PassEntry<'_>],
+    token: &CompletionToken,
+    keep: &mut Vec<Box<dyn Any + Send + Sync>>,
+    cmds: &mut Vec<(u32, vk::CommandBuffer)>,
+    fences: &mut [Option<vk::Fence>],
+    batch_cmds: &mut Vec<Vec<Option<vk::CommandBuffer>>>,
+) -> Result<()> {
+    let device: &ash::Device = &shared.device;
+    for (qi, qp) in plan.queues.iter().enumerate() {
+        let family = queues[qi].family();
+        let mut per_batch = Vec::with_capacity(qp.batches.len());
+        for batch in &qp.batches {
+            if batch.commands.is_empty() {
+                per_batch.push(None);
+                continue;
+            }
+            let cmd = shared.command_buffer(pools, family)?;
+            cmds.push((family, cmd));
+            per_batch.push(Some(cmd));
+            let begin = vk::CommandBufferBeginInfo::default()
+                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+            // SAFETY: `cmd` is not pending (fresh, or recycled after its fence signalled), and
+            // its pool is locked by the caller.
+            unsafe { device.begin_command_buffer(cmd, &begin) }
+                .map_err(|e| Error::vk("vkBeginCommandBuffer", e))?;
+            for c in &batch.commands {
+                match c {
+                    Command::Barrier(b) => record_barrier(device, cmd, b, resources),
+                    Command::Pass(i) => {
+                        let PassEntry { name, pass, queue } = &mut passes[*i];
+                        if let Some(d) = &shared.debug {
+                            d.begin_label(cmd, name);
+                        }
+                        let mut r = Recorder {
+                            device,
+                            cmd,
+                            queue,
+                            keep,
+                            completion: token,
+                            debug: shared.debug.as_ref(),
+                            pass_name: name,
+                        };
+                        pass.record(&mut r)?;
+                        if let Some(d) = &shared.debug {
+                            d.end_label(cmd);
+                        }
+                    }
+                }
+            }
+            // SAFETY: `cmd` is recording.
+            unsafe { device.end_command_buffer(cmd) }
+                .map_err(|e| Error::vk("vkEndCommandBuffer", e))?;
+        }
+        if !qp.batches.is_empty() {
+            fences[qi] = Some(shared.fence(pools)?);
+        }
+        batch_cmds.push(per_batch);
+    }
+    Ok(())
+}
+
+/// Records one `vkCmdPipelineBarrier2` holding every barrier of `b`.
+fn record_barrier(
+    device: &ash::Device,
+    cmd: vk::CommandBuffer,
+    b: &BarrierCmd,
+    resources: &[Resource],
+) {
+    let families =
+        |f: Option<(u32, u32)>| f.unwrap_or((vk::QUEUE_FAMILY_IGNORED, vk::QUEUE_FAMILY_IGNORED));
+    let images: Vec<vk::ImageMemoryBarrier2<'_>> = b
+        .images
+        .iter()
+        .filter_map(|ib| {
+            let Resource::Image(img) = &resources[ib.resource] else {
+                return None;
+            };
+            let (src_family, dst_family) = families(ib.scopes.families);
+            Some(
+                vk::ImageMemoryBarrier2::default()
+                    .src_stage_mask(ib.scopes.src_stages)
+                    .src_access_mask(ib.scopes.src_access)
+                    .dst_stage_mask(ib.scopes.dst_stages)
+                    .dst_access_mask(ib.scopes.dst_access)
+                    .old_layout(ib.old_layout)
+                    .new_layout(ib.new_layout)
+                    .src_queue_family_index(src_family)
+                    .dst_queue_family_index(dst_family)
+                    .image(img.handle())
+                    .subresource_range(ib.range.to_vk(img.desc().aspect())),
+            )
+        })
+        .collect();
+    let buffers: Vec<vk::BufferMemoryBarrier2<'_>> = b
+        .buffers
+        .iter()
+        .filter_map(|bb| {
+            let Resource::Buffer(buf) = &resources[bb.resource] else {
+                return None;
+            };
+            let (src_family, dst_family) = families(bb.scopes.families);
+            Some(
+                vk::BufferMemoryBarrier2::default()
+                    .src_stage_mask(bb.scopes.src_stages)
+                    .src_access_mask(bb.scopes.src_access)
+                    .dst_stage_mask(bb.scopes.dst_stages)
+                    .dst_access_mask(bb.scopes.dst_access)
+                    .src_queue_family_index(src_family)
+                    .dst_queue_family_index(dst_family)
+                    .buffer(buf.handle())
+                    .offset(bb.range.offset)
+                    .size(bb.range.size),
+            )
+        })
+        .collect();
+    let dep = vk::DependencyInfo::default()
+        .image_memory_barriers(&images)
+        .buffer_memory_barriers(&buffers);
+    // SAFETY: `cmd` is recording; every handle is alive (the resources are held by this
+    // execution) and the barriers come from a validated plan.
+    unsafe { device.cmd_pipeline_barrier2(cmd, &dep) };
+}
+
+type SubmitError = (Error, Vec<vk::Fence>);
+
+/// Locks the queues (by handle) and the resources (by id), checks that no state changed since
+/// planning, submits one `vkQueueSubmit2` per queue and commits the final states. On error,
+/// returns the fences of the submits that did go through.
+fn submit_and_commit(
+    shared: &GraphShared,
+    plan: &Plan,
+    queues: &[Queue],
+    resources: &[Resource],
+    versions: &[u64],
+    fences: &[Option<vk::Fence>],
+    batch_cmds: &[Vec<Option<vk::CommandBuffer>>],
+) -> Result<(), SubmitError> {
+    let mut order: Vec<usize> = (0..queues.len())
+        .filter(|&q| !plan.queues[q].batches.is_empty())
+        .collect();
+    order.sort_by_key(|&q| vk::Handle::as_raw(queues[q].handle()));
+    let mut locks: Vec<Option<crate::queue::QueueLock<'_>>> =
+        (0..queues.len()).map(|_| None).collect();
+    for &q in &order {
+        locks[q] = Some(queues[q].lock());
+    }
+    let mut res_order: Vec<usize> = (0..resources.len()).collect();
+    res_order.sort_by_key(|&r| resources[r].id());
+    let mut guards: Vec<Option<parking_lot::MutexGuard<'_, crate::resource::Tracked>>> =
+        (0..resources.len()).map(|_| None).collect();
+    for &r in &res_order {
+        let g = resources[r].tracked().lock();
+        if g.version != versions[r] {
+            return Err((
+                Error::StalePlan {
+                    resource: resources[r].name().to_owned(),
+                },
+                Vec::new(),
+            ));
+        }
+        guards[r] = Some(g);
+    }
+
+    let mut last: Vec<u64> = locks
+        .iter()
+        .map(|l| l.as_ref().map_or(0, |l| l.last_value()))
+        .collect();
+    let values = plan.assign_values(&mut last);
+    // Values are handed out even if a submit fails below: a value is never reused.
+    for &q in &order {
+        if let Some(l) = locks[q].as_mut() {
+            l.set_last_value(last[q]);
+        }
+    }
+
+    let mut done = Vec::new();
+    for &q in &order {
+        let qp = &plan.queues[q];
+        let mut waits: Vec<Vec<vk::SemaphoreSubmitInfo<'_>>> = Vec::with_capacity(qp.batches.len());
+        let mut signals: Vec<Vec<vk::SemaphoreSubmitInfo<'_>>> =
+            Vec::with_capacity(qp.batches.len());
+        let mut cbs: Vec<Vec<vk::CommandBufferSubmitInfo<'_>>> =
+            Vec::with_capacity(qp.batches.len());
+        for (bi, b) in qp.batches.iter().enumerate() {
+            waits.push(
+                b.waits
+                    .iter()
+                    .map(|w| {
+                        let (sem, value) = match w.target {
+                            WaitTarget::Batch { queue, .. } | WaitTarget::Value { queue, .. } => (
+                                queues[queue].timeline(),
+                                plan.wait_value(w.target, &values).unwrap_or(0),
+                            ),
+                            WaitTarget::Binary(s) => (s, 0),
+                        };
+                        vk::SemaphoreSubmitInfo::default()
+                            .semaphore(sem)
+                            .value(value)
+                            .stage_mask(w.stages)
+                    })
+                    .collect(),
+            );
+            let mut sig: Vec<vk::SemaphoreSubmitInfo<'_>> = Vec::new();
+            if let (Some(stages), Some(value)) = (b.signal, values.per_batch[q][bi]) {
+                sig.push(
+                    vk::SemaphoreSubmitInfo::default()
+                        .semaphore(queues[q].timeline())
+                        .value(value)
+                        .stage_mask(stages),
+                );
+            }
+            for &(s, stages) in &b.binary_signals {
+                sig.push(
+                    vk::SemaphoreSubmitInfo::default()
+                        .semaphore(s)
+                        .stage_mask(stages),
+                );
+            }
+            signals.push(sig);
+            cbs.push(
+                batch_cmds[q][bi]
+                    .iter()
+                    .map(|&c| vk::CommandBufferSubmitInfo::default().command_buffer(c))
+                    .collect(),
+            );
+        }
+        let submits: Vec<vk::SubmitInfo2<'_>> = (0..qp.batches.len())
+            .map(|bi| {
+                vk::SubmitInfo2::default()
+                    .wait_semaphore_infos(&waits[bi])
+                    .command_buffer_infos(&cbs[bi])
+                    .signal_semaphore_infos(&signals[bi])
+            })
+            .collect();
+        let fence = fences[q].unwrap_or_default();
+        let Some(lock) = locks[q].as_ref() else {
+            continue;
+        };
+        // SAFETY: the queue's submit lock is held; every command buffer is executable and
+        // every semaphore and resource is alive until the fence signals (the execution fence
+        // holds them); timeline values only grow under the lock.
+        if let Err(e) = unsafe { shared.device.queue_submit2(lock.handle(), &submits, fence) } {
+            return Err((Error::vk("vkQueueSubmit2", e), done));
+        }
+        done.push(fence);
+        log::trace!(
+            "submitted {} batches to `{}`",
+            qp.batches.len(),
+            queues[q].name()
+        );
+    }
+
+    // Commit the new states, mapping planner queue indices back to queues.
+    let finals = plan.resolved_final_states(&values);
+    for (r, segs) in finals.into_iter().enumerate() {
+        let mapped = segs
+            .into_iter()
+            .map(|(cells, s)| (cells, s.map_queue(|qi| queues[qi].clone())))
+            .collect();
+        if let Some(g) = guards[r].as_mut() {
+            g.commit(mapped);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,284 @@
+//! [`ExecutionFence`]: waits for one execution and keeps what it uses alive until then; and
+//! [`CompletionToken`], a cloneable "is it done yet" for objects that outlive the fence.
+//!
+//! ```no_run
+//! # fn f(fence: vk_baton::ExecutionFence) -> vk_baton::Result<()> {
+//! use std::time::Duration;
+//! if !fence.wait_timeout(Duration::from_millis(1))? {
+//!     fence.wait()?;
+//! }
+//! # Ok(()) }
+//! ```
+
+use crate::error::{Error, Result};
+use crate::graph::GraphShared;
+use crate::queue::Queue;
+use crate::resource::Resource;
+use ash::vk;
+use parking_lot::Mutex;
+use std::any::Any;
+use std::sync::Arc;
+use std::time::Duration;
+
+struct Completion {
+    fences: Vec<vk::Fence>,
+    submitted: bool,
+    done: bool,
+}
+
+struct TokenInner {
+    device: Arc<ash::Device>,
+    state: Mutex<Completion>,
+}
+
+/// Reports whether one execution's GPU work has completed. Cheap to clone; outlives the
+/// [`ExecutionFence`]. Get one from [`crate::Recorder::completion`] or
+/// [`ExecutionFence::completion`].
+///
+/// ```no_run
+/// # fn f(fence: &vk_baton::ExecutionFence) {
+/// let token = fence.completion();
+/// while !token.is_complete() { std::thread::yield_now(); }
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct CompletionToken(Arc<TokenInner>);
+
+impl CompletionToken {
+    pub(crate) fn new(device: Arc<ash::Device>) -> Self {
+        Self(Arc::new(TokenInner {
+            device,
+            state: Mutex::new(Completion {
+                fences: Vec::new(),
+                submitted: false,
+                done: false,
+            }),
+        }))
+    }
+
+    /// Records the fences the execution was submitted with (an empty list: nothing to wait
+    /// for, complete at once).
+    pub(crate) fn set_submitted(&self, fences: Vec<vk::Fence>) {
+        let mut s = self.0.state.lock();
+        s.done = fences.is_empty();
+        s.fences = fences;
+        s.submitted = true;
+    }
+
+    /// Marks the work complete: after this the fences are never touched through the token,
+    /// so the owner may recycle them.
+    pub(crate) fn mark_done(&self) {
+        let mut s = self.0.state.lock();
+        s.done = true;
+        s.fences.clear();
+    }
+
+    pub(crate) fn fences(&self) -> Vec<vk::Fence> {
+        self.0.state.lock().fences.clone()
+    }
+
+    /// Queries the fences; `Ok(true)` once every one has signalled.
+    pub(crate) fn poll(&self) -> Result<bool> {
+        let mut s = self.0.state.lock();
+        if s.done {
+            return Ok(true);
+        }
+        if !s.submitted {
+            return Ok(false);
+        }
+        for &f in &s.fences {
+            // SAFETY: the fences stay alive and unrecycled until `done` is set, which
+            // happens under this lock.
+            if !unsafe { self.0.device.get_fence_status(f) }
+                .map_err(|e| Error::vk("vkGetFenceStatus", e))?
+            {
+                return Ok(false);
+            }
+        }
+        s.done = true;
+        s.fences.clear();
+        Ok(true)
+    }
+
+    /// Whether the execution's GPU work has completed. `false` before it is submitted, and
+    /// (with an error logged) after device loss.
+    ///
+    /// ```no_run
+    /// # fn f(t: &vk_baton::CompletionToken) { if t.is_complete() { /* safe to read results */ } # }
+    /// ```
+    pub fn is_complete(&self) -> bool {
+        self.poll().unwrap_or_else(|e| {
+            log::error!("completion query failed: {e}");
+            false
+        })
+    }
+
+    /// `Ok(())` when complete, [`Error::NotReady`] otherwise; for `?` in download handles.
+    ///
+    /// ```no_run
+    /// # fn f(t: &vk_baton::CompletionToken) -> vk_baton::Result<()> {
+    /// t.check()?;
+    /// # Ok(()) }
+    /// ```
+    pub fn check(&self) -> Result<()> {
+        if self.poll()? {
+            Ok(())
+        } else {
+            Err(Error::NotReady)
+        }
+    }
+}
+
+impl std::fmt::Debug for CompletionToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = self.0.state.lock();
+        write!(
+            f,
+            "CompletionToken {{ submitted: {}, done: {} }}",
+            s.submitted, s.done
+        )
+    }
+}
+
+/// Everything one execution keeps alive until its fences signal.
+pub(crate) struct FenceContents {
+    pub(crate) token: CompletionToken,
+    /// Every VkFence of the execution (submitted or not) to return to the graph.
+    pub(crate) fences: Vec<vk::Fence>,
+    /// Command buffers to return to their family's pool.
+    pub(crate) cmds: Vec<(u32, vk::CommandBuffer)>,
+    pub(crate) resources: Vec<Resource>,
+    pub(crate) queues: Vec<Queue>,
+    pub(crate) keep: Vec<Box<dyn Any + Send + Sync>>,
+}
+
+/// Waits for one execution of a graph, and keeps every resource, pass-owned object and
+/// command buffer it uses alive until the GPU has finished.
+///
+/// Dropping it never frees anything early: an incomplete execution's contents go to the graph,
+/// which releases them once their fences signal (checked on the next `record()` and
+/// `execute()`, and waited for when the graph drops).
+///
+/// ```no_run
+/// # fn f(fence: vk_baton::ExecutionFence) -> vk_baton::Result<()> {
+/// if !fence.is_complete() {
+///     fence.wait()?;
+/// }
+/// # Ok(()) }
+/// ```
+#[must_use = "dropping the fence does not wait; call wait() to block until the GPU is done"]
+pub struct ExecutionFence {
+    token: CompletionToken,
+    contents: Mutex<Option<FenceContents>>,
+    shared: Arc<GraphShared>,
+}
+
+impl ExecutionFence {
+    pub(crate) fn new(contents: FenceContents, shared: Arc<GraphShared>) -> Self {
+        Self {
+            token: contents.token.clone(),
+            contents: Mutex::new(Some(contents)),
+            shared,
+        }
+    }
+
+    /// Blocks until the GPU has finished the execution, then releases what it kept alive.
+    /// Returns [`Error::DeviceLost`] if the device is lost (nothing is freed then).
+    ///
+    /// ```no_run
+    /// # fn f(fence: vk_baton::ExecutionFence) -> vk_baton::Result<()> {
+    /// fence.wait()?;
+    /// # Ok(()) }
+    /// ```
+    pub fn wait(&self) -> Result<()> {
+        self.wait_for(u64::MAX).map(|_| ())
+    }
+
+    /// Waits at most `timeout`; `Ok(true)` if the execution completed.
+    ///
+    /// ```no_run
+    /// # fn f(fence: vk_baton::ExecutionFence) -> vk_baton::Result<()> {
+    /// let done = fence.wait_timeout(std::time::Duration::from_millis(16))?;
+    /// # Ok(()) }
+    /// ```
+    pub fn wait_timeout(&self, timeout: Duration) -> Result<bool> {
+        self.wait_for(u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX))
+    }
+
+    /// Whether the execution completed (releasing what it kept alive if so). Never blocks.
+    /// `false`, with an error logged, after device loss.
+    ///
+    /// ```no_run
+    /// # fn f(fence: &vk_baton::ExecutionFence) { let done = fence.is_complete(); # }
+    /// ```
+    pub fn is_complete(&self) -> bool {
+        match self.wait_for(0) {
+            Ok(done) => done,
+            Err(e) => {
+                log::error!("execution fence: {e}");
+                false
+            }
+        }
+    }
+
+    /// A token that reports completion and outlives the fence.
+    ///
+    /// ```no_run
+    /// # fn f(fence: &vk_baton::ExecutionFence) { let t = fence.completion(); # }
+    /// ```
+    pub fn completion(&self) -> CompletionToken {
+        self.token.clone()
+    }
+
+    fn wait_for(&self, timeout_ns: u64) -> Result<bool> {
+        let mut contents = self.contents.lock();
+        if contents.is_none() {
+            return Ok(true);
+        }
+        let fences = self.token.fences();
+        let done = if fences.is_empty() || timeout_ns == 0 {
+            self.token.poll()?
+        } else {
+            // SAFETY: the fences belong to this execution and stay unrecycled while
+            // `contents` holds them.
+            match unsafe {
+                self.shared
+                    .device
+                    .wait_for_fences(&fences, true, timeout_ns)
+            } {
+                Ok(()) => true,
+                Err(vk::Result::TIMEOUT) => false,
+                Err(e) => return Err(Error::vk("vkWaitForFences", e)),
+            }
+        };
+        if done {
+            self.token.mark_done();
+            if let Some(c) = contents.take() {
+                self.shared.recycle(c);
+            }
+        }
+        Ok(done)
+    }
+}
+
+impl Drop for ExecutionFence {
+    fn drop(&mut self) {
+        let Some(c) = self.contents.get_mut().take() else {
+            return;
+        };
+        match self.token.poll() {
+            Ok(true) => self.shared.recycle(c),
+            Ok(false) => self.shared.defer(c),
+            Err(e) => {
+                log::error!("execution fence dropped after {e}: leaking its resources rather than freeing them while the GPU may use them");
+                std::mem::forget(c);
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for ExecutionFence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ExecutionFence({:?})", self.token)
+    }
+}
