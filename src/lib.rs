@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod access;
+pub mod context;
 pub mod debug;
 pub mod error;
 mod execute;
@@ -21,6 +22,7 @@ pub mod resource;
 
 pub use access::{Access, AccessKind};
 pub use ash;
+pub use context::{Context, ContextOptions, ValidationMessages};
 pub use debug::DebugUtils;
 pub use error::{Error, Result};
 pub use fence::{CompletionToken, ExecutionFence};

@@ -275,6 +275,21 @@ impl QueueLock<'_> {
     }
 }
 
+impl Queue {
+    pub(crate) fn downgrade(&self) -> WeakQueue {
+        WeakQueue(Arc::downgrade(&self.0))
+    }
+}
+
+/// A weak reference to a queue, to check that no clone outlives its device.
+pub(crate) struct WeakQueue(std::sync::Weak<Inner>);
+
+impl WeakQueue {
+    pub(crate) fn is_alive(&self) -> bool {
+        self.0.strong_count() > 0
+    }
+}
+
 impl PartialEq for Queue {
     fn eq(&self, other: &Self) -> bool {
         self.0.handle == other.0.handle

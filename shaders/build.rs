@@ -1,0 +1,30 @@
+//! Compiles every `*.comp` in this directory to SPIR-V in OUT_DIR with `glslangValidator -V`.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn main() {
+    let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
+    let mut shaders: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("read the shaders directory")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "comp"))
+        .collect();
+    shaders.sort();
+    for src in shaders {
+        println!("cargo:rerun-if-changed={}", src.display());
+        let name = src.file_name().expect("file name").to_string_lossy().into_owned();
+        let spv = out.join(format!("{name}.spv"));
+        let status = Command::new("glslangValidator").arg("-V").arg("--target-env").arg("vulkan1.3").arg("-o").arg(&spv).arg(&src).status();
+        match status {
+            Ok(s) if s.success() => {}
+            Ok(s) => panic!("glslangValidator failed on {} ({s})", src.display()),
+            Err(e) => panic!(
+                "cannot run glslangValidator ({e}): the shaders of vk-baton's examples and tests are compiled at build time. \
+                 Install it (Debian/Ubuntu: `apt-get install glslang-tools`) or put it on PATH."
+            ),
+        }
+    }
+    println!("cargo:rerun-if-changed=build.rs");
+}
