@@ -69,9 +69,9 @@ impl ImageRange {
     }
 
     /// The smallest set of rectangular ranges covering a cell interval.
-    pub fn from_cells(cells: Range<u64>, layers: u32) -> Vec<ImageRange> {
+    pub fn from_cells(cells: Range<u64>, layers: u32) -> smallvec::SmallVec<[ImageRange; 1]> {
         let l = layers as u64;
-        let mut out = Vec::new();
+        let mut out = smallvec::SmallVec::new();
         let mut c = cells.start;
         while c < cells.end {
             let mip = (c / l) as u32;
@@ -174,31 +174,43 @@ impl<T: Clone + PartialEq> RangeMap<T> {
 
     /// Replace the values over `r` with `f(old)`, splitting segments at its edges.
     pub fn update(&mut self, r: Range<u64>, mut f: impl FnMut(&T) -> T) {
-        let mut out = Vec::with_capacity(self.segs.len() + 2);
-        for (s, v) in self.segs.drain(..) {
-            if s.end <= r.start || s.start >= r.end {
-                out.push((s, v));
-                continue;
+        if r.start >= r.end {
+            return;
+        }
+        // Split so that `r.start` and `r.end` fall on segment edges; updates in place, since
+        // the common case (a whole resource in one segment) needs no allocation at all.
+        let mut i = self.segs.partition_point(|(s, _)| s.end <= r.start);
+        if i < self.segs.len() && self.segs[i].0.start < r.start {
+            let (s, v) = self.segs[i].clone();
+            self.segs[i].0.end = r.start;
+            self.segs.insert(i + 1, (r.start..s.end, v));
+            i += 1;
+        }
+        let first = i;
+        while i < self.segs.len() && self.segs[i].0.start < r.end {
+            if self.segs[i].0.end > r.end {
+                let (s, v) = self.segs[i].clone();
+                self.segs[i].0.end = r.end;
+                self.segs.insert(i + 1, (r.end..s.end, v));
             }
-            if s.start < r.start {
-                out.push((s.start..r.start, v.clone()));
-            }
-            let lo = s.start.max(r.start);
-            let hi = s.end.min(r.end);
-            out.push((lo..hi, f(&v)));
-            if s.end > r.end {
-                out.push((r.end..s.end, v));
+            self.segs[i].1 = f(&self.segs[i].1);
+            i += 1;
+        }
+        // Merge equal neighbours from just before the range to just after it.
+        let mut j = first.saturating_sub(1);
+        let mut end = (i + 1).min(self.segs.len());
+        while j + 1 < end {
+            if self.segs[j].0.end == self.segs[j + 1].0.start
+                && self.segs[j].1 == self.segs[j + 1].1
+            {
+                let e = self.segs[j + 1].0.end;
+                self.segs[j].0.end = e;
+                self.segs.remove(j + 1);
+                end -= 1;
+            } else {
+                j += 1;
             }
         }
-        // Merge equal neighbours.
-        let mut merged: Vec<(Range<u64>, T)> = Vec::with_capacity(out.len());
-        for (s, v) in out {
-            match merged.last_mut() {
-                Some((ps, pv)) if ps.end == s.start && *pv == v => ps.end = s.end,
-                _ => merged.push((s, v)),
-            }
-        }
-        self.segs = merged;
     }
 }
 
@@ -214,8 +226,19 @@ mod tests {
         assert_eq!(segs, vec![(0..2, 0), (2..5, 1), (5..10, 0)]);
         m.update(0..10, |_| 1);
         assert_eq!(m.iter().count(), 1);
+        m.update(9..10, |_| 2);
+        m.update(0..1, |_| 2);
+        m.update(4..6, |v| v + 1);
+        let segs: Vec<_> = m.iter().cloned().collect();
+        assert_eq!(
+            segs,
+            vec![(0..1, 2), (1..4, 1), (4..6, 2), (6..9, 1), (9..10, 2)]
+        );
+        m.update(1..4, |_| 2);
+        let segs: Vec<_> = m.iter().cloned().collect();
+        assert_eq!(segs, vec![(0..6, 2), (6..9, 1), (9..10, 2)]);
         let q: Vec<_> = m.query(3..4).map(|(r, v)| (r, *v)).collect();
-        assert_eq!(q, vec![(3..4, 1)]);
+        assert_eq!(q, vec![(3..4, 2)]);
     }
 
     #[test]
@@ -239,7 +262,7 @@ mod tests {
             }]
         );
         // An interval spanning whole mips and a partial tail.
-        let rs = ImageRange::from_cells(4..14, layers);
+        let rs = ImageRange::from_cells(4..14, layers).to_vec();
         assert_eq!(
             rs,
             vec![

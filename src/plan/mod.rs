@@ -29,7 +29,7 @@ mod display;
 mod planner;
 mod state;
 
-pub use planner::plan;
+pub use planner::{plan, plan_owned};
 pub use state::{Recorded, SegmentState};
 
 use crate::access::Access;

@@ -17,6 +17,7 @@
 use super::*;
 use crate::error::{Error, Result};
 use crate::range::RangeMap;
+use smallvec::SmallVec;
 use std::collections::{BTreeMap, HashMap};
 
 type Pos = u64;
@@ -55,9 +56,9 @@ struct WState {
     defined: bool,
     owner: Option<u32>,
     write: Option<Rec>,
-    reads: Vec<Rec>,
+    reads: SmallVec<[Rec; 2]>,
     /// Per queue: stages and accesses the last write has been made visible to.
-    visible: Vec<(usize, vk::PipelineStageFlags2, vk::AccessFlags2)>,
+    visible: SmallVec<[(usize, vk::PipelineStageFlags2, vk::AccessFlags2); 2]>,
 }
 
 /// A dependency on work on another queue: becomes a semaphore wait.
@@ -81,7 +82,8 @@ enum NodeKind {
 #[derive(Debug, Default)]
 struct Proto {
     waits: Vec<ProtoWait>,
-    nodes: Vec<Pos>,
+    /// Indices into the queue's node list.
+    nodes: Vec<usize>,
 }
 
 #[derive(Debug)]
@@ -119,7 +121,8 @@ struct Planner<'a> {
     input: &'a PlanInput,
     states: Vec<RangeMap<WState>>,
     /// Per queue, its nodes by position.
-    nodes: Vec<BTreeMap<Pos, Node>>,
+    /// Per queue, its nodes sorted by position.
+    nodes: Vec<Vec<(Pos, Node)>>,
     /// Resolved stage masks of binary waits, by (pass, wait index).
     binary_wait_stages: HashMap<(usize, usize), vk::PipelineStageFlags2>,
     /// Effective stages per pass (what its uses ran at), for binary signal masks.
@@ -135,6 +138,22 @@ struct Planner<'a> {
 /// [`Error::NoQueueForRelease`] when an ownership transfer needs a queue of a family the
 /// graph has none of.
 pub fn plan(input: &PlanInput) -> Result<Plan> {
+    plan_owned(input.clone())
+}
+
+/// [`plan`], taking the declarations by value so the plan keeps them without a copy.
+pub fn plan_owned(input: PlanInput) -> Result<Plan> {
+    let (queues, final_states) = plan_parts(&input)?;
+    Ok(Plan {
+        input,
+        queues,
+        final_states,
+    })
+}
+
+type FinalStates = Vec<Vec<(std::ops::Range<u64>, SegmentState<usize>)>>;
+
+fn plan_parts(input: &PlanInput) -> Result<(Vec<QueuePlan>, FinalStates)> {
     validate(input)?;
     let mut p = Planner {
         input,
@@ -150,7 +169,7 @@ pub fn plan(input: &PlanInput) -> Result<Plan> {
                 m
             })
             .collect(),
-        nodes: (0..input.queues.len()).map(|_| BTreeMap::new()).collect(),
+        nodes: (0..input.queues.len()).map(|_| Vec::new()).collect(),
         binary_wait_stages: HashMap::new(),
         pass_stages: vec![vk::PipelineStageFlags2::NONE; input.passes.len()],
         proto_waits: Vec::new(),
@@ -159,12 +178,7 @@ pub fn plan(input: &PlanInput) -> Result<Plan> {
         p.add_pass(i)?;
     }
     let queues = p.batch_all();
-    let final_states = p.final_states();
-    Ok(Plan {
-        input: input.clone(),
-        queues,
-        final_states,
-    })
+    Ok((queues, p.final_states()))
 }
 
 impl WState {
@@ -183,17 +197,26 @@ impl WState {
             owner: s.owner,
             write: s.write.as_ref().map(rec),
             reads: s.reads.iter().map(rec).collect(),
-            visible: Vec::new(),
+            visible: SmallVec::new(),
         }
     }
 }
 
-fn cell_ranges(kind: &ResourceKind, range: Option<SubRange>) -> Vec<std::ops::Range<u64>> {
+fn cell_ranges(
+    kind: &ResourceKind,
+    range: Option<SubRange>,
+) -> SmallVec<[std::ops::Range<u64>; 1]> {
     match (kind, range.unwrap_or(kind.whole())) {
-        (ResourceKind::Image { layers, .. }, SubRange::Image(r)) => r.cells(*layers),
-        (ResourceKind::Buffer { .. }, SubRange::Buffer(b)) => vec![b.bytes()],
+        (ResourceKind::Image { layers, .. }, SubRange::Image(r))
+            if r.base_layer == 0 && r.layer_count == *layers =>
+        {
+            let l = *layers as u64;
+            smallvec::smallvec![r.base_mip as u64 * l..(r.base_mip + r.mip_count) as u64 * l]
+        }
+        (ResourceKind::Image { layers, .. }, SubRange::Image(r)) => r.cells(*layers).into(),
+        (ResourceKind::Buffer { .. }, SubRange::Buffer(b)) => smallvec::smallvec![b.bytes()],
         // Mismatched kinds are rejected by `validate`.
-        _ => Vec::new(),
+        _ => SmallVec::new(),
     }
 }
 
@@ -348,49 +371,77 @@ impl Planner<'_> {
             barrier: BarrierCmd::default(),
             deps: Vec::new(),
         };
-        // Fold the pass's uses per resource, so overlapping reads are handled once.
-        let mut by_resource: BTreeMap<usize, RangeMap<Option<SegUse>>> = BTreeMap::new();
-        for u in &pass.uses {
-            let kind = &self.input.resources[u.resource].kind;
-            let m = by_resource
-                .entry(u.resource)
-                .or_insert_with(|| RangeMap::new(kind.cells(), None));
-            for cells in cell_ranges(kind, u.range) {
-                m.update(cells, |old| {
-                    Some(match old {
-                        None => SegUse {
-                            access: u.access,
-                            discard: u.discard,
-                        },
-                        Some(o) => SegUse {
-                            access: Access {
-                                stages: o.access.stages | u.access.stages,
-                                access: o.access.access | u.access.access,
-                                ..o.access
+        // Fold the pass's uses per resource, so overlapping reads are handled once. Most
+        // passes name each resource once and skip the fold.
+        let uses = &pass.uses;
+        let repeated = uses
+            .iter()
+            .enumerate()
+            .any(|(k, u)| uses[..k].iter().any(|v| v.resource == u.resource));
+        let folded: SmallVec<[(usize, std::ops::Range<u64>, SegUse); 4]> = if !repeated {
+            uses.iter()
+                .flat_map(|u| {
+                    cell_ranges(&self.input.resources[u.resource].kind, u.range)
+                        .into_iter()
+                        .map(move |c| {
+                            (
+                                u.resource,
+                                c,
+                                SegUse {
+                                    access: u.access,
+                                    discard: u.discard,
+                                },
+                            )
+                        })
+                })
+                .collect()
+        } else {
+            let mut by_resource: BTreeMap<usize, RangeMap<Option<SegUse>>> = BTreeMap::new();
+            for u in uses {
+                let kind = &self.input.resources[u.resource].kind;
+                let m = by_resource
+                    .entry(u.resource)
+                    .or_insert_with(|| RangeMap::new(kind.cells(), None));
+                for cells in cell_ranges(kind, u.range) {
+                    m.update(cells, |old| {
+                        Some(match old {
+                            None => SegUse {
+                                access: u.access,
+                                discard: u.discard,
                             },
-                            discard: o.discard && u.discard,
-                        },
-                    })
-                });
-            }
-        }
-        for (r, uses) in by_resource {
-            let segs: Vec<(std::ops::Range<u64>, SegUse)> = uses
-                .iter()
-                .filter_map(|(c, u)| u.map(|u| (c.clone(), u)))
-                .collect();
-            for (cells, u) in segs {
-                let parts: Vec<(std::ops::Range<u64>, WState)> = self.states[r]
-                    .query(cells)
-                    .map(|(c, s)| (c, s.clone()))
-                    .collect();
-                for (c, st) in parts {
-                    let new = self.access_segment(i, r, c.clone(), &st, u, &mut node)?;
-                    self.states[r].update(c, |_| new.clone());
+                            Some(o) => SegUse {
+                                access: Access {
+                                    stages: o.access.stages | u.access.stages,
+                                    access: o.access.access | u.access.access,
+                                    ..o.access
+                                },
+                                discard: o.discard && u.discard,
+                            },
+                        })
+                    });
                 }
             }
+            by_resource
+                .into_iter()
+                .flat_map(|(r, m)| {
+                    m.iter()
+                        .filter_map(|(c, u)| u.map(|u| (r, c.clone(), u)))
+                        .collect::<Vec<_>>()
+                })
+                .collect()
+        };
+        for (r, cells, u) in folded {
+            let parts: SmallVec<[(std::ops::Range<u64>, WState); 2]> = self.states[r]
+                .query(cells)
+                .map(|(c, s)| (c, s.clone()))
+                .collect();
+            for (c, st) in parts {
+                let new = self.access_segment(i, r, c.clone(), &st, u, &mut node)?;
+                self.states[r].update(c, |_| new.clone());
+            }
         }
-        self.nodes[q].insert(p, node);
+        // Passes arrive in program order, so they always go last.
+        self.nodes[q].push((p, node));
         Ok(())
     }
 
@@ -432,7 +483,7 @@ impl Planner<'_> {
         let write_like = a.is_write() || layout_change || transfer_from.is_some();
 
         // The prior accesses this one must be ordered after.
-        let priors: Vec<Rec> = if write_like {
+        let priors: SmallVec<[Rec; 2]> = if write_like {
             if !st.reads.is_empty() {
                 st.reads.clone()
             } else {
@@ -440,8 +491,8 @@ impl Planner<'_> {
             }
         } else {
             match st.write {
-                Some(w) if !covered(&st.visible, q, a.stages, a.access) => vec![w],
-                _ => Vec::new(),
+                Some(w) if !covered(&st.visible, q, a.stages, a.access) => smallvec::smallvec![w],
+                _ => SmallVec::new(),
             }
         };
 
@@ -618,8 +669,8 @@ impl Planner<'_> {
                 // A transition or transfer: a write that this read already sees.
                 WState {
                     write: Some(write),
-                    reads: vec![me],
-                    visible: vec![(q, eff, a.access)],
+                    reads: smallvec::smallvec![me],
+                    visible: smallvec::smallvec![(q, eff, a.access)],
                     ..WState::default()
                 }
             }
@@ -693,7 +744,7 @@ impl Planner<'_> {
         };
         // The release is a write on `rq`: ordered after the reads since the last write, or
         // after the write itself.
-        let priors: Vec<Rec> = if !st.reads.is_empty() {
+        let priors: SmallVec<[Rec; 2]> = if !st.reads.is_empty() {
             st.reads.clone()
         } else {
             st.write.into_iter().collect()
@@ -731,11 +782,22 @@ impl Planner<'_> {
             families: Some((from, to)),
         };
         let kind = self.input.resources[r].kind;
-        let node = self.nodes[rq].entry(pos).or_insert_with(|| Node {
-            kind: NodeKind::Release,
-            barrier: BarrierCmd::default(),
-            deps: Vec::new(),
-        });
+        let qn = &mut self.nodes[rq];
+        let at = qn.partition_point(|(p, _)| *p < pos);
+        if qn.get(at).is_none_or(|(p, _)| *p != pos) {
+            qn.insert(
+                at,
+                (
+                    pos,
+                    Node {
+                        kind: NodeKind::Release,
+                        barrier: BarrierCmd::default(),
+                        deps: Vec::new(),
+                    },
+                ),
+            );
+        }
+        let node = &mut qn[at].1;
         for x in deps {
             node.deps.push(Dep {
                 queue: x.queue,
@@ -766,20 +828,28 @@ impl Planner<'_> {
         // is not covered by an earlier wait starts a batch (wait as late as possible).
         let protos: Vec<Vec<Proto>> = nodes.iter().map(|q| self.place_waits(q)).collect();
         // B: the nodes other queues actually wait on (after merging to the highest value).
-        let mut signal_src: Vec<HashMap<Pos, vk::PipelineStageFlags2>> =
-            vec![HashMap::new(); nodes.len()];
+        let index_of = |queue: usize, pos: Pos| nodes[queue].partition_point(|(p, _)| *p < pos);
+        let mut signal_src: Vec<Vec<Option<vk::PipelineStageFlags2>>> =
+            nodes.iter().map(|q| vec![None; q.len()]).collect();
         for w in protos.iter().flatten().flat_map(|p| &p.waits) {
             if let ProtoTarget::Node(queue, pos) = w.target {
-                *signal_src[queue].entry(pos).or_default() |= w.src_stages;
+                let s = &mut signal_src[queue][index_of(queue, pos)];
+                *s = Some(s.unwrap_or_default() | w.src_stages);
             }
         }
+        let node_index: Vec<Vec<Pos>> = nodes
+            .iter()
+            .map(|q| q.iter().map(|(p, _)| *p).collect())
+            .collect();
         // C: end a batch after each awaited node and each binary signal (signal as early as
         // possible), then resolve waits to batch indices.
-        let mut batch_of: Vec<HashMap<Pos, usize>> = vec![HashMap::new(); nodes.len()];
+        let mut batch_of: Vec<Vec<usize>> =
+            nodes.iter().map(|q| vec![usize::MAX; q.len()]).collect();
         let mut plans: Vec<QueuePlan> = Vec::with_capacity(nodes.len());
         for (q, (qnodes, qprotos)) in nodes.into_iter().zip(protos).enumerate() {
             let mut batches: Vec<Batch> = Vec::new();
-            let mut by_pos: BTreeMap<Pos, Node> = qnodes;
+            let mut by_index: Vec<Option<Node>> =
+                qnodes.into_iter().map(|(_, n)| Some(n)).collect();
             for proto in qprotos {
                 let mut cur = Batch {
                     waits: proto
@@ -795,8 +865,8 @@ impl Planner<'_> {
                 // Placeholders: targets are resolved below once every queue is batched.
                 let first = batches.len();
                 let mut pending_waits = Some(proto.waits);
-                for pos in proto.nodes {
-                    let node = by_pos.remove(&pos).expect("node placed once");
+                for ni in proto.nodes {
+                    let node = by_index[ni].take().expect("node placed once");
                     let mut ends = false;
                     match node.kind {
                         NodeKind::Pass(i) => {
@@ -817,9 +887,9 @@ impl Planner<'_> {
                         }
                         NodeKind::Release => cur.commands.push(Command::Barrier(node.barrier)),
                     }
-                    if let Some(&stages) = signal_src[q].get(&pos) {
+                    if let Some(stages) = signal_src[q][ni] {
                         cur.signal = Some(cur.signal.unwrap_or_default() | stages);
-                        batch_of[q].insert(pos, batches.len());
+                        batch_of[q][ni] = batches.len();
                         ends = true;
                     }
                     if ends {
@@ -845,10 +915,13 @@ impl Planner<'_> {
         for (q, b, waits) in std::mem::take(&mut self.proto_waits) {
             for (wi, w) in waits.into_iter().enumerate() {
                 plans[q].batches[b].waits[wi].target = match w.target {
-                    ProtoTarget::Node(queue, pos) => WaitTarget::Batch {
-                        queue,
-                        batch: batch_of[queue][&pos],
-                    },
+                    ProtoTarget::Node(queue, pos) => {
+                        let ni = node_index[queue].partition_point(|p| *p < pos);
+                        WaitTarget::Batch {
+                            queue,
+                            batch: batch_of[queue][ni],
+                        }
+                    }
                     ProtoTarget::Value(queue, value) => WaitTarget::Value { queue, value },
                     ProtoTarget::Binary(s) => WaitTarget::Binary(s),
                 };
@@ -858,11 +931,11 @@ impl Planner<'_> {
     }
 
     /// Step A of batching for one queue: batch starts and their waits.
-    fn place_waits(&self, nodes: &BTreeMap<Pos, Node>) -> Vec<Proto> {
+    fn place_waits(&self, nodes: &[(Pos, Node)]) -> Vec<Proto> {
         let mut protos: Vec<Proto> = Vec::new();
         // Per other queue: the highest point waited on so far, and where (proto, wait).
-        let mut waited: HashMap<usize, (At, usize, usize)> = HashMap::new();
-        for (&pos, node) in nodes {
+        let mut waited: Vec<Option<(At, usize, usize)>> = vec![None; self.input.queues.len()];
+        for (ni, (_, node)) in nodes.iter().enumerate() {
             let binary: Vec<ProtoWait> = match node.kind {
                 NodeKind::Pass(i) => self.input.passes[i]
                     .waits
@@ -879,7 +952,7 @@ impl Planner<'_> {
                     .collect(),
                 NodeKind::Release => Vec::new(),
             };
-            let uncovered = |d: &Dep| !waited.get(&d.queue).is_some_and(|&(at, _, _)| at >= d.at);
+            let uncovered = |d: &Dep| !waited[d.queue].is_some_and(|(at, _, _)| at >= d.at);
             if protos.is_empty() || !binary.is_empty() || node.deps.iter().any(uncovered) {
                 if protos.last().is_none_or(|p| !p.nodes.is_empty()) {
                     protos.push(Proto::default());
@@ -888,8 +961,8 @@ impl Planner<'_> {
             let pi = protos.len() - 1;
             protos[pi].waits.extend(binary);
             for d in &node.deps {
-                match waited.get(&d.queue) {
-                    Some(&(at, wp, wi)) if at >= d.at => {
+                match waited[d.queue] {
+                    Some((at, wp, wi)) if at >= d.at => {
                         // Already waited (in this batch or an earlier one): widen it.
                         let w = &mut protos[wp].waits[wi];
                         w.stages |= d.wait_stages;
@@ -923,16 +996,16 @@ impl Planner<'_> {
                                 proto.waits.len() - 1
                             }
                         };
-                        waited.insert(d.queue, (d.at, pi, wi));
+                        waited[d.queue] = Some((d.at, pi, wi));
                     }
                 }
             }
-            protos[pi].nodes.push(pos);
+            protos[pi].nodes.push(ni);
         }
         protos
     }
 
-    fn final_states(&self) -> Vec<Vec<(std::ops::Range<u64>, SegmentState<usize>)>> {
+    fn final_states(&self) -> FinalStates {
         self.states
             .iter()
             .map(|m| {
