@@ -16,7 +16,7 @@ fn main() {
         println!("cargo:rerun-if-changed={}", src.display());
         let name = src.file_name().expect("file name").to_string_lossy().into_owned();
         let spv = out.join(format!("{name}.spv"));
-        let status = Command::new("glslangValidator").arg("-V").arg("--target-env").arg("vulkan1.3").arg("-o").arg(&spv).arg(&src).status();
+        let status = Command::new("glslangValidator").arg("-V").arg("-o").arg(&spv).arg(&src).status();
         match status {
             Ok(s) if s.success() => {}
             Ok(s) => panic!("glslangValidator failed on {} ({s})", src.display()),
