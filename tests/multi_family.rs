@@ -1,0 +1,423 @@
+//! Multi-family GPU tests: ownership transfers between a dedicated compute or transfer family
+//! and the graphics family. They need several queue families, so they are ignored by default;
+//! run them on the NVIDIA machine (`../shared/device/README.md`) with `--include-ignored`.
+//! Run on a single-family device they fail with a clear message instead of passing vacuously.
+
+mod common;
+
+use common::*;
+use vk_baton::ash::vk;
+use vk_baton::plan::{Command, Plan};
+use vk_baton::{BufferDesc, Context, ImageDesc};
+
+fn multi_ctx() -> Context {
+    let ctx = ctx();
+    assert!(
+        ctx.async_compute.family() != ctx.graphics.family() && ctx.transfer.family() != ctx.graphics.family(),
+        "this test needs dedicated compute and transfer queue families, but `{}` has graphics = {:?}, async_compute = {:?}, transfer = {:?}; run it on the NVIDIA machine",
+        ctx.device_name(),
+        ctx.graphics,
+        ctx.async_compute,
+        ctx.transfer
+    );
+    ctx
+}
+
+/// Every (queue index, family transfer) of the plan's barriers.
+fn transfers(plan: &Plan) -> Vec<(usize, (u32, u32), vk::ImageLayout, vk::ImageLayout)> {
+    let mut out = Vec::new();
+    for (q, qp) in plan.queues.iter().enumerate() {
+        for c in qp.batches.iter().flat_map(|b| &b.commands) {
+            if let Command::Barrier(b) = c {
+                for ib in &b.images {
+                    if let Some(f) = ib.scopes.families {
+                        out.push((q, f, ib.old_layout, ib.new_layout));
+                    }
+                }
+                for bb in &b.buffers {
+                    if let Some(f) = bb.scopes.families {
+                        out.push((q, f, vk::ImageLayout::UNDEFINED, vk::ImageLayout::UNDEFINED));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Asserts one release on `from`'s queue and one matching acquire on `to`'s queue.
+fn assert_release_acquire(
+    plan: &Plan,
+    queues: &[vk_baton::Queue],
+    from: &vk_baton::Queue,
+    to: &vk_baton::Queue,
+) {
+    let t = transfers(plan);
+    let qi = |q: &vk_baton::Queue| queues.iter().position(|x| x == q).unwrap();
+    let fam = (from.family(), to.family());
+    let release: Vec<_> = t.iter().filter(|x| x.0 == qi(from) && x.1 == fam).collect();
+    let acquire: Vec<_> = t.iter().filter(|x| x.0 == qi(to) && x.1 == fam).collect();
+    assert_eq!(release.len(), 1, "one release on `{}`: {t:?}", from.name());
+    assert_eq!(acquire.len(), 1, "one acquire on `{}`: {t:?}", to.name());
+    assert_eq!(
+        (release[0].2, release[0].3),
+        (acquire[0].2, acquire[0].3),
+        "release and acquire give the same layouts"
+    );
+}
+
+#[test]
+#[ignore = "needs several queue families (run on the NVIDIA machine)"]
+fn compute_to_graphics_buffer_ownership_transfer() {
+    let ctx = multi_ctx();
+    let kit = Compute::new(
+        &ctx,
+        vk_baton_shaders::FILL_COMP,
+        vk::DescriptorType::STORAGE_BUFFER,
+    );
+    let count = 4096usize;
+    let len = (count * 4) as u64;
+    let storage = ctx
+        .buffer(
+            BufferDesc::new(
+                len,
+                vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC,
+            ),
+            "storage",
+        )
+        .unwrap();
+    let readback = ctx
+        .buffer(
+            BufferDesc::readback(len, vk::BufferUsageFlags::TRANSFER_DST),
+            "readback",
+        )
+        .unwrap();
+    let set = kit.buffer_set(&storage);
+    let graph = ctx.graph().unwrap();
+    let mut fill = Fill {
+        kit: &kit,
+        buf: storage.clone(),
+        set,
+        seed: 11,
+        repeat: 1,
+    };
+    let mut copy = CopyBuffer {
+        src: storage.clone(),
+        dst: readback.clone(),
+    };
+    let mut host = HostRead(readback.clone());
+    let planned = graph
+        .record()
+        .insert_pass("fill", &mut fill, &ctx.async_compute)
+        .insert_pass("copy", &mut copy, &ctx.graphics)
+        .insert_pass("host read", &mut host, &ctx.graphics)
+        .finish()
+        .unwrap();
+    println!("{planned}");
+    assert_release_acquire(
+        planned.plan(),
+        planned.queues(),
+        &ctx.async_compute,
+        &ctx.graphics,
+    );
+    assert_eq!(planned.plan().semaphore_waits(), 1);
+    planned.execute().unwrap().wait().unwrap();
+    let mut out = vec![0u8; len as usize];
+    readback.read(0, &mut out).unwrap();
+    assert!(out == fill_expected(count, 11));
+    assert_eq!(storage.state().owner(), Some(Some(ctx.graphics.family())));
+    drop(fill);
+    assert_clean(&ctx);
+}
+
+/// Draws the pattern on `draw_q`, downloads it on `ctx.graphics`; returns the pixels.
+fn pattern_pixels(ctx: &Context, draw_q: &vk_baton::Queue, check_transfer: bool) -> Vec<u8> {
+    let kit = Compute::new(
+        ctx,
+        vk_baton_shaders::PATTERN_COMP,
+        vk::DescriptorType::STORAGE_IMAGE,
+    );
+    let (w, h) = (96u32, 64u32);
+    let img = ctx
+        .image(
+            ImageDesc::storage_2d(w, h, vk::Format::R8G8B8A8_UNORM),
+            "pattern",
+        )
+        .unwrap();
+    let len = (w * h * 4) as u64;
+    let readback = ctx
+        .buffer(
+            BufferDesc::readback(len, vk::BufferUsageFlags::TRANSFER_DST),
+            "readback",
+        )
+        .unwrap();
+    let (set, view) = kit.image_set(&img);
+    struct Draw<'a>(
+        &'a Compute,
+        std::sync::Arc<vk_baton::StImage>,
+        vk::DescriptorSet,
+    );
+    impl vk_baton::Pass for Draw<'_> {
+        fn declare(&self, d: &mut vk_baton::Declare<'_>) {
+            d.image_discard(&self.1, vk_baton::Access::COMPUTE_SHADER_WRITE);
+        }
+        fn record(&mut self, r: &mut vk_baton::Recorder<'_>) -> vk_baton::Result<()> {
+            let e = self.1.desc().extent;
+            self.0.dispatch(
+                r,
+                self.2,
+                [0, 0],
+                [e.width.div_ceil(8), e.height.div_ceil(8), 1],
+            );
+            Ok(())
+        }
+    }
+    let graph = ctx.graph().unwrap();
+    let mut draw = Draw(&kit, img.clone(), set);
+    let mut down = ImageToBuffer {
+        src: img.clone(),
+        dst: readback.clone(),
+    };
+    let mut host = HostRead(readback.clone());
+    let planned = graph
+        .record()
+        .insert_pass("draw", &mut draw, draw_q)
+        .insert_pass("download", &mut down, &ctx.graphics)
+        .insert_pass("host read", &mut host, &ctx.graphics)
+        .finish()
+        .unwrap();
+    println!("{planned}");
+    if check_transfer {
+        assert_release_acquire(planned.plan(), planned.queues(), draw_q, &ctx.graphics);
+    }
+    planned.execute().unwrap().wait().unwrap();
+    let mut out = vec![0u8; len as usize];
+    readback.read(0, &mut out).unwrap();
+    // SAFETY: the execution completed.
+    unsafe { ctx.device.destroy_image_view(view, None) };
+    out
+}
+
+#[test]
+#[ignore = "needs several queue families (run on the NVIDIA machine)"]
+fn compute_to_graphics_image_ownership_transfer() {
+    let ctx = multi_ctx();
+    let reference = pattern_pixels(&ctx, &ctx.graphics, false);
+    let moved = pattern_pixels(&ctx, &ctx.async_compute, true);
+    assert!(
+        reference.iter().any(|&b| b != 0),
+        "the pattern is not blank"
+    );
+    assert!(
+        moved == reference,
+        "the image changed on its way from the compute family to the graphics family"
+    );
+    assert_clean(&ctx);
+}
+
+#[test]
+#[ignore = "needs several queue families (run on the NVIDIA machine)"]
+fn transfer_to_graphics_upload() {
+    let ctx = multi_ctx();
+    let (w, h) = (33u32, 17u32);
+    let len = (w * h * 4) as u64;
+    let data: Vec<u8> = (0..len as usize).map(|i| (i * 7 + 3) as u8).collect();
+    let upload = ctx
+        .buffer(
+            BufferDesc::upload(len, vk::BufferUsageFlags::TRANSFER_SRC),
+            "upload",
+        )
+        .unwrap();
+    upload.write(0, &data).unwrap();
+    let img = ctx
+        .image(
+            ImageDesc::new_2d(
+                w,
+                h,
+                vk::Format::R8G8B8A8_UINT,
+                vk::ImageUsageFlags::TRANSFER_DST | vk::ImageUsageFlags::TRANSFER_SRC,
+            ),
+            "uploaded",
+        )
+        .unwrap();
+    let readback = ctx
+        .buffer(
+            BufferDesc::readback(len, vk::BufferUsageFlags::TRANSFER_DST),
+            "readback",
+        )
+        .unwrap();
+    let graph = ctx.graph().unwrap();
+    let mut up = BufferToImage {
+        src: upload.clone(),
+        dst: img.clone(),
+    };
+    let mut down = ImageToBuffer {
+        src: img.clone(),
+        dst: readback.clone(),
+    };
+    let mut host = HostRead(readback.clone());
+    let planned = graph
+        .record()
+        .insert_pass("upload", &mut up, &ctx.transfer)
+        .insert_pass("download", &mut down, &ctx.graphics)
+        .insert_pass("host read", &mut host, &ctx.graphics)
+        .finish()
+        .unwrap();
+    println!("{planned}");
+    assert_release_acquire(
+        planned.plan(),
+        planned.queues(),
+        &ctx.transfer,
+        &ctx.graphics,
+    );
+    planned.execute().unwrap().wait().unwrap();
+    let mut out = vec![0u8; len as usize];
+    readback.read(0, &mut out).unwrap();
+    assert!(out == data);
+    assert_clean(&ctx);
+}
+
+#[test]
+#[ignore = "needs several queue families (run on the NVIDIA machine)"]
+fn ownership_inherited_across_graphs() {
+    let ctx = multi_ctx();
+    let kit = Compute::new(
+        &ctx,
+        vk_baton_shaders::FILL_COMP,
+        vk::DescriptorType::STORAGE_BUFFER,
+    );
+    let count = 2048usize;
+    let len = (count * 4) as u64;
+    let storage = ctx
+        .buffer(
+            BufferDesc::new(
+                len,
+                vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC,
+            ),
+            "storage",
+        )
+        .unwrap();
+    let readback = ctx
+        .buffer(
+            BufferDesc::readback(len, vk::BufferUsageFlags::TRANSFER_DST),
+            "readback",
+        )
+        .unwrap();
+    let set = kit.buffer_set(&storage);
+
+    let first = ctx.graph().unwrap();
+    let mut fill = Fill {
+        kit: &kit,
+        buf: storage.clone(),
+        set,
+        seed: 21,
+        repeat: 1,
+    };
+    let fence1 = first
+        .record()
+        .insert_pass("fill", &mut fill, &ctx.async_compute)
+        .finish()
+        .unwrap()
+        .execute()
+        .unwrap();
+    assert_eq!(
+        storage.state().owner(),
+        Some(Some(ctx.async_compute.family()))
+    );
+
+    // A second graph that never names the compute queue: the state does, so it releases there.
+    let second = ctx.graph().unwrap();
+    let mut copy = CopyBuffer {
+        src: storage.clone(),
+        dst: readback.clone(),
+    };
+    let mut host = HostRead(readback.clone());
+    let planned = second
+        .record()
+        .insert_pass("copy", &mut copy, &ctx.graphics)
+        .insert_pass("host read", &mut host, &ctx.graphics)
+        .finish()
+        .unwrap();
+    println!("{planned}");
+    assert!(
+        planned.queues().contains(&ctx.async_compute),
+        "the compute queue joins the plan from the recorded state"
+    );
+    assert_release_acquire(
+        planned.plan(),
+        planned.queues(),
+        &ctx.async_compute,
+        &ctx.graphics,
+    );
+    let fence2 = planned.execute().unwrap();
+    fence2.wait().unwrap();
+    fence1.wait().unwrap();
+    let mut out = vec![0u8; len as usize];
+    readback.read(0, &mut out).unwrap();
+    assert!(out == fill_expected(count, 21));
+    drop(fill);
+    assert_clean(&ctx);
+}
+
+#[test]
+#[ignore = "needs several queue families (run on the NVIDIA machine)"]
+fn concurrent_sharing_needs_no_transfer() {
+    let ctx = multi_ctx();
+    let kit = Compute::new(
+        &ctx,
+        vk_baton_shaders::FILL_COMP,
+        vk::DescriptorType::STORAGE_BUFFER,
+    );
+    let count = 1024usize;
+    let len = (count * 4) as u64;
+    let families = [ctx.async_compute.family(), ctx.graphics.family()];
+    let storage = ctx
+        .buffer(
+            BufferDesc::new(
+                len,
+                vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC,
+            )
+            .concurrent(&families),
+            "concurrent",
+        )
+        .unwrap();
+    let readback = ctx
+        .buffer(
+            BufferDesc::readback(len, vk::BufferUsageFlags::TRANSFER_DST),
+            "readback",
+        )
+        .unwrap();
+    let set = kit.buffer_set(&storage);
+    let graph = ctx.graph().unwrap();
+    let mut fill = Fill {
+        kit: &kit,
+        buf: storage.clone(),
+        set,
+        seed: 4,
+        repeat: 1,
+    };
+    let mut copy = CopyBuffer {
+        src: storage.clone(),
+        dst: readback.clone(),
+    };
+    let mut host = HostRead(readback.clone());
+    let planned = graph
+        .record()
+        .insert_pass("fill", &mut fill, &ctx.async_compute)
+        .insert_pass("copy", &mut copy, &ctx.graphics)
+        .insert_pass("host read", &mut host, &ctx.graphics)
+        .finish()
+        .unwrap();
+    println!("{planned}");
+    assert!(
+        transfers(planned.plan()).is_empty(),
+        "no ownership transfer for CONCURRENT sharing"
+    );
+    assert_eq!(planned.plan().semaphore_waits(), 1);
+    planned.execute().unwrap().wait().unwrap();
+    let mut out = vec![0u8; len as usize];
+    readback.read(0, &mut out).unwrap();
+    assert!(out == fill_expected(count, 4));
+    drop(fill);
+    assert_clean(&ctx);
+}
