@@ -26,5 +26,7 @@ fn main() {
             ),
         }
     }
+    // The directory too, so a newly added shader triggers a rebuild.
+    println!("cargo:rerun-if-changed={}", dir.display());
     println!("cargo:rerun-if-changed=build.rs");
 }
