@@ -12,6 +12,25 @@ pub const PATTERN_COMP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/patter
 /// `{ uint count; uint seed; }`, workgroups of 64.
 pub const FILL_COMP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/fill.comp.spv"));
 
+/// `sim.comp`: `dst[i] = mix(src[i] ^ salt, iters)` (integer LCG + xorshift rounds), bindings
+/// 0 (readonly) and 1 (writeonly) storage buffers, push constants `{ uint count; uint iters;
+/// uint salt; }`, workgroups of 64. Used by the async_compute sample.
+pub const SIM_COMP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/sim.comp.spv"));
+
+/// `checksum.comp`: per-workgroup wrapping sums of `data[j] ^ (j * 0x9E3779B9)` written to
+/// `partials[first + workgroup]`; bindings 0 (data) and 1 (partials), push constants
+/// `{ uint words; uint first; }`, workgroups of 256. Used by the streaming_upload sample.
+pub const CHECKSUM_COMP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/checksum.comp.spv"));
+
+/// `anim.comp`: the window sample's integer animation into `layout(binding 0, rgba8) image2D`,
+/// push constant `{ uint frame; }`, workgroups of 8×8.
+pub const ANIM_COMP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/anim.comp.spv"));
+
+/// `incremental.comp`: `img[x, y] = data[y * width + x] * 3 + 1`; binding 0 a readonly
+/// storage buffer, binding 1 an `r32ui` storage image; workgroups of 8×8.
+pub const INCREMENTAL_COMP: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/incremental.comp.spv"));
+
 /// SPIR-V bytes as 32-bit words (what `vkCreateShaderModule` takes).
 ///
 /// ```
@@ -19,5 +38,8 @@ pub const FILL_COMP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/fill.comp
 /// assert_eq!(words[0], 0x0723_0203); // the SPIR-V magic number
 /// ```
 pub fn words(spirv: &[u8]) -> Vec<u32> {
-    spirv.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    spirv
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
 }
