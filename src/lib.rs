@@ -19,6 +19,8 @@ pub mod plan;
 pub mod queue;
 pub mod range;
 pub mod resource;
+#[cfg(feature = "verify")]
+pub mod verify;
 
 pub use access::{Access, AccessKind};
 pub use ash;
