@@ -1,0 +1,264 @@
+//! An independent checker of the synchronization a [`Plan`] emits.
+//!
+//! The verifier reads a plan exactly as the executor submits it (per queue, batches in order:
+//! semaphore waits, then `vkCmdPipelineBarrier2` commands and passes, then semaphore signals)
+//! and decides, from the Vulkan specification's definitions and nothing the planner computes,
+//! whether every pair of conflicting accesses is correctly ordered:
+//!
+//! - **Execution dependency chains** through barrier first and second synchronization scopes in
+//!   submission order (across batches and executions), and through semaphore signal/wait
+//!   operations (a signal's first scope includes earlier signals; a timeline wait for `w` is
+//!   satisfied by the first signal reaching `w`).
+//! - **Memory dependencies**: writes made available by a command whose first access scope holds
+//!   them, and visible through one whose second access scope holds the later access, chained.
+//! - **Image layouts**: each access finds the image in the layout it declares; each transition's
+//!   old layout is the current one or `UNDEFINED`, and `UNDEFINED` discards contents that a
+//!   later access still needs.
+//! - **Queue family ownership** of `EXCLUSIVE` resources: contents are used only by the owning
+//!   family; every release has a matching acquire (same families, layouts and range) ordered
+//!   after it through a semaphore.
+//!
+//! See `check.rs` for the precise rules. Stage masks meet only on shared atomic bits (after
+//! expanding `ALL_COMMANDS`, `ALL_GRAPHICS`, `ALL_TRANSFER`, ... and sync2 `TOP`/`BOTTOM`);
+//! logically earlier/later stages are not inferred, which can only make the verifier stricter.
+//!
+//! Ownership transfer barriers are read with their stage masks honoured (the release's
+//! destination stages, the acquire's source stages), which is what
+//! `VK_DEPENDENCY_QUEUE_FAMILY_OWNERSHIP_TRANSFER_USE_ALL_STAGES_BIT_KHR` defines. Without that
+//! flag, core Vulkan ignores those masks and only an `ALL_COMMANDS` semaphore stage mask orders a
+//! release or an acquire.
+//!
+//! ```
+//! use vk_baton::plan::*;
+//! use vk_baton::{Access, ash::vk};
+//! let input = PlanInput {
+//!     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE)],
+//!     resources: vec![ResourceDecl::image("img", 1, 1, vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::SAMPLED)],
+//!     passes: vec![
+//!         PassDecl::new("write", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_WRITE)),
+//!         PassDecl::new("read", 0).with_use(UseDecl::new(0, Access::FRAGMENT_SHADER_SAMPLED_READ)),
+//!     ],
+//! };
+//! let mut plan = plan(&input).unwrap();
+//! assert!(plan.verify().is_ok());
+//!
+//! // Drop the barrier between the passes: the verifier names the hazard.
+//! let cmds = &mut plan.queues[0].batches[0].commands;
+//! let at = cmds.iter().rposition(|c| matches!(c, Command::Barrier(_))).unwrap();
+//! cmds.remove(at);
+//! let errors = plan.verify().unwrap_err();
+//! assert!(errors.iter().any(|v| v.to_string().contains("pass `write`")));
+//! ```
+
+mod check;
+mod flags;
+mod model;
+
+use crate::plan::{Plan, TimelineValues};
+use std::fmt;
+
+/// What kind of rule a [`Violation`] breaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum HazardKind {
+    /// Read after write.
+    Raw,
+    /// Write after read.
+    War,
+    /// Write after write.
+    Waw,
+    /// An image layout transition is unordered, or an access finds the wrong layout or
+    /// discarded contents.
+    Layout,
+    /// A queue family ownership rule.
+    Ownership,
+    /// Conflicting passes run against program order.
+    Order,
+    /// The plan itself is malformed (a wait on a value never signalled, a deadlock, a pass
+    /// recorded twice or never, ...).
+    Structure,
+}
+
+impl fmt::Display for HazardKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Raw => "RAW",
+            Self::War => "WAR",
+            Self::Waw => "WAW",
+            Self::Layout => "layout",
+            Self::Ownership => "ownership",
+            Self::Order => "order",
+            Self::Structure => "structure",
+        })
+    }
+}
+
+/// Who performed one side of a [`Violation`].
+///
+/// ```
+/// use vk_baton::verify::Actor;
+/// let a = Actor::Pass { execution: 0, pass: 2, name: "shade".into() };
+/// assert_eq!(a.to_string(), "pass `shade`");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Actor {
+    /// A pass of execution `execution`.
+    Pass {
+        /// Index of the execution in the checked sequence.
+        execution: usize,
+        /// Index into that plan's passes.
+        pass: usize,
+        /// The pass's name.
+        name: String,
+    },
+    /// A layout transition or ownership transfer of a barrier.
+    Sync {
+        /// Index of the execution in the checked sequence.
+        execution: usize,
+        /// The queue's name.
+        queue: String,
+        /// What it is and where.
+        what: String,
+    },
+    /// Work of an earlier graph (an initial state with a timeline value).
+    EarlierGraph,
+    /// The app's own work (an initial state with nothing to wait for).
+    App,
+    /// The presentation engine, handing a swapchain image back through a binary semaphore.
+    PresentationEngine {
+        /// Index of the execution in the checked sequence.
+        execution: usize,
+    },
+}
+
+impl fmt::Display for Actor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Pass {
+                execution: 0, name, ..
+            } => write!(f, "pass `{name}`"),
+            Self::Pass {
+                execution, name, ..
+            } => write!(f, "pass `{name}` (execution {execution})"),
+            Self::Sync { queue, what, .. } => write!(f, "{what} on queue `{queue}`"),
+            Self::EarlierGraph => f.write_str("earlier graph"),
+            Self::App => f.write_str("app"),
+            Self::PresentationEngine { .. } => f.write_str("presentation engine"),
+        }
+    }
+}
+
+/// One broken rule: the two operations, the resource and range, and what was missing.
+///
+/// ```
+/// use vk_baton::verify::{Actor, HazardKind, Violation};
+/// let v = Violation {
+///     kind: HazardKind::Raw,
+///     first: Some(Actor::App),
+///     second: Some(Actor::Pass { execution: 0, pass: 0, name: "blit".into() }),
+///     resource: Some("img".into()),
+///     range: Some("mips 0..1 layers 0..1".into()),
+///     missing: "memory dependency".into(),
+/// };
+/// assert_eq!(v.to_string(), "RAW on `img` mips 0..1 layers 0..1: app -> pass `blit`: missing memory dependency");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// The kind of hazard.
+    pub kind: HazardKind,
+    /// The earlier operation, if the rule involves one.
+    pub first: Option<Actor>,
+    /// The later operation.
+    pub second: Option<Actor>,
+    /// The resource's name.
+    pub resource: Option<String>,
+    /// The mips/layers or bytes concerned.
+    pub range: Option<String>,
+    /// What was missing or wrong.
+    pub missing: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.kind)?;
+        if let Some(r) = &self.resource {
+            write!(f, " on `{r}`")?;
+        }
+        if let Some(r) = &self.range {
+            write!(f, " {r}")?;
+        }
+        f.write_str(":")?;
+        match (&self.first, &self.second) {
+            (Some(a), Some(b)) => write!(f, " {a} -> {b}:")?,
+            (None, Some(b)) => write!(f, " {b}:")?,
+            _ => {}
+        }
+        write!(f, " missing {}", self.missing)
+    }
+}
+
+/// Checks one or more consecutive executions.
+///
+/// Execution `k + 1`'s initial resource states must be execution `k`'s
+/// [`Plan::resolved_final_states`], and its values must come after execution `k`'s (one
+/// `last_signalled` array across all of them). The queue lists must be the same: a queue index
+/// is its identity. Only the first execution's initial states are read; later ones are the
+/// earlier executions' own operations, which the verifier sees.
+///
+/// ```
+/// use vk_baton::plan::*;
+/// use vk_baton::{Access, ash::vk};
+/// let mut input = PlanInput {
+///     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE),
+///                  QueueDecl::new("copy", 1, vk::QueueFlags::TRANSFER)],
+///     resources: vec![ResourceDecl::buffer("buf", 256, vk::BufferUsageFlags::TRANSFER_DST | vk::BufferUsageFlags::STORAGE_BUFFER)],
+///     passes: vec![PassDecl::new("upload", 1).with_use(UseDecl::new(0, Access::TRANSFER_WRITE))],
+/// };
+/// let mut last = [0u64; 2];
+/// let first = plan(&input).unwrap();
+/// let v1 = first.assign_values(&mut last);
+/// for (r, s) in input.resources.iter_mut().zip(first.resolved_final_states(&v1)) {
+///     r.initial = s;
+/// }
+/// input.passes = vec![PassDecl::new("use", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_READ))];
+/// let second = plan(&input).unwrap();
+/// let v2 = second.assign_values(&mut last);
+/// vk_baton::verify::verify(&[(&first, &v1), (&second, &v2)]).unwrap();
+/// ```
+pub fn verify(executions: &[(&Plan, &TimelineValues)]) -> Result<(), Vec<Violation>> {
+    if executions.is_empty() {
+        return Ok(());
+    }
+    let m = model::Model::build(executions);
+    let mut v = m.violations.clone();
+    if v.is_empty()
+        || v.iter()
+            .all(|x| x.kind != HazardKind::Structure || !x.missing.contains("same queues"))
+    {
+        v.extend(check::run(&m));
+    }
+    if v.is_empty() {
+        Ok(())
+    } else {
+        Err(v)
+    }
+}
+
+impl Plan {
+    /// Checks this plan as one execution, with timeline values assigned from zero.
+    ///
+    /// ```
+    /// use vk_baton::plan::*;
+    /// use vk_baton::{Access, ash::vk};
+    /// let input = PlanInput {
+    ///     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS)],
+    ///     resources: vec![ResourceDecl::image("rt", 1, 1, vk::ImageUsageFlags::COLOR_ATTACHMENT)],
+    ///     passes: vec![PassDecl::new("draw", 0).with_use(UseDecl::new(0, Access::COLOR_ATTACHMENT_WRITE).discard())],
+    /// };
+    /// plan(&input).unwrap().verify().unwrap();
+    /// ```
+    pub fn verify(&self) -> Result<(), Vec<Violation>> {
+        let mut last = vec![0u64; self.queues.len()];
+        let values = self.assign_values(&mut last);
+        verify(&[(self, &values)])
+    }
+}
