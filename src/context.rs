@@ -252,7 +252,7 @@ impl Context {
             .map_err(|e| Error::vk("vkEnumerateInstanceExtensionProperties", e))?;
         let has_ext = |name: &CStr| exts.iter().any(|e| e.extension_name_as_c_str() == Ok(name));
         let debug_utils = has_ext(ash::ext::debug_utils::NAME);
-        let mut ext_names: Vec<*const i8> = opts
+        let mut ext_names: Vec<*const std::ffi::c_char> = opts
             .instance_extensions
             .iter()
             .map(|e| e.as_ptr())
@@ -343,7 +343,7 @@ impl Context {
             .collect();
         let mut f12 = vk::PhysicalDeviceVulkan12Features::default().timeline_semaphore(true);
         let mut f13 = vk::PhysicalDeviceVulkan13Features::default().synchronization2(true);
-        let mut dev_exts: Vec<*const i8> = Vec::new();
+        let mut dev_exts: Vec<*const std::ffi::c_char> = Vec::new();
         if opts.swapchain {
             dev_exts.push(ash::khr::swapchain::NAME.as_ptr());
         }

@@ -117,6 +117,51 @@ pub(crate) fn execute(planned: Planned<'_>) -> Result<ExecutionFence> {
     }
 }
 
+/// Records a planned graph into command buffers and throws them away, submitting nothing
+/// and changing no state: what `benches/plan.rs` measures against hand-written recording.
+pub(crate) fn record_only(planned: Planned<'_>) -> Result<()> {
+    let shared = planned.shared().clone();
+    let Planned {
+        mut passes,
+        queues,
+        resources,
+        plan,
+        ..
+    } = planned;
+    let token = CompletionToken::new(shared.device.clone());
+    let mut keep: Vec<Box<dyn Any + Send + Sync>> = Vec::new();
+    let mut cmds: Vec<(u32, vk::CommandBuffer)> = Vec::new();
+    let mut fences: Vec<Option<vk::Fence>> = vec![None; queues.len()];
+    let mut batch_cmds = Vec::with_capacity(queues.len());
+    let recorded = {
+        let mut pools = shared.pools.lock();
+        record_all(
+            &shared,
+            &mut pools,
+            &plan,
+            &queues,
+            &resources,
+            &mut passes,
+            &token,
+            &mut keep,
+            &mut cmds,
+            &mut fences,
+            &mut batch_cmds,
+        )
+    };
+    token.set_submitted(Vec::new());
+    let fences = fences.into_iter().flatten().collect();
+    shared.recycle(FenceContents {
+        token,
+        fences,
+        cmds,
+        resources,
+        queues,
+        keep,
+    });
+    recorded
+}
+
 #[allow(clippy::too_many_arguments)]
 fn record_all(
     shared: &Arc<GraphShared>,
@@ -300,7 +345,7 @@ fn submit_and_commit(
     }
 
     let mut done = Vec::new();
-    for &q in &order {
+    for q in submission_order(plan, &order) {
         let qp = &plan.queues[q];
         let mut waits: Vec<Vec<vk::SemaphoreSubmitInfo<'_>>> = Vec::with_capacity(qp.batches.len());
         let mut signals: Vec<Vec<vk::SemaphoreSubmitInfo<'_>>> =
@@ -388,4 +433,29 @@ fn submit_and_commit(
         }
     }
     Ok(())
+}
+
+/// The order to submit the queues in: a queue whose batches wait on another queue's batch of
+/// this execution goes after it, so every release is queued before its acquire (the validation
+/// layer checks ownership transfers and layouts in submission order, although timeline
+/// semaphores would allow waiting before signalling). A cycle between queues (each waits on the
+/// other at some point) keeps the remaining queues in `order`.
+fn submission_order(plan: &Plan, order: &[usize]) -> Vec<usize> {
+    let waits_on = |q: usize, p: usize| {
+        plan.queues[q]
+            .batches
+            .iter()
+            .flat_map(|b| &b.waits)
+            .any(|w| matches!(w.target, WaitTarget::Batch { queue, .. } if queue == p))
+    };
+    let mut left: Vec<usize> = order.to_vec();
+    let mut out = Vec::with_capacity(order.len());
+    while !left.is_empty() {
+        let ready = left
+            .iter()
+            .position(|&q| !left.iter().any(|&p| p != q && waits_on(q, p)))
+            .unwrap_or(0);
+        out.push(left.remove(ready));
+    }
+    out
 }
