@@ -12,7 +12,7 @@
 //! ```
 
 use ash::vk;
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 
 /// The device-level `VK_EXT_debug_utils` functions. Cheap to clone.
 ///
@@ -26,9 +26,18 @@ pub struct DebugUtils {
     loader: ash::ext::debug_utils::Device,
 }
 
-fn c_name(name: &str) -> CString {
+/// Calls `f` with `name` as a C string. Short names (every pass name in practice) go through
+/// a stack buffer, since labels are written for every pass of every frame.
+fn with_c_name<R>(name: &str, f: impl FnOnce(&CStr) -> R) -> R {
+    let mut buf = [0u8; 128];
+    if name.len() < buf.len() && !name.contains('\0') {
+        buf[..name.len()].copy_from_slice(name.as_bytes());
+        if let Ok(c) = CStr::from_bytes_until_nul(&buf) {
+            return f(c);
+        }
+    }
     // Interior NULs cannot appear in a C string: replace them.
-    CString::new(name.replace('\0', "?")).unwrap_or_default()
+    f(&CString::new(name.replace('\0', "?")).unwrap_or_default())
 }
 
 impl DebugUtils {
@@ -76,15 +85,16 @@ impl DebugUtils {
     /// # }
     /// ```
     pub fn set_name<H: vk::Handle>(&self, handle: H, name: &str) {
-        let name = c_name(name);
-        let info = vk::DebugUtilsObjectNameInfoEXT::default()
-            .object_handle(handle)
-            .object_name(&name);
-        // SAFETY: the handle belongs to the device the loader was made for (caller's promise);
-        // `name` outlives the call.
-        if let Err(e) = unsafe { self.loader.set_debug_utils_object_name(&info) } {
-            log::warn!("vkSetDebugUtilsObjectNameEXT failed: {e}");
-        }
+        with_c_name(name, |name| {
+            let info = vk::DebugUtilsObjectNameInfoEXT::default()
+                .object_handle(handle)
+                .object_name(name);
+            // SAFETY: the handle belongs to the device the loader was made for (caller's
+            // promise); `name` outlives the call.
+            if let Err(e) = unsafe { self.loader.set_debug_utils_object_name(&info) } {
+                log::warn!("vkSetDebugUtilsObjectNameEXT failed: {e}");
+            }
+        })
     }
 
     /// Opens a label region in a command buffer that is recording.
@@ -95,11 +105,12 @@ impl DebugUtils {
     /// # }
     /// ```
     pub fn begin_label(&self, cmd: vk::CommandBuffer, name: &str) {
-        let name = c_name(name);
-        let label = vk::DebugUtilsLabelEXT::default().label_name(&name);
-        // SAFETY: `cmd` is recording (caller's promise) and externally synchronized by the
-        // recorder; `name` outlives the call.
-        unsafe { self.loader.cmd_begin_debug_utils_label(cmd, &label) };
+        with_c_name(name, |name| {
+            let label = vk::DebugUtilsLabelEXT::default().label_name(name);
+            // SAFETY: `cmd` is recording (caller's promise) and externally synchronized by the
+            // recorder; `name` outlives the call.
+            unsafe { self.loader.cmd_begin_debug_utils_label(cmd, &label) };
+        })
     }
 
     /// Closes the innermost label region.
@@ -122,10 +133,11 @@ impl DebugUtils {
     /// # }
     /// ```
     pub fn insert_label(&self, cmd: vk::CommandBuffer, name: &str) {
-        let name = c_name(name);
-        let label = vk::DebugUtilsLabelEXT::default().label_name(&name);
-        // SAFETY: `cmd` is recording (caller's promise); `name` outlives the call.
-        unsafe { self.loader.cmd_insert_debug_utils_label(cmd, &label) };
+        with_c_name(name, |name| {
+            let label = vk::DebugUtilsLabelEXT::default().label_name(name);
+            // SAFETY: `cmd` is recording (caller's promise); `name` outlives the call.
+            unsafe { self.loader.cmd_insert_debug_utils_label(cmd, &label) };
+        })
     }
 }
 

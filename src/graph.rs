@@ -462,7 +462,7 @@ impl<'a> GraphBuilder<'a> {
             resources: res_decls,
             passes: pass_decls,
         };
-        let plan = plan::plan(&input)?;
+        let plan = plan::plan_owned(input)?;
         // VERIFY HOOK (lead wires this once `Plan::verify` exists in src/verify/):
         // #[cfg(all(feature = "verify", debug_assertions))]
         // plan.verify()?;
@@ -553,6 +553,13 @@ impl<'a> Planned<'a> {
     /// ```
     pub fn execute(self) -> Result<ExecutionFence> {
         crate::execute::execute(self)
+    }
+
+    /// Records the plan into command buffers and discards them: no submit, no state change.
+    /// For benchmarks of planning plus recording cost.
+    #[doc(hidden)]
+    pub fn record_only(self) -> Result<()> {
+        crate::execute::record_only(self)
     }
 
     pub(crate) fn shared(&self) -> &Arc<GraphShared> {

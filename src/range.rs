@@ -174,11 +174,25 @@ impl<T: Clone + PartialEq> RangeMap<T> {
 
     /// Replace the values over `r` with `f(old)`, splitting segments at its edges.
     pub fn update(&mut self, r: Range<u64>, mut f: impl FnMut(&T) -> T) {
+        let _ = self.try_update(r, |_, v| -> Result<(), ()> {
+            *v = f(v);
+            Ok(())
+        });
+    }
+
+    /// Calls `f` on each segment within `r` (split at its edges) to change it in place, then
+    /// merges equal neighbours. Stops at the first error; segments already visited keep
+    /// their changes.
+    pub fn try_update<E>(
+        &mut self,
+        r: Range<u64>,
+        mut f: impl FnMut(Range<u64>, &mut T) -> Result<(), E>,
+    ) -> Result<(), E> {
         if r.start >= r.end {
-            return;
+            return Ok(());
         }
-        // Split so that `r.start` and `r.end` fall on segment edges; updates in place, since
-        // the common case (a whole resource in one segment) needs no allocation at all.
+        // Split so that `r.start` and `r.end` fall on segment edges; the common case (a whole
+        // resource in one segment) needs no allocation at all.
         let mut i = self.segs.partition_point(|(s, _)| s.end <= r.start);
         if i < self.segs.len() && self.segs[i].0.start < r.start {
             let (s, v) = self.segs[i].clone();
@@ -187,13 +201,19 @@ impl<T: Clone + PartialEq> RangeMap<T> {
             i += 1;
         }
         let first = i;
+        let mut result = Ok(());
         while i < self.segs.len() && self.segs[i].0.start < r.end {
             if self.segs[i].0.end > r.end {
                 let (s, v) = self.segs[i].clone();
                 self.segs[i].0.end = r.end;
                 self.segs.insert(i + 1, (r.end..s.end, v));
             }
-            self.segs[i].1 = f(&self.segs[i].1);
+            let (c, v) = &mut self.segs[i];
+            if let Err(e) = f(c.clone(), v) {
+                result = Err(e);
+                i += 1;
+                break;
+            }
             i += 1;
         }
         // Merge equal neighbours from just before the range to just after it.
@@ -211,6 +231,13 @@ impl<T: Clone + PartialEq> RangeMap<T> {
                 j += 1;
             }
         }
+        result
+    }
+}
+
+impl<T> Default for RangeMap<T> {
+    fn default() -> Self {
+        Self { segs: Vec::new() }
     }
 }
 

@@ -431,14 +431,13 @@ impl Planner<'_> {
                 .collect()
         };
         for (r, cells, u) in folded {
-            let parts: SmallVec<[(std::ops::Range<u64>, WState); 2]> = self.states[r]
-                .query(cells)
-                .map(|(c, s)| (c, s.clone()))
-                .collect();
-            for (c, st) in parts {
-                let new = self.access_segment(i, r, c.clone(), &st, u, &mut node)?;
-                self.states[r].update(c, |_| new.clone());
-            }
+            // Taken out so each segment can be changed in place while `self` plans.
+            let mut map = std::mem::take(&mut self.states[r]);
+            let res = map.try_update(cells, |c, st| {
+                self.access_segment(i, r, c, st, u, &mut node)
+            });
+            self.states[r] = map;
+            res?;
         }
         // Passes arrive in program order, so they always go last.
         self.nodes[q].push((p, node));
@@ -451,10 +450,10 @@ impl Planner<'_> {
         pass: usize,
         r: usize,
         cells: std::ops::Range<u64>,
-        st: &WState,
+        st: &mut WState,
         u: SegUse,
         node: &mut Node,
-    ) -> Result<WState> {
+    ) -> Result<()> {
         let res = &self.input.resources[r];
         let q = self.input.passes[pass].queue;
         let family = self.input.queues[q].family;
@@ -567,7 +566,7 @@ impl Planner<'_> {
             let same_queue = priors.iter().any(|x| x.queue == q);
             if !same_queue && !layout_change {
                 // Semaphores (or nothing at all) order it; no barrier.
-                return Ok(self.after(
+                apply_access(
                     st,
                     q,
                     p,
@@ -578,7 +577,8 @@ impl Planner<'_> {
                     res.concurrent,
                     family,
                     new_layout,
-                ));
+                );
+                return Ok(());
             }
             if cross {
                 // Chain the transition from the semaphore wait's stages.
@@ -594,7 +594,7 @@ impl Planner<'_> {
             old_layout,
             new_layout,
         );
-        Ok(self.after(
+        apply_access(
             st,
             q,
             p,
@@ -605,7 +605,8 @@ impl Planner<'_> {
             res.concurrent,
             family,
             new_layout,
-        ))
+        );
+        Ok(())
     }
 
     /// The stages to chain from for a prior access. A binary wait's stages are those of its
@@ -631,72 +632,6 @@ impl Planner<'_> {
             *self.binary_wait_stages.entry(key).or_default() |=
                 vk::PipelineStageFlags2::ALL_COMMANDS;
         }
-    }
-
-    /// The state after an access.
-    #[allow(clippy::too_many_arguments)]
-    fn after(
-        &self,
-        st: &WState,
-        q: usize,
-        p: Pos,
-        a: Access,
-        eff: vk::PipelineStageFlags2,
-        write_like: bool,
-        discard: bool,
-        concurrent: bool,
-        family: u32,
-        layout: vk::ImageLayout,
-    ) -> WState {
-        let me = Rec {
-            queue: q,
-            at: At::Node(p),
-            stages: eff,
-            access: a.access,
-            binary_wait: None,
-        };
-        let mut s = if write_like {
-            let write = Rec {
-                access: a.write_bits(),
-                ..me
-            };
-            if a.is_write() {
-                WState {
-                    write: Some(write),
-                    ..WState::default()
-                }
-            } else {
-                // A transition or transfer: a write that this read already sees.
-                WState {
-                    write: Some(write),
-                    reads: smallvec::smallvec![me],
-                    visible: smallvec::smallvec![(q, eff, a.access)],
-                    ..WState::default()
-                }
-            }
-        } else {
-            let mut s = st.clone();
-            match s.reads.iter_mut().find(|x| x.queue == q) {
-                Some(x) => {
-                    x.at = x.at.max(me.at);
-                    x.stages |= eff;
-                    x.access |= a.access;
-                }
-                None => s.reads.push(me),
-            }
-            match s.visible.iter_mut().find(|v| v.0 == q) {
-                Some(v) => {
-                    v.1 |= eff;
-                    v.2 |= a.access;
-                }
-                None => s.visible.push((q, eff, a.access)),
-            }
-            s
-        };
-        s.layout = layout;
-        s.defined = a.is_write() || (st.defined && !discard);
-        s.owner = if concurrent { None } else { Some(family) };
-        s
     }
 
     /// Adds (or extends) the release node for an ownership transfer of `cells` of resource
@@ -1040,6 +975,62 @@ impl Planner<'_> {
             })
             .collect()
     }
+}
+
+/// Moves a segment's state past one access.
+#[allow(clippy::too_many_arguments)]
+fn apply_access(
+    st: &mut WState,
+    q: usize,
+    p: Pos,
+    a: Access,
+    eff: vk::PipelineStageFlags2,
+    write_like: bool,
+    discard: bool,
+    concurrent: bool,
+    family: u32,
+    layout: vk::ImageLayout,
+) {
+    let me = Rec {
+        queue: q,
+        at: At::Node(p),
+        stages: eff,
+        access: a.access,
+        binary_wait: None,
+    };
+    let was_defined = st.defined;
+    if write_like {
+        st.write = Some(Rec {
+            access: a.write_bits(),
+            ..me
+        });
+        st.reads.clear();
+        st.visible.clear();
+        if !a.is_write() {
+            // A transition or transfer: a write that this read already sees.
+            st.reads.push(me);
+            st.visible.push((q, eff, a.access));
+        }
+    } else {
+        match st.reads.iter_mut().find(|x| x.queue == q) {
+            Some(x) => {
+                x.at = x.at.max(me.at);
+                x.stages |= eff;
+                x.access |= a.access;
+            }
+            None => st.reads.push(me),
+        }
+        match st.visible.iter_mut().find(|v| v.0 == q) {
+            Some(v) => {
+                v.1 |= eff;
+                v.2 |= a.access;
+            }
+            None => st.visible.push((q, eff, a.access)),
+        }
+    }
+    st.layout = layout;
+    st.defined = a.is_write() || (was_defined && !discard);
+    st.owner = if concurrent { None } else { Some(family) };
 }
 
 fn covered(
