@@ -1,0 +1,240 @@
+//! [`ImageBlit`]: `vkCmdBlitImage`, whole image or regions, with a choice of filter.
+//!
+//! Format support is checked at construction through [`FormatSupport`]: a format without
+//! BLIT_SRC/BLIT_DST (or SAMPLED_IMAGE_FILTER_LINEAR for a linear filter) gives
+//! [`Error::FormatNotSupported`]. Blits need a graphics queue; the pass's accesses say so and
+//! the planner refuses it on other queues.
+//!
+//! ```no_run
+//! # fn f(ctx: &vk_baton::Context, src: std::sync::Arc<vk_baton::StImage>, dst: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
+//! use vk_baton::ash::vk;
+//! use vk_baton_passes::{FormatSupport, ImageBlit};
+//! let support = FormatSupport::new(&ctx.instance, ctx.physical_device);
+//! let mut blit = ImageBlit::new(&support, src, dst, vk::Filter::LINEAR)?; // stretches mip 0
+//! let graph = ctx.graph()?;
+//! graph.record().insert_pass("blit", &mut blit, &ctx.graphics).finish()?.execute()?.wait()?;
+//! # Ok(()) }
+//! ```
+
+use crate::copy::{declare_image_read, declare_image_write, ImageUses};
+use crate::error::{Error, Result};
+use crate::format::FormatSupport;
+use crate::util::{at_stages, mip_extent, on_queue, CellSet};
+use ash::vk;
+use std::sync::Arc;
+use vk_baton::{Access, Declare, ImageDesc, Pass, Recorder, StImage};
+
+/// A blit read: TRANSFER_SRC_OPTIMAL at the BLIT stage, on a graphics queue.
+pub(crate) const BLIT_READ: Access = on_queue(
+    at_stages(Access::TRANSFER_READ, vk::PipelineStageFlags2::BLIT),
+    vk::QueueFlags::GRAPHICS,
+);
+/// A blit write: TRANSFER_DST_OPTIMAL at the BLIT stage, on a graphics queue.
+pub(crate) const BLIT_WRITE: Access = on_queue(
+    at_stages(Access::TRANSFER_WRITE, vk::PipelineStageFlags2::BLIT),
+    vk::QueueFlags::GRAPHICS,
+);
+
+/// Checks one side of a blit region; returns (mip, layers, covers the whole subresource).
+fn check_side(
+    what: &str,
+    desc: &ImageDesc,
+    sub: &vk::ImageSubresourceLayers,
+    offsets: &[vk::Offset3D; 2],
+) -> Result<(u32, std::ops::Range<u32>, bool)> {
+    let lo = vk::Offset3D {
+        x: offsets[0].x.min(offsets[1].x),
+        y: offsets[0].y.min(offsets[1].y),
+        z: offsets[0].z.min(offsets[1].z),
+    };
+    let hi = vk::Offset3D {
+        x: offsets[0].x.max(offsets[1].x),
+        y: offsets[0].y.max(offsets[1].y),
+        z: offsets[0].z.max(offsets[1].z),
+    };
+    let extent = vk::Extent3D {
+        width: (hi.x - lo.x) as u32,
+        height: (hi.y - lo.y) as u32,
+        depth: (hi.z - lo.z) as u32,
+    };
+    crate::util::check_image_region(what, desc, sub, lo, extent)
+}
+
+/// `vkCmdBlitImage` from one image to another (or between subresources of one image).
+///
+/// Declares [`Access::TRANSFER_READ`] on the source mips/layers and
+/// [`Access::TRANSFER_WRITE`] on the destination's, both at the BLIT stage and on graphics
+/// queues; destination subresources a region covers entirely are declared discarded.
+///
+/// ```no_run
+/// # fn f(s: &vk_baton_passes::FormatSupport, a: std::sync::Arc<vk_baton::StImage>, b: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
+/// let blit = vk_baton_passes::ImageBlit::new(s, a, b, ash::vk::Filter::NEAREST)?;
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct ImageBlit {
+    src: Arc<StImage>,
+    dst: Arc<StImage>,
+    regions: Vec<vk::ImageBlit>,
+    filter: vk::Filter,
+    reads: ImageUses,
+    writes: ImageUses,
+}
+
+impl ImageBlit {
+    /// Stretches all of mip 0 of `src` over all of mip 0 of `dst`, every layer (both must
+    /// have the same number of layers).
+    ///
+    /// ```no_run
+    /// # fn f(s: &vk_baton_passes::FormatSupport, a: std::sync::Arc<vk_baton::StImage>, b: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
+    /// let blit = vk_baton_passes::ImageBlit::new(s, a, b, ash::vk::Filter::LINEAR)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn new(support: &FormatSupport, src: Arc<StImage>, dst: Arc<StImage>, filter: vk::Filter) -> Result<Self> {
+        let (s, d) = (src.desc(), dst.desc());
+        if s.array_layers != d.array_layers {
+            return Err(Error::InvalidInput(format!(
+                "ImageBlit::new: `{}` has {} layers, `{}` {}",
+                src.name(),
+                s.array_layers,
+                dst.name(),
+                d.array_layers
+            )));
+        }
+        let corner = |e: vk::Extent3D| vk::Offset3D {
+            x: e.width as i32,
+            y: e.height as i32,
+            z: e.depth as i32,
+        };
+        let region = vk::ImageBlit {
+            src_subresource: vk::ImageSubresourceLayers {
+                aspect_mask: s.aspect(),
+                mip_level: 0,
+                base_array_layer: 0,
+                layer_count: s.array_layers,
+            },
+            src_offsets: [vk::Offset3D::default(), corner(s.extent)],
+            dst_subresource: vk::ImageSubresourceLayers {
+                aspect_mask: d.aspect(),
+                mip_level: 0,
+                base_array_layer: 0,
+                layer_count: d.array_layers,
+            },
+            dst_offsets: [vk::Offset3D::default(), corner(d.extent)],
+        };
+        Self::regions(support, src, dst, &[region], filter)
+    }
+
+    /// Blits the given regions (offsets may be swapped to mirror). Fails on unsupported
+    /// formats or filters, regions outside either image, or missing TRANSFER usage.
+    ///
+    /// ```no_run
+    /// # fn f(s: &vk_baton_passes::FormatSupport, a: std::sync::Arc<vk_baton::StImage>, b: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
+    /// use vk_baton::ash::vk;
+    /// let layers = vk::ImageSubresourceLayers { aspect_mask: vk::ImageAspectFlags::COLOR, mip_level: 0, base_array_layer: 0, layer_count: 1 };
+    /// // The top-left 8x8 texels, doubled into the bottom-right 16x16 of the destination.
+    /// let blit = vk_baton_passes::ImageBlit::regions(s, a, b, &[vk::ImageBlit {
+    ///     src_subresource: layers,
+    ///     src_offsets: [vk::Offset3D { x: 0, y: 0, z: 0 }, vk::Offset3D { x: 8, y: 8, z: 1 }],
+    ///     dst_subresource: layers,
+    ///     dst_offsets: [vk::Offset3D { x: 16, y: 16, z: 0 }, vk::Offset3D { x: 32, y: 32, z: 1 }],
+    /// }], vk::Filter::NEAREST)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn regions(
+        support: &FormatSupport,
+        src: Arc<StImage>,
+        dst: Arc<StImage>,
+        regions: &[vk::ImageBlit],
+        filter: vk::Filter,
+    ) -> Result<Self> {
+        if regions.is_empty() {
+            return Err(Error::InvalidRegion("ImageBlit: no regions".into()));
+        }
+        support.check_blit(src.desc(), dst.desc(), filter)?;
+        if !src.desc().usage.contains(vk::ImageUsageFlags::TRANSFER_SRC) {
+            return Err(Error::InvalidInput(format!("image `{}` lacks usage TRANSFER_SRC", src.name())));
+        }
+        if !dst.desc().usage.contains(vk::ImageUsageFlags::TRANSFER_DST) {
+            return Err(Error::InvalidInput(format!("image `{}` lacks usage TRANSFER_DST", dst.name())));
+        }
+        let mut reads = CellSet::default();
+        let mut writes = CellSet::default();
+        for r in regions {
+            if r.src_subresource.layer_count != r.dst_subresource.layer_count {
+                return Err(Error::InvalidRegion("ImageBlit: source and destination layer counts differ".into()));
+            }
+            let (m, l, _) = check_side("ImageBlit source", src.desc(), &r.src_subresource, &r.src_offsets)?;
+            reads.add(m, l, false);
+            let (m, l, full) = check_side("ImageBlit destination", dst.desc(), &r.dst_subresource, &r.dst_offsets)?;
+            writes.add(m, l, full);
+        }
+        let (reads, writes) = (reads.ranges(), writes.ranges());
+        if Arc::ptr_eq(&src, &dst) && reads.iter().any(|(r, _)| writes.iter().any(|(w, _)| r.overlaps(w))) {
+            return Err(Error::InvalidRegion(
+                "ImageBlit: a blit within one image must read and write different subresources".into(),
+            ));
+        }
+        log::debug!(
+            "blit `{}` -> `{}`: {} region(s), {filter:?}",
+            src.name(),
+            dst.name(),
+            regions.len()
+        );
+        Ok(Self {
+            src,
+            dst,
+            regions: regions.to_vec(),
+            filter,
+            reads,
+            writes,
+        })
+    }
+}
+
+impl Pass for ImageBlit {
+    fn declare(&self, d: &mut Declare<'_>) {
+        declare_image_read(d, &self.src, &self.reads, BLIT_READ);
+        declare_image_write(d, &self.dst, &self.writes, BLIT_WRITE);
+    }
+
+    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        log::trace!("{}: blit `{}` -> `{}`", r.pass_name(), self.src.name(), self.dst.name());
+        // SAFETY: both images are alive, the formats, filter and regions were checked at
+        // construction, and the graph put the declared subresources in
+        // TRANSFER_SRC/DST_OPTIMAL before this pass.
+        unsafe {
+            r.device().cmd_blit_image(
+                r.cmd(),
+                self.src.handle(),
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                self.dst.handle(),
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &self.regions,
+                self.filter,
+            )
+        };
+        Ok(())
+    }
+}
+
+/// The blit region from all of mip `level - 1` to all of mip `level`, every layer.
+pub(crate) fn level_blit(desc: &ImageDesc, level: u32) -> vk::ImageBlit {
+    let corner = |e: vk::Extent3D| vk::Offset3D {
+        x: e.width as i32,
+        y: e.height as i32,
+        z: e.depth as i32,
+    };
+    let sub = |mip| vk::ImageSubresourceLayers {
+        aspect_mask: desc.aspect(),
+        mip_level: mip,
+        base_array_layer: 0,
+        layer_count: desc.array_layers,
+    };
+    vk::ImageBlit {
+        src_subresource: sub(level - 1),
+        src_offsets: [vk::Offset3D::default(), corner(mip_extent(desc.extent, level - 1))],
+        dst_subresource: sub(level),
+        dst_offsets: [vk::Offset3D::default(), corner(mip_extent(desc.extent, level))],
+    }
+}

@@ -1,0 +1,585 @@
+//! Copies between buffers and images, each with regions: [`CopyBuffer`], [`CopyImage`],
+//! [`CopyBufferToImage`] and [`CopyImageToBuffer`].
+//!
+//! Each pass declares exactly what its regions touch: the byte ranges of buffers, and the mip
+//! levels and array layers of images. A destination range is declared as discarded (old
+//! contents not needed) only where a region overwrites it completely: whole byte ranges of
+//! buffers, and whole subresources of images. Copies work on any queue, the transfer queue
+//! included.
+//!
+//! ```no_run
+//! # fn f(graph: &vk_baton::Graph, q: &vk_baton::Queue, a: std::sync::Arc<vk_baton::StBuffer>, b: std::sync::Arc<vk_baton::StBuffer>) -> vk_baton_passes::Result<()> {
+//! use vk_baton::ash::vk;
+//! use vk_baton_passes::CopyBuffer;
+//! let mut copy = CopyBuffer::regions(a, b, &[vk::BufferCopy { src_offset: 0, dst_offset: 256, size: 64 }])?;
+//! graph.record().insert_pass("copy", &mut copy, q).finish()?.execute()?.wait()?;
+//! # Ok(()) }
+//! ```
+
+use crate::error::{Error, Result};
+use crate::util::{
+    at_stages, buffer_image_bytes, check_bytes, check_image_region, merge_bytes, CellSet,
+};
+use ash::vk;
+use std::sync::Arc;
+use vk_baton::{Access, BufferRange, Declare, ImageRange, Pass, Recorder, StBuffer, StImage};
+
+/// Transfer read at the COPY stage.
+pub(crate) const COPY_READ: Access = at_stages(Access::TRANSFER_READ, vk::PipelineStageFlags2::COPY);
+/// Transfer write at the COPY stage.
+pub(crate) const COPY_WRITE: Access =
+    at_stages(Access::TRANSFER_WRITE, vk::PipelineStageFlags2::COPY);
+
+/// The declarations of an image's touched cells: (range, whole subresources overwritten).
+pub(crate) type ImageUses = Vec<(ImageRange, bool)>;
+
+pub(crate) fn declare_image_read(d: &mut Declare<'_>, img: &Arc<StImage>, uses: &ImageUses, a: Access) {
+    for (r, _) in uses {
+        d.image_range(img, a, *r);
+    }
+}
+
+pub(crate) fn declare_image_write(d: &mut Declare<'_>, img: &Arc<StImage>, uses: &ImageUses, a: Access) {
+    for (r, full) in uses {
+        if *full {
+            d.image_range_discard(img, a, *r);
+        } else {
+            d.image_range(img, a, *r);
+        }
+    }
+}
+
+fn check_usage_buffer(b: &StBuffer, usage: vk::BufferUsageFlags) -> Result<()> {
+    if b.desc().usage.contains(usage) {
+        Ok(())
+    } else {
+        Err(Error::InvalidInput(format!(
+            "buffer `{}` lacks usage {usage:?}",
+            b.name()
+        )))
+    }
+}
+
+fn check_usage_image(i: &StImage, usage: vk::ImageUsageFlags) -> Result<()> {
+    if i.desc().usage.contains(usage) {
+        Ok(())
+    } else {
+        Err(Error::InvalidInput(format!(
+            "image `{}` lacks usage {usage:?}",
+            i.name()
+        )))
+    }
+}
+
+/// `vkCmdCopyBuffer` with regions.
+///
+/// Declares [`Access::TRANSFER_READ`] (at the COPY stage) on the source bytes read, and
+/// [`Access::TRANSFER_WRITE`] on the destination bytes written, as discarded ranges.
+///
+/// ```no_run
+/// # fn f(a: std::sync::Arc<vk_baton::StBuffer>, b: std::sync::Arc<vk_baton::StBuffer>) -> vk_baton_passes::Result<()> {
+/// let copy = vk_baton_passes::CopyBuffer::whole(a, b)?; // min of both sizes, from offset 0
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct CopyBuffer {
+    src: Arc<StBuffer>,
+    dst: Arc<StBuffer>,
+    regions: Vec<vk::BufferCopy>,
+    reads: Vec<BufferRange>,
+    writes: Vec<BufferRange>,
+}
+
+impl CopyBuffer {
+    /// Copies `min(src.size(), dst.size())` bytes from offset 0 to offset 0.
+    ///
+    /// ```no_run
+    /// # fn f(a: std::sync::Arc<vk_baton::StBuffer>, b: std::sync::Arc<vk_baton::StBuffer>) -> vk_baton_passes::Result<()> {
+    /// let copy = vk_baton_passes::CopyBuffer::whole(a, b)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn whole(src: Arc<StBuffer>, dst: Arc<StBuffer>) -> Result<Self> {
+        let size = src.size().min(dst.size());
+        Self::regions(
+            src,
+            dst,
+            &[vk::BufferCopy {
+                src_offset: 0,
+                dst_offset: 0,
+                size,
+            }],
+        )
+    }
+
+    /// Copies the given regions. Fails on an empty list, a region outside either buffer,
+    /// overlapping destination regions, or missing TRANSFER_SRC/TRANSFER_DST usage.
+    ///
+    /// ```no_run
+    /// # fn f(a: std::sync::Arc<vk_baton::StBuffer>, b: std::sync::Arc<vk_baton::StBuffer>) -> vk_baton_passes::Result<()> {
+    /// use vk_baton::ash::vk;
+    /// let copy = vk_baton_passes::CopyBuffer::regions(a, b, &[
+    ///     vk::BufferCopy { src_offset: 0, dst_offset: 64, size: 16 },
+    ///     vk::BufferCopy { src_offset: 32, dst_offset: 0, size: 16 },
+    /// ])?;
+    /// # Ok(()) }
+    /// ```
+    pub fn regions(src: Arc<StBuffer>, dst: Arc<StBuffer>, regions: &[vk::BufferCopy]) -> Result<Self> {
+        if regions.is_empty() {
+            return Err(Error::InvalidRegion("CopyBuffer: no regions".into()));
+        }
+        check_usage_buffer(&src, vk::BufferUsageFlags::TRANSFER_SRC)?;
+        check_usage_buffer(&dst, vk::BufferUsageFlags::TRANSFER_DST)?;
+        let mut reads = Vec::new();
+        let mut writes: Vec<std::ops::Range<u64>> = Vec::new();
+        for r in regions {
+            reads.push(check_bytes("CopyBuffer source", r.src_offset, r.size, src.size())?);
+            let w = check_bytes("CopyBuffer destination", r.dst_offset, r.size, dst.size())?;
+            if writes.iter().any(|o| o.start < w.end && w.start < o.end) {
+                return Err(Error::InvalidRegion(format!(
+                    "CopyBuffer: destination regions overlap at bytes {w:?}"
+                )));
+            }
+            writes.push(w);
+        }
+        let reads = merge_bytes(reads);
+        let writes = merge_bytes(writes);
+        if Arc::ptr_eq(&src, &dst) && reads.iter().any(|r| writes.iter().any(|w| r.overlaps(w))) {
+            return Err(Error::InvalidRegion(
+                "CopyBuffer: source and destination bytes overlap in the same buffer".into(),
+            ));
+        }
+        Ok(Self {
+            src,
+            dst,
+            regions: regions.to_vec(),
+            reads,
+            writes,
+        })
+    }
+}
+
+impl Pass for CopyBuffer {
+    fn declare(&self, d: &mut Declare<'_>) {
+        for r in &self.reads {
+            d.buffer_range(&self.src, COPY_READ, *r);
+        }
+        for w in &self.writes {
+            d.buffer_range_discard(&self.dst, COPY_WRITE, *w);
+        }
+    }
+
+    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        log::trace!(
+            "{}: copy {} region(s) `{}` -> `{}`",
+            r.pass_name(),
+            self.regions.len(),
+            self.src.name(),
+            self.dst.name()
+        );
+        // SAFETY: both buffers are alive (the graph holds them), the regions were checked to
+        // lie inside them, and the graph ordered the declared ranges before this pass.
+        unsafe {
+            r.device()
+                .cmd_copy_buffer(r.cmd(), self.src.handle(), self.dst.handle(), &self.regions)
+        };
+        Ok(())
+    }
+}
+
+/// `vkCmdCopyImage` with regions.
+///
+/// Declares [`Access::TRANSFER_READ`] (TRANSFER_SRC_OPTIMAL) on the source mips/layers and
+/// [`Access::TRANSFER_WRITE`] (TRANSFER_DST_OPTIMAL) on the destination mips/layers, the
+/// latter discarded where a region covers a whole subresource.
+///
+/// ```no_run
+/// # fn f(a: std::sync::Arc<vk_baton::StImage>, b: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
+/// let copy = vk_baton_passes::CopyImage::whole(a, b)?; // every mip and layer
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct CopyImage {
+    src: Arc<StImage>,
+    dst: Arc<StImage>,
+    regions: Vec<vk::ImageCopy>,
+    reads: ImageUses,
+    writes: ImageUses,
+}
+
+impl CopyImage {
+    /// Copies every mip level and layer; both images must have the same extent, mip and
+    /// layer counts, and compatible formats.
+    ///
+    /// ```no_run
+    /// # fn f(a: std::sync::Arc<vk_baton::StImage>, b: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
+    /// let copy = vk_baton_passes::CopyImage::whole(a, b)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn whole(src: Arc<StImage>, dst: Arc<StImage>) -> Result<Self> {
+        let (s, d) = (src.desc(), dst.desc());
+        if s.extent != d.extent || s.mip_levels != d.mip_levels || s.array_layers != d.array_layers
+        {
+            return Err(Error::InvalidInput(format!(
+                "CopyImage::whole: `{}` and `{}` differ in extent, mips or layers",
+                src.name(),
+                dst.name()
+            )));
+        }
+        let regions: Vec<vk::ImageCopy> = (0..s.mip_levels)
+            .map(|m| {
+                let sub = |aspect| vk::ImageSubresourceLayers {
+                    aspect_mask: aspect,
+                    mip_level: m,
+                    base_array_layer: 0,
+                    layer_count: s.array_layers,
+                };
+                vk::ImageCopy {
+                    src_subresource: sub(s.aspect()),
+                    src_offset: vk::Offset3D::default(),
+                    dst_subresource: sub(d.aspect()),
+                    dst_offset: vk::Offset3D::default(),
+                    extent: crate::util::mip_extent(s.extent, m),
+                }
+            })
+            .collect();
+        Self::regions(src, dst, &regions)
+    }
+
+    /// Copies the given regions. Fails on an empty list, a region outside either image, or
+    /// missing TRANSFER_SRC/TRANSFER_DST usage.
+    ///
+    /// ```no_run
+    /// # fn f(a: std::sync::Arc<vk_baton::StImage>, b: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
+    /// use vk_baton::ash::vk;
+    /// let layers = vk::ImageSubresourceLayers { aspect_mask: vk::ImageAspectFlags::COLOR, mip_level: 0, base_array_layer: 0, layer_count: 1 };
+    /// let copy = vk_baton_passes::CopyImage::regions(a, b, &[vk::ImageCopy {
+    ///     src_subresource: layers, src_offset: vk::Offset3D { x: 4, y: 4, z: 0 },
+    ///     dst_subresource: layers, dst_offset: vk::Offset3D::default(),
+    ///     extent: vk::Extent3D { width: 8, height: 8, depth: 1 },
+    /// }])?;
+    /// # Ok(()) }
+    /// ```
+    pub fn regions(src: Arc<StImage>, dst: Arc<StImage>, regions: &[vk::ImageCopy]) -> Result<Self> {
+        if regions.is_empty() {
+            return Err(Error::InvalidRegion("CopyImage: no regions".into()));
+        }
+        check_usage_image(&src, vk::ImageUsageFlags::TRANSFER_SRC)?;
+        check_usage_image(&dst, vk::ImageUsageFlags::TRANSFER_DST)?;
+        let mut reads = CellSet::default();
+        let mut writes = CellSet::default();
+        for r in regions {
+            let (m, l, _) = check_image_region("CopyImage source", src.desc(), &r.src_subresource, r.src_offset, r.extent)?;
+            reads.add(m, l, false);
+            let (m, l, full) = check_image_region("CopyImage destination", dst.desc(), &r.dst_subresource, r.dst_offset, r.extent)?;
+            writes.add(m, l, full);
+        }
+        let reads = reads.ranges();
+        let writes = writes.ranges();
+        if Arc::ptr_eq(&src, &dst) && reads.iter().any(|(r, _)| writes.iter().any(|(w, _)| r.overlaps(w))) {
+            return Err(Error::InvalidRegion(
+                "CopyImage: a copy within one image must read and write different subresources".into(),
+            ));
+        }
+        Ok(Self {
+            src,
+            dst,
+            regions: regions.to_vec(),
+            reads,
+            writes,
+        })
+    }
+}
+
+impl Pass for CopyImage {
+    fn declare(&self, d: &mut Declare<'_>) {
+        declare_image_read(d, &self.src, &self.reads, COPY_READ);
+        declare_image_write(d, &self.dst, &self.writes, COPY_WRITE);
+    }
+
+    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        log::trace!(
+            "{}: copy {} image region(s) `{}` -> `{}`",
+            r.pass_name(),
+            self.regions.len(),
+            self.src.name(),
+            self.dst.name()
+        );
+        // SAFETY: both images are alive, the regions lie inside them, and the graph put the
+        // declared subresources in TRANSFER_SRC/DST_OPTIMAL before this pass.
+        unsafe {
+            r.device().cmd_copy_image(
+                r.cmd(),
+                self.src.handle(),
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                self.dst.handle(),
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &self.regions,
+            )
+        };
+        Ok(())
+    }
+}
+
+/// A region covering all of mip `level` (every layer) of `img`, tightly packed at `offset`.
+pub(crate) fn whole_level_region(img: &StImage, level: u32, offset: u64) -> vk::BufferImageCopy {
+    let d = img.desc();
+    vk::BufferImageCopy {
+        buffer_offset: offset,
+        buffer_row_length: 0,
+        buffer_image_height: 0,
+        image_subresource: vk::ImageSubresourceLayers {
+            aspect_mask: d.aspect(),
+            mip_level: level,
+            base_array_layer: 0,
+            layer_count: d.array_layers,
+        },
+        image_offset: vk::Offset3D::default(),
+        image_extent: crate::util::mip_extent(d.extent, level),
+    }
+}
+
+/// Tightly packed regions for every mip level (all layers) of `img`, one after the other,
+/// and the total size in bytes. Fails for depth+stencil formats (copy one aspect at a time)
+/// and formats of unknown texel size.
+pub(crate) fn packed_levels(img: &StImage) -> Result<(Vec<vk::BufferImageCopy>, u64)> {
+    let d = img.desc();
+    let aspect = d.aspect();
+    if aspect == (vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL) {
+        return Err(Error::UnsupportedFormat {
+            format: d.format,
+            detail: "depth+stencil images are copied one aspect at a time: give explicit regions".into(),
+        });
+    }
+    let texel = crate::util::texel_size_or_err(d.format, aspect)?;
+    let mut offset = 0u64;
+    let mut regions = Vec::with_capacity(d.mip_levels as usize);
+    for level in 0..d.mip_levels {
+        let e = crate::util::mip_extent(d.extent, level);
+        regions.push(whole_level_region(img, level, offset));
+        offset += e.width as u64 * e.height as u64 * e.depth as u64 * d.array_layers as u64 * texel;
+    }
+    Ok((regions, offset))
+}
+
+fn check_buffer_image_regions(
+    what: &str,
+    buf: &StBuffer,
+    img: &StImage,
+    regions: &[vk::BufferImageCopy],
+    image_written: bool,
+) -> Result<(Vec<BufferRange>, ImageUses)> {
+    if regions.is_empty() {
+        return Err(Error::InvalidRegion(format!("{what}: no regions")));
+    }
+    let mut bytes = Vec::new();
+    let mut cells = CellSet::default();
+    for r in regions {
+        let (m, l, full) = check_image_region(what, img.desc(), &r.image_subresource, r.image_offset, r.image_extent)?;
+        cells.add(m, l, full && image_written);
+        let b = buffer_image_bytes(img.desc().format, r)?;
+        check_bytes(what, b.start, b.end - b.start, buf.size())?;
+        if !image_written && bytes.iter().any(|o: &std::ops::Range<u64>| o.start < b.end && b.start < o.end) {
+            return Err(Error::InvalidRegion(format!(
+                "{what}: buffer regions overlap at bytes {b:?}"
+            )));
+        }
+        bytes.push(b);
+    }
+    Ok((merge_bytes(bytes), cells.ranges()))
+}
+
+/// `vkCmdCopyBufferToImage` with regions.
+///
+/// Declares [`Access::TRANSFER_READ`] on exactly the buffer bytes the regions read (row
+/// length and image height included) and [`Access::TRANSFER_WRITE`] on the image's mips and
+/// layers, discarded where a region covers a whole subresource.
+///
+/// ```no_run
+/// # fn f(b: std::sync::Arc<vk_baton::StBuffer>, img: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
+/// let copy = vk_baton_passes::CopyBufferToImage::all_levels(b, img)?; // tightly packed, level by level
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct CopyBufferToImage {
+    src: Arc<StBuffer>,
+    dst: Arc<StImage>,
+    regions: Vec<vk::BufferImageCopy>,
+    reads: Vec<BufferRange>,
+    writes: ImageUses,
+}
+
+impl CopyBufferToImage {
+    /// Fills every mip level and layer from tightly packed data: level 0 (layer by layer),
+    /// then level 1, and so on.
+    ///
+    /// ```no_run
+    /// # fn f(b: std::sync::Arc<vk_baton::StBuffer>, img: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
+    /// let copy = vk_baton_passes::CopyBufferToImage::all_levels(b, img)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn all_levels(src: Arc<StBuffer>, dst: Arc<StImage>) -> Result<Self> {
+        let (regions, _) = packed_levels(&dst)?;
+        Self::regions(src, dst, &regions)
+    }
+
+    /// Copies the given regions.
+    ///
+    /// ```no_run
+    /// # fn f(b: std::sync::Arc<vk_baton::StBuffer>, img: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
+    /// use vk_baton::ash::vk;
+    /// let copy = vk_baton_passes::CopyBufferToImage::regions(b, img, &[vk::BufferImageCopy {
+    ///     buffer_offset: 0, buffer_row_length: 0, buffer_image_height: 0,
+    ///     image_subresource: vk::ImageSubresourceLayers { aspect_mask: vk::ImageAspectFlags::COLOR, mip_level: 0, base_array_layer: 0, layer_count: 1 },
+    ///     image_offset: vk::Offset3D { x: 2, y: 2, z: 0 },
+    ///     image_extent: vk::Extent3D { width: 4, height: 4, depth: 1 },
+    /// }])?;
+    /// # Ok(()) }
+    /// ```
+    pub fn regions(src: Arc<StBuffer>, dst: Arc<StImage>, regions: &[vk::BufferImageCopy]) -> Result<Self> {
+        check_usage_buffer(&src, vk::BufferUsageFlags::TRANSFER_SRC)?;
+        check_usage_image(&dst, vk::ImageUsageFlags::TRANSFER_DST)?;
+        let (reads, writes) = check_buffer_image_regions("CopyBufferToImage", &src, &dst, regions, true)?;
+        Ok(Self {
+            src,
+            dst,
+            regions: regions.to_vec(),
+            reads,
+            writes,
+        })
+    }
+}
+
+impl CopyBufferToImage {
+    /// Declares only the image (for uploads, whose staging buffer is private).
+    pub(crate) fn declare_image(&self, d: &mut Declare<'_>) {
+        declare_image_write(d, &self.dst, &self.writes, COPY_WRITE);
+    }
+
+    /// The image written.
+    pub(crate) fn image(&self) -> &Arc<StImage> {
+        &self.dst
+    }
+}
+
+impl Pass for CopyBufferToImage {
+    fn declare(&self, d: &mut Declare<'_>) {
+        for r in &self.reads {
+            d.buffer_range(&self.src, COPY_READ, *r);
+        }
+        self.declare_image(d);
+    }
+
+    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        log::trace!("{}: buffer `{}` -> image `{}`", r.pass_name(), self.src.name(), self.dst.name());
+        // SAFETY: both resources are alive, the regions lie inside them, and the graph put the
+        // declared subresources in TRANSFER_DST_OPTIMAL before this pass.
+        unsafe {
+            r.device().cmd_copy_buffer_to_image(
+                r.cmd(),
+                self.src.handle(),
+                self.dst.handle(),
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &self.regions,
+            )
+        };
+        Ok(())
+    }
+}
+
+/// `vkCmdCopyImageToBuffer` with regions.
+///
+/// Declares [`Access::TRANSFER_READ`] on the image's mips and layers and
+/// [`Access::TRANSFER_WRITE`] on exactly the buffer bytes written. Destination bytes are
+/// declared discarded only when no row padding (a row length or image height larger than the
+/// extent) leaves gaps in them.
+///
+/// ```no_run
+/// # fn f(img: std::sync::Arc<vk_baton::StImage>, b: std::sync::Arc<vk_baton::StBuffer>) -> vk_baton_passes::Result<()> {
+/// let copy = vk_baton_passes::CopyImageToBuffer::all_levels(img, b)?;
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct CopyImageToBuffer {
+    src: Arc<StImage>,
+    dst: Arc<StBuffer>,
+    regions: Vec<vk::BufferImageCopy>,
+    reads: ImageUses,
+    writes: Vec<BufferRange>,
+    gaps: bool,
+}
+
+impl CopyImageToBuffer {
+    /// Reads every mip level and layer into tightly packed data: level 0 (layer by layer),
+    /// then level 1, and so on.
+    ///
+    /// ```no_run
+    /// # fn f(img: std::sync::Arc<vk_baton::StImage>, b: std::sync::Arc<vk_baton::StBuffer>) -> vk_baton_passes::Result<()> {
+    /// let copy = vk_baton_passes::CopyImageToBuffer::all_levels(img, b)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn all_levels(src: Arc<StImage>, dst: Arc<StBuffer>) -> Result<Self> {
+        let (regions, _) = packed_levels(&src)?;
+        Self::regions(src, dst, &regions)
+    }
+
+    /// Copies the given regions. Destination byte ranges of different regions must not
+    /// overlap.
+    ///
+    /// ```no_run
+    /// # fn f(img: std::sync::Arc<vk_baton::StImage>, b: std::sync::Arc<vk_baton::StBuffer>) -> vk_baton_passes::Result<()> {
+    /// use vk_baton::ash::vk;
+    /// let copy = vk_baton_passes::CopyImageToBuffer::regions(img, b, &[vk::BufferImageCopy {
+    ///     buffer_offset: 256, buffer_row_length: 0, buffer_image_height: 0,
+    ///     image_subresource: vk::ImageSubresourceLayers { aspect_mask: vk::ImageAspectFlags::COLOR, mip_level: 1, base_array_layer: 0, layer_count: 1 },
+    ///     image_offset: vk::Offset3D::default(),
+    ///     image_extent: vk::Extent3D { width: 8, height: 8, depth: 1 },
+    /// }])?;
+    /// # Ok(()) }
+    /// ```
+    pub fn regions(src: Arc<StImage>, dst: Arc<StBuffer>, regions: &[vk::BufferImageCopy]) -> Result<Self> {
+        check_usage_image(&src, vk::ImageUsageFlags::TRANSFER_SRC)?;
+        check_usage_buffer(&dst, vk::BufferUsageFlags::TRANSFER_DST)?;
+        let (writes, reads) = check_buffer_image_regions("CopyImageToBuffer", &dst, &src, regions, false)?;
+        let gaps = regions.iter().any(|r| {
+            (r.buffer_row_length != 0 && r.buffer_row_length != r.image_extent.width)
+                || (r.buffer_image_height != 0 && r.buffer_image_height != r.image_extent.height)
+        });
+        Ok(Self {
+            src,
+            dst,
+            regions: regions.to_vec(),
+            reads,
+            writes,
+            gaps,
+        })
+    }
+}
+
+impl Pass for CopyImageToBuffer {
+    fn declare(&self, d: &mut Declare<'_>) {
+        declare_image_read(d, &self.src, &self.reads, COPY_READ);
+        for w in &self.writes {
+            if self.gaps {
+                d.buffer_range(&self.dst, COPY_WRITE, *w);
+            } else {
+                d.buffer_range_discard(&self.dst, COPY_WRITE, *w);
+            }
+        }
+    }
+
+    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        log::trace!("{}: image `{}` -> buffer `{}`", r.pass_name(), self.src.name(), self.dst.name());
+        // SAFETY: both resources are alive, the regions lie inside them, and the graph put the
+        // declared subresources in TRANSFER_SRC_OPTIMAL before this pass.
+        unsafe {
+            r.device().cmd_copy_image_to_buffer(
+                r.cmd(),
+                self.src.handle(),
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                self.dst.handle(),
+                &self.regions,
+            )
+        };
+        Ok(())
+    }
+}
