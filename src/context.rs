@@ -529,7 +529,9 @@ impl Context {
     /// The device's name, as the driver reports it.
     ///
     /// ```no_run
-    /// # fn f(ctx: &vk_baton::Context) { println!("running on {}", ctx.device_name()); # }
+    /// # fn f(ctx: &vk_baton::Context) {
+    /// println!("running on {}", ctx.device_name());
+    /// # }
     /// ```
     pub fn device_name(&self) -> String {
         // SAFETY: plain query on a live physical device.
@@ -546,7 +548,9 @@ impl Context {
     /// Whether the device has more than one queue family that the three named queues use.
     ///
     /// ```no_run
-    /// # fn f(ctx: &vk_baton::Context) { if !ctx.has_several_families() { println!("single queue"); } # }
+    /// # fn f(ctx: &vk_baton::Context) {
+    /// if !ctx.has_several_families() { println!("single queue"); }
+    /// # }
     /// ```
     pub fn has_several_families(&self) -> bool {
         self.graphics != self.async_compute || self.graphics != self.transfer

@@ -104,7 +104,9 @@ impl CompletionToken {
     /// (with an error logged) after device loss.
     ///
     /// ```no_run
-    /// # fn f(t: &vk_baton::CompletionToken) { if t.is_complete() { /* safe to read results */ } # }
+    /// # fn f(t: &vk_baton::CompletionToken) {
+    /// if t.is_complete() { /* safe to read results */ }
+    /// # }
     /// ```
     pub fn is_complete(&self) -> bool {
         self.poll().unwrap_or_else(|e| {
@@ -209,7 +211,9 @@ impl ExecutionFence {
     /// `false`, with an error logged, after device loss.
     ///
     /// ```no_run
-    /// # fn f(fence: &vk_baton::ExecutionFence) { let done = fence.is_complete(); # }
+    /// # fn f(fence: &vk_baton::ExecutionFence) {
+    /// let done = fence.is_complete();
+    /// # }
     /// ```
     pub fn is_complete(&self) -> bool {
         match self.wait_for(0) {
@@ -224,7 +228,9 @@ impl ExecutionFence {
     /// A token that reports completion and outlives the fence.
     ///
     /// ```no_run
-    /// # fn f(fence: &vk_baton::ExecutionFence) { let t = fence.completion(); # }
+    /// # fn f(fence: &vk_baton::ExecutionFence) {
+    /// let t = fence.completion();
+    /// # }
     /// ```
     pub fn completion(&self) -> CompletionToken {
         self.token.clone()

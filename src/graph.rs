@@ -254,7 +254,9 @@ impl Graph {
     /// The device the graph records for.
     ///
     /// ```no_run
-    /// # fn f(graph: &vk_baton::Graph) { let raw = graph.device().handle(); # }
+    /// # fn f(graph: &vk_baton::Graph) {
+    /// let raw = graph.device().handle();
+    /// # }
     /// ```
     pub fn device(&self) -> &ash::Device {
         &self.shared.device
@@ -263,7 +265,9 @@ impl Graph {
     /// The debug-utils functions, if the graph has them.
     ///
     /// ```no_run
-    /// # fn f(graph: &vk_baton::Graph) { let has_labels = graph.debug().is_some(); # }
+    /// # fn f(graph: &vk_baton::Graph) {
+    /// let has_labels = graph.debug().is_some();
+    /// # }
     /// ```
     pub fn debug(&self) -> Option<&DebugUtils> {
         self.shared.debug.as_ref()
@@ -463,9 +467,12 @@ impl<'a> GraphBuilder<'a> {
             passes: pass_decls,
         };
         let plan = plan::plan_owned(input)?;
-        // VERIFY HOOK (lead wires this once `Plan::verify` exists in src/verify/):
-        // #[cfg(all(feature = "verify", debug_assertions))]
-        // plan.verify()?;
+        // Debug builds check every plan with the independent verifier (feature "verify").
+        #[cfg(all(feature = "verify", debug_assertions))]
+        if let Err(violations) = plan.verify() {
+            let text: Vec<String> = violations.iter().map(|v| v.to_string()).collect();
+            return Err(Error::Verification(text.join("\n")));
+        }
         log::debug!(
             "planned {} passes on {} queues: {} batches, {} barrier commands, {} waits",
             self.passes.len(),
@@ -527,7 +534,9 @@ impl<'a> Planned<'a> {
     /// The plan.
     ///
     /// ```no_run
-    /// # fn f(planned: &vk_baton::Planned<'_>) { let batches = planned.plan().batch_count(); # }
+    /// # fn f(planned: &vk_baton::Planned<'_>) {
+    /// let batches = planned.plan().batch_count();
+    /// # }
     /// ```
     pub fn plan(&self) -> &Plan {
         &self.plan
@@ -536,7 +545,9 @@ impl<'a> Planned<'a> {
     /// The queues the plan's queue indices refer to.
     ///
     /// ```no_run
-    /// # fn f(planned: &vk_baton::Planned<'_>) { for q in planned.queues() { println!("{}", q.name()); } # }
+    /// # fn f(planned: &vk_baton::Planned<'_>) {
+    /// for q in planned.queues() { println!("{}", q.name()); }
+    /// # }
     /// ```
     pub fn queues(&self) -> &[Queue] {
         &self.queues

@@ -345,7 +345,9 @@ impl Recorder<'_> {
     /// The device.
     ///
     /// ```no_run
-    /// # fn f(r: &vk_baton::Recorder<'_>) { let d: &ash::Device = r.device(); # }
+    /// # fn f(r: &vk_baton::Recorder<'_>) {
+    /// let d: &ash::Device = r.device();
+    /// # }
     /// ```
     pub fn device(&self) -> &ash::Device {
         self.device
@@ -354,7 +356,9 @@ impl Recorder<'_> {
     /// The command buffer, already begun; the graph ends it.
     ///
     /// ```no_run
-    /// # fn f(r: &vk_baton::Recorder<'_>) { let cmd: ash::vk::CommandBuffer = r.cmd(); # }
+    /// # fn f(r: &vk_baton::Recorder<'_>) {
+    /// let cmd: ash::vk::CommandBuffer = r.cmd();
+    /// # }
     /// ```
     pub fn cmd(&self) -> vk::CommandBuffer {
         self.cmd
@@ -363,7 +367,9 @@ impl Recorder<'_> {
     /// The queue the pass was inserted on.
     ///
     /// ```no_run
-    /// # fn f(r: &vk_baton::Recorder<'_>) { let family = r.queue().family(); # }
+    /// # fn f(r: &vk_baton::Recorder<'_>) {
+    /// let family = r.queue().family();
+    /// # }
     /// ```
     pub fn queue(&self) -> &Queue {
         self.queue
@@ -372,7 +378,9 @@ impl Recorder<'_> {
     /// The pass's name.
     ///
     /// ```no_run
-    /// # fn f(r: &vk_baton::Recorder<'_>) { println!("{}", r.pass_name()); # }
+    /// # fn f(r: &vk_baton::Recorder<'_>) {
+    /// println!("{}", r.pass_name());
+    /// # }
     /// ```
     pub fn pass_name(&self) -> &str {
         self.pass_name
@@ -406,7 +414,9 @@ impl Recorder<'_> {
     /// The debug-utils functions, when the graph has them.
     ///
     /// ```no_run
-    /// # fn f(r: &vk_baton::Recorder<'_>) { if let Some(d) = r.debug() { d.insert_label(r.cmd(), "x"); } # }
+    /// # fn f(r: &vk_baton::Recorder<'_>) {
+    /// if let Some(d) = r.debug() { d.insert_label(r.cmd(), "x"); }
+    /// # }
     /// ```
     pub fn debug(&self) -> Option<&DebugUtils> {
         self.debug
@@ -415,7 +425,9 @@ impl Recorder<'_> {
     /// Opens a debug label region (no-op without debug utils).
     ///
     /// ```no_run
-    /// # fn f(r: &vk_baton::Recorder<'_>) { r.begin_label("inner"); r.end_label(); # }
+    /// # fn f(r: &vk_baton::Recorder<'_>) {
+    /// r.begin_label("inner"); r.end_label();
+    /// # }
     /// ```
     pub fn begin_label(&self, name: &str) {
         if let Some(d) = self.debug {
@@ -426,7 +438,9 @@ impl Recorder<'_> {
     /// Closes the innermost debug label region opened with [`Recorder::begin_label`].
     ///
     /// ```no_run
-    /// # fn f(r: &vk_baton::Recorder<'_>) { r.begin_label("inner"); r.end_label(); # }
+    /// # fn f(r: &vk_baton::Recorder<'_>) {
+    /// r.begin_label("inner"); r.end_label();
+    /// # }
     /// ```
     pub fn end_label(&self) {
         if let Some(d) = self.debug {
@@ -437,7 +451,9 @@ impl Recorder<'_> {
     /// Inserts a single debug label (no-op without debug utils).
     ///
     /// ```no_run
-    /// # fn f(r: &vk_baton::Recorder<'_>) { r.insert_label("checkpoint"); # }
+    /// # fn f(r: &vk_baton::Recorder<'_>) {
+    /// r.insert_label("checkpoint");
+    /// # }
     /// ```
     pub fn insert_label(&self, name: &str) {
         if let Some(d) = self.debug {

@@ -180,7 +180,9 @@ impl Queue {
     /// The timeline's current (signalled) value, from `vkGetSemaphoreCounterValue`.
     ///
     /// ```no_run
-    /// # fn f(q: &vk_baton::Queue) -> vk_baton::Result<()> { let done = q.completed_value()? >= q.last_value(); # Ok(()) }
+    /// # fn f(q: &vk_baton::Queue) -> vk_baton::Result<()> {
+    /// let done = q.completed_value()? >= q.last_value();
+    /// # Ok(()) }
     /// ```
     pub fn completed_value(&self) -> Result<u64> {
         // SAFETY: the semaphore is a live timeline semaphore of this device.

@@ -490,7 +490,9 @@ impl StateSnapshot {
     /// The layout of the whole resource, if every part is in the same one.
     ///
     /// ```no_run
-    /// # fn f(img: &vk_baton::StImage) { let l = img.state().layout(); # }
+    /// # fn f(img: &vk_baton::StImage) {
+    /// let l = img.state().layout();
+    /// # }
     /// ```
     pub fn layout(&self) -> Option<vk::ImageLayout> {
         self.uniform(|s| s.layout)
@@ -500,7 +502,9 @@ impl StateSnapshot {
     /// no owner anywhere).
     ///
     /// ```no_run
-    /// # fn f(img: &vk_baton::StImage) { let owner = img.state().owner(); # }
+    /// # fn f(img: &vk_baton::StImage) {
+    /// let owner = img.state().owner();
+    /// # }
     /// ```
     pub fn owner(&self) -> Option<Option<u32>> {
         self.uniform(|s| s.owner)
@@ -509,7 +513,9 @@ impl StateSnapshot {
     /// Whether every part's contents are defined.
     ///
     /// ```no_run
-    /// # fn f(img: &vk_baton::StImage) { let ok = img.state().defined(); # }
+    /// # fn f(img: &vk_baton::StImage) {
+    /// let ok = img.state().defined();
+    /// # }
     /// ```
     pub fn defined(&self) -> bool {
         self.segments.iter().all(|(_, s)| s.defined)
@@ -706,7 +712,9 @@ impl StImage {
     /// A process-wide unique id.
     ///
     /// ```no_run
-    /// # fn f(a: &vk_baton::StImage, b: &vk_baton::StImage) { assert_ne!(a.id(), b.id()); # }
+    /// # fn f(a: &vk_baton::StImage, b: &vk_baton::StImage) {
+    /// assert_ne!(a.id(), b.id());
+    /// # }
     /// ```
     pub fn id(&self) -> u64 {
         self.id
@@ -715,7 +723,9 @@ impl StImage {
     /// The `VkImage`.
     ///
     /// ```no_run
-    /// # fn f(img: &vk_baton::StImage) { let raw: ash::vk::Image = img.handle(); # }
+    /// # fn f(img: &vk_baton::StImage) {
+    /// let raw: ash::vk::Image = img.handle();
+    /// # }
     /// ```
     pub fn handle(&self) -> vk::Image {
         self.handle
@@ -724,7 +734,9 @@ impl StImage {
     /// The description it was created with.
     ///
     /// ```no_run
-    /// # fn f(img: &vk_baton::StImage) { let w = img.desc().extent.width; # }
+    /// # fn f(img: &vk_baton::StImage) {
+    /// let w = img.desc().extent.width;
+    /// # }
     /// ```
     pub fn desc(&self) -> &ImageDesc {
         &self.desc
@@ -733,7 +745,9 @@ impl StImage {
     /// The debug name.
     ///
     /// ```no_run
-    /// # fn f(img: &vk_baton::StImage) { println!("{}", img.name()); # }
+    /// # fn f(img: &vk_baton::StImage) {
+    /// println!("{}", img.name());
+    /// # }
     /// ```
     pub fn name(&self) -> &str {
         &self.name
@@ -742,7 +756,9 @@ impl StImage {
     /// The `VkDevice` it belongs to.
     ///
     /// ```no_run
-    /// # fn f(img: &vk_baton::StImage, d: &ash::Device) { assert_eq!(img.device_handle(), d.handle()); # }
+    /// # fn f(img: &vk_baton::StImage, d: &ash::Device) {
+    /// assert_eq!(img.device_handle(), d.handle());
+    /// # }
     /// ```
     pub fn device_handle(&self) -> vk::Device {
         self.device.handle()
@@ -751,7 +767,9 @@ impl StImage {
     /// The full subresource range (every mip, layer and aspect).
     ///
     /// ```no_run
-    /// # fn f(img: &vk_baton::StImage) { let r = img.full_range(); # }
+    /// # fn f(img: &vk_baton::StImage) {
+    /// let r = img.full_range();
+    /// # }
     /// ```
     pub fn full_range(&self) -> vk::ImageSubresourceRange {
         vk::ImageSubresourceRange {
@@ -766,7 +784,9 @@ impl StImage {
     /// A copy of the tracked state.
     ///
     /// ```no_run
-    /// # fn f(img: &vk_baton::StImage) { let layout = img.state().layout(); # }
+    /// # fn f(img: &vk_baton::StImage) {
+    /// let layout = img.state().layout();
+    /// # }
     /// ```
     pub fn state(&self) -> StateSnapshot {
         self.state.lock().snapshot()
@@ -976,7 +996,9 @@ impl StBuffer {
     /// A process-wide unique id.
     ///
     /// ```no_run
-    /// # fn f(b: &vk_baton::StBuffer) { let id = b.id(); # }
+    /// # fn f(b: &vk_baton::StBuffer) {
+    /// let id = b.id();
+    /// # }
     /// ```
     pub fn id(&self) -> u64 {
         self.id
@@ -985,7 +1007,9 @@ impl StBuffer {
     /// The `VkBuffer`.
     ///
     /// ```no_run
-    /// # fn f(b: &vk_baton::StBuffer) { let raw: ash::vk::Buffer = b.handle(); # }
+    /// # fn f(b: &vk_baton::StBuffer) {
+    /// let raw: ash::vk::Buffer = b.handle();
+    /// # }
     /// ```
     pub fn handle(&self) -> vk::Buffer {
         self.handle
@@ -994,7 +1018,9 @@ impl StBuffer {
     /// The description it was created with.
     ///
     /// ```no_run
-    /// # fn f(b: &vk_baton::StBuffer) { let size = b.desc().size; # }
+    /// # fn f(b: &vk_baton::StBuffer) {
+    /// let size = b.desc().size;
+    /// # }
     /// ```
     pub fn desc(&self) -> &BufferDesc {
         &self.desc
@@ -1003,7 +1029,9 @@ impl StBuffer {
     /// Size in bytes.
     ///
     /// ```no_run
-    /// # fn f(b: &vk_baton::StBuffer) { let size: u64 = b.size(); # }
+    /// # fn f(b: &vk_baton::StBuffer) {
+    /// let size: u64 = b.size();
+    /// # }
     /// ```
     pub fn size(&self) -> u64 {
         self.desc.size
@@ -1012,7 +1040,9 @@ impl StBuffer {
     /// The debug name.
     ///
     /// ```no_run
-    /// # fn f(b: &vk_baton::StBuffer) { println!("{}", b.name()); # }
+    /// # fn f(b: &vk_baton::StBuffer) {
+    /// println!("{}", b.name());
+    /// # }
     /// ```
     pub fn name(&self) -> &str {
         &self.name
@@ -1021,7 +1051,9 @@ impl StBuffer {
     /// The `VkDevice` it belongs to.
     ///
     /// ```no_run
-    /// # fn f(b: &vk_baton::StBuffer, d: &ash::Device) { assert_eq!(b.device_handle(), d.handle()); # }
+    /// # fn f(b: &vk_baton::StBuffer, d: &ash::Device) {
+    /// assert_eq!(b.device_handle(), d.handle());
+    /// # }
     /// ```
     pub fn device_handle(&self) -> vk::Device {
         self.device.handle()
@@ -1030,7 +1062,9 @@ impl StBuffer {
     /// Whether the buffer is host-visible and mapped.
     ///
     /// ```no_run
-    /// # fn f(b: &vk_baton::StBuffer) { if b.is_mapped() { /* read/write work */ } # }
+    /// # fn f(b: &vk_baton::StBuffer) {
+    /// if b.is_mapped() { /* read/write work */ }
+    /// # }
     /// ```
     pub fn is_mapped(&self) -> bool {
         self.mapped.is_some()
@@ -1040,7 +1074,9 @@ impl StBuffer {
     /// `Arc` (or through `Arc::get_mut`); shared buffers use [`StBuffer::read`].
     ///
     /// ```no_run
-    /// # fn f(b: &mut vk_baton::StBuffer) { if let Some(bytes) = b.mapped_slice() { println!("{}", bytes[0]); } # }
+    /// # fn f(b: &mut vk_baton::StBuffer) {
+    /// if let Some(bytes) = b.mapped_slice() { println!("{}", bytes[0]); }
+    /// # }
     /// ```
     pub fn mapped_slice(&mut self) -> Option<&[u8]> {
         let (p, _) = self.mapped?;
@@ -1055,7 +1091,9 @@ impl StBuffer {
     /// only; prefer it on such memory.
     ///
     /// ```no_run
-    /// # fn f(b: &mut vk_baton::StBuffer) { if let Some(bytes) = b.mapped_slice_mut() { bytes.fill(0); } # }
+    /// # fn f(b: &mut vk_baton::StBuffer) {
+    /// if let Some(bytes) = b.mapped_slice_mut() { bytes.fill(0); }
+    /// # }
     /// ```
     pub fn mapped_slice_mut(&mut self) -> Option<&mut [u8]> {
         let (p, _) = self.mapped?;
@@ -1173,7 +1211,9 @@ impl StBuffer {
     /// A copy of the tracked state.
     ///
     /// ```no_run
-    /// # fn f(b: &vk_baton::StBuffer) { let owner = b.state().owner(); # }
+    /// # fn f(b: &vk_baton::StBuffer) {
+    /// let owner = b.state().owner();
+    /// # }
     /// ```
     pub fn state(&self) -> StateSnapshot {
         self.state.lock().snapshot()
@@ -1253,7 +1293,9 @@ impl Resource {
     /// The resource's unique id.
     ///
     /// ```no_run
-    /// # fn f(r: &vk_baton::Resource) { let id = r.id(); # }
+    /// # fn f(r: &vk_baton::Resource) {
+    /// let id = r.id();
+    /// # }
     /// ```
     pub fn id(&self) -> u64 {
         match self {
@@ -1265,7 +1307,9 @@ impl Resource {
     /// The debug name.
     ///
     /// ```no_run
-    /// # fn f(r: &vk_baton::Resource) { println!("{}", r.name()); # }
+    /// # fn f(r: &vk_baton::Resource) {
+    /// println!("{}", r.name());
+    /// # }
     /// ```
     pub fn name(&self) -> &str {
         match self {
@@ -1277,7 +1321,9 @@ impl Resource {
     /// The `VkDevice` it belongs to.
     ///
     /// ```no_run
-    /// # fn f(r: &vk_baton::Resource) { let d = r.device_handle(); # }
+    /// # fn f(r: &vk_baton::Resource) {
+    /// let d = r.device_handle();
+    /// # }
     /// ```
     pub fn device_handle(&self) -> vk::Device {
         match self {
@@ -1289,7 +1335,9 @@ impl Resource {
     /// A copy of the tracked state.
     ///
     /// ```no_run
-    /// # fn f(r: &vk_baton::Resource) { let s = r.state(); # }
+    /// # fn f(r: &vk_baton::Resource) {
+    /// let s = r.state();
+    /// # }
     /// ```
     pub fn state(&self) -> StateSnapshot {
         self.tracked().lock().snapshot()
