@@ -14,9 +14,18 @@ fn main() {
     shaders.sort();
     for src in shaders {
         println!("cargo:rerun-if-changed={}", src.display());
-        let name = src.file_name().expect("file name").to_string_lossy().into_owned();
+        let name = src
+            .file_name()
+            .expect("file name")
+            .to_string_lossy()
+            .into_owned();
         let spv = out.join(format!("{name}.spv"));
-        let status = Command::new("glslangValidator").arg("-V").arg("-o").arg(&spv).arg(&src).status();
+        let status = Command::new("glslangValidator")
+            .arg("-V")
+            .arg("-o")
+            .arg(&spv)
+            .arg(&src)
+            .status();
         match status {
             Ok(s) if s.success() => {}
             Ok(s) => panic!("glslangValidator failed on {} ({s})", src.display()),
