@@ -31,5 +31,13 @@ pub use fence::{CompletionToken, ExecutionFence};
 pub use graph::{Graph, GraphBuilder, Planned};
 pub use pass::{Declare, Pass, Recorder};
 pub use queue::{Queue, QueueLock};
-pub use resource::{BufferDesc, Destroy, ImageDesc, Resource, ResourceState, SharedAllocator, Sharing, StBuffer, StImage, StateSnapshot};
 pub use range::{BufferRange, ImageRange, SubRange};
+pub use resource::{
+    BufferDesc, Destroy, ImageDesc, Resource, ResourceState, SharedAllocator, Sharing, StBuffer,
+    StImage, StateSnapshot,
+};
+
+// The README's code compiles as a doctest, so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
