@@ -1087,9 +1087,14 @@ fn push_barrier(
                 offset: cells.start,
                 size: cells.end - cells.start,
             };
-            // Extend a barrier with equal scopes that ends where this one starts.
+            // Extend a barrier with equal scopes that ends where this one starts. Never for an
+            // ownership transfer: an acquire must name exactly the range of one release, and
+            // the releases of neighbouring segments may sit in different places.
             match cmd.buffers.iter_mut().find(|b| {
-                b.resource == r && b.scopes == s && b.range.offset + b.range.size == range.offset
+                s.families.is_none()
+                    && b.resource == r
+                    && b.scopes == s
+                    && b.range.offset + b.range.size == range.offset
             }) {
                 Some(b) => b.range.size += range.size,
                 None => match cmd.buffers.iter_mut().find(|b| {

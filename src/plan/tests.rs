@@ -974,3 +974,71 @@ fn mip_levels_are_tracked_separately() {
         (L::TRANSFER_DST_OPTIMAL, L::TRANSFER_DST_OPTIMAL)
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Regressions found by the verifier (shrunk random cases)
+// ---------------------------------------------------------------------------------------------
+
+/// Each acquire names exactly the range of one release: neighbouring segments released at
+/// different points are not merged into one acquire.
+#[test]
+fn acquires_match_releases_range_for_range() {
+    let p = run(
+        vec![
+            QueueDecl::new("gfx", 0, GFX),
+            QueueDecl::new("compute", 1, COMPUTE),
+        ],
+        vec![ResourceDecl::buffer(
+            "buf",
+            128,
+            vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST,
+        )],
+        vec![
+            PassDecl::new("a", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_WRITE).range(
+                SubRange::Buffer(BufferRange {
+                    offset: 0,
+                    size: 32,
+                }),
+            )),
+            PassDecl::new("b", 0).with_use(UseDecl::new(0, Access::TRANSFER_WRITE).range(
+                SubRange::Buffer(BufferRange {
+                    offset: 32,
+                    size: 96,
+                }),
+            )),
+            pass("c", 1, &[(0, Access::COMPUTE_SHADER_READ)]),
+        ],
+    );
+    let transfers = |q: usize| -> Vec<BufferRange> {
+        let mut v: Vec<BufferRange> = p.queues[q]
+            .batches
+            .iter()
+            .flat_map(|b| &b.commands)
+            .filter_map(|c| match c {
+                Command::Barrier(b) => Some(
+                    b.buffers
+                        .iter()
+                        .filter(|x| x.scopes.families.is_some())
+                        .map(|x| x.range)
+                        .collect::<Vec<_>>(),
+                ),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        v.sort_by_key(|r| r.offset);
+        v
+    };
+    let expect = vec![
+        BufferRange {
+            offset: 0,
+            size: 32,
+        },
+        BufferRange {
+            offset: 32,
+            size: 96,
+        },
+    ];
+    assert_eq!(transfers(0), expect, "releases\n{p}");
+    assert_eq!(transfers(1), expect, "acquires\n{p}");
+}
