@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Everything that needs the NVIDIA machine (several queue families, real GPU timings), in
+# one run. Prepare here with `bash ../shared/device/prepare.sh` (it stages release test,
+# bench and example binaries in .gl/bin), then on the device machine, from the checkout:
+#   bash .gl/on-device.sh bash .ci/nvidia.sh
+# Logs go to $OUT (or ./nvidia-out). Every test binary runs with --include-ignored, so the
+# multi-family tests run; validation with synchronization validation is on in all of them.
+set -uo pipefail
+out="${OUT:-nvidia-out}"
+mkdir -p "$out"
+bin=.gl/bin
+export VK_BATON_VALIDATION=1
+status=0
+run() { # name, command...
+  local name=$1; shift
+  echo "== $name: $*"
+  if "$@" >"$out/$name.log" 2>&1; then echo "   ok"; else echo "   FAILED ($?)"; status=1; fi
+  grep -E "test result|passed|failed|validation message|GiB/s|overlap|ratio|frame" "$out/$name.log" | tail -8
+}
+# The long randomized verifier run uses spare cores while the GPU work runs.
+for t in "$bin"/random_graphs-*; do
+  [ -x "$t" ] && (VK_BATON_LONG=1 "$t" --test-threads 4 >"$out/random_long.log" 2>&1; echo "exit $?" >>"$out/random_long.log") &
+done
+for t in "$bin"/*-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]; do
+  name=$(basename "$t"); base=${name%-*}
+  case "$base" in
+    plan) continue ;;              # the criterion bench, below
+    random_graphs) continue ;;     # in the background, above
+    vk_baton_shaders) continue ;;
+  esac
+  run "test-$base" "$t" --include-ignored --test-threads 1
+done
+run headless "$bin/headless"
+[ -x "$bin/async_compute" ] && run async_compute "$bin/async_compute" --frames 200
+[ -x "$bin/async_compute" ] && run async_compute_exclusive "$bin/async_compute" --exclusive --frames 20
+[ -x "$bin/streaming_upload" ] && run streaming_upload "$bin/streaming_upload" --count 64 --mib 16
+[ -x "$bin/incremental" ] && run incremental "$bin/incremental"
+for b in "$bin"/plan-*; do
+  VK_BATON_VALIDATION=0 run bench "$b" --bench --warm-up-time 1 --measurement-time 3
+done
+wait
+tail -5 "$out/random_long.log"
+exit $status
