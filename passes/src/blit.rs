@@ -90,7 +90,12 @@ impl ImageBlit {
     /// let blit = vk_baton_passes::ImageBlit::new(s, a, b, ash::vk::Filter::LINEAR)?;
     /// # Ok(()) }
     /// ```
-    pub fn new(support: &FormatSupport, src: Arc<StImage>, dst: Arc<StImage>, filter: vk::Filter) -> Result<Self> {
+    pub fn new(
+        support: &FormatSupport,
+        src: Arc<StImage>,
+        dst: Arc<StImage>,
+        filter: vk::Filter,
+    ) -> Result<Self> {
         let (s, d) = (src.desc(), dst.desc());
         if s.array_layers != d.array_layers {
             return Err(Error::InvalidInput(format!(
@@ -153,26 +158,49 @@ impl ImageBlit {
         }
         support.check_blit(src.desc(), dst.desc(), filter)?;
         if !src.desc().usage.contains(vk::ImageUsageFlags::TRANSFER_SRC) {
-            return Err(Error::InvalidInput(format!("image `{}` lacks usage TRANSFER_SRC", src.name())));
+            return Err(Error::InvalidInput(format!(
+                "image `{}` lacks usage TRANSFER_SRC",
+                src.name()
+            )));
         }
         if !dst.desc().usage.contains(vk::ImageUsageFlags::TRANSFER_DST) {
-            return Err(Error::InvalidInput(format!("image `{}` lacks usage TRANSFER_DST", dst.name())));
+            return Err(Error::InvalidInput(format!(
+                "image `{}` lacks usage TRANSFER_DST",
+                dst.name()
+            )));
         }
         let mut reads = CellSet::default();
         let mut writes = CellSet::default();
         for r in regions {
             if r.src_subresource.layer_count != r.dst_subresource.layer_count {
-                return Err(Error::InvalidRegion("ImageBlit: source and destination layer counts differ".into()));
+                return Err(Error::InvalidRegion(
+                    "ImageBlit: source and destination layer counts differ".into(),
+                ));
             }
-            let (m, l, _) = check_side("ImageBlit source", src.desc(), &r.src_subresource, &r.src_offsets)?;
+            let (m, l, _) = check_side(
+                "ImageBlit source",
+                src.desc(),
+                &r.src_subresource,
+                &r.src_offsets,
+            )?;
             reads.add(m, l, false);
-            let (m, l, full) = check_side("ImageBlit destination", dst.desc(), &r.dst_subresource, &r.dst_offsets)?;
+            let (m, l, full) = check_side(
+                "ImageBlit destination",
+                dst.desc(),
+                &r.dst_subresource,
+                &r.dst_offsets,
+            )?;
             writes.add(m, l, full);
         }
         let (reads, writes) = (reads.ranges(), writes.ranges());
-        if Arc::ptr_eq(&src, &dst) && reads.iter().any(|(r, _)| writes.iter().any(|(w, _)| r.overlaps(w))) {
+        if Arc::ptr_eq(&src, &dst)
+            && reads
+                .iter()
+                .any(|(r, _)| writes.iter().any(|(w, _)| r.overlaps(w)))
+        {
             return Err(Error::InvalidRegion(
-                "ImageBlit: a blit within one image must read and write different subresources".into(),
+                "ImageBlit: a blit within one image must read and write different subresources"
+                    .into(),
             ));
         }
         log::debug!(
@@ -199,7 +227,12 @@ impl Pass for ImageBlit {
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
-        log::trace!("{}: blit `{}` -> `{}`", r.pass_name(), self.src.name(), self.dst.name());
+        log::trace!(
+            "{}: blit `{}` -> `{}`",
+            r.pass_name(),
+            self.src.name(),
+            self.dst.name()
+        );
         // SAFETY: both images are alive, the formats, filter and regions were checked at
         // construction, and the graph put the declared subresources in
         // TRANSFER_SRC/DST_OPTIMAL before this pass.
@@ -233,8 +266,14 @@ pub(crate) fn level_blit(desc: &ImageDesc, level: u32) -> vk::ImageBlit {
     };
     vk::ImageBlit {
         src_subresource: sub(level - 1),
-        src_offsets: [vk::Offset3D::default(), corner(mip_extent(desc.extent, level - 1))],
+        src_offsets: [
+            vk::Offset3D::default(),
+            corner(mip_extent(desc.extent, level - 1)),
+        ],
         dst_subresource: sub(level),
-        dst_offsets: [vk::Offset3D::default(), corner(mip_extent(desc.extent, level))],
+        dst_offsets: [
+            vk::Offset3D::default(),
+            corner(mip_extent(desc.extent, level)),
+        ],
     }
 }

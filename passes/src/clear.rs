@@ -31,7 +31,10 @@ const CLEAR_DEPTH: Access = on_queue(
 fn check_ranges(img: &StImage, ranges: &[ImageRange]) -> Result<()> {
     let d = img.desc();
     if ranges.is_empty() {
-        return Err(Error::InvalidRegion(format!("clear of `{}`: no ranges", img.name())));
+        return Err(Error::InvalidRegion(format!(
+            "clear of `{}`: no ranges",
+            img.name()
+        )));
     }
     for (i, r) in ranges.iter().enumerate() {
         if !r.fits(d.mip_levels, d.array_layers) {
@@ -43,11 +46,17 @@ fn check_ranges(img: &StImage, ranges: &[ImageRange]) -> Result<()> {
             )));
         }
         if ranges[..i].iter().any(|o| o.overlaps(r)) {
-            return Err(Error::InvalidRegion(format!("clear of `{}`: ranges overlap", img.name())));
+            return Err(Error::InvalidRegion(format!(
+                "clear of `{}`: ranges overlap",
+                img.name()
+            )));
         }
     }
     if !d.usage.contains(vk::ImageUsageFlags::TRANSFER_DST) {
-        return Err(Error::InvalidInput(format!("image `{}` lacks usage TRANSFER_DST", img.name())));
+        return Err(Error::InvalidInput(format!(
+            "image `{}` lacks usage TRANSFER_DST",
+            img.name()
+        )));
     }
     Ok(())
 }
@@ -81,7 +90,12 @@ impl std::fmt::Debug for ClearColor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // SAFETY: every bit pattern is a valid `[u32; 4]`.
         let bits = unsafe { self.value.uint32 };
-        write!(f, "ClearColor(`{}`, {bits:#x?}, {:?})", self.img.name(), self.ranges)
+        write!(
+            f,
+            "ClearColor(`{}`, {bits:#x?}, {:?})",
+            self.img.name(),
+            self.ranges
+        )
     }
 }
 
@@ -108,7 +122,11 @@ impl ClearColor {
     /// let clear = vk_baton_passes::ClearColor::ranges(img, vk::ClearColorValue { float32: [0.0; 4] }, &[ImageRange::mip(1, 1)])?;
     /// # Ok(()) }
     /// ```
-    pub fn ranges(img: Arc<StImage>, value: vk::ClearColorValue, ranges: &[ImageRange]) -> Result<Self> {
+    pub fn ranges(
+        img: Arc<StImage>,
+        value: vk::ClearColorValue,
+        ranges: &[ImageRange],
+    ) -> Result<Self> {
         if img.desc().aspect() != vk::ImageAspectFlags::COLOR {
             return Err(Error::UnsupportedFormat {
                 format: img.desc().format,
@@ -133,8 +151,11 @@ impl Pass for ClearColor {
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
         log::trace!("{}: clear color `{}`", r.pass_name(), self.img.name());
-        let ranges: Vec<vk::ImageSubresourceRange> =
-            self.ranges.iter().map(|x| x.to_vk(vk::ImageAspectFlags::COLOR)).collect();
+        let ranges: Vec<vk::ImageSubresourceRange> = self
+            .ranges
+            .iter()
+            .map(|x| x.to_vk(vk::ImageAspectFlags::COLOR))
+            .collect();
         // SAFETY: the image is alive and the graph put the declared ranges in
         // TRANSFER_DST_OPTIMAL before this pass.
         unsafe {
@@ -190,7 +211,11 @@ impl ClearDepthStencil {
     /// let clear = vk_baton_passes::ClearDepthStencil::ranges(depth, vk::ClearDepthStencilValue { depth: 0.5, stencil: 7 }, &[ImageRange::mip(0, 1)])?;
     /// # Ok(()) }
     /// ```
-    pub fn ranges(img: Arc<StImage>, value: vk::ClearDepthStencilValue, ranges: &[ImageRange]) -> Result<Self> {
+    pub fn ranges(
+        img: Arc<StImage>,
+        value: vk::ClearDepthStencilValue,
+        ranges: &[ImageRange],
+    ) -> Result<Self> {
         if img.desc().aspect() == vk::ImageAspectFlags::COLOR {
             return Err(Error::UnsupportedFormat {
                 format: img.desc().format,
@@ -220,9 +245,14 @@ impl Pass for ClearDepthStencil {
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
-        log::trace!("{}: clear depth/stencil `{}`", r.pass_name(), self.img.name());
+        log::trace!(
+            "{}: clear depth/stencil `{}`",
+            r.pass_name(),
+            self.img.name()
+        );
         let aspect = self.img.desc().aspect();
-        let ranges: Vec<vk::ImageSubresourceRange> = self.ranges.iter().map(|x| x.to_vk(aspect)).collect();
+        let ranges: Vec<vk::ImageSubresourceRange> =
+            self.ranges.iter().map(|x| x.to_vk(aspect)).collect();
         // SAFETY: the image is alive and the graph put the declared ranges in
         // TRANSFER_DST_OPTIMAL before this pass.
         unsafe {
@@ -280,8 +310,15 @@ impl FillBuffer {
             )));
         }
         check_bytes("FillBuffer", offset, size, buf.size())?;
-        if !buf.desc().usage.contains(vk::BufferUsageFlags::TRANSFER_DST) {
-            return Err(Error::InvalidInput(format!("buffer `{}` lacks usage TRANSFER_DST", buf.name())));
+        if !buf
+            .desc()
+            .usage
+            .contains(vk::BufferUsageFlags::TRANSFER_DST)
+        {
+            return Err(Error::InvalidInput(format!(
+                "buffer `{}` lacks usage TRANSFER_DST",
+                buf.name()
+            )));
         }
         Ok(Self {
             buf,
@@ -298,12 +335,23 @@ impl Pass for FillBuffer {
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
-        log::trace!("{}: fill `{}` {:?} with {:#x}", r.pass_name(), self.buf.name(), self.range, self.data);
+        log::trace!(
+            "{}: fill `{}` {:?} with {:#x}",
+            r.pass_name(),
+            self.buf.name(),
+            self.range,
+            self.data
+        );
         // SAFETY: the buffer is alive, the range was checked (aligned, inside), and the graph
         // ordered it before this pass.
         unsafe {
-            r.device()
-                .cmd_fill_buffer(r.cmd(), self.buf.handle(), self.range.offset, self.range.size, self.data)
+            r.device().cmd_fill_buffer(
+                r.cmd(),
+                self.buf.handle(),
+                self.range.offset,
+                self.range.size,
+                self.data,
+            )
         };
         Ok(())
     }

@@ -25,7 +25,8 @@ use std::sync::Arc;
 use vk_baton::{Access, BufferRange, Declare, ImageRange, Pass, Recorder, StBuffer, StImage};
 
 /// Transfer read at the COPY stage.
-pub(crate) const COPY_READ: Access = at_stages(Access::TRANSFER_READ, vk::PipelineStageFlags2::COPY);
+pub(crate) const COPY_READ: Access =
+    at_stages(Access::TRANSFER_READ, vk::PipelineStageFlags2::COPY);
 /// Transfer write at the COPY stage.
 pub(crate) const COPY_WRITE: Access =
     at_stages(Access::TRANSFER_WRITE, vk::PipelineStageFlags2::COPY);
@@ -33,13 +34,23 @@ pub(crate) const COPY_WRITE: Access =
 /// The declarations of an image's touched cells: (range, whole subresources overwritten).
 pub(crate) type ImageUses = Vec<(ImageRange, bool)>;
 
-pub(crate) fn declare_image_read(d: &mut Declare<'_>, img: &Arc<StImage>, uses: &ImageUses, a: Access) {
+pub(crate) fn declare_image_read(
+    d: &mut Declare<'_>,
+    img: &Arc<StImage>,
+    uses: &ImageUses,
+    a: Access,
+) {
     for (r, _) in uses {
         d.image_range(img, a, *r);
     }
 }
 
-pub(crate) fn declare_image_write(d: &mut Declare<'_>, img: &Arc<StImage>, uses: &ImageUses, a: Access) {
+pub(crate) fn declare_image_write(
+    d: &mut Declare<'_>,
+    img: &Arc<StImage>,
+    uses: &ImageUses,
+    a: Access,
+) {
     for (r, full) in uses {
         if *full {
             d.image_range_discard(img, a, *r);
@@ -123,7 +134,11 @@ impl CopyBuffer {
     /// ])?;
     /// # Ok(()) }
     /// ```
-    pub fn regions(src: Arc<StBuffer>, dst: Arc<StBuffer>, regions: &[vk::BufferCopy]) -> Result<Self> {
+    pub fn regions(
+        src: Arc<StBuffer>,
+        dst: Arc<StBuffer>,
+        regions: &[vk::BufferCopy],
+    ) -> Result<Self> {
         if regions.is_empty() {
             return Err(Error::InvalidRegion("CopyBuffer: no regions".into()));
         }
@@ -132,7 +147,12 @@ impl CopyBuffer {
         let mut reads = Vec::new();
         let mut writes: Vec<std::ops::Range<u64>> = Vec::new();
         for r in regions {
-            reads.push(check_bytes("CopyBuffer source", r.src_offset, r.size, src.size())?);
+            reads.push(check_bytes(
+                "CopyBuffer source",
+                r.src_offset,
+                r.size,
+                src.size(),
+            )?);
             let w = check_bytes("CopyBuffer destination", r.dst_offset, r.size, dst.size())?;
             if writes.iter().any(|o| o.start < w.end && w.start < o.end) {
                 return Err(Error::InvalidRegion(format!(
@@ -259,7 +279,11 @@ impl CopyImage {
     /// }])?;
     /// # Ok(()) }
     /// ```
-    pub fn regions(src: Arc<StImage>, dst: Arc<StImage>, regions: &[vk::ImageCopy]) -> Result<Self> {
+    pub fn regions(
+        src: Arc<StImage>,
+        dst: Arc<StImage>,
+        regions: &[vk::ImageCopy],
+    ) -> Result<Self> {
         if regions.is_empty() {
             return Err(Error::InvalidRegion("CopyImage: no regions".into()));
         }
@@ -268,16 +292,33 @@ impl CopyImage {
         let mut reads = CellSet::default();
         let mut writes = CellSet::default();
         for r in regions {
-            let (m, l, _) = check_image_region("CopyImage source", src.desc(), &r.src_subresource, r.src_offset, r.extent)?;
+            let (m, l, _) = check_image_region(
+                "CopyImage source",
+                src.desc(),
+                &r.src_subresource,
+                r.src_offset,
+                r.extent,
+            )?;
             reads.add(m, l, false);
-            let (m, l, full) = check_image_region("CopyImage destination", dst.desc(), &r.dst_subresource, r.dst_offset, r.extent)?;
+            let (m, l, full) = check_image_region(
+                "CopyImage destination",
+                dst.desc(),
+                &r.dst_subresource,
+                r.dst_offset,
+                r.extent,
+            )?;
             writes.add(m, l, full);
         }
         let reads = reads.ranges();
         let writes = writes.ranges();
-        if Arc::ptr_eq(&src, &dst) && reads.iter().any(|(r, _)| writes.iter().any(|(w, _)| r.overlaps(w))) {
+        if Arc::ptr_eq(&src, &dst)
+            && reads
+                .iter()
+                .any(|(r, _)| writes.iter().any(|(w, _)| r.overlaps(w)))
+        {
             return Err(Error::InvalidRegion(
-                "CopyImage: a copy within one image must read and write different subresources".into(),
+                "CopyImage: a copy within one image must read and write different subresources"
+                    .into(),
             ));
         }
         Ok(Self {
@@ -347,7 +388,8 @@ pub(crate) fn packed_levels(img: &StImage) -> Result<(Vec<vk::BufferImageCopy>, 
     if aspect == (vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL) {
         return Err(Error::UnsupportedFormat {
             format: d.format,
-            detail: "depth+stencil images are copied one aspect at a time: give explicit regions".into(),
+            detail: "depth+stencil images are copied one aspect at a time: give explicit regions"
+                .into(),
         });
     }
     let texel = crate::util::texel_size_or_err(d.format, aspect)?;
@@ -374,11 +416,21 @@ fn check_buffer_image_regions(
     let mut bytes = Vec::new();
     let mut cells = CellSet::default();
     for r in regions {
-        let (m, l, full) = check_image_region(what, img.desc(), &r.image_subresource, r.image_offset, r.image_extent)?;
+        let (m, l, full) = check_image_region(
+            what,
+            img.desc(),
+            &r.image_subresource,
+            r.image_offset,
+            r.image_extent,
+        )?;
         cells.add(m, l, full && image_written);
         let b = buffer_image_bytes(img.desc().format, r)?;
         check_bytes(what, b.start, b.end - b.start, buf.size())?;
-        if !image_written && bytes.iter().any(|o: &std::ops::Range<u64>| o.start < b.end && b.start < o.end) {
+        if !image_written
+            && bytes
+                .iter()
+                .any(|o: &std::ops::Range<u64>| o.start < b.end && b.start < o.end)
+        {
             return Err(Error::InvalidRegion(format!(
                 "{what}: buffer regions overlap at bytes {b:?}"
             )));
@@ -435,10 +487,15 @@ impl CopyBufferToImage {
     /// }])?;
     /// # Ok(()) }
     /// ```
-    pub fn regions(src: Arc<StBuffer>, dst: Arc<StImage>, regions: &[vk::BufferImageCopy]) -> Result<Self> {
+    pub fn regions(
+        src: Arc<StBuffer>,
+        dst: Arc<StImage>,
+        regions: &[vk::BufferImageCopy],
+    ) -> Result<Self> {
         check_usage_buffer(&src, vk::BufferUsageFlags::TRANSFER_SRC)?;
         check_usage_image(&dst, vk::ImageUsageFlags::TRANSFER_DST)?;
-        let (reads, writes) = check_buffer_image_regions("CopyBufferToImage", &src, &dst, regions, true)?;
+        let (reads, writes) =
+            check_buffer_image_regions("CopyBufferToImage", &src, &dst, regions, true)?;
         Ok(Self {
             src,
             dst,
@@ -470,7 +527,12 @@ impl Pass for CopyBufferToImage {
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
-        log::trace!("{}: buffer `{}` -> image `{}`", r.pass_name(), self.src.name(), self.dst.name());
+        log::trace!(
+            "{}: buffer `{}` -> image `{}`",
+            r.pass_name(),
+            self.src.name(),
+            self.dst.name()
+        );
         // SAFETY: both resources are alive, the regions lie inside them, and the graph put the
         // declared subresources in TRANSFER_DST_OPTIMAL before this pass.
         unsafe {
@@ -536,10 +598,15 @@ impl CopyImageToBuffer {
     /// }])?;
     /// # Ok(()) }
     /// ```
-    pub fn regions(src: Arc<StImage>, dst: Arc<StBuffer>, regions: &[vk::BufferImageCopy]) -> Result<Self> {
+    pub fn regions(
+        src: Arc<StImage>,
+        dst: Arc<StBuffer>,
+        regions: &[vk::BufferImageCopy],
+    ) -> Result<Self> {
         check_usage_image(&src, vk::ImageUsageFlags::TRANSFER_SRC)?;
         check_usage_buffer(&dst, vk::BufferUsageFlags::TRANSFER_DST)?;
-        let (writes, reads) = check_buffer_image_regions("CopyImageToBuffer", &dst, &src, regions, false)?;
+        let (writes, reads) =
+            check_buffer_image_regions("CopyImageToBuffer", &dst, &src, regions, false)?;
         let gaps = regions.iter().any(|r| {
             (r.buffer_row_length != 0 && r.buffer_row_length != r.image_extent.width)
                 || (r.buffer_image_height != 0 && r.buffer_image_height != r.image_extent.height)
@@ -568,7 +635,12 @@ impl Pass for CopyImageToBuffer {
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
-        log::trace!("{}: image `{}` -> buffer `{}`", r.pass_name(), self.src.name(), self.dst.name());
+        log::trace!(
+            "{}: image `{}` -> buffer `{}`",
+            r.pass_name(),
+            self.src.name(),
+            self.dst.name()
+        );
         // SAFETY: both resources are alive, the regions lie inside them, and the graph put the
         // declared subresources in TRANSFER_SRC_OPTIMAL before this pass.
         unsafe {

@@ -24,7 +24,9 @@ use crate::error::{Error, Result};
 use ash::vk;
 use parking_lot::Mutex;
 use std::sync::Arc;
-use vk_baton::{BufferDesc, CompletionToken, Declare, Pass, Recorder, SharedAllocator, StBuffer, StImage};
+use vk_baton::{
+    BufferDesc, CompletionToken, Declare, Pass, Recorder, SharedAllocator, StBuffer, StImage,
+};
 
 struct Inner {
     name: String,
@@ -167,19 +169,32 @@ impl Download {
         // SAFETY: the staging buffer is alive (declared to the graph, which keeps it); the
         // barrier only orders this pass's own copy before host reads.
         unsafe {
-            r.device()
-                .cmd_pipeline_barrier2(r.cmd(), &vk::DependencyInfo::default().buffer_memory_barriers(&b))
+            r.device().cmd_pipeline_barrier2(
+                r.cmd(),
+                &vk::DependencyInfo::default().buffer_memory_barriers(&b),
+            )
         };
     }
 }
 
 impl std::fmt::Debug for Download {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Download(`{}`, {} bytes, {:?})", self.0.name, self.len(), self.0.token.lock())
+        write!(
+            f,
+            "Download(`{}`, {} bytes, {:?})",
+            self.0.name,
+            self.len(),
+            self.0.token.lock()
+        )
     }
 }
 
-fn readback(device: &ash::Device, allocator: &SharedAllocator, size: u64, name: &str) -> Result<Arc<StBuffer>> {
+fn readback(
+    device: &ash::Device,
+    allocator: &SharedAllocator,
+    size: u64,
+    name: &str,
+) -> Result<Arc<StBuffer>> {
     Ok(Arc::new(StBuffer::new(
         device,
         allocator,
@@ -210,7 +225,11 @@ impl DownloadBuffer {
     /// let down = vk_baton_passes::DownloadBuffer::whole(device, alloc, src)?;
     /// # Ok(()) }
     /// ```
-    pub fn whole(device: &ash::Device, allocator: &SharedAllocator, src: Arc<StBuffer>) -> Result<Self> {
+    pub fn whole(
+        device: &ash::Device,
+        allocator: &SharedAllocator,
+        src: Arc<StBuffer>,
+    ) -> Result<Self> {
         let size = src.size();
         Self::range(device, allocator, src, 0, size)
     }
@@ -223,7 +242,13 @@ impl DownloadBuffer {
     /// let down = vk_baton_passes::DownloadBuffer::range(device, alloc, src, 0, 4)?;
     /// # Ok(()) }
     /// ```
-    pub fn range(device: &ash::Device, allocator: &SharedAllocator, src: Arc<StBuffer>, offset: u64, size: u64) -> Result<Self> {
+    pub fn range(
+        device: &ash::Device,
+        allocator: &SharedAllocator,
+        src: Arc<StBuffer>,
+        offset: u64,
+        size: u64,
+    ) -> Result<Self> {
         crate::util::check_bytes("DownloadBuffer", offset, size, src.size())?;
         let name = format!("download of `{}`", src.name());
         let staging = readback(device, allocator, size, &name)?;
@@ -287,7 +312,11 @@ impl DownloadImage {
     /// let down = vk_baton_passes::DownloadImage::all_levels(device, alloc, img)?;
     /// # Ok(()) }
     /// ```
-    pub fn all_levels(device: &ash::Device, allocator: &SharedAllocator, src: Arc<StImage>) -> Result<Self> {
+    pub fn all_levels(
+        device: &ash::Device,
+        allocator: &SharedAllocator,
+        src: Arc<StImage>,
+    ) -> Result<Self> {
         let (regions, _) = packed_levels(&src)?;
         Self::regions(device, allocator, src, &regions)
     }
@@ -299,10 +328,19 @@ impl DownloadImage {
     /// let down = vk_baton_passes::DownloadImage::level(device, alloc, img, 2)?;
     /// # Ok(()) }
     /// ```
-    pub fn level(device: &ash::Device, allocator: &SharedAllocator, src: Arc<StImage>, level: u32) -> Result<Self> {
+    pub fn level(
+        device: &ash::Device,
+        allocator: &SharedAllocator,
+        src: Arc<StImage>,
+        level: u32,
+    ) -> Result<Self> {
         let (regions, _) = packed_levels(&src)?;
         let mut r = *regions.get(level as usize).ok_or_else(|| {
-            Error::InvalidRegion(format!("mip level {level} of `{}` with {} levels", src.name(), src.desc().mip_levels))
+            Error::InvalidRegion(format!(
+                "mip level {level} of `{}` with {} levels",
+                src.name(),
+                src.desc().mip_levels
+            ))
         })?;
         r.buffer_offset = 0;
         Self::regions(device, allocator, src, &[r])

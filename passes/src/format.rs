@@ -170,19 +170,38 @@ pub(crate) fn check_blit(
     if filter == vk::Filter::LINEAR {
         src_needed |= vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR;
     } else if filter != vk::Filter::NEAREST {
-        return Err(Error::InvalidInput(format!("blit filter {filter:?} is not supported (use NEAREST or LINEAR)")));
+        return Err(Error::InvalidInput(format!(
+            "blit filter {filter:?} is not supported (use NEAREST or LINEAR)"
+        )));
     }
-    require_features(src.format, src.tiling, src_features, src_needed, "a blit source")?;
-    require_features(dst.format, dst.tiling, dst_features, vk::FormatFeatureFlags::BLIT_DST, "a blit destination")?;
+    require_features(
+        src.format,
+        src.tiling,
+        src_features,
+        src_needed,
+        "a blit source",
+    )?;
+    require_features(
+        dst.format,
+        dst.tiling,
+        dst_features,
+        vk::FormatFeatureFlags::BLIT_DST,
+        "a blit destination",
+    )?;
     if src.samples != vk::SampleCountFlags::TYPE_1 || dst.samples != vk::SampleCountFlags::TYPE_1 {
-        return Err(Error::InvalidInput("blits need single-sampled images".into()));
+        return Err(Error::InvalidInput(
+            "blits need single-sampled images".into(),
+        ));
     }
     let depth = |d: &ImageDesc| d.aspect() != vk::ImageAspectFlags::COLOR;
     if depth(src) || depth(dst) {
         if src.format != dst.format {
             return Err(Error::UnsupportedFormat {
                 format: dst.format,
-                detail: format!("a depth/stencil blit needs the same format on both sides (source {:?})", src.format),
+                detail: format!(
+                    "a depth/stencil blit needs the same format on both sides (source {:?})",
+                    src.format
+                ),
             });
         }
         if filter != vk::Filter::NEAREST {
@@ -214,7 +233,12 @@ mod tests {
     use vk::FormatFeatureFlags as F;
 
     fn desc(format: vk::Format) -> ImageDesc {
-        ImageDesc::new_2d(4, 4, format, vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST)
+        ImageDesc::new_2d(
+            4,
+            4,
+            format,
+            vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST,
+        )
     }
 
     #[test]
@@ -223,9 +247,14 @@ mod tests {
         let all = F::BLIT_SRC | F::BLIT_DST | F::SAMPLED_IMAGE_FILTER_LINEAR;
         assert!(check_blit(&rgba, all, &rgba, all, vk::Filter::LINEAR).is_ok());
         let e = check_blit(&rgba, F::BLIT_DST, &rgba, all, vk::Filter::NEAREST).unwrap_err();
-        assert!(matches!(e, Error::FormatNotSupported { missing, .. } if missing == F::BLIT_SRC), "{e}");
+        assert!(
+            matches!(e, Error::FormatNotSupported { missing, .. } if missing == F::BLIT_SRC),
+            "{e}"
+        );
         let e = check_blit(&rgba, F::BLIT_SRC, &rgba, all, vk::Filter::LINEAR).unwrap_err();
-        assert!(matches!(e, Error::FormatNotSupported { missing, .. } if missing == F::SAMPLED_IMAGE_FILTER_LINEAR));
+        assert!(
+            matches!(e, Error::FormatNotSupported { missing, .. } if missing == F::SAMPLED_IMAGE_FILTER_LINEAR)
+        );
         let e = check_blit(&rgba, all, &rgba, F::BLIT_SRC, vk::Filter::NEAREST).unwrap_err();
         assert!(matches!(e, Error::FormatNotSupported { missing, .. } if missing == F::BLIT_DST));
     }

@@ -33,7 +33,9 @@ use vk_baton::{Access, Declare, ImageRange, Pass, Recorder, StImage};
 const LEVEL_RW: Access = {
     let mut a = Access::raw(
         vk::PipelineStageFlags2::BLIT,
-        vk::AccessFlags2::from_raw(vk::AccessFlags2::TRANSFER_READ.as_raw() | vk::AccessFlags2::TRANSFER_WRITE.as_raw()),
+        vk::AccessFlags2::from_raw(
+            vk::AccessFlags2::TRANSFER_READ.as_raw() | vk::AccessFlags2::TRANSFER_WRITE.as_raw(),
+        ),
         vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
     );
     a.queue = vk::QueueFlags::GRAPHICS;
@@ -68,10 +70,16 @@ impl GenerateMipmaps {
     pub fn new(support: &FormatSupport, img: Arc<StImage>, filter: vk::Filter) -> Result<Self> {
         let d = img.desc();
         if d.mip_levels < 2 {
-            return Err(Error::InvalidInput(format!("GenerateMipmaps: `{}` has only one mip level", img.name())));
+            return Err(Error::InvalidInput(format!(
+                "GenerateMipmaps: `{}` has only one mip level",
+                img.name()
+            )));
         }
         if d.image_type != vk::ImageType::TYPE_2D {
-            return Err(Error::InvalidInput(format!("GenerateMipmaps: `{}` is not a 2D image", img.name())));
+            return Err(Error::InvalidInput(format!(
+                "GenerateMipmaps: `{}` is not a 2D image",
+                img.name()
+            )));
         }
         let usage = vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST;
         if !d.usage.contains(usage) {
@@ -125,24 +133,49 @@ impl Pass for GenerateMipmaps {
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
         let desc = self.img.desc().clone();
         let levels = desc.mip_levels;
-        log::trace!("{}: {} mip levels of `{}`", r.pass_name(), levels, self.img.name());
+        log::trace!(
+            "{}: {} mip levels of `{}`",
+            r.pass_name(),
+            levels,
+            self.img.name()
+        );
         let dev = r.device().clone();
         let cmd = r.cmd();
         let barrier = |b: &[vk::ImageMemoryBarrier2<'_>]| {
             // SAFETY: the image is alive; the barriers cover only its levels 1.., which the
             // graph left in TRANSFER_SRC_OPTIMAL (old contents discarded) and which only this
             // pass touches until it ends.
-            unsafe { dev.cmd_pipeline_barrier2(cmd, &vk::DependencyInfo::default().image_memory_barriers(b)) };
+            unsafe {
+                dev.cmd_pipeline_barrier2(
+                    cmd,
+                    &vk::DependencyInfo::default().image_memory_barriers(b),
+                )
+            };
         };
-        let (src, dst) = (vk::ImageLayout::TRANSFER_SRC_OPTIMAL, vk::ImageLayout::TRANSFER_DST_OPTIMAL);
+        let (src, dst) = (
+            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+        );
         for level in 1..levels {
             // Level `level` becomes a blit destination (its old contents are discarded);
             // the level just written becomes a blit source.
-            let to_dst = level_barrier(&self.img, level, vk::ImageLayout::UNDEFINED, dst, vk::AccessFlags2::TRANSFER_WRITE);
+            let to_dst = level_barrier(
+                &self.img,
+                level,
+                vk::ImageLayout::UNDEFINED,
+                dst,
+                vk::AccessFlags2::TRANSFER_WRITE,
+            );
             if level == 1 {
                 barrier(&[to_dst]);
             } else {
-                let back = level_barrier(&self.img, level - 1, dst, src, vk::AccessFlags2::TRANSFER_READ);
+                let back = level_barrier(
+                    &self.img,
+                    level - 1,
+                    dst,
+                    src,
+                    vk::AccessFlags2::TRANSFER_READ,
+                );
                 barrier(&[back, to_dst]);
             }
             let region = level_blit(&desc, level);

@@ -22,9 +22,16 @@ use crate::error::{Error, Result};
 use crate::util::check_bytes;
 use ash::vk;
 use std::sync::Arc;
-use vk_baton::{BufferDesc, BufferRange, Declare, Pass, Recorder, SharedAllocator, StBuffer, StImage};
+use vk_baton::{
+    BufferDesc, BufferRange, Declare, Pass, Recorder, SharedAllocator, StBuffer, StImage,
+};
 
-fn staging(device: &ash::Device, allocator: &SharedAllocator, data: &[u8], name: &str) -> Result<Arc<StBuffer>> {
+fn staging(
+    device: &ash::Device,
+    allocator: &SharedAllocator,
+    data: &[u8],
+    name: &str,
+) -> Result<Arc<StBuffer>> {
     if data.is_empty() {
         return Err(Error::InvalidInput(format!("{name}: no data to upload")));
     }
@@ -69,11 +76,23 @@ impl UploadBuffer {
         offset: u64,
         data: &[u8],
     ) -> Result<Self> {
-        if !dst.desc().usage.contains(vk::BufferUsageFlags::TRANSFER_DST) {
-            return Err(Error::InvalidInput(format!("buffer `{}` lacks usage TRANSFER_DST", dst.name())));
+        if !dst
+            .desc()
+            .usage
+            .contains(vk::BufferUsageFlags::TRANSFER_DST)
+        {
+            return Err(Error::InvalidInput(format!(
+                "buffer `{}` lacks usage TRANSFER_DST",
+                dst.name()
+            )));
         }
         check_bytes("UploadBuffer", offset, data.len() as u64, dst.size())?;
-        let staging = staging(device, allocator, data, &format!("upload to `{}`", dst.name()))?;
+        let staging = staging(
+            device,
+            allocator,
+            data,
+            &format!("upload to `{}`", dst.name()),
+        )?;
         Ok(Self {
             staging,
             dst,
@@ -91,7 +110,12 @@ impl Pass for UploadBuffer {
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
-        log::trace!("{}: upload {} bytes to `{}`", r.pass_name(), self.range.size, self.dst.name());
+        log::trace!(
+            "{}: upload {} bytes to `{}`",
+            r.pass_name(),
+            self.range.size,
+            self.dst.name()
+        );
         let region = vk::BufferCopy {
             src_offset: 0,
             dst_offset: self.range.offset,
@@ -145,7 +169,12 @@ impl UploadImage {
     /// let up = vk_baton_passes::UploadImage::new(device, alloc, img, &vec![0u8; n])?;
     /// # Ok(()) }
     /// ```
-    pub fn new(device: &ash::Device, allocator: &SharedAllocator, dst: Arc<StImage>, data: &[u8]) -> Result<Self> {
+    pub fn new(
+        device: &ash::Device,
+        allocator: &SharedAllocator,
+        dst: Arc<StImage>,
+        data: &[u8],
+    ) -> Result<Self> {
         let (regions, size) = packed_levels(&dst)?;
         if data.len() as u64 != size {
             return Err(Error::InvalidInput(format!(
@@ -196,7 +225,12 @@ impl Pass for UploadImage {
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
-        log::trace!("{}: upload {} bytes to `{}`", r.pass_name(), self.staging.size(), self.copy.image().name());
+        log::trace!(
+            "{}: upload {} bytes to `{}`",
+            r.pass_name(),
+            self.staging.size(),
+            self.copy.image().name()
+        );
         self.copy.record(r)?;
         r.keep_alive(self.staging.clone());
         Ok(())

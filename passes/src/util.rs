@@ -58,7 +58,9 @@ pub(crate) fn texel_size(format: vk::Format, aspect: vk::ImageAspectFlags) -> Op
 pub(crate) fn texel_size_or_err(format: vk::Format, aspect: vk::ImageAspectFlags) -> Result<u64> {
     texel_size(format, aspect).ok_or_else(|| Error::UnsupportedFormat {
         format,
-        detail: "buffer copies of this format are not supported by vk-baton-passes (unknown texel size)".into(),
+        detail:
+            "buffer copies of this format are not supported by vk-baton-passes (unknown texel size)"
+                .into(),
     })
 }
 
@@ -176,7 +178,11 @@ pub(crate) fn check_image_region(
     }
     let m = mip_extent(desc.extent, sub.mip_level);
     let fits = |o: i32, e: u32, max: u32| {
-        o >= 0 && e > 0 && (o as u64).checked_add(e as u64).is_some_and(|end| end <= max as u64)
+        o >= 0
+            && e > 0
+            && (o as u64)
+                .checked_add(e as u64)
+                .is_some_and(|end| end <= max as u64)
     };
     if !(fits(offset.x, extent.width, m.width)
         && fits(offset.y, extent.height, m.height)
@@ -187,9 +193,7 @@ pub(crate) fn check_image_region(
             sub.mip_level
         )));
     }
-    let full = offset == vk::Offset3D::default()
-        && extent == m
-        && sub.aspect_mask == desc.aspect();
+    let full = offset == vk::Offset3D::default() && extent == m && sub.aspect_mask == desc.aspect();
     Ok((
         sub.mip_level,
         sub.base_array_layer..sub.base_array_layer + sub.layer_count,
@@ -198,7 +202,10 @@ pub(crate) fn check_image_region(
 }
 
 /// The bytes a buffer↔image copy region touches in the buffer.
-pub(crate) fn buffer_image_bytes(format: vk::Format, region: &vk::BufferImageCopy) -> Result<Range<u64>> {
+pub(crate) fn buffer_image_bytes(
+    format: vk::Format,
+    region: &vk::BufferImageCopy,
+) -> Result<Range<u64>> {
     let texel = texel_size_or_err(format, region.image_subresource.aspect_mask)?;
     let e = region.image_extent;
     let row = if region.buffer_row_length == 0 {
@@ -230,7 +237,10 @@ pub(crate) fn record_error(pass: &str, e: impl std::fmt::Display) -> vk_baton::E
 }
 
 /// `access` restricted to queues with `caps` (e.g. a blit needs GRAPHICS).
-pub(crate) const fn on_queue(mut access: vk_baton::Access, caps: vk::QueueFlags) -> vk_baton::Access {
+pub(crate) const fn on_queue(
+    mut access: vk_baton::Access,
+    caps: vk::QueueFlags,
+) -> vk_baton::Access {
     access.queue = caps;
     access
 }
@@ -280,7 +290,11 @@ mod tests {
         };
         assert_eq!(
             r,
-            vec![(ir(0, 0, 2), true), (ir(0, 2, 2), false), (ir(2, 0, 1), false)]
+            vec![
+                (ir(0, 0, 2), true),
+                (ir(0, 2, 2), false),
+                (ir(2, 0, 1), false)
+            ]
         );
     }
 
@@ -322,23 +336,55 @@ mod tests {
             height: 5,
             depth: 1,
         };
-        assert_eq!(mip_extent(e, 2), vk::Extent3D { width: 4, height: 1, depth: 1 });
-        assert_eq!(mip_extent(e, 10), vk::Extent3D { width: 1, height: 1, depth: 1 });
+        assert_eq!(
+            mip_extent(e, 2),
+            vk::Extent3D {
+                width: 4,
+                height: 1,
+                depth: 1
+            }
+        );
+        assert_eq!(
+            mip_extent(e, 10),
+            vk::Extent3D {
+                width: 1,
+                height: 1,
+                depth: 1
+            }
+        );
     }
 
     #[test]
     fn region_checks() {
-        let desc = vk_baton::ImageDesc::new_2d(8, 8, vk::Format::R8G8B8A8_UNORM, vk::ImageUsageFlags::TRANSFER_DST).mips(2);
+        let desc = vk_baton::ImageDesc::new_2d(
+            8,
+            8,
+            vk::Format::R8G8B8A8_UNORM,
+            vk::ImageUsageFlags::TRANSFER_DST,
+        )
+        .mips(2);
         let sub = |mip| vk::ImageSubresourceLayers {
             aspect_mask: vk::ImageAspectFlags::COLOR,
             mip_level: mip,
             base_array_layer: 0,
             layer_count: 1,
         };
-        let e = |w, h| vk::Extent3D { width: w, height: h, depth: 1 };
-        let (m, l, full) = check_image_region("t", &desc, &sub(1), vk::Offset3D::default(), e(4, 4)).unwrap();
+        let e = |w, h| vk::Extent3D {
+            width: w,
+            height: h,
+            depth: 1,
+        };
+        let (m, l, full) =
+            check_image_region("t", &desc, &sub(1), vk::Offset3D::default(), e(4, 4)).unwrap();
         assert_eq!((m, l, full), (1, 0..1, true));
-        let (_, _, full) = check_image_region("t", &desc, &sub(0), vk::Offset3D { x: 1, y: 0, z: 0 }, e(7, 8)).unwrap();
+        let (_, _, full) = check_image_region(
+            "t",
+            &desc,
+            &sub(0),
+            vk::Offset3D { x: 1, y: 0, z: 0 },
+            e(7, 8),
+        )
+        .unwrap();
         assert!(!full);
         assert!(check_image_region("t", &desc, &sub(1), vk::Offset3D::default(), e(5, 4)).is_err());
         assert!(check_image_region("t", &desc, &sub(2), vk::Offset3D::default(), e(1, 1)).is_err());

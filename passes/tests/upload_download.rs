@@ -42,10 +42,20 @@ fn buffer_partial_upload_and_range_download() {
     let b = random_bytes(100, 3);
     let mut up_a = UploadBuffer::new(&ctx.device, &ctx.allocator, buf.clone(), 0, &a).unwrap();
     let mut up_b = UploadBuffer::new(&ctx.device, &ctx.allocator, buf.clone(), 300, &b).unwrap();
-    let mut down = DownloadBuffer::range(&ctx.device, &ctx.allocator, buf.clone(), 200, 400).unwrap();
+    let mut down =
+        DownloadBuffer::range(&ctx.device, &ctx.allocator, buf.clone(), 200, 400).unwrap();
     let mut all = DownloadBuffer::whole(&ctx.device, &ctx.allocator, buf.clone()).unwrap();
     let (h, h_all) = (down.handle(), all.handle());
-    run(&ctx, &ctx.graphics, &mut [("a", &mut up_a), ("b", &mut up_b), ("down", &mut down), ("all", &mut all)]);
+    run(
+        &ctx,
+        &ctx.graphics,
+        &mut [
+            ("a", &mut up_a),
+            ("b", &mut up_b),
+            ("down", &mut down),
+            ("all", &mut all),
+        ],
+    );
     let mut want = a.clone();
     want[300..400].copy_from_slice(&b);
     assert_eq!(h.read().unwrap(), want[200..600].to_vec());
@@ -109,7 +119,10 @@ fn image_round_trip_all_mips_and_layers() {
         .unwrap();
     assert_eq!(h.read().unwrap(), data);
     let l2_start = 3 * 4 * (32 * 16 + 16 * 8);
-    assert_eq!(h2.read().unwrap(), data[l2_start..l2_start + 3 * 4 * 8 * 4].to_vec());
+    assert_eq!(
+        h2.read().unwrap(),
+        data[l2_start..l2_start + 3 * 4 * 8 * 4].to_vec()
+    );
     drop(graph);
     assert_clean(&ctx);
 }
@@ -133,12 +146,25 @@ fn image_upload_regions_into_one_mip_and_layer() {
             layer_count: 1,
         },
         image_offset: vk::Offset3D { x: 1, y: 1, z: 0 },
-        image_extent: vk::Extent3D { width: 2, height: 2, depth: 1 },
+        image_extent: vk::Extent3D {
+            width: 2,
+            height: 2,
+            depth: 1,
+        },
     };
-    let mut up_patch = UploadImage::regions(&ctx.device, &ctx.allocator, img.clone(), &patch, &[region]).unwrap();
+    let mut up_patch =
+        UploadImage::regions(&ctx.device, &ctx.allocator, img.clone(), &patch, &[region]).unwrap();
     let mut down = DownloadImage::all_levels(&ctx.device, &ctx.allocator, img.clone()).unwrap();
     let h = down.handle();
-    run(&ctx, &ctx.graphics, &mut [("all", &mut up_all), ("patch", &mut up_patch), ("down", &mut down)]);
+    run(
+        &ctx,
+        &ctx.graphics,
+        &mut [
+            ("all", &mut up_all),
+            ("patch", &mut up_patch),
+            ("down", &mut down),
+        ],
+    );
     let mut want = base.clone();
     let mip1 = 2 * 8 * 8 * 4; // two layers of mip 0
     let layer1 = mip1 + 4 * 4 * 4; // mip 1, layer 1

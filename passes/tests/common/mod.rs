@@ -45,11 +45,20 @@ pub const IXFER: vk::ImageUsageFlags = vk::ImageUsageFlags::from_raw(
 
 /// A device-local buffer usable as a transfer source and destination.
 pub fn buffer(ctx: &Context, size: u64, name: &str) -> Arc<StBuffer> {
-    ctx.buffer(BufferDesc::new(size, XFER), name).expect("buffer")
+    ctx.buffer(BufferDesc::new(size, XFER), name)
+        .expect("buffer")
 }
 
 /// A 2D image usable as transfer source and destination (and sampled).
-pub fn image(ctx: &Context, w: u32, h: u32, format: vk::Format, mips: u32, layers: u32, name: &str) -> Arc<StImage> {
+pub fn image(
+    ctx: &Context,
+    w: u32,
+    h: u32,
+    format: vk::Format,
+    mips: u32,
+    layers: u32,
+    name: &str,
+) -> Arc<StImage> {
     ctx.image(
         ImageDesc::new_2d(w, h, format, IXFER | vk::ImageUsageFlags::SAMPLED)
             .mips(mips)
@@ -66,5 +75,10 @@ pub fn run(ctx: &Context, q: &vk_baton::Queue, passes: &mut [(&str, &mut dyn vk_
     for (name, p) in passes.iter_mut() {
         b = b.insert_pass(name, &mut **p, q);
     }
-    b.finish().expect("plan").execute().expect("execute").wait().expect("wait");
+    b.finish()
+        .expect("plan")
+        .execute()
+        .expect("execute")
+        .wait()
+        .expect("wait");
 }
