@@ -842,9 +842,12 @@ impl<'m> Checker<'m> {
                 new,
                 range,
             } => {
-                let ok = match c.transit.take().map(|r| (r, &m.ops[r].kind)) {
+                // "The buffer range or image subresource range specified in an acquire
+                // operation must match exactly that of a previous release operation", with the
+                // same families and, for images, the same old and new layouts.
+                match c.transit.take().map(|r| (r, &m.ops[r].kind)) {
                     Some((
-                        _,
+                        r,
                         OpKind::Release {
                             src: s,
                             dst: d,
@@ -852,11 +855,26 @@ impl<'m> Checker<'m> {
                             new: n2,
                             range: r2,
                         },
-                    )) => s == src && d == dst && o2 == old && n2 == new && r2 == range,
-                    _ => false,
-                };
-                if !ok {
-                    out.push((None, HazardKind::Ownership, format!("an acquire ({src} -> {dst}, {old:?} -> {new:?}) without a matching release (same families, layouts and range)")));
+                    )) => {
+                        if s != src || d != dst || o2 != old || n2 != new {
+                            out.push((Some(r), HazardKind::Ownership, format!(
+                                "a matching release: the acquire is {src} -> {dst}, {old:?} -> {new:?}, the release {s} -> {d}, {o2:?} -> {n2:?}"
+                            )));
+                        } else if r2 != range {
+                            out.push((Some(r), HazardKind::Ownership, format!(
+                                "a release of exactly the acquired range: the acquire covers {}, the release {}",
+                                range_desc(range),
+                                range_desc(r2)
+                            )));
+                        }
+                    }
+                    _ => out.push((
+                        None,
+                        HazardKind::Ownership,
+                        format!(
+                            "a release before this acquire ({src} -> {dst}, {old:?} -> {new:?})"
+                        ),
+                    )),
                 }
                 if is_image {
                     c.layout = *new;
@@ -941,5 +959,18 @@ fn queue_desc(m: &Model, o: &Op) -> String {
     match o.queue {
         Some(q) => format!("queue `{}`", m.queue_names[q]),
         None => "outside the graph".into(),
+    }
+}
+
+fn range_desc(r: &crate::range::SubRange) -> String {
+    match r {
+        crate::range::SubRange::Image(i) => format!(
+            "mips {}..{} layers {}..{}",
+            i.base_mip,
+            i.base_mip + i.mip_count,
+            i.base_layer,
+            i.base_layer + i.layer_count
+        ),
+        crate::range::SubRange::Buffer(b) => format!("bytes {}..{}", b.offset, b.offset + b.size),
     }
 }
