@@ -7,8 +7,9 @@
 //! `state[N % 2]`. Inside one frame the two passes don't conflict (two reads, and a write to
 //! the other buffer), so vk-baton puts no semaphore between them: they can overlap. Across
 //! frames it adds exactly what the double buffer needs: frame N's render waits for step N-1's
-//! write (and, on a device with a compute-only family, an ownership transfer), and step N
-//! waits for render N-1's read of the buffer it overwrites.
+//! write, and step N waits for render N-1's read of the buffer it overwrites. Where the two
+//! queues are different families, the state buffers are CONCURRENT (both families read
+//! `state[N % 2]` at once, which an EXCLUSIVE buffer cannot allow without serializing).
 //!
 //! It prints the GPU time of each queue per frame (timestamp queries written in the passes
 //! with `vkCmdWriteTimestamp2`), the frame time, and the overlap achieved: serial time (the
@@ -246,9 +247,23 @@ fn run() -> vk_baton::Result<bool> {
     let usage = vk::BufferUsageFlags::STORAGE_BUFFER
         | vk::BufferUsageFlags::TRANSFER_SRC
         | vk::BufferUsageFlags::TRANSFER_DST;
+    // In frame N both queues read `state[N % 2]`. An EXCLUSIVE buffer belongs to one family
+    // at a time, so with two families the render would have to wait for the simulation to
+    // release it (no overlap). CONCURRENT sharing lets both families read it at once: vk-baton
+    // then orders the frames with semaphores alone, and never transfers ownership.
+    let mut state_desc = BufferDesc::new(bytes, usage);
+    // `--exclusive` keeps them EXCLUSIVE (ownership transfers, serialized), for comparison.
+    if ctx.graphics.family() != ctx.async_compute.family() && !support::flag("--exclusive") {
+        state_desc = state_desc.concurrent(&[ctx.graphics.family(), ctx.async_compute.family()]);
+        println!(
+            "state sharing: CONCURRENT between families {} and {}",
+            ctx.graphics.family(),
+            ctx.async_compute.family()
+        );
+    }
     let state = [
-        ctx.buffer(BufferDesc::new(bytes, usage), "state[0]")?,
-        ctx.buffer(BufferDesc::new(bytes, usage), "state[1]")?,
+        ctx.buffer(state_desc.clone(), "state[0]")?,
+        ctx.buffer(state_desc, "state[1]")?,
     ];
     let target = ctx.buffer(BufferDesc::new(bytes, usage), "render target")?;
     let staging = ctx.buffer(
