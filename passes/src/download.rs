@@ -61,7 +61,9 @@ impl Download {
     /// Number of bytes the download returns.
     ///
     /// ```no_run
-    /// # fn f(h: &vk_baton_passes::Download) { let n = h.len(); # }
+    /// # fn f(h: &vk_baton_passes::Download) {
+    /// let n = h.len();
+    /// # }
     /// ```
     pub fn len(&self) -> usize {
         self.0.staging.size() as usize
@@ -70,7 +72,9 @@ impl Download {
     /// Whether the download returns no bytes (never true: downloads are not empty).
     ///
     /// ```no_run
-    /// # fn f(h: &vk_baton_passes::Download) { assert!(!h.is_empty()); # }
+    /// # fn f(h: &vk_baton_passes::Download) {
+    /// assert!(!h.is_empty());
+    /// # }
     /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -80,7 +84,9 @@ impl Download {
     /// [`Error::NotExecuted`] or [`Error::NotReady`].
     ///
     /// ```no_run
-    /// # fn f(h: &vk_baton_passes::Download) { let ready = h.check().is_ok(); # }
+    /// # fn f(h: &vk_baton_passes::Download) {
+    /// let ready = h.check().is_ok();
+    /// # }
     /// ```
     pub fn check(&self) -> Result<()> {
         let token = self.0.token.lock().clone();
@@ -97,7 +103,9 @@ impl Download {
     /// Whether [`Download::read`] would succeed now.
     ///
     /// ```no_run
-    /// # fn f(h: &vk_baton_passes::Download) { while !h.is_ready() { std::thread::yield_now(); } # }
+    /// # fn f(h: &vk_baton_passes::Download) {
+    /// while !h.is_ready() { std::thread::yield_now(); }
+    /// # }
     /// ```
     pub fn is_ready(&self) -> bool {
         self.check().is_ok()
@@ -270,7 +278,9 @@ impl DownloadBuffer {
     /// The handle to read the bytes through.
     ///
     /// ```no_run
-    /// # fn f(d: &vk_baton_passes::DownloadBuffer) { let h = d.handle(); # }
+    /// # fn f(d: &vk_baton_passes::DownloadBuffer) {
+    /// let h = d.handle();
+    /// # }
     /// ```
     pub fn handle(&self) -> Download {
         self.handle.clone()
@@ -385,7 +395,9 @@ impl DownloadImage {
     /// The handle to read the bytes through.
     ///
     /// ```no_run
-    /// # fn f(d: &vk_baton_passes::DownloadImage) { let h = d.handle(); # }
+    /// # fn f(d: &vk_baton_passes::DownloadImage) {
+    /// let h = d.handle();
+    /// # }
     /// ```
     pub fn handle(&self) -> Download {
         self.handle.clone()

@@ -14,6 +14,7 @@
 //! | [`download`] | [`DownloadBuffer`], [`DownloadImage`], read through [`Download`] |
 //! | [`clear`] | [`ClearColor`], [`ClearDepthStencil`], [`FillBuffer`] |
 //! | [`external`] | [`WaitExternal`], [`SignalExternal`] |
+//! | [`compute`] | [`ComputeDispatch`] |
 //!
 //! Constructors check their input and return [`Error`] values; nothing here panics on bad
 //! input.
@@ -40,6 +41,7 @@
 
 pub mod blit;
 pub mod clear;
+pub mod compute;
 pub mod copy;
 pub mod download;
 pub mod error;
@@ -51,6 +53,7 @@ mod util;
 
 pub use blit::ImageBlit;
 pub use clear::{ClearColor, ClearDepthStencil, FillBuffer};
+pub use compute::{ComputeDispatch, ShaderAccess};
 pub use copy::{CopyBuffer, CopyBufferToImage, CopyImage, CopyImageToBuffer};
 pub use download::{Download, DownloadBuffer, DownloadImage};
 pub use error::{Error, Result};

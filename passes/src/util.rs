@@ -228,14 +228,6 @@ pub(crate) fn buffer_image_bytes(
     Ok(region.buffer_offset..region.buffer_offset + last_texel * texel)
 }
 
-/// Wraps a pass failure during recording as the core crate's error.
-pub(crate) fn record_error(pass: &str, e: impl std::fmt::Display) -> vk_baton::Error {
-    vk_baton::Error::Record {
-        pass: pass.to_owned(),
-        message: e.to_string(),
-    }
-}
-
 /// `access` restricted to queues with `caps` (e.g. a blit needs GRAPHICS).
 pub(crate) const fn on_queue(
     mut access: vk_baton::Access,

@@ -43,3 +43,9 @@ pub fn words(spirv: &[u8]) -> Vec<u32> {
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect()
 }
+
+/// `invert.comp`: `texelFetch` from `layout(set 0, binding 0) sampler2D`, writes `1 - c` to
+/// `layout(set 0, binding 1, rgba8) image2D`, and `sums[i] = sums[i] * 2 + red + bias` in the
+/// `layout(set 0, binding 2)` buffer; push constants `{ uint width; uint height; uint bias; }`,
+/// workgroups of 8×8.
+pub const INVERT_COMP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/invert.comp.spv"));

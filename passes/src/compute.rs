@@ -1,0 +1,764 @@
+//! [`ComputeDispatch`]: a generic compute pass built from SPIR-V, with push constants and
+//! storage buffer, storage image and sampled image bindings.
+//!
+//! Each binding declares its access by itself: a storage buffer or image as
+//! COMPUTE_SHADER_READ, _WRITE or _READ_WRITE (GENERAL layout for images), a sampled image as
+//! [`Access::COMPUTE_SHADER_SAMPLED_READ`] (SHADER_READ_ONLY_OPTIMAL). The descriptor set is
+//! allocated and written once, when the pass is built, from a pool of exactly its size: no
+//! descriptor work happens per frame. The pipeline, layouts, views, sampler and pool live in
+//! one shared object that every execution keeps alive with [`Recorder::keep_alive`], so
+//! dropping the pass while the GPU still runs it frees nothing early.
+//!
+//! ```no_run
+//! # fn f(ctx: &vk_baton::Context, spirv: &[u32], buf: std::sync::Arc<vk_baton::StBuffer>) -> vk_baton_passes::Result<()> {
+//! use vk_baton_passes::{ComputeDispatch, ShaderAccess};
+//! let mut fill = ComputeDispatch::builder(&ctx.device, spirv)
+//!     .storage_buffer(0, buf, ShaderAccess::Write)
+//!     .push_constant_size(8)
+//!     .groups(16, 1, 1)
+//!     .build()?;
+//! fill.set_push_constants(&[1024u32.to_le_bytes(), 7u32.to_le_bytes()].concat())?;
+//! let graph = ctx.graph()?;
+//! graph.record().insert_pass("fill", &mut fill, &ctx.async_compute).finish()?.execute()?.wait()?;
+//! # Ok(()) }
+//! ```
+
+use crate::error::{Error, Result};
+use ash::vk;
+use std::ffi::CString;
+use std::sync::Arc;
+use vk_baton::{Access, BufferRange, Declare, ImageRange, Pass, Recorder, StBuffer, StImage};
+
+/// How a shader uses a storage binding.
+///
+/// ```
+/// use vk_baton_passes::ShaderAccess;
+/// assert_eq!(ShaderAccess::Write.access(), vk_baton::Access::COMPUTE_SHADER_WRITE);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShaderAccess {
+    /// Read only (`readonly`).
+    Read,
+    /// Written only (`writeonly`).
+    Write,
+    /// Read and written.
+    ReadWrite,
+}
+
+impl ShaderAccess {
+    /// The declared access.
+    ///
+    /// ```
+    /// use vk_baton_passes::ShaderAccess;
+    /// assert!(ShaderAccess::ReadWrite.access().is_write());
+    /// ```
+    pub fn access(self) -> Access {
+        match self {
+            ShaderAccess::Read => Access::COMPUTE_SHADER_READ,
+            ShaderAccess::Write => Access::COMPUTE_SHADER_WRITE,
+            ShaderAccess::ReadWrite => Access::COMPUTE_SHADER_READ_WRITE,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Resource {
+    Buffer {
+        buffer: Arc<StBuffer>,
+        range: BufferRange,
+        access: ShaderAccess,
+    },
+    StorageImage {
+        image: Arc<StImage>,
+        level: u32,
+        access: ShaderAccess,
+    },
+    Sampled {
+        image: Arc<StImage>,
+        sampler: Option<vk::Sampler>,
+    },
+}
+
+#[derive(Clone, Debug)]
+struct Binding {
+    binding: u32,
+    resource: Resource,
+}
+
+/// Builds a [`ComputeDispatch`]; from [`ComputeDispatch::builder`].
+///
+/// ```no_run
+/// # fn f(device: &ash::Device, spirv: &[u32], img: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
+/// use vk_baton_passes::{ComputeDispatch, ShaderAccess};
+/// let pass = ComputeDispatch::builder(device, spirv).storage_image(0, img, ShaderAccess::Write).groups(8, 8, 1).build()?;
+/// # Ok(()) }
+/// ```
+#[must_use = "call build() to make the pass"]
+pub struct ComputeBuilder<'a> {
+    device: ash::Device,
+    spirv: &'a [u32],
+    entry: String,
+    bindings: Vec<Binding>,
+    push_size: u32,
+    groups: [u32; 3],
+    name: String,
+}
+
+impl ComputeBuilder<'_> {
+    /// The entry point (default `main`).
+    ///
+    /// ```no_run
+    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>) { let b = b.entry("cs_main"); # let _ = b; }
+    /// ```
+    pub fn entry(mut self, name: &str) -> Self {
+        self.entry = name.to_owned();
+        self
+    }
+
+    /// A debug name for logs and errors (default `compute`).
+    ///
+    /// ```no_run
+    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>) { let b = b.name("blur"); # let _ = b; }
+    /// ```
+    pub fn name(mut self, name: &str) -> Self {
+        self.name = name.to_owned();
+        self
+    }
+
+    /// A storage buffer (`layout(binding = N) buffer`), whole.
+    ///
+    /// ```no_run
+    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>, buf: std::sync::Arc<vk_baton::StBuffer>) {
+    /// let b = b.storage_buffer(0, buf, vk_baton_passes::ShaderAccess::ReadWrite);
+    /// # let _ = b; }
+    /// ```
+    pub fn storage_buffer(self, binding: u32, buffer: Arc<StBuffer>, access: ShaderAccess) -> Self {
+        let range = BufferRange {
+            offset: 0,
+            size: buffer.size(),
+        };
+        self.storage_buffer_range(binding, buffer, range, access)
+    }
+
+    /// A byte range of a buffer as a storage buffer; only that range is declared.
+    ///
+    /// ```no_run
+    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>, buf: std::sync::Arc<vk_baton::StBuffer>) {
+    /// use vk_baton::BufferRange;
+    /// let b = b.storage_buffer_range(1, buf, BufferRange { offset: 256, size: 256 }, vk_baton_passes::ShaderAccess::Read);
+    /// # let _ = b; }
+    /// ```
+    pub fn storage_buffer_range(
+        mut self,
+        binding: u32,
+        buffer: Arc<StBuffer>,
+        range: BufferRange,
+        access: ShaderAccess,
+    ) -> Self {
+        self.bindings.push(Binding {
+            binding,
+            resource: Resource::Buffer {
+                buffer,
+                range,
+                access,
+            },
+        });
+        self
+    }
+
+    /// Mip 0 (every layer) of an image as a storage image (`image2D`, or `image2DArray` for
+    /// several layers), in GENERAL layout.
+    ///
+    /// ```no_run
+    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>, img: std::sync::Arc<vk_baton::StImage>) {
+    /// let b = b.storage_image(1, img, vk_baton_passes::ShaderAccess::Write);
+    /// # let _ = b; }
+    /// ```
+    pub fn storage_image(self, binding: u32, image: Arc<StImage>, access: ShaderAccess) -> Self {
+        self.storage_image_level(binding, image, 0, access)
+    }
+
+    /// One mip level (every layer) of an image as a storage image; only that level is
+    /// declared.
+    ///
+    /// ```no_run
+    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>, img: std::sync::Arc<vk_baton::StImage>) {
+    /// let b = b.storage_image_level(1, img, 2, vk_baton_passes::ShaderAccess::ReadWrite);
+    /// # let _ = b; }
+    /// ```
+    pub fn storage_image_level(
+        mut self,
+        binding: u32,
+        image: Arc<StImage>,
+        level: u32,
+        access: ShaderAccess,
+    ) -> Self {
+        self.bindings.push(Binding {
+            binding,
+            resource: Resource::StorageImage {
+                image,
+                level,
+                access,
+            },
+        });
+        self
+    }
+
+    /// Every mip level and layer of an image as a combined image sampler (`sampler2D`), with
+    /// a nearest, clamp-to-edge sampler the pass owns.
+    ///
+    /// ```no_run
+    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>, img: std::sync::Arc<vk_baton::StImage>) {
+    /// let b = b.sampled_image(0, img);
+    /// # let _ = b; }
+    /// ```
+    pub fn sampled_image(mut self, binding: u32, image: Arc<StImage>) -> Self {
+        self.bindings.push(Binding {
+            binding,
+            resource: Resource::Sampled {
+                image,
+                sampler: None,
+            },
+        });
+        self
+    }
+
+    /// Like [`ComputeBuilder::sampled_image`] with the app's sampler (which must outlive the
+    /// pass and every execution of it).
+    ///
+    /// ```no_run
+    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>, img: std::sync::Arc<vk_baton::StImage>, s: ash::vk::Sampler) {
+    /// let b = b.sampled_image_with(0, img, s);
+    /// # let _ = b; }
+    /// ```
+    pub fn sampled_image_with(
+        mut self,
+        binding: u32,
+        image: Arc<StImage>,
+        sampler: vk::Sampler,
+    ) -> Self {
+        self.bindings.push(Binding {
+            binding,
+            resource: Resource::Sampled {
+                image,
+                sampler: Some(sampler),
+            },
+        });
+        self
+    }
+
+    /// The size of the push-constant block in bytes (a multiple of 4; 0 for none).
+    ///
+    /// ```no_run
+    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>) { let b = b.push_constant_size(16); # let _ = b; }
+    /// ```
+    pub fn push_constant_size(mut self, bytes: u32) -> Self {
+        self.push_size = bytes;
+        self
+    }
+
+    /// The number of workgroups to dispatch (changeable later with
+    /// [`ComputeDispatch::set_groups`]).
+    ///
+    /// ```no_run
+    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>) { let b = b.groups(32, 32, 1); # let _ = b; }
+    /// ```
+    pub fn groups(mut self, x: u32, y: u32, z: u32) -> Self {
+        self.groups = [x, y, z];
+        self
+    }
+
+    /// Creates the shader module, layouts, pipeline, views, sampler, descriptor pool and
+    /// set, and writes the set. Fails on duplicate bindings, missing usage flags, bad ranges,
+    /// or a Vulkan error (destroying whatever it had created).
+    ///
+    /// ```no_run
+    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>) -> vk_baton_passes::Result<()> {
+    /// let pass = b.build()?;
+    /// # Ok(()) }
+    /// ```
+    pub fn build(self) -> Result<ComputeDispatch> {
+        self.check()?;
+        let mut o = Objects {
+            device: self.device.clone(),
+            module: vk::ShaderModule::null(),
+            set_layout: vk::DescriptorSetLayout::null(),
+            layout: vk::PipelineLayout::null(),
+            pipeline: vk::Pipeline::null(),
+            pool: vk::DescriptorPool::null(),
+            set: vk::DescriptorSet::null(),
+            views: Vec::new(),
+            sampler: vk::Sampler::null(),
+            name: self.name.clone(),
+        };
+        // On error `o` drops and destroys what was created so far.
+        o.create(&self)?;
+        log::debug!(
+            "compute pass `{}`: {} binding(s), {} push-constant bytes",
+            self.name,
+            self.bindings.len(),
+            self.push_size
+        );
+        Ok(ComputeDispatch {
+            objects: Arc::new(o),
+            bindings: self.bindings,
+            push: vec![0; self.push_size as usize],
+            groups: self.groups,
+        })
+    }
+
+    fn check(&self) -> Result<()> {
+        if self.spirv.first() != Some(&0x0723_0203) {
+            return Err(Error::InvalidInput(format!(
+                "`{}`: not SPIR-V (bad magic number)",
+                self.name
+            )));
+        }
+        if self.push_size % 4 != 0 {
+            return Err(Error::InvalidInput(format!(
+                "`{}`: push-constant size {} is not a multiple of 4",
+                self.name, self.push_size
+            )));
+        }
+        for (i, b) in self.bindings.iter().enumerate() {
+            if self.bindings[..i].iter().any(|o| o.binding == b.binding) {
+                return Err(Error::InvalidInput(format!(
+                    "`{}`: binding {} given twice",
+                    self.name, b.binding
+                )));
+            }
+            match &b.resource {
+                Resource::Buffer { buffer, range, .. } => {
+                    crate::util::check_bytes(
+                        "storage buffer binding",
+                        range.offset,
+                        range.size,
+                        buffer.size(),
+                    )?;
+                    if !buffer
+                        .desc()
+                        .usage
+                        .contains(vk::BufferUsageFlags::STORAGE_BUFFER)
+                    {
+                        return Err(Error::InvalidInput(format!(
+                            "buffer `{}` lacks usage STORAGE_BUFFER",
+                            buffer.name()
+                        )));
+                    }
+                }
+                Resource::StorageImage { image, level, .. } => {
+                    if *level >= image.desc().mip_levels {
+                        return Err(Error::InvalidRegion(format!(
+                            "mip level {level} of `{}`",
+                            image.name()
+                        )));
+                    }
+                    if !image.desc().usage.contains(vk::ImageUsageFlags::STORAGE) {
+                        return Err(Error::InvalidInput(format!(
+                            "image `{}` lacks usage STORAGE",
+                            image.name()
+                        )));
+                    }
+                }
+                Resource::Sampled { image, .. } => {
+                    if !image.desc().usage.contains(vk::ImageUsageFlags::SAMPLED) {
+                        return Err(Error::InvalidInput(format!(
+                            "image `{}` lacks usage SAMPLED",
+                            image.name()
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The Vulkan objects of one compute pass; destroyed when the last holder (the pass or an
+/// execution fence) drops.
+struct Objects {
+    device: ash::Device,
+    module: vk::ShaderModule,
+    set_layout: vk::DescriptorSetLayout,
+    layout: vk::PipelineLayout,
+    pipeline: vk::Pipeline,
+    pool: vk::DescriptorPool,
+    set: vk::DescriptorSet,
+    views: Vec<vk::ImageView>,
+    sampler: vk::Sampler,
+    name: String,
+}
+
+fn dtype(r: &Resource) -> vk::DescriptorType {
+    match r {
+        Resource::Buffer { .. } => vk::DescriptorType::STORAGE_BUFFER,
+        Resource::StorageImage { .. } => vk::DescriptorType::STORAGE_IMAGE,
+        Resource::Sampled { .. } => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+    }
+}
+
+impl Objects {
+    fn create(&mut self, b: &ComputeBuilder<'_>) -> Result<()> {
+        let dev = self.device.clone();
+        // SAFETY (whole function): plain object creation on a live device with valid create
+        // infos; every created handle is stored in `self` at once, so `Drop` destroys it on
+        // a later error.
+        let info = vk::ShaderModuleCreateInfo::default().code(b.spirv);
+        self.module = unsafe { dev.create_shader_module(&info, None) }
+            .map_err(|e| Error::vk("vkCreateShaderModule", e))?;
+
+        let layout_bindings: Vec<vk::DescriptorSetLayoutBinding<'_>> = b
+            .bindings
+            .iter()
+            .map(|x| {
+                vk::DescriptorSetLayoutBinding::default()
+                    .binding(x.binding)
+                    .descriptor_type(dtype(&x.resource))
+                    .descriptor_count(1)
+                    .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            })
+            .collect();
+        let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&layout_bindings);
+        // SAFETY: as above.
+        self.set_layout = unsafe { dev.create_descriptor_set_layout(&info, None) }
+            .map_err(|e| Error::vk("vkCreateDescriptorSetLayout", e))?;
+
+        let ranges = [vk::PushConstantRange {
+            stage_flags: vk::ShaderStageFlags::COMPUTE,
+            offset: 0,
+            size: b.push_size,
+        }];
+        let set_layouts = [self.set_layout];
+        let mut info = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
+        if b.push_size > 0 {
+            info = info.push_constant_ranges(&ranges);
+        }
+        // SAFETY: as above.
+        self.layout = unsafe { dev.create_pipeline_layout(&info, None) }
+            .map_err(|e| Error::vk("vkCreatePipelineLayout", e))?;
+
+        let entry = CString::new(b.entry.clone()).map_err(|_| {
+            Error::InvalidInput(format!("entry point {:?} contains a NUL", b.entry))
+        })?;
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(self.module)
+            .name(&entry);
+        let info = [vk::ComputePipelineCreateInfo::default()
+            .stage(stage)
+            .layout(self.layout)];
+        // SAFETY: as above.
+        self.pipeline =
+            unsafe { dev.create_compute_pipelines(vk::PipelineCache::null(), &info, None) }
+                .map_err(|(_, e)| Error::vk("vkCreateComputePipelines", e))?[0];
+
+        if b.bindings
+            .iter()
+            .any(|x| matches!(x.resource, Resource::Sampled { sampler: None, .. }))
+        {
+            let info = vk::SamplerCreateInfo::default()
+                .mag_filter(vk::Filter::NEAREST)
+                .min_filter(vk::Filter::NEAREST)
+                .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
+                .address_mode_u(vk::SamplerAddressMode::CLAMP_TO_EDGE)
+                .address_mode_v(vk::SamplerAddressMode::CLAMP_TO_EDGE)
+                .address_mode_w(vk::SamplerAddressMode::CLAMP_TO_EDGE)
+                .max_lod(vk::LOD_CLAMP_NONE);
+            // SAFETY: as above.
+            self.sampler = unsafe { dev.create_sampler(&info, None) }
+                .map_err(|e| Error::vk("vkCreateSampler", e))?;
+        }
+
+        if b.bindings.is_empty() {
+            return Ok(());
+        }
+        let mut sizes: Vec<vk::DescriptorPoolSize> = Vec::new();
+        for x in &b.bindings {
+            let ty = dtype(&x.resource);
+            match sizes.iter_mut().find(|s| s.ty == ty) {
+                Some(s) => s.descriptor_count += 1,
+                None => sizes.push(vk::DescriptorPoolSize {
+                    ty,
+                    descriptor_count: 1,
+                }),
+            }
+        }
+        let info = vk::DescriptorPoolCreateInfo::default()
+            .max_sets(1)
+            .pool_sizes(&sizes);
+        // SAFETY: as above.
+        self.pool = unsafe { dev.create_descriptor_pool(&info, None) }
+            .map_err(|e| Error::vk("vkCreateDescriptorPool", e))?;
+        let info = vk::DescriptorSetAllocateInfo::default()
+            .descriptor_pool(self.pool)
+            .set_layouts(&set_layouts);
+        // SAFETY: the pool has room for exactly this set.
+        self.set = unsafe { dev.allocate_descriptor_sets(&info) }
+            .map_err(|e| Error::vk("vkAllocateDescriptorSets", e))?[0];
+
+        // Views first (the writes point into these vectors, which must not reallocate).
+        let mut buffer_infos = Vec::with_capacity(b.bindings.len());
+        let mut image_infos = Vec::with_capacity(b.bindings.len());
+        for x in &b.bindings {
+            match &x.resource {
+                Resource::Buffer { buffer, range, .. } => buffer_infos.push((
+                    x.binding,
+                    [vk::DescriptorBufferInfo {
+                        buffer: buffer.handle(),
+                        offset: range.offset,
+                        range: range.size,
+                    }],
+                )),
+                Resource::StorageImage { image, level, .. } => {
+                    let view =
+                        self.view(image, ImageRange::mip(*level, image.desc().array_layers))?;
+                    image_infos.push((
+                        x.binding,
+                        vk::DescriptorType::STORAGE_IMAGE,
+                        [vk::DescriptorImageInfo {
+                            sampler: vk::Sampler::null(),
+                            image_view: view,
+                            image_layout: vk::ImageLayout::GENERAL,
+                        }],
+                    ));
+                }
+                Resource::Sampled { image, sampler } => {
+                    let d = image.desc();
+                    let view = self.view(
+                        image,
+                        ImageRange {
+                            base_mip: 0,
+                            mip_count: d.mip_levels,
+                            base_layer: 0,
+                            layer_count: d.array_layers,
+                        },
+                    )?;
+                    image_infos.push((
+                        x.binding,
+                        vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+                        [vk::DescriptorImageInfo {
+                            sampler: sampler.unwrap_or(self.sampler),
+                            image_view: view,
+                            image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                        }],
+                    ));
+                }
+            }
+        }
+        let mut writes: Vec<vk::WriteDescriptorSet<'_>> = Vec::new();
+        for (binding, info) in &buffer_infos {
+            writes.push(
+                vk::WriteDescriptorSet::default()
+                    .dst_set(self.set)
+                    .dst_binding(*binding)
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .buffer_info(info),
+            );
+        }
+        for (binding, ty, info) in &image_infos {
+            writes.push(
+                vk::WriteDescriptorSet::default()
+                    .dst_set(self.set)
+                    .dst_binding(*binding)
+                    .descriptor_type(*ty)
+                    .image_info(info),
+            );
+        }
+        // SAFETY: the set is not in use by any command buffer yet; every handle is live.
+        unsafe { dev.update_descriptor_sets(&writes, &[]) };
+        Ok(())
+    }
+
+    fn view(&mut self, image: &StImage, range: ImageRange) -> Result<vk::ImageView> {
+        let d = image.desc();
+        let view_type = match (d.image_type, range.layer_count > 1) {
+            (vk::ImageType::TYPE_1D, false) => vk::ImageViewType::TYPE_1D,
+            (vk::ImageType::TYPE_1D, true) => vk::ImageViewType::TYPE_1D_ARRAY,
+            (vk::ImageType::TYPE_3D, _) => vk::ImageViewType::TYPE_3D,
+            (_, false) => vk::ImageViewType::TYPE_2D,
+            (_, true) => vk::ImageViewType::TYPE_2D_ARRAY,
+        };
+        let info = vk::ImageViewCreateInfo::default()
+            .image(image.handle())
+            .view_type(view_type)
+            .format(d.format)
+            .subresource_range(range.to_vk(d.aspect()));
+        // SAFETY: a live image of this device and a range inside it.
+        let v = unsafe { self.device.create_image_view(&info, None) }
+            .map_err(|e| Error::vk("vkCreateImageView", e))?;
+        self.views.push(v);
+        Ok(v)
+    }
+}
+
+impl Drop for Objects {
+    fn drop(&mut self) {
+        log::trace!("compute pass `{}`: destroying its objects", self.name);
+        // SAFETY: the last holder is gone: the pass, and every execution fence that kept
+        // these objects alive until its GPU work completed. Null handles are ignored.
+        unsafe {
+            let d = &self.device;
+            for v in self.views.drain(..) {
+                d.destroy_image_view(v, None);
+            }
+            d.destroy_descriptor_pool(self.pool, None);
+            d.destroy_sampler(self.sampler, None);
+            d.destroy_pipeline(self.pipeline, None);
+            d.destroy_pipeline_layout(self.layout, None);
+            d.destroy_descriptor_set_layout(self.set_layout, None);
+            d.destroy_shader_module(self.module, None);
+        }
+    }
+}
+
+/// A compute dispatch: one pipeline, one descriptor set written once, push constants, a
+/// workgroup count. Runs on compute queues.
+///
+/// ```no_run
+/// # fn f(device: &ash::Device, spirv: &[u32], a: std::sync::Arc<vk_baton::StBuffer>, img: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
+/// use vk_baton_passes::{ComputeDispatch, ShaderAccess};
+/// let mut pass = ComputeDispatch::builder(device, spirv)
+///     .sampled_image(0, img)
+///     .storage_buffer(1, a, ShaderAccess::ReadWrite)
+///     .push_constant_size(4)
+///     .groups(4, 4, 1)
+///     .build()?;
+/// pass.set_push_constants(&5u32.to_le_bytes())?;
+/// # Ok(()) }
+/// ```
+pub struct ComputeDispatch {
+    objects: Arc<Objects>,
+    bindings: Vec<Binding>,
+    push: Vec<u8>,
+    groups: [u32; 3],
+}
+
+impl std::fmt::Debug for ComputeDispatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ComputeDispatch")
+            .field("name", &self.objects.name)
+            .field("bindings", &self.bindings)
+            .field("push", &self.push.len())
+            .field("groups", &self.groups)
+            .finish()
+    }
+}
+
+impl ComputeDispatch {
+    /// Starts a pass from SPIR-V words (see `vk_baton_shaders::words` for bytes → words).
+    ///
+    /// ```no_run
+    /// # fn f(device: &ash::Device, spirv: &[u32]) {
+    /// let b = vk_baton_passes::ComputeDispatch::builder(device, spirv);
+    /// # let _ = b; }
+    /// ```
+    pub fn builder<'a>(device: &ash::Device, spirv: &'a [u32]) -> ComputeBuilder<'a> {
+        ComputeBuilder {
+            device: device.clone(),
+            spirv,
+            entry: "main".into(),
+            bindings: Vec::new(),
+            push_size: 0,
+            groups: [1, 1, 1],
+            name: "compute".into(),
+        }
+    }
+
+    /// Sets the push constants for the next executions: exactly the size given to
+    /// [`ComputeBuilder::push_constant_size`]. Recorded by value, so changing them never
+    /// touches a pending execution.
+    ///
+    /// ```no_run
+    /// # fn f(p: &mut vk_baton_passes::ComputeDispatch) -> vk_baton_passes::Result<()> {
+    /// p.set_push_constants(&[0u8; 8])?;
+    /// # Ok(()) }
+    /// ```
+    pub fn set_push_constants(&mut self, bytes: &[u8]) -> Result<()> {
+        if bytes.len() != self.push.len() {
+            return Err(Error::InvalidInput(format!(
+                "`{}`: push constants are {} bytes, got {}",
+                self.objects.name,
+                self.push.len(),
+                bytes.len()
+            )));
+        }
+        self.push.copy_from_slice(bytes);
+        Ok(())
+    }
+
+    /// Sets the workgroup count for the next executions.
+    ///
+    /// ```no_run
+    /// # fn f(p: &mut vk_baton_passes::ComputeDispatch) { p.set_groups(64, 1, 1); # }
+    /// ```
+    pub fn set_groups(&mut self, x: u32, y: u32, z: u32) {
+        self.groups = [x, y, z];
+    }
+
+    /// The pipeline (for inspection or debug naming).
+    ///
+    /// ```no_run
+    /// # fn f(p: &vk_baton_passes::ComputeDispatch) { let pipeline = p.pipeline(); # }
+    /// ```
+    pub fn pipeline(&self) -> vk::Pipeline {
+        self.objects.pipeline
+    }
+}
+
+impl Pass for ComputeDispatch {
+    fn declare(&self, d: &mut Declare<'_>) {
+        for b in &self.bindings {
+            match &b.resource {
+                Resource::Buffer {
+                    buffer,
+                    range,
+                    access,
+                } => {
+                    d.buffer_range(buffer, access.access(), *range);
+                }
+                Resource::StorageImage {
+                    image,
+                    level,
+                    access,
+                } => {
+                    d.image_range(
+                        image,
+                        access.access(),
+                        ImageRange::mip(*level, image.desc().array_layers),
+                    );
+                }
+                Resource::Sampled { image, .. } => {
+                    d.image(image, Access::COMPUTE_SHADER_SAMPLED_READ);
+                }
+            }
+        }
+    }
+
+    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        let o = &self.objects;
+        log::trace!("{}: dispatch `{}` {:?}", r.pass_name(), o.name, self.groups);
+        let (dev, cmd) = (r.device(), r.cmd());
+        // SAFETY: the pipeline, layout and set are alive (kept alive below until the GPU is
+        // done); the set was written once at build time and never changes; the graph put
+        // every bound resource in its declared state before this pass.
+        unsafe {
+            dev.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, o.pipeline);
+            if o.set != vk::DescriptorSet::null() {
+                dev.cmd_bind_descriptor_sets(
+                    cmd,
+                    vk::PipelineBindPoint::COMPUTE,
+                    o.layout,
+                    0,
+                    &[o.set],
+                    &[],
+                );
+            }
+            if !self.push.is_empty() {
+                dev.cmd_push_constants(cmd, o.layout, vk::ShaderStageFlags::COMPUTE, 0, &self.push);
+            }
+            dev.cmd_dispatch(cmd, self.groups[0], self.groups[1], self.groups[2]);
+        }
+        r.keep_alive(self.objects.clone());
+        Ok(())
+    }
+}
