@@ -15,6 +15,7 @@
 //! | [`clear`] | [`ClearColor`], [`ClearDepthStencil`], [`FillBuffer`] |
 //! | [`external`] | [`WaitExternal`], [`SignalExternal`] |
 //! | [`compute`] | [`ComputeDispatch`] |
+//! | [`swapchain`] | [`Swapchain`], [`SwapchainAcquire`], [`SwapchainPresent`] |
 //!
 //! Constructors check their input and return [`Error`] values; nothing here panics on bad
 //! input.
@@ -48,6 +49,7 @@ pub mod error;
 pub mod external;
 pub mod format;
 pub mod mipmaps;
+pub mod swapchain;
 pub mod upload;
 mod util;
 
@@ -60,4 +62,8 @@ pub use error::{Error, Result};
 pub use external::{SignalExternal, WaitExternal};
 pub use format::FormatSupport;
 pub use mipmaps::GenerateMipmaps;
+pub use swapchain::{
+    AcquireOutcome, Frame, PresentOutcome, Swapchain, SwapchainAcquire, SwapchainConfig,
+    SwapchainPresent,
+};
 pub use upload::{UploadBuffer, UploadImage};

@@ -1,0 +1,914 @@
+//! The swapchain handoff: a small [`Swapchain`] helper, and the [`SwapchainAcquire`] and
+//! [`SwapchainPresent`] passes.
+//!
+//! Semaphores follow the Vulkan guide's swapchain semaphore reuse rules:
+//!
+//! - **acquire**: one binary semaphore per frame in flight. A frame slot's semaphore is reused
+//!   only once the execution that waited on it has completed (its [`CompletionToken`]), and
+//!   never while an acquire signalled it without a submission waiting on it.
+//! - **present**: one binary semaphore per swapchain image, signalled by the graph and waited
+//!   on by `vkQueuePresentKHR`. It is reused only when the presentation engine hands the same
+//!   image back from `vkAcquireNextImageKHR`, which is what guarantees the earlier present's
+//!   wait is done.
+//!
+//! [`SwapchainSync`] holds that bookkeeping as plain data, testable without a surface.
+//!
+//! The transition to PRESENT_SRC_KHR is the graph's: [`SwapchainPresent`] declares
+//! [`Access::PRESENT`] on the image and signals the image's present semaphore. Presenting
+//! from a queue of another family than the one that rendered works the same way: insert
+//! [`SwapchainPresent`] on the present queue and the graph releases the image on the
+//! rendering family and acquires it on the present family before the signal. Out-of-date and
+//! suboptimal are values ([`AcquireOutcome`], [`PresentOutcome`]), not errors.
+//!
+//! ```no_run
+//! # fn f(ctx: &vk_baton::Context, sc: &mut vk_baton_passes::Swapchain, render: &mut dyn vk_baton::Pass) -> vk_baton_passes::Result<()> {
+//! use vk_baton_passes::{AcquireOutcome, PresentOutcome};
+//! let graph = ctx.graph()?;
+//! let frame = match sc.acquire(u64::MAX)? {
+//!     AcquireOutcome::Acquired(frame) => frame,
+//!     AcquireOutcome::OutOfDate => { sc.recreate(None)?; return Ok(()); }
+//! };
+//! let (mut acquire, mut present) = (frame.acquire_pass(), frame.present_pass());
+//! let fence = graph.record()
+//!     .insert_pass("acquire", &mut acquire, &ctx.graphics)
+//!     .insert_pass("render", render, &ctx.graphics)        // writes frame.image()
+//!     .insert_pass("present", &mut present, &ctx.graphics)
+//!     .finish()?.execute()?;
+//! if sc.present(&ctx.graphics, &frame)? != PresentOutcome::Optimal || frame.suboptimal() {
+//!     sc.recreate(None)?;
+//! }
+//! # drop(fence); Ok(()) }
+//! ```
+
+use crate::error::{Error, Result};
+use ash::vk;
+use parking_lot::Mutex;
+use std::sync::Arc;
+use vk_baton::{
+    Access, CompletionToken, Declare, Destroy, ImageDesc, Pass, Queue, Recorder, ResourceState,
+    StImage,
+};
+
+/// Something that says whether GPU work has completed; [`CompletionToken`] in real use.
+///
+/// ```
+/// use vk_baton_passes::swapchain::IsComplete;
+/// struct Done;
+/// impl IsComplete for Done { fn is_complete(&self) -> bool { true } }
+/// assert!(Done.is_complete());
+/// ```
+pub trait IsComplete {
+    /// Whether the work has completed.
+    fn is_complete(&self) -> bool;
+}
+
+impl IsComplete for CompletionToken {
+    fn is_complete(&self) -> bool {
+        CompletionToken::is_complete(self)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Slot<C> {
+    /// Unused, or its last waiter has completed.
+    Free,
+    /// An acquire signalled the semaphore; no submission waits on it yet.
+    Acquired,
+    /// A submission waits on it; reusable once that completes.
+    InFlight(C),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ImageState {
+    /// Never acquired, or presented (its present semaphore may be waited on by a pending
+    /// present until the image is acquired again).
+    Idle,
+    /// Acquired and not yet presented: its present semaphore is free to signal.
+    Acquired,
+}
+
+/// The semaphore bookkeeping of a swapchain, as plain data: which acquire semaphore (frame
+/// slot) and which present semaphore (image) may be used now.
+///
+/// ```
+/// use vk_baton_passes::swapchain::{IsComplete, SwapchainSync};
+/// #[derive(Clone)] struct Done(bool);
+/// impl IsComplete for Done { fn is_complete(&self) -> bool { self.0 } }
+/// let mut s = SwapchainSync::<Done>::new(2, 3);
+/// let slot = s.begin_acquire().unwrap();      // acquire semaphore `slot`
+/// s.acquired(slot, 1).unwrap();               // the engine returned image 1
+/// s.submitted(slot, Done(true)).unwrap();     // the graph waits on it
+/// assert_eq!(s.present_semaphore(1).unwrap(), 1);
+/// s.presented(1).unwrap();
+/// ```
+#[derive(Clone, Debug)]
+pub struct SwapchainSync<C> {
+    slots: Vec<Slot<C>>,
+    images: Vec<ImageState>,
+    frame: u64,
+}
+
+impl<C: IsComplete + Clone> SwapchainSync<C> {
+    /// Bookkeeping for `frames_in_flight` acquire semaphores and `images` present semaphores.
+    ///
+    /// ```
+    /// # use vk_baton_passes::swapchain::SwapchainSync;
+    /// let s = SwapchainSync::<vk_baton::CompletionToken>::new(2, 3);
+    /// ```
+    pub fn new(frames_in_flight: usize, images: usize) -> Self {
+        Self {
+            slots: vec![Slot::Free; frames_in_flight.max(1)],
+            images: vec![ImageState::Idle; images],
+            frame: 0,
+        }
+    }
+
+    /// Frames in flight (acquire semaphores).
+    ///
+    /// ```
+    /// # use vk_baton_passes::swapchain::SwapchainSync;
+    /// assert_eq!(SwapchainSync::<vk_baton::CompletionToken>::new(2, 3).frames_in_flight(), 2);
+    /// ```
+    pub fn frames_in_flight(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The acquire semaphore (frame slot) for the next acquire. Fails with
+    /// [`Error::FrameInFlight`] while the execution that last waited on it is pending, and
+    /// with [`Error::Swapchain`] if an acquire signalled it but no submission waited on it.
+    ///
+    /// ```
+    /// # use vk_baton_passes::swapchain::SwapchainSync;
+    /// let mut s = SwapchainSync::<vk_baton::CompletionToken>::new(2, 3);
+    /// assert_eq!(s.begin_acquire().unwrap(), 0);
+    /// ```
+    pub fn begin_acquire(&mut self) -> Result<usize> {
+        let slot = (self.frame % self.slots.len() as u64) as usize;
+        match &self.slots[slot] {
+            Slot::Free => Ok(slot),
+            Slot::InFlight(c) if c.is_complete() => {
+                self.slots[slot] = Slot::Free;
+                Ok(slot)
+            }
+            Slot::InFlight(_) => Err(Error::FrameInFlight { slot }),
+            Slot::Acquired => Err(Error::Swapchain(format!(
+                "acquire semaphore {slot} was signalled by an acquire that no submission waited on; insert the frame's acquire pass (or recreate the swapchain)"
+            ))),
+        }
+    }
+
+    /// Records that the acquire with `slot`'s semaphore returned `image`.
+    ///
+    /// ```
+    /// # use vk_baton_passes::swapchain::SwapchainSync;
+    /// let mut s = SwapchainSync::<vk_baton::CompletionToken>::new(2, 3);
+    /// let slot = s.begin_acquire().unwrap();
+    /// s.acquired(slot, 2).unwrap();
+    /// ```
+    pub fn acquired(&mut self, slot: usize, image: usize) -> Result<()> {
+        if image >= self.images.len() || slot >= self.slots.len() {
+            return Err(Error::Swapchain(format!(
+                "image {image} / slot {slot} out of range"
+            )));
+        }
+        if self.images[image] == ImageState::Acquired {
+            return Err(Error::Swapchain(format!(
+                "image {image} acquired twice without a present"
+            )));
+        }
+        self.slots[slot] = Slot::Acquired;
+        // The engine handed the image back: the present that used its semaphore has waited.
+        self.images[image] = ImageState::Acquired;
+        self.frame += 1;
+        Ok(())
+    }
+
+    /// Records that a submission waits on `slot`'s semaphore; `done` says when it completed.
+    ///
+    /// ```
+    /// # use vk_baton_passes::swapchain::{IsComplete, SwapchainSync};
+    /// # #[derive(Clone)] struct D; impl IsComplete for D { fn is_complete(&self) -> bool { true } }
+    /// let mut s = SwapchainSync::<D>::new(1, 1);
+    /// let slot = s.begin_acquire().unwrap();
+    /// s.acquired(slot, 0).unwrap();
+    /// s.submitted(slot, D).unwrap();
+    /// ```
+    pub fn submitted(&mut self, slot: usize, done: C) -> Result<()> {
+        match self.slots.get(slot) {
+            Some(Slot::Acquired) | Some(Slot::InFlight(_)) => {
+                // Re-recording the same frame (a retried plan) replaces the token.
+                self.slots[slot] = Slot::InFlight(done);
+                Ok(())
+            }
+            _ => Err(Error::Swapchain(format!(
+                "no acquire pending on slot {slot}"
+            ))),
+        }
+    }
+
+    /// The present semaphore (index) to signal for `image`: the image must be acquired and
+    /// not yet presented.
+    ///
+    /// ```
+    /// # use vk_baton_passes::swapchain::SwapchainSync;
+    /// let mut s = SwapchainSync::<vk_baton::CompletionToken>::new(2, 3);
+    /// assert!(s.present_semaphore(0).is_err()); // not acquired
+    /// ```
+    pub fn present_semaphore(&self, image: usize) -> Result<usize> {
+        match self.images.get(image) {
+            Some(ImageState::Acquired) => Ok(image),
+            _ => Err(Error::Swapchain(format!("image {image} is not acquired"))),
+        }
+    }
+
+    /// Records that `image` was handed to `vkQueuePresentKHR` (whatever it returned).
+    ///
+    /// ```
+    /// # use vk_baton_passes::swapchain::SwapchainSync;
+    /// let mut s = SwapchainSync::<vk_baton::CompletionToken>::new(1, 1);
+    /// let slot = s.begin_acquire().unwrap();
+    /// s.acquired(slot, 0).unwrap();
+    /// s.presented(0).unwrap();
+    /// ```
+    pub fn presented(&mut self, image: usize) -> Result<()> {
+        self.present_semaphore(image)?;
+        self.images[image] = ImageState::Idle;
+        Ok(())
+    }
+}
+
+/// What [`Swapchain::acquire`] returned.
+#[derive(Debug)]
+pub enum AcquireOutcome {
+    /// An image to render this frame into (it may be suboptimal: see [`Frame::suboptimal`]).
+    Acquired(Frame),
+    /// The swapchain no longer matches the surface: recreate it. No semaphore was signalled.
+    OutOfDate,
+}
+
+/// What [`Swapchain::present`] returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PresentOutcome {
+    /// Presented; the swapchain matches the surface.
+    Optimal,
+    /// Presented, but the swapchain no longer matches the surface exactly: recreate soon.
+    Suboptimal,
+    /// Not presented: the swapchain is out of date; recreate it.
+    OutOfDate,
+}
+
+struct Shared {
+    sync: Mutex<SwapchainSync<CompletionToken>>,
+}
+
+/// One acquired image: what the frame's acquire and present passes use.
+///
+/// ```no_run
+/// # fn f(frame: &vk_baton_passes::Frame) {
+/// println!("image {} ({:?})", frame.index(), frame.image().handle());
+/// # }
+/// ```
+pub struct Frame {
+    slot: usize,
+    index: u32,
+    image: Arc<StImage>,
+    acquire_semaphore: vk::Semaphore,
+    present_semaphore: vk::Semaphore,
+    suboptimal: bool,
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Frame {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Frame(slot {}, image {}, suboptimal {})",
+            self.slot, self.index, self.suboptimal
+        )
+    }
+}
+
+impl Frame {
+    /// The swapchain image index.
+    ///
+    /// ```no_run
+    /// # fn f(frame: &vk_baton_passes::Frame) { let i: u32 = frame.index(); # }
+    /// ```
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+
+    /// The acquired image, to declare in the frame's passes.
+    ///
+    /// ```no_run
+    /// # fn f(frame: &vk_baton_passes::Frame) { let img = frame.image().clone(); # }
+    /// ```
+    pub fn image(&self) -> &Arc<StImage> {
+        &self.image
+    }
+
+    /// Whether the acquire reported the swapchain suboptimal (recreate after presenting).
+    ///
+    /// ```no_run
+    /// # fn f(frame: &vk_baton_passes::Frame) { if frame.suboptimal() { /* recreate soon */ } # }
+    /// ```
+    pub fn suboptimal(&self) -> bool {
+        self.suboptimal
+    }
+
+    /// The pass that waits on the acquire semaphore before the image's first use.
+    ///
+    /// ```no_run
+    /// # fn f(frame: &vk_baton_passes::Frame) { let acquire = frame.acquire_pass(); # }
+    /// ```
+    pub fn acquire_pass(&self) -> SwapchainAcquire {
+        SwapchainAcquire {
+            slot: self.slot,
+            semaphore: self.acquire_semaphore,
+            image: self.image.clone(),
+            shared: self.shared.clone(),
+        }
+    }
+
+    /// The pass that moves the image to PRESENT_SRC_KHR (through the graph) and signals the
+    /// image's present semaphore. Insert it on the queue you will present from.
+    ///
+    /// ```no_run
+    /// # fn f(frame: &vk_baton_passes::Frame) { let present = frame.present_pass(); # }
+    /// ```
+    pub fn present_pass(&self) -> SwapchainPresent {
+        SwapchainPresent {
+            semaphore: self.present_semaphore,
+            image: self.image.clone(),
+        }
+    }
+}
+
+/// Waits on a frame's acquire semaphore before the first use of its swapchain image; from
+/// [`Frame::acquire_pass`]. The image's contents are undefined after the wait, so the first
+/// use's layout transition starts from UNDEFINED and chains from the wait's stages.
+///
+/// ```no_run
+/// # fn f(frame: &vk_baton_passes::Frame) { let acquire = frame.acquire_pass(); # }
+/// ```
+pub struct SwapchainAcquire {
+    slot: usize,
+    semaphore: vk::Semaphore,
+    image: Arc<StImage>,
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for SwapchainAcquire {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "SwapchainAcquire(slot {}, `{}`)",
+            self.slot,
+            self.image.name()
+        )
+    }
+}
+
+impl Pass for SwapchainAcquire {
+    fn declare(&self, d: &mut Declare<'_>) {
+        d.wait_binary(self.semaphore, Some(&self.image));
+    }
+
+    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        log::trace!(
+            "{}: waits for `{}` (slot {})",
+            r.pass_name(),
+            self.image.name(),
+            self.slot
+        );
+        self.shared
+            .sync
+            .lock()
+            .submitted(self.slot, r.completion())
+            .map_err(vk_baton::Error::from)
+    }
+}
+
+/// Moves a swapchain image to PRESENT_SRC_KHR and signals its present semaphore; from
+/// [`Frame::present_pass`]. Records no command: the graph's barrier (or ownership transfer,
+/// when the image was rendered on another family) does the transition.
+///
+/// ```no_run
+/// # fn f(frame: &vk_baton_passes::Frame) { let present = frame.present_pass(); # }
+/// ```
+pub struct SwapchainPresent {
+    semaphore: vk::Semaphore,
+    image: Arc<StImage>,
+}
+
+impl std::fmt::Debug for SwapchainPresent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SwapchainPresent(`{}`)", self.image.name())
+    }
+}
+
+impl Pass for SwapchainPresent {
+    fn declare(&self, d: &mut Declare<'_>) {
+        d.image(&self.image, Access::PRESENT);
+        d.signal_binary(self.semaphore);
+    }
+
+    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        log::trace!("{}: `{}` to present", r.pass_name(), self.image.name());
+        Ok(())
+    }
+}
+
+/// How to build a [`Swapchain`].
+///
+/// ```
+/// let cfg = vk_baton_passes::SwapchainConfig { frames_in_flight: 3, ..Default::default() };
+/// ```
+#[derive(Clone, Debug)]
+pub struct SwapchainConfig {
+    /// Size when the surface leaves it to the swapchain (`currentExtent` = 0xFFFFFFFF).
+    pub extent: vk::Extent2D,
+    /// Frames in flight: the number of acquire semaphores.
+    pub frames_in_flight: usize,
+    /// Preferred present mode; FIFO (always supported) otherwise.
+    pub present_mode: vk::PresentModeKHR,
+    /// Preferred formats, in order; the surface's first format otherwise.
+    pub formats: Vec<vk::SurfaceFormatKHR>,
+    /// Image usage (COLOR_ATTACHMENT and TRANSFER_DST by default, for rendering and blits).
+    pub usage: vk::ImageUsageFlags,
+}
+
+impl Default for SwapchainConfig {
+    fn default() -> Self {
+        let srgb = |format| vk::SurfaceFormatKHR {
+            format,
+            color_space: vk::ColorSpaceKHR::SRGB_NONLINEAR,
+        };
+        Self {
+            extent: vk::Extent2D {
+                width: 800,
+                height: 600,
+            },
+            frames_in_flight: 2,
+            present_mode: vk::PresentModeKHR::FIFO,
+            formats: vec![
+                srgb(vk::Format::B8G8R8A8_SRGB),
+                srgb(vk::Format::B8G8R8A8_UNORM),
+            ],
+            usage: vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_DST,
+        }
+    }
+}
+
+/// A swapchain on a surface, its images wrapped as [`StImage`]s (which the swapchain owns:
+/// [`Destroy::AppKeeps`]), and its semaphores. The device needs `VK_KHR_swapchain` (with
+/// [`vk_baton::Context`], `ContextOptions { swapchain: true, .. }`).
+///
+/// ```no_run
+/// # fn f(ctx: &vk_baton::Context, surface: ash::vk::SurfaceKHR) -> vk_baton_passes::Result<()> {
+/// use vk_baton_passes::{Swapchain, SwapchainConfig};
+/// let sc = Swapchain::new(&ctx.entry, &ctx.instance, &ctx.device, ctx.physical_device, surface, SwapchainConfig::default())?;
+/// println!("{} images of {:?}", sc.images().len(), sc.extent());
+/// # Ok(()) }
+/// ```
+pub struct Swapchain {
+    device: ash::Device,
+    physical_device: vk::PhysicalDevice,
+    surface: vk::SurfaceKHR,
+    surface_fn: ash::khr::surface::Instance,
+    swapchain_fn: ash::khr::swapchain::Device,
+    config: SwapchainConfig,
+    handle: vk::SwapchainKHR,
+    format: vk::SurfaceFormatKHR,
+    extent: vk::Extent2D,
+    images: Vec<Arc<StImage>>,
+    acquire_semaphores: Vec<vk::Semaphore>,
+    present_semaphores: Vec<vk::Semaphore>,
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Swapchain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Swapchain({:?}, {} images, {:?}, {:?})",
+            self.handle,
+            self.images.len(),
+            self.format.format,
+            self.extent
+        )
+    }
+}
+
+impl Swapchain {
+    /// Creates a swapchain for `surface` (which the app keeps and destroys after the
+    /// swapchain).
+    ///
+    /// ```no_run
+    /// # fn f(ctx: &vk_baton::Context, surface: ash::vk::SurfaceKHR) -> vk_baton_passes::Result<()> {
+    /// let sc = vk_baton_passes::Swapchain::new(&ctx.entry, &ctx.instance, &ctx.device, ctx.physical_device, surface, Default::default())?;
+    /// # Ok(()) }
+    /// ```
+    pub fn new(
+        entry: &ash::Entry,
+        instance: &ash::Instance,
+        device: &ash::Device,
+        physical_device: vk::PhysicalDevice,
+        surface: vk::SurfaceKHR,
+        config: SwapchainConfig,
+    ) -> Result<Self> {
+        let mut sc = Self {
+            device: device.clone(),
+            physical_device,
+            surface,
+            surface_fn: ash::khr::surface::Instance::new(entry, instance),
+            swapchain_fn: ash::khr::swapchain::Device::new(instance, device),
+            config,
+            handle: vk::SwapchainKHR::null(),
+            format: vk::SurfaceFormatKHR::default(),
+            extent: vk::Extent2D::default(),
+            images: Vec::new(),
+            acquire_semaphores: Vec::new(),
+            present_semaphores: Vec::new(),
+            shared: Arc::new(Shared {
+                sync: Mutex::new(SwapchainSync::new(1, 0)),
+            }),
+        };
+        sc.build(None)?;
+        Ok(sc)
+    }
+
+    /// Whether queue family `family` can present to the surface.
+    ///
+    /// ```no_run
+    /// # fn f(sc: &vk_baton_passes::Swapchain, q: &vk_baton::Queue) -> vk_baton_passes::Result<()> {
+    /// if !sc.supports_present(q.family())? { /* present from another queue */ }
+    /// # Ok(()) }
+    /// ```
+    pub fn supports_present(&self, family: u32) -> Result<bool> {
+        // SAFETY: a plain query on live handles.
+        unsafe {
+            self.surface_fn.get_physical_device_surface_support(
+                self.physical_device,
+                family,
+                self.surface,
+            )
+        }
+        .map_err(|e| Error::vk("vkGetPhysicalDeviceSurfaceSupportKHR", e))
+    }
+
+    /// The images, by index.
+    ///
+    /// ```no_run
+    /// # fn f(sc: &vk_baton_passes::Swapchain) { let n = sc.images().len(); # }
+    /// ```
+    pub fn images(&self) -> &[Arc<StImage>] {
+        &self.images
+    }
+
+    /// The image size.
+    ///
+    /// ```no_run
+    /// # fn f(sc: &vk_baton_passes::Swapchain) { let e = sc.extent(); # }
+    /// ```
+    pub fn extent(&self) -> vk::Extent2D {
+        self.extent
+    }
+
+    /// The image format and color space.
+    ///
+    /// ```no_run
+    /// # fn f(sc: &vk_baton_passes::Swapchain) { let f = sc.format().format; # }
+    /// ```
+    pub fn format(&self) -> vk::SurfaceFormatKHR {
+        self.format
+    }
+
+    /// The `VkSwapchainKHR`.
+    ///
+    /// ```no_run
+    /// # fn f(sc: &vk_baton_passes::Swapchain) { let raw = sc.handle(); # }
+    /// ```
+    pub fn handle(&self) -> vk::SwapchainKHR {
+        self.handle
+    }
+
+    /// Acquires the next image with the next frame slot's semaphore. Out-of-date is
+    /// [`AcquireOutcome::OutOfDate`]; a slot whose previous frame is still executing gives
+    /// [`Error::FrameInFlight`] (wait for that frame's fence first).
+    ///
+    /// ```no_run
+    /// # fn f(sc: &mut vk_baton_passes::Swapchain) -> vk_baton_passes::Result<()> {
+    /// if let vk_baton_passes::AcquireOutcome::Acquired(frame) = sc.acquire(u64::MAX)? { /* ... */ }
+    /// # Ok(()) }
+    /// ```
+    pub fn acquire(&mut self, timeout_ns: u64) -> Result<AcquireOutcome> {
+        let slot = self.shared.sync.lock().begin_acquire()?;
+        let sem = self.acquire_semaphores[slot];
+        // SAFETY: live swapchain; the semaphore is unsignalled with no pending operation
+        // (checked by the bookkeeping above).
+        let r = unsafe {
+            self.swapchain_fn
+                .acquire_next_image(self.handle, timeout_ns, sem, vk::Fence::null())
+        };
+        let (index, suboptimal) = match r {
+            Ok(v) => v,
+            Err(vk::Result::ERROR_OUT_OF_DATE_KHR) => {
+                log::debug!("swapchain out of date at acquire");
+                return Ok(AcquireOutcome::OutOfDate);
+            }
+            Err(e) => return Err(Error::vk("vkAcquireNextImageKHR", e)),
+        };
+        self.shared.sync.lock().acquired(slot, index as usize)?;
+        Ok(AcquireOutcome::Acquired(Frame {
+            slot,
+            index,
+            image: self.images[index as usize].clone(),
+            acquire_semaphore: sem,
+            present_semaphore: self.present_semaphores[index as usize],
+            suboptimal,
+            shared: self.shared.clone(),
+        }))
+    }
+
+    /// Presents `frame`'s image on `queue` (the queue its [`SwapchainPresent`] was inserted
+    /// on, after the graph executed), waiting on the image's present semaphore.
+    ///
+    /// ```no_run
+    /// # fn f(sc: &vk_baton_passes::Swapchain, q: &vk_baton::Queue, frame: &vk_baton_passes::Frame) -> vk_baton_passes::Result<()> {
+    /// let outcome = sc.present(q, frame)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn present(&self, queue: &Queue, frame: &Frame) -> Result<PresentOutcome> {
+        self.shared
+            .sync
+            .lock()
+            .present_semaphore(frame.index as usize)?;
+        let waits = [frame.present_semaphore];
+        let swapchains = [self.handle];
+        let indices = [frame.index];
+        let info = vk::PresentInfoKHR::default()
+            .wait_semaphores(&waits)
+            .swapchains(&swapchains)
+            .image_indices(&indices);
+        let lock = queue.lock();
+        // SAFETY: the queue is externally synchronized by its lock; the semaphore has a
+        // pending signal from the graph's submit; the image is acquired.
+        let r = unsafe { self.swapchain_fn.queue_present(lock.handle(), &info) };
+        drop(lock);
+        self.shared.sync.lock().presented(frame.index as usize)?;
+        match r {
+            Ok(false) => Ok(PresentOutcome::Optimal),
+            Ok(true) => Ok(PresentOutcome::Suboptimal),
+            Err(vk::Result::ERROR_OUT_OF_DATE_KHR) => Ok(PresentOutcome::OutOfDate),
+            Err(e) => Err(Error::vk("vkQueuePresentKHR", e)),
+        }
+    }
+
+    /// Recreates the swapchain (after out-of-date, suboptimal or a resize), with `extent`
+    /// when the surface leaves the size to the swapchain. Waits for the device to be idle
+    /// first, so no semaphore or image is in use; the old [`StImage`]s must no longer be
+    /// used afterwards.
+    ///
+    /// ```no_run
+    /// # fn f(sc: &mut vk_baton_passes::Swapchain) -> vk_baton_passes::Result<()> {
+    /// sc.recreate(Some(ash::vk::Extent2D { width: 1024, height: 768 }))?;
+    /// # Ok(()) }
+    /// ```
+    pub fn recreate(&mut self, extent: Option<vk::Extent2D>) -> Result<()> {
+        if let Some(e) = extent {
+            self.config.extent = e;
+        }
+        // SAFETY: waiting for idle has no preconditions on a live device.
+        unsafe { self.device.device_wait_idle() }.map_err(|e| Error::vk("vkDeviceWaitIdle", e))?;
+        let old = self.handle;
+        self.destroy_semaphores();
+        let r = self.build(Some(old));
+        // SAFETY: the device is idle and the new swapchain (if any) retired the old one.
+        unsafe { self.swapchain_fn.destroy_swapchain(old, None) };
+        r
+    }
+
+    fn destroy_semaphores(&mut self) {
+        for s in self
+            .acquire_semaphores
+            .drain(..)
+            .chain(self.present_semaphores.drain(..))
+        {
+            // SAFETY: callers wait for the device to be idle first.
+            unsafe { self.device.destroy_semaphore(s, None) };
+        }
+    }
+
+    fn build(&mut self, old: Option<vk::SwapchainKHR>) -> Result<()> {
+        let (sf, pd, surface) = (&self.surface_fn, self.physical_device, self.surface);
+        // SAFETY: plain queries on live handles.
+        let caps = unsafe { sf.get_physical_device_surface_capabilities(pd, surface) }
+            .map_err(|e| Error::vk("vkGetPhysicalDeviceSurfaceCapabilitiesKHR", e))?;
+        // SAFETY: as above.
+        let formats = unsafe { sf.get_physical_device_surface_formats(pd, surface) }
+            .map_err(|e| Error::vk("vkGetPhysicalDeviceSurfaceFormatsKHR", e))?;
+        // SAFETY: as above.
+        let modes = unsafe { sf.get_physical_device_surface_present_modes(pd, surface) }
+            .map_err(|e| Error::vk("vkGetPhysicalDeviceSurfacePresentModesKHR", e))?;
+        let format = self
+            .config
+            .formats
+            .iter()
+            .find(|f| formats.contains(f))
+            .copied()
+            .or_else(|| formats.first().copied())
+            .ok_or_else(|| Error::Swapchain("the surface reports no formats".into()))?;
+        let mode = if modes.contains(&self.config.present_mode) {
+            self.config.present_mode
+        } else {
+            vk::PresentModeKHR::FIFO
+        };
+        let extent = if caps.current_extent.width != u32::MAX {
+            caps.current_extent
+        } else {
+            vk::Extent2D {
+                width: self
+                    .config
+                    .extent
+                    .width
+                    .clamp(caps.min_image_extent.width, caps.max_image_extent.width),
+                height: self
+                    .config
+                    .extent
+                    .height
+                    .clamp(caps.min_image_extent.height, caps.max_image_extent.height),
+            }
+        };
+        let mut count = caps.min_image_count + 1;
+        if caps.max_image_count > 0 {
+            count = count.min(caps.max_image_count);
+        }
+        let usage = self.config.usage & caps.supported_usage_flags;
+        let alpha = [
+            vk::CompositeAlphaFlagsKHR::OPAQUE,
+            vk::CompositeAlphaFlagsKHR::INHERIT,
+            vk::CompositeAlphaFlagsKHR::PRE_MULTIPLIED,
+            vk::CompositeAlphaFlagsKHR::POST_MULTIPLIED,
+        ]
+        .into_iter()
+        .find(|a| caps.supported_composite_alpha.contains(*a))
+        .unwrap_or(vk::CompositeAlphaFlagsKHR::OPAQUE);
+        let info = vk::SwapchainCreateInfoKHR::default()
+            .surface(surface)
+            .min_image_count(count)
+            .image_format(format.format)
+            .image_color_space(format.color_space)
+            .image_extent(extent)
+            .image_array_layers(1)
+            .image_usage(usage)
+            .image_sharing_mode(vk::SharingMode::EXCLUSIVE)
+            .pre_transform(caps.current_transform)
+            .composite_alpha(alpha)
+            .present_mode(mode)
+            .clipped(true)
+            .old_swapchain(old.unwrap_or_default());
+        // SAFETY: a valid create info on a live device with VK_KHR_swapchain.
+        let handle = unsafe { self.swapchain_fn.create_swapchain(&info, None) }
+            .map_err(|e| Error::vk("vkCreateSwapchainKHR", e))?;
+        // SAFETY: a live swapchain.
+        let raw = match unsafe { self.swapchain_fn.get_swapchain_images(handle) } {
+            Ok(r) => r,
+            Err(e) => {
+                // SAFETY: never used.
+                unsafe { self.swapchain_fn.destroy_swapchain(handle, None) };
+                return Err(Error::vk("vkGetSwapchainImagesKHR", e));
+            }
+        };
+        self.handle = handle;
+        self.format = format;
+        self.extent = extent;
+        let desc = ImageDesc::new_2d(extent.width, extent.height, format.format, usage);
+        self.images = raw
+            .iter()
+            .enumerate()
+            .map(|(i, &img)| {
+                Arc::new(StImage::from_raw(
+                    &self.device,
+                    img,
+                    desc.clone(),
+                    &format!("swapchain image {i}"),
+                    ResourceState::undefined(),
+                    Destroy::AppKeeps,
+                ))
+            })
+            .collect();
+        let frames = self.config.frames_in_flight.max(1);
+        for i in 0..frames + raw.len() {
+            // SAFETY: plain object creation on a live device.
+            let s = unsafe {
+                self.device
+                    .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
+            }
+            .map_err(|e| Error::vk("vkCreateSemaphore", e))?;
+            if i < frames {
+                self.acquire_semaphores.push(s);
+            } else {
+                self.present_semaphores.push(s);
+            }
+        }
+        *self.shared.sync.lock() = SwapchainSync::new(frames, raw.len());
+        log::info!(
+            "swapchain {handle:?}: {} images {:?} {:?}, {mode:?}, {frames} frames in flight",
+            raw.len(),
+            format.format,
+            extent
+        );
+        Ok(())
+    }
+}
+
+impl Drop for Swapchain {
+    fn drop(&mut self) {
+        // SAFETY: waiting for idle has no preconditions; afterwards no semaphore or image
+        // of the swapchain is in use by the device.
+        if let Err(e) = unsafe { self.device.device_wait_idle() } {
+            log::error!("vkDeviceWaitIdle failed while dropping the swapchain: {e}");
+        }
+        self.destroy_semaphores();
+        // SAFETY: the device is idle; the images are owned by the swapchain.
+        unsafe { self.swapchain_fn.destroy_swapchain(self.handle, None) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+    use std::rc::Rc;
+
+    #[derive(Clone)]
+    struct Fake(Rc<Cell<bool>>);
+    impl IsComplete for Fake {
+        fn is_complete(&self) -> bool {
+            self.0.get()
+        }
+    }
+
+    fn fake() -> (Fake, Rc<Cell<bool>>) {
+        let c = Rc::new(Cell::new(false));
+        (Fake(c.clone()), c)
+    }
+
+    #[test]
+    fn acquire_semaphores_rotate_per_frame_in_flight() {
+        let mut s = SwapchainSync::<Fake>::new(2, 3);
+        let (t0, done0) = fake();
+        let slot0 = s.begin_acquire().unwrap();
+        assert_eq!(slot0, 0);
+        s.acquired(slot0, 0).unwrap();
+        s.submitted(slot0, t0).unwrap();
+        s.presented(0).unwrap();
+        let (t1, _done1) = fake();
+        let slot1 = s.begin_acquire().unwrap();
+        assert_eq!(slot1, 1);
+        s.acquired(slot1, 1).unwrap();
+        s.submitted(slot1, t1).unwrap();
+        s.presented(1).unwrap();
+        // Slot 0 again: refused while frame 0 runs, fine once it completed.
+        assert!(matches!(
+            s.begin_acquire(),
+            Err(Error::FrameInFlight { slot: 0 })
+        ));
+        done0.set(true);
+        assert_eq!(s.begin_acquire().unwrap(), 0);
+    }
+
+    #[test]
+    fn an_acquire_without_a_submission_blocks_its_slot() {
+        let mut s = SwapchainSync::<Fake>::new(1, 2);
+        let slot = s.begin_acquire().unwrap();
+        s.acquired(slot, 1).unwrap();
+        // The app never inserted the acquire pass: the semaphore is still signalled.
+        assert!(matches!(s.begin_acquire(), Err(Error::Swapchain(_))));
+        assert!(s.submitted(slot, fake().0).is_ok());
+    }
+
+    #[test]
+    fn present_semaphores_follow_the_image() {
+        let mut s = SwapchainSync::<Fake>::new(3, 2);
+        assert!(s.present_semaphore(0).is_err());
+        let (t, done) = fake();
+        done.set(true);
+        let slot = s.begin_acquire().unwrap();
+        s.acquired(slot, 1).unwrap();
+        s.submitted(slot, t.clone()).unwrap();
+        assert_eq!(s.present_semaphore(1).unwrap(), 1);
+        assert!(s.present_semaphore(0).is_err());
+        // Acquiring image 1 again before presenting it is a bookkeeping error.
+        let slot = s.begin_acquire().unwrap();
+        assert!(s.acquired(slot, 1).is_err());
+        s.presented(1).unwrap();
+        // Presenting twice is refused; after re-acquiring the image its semaphore is free.
+        assert!(s.presented(1).is_err());
+        s.acquired(slot, 1).unwrap();
+        s.submitted(slot, t).unwrap();
+        assert_eq!(s.present_semaphore(1).unwrap(), 1);
+        assert!(s.acquired(0, 5).is_err());
+    }
+}
