@@ -173,7 +173,7 @@ pub(super) struct Model {
 
 fn use_cells(kind: &ResourceKind, range: Option<SubRange>) -> Option<Vec<Range<u64>>> {
     match (kind, range) {
-        (_, None) => Some(vec![0..kind.cells()]),
+        (_, None) => Some(std::iter::once(0..kind.cells()).collect()),
         (ResourceKind::Image { mips, layers, .. }, Some(SubRange::Image(r))) => {
             r.fits(*mips, *layers).then(|| r.cells(*layers))
         }
@@ -292,10 +292,10 @@ impl Model {
                             u.note_access(s.src_access | s.dst_access);
                         }
                         for i in &bc.images {
-                            if let Some(k) = m.res_kinds.get(i.resource) {
-                                if let ResourceKind::Image { layers, .. } = k {
-                                    add(&mut bounds, i.resource, &i.range.cells(*layers));
-                                }
+                            if let Some(ResourceKind::Image { layers, .. }) =
+                                m.res_kinds.get(i.resource)
+                            {
+                                add(&mut bounds, i.resource, &i.range.cells(*layers));
                             }
                         }
                         for b in &bc.buffers {
@@ -384,10 +384,10 @@ impl Model {
         // signals[q] = (value, exec, batch), ascending.
         let mut signals: Vec<Vec<(u64, usize, usize)>> = vec![vec![]; nq];
         for (k, (_, v)) in execs.iter().enumerate() {
-            for q in 0..nq {
+            for (q, sig) in signals.iter_mut().enumerate() {
                 for (b, val) in v.per_batch[q].iter().enumerate() {
                     if let Some(val) = val {
-                        signals[q].push((*val, k, b));
+                        sig.push((*val, k, b));
                     }
                 }
             }
@@ -526,13 +526,13 @@ impl Model {
         let mut next = vec![0usize; nq];
         loop {
             let mut progressed = false;
-            for q in 0..nq {
-                while next[q] < p.queues[q].batches.len() {
-                    let n = node(q, next[q]);
+            for (q, nx) in next.iter_mut().enumerate() {
+                while *nx < p.queues[q].batches.len() {
+                    let n = node(q, *nx);
                     if preds[n].iter().all(|&x| done[x]) {
                         done[n] = true;
-                        order.push((q, next[q]));
-                        next[q] += 1;
+                        order.push((q, *nx));
+                        *nx += 1;
                         progressed = true;
                     } else {
                         break;
@@ -586,7 +586,11 @@ impl Model {
                         exec: k,
                         queue: Some(q),
                         resource: r,
-                        segs: segs_of(r, &[0..self.res_kinds[r].cells()], &self.segs),
+                        segs: segs_of(
+                            r,
+                            std::slice::from_ref(&(0..self.res_kinds[r].cells())),
+                            &self.segs,
+                        ),
                         stages: 0,
                         access: 0,
                         write: true,
