@@ -108,7 +108,10 @@ impl ComputeBuilder<'_> {
     /// The entry point (default `main`).
     ///
     /// ```no_run
-    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>) { let b = b.entry("cs_main"); # let _ = b; }
+    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>) {
+    /// let b = b.entry("cs_main");
+    /// # let _ = b;
+    /// # }
     /// ```
     pub fn entry(mut self, name: &str) -> Self {
         self.entry = name.to_owned();
@@ -118,7 +121,10 @@ impl ComputeBuilder<'_> {
     /// A debug name for logs and errors (default `compute`).
     ///
     /// ```no_run
-    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>) { let b = b.name("blur"); # let _ = b; }
+    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>) {
+    /// let b = b.name("blur");
+    /// # let _ = b;
+    /// # }
     /// ```
     pub fn name(mut self, name: &str) -> Self {
         self.name = name.to_owned();
@@ -250,7 +256,10 @@ impl ComputeBuilder<'_> {
     /// The size of the push-constant block in bytes (a multiple of 4; 0 for none).
     ///
     /// ```no_run
-    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>) { let b = b.push_constant_size(16); # let _ = b; }
+    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>) {
+    /// let b = b.push_constant_size(16);
+    /// # let _ = b;
+    /// # }
     /// ```
     pub fn push_constant_size(mut self, bytes: u32) -> Self {
         self.push_size = bytes;
@@ -261,7 +270,10 @@ impl ComputeBuilder<'_> {
     /// [`ComputeDispatch::set_groups`]).
     ///
     /// ```no_run
-    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>) { let b = b.groups(32, 32, 1); # let _ = b; }
+    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>) {
+    /// let b = b.groups(32, 32, 1);
+    /// # let _ = b;
+    /// # }
     /// ```
     pub fn groups(mut self, x: u32, y: u32, z: u32) -> Self {
         self.groups = [x, y, z];
@@ -689,7 +701,9 @@ impl ComputeDispatch {
     /// Sets the workgroup count for the next executions.
     ///
     /// ```no_run
-    /// # fn f(p: &mut vk_baton_passes::ComputeDispatch) { p.set_groups(64, 1, 1); # }
+    /// # fn f(p: &mut vk_baton_passes::ComputeDispatch) {
+    /// p.set_groups(64, 1, 1);
+    /// # }
     /// ```
     pub fn set_groups(&mut self, x: u32, y: u32, z: u32) {
         self.groups = [x, y, z];
@@ -698,7 +712,9 @@ impl ComputeDispatch {
     /// The pipeline (for inspection or debug naming).
     ///
     /// ```no_run
-    /// # fn f(p: &vk_baton_passes::ComputeDispatch) { let pipeline = p.pipeline(); # }
+    /// # fn f(p: &vk_baton_passes::ComputeDispatch) {
+    /// let pipeline = p.pipeline();
+    /// # }
     /// ```
     pub fn pipeline(&self) -> vk::Pipeline {
         self.objects.pipeline

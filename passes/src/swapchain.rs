@@ -292,7 +292,9 @@ impl Frame {
     /// The swapchain image index.
     ///
     /// ```no_run
-    /// # fn f(frame: &vk_baton_passes::Frame) { let i: u32 = frame.index(); # }
+    /// # fn f(frame: &vk_baton_passes::Frame) {
+    /// let i: u32 = frame.index();
+    /// # }
     /// ```
     pub fn index(&self) -> u32 {
         self.index
@@ -301,7 +303,9 @@ impl Frame {
     /// The acquired image, to declare in the frame's passes.
     ///
     /// ```no_run
-    /// # fn f(frame: &vk_baton_passes::Frame) { let img = frame.image().clone(); # }
+    /// # fn f(frame: &vk_baton_passes::Frame) {
+    /// let img = frame.image().clone();
+    /// # }
     /// ```
     pub fn image(&self) -> &Arc<StImage> {
         &self.image
@@ -310,7 +314,9 @@ impl Frame {
     /// Whether the acquire reported the swapchain suboptimal (recreate after presenting).
     ///
     /// ```no_run
-    /// # fn f(frame: &vk_baton_passes::Frame) { if frame.suboptimal() { /* recreate soon */ } # }
+    /// # fn f(frame: &vk_baton_passes::Frame) {
+    /// if frame.suboptimal() { /* recreate soon */ }
+    /// # }
     /// ```
     pub fn suboptimal(&self) -> bool {
         self.suboptimal
@@ -319,7 +325,9 @@ impl Frame {
     /// The pass that waits on the acquire semaphore before the image's first use.
     ///
     /// ```no_run
-    /// # fn f(frame: &vk_baton_passes::Frame) { let acquire = frame.acquire_pass(); # }
+    /// # fn f(frame: &vk_baton_passes::Frame) {
+    /// let acquire = frame.acquire_pass();
+    /// # }
     /// ```
     pub fn acquire_pass(&self) -> SwapchainAcquire {
         SwapchainAcquire {
@@ -334,7 +342,9 @@ impl Frame {
     /// image's present semaphore. Insert it on the queue you will present from.
     ///
     /// ```no_run
-    /// # fn f(frame: &vk_baton_passes::Frame) { let present = frame.present_pass(); # }
+    /// # fn f(frame: &vk_baton_passes::Frame) {
+    /// let present = frame.present_pass();
+    /// # }
     /// ```
     pub fn present_pass(&self) -> SwapchainPresent {
         SwapchainPresent {
@@ -349,7 +359,9 @@ impl Frame {
 /// use's layout transition starts from UNDEFINED and chains from the wait's stages.
 ///
 /// ```no_run
-/// # fn f(frame: &vk_baton_passes::Frame) { let acquire = frame.acquire_pass(); # }
+/// # fn f(frame: &vk_baton_passes::Frame) {
+/// let acquire = frame.acquire_pass();
+/// # }
 /// ```
 pub struct SwapchainAcquire {
     slot: usize,
@@ -394,7 +406,9 @@ impl Pass for SwapchainAcquire {
 /// when the image was rendered on another family) does the transition.
 ///
 /// ```no_run
-/// # fn f(frame: &vk_baton_passes::Frame) { let present = frame.present_pass(); # }
+/// # fn f(frame: &vk_baton_passes::Frame) {
+/// let present = frame.present_pass();
+/// # }
 /// ```
 pub struct SwapchainPresent {
     semaphore: vk::Semaphore,
@@ -560,7 +574,9 @@ impl Swapchain {
     /// The images, by index.
     ///
     /// ```no_run
-    /// # fn f(sc: &vk_baton_passes::Swapchain) { let n = sc.images().len(); # }
+    /// # fn f(sc: &vk_baton_passes::Swapchain) {
+    /// let n = sc.images().len();
+    /// # }
     /// ```
     pub fn images(&self) -> &[Arc<StImage>] {
         &self.images
@@ -569,7 +585,9 @@ impl Swapchain {
     /// The image size.
     ///
     /// ```no_run
-    /// # fn f(sc: &vk_baton_passes::Swapchain) { let e = sc.extent(); # }
+    /// # fn f(sc: &vk_baton_passes::Swapchain) {
+    /// let e = sc.extent();
+    /// # }
     /// ```
     pub fn extent(&self) -> vk::Extent2D {
         self.extent
@@ -578,7 +596,9 @@ impl Swapchain {
     /// The image format and color space.
     ///
     /// ```no_run
-    /// # fn f(sc: &vk_baton_passes::Swapchain) { let f = sc.format().format; # }
+    /// # fn f(sc: &vk_baton_passes::Swapchain) {
+    /// let f = sc.format().format;
+    /// # }
     /// ```
     pub fn format(&self) -> vk::SurfaceFormatKHR {
         self.format
@@ -587,7 +607,9 @@ impl Swapchain {
     /// The `VkSwapchainKHR`.
     ///
     /// ```no_run
-    /// # fn f(sc: &vk_baton_passes::Swapchain) { let raw = sc.handle(); # }
+    /// # fn f(sc: &vk_baton_passes::Swapchain) {
+    /// let raw = sc.handle();
+    /// # }
     /// ```
     pub fn handle(&self) -> vk::SwapchainKHR {
         self.handle
