@@ -483,11 +483,7 @@ impl Planner<'_> {
 
         // The prior accesses this one must be ordered after.
         let priors: SmallVec<[Rec; 2]> = if write_like {
-            if !st.reads.is_empty() {
-                st.reads.clone()
-            } else {
-                st.write.into_iter().collect()
-            }
+            write_priors(st)
         } else {
             match st.write {
                 Some(w) if !covered(&st.visible, q, a.stages, a.access) => smallvec::smallvec![w],
@@ -679,11 +675,7 @@ impl Planner<'_> {
         };
         // The release is a write on `rq`: ordered after the reads since the last write, or
         // after the write itself.
-        let priors: SmallVec<[Rec; 2]> = if !st.reads.is_empty() {
-            st.reads.clone()
-        } else {
-            st.write.into_iter().collect()
-        };
+        let priors = write_priors(st);
         let mut src_stages = vk::PipelineStageFlags2::NONE;
         let mut src_access = vk::AccessFlags2::NONE;
         let mut deps = Vec::new();
@@ -975,6 +967,19 @@ impl Planner<'_> {
             })
             .collect()
     }
+}
+
+/// What a write (or a transition, or a release) must be ordered after: the reads since the
+/// last write, which this graph already ordered after that write, or the write itself. A write
+/// left by an earlier graph is named as well, so that each plan is correct on its own terms,
+/// without relying on the barriers of a plan it cannot see.
+fn write_priors(st: &WState) -> SmallVec<[Rec; 2]> {
+    let mut priors = st.reads.clone();
+    match st.write {
+        Some(w) if priors.is_empty() || matches!(w.at, At::Value(_)) => priors.push(w),
+        _ => {}
+    }
+    priors
 }
 
 /// Moves a segment's state past one access.

@@ -1042,3 +1042,43 @@ fn acquires_match_releases_range_for_range() {
     assert_eq!(transfers(0), expect, "releases\n{p}");
     assert_eq!(transfers(1), expect, "acquires\n{p}");
 }
+
+/// A write after an earlier graph's write and read on the same queue names both in its
+/// source scope: the earlier graph's chain is not part of this plan.
+#[test]
+fn a_write_after_an_earlier_graphs_write_and_read_orders_both() {
+    let earlier = SegmentState {
+        layout: L::UNDEFINED,
+        defined: true,
+        owner: Some(0),
+        write: Some(Recorded {
+            queue: 0,
+            value: Some(3),
+            stages: S::ALL_TRANSFER,
+            access: A::TRANSFER_WRITE,
+        }),
+        reads: vec![Recorded {
+            queue: 0,
+            value: Some(3),
+            stages: S::COPY,
+            access: A::TRANSFER_READ,
+        }],
+    };
+    let p = run(
+        vec![QueueDecl::new("gfx", 0, GFX)],
+        vec![buffer("buf").with_state(earlier)],
+        vec![PassDecl::new("fill2", 0).with_use(UseDecl::new(0, Access::TRANSFER_WRITE).discard())],
+    );
+    let b = &p.queues[0].batches[0];
+    assert_eq!(
+        b.commands[0],
+        buffers(vec![buf_barrier(
+            0,
+            scopes(
+                (S::COPY | S::ALL_TRANSFER, A::TRANSFER_WRITE),
+                (S::ALL_TRANSFER, A::TRANSFER_WRITE)
+            )
+        )])
+    );
+    assert!(p.verify().is_ok(), "{p}");
+}
