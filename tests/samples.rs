@@ -1,0 +1,214 @@
+//! Runs every sample (examples/) for a few frames with validation and synchronization
+//! validation on, and asserts on what it prints: its figures, its own checks, exit status 0
+//! and zero validation messages. The window sample runs under `xvfb-run`, and its screenshot
+//! is compared with the animation frame recomputed on the host.
+//!
+//! The sample binaries are the ones `cargo test` builds next to this test
+//! (`target/<profile>/examples/`); `cargo test --test samples` alone does not build them, so
+//! run `cargo build --examples` first in that case.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// `target/<profile>/examples/<name>`, from this test binary's own path
+/// (`target/<profile>/deps/samples-<hash>`).
+fn example(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("current_exe");
+    let profile_dir = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("target/<profile>/deps/<test>");
+    let path = profile_dir
+        .join("examples")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        path.exists(),
+        "{} is missing: `cargo test` builds the examples; with a filter such as `--test samples`, run `cargo build --examples` first",
+        path.display()
+    );
+    path
+}
+
+fn run(cmd: &mut Command) -> (Output, String) {
+    let out = cmd
+        .env("VK_BATON_VALIDATION", "1")
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("run the sample");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!("--- stdout\n{stdout}--- stderr\n{stderr}");
+    assert!(
+        out.status.success(),
+        "the sample failed with {}:\n{stdout}\n{stderr}",
+        out.status
+    );
+    assert!(
+        stdout.contains("validation: 0 message(s) (layer on"),
+        "validation must be on and silent:\n{stdout}"
+    );
+    (out, stdout)
+}
+
+fn line<'a>(stdout: &'a str, prefix: &str) -> &'a str {
+    stdout
+        .lines()
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no line starting with `{prefix}` in:\n{stdout}"))
+}
+
+/// The first number after `after` in `text`.
+fn number_after(text: &str, after: &str) -> f64 {
+    let i = text
+        .find(after)
+        .unwrap_or_else(|| panic!("`{after}` not in `{text}`"))
+        + after.len();
+    let s: String = text[i..]
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    s.parse()
+        .unwrap_or_else(|_| panic!("no number after `{after}` in `{text}`"))
+}
+
+#[test]
+fn async_compute_runs_checks_and_reports_overlap() {
+    let (_, out) = run(Command::new(example("async_compute"))
+        .args(["--frames", "6", "--size", "4", "--iters", "500"]));
+    assert!(out.contains("check: simulation state after 6 steps: OK"));
+    assert!(out.contains("check: render of frame 5: OK"));
+    let times = line(&out, "per-queue GPU time per frame:");
+    assert!(number_after(times, "graphics") > 0.0, "{times}");
+    assert!(number_after(times, "async compute") > 0.0, "{times}");
+    assert!(number_after(line(&out, "frame time:"), "frame time:") > 0.0);
+    let overlap = line(&out, "overlap: serial/wall =");
+    let achieved = number_after(overlap, "serial/wall =");
+    let ideal = number_after(overlap, "ideal sum/max =");
+    assert!(achieved > 0.0 && (1.0..=2.0).contains(&ideal), "{overlap}");
+    if line(&out, "queues:").contains("single-queue device") {
+        assert!(out.contains("no overlap: single-queue device"), "{out}");
+    } else {
+        assert!(out.contains("overlap achieved:"), "{out}");
+    }
+    // The steady-state plan is printed, with its per-queue batches.
+    assert!(out.contains("plan of a steady-state frame"));
+    assert!(out.contains("pass   `simulate step N+1`") || out.contains("`simulate step N+1`"));
+}
+
+#[test]
+fn streaming_upload_verifies_every_buffer_and_reports_throughput() {
+    let (_, out) =
+        run(Command::new(example("streaming_upload")).args(["--count", "6", "--mib", "1"]));
+    assert!(
+        out.contains("check: 6/6 buffers verified by the compute checksum"),
+        "{out}"
+    );
+    let hand = number_after(line(&out, "hand-written staging copy"), "(raw ash):");
+    let up = number_after(line(&out, "vk-baton, uploads only:"), "uploads only:");
+    let stream = number_after(
+        line(&out, "vk-baton, upload + compute verify:"),
+        "compute verify:",
+    );
+    assert!(hand > 0.0 && up > 0.0 && stream > 0.0, "{out}");
+    assert!(line(&out, "vk-baton, uploads only:").contains("% of hand-written"));
+    assert!(
+        out.contains("pass   `upload`") && out.contains("pass   `verify`"),
+        "{out}"
+    );
+}
+
+#[test]
+fn incremental_hands_state_back_and_forth() {
+    let (_, out) = run(Command::new(example("incremental")).args(["--frames", "2"]));
+    assert_eq!(
+        out.matches("check: 2048 of 2048 texels correct (OK)")
+            .count(),
+        2,
+        "{out}"
+    );
+    // Graph -> app: the app waits on a timeline value read off the buffer's state.
+    assert!(out.contains("the app waits for `"), "{out}");
+    // App -> graph: the handoff transitions from the GENERAL layout the app declared.
+    assert!(out.contains("GENERAL -> TRANSFER_SRC_OPTIMAL"), "{out}");
+    assert!(
+        out.contains("the app's image is in TRANSFER_SRC_OPTIMAL"),
+        "{out}"
+    );
+    // The app's submit reserved a value of the shared timeline under the lock.
+    assert!(out.contains("signalled `graphics` timeline value"), "{out}");
+}
+
+/// The host's copy of `shaders/anim.comp` (and of `expected_pixel` in examples/window.rs).
+fn expected_pixel(x: u32, y: u32, w: u32, h: u32, t: u32) -> [u8; 4] {
+    let dx = x as i32 - (w / 2) as i32;
+    let dy = y as i32 - (h / 2) as i32;
+    let d2 = (dx * dx + dy * dy) as u32;
+    let r = ((d2 >> 5).wrapping_add(t.wrapping_mul(6))) & 255;
+    let g = ((x ^ y).wrapping_add(t.wrapping_mul(3))) & 255;
+    let b = (((x.wrapping_add(t.wrapping_mul(2))) >> 3) * 16 + (y >> 4) * 8) & 255;
+    [r as u8, g as u8, b as u8, 255]
+}
+
+/// Pixels (of `w`×`h` RGBA) differing from frame `t` by more than 1 in any channel.
+fn mismatches(rgba: &[u8], w: u32, h: u32, t: u32) -> usize {
+    (0..h)
+        .flat_map(|y| (0..w).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            let i = ((y * w + x) * 4) as usize;
+            let want = expected_pixel(x, y, w, h, t);
+            (0..4).any(|c| rgba[i + c].abs_diff(want[c]) > 1)
+        })
+        .count()
+}
+
+#[test]
+fn window_under_xvfb_presents_and_screenshots_the_expected_frame() {
+    let have_xvfb = Command::new("sh")
+        .args(["-c", "command -v xvfb-run"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        have_xvfb,
+        "xvfb-run is missing: the window sample is tested under Xvfb (Debian/Ubuntu: apt-get install xvfb xauth; .ci/run installs it)"
+    );
+    let dir = std::env::temp_dir().join(format!("vk-baton-window-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let shot = dir.join("shot.png");
+    let frames = 5u32;
+    let (_, out) = run(Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1024x768x24"])
+        .arg(example("window"))
+        .args(["--frames", &frames.to_string(), "--screenshot"])
+        .arg(&shot));
+    assert!(out.contains("swapchain: "), "{out}");
+    assert!(out.contains(&format!("rendered {frames} frames")), "{out}");
+    let shot_line = line(&out, "screenshot:");
+    let t = number_after(shot_line, "animation frame") as u32;
+    assert_eq!(t, frames - 1, "{shot_line}");
+
+    let decoder = png::Decoder::new(std::fs::File::open(&shot).expect("the screenshot exists"));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgba);
+    let (w, h) = (info.width, info.height);
+    let rgba = &buf[..info.buffer_size()];
+    // Not blank: many distinct colours.
+    let mut colours: Vec<[u8; 3]> = rgba.chunks_exact(4).map(|p| [p[0], p[1], p[2]]).collect();
+    colours.sort_unstable();
+    colours.dedup();
+    assert!(
+        colours.len() > 1000,
+        "only {} distinct colours",
+        colours.len()
+    );
+    // The expected frame, exactly (±1 per channel), and not its neighbours.
+    assert_eq!(
+        mismatches(rgba, w, h, t),
+        0,
+        "the screenshot is not frame {t}"
+    );
+    assert!(mismatches(rgba, w, h, t + 1) > (w * h / 2) as usize);
+    let _ = std::fs::remove_dir_all(&dir);
+}
