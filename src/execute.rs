@@ -344,15 +344,20 @@ fn submit_and_commit(
         }
     }
 
+    let runs = submission_runs(plan, &order);
+    let last_run: Vec<Option<usize>> = (0..queues.len())
+        .map(|q| runs.iter().rposition(|r| r.0 == q))
+        .collect();
     let mut done = Vec::new();
-    for q in submission_order(plan, &order) {
+    let mut started = vec![false; queues.len()];
+    for (ri, (q, batches)) in runs.iter().cloned().enumerate() {
         let qp = &plan.queues[q];
-        let mut waits: Vec<Vec<vk::SemaphoreSubmitInfo<'_>>> = Vec::with_capacity(qp.batches.len());
-        let mut signals: Vec<Vec<vk::SemaphoreSubmitInfo<'_>>> =
-            Vec::with_capacity(qp.batches.len());
-        let mut cbs: Vec<Vec<vk::CommandBufferSubmitInfo<'_>>> =
-            Vec::with_capacity(qp.batches.len());
-        for (bi, b) in qp.batches.iter().enumerate() {
+        let n = batches.len();
+        let mut waits: Vec<Vec<vk::SemaphoreSubmitInfo<'_>>> = Vec::with_capacity(n);
+        let mut signals: Vec<Vec<vk::SemaphoreSubmitInfo<'_>>> = Vec::with_capacity(n);
+        let mut cbs: Vec<Vec<vk::CommandBufferSubmitInfo<'_>>> = Vec::with_capacity(n);
+        for bi in batches.clone() {
+            let b = &qp.batches[bi];
             waits.push(
                 b.waits
                     .iter()
@@ -395,15 +400,20 @@ fn submit_and_commit(
                     .collect(),
             );
         }
-        let submits: Vec<vk::SubmitInfo2<'_>> = (0..qp.batches.len())
-            .map(|bi| {
+        let submits: Vec<vk::SubmitInfo2<'_>> = (0..n)
+            .map(|k| {
                 vk::SubmitInfo2::default()
-                    .wait_semaphore_infos(&waits[bi])
-                    .command_buffer_infos(&cbs[bi])
-                    .signal_semaphore_infos(&signals[bi])
+                    .wait_semaphore_infos(&waits[k])
+                    .command_buffer_infos(&cbs[k])
+                    .signal_semaphore_infos(&signals[k])
             })
             .collect();
-        let fence = fences[q].unwrap_or_default();
+        // The queue's fence goes with its last submit: it signals after all earlier ones.
+        let fence = if last_run[q] == Some(ri) {
+            fences[q].unwrap_or_default()
+        } else {
+            vk::Fence::null()
+        };
         let Some(lock) = locks[q].as_ref() else {
             continue;
         };
@@ -411,14 +421,28 @@ fn submit_and_commit(
         // every semaphore and resource is alive until the fence signals (the execution fence
         // holds them); timeline values only grow under the lock.
         if let Err(e) = unsafe { shared.device.queue_submit2(lock.handle(), &submits, fence) } {
+            // Queues that already took part of their work still need their fence, so that
+            // nothing is freed before that work is done.
+            for (q2, was_started) in started.iter().enumerate() {
+                let (Some(f), true, Some(l)) = (
+                    fences[q2],
+                    *was_started && last_run[q2].is_some_and(|lr| lr > ri),
+                    locks[q2].as_ref(),
+                ) else {
+                    continue;
+                };
+                // SAFETY: an empty submit only signals the fence after the queue's earlier work.
+                if unsafe { shared.device.queue_submit2(l.handle(), &[], f) }.is_ok() {
+                    done.push(f);
+                }
+            }
             return Err((Error::vk("vkQueueSubmit2", e), done));
         }
-        done.push(fence);
-        log::trace!(
-            "submitted {} batches to `{}`",
-            qp.batches.len(),
-            queues[q].name()
-        );
+        started[q] = true;
+        if fence != vk::Fence::null() {
+            done.push(fence);
+        }
+        log::trace!("submitted {n} batches to `{}`", queues[q].name());
     }
 
     // Commit the new states, mapping planner queue indices back to queues.
@@ -435,27 +459,114 @@ fn submit_and_commit(
     Ok(())
 }
 
-/// The order to submit the queues in: a queue whose batches wait on another queue's batch of
-/// this execution goes after it, so every release is queued before its acquire (the validation
-/// layer checks ownership transfers and layouts in submission order, although timeline
-/// semaphores would allow waiting before signalling). A cycle between queues (each waits on the
-/// other at some point) keeps the remaining queues in `order`.
-fn submission_order(plan: &Plan, order: &[usize]) -> Vec<usize> {
-    let waits_on = |q: usize, p: usize| {
-        plan.queues[q]
-            .batches
+/// The submits, as runs of consecutive batches of one queue, in an order where every batch
+/// that waits on another queue's batch of this execution is submitted after it. Timeline
+/// semaphores would allow waiting before signalling, but validation layer 1.3.239 matches
+/// ownership acquires with releases (and checks layouts) in submission order. Runs are as
+/// long as the waits allow, so each queue gets one `vkQueueSubmit2` unless two queues wait
+/// on each other within one execution; then a queue's batches are split at such a wait.
+fn submission_runs(plan: &Plan, order: &[usize]) -> Vec<(usize, std::ops::Range<usize>)> {
+    let mut next: Vec<usize> = vec![0; plan.queues.len()];
+    let ready = |q: usize, next: &[usize]| {
+        plan.queues[q].batches[next[q]]
+            .waits
             .iter()
-            .flat_map(|b| &b.waits)
-            .any(|w| matches!(w.target, WaitTarget::Batch { queue, .. } if queue == p))
+            .all(|w| match w.target {
+                WaitTarget::Batch { queue, batch } => batch < next[queue],
+                _ => true,
+            })
     };
-    let mut left: Vec<usize> = order.to_vec();
-    let mut out = Vec::with_capacity(order.len());
-    while !left.is_empty() {
-        let ready = left
+    let mut runs = Vec::new();
+    loop {
+        let open: Vec<usize> = order
             .iter()
-            .position(|&q| !left.iter().any(|&p| p != q && waits_on(q, p)))
-            .unwrap_or(0);
-        out.push(left.remove(ready));
+            .copied()
+            .filter(|&q| next[q] < plan.queues[q].batches.len())
+            .collect();
+        if open.is_empty() {
+            break;
+        }
+        // How far each ready queue could go in one run. Prefer one that finishes its queue,
+        // then the longest run, so splits happen only where two queues wait on each other.
+        let reach = |q: usize| {
+            let mut n = next.clone();
+            while n[q] < plan.queues[q].batches.len() && ready(q, &n) {
+                n[q] += 1;
+            }
+            n[q]
+        };
+        let best = open
+            .iter()
+            .copied()
+            .filter(|&q| ready(q, &next))
+            .max_by_key(|&q| {
+                let end = reach(q);
+                (
+                    end == plan.queues[q].batches.len(),
+                    end - next[q],
+                    std::cmp::Reverse(q),
+                )
+            });
+        // The planner's waits always point back in program order, so some queue is ready;
+        // if not, submit anyway rather than stall (timeline semaphores still order the GPU).
+        let q = best.unwrap_or(open[0]);
+        let start = next[q];
+        next[q] = reach(q).max(start + 1);
+        runs.push((q, start..next[q]));
     }
-    out
+    runs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{Batch, QueuePlan, Wait};
+
+    fn batch(waits: &[(usize, usize)]) -> Batch {
+        let waits = waits
+            .iter()
+            .map(|&(queue, batch)| Wait {
+                target: WaitTarget::Batch { queue, batch },
+                stages: vk::PipelineStageFlags2::ALL_COMMANDS,
+            })
+            .collect();
+        Batch {
+            waits,
+            ..Batch::default()
+        }
+    }
+
+    fn plan_of(queues: Vec<Vec<Batch>>) -> Plan {
+        Plan {
+            input: Default::default(),
+            queues: queues
+                .into_iter()
+                .map(|batches| QueuePlan { batches })
+                .collect(),
+            final_states: vec![],
+        }
+    }
+
+    #[test]
+    fn one_submit_per_queue_when_waits_allow() {
+        // Queue 0 waits on queue 1's first batch: queue 1 goes first, whole.
+        let p = plan_of(vec![
+            vec![batch(&[]), batch(&[(1, 0)])],
+            vec![batch(&[]), batch(&[])],
+        ]);
+        assert_eq!(submission_runs(&p, &[0, 1]), vec![(1, 0..2), (0, 0..2)]);
+    }
+
+    #[test]
+    fn queues_that_wait_on_each_other_are_split_at_the_wait() {
+        // 0: [b0, b1 waits 1.0]; 1: [b0 waits 0.0, b1]
+        let p = plan_of(vec![
+            vec![batch(&[]), batch(&[(1, 0)])],
+            vec![batch(&[(0, 0)]), batch(&[])],
+        ]);
+        assert_eq!(
+            submission_runs(&p, &[0, 1]),
+            vec![(0, 0..1), (1, 0..2), (0, 1..2)]
+        );
+    }
 }
