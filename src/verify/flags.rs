@@ -148,6 +148,16 @@ pub(super) struct Universe {
 }
 
 impl Universe {
+    /// An empty universe but for one command stage, so that `ALL_COMMANDS` never expands to
+    /// nothing (in a plan that names no stage but `ALL_COMMANDS`). Any extra real stage is
+    /// sound: it only refines the partition.
+    pub fn new() -> Self {
+        Universe {
+            stages: S::COMPUTE_SHADER.as_raw(),
+            access: 0,
+        }
+    }
+
     /// Adds what `m` names explicitly.
     pub fn note_stages(&mut self, m: S) {
         // The scope does not change which atomic bits are named.
@@ -223,6 +233,13 @@ mod tests {
             (S::COMPUTE_SHADER | S::COPY).as_raw()
         );
         assert_eq!(u.stages(S::VERTEX_INPUT, Scope::Op), VERTEX_INPUT_MEMBERS);
+    }
+
+    #[test]
+    fn all_commands_is_never_empty() {
+        let mut u = Universe::new();
+        u.note_stages(S::ALL_COMMANDS);
+        assert_ne!(u.stages(S::ALL_COMMANDS, Scope::Op), 0);
     }
 
     #[test]

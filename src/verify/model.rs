@@ -205,7 +205,7 @@ impl Model {
             events: vec![],
             segs: vec![],
             initial: vec![],
-            universe: Universe::default(),
+            universe: Universe::new(),
             families: first.queues.iter().map(|q| q.family).collect(),
             queue_names: first.queues.iter().map(|q| q.name.clone()).collect(),
             res_names: first.resources.iter().map(|r| r.name.clone()).collect(),
@@ -653,7 +653,8 @@ impl Model {
                             };
                             let stages = uni.stages(us.access.stages, Scope::Op);
                             let access = uni.access(us.access.access);
-                            let present = stages == 0;
+                            // No pipeline stage at all (Access::PRESENT): the presentation engine's read.
+                            let present = us.access.stages.is_empty();
                             let id = self.ops.len();
                             self.ops.push(Op {
                                 kind: OpKind::Access {
