@@ -103,7 +103,6 @@ fn repeated_download_execution_after_one_upload() {
 }
 
 #[test]
-#[ignore = "planner finding: a write in a later graph after a write and a read in an earlier one gets no barrier (.planner_findings.md)"]
 fn repeated_download_executions_return_fresh_data() {
     let ctx = ctx();
     let buf = buffer(&ctx, 256, "dst");
