@@ -20,6 +20,7 @@
 //! ```text
 //! cargo run --example window
 //! cargo run --example window -- --frames 30 --screenshot /tmp/shot.png
+//! cargo run --example window -- --frames 30 --resize-at 10   # resizes itself after 10 frames
 //! xvfb-run -a -s "-screen 0 1024x768x24" cargo run --example window -- --frames 30 --screenshot /tmp/shot.png
 //! ```
 //!
@@ -397,10 +398,8 @@ impl Gpu {
         window: &Window,
         screenshot: bool,
     ) -> vk_baton::Result<Option<vk_baton_passes::Download>> {
-        if self.needs_recreate || self.swapchain.is_none() {
-            if !self.recreate(window)? {
-                return Ok(None); // minimized: nothing to render into
-            }
+        if (self.needs_recreate || self.swapchain.is_none()) && !self.recreate(window)? {
+            return Ok(None); // minimized: nothing to render into
         }
         if self.in_flight.len() >= FRAMES_IN_FLIGHT {
             if let Some(f) = self.in_flight.pop_front() {
@@ -541,6 +540,8 @@ impl Drop for Gpu {
 struct App {
     frames: Option<u32>,
     screenshot: Option<String>,
+    /// `--resize-at N`: ask for an 800x600 window after N frames.
+    resize_at: Option<u32>,
     /// Declared before `window`: Vulkan goes first.
     gpu: Option<Gpu>,
     window: Option<Window>,
@@ -575,6 +576,11 @@ impl App {
         };
         if gpu.frame == frame {
             return; // not rendered (minimized or out of date): try again
+        }
+        if self.resize_at == Some(gpu.frame) {
+            // Exercises the resize path (the integration test uses it under Xvfb).
+            let _ = window.request_inner_size(winit::dpi::PhysicalSize::new(800, 600));
+            println!("requested a resize to 800x600 after frame {}", gpu.frame);
         }
         if !last {
             return;
@@ -679,6 +685,7 @@ fn main() {
     let mut app = App {
         frames: (frames > 0).then_some(frames),
         screenshot: arg_str("--screenshot"),
+        resize_at: arg_str("--resize-at").and_then(|v| v.parse().ok()),
         gpu: None,
         window: None,
         minimized: false,

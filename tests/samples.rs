@@ -175,13 +175,25 @@ fn window_under_xvfb_presents_and_screenshots_the_expected_frame() {
     let dir = std::env::temp_dir().join(format!("vk-baton-window-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let shot = dir.join("shot.png");
-    let frames = 5u32;
+    let frames = 10u32;
     let (_, out) = run(Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1024x768x24"])
         .arg(example("window"))
-        .args(["--frames", &frames.to_string(), "--screenshot"])
+        .args([
+            "--frames",
+            &frames.to_string(),
+            "--resize-at",
+            "3",
+            "--screenshot",
+        ])
         .arg(&shot));
-    assert!(out.contains("swapchain: "), "{out}");
+    // The first swapchain, then the one recreated for the resized window.
+    assert!(out.contains("swapchain: 640x480"), "{out}");
+    assert!(
+        out.contains("requested a resize to 800x600 after frame 3"),
+        "{out}"
+    );
+    assert!(out.contains("swapchain: 800x600"), "{out}");
     assert!(out.contains(&format!("rendered {frames} frames")), "{out}");
     let shot_line = line(&out, "screenshot:");
     let t = number_after(shot_line, "animation frame") as u32;
