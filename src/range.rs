@@ -58,6 +58,7 @@ impl ImageRange {
         let l = layers as u64;
         if self.base_layer == 0 && self.layer_count == layers {
             let s = self.base_mip as u64 * l;
+            #[allow(clippy::single_range_in_vec_init)] // one interval, not a list of indices
             return vec![s..s + self.mip_count as u64 * l];
         }
         (self.base_mip..self.base_mip + self.mip_count)

@@ -879,11 +879,11 @@ impl Planner<'_> {
                     .collect(),
                 NodeKind::Release => Vec::new(),
             };
-            let uncovered = |d: &Dep| !waited[d.queue].is_some_and(|(at, _, _)| at >= d.at);
-            if protos.is_empty() || !binary.is_empty() || node.deps.iter().any(uncovered) {
-                if protos.last().is_none_or(|p| !p.nodes.is_empty()) {
-                    protos.push(Proto::default());
-                }
+            let uncovered = |d: &Dep| waited[d.queue].is_none_or(|(at, _, _)| at < d.at);
+            let needs_batch =
+                protos.is_empty() || !binary.is_empty() || node.deps.iter().any(uncovered);
+            if needs_batch && protos.last().is_none_or(|p| !p.nodes.is_empty()) {
+                protos.push(Proto::default());
             }
             let pi = protos.len() - 1;
             protos[pi].waits.extend(binary);
