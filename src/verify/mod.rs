@@ -58,6 +58,12 @@ use crate::plan::{Plan, TimelineValues};
 use std::fmt;
 
 /// What kind of rule a [`Violation`] breaks.
+///
+/// ```
+/// use vk_baton::verify::HazardKind;
+/// assert_eq!(HazardKind::Raw.to_string(), "RAW");
+/// assert_eq!(HazardKind::Ownership.to_string(), "ownership");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum HazardKind {
     /// Read after write.
