@@ -3,12 +3,12 @@
 //! previous one, so every byte is really used and checked.
 //!
 //! Each buffer is one small graph: `upload` (a `vkCmdCopyBuffer` from a host-visible staging
-//! buffer, on `ctx.transfer`) then `verify` (`checksum.comp`, on `ctx.async_compute`). Two
-//! device buffers alternate, and two graphs are in flight, so upload N+1 overlaps verify N.
-//! vk-baton works out the rest: upload N+1 waits for verify N-1's read of the buffer it
-//! overwrites (no ownership transfer: the upload discards the old contents), and verify N
-//! waits for upload N, with a release/acquire pair when transfer and compute are different
-//! families.
+//! buffer, on `ctx.transfer`) then `verify` (`checksum.comp`, on `ctx.async_compute`). Three
+//! device buffers rotate and three graphs are in flight (`--in-flight`), so upload N+1
+//! overlaps verify N. vk-baton works out the rest: upload N+3 waits for verify N's read of
+//! the buffer it overwrites (no ownership transfer: the upload discards the old contents),
+//! and verify N waits for upload N, with a release/acquire pair when transfer and compute
+//! are different families.
 //!
 //! In the same run it measures a plain hand-written staging copy (raw ash: its own command
 //! pool, command buffers, barrier, `vkQueueSubmit2` under the queue's lock, and fences; copies
@@ -30,11 +30,13 @@ use support::{arg, buf, push_u32s, report_validation, vkerr, Compute};
 use vk_baton::ash::vk;
 use vk_baton::{Access, BufferDesc, BufferRange, Context, Declare, Pass, Recorder, StBuffer};
 
-/// Graphs (or hand-written submits) in flight, and device buffers in the ring.
-const IN_FLIGHT: usize = 2;
+/// Default graphs (or hand-written submits) in flight, and device buffers in the ring
+/// (`--in-flight`). Three give the transfer queue a buffer to fill while the compute queue
+/// still checks the one before, without waiting on a semaphore round trip.
+const IN_FLIGHT: usize = 3;
 /// Distinct pre-filled staging buffers the stream cycles through.
 const STAGING: usize = 4;
-/// Workgroups of the checksum dispatch (each writes one partial sum).
+/// Default workgroups of the checksum dispatch (each writes one partial sum; `--groups`).
 const GROUPS: u32 = 256;
 
 /// Word `j` of staging buffer `k`.
@@ -72,9 +74,10 @@ impl Pass for Upload {
     }
 }
 
-/// The consumer: checksums `data` into `GROUPS` partial sums at word `first` of `partials`.
+/// The consumer: checksums `data` into `groups` partial sums at word `first` of `partials`.
 struct Verify<'a> {
     pipe: &'a Compute,
+    groups: u32,
     set: vk::DescriptorSet,
     data: Arc<StBuffer>,
     partials: Arc<StBuffer>,
@@ -90,7 +93,7 @@ impl Pass for Verify<'_> {
             Access::COMPUTE_SHADER_WRITE,
             BufferRange {
                 offset: self.first as u64 * 4,
-                size: GROUPS as u64 * 4,
+                size: self.groups as u64 * 4,
             },
         );
     }
@@ -102,7 +105,7 @@ impl Pass for Verify<'_> {
         // set outlive the execution (the sample waits for every fence before dropping them).
         unsafe {
             self.pipe
-                .dispatch(r.device(), r.cmd(), self.set, &push, [GROUPS, 1, 1])
+                .dispatch(r.device(), r.cmd(), self.set, &push, [self.groups, 1, 1])
         };
         Ok(())
     }
@@ -130,7 +133,7 @@ struct HandWritten {
 }
 
 impl HandWritten {
-    fn new(ctx: &Context) -> vk_baton::Result<HandWritten> {
+    fn new(ctx: &Context, in_flight: usize) -> vk_baton::Result<HandWritten> {
         let d = &ctx.device;
         // SAFETY: valid create infos on a live device; destroyed in `Drop` after the fences
         // have been waited for.
@@ -148,11 +151,11 @@ impl HandWritten {
                     &vk::CommandBufferAllocateInfo::default()
                         .command_pool(pool)
                         .level(vk::CommandBufferLevel::PRIMARY)
-                        .command_buffer_count(IN_FLIGHT as u32),
+                        .command_buffer_count(in_flight as u32),
                 )
                 .map_err(vkerr("vkAllocateCommandBuffers"))?;
             let mut fences = Vec::new();
-            for _ in 0..IN_FLIGHT {
+            for _ in 0..in_flight {
                 fences.push(
                     d.create_fence(
                         &vk::FenceCreateInfo::default().flags(vk::FenceCreateFlags::SIGNALED),
@@ -262,6 +265,8 @@ fn run() -> vk_baton::Result<bool> {
     let size = mib << 20;
     let words = (size / 4) as u32;
     let total = size * count as u64;
+    let in_flight_max: usize = arg("--in-flight", IN_FLIGHT).max(1);
+    let groups: u32 = arg("--groups", GROUPS).max(1);
 
     println!("device: {}", ctx.device_name());
     println!(
@@ -275,7 +280,7 @@ fn run() -> vk_baton::Result<bool> {
         }
     );
     println!(
-        "stream: {count} buffers x {mib} MiB = {:.2} GiB, {IN_FLIGHT} in flight, {STAGING} pre-filled staging buffers",
+        "stream: {count} buffers x {mib} MiB = {:.2} GiB, {in_flight_max} in flight, {STAGING} pre-filled staging buffers",
         total as f64 / (1u64 << 30) as f64
     );
 
@@ -295,12 +300,17 @@ fn run() -> vk_baton::Result<bool> {
         expected.push(checksum((0..words).map(|j| pattern(k, j))));
     }
     let dst_usage = vk::BufferUsageFlags::TRANSFER_DST | vk::BufferUsageFlags::STORAGE_BUFFER;
-    let device_bufs: Vec<Arc<StBuffer>> = (0..IN_FLIGHT)
-        .map(|i| ctx.buffer(BufferDesc::new(size, dst_usage), &format!("device {i}")))
+    let mut dst_desc = BufferDesc::new(size, dst_usage);
+    if support::flag("--concurrent") {
+        // CONCURRENT between the two families: semaphores only, no release/acquire pairs.
+        dst_desc = dst_desc.concurrent(&[ctx.transfer.family(), ctx.async_compute.family()]);
+    }
+    let device_bufs: Vec<Arc<StBuffer>> = (0..in_flight_max)
+        .map(|i| ctx.buffer(dst_desc.clone(), &format!("device {i}")))
         .collect::<vk_baton::Result<_>>()?;
     let partials = ctx.buffer(
         BufferDesc::readback(
-            count as u64 * GROUPS as u64 * 4,
+            count as u64 * groups as u64 * 4,
             vk::BufferUsageFlags::STORAGE_BUFFER,
         ),
         "partial sums",
@@ -311,7 +321,7 @@ fn run() -> vk_baton::Result<bool> {
         vk_baton_shaders::CHECKSUM_COMP,
         &[storage, storage],
         8,
-        IN_FLIGHT as u32,
+        in_flight_max as u32,
     )?;
     let sets: Vec<vk::DescriptorSet> = device_bufs
         .iter()
@@ -319,8 +329,8 @@ fn run() -> vk_baton::Result<bool> {
         .collect::<vk_baton::Result<_>>()?;
 
     // 1. The hand-written baseline, into buffers of its own (the graph never sees them).
-    let hand = HandWritten::new(&ctx)?;
-    let hand_dst: Vec<Arc<StBuffer>> = (0..IN_FLIGHT)
+    let hand = HandWritten::new(&ctx, in_flight_max)?;
+    let hand_dst: Vec<Arc<StBuffer>> = (0..in_flight_max)
         .map(|i| {
             ctx.buffer(
                 BufferDesc::new(size, vk::BufferUsageFlags::TRANSFER_DST),
@@ -332,7 +342,7 @@ fn run() -> vk_baton::Result<bool> {
     hand.wait_all()?;
     let t = Instant::now();
     for i in 0..count as usize {
-        let slot = i % IN_FLIGHT;
+        let slot = i % in_flight_max;
         hand.copy(&ctx, slot, &staging[i % staging.len()], &hand_dst[slot])?;
     }
     hand.wait_all()?;
@@ -343,7 +353,7 @@ fn run() -> vk_baton::Result<bool> {
     let upload_only = |i: usize| -> vk_baton::Result<vk_baton::ExecutionFence> {
         let mut up = Upload {
             src: staging[i % staging.len()].clone(),
-            dst: device_bufs[i % IN_FLIGHT].clone(),
+            dst: device_bufs[i % in_flight_max].clone(),
         };
         graph
             .record()
@@ -355,7 +365,7 @@ fn run() -> vk_baton::Result<bool> {
     let mut in_flight = VecDeque::new();
     let t = Instant::now();
     for i in 0..count as usize {
-        if in_flight.len() >= IN_FLIGHT {
+        if in_flight.len() >= in_flight_max {
             let f: vk_baton::ExecutionFence = in_flight.pop_front().expect("non-empty");
             f.wait()?;
         }
@@ -370,20 +380,21 @@ fn run() -> vk_baton::Result<bool> {
     let mut plan_text = String::new();
     let t = Instant::now();
     for i in 0..count as usize {
-        if in_flight.len() >= IN_FLIGHT {
+        if in_flight.len() >= in_flight_max {
             let f: vk_baton::ExecutionFence = in_flight.pop_front().expect("non-empty");
             f.wait()?;
         }
         let mut up = Upload {
             src: staging[i % staging.len()].clone(),
-            dst: device_bufs[i % IN_FLIGHT].clone(),
+            dst: device_bufs[i % in_flight_max].clone(),
         };
         let mut verify = Verify {
             pipe: &pipe,
-            set: sets[i % IN_FLIGHT],
-            data: device_bufs[i % IN_FLIGHT].clone(),
+            set: sets[i % in_flight_max],
+            data: device_bufs[i % in_flight_max].clone(),
             partials: partials.clone(),
-            first: i as u32 * GROUPS,
+            groups,
+            first: i as u32 * groups,
         };
         let planned = graph
             .record()
@@ -415,7 +426,7 @@ fn run() -> vk_baton::Result<bool> {
         .collect();
     let verified = (0..count as usize)
         .filter(|&i| {
-            let got = sums[i * GROUPS as usize..(i + 1) * GROUPS as usize]
+            let got = sums[i * groups as usize..(i + 1) * groups as usize]
                 .iter()
                 .fold(0u32, |a, &b| a.wrapping_add(b));
             got == expected[i % expected.len()]
