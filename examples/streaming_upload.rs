@@ -78,6 +78,8 @@ impl Pass for Upload {
 struct Verify<'a> {
     pipe: &'a Compute,
     groups: u32,
+    /// Workgroups actually launched: `groups`, or 0 with `--sync-only`.
+    launch: u32,
     set: vk::DescriptorSet,
     data: Arc<StBuffer>,
     partials: Arc<StBuffer>,
@@ -105,7 +107,7 @@ impl Pass for Verify<'_> {
         // set outlive the execution (the sample waits for every fence before dropping them).
         unsafe {
             self.pipe
-                .dispatch(r.device(), r.cmd(), self.set, &push, [self.groups, 1, 1])
+                .dispatch(r.device(), r.cmd(), self.set, &push, [self.launch, 1, 1])
         };
         Ok(())
     }
@@ -267,6 +269,9 @@ fn run() -> vk_baton::Result<bool> {
     let total = size * count as u64;
     let in_flight_max: usize = arg("--in-flight", IN_FLIGHT).max(1);
     let groups: u32 = arg("--groups", GROUPS).max(1);
+    // `--sync-only`: the verify pass keeps its declarations (so every barrier, ownership
+    // transfer and semaphore stays) but launches no workgroup; isolates the cost of the sync.
+    let sync_only = support::flag("--sync-only");
 
     println!("device: {}", ctx.device_name());
     println!(
@@ -394,6 +399,7 @@ fn run() -> vk_baton::Result<bool> {
             data: device_bufs[i % in_flight_max].clone(),
             partials: partials.clone(),
             groups,
+            launch: if sync_only { 0 } else { groups },
             first: i as u32 * groups,
         };
         let planned = graph
@@ -424,14 +430,19 @@ fn run() -> vk_baton::Result<bool> {
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect();
-    let verified = (0..count as usize)
-        .filter(|&i| {
-            let got = sums[i * groups as usize..(i + 1) * groups as usize]
-                .iter()
-                .fold(0u32, |a, &b| a.wrapping_add(b));
-            got == expected[i % expected.len()]
-        })
-        .count();
+    let verified = if sync_only {
+        println!("--sync-only: the verify pass launched nothing; no checksum to check");
+        count as usize
+    } else {
+        (0..count as usize)
+            .filter(|&i| {
+                let got = sums[i * groups as usize..(i + 1) * groups as usize]
+                    .iter()
+                    .fold(0u32, |a, &b| a.wrapping_add(b));
+                got == expected[i % expected.len()]
+            })
+            .count()
+    };
 
     println!(
         "\nplan of one streamed buffer (buffer {}):",
