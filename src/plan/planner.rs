@@ -530,12 +530,17 @@ impl Planner<'_> {
                 new_layout,
                 pass,
             )?;
-            let (rq, rpos, rstages) = release_pos;
+            let (rq, rpos) = release_pos;
+            // Without VK_KHR_maintenance8's USE_ALL_STAGES dependency flag (which the executor
+            // does not rely on), a release's second scope and an acquire's first scope do not
+            // apply: only an ALL_COMMANDS semaphore signal orders the release before the
+            // signal, and only an ALL_COMMANDS wait orders the acquire after the wait. The
+            // barriers' own stage masks still chain, for implementations that read them.
             node.deps.push(Dep {
                 queue: rq,
                 at: At::Node(rpos),
-                wait_stages: eff,
-                src_stages: rstages,
+                wait_stages: vk::PipelineStageFlags2::ALL_COMMANDS,
+                src_stages: vk::PipelineStageFlags2::ALL_COMMANDS,
             });
             scopes.src_stages = eff;
             scopes.families = Some((from, family));
@@ -631,7 +636,7 @@ impl Planner<'_> {
     }
 
     /// Adds (or extends) the release node for an ownership transfer of `cells` of resource
-    /// `r`, on the queue of its most recent access. Returns (queue, position, signal stages).
+    /// `r`, on the queue of its most recent access. Returns (queue, position).
     #[allow(clippy::too_many_arguments)]
     fn add_release(
         &mut self,
@@ -643,7 +648,7 @@ impl Planner<'_> {
         old_layout: vk::ImageLayout,
         new_layout: vk::ImageLayout,
         pass: usize,
-    ) -> Result<(usize, Pos, vk::PipelineStageFlags2)> {
+    ) -> Result<(usize, Pos)> {
         let recs: Vec<Rec> = st.write.iter().chain(st.reads.iter()).copied().collect();
         let latest = recs.iter().max_by_key(|x| x.at).copied();
         let (rq, pos) = match latest {
@@ -742,7 +747,7 @@ impl Planner<'_> {
             old_layout,
             new_layout,
         );
-        Ok((rq, pos, src_stages))
+        Ok((rq, pos))
     }
 
     // -----------------------------------------------------------------------------------------

@@ -231,7 +231,8 @@ fn upload_on_transfer_family_acquired_by_graphics() {
         vec![Batch {
             waits: vec![Wait {
                 target: WaitTarget::Batch { queue: 2, batch: 0 },
-                stages: S::VERTEX_ATTRIBUTE_INPUT
+                // An acquire is ordered after the wait only by an ALL_COMMANDS wait (no maintenance8).
+                stages: S::ALL_COMMANDS
             }],
             commands: vec![buffers(vec![buf_barrier(0, acquire)]), Command::Pass(1)],
             signal: last_signal(),
@@ -402,7 +403,7 @@ fn resource_left_on_another_family_by_an_earlier_graph_is_released_there_first()
         vec![Batch {
             waits: vec![Wait {
                 target: WaitTarget::Batch { queue: 1, batch: 0 },
-                stages: S::FRAGMENT_SHADER
+                stages: S::ALL_COMMANDS
             }],
             commands: vec![
                 images(vec![img_barrier(
