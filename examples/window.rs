@@ -1,17 +1,22 @@
 //! A window: a compute pass animates an image, which is blitted to the swapchain image and
 //! presented. winit 0.30 (`ApplicationHandler`) and an `ash-window` surface.
 //!
-//! Each frame is one graph on the graphics queue:
+//! The swapchain is the stock `vk_baton_passes::Swapchain`: one acquire semaphore per frame
+//! in flight, one present semaphore per swapchain image (reused only once the engine hands
+//! that image back), out-of-date and suboptimal as values. Each frame is one graph on the
+//! graphics queue:
 //!
 //! 1. `animate`: `anim.comp` writes the whole image (frame number in a push constant, so any
 //!    frame can be recomputed exactly on the host: see `expected_pixel`).
-//! 2. `blit to swapchain`: the stock `ImageBlit`, wrapped so that it also waits on the
-//!    acquire semaphore; vk-baton transitions the swapchain image from UNDEFINED after the
-//!    wait, chained from the wait's stage.
-//! 3. `screenshot` (last frame, with `--screenshot`): the stock `DownloadImage` of the
+//! 2. `acquire`: the stock `SwapchainAcquire`, which waits on the frame slot's acquire
+//!    semaphore before the swapchain image's first use; vk-baton transitions the image from
+//!    UNDEFINED after the wait, chained from the wait's stage.
+//! 3. `blit to swapchain`: the stock `ImageBlit`.
+//! 4. `screenshot` (last frame, with `--screenshot`): the stock `DownloadImage` of the
 //!    animated image.
-//! 4. `present`: declares the PRESENT access and signals the semaphore `vkQueuePresentKHR`
-//!    waits on.
+//! 5. `present`: the stock `SwapchainPresent`, which declares `Access::PRESENT` (the graph
+//!    moves the image to PRESENT_SRC_KHR) and signals the image's present semaphore, which
+//!    `Swapchain::present` waits on.
 //!
 //! Frames in flight are bounded by the graphs' `ExecutionFence`s (two). Resizes and
 //! out-of-date or suboptimal swapchains recreate the swapchain; a minimized window (zero
@@ -35,10 +40,13 @@ use std::time::Instant;
 use support::{arg, arg_str, push_u32s, report_validation, vkerr, Compute};
 use vk_baton::ash::vk;
 use vk_baton::{
-    Access, Context, ContextOptions, Declare, Destroy, ExecutionFence, Graph, ImageDesc, Pass,
-    Recorder, ResourceState, StImage,
+    Access, Context, ContextOptions, Declare, ExecutionFence, Graph, ImageDesc, Pass, Recorder,
+    StImage,
 };
-use vk_baton_passes::{DownloadImage, FormatSupport, ImageBlit};
+use vk_baton_passes::{
+    AcquireOutcome, DownloadImage, FormatSupport, ImageBlit, PresentOutcome, Swapchain,
+    SwapchainConfig,
+};
 use winit::application::ApplicationHandler;
 use winit::event::WindowEvent;
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
@@ -92,56 +100,16 @@ impl Pass for Animate<'_> {
     }
 }
 
-/// The stock blit, plus the wait on the acquire semaphore that guards the swapchain image.
-struct BlitAfterAcquire {
-    blit: ImageBlit,
-    acquired: vk::Semaphore,
-    target: Arc<StImage>,
-}
-
-impl Pass for BlitAfterAcquire {
-    fn declare(&self, d: &mut Declare<'_>) {
-        d.wait_binary(self.acquired, Some(&self.target));
-        self.blit.declare(d);
-    }
-
-    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
-        self.blit.record(r)
-    }
-}
-
-/// Hands the swapchain image to the presentation engine: PRESENT_SRC layout, then a signal.
-struct Present {
-    image: Arc<StImage>,
-    done: vk::Semaphore,
-}
-
-impl Pass for Present {
-    fn declare(&self, d: &mut Declare<'_>) {
-        d.image(&self.image, Access::PRESENT);
-        d.signal_binary(self.done);
-    }
-
-    fn record(&mut self, _r: &mut Recorder<'_>) -> vk_baton::Result<()> {
-        Ok(())
-    }
-}
-
-struct Swapchain {
-    handle: vk::SwapchainKHR,
-    images: Vec<Arc<StImage>>,
-    /// One "rendering done" semaphore per image, waited on by its present.
-    presented: Vec<vk::Semaphore>,
-}
-
 /// Everything Vulkan. Torn down by [`Gpu::finish`] (or `Drop`), before the window.
 struct Gpu {
     surface_loader: ash::khr::surface::Instance,
-    swapchain_loader: ash::khr::swapchain::Device,
     surface: vk::SurfaceKHR,
+    /// The stock swapchain: its acquire semaphores (one per frame in flight), its present
+    /// semaphores (one per image) and their reuse bookkeeping. Created on the first frame.
     swapchain: Option<Swapchain>,
-    format: vk::SurfaceFormatKHR,
-    acquired: Vec<vk::Semaphore>,
+    /// The surface formats to ask for, in order (UNORM, so the blit copies the animation's
+    /// values unchanged).
+    formats: Vec<vk::SurfaceFormatKHR>,
     in_flight: VecDeque<ExecutionFence>,
     graph: Option<Graph>,
     pipe: Option<Compute>,
@@ -150,7 +118,6 @@ struct Gpu {
     support: FormatSupport,
     /// Frames rendered so far (the animation's frame counter).
     frame: u32,
-    slot: usize,
     needs_recreate: bool,
     torn_down: bool,
     ctx: Context,
@@ -185,7 +152,6 @@ impl Gpu {
         }
         .map_err(vkerr("vkCreate*SurfaceKHR"))?;
         let surface_loader = ash::khr::surface::Instance::new(&ctx.entry, &ctx.instance);
-        let swapchain_loader = ash::khr::swapchain::Device::new(&ctx.instance, &ctx.device);
         // SAFETY: plain queries on live objects.
         let (supported, formats) = unsafe {
             (
@@ -197,25 +163,33 @@ impl Gpu {
                 surface_loader.get_physical_device_surface_formats(ctx.physical_device, surface),
             )
         };
-        let formats = formats.map_err(vkerr("vkGetPhysicalDeviceSurfaceFormatsKHR"))?;
-        if !supported.map_err(vkerr("vkGetPhysicalDeviceSurfaceSupportKHR"))? {
-            // SAFETY: nothing uses the surface yet.
-            unsafe { surface_loader.destroy_surface(surface, None) };
-            return Err(vk_baton::Error::InvalidInput(
-                "the graphics queue cannot present to this surface".into(),
-            ));
-        }
-        // UNORM, so the blit copies the animation's values unchanged.
-        let format = formats
-            .iter()
-            .copied()
-            .find(|f| {
-                matches!(
-                    f.format,
-                    vk::Format::B8G8R8A8_UNORM | vk::Format::R8G8B8A8_UNORM
-                )
-            })
-            .unwrap_or(formats[0]);
+        let checked = supported
+            .map_err(vkerr("vkGetPhysicalDeviceSurfaceSupportKHR"))
+            .and_then(|s| {
+                if s {
+                    formats.map_err(vkerr("vkGetPhysicalDeviceSurfaceFormatsKHR"))
+                } else {
+                    Err(vk_baton::Error::InvalidInput(
+                        "the graphics queue cannot present to this surface".into(),
+                    ))
+                }
+            });
+        let formats: Vec<_> = match checked {
+            Ok(f) => f
+                .into_iter()
+                .filter(|f| {
+                    matches!(
+                        f.format,
+                        vk::Format::B8G8R8A8_UNORM | vk::Format::R8G8B8A8_UNORM
+                    )
+                })
+                .collect(),
+            Err(e) => {
+                // SAFETY: nothing uses the surface yet.
+                unsafe { surface_loader.destroy_surface(surface, None) };
+                return Err(e);
+            }
+        };
 
         let anim = ctx.image(
             ImageDesc::storage_2d(WIDTH, HEIGHT, vk::Format::R8G8B8A8_UNORM),
@@ -229,28 +203,14 @@ impl Gpu {
             1,
         )?;
         let set = pipe.set(&[support::img(&anim)])?;
-        let mut acquired = Vec::new();
-        for _ in 0..FRAMES_IN_FLIGHT {
-            // SAFETY: a valid create info; destroyed in teardown after the device is idle.
-            acquired.push(
-                unsafe {
-                    ctx.device
-                        .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
-                }
-                .map_err(vkerr("vkCreateSemaphore"))?,
-            );
-        }
         let graph = ctx.graph()?;
         let support = FormatSupport::new(&ctx.instance, ctx.physical_device);
         println!("device: {}", ctx.device_name());
-        println!("surface format: {:?}", format.format);
         Ok(Gpu {
             surface_loader,
-            swapchain_loader,
             surface,
             swapchain: None,
-            format,
-            acquired,
+            formats,
             in_flight: VecDeque::new(),
             graph: Some(graph),
             pipe: Some(pipe),
@@ -258,33 +218,18 @@ impl Gpu {
             anim,
             support,
             frame: 0,
-            slot: 0,
             needs_recreate: true,
             torn_down: false,
             ctx,
         })
     }
 
-    /// Waits for every frame in flight (and the presentation engine) to finish.
+    /// Waits for every frame in flight to finish.
     fn idle(&mut self) -> vk_baton::Result<()> {
         while let Some(f) = self.in_flight.pop_front() {
             f.wait()?;
         }
-        // SAFETY: waiting for idle has no preconditions; it also covers present operations
-        // still reading the old swapchain's semaphores.
-        unsafe { self.ctx.device.device_wait_idle() }.map_err(vkerr("vkDeviceWaitIdle"))
-    }
-
-    fn destroy_swapchain(&mut self, sc: Swapchain) {
-        // SAFETY: the caller made the device idle; the image wrappers never destroy the
-        // swapchain's images (`Destroy::AppKeeps`), and are dropped here first.
-        unsafe {
-            drop(sc.images);
-            for s in sc.presented {
-                self.ctx.device.destroy_semaphore(s, None);
-            }
-            self.swapchain_loader.destroy_swapchain(sc.handle, None);
-        }
+        Ok(())
     }
 
     /// (Re)creates the swapchain for the window's size; `false` if the extent is zero.
@@ -293,100 +238,47 @@ impl Gpu {
         if size.width == 0 || size.height == 0 {
             return Ok(false);
         }
+        // The graphs' fences first, so every frame's completion is observed; the swapchain
+        // then waits for the device (and so the presentation engine's semaphore waits).
         self.idle()?;
-        // SAFETY: plain query on live objects.
-        let caps = unsafe {
-            self.surface_loader
-                .get_physical_device_surface_capabilities(self.ctx.physical_device, self.surface)
-        }
-        .map_err(vkerr("vkGetPhysicalDeviceSurfaceCapabilitiesKHR"))?;
-        let extent = if caps.current_extent.width != u32::MAX {
-            caps.current_extent
-        } else {
-            vk::Extent2D {
-                width: size
-                    .width
-                    .clamp(caps.min_image_extent.width, caps.max_image_extent.width),
-                height: size
-                    .height
-                    .clamp(caps.min_image_extent.height, caps.max_image_extent.height),
+        let extent = vk::Extent2D {
+            width: size.width,
+            height: size.height,
+        };
+        let created = match self.swapchain.as_mut() {
+            Some(sc) => sc.recreate(Some(extent))?,
+            None => {
+                let sc = Swapchain::new(
+                    &self.ctx.entry,
+                    &self.ctx.instance,
+                    &self.ctx.device,
+                    self.ctx.physical_device,
+                    self.surface,
+                    SwapchainConfig {
+                        extent,
+                        frames_in_flight: FRAMES_IN_FLIGHT,
+                        present_mode: vk::PresentModeKHR::FIFO,
+                        formats: self.formats.clone(),
+                        usage: vk::ImageUsageFlags::TRANSFER_DST
+                            | vk::ImageUsageFlags::COLOR_ATTACHMENT,
+                    },
+                )?;
+                println!("surface format: {:?}", sc.format().format);
+                let created = sc.handle() != vk::SwapchainKHR::null();
+                self.swapchain = Some(sc);
+                created
             }
         };
-        if extent.width == 0 || extent.height == 0 {
+        if !created {
             return Ok(false);
         }
-        let mut count = caps.min_image_count + 1;
-        if caps.max_image_count > 0 {
-            count = count.min(caps.max_image_count);
-        }
-        let usage = vk::ImageUsageFlags::TRANSFER_DST | vk::ImageUsageFlags::COLOR_ATTACHMENT;
-        let old = self.swapchain.take();
-        let info = vk::SwapchainCreateInfoKHR::default()
-            .surface(self.surface)
-            .min_image_count(count)
-            .image_format(self.format.format)
-            .image_color_space(self.format.color_space)
-            .image_extent(extent)
-            .image_array_layers(1)
-            .image_usage(usage)
-            .image_sharing_mode(vk::SharingMode::EXCLUSIVE)
-            .pre_transform(caps.current_transform)
-            .composite_alpha(vk::CompositeAlphaFlagsKHR::OPAQUE)
-            .present_mode(vk::PresentModeKHR::FIFO)
-            .clipped(true)
-            .old_swapchain(old.as_ref().map_or(vk::SwapchainKHR::null(), |s| s.handle));
-        // SAFETY: a valid create info for a live surface; the old swapchain (retired by this
-        // call) is destroyed right after, with the device idle.
-        let created = unsafe { self.swapchain_loader.create_swapchain(&info, None) };
-        if let Some(old) = old {
-            self.destroy_swapchain(old);
-        }
-        let handle = created.map_err(vkerr("vkCreateSwapchainKHR"))?;
-        // SAFETY: plain query on the new swapchain.
-        let raw_images = unsafe { self.swapchain_loader.get_swapchain_images(handle) }
-            .map_err(vkerr("vkGetSwapchainImagesKHR"))?;
-        let desc = ImageDesc::new_2d(extent.width, extent.height, self.format.format, usage);
-        let images = raw_images
-            .iter()
-            .enumerate()
-            .map(|(i, &raw)| {
-                // The swapchain owns its images: wrap them, never destroy them.
-                Arc::new(
-                    StImage::from_raw(
-                        &self.ctx.device,
-                        raw,
-                        desc.clone(),
-                        &format!("swapchain {i}"),
-                        ResourceState::undefined(),
-                        Destroy::AppKeeps,
-                    )
-                    .named(self.ctx.debug.as_ref()),
-                )
-            })
-            .collect();
-        let mut presented = Vec::new();
-        for _ in &raw_images {
-            // SAFETY: a valid create info; destroyed with the swapchain.
-            presented.push(
-                unsafe {
-                    self.ctx
-                        .device
-                        .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
-                }
-                .map_err(vkerr("vkCreateSemaphore"))?,
-            );
-        }
+        let sc = self.swapchain.as_ref().expect("created above");
         println!(
             "swapchain: {}x{}, {} images",
-            extent.width,
-            extent.height,
-            raw_images.len()
+            sc.extent().width,
+            sc.extent().height,
+            sc.images().len()
         );
-        self.swapchain = Some(Swapchain {
-            handle,
-            images,
-            presented,
-        });
         self.needs_recreate = false;
         Ok(true)
     }
@@ -401,36 +293,24 @@ impl Gpu {
         if (self.needs_recreate || self.swapchain.is_none()) && !self.recreate(window)? {
             return Ok(None); // minimized: nothing to render into
         }
+        // Frames in flight are bounded by the graphs' fences: the oldest frame's fence
+        // completes before its acquire semaphore (frame slot) is used again.
         if self.in_flight.len() >= FRAMES_IN_FLIGHT {
             if let Some(f) = self.in_flight.pop_front() {
                 f.wait()?;
             }
         }
-        let sc = self.swapchain.as_ref().expect("created above");
-        let acquired = self.acquired[self.slot];
-        // SAFETY: the semaphore is unsignalled: the frame that last used this slot waited on
-        // it, and its fence has completed (bounded frames in flight).
-        let index = match unsafe {
-            self.swapchain_loader.acquire_next_image(
-                sc.handle,
-                u64::MAX,
-                acquired,
-                vk::Fence::null(),
-            )
-        } {
-            Ok((index, suboptimal)) => {
-                self.needs_recreate |= suboptimal;
-                index as usize
-            }
-            Err(vk::Result::ERROR_OUT_OF_DATE_KHR) => {
+        let sc = self.swapchain.as_mut().expect("created above");
+        let frame = match sc.acquire(u64::MAX)? {
+            AcquireOutcome::Acquired(frame) => frame,
+            AcquireOutcome::OutOfDate => {
                 self.needs_recreate = true;
                 return Ok(None);
             }
-            Err(e) => return Err(vk_baton::Error::vk("vkAcquireNextImageKHR", e)),
         };
-        let target = sc.images[index].clone();
-        let done = sc.presented[index];
-        let handle = sc.handle;
+        // Suboptimal: present this frame anyway (its acquire semaphore is signalled and
+        // must be waited on), then recreate.
+        self.needs_recreate |= frame.suboptimal();
 
         let pipe = self.pipe.as_ref().expect("alive until teardown");
         let mut animate = Animate {
@@ -439,20 +319,14 @@ impl Gpu {
             image: self.anim.clone(),
             frame: self.frame,
         };
-        let mut blit = BlitAfterAcquire {
-            blit: ImageBlit::new(
-                &self.support,
-                self.anim.clone(),
-                target.clone(),
-                vk::Filter::NEAREST,
-            )?,
-            acquired,
-            target: target.clone(),
-        };
-        let mut present = Present {
-            image: target,
-            done,
-        };
+        let mut acquire = frame.acquire_pass();
+        let mut blit = ImageBlit::new(
+            &self.support,
+            self.anim.clone(),
+            frame.image().clone(),
+            vk::Filter::NEAREST,
+        )?;
+        let mut present = frame.present_pass();
         let mut download = if screenshot {
             Some(DownloadImage::level(
                 &self.ctx.device,
@@ -468,6 +342,7 @@ impl Gpu {
         let mut b = graph
             .record()
             .insert_pass("animate", &mut animate, &self.ctx.graphics)
+            .insert_pass("acquire", &mut acquire, &self.ctx.graphics)
             .insert_pass("blit to swapchain", &mut blit, &self.ctx.graphics);
         if let Some(d) = download.as_mut() {
             b = b.insert_pass("screenshot", d, &self.ctx.graphics);
@@ -481,27 +356,11 @@ impl Gpu {
         }
         self.in_flight.push_back(planned.execute()?);
 
-        let waits = [done];
-        let swapchains = [handle];
-        let indices = [index as u32];
-        let info = vk::PresentInfoKHR::default()
-            .wait_semaphores(&waits)
-            .swapchains(&swapchains)
-            .image_indices(&indices);
-        let result = {
-            // Presenting is a queue operation too: under the same lock as the submits.
-            let lock = self.ctx.graphics.lock();
-            // SAFETY: the semaphore is signalled by the graph just submitted; the queue is
-            // externally synchronized by the lock.
-            unsafe { self.swapchain_loader.queue_present(lock.handle(), &info) }
-        };
-        match result {
-            Ok(suboptimal) => self.needs_recreate |= suboptimal,
-            Err(vk::Result::ERROR_OUT_OF_DATE_KHR) => self.needs_recreate = true,
-            Err(e) => return Err(vk_baton::Error::vk("vkQueuePresentKHR", e)),
+        match sc.present(&self.ctx.graphics, &frame)? {
+            PresentOutcome::Optimal => {}
+            PresentOutcome::Suboptimal | PresentOutcome::OutOfDate => self.needs_recreate = true,
         }
         self.frame += 1;
-        self.slot = (self.slot + 1) % FRAMES_IN_FLIGHT;
         Ok(shot)
     }
 
@@ -514,19 +373,13 @@ impl Gpu {
         if let Err(e) = self.idle() {
             eprintln!("error while waiting for the GPU: {e}");
         }
-        if let Some(sc) = self.swapchain.take() {
-            self.destroy_swapchain(sc);
-        }
+        // Waits for the device to be idle, then destroys its semaphores and the swapchain.
+        drop(self.swapchain.take());
         self.graph = None;
         self.pipe = None;
-        // SAFETY: the device is idle; nothing uses the semaphores or the surface any more
-        // (the swapchain made from it is destroyed).
-        unsafe {
-            for &s in &self.acquired {
-                self.ctx.device.destroy_semaphore(s, None);
-            }
-            self.surface_loader.destroy_surface(self.surface, None);
-        }
+        // SAFETY: the device is idle (the swapchain's drop waited for it) and the swapchain
+        // made from the surface is destroyed: nothing uses the surface any more.
+        unsafe { self.surface_loader.destroy_surface(self.surface, None) };
         report_validation(&self.ctx)
     }
 }

@@ -237,6 +237,13 @@ impl<C: IsComplete + Clone> SwapchainSync<C> {
     }
 }
 
+/// `want` within `[min, max]`. Not `u32::clamp`, which panics when `min > max`, as a
+/// minimized surface may report (`maxImageExtent` zero); the result is then `max`, zero, and
+/// no swapchain is created.
+fn fit(want: u32, min: u32, max: u32) -> u32 {
+    want.max(min).min(max)
+}
+
 /// What [`Swapchain::acquire`] returned.
 #[derive(Debug)]
 pub enum AcquireOutcome {
@@ -269,6 +276,7 @@ struct Shared {
 /// # }
 /// ```
 pub struct Frame {
+    swapchain: vk::SwapchainKHR,
     slot: usize,
     index: u32,
     image: Arc<StImage>,
@@ -516,7 +524,9 @@ impl std::fmt::Debug for Swapchain {
 
 impl Swapchain {
     /// Creates a swapchain for `surface` (which the app keeps and destroys after the
-    /// swapchain).
+    /// swapchain). If the surface's extent is zero (a minimized window), no swapchain is
+    /// created yet: [`Swapchain::handle`] is null, [`Swapchain::acquire`] reports
+    /// [`AcquireOutcome::OutOfDate`], and [`Swapchain::recreate`] creates it later.
     ///
     /// ```no_run
     /// # fn f(ctx: &vk_baton::Context, surface: ash::vk::SurfaceKHR) -> vk_baton_passes::Result<()> {
@@ -548,7 +558,7 @@ impl Swapchain {
                 sync: Mutex::new(SwapchainSync::new(1, 0)),
             }),
         };
-        sc.build(None)?;
+        sc.build(vk::SwapchainKHR::null())?;
         Ok(sc)
     }
 
@@ -625,6 +635,10 @@ impl Swapchain {
     /// # Ok(()) }
     /// ```
     pub fn acquire(&mut self, timeout_ns: u64) -> Result<AcquireOutcome> {
+        if self.handle == vk::SwapchainKHR::null() {
+            // The surface had a zero extent (minimized) at the last (re)creation.
+            return Ok(AcquireOutcome::OutOfDate);
+        }
         let slot = self.shared.sync.lock().begin_acquire()?;
         let sem = self.acquire_semaphores[slot];
         // SAFETY: live swapchain; the semaphore is unsignalled with no pending operation
@@ -643,6 +657,7 @@ impl Swapchain {
         };
         self.shared.sync.lock().acquired(slot, index as usize)?;
         Ok(AcquireOutcome::Acquired(Frame {
+            swapchain: self.handle,
             slot,
             index,
             image: self.images[index as usize].clone(),
@@ -662,6 +677,11 @@ impl Swapchain {
     /// # Ok(()) }
     /// ```
     pub fn present(&self, queue: &Queue, frame: &Frame) -> Result<PresentOutcome> {
+        if frame.swapchain != self.handle || !Arc::ptr_eq(&frame.shared, &self.shared) {
+            return Err(Error::Swapchain(format!(
+                "{frame:?} was acquired from a swapchain since recreated; acquire again"
+            )));
+        }
         self.shared
             .sync
             .lock()
@@ -689,26 +709,56 @@ impl Swapchain {
 
     /// Recreates the swapchain (after out-of-date, suboptimal or a resize), with `extent`
     /// when the surface leaves the size to the swapchain. Waits for the device to be idle
-    /// first, so no semaphore or image is in use; the old [`StImage`]s must no longer be
-    /// used afterwards.
+    /// first, so no semaphore or image is in use; the old [`StImage`]s and [`Frame`]s must
+    /// no longer be used afterwards (presenting an old frame is refused).
+    ///
+    /// Returns `false` when the surface has a zero extent (a minimized window): no
+    /// swapchain exists until a later `recreate` returns `true`, and [`Swapchain::acquire`]
+    /// reports [`AcquireOutcome::OutOfDate`] meanwhile.
     ///
     /// ```no_run
     /// # fn f(sc: &mut vk_baton_passes::Swapchain) -> vk_baton_passes::Result<()> {
-    /// sc.recreate(Some(ash::vk::Extent2D { width: 1024, height: 768 }))?;
+    /// if !sc.recreate(Some(ash::vk::Extent2D { width: 1024, height: 768 }))? {
+    ///     // minimized: wait for the next resize
+    /// }
     /// # Ok(()) }
     /// ```
-    pub fn recreate(&mut self, extent: Option<vk::Extent2D>) -> Result<()> {
+    pub fn recreate(&mut self, extent: Option<vk::Extent2D>) -> Result<bool> {
         if let Some(e) = extent {
             self.config.extent = e;
         }
         // SAFETY: waiting for idle has no preconditions on a live device.
         unsafe { self.device.device_wait_idle() }.map_err(|e| Error::vk("vkDeviceWaitIdle", e))?;
-        let old = self.handle;
+        let old = std::mem::take(&mut self.handle);
         self.destroy_semaphores();
-        let r = self.build(Some(old));
-        // SAFETY: the device is idle and the new swapchain (if any) retired the old one.
-        unsafe { self.swapchain_fn.destroy_swapchain(old, None) };
+        self.images.clear();
+        let r = self.build(old);
+        if old != vk::SwapchainKHR::null() {
+            // SAFETY: the device is idle; creating the new swapchain (successful or not)
+            // retired the old one, whose handle is no longer stored anywhere.
+            unsafe { self.swapchain_fn.destroy_swapchain(old, None) };
+        }
         r
+    }
+
+    /// The extent a new swapchain would get: the surface's, or the configured one clamped
+    /// to the surface's limits when the surface leaves it to the swapchain.
+    fn target_extent(&self, caps: &vk::SurfaceCapabilitiesKHR) -> vk::Extent2D {
+        if caps.current_extent.width != u32::MAX {
+            return caps.current_extent;
+        }
+        vk::Extent2D {
+            width: fit(
+                self.config.extent.width,
+                caps.min_image_extent.width,
+                caps.max_image_extent.width,
+            ),
+            height: fit(
+                self.config.extent.height,
+                caps.min_image_extent.height,
+                caps.max_image_extent.height,
+            ),
+        }
     }
 
     fn destroy_semaphores(&mut self) {
@@ -722,11 +772,23 @@ impl Swapchain {
         }
     }
 
-    fn build(&mut self, old: Option<vk::SwapchainKHR>) -> Result<()> {
+    /// Creates the swapchain, its semaphores and fresh bookkeeping; `Ok(false)` (and no
+    /// swapchain) when the surface's extent is zero.
+    fn build(&mut self, old: vk::SwapchainKHR) -> Result<bool> {
+        // Frames and passes of an earlier swapchain keep the old bookkeeping, so they can
+        // neither corrupt nor pass for this one's.
+        self.shared = Arc::new(Shared {
+            sync: Mutex::new(SwapchainSync::new(self.config.frames_in_flight.max(1), 0)),
+        });
         let (sf, pd, surface) = (&self.surface_fn, self.physical_device, self.surface);
         // SAFETY: plain queries on live handles.
         let caps = unsafe { sf.get_physical_device_surface_capabilities(pd, surface) }
             .map_err(|e| Error::vk("vkGetPhysicalDeviceSurfaceCapabilitiesKHR", e))?;
+        let extent = self.target_extent(&caps);
+        if extent.width == 0 || extent.height == 0 {
+            log::debug!("surface extent {extent:?}: no swapchain until the next recreate");
+            return Ok(false);
+        }
         // SAFETY: as above.
         let formats = unsafe { sf.get_physical_device_surface_formats(pd, surface) }
             .map_err(|e| Error::vk("vkGetPhysicalDeviceSurfaceFormatsKHR", e))?;
@@ -745,22 +807,6 @@ impl Swapchain {
             self.config.present_mode
         } else {
             vk::PresentModeKHR::FIFO
-        };
-        let extent = if caps.current_extent.width != u32::MAX {
-            caps.current_extent
-        } else {
-            vk::Extent2D {
-                width: self
-                    .config
-                    .extent
-                    .width
-                    .clamp(caps.min_image_extent.width, caps.max_image_extent.width),
-                height: self
-                    .config
-                    .extent
-                    .height
-                    .clamp(caps.min_image_extent.height, caps.max_image_extent.height),
-            }
         };
         let mut count = caps.min_image_count + 1;
         if caps.max_image_count > 0 {
@@ -789,7 +835,7 @@ impl Swapchain {
             .composite_alpha(alpha)
             .present_mode(mode)
             .clipped(true)
-            .old_swapchain(old.unwrap_or_default());
+            .old_swapchain(old);
         // SAFETY: a valid create info on a live device with VK_KHR_swapchain.
         let handle = unsafe { self.swapchain_fn.create_swapchain(&info, None) }
             .map_err(|e| Error::vk("vkCreateSwapchainKHR", e))?;
@@ -841,7 +887,7 @@ impl Swapchain {
             format.format,
             extent
         );
-        Ok(())
+        Ok(true)
     }
 }
 
@@ -853,8 +899,11 @@ impl Drop for Swapchain {
             log::error!("vkDeviceWaitIdle failed while dropping the swapchain: {e}");
         }
         self.destroy_semaphores();
-        // SAFETY: the device is idle; the images are owned by the swapchain.
-        unsafe { self.swapchain_fn.destroy_swapchain(self.handle, None) };
+        self.images.clear();
+        if self.handle != vk::SwapchainKHR::null() {
+            // SAFETY: the device is idle; the images are owned by the swapchain.
+            unsafe { self.swapchain_fn.destroy_swapchain(self.handle, None) };
+        }
     }
 }
 
@@ -909,6 +958,15 @@ mod tests {
         // The app never inserted the acquire pass: the semaphore is still signalled.
         assert!(matches!(s.begin_acquire(), Err(Error::Swapchain(_))));
         assert!(s.submitted(slot, fake().0).is_ok());
+    }
+
+    #[test]
+    fn extent_fit_never_panics_on_a_minimized_surface() {
+        assert_eq!(fit(800, 1, 4096), 800);
+        assert_eq!(fit(0, 1, 4096), 1);
+        assert_eq!(fit(9000, 1, 4096), 4096);
+        // min > max (a minimized window on some platforms): zero, so nothing is created.
+        assert_eq!(fit(800, 1, 0), 0);
     }
 
     #[test]
