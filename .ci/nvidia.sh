@@ -36,6 +36,9 @@ run headless "$bin/headless"
 [ -x "$bin/async_compute" ] && run async_compute_exclusive "$bin/async_compute" --exclusive --frames 20
 [ -x "$bin/streaming_upload" ] && run streaming_upload "$bin/streaming_upload" --count 64 --mib 16
 [ -x "$bin/incremental" ] && run incremental "$bin/incremental"
+# The figures: validation costs CPU time, so the timed runs go without it.
+[ -x "$bin/async_compute" ] && VK_BATON_VALIDATION=0 run async_compute_timed "$bin/async_compute" --frames 200
+[ -x "$bin/streaming_upload" ] && VK_BATON_VALIDATION=0 run streaming_upload_timed "$bin/streaming_upload" --count 64 --mib 16
 for b in "$bin"/plan-*; do
   VK_BATON_VALIDATION=0 run bench "$b" --bench --warm-up-time 1 --measurement-time 3
 done
