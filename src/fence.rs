@@ -237,6 +237,21 @@ impl ExecutionFence {
     }
 
     fn wait_for(&self, timeout_ns: u64) -> Result<bool> {
+        let device = &self.shared.device;
+        // SAFETY: the fences belong to this execution and stay unrecycled while its contents
+        // are held (`wait_with` holds them during the call).
+        self.wait_with(timeout_ns, |fences, t| unsafe {
+            device.wait_for_fences(fences, true, t)
+        })
+    }
+
+    /// `wait_for` with the `vkWaitForFences` call passed in, so tests can make it fail the way
+    /// a lost device does.
+    fn wait_with(
+        &self,
+        timeout_ns: u64,
+        wait: impl FnOnce(&[vk::Fence], u64) -> ash::prelude::VkResult<()>,
+    ) -> Result<bool> {
         let mut contents = self.contents.lock();
         if contents.is_none() {
             return Ok(true);
@@ -245,13 +260,7 @@ impl ExecutionFence {
         let done = if fences.is_empty() || timeout_ns == 0 {
             self.token.poll()?
         } else {
-            // SAFETY: the fences belong to this execution and stay unrecycled while
-            // `contents` holds them.
-            match unsafe {
-                self.shared
-                    .device
-                    .wait_for_fences(&fences, true, timeout_ns)
-            } {
+            match wait(&fences, timeout_ns) {
                 Ok(()) => true,
                 Err(vk::Result::TIMEOUT) => false,
                 Err(e) => return Err(Error::vk("vkWaitForFences", e)),
@@ -286,5 +295,72 @@ impl Drop for ExecutionFence {
 impl std::fmt::Debug for ExecutionFence {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "ExecutionFence({:?})", self.token)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Access, BufferDesc, Context, Declare, Error, Pass, Recorder, StBuffer};
+    use ash::vk;
+    use std::sync::Arc;
+
+    struct Fill(Arc<StBuffer>);
+
+    impl Pass for Fill {
+        fn declare(&self, d: &mut Declare<'_>) {
+            d.buffer_discard(&self.0, Access::TRANSFER_WRITE);
+        }
+        fn record(&mut self, r: &mut Recorder<'_>) -> crate::Result<()> {
+            // SAFETY: the buffer is alive and the graph ordered this pass.
+            unsafe {
+                r.device()
+                    .cmd_fill_buffer(r.cmd(), self.0.handle(), 0, vk::WHOLE_SIZE, 1)
+            };
+            Ok(())
+        }
+    }
+
+    /// Device loss during a wait is a clear error, and the execution keeps everything it
+    /// holds: nothing the GPU may still use is freed.
+    #[test]
+    fn device_loss_during_a_wait_keeps_everything_alive() {
+        let ctx = Context::new_for_tests().expect("a Vulkan device (lavapipe in CI)");
+        let buf = ctx
+            .buffer(
+                BufferDesc::new(256, vk::BufferUsageFlags::TRANSFER_DST),
+                "buf",
+            )
+            .unwrap();
+        let graph = ctx.graph().unwrap();
+        let mut fill = Fill(buf.clone());
+        let fence = graph
+            .record()
+            .insert_pass("fill", &mut fill, &ctx.graphics)
+            .finish()
+            .unwrap()
+            .execute()
+            .unwrap();
+        let held = Arc::strong_count(&buf);
+        assert!(held >= 3, "the test's, the pass's and the execution's");
+
+        let lost = fence.wait_with(u64::MAX, |_, _| Err(vk::Result::ERROR_DEVICE_LOST));
+        assert!(matches!(lost, Err(Error::DeviceLost)), "{lost:?}");
+        assert_eq!(
+            Arc::strong_count(&buf),
+            held,
+            "nothing released after device loss"
+        );
+
+        // The real wait then completes and releases the execution's hold.
+        fence.wait().unwrap();
+        assert_eq!(Arc::strong_count(&buf), held - 1);
+        drop(fill);
+        assert_eq!(Arc::strong_count(&buf), 1);
+        assert_eq!(
+            ctx.validation_messages(),
+            0,
+            "{}",
+            ctx.validation_messages()
+        );
     }
 }
