@@ -444,7 +444,8 @@ impl Planner<'_> {
         Ok(())
     }
 
-    /// Synchronizes one use of one segment with what came before; returns the new state.
+    /// Synchronizes one use of one segment with what came before, and moves the segment's
+    /// state past it.
     fn access_segment(
         &mut self,
         pass: usize,
@@ -520,7 +521,7 @@ impl Planner<'_> {
 
         if let Some(from) = transfer_from {
             // Ownership transfer: release on the queue of the most recent access, acquire here.
-            let release_pos = self.add_release(
+            let (rq, rpos) = self.add_release(
                 r,
                 cells.clone(),
                 st,
@@ -530,7 +531,6 @@ impl Planner<'_> {
                 new_layout,
                 pass,
             )?;
-            let (rq, rpos) = release_pos;
             // Without VK_KHR_maintenance8's USE_ALL_STAGES dependency flag (which the executor
             // does not rely on), a release's second scope and an acquire's first scope do not
             // apply: only an ALL_COMMANDS semaphore signal orders the release before the
