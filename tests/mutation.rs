@@ -27,6 +27,16 @@ enum Mutation {
     NarrowWaitStage,
     NarrowSignalStage,
     NarrowBinarySignalStage,
+    /// Drop the all-stages bit (`ALL_COMMANDS`, or sync2 `TOP_OF_PIPE`) from the stage mask of a
+    /// wait that orders an ownership acquire (its batch acquires from the waited queue's
+    /// family; for a wait on this execution, that batch releases to this family). Without
+    /// USE_ALL_STAGES only an all-stages wait orders the acquire, so every one must be caught.
+    /// (Dropping another bit while `ALL_COMMANDS` stays is `NarrowWaitStage`: the mask is
+    /// unchanged in meaning.)
+    NarrowTransferWaitStage,
+    /// Drop the all-stages bit (`ALL_COMMANDS`, or sync2 `BOTTOM_OF_PIPE`) from the signal stage
+    /// mask of a batch that releases ownership.
+    NarrowTransferSignalStage,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -89,9 +99,47 @@ fn subsumed(bc: &BarrierCmd, e: usize) -> bool {
     })
 }
 
+/// The ownership transfers of a batch's barriers, as (source family, destination family).
+fn transfers(batch: &Batch) -> Vec<(u32, u32)> {
+    batch
+        .commands
+        .iter()
+        .filter_map(|c| match c {
+            Command::Barrier(bc) => Some(bc),
+            _ => None,
+        })
+        .flat_map(|bc| {
+            let imgs = bc.images.iter().map(|i| i.scopes.families);
+            imgs.chain(bc.buffers.iter().map(|b| b.scopes.families))
+        })
+        .flatten()
+        .filter(|(s, d)| s != d)
+        .collect()
+}
+
+/// Whether `wait` of batch `batch` on queue `q` orders one of that batch's acquires.
+fn orders_an_acquire(plan: &Plan, q: usize, batch: &Batch, wait: &Wait) -> bool {
+    let fam = |q: usize| plan.input.queues[q].family;
+    let (sq, released) = match wait.target {
+        WaitTarget::Batch { queue, batch } => (
+            queue,
+            transfers(&plan.queues[queue].batches[batch])
+                .iter()
+                .any(|&(s, d)| s == fam(queue) && d == fam(q)),
+        ),
+        WaitTarget::Value { queue, .. } => (queue, true),
+        WaitTarget::Binary(_) => return false,
+    };
+    released
+        && transfers(batch)
+            .iter()
+            .any(|&(s, d)| s == fam(sq) && d == fam(q))
+}
+
 fn mutants(plan: &Plan) -> Vec<(Mutation, Plan, bool)> {
     let mut out = vec![];
     for (q, qp) in plan.queues.iter().enumerate() {
+        let fam = plan.input.queues[q].family;
         for (b, batch) in qp.batches.iter().enumerate() {
             for (w, wait) in batch.waits.iter().enumerate() {
                 let mut p = plan.clone();
@@ -102,19 +150,37 @@ fn mutants(plan: &Plan) -> Vec<(Mutation, Plan, bool)> {
                     Mutation::RemoveTimelineWait
                 };
                 out.push((kind, p, false));
+                let transfer = orders_an_acquire(plan, q, batch, wait);
                 for bit in bits(wait.stages.as_raw()) {
+                    let all = (vk::PipelineStageFlags2::ALL_COMMANDS
+                        | vk::PipelineStageFlags2::TOP_OF_PIPE)
+                        .as_raw();
+                    let kind = if transfer && bit & all != 0 {
+                        Mutation::NarrowTransferWaitStage
+                    } else {
+                        Mutation::NarrowWaitStage
+                    };
                     let mut p = plan.clone();
                     p.queues[q].batches[b].waits[w].stages =
                         vk::PipelineStageFlags2::from_raw(wait.stages.as_raw() & !bit);
-                    out.push((Mutation::NarrowWaitStage, p, false));
+                    out.push((kind, p, false));
                 }
             }
             if let Some(s) = batch.signal {
+                let transfer = transfers(batch).iter().any(|&(s, _)| s == fam);
                 for bit in bits(s.as_raw()) {
+                    let all = (vk::PipelineStageFlags2::ALL_COMMANDS
+                        | vk::PipelineStageFlags2::BOTTOM_OF_PIPE)
+                        .as_raw();
+                    let kind = if transfer && bit & all != 0 {
+                        Mutation::NarrowTransferSignalStage
+                    } else {
+                        Mutation::NarrowSignalStage
+                    };
                     let mut p = plan.clone();
                     p.queues[q].batches[b].signal =
                         Some(vk::PipelineStageFlags2::from_raw(s.as_raw() & !bit));
-                    out.push((Mutation::NarrowSignalStage, p, false));
+                    out.push((kind, p, false));
                 }
             }
             for (i, (_, s)) in batch.binary_signals.iter().enumerate() {
@@ -285,7 +351,20 @@ fn mutants_are_killed() {
                 if witness {
                     *t.proven.entry(kind).or_default() += 1;
                 }
-                if std::env::var("MUTATION_SHOW").is_ok()
+                if std::env::var("MUTATION_SHOW").is_ok_and(|v| v == "transfer")
+                    && matches!(
+                        kind,
+                        Mutation::NarrowTransferWaitStage | Mutation::NarrowTransferSignalStage
+                    )
+                    && shown < 3
+                {
+                    shown += 1;
+                    println!(
+                        "=== survivor {kind:?} seed {seed}\nORIGINAL:\n{}\nMUTANT:\n{}",
+                        base[last].0, m[last].0
+                    );
+                }
+                if std::env::var("MUTATION_SHOW").is_ok_and(|v| v != "transfer")
                     && matches!(
                         kind,
                         Mutation::RemoveBarrier(_) | Mutation::RemoveTimelineWait
@@ -354,6 +433,20 @@ fn mutants_are_killed() {
         assert!(
             t.killed.get(&k).copied().unwrap_or(0) > 0,
             "no {k:?} mutants were generated"
+        );
+    }
+    // Without USE_ALL_STAGES a release is ordered before its signal, and an acquire after its
+    // wait, only by an all-stages mask, so dropping ALL_COMMANDS there must be caught unless the
+    // transfer is also ordered through another chain (seed 10: the release is in the first
+    // scope of a later ALL_COMMANDS signal of its queue, which reaches the acquire's batch
+    // through a third queue's ALL_COMMANDS signal and wait). Those are counted above.
+    for k in [
+        Mutation::NarrowTransferWaitStage,
+        Mutation::NarrowTransferSignalStage,
+    ] {
+        assert!(
+            t.killed.get(&k).copied().unwrap_or(0) > 0,
+            "no {k:?} mutant was caught: the verifier ignores all-stages scopes of transfers"
         );
     }
     // Plain memory/execution barriers and timeline waits can be genuinely redundant. Survivors

@@ -33,11 +33,19 @@
 //! - A layout transition happens after the first scope and the availability operation of its
 //!   entry, before its visibility operation; available memory is visible to it and its writes
 //!   are available. Layout transitions on one queue are ordered among themselves.
-//! - Ownership transfers: a release happens after its availability operation and before its
-//!   entry's second scope; an acquire after its entry's first scope and before its visibility
-//!   operation (the stage masks are honoured, as with
-//!   `VK_DEPENDENCY_QUEUE_FAMILY_OWNERSHIP_TRANSFER_USE_ALL_STAGES_BIT_KHR`). The release ignores
-//!   its destination access mask and the acquire its source access mask.
+//! - Ownership transfers, without
+//!   `VK_DEPENDENCY_QUEUE_FAMILY_OWNERSHIP_TRANSFER_USE_ALL_STAGES_BIT_KHR` (the executor does
+//!   not set it; `OWNERSHIP_TRANSFER_USES_ALL_STAGES` in `mod.rs`): a release happens after its
+//!   entry's first scope and availability operation, but is not in the entry's second scope; an
+//!   acquire happens before its entry's second scope and visibility operation, but is not in
+//!   the entry's first scope. Both run in `OWNERSHIP_STAGE` (`flags.rs`), which only an
+//!   all-stages mask holds: a release is in the first scope of a later semaphore signal or
+//!   barrier (submission order) only when that scope is `ALL_COMMANDS`; an acquire is in the
+//!   second scope of an earlier wait or barrier only when that scope is `ALL_COMMANDS`; from
+//!   there, chains continue as usual. Available memory is visible to both, and their writes are
+//!   made available automatically (by any later dependency, whatever its range). The release
+//!   ignores its destination access mask and the acquire its source access mask. (With the
+//!   flag, both run in no stage and both stage masks apply.)
 //! - Presentation: the presentation engine reads after the binary signal of the presenting
 //!   pass (writes available before it are visible to it); a guarded binary wait in a later
 //!   execution happens after that read.
@@ -50,7 +58,7 @@
 
 use super::flags::{bit_positions, WRITES};
 use super::model::{Entry, Event, Model, Op, OpKind, Role};
-use super::{HazardKind, Violation};
+use super::{HazardKind, Violation, OWNERSHIP_TRANSFER_USES_ALL_STAGES};
 use ash::vk;
 use std::collections::BTreeMap;
 
@@ -160,6 +168,9 @@ struct Checker<'m> {
     seg_units: Vec<Bits>,
     /// Units of write ops grouped by their write access bits.
     write_classes: Vec<(u64, Bits)>,
+    /// Units of ownership releases and acquires, whose writes are made available
+    /// automatically.
+    auto_avail: Bits,
     qs: Vec<QueueSets>,
     /// Per queue: cumulative sets of its timeline signals, ascending by value.
     sigs: Vec<Vec<(u64, Bits, Bits)>>,
@@ -203,9 +214,14 @@ impl<'m> Checker<'m> {
         let words = n.div_ceil(64);
         let mut seg_units = vec![Bits::new(words); m.segs.len()];
         let mut write_classes: Vec<(u64, Bits)> = vec![];
+        let mut auto_avail = Bits::new(words);
         for (o, op) in m.ops.iter().enumerate() {
+            let qfot = matches!(op.kind, OpKind::Release { .. } | OpKind::Acquire { .. });
             for (g, r) in &units[o] {
                 seg_units[*g].set_range(r.clone());
+                if qfot {
+                    auto_avail.set_range(r.clone());
+                }
                 if op.write {
                     let wb = op.access & WRITES;
                     let pos = match write_classes.iter().position(|(b, _)| *b == wb) {
@@ -251,6 +267,7 @@ impl<'m> Checker<'m> {
             unit_stage,
             seg_units,
             write_classes,
+            auto_avail,
             qs,
             sigs: vec![vec![]; nq],
             virt: vec![vec![]; nq],
@@ -495,17 +512,29 @@ impl<'m> Checker<'m> {
                 for &g in &e.segs {
                     range.or(&self.seg_units[g]);
                 }
+                // Writes of ownership transfers are made available automatically.
+                covered.and(&range);
+                covered.or(&self.auto_avail);
                 cr = direct;
                 cr.and(&covered);
-                cr.and(&range);
             }
             chained.push(ch);
             av_before.push(av);
             created.push(cr);
         }
-        // The transitions and ownership transfers of this command, as later operations.
+        // The transitions and ownership transfers of this command, as later operations. Each
+        // happens after what is ordered before the stage it runs in (none but a release or
+        // acquire in `OWNERSHIP_STAGE`) and, unless it is an acquire without USE_ALL_STAGES,
+        // after its entry's first scope and availability operation.
         for (i, e) in entries.iter().enumerate() {
             let Some(t) = e.op else { continue };
+            let mut after = self.union_over(&self.qs[q].before, m.ops[t].stages);
+            let mut avail = self.union_over(&self.qs[q].avail, m.ops[t].stages);
+            if e.role != Role::Acquire || OWNERSHIP_TRANSFER_USES_ALL_STAGES {
+                after.or(&chained[i]);
+                avail.or(&av_before[i]);
+                avail.or(&created[i]);
+            }
             for &g in &e.segs {
                 for x in self.seen[g].clone() {
                     let xo = &m.ops[x];
@@ -513,11 +542,8 @@ impl<'m> Checker<'m> {
                     let both_transitions = matches!(xo.kind, OpKind::Transition { .. })
                         && matches!(m.ops[t].kind, OpKind::Transition { .. })
                         && xo.queue == Some(q);
-                    let exec_ok = both_transitions || chained[i].has_range(r.clone());
-                    let mem_ok = both_transitions
-                        || !xo.write
-                        || av_before[i].has_range(r.clone())
-                        || created[i].has_range(r.clone());
+                    let exec_ok = both_transitions || after.has_range(r.clone());
+                    let mem_ok = both_transitions || !xo.write || avail.has_range(r.clone());
                     self.pair_result(x, t, g, exec_ok, mem_ok);
                 }
                 self.step(t, g);
@@ -535,7 +561,9 @@ impl<'m> Checker<'m> {
             }
             let mut vis = av.clone();
             vis.and(&range);
-            if let Some(t) = e.op {
+            // A release without USE_ALL_STAGES is not in its entry's second scope.
+            let second_applies = e.role != Role::Release || OWNERSHIP_TRANSFER_USES_ALL_STAGES;
+            if let Some(t) = e.op.filter(|_| second_applies) {
                 let own = self.all_units(t);
                 ex.or(&own);
                 av.or(&own);
@@ -557,6 +585,9 @@ impl<'m> Checker<'m> {
                 for &g in &e.segs {
                     self.seen[g].push(t);
                 }
+                // A release or acquire in `OWNERSHIP_STAGE` is in the first scope of a later
+                // all-stages synchronization command (a transition runs in no stage).
+                self.add_direct(t, q);
             }
         }
     }

@@ -16,6 +16,10 @@
 //! Logically earlier/later stage ordering is deliberately not used: two masks meet only if they
 //! share an atomic bit. That can only make the verifier stricter than the spec, never laxer.
 //!
+//! Without `VK_DEPENDENCY_QUEUE_FAMILY_OWNERSHIP_TRANSFER_USE_ALL_STAGES_BIT_KHR`, ownership
+//! release and acquire operations run in [`OWNERSHIP_STAGE`], a stage that only an all-stages
+//! mask contains (see `check.rs`).
+//!
 //! `ALL_COMMANDS` and `MEMORY_*` expand within a [`Universe`]: the atomic bits that anything in
 //! the plans being checked names explicitly. Bits outside it cannot matter: no operation runs in
 //! them and no other mask names them, so no intersection changes.
@@ -73,6 +77,12 @@ const GRAPHICS_MEMBERS: u64 = S::DRAW_INDIRECT.as_raw()
 
 const HOST: u64 = S::HOST.as_raw();
 
+/// A stage of the verifier's own (bit 63, which no Vulkan stage flag uses): where an ownership
+/// release or acquire runs when its barrier's stage masks do not apply to it. No stage mask
+/// names it; `ALL_COMMANDS` (and sync2 `BOTTOM_OF_PIPE` in a first scope, `TOP_OF_PIPE` in a
+/// second) contains it, so only an all-stages scope orders such an operation.
+pub(super) const OWNERSHIP_STAGE: u64 = 1 << 63;
+
 const ACCESS_GROUPS: u64 = A::MEMORY_READ.as_raw()
     | A::MEMORY_WRITE.as_raw()
     | A::SHADER_READ.as_raw()
@@ -103,7 +113,7 @@ fn stage_atoms(m: S, scope: Scope) -> (u64, bool) {
     if raw & S::BOTTOM_OF_PIPE.as_raw() != 0 && scope == Scope::First {
         all = true;
     }
-    let mut b = raw & !STAGE_GROUPS;
+    let mut b = raw & !STAGE_GROUPS & !OWNERSHIP_STAGE;
     if raw & S::ALL_GRAPHICS.as_raw() != 0 {
         b |= GRAPHICS_MEMBERS;
     }
@@ -149,11 +159,11 @@ pub(super) struct Universe {
 
 impl Universe {
     /// An empty universe but for one command stage, so that `ALL_COMMANDS` never expands to
-    /// nothing (in a plan that names no stage but `ALL_COMMANDS`). Any extra real stage is
-    /// sound: it only refines the partition.
+    /// nothing (in a plan that names no stage but `ALL_COMMANDS`), and [`OWNERSHIP_STAGE`].
+    /// Any extra real stage is sound: it only refines the partition.
     pub fn new() -> Self {
         Universe {
-            stages: S::COMPUTE_SHADER.as_raw(),
+            stages: S::COMPUTE_SHADER.as_raw() | OWNERSHIP_STAGE,
             access: 0,
         }
     }
@@ -233,6 +243,28 @@ mod tests {
             (S::COMPUTE_SHADER | S::COPY).as_raw()
         );
         assert_eq!(u.stages(S::VERTEX_INPUT, Scope::Op), VERTEX_INPUT_MEMBERS);
+    }
+
+    #[test]
+    fn only_all_stages_masks_hold_the_ownership_stage() {
+        let mut u = Universe::new();
+        u.note_stages(S::COMPUTE_SHADER | S::COPY | S::from_raw(OWNERSHIP_STAGE));
+        for (m, sc) in [
+            (S::ALL_COMMANDS, Scope::First),
+            (S::ALL_COMMANDS, Scope::Second),
+            (S::BOTTOM_OF_PIPE, Scope::First),
+            (S::TOP_OF_PIPE, Scope::Second),
+        ] {
+            assert_ne!(u.stages(m, sc) & OWNERSHIP_STAGE, 0, "{m:?} {sc:?}");
+        }
+        // Naming every stage of the universe one by one is not "all stages".
+        for sc in [Scope::First, Scope::Second] {
+            assert_eq!(
+                u.stages(S::COMPUTE_SHADER | S::COPY | S::ALL_TRANSFER, sc) & OWNERSHIP_STAGE,
+                0
+            );
+        }
+        assert_eq!(u.stages(S::from_raw(OWNERSHIP_STAGE), Scope::Op), 0);
     }
 
     #[test]

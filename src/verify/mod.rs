@@ -22,11 +22,12 @@
 //! expanding `ALL_COMMANDS`, `ALL_GRAPHICS`, `ALL_TRANSFER`, ... and sync2 `TOP`/`BOTTOM`);
 //! logically earlier/later stages are not inferred, which can only make the verifier stricter.
 //!
-//! Ownership transfer barriers are read with their stage masks honoured (the release's
-//! destination stages, the acquire's source stages), which is what
-//! `VK_DEPENDENCY_QUEUE_FAMILY_OWNERSHIP_TRANSFER_USE_ALL_STAGES_BIT_KHR` defines. Without that
-//! flag, core Vulkan ignores those masks and only an `ALL_COMMANDS` semaphore stage mask orders a
-//! release or an acquire.
+//! Ownership transfer barriers are read as the executor records them: without
+//! `VK_DEPENDENCY_QUEUE_FAMILY_OWNERSHIP_TRANSFER_USE_ALL_STAGES_BIT_KHR`, so a release is not
+//! in its barrier's second scope and an acquire not in its barrier's first scope. A release is
+//! then ordered before a semaphore signal (or a later barrier) only by one whose first scope is
+//! all stages (`ALL_COMMANDS`), and an acquire after a semaphore wait (or an earlier barrier) only
+//! by one whose second scope is all stages.
 //!
 //! ```
 //! use vk_baton::plan::*;
@@ -53,6 +54,19 @@
 mod check;
 mod flags;
 mod model;
+#[cfg(test)]
+mod tests;
+
+/// Whether the executor's `vkCmdPipelineBarrier2` calls set
+/// `VK_DEPENDENCY_QUEUE_FAMILY_OWNERSHIP_TRANSFER_USE_ALL_STAGES_BIT_KHR` (`VK_KHR_maintenance8`).
+/// They do not: our targets (lavapipe Mesa 22.3, validation layers 1.3.239) lack the extension.
+/// `VkImageMemoryBarrier2` / `VkBufferMemoryBarrier2`: a release operation is defined "and if
+/// `VkDependencyInfoKHR::dependencyFlags` did not include
+/// `VK_DEPENDENCY_QUEUE_FAMILY_OWNERSHIP_TRANSFER_USE_ALL_STAGES_BIT_KHR`, the second
+/// synchronization scope does not apply to this operation"; for an acquire operation, "the
+/// first synchronization scope does not apply to this operation". `true` reads the barriers as
+/// if the flag were set (both stage masks honoured).
+const OWNERSHIP_TRANSFER_USES_ALL_STAGES: bool = false;
 
 use crate::plan::{Plan, TimelineValues};
 use std::fmt;

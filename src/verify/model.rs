@@ -6,8 +6,8 @@
 //! are put in one linear order that respects submission order and every semaphore wait; the
 //! happens-before analysis (`check.rs`) walks that order once.
 
-use super::flags::{Scope, Universe, WRITES};
-use super::{Actor, HazardKind, Violation};
+use super::flags::{Scope, Universe, OWNERSHIP_STAGE, WRITES};
+use super::{Actor, HazardKind, Violation, OWNERSHIP_TRANSFER_USES_ALL_STAGES};
 use crate::plan::{Command, Plan, ResourceKind, TimelineValues, WaitTarget};
 use crate::range::{ImageRange, SubRange};
 use ash::vk;
@@ -68,7 +68,9 @@ pub(super) struct Op {
     pub resource: usize,
     /// Global segment ids it touches.
     pub segs: Vec<usize>,
-    /// Atomic stages it runs in (0: no stage, e.g. transitions).
+    /// Atomic stages it runs in (0: no stage, e.g. transitions and, with
+    /// `USE_ALL_STAGES`, ownership transfers: those run within their barrier's scopes;
+    /// [`OWNERSHIP_STAGE`]: a release or acquire without it).
     pub stages: u64,
     /// Atomic access types it performs.
     pub access: u64,
@@ -797,6 +799,10 @@ impl Model {
                                 }
                                 Role::Plain => (None, ""),
                             };
+                            // Without USE_ALL_STAGES a release or acquire is outside its
+                            // barrier's stage masks: it runs in the stage only an all-stages
+                            // scope holds.
+                            let qfot = role != Role::Plain && !OWNERSHIP_TRANSFER_USES_ALL_STAGES;
                             let op = op_kind.map(|kind| {
                                 self.ops.push(Op {
                                     kind,
@@ -804,7 +810,7 @@ impl Model {
                                     queue: Some(q),
                                     resource: r,
                                     segs: segs.clone(),
-                                    stages: 0,
+                                    stages: if qfot { OWNERSHIP_STAGE } else { 0 },
                                     access: 0,
                                     write: true,
                                     layout: vk::ImageLayout::UNDEFINED,

@@ -1,0 +1,140 @@
+//! Ownership transfers without `USE_ALL_STAGES`: only all-stages scopes order a release or an
+//! acquire.
+
+use super::{Actor, HazardKind, Violation, OWNERSHIP_TRANSFER_USES_ALL_STAGES};
+use crate::plan::*;
+use crate::{Access, BufferRange};
+use ash::vk;
+use vk::PipelineStageFlags2 as S;
+
+/// An upload on the transfer family (queue 1) drawn from by graphics (queue 0): the transfer
+/// queue releases the buffer at the end of its batch and signals; graphics waits and acquires.
+fn upload_then_draw() -> Plan {
+    let input = PlanInput {
+        queues: vec![
+            QueueDecl::new("graphics", 0, vk::QueueFlags::GRAPHICS),
+            QueueDecl::new("transfer", 2, vk::QueueFlags::TRANSFER),
+        ],
+        resources: vec![ResourceDecl::buffer(
+            "vertices",
+            256,
+            vk::BufferUsageFlags::TRANSFER_DST | vk::BufferUsageFlags::VERTEX_BUFFER,
+        )],
+        passes: vec![
+            PassDecl::new("upload", 1).with_use(UseDecl::new(0, Access::TRANSFER_WRITE)),
+            PassDecl::new("draw", 0).with_use(UseDecl::new(0, Access::VERTEX_BUFFER)),
+        ],
+    };
+    let p = plan(&input).unwrap();
+    const { assert!(!OWNERSHIP_TRANSFER_USES_ALL_STAGES) };
+    p.verify().unwrap();
+    p
+}
+
+/// The one buffer barrier of the batch, with its (batch, command) position.
+fn transfer_entry(p: &Plan, q: usize) -> (usize, usize, Scopes) {
+    for (b, batch) in p.queues[q].batches.iter().enumerate() {
+        for (c, cmd) in batch.commands.iter().enumerate() {
+            if let Command::Barrier(bc) = cmd {
+                if let Some(e) = bc.buffers.iter().find(|e| e.scopes.families.is_some()) {
+                    return (b, c, e.scopes);
+                }
+            }
+        }
+    }
+    panic!("no ownership transfer on queue {q}:\n{p}");
+}
+
+fn is_sync(a: &Option<Actor>, what: &str) -> bool {
+    matches!(a, Some(Actor::Sync { what: w, .. }) if w.contains(what))
+}
+
+/// Every violation is an unordered ownership transfer with `second` as the later operation.
+fn only_the_transfer_is_unordered(v: &[Violation], first: &str, second: &str) {
+    assert!(
+        v.iter().any(|x| is_sync(&x.first, first)),
+        "no violation from the {first}: {v:#?}"
+    );
+    for x in v {
+        assert_eq!(x.kind, HazardKind::Ownership, "{x}");
+        assert!(x.missing.starts_with("execution dependency"), "{x}");
+        assert!(
+            is_sync(&x.second, second) || is_sync(&x.first, first),
+            "{x}"
+        );
+    }
+}
+
+#[test]
+fn a_wait_narrower_than_all_commands_does_not_order_the_acquire() {
+    let mut p = upload_then_draw();
+    let (_, _, acquire) = transfer_entry(&p, 0);
+    let wait = &mut p.queues[0].batches[0].waits[0];
+    assert_eq!(wait.stages, S::ALL_COMMANDS);
+    // The narrowed wait still holds the acquire barrier's source stages and the draw's stage, so
+    // with USE_ALL_STAGES it would order everything; without it the acquire is not in the
+    // barrier's first scope, and the wait's second scope is not all stages.
+    wait.stages = S::VERTEX_ATTRIBUTE_INPUT;
+    assert!(wait.stages.contains(acquire.src_stages));
+    let v = p.verify().unwrap_err();
+    only_the_transfer_is_unordered(&v, "ownership release", "ownership acquire");
+    assert!(
+        v.iter().all(|x| is_sync(&x.second, "ownership acquire")),
+        "{v:#?}"
+    );
+}
+
+#[test]
+fn a_signal_narrower_than_all_commands_does_not_order_the_release() {
+    let mut p = upload_then_draw();
+    let (b, _, release) = transfer_entry(&p, 1);
+    let signal = p.queues[1].batches[b].signal.as_mut().unwrap();
+    assert_eq!(*signal, S::ALL_COMMANDS);
+    // ALL_TRANSFER holds the upload and the release barrier's destination stages; without
+    // USE_ALL_STAGES the release is not in the barrier's second scope, and the signal's first
+    // scope is not all stages.
+    *signal = S::ALL_TRANSFER;
+    assert!(signal.contains(release.dst_stages));
+    let v = p.verify().unwrap_err();
+    only_the_transfer_is_unordered(&v, "ownership release", "ownership acquire");
+    assert!(
+        v.iter().all(|x| is_sync(&x.first, "ownership release")),
+        "{v:#?}"
+    );
+}
+
+/// A later barrier chains from the release only through an all-stages first scope.
+#[test]
+fn a_barrier_chains_from_a_release_only_with_all_commands_source_stages() {
+    let chained = |src: S| {
+        let mut p = upload_then_draw();
+        let (b, c, _) = transfer_entry(&p, 1);
+        let batch = &mut p.queues[1].batches[b];
+        batch.signal = Some(S::ALL_TRANSFER);
+        let range = BufferRange {
+            offset: 0,
+            size: 256,
+        };
+        let scopes = Scopes {
+            src_stages: src,
+            src_access: vk::AccessFlags2::NONE,
+            dst_stages: S::ALL_TRANSFER,
+            dst_access: vk::AccessFlags2::NONE,
+            families: None,
+        };
+        let entry = BufferBarrier {
+            resource: 0,
+            range,
+            scopes,
+        };
+        let cmd = BarrierCmd {
+            images: vec![],
+            buffers: vec![entry],
+        };
+        batch.commands.insert(c + 1, Command::Barrier(cmd));
+        p.verify()
+    };
+    chained(S::ALL_COMMANDS).unwrap();
+    let v = chained(S::ALL_TRANSFER | S::VERTEX_ATTRIBUTE_INPUT).unwrap_err();
+    only_the_transfer_is_unordered(&v, "ownership release", "ownership acquire");
+}
