@@ -14,6 +14,14 @@ use ash::vk;
 
 /// A named access. The table in [`AccessKind::info`] maps each to stages, access flags,
 /// layout, the queue capability it needs and the usage flags the resource must have.
+///
+/// ```
+/// use vk_baton::{ash::vk, AccessKind};
+/// let info = AccessKind::TransferWrite.info();
+/// assert_eq!(info.layout, vk::ImageLayout::TRANSFER_DST_OPTIMAL);
+/// assert!(info.image_usage.contains(vk::ImageUsageFlags::TRANSFER_DST));
+/// assert!(info.queue.is_empty()); // any queue can copy
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AccessKind {
     /// `vkCmdCopy*`/`vkCmdBlit*` source.
@@ -60,6 +68,15 @@ pub enum AccessKind {
 }
 
 /// Everything the table says about one [`AccessKind`].
+///
+/// ```
+/// use vk_baton::{ash::vk, AccessKind};
+/// let i = AccessKind::ColorAttachmentWrite.info();
+/// assert_eq!(i.stages, vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT);
+/// assert_eq!(i.access, vk::AccessFlags2::COLOR_ATTACHMENT_WRITE);
+/// assert_eq!(i.queue, vk::QueueFlags::GRAPHICS);
+/// assert!(i.buffer_usage.is_empty()); // images only
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct AccessInfo {
     /// Pipeline stages that perform the access.
@@ -279,6 +296,15 @@ impl AccessKind {
 ///
 /// Build one from a name (`Access::from(AccessKind::TransferWrite)`, or the constants such as
 /// [`Access::TRANSFER_WRITE`]) or from raw flags with [`Access::raw`].
+///
+/// ```
+/// use vk_baton::{ash::vk, Access, AccessKind};
+/// assert_eq!(Access::from(AccessKind::TransferWrite), Access::TRANSFER_WRITE);
+/// let blend = Access::COLOR_ATTACHMENT_READ_WRITE;
+/// assert!(blend.is_write());
+/// assert_eq!(blend.write_bits(), vk::AccessFlags2::COLOR_ATTACHMENT_WRITE);
+/// assert_eq!(blend.layout, vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Access {
     /// Pipeline stages that perform the access.

@@ -4,6 +4,16 @@ use ash::vk;
 
 /// Everything vk-baton can fail with. Planning errors name the pass and resource at fault;
 /// nothing is submitted and no resource state changes when one is returned.
+///
+/// ```
+/// use vk_baton::plan::{plan, PassDecl, PlanInput};
+/// use vk_baton::Error;
+/// // A pass naming a queue the graph does not have.
+/// let input = PlanInput { passes: vec![PassDecl::new("blur", 3)], ..Default::default() };
+/// let err = plan(&input).unwrap_err();
+/// assert!(matches!(err, Error::InvalidInput(_)));
+/// assert!(err.to_string().contains("blur"));
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -108,6 +118,13 @@ pub enum Error {
 
 impl Error {
     /// Maps a failed Vulkan call; `ERROR_DEVICE_LOST` becomes [`Error::DeviceLost`].
+    ///
+    /// ```
+    /// use vk_baton::{ash::vk, Error};
+    /// let e = Error::vk("vkQueueSubmit2", vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
+    /// assert_eq!(e.to_string(), format!("vkQueueSubmit2 failed: {}", vk::Result::ERROR_OUT_OF_DEVICE_MEMORY));
+    /// assert!(matches!(Error::vk("vkWaitForFences", vk::Result::ERROR_DEVICE_LOST), Error::DeviceLost));
+    /// ```
     pub fn vk(call: &'static str, result: vk::Result) -> Self {
         match result {
             vk::Result::ERROR_DEVICE_LOST => Self::DeviceLost,
@@ -117,6 +134,18 @@ impl Error {
 }
 
 /// `Result<T, vk_baton::Error>`.
+///
+/// ```
+/// use vk_baton::{Error, Result};
+/// fn layers(n: u32) -> Result<u32> {
+///     if n == 0 {
+///         return Err(Error::InvalidInput("an image needs at least one layer".into()));
+///     }
+///     Ok(n)
+/// }
+/// assert_eq!(layers(6).unwrap(), 6);
+/// assert!(matches!(layers(0), Err(Error::InvalidInput(_))));
+/// ```
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 #[cfg(test)]

@@ -7,6 +7,14 @@ use ash::vk;
 use std::ops::Range;
 
 /// Mip levels and array layers of an image (all aspects of its format).
+///
+/// ```
+/// use vk_baton::ImageRange;
+/// // Mip 2 of a cube map (6 layers).
+/// let r = ImageRange::mip(2, 6);
+/// assert_eq!(r, ImageRange { base_mip: 2, mip_count: 1, base_layer: 0, layer_count: 6 });
+/// assert!(r.fits(3, 6));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ImageRange {
     /// First mip level.
@@ -31,6 +39,15 @@ impl ImageRange {
     }
 
     /// Whether two ranges share a cell.
+    ///
+    /// ```
+    /// use vk_baton::ImageRange;
+    /// let layers_0_1 = ImageRange { base_mip: 0, mip_count: 1, base_layer: 0, layer_count: 2 };
+    /// let layers_1_2 = ImageRange { base_layer: 1, ..layers_0_1 };
+    /// let layer_2_mip_1 = ImageRange { base_mip: 1, base_layer: 2, layer_count: 1, ..layers_0_1 };
+    /// assert!(layers_0_1.overlaps(&layers_1_2)); // layer 1 of mip 0
+    /// assert!(!layers_0_1.overlaps(&layer_2_mip_1));
+    /// ```
     pub fn overlaps(&self, o: &Self) -> bool {
         self.base_mip < o.base_mip + o.mip_count
             && o.base_mip < self.base_mip + self.mip_count
@@ -39,6 +56,14 @@ impl ImageRange {
     }
 
     /// Whether the range fits an image of `mips` levels and `layers` layers, and is not empty.
+    ///
+    /// ```
+    /// use vk_baton::ImageRange;
+    /// let r = ImageRange { base_mip: 1, mip_count: 2, base_layer: 0, layer_count: 1 };
+    /// assert!(r.fits(3, 1));
+    /// assert!(!r.fits(2, 1)); // mip 2 does not exist
+    /// assert!(!ImageRange { layer_count: 0, ..r }.fits(3, 1)); // empty
+    /// ```
     pub fn fits(&self, mips: u32, layers: u32) -> bool {
         self.mip_count > 0
             && self.layer_count > 0
@@ -54,6 +79,15 @@ impl ImageRange {
 
     /// The cell intervals (`mip * layers + layer`) this range covers, in an image of `layers`
     /// array layers.
+    ///
+    /// ```
+    /// use vk_baton::ImageRange;
+    /// // Cells are numbered mip * layers + layer; here layers = 4.
+    /// let r = ImageRange { base_mip: 1, mip_count: 2, base_layer: 1, layer_count: 2 };
+    /// assert_eq!(r.cells(4), vec![5..7, 9..11]);
+    /// // Whole mips are one interval.
+    /// assert_eq!(ImageRange::mip(1, 4).cells(4), vec![4..8]);
+    /// ```
     pub fn cells(&self, layers: u32) -> Vec<Range<u64>> {
         let l = layers as u64;
         if self.base_layer == 0 && self.layer_count == layers {
@@ -70,6 +104,16 @@ impl ImageRange {
     }
 
     /// The smallest set of rectangular ranges covering a cell interval.
+    ///
+    /// ```
+    /// use vk_baton::ImageRange;
+    /// // With 4 layers, cells 4..14 are mips 1 and 2 whole, then layers 0..2 of mip 3.
+    /// let rs = ImageRange::from_cells(4..14, 4);
+    /// assert_eq!(rs[..], [
+    ///     ImageRange { base_mip: 1, mip_count: 2, base_layer: 0, layer_count: 4 },
+    ///     ImageRange { base_mip: 3, mip_count: 1, base_layer: 0, layer_count: 2 },
+    /// ]);
+    /// ```
     pub fn from_cells(cells: Range<u64>, layers: u32) -> smallvec::SmallVec<[ImageRange; 1]> {
         let l = layers as u64;
         let mut out = smallvec::SmallVec::new();
@@ -102,6 +146,14 @@ impl ImageRange {
     }
 
     /// As a Vulkan subresource range with the given aspect.
+    ///
+    /// ```
+    /// use vk_baton::{ash::vk, ImageRange};
+    /// let sub = ImageRange::mip(3, 6).to_vk(vk::ImageAspectFlags::COLOR);
+    /// assert_eq!((sub.base_mip_level, sub.level_count), (3, 1));
+    /// assert_eq!((sub.base_array_layer, sub.layer_count), (0, 6));
+    /// assert_eq!(sub.aspect_mask, vk::ImageAspectFlags::COLOR);
+    /// ```
     pub fn to_vk(&self, aspect: vk::ImageAspectFlags) -> vk::ImageSubresourceRange {
         vk::ImageSubresourceRange {
             aspect_mask: aspect,
@@ -114,6 +166,14 @@ impl ImageRange {
 }
 
 /// A byte range of a buffer.
+///
+/// ```
+/// use vk_baton::BufferRange;
+/// let header = BufferRange { offset: 0, size: 16 };
+/// let body = BufferRange { offset: 16, size: 240 };
+/// assert!(!header.overlaps(&body));
+/// assert_eq!(body.bytes(), 16..256);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BufferRange {
     /// First byte.
@@ -124,17 +184,36 @@ pub struct BufferRange {
 
 impl BufferRange {
     /// The half-open interval of bytes.
+    ///
+    /// ```
+    /// use vk_baton::BufferRange;
+    /// assert_eq!(BufferRange { offset: 64, size: 32 }.bytes(), 64..96);
+    /// ```
     pub fn bytes(&self) -> Range<u64> {
         self.offset..self.offset + self.size
     }
 
     /// Whether two ranges share a byte.
+    ///
+    /// ```
+    /// use vk_baton::BufferRange;
+    /// let a = BufferRange { offset: 0, size: 64 };
+    /// assert!(a.overlaps(&BufferRange { offset: 63, size: 8 }));
+    /// assert!(!a.overlaps(&BufferRange { offset: 64, size: 8 })); // touching is not sharing
+    /// ```
     pub fn overlaps(&self, o: &Self) -> bool {
         self.offset < o.offset + o.size && o.offset < self.offset + self.size
     }
 }
 
 /// A range of either kind; `None` in a use means the whole resource.
+///
+/// ```
+/// use vk_baton::{plan::UseDecl, Access, ImageRange, SubRange};
+/// // Read mip 0 of a 6-layer image, as a mipmap pass does before writing mip 1.
+/// let u = UseDecl::new(0, Access::TRANSFER_READ).range(SubRange::Image(ImageRange::mip(0, 6)));
+/// assert!(matches!(u.range, Some(SubRange::Image(r)) if r.mip_count == 1));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SubRange {
     /// Image mip levels and layers.
@@ -145,6 +224,17 @@ pub enum SubRange {
 
 /// An interval map over `u64` keys: every key in `0..len` has exactly one value, and equal
 /// neighbours are merged so a resource used whole stays one segment.
+///
+/// ```
+/// use vk_baton::range::RangeMap;
+/// let mut m = RangeMap::new(10, 'a');
+/// m.update(2..5, |_| 'b');
+/// let segs: Vec<_> = m.iter().cloned().collect();
+/// assert_eq!(segs, vec![(0..2, 'a'), (2..5, 'b'), (5..10, 'a')]);
+/// // Equal neighbours merge back into one segment.
+/// m.update(2..5, |_| 'a');
+/// assert_eq!(m.iter().count(), 1);
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct RangeMap<T> {
     // Sorted, contiguous, covering 0..len.
@@ -153,6 +243,12 @@ pub struct RangeMap<T> {
 
 impl<T: Clone + PartialEq> RangeMap<T> {
     /// One value over `0..len`.
+    ///
+    /// ```
+    /// use vk_baton::range::RangeMap;
+    /// let m = RangeMap::new(256, 0u32);
+    /// assert_eq!(m.iter().cloned().collect::<Vec<_>>(), vec![(0..256, 0)]);
+    /// ```
     pub fn new(len: u64, value: T) -> Self {
         Self {
             segs: vec![(0..len, value)],
@@ -160,6 +256,14 @@ impl<T: Clone + PartialEq> RangeMap<T> {
     }
 
     /// The segments overlapping `r`, clipped to it.
+    ///
+    /// ```
+    /// use vk_baton::range::RangeMap;
+    /// let mut m = RangeMap::new(10, 0);
+    /// m.update(4..6, |_| 1);
+    /// let q: Vec<_> = m.query(3..5).map(|(r, v)| (r, *v)).collect();
+    /// assert_eq!(q, vec![(3..4, 0), (4..5, 1)]);
+    /// ```
     pub fn query(&self, r: Range<u64>) -> impl Iterator<Item = (Range<u64>, &T)> + '_ {
         self.segs.iter().filter_map(move |(s, v)| {
             let lo = s.start.max(r.start);
@@ -169,11 +273,28 @@ impl<T: Clone + PartialEq> RangeMap<T> {
     }
 
     /// Every segment.
+    ///
+    /// ```
+    /// use vk_baton::range::RangeMap;
+    /// let mut m = RangeMap::new(8, false);
+    /// m.update(0..4, |_| true);
+    /// let lens: Vec<u64> = m.iter().map(|(r, _)| r.end - r.start).collect();
+    /// assert_eq!(lens, vec![4, 4]);
+    /// ```
     pub fn iter(&self) -> impl Iterator<Item = &(Range<u64>, T)> {
         self.segs.iter()
     }
 
     /// Replace the values over `r` with `f(old)`, splitting segments at its edges.
+    ///
+    /// ```
+    /// use vk_baton::range::RangeMap;
+    /// let mut m = RangeMap::new(10, 0);
+    /// m.update(0..5, |v| v + 1);
+    /// m.update(3..8, |v| v + 1);
+    /// let segs: Vec<_> = m.iter().cloned().collect();
+    /// assert_eq!(segs, vec![(0..3, 1), (3..5, 2), (5..8, 1), (8..10, 0)]);
+    /// ```
     pub fn update(&mut self, r: Range<u64>, mut f: impl FnMut(&T) -> T) {
         let _ = self.try_update(r, |_, v| -> Result<(), ()> {
             *v = f(v);
@@ -184,6 +305,18 @@ impl<T: Clone + PartialEq> RangeMap<T> {
     /// Calls `f` on each segment within `r` (split at its edges) to change it in place, then
     /// merges equal neighbours. Stops at the first error; segments already visited keep
     /// their changes.
+    ///
+    /// ```
+    /// use vk_baton::range::RangeMap;
+    /// let mut m = RangeMap::new(10, 0);
+    /// m.update(5..10, |_| 9);
+    /// // Bump values over 0..10, refusing any that would exceed 9.
+    /// let r = m.try_update(0..10, |cells, v| if *v < 9 { *v += 1; Ok(()) } else { Err(cells) });
+    /// assert_eq!(r, Err(5..10));
+    /// // The segment visited before the error keeps its change.
+    /// let segs: Vec<_> = m.iter().cloned().collect();
+    /// assert_eq!(segs, vec![(0..5, 1), (5..10, 9)]);
+    /// ```
     pub fn try_update<E>(
         &mut self,
         r: Range<u64>,

@@ -28,6 +28,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// The allocator type resources are created with.
+///
+/// ```no_run
+/// # fn main() -> vk_baton::Result<()> {
+/// use vk_baton::{Context, SharedAllocator};
+/// let ctx = Context::new()?;
+/// // Every resource and stock pass allocates through this one handle; clones share it.
+/// let allocator: SharedAllocator = ctx.allocator.clone();
+/// let report = allocator.lock().generate_report();
+/// println!("{} bytes allocated", report.total_allocated_bytes);
+/// # Ok(()) }
+/// ```
 pub type SharedAllocator = Arc<Mutex<Allocator>>;
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);

@@ -107,4 +107,16 @@ impl From<Error> for vk_baton::Error {
 }
 
 /// `Result<T, vk_baton_passes::Error>`.
+///
+/// ```
+/// use vk_baton_passes::{Error, Result};
+/// fn check_data(data: &[u8]) -> Result<usize> {
+///     if data.is_empty() {
+///         return Err(Error::InvalidInput("empty data".into()));
+///     }
+///     Ok(data.len())
+/// }
+/// assert_eq!(check_data(&[1, 2, 3]).unwrap(), 3);
+/// assert!(matches!(check_data(&[]), Err(Error::InvalidInput(_))));
+/// ```
 pub type Result<T, E = Error> = std::result::Result<T, E>;

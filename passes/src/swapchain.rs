@@ -245,6 +245,23 @@ fn fit(want: u32, min: u32, max: u32) -> u32 {
 }
 
 /// What [`Swapchain::acquire`] returned.
+///
+/// ```no_run
+/// # fn f(sc: &mut vk_baton_passes::Swapchain) -> vk_baton_passes::Result<()> {
+/// use vk_baton_passes::AcquireOutcome;
+/// match sc.acquire(u64::MAX)? {
+///     AcquireOutcome::Acquired(frame) => {
+///         // Record a graph with frame.acquire_pass(), rendering into frame.image(), and
+///         // frame.present_pass(); then present it.
+///         println!("rendering into swapchain image {:?}", frame.image());
+///     }
+///     // Nothing was acquired: recreate and try again next frame.
+///     AcquireOutcome::OutOfDate => {
+///         sc.recreate(None)?;
+///     }
+/// }
+/// # Ok(()) }
+/// ```
 #[derive(Debug)]
 pub enum AcquireOutcome {
     /// An image to render this frame into (it may be suboptimal: see [`Frame::suboptimal`]).
@@ -254,6 +271,16 @@ pub enum AcquireOutcome {
 }
 
 /// What [`Swapchain::present`] returned.
+///
+/// ```
+/// use vk_baton_passes::PresentOutcome;
+/// fn must_recreate(outcome: PresentOutcome) -> bool {
+///     outcome != PresentOutcome::Optimal
+/// }
+/// assert!(!must_recreate(PresentOutcome::Optimal));
+/// assert!(must_recreate(PresentOutcome::Suboptimal));
+/// assert!(must_recreate(PresentOutcome::OutOfDate));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PresentOutcome {
     /// Presented; the swapchain matches the surface.

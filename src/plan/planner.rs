@@ -137,11 +137,38 @@ struct Planner<'a> {
 /// [`Error::ConflictingUses`], [`Error::QueueCapability`], [`Error::UsageNotAllowed`], and
 /// [`Error::NoQueueForRelease`] when an ownership transfer needs a queue of a family the
 /// graph has none of.
+///
+/// ```
+/// use vk_baton::plan::*;
+/// use vk_baton::{ash::vk, Access, Error};
+/// // A compute write on a transfer-only queue is refused before anything is planned.
+/// let input = PlanInput {
+///     queues: vec![QueueDecl::new("transfer", 2, vk::QueueFlags::TRANSFER)],
+///     resources: vec![ResourceDecl::image("img", 1, 1, vk::ImageUsageFlags::STORAGE)],
+///     passes: vec![PassDecl::new("simulate", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_WRITE))],
+/// };
+/// let err = plan(&input).unwrap_err();
+/// assert!(matches!(err, Error::QueueCapability { needs: vk::QueueFlags::COMPUTE, .. }));
+/// ```
 pub fn plan(input: &PlanInput) -> Result<Plan> {
     plan_owned(input.clone())
 }
 
 /// [`plan`], taking the declarations by value so the plan keeps them without a copy.
+///
+/// ```
+/// use vk_baton::plan::*;
+/// use vk_baton::{ash::vk, Access};
+/// let input = PlanInput {
+///     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::TRANSFER)],
+///     resources: vec![ResourceDecl::buffer("buf", 64, vk::BufferUsageFlags::TRANSFER_DST)],
+///     passes: vec![PassDecl::new("clear", 0).with_use(UseDecl::new(0, Access::TRANSFER_WRITE))],
+/// };
+/// let plan = plan_owned(input).unwrap();
+/// // The plan keeps the declarations it was made from.
+/// assert_eq!(plan.input.passes[0].name, "clear");
+/// assert_eq!(plan.batch_count(), 1);
+/// ```
 pub fn plan_owned(input: PlanInput) -> Result<Plan> {
     let (queues, final_states) = plan_parts(&input)?;
     Ok(Plan {
@@ -222,6 +249,22 @@ fn cell_ranges(
 
 /// Checks everything that makes a plan impossible, before any state changes.
 fn validate(input: &PlanInput) -> Result<()> {
+    for res in &input.resources {
+        let cells = res.kind.cells();
+        for (range, st) in &res.initial {
+            let bad_queue = st
+                .write
+                .iter()
+                .chain(&st.reads)
+                .any(|r| r.queue >= input.queues.len());
+            if bad_queue || range.start >= range.end || range.end > cells {
+                return Err(Error::InvalidInput(format!(
+                    "the initial state of `{}` names a queue or a range that does not exist",
+                    res.name
+                )));
+            }
+        }
+    }
     for pass in &input.passes {
         let queue = input.queues.get(pass.queue).ok_or_else(|| {
             Error::InvalidInput(format!(

@@ -7,6 +7,19 @@
 use ash::vk;
 
 /// One access remembered for later synchronization.
+///
+/// ```
+/// use vk_baton::{ash::vk, plan::{Recorded, SegmentState}};
+/// // A compute write on queue 0 whose batch signals timeline value 7.
+/// let w = Recorded {
+///     queue: 0usize,
+///     value: Some(7),
+///     stages: vk::PipelineStageFlags2::COMPUTE_SHADER,
+///     access: vk::AccessFlags2::SHADER_STORAGE_WRITE,
+/// };
+/// let s = SegmentState { defined: true, write: Some(w), ..SegmentState::default() };
+/// assert_eq!(s.write.unwrap().value, Some(7));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Recorded<Q> {
     /// The queue it ran on.
@@ -22,6 +35,14 @@ pub struct Recorded<Q> {
 }
 
 /// The state of one segment.
+///
+/// ```
+/// use vk_baton::{ash::vk, plan::SegmentState};
+/// let fresh = SegmentState::<usize>::default();
+/// assert_eq!(fresh.layout, vk::ImageLayout::UNDEFINED);
+/// assert!(!fresh.defined && fresh.owner.is_none());
+/// assert!(fresh.write.is_none() && fresh.reads.is_empty());
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SegmentState<Q> {
     /// Current image layout (`UNDEFINED` for buffers and fresh images).
@@ -52,6 +73,20 @@ impl<Q: Copy> SegmentState<Q> {
     /// A segment the app hands over: its contents are defined, it is in `layout`, owned by
     /// `owner`, and was last written by `stages`/`access` on `queue` (its own work, already
     /// ordered by submission order or the app's own semaphores, so nothing is waited on).
+    ///
+    /// ```
+    /// use vk_baton::{ash::vk, plan::SegmentState};
+    /// let s = SegmentState::handed_over(
+    ///     vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+    ///     Some(0),
+    ///     Some((0usize, vk::PipelineStageFlags2::ALL_TRANSFER, vk::AccessFlags2::TRANSFER_WRITE)),
+    /// );
+    /// assert!(s.defined);
+    /// // The app ordered its own work: nothing to wait on (value 0), only stages to chain from.
+    /// let w = s.write.unwrap();
+    /// assert_eq!(w.value, Some(0));
+    /// assert_eq!(w.access, vk::AccessFlags2::TRANSFER_WRITE);
+    /// ```
     pub fn handed_over(
         layout: vk::ImageLayout,
         owner: Option<u32>,
@@ -72,6 +107,20 @@ impl<Q: Copy> SegmentState<Q> {
     }
 
     /// The same state with every queue mapped through `f`.
+    ///
+    /// ```
+    /// use vk_baton::{ash::vk, plan::SegmentState};
+    /// let s = SegmentState::handed_over(
+    ///     vk::ImageLayout::GENERAL,
+    ///     Some(1),
+    ///     Some((2usize, vk::PipelineStageFlags2::COMPUTE_SHADER, vk::AccessFlags2::SHADER_STORAGE_WRITE)),
+    /// );
+    /// // From indices into one graph's queue list to queue names.
+    /// let names = ["graphics", "transfer", "compute"];
+    /// let named = s.map_queue(|q| names[q]);
+    /// assert_eq!(named.write.unwrap().queue, "compute");
+    /// assert_eq!(named.layout, s.layout);
+    /// ```
     pub fn map_queue<R>(&self, mut f: impl FnMut(Q) -> R) -> SegmentState<R> {
         let mut m = |r: &Recorded<Q>| Recorded {
             queue: f(r.queue),
