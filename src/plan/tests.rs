@@ -949,6 +949,28 @@ fn bad_indices_are_rejected() {
 }
 
 #[test]
+fn initial_states_naming_unknown_queues_are_rejected() {
+    let bad = SegmentState {
+        layout: L::UNDEFINED,
+        defined: true,
+        owner: Some(0),
+        write: Some(Recorded {
+            queue: 5,
+            value: Some(1),
+            stages: S::ALL_TRANSFER,
+            access: A::TRANSFER_WRITE,
+        }),
+        reads: vec![],
+    };
+    let e = plan_err(
+        vec![QueueDecl::new("gfx", 0, GFX)],
+        vec![buffer("b").with_state(bad)],
+        vec![pass("p", 0, &[(0, Access::TRANSFER_READ)])],
+    );
+    assert!(matches!(e, Error::InvalidInput(_)), "{e}");
+}
+
+#[test]
 fn mip_levels_are_tracked_separately() {
     let r = ResourceDecl::image("mips", 3, 1, all_image_usage());
     let mip = |m| SubRange::Image(ImageRange::mip(m, 1));
