@@ -559,11 +559,21 @@ impl Context {
 
 impl Drop for Context {
     fn drop(&mut self) {
-        // SAFETY: waiting for idle has no preconditions beyond a live device; the fields
-        // (queues, allocator) then drop, and `owner` destroys the device last.
+        // vkDeviceWaitIdle needs every queue externally synchronized: hold all submit locks.
+        let mut distinct: Vec<&Queue> = Vec::new();
+        for q in &self.queues {
+            if !distinct.iter().any(|d| d.same_object(q)) {
+                distinct.push(q);
+            }
+        }
+        distinct.sort_by_key(|q| vk::Handle::as_raw(q.handle()));
+        let locks: Vec<_> = distinct.iter().map(|q| q.lock()).collect();
+        // SAFETY: every queue's submit lock is held; the fields (queues, allocator) then
+        // drop, and `owner` destroys the device last.
         if let Err(e) = unsafe { self.device.device_wait_idle() } {
             log::error!("vkDeviceWaitIdle failed while dropping the context: {e}");
         }
+        drop(locks);
         let _ = &self.owner;
     }
 }

@@ -458,6 +458,19 @@ impl<'a> GraphBuilder<'a> {
                 });
             }
         }
+        // Two `Queue` objects for one VkQueue would have two submit locks and two timelines.
+        for p in &self.passes {
+            if let Some(q) = queues
+                .iter()
+                .find(|q| **q == p.queue && !q.same_object(&p.queue))
+            {
+                return Err(Error::InvalidInput(format!(
+                    "queues `{}` and `{}` are two Queue objects for one VkQueue: create one Queue per VkQueue and clone it",
+                    q.name(),
+                    p.queue.name()
+                )));
+            }
+        }
         let input = PlanInput {
             queues: queues
                 .iter()

@@ -278,6 +278,11 @@ impl QueueLock<'_> {
 }
 
 impl Queue {
+    /// Whether both are clones of one `Queue` (not merely the same VkQueue).
+    pub(crate) fn same_object(&self, other: &Queue) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
     pub(crate) fn downgrade(&self) -> WeakQueue {
         WeakQueue(Arc::downgrade(&self.0))
     }

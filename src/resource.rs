@@ -59,7 +59,8 @@ pub enum Sharing {
     /// `VK_SHARING_MODE_EXCLUSIVE`: queue-family ownership transfers move it between families.
     #[default]
     Exclusive,
-    /// `VK_SHARING_MODE_CONCURRENT` between these families: semaphores only, no transfers.
+    /// `VK_SHARING_MODE_CONCURRENT` between these distinct families: semaphores only, no
+    /// transfers. Fewer than two families means EXCLUSIVE (Vulkan needs two).
     Concurrent(Vec<u32>),
 }
 
@@ -76,9 +77,12 @@ impl Sharing {
     ///
     /// ```
     /// assert!(vk_baton::Sharing::Concurrent(vec![0, 1]).is_concurrent());
+    /// assert!(!vk_baton::Sharing::Concurrent(vec![0]).is_concurrent());
     /// ```
     pub fn is_concurrent(&self) -> bool {
-        matches!(self, Sharing::Concurrent(_))
+        // The same test as the mode the resource is created with: a one-family list is
+        // created EXCLUSIVE, so it must be planned with ownership transfers.
+        self.vk_mode().0 == vk::SharingMode::CONCURRENT
     }
 }
 
