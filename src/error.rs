@@ -100,6 +100,10 @@ pub enum Error {
     /// The GPU has not finished yet (e.g. reading a download before its fence completes).
     #[error("the GPU work has not completed yet")]
     NotReady,
+    /// The execution failed before its work reached the GPU (a recording error, a stale
+    /// plan, a failed submit): its results will never appear.
+    #[error("the execution failed before its work reached the GPU")]
+    NotExecuted,
     /// A pass failed while recording.
     #[error("pass `{pass}` failed to record: {message}")]
     Record {

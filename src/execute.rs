@@ -52,16 +52,7 @@ pub(crate) fn execute(planned: Planned<'_>) -> Result<ExecutionFence> {
             &mut batch_cmds,
         );
         if r.is_err() {
-            for &(_, cmd) in &cmds {
-                // SAFETY: none of these was submitted; their pool is locked.
-                if let Err(e) = unsafe {
-                    shared
-                        .device
-                        .reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty())
-                } {
-                    log::error!("vkResetCommandBuffer failed after a recording error: {e}");
-                }
-            }
+            reset_unsubmitted(&shared.device, &cmds);
         }
         r
     };
@@ -69,6 +60,7 @@ pub(crate) fn execute(planned: Planned<'_>) -> Result<ExecutionFence> {
     let contents = |submitted: bool, resources: Vec<Resource>, queues: Vec<Queue>, keep, cmds| {
         if !submitted {
             token.set_submitted(Vec::new());
+            token.set_failed();
         }
         FenceContents {
             token: token.clone(),
@@ -101,18 +93,24 @@ pub(crate) fn execute(planned: Planned<'_>) -> Result<ExecutionFence> {
                 shared,
             ))
         }
-        Err((e, done)) if done.is_empty() => {
+        Err(SubmitFailure {
+            error,
+            settled: true,
+        }) => {
+            // Nothing reached the GPU, or what did has finished (the queues were waited idle).
             shared.recycle(contents(false, resources, queues, keep, cmds));
-            Err(e)
+            Err(error)
         }
-        Err((e, done)) => {
-            // Some queues were submitted: keep everything until their fences signal.
-            log::error!(
-                "a submit failed after others succeeded ({e}); resource states are not updated"
-            );
-            token.set_submitted(done);
-            shared.defer(contents(true, resources, queues, keep, cmds));
-            Err(e)
+        Err(SubmitFailure {
+            error,
+            settled: false,
+        }) => {
+            // Some work may still run and its queues could not be waited for: keep everything
+            // alive for good rather than free it under the GPU.
+            log::error!("a submit failed ({error}) and the queues could not be waited for: leaking the execution's objects");
+            token.set_failed();
+            std::mem::forget(contents(true, resources, queues, keep, cmds));
+            Err(error)
         }
     }
 }
@@ -135,7 +133,7 @@ pub(crate) fn record_only(planned: Planned<'_>) -> Result<()> {
     let mut batch_cmds = Vec::with_capacity(queues.len());
     let recorded = {
         let mut pools = shared.pools.lock();
-        record_all(
+        let r = record_all(
             &shared,
             &mut pools,
             &plan,
@@ -147,9 +145,14 @@ pub(crate) fn record_only(planned: Planned<'_>) -> Result<()> {
             &mut cmds,
             &mut fences,
             &mut batch_cmds,
-        )
+        );
+        if r.is_err() {
+            reset_unsubmitted(&shared.device, &cmds);
+        }
+        r
     };
     token.set_submitted(Vec::new());
+    token.set_failed();
     let fences = fences.into_iter().flatten().collect();
     shared.recycle(FenceContents {
         token,
@@ -160,6 +163,19 @@ pub(crate) fn record_only(planned: Planned<'_>) -> Result<()> {
         keep,
     });
     recorded
+}
+
+/// Puts command buffers that were begun but never submitted back in the initial state, so the
+/// pool can hand them out again. The caller holds the pools lock.
+fn reset_unsubmitted(device: &ash::Device, cmds: &[(u32, vk::CommandBuffer)]) {
+    for &(_, cmd) in cmds {
+        // SAFETY: none of these was submitted; their pool is locked by the caller.
+        if let Err(e) =
+            unsafe { device.reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty()) }
+        {
+            log::error!("vkResetCommandBuffer failed after a recording error: {e}");
+        }
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -292,7 +308,12 @@ fn record_barrier(
     unsafe { device.cmd_pipeline_barrier2(cmd, &dep) };
 }
 
-type SubmitError = (Error, Vec<vk::Fence>);
+/// A failed submission. `settled`: no part of it can still be running (nothing was submitted,
+/// or the queues that took part were waited idle), so its objects may be released.
+struct SubmitFailure {
+    error: Error,
+    settled: bool,
+}
 
 /// Locks the queues (by handle) and the resources (by id), checks that no state changed since
 /// planning, submits one `vkQueueSubmit2` per queue and commits the final states. On error,
@@ -305,7 +326,7 @@ fn submit_and_commit(
     versions: &[u64],
     fences: &[Option<vk::Fence>],
     batch_cmds: &[Vec<Option<vk::CommandBuffer>>],
-) -> Result<(), SubmitError> {
+) -> Result<(), SubmitFailure> {
     let mut order: Vec<usize> = (0..queues.len())
         .filter(|&q| !plan.queues[q].batches.is_empty())
         .collect();
@@ -322,12 +343,12 @@ fn submit_and_commit(
     for &r in &res_order {
         let g = resources[r].tracked().lock();
         if g.version != versions[r] {
-            return Err((
-                Error::StalePlan {
+            return Err(SubmitFailure {
+                error: Error::StalePlan {
                     resource: resources[r].name().to_owned(),
                 },
-                Vec::new(),
-            ));
+                settled: true,
+            });
         }
         guards[r] = Some(g);
     }
@@ -348,7 +369,6 @@ fn submit_and_commit(
     let last_run: Vec<Option<usize>> = (0..queues.len())
         .map(|q| runs.iter().rposition(|r| r.0 == q))
         .collect();
-    let mut done = Vec::new();
     let mut started = vec![false; queues.len()];
     for (ri, (q, batches)) in runs.iter().cloned().enumerate() {
         let qp = &plan.queues[q];
@@ -421,27 +441,19 @@ fn submit_and_commit(
         // every semaphore and resource is alive until the fence signals (the execution fence
         // holds them); timeline values only grow under the lock.
         if let Err(e) = unsafe { shared.device.queue_submit2(lock.handle(), &submits, fence) } {
-            // Queues that already took part of their work still need their fence, so that
-            // nothing is freed before that work is done.
-            for (q2, was_started) in started.iter().enumerate() {
-                let (Some(f), true, Some(l)) = (
-                    fences[q2],
-                    *was_started && last_run[q2].is_some_and(|lr| lr > ri),
-                    locks[q2].as_ref(),
-                ) else {
-                    continue;
-                };
-                // SAFETY: an empty submit only signals the fence after the queue's earlier work.
-                if unsafe { shared.device.queue_submit2(l.handle(), &[], f) }.is_ok() {
-                    done.push(f);
-                }
-            }
-            return Err((Error::vk("vkQueueSubmit2", e), done));
+            return Err(fail_after_partial_submit(
+                shared,
+                plan,
+                queues,
+                resources,
+                &runs[..ri],
+                &started,
+                &locks,
+                &mut guards,
+                e,
+            ));
         }
         started[q] = true;
-        if fence != vk::Fence::null() {
-            done.push(fence);
-        }
         log::trace!("submitted {n} batches to `{}`", queues[q].name());
     }
 
@@ -457,6 +469,72 @@ fn submit_and_commit(
         }
     }
     Ok(())
+}
+
+/// A submit failed after `submitted` runs went through. Waits for the queues that took part
+/// (their locks are held), so nothing they use is freed early, and marks every resource those
+/// runs touched as undefined, bumping its version: its real state is unknown, and a plan made
+/// before must not run. Untouched resources keep their state.
+#[allow(clippy::too_many_arguments)]
+fn fail_after_partial_submit(
+    shared: &GraphShared,
+    plan: &Plan,
+    queues: &[Queue],
+    resources: &[Resource],
+    submitted: &[(usize, std::ops::Range<usize>)],
+    started: &[bool],
+    locks: &[Option<crate::queue::QueueLock<'_>>],
+    guards: &mut [Option<parking_lot::MutexGuard<'_, crate::resource::Tracked>>],
+    e: vk::Result,
+) -> SubmitFailure {
+    let error = Error::vk("vkQueueSubmit2", e);
+    if submitted.is_empty() {
+        return SubmitFailure {
+            error,
+            settled: true,
+        };
+    }
+    let mut settled = true;
+    for (q, l) in locks.iter().enumerate() {
+        let (true, Some(l)) = (started[q], l) else {
+            continue;
+        };
+        // SAFETY: the queue's submit lock is held, as vkQueueWaitIdle requires.
+        if let Err(w) = unsafe { shared.device.queue_wait_idle(l.handle()) } {
+            log::error!(
+                "vkQueueWaitIdle on `{}` failed after a failed submit: {w}",
+                queues[q].name()
+            );
+            settled = false;
+        }
+    }
+    let mut touched = vec![false; resources.len()];
+    for (q, batches) in submitted {
+        for b in &plan.queues[*q].batches[batches.clone()] {
+            for c in &b.commands {
+                match c {
+                    Command::Pass(i) => plan.input.passes[*i]
+                        .uses
+                        .iter()
+                        .for_each(|u| touched[u.resource] = true),
+                    Command::Barrier(bar) => {
+                        bar.images.iter().for_each(|x| touched[x.resource] = true);
+                        bar.buffers.iter().for_each(|x| touched[x.resource] = true);
+                    }
+                }
+            }
+        }
+    }
+    for (r, g) in guards.iter_mut().enumerate() {
+        if let (true, Some(g)) = (touched[r], g.as_mut()) {
+            log::warn!("`{}` was used by work that ran before a failed submit: its contents are now undefined", resources[r].name());
+            g.commit(vec![(
+                0..resources[r].cells(),
+                crate::plan::SegmentState::default(),
+            )]);
+        }
+    }
+    SubmitFailure { error, settled }
 }
 
 /// The submits, as runs of consecutive batches of one queue, in an order where every batch

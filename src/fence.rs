@@ -24,6 +24,8 @@ struct Completion {
     fences: Vec<vk::Fence>,
     submitted: bool,
     done: bool,
+    /// The execution failed before all of it reached the GPU: its results never appear.
+    failed: bool,
 }
 
 struct TokenInner {
@@ -52,6 +54,7 @@ impl CompletionToken {
                 fences: Vec::new(),
                 submitted: false,
                 done: false,
+                failed: false,
             }),
         }))
     }
@@ -63,6 +66,12 @@ impl CompletionToken {
         s.done = fences.is_empty();
         s.fences = fences;
         s.submitted = true;
+    }
+
+    /// Marks the execution as failed: users see it never complete ([`Error::NotExecuted`]),
+    /// while the graph still tracks whatever part of it did reach the GPU.
+    pub(crate) fn set_failed(&self) {
+        self.0.state.lock().failed = true;
     }
 
     /// Marks the work complete: after this the fences are never touched through the token,
@@ -100,8 +109,8 @@ impl CompletionToken {
         Ok(true)
     }
 
-    /// Whether the execution's GPU work has completed. `false` before it is submitted, and
-    /// (with an error logged) after device loss.
+    /// Whether the execution's GPU work has completed. `false` before it is submitted, if it
+    /// failed to submit, and (with an error logged) after device loss.
     ///
     /// ```no_run
     /// # fn f(t: &vk_baton::CompletionToken) {
@@ -109,13 +118,17 @@ impl CompletionToken {
     /// # }
     /// ```
     pub fn is_complete(&self) -> bool {
+        if self.0.state.lock().failed {
+            return false;
+        }
         self.poll().unwrap_or_else(|e| {
             log::error!("completion query failed: {e}");
             false
         })
     }
 
-    /// `Ok(())` when complete, [`Error::NotReady`] otherwise; for `?` in download handles.
+    /// `Ok(())` when complete, [`Error::NotReady`] while running, [`Error::NotExecuted`] if the
+    /// execution failed before it reached the GPU; for `?` in download handles.
     ///
     /// ```no_run
     /// # fn f(t: &vk_baton::CompletionToken) -> vk_baton::Result<()> {
@@ -123,6 +136,9 @@ impl CompletionToken {
     /// # Ok(()) }
     /// ```
     pub fn check(&self) -> Result<()> {
+        if self.0.state.lock().failed {
+            return Err(Error::NotExecuted);
+        }
         if self.poll()? {
             Ok(())
         } else {

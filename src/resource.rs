@@ -1319,6 +1319,14 @@ impl Resource {
         }
     }
 
+    /// Number of state-tracking cells: mip levels × array layers, or bytes.
+    pub(crate) fn cells(&self) -> u64 {
+        match self {
+            Resource::Image(i) => i.desc().cells(),
+            Resource::Buffer(b) => b.size(),
+        }
+    }
+
     /// The debug name.
     ///
     /// ```no_run

@@ -829,3 +829,94 @@ fn validation_and_sync_validation_are_really_on() {
         "synchronization validation did not report the hidden hazard: {m}"
     );
 }
+
+/// Remembers the completion token it is handed, then optionally fails to record.
+struct TokenProbe {
+    buf: Arc<StBuffer>,
+    token: Option<vk_baton::CompletionToken>,
+    fail: bool,
+}
+
+impl Pass for TokenProbe {
+    fn declare(&self, d: &mut Declare<'_>) {
+        d.buffer_discard(&self.buf, Access::TRANSFER_WRITE);
+    }
+    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        self.token = Some(r.completion());
+        if self.fail {
+            return Err(Error::Record {
+                pass: r.pass_name().into(),
+                message: "planted failure".into(),
+            });
+        }
+        // SAFETY: the buffer is alive; the graph ordered this pass.
+        unsafe {
+            r.device()
+                .cmd_fill_buffer(r.cmd(), self.buf.handle(), 0, vk::WHOLE_SIZE, 9)
+        };
+        Ok(())
+    }
+}
+
+/// An execution that never reached the GPU must not look complete to the objects it handed a
+/// token to (a download handle would otherwise return stale bytes).
+#[test]
+fn an_execution_that_failed_before_submit_never_looks_complete() {
+    let ctx = ctx();
+    let graph = ctx.graph().unwrap();
+    let buf = ctx
+        .buffer(
+            BufferDesc::new(256, vk::BufferUsageFlags::TRANSFER_DST),
+            "buf",
+        )
+        .unwrap();
+
+    // A pass that fails while recording.
+    let mut failing = TokenProbe {
+        buf: buf.clone(),
+        token: None,
+        fail: true,
+    };
+    let e = graph
+        .record()
+        .insert_pass("fails", &mut failing, &ctx.graphics)
+        .finish()
+        .unwrap()
+        .execute()
+        .unwrap_err();
+    assert!(matches!(e, Error::Record { .. }), "{e}");
+    let token = failing.token.take().expect("record ran");
+    assert!(!token.is_complete());
+    assert!(matches!(token.check(), Err(Error::NotExecuted)));
+
+    // A stale plan: recorded, then refused before submitting.
+    let mut stale = TokenProbe {
+        buf: buf.clone(),
+        token: None,
+        fail: false,
+    };
+    let mut other = TokenProbe {
+        buf: buf.clone(),
+        token: None,
+        fail: false,
+    };
+    let planned = graph
+        .record()
+        .insert_pass("stale", &mut stale, &ctx.graphics)
+        .finish()
+        .unwrap();
+    let fence = graph
+        .record()
+        .insert_pass("other", &mut other, &ctx.graphics)
+        .finish()
+        .unwrap()
+        .execute()
+        .unwrap();
+    assert!(matches!(planned.execute(), Err(Error::StalePlan { .. })));
+    fence.wait().unwrap();
+    let token = stale.token.take().expect("record ran");
+    assert!(matches!(token.check(), Err(Error::NotExecuted)));
+    // The execution that did run completes normally.
+    assert!(other.token.take().unwrap().is_complete());
+    assert_clean(&ctx);
+}
