@@ -138,13 +138,19 @@ struct Owner {
     _messages: Arc<Messages>,
     allocator: Weak<Mutex<gpu_allocator::vulkan::Allocator>>,
     queues: Vec<crate::queue::WeakQueue>,
+    /// Graphs made by [`Context::graph`]: their pools and fences belong to the device.
+    graphs: Mutex<Vec<Weak<crate::graph::GraphShared>>>,
 }
 
 impl Drop for Owner {
     fn drop(&mut self) {
         let _ = &self.entry;
-        if self.allocator.strong_count() > 0 || self.queues.iter().any(|q| q.is_alive()) {
-            log::error!("Context dropped while resources or queues made from it are still alive: leaking the device instead of destroying it under them");
+        let graph_alive = self.graphs.get_mut().iter().any(|g| g.strong_count() > 0);
+        if self.allocator.strong_count() > 0
+            || self.queues.iter().any(|q| q.is_alive())
+            || graph_alive
+        {
+            log::error!("Context dropped while resources, queues or graphs made from it are still alive: leaking the device instead of destroying it under them");
             return;
         }
         // SAFETY: every object made from the device is gone (checked above for the
@@ -454,6 +460,7 @@ impl Context {
             _messages: messages.clone(),
             allocator: Arc::downgrade(&allocator),
             queues: queues.iter().map(|q| q.downgrade()).collect(),
+            graphs: Mutex::new(Vec::new()),
         };
         Ok(Context {
             graphics,
@@ -495,7 +502,11 @@ impl Context {
     /// # Ok(()) }
     /// ```
     pub fn graph(&self) -> Result<Graph> {
-        Graph::new(&self.device, self.debug.clone())
+        let graph = Graph::new(&self.device, self.debug.clone())?;
+        let mut graphs = self.owner.graphs.lock();
+        graphs.retain(|g| g.strong_count() > 0);
+        graphs.push(graph.downgrade());
+        Ok(graph)
     }
 
     /// Creates a device-local image, debug-named.

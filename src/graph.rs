@@ -217,6 +217,10 @@ pub struct Graph {
 }
 
 impl Graph {
+    pub(crate) fn downgrade(&self) -> std::sync::Weak<GraphShared> {
+        Arc::downgrade(&self.shared)
+    }
+
     /// A graph for `device`; with `debug`, command buffers get pass labels.
     ///
     /// ```no_run

@@ -920,3 +920,36 @@ fn an_execution_that_failed_before_submit_never_looks_complete() {
     assert!(other.token.take().unwrap().is_complete());
     assert_clean(&ctx);
 }
+
+/// A graph that outlives its context keeps the device alive (leaked, with an error logged)
+/// instead of destroying its pools and fences on a destroyed device.
+#[test]
+fn a_graph_may_outlive_its_context() {
+    let ctx = ctx();
+    let graph = ctx.graph().unwrap();
+    let buf = ctx
+        .buffer(
+            BufferDesc::new(256, vk::BufferUsageFlags::TRANSFER_DST),
+            "buf",
+        )
+        .unwrap();
+    let mut fill = TokenProbe {
+        buf: buf.clone(),
+        token: None,
+        fail: false,
+    };
+    graph
+        .record()
+        .insert_pass("fill", &mut fill, &ctx.graphics)
+        .finish()
+        .unwrap()
+        .execute()
+        .unwrap()
+        .wait()
+        .unwrap();
+    assert_clean(&ctx);
+    drop(fill);
+    drop(buf);
+    drop(ctx);
+    drop(graph); // destroys its fences and pools on the still-alive device
+}
