@@ -632,6 +632,17 @@ impl StImage {
         desc: ImageDesc,
         name: &str,
     ) -> Result<Self> {
+        let e = desc.extent;
+        if e.width == 0
+            || e.height == 0
+            || e.depth == 0
+            || desc.mip_levels == 0
+            || desc.array_layers == 0
+        {
+            return Err(Error::InvalidInput(format!(
+                "image `{name}`: a zero extent, mip count or layer count"
+            )));
+        }
         // SAFETY: a valid create info (Vulkan validates the rest) on a live device.
         let handle = unsafe { device.create_image(&desc.create_info(), None) }
             .map_err(|e| Error::vk("vkCreateImage", e))?;
@@ -909,6 +920,9 @@ impl StBuffer {
         desc: BufferDesc,
         name: &str,
     ) -> Result<Self> {
+        if desc.size == 0 {
+            return Err(Error::InvalidInput(format!("buffer `{name}`: size 0")));
+        }
         let (mode, families) = desc.sharing.vk_mode();
         let info = vk::BufferCreateInfo::default()
             .size(desc.size)

@@ -953,3 +953,24 @@ fn a_graph_may_outlive_its_context() {
     drop(ctx);
     drop(graph); // destroys its fences and pools on the still-alive device
 }
+
+#[test]
+fn empty_resources_are_refused() {
+    let ctx = ctx();
+    let e = ctx
+        .buffer(
+            BufferDesc::new(0, vk::BufferUsageFlags::TRANSFER_DST),
+            "empty",
+        )
+        .unwrap_err();
+    assert!(matches!(e, Error::InvalidInput(_)), "{e}");
+    let desc = ImageDesc::new_2d(
+        0,
+        16,
+        vk::Format::R8G8B8A8_UNORM,
+        vk::ImageUsageFlags::TRANSFER_DST,
+    );
+    let e = ctx.image(desc, "empty").unwrap_err();
+    assert!(matches!(e, Error::InvalidInput(_)), "{e}");
+    assert_clean(&ctx);
+}
