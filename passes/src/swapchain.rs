@@ -43,6 +43,7 @@
 use crate::error::{Error, Result};
 use ash::vk;
 use parking_lot::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use vk_baton::{
     Access, CompletionToken, Declare, Destroy, ImageDesc, Pass, Queue, Recorder, ResourceState,
@@ -56,15 +57,57 @@ use vk_baton::{
 /// struct Done;
 /// impl IsComplete for Done { fn is_complete(&self) -> bool { true } }
 /// assert!(Done.is_complete());
+/// assert!(!Done.failed());
 /// ```
 pub trait IsComplete {
     /// Whether the work has completed.
     fn is_complete(&self) -> bool;
+
+    /// Whether the work failed before it reached the GPU: it never completes, and the
+    /// semaphores it was to wait on or signal were left as they were. `false` by default.
+    ///
+    /// ```
+    /// use vk_baton_passes::swapchain::IsComplete;
+    /// struct Failed;
+    /// impl IsComplete for Failed {
+    ///     fn is_complete(&self) -> bool { false }
+    ///     fn failed(&self) -> bool { true }
+    /// }
+    /// assert!(Failed.failed());
+    /// ```
+    fn failed(&self) -> bool {
+        false
+    }
 }
 
 impl IsComplete for CompletionToken {
     fn is_complete(&self) -> bool {
         CompletionToken::is_complete(self)
+    }
+
+    fn failed(&self) -> bool {
+        matches!(self.check(), Err(vk_baton::Error::NotExecuted))
+    }
+}
+
+/// Where the execution behind a token stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Outcome {
+    /// Submitted (or being recorded) and not complete yet.
+    Pending,
+    /// Complete on the GPU.
+    Done,
+    /// Failed before it reached the GPU: its waits and signals never happen.
+    Failed,
+}
+
+fn outcome<C: IsComplete>(c: &C) -> Outcome {
+    if c.failed() {
+        Outcome::Failed
+    } else if c.is_complete() {
+        Outcome::Done
+    } else {
+        Outcome::Pending
     }
 }
 
@@ -74,37 +117,47 @@ enum Slot<C> {
     Free,
     /// An acquire signalled the semaphore; no submission waits on it yet.
     Acquired,
-    /// A submission waits on it; reusable once that completes.
+    /// A submission waits on it; reusable once that completes. If that execution failed
+    /// before reaching the GPU, the semaphore is still signalled: the slot counts as
+    /// [`Slot::Acquired`].
     InFlight(C),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum ImageState {
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum ImageState<C> {
     /// Never acquired, or presented (its present semaphore may be waited on by a pending
     /// present until the image is acquired again).
     Idle,
-    /// Acquired and not yet presented: its present semaphore is free to signal.
-    Acquired,
+    /// Acquired and not yet presented: its present semaphore is free to signal. `present`
+    /// is the execution that signals it (a [`SwapchainPresent`] recorded), if any.
+    Acquired { present: Option<C> },
 }
 
 /// The semaphore bookkeeping of a swapchain, as plain data: which acquire semaphore (frame
 /// slot) and which present semaphore (image) may be used now.
 ///
+/// An execution that failed before reaching the GPU (its token reports
+/// [`IsComplete::failed`]) neither waited on the acquire semaphore nor signalled the present
+/// semaphore: its slot still holds a signalled acquire semaphore, and its frame may be
+/// recorded again.
+///
 /// ```
 /// use vk_baton_passes::swapchain::{IsComplete, SwapchainSync};
-/// #[derive(Clone)] struct Done(bool);
+/// #[derive(Clone, Debug)] struct Done(bool);
 /// impl IsComplete for Done { fn is_complete(&self) -> bool { self.0 } }
 /// let mut s = SwapchainSync::<Done>::new(2, 3);
 /// let slot = s.begin_acquire().unwrap();      // acquire semaphore `slot`
 /// s.acquired(slot, 1).unwrap();               // the engine returned image 1
 /// s.submitted(slot, Done(true)).unwrap();     // the graph waits on it
 /// assert_eq!(s.present_semaphore(1).unwrap(), 1);
+/// s.present_signalled(1, Done(true)).unwrap(); // the graph signals the present semaphore
+/// s.ready_to_present(1).unwrap();
 /// s.presented(1).unwrap();
 /// ```
 #[derive(Clone, Debug)]
 pub struct SwapchainSync<C> {
     slots: Vec<Slot<C>>,
-    images: Vec<ImageState>,
+    images: Vec<ImageState<C>>,
     frame: u64,
 }
 
@@ -135,7 +188,8 @@ impl<C: IsComplete + Clone> SwapchainSync<C> {
 
     /// The acquire semaphore (frame slot) for the next acquire. Fails with
     /// [`Error::FrameInFlight`] while the execution that last waited on it is pending, and
-    /// with [`Error::Swapchain`] if an acquire signalled it but no submission waited on it.
+    /// with [`Error::Swapchain`] if an acquire signalled it but no submission that reached
+    /// the GPU waited on it.
     ///
     /// ```
     /// # use vk_baton_passes::swapchain::SwapchainSync;
@@ -146,18 +200,26 @@ impl<C: IsComplete + Clone> SwapchainSync<C> {
         let slot = (self.frame % self.slots.len() as u64) as usize;
         match &self.slots[slot] {
             Slot::Free => Ok(slot),
-            Slot::InFlight(c) if c.is_complete() => {
-                self.slots[slot] = Slot::Free;
-                Ok(slot)
-            }
-            Slot::InFlight(_) => Err(Error::FrameInFlight { slot }),
+            Slot::InFlight(c) => match outcome(c) {
+                Outcome::Done => {
+                    self.slots[slot] = Slot::Free;
+                    Ok(slot)
+                }
+                Outcome::Pending => Err(Error::FrameInFlight { slot }),
+                Outcome::Failed => Err(Error::Swapchain(format!(
+                    "acquire semaphore {slot} is still signalled: the execution that was to wait on it failed before reaching the GPU; record the frame's acquire pass in a new graph (or recreate the swapchain)"
+                ))),
+            },
             Slot::Acquired => Err(Error::Swapchain(format!(
                 "acquire semaphore {slot} was signalled by an acquire that no submission waited on; insert the frame's acquire pass (or recreate the swapchain)"
             ))),
         }
     }
 
-    /// Records that the acquire with `slot`'s semaphore returned `image`.
+    /// Records that the acquire with `slot`'s semaphore returned `image`. The slot's
+    /// semaphore counts as signalled even when this fails (an image out of range, or one
+    /// already acquired): the slot is then blocked until the swapchain is recreated, never
+    /// handed out again with a signalled semaphore.
     ///
     /// ```
     /// # use vk_baton_passes::swapchain::SwapchainSync;
@@ -166,24 +228,32 @@ impl<C: IsComplete + Clone> SwapchainSync<C> {
     /// s.acquired(slot, 2).unwrap();
     /// ```
     pub fn acquired(&mut self, slot: usize, image: usize) -> Result<()> {
-        if image >= self.images.len() || slot >= self.slots.len() {
-            return Err(Error::Swapchain(format!(
-                "image {image} / slot {slot} out of range"
-            )));
+        if slot >= self.slots.len() {
+            return Err(Error::Swapchain(format!("slot {slot} out of range")));
         }
-        if self.images[image] == ImageState::Acquired {
-            return Err(Error::Swapchain(format!(
-                "image {image} acquired twice without a present"
-            )));
-        }
+        // The acquire succeeded: whatever happens below, the semaphore is signalled.
         self.slots[slot] = Slot::Acquired;
-        // The engine handed the image back: the present that used its semaphore has waited.
-        self.images[image] = ImageState::Acquired;
         self.frame += 1;
-        Ok(())
+        match self.images.get(image) {
+            None => Err(Error::Swapchain(format!(
+                "image {image} out of range; recreate the swapchain"
+            ))),
+            Some(ImageState::Acquired { .. }) => Err(Error::Swapchain(format!(
+                "image {image} acquired twice without a present; recreate the swapchain"
+            ))),
+            Some(ImageState::Idle) => {
+                // The engine handed the image back: the present that used its semaphore has
+                // waited.
+                self.images[image] = ImageState::Acquired { present: None };
+                Ok(())
+            }
+        }
     }
 
     /// Records that a submission waits on `slot`'s semaphore; `done` says when it completed.
+    /// Refused unless an acquire signalled the semaphore and no execution that reached (or
+    /// may reach) the GPU waits on it yet: a second wait on a binary semaphore with no new
+    /// signal would never be satisfied. Re-recording after a failed execution is fine.
     ///
     /// ```
     /// # use vk_baton_passes::swapchain::{IsComplete, SwapchainSync};
@@ -192,18 +262,25 @@ impl<C: IsComplete + Clone> SwapchainSync<C> {
     /// let slot = s.begin_acquire().unwrap();
     /// s.acquired(slot, 0).unwrap();
     /// s.submitted(slot, D).unwrap();
+    /// assert!(s.submitted(slot, D).is_err()); // the acquire pass executed twice
     /// ```
     pub fn submitted(&mut self, slot: usize, done: C) -> Result<()> {
         match self.slots.get(slot) {
-            Some(Slot::Acquired) | Some(Slot::InFlight(_)) => {
-                // Re-recording the same frame (a retried plan) replaces the token.
-                self.slots[slot] = Slot::InFlight(done);
-                Ok(())
+            Some(Slot::Acquired) => {}
+            Some(Slot::InFlight(c)) if outcome(c) == Outcome::Failed => {}
+            Some(Slot::InFlight(_)) => {
+                return Err(Error::Swapchain(format!(
+                    "the acquire semaphore of slot {slot} is already waited on by an execution; a frame's acquire pass executes once"
+                )))
             }
-            _ => Err(Error::Swapchain(format!(
-                "no acquire pending on slot {slot}"
-            ))),
+            _ => {
+                return Err(Error::Swapchain(format!(
+                    "no acquire pending on slot {slot}"
+                )))
+            }
         }
+        self.slots[slot] = Slot::InFlight(done);
+        Ok(())
     }
 
     /// The present semaphore (index) to signal for `image`: the image must be acquired and
@@ -216,7 +293,70 @@ impl<C: IsComplete + Clone> SwapchainSync<C> {
     /// ```
     pub fn present_semaphore(&self, image: usize) -> Result<usize> {
         match self.images.get(image) {
-            Some(ImageState::Acquired) => Ok(image),
+            Some(ImageState::Acquired { .. }) => Ok(image),
+            _ => Err(Error::Swapchain(format!("image {image} is not acquired"))),
+        }
+    }
+
+    /// Records that an execution (`done`) signals `image`'s present semaphore. Refused if
+    /// the image is not acquired, or if an earlier execution that did not fail already
+    /// signals it (the present pass recorded twice).
+    ///
+    /// ```
+    /// # use vk_baton_passes::swapchain::{IsComplete, SwapchainSync};
+    /// # #[derive(Clone)] struct D; impl IsComplete for D { fn is_complete(&self) -> bool { true } }
+    /// let mut s = SwapchainSync::<D>::new(1, 1);
+    /// let slot = s.begin_acquire().unwrap();
+    /// s.acquired(slot, 0).unwrap();
+    /// s.present_signalled(0, D).unwrap();
+    /// assert!(s.present_signalled(0, D).is_err());
+    /// ```
+    pub fn present_signalled(&mut self, image: usize, done: C) -> Result<()> {
+        match self.images.get(image) {
+            Some(ImageState::Acquired { present: None }) => {}
+            Some(ImageState::Acquired { present: Some(c) }) if outcome(c) == Outcome::Failed => {}
+            Some(ImageState::Acquired { present: Some(_) }) => {
+                return Err(Error::Swapchain(format!(
+                    "the present semaphore of image {image} is already signalled by an execution; a frame's present pass executes once"
+                )))
+            }
+            _ => {
+                return Err(Error::Swapchain(format!(
+                    "image {image} is not acquired"
+                )))
+            }
+        }
+        self.images[image] = ImageState::Acquired {
+            present: Some(done),
+        };
+        Ok(())
+    }
+
+    /// Checks that `image` may be presented: it is acquired, and an execution that did not
+    /// fail signals its present semaphore (otherwise `vkQueuePresentKHR` would wait on a
+    /// semaphore nothing signals).
+    ///
+    /// ```
+    /// # use vk_baton_passes::swapchain::{IsComplete, SwapchainSync};
+    /// # #[derive(Clone)] struct D; impl IsComplete for D { fn is_complete(&self) -> bool { true } }
+    /// let mut s = SwapchainSync::<D>::new(1, 1);
+    /// let slot = s.begin_acquire().unwrap();
+    /// s.acquired(slot, 0).unwrap();
+    /// assert!(s.ready_to_present(0).is_err()); // no present pass executed
+    /// s.present_signalled(0, D).unwrap();
+    /// s.ready_to_present(0).unwrap();
+    /// ```
+    pub fn ready_to_present(&self, image: usize) -> Result<()> {
+        match self.images.get(image) {
+            Some(ImageState::Acquired { present: Some(c) }) => match outcome(c) {
+                Outcome::Failed => Err(Error::Swapchain(format!(
+                    "the execution that was to signal the present semaphore of image {image} failed before reaching the GPU; execute the frame's present pass again before presenting"
+                ))),
+                Outcome::Done | Outcome::Pending => Ok(()),
+            },
+            Some(ImageState::Acquired { present: None }) => Err(Error::Swapchain(format!(
+                "no execution signals the present semaphore of image {image}: insert the frame's present pass and execute the graph before presenting"
+            ))),
             _ => Err(Error::Swapchain(format!("image {image} is not acquired"))),
         }
     }
@@ -293,6 +433,36 @@ pub enum PresentOutcome {
 
 struct Shared {
     sync: Mutex<SwapchainSync<CompletionToken>>,
+    /// Set when the swapchain is recreated or dropped: its semaphores are destroyed, and the
+    /// frames and passes holding their handles must not use them.
+    retired: AtomicBool,
+}
+
+impl Shared {
+    fn new(frames_in_flight: usize, images: usize) -> Arc<Self> {
+        Arc::new(Self {
+            sync: Mutex::new(SwapchainSync::new(frames_in_flight, images)),
+            retired: AtomicBool::new(false),
+        })
+    }
+
+    fn retired(&self) -> bool {
+        self.retired.load(Ordering::Acquire)
+    }
+
+    fn retire(&self) {
+        self.retired.store(true, Ordering::Release);
+    }
+
+    /// Fails if the swapchain `what` came from was recreated or dropped.
+    fn check_live(&self, what: &dyn std::fmt::Debug) -> Result<()> {
+        if self.retired() {
+            return Err(Error::Swapchain(format!(
+                "{what:?} belongs to a swapchain since recreated or dropped (its semaphores are destroyed); acquire a new frame"
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// One acquired image: what the frame's acquire and present passes use.
@@ -383,8 +553,10 @@ impl Frame {
     /// ```
     pub fn present_pass(&self) -> SwapchainPresent {
         SwapchainPresent {
+            index: self.index,
             semaphore: self.present_semaphore,
             image: self.image.clone(),
+            shared: self.shared.clone(),
         }
     }
 }
@@ -418,10 +590,16 @@ impl std::fmt::Debug for SwapchainAcquire {
 
 impl Pass for SwapchainAcquire {
     fn declare(&self, d: &mut Declare<'_>) {
+        if self.shared.retired() {
+            // The semaphore and the image are destroyed: declare neither; `record` fails.
+            log::error!("{self:?}: its swapchain was recreated or dropped");
+            return;
+        }
         d.wait_binary(self.semaphore, Some(&self.image));
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        self.shared.check_live(self)?;
         log::trace!(
             "{}: waits for `{}` (slot {})",
             r.pass_name(),
@@ -446,25 +624,42 @@ impl Pass for SwapchainAcquire {
 /// # }
 /// ```
 pub struct SwapchainPresent {
+    index: u32,
     semaphore: vk::Semaphore,
     image: Arc<StImage>,
+    shared: Arc<Shared>,
 }
 
 impl std::fmt::Debug for SwapchainPresent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "SwapchainPresent(`{}`)", self.image.name())
+        write!(
+            f,
+            "SwapchainPresent(image {}, `{}`)",
+            self.index,
+            self.image.name()
+        )
     }
 }
 
 impl Pass for SwapchainPresent {
     fn declare(&self, d: &mut Declare<'_>) {
+        if self.shared.retired() {
+            // The semaphore and the image are destroyed: declare neither; `record` fails.
+            log::error!("{self:?}: its swapchain was recreated or dropped");
+            return;
+        }
         d.image(&self.image, Access::PRESENT);
         d.signal_binary(self.semaphore);
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        self.shared.check_live(self)?;
         log::trace!("{}: `{}` to present", r.pass_name(), self.image.name());
-        Ok(())
+        self.shared
+            .sync
+            .lock()
+            .present_signalled(self.index as usize, r.completion())
+            .map_err(vk_baton::Error::from)
     }
 }
 
@@ -581,9 +776,7 @@ impl Swapchain {
             images: Vec::new(),
             acquire_semaphores: Vec::new(),
             present_semaphores: Vec::new(),
-            shared: Arc::new(Shared {
-                sync: Mutex::new(SwapchainSync::new(1, 0)),
-            }),
+            shared: Shared::new(1, 0),
         };
         sc.build(vk::SwapchainKHR::null())?;
         Ok(sc)
@@ -667,7 +860,10 @@ impl Swapchain {
             return Ok(AcquireOutcome::OutOfDate);
         }
         let slot = self.shared.sync.lock().begin_acquire()?;
-        let sem = self.acquire_semaphores[slot];
+        let sem = *self
+            .acquire_semaphores
+            .get(slot)
+            .ok_or_else(|| Error::Swapchain(format!("no acquire semaphore for slot {slot}")))?;
         // SAFETY: live swapchain; the semaphore is unsignalled with no pending operation
         // (checked by the bookkeeping above).
         let r = unsafe {
@@ -682,14 +878,24 @@ impl Swapchain {
             }
             Err(e) => return Err(Error::vk("vkAcquireNextImageKHR", e)),
         };
+        // Checks `index` against the images (which match the present semaphores): on failure
+        // the slot stays blocked with its signalled semaphore until the next recreate.
         self.shared.sync.lock().acquired(slot, index as usize)?;
+        let (Some(image), Some(&present_semaphore)) = (
+            self.images.get(index as usize),
+            self.present_semaphores.get(index as usize),
+        ) else {
+            return Err(Error::Swapchain(format!(
+                "image {index} has no present semaphore; recreate the swapchain"
+            )));
+        };
         Ok(AcquireOutcome::Acquired(Frame {
             swapchain: self.handle,
             slot,
             index,
-            image: self.images[index as usize].clone(),
+            image: image.clone(),
             acquire_semaphore: sem,
-            present_semaphore: self.present_semaphores[index as usize],
+            present_semaphore,
             suboptimal,
             shared: self.shared.clone(),
         }))
@@ -704,15 +910,18 @@ impl Swapchain {
     /// # Ok(()) }
     /// ```
     pub fn present(&self, queue: &Queue, frame: &Frame) -> Result<PresentOutcome> {
+        frame.shared.check_live(frame)?;
         if frame.swapchain != self.handle || !Arc::ptr_eq(&frame.shared, &self.shared) {
             return Err(Error::Swapchain(format!(
                 "{frame:?} was acquired from a swapchain since recreated; acquire again"
             )));
         }
+        // The frame's present pass must have been executed, by an execution that did not
+        // fail: otherwise the present would wait on a semaphore nothing signals.
         self.shared
             .sync
             .lock()
-            .present_semaphore(frame.index as usize)?;
+            .ready_to_present(frame.index as usize)?;
         let waits = [frame.present_semaphore];
         let swapchains = [self.handle];
         let indices = [frame.index];
@@ -756,6 +965,8 @@ impl Swapchain {
         }
         // SAFETY: waiting for idle has no preconditions on a live device.
         unsafe { self.device.device_wait_idle() }.map_err(|e| Error::vk("vkDeviceWaitIdle", e))?;
+        // Frames and passes of the old swapchain hold handles about to be destroyed.
+        self.shared.retire();
         let old = std::mem::take(&mut self.handle);
         self.destroy_semaphores();
         self.images.clear();
@@ -804,9 +1015,7 @@ impl Swapchain {
     fn build(&mut self, old: vk::SwapchainKHR) -> Result<bool> {
         // Frames and passes of an earlier swapchain keep the old bookkeeping, so they can
         // neither corrupt nor pass for this one's.
-        self.shared = Arc::new(Shared {
-            sync: Mutex::new(SwapchainSync::new(self.config.frames_in_flight.max(1), 0)),
-        });
+        self.shared = Shared::new(self.config.frames_in_flight.max(1), 0);
         let (sf, pd, surface) = (&self.surface_fn, self.physical_device, self.surface);
         // SAFETY: plain queries on live handles.
         let caps = unsafe { sf.get_physical_device_surface_capabilities(pd, surface) }
@@ -875,6 +1084,30 @@ impl Swapchain {
                 return Err(Error::vk("vkGetSwapchainImagesKHR", e));
             }
         };
+        // All semaphores or none: a partial set would leave slots without semaphores.
+        let frames = self.config.frames_in_flight.max(1);
+        let mut semaphores = Vec::with_capacity(frames + raw.len());
+        for _ in 0..frames + raw.len() {
+            // SAFETY: plain object creation on a live device.
+            match unsafe {
+                self.device
+                    .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
+            } {
+                Ok(s) => semaphores.push(s),
+                Err(e) => {
+                    for s in semaphores {
+                        // SAFETY: created above and never used.
+                        unsafe { self.device.destroy_semaphore(s, None) };
+                    }
+                    // SAFETY: never used (no image acquired); its handle is stored nowhere,
+                    // so the swapchain stays absent (acquire reports out-of-date).
+                    unsafe { self.swapchain_fn.destroy_swapchain(handle, None) };
+                    return Err(Error::vk("vkCreateSemaphore", e));
+                }
+            }
+        }
+        self.present_semaphores = semaphores.split_off(frames);
+        self.acquire_semaphores = semaphores;
         self.handle = handle;
         self.format = format;
         self.extent = extent;
@@ -893,20 +1126,6 @@ impl Swapchain {
                 ))
             })
             .collect();
-        let frames = self.config.frames_in_flight.max(1);
-        for i in 0..frames + raw.len() {
-            // SAFETY: plain object creation on a live device.
-            let s = unsafe {
-                self.device
-                    .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
-            }
-            .map_err(|e| Error::vk("vkCreateSemaphore", e))?;
-            if i < frames {
-                self.acquire_semaphores.push(s);
-            } else {
-                self.present_semaphores.push(s);
-            }
-        }
         *self.shared.sync.lock() = SwapchainSync::new(frames, raw.len());
         log::info!(
             "swapchain {handle:?}: {} images {:?} {:?}, {mode:?}, {frames} frames in flight",
@@ -925,6 +1144,7 @@ impl Drop for Swapchain {
         if let Err(e) = unsafe { self.device.device_wait_idle() } {
             log::error!("vkDeviceWaitIdle failed while dropping the swapchain: {e}");
         }
+        self.shared.retire();
         self.destroy_semaphores();
         self.images.clear();
         if self.handle != vk::SwapchainKHR::null() {
@@ -940,17 +1160,166 @@ mod tests {
     use std::cell::Cell;
     use std::rc::Rc;
 
+    /// A token: `done` completes it, `failed` makes it a failed execution (never complete).
     #[derive(Clone)]
-    struct Fake(Rc<Cell<bool>>);
+    struct Fake {
+        done: Rc<Cell<bool>>,
+        failed: Rc<Cell<bool>>,
+    }
     impl IsComplete for Fake {
         fn is_complete(&self) -> bool {
-            self.0.get()
+            self.done.get() && !self.failed.get()
+        }
+        fn failed(&self) -> bool {
+            self.failed.get()
         }
     }
 
     fn fake() -> (Fake, Rc<Cell<bool>>) {
-        let c = Rc::new(Cell::new(false));
-        (Fake(c.clone()), c)
+        let f = Fake {
+            done: Rc::new(Cell::new(false)),
+            failed: Rc::new(Cell::new(false)),
+        };
+        let done = f.done.clone();
+        (f, done)
+    }
+
+    fn failing() -> (Fake, Rc<Cell<bool>>) {
+        let (f, _) = fake();
+        let failed = f.failed.clone();
+        (f, failed)
+    }
+
+    #[test]
+    fn a_failed_execution_leaves_its_slot_acquired_not_in_flight() {
+        let mut s = SwapchainSync::<Fake>::new(1, 2);
+        let slot = s.begin_acquire().unwrap();
+        s.acquired(slot, 0).unwrap();
+        let (t, failed) = failing();
+        s.submitted(slot, t).unwrap();
+        // Pending: the slot is in flight.
+        assert!(matches!(
+            s.begin_acquire(),
+            Err(Error::FrameInFlight { slot: 0 })
+        ));
+        // The execution failed before reaching the GPU: the semaphore is still signalled.
+        // The slot is neither in flight forever nor free.
+        failed.set(true);
+        assert!(matches!(s.begin_acquire(), Err(Error::Swapchain(_))));
+        assert!(matches!(s.begin_acquire(), Err(Error::Swapchain(_))));
+        // Recording the frame again (a new graph) waits on it; once that completes, the
+        // slot is free.
+        let (t2, done2) = fake();
+        s.submitted(slot, t2).unwrap();
+        assert!(matches!(
+            s.begin_acquire(),
+            Err(Error::FrameInFlight { slot: 0 })
+        ));
+        done2.set(true);
+        assert_eq!(s.begin_acquire().unwrap(), 0);
+    }
+
+    #[test]
+    fn a_failed_slot_is_not_freed_when_the_rotation_comes_back() {
+        let mut s = SwapchainSync::<Fake>::new(2, 3);
+        let (t0, failed0) = failing();
+        let slot0 = s.begin_acquire().unwrap();
+        s.acquired(slot0, 0).unwrap();
+        s.submitted(slot0, t0).unwrap();
+        failed0.set(true);
+        let (t1, done1) = fake();
+        let slot1 = s.begin_acquire().unwrap();
+        s.acquired(slot1, 1).unwrap();
+        s.submitted(slot1, t1).unwrap();
+        s.present_signalled(1, fake().0).unwrap();
+        s.presented(1).unwrap();
+        done1.set(true);
+        // Slot 0 again: its semaphore is still signalled.
+        assert!(matches!(s.begin_acquire(), Err(Error::Swapchain(_))));
+    }
+
+    #[test]
+    fn the_acquire_pass_executes_once() {
+        let mut s = SwapchainSync::<Fake>::new(1, 1);
+        let slot = s.begin_acquire().unwrap();
+        s.acquired(slot, 0).unwrap();
+        let (t, done) = fake();
+        s.submitted(slot, t).unwrap();
+        // A second execution (pending or complete first one) would wait on an unsignalled
+        // binary semaphore.
+        assert!(matches!(
+            s.submitted(slot, fake().0),
+            Err(Error::Swapchain(_))
+        ));
+        done.set(true);
+        assert!(matches!(
+            s.submitted(slot, fake().0),
+            Err(Error::Swapchain(_))
+        ));
+        // Nothing acquired on a free slot.
+        assert_eq!(s.begin_acquire().unwrap(), 0);
+        assert!(s.submitted(slot, fake().0).is_err());
+        assert!(s.submitted(9, fake().0).is_err());
+    }
+
+    #[test]
+    fn present_needs_an_executed_present_pass() {
+        let mut s = SwapchainSync::<Fake>::new(2, 2);
+        let slot = s.begin_acquire().unwrap();
+        s.acquired(slot, 1).unwrap();
+        s.submitted(slot, fake().0).unwrap();
+        // No present signal submitted.
+        assert!(matches!(s.ready_to_present(1), Err(Error::Swapchain(_))));
+        assert!(s.ready_to_present(0).is_err()); // not acquired
+        assert!(s.present_signalled(0, fake().0).is_err()); // not acquired
+        let (t, failed) = failing();
+        s.present_signalled(1, t).unwrap();
+        s.ready_to_present(1).unwrap();
+        // The present pass recorded twice (the same or a later graph) is refused.
+        assert!(matches!(
+            s.present_signalled(1, fake().0),
+            Err(Error::Swapchain(_))
+        ));
+        // Its execution failed: presenting is refused until the pass executes again.
+        failed.set(true);
+        assert!(matches!(s.ready_to_present(1), Err(Error::Swapchain(_))));
+        let (t2, done2) = fake();
+        s.present_signalled(1, t2).unwrap();
+        s.ready_to_present(1).unwrap(); // pending is fine: the signal is submitted
+        done2.set(true);
+        s.ready_to_present(1).unwrap();
+        s.presented(1).unwrap();
+        assert!(s.ready_to_present(1).is_err());
+        assert!(s.present_signalled(1, fake().0).is_err());
+        // Re-acquiring the image clears the old signal.
+        let slot = s.begin_acquire().unwrap();
+        s.acquired(slot, 1).unwrap();
+        assert!(s.ready_to_present(1).is_err());
+        s.present_signalled(1, fake().0).unwrap();
+    }
+
+    #[test]
+    fn a_failed_acquired_keeps_the_slot_signalled() {
+        let mut s = SwapchainSync::<Fake>::new(1, 2);
+        let slot = s.begin_acquire().unwrap();
+        // The engine returned an image the bookkeeping cannot take: the semaphore is
+        // signalled all the same, so the slot is never handed out as free.
+        assert!(s.acquired(slot, 7).is_err());
+        assert!(matches!(s.begin_acquire(), Err(Error::Swapchain(_))));
+        let mut s = SwapchainSync::<Fake>::new(2, 2);
+        let slot0 = s.begin_acquire().unwrap();
+        s.acquired(slot0, 0).unwrap();
+        s.submitted(slot0, fake().0).unwrap();
+        let slot1 = s.begin_acquire().unwrap();
+        assert!(s.acquired(slot1, 0).is_err()); // image 0 acquired twice
+        let (t, done) = fake();
+        done.set(true);
+        // Slot 1 holds a signalled semaphore: a later rotation onto it is refused.
+        s.slots[slot0] = Slot::InFlight(t);
+        assert_eq!(s.begin_acquire().unwrap(), 0);
+        s.acquired(0, 1).unwrap();
+        assert!(matches!(s.begin_acquire(), Err(Error::Swapchain(_))));
+        assert!(s.acquired(5, 0).is_err());
     }
 
     #[test]
