@@ -31,7 +31,32 @@ use vk_baton::{
 struct Inner {
     name: String,
     staging: Arc<StBuffer>,
-    token: Mutex<Option<CompletionToken>>,
+    latest: Mutex<Latest>,
+}
+
+/// The latest execution that recorded the pass.
+#[derive(Debug, Default)]
+struct Latest {
+    /// Bumped each time an execution records the pass (before it can reach the GPU), so a
+    /// read can tell that another execution started writing the staging buffer meanwhile.
+    generation: u64,
+    token: Option<CompletionToken>,
+}
+
+/// Runs `copy` between two `snapshot`s (the generation of the latest execution, once it
+/// completed): the bytes are from one completed execution only if both snapshots succeed and
+/// agree. A re-execution recorded in between (it may have overwritten part of the bytes)
+/// gives [`Error::NotReady`]: its own bytes are not ready yet.
+fn read_consistent(
+    snapshot: impl Fn() -> Result<u64>,
+    copy: impl FnOnce() -> Result<()>,
+) -> Result<()> {
+    let before = snapshot()?;
+    copy()?;
+    if snapshot()? != before {
+        return Err(Error::NotReady);
+    }
+    Ok(())
 }
 
 /// Reads a download's bytes once its execution has completed. Cheap to clone; outlives the
@@ -54,7 +79,7 @@ impl Download {
         Self(Arc::new(Inner {
             name,
             staging,
-            token: Mutex::new(None),
+            latest: Mutex::new(Latest::default()),
         }))
     }
 
@@ -89,11 +114,19 @@ impl Download {
     /// # }
     /// ```
     pub fn check(&self) -> Result<()> {
-        let token = self.0.token.lock().clone();
+        self.completed_generation().map(drop)
+    }
+
+    /// The generation of the latest execution, once it has completed.
+    fn completed_generation(&self) -> Result<u64> {
+        let (generation, token) = {
+            let l = self.0.latest.lock();
+            (l.generation, l.token.clone())
+        };
         match token {
             None => Err(Error::NotExecuted(self.0.name.clone())),
             Some(t) => match t.check() {
-                Ok(()) => Ok(()),
+                Ok(()) => Ok(generation),
                 Err(vk_baton::Error::NotReady) => Err(Error::NotReady),
                 Err(e) => Err(e.into()),
             },
@@ -128,11 +161,12 @@ impl Download {
                 out.len()
             )));
         }
-        self.check()?;
-        self.0.staging.read(0, out)?;
-        // Re-check: an execution recorded while we copied would make the bytes stale.
-        self.check()?;
-        Ok(())
+        // An execution recorded while we copy (even one complete by the second look) may
+        // have overwritten part of the bytes: compare generations, not just completion.
+        read_consistent(
+            || self.completed_generation(),
+            || Ok(self.0.staging.read(0, out)?),
+        )
     }
 
     /// The downloaded bytes, once the execution has completed.
@@ -160,7 +194,9 @@ impl Download {
     }
 
     fn recorded(&self, r: &Recorder<'_>) {
-        *self.0.token.lock() = Some(r.completion());
+        let mut l = self.0.latest.lock();
+        l.generation = l.generation.wrapping_add(1);
+        l.token = Some(r.completion());
     }
 
     fn host_barrier(&self, r: &Recorder<'_>) {
@@ -192,7 +228,7 @@ impl std::fmt::Debug for Download {
             "Download(`{}`, {} bytes, {:?})",
             self.0.name,
             self.len(),
-            self.0.token.lock()
+            self.0.latest.lock().token
         )
     }
 }
@@ -414,5 +450,54 @@ impl Pass for DownloadImage {
         self.handle.host_barrier(r);
         self.handle.recorded(r);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    #[test]
+    fn a_read_racing_a_re_execution_is_refused() {
+        // No execution recorded meanwhile: the bytes stand.
+        let generation = Cell::new(3u64);
+        assert!(read_consistent(|| Ok(generation.get()), || Ok(())).is_ok());
+        // A new execution recorded (and even completed) during the copy: refused, although
+        // both snapshots say "complete".
+        let r = read_consistent(
+            || Ok(generation.get()),
+            || {
+                generation.set(4);
+                Ok(())
+            },
+        );
+        assert!(matches!(r, Err(Error::NotReady)));
+        // The new execution still running at the second look: refused as well.
+        let running = Cell::new(false);
+        let r = read_consistent(
+            || {
+                if running.get() {
+                    Err(Error::NotReady)
+                } else {
+                    Ok(1)
+                }
+            },
+            || {
+                running.set(true);
+                Ok(())
+            },
+        );
+        assert!(matches!(r, Err(Error::NotReady)));
+        // Not ready before: nothing is copied.
+        let copied = Cell::new(false);
+        let r = read_consistent(
+            || Err(Error::NotReady),
+            || {
+                copied.set(true);
+                Ok(())
+            },
+        );
+        assert!(r.is_err() && !copied.get());
     }
 }
