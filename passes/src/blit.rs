@@ -52,10 +52,19 @@ fn check_side(
         y: offsets[0].y.max(offsets[1].y),
         z: offsets[0].z.max(offsets[1].z),
     };
+    // In i64: the difference of two i32 offsets may not fit an i32 (or a u32).
+    let span = |lo: i32, hi: i32| {
+        u32::try_from(i64::from(hi) - i64::from(lo)).map_err(|_| {
+            Error::InvalidRegion(format!(
+                "{what}: offsets {offsets:?} span more than {} texels",
+                u32::MAX
+            ))
+        })
+    };
     let extent = vk::Extent3D {
-        width: (hi.x - lo.x) as u32,
-        height: (hi.y - lo.y) as u32,
-        depth: (hi.z - lo.z) as u32,
+        width: span(lo.x, hi.x)?,
+        height: span(lo.y, hi.y)?,
+        depth: span(lo.z, hi.z)?,
     };
     crate::util::check_image_region(what, desc, sub, lo, extent)
 }
@@ -275,5 +284,47 @@ pub(crate) fn level_blit(desc: &ImageDesc, level: u32) -> vk::ImageBlit {
             vk::Offset3D::default(),
             corner(mip_extent(desc.extent, level)),
         ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hostile_blit_offsets_are_errors_not_panics() {
+        let desc = ImageDesc::new_2d(
+            8,
+            8,
+            vk::Format::R8G8B8A8_UNORM,
+            vk::ImageUsageFlags::TRANSFER_DST,
+        );
+        let sub = vk::ImageSubresourceLayers {
+            aspect_mask: vk::ImageAspectFlags::COLOR,
+            mip_level: 0,
+            base_array_layer: 0,
+            layer_count: 1,
+        };
+        let o = |x, y, z| vk::Offset3D { x, y, z };
+        assert!(check_side("t", &desc, &sub, &[o(0, 0, 0), o(8, 8, 1)]).is_ok());
+        // Mirrored offsets are fine.
+        assert!(check_side("t", &desc, &sub, &[o(8, 8, 1), o(0, 0, 0)]).is_ok());
+        for offsets in [
+            [o(i32::MIN, 0, 0), o(i32::MAX, 8, 1)],
+            [o(i32::MAX, 0, 0), o(i32::MIN, 8, 1)],
+            [o(0, i32::MIN, 0), o(8, i32::MAX, 1)],
+            [o(0, 0, i32::MIN), o(8, 8, i32::MAX)],
+            [o(-1, 0, 0), o(8, 8, 1)],
+            [o(0, 0, 0), o(i32::MAX, 8, 1)],
+            [o(4, 0, 0), o(4, 8, 1)],
+        ] {
+            assert!(
+                matches!(
+                    check_side("t", &desc, &sub, &offsets),
+                    Err(Error::InvalidRegion(_))
+                ),
+                "{offsets:?}"
+            );
+        }
     }
 }

@@ -398,7 +398,20 @@ pub(crate) fn packed_levels(img: &StImage) -> Result<(Vec<vk::BufferImageCopy>, 
     for level in 0..d.mip_levels {
         let e = crate::util::mip_extent(d.extent, level);
         regions.push(whole_level_region(img, level, offset));
-        offset += e.width as u64 * e.height as u64 * e.depth as u64 * d.array_layers as u64 * texel;
+        offset = (e.width as u64)
+            .checked_mul(e.height as u64)
+            .and_then(|v| v.checked_mul(e.depth as u64))
+            .and_then(|v| v.checked_mul(d.array_layers as u64))
+            .and_then(|v| v.checked_mul(texel))
+            .and_then(|v| v.checked_add(offset))
+            .ok_or_else(|| {
+                Error::InvalidRegion(format!(
+                    "the packed size of `{}` ({:?}, {} layers) overflows",
+                    img.name(),
+                    d.extent,
+                    d.array_layers
+                ))
+            })?;
     }
     Ok((regions, offset))
 }

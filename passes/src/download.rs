@@ -412,8 +412,17 @@ impl DownloadImage {
         src: Arc<StImage>,
         regions: &[vk::BufferImageCopy],
     ) -> Result<Self> {
+        // Regions are checked against the image before they size the staging buffer: a
+        // hostile region is an error, not a huge allocation or an overflow.
         let mut size = 0u64;
         for r in regions {
+            crate::util::check_image_region(
+                "DownloadImage",
+                src.desc(),
+                &r.image_subresource,
+                r.image_offset,
+                r.image_extent,
+            )?;
             size = size.max(crate::util::buffer_image_bytes(src.desc().format, r)?.end);
         }
         if size == 0 {

@@ -201,13 +201,21 @@ pub(crate) fn check_image_region(
     ))
 }
 
-/// The bytes a buffer↔image copy region touches in the buffer.
+/// The bytes a buffer↔image copy region touches in the buffer. Every step is checked: a
+/// region with an empty extent, a row length or image height smaller than the extent, or a
+/// footprint past `u64::MAX` (hostile row lengths, heights, layer counts, offsets) is an
+/// [`Error::InvalidRegion`], never a panic or a wrapped size.
 pub(crate) fn buffer_image_bytes(
     format: vk::Format,
     region: &vk::BufferImageCopy,
 ) -> Result<Range<u64>> {
     let texel = texel_size_or_err(format, region.image_subresource.aspect_mask)?;
     let e = region.image_extent;
+    if e.width == 0 || e.height == 0 || e.depth == 0 {
+        return Err(Error::InvalidRegion(format!(
+            "buffer↔image copy with an empty extent {e:?}"
+        )));
+    }
     let row = if region.buffer_row_length == 0 {
         e.width
     } else {
@@ -223,9 +231,25 @@ pub(crate) fn buffer_image_bytes(
             "buffer row length {row} / image height {height} smaller than the extent {e:?}"
         )));
     }
-    let slices = (e.depth as u64).max(1) * (region.image_subresource.layer_count as u64).max(1);
-    let last_texel = (slices - 1) * height * row + (e.height as u64 - 1) * row + e.width as u64;
-    Ok(region.buffer_offset..region.buffer_offset + last_texel * texel)
+    let layers = region.image_subresource.layer_count as u64;
+    let end = (|| {
+        let slices = (e.depth as u64).checked_mul(layers.max(1))?;
+        let last_texel = (slices - 1)
+            .checked_mul(height)?
+            .checked_mul(row)?
+            .checked_add((e.height as u64 - 1).checked_mul(row)?)?
+            .checked_add(e.width as u64)?;
+        region
+            .buffer_offset
+            .checked_add(last_texel.checked_mul(texel)?)
+    })()
+    .ok_or_else(|| {
+        Error::InvalidRegion(format!(
+            "the buffer footprint of a copy at offset {} (row length {row}, image height {height}, extent {e:?}, {layers} layers) overflows",
+            region.buffer_offset
+        ))
+    })?;
+    Ok(region.buffer_offset..end)
 }
 
 /// `access` restricted to queues with `caps` (e.g. a blit needs GRAPHICS).
@@ -319,6 +343,75 @@ mod tests {
         // Two layers of 4 rows of 16 texels, the last row only 8 texels long.
         let r = buffer_image_bytes(vk::Format::R8G8B8A8_UNORM, &region).unwrap();
         assert_eq!(r, 100..100 + (4 * 16 + 3 * 16 + 8) * 4);
+    }
+
+    #[test]
+    fn hostile_buffer_image_regions_are_errors_not_panics() {
+        let base = vk::BufferImageCopy {
+            buffer_offset: 0,
+            buffer_row_length: 0,
+            buffer_image_height: 0,
+            image_subresource: vk::ImageSubresourceLayers {
+                aspect_mask: vk::ImageAspectFlags::COLOR,
+                mip_level: 0,
+                base_array_layer: 0,
+                layer_count: 1,
+            },
+            image_offset: vk::Offset3D::default(),
+            image_extent: vk::Extent3D {
+                width: 4,
+                height: 4,
+                depth: 1,
+            },
+        };
+        let f = vk::Format::R32G32B32A32_SFLOAT;
+        assert!(buffer_image_bytes(f, &base).is_ok());
+        let hostile = [
+            vk::BufferImageCopy {
+                buffer_offset: u64::MAX - 8,
+                ..base
+            },
+            vk::BufferImageCopy {
+                buffer_row_length: u32::MAX,
+                buffer_image_height: u32::MAX,
+                image_subresource: vk::ImageSubresourceLayers {
+                    layer_count: u32::MAX,
+                    ..base.image_subresource
+                },
+                image_extent: vk::Extent3D {
+                    width: u32::MAX,
+                    height: u32::MAX,
+                    depth: u32::MAX,
+                },
+                ..base
+            },
+            vk::BufferImageCopy {
+                image_extent: vk::Extent3D {
+                    width: 4,
+                    height: 0,
+                    depth: 1,
+                },
+                ..base
+            },
+            vk::BufferImageCopy {
+                image_extent: vk::Extent3D {
+                    width: 0,
+                    height: 4,
+                    depth: 1,
+                },
+                ..base
+            },
+            vk::BufferImageCopy {
+                buffer_row_length: 2,
+                ..base
+            },
+        ];
+        for r in &hostile {
+            assert!(
+                matches!(buffer_image_bytes(f, r), Err(Error::InvalidRegion(_))),
+                "{r:?}"
+            );
+        }
     }
 
     #[test]

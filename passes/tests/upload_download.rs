@@ -215,3 +215,118 @@ fn image_upload_regions_into_one_mip_and_layer() {
     assert!(UploadImage::new(&ctx.device, &ctx.allocator, img, &base[1..]).is_err());
     assert_clean(&ctx);
 }
+
+/// Hostile regions (huge row lengths, image heights, layer counts, offsets; blit offsets at
+/// the ends of i32) are errors from the constructors: no panic, no wrapped staging size.
+#[test]
+fn hostile_regions_are_errors_not_panics() {
+    let ctx = ctx();
+    let img = image(&ctx, 8, 8, vk::Format::R8G8B8A8_UNORM, 1, 2, "img");
+    let buf = buffer(&ctx, 4096, "buf");
+    let base = vk::BufferImageCopy {
+        buffer_offset: 0,
+        buffer_row_length: 0,
+        buffer_image_height: 0,
+        image_subresource: vk::ImageSubresourceLayers {
+            aspect_mask: vk::ImageAspectFlags::COLOR,
+            mip_level: 0,
+            base_array_layer: 0,
+            layer_count: 1,
+        },
+        image_offset: vk::Offset3D::default(),
+        image_extent: vk::Extent3D {
+            width: 8,
+            height: 8,
+            depth: 1,
+        },
+    };
+    let hostile = [
+        vk::BufferImageCopy {
+            buffer_offset: u64::MAX - 3,
+            ..base
+        },
+        vk::BufferImageCopy {
+            buffer_row_length: u32::MAX,
+            buffer_image_height: u32::MAX,
+            ..base
+        },
+        vk::BufferImageCopy {
+            image_subresource: vk::ImageSubresourceLayers {
+                base_array_layer: 1,
+                layer_count: u32::MAX,
+                ..base.image_subresource
+            },
+            ..base
+        },
+        vk::BufferImageCopy {
+            image_offset: vk::Offset3D {
+                x: i32::MAX,
+                y: 0,
+                z: 0,
+            },
+            ..base
+        },
+        vk::BufferImageCopy {
+            image_extent: vk::Extent3D {
+                width: u32::MAX,
+                height: u32::MAX,
+                depth: u32::MAX,
+            },
+            ..base
+        },
+        vk::BufferImageCopy {
+            image_extent: vk::Extent3D {
+                width: 8,
+                height: 0,
+                depth: 1,
+            },
+            ..base
+        },
+    ];
+    let data = vec![0u8; 256];
+    for r in &hostile {
+        let is_region_error = |e: &Error| matches!(e, Error::InvalidRegion(_));
+        let e =
+            DownloadImage::regions(&ctx.device, &ctx.allocator, img.clone(), &[*r]).unwrap_err();
+        // A huge row length on a valid region may only fail at the staging allocation.
+        assert!(
+            is_region_error(&e) || r.buffer_row_length == u32::MAX,
+            "{r:?}: {e}"
+        );
+        let e = UploadImage::regions(&ctx.device, &ctx.allocator, img.clone(), &data, &[*r])
+            .unwrap_err();
+        assert!(is_region_error(&e), "{r:?}: {e}");
+        let e = vk_baton_passes::CopyBufferToImage::regions(buf.clone(), img.clone(), &[*r])
+            .unwrap_err();
+        assert!(is_region_error(&e), "{r:?}: {e}");
+        let e = vk_baton_passes::CopyImageToBuffer::regions(img.clone(), buf.clone(), &[*r])
+            .unwrap_err();
+        assert!(is_region_error(&e), "{r:?}: {e}");
+    }
+    let support = vk_baton_passes::FormatSupport::new(&ctx.instance, ctx.physical_device);
+    let dst = image(&ctx, 8, 8, vk::Format::R8G8B8A8_UNORM, 1, 2, "dst");
+    let o = |x, y, z| vk::Offset3D { x, y, z };
+    for offsets in [
+        [o(i32::MIN, 0, 0), o(i32::MAX, 8, 1)],
+        [o(0, i32::MAX, 0), o(8, i32::MIN, 1)],
+        [o(0, 0, i32::MIN), o(8, 8, i32::MAX)],
+    ] {
+        let sub = base.image_subresource;
+        let region = vk::ImageBlit {
+            src_subresource: sub,
+            src_offsets: offsets,
+            dst_subresource: sub,
+            dst_offsets: [o(0, 0, 0), o(8, 8, 1)],
+        };
+        let e = vk_baton_passes::ImageBlit::regions(
+            &support,
+            img.clone(),
+            dst.clone(),
+            &[region],
+            vk::Filter::NEAREST,
+        )
+        .unwrap_err();
+        assert!(matches!(e, Error::InvalidRegion(_)), "{offsets:?}: {e}");
+    }
+    assert_clean(&ctx);
+}
