@@ -379,9 +379,51 @@ pub(crate) fn whole_level_region(img: &StImage, level: u32, offset: u64) -> vk::
     }
 }
 
-/// Tightly packed regions for every mip level (all layers) of `img`, one after the other,
-/// and the total size in bytes. Fails for depth+stencil formats (copy one aspect at a time)
-/// and formats of unknown texel size.
+/// The alignment of a buffer offset in a buffer↔image copy: a multiple of the texel size
+/// (every format) and of 4 (depth/stencil formats, and any copy on a queue without graphics
+/// or compute), so `lcm(texel, 4)`.
+pub(crate) fn copy_offset_alignment(texel: u64) -> u64 {
+    let gcd = |mut a: u64, mut b: u64| {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    };
+    let t = texel.max(1);
+    t / gcd(t, 4) * 4
+}
+
+/// The buffer offset of every mip level of an image of `extent` with `layers` layers and
+/// `texel`-byte texels, levels one after the other (layers packed within a level), each
+/// level starting at a multiple of [`copy_offset_alignment`]; and the total size. `None` on
+/// overflow.
+pub(crate) fn packed_offsets(
+    extent: vk::Extent3D,
+    mips: u32,
+    layers: u32,
+    texel: u64,
+) -> Option<(Vec<u64>, u64)> {
+    let align = copy_offset_alignment(texel);
+    let mut offset = 0u64;
+    let mut offsets = Vec::with_capacity(mips as usize);
+    for level in 0..mips {
+        offset = offset.checked_next_multiple_of(align)?;
+        offsets.push(offset);
+        let e = crate::util::mip_extent(extent, level);
+        offset = (e.width as u64)
+            .checked_mul(e.height as u64)?
+            .checked_mul(e.depth as u64)?
+            .checked_mul(layers as u64)?
+            .checked_mul(texel)?
+            .checked_add(offset)?;
+    }
+    Some((offsets, offset))
+}
+
+/// Regions for every mip level (all layers) of `img`, each tightly packed, one after the
+/// other with each level's offset rounded up to [`copy_offset_alignment`]; and the total size
+/// in bytes. Fails for depth+stencil formats (copy one aspect at a time) and formats of
+/// unknown texel size.
 pub(crate) fn packed_levels(img: &StImage) -> Result<(Vec<vk::BufferImageCopy>, u64)> {
     let d = img.desc();
     let aspect = d.aspect();
@@ -393,27 +435,35 @@ pub(crate) fn packed_levels(img: &StImage) -> Result<(Vec<vk::BufferImageCopy>, 
         });
     }
     let texel = crate::util::texel_size_or_err(d.format, aspect)?;
-    let mut offset = 0u64;
-    let mut regions = Vec::with_capacity(d.mip_levels as usize);
-    for level in 0..d.mip_levels {
-        let e = crate::util::mip_extent(d.extent, level);
-        regions.push(whole_level_region(img, level, offset));
-        offset = (e.width as u64)
-            .checked_mul(e.height as u64)
-            .and_then(|v| v.checked_mul(e.depth as u64))
-            .and_then(|v| v.checked_mul(d.array_layers as u64))
-            .and_then(|v| v.checked_mul(texel))
-            .and_then(|v| v.checked_add(offset))
-            .ok_or_else(|| {
-                Error::InvalidRegion(format!(
-                    "the packed size of `{}` ({:?}, {} layers) overflows",
-                    img.name(),
-                    d.extent,
-                    d.array_layers
-                ))
-            })?;
+    let (offsets, size) = packed_offsets(d.extent, d.mip_levels, d.array_layers, texel)
+        .ok_or_else(|| {
+            Error::InvalidRegion(format!(
+                "the packed size of `{}` ({:?}, {} layers) overflows",
+                img.name(),
+                d.extent,
+                d.array_layers
+            ))
+        })?;
+    let regions = offsets
+        .into_iter()
+        .zip(0..)
+        .map(|(offset, level)| whole_level_region(img, level, offset))
+        .collect();
+    Ok((regions, size))
+}
+
+/// The image access of a buffer↔image copy: on a graphics queue for depth/stencil images
+/// (copies of their aspects to or from buffers are graphics-queue only).
+fn buffer_image_access(a: Access, img: &StImage) -> Access {
+    if img
+        .desc()
+        .aspect()
+        .intersects(vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL)
+    {
+        crate::util::on_queue(a, vk::QueueFlags::GRAPHICS)
+    } else {
+        a
     }
-    Ok((regions, offset))
 }
 
 fn check_buffer_image_regions(
@@ -429,6 +479,13 @@ fn check_buffer_image_regions(
     let mut bytes = Vec::new();
     let mut cells = CellSet::default();
     for r in regions {
+        // One aspect per region (the buffer holds one aspect's texels).
+        if r.image_subresource.aspect_mask.as_raw().count_ones() != 1 {
+            return Err(Error::InvalidRegion(format!(
+                "{what}: aspect mask {:?} must name exactly one aspect",
+                r.image_subresource.aspect_mask
+            )));
+        }
         let (m, l, full) = check_image_region(
             what,
             img.desc(),
@@ -522,7 +579,12 @@ impl CopyBufferToImage {
 impl CopyBufferToImage {
     /// Declares only the image (for uploads, whose staging buffer is private).
     pub(crate) fn declare_image(&self, d: &mut Declare<'_>) {
-        declare_image_write(d, &self.dst, &self.writes, COPY_WRITE);
+        declare_image_write(
+            d,
+            &self.dst,
+            &self.writes,
+            buffer_image_access(COPY_WRITE, &self.dst),
+        );
     }
 
     /// The image written.
@@ -637,7 +699,12 @@ impl CopyImageToBuffer {
 
 impl Pass for CopyImageToBuffer {
     fn declare(&self, d: &mut Declare<'_>) {
-        declare_image_read(d, &self.src, &self.reads, COPY_READ);
+        declare_image_read(
+            d,
+            &self.src,
+            &self.reads,
+            buffer_image_access(COPY_READ, &self.src),
+        );
         for w in &self.writes {
             if self.gaps {
                 d.buffer_range(&self.dst, COPY_WRITE, *w);
@@ -666,5 +733,45 @@ impl Pass for CopyImageToBuffer {
             )
         };
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copy_offsets_align_to_lcm_of_texel_and_4() {
+        assert_eq!(copy_offset_alignment(1), 4);
+        assert_eq!(copy_offset_alignment(2), 4);
+        assert_eq!(copy_offset_alignment(3), 12);
+        assert_eq!(copy_offset_alignment(4), 4);
+        assert_eq!(copy_offset_alignment(6), 12);
+        assert_eq!(copy_offset_alignment(8), 8);
+        assert_eq!(copy_offset_alignment(12), 12);
+        assert_eq!(copy_offset_alignment(16), 16);
+    }
+
+    #[test]
+    fn packed_levels_start_aligned() {
+        let e = |w, h| vk::Extent3D {
+            width: w,
+            height: h,
+            depth: 1,
+        };
+        // R8 5x3, 3 levels: 15 bytes, then 2x1 = 2 bytes at 16, then 1 byte at 20.
+        assert_eq!(
+            packed_offsets(e(5, 3), 3, 1, 1),
+            Some((vec![0, 16, 20], 21))
+        );
+        // RGB8 (3 bytes) 3x3, 2 layers: 54 bytes, then 1x1x2 = 6 bytes at 60.
+        assert_eq!(packed_offsets(e(3, 3), 2, 2, 3), Some((vec![0, 60], 66)));
+        // RGBA8: already aligned, the layout is unchanged.
+        assert_eq!(
+            packed_offsets(e(4, 4), 3, 1, 4),
+            Some((vec![0, 64, 80], 84))
+        );
+        // Overflow is None, not a panic.
+        assert_eq!(packed_offsets(e(u32::MAX, u32::MAX), 1, u32::MAX, 16), None);
     }
 }

@@ -351,7 +351,8 @@ pub struct DownloadImage {
 
 impl DownloadImage {
     /// Every mip level and layer: level 0 (layer after layer, rows tightly packed), then
-    /// level 1, and so on (the layout [`crate::UploadImage::new`] takes).
+    /// level 1, and so on, each level starting at a multiple of `lcm(texel size, 4)` bytes
+    /// (the layout [`crate::UploadImage::new`] takes).
     ///
     /// ```no_run
     /// # fn f(device: &ash::Device, alloc: &vk_baton::SharedAllocator, img: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {

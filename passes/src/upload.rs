@@ -148,7 +148,9 @@ pub struct UploadImage {
 }
 
 impl UploadImage {
-    /// Bytes [`UploadImage::new`] expects for `img`: every mip level and layer, tightly packed.
+    /// Bytes [`UploadImage::new`] expects for `img`: every mip level and layer, each level
+    /// tightly packed and starting at a multiple of `lcm(texel size, 4)` bytes (see
+    /// [`UploadImage::new`]).
     ///
     /// ```no_run
     /// # fn f(img: &vk_baton::StImage) -> vk_baton_passes::Result<()> {
@@ -160,8 +162,10 @@ impl UploadImage {
     }
 
     /// Stages `data` for every mip level and layer of `img`: level 0 (layer after layer, rows
-    /// tightly packed), then level 1, and so on. `data.len()` must equal
-    /// [`UploadImage::packed_size`].
+    /// tightly packed), then level 1, and so on, each level starting at the next multiple of
+    /// `lcm(texel size, 4)` bytes (Vulkan's buffer-offset alignment for copies; the padding
+    /// bytes between levels are ignored, and formats of 4, 8 or 16 bytes per texel have
+    /// none). `data.len()` must equal [`UploadImage::packed_size`].
     ///
     /// ```no_run
     /// # fn f(device: &ash::Device, alloc: &vk_baton::SharedAllocator, img: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {

@@ -187,3 +187,64 @@ fn present_style_handoff_to_another_family_and_back() {
     }
     assert_clean(&ctx);
 }
+
+/// On a transfer-only family: packed mip levels of an R8 image (level sizes not multiples of
+/// 4) copy at offsets aligned to 4, with no validation message; a depth copy is refused at
+/// planning (depth/stencil buffer<->image copies need a graphics queue) and runs on graphics.
+#[test]
+#[ignore = "needs several queue families (run on the NVIDIA machine)"]
+fn aligned_packed_levels_and_depth_copies_on_transfer_family() {
+    let ctx = multi_ctx();
+    assert!(!ctx.transfer.caps().contains(vk::QueueFlags::GRAPHICS));
+    let img = image(&ctx, 5, 3, vk::Format::R8_UNORM, 3, 2, "r8");
+    let size = UploadImage::packed_size(&img).unwrap() as usize;
+    let data = random_bytes(size, 92);
+    let mut up = UploadImage::new(&ctx.device, &ctx.allocator, img.clone(), &data).unwrap();
+    let mut down = DownloadImage::all_levels(&ctx.device, &ctx.allocator, img.clone()).unwrap();
+    let h = down.handle();
+    run(
+        &ctx,
+        &ctx.transfer,
+        &mut [("up", &mut up), ("down", &mut down)],
+    );
+    let got = h.read().unwrap();
+    // Level 0: 2 layers of 15 bytes (0..30); level 1 at 32 (2 x 2 bytes); level 2 at 36.
+    assert_eq!(size, 38);
+    for r in [0..30, 32..36, 36..38] {
+        assert_eq!(got[r.clone()], data[r]);
+    }
+
+    let depth = ctx
+        .image(
+            vk_baton::ImageDesc::new_2d(4, 4, vk::Format::D32_SFLOAT, IXFER),
+            "depth",
+        )
+        .unwrap();
+    let bytes = random_bytes(64, 93);
+    let mut up = UploadImage::new(&ctx.device, &ctx.allocator, depth.clone(), &bytes).unwrap();
+    let graph = ctx.graph().unwrap();
+    let refused = graph
+        .record()
+        .insert_pass("depth up", &mut up, &ctx.transfer)
+        .finish();
+    assert!(
+        refused.is_err(),
+        "a depth copy planned on a transfer-only queue"
+    );
+    drop(refused);
+    let mut down = DownloadImage::all_levels(&ctx.device, &ctx.allocator, depth.clone()).unwrap();
+    let h = down.handle();
+    graph
+        .record()
+        .insert_pass("depth up", &mut up, &ctx.graphics)
+        .insert_pass("depth down", &mut down, &ctx.graphics)
+        .finish()
+        .unwrap()
+        .execute()
+        .unwrap()
+        .wait()
+        .unwrap();
+    assert_eq!(h.read().unwrap().len(), 64);
+    drop(graph);
+    assert_clean(&ctx);
+}
