@@ -1026,12 +1026,17 @@ impl Plan {
 /// let plan = plan(&input).unwrap();
 /// let values = plan.assign_values(&mut [0, 0]);
 /// assert_eq!(values, TimelineValues {
+///     start: vec![0, 0],
 ///     per_batch: vec![vec![Some(1)], vec![Some(1)]],
 ///     last: vec![Some(1), Some(1)],
 /// });
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TimelineValues {
+    /// Per queue: the highest value its timeline had been given before this execution. A wait
+    /// for a value at or below it is satisfied by work submitted before this execution (an
+    /// earlier graph, or the app's own submit).
+    pub start: Vec<u64>,
     /// `per_batch[q][b]`: the value batch `b` of queue `q` signals, if it signals.
     pub per_batch: Vec<Vec<Option<u64>>>,
     /// Per queue: the last value this execution signals there (`None`: no work there).
@@ -1063,6 +1068,7 @@ impl Plan {
     /// assert_eq!(last, [11, 21]);
     /// ```
     pub fn assign_values(&self, last_signalled: &mut [u64]) -> TimelineValues {
+        let start = last_signalled.to_vec();
         let mut per_batch = Vec::with_capacity(self.queues.len());
         let mut last = Vec::with_capacity(self.queues.len());
         for (q, qp) in self.queues.iter().enumerate() {
@@ -1080,7 +1086,11 @@ impl Plan {
             per_batch.push(vals);
             last.push(l);
         }
-        TimelineValues { per_batch, last }
+        TimelineValues {
+            start,
+            per_batch,
+            last,
+        }
     }
 
     /// The value a wait waits for, given this execution's values.

@@ -57,7 +57,7 @@
 //! pending ownership transfers.
 
 use super::flags::{bit_positions, WRITES};
-use super::model::{Entry, Event, Model, Op, OpKind, Role};
+use super::model::{Entry, Event, Model, Op, OpKind, Role, TimelineWait};
 use super::{HazardKind, Violation, OWNERSHIP_TRANSFER_USES_ALL_STAGES};
 use ash::vk;
 use std::collections::BTreeMap;
@@ -414,13 +414,7 @@ impl<'m> Checker<'m> {
         b
     }
 
-    fn start(
-        &mut self,
-        q: usize,
-        exec: usize,
-        waits: &[(usize, u64, u64)],
-        externals: &[(usize, u64)],
-    ) {
+    fn start(&mut self, q: usize, exec: usize, waits: &[TimelineWait], externals: &[(usize, u64)]) {
         // Guarded binary waits: the presentation engine's accesses (and everything ordered
         // before its present) happen-before the wait.
         for &(o, stages) in externals {
@@ -471,10 +465,17 @@ impl<'m> Checker<'m> {
             }
         }
         // Timeline waits.
-        for &(sq, w, stages) in waits {
+        for &TimelineWait {
+            queue: sq,
+            value: w,
+            reached_before,
+            stages,
+        } in waits
+        {
             let mut ex = Bits::new(self.words);
             let mut av = Bits::new(self.words);
-            if let Some((_, e, a)) = self.sigs[sq].iter().find(|s| s.0 >= w) {
+            let bound = reached_before.unwrap_or(u64::MAX);
+            if let Some((_, e, a)) = self.sigs[sq].iter().find(|s| s.0 >= w && s.0 <= bound) {
                 ex.or(e);
                 av.or(a);
             }

@@ -56,6 +56,8 @@ mod flags;
 mod model;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_across_graphs;
 
 /// Whether the executor's `vkCmdPipelineBarrier2` calls set
 /// `VK_DEPENDENCY_QUEUE_FAMILY_OWNERSHIP_TRANSFER_USE_ALL_STAGES_BIT_KHR` (`VK_KHR_maintenance8`).
@@ -68,7 +70,7 @@ mod tests;
 /// if the flag were set (both stage masks honoured).
 const OWNERSHIP_TRANSFER_USES_ALL_STAGES: bool = false;
 
-use crate::plan::{Plan, TimelineValues};
+use crate::plan::{Plan, TimelineValues, WaitTarget};
 use std::fmt;
 
 /// What kind of rule a [`Violation`] breaks.
@@ -264,7 +266,10 @@ pub fn verify(executions: &[(&Plan, &TimelineValues)]) -> Result<(), Vec<Violati
 }
 
 impl Plan {
-    /// Checks this plan as one execution, with timeline values assigned from zero.
+    /// Checks this plan as one execution, assuming each queue's timeline has already been
+    /// given every value the plan's initial states and waits name (the least the plan can
+    /// have been made from). [`GraphBuilder::finish`](crate::GraphBuilder::finish) checks with
+    /// the queues' real values instead, through [`Plan::verify_from`].
     ///
     /// ```
     /// use vk_baton::plan::*;
@@ -277,8 +282,62 @@ impl Plan {
     /// plan(&input).unwrap().verify().unwrap();
     /// ```
     pub fn verify(&self) -> Result<(), Vec<Violation>> {
-        let mut last = vec![0u64; self.queues.len()];
+        self.verify_from(&self.named_values())
+    }
+
+    /// Checks this plan as one execution that starts with queue `q`'s timeline at
+    /// `last_signalled[q]`: the values [`Plan::assign_values`] would be given.
+    ///
+    /// ```
+    /// use vk_baton::plan::*;
+    /// use vk_baton::{Access, ash::vk};
+    /// let gfx = QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE);
+    /// // An earlier graph left `buf` written by graphics at value 100.
+    /// let written = SegmentState {
+    ///     layout: vk::ImageLayout::UNDEFINED, defined: true, owner: None,
+    ///     write: Some(Recorded { queue: 0, value: Some(100),
+    ///         stages: vk::PipelineStageFlags2::COMPUTE_SHADER, access: vk::AccessFlags2::SHADER_STORAGE_WRITE }),
+    ///     reads: vec![],
+    /// };
+    /// let input = PlanInput {
+    ///     queues: vec![gfx],
+    ///     resources: vec![ResourceDecl::buffer("buf", 64, vk::BufferUsageFlags::STORAGE_BUFFER).with_state(written)],
+    ///     passes: vec![PassDecl::new("read", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_READ))],
+    /// };
+    /// let p = plan(&input).unwrap();
+    /// p.verify_from(&[100]).unwrap();
+    /// // A timeline that has not reached 100 yet cannot have made this state.
+    /// assert!(p.verify_from(&[7]).is_err());
+    /// ```
+    pub fn verify_from(&self, last_signalled: &[u64]) -> Result<(), Vec<Violation>> {
+        let mut last = last_signalled.to_vec();
+        last.resize(self.queues.len(), 0);
         let values = self.assign_values(&mut last);
         verify(&[(self, &values)])
+    }
+
+    /// Per queue, the highest timeline value named by an initial state or a wait.
+    fn named_values(&self) -> Vec<u64> {
+        let mut named = vec![0u64; self.queues.len()];
+        let mut note = |q: usize, v: Option<u64>| {
+            if let (Some(n), Some(v)) = (named.get_mut(q), v) {
+                *n = (*n).max(v);
+            }
+        };
+        for r in &self.input.resources {
+            for (_, s) in &r.initial {
+                for rec in s.write.iter().chain(&s.reads) {
+                    note(rec.queue, rec.value);
+                }
+            }
+        }
+        for b in self.queues.iter().flat_map(|q| &q.batches) {
+            for w in &b.waits {
+                if let WaitTarget::Value { queue, value } = w.target {
+                    note(queue, Some(value));
+                }
+            }
+        }
+        named
     }
 }

@@ -115,6 +115,19 @@ pub(super) struct Entry {
     pub op: Option<usize>,
 }
 
+/// One timeline semaphore wait of a batch.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct TimelineWait {
+    pub queue: usize,
+    pub value: u64,
+    /// `Some(start)`: the waiting execution began with the queue's timeline given values up
+    /// to `start >= value`, so only signals at or below `start` (earlier executions, or work
+    /// outside the verified sequence) can satisfy the wait.
+    pub reached_before: Option<u64>,
+    /// The wait's second synchronization scope (atomic stages).
+    pub stages: u64,
+}
+
 /// One step of the linear order.
 #[derive(Clone, Debug)]
 pub(super) enum Event {
@@ -122,8 +135,8 @@ pub(super) enum Event {
     Start {
         q: usize,
         exec: usize,
-        /// Timeline waits: (queue, value, second scope).
-        waits: Vec<(usize, u64, u64)>,
+        /// Timeline waits.
+        waits: Vec<TimelineWait>,
         /// Guarded binary waits: the external op and the wait's second scope.
         externals: Vec<(usize, u64)>,
     },
@@ -220,6 +233,7 @@ impl Model {
                 || p.input.resources.len() != nr
                 || p.queues.len() != nq
                 || v.per_batch.len() != nq
+                || v.start.len() != nq
             {
                 m.violations.push(structure(format!(
                     "execution {k} does not have the same queues and resources as execution 0"
@@ -397,22 +411,10 @@ impl Model {
         for s in &mut signals {
             s.sort();
         }
-        // Values at or below `base` were signalled before the first verified execution.
-        let base: Vec<u64> = signals
-            .iter()
-            .map(|s| s.first().map_or(u64::MAX, |f| f.0 - 1))
-            .collect();
 
         // 4. Per execution: ops, events, in a linear order that respects every dependency.
         for (k, (p, values)) in execs.iter().enumerate() {
-            m.build_execution(
-                k,
-                p,
-                values,
-                &signals,
-                &base,
-                &segs_of_owned(&res_segs, &m.segs),
-            );
+            m.build_execution(k, p, values, &signals, &segs_of_owned(&res_segs, &m.segs));
         }
         m
     }
@@ -424,7 +426,6 @@ impl Model {
         p: &Plan,
         values: &TimelineValues,
         signals: &[Vec<(u64, usize, usize)>],
-        base: &[u64],
         segs_of: &SegsOf,
     ) {
         let input = &p.input;
@@ -472,7 +473,7 @@ impl Model {
         };
         let nn: usize = p.queues.iter().map(|x| x.batches.len()).sum();
         let mut preds: Vec<Vec<usize>> = vec![vec![]; nn];
-        let mut waits: Vec<Vec<(usize, u64, u64)>> = vec![vec![]; nn];
+        let mut waits: Vec<Vec<TimelineWait>> = vec![vec![]; nn];
         for (q, qp) in p.queues.iter().enumerate() {
             for (b, batch) in qp.batches.iter().enumerate() {
                 if b > 0 {
@@ -504,11 +505,14 @@ impl Model {
                         )));
                         continue;
                     }
-                    // The signal that satisfies the wait is the first one reaching the value.
+                    // A value the queue had been given before this execution was signalled
+                    // by earlier work (a verified execution or work outside the sequence):
+                    // this execution's own signals cannot satisfy it. Otherwise the signal
+                    // that satisfies the wait is the first one of this execution reaching it.
+                    let before = values.start[sq];
                     match signals[sq].iter().find(|s| s.0 >= val) {
+                        _ if val <= before => {}
                         Some(&(_, sk, sb)) if sk == k => preds[node(q, b)].push(node(sq, sb)),
-                        Some(&(_, sk, _)) if sk < k => {}
-                        _ if val <= base[sq] => {}
                         _ => {
                             self.violations.push(structure(format!(
                                 "execution {k}: batch {b} of queue `{}` waits for value {val} of queue `{}`, which is not signalled by then",
@@ -518,7 +522,12 @@ impl Model {
                             continue;
                         }
                     }
-                    waits[node(q, b)].push((sq, val, uni.stages(w.stages, Scope::Second)));
+                    waits[node(q, b)].push(TimelineWait {
+                        queue: sq,
+                        value: val,
+                        reached_before: (val <= before).then_some(before),
+                        stages: uni.stages(w.stages, Scope::Second),
+                    });
                 }
             }
         }

@@ -1,0 +1,118 @@
+//! Plans checked alone, as `finish()` checks them, when they wait on values that earlier graphs
+//! signalled. Regression tests for a verifier that tied such waits to the plan's own signals.
+
+use super::{verify, HazardKind};
+use crate::plan::*;
+use crate::Access;
+use ash::vk;
+
+fn queues() -> Vec<QueueDecl> {
+    vec![
+        QueueDecl::new(
+            "graphics",
+            0,
+            vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE | vk::QueueFlags::TRANSFER,
+        ),
+        QueueDecl::new(
+            "compute",
+            2,
+            vk::QueueFlags::COMPUTE | vk::QueueFlags::TRANSFER,
+        ),
+    ]
+}
+
+fn storage(name: &str) -> ResourceDecl {
+    ResourceDecl::buffer(name, 256, vk::BufferUsageFlags::STORAGE_BUFFER).concurrent()
+}
+
+/// Graph A: graphics writes X. Graph B: compute reads X and writes Y, then graphics reads Y.
+/// B's compute batch waits on A's graphics value; B's graphics batch waits on B's compute.
+/// Returns both plans with the values the executor assigns, starting at `base` on each queue.
+fn two_graphs(base: u64) -> (Plan, TimelineValues, Plan, TimelineValues, Vec<u64>) {
+    let mut input = PlanInput {
+        queues: queues(),
+        resources: vec![storage("X"), storage("Y")],
+        passes: vec![
+            PassDecl::new("write X", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_WRITE))
+        ],
+    };
+    let mut last = vec![base, base];
+    let a = plan(&input).unwrap();
+    let va = a.assign_values(&mut last);
+    for (r, s) in input.resources.iter_mut().zip(a.resolved_final_states(&va)) {
+        r.initial = s;
+    }
+    input.passes = vec![
+        PassDecl::new("X to Y", 1)
+            .with_use(UseDecl::new(0, Access::COMPUTE_SHADER_READ))
+            .with_use(UseDecl::new(1, Access::COMPUTE_SHADER_WRITE)),
+        PassDecl::new("read Y", 0).with_use(UseDecl::new(1, Access::COMPUTE_SHADER_READ)),
+    ];
+    let b = plan(&input).unwrap();
+    let before_b = last.clone();
+    let vb = b.assign_values(&mut last);
+    (a, va, b, vb, before_b)
+}
+
+fn check_alone_and_chained(base: u64) {
+    let (a, va, b, vb, before_b) = two_graphs(base);
+    // The shape the regression needs: B's compute waits on A's graphics value, which B's own
+    // graphics batch (itself waiting on compute) would reach again if read as B's signal.
+    let wait = b.queues[1].batches[0].waits[0];
+    assert_eq!(
+        wait.target,
+        WaitTarget::Value {
+            queue: 0,
+            value: base + 1
+        },
+        "{b}"
+    );
+    assert_eq!(vb.start, vec![base + 1, base]);
+    verify(&[(&a, &va), (&b, &vb)]).unwrap();
+    verify(&[(&b, &vb)]).unwrap();
+    b.verify_from(&before_b).unwrap();
+    b.verify().unwrap();
+}
+
+#[test]
+fn a_wait_on_an_earlier_graph_is_satisfied_at_the_start_from_zero() {
+    check_alone_and_chained(0);
+}
+
+#[test]
+fn a_wait_on_an_earlier_graph_is_satisfied_at_the_start_from_100() {
+    check_alone_and_chained(100);
+}
+
+#[test]
+fn a_wait_on_a_value_not_given_yet_is_still_reported() {
+    let (_, _, b, _, _) = two_graphs(100);
+    // A timeline at 99 has not reached the 101 that B's state names.
+    let v = b.verify_from(&[99, 100]).unwrap_err();
+    assert!(
+        v.iter().any(|x| x.kind == HazardKind::Structure
+            && x.missing
+                .contains("waits for value 101 of queue `graphics`")),
+        "{v:#?}"
+    );
+}
+
+#[test]
+fn removing_the_wait_on_the_earlier_graph_is_caught_alone_and_chained() {
+    for base in [0, 100] {
+        let (a, va, mut b, _, before_b) = two_graphs(base);
+        b.queues[1].batches[0].waits.clear();
+        let mut last = before_b.clone();
+        let vb = b.assign_values(&mut last);
+        for v in [
+            verify(&[(&b, &vb)]).unwrap_err(),
+            verify(&[(&a, &va), (&b, &vb)]).unwrap_err(),
+        ] {
+            assert!(
+                v.iter()
+                    .any(|x| x.kind == HazardKind::Raw && x.resource.as_deref() == Some("X")),
+                "base {base}: {v:#?}"
+            );
+        }
+    }
+}
