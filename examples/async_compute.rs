@@ -65,6 +65,33 @@ struct Stamps {
     first: u32,
 }
 
+/// The timestamp query pool, destroyed when dropped.
+struct QueryPool {
+    device: vk_baton::ash::Device,
+    pool: vk::QueryPool,
+}
+
+impl Drop for QueryPool {
+    fn drop(&mut self) {
+        // SAFETY: declared before `InFlight`, so every execution that wrote it has been waited.
+        unsafe { self.device.destroy_query_pool(self.pool, None) };
+    }
+}
+
+/// Frames in flight. Dropping waits for each, so that an early return (`?`) never destroys the
+/// pipeline or the query pool while the GPU may still use them.
+struct InFlight(VecDeque<(u32, ExecutionFence)>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        for (frame, fence) in self.0.drain(..) {
+            if let Err(e) = fence.wait() {
+                eprintln!("frame {frame}: {e}");
+            }
+        }
+    }
+}
+
 /// One dispatch of `sim.comp`: reads `src`, overwrites all of `dst`, and timestamps itself.
 /// Used both for the simulation step (async compute queue) and the render (graphics queue).
 struct Mix<'a> {
@@ -285,16 +312,21 @@ fn run() -> vk_baton::Result<bool> {
         pipe.set(&[buf(&state[1]), buf(&target)])?,
     ];
     let query_count = 4 * FRAMES_IN_FLIGHT as u32;
-    // SAFETY: a valid create info on a live device; destroyed at the end, after every fence.
-    let pool = unsafe {
-        ctx.device.create_query_pool(
-            &vk::QueryPoolCreateInfo::default()
-                .query_type(vk::QueryType::TIMESTAMP)
-                .query_count(query_count),
-            None,
-        )
-    }
-    .map_err(vkerr("vkCreateQueryPool"))?;
+    // SAFETY: a valid create info on a live device. The guard destroys it when `run` returns,
+    // after `in_flight` (declared later, dropped earlier) has waited for every execution.
+    let pool = QueryPool {
+        device: ctx.device.clone(),
+        pool: unsafe {
+            ctx.device.create_query_pool(
+                &vk::QueryPoolCreateInfo::default()
+                    .query_type(vk::QueryType::TIMESTAMP)
+                    .query_count(query_count),
+                None,
+            )
+        }
+        .map_err(vkerr("vkCreateQueryPool"))?,
+    };
+    let pool = &pool;
 
     let graph = ctx.graph()?;
     let mut seed = Copy {
@@ -308,7 +340,7 @@ fn run() -> vk_baton::Result<bool> {
         .execute()?
         .wait()?;
 
-    let mut in_flight: VecDeque<(u32, ExecutionFence)> = VecDeque::new();
+    let mut in_flight = InFlight(VecDeque::new());
     let mut times = Times::default();
     let collect = |frame: u32, fence: ExecutionFence, times: &mut Times| -> vk_baton::Result<()> {
         fence.wait()?;
@@ -321,7 +353,7 @@ fn run() -> vk_baton::Result<bool> {
         // fence just signalled; WAIT is satisfied already.
         unsafe {
             ctx.device.get_query_pool_results(
-                pool,
+                pool.pool,
                 slot * 4,
                 &mut ts,
                 vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
@@ -345,18 +377,23 @@ fn run() -> vk_baton::Result<bool> {
     for frame in 0..frames {
         if frame == warmup {
             // Measure from here: drain the warm-up frames first.
-            while let Some((f, fence)) = in_flight.pop_front() {
+            while let Some((f, fence)) = in_flight.0.pop_front() {
                 collect(f, fence, &mut times)?;
             }
             start = Instant::now();
         }
-        if in_flight.len() >= FRAMES_IN_FLIGHT {
-            let (f, fence) = in_flight.pop_front().expect("non-empty");
+        if in_flight.0.len() >= FRAMES_IN_FLIGHT {
+            let (f, fence) = in_flight.0.pop_front().expect("non-empty");
             collect(f, fence, &mut times)?;
         }
         let cur = (frame % 2) as usize;
         let slot = (frame as usize % FRAMES_IN_FLIGHT) as u32;
-        let stamps = |first| stamped.then_some(Stamps { pool, first });
+        let stamps = |first| {
+            stamped.then_some(Stamps {
+                pool: pool.pool,
+                first,
+            })
+        };
         let mut step = Mix {
             pipe: &pipe,
             set: step_sets[cur],
@@ -385,9 +422,9 @@ fn run() -> vk_baton::Result<bool> {
         if frame == 2 {
             plan_text = planned.to_string();
         }
-        in_flight.push_back((frame, planned.execute()?));
+        in_flight.0.push_back((frame, planned.execute()?));
     }
-    while let Some((f, fence)) = in_flight.pop_front() {
+    while let Some((f, fence)) = in_flight.0.pop_front() {
         collect(f, fence, &mut times)?;
     }
     let wall = start.elapsed().as_secs_f64();
@@ -469,9 +506,6 @@ fn run() -> vk_baton::Result<bool> {
         state_ok &= gpu_state[i as usize] == s;
         render_ok &= gpu_render[i as usize] == rendered;
     }
-    // SAFETY: every execution has completed (all fences waited).
-    unsafe { ctx.device.destroy_query_pool(pool, None) };
-    drop(pipe);
 
     let ms = |ns: f64| ns / 1e6 / times.frames.max(1) as f64;
     let frame_ms = wall * 1e3 / measured as f64;

@@ -93,7 +93,9 @@ fn async_compute_runs_checks_and_reports_overlap() {
     }
     // The steady-state plan is printed, with its per-queue batches.
     assert!(out.contains("plan of a steady-state frame"));
-    assert!(out.contains("pass   `simulate step N+1`") || out.contains("`simulate step N+1`"));
+    let plan = &out[out.find("plan of a steady-state frame").unwrap()..];
+    assert!(plan.contains("    pass   `simulate step N+1`\n"), "{plan}");
+    assert!(plan.contains("    pass   `render frame N`\n"), "{plan}");
 }
 
 #[test]

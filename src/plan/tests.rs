@@ -570,14 +570,38 @@ fn discard_skips_the_transfer_but_still_waits_for_readers() {
                 .with_use(UseDecl::new(0, Access::TRANSFER_WRITE).discard()),
         ],
     );
-    assert!(p.queues[1]
-        .batches
-        .iter()
-        .flat_map(|b| &b.commands)
-        .all(|c| match c {
-            Command::Barrier(b) => b.images.iter().all(|i| i.scopes.families.is_none()),
-            _ => true,
-        }));
+    // Compute keeps the image: its one barrier orders the read after the write, and no
+    // release follows the read.
+    assert_eq!(
+        p.queues[1].batches,
+        vec![Batch {
+            waits: vec![],
+            commands: vec![
+                images(vec![img_barrier(
+                    0,
+                    L::UNDEFINED,
+                    L::GENERAL,
+                    scopes(
+                        (S::NONE, A::NONE),
+                        (S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE)
+                    )
+                )]),
+                Command::Pass(0),
+                images(vec![img_barrier(
+                    0,
+                    L::GENERAL,
+                    L::GENERAL,
+                    scopes(
+                        (S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE),
+                        (S::COMPUTE_SHADER, A::SHADER_STORAGE_READ)
+                    )
+                )]),
+                Command::Pass(1),
+            ],
+            signal: Some(S::ALL_COMMANDS),
+            binary_signals: vec![],
+        }]
+    );
     let gfx = &p.queues[0].batches[0];
     assert_eq!(
         gfx.waits,
