@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Everything that needs the NVIDIA machine (several queue families, real GPU timings), in
-# one run. Prepare here with `bash ../shared/device/prepare.sh` (it stages release test,
-# bench and example binaries in .gl/bin), then on the device machine, from the checkout:
+# one run. Prepare here with `bash .ci/nvidia-prepare.sh` (release test, bench and example
+# binaries in .gl/bin, stripped debug builds of the samples and GPU tests in .gl/debug), then
+# on the device machine, from the checkout:
 #   bash .gl/on-device.sh bash .ci/nvidia.sh
+# Debug builds matter: there `finish()` checks every plan with the verifier.
 # Logs go to $OUT (or ./nvidia-out). Every test binary runs with --include-ignored, so the
 # multi-family tests run; validation with synchronization validation is on in all of them.
 set -uo pipefail
@@ -31,6 +33,16 @@ for t in "$bin"/*-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-
   esac
   run "test-$name" "$t" --include-ignored --test-threads 1
 done
+# Debug builds: the multi-family and GPU tests, and the samples (fewer frames: debug is slow).
+dbg=.gl/debug
+for t in "$dbg"/*-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]; do
+  [ -x "$t" ] && run "debug-test-$(basename "$t")" "$t" --include-ignored --test-threads 1
+done
+[ -x "$dbg/headless" ] && run debug_headless "$dbg/headless"
+[ -x "$dbg/async_compute" ] && run debug_async_compute "$dbg/async_compute" --frames 24
+[ -x "$dbg/async_compute" ] && run debug_async_compute_exclusive "$dbg/async_compute" --exclusive --frames 12
+[ -x "$dbg/streaming_upload" ] && run debug_streaming_upload "$dbg/streaming_upload" --count 16 --mib 4
+[ -x "$dbg/incremental" ] && run debug_incremental "$dbg/incremental"
 run headless "$bin/headless"
 [ -x "$bin/async_compute" ] && run async_compute "$bin/async_compute" --frames 200
 [ -x "$bin/async_compute" ] && run async_compute_exclusive "$bin/async_compute" --exclusive --frames 20

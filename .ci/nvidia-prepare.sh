@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Stage everything .ci/nvidia.sh runs on the NVIDIA machine, in release AND debug builds
+# (debug builds are where `finish()` verifies every plan):
+#   bash .ci/nvidia-prepare.sh
+# 1. ../shared/device/prepare.sh: the Vulkan loader, glvnd, the validation layer and the
+#    release test, bench and example executables, in .gl/ and .gl/bin/;
+# 2. the debug executables of the samples and of the test binaries, stripped, in .gl/debug/
+#    (unstripped debug binaries are ~23 MB each; everything carried must fit in 64 MiB).
+set -euo pipefail
+root=$(git rev-parse --show-toplevel)
+cd "$root"
+# NVIDIA_DEBUG_ONLY=1 stages only the debug builds (with the loader and layer packages).
+if [ "${NVIDIA_DEBUG_ONLY:-0}" = 1 ]; then
+  bash "$root/../shared/device/prepare.sh" --example headless
+  rm -f .gl/bin/*
+else
+  bash "$root/../shared/device/prepare.sh"
+fi
+mkdir -p .gl/debug
+rm -f .gl/debug/*
+cargo build --workspace --all-targets --message-format=json \
+  | python3 -c '
+import json, sys, shutil, os
+keep_examples = {"headless", "async_compute", "streaming_upload", "incremental"}
+for line in sys.stdin:
+    try: m = json.loads(line)
+    except ValueError: continue
+    if m.get("reason") != "compiler-artifact" or not m.get("executable"):
+        continue
+    kind = m["target"]["kind"][0]
+    name = m["target"]["name"]
+    if kind == "example" and name not in keep_examples:
+        continue
+    # Debug: the samples and the GPU tests that need several families or run whole graphs.
+    if kind == "example" or name in ("multi_family", "gpu", "unwind", "concurrency"):
+        dst = os.path.join(".gl/debug", os.path.basename(m["executable"]))
+        shutil.copy2(m["executable"], dst)
+        print("staged", dst, kind)
+'
+strip .gl/debug/*
+find .gl/bin -type f -exec strip {} +
+du -sh .gl .gl/bin .gl/debug
