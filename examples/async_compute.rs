@@ -29,10 +29,9 @@
 
 mod support;
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant;
-use support::{arg, buf, push_u32s, report_validation, vkerr, Compute};
+use support::{arg, buf, push_u32s, report_validation, vkerr, Compute, InFlight};
 use vk_baton::ash::vk;
 use vk_baton::{Access, BufferDesc, Context, Declare, ExecutionFence, Pass, Recorder, StBuffer};
 
@@ -73,22 +72,9 @@ struct QueryPool {
 
 impl Drop for QueryPool {
     fn drop(&mut self) {
-        // SAFETY: declared before `InFlight`, so every execution that wrote it has been waited.
+        // SAFETY: declared before the `InFlight` of `run`, which waits for every execution
+        // that wrote it.
         unsafe { self.device.destroy_query_pool(self.pool, None) };
-    }
-}
-
-/// Frames in flight. Dropping waits for each, so that an early return (`?`) never destroys the
-/// pipeline or the query pool while the GPU may still use them.
-struct InFlight(VecDeque<(u32, ExecutionFence)>);
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        for (frame, fence) in self.0.drain(..) {
-            if let Err(e) = fence.wait() {
-                eprintln!("frame {frame}: {e}");
-            }
-        }
     }
 }
 
@@ -340,7 +326,7 @@ fn run() -> vk_baton::Result<bool> {
         .execute()?
         .wait()?;
 
-    let mut in_flight = InFlight(VecDeque::new());
+    let mut in_flight = InFlight::new();
     let mut times = Times::default();
     let collect = |frame: u32, fence: ExecutionFence, times: &mut Times| -> vk_baton::Result<()> {
         fence.wait()?;

@@ -23,10 +23,9 @@
 
 mod support;
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant;
-use support::{arg, buf, push_u32s, report_validation, vkerr, Compute};
+use support::{arg, buf, push_u32s, report_validation, vkerr, Compute, InFlight};
 use vk_baton::ash::vk;
 use vk_baton::{Access, BufferDesc, BufferRange, Context, Declare, Pass, Recorder, StBuffer};
 
@@ -367,16 +366,16 @@ fn run() -> vk_baton::Result<bool> {
             .execute()
     };
     upload_only(0)?.wait()?; // warm-up
-    let mut in_flight = VecDeque::new();
+    let mut in_flight = InFlight::new();
     let t = Instant::now();
     for i in 0..count as usize {
-        if in_flight.len() >= in_flight_max {
-            let f: vk_baton::ExecutionFence = in_flight.pop_front().expect("non-empty");
+        if in_flight.0.len() >= in_flight_max {
+            let ((), f) = in_flight.0.pop_front().expect("non-empty");
             f.wait()?;
         }
-        in_flight.push_back(upload_only(i)?);
+        in_flight.0.push_back(((), upload_only(i)?));
     }
-    for f in in_flight.drain(..) {
+    for ((), f) in in_flight.0.drain(..) {
         f.wait()?;
     }
     let upload_s = t.elapsed().as_secs_f64();
@@ -385,8 +384,8 @@ fn run() -> vk_baton::Result<bool> {
     let mut plan_text = String::new();
     let t = Instant::now();
     for i in 0..count as usize {
-        if in_flight.len() >= in_flight_max {
-            let f: vk_baton::ExecutionFence = in_flight.pop_front().expect("non-empty");
+        if in_flight.0.len() >= in_flight_max {
+            let ((), f) = in_flight.0.pop_front().expect("non-empty");
             f.wait()?;
         }
         let mut up = Upload {
@@ -410,9 +409,9 @@ fn run() -> vk_baton::Result<bool> {
         if i == 2.min(count as usize - 1) {
             plan_text = planned.to_string();
         }
-        in_flight.push_back(planned.execute()?);
+        in_flight.0.push_back(((), planned.execute()?));
     }
-    for f in in_flight.drain(..) {
+    for ((), f) in in_flight.0.drain(..) {
         f.wait()?;
     }
     let stream_s = t.elapsed().as_secs_f64();

@@ -5,9 +5,31 @@
 
 #![allow(dead_code)]
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use vk_baton::ash::vk;
-use vk_baton::{Context, StBuffer, StImage};
+use vk_baton::{Context, ExecutionFence, StBuffer, StImage};
+
+/// Executions in flight, oldest first, each with a tag (a frame number, say). Dropping it
+/// waits for each, so an early return (`?`) never destroys a pipeline or query pool that the
+/// GPU may still use: declare it after them (locals drop in reverse order).
+pub struct InFlight<K = ()>(pub VecDeque<(K, ExecutionFence)>);
+
+impl<K> InFlight<K> {
+    pub fn new() -> Self {
+        Self(VecDeque::new())
+    }
+}
+
+impl<K> Drop for InFlight<K> {
+    fn drop(&mut self) {
+        for (_, fence) in self.0.drain(..) {
+            if let Err(e) = fence.wait() {
+                eprintln!("an execution in flight failed: {e}");
+            }
+        }
+    }
+}
 
 /// Maps a Vulkan error to the library's error type.
 pub fn vkerr(call: &'static str) -> impl Fn(vk::Result) -> vk_baton::Error {
