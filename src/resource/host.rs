@@ -57,6 +57,7 @@ pub struct HostMemory {
 ///     memory,
 ///     memory_size: 65536,
 ///     offset: 512,
+///     // SAFETY: byte 512 lies inside the 64 KiB mapping.
 ///     ptr: unsafe { ptr.add(512) },
 ///     coherent: false,
 ///     non_coherent_atom_size: atom, // VkPhysicalDeviceLimits::nonCoherentAtomSize
