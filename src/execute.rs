@@ -342,7 +342,15 @@ fn submit_and_commit(
         (0..resources.len()).map(|_| None).collect();
     for &r in &res_order {
         let g = resources[r].tracked().lock();
-        if g.version != versions[r] {
+        // Another execution may have committed since `finish()`. Reads it added leave this
+        // plan correct where the plan only reads; anything else makes it stale
+        // (resource/staleness.rs says why).
+        if g.is_stale_for(
+            versions[r],
+            &plan.input.resources[r].initial,
+            &plan.final_states[r],
+            queues,
+        ) {
             return Err(SubmitFailure {
                 error: Error::StalePlan {
                     resource: resources[r].name().to_owned(),
@@ -465,7 +473,8 @@ fn submit_and_commit(
             .map(|(cells, s)| (cells, s.map_queue(|qi| queues[qi].clone())))
             .collect();
         if let Some(g) = guards[r].as_mut() {
-            g.commit(mapped);
+            // Keeps the reads committed since planning, so later writers wait for them too.
+            g.commit_execution(versions[r], mapped);
         }
     }
     Ok(())

@@ -33,8 +33,8 @@ pub use pass::{Declare, Pass, Recorder};
 pub use queue::{Queue, QueueLock};
 pub use range::{BufferRange, ImageRange, SubRange};
 pub use resource::{
-    BufferDesc, Destroy, ImageDesc, Resource, ResourceState, SharedAllocator, Sharing, StBuffer,
-    StImage, StateSnapshot,
+    BufferDesc, Destroy, HostMapping, HostMemory, ImageDesc, Resource, ResourceState,
+    SharedAllocator, Sharing, StBuffer, StImage, StateSnapshot,
 };
 
 // The README's code compiles as a doctest, so it stays true.

@@ -23,9 +23,17 @@ use ash::vk;
 use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme, Allocator};
 use gpu_allocator::MemoryLocation;
 use parking_lot::Mutex;
-use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+mod host;
+mod staleness;
+mod state;
+
+pub use host::{HostMapping, HostMemory};
+use host::{Mapped, MAX_NON_COHERENT_ATOM_SIZE};
+pub use state::StateSnapshot;
+pub(crate) use state::Tracked;
 
 /// The allocator type resources are created with.
 ///
@@ -476,96 +484,6 @@ impl ResourceState {
     }
 }
 
-/// A copy of a resource's tracked state, from `state()`.
-///
-/// ```no_run
-/// # fn f(img: &vk_baton::StImage) {
-/// let s = img.state();
-/// if let Some(layout) = s.layout() { println!("the whole image is in {layout:?}"); }
-/// for (cells, seg) in &s.segments { println!("{cells:?}: {:?}, owner {:?}", seg.layout, seg.owner); }
-/// # }
-/// ```
-#[derive(Clone, Debug, PartialEq)]
-pub struct StateSnapshot {
-    /// Per cell range (image: `mip * array_layers + layer`; buffer: bytes), its state.
-    pub segments: Vec<(Range<u64>, SegmentState<Queue>)>,
-    /// Bumped every time a graph or the app changes the state.
-    pub version: u64,
-}
-
-impl StateSnapshot {
-    fn uniform<T: PartialEq + Copy>(&self, f: impl Fn(&SegmentState<Queue>) -> T) -> Option<T> {
-        let first = f(&self.segments.first()?.1);
-        self.segments
-            .iter()
-            .all(|(_, s)| f(s) == first)
-            .then_some(first)
-    }
-
-    /// The layout of the whole resource, if every part is in the same one.
-    ///
-    /// ```no_run
-    /// # fn f(img: &vk_baton::StImage) {
-    /// let l = img.state().layout();
-    /// # }
-    /// ```
-    pub fn layout(&self) -> Option<vk::ImageLayout> {
-        self.uniform(|s| s.layout)
-    }
-
-    /// The owning family of the whole resource, if every part has the same (`Some(None)`:
-    /// no owner anywhere).
-    ///
-    /// ```no_run
-    /// # fn f(img: &vk_baton::StImage) {
-    /// let owner = img.state().owner();
-    /// # }
-    /// ```
-    pub fn owner(&self) -> Option<Option<u32>> {
-        self.uniform(|s| s.owner)
-    }
-
-    /// Whether every part's contents are defined.
-    ///
-    /// ```no_run
-    /// # fn f(img: &vk_baton::StImage) {
-    /// let ok = img.state().defined();
-    /// # }
-    /// ```
-    pub fn defined(&self) -> bool {
-        self.segments.iter().all(|(_, s)| s.defined)
-    }
-}
-
-/// The tracked state behind a resource's mutex.
-#[derive(Debug)]
-pub(crate) struct Tracked {
-    pub(crate) segments: Vec<(Range<u64>, SegmentState<Queue>)>,
-    pub(crate) version: u64,
-}
-
-impl Tracked {
-    fn new(cells: u64, state: SegmentState<Queue>) -> Self {
-        Self {
-            segments: vec![(0..cells, state)],
-            version: 0,
-        }
-    }
-
-    fn snapshot(&self) -> StateSnapshot {
-        StateSnapshot {
-            segments: self.segments.clone(),
-            version: self.version,
-        }
-    }
-
-    /// Replaces the state and bumps the version.
-    pub(crate) fn commit(&mut self, segments: Vec<(Range<u64>, SegmentState<Queue>)>) {
-        self.segments = segments;
-        self.version += 1;
-    }
-}
-
 enum Memory {
     Allocated {
         allocator: SharedAllocator,
@@ -875,7 +793,8 @@ impl std::fmt::Debug for StImage {
 ///
 /// Host-visible buffers (`CpuToGpu`, `GpuToCpu`) are mapped: use [`StBuffer::write`] and
 /// [`StBuffer::read`], after the GPU work that touches the bytes is complete (for reads,
-/// wait for the graph's fence).
+/// wait for the graph's fence). On non-coherent memory they flush and invalidate the
+/// buffer's own bytes only, never its neighbours' in a shared memory object.
 ///
 /// ```no_run
 /// # fn f(device: &ash::Device, alloc: &vk_baton::SharedAllocator) -> vk_baton::Result<()> {
@@ -891,8 +810,8 @@ pub struct StBuffer {
     desc: BufferDesc,
     name: String,
     memory: Memory,
-    /// The mapped pointer (host-visible allocations only) and whether it needs flushes.
-    mapped: Option<(std::ptr::NonNull<u8>, bool)>,
+    /// Host-visible buffers only: the mapped pointer and where the bytes are in memory.
+    mapped: Option<Mapped>,
     /// Serializes host reads and writes through `read`/`write`.
     host: Mutex<()>,
     state: Mutex<Tracked>,
@@ -933,7 +852,12 @@ impl StBuffer {
         let handle = unsafe { device.create_buffer(&info, None) }
             .map_err(|e| Error::vk("vkCreateBuffer", e))?;
         // SAFETY: `handle` is a live buffer of `device`.
-        let req = unsafe { device.get_buffer_memory_requirements(handle) };
+        let mut req = unsafe { device.get_buffer_memory_requirements(handle) };
+        // Aligned and padded to the largest non-coherent atom, so no other allocation shares
+        // an atom with this buffer and its flushes touch only its own bytes (see `host`).
+        // Memory types are only known after allocating, so every buffer is padded.
+        req.alignment = req.alignment.max(MAX_NON_COHERENT_ATOM_SIZE);
+        req.size = req.size.next_multiple_of(MAX_NON_COHERENT_ATOM_SIZE);
         let allocation = match allocate(allocator, name, req, desc.location, true) {
             Ok(a) => a,
             Err(e) => {
@@ -954,7 +878,20 @@ impl StBuffer {
         let coherent = allocation
             .memory_properties()
             .contains(vk::MemoryPropertyFlags::HOST_COHERENT);
-        let mapped = allocation.mapped_ptr().map(|p| (p.cast::<u8>(), !coherent));
+        let mapped = allocation.mapped_ptr().map(|p| {
+            Mapped::new(
+                p.cast::<u8>(),
+                // SAFETY: only reads the handle of the allocation's memory object.
+                unsafe { allocation.memory() },
+                // The memory object's size for a block of its own; inside a shared block
+                // (whose size gpu-allocator keeps a multiple of 4 MiB) a multiple of the atom.
+                allocation.offset() + allocation.size(),
+                allocation.offset(),
+                desc.size,
+                coherent,
+                MAX_NON_COHERENT_ATOM_SIZE,
+            )
+        });
         log::debug!(
             "buffer `{name}` {handle:?}: {} bytes, {:?}, {:?}",
             desc.size,
@@ -978,7 +915,8 @@ impl StBuffer {
     }
 
     /// Wraps a buffer the app created, in the state `initial` (use layout `UNDEFINED`).
-    /// Such buffers are not mapped by the library.
+    /// Such buffers are not mapped by the library; for one the app mapped, use
+    /// [`StBuffer::from_raw_mapped`].
     ///
     /// ```no_run
     /// # fn f(device: &ash::Device, raw: ash::vk::Buffer) {
@@ -1086,155 +1024,6 @@ impl StBuffer {
     /// ```
     pub fn device_handle(&self) -> vk::Device {
         self.device.handle()
-    }
-
-    /// Whether the buffer is host-visible and mapped.
-    ///
-    /// ```no_run
-    /// # fn f(b: &vk_baton::StBuffer) {
-    /// if b.is_mapped() { /* read/write work */ }
-    /// # }
-    /// ```
-    pub fn is_mapped(&self) -> bool {
-        self.mapped.is_some()
-    }
-
-    /// The mapped bytes, if host-visible. Takes `&mut self`, so use it before sharing the
-    /// `Arc` (or through `Arc::get_mut`); shared buffers use [`StBuffer::read`].
-    ///
-    /// ```no_run
-    /// # fn f(b: &mut vk_baton::StBuffer) {
-    /// if let Some(bytes) = b.mapped_slice() { println!("{}", bytes[0]); }
-    /// # }
-    /// ```
-    pub fn mapped_slice(&mut self) -> Option<&[u8]> {
-        let (p, _) = self.mapped?;
-        self.invalidate();
-        // SAFETY: the mapping covers `size` bytes and lives as long as `self`; `&mut self`
-        // rules out host writes through `write` while the slice lives.
-        Some(unsafe { std::slice::from_raw_parts(p.as_ptr(), self.desc.size as usize) })
-    }
-
-    /// The mapped bytes for writing, if host-visible. Takes `&mut self` (see
-    /// [`StBuffer::mapped_slice`]). Non-coherent memory is flushed by [`StBuffer::write`]
-    /// only; prefer it on such memory.
-    ///
-    /// ```no_run
-    /// # fn f(b: &mut vk_baton::StBuffer) {
-    /// if let Some(bytes) = b.mapped_slice_mut() { bytes.fill(0); }
-    /// # }
-    /// ```
-    pub fn mapped_slice_mut(&mut self) -> Option<&mut [u8]> {
-        let (p, _) = self.mapped?;
-        // SAFETY: as in `mapped_slice`, and `&mut self` makes the slice unique.
-        Some(unsafe { std::slice::from_raw_parts_mut(p.as_ptr(), self.desc.size as usize) })
-    }
-
-    fn check(&self, offset: u64, len: usize) -> Result<std::ptr::NonNull<u8>> {
-        let (p, _) = self.mapped.ok_or_else(|| {
-            Error::InvalidInput(format!("buffer `{}` is not host-visible", self.name))
-        })?;
-        if offset
-            .checked_add(len as u64)
-            .is_none_or(|e| e > self.desc.size)
-        {
-            return Err(Error::InvalidInput(format!(
-                "bytes {offset}..+{len} lie outside buffer `{}` of {} bytes",
-                self.name, self.desc.size
-            )));
-        }
-        Ok(p)
-    }
-
-    /// Copies `data` into the mapped buffer at `offset`. Fails if the buffer is not
-    /// host-visible or the range lies outside it. The GPU must not be using those bytes.
-    ///
-    /// ```no_run
-    /// # fn f(b: &vk_baton::StBuffer) -> vk_baton::Result<()> {
-    /// b.write(0, &42u32.to_le_bytes())?;
-    /// # Ok(()) }
-    /// ```
-    pub fn write(&self, offset: u64, data: &[u8]) -> Result<()> {
-        let p = self.check(offset, data.len())?;
-        let _host = self.host.lock();
-        // SAFETY: the range was checked to lie inside the mapping; the host lock excludes
-        // other host access through `read`/`write`; `data` cannot alias device memory.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                data.as_ptr(),
-                p.as_ptr().add(offset as usize),
-                data.len(),
-            )
-        };
-        self.flush();
-        Ok(())
-    }
-
-    /// Copies bytes at `offset` out of the mapped buffer into `out`. Fails if the buffer is
-    /// not host-visible or the range lies outside it. Wait for the GPU work that wrote them.
-    ///
-    /// ```no_run
-    /// # fn f(b: &vk_baton::StBuffer) -> vk_baton::Result<()> {
-    /// let mut v = [0u8; 4];
-    /// b.read(0, &mut v)?;
-    /// # Ok(()) }
-    /// ```
-    pub fn read(&self, offset: u64, out: &mut [u8]) -> Result<()> {
-        let p = self.check(offset, out.len())?;
-        let _host = self.host.lock();
-        self.invalidate();
-        // SAFETY: as in `write`.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                p.as_ptr().add(offset as usize),
-                out.as_mut_ptr(),
-                out.len(),
-            )
-        };
-        Ok(())
-    }
-
-    fn whole_memory(&self) -> Option<vk::MappedMemoryRange<'static>> {
-        match (&self.memory, self.mapped) {
-            (
-                Memory::Allocated {
-                    allocation: Some(a),
-                    ..
-                },
-                Some((_, true)),
-            ) => {
-                // SAFETY: only reads the handle of the allocation's memory object.
-                let memory = unsafe { a.memory() };
-                Some(
-                    vk::MappedMemoryRange::default()
-                        .memory(memory)
-                        .offset(0)
-                        .size(vk::WHOLE_SIZE),
-                )
-            }
-            _ => None,
-        }
-    }
-
-    fn flush(&self) {
-        if let Some(r) = self.whole_memory() {
-            // SAFETY: the memory is mapped (gpu-allocator keeps host-visible blocks mapped).
-            if let Err(e) = unsafe { self.device.flush_mapped_memory_ranges(&[r]) } {
-                log::error!("`{}`: vkFlushMappedMemoryRanges failed: {e}", self.name);
-            }
-        }
-    }
-
-    fn invalidate(&self) {
-        if let Some(r) = self.whole_memory() {
-            // SAFETY: as in `flush`.
-            if let Err(e) = unsafe { self.device.invalidate_mapped_memory_ranges(&[r]) } {
-                log::error!(
-                    "`{}`: vkInvalidateMappedMemoryRanges failed: {e}",
-                    self.name
-                );
-            }
-        }
     }
 
     /// A copy of the tracked state.

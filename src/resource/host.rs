@@ -1,0 +1,457 @@
+//! Host access to mapped buffers: reads, writes, and the flushes and invalidates that
+//! non-coherent memory needs, each limited to the buffer's own bytes.
+//!
+//! gpu-allocator places many buffers in one `VkDeviceMemory`. Flushing or invalidating the
+//! whole memory object would touch the neighbours too, and an invalidate discards host writes
+//! a neighbour has not flushed yet. So a buffer covers only its own bytes, rounded outward to
+//! `nonCoherentAtomSize` as `VkMappedMemoryRange` requires (VUID-VkMappedMemoryRange-offset-00687,
+//! -size-01390), and the buffers the library allocates are aligned and padded to the atom, so
+//! that no two of them share one. HOST_COHERENT memory is never flushed or invalidated.
+
+use super::StBuffer;
+use crate::error::{Error, Result};
+use ash::vk;
+use std::ops::Range;
+use std::ptr::NonNull;
+
+/// A multiple of every device's `nonCoherentAtomSize`: the spec's required limits cap it at
+/// 256, and devices report powers of two. [`StBuffer::new`] is given no physical device to
+/// ask, so the buffers it allocates are aligned and padded to this.
+pub(crate) const MAX_NON_COHERENT_ATOM_SIZE: u64 = 256;
+
+/// Where a mapped buffer lives in its memory object, and which bytes of it
+/// [`StBuffer::flush`] and [`StBuffer::invalidate`] cover.
+///
+/// ```no_run
+/// # fn f(a: &vk_baton::StBuffer, b: &vk_baton::StBuffer) {
+/// let (a, b) = (a.host_memory().unwrap(), b.host_memory().unwrap());
+/// if a.memory == b.memory {
+///     // Two buffers in one memory object: their flushes never overlap.
+///     assert!(a.atom_range.end <= b.atom_range.start || b.atom_range.end <= a.atom_range.start);
+/// }
+/// # }
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostMemory {
+    /// The memory object the buffer is bound to.
+    pub memory: vk::DeviceMemory,
+    /// Where the buffer is bound in it.
+    pub offset: u64,
+    /// Whether the memory is HOST_COHERENT: then nothing is flushed or invalidated.
+    pub coherent: bool,
+    /// The buffer's bytes in `memory`, rounded outward to the non-coherent atom size and
+    /// clamped to the end of `memory`: what a flush or invalidate covers on non-coherent
+    /// memory.
+    pub atom_range: Range<u64>,
+}
+
+/// The host mapping of a buffer the app created and bound itself, for
+/// [`StBuffer::from_raw_mapped`].
+///
+/// ```no_run
+/// # fn f(memory: ash::vk::DeviceMemory, ptr: std::ptr::NonNull<u8>, atom: u64) {
+/// use vk_baton::HostMapping;
+/// // The app bound the buffer at byte 512 of a 64 KiB non-coherent memory object that it
+/// // mapped whole at `ptr`.
+/// let m = HostMapping {
+///     memory,
+///     memory_size: 65536,
+///     offset: 512,
+///     // SAFETY: byte 512 lies inside the 64 KiB mapping.
+///     ptr: unsafe { ptr.add(512) },
+///     coherent: false,
+///     non_coherent_atom_size: atom, // VkPhysicalDeviceLimits::nonCoherentAtomSize
+/// };
+/// # }
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct HostMapping {
+    /// The memory object the buffer is bound to.
+    pub memory: vk::DeviceMemory,
+    /// The memory object's size (`VkMemoryAllocateInfo::allocationSize`).
+    pub memory_size: u64,
+    /// The offset the buffer is bound at (`vkBindBufferMemory`).
+    pub offset: u64,
+    /// The buffer's first byte in the host mapping of `memory`.
+    pub ptr: NonNull<u8>,
+    /// Whether the memory type is HOST_COHERENT.
+    pub coherent: bool,
+    /// `VkPhysicalDeviceLimits::nonCoherentAtomSize`.
+    pub non_coherent_atom_size: u64,
+}
+
+/// A buffer's mapping: where its bytes are on the host and in device memory.
+pub(super) struct Mapped {
+    pub(super) ptr: NonNull<u8>,
+    pub(super) memory: HostMemory,
+}
+
+impl Mapped {
+    /// The mapping of a buffer of `size` bytes bound at `offset` of `memory`.
+    pub(super) fn new(
+        ptr: NonNull<u8>,
+        memory: vk::DeviceMemory,
+        memory_size: u64,
+        offset: u64,
+        size: u64,
+        coherent: bool,
+        atom: u64,
+    ) -> Self {
+        Self {
+            ptr,
+            memory: HostMemory {
+                memory,
+                offset,
+                coherent,
+                atom_range: atom_range(offset, size, memory_size, atom),
+            },
+        }
+    }
+}
+
+/// The bytes `offset..offset + size` of a memory object of `memory_size` bytes, rounded
+/// outward to multiples of `atom` and clamped to the memory's end. The result satisfies
+/// `VkMappedMemoryRange`'s rules: its start is a multiple of `atom`, and its length is one
+/// too or it ends at the end of the memory. Expects `offset + size <= memory_size` and
+/// `atom > 0` (checked where mappings are made).
+pub(crate) fn atom_range(offset: u64, size: u64, memory_size: u64, atom: u64) -> Range<u64> {
+    let atom = atom.max(1);
+    let start = offset - offset % atom;
+    let end = offset.saturating_add(size);
+    let rounded = end.div_ceil(atom).saturating_mul(atom);
+    start..rounded.min(memory_size)
+}
+
+/// The range to flush or invalidate for `m`, or `None` on coherent memory.
+pub(crate) fn mapped_memory_range(m: &HostMemory) -> Option<vk::MappedMemoryRange<'static>> {
+    (!m.coherent).then(|| {
+        vk::MappedMemoryRange::default()
+            .memory(m.memory)
+            .offset(m.atom_range.start)
+            .size(m.atom_range.end - m.atom_range.start)
+    })
+}
+
+impl StBuffer {
+    /// Wraps a buffer the app created, bound to memory the app mapped, in the state `initial`
+    /// (use layout `UNDEFINED`). [`StBuffer::read`], [`StBuffer::write`],
+    /// [`StBuffer::flush`] and [`StBuffer::invalidate`] then work as for the library's own
+    /// buffers, covering only this buffer's bytes (rounded to `mapping.non_coherent_atom_size`).
+    /// Fails if the buffer does not fit in the memory or the atom size is 0.
+    ///
+    /// ```no_run
+    /// # fn f(device: &ash::Device, raw: ash::vk::Buffer, mapping: vk_baton::HostMapping) -> vk_baton::Result<()> {
+    /// use vk_baton::{ash::vk, BufferDesc, Destroy, ResourceState, StBuffer};
+    /// let desc = BufferDesc::new(256, vk::BufferUsageFlags::TRANSFER_SRC);
+    /// // SAFETY: `raw` is bound at `mapping.offset` of `mapping.memory`, which stays mapped.
+    /// let b = unsafe {
+    ///     StBuffer::from_raw_mapped(device, raw, desc, "staging", ResourceState::undefined(), Destroy::AppKeeps, mapping)?
+    /// };
+    /// b.write(0, &[1, 2, 3])?;
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Safety
+    ///
+    /// `handle` is bound to `mapping.memory` at `mapping.offset`; `mapping.ptr` points to that
+    /// byte in a host mapping of the memory that covers at least the buffer's bytes rounded
+    /// outward to the atom size (mapping the whole memory does) and stays mapped while the
+    /// buffer lives; `coherent` and `memory_size` are true of the memory. Other host access to
+    /// these bytes is the app's to synchronize.
+    pub unsafe fn from_raw_mapped(
+        device: &ash::Device,
+        handle: vk::Buffer,
+        desc: super::BufferDesc,
+        name: &str,
+        initial: super::ResourceState,
+        destroy: super::Destroy,
+        mapping: HostMapping,
+    ) -> Result<Self> {
+        if mapping.non_coherent_atom_size == 0 {
+            return Err(Error::InvalidInput(format!(
+                "buffer `{name}`: non_coherent_atom_size 0"
+            )));
+        }
+        if mapping
+            .offset
+            .checked_add(desc.size)
+            .is_none_or(|end| end > mapping.memory_size)
+        {
+            return Err(Error::InvalidInput(format!(
+                "buffer `{name}`: {} bytes at offset {} do not fit in memory of {} bytes",
+                desc.size, mapping.offset, mapping.memory_size
+            )));
+        }
+        let mapped = Mapped::new(
+            mapping.ptr,
+            mapping.memory,
+            mapping.memory_size,
+            mapping.offset,
+            desc.size,
+            mapping.coherent,
+            mapping.non_coherent_atom_size,
+        );
+        let mut b = Self::from_raw(device, handle, desc, name, initial, destroy);
+        b.mapped = Some(mapped);
+        Ok(b)
+    }
+
+    /// Whether the buffer is host-visible and mapped.
+    ///
+    /// ```no_run
+    /// # fn f(b: &vk_baton::StBuffer) {
+    /// if b.is_mapped() { /* read/write work */ }
+    /// # }
+    /// ```
+    pub fn is_mapped(&self) -> bool {
+        self.mapped.is_some()
+    }
+
+    /// Where the buffer lives in its memory object and what flushes cover, if it is mapped.
+    ///
+    /// ```no_run
+    /// # fn f(b: &vk_baton::StBuffer) {
+    /// if let Some(m) = b.host_memory() { println!("{:?} bytes {:?}", m.memory, m.atom_range); }
+    /// # }
+    /// ```
+    pub fn host_memory(&self) -> Option<&HostMemory> {
+        self.mapped.as_ref().map(|m| &m.memory)
+    }
+
+    /// The mapped bytes, invalidated first (on non-coherent memory) so that GPU writes are
+    /// seen. Takes `&mut self`, so use it before sharing the `Arc` (or through
+    /// `Arc::get_mut`); shared buffers use [`StBuffer::read`]. Fails if the buffer is not
+    /// host-visible or the invalidate fails.
+    ///
+    /// ```no_run
+    /// # fn f(b: &mut vk_baton::StBuffer) -> vk_baton::Result<()> {
+    /// println!("{}", b.mapped_slice()?[0]);
+    /// # Ok(()) }
+    /// ```
+    pub fn mapped_slice(&mut self) -> Result<&[u8]> {
+        let p = self.check(0, 0)?;
+        self.invalidate()?;
+        // SAFETY: the mapping covers `size` bytes and lives as long as `self`; `&mut self`
+        // rules out host writes through `write` while the slice lives.
+        Ok(unsafe { std::slice::from_raw_parts(p.as_ptr(), self.desc.size as usize) })
+    }
+
+    /// The mapped bytes for writing. Takes `&mut self` (see [`StBuffer::mapped_slice`]). On
+    /// non-coherent memory, call [`StBuffer::flush`] after writing (or use
+    /// [`StBuffer::write`], which does). Fails if the buffer is not host-visible.
+    ///
+    /// ```no_run
+    /// # fn f(b: &mut vk_baton::StBuffer) -> vk_baton::Result<()> {
+    /// b.mapped_slice_mut()?.fill(0);
+    /// b.flush()?;
+    /// # Ok(()) }
+    /// ```
+    pub fn mapped_slice_mut(&mut self) -> Result<&mut [u8]> {
+        let p = self.check(0, 0)?;
+        // SAFETY: as in `mapped_slice`, and `&mut self` makes the slice unique.
+        Ok(unsafe { std::slice::from_raw_parts_mut(p.as_ptr(), self.desc.size as usize) })
+    }
+
+    fn check(&self, offset: u64, len: usize) -> Result<NonNull<u8>> {
+        let m = self.mapped.as_ref().ok_or_else(|| {
+            Error::InvalidInput(format!("buffer `{}` is not host-visible", self.name))
+        })?;
+        if offset
+            .checked_add(len as u64)
+            .is_none_or(|e| e > self.desc.size)
+        {
+            return Err(Error::InvalidInput(format!(
+                "bytes {offset}..+{len} lie outside buffer `{}` of {} bytes",
+                self.name, self.desc.size
+            )));
+        }
+        Ok(m.ptr)
+    }
+
+    /// Copies `data` into the mapped buffer at `offset`, then flushes the buffer's bytes on
+    /// non-coherent memory. Fails if the buffer is not host-visible, the range lies outside
+    /// it, or the flush fails. The GPU must not be using those bytes.
+    ///
+    /// ```no_run
+    /// # fn f(b: &vk_baton::StBuffer) -> vk_baton::Result<()> {
+    /// b.write(0, &42u32.to_le_bytes())?;
+    /// # Ok(()) }
+    /// ```
+    pub fn write(&self, offset: u64, data: &[u8]) -> Result<()> {
+        let p = self.check(offset, data.len())?;
+        let _host = self.host.lock();
+        // SAFETY: the range was checked to lie inside the mapping; the host lock excludes
+        // other host access through `read`/`write`; `data` cannot alias device memory.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                data.as_ptr(),
+                p.as_ptr().add(offset as usize),
+                data.len(),
+            )
+        };
+        self.flush_locked()
+    }
+
+    /// Copies bytes at `offset` out of the mapped buffer into `out`, after invalidating the
+    /// buffer's bytes on non-coherent memory. Fails if the buffer is not host-visible, the
+    /// range lies outside it, or the invalidate fails. Wait for the GPU work that wrote them.
+    ///
+    /// ```no_run
+    /// # fn f(b: &vk_baton::StBuffer) -> vk_baton::Result<()> {
+    /// let mut v = [0u8; 4];
+    /// b.read(0, &mut v)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn read(&self, offset: u64, out: &mut [u8]) -> Result<()> {
+        let p = self.check(offset, out.len())?;
+        let _host = self.host.lock();
+        self.invalidate_locked()?;
+        // SAFETY: as in `write`.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                p.as_ptr().add(offset as usize),
+                out.as_mut_ptr(),
+                out.len(),
+            )
+        };
+        Ok(())
+    }
+
+    /// Makes host writes to the buffer's bytes available to the device
+    /// (`vkFlushMappedMemoryRanges` over [`HostMemory::atom_range`]); nothing on coherent
+    /// memory. Fails if the buffer is not host-visible or the flush fails.
+    ///
+    /// ```no_run
+    /// # fn f(b: &mut vk_baton::StBuffer) -> vk_baton::Result<()> {
+    /// b.mapped_slice_mut()?[0] = 7;
+    /// b.flush()?;
+    /// # Ok(()) }
+    /// ```
+    pub fn flush(&self) -> Result<()> {
+        self.check(0, 0)?;
+        let _host = self.host.lock();
+        self.flush_locked()
+    }
+
+    /// Makes device writes to the buffer's bytes visible to the host
+    /// (`vkInvalidateMappedMemoryRanges` over [`HostMemory::atom_range`]); nothing on
+    /// coherent memory. Fails if the buffer is not host-visible or the invalidate fails.
+    ///
+    /// ```no_run
+    /// # fn f(b: &mut vk_baton::StBuffer) -> vk_baton::Result<()> {
+    /// b.invalidate()?;
+    /// # Ok(()) }
+    /// ```
+    pub fn invalidate(&self) -> Result<()> {
+        self.check(0, 0)?;
+        let _host = self.host.lock();
+        self.invalidate_locked()
+    }
+
+    fn range(&self) -> Option<vk::MappedMemoryRange<'static>> {
+        self.mapped
+            .as_ref()
+            .and_then(|m| mapped_memory_range(&m.memory))
+    }
+
+    fn flush_locked(&self) -> Result<()> {
+        let Some(r) = self.range() else { return Ok(()) };
+        // SAFETY: the range lies inside the memory's host mapping (gpu-allocator maps its
+        // blocks whole; `from_raw_mapped`'s caller promised as much) and is atom-aligned.
+        unsafe { self.device.flush_mapped_memory_ranges(&[r]) }.map_err(|e| {
+            log::error!("`{}`: vkFlushMappedMemoryRanges failed: {e}", self.name);
+            Error::vk("vkFlushMappedMemoryRanges", e)
+        })
+    }
+
+    fn invalidate_locked(&self) -> Result<()> {
+        let Some(r) = self.range() else { return Ok(()) };
+        // SAFETY: as in `flush_locked`.
+        unsafe { self.device.invalidate_mapped_memory_ranges(&[r]) }.map_err(|e| {
+            log::error!(
+                "`{}`: vkInvalidateMappedMemoryRanges failed: {e}",
+                self.name
+            );
+            Error::vk("vkInvalidateMappedMemoryRanges", e)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aligned_ranges_are_kept() {
+        assert_eq!(atom_range(0, 256, 1 << 20, 64), 0..256);
+        assert_eq!(atom_range(512, 128, 1 << 20, 64), 512..640);
+    }
+
+    #[test]
+    fn ranges_round_outward_to_the_atom() {
+        // Zero offset, a size that is not a multiple of the atom.
+        assert_eq!(atom_range(0, 100, 1 << 20, 64), 0..128);
+        // Both ends inside atoms.
+        assert_eq!(atom_range(100, 100, 1 << 20, 64), 64..256);
+        // A non-power-of-two atom still gives multiples of it.
+        assert_eq!(atom_range(100, 10, 1 << 20, 48), 96..144);
+    }
+
+    #[test]
+    fn ranges_are_clamped_to_the_end_of_the_memory() {
+        // The buffer ends 36 bytes into the last atom, at the memory's end: the range stops
+        // there (offset + size == memory size is allowed).
+        assert_eq!(atom_range(4000, 132, 4132, 64), 3968..4132);
+        // Ending inside the last partial atom, short of the memory's end.
+        assert_eq!(atom_range(4000, 120, 4132, 64), 3968..4132);
+        // A memory object that is one buffer (a dedicated block).
+        assert_eq!(atom_range(0, 100, 100, 256), 0..100);
+    }
+
+    #[test]
+    fn neighbours_padded_to_the_atom_never_overlap() {
+        // Two 100-byte buffers, each at a multiple of the atom as the library allocates them.
+        let a = atom_range(0, 100, 1 << 20, MAX_NON_COHERENT_ATOM_SIZE);
+        let b = atom_range(256, 100, 1 << 20, MAX_NON_COHERENT_ATOM_SIZE);
+        assert_eq!((a, b), (0..256, 256..512));
+    }
+
+    #[test]
+    fn every_range_meets_the_vulkan_rules() {
+        for atom in [1u64, 4, 64, 256] {
+            for memory_size in [atom * 16, atom * 16 + 36] {
+                for offset in (0..memory_size).step_by(7) {
+                    for size in [1, 3, atom, atom + 1, 2 * atom] {
+                        if offset + size > memory_size {
+                            continue;
+                        }
+                        let r = atom_range(offset, size, memory_size, atom);
+                        assert!(r.start <= offset && offset + size <= r.end, "{r:?}");
+                        assert_eq!(r.start % atom, 0);
+                        assert!((r.end - r.start) % atom == 0 || r.end == memory_size);
+                        assert!(r.end <= memory_size);
+                        // No wider than needed: less than one atom on each side.
+                        assert!(offset - r.start < atom && r.end - (offset + size) < atom);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn coherent_memory_is_never_flushed() {
+        let m = HostMemory {
+            memory: vk::DeviceMemory::null(),
+            offset: 100,
+            coherent: true,
+            atom_range: 64..256,
+        };
+        assert!(mapped_memory_range(&m).is_none());
+        let r = mapped_memory_range(&HostMemory {
+            coherent: false,
+            ..m
+        })
+        .unwrap();
+        assert_eq!((r.offset, r.size), (64, 192));
+    }
+}
