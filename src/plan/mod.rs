@@ -27,9 +27,13 @@
 
 mod display;
 mod planner;
+#[cfg(feature = "verify")]
+mod simulate;
 mod state;
 
 pub use planner::{plan, plan_owned};
+#[cfg(feature = "verify")]
+pub use simulate::{FrameReport, SimError, Simulation, Topology};
 pub use state::{Recorded, SegmentState};
 
 use crate::access::Access;

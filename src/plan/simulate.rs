@@ -1,0 +1,401 @@
+//! Plan any graph for a set of queues this machine does not have, frame after frame, and verify
+//! it the way a debug build's `finish()` would on that device.
+//!
+//! A [`Topology`] names the distinct `VkQueue`s (family, capabilities) and the roles that map
+//! onto them (`graphics`, `async_compute`, `transfer`), as [`Context`](crate::Context) picks
+//! them. A [`Simulation`] keeps the resources' tracked states and each queue's timeline between
+//! frames. [`Simulation::frame`] does what `finish()` and `execute()` do, minus Vulkan:
+//!
+//! 1. lowers the passes the way `finish()` does: queues and resources in first-use order, then
+//!    the queues that the resources' recorded states name (a release-only batch may go there);
+//! 2. plans, and verifies the plan **alone** from the queues' current timeline values
+//!    ([`Plan::verify_from`], what `finish()` runs in debug builds);
+//! 3. assigns the values the executor would ([`Plan::assign_values`], one timeline per
+//!    `VkQueue`: two roles on one queue share it), and verifies the **chain** of the frames
+//!    so far (up to [`Simulation::with_window`] frames) as one sequence of executions;
+//! 4. commits the final states, as the executor does at submit time.
+//!
+//! Frames in flight need nothing more: the executor commits states when it submits, and
+//! completion changes no state. The verifier assumes no frame has completed (every frame's
+//! work may overlap every earlier frame's), which is the case of unbounded frames in flight.
+//! Work the app records itself ([`Simulation::declare_state`]) is invisible to the verifier,
+//! so it starts a new chain.
+//!
+//! ```
+//! use vk_baton::plan::*;
+//! use vk_baton::{ash::vk, Access};
+//! // An app computes on async compute and samples on graphics. Does its frame hold up on an
+//! // NVIDIA-like device, with a compute-only family, even when it only has one family?
+//! let topo = Topology::nvidia();
+//! let (gfx, compute) = (topo.queue("graphics").unwrap(), topo.queue("async_compute").unwrap());
+//! let mut sim = Simulation::new(topo);
+//! let img = sim.add_resource(ResourceDecl::image(
+//!     "particles", 1, 1, vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::SAMPLED));
+//! for n in 0..8 {
+//!     let frame = [
+//!         PassDecl::new("simulate", compute)
+//!             .with_use(UseDecl::new(img, Access::COMPUTE_SHADER_WRITE).discard()),
+//!         PassDecl::new("draw", gfx).with_use(UseDecl::new(img, Access::FRAGMENT_SHADER_SAMPLED_READ)),
+//!     ];
+//!     let report = match sim.frame(&frame) {
+//!         Ok(report) => report,
+//!         // The verifier's findings, one per broken rule, as a debug `finish()` reports them.
+//!         Err(SimError::Verification { violations, .. }) => panic!("{violations:#?}"),
+//!         Err(e) => panic!("{e}"),
+//!     };
+//!     // Family 2 -> family 0: one release and one acquire.
+//!     assert_eq!(report.ownership_transfers(), 2);
+//!     // Graphics waits for this frame's simulation; from the second frame on, the simulation
+//!     // also waits for the previous draw to stop reading the image it overwrites.
+//!     assert_eq!(report.plan.semaphore_waits(), if n == 0 { 1 } else { 2 });
+//! }
+//! assert_eq!(sim.last_values(), &[8, 0, 8]); // graphics, transfer, async_compute
+//! ```
+
+mod topology;
+
+pub use topology::Topology;
+
+use super::{Command, Plan, PlanInput, QueuePlan, ResourceDecl, SegmentState};
+use super::{PassDecl, TimelineValues, WaitTarget};
+use crate::verify::{verify, Violation};
+use std::collections::VecDeque;
+use std::ops::Range;
+
+/// Why a simulated frame (or a topology) was refused.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SimError {
+    /// The topology description is inconsistent (unknown family, too many queues, a name
+    /// used twice, an alias of an unknown queue).
+    #[error("topology: {0}")]
+    Topology(String),
+    /// A pass names a queue or resource the simulation does not have.
+    #[error("frame {frame}: {what}")]
+    UnknownIndex {
+        /// The frame's number.
+        frame: usize,
+        /// Which pass and which index.
+        what: String,
+    },
+    /// The planner refused the frame (the error `finish()` would return).
+    #[error("frame {frame}: {error}")]
+    Plan {
+        /// The frame's number.
+        frame: usize,
+        /// The planner's error.
+        error: crate::Error,
+    },
+    /// The verifier rejected the frame: `chained == false` for the plan alone (what a debug
+    /// `finish()` reports), `true` for the chain of frames ending with it.
+    #[error("frame {frame} ({}): {} violation(s), first: {}", if *chained { "chained" } else { "alone" }, violations.len(), violations.first().map_or(String::new(), |v| v.to_string()))]
+    Verification {
+        /// The frame's number.
+        frame: usize,
+        /// Whether the chain (rather than the plan alone) failed.
+        chained: bool,
+        /// What the verifier found.
+        violations: Vec<Violation>,
+    },
+}
+
+/// What one simulated frame produced.
+#[derive(Clone, Debug)]
+pub struct FrameReport {
+    /// The frame's number, from 0.
+    pub frame: usize,
+    /// The plan exactly as `finish()` makes it: its queue and resource indices are this
+    /// frame's own (see [`FrameReport::queues`] and [`FrameReport::resources`]).
+    pub plan: Plan,
+    /// For each plan queue, the topology queue it is.
+    pub queues: Vec<usize>,
+    /// For each plan resource, the simulation's resource it is.
+    pub resources: Vec<usize>,
+    /// The timeline values the executor assigns this frame.
+    pub values: TimelineValues,
+    /// How many frames the chained verification covered (this one included).
+    pub chained: usize,
+}
+
+impl FrameReport {
+    /// Ownership-transfer barriers (releases plus acquires).
+    pub fn ownership_transfers(&self) -> usize {
+        self.barriers()
+            .map(|b| {
+                b.images
+                    .iter()
+                    .filter(|i| i.scopes.families.is_some())
+                    .count()
+                    + b.buffers
+                        .iter()
+                        .filter(|x| x.scopes.families.is_some())
+                        .count()
+            })
+            .sum()
+    }
+
+    /// The plan's queue that is topology queue `queue`, if this frame uses it.
+    pub fn plan_queue(&self, queue: usize) -> Option<usize> {
+        self.queues.iter().position(|&q| q == queue)
+    }
+
+    fn barriers(&self) -> impl Iterator<Item = &super::BarrierCmd> {
+        let cmds = self.plan.queues.iter().flat_map(|q| &q.batches);
+        cmds.flat_map(|b| &b.commands).filter_map(|c| match c {
+            Command::Barrier(b) => Some(b),
+            Command::Pass(_) => None,
+        })
+    }
+}
+
+type Segments = Vec<(Range<u64>, SegmentState<usize>)>;
+
+/// Resources and queue timelines carried from frame to frame on a [`Topology`]; see the
+/// module documentation.
+#[derive(Clone, Debug)]
+pub struct Simulation {
+    topology: Topology,
+    /// The resources, `initial` holding the current state (queues: topology indices).
+    resources: Vec<ResourceDecl>,
+    last: Vec<u64>,
+    /// The latest frames, re-indexed onto all topology queues and all resources.
+    chain: VecDeque<(Plan, TimelineValues)>,
+    window: usize,
+    frames: usize,
+}
+
+impl Simulation {
+    /// A simulation with no resources, every timeline at 0, chaining up to 16 frames.
+    pub fn new(topology: Topology) -> Self {
+        let n = topology.queues().len();
+        Self {
+            topology,
+            resources: Vec::new(),
+            last: vec![0; n],
+            chain: VecDeque::new(),
+            window: 16,
+            frames: 0,
+        }
+    }
+
+    /// Verifies chains of up to `frames` frames (at least 1). Longer is slower: each frame
+    /// re-verifies the whole window.
+    pub fn with_window(mut self, frames: usize) -> Self {
+        self.window = frames.max(1);
+        self
+    }
+
+    /// The topology.
+    pub fn topology(&self) -> &Topology {
+        &self.topology
+    }
+
+    /// Declares a resource; returns the index [`UseDecl::resource`](super::UseDecl) takes.
+    /// Queue indices in its initial state are topology queues.
+    pub fn add_resource(&mut self, decl: ResourceDecl) -> usize {
+        // Earlier frames never used it: it stays in its declared state through them.
+        for (p, _) in &mut self.chain {
+            p.input.resources.push(decl.clone());
+            p.final_states.push(decl.initial.clone());
+        }
+        self.resources.push(decl);
+        self.resources.len() - 1
+    }
+
+    /// The current state of `resource`, as the next frame will find it.
+    pub fn state(&self, resource: usize) -> Option<&[(Range<u64>, SegmentState<usize>)]> {
+        self.resources.get(resource).map(|r| r.initial.as_slice())
+    }
+
+    /// The app declares the state of all of `resource` after its own work
+    /// (`StImage::declare_state`). Starts a new verification chain. Out of range: `false`.
+    pub fn declare_state(&mut self, resource: usize, state: SegmentState<usize>) -> bool {
+        let Some(r) = self.resources.get_mut(resource) else {
+            return false;
+        };
+        r.initial = vec![(0..r.kind.cells(), state)];
+        self.chain.clear();
+        true
+    }
+
+    /// The host waited for every frame so far (`ExecutionFence::wait`): their work is
+    /// complete before any later submit, so later frames are verified without them (the chain
+    /// restarts), as `finish()` verifies. Work handed to the presentation engine is not
+    /// covered by a fence; a present followed by a use in a later frame without a guarded
+    /// binary wait is only caught by the chain.
+    pub fn host_waited(&mut self) {
+        self.chain.clear();
+    }
+
+    /// The app submits to `queue` itself and signals its timeline's next value
+    /// (`QueueLock::next_value`); returns it.
+    pub fn app_submit(&mut self, queue: usize) -> Option<u64> {
+        let v = self.last.get_mut(queue)?;
+        *v += 1;
+        Some(*v)
+    }
+
+    /// Per topology queue, the last timeline value handed out.
+    pub fn last_values(&self) -> &[u64] {
+        &self.last
+    }
+
+    /// Plans, verifies and commits one frame of `passes` (queues: topology indices; resources:
+    /// [`Simulation::add_resource`] indices). On error nothing changes.
+    pub fn frame(&mut self, passes: &[PassDecl]) -> Result<FrameReport, SimError> {
+        let frame = self.frames;
+        let (input, qmap, rmap) = self.lower(passes)?;
+        let plan = super::plan_owned(input).map_err(|error| SimError::Plan { frame, error })?;
+        let mut last: Vec<u64> = qmap.iter().map(|&q| self.last[q]).collect();
+        plan.verify_from(&last)
+            .map_err(|violations| SimError::Verification {
+                frame,
+                chained: false,
+                violations,
+            })?;
+        let values = plan.assign_values(&mut last);
+        let (global, global_values) = self.to_global(&plan, &values, &qmap, &rmap);
+        let mut chain = self.chain.clone();
+        chain.push_back((global, global_values));
+        while chain.len() > self.window {
+            chain.pop_front();
+        }
+        let execs: Vec<(&Plan, &TimelineValues)> = chain.iter().map(|(p, v)| (p, v)).collect();
+        verify(&execs).map_err(|violations| SimError::Verification {
+            frame,
+            chained: true,
+            violations,
+        })?;
+        let (global, global_values) = chain.back().expect("just pushed");
+        for (r, segs) in global
+            .resolved_final_states(global_values)
+            .into_iter()
+            .enumerate()
+        {
+            self.resources[r].initial = segs;
+        }
+        for (l, &q) in qmap.iter().enumerate() {
+            self.last[q] = last[l];
+        }
+        self.chain = chain;
+        self.frames += 1;
+        Ok(FrameReport {
+            frame,
+            plan,
+            chained: self.chain.len(),
+            queues: qmap,
+            resources: rmap,
+            values,
+        })
+    }
+
+    /// The `PlanInput` `finish()` would build, with its queue and resource maps.
+    fn lower(&self, passes: &[PassDecl]) -> Result<(PlanInput, Vec<usize>, Vec<usize>), SimError> {
+        let frame = self.frames;
+        let unknown = |what: String| SimError::UnknownIndex { frame, what };
+        let index = |map: &mut Vec<usize>, x: usize| match map.iter().position(|&y| y == x) {
+            Some(i) => i,
+            None => {
+                map.push(x);
+                map.len() - 1
+            }
+        };
+        let (mut qmap, mut rmap) = (Vec::new(), Vec::new());
+        let mut local = Vec::with_capacity(passes.len());
+        for p in passes {
+            if p.queue >= self.topology.queues().len() {
+                return Err(unknown(format!("pass `{}`: no queue {}", p.name, p.queue)));
+            }
+            let mut lp = p.clone();
+            lp.queue = index(&mut qmap, p.queue);
+            let guards = lp.waits.iter_mut().flat_map(|w| &mut w.guards);
+            for r in lp.uses.iter_mut().map(|u| &mut u.resource).chain(guards) {
+                if *r >= self.resources.len() {
+                    return Err(unknown(format!("pass `{}`: no resource {r}", p.name)));
+                }
+                *r = index(&mut rmap, *r);
+            }
+            local.push(lp);
+        }
+        let mut resources = Vec::with_capacity(rmap.len());
+        for &r in &rmap {
+            let mut decl = self.resources[r].clone();
+            for (_, s) in &mut decl.initial {
+                *s = s.map_queue(|q| index(&mut qmap, q));
+            }
+            resources.push(decl);
+        }
+        let queues = qmap
+            .iter()
+            .map(|&q| self.topology.queues()[q].clone())
+            .collect();
+        let input = PlanInput {
+            queues,
+            resources,
+            passes: local,
+        };
+        Ok((input, qmap, rmap))
+    }
+
+    /// `plan` and `values` re-indexed onto every topology queue and every resource, so that
+    /// frames with different queue and resource lists chain.
+    fn to_global(
+        &self,
+        plan: &Plan,
+        values: &TimelineValues,
+        qmap: &[usize],
+        rmap: &[usize],
+    ) -> (Plan, TimelineValues) {
+        let n = self.topology.queues().len();
+        let mut g = plan.clone();
+        g.input.queues = self.topology.queues().to_vec();
+        g.input.resources = self.resources.clone();
+        for p in &mut g.input.passes {
+            p.queue = qmap[p.queue];
+            let guards = p.waits.iter_mut().flat_map(|w| &mut w.guards);
+            for r in p.uses.iter_mut().map(|u| &mut u.resource).chain(guards) {
+                *r = rmap[*r];
+            }
+        }
+        g.queues = vec![QueuePlan::default(); n];
+        let mut gv = TimelineValues {
+            start: self.last.clone(),
+            per_batch: vec![Vec::new(); n],
+            last: vec![None; n],
+        };
+        for (l, qp) in plan.queues.iter().enumerate() {
+            let mut qp = qp.clone();
+            for b in &mut qp.batches {
+                for w in &mut b.waits {
+                    if let WaitTarget::Batch { queue, .. } | WaitTarget::Value { queue, .. } =
+                        &mut w.target
+                    {
+                        *queue = qmap[*queue];
+                    }
+                }
+                for c in &mut b.commands {
+                    if let Command::Barrier(bc) = c {
+                        bc.images
+                            .iter_mut()
+                            .for_each(|i| i.resource = rmap[i.resource]);
+                        bc.buffers
+                            .iter_mut()
+                            .for_each(|x| x.resource = rmap[x.resource]);
+                    }
+                }
+            }
+            g.queues[qmap[l]] = qp;
+            gv.per_batch[qmap[l]] = values.per_batch[l].clone();
+            gv.last[qmap[l]] = values.last[l];
+        }
+        let mut finals: Vec<Segments> = self.resources.iter().map(|r| r.initial.clone()).collect();
+        for (l, segs) in plan.final_states.iter().enumerate() {
+            finals[rmap[l]] = segs
+                .iter()
+                .map(|(c, s)| (c.clone(), s.map_queue(|q| qmap[q])))
+                .collect();
+        }
+        g.final_states = finals;
+        (g, gv)
+    }
+}

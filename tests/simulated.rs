@@ -1,0 +1,355 @@
+//! Every multi-queue GPU test and every sample's frame loop, restated at the `PlanInput` level
+//! and run frame after frame on simulated topologies, without a GPU: the NVIDIA 3-family
+//! device, one family with one queue (lavapipe), and one family with two and three queues.
+//! Each frame is planned, verified alone from the queues' timeline values (what a debug
+//! `finish()` does) and chained with the frames before it, with the values the executor
+//! assigns (`vk_baton::plan::Simulation`).
+//!
+//! Each scenario restates exactly what the source's passes declare (the stock passes declare
+//! in their `declare` methods, in `passes/src/`), and names its source. Steady-state facts
+//! (batches, semaphore waits, ownership-transfer barriers) are derived from the contract in
+//! DESIGN.md: a wait only between distinct queues (rules 4, 10), a release/acquire pair only
+//! across families for EXCLUSIVE contents that are needed (rules 5-7), batch boundaries only
+//! where another queue waits (rule 10) or at external binary semaphores (rule 9).
+#![cfg(feature = "verify")]
+
+use vk_baton::ash::vk;
+use vk_baton::plan::{
+    BinarySignalDecl, BinaryWaitDecl, FrameReport, PassDecl, ResourceDecl, SegmentState, SimError,
+    Simulation, Topology, UseDecl, WaitTarget,
+};
+use vk_baton::verify::{Actor, HazardKind};
+use vk_baton::{Access, BufferRange, ImageRange, SubRange};
+
+#[path = "simulated/multi_family.rs"]
+mod multi_family;
+#[path = "simulated/passes_multi_family.rs"]
+mod passes_multi_family;
+#[path = "simulated/samples.rs"]
+mod samples;
+
+use multi_family::*;
+use passes_multi_family::*;
+use samples::*;
+
+// --- The stock passes' accesses (passes/src/copy.rs, blit.rs, clear.rs). ---------------------
+
+const fn at(mut a: Access, stages: vk::PipelineStageFlags2) -> Access {
+    a.stages = stages;
+    a
+}
+const fn on(mut a: Access, caps: vk::QueueFlags) -> Access {
+    a.queue = caps;
+    a
+}
+const COPY_READ: Access = at(Access::TRANSFER_READ, vk::PipelineStageFlags2::COPY);
+const COPY_WRITE: Access = at(Access::TRANSFER_WRITE, vk::PipelineStageFlags2::COPY);
+const BLIT_READ: Access = on(
+    at(Access::TRANSFER_READ, vk::PipelineStageFlags2::BLIT),
+    vk::QueueFlags::GRAPHICS,
+);
+const BLIT_WRITE: Access = on(
+    at(Access::TRANSFER_WRITE, vk::PipelineStageFlags2::BLIT),
+    vk::QueueFlags::GRAPHICS,
+);
+const CLEAR_COLOR: Access = on(
+    at(Access::TRANSFER_WRITE, vk::PipelineStageFlags2::CLEAR),
+    vk::QueueFlags::from_raw(vk::QueueFlags::GRAPHICS.as_raw() | vk::QueueFlags::COMPUTE.as_raw()),
+);
+/// `buffer_image_access` (passes/src/copy.rs): depth/stencil buffer<->image copies need graphics.
+const DEPTH_COPY_WRITE: Access = on(COPY_WRITE, vk::QueueFlags::GRAPHICS);
+const DEPTH_COPY_READ: Access = on(COPY_READ, vk::QueueFlags::GRAPHICS);
+
+const XFER: vk::BufferUsageFlags = vk::BufferUsageFlags::from_raw(
+    vk::BufferUsageFlags::TRANSFER_SRC.as_raw() | vk::BufferUsageFlags::TRANSFER_DST.as_raw(),
+);
+const IXFER: vk::ImageUsageFlags = vk::ImageUsageFlags::from_raw(
+    vk::ImageUsageFlags::TRANSFER_SRC.as_raw() | vk::ImageUsageFlags::TRANSFER_DST.as_raw(),
+);
+const FRAMES: usize = 8;
+
+// --- Topologies and a small driver. --------------------------------------------------------
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Topo {
+    Nvidia,
+    Single,
+    TwoQueues,
+    ThreeQueues,
+}
+const TOPOLOGIES: [Topo; 4] = [
+    Topo::Nvidia,
+    Topo::Single,
+    Topo::TwoQueues,
+    Topo::ThreeQueues,
+];
+
+fn topology(t: Topo) -> Topology {
+    match t {
+        Topo::Nvidia => Topology::nvidia(),
+        Topo::Single => Topology::single_family(),
+        Topo::TwoQueues => Topology::two_queues_of_one_family(),
+        Topo::ThreeQueues => {
+            let all = vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE | vk::QueueFlags::TRANSFER;
+            Topology::new()
+                .with_family(all, 3)
+                .with_queue("graphics", 0)
+                .and_then(|t| t.with_queue("async_compute", 0))
+                .and_then(|t| t.with_queue("transfer", 0))
+                .unwrap()
+        }
+    }
+}
+
+/// One scenario on one topology: the simulation and the samples' three queues.
+struct S {
+    sim: Simulation,
+    topo: Topo,
+    g: usize,
+    c: usize,
+    t: usize,
+}
+
+impl S {
+    fn new(topo: Topo) -> S {
+        let t = topology(topo);
+        let q = |n| t.queue(n).unwrap();
+        let (g, c, tr) = (q("graphics"), q("async_compute"), q("transfer"));
+        S {
+            sim: Simulation::new(t),
+            topo,
+            g,
+            c,
+            t: tr,
+        }
+    }
+    fn family(&self, q: usize) -> u32 {
+        self.sim.topology().queues()[q].family
+    }
+    /// Two different families: ownership transfers for EXCLUSIVE contents.
+    fn cross(&self, a: usize, b: usize) -> bool {
+        self.family(a) != self.family(b)
+    }
+    fn buf(&mut self, name: &str, size: u64, usage: vk::BufferUsageFlags) -> usize {
+        self.sim
+            .add_resource(ResourceDecl::buffer(name, size, usage))
+    }
+    fn img(&mut self, name: &str, mips: u32, layers: u32, usage: vk::ImageUsageFlags) -> usize {
+        self.sim
+            .add_resource(ResourceDecl::image(name, mips, layers, usage))
+    }
+    fn run(&mut self, passes: Vec<PassDecl>) -> FrameReport {
+        match self.sim.frame(&passes) {
+            Ok(r) => r,
+            Err(SimError::Verification {
+                frame,
+                chained,
+                violations,
+            }) => {
+                let text: Vec<String> = violations.iter().map(|v| v.to_string()).collect();
+                panic!(
+                    "{:?} frame {frame} (chained: {chained}):\n{}",
+                    self.topo,
+                    text.join("\n")
+                )
+            }
+            Err(e) => panic!("{:?}: {e}", self.topo),
+        }
+    }
+}
+
+fn pass(name: &str, queue: usize, uses: impl IntoIterator<Item = UseDecl>) -> PassDecl {
+    let mut p = PassDecl::new(name, queue);
+    p.uses.extend(uses);
+    p
+}
+fn u(resource: usize, access: Access) -> UseDecl {
+    UseDecl::new(resource, access)
+}
+fn ud(resource: usize, access: Access) -> UseDecl {
+    UseDecl::new(resource, access).discard()
+}
+fn bytes(offset: u64, size: u64) -> SubRange {
+    SubRange::Buffer(BufferRange { offset, size })
+}
+fn mip(level: u32, layers: u32) -> SubRange {
+    SubRange::Image(ImageRange::mip(level, layers))
+}
+fn sem(raw: u64) -> vk::Semaphore {
+    vk::Handle::from_raw(raw)
+}
+
+/// (batches, semaphore waits, ownership-transfer barriers).
+fn facts(r: &FrameReport) -> (usize, usize, usize) {
+    (
+        r.plan.batch_count(),
+        r.plan.semaphore_waits(),
+        r.ownership_transfers(),
+    )
+}
+
+fn check(s: &S, what: &str, r: &FrameReport, want: (usize, usize, usize)) {
+    assert_eq!(
+        facts(r),
+        want,
+        "{:?}, {what}, frame {}: (batches, waits, transfers)\n{}",
+        s.topo,
+        r.frame,
+        r.plan
+    );
+}
+
+/// Releases on `from`'s queue and acquires on `to`'s, from `from`'s family to `to`'s.
+fn releases_acquires(s: &S, r: &FrameReport, from: usize, to: usize) -> (usize, usize) {
+    let fam = (s.family(from), s.family(to));
+    let count = |q: usize| {
+        let Some(pq) = r.plan_queue(q) else { return 0 };
+        r.plan.queues[pq]
+            .batches
+            .iter()
+            .flat_map(|b| &b.commands)
+            .filter_map(|c| match c {
+                vk_baton::plan::Command::Barrier(b) => Some(b),
+                _ => None,
+            })
+            .map(|b| {
+                b.images
+                    .iter()
+                    .filter(|i| i.scopes.families == Some(fam))
+                    .count()
+                    + b.buffers
+                        .iter()
+                        .filter(|x| x.scopes.families == Some(fam))
+                        .count()
+            })
+            .sum()
+    };
+    (count(from), count(to))
+}
+
+/// Waits on another queue's batch of this frame, and on values of earlier frames.
+fn wait_kinds(r: &FrameReport) -> (usize, usize) {
+    let waits = r
+        .plan
+        .queues
+        .iter()
+        .flat_map(|q| &q.batches)
+        .flat_map(|b| &b.waits);
+    waits.fold((0, 0), |(b, v), w| match w.target {
+        WaitTarget::Batch { .. } => (b + 1, v),
+        WaitTarget::Value { .. } => (b, v + 1),
+        WaitTarget::Binary(_) => (b, v),
+    })
+}
+
+/// A writer on `w` and a reader on `rd` of one resource, repeated: the shape of several tests.
+/// Steady state: `w` waits for the previous frame's read (WAR), `rd` for this frame's write.
+fn writer_reader_steady(s: &S, w: usize, rd: usize, concurrent: bool) -> (usize, usize, usize) {
+    if w == rd {
+        (1, 0, 0)
+    } else if s.cross(w, rd) && !concurrent {
+        (2, 2, 2)
+    } else {
+        (2, 2, 0)
+    }
+}
+
+// --- The tests. ------------------------------------------------------------------------------
+
+fn on_every_topology(name: &str, f: impl Fn(Topo) -> usize) {
+    let mut frames = 0;
+    for t in TOPOLOGIES {
+        let n = f(t);
+        assert!(n >= FRAMES, "{name}: only {n} frames on {t:?}");
+        frames += n;
+    }
+    println!("{name}: {frames} frames on {} topologies", TOPOLOGIES.len());
+}
+
+#[test]
+fn multi_family_compute_to_graphics_buffer() {
+    on_every_topology("compute_to_graphics_buffer_ownership_transfer", |t| {
+        compute_to_graphics_buffer(t, false)
+    });
+}
+#[test]
+fn multi_family_concurrent_sharing() {
+    on_every_topology("concurrent_sharing_needs_no_transfer", |t| {
+        compute_to_graphics_buffer(t, true)
+    });
+}
+#[test]
+fn multi_family_compute_to_graphics_image() {
+    on_every_topology("compute_to_graphics_image_ownership_transfer", |t| {
+        draw_download(t, false, 96 * 64 * 4) + draw_download(t, true, 96 * 64 * 4)
+    });
+}
+#[test]
+fn multi_family_transfer_to_graphics_upload() {
+    on_every_topology("transfer_to_graphics_upload", transfer_to_graphics_upload);
+}
+#[test]
+fn multi_family_ownership_inherited_across_graphs() {
+    on_every_topology(
+        "ownership_inherited_across_graphs",
+        ownership_inherited_across_graphs,
+    );
+}
+#[test]
+fn passes_buffer_upload_on_transfer_read_on_graphics() {
+    on_every_topology(
+        "buffer_upload_on_transfer_family_read_on_graphics",
+        buffer_upload_transfer_graphics,
+    );
+}
+#[test]
+fn passes_image_upload_and_download_on_transfer() {
+    on_every_topology(
+        "image_upload_and_download_on_transfer_family",
+        image_upload_download_transfer,
+    );
+}
+#[test]
+fn passes_present_style_handoff() {
+    on_every_topology(
+        "present_style_handoff_to_another_family_and_back",
+        present_style_handoff,
+    );
+}
+#[test]
+fn passes_packed_levels_and_depth_copies() {
+    on_every_topology(
+        "aligned_packed_levels_and_depth_copies_on_transfer_family",
+        packed_levels_and_depth,
+    );
+}
+#[test]
+fn sample_headless() {
+    on_every_topology("headless", |t| draw_download(t, true, 640 * 400 * 4));
+}
+#[test]
+fn sample_async_compute() {
+    on_every_topology("async_compute", |t| async_compute(t, false));
+}
+#[test]
+fn sample_async_compute_exclusive() {
+    on_every_topology("async_compute --exclusive", |t| async_compute(t, true));
+}
+#[test]
+fn sample_streaming_upload() {
+    on_every_topology("streaming_upload", |t| streaming_upload(t, false));
+}
+#[test]
+fn sample_streaming_upload_concurrent() {
+    on_every_topology("streaming_upload --concurrent", |t| {
+        streaming_upload(t, true)
+    });
+}
+#[test]
+fn sample_incremental() {
+    on_every_topology("incremental", incremental);
+}
+#[test]
+fn sample_window() {
+    on_every_topology("window", window);
+}

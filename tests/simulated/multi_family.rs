@@ -1,0 +1,183 @@
+//! Scenarios restating `tests/multi_family.rs`.
+
+use super::*;
+
+/// Mirrors `tests/multi_family.rs::compute_to_graphics_buffer_ownership_transfer` (`Fill`,
+/// `CopyBuffer`, `HostRead` from tests/common), and `concurrent_sharing_needs_no_transfer`
+/// when `concurrent`, repeated every frame.
+pub(crate) fn compute_to_graphics_buffer(topo: Topo, concurrent: bool) -> usize {
+    let mut s = S::new(topo);
+    let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC;
+    let mut decl = ResourceDecl::buffer("storage", 16384, usage);
+    // CONCURRENT only where the two families differ (`Sharing` dedups one family).
+    decl.concurrent = concurrent && s.cross(s.c, s.g);
+    let storage = s.sim.add_resource(decl);
+    let readback = s.buf("readback", 16384, vk::BufferUsageFlags::TRANSFER_DST);
+    for f in 0..FRAMES {
+        let r = s.run(vec![
+            pass("fill", s.c, [ud(storage, Access::COMPUTE_SHADER_WRITE)]),
+            pass(
+                "copy",
+                s.g,
+                [
+                    u(storage, Access::TRANSFER_READ),
+                    ud(readback, Access::TRANSFER_WRITE),
+                ],
+            ),
+            pass("host read", s.g, [u(readback, Access::HOST_READ)]),
+        ]);
+        let transfer = s.cross(s.c, s.g) && !concurrent;
+        if f == 0 {
+            // The GPU test's assertions: one release/acquire pair (exclusive), one wait.
+            let pair = if transfer { (1, 1) } else { (0, 0) };
+            assert_eq!(releases_acquires(&s, &r, s.c, s.g), pair, "{topo:?}");
+            let w = usize::from(s.c != s.g);
+            check(&s, "first frame", &r, (1 + w, w, 2 * pair.0));
+        } else {
+            let want = writer_reader_steady(&s, s.c, s.g, concurrent);
+            check(&s, "steady", &r, want);
+        }
+    }
+    let owner = s.sim.state(storage).unwrap()[0].1.owner;
+    let want_owner = (!(concurrent && s.cross(s.c, s.g))).then(|| s.family(s.g));
+    assert_eq!(
+        owner, want_owner,
+        "{topo:?}: the storage ends owned by graphics"
+    );
+    FRAMES
+}
+
+/// Mirrors `tests/multi_family.rs::pattern_pixels` (`Draw`, `ImageToBuffer`, `HostRead`) for
+/// `compute_to_graphics_image_ownership_transfer`, which draws on graphics, then on async
+/// compute; and `examples/headless.rs` (`Pattern`, `Download`, `HostRead`), the same shape.
+pub(crate) fn draw_download(topo: Topo, draw_on_compute: bool, readback_bytes: u64) -> usize {
+    let mut s = S::new(topo);
+    let draw_q = if draw_on_compute { s.c } else { s.g };
+    let usage = vk::ImageUsageFlags::STORAGE
+        | vk::ImageUsageFlags::SAMPLED
+        | vk::ImageUsageFlags::TRANSFER_SRC
+        | vk::ImageUsageFlags::TRANSFER_DST;
+    let img = s.img("pattern", 1, 1, usage);
+    let readback = s.buf(
+        "readback",
+        readback_bytes,
+        vk::BufferUsageFlags::TRANSFER_DST,
+    );
+    for f in 0..FRAMES {
+        let r = s.run(vec![
+            pass("draw", draw_q, [ud(img, Access::COMPUTE_SHADER_WRITE)]),
+            pass(
+                "download",
+                s.g,
+                [
+                    u(img, Access::TRANSFER_READ),
+                    ud(readback, Access::TRANSFER_WRITE),
+                ],
+            ),
+            pass("host read", s.g, [u(readback, Access::HOST_READ)]),
+        ]);
+        let transfer = s.cross(draw_q, s.g);
+        assert_eq!(
+            releases_acquires(&s, &r, draw_q, s.g),
+            if transfer { (1, 1) } else { (0, 0) },
+            "{topo:?}"
+        );
+        if f == 0 {
+            let w = usize::from(draw_q != s.g);
+            check(&s, "first frame", &r, (1 + w, w, 2 * usize::from(transfer)));
+        } else {
+            check(
+                &s,
+                "steady",
+                &r,
+                writer_reader_steady(&s, draw_q, s.g, false),
+            );
+        }
+    }
+    FRAMES
+}
+
+/// Mirrors `tests/multi_family.rs::transfer_to_graphics_upload` (`BufferToImage`,
+/// `ImageToBuffer`, `HostRead`), repeated every frame.
+pub(crate) fn transfer_to_graphics_upload(topo: Topo) -> usize {
+    let mut s = S::new(topo);
+    let len = 33 * 17 * 4;
+    let upload = s.buf("upload", len, vk::BufferUsageFlags::TRANSFER_SRC);
+    let img = s.img("uploaded", 1, 1, IXFER);
+    let readback = s.buf("readback", len, vk::BufferUsageFlags::TRANSFER_DST);
+    for f in 0..FRAMES {
+        let r = s.run(vec![
+            pass(
+                "upload",
+                s.t,
+                [
+                    u(upload, Access::TRANSFER_READ),
+                    ud(img, Access::TRANSFER_WRITE),
+                ],
+            ),
+            pass(
+                "download",
+                s.g,
+                [
+                    u(img, Access::TRANSFER_READ),
+                    ud(readback, Access::TRANSFER_WRITE),
+                ],
+            ),
+            pass("host read", s.g, [u(readback, Access::HOST_READ)]),
+        ]);
+        let transfer = s.cross(s.t, s.g);
+        assert_eq!(
+            releases_acquires(&s, &r, s.t, s.g),
+            if transfer { (1, 1) } else { (0, 0) },
+            "{topo:?}"
+        );
+        if f > 0 {
+            check(&s, "steady", &r, writer_reader_steady(&s, s.t, s.g, false));
+        }
+    }
+    FRAMES
+}
+
+/// Mirrors `tests/multi_family.rs::ownership_inherited_across_graphs`: graph 1 fills on async
+/// compute, graph 2 never names async compute, yet releases there (the state names it).
+pub(crate) fn ownership_inherited_across_graphs(topo: Topo) -> usize {
+    let mut s = S::new(topo);
+    let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC;
+    let storage = s.buf("storage", 8192, usage);
+    let readback = s.buf("readback", 8192, vk::BufferUsageFlags::TRANSFER_DST);
+    let split = s.c != s.g;
+    for f in 0..FRAMES {
+        let first = s.run(vec![pass(
+            "fill",
+            s.c,
+            [ud(storage, Access::COMPUTE_SHADER_WRITE)],
+        )]);
+        // After frame 0 the fill waits for the previous copy's read on graphics (WAR).
+        let w = usize::from(split && f > 0);
+        check(&s, "fill", &first, (1, w, 0));
+        let second = s.run(vec![
+            pass(
+                "copy",
+                s.g,
+                [
+                    u(storage, Access::TRANSFER_READ),
+                    ud(readback, Access::TRANSFER_WRITE),
+                ],
+            ),
+            pass("host read", s.g, [u(readback, Access::HOST_READ)]),
+        ]);
+        assert!(
+            second.plan_queue(s.c).is_some(),
+            "{topo:?}: compute joins the plan"
+        );
+        if s.cross(s.c, s.g) {
+            // A release-only batch on compute, the acquire on graphics after one wait.
+            assert_eq!(releases_acquires(&s, &second, s.c, s.g), (1, 1), "{topo:?}");
+            check(&s, "copy", &second, (2, 1, 2));
+        } else {
+            // No transfer: graphics waits for the fill's value (if another queue ran it).
+            check(&s, "copy", &second, (1, usize::from(split), 0));
+        }
+    }
+    2 * FRAMES
+}
