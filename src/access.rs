@@ -12,6 +12,9 @@
 
 use ash::vk;
 
+mod stages;
+pub use stages::{capabilities_for, narrow_stages, supported_stages};
+
 /// A named access. The table in [`AccessKind::info`] maps each to stages, access flags,
 /// layout, the queue capability it needs and the usage flags the resource must have.
 ///

@@ -27,6 +27,8 @@
 
 mod display;
 mod planner;
+mod presented;
+mod queue_stages;
 mod state;
 
 pub use planner::{plan, plan_owned};
@@ -1160,3 +1162,7 @@ impl Plan {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_host_present;
+#[cfg(test)]
+mod tests_queues;
