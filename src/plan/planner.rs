@@ -134,8 +134,13 @@ struct Planner<'a> {
 
 /// Plans `input`: see the module docs for the algorithm and [`Plan`] for the result.
 ///
-/// Errors: [`Error::InvalidInput`] for an index out of range, [`Error::RangeOutOfBounds`],
-/// [`Error::ConflictingUses`], [`Error::QueueCapability`], [`Error::UsageNotAllowed`], and
+/// Every access is narrowed to the stages its queue's family supports
+/// ([`crate::access::narrow_stages`]); the plan keeps the narrowed declarations.
+///
+/// Errors: [`Error::InvalidInput`] for an index out of range or a use of an image after a
+/// pass presented it, [`Error::RangeOutOfBounds`], [`Error::ConflictingUses`],
+/// [`Error::QueueCapability`] (also for an access none of whose stages the queue supports),
+/// [`Error::UsageNotAllowed`], and
 /// [`Error::NoQueueForRelease`] when an ownership transfer needs a queue of a family the
 /// graph has none of.
 ///
@@ -533,7 +538,7 @@ impl Planner<'_> {
                 if !res.concurrent
                     && contents_needed
                     && o != family
-                    && !(host_only && !layout_change) =>
+                    && (!host_only || layout_change) =>
             {
                 Some(o)
             }
