@@ -12,6 +12,9 @@
 
 use ash::vk;
 
+mod stages;
+pub use stages::{capabilities_for, narrow_stages, supported_stages};
+
 /// A named access. The table in [`AccessKind::info`] maps each to stages, access flags,
 /// layout, the queue capability it needs and the usage flags the resource must have.
 ///
@@ -52,13 +55,17 @@ pub enum AccessKind {
     VertexBuffer,
     /// Index buffer.
     IndexBuffer,
-    /// Indirect draw/dispatch arguments.
+    /// Indirect draw/dispatch arguments (`DRAW_INDIRECT`: graphics and compute queues).
     IndirectBuffer,
-    /// Uniform buffer read by any shader stage.
+    /// Uniform buffer read by the vertex, fragment and compute shaders; on a compute-only
+    /// queue the planner narrows it to the compute shader, and refuses it on a transfer-only
+    /// one ([`narrow_stages`]).
     UniformRead,
-    /// The host reads a mapped buffer after the GPU wrote it.
+    /// The host reads a mapped buffer after the GPU wrote it: the pass's queue makes the
+    /// writes available to the host (a barrier to `HOST`), and the host reads once the
+    /// execution's fence signals. Takes no queue family ownership.
     HostRead,
-    /// The host writes a mapped buffer before the GPU reads it.
+    /// The host writes a mapped buffer (see [`AccessKind::HostRead`] for the ordering).
     HostWrite,
     /// Handed to the presentation engine. Stages are chosen by the planner to chain from the
     /// previous access into the semaphore signal.
@@ -85,7 +92,8 @@ pub struct AccessInfo {
     pub access: vk::AccessFlags2,
     /// The layout an image must be in.
     pub layout: vk::ImageLayout,
-    /// The queue capability needed (empty: any queue).
+    /// The queue capability needed (empty: none named here; the planner still refuses an
+    /// access none of whose stages the queue supports, see [`supported_stages`]).
     pub queue: vk::QueueFlags,
     /// Usage an image must have been created with (empty: none).
     pub image_usage: vk::ImageUsageFlags,

@@ -27,6 +27,8 @@
 
 mod display;
 mod planner;
+mod presented;
+mod queue_stages;
 #[cfg(feature = "verify")]
 mod simulate;
 mod state;
@@ -1174,3 +1176,7 @@ impl Plan {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_host_present;
+#[cfg(test)]
+mod tests_queues;

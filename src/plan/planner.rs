@@ -14,6 +14,7 @@
 //! Node positions interleave passes and releases: pass `i` is at `2i + 2`, a release after
 //! pass `i` at `2i + 3`, and a release of state left by an earlier graph at `1`.
 
+use super::queue_stages::{self, on_queue};
 use super::*;
 use crate::error::{Error, Result};
 use crate::range::RangeMap;
@@ -133,8 +134,13 @@ struct Planner<'a> {
 
 /// Plans `input`: see the module docs for the algorithm and [`Plan`] for the result.
 ///
-/// Errors: [`Error::InvalidInput`] for an index out of range, [`Error::RangeOutOfBounds`],
-/// [`Error::ConflictingUses`], [`Error::QueueCapability`], [`Error::UsageNotAllowed`], and
+/// Every access is narrowed to the stages its queue's family supports
+/// ([`crate::access::narrow_stages`]); the plan keeps the narrowed declarations.
+///
+/// Errors: [`Error::InvalidInput`] for an index out of range or a use of an image after a
+/// pass presented it, [`Error::RangeOutOfBounds`], [`Error::ConflictingUses`],
+/// [`Error::QueueCapability`] (also for an access none of whose stages the queue supports),
+/// [`Error::UsageNotAllowed`], and
 /// [`Error::NoQueueForRelease`] when an ownership transfer needs a queue of a family the
 /// graph has none of.
 ///
@@ -169,7 +175,9 @@ pub fn plan(input: &PlanInput) -> Result<Plan> {
 /// assert_eq!(plan.input.passes[0].name, "clear");
 /// assert_eq!(plan.batch_count(), 1);
 /// ```
-pub fn plan_owned(input: PlanInput) -> Result<Plan> {
+pub fn plan_owned(mut input: PlanInput) -> Result<Plan> {
+    validate(&input)?;
+    queue_stages::narrow_input(&mut input);
     let (queues, final_states) = plan_parts(&input)?;
     Ok(Plan {
         input,
@@ -180,8 +188,8 @@ pub fn plan_owned(input: PlanInput) -> Result<Plan> {
 
 type FinalStates = Vec<Vec<(std::ops::Range<u64>, SegmentState<usize>)>>;
 
+/// Plans a validated input whose stages fit its queues.
 fn plan_parts(input: &PlanInput) -> Result<(Vec<QueuePlan>, FinalStates)> {
-    validate(input)?;
     let mut p = Planner {
         input,
         states: input
@@ -265,7 +273,7 @@ fn validate(input: &PlanInput) -> Result<()> {
             }
         }
     }
-    for pass in &input.passes {
+    for (pi, pass) in input.passes.iter().enumerate() {
         let queue = input.queues.get(pass.queue).ok_or_else(|| {
             Error::InvalidInput(format!(
                 "pass `{}` names queue {} of {}",
@@ -301,6 +309,7 @@ fn validate(input: &PlanInput) -> Result<()> {
                     has: queue.caps,
                 });
             }
+            queue_stages::check_use(input, pi, a, &res.name)?;
             match (res.kind, u.range.unwrap_or(res.kind.whole())) {
                 (
                     ResourceKind::Image {
@@ -377,7 +386,7 @@ fn validate(input: &PlanInput) -> Result<()> {
             }
         }
     }
-    Ok(())
+    super::presented::check(input)
 }
 
 /// What one pass does to one segment, after folding all its uses of it.
@@ -506,10 +515,6 @@ impl Planner<'_> {
         let is_image = matches!(res.kind, ResourceKind::Image { .. });
 
         let contents_needed = st.defined && !u.discard;
-        let transfer_from = match st.owner {
-            Some(o) if !res.concurrent && contents_needed && o != family => Some(o),
-            _ => None,
-        };
         let new_layout = if is_image {
             a.layout
         } else {
@@ -523,6 +528,22 @@ impl Planner<'_> {
             vk::ImageLayout::UNDEFINED
         };
         let layout_change = is_image && old_layout != new_layout;
+        // The host is no queue family: queue family ownership governs "read accesses performed
+        // by the second queue family", and mapped memory is read and written by the host after
+        // a memory dependency whose second scope is HOST. A host access therefore takes no
+        // ownership, unless an image must first change layout on this queue.
+        let host_only = is_host_only(&a);
+        let transfer_from = match st.owner {
+            Some(o)
+                if !res.concurrent
+                    && contents_needed
+                    && o != family
+                    && (!host_only || layout_change) =>
+            {
+                Some(o)
+            }
+            _ => None,
+        };
         let write_like = a.is_write() || layout_change || transfer_from.is_some();
 
         // The prior accesses this one must be ordered after.
@@ -588,7 +609,10 @@ impl Planner<'_> {
             scopes.src_stages = eff;
             scopes.families = Some((from, family));
         } else {
-            let mut cross = false;
+            let caps = self.input.queues[q].caps;
+            // The stages of this queue that semaphore waits guard, and that a barrier after
+            // them chains from.
+            let mut chain = vk::PipelineStageFlags2::NONE;
             for x in &priors {
                 let stages = self.rec_stages(x, eff);
                 if x.queue == q {
@@ -596,19 +620,33 @@ impl Planner<'_> {
                     scopes.src_access |= crate::access::write_bits_of(x.access);
                 } else {
                     self.note_cross_queue_binary_wait(x);
+                    // HOST is no stage a semaphore wait can guard: the host access comes after
+                    // a barrier (HOST in its second scope) that chains from the wait, and the
+                    // wait guards the awaited work's stages as far as this queue has them.
+                    let device = eff & !vk::PipelineStageFlags2::HOST;
+                    let wait_stages = if device.is_empty() {
+                        on_queue(stages, caps)
+                    } else {
+                        device
+                    };
                     if x.at != At::Value(0) {
                         node.deps.push(Dep {
                             queue: x.queue,
                             at: x.at,
-                            wait_stages: eff,
+                            wait_stages,
                             src_stages: stages,
                         });
                     }
-                    cross = true;
+                    chain |= wait_stages;
                 }
             }
+            let cross = !chain.is_empty();
             let same_queue = priors.iter().any(|x| x.queue == q);
-            if !same_queue && !layout_change {
+            // A host access needs the barrier even after a semaphore: the semaphore makes
+            // writes available in the device domain only; a HOST second scope and access make
+            // them available to the host.
+            let host_after_cross = cross && eff.contains(vk::PipelineStageFlags2::HOST);
+            if !same_queue && !layout_change && !host_after_cross {
                 // Semaphores (or nothing at all) order it; no barrier.
                 apply_access(
                     st,
@@ -625,8 +663,8 @@ impl Planner<'_> {
                 return Ok(());
             }
             if cross {
-                // Chain the transition from the semaphore wait's stages.
-                scopes.src_stages |= eff;
+                // Chain the transition (or the host barrier) from the semaphore wait's stages.
+                scopes.src_stages |= chain;
             }
         }
         push_barrier(
@@ -662,8 +700,10 @@ impl Planner<'_> {
     ) -> vk::PipelineStageFlags2 {
         match x.binary_wait {
             Some(key) if !use_stages.is_empty() => {
-                *self.binary_wait_stages.entry(key).or_default() |= use_stages;
-                use_stages
+                // The wait is on the binary wait's queue, which may be another than the use's.
+                let s = on_queue(use_stages, self.input.queues[x.queue].caps);
+                *self.binary_wait_stages.entry(key).or_default() |= s;
+                s
             }
             _ => x.stages,
         }
@@ -693,7 +733,13 @@ impl Planner<'_> {
         pass: usize,
     ) -> Result<(usize, Pos)> {
         let recs: Vec<Rec> = st.write.iter().chain(st.reads.iter()).copied().collect();
-        let latest = recs.iter().max_by_key(|x| x.at).copied();
+        // The latest access by the owning family (a host access keeps the owner, and may be
+        // later, on another family's queue).
+        let latest = recs
+            .iter()
+            .filter(|x| self.input.queues[x.queue].family == from)
+            .max_by_key(|x| x.at)
+            .copied();
         let (rq, pos) = match latest {
             Some(Rec {
                 queue,
@@ -704,7 +750,7 @@ impl Planner<'_> {
                 queue,
                 at: At::Value(_),
                 ..
-            }) if self.input.queues[queue].family == from => (queue, PRE_GRAPH_RELEASE),
+            }) => (queue, PRE_GRAPH_RELEASE),
             _ => {
                 // The app handed it over with an owner but no queue: release on any queue
                 // of that family.
@@ -736,18 +782,17 @@ impl Planner<'_> {
             }
         }
         if src_stages.is_empty() {
-            // Only other queues (or the app) touched it: chain from the semaphore wait.
-            src_stages = deps
+            // Only other queues (or the app) touched it: chain from the semaphore wait, at
+            // the awaited stages that this queue also has (or all commands).
+            let mut other = deps
                 .iter()
                 .fold(vk::PipelineStageFlags2::NONE, |s, x| s | x.stages);
-            if src_stages.is_empty() {
-                src_stages = recs
+            if other.is_empty() {
+                other = recs
                     .iter()
                     .fold(vk::PipelineStageFlags2::NONE, |s, x| s | x.stages);
             }
-            if src_stages.is_empty() {
-                src_stages = vk::PipelineStageFlags2::ALL_COMMANDS;
-            }
+            src_stages = on_queue(other, self.input.queues[rq].caps);
         }
         let scopes = Scopes {
             src_stages,
@@ -1083,7 +1128,18 @@ fn apply_access(
     }
     st.layout = layout;
     st.defined = a.is_write() || (was_defined && !discard);
-    st.owner = if concurrent { None } else { Some(family) };
+    st.owner = if concurrent {
+        None
+    } else if is_host_only(&a) {
+        st.owner
+    } else {
+        Some(family)
+    };
+}
+
+/// Whether only the host performs the access (mapped memory read or written by the app).
+fn is_host_only(a: &Access) -> bool {
+    a.stages == vk::PipelineStageFlags2::HOST
 }
 
 fn covered(

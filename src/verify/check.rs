@@ -738,7 +738,11 @@ impl<'m> Checker<'m> {
             m.res_kinds[op.resource],
             crate::plan::ResourceKind::Image { .. }
         );
-        let family = op.queue.map(|q| m.families[q]);
+        // The host is no queue family: queue family ownership governs reads "performed by the
+        // second queue family", so a host-only access (mapped memory) neither needs nor takes
+        // ownership; its memory dependency is checked like any other.
+        let host_only = op.stages == vk::PipelineStageFlags2::HOST.as_raw();
+        let family = op.queue.filter(|_| !host_only).map(|q| m.families[q]);
         let mut c = self.cells[g].clone();
         let mut out: Vec<(Option<usize>, HazardKind, String)> = vec![];
         match &op.kind {

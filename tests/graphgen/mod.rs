@@ -5,6 +5,7 @@
 
 #![allow(dead_code)]
 
+use vk_baton::access::narrow_stages;
 use vk_baton::ash::vk;
 use vk_baton::ash::vk::Handle;
 use vk_baton::plan::*;
@@ -91,75 +92,58 @@ const BUFFER_USAGE: vk::BufferUsageFlags = vk::BufferUsageFlags::from_raw(
 );
 
 /// Accesses valid for a resource kind on a queue with `caps`: (access, pure write that may
-/// discard).
+/// discard). Drawn from every named access that fits the resource, kept where the library
+/// says the queue can perform it: its capability, and at least one of its stages on the
+/// queue's family (`narrow_stages`), so a uniform read or indirect arguments also land on
+/// compute-only queues (narrowed there) and `GENERAL` on any queue. Host accesses and
+/// `PRESENT` are drawn elsewhere or not at all.
 fn accesses(kind: Kind, caps: vk::QueueFlags) -> Vec<(Access, bool)> {
-    let g = caps.contains(vk::QueueFlags::GRAPHICS);
-    let c = caps.contains(vk::QueueFlags::COMPUTE);
-    let mut v = vec![
-        (Access::TRANSFER_READ, false),
-        (Access::TRANSFER_WRITE, true),
-    ];
-    match kind {
-        Kind::Color => {
-            if c {
-                v.extend([
-                    (Access::COMPUTE_SHADER_READ, false),
-                    (Access::COMPUTE_SHADER_WRITE, true),
-                    (Access::COMPUTE_SHADER_READ_WRITE, false),
-                    (Access::COMPUTE_SHADER_SAMPLED_READ, false),
-                    (Access::GENERAL, false),
-                ]);
-            }
-            if g {
-                v.extend([
-                    (Access::VERTEX_SHADER_SAMPLED_READ, false),
-                    (Access::FRAGMENT_SHADER_SAMPLED_READ, false),
-                    (Access::COLOR_ATTACHMENT_WRITE, true),
-                    (Access::COLOR_ATTACHMENT_READ_WRITE, false),
-                ]);
-            }
-        }
-        Kind::Depth => {
-            if c {
-                v.push((Access::COMPUTE_SHADER_SAMPLED_READ, false));
-            }
-            if g {
-                v.extend([
-                    (Access::FRAGMENT_SHADER_SAMPLED_READ, false),
-                    (Access::DEPTH_ATTACHMENT_READ, false),
-                    (Access::DEPTH_ATTACHMENT_WRITE, false),
-                ]);
-            }
-        }
-        Kind::Buffer => {
-            if c {
-                v.extend([
-                    (Access::COMPUTE_SHADER_READ, false),
-                    (Access::COMPUTE_SHADER_WRITE, true),
-                    (Access::COMPUTE_SHADER_READ_WRITE, false),
-                    (Access::COMPUTE_SHADER_SAMPLED_READ, false),
-                    (Access::INDIRECT_BUFFER, false),
-                ]);
-            }
-            if g {
-                v.extend([
-                    (Access::VERTEX_BUFFER, false),
-                    (Access::INDEX_BUFFER, false),
-                    (Access::UNIFORM_READ, false),
-                ]);
-            }
-        }
-        Kind::Swapchain => {
-            v = vec![(Access::TRANSFER_WRITE, true)];
-            if g {
-                v.extend([
-                    (Access::COLOR_ATTACHMENT_WRITE, true),
-                    (Access::COLOR_ATTACHMENT_READ_WRITE, false),
-                ]);
-            }
-        }
-    }
-    v
+    let all: &[(Access, bool)] = match kind {
+        Kind::Color => &[
+            (Access::TRANSFER_READ, false),
+            (Access::TRANSFER_WRITE, true),
+            (Access::COMPUTE_SHADER_READ, false),
+            (Access::COMPUTE_SHADER_WRITE, true),
+            (Access::COMPUTE_SHADER_READ_WRITE, false),
+            (Access::COMPUTE_SHADER_SAMPLED_READ, false),
+            (Access::GENERAL, false),
+            (Access::VERTEX_SHADER_SAMPLED_READ, false),
+            (Access::FRAGMENT_SHADER_SAMPLED_READ, false),
+            (Access::COLOR_ATTACHMENT_WRITE, true),
+            (Access::COLOR_ATTACHMENT_READ_WRITE, false),
+        ],
+        Kind::Depth => &[
+            (Access::TRANSFER_READ, false),
+            (Access::TRANSFER_WRITE, true),
+            (Access::COMPUTE_SHADER_SAMPLED_READ, false),
+            (Access::FRAGMENT_SHADER_SAMPLED_READ, false),
+            (Access::DEPTH_ATTACHMENT_READ, false),
+            (Access::DEPTH_ATTACHMENT_WRITE, false),
+        ],
+        Kind::Buffer => &[
+            (Access::TRANSFER_READ, false),
+            (Access::TRANSFER_WRITE, true),
+            (Access::COMPUTE_SHADER_READ, false),
+            (Access::COMPUTE_SHADER_WRITE, true),
+            (Access::COMPUTE_SHADER_READ_WRITE, false),
+            (Access::COMPUTE_SHADER_SAMPLED_READ, false),
+            (Access::INDIRECT_BUFFER, false),
+            (Access::UNIFORM_READ, false),
+            (Access::GENERAL, false),
+            (Access::VERTEX_BUFFER, false),
+            (Access::INDEX_BUFFER, false),
+        ],
+        // The first two are what an acquire-draw pass picks from.
+        Kind::Swapchain => &[
+            (Access::TRANSFER_WRITE, true),
+            (Access::COLOR_ATTACHMENT_WRITE, true),
+            (Access::COLOR_ATTACHMENT_READ_WRITE, false),
+        ],
+    };
+    all.iter()
+        .copied()
+        .filter(|(a, _)| caps.contains(a.queue) && !narrow_stages(a.stages, caps).is_empty())
+        .collect()
 }
 
 fn random_range(rng: &mut Rng, kind: &ResourceKind) -> Option<SubRange> {
@@ -377,6 +361,7 @@ pub fn plan_case(case: &Case) -> Result<Vec<Planned>, String> {
         };
         let plan = plan(&input)
             .map_err(|e| format!("graph {g}: planning failed: {e}\ninput: {input:#?}"))?;
+        stages_fit(&plan).map_err(|e| format!("graph {g}: {e}\n{plan}"))?;
         let values = plan.assign_values(&mut last);
         for (r, s) in resources
             .iter_mut()
@@ -387,6 +372,32 @@ pub fn plan_case(case: &Case) -> Result<Vec<Planned>, String> {
         out.push(Planned { plan, values });
     }
     Ok(out)
+}
+
+/// Every stage mask of `plan` (barriers, waits, signals) holds only stages its queue's
+/// family supports.
+pub fn stages_fit(plan: &Plan) -> Result<(), String> {
+    for (qp, q) in plan.queues.iter().zip(&plan.input.queues) {
+        let ok = vk_baton::access::supported_stages(q.caps);
+        let mut masks = vec![];
+        for b in &qp.batches {
+            masks.extend(b.waits.iter().map(|w| w.stages));
+            masks.extend(b.signal);
+            masks.extend(b.binary_signals.iter().map(|s| s.1));
+            for c in &b.commands {
+                if let Command::Barrier(cmd) = c {
+                    let scopes = cmd.images.iter().map(|b| b.scopes);
+                    for s in scopes.chain(cmd.buffers.iter().map(|b| b.scopes)) {
+                        masks.extend([s.src_stages, s.dst_stages]);
+                    }
+                }
+            }
+        }
+        if let Some(m) = masks.into_iter().find(|m| !ok.contains(*m)) {
+            return Err(format!("stages {m:?} on queue `{}` ({:?})", q.name, q.caps));
+        }
+    }
+    Ok(())
 }
 
 /// Verifies all graphs of a planned case together.

@@ -1,0 +1,359 @@
+//! Stages fit the queue: every named access on every kind of queue either is refused with
+//! [`Error::QueueCapability`] or is planned with only stages the queue's family supports, in
+//! every barrier (ownership transfers included), semaphore wait and signal. No GPU.
+
+use super::*;
+use crate::access::{narrow_stages, supported_stages, AccessKind};
+use crate::error::Error;
+use ash::vk;
+use ash::vk::Handle;
+use vk::PipelineStageFlags2 as S;
+use vk::QueueFlags as Q;
+
+const GCT: Q = Q::from_raw(Q::GRAPHICS.as_raw() | Q::COMPUTE.as_raw() | Q::TRANSFER.as_raw());
+const CT: Q = Q::from_raw(Q::COMPUTE.as_raw() | Q::TRANSFER.as_raw());
+
+/// The three kinds of queue of an NVIDIA or AMD GPU: graphics+compute+transfer (family 0),
+/// compute+transfer (family 1), transfer-only (family 2).
+fn queues() -> Vec<QueueDecl> {
+    vec![
+        QueueDecl::new("graphics", 0, GCT),
+        QueueDecl::new("compute", 1, CT),
+        QueueDecl::new("transfer", 2, Q::TRANSFER),
+    ]
+}
+
+const ALL_KINDS: [AccessKind; 20] = {
+    use AccessKind::*;
+    [
+        TransferRead,
+        TransferWrite,
+        ComputeShaderRead,
+        ComputeShaderWrite,
+        ComputeShaderReadWrite,
+        VertexShaderSampledRead,
+        FragmentShaderSampledRead,
+        ComputeShaderSampledRead,
+        ColorAttachmentWrite,
+        ColorAttachmentReadWrite,
+        DepthAttachmentRead,
+        DepthAttachmentWrite,
+        VertexBuffer,
+        IndexBuffer,
+        IndirectBuffer,
+        UniformRead,
+        HostRead,
+        HostWrite,
+        Present,
+        General,
+    ]
+};
+
+/// Whether each named access can run on (graphics+compute+transfer, compute+transfer,
+/// transfer-only), written out from the specification rather than computed. The match has
+/// no catch-all, so a new name must be added here.
+fn allowed(kind: AccessKind) -> [bool; 3] {
+    use AccessKind::*;
+    match kind {
+        TransferRead | TransferWrite | HostRead | HostWrite | Present | General => [true; 3],
+        ComputeShaderRead
+        | ComputeShaderWrite
+        | ComputeShaderReadWrite
+        | ComputeShaderSampledRead => [true, true, false],
+        // DRAW_INDIRECT is a stage of compute queues too (dispatch indirect).
+        IndirectBuffer => [true, true, false],
+        // Vertex, fragment or compute shaders: a compute queue has the last.
+        UniformRead => [true, true, false],
+        VertexShaderSampledRead
+        | FragmentShaderSampledRead
+        | ColorAttachmentWrite
+        | ColorAttachmentReadWrite
+        | DepthAttachmentRead
+        | DepthAttachmentWrite
+        | VertexBuffer
+        | IndexBuffer => [true, false, false],
+    }
+}
+
+fn buffer(concurrent: bool) -> ResourceDecl {
+    let r = ResourceDecl::buffer("buf", 256, vk::BufferUsageFlags::from_raw(0x1ff));
+    if concurrent {
+        r.concurrent()
+    } else {
+        r
+    }
+}
+
+fn image(concurrent: bool) -> ResourceDecl {
+    let usage = vk::ImageUsageFlags::TRANSFER_SRC
+        | vk::ImageUsageFlags::TRANSFER_DST
+        | vk::ImageUsageFlags::SAMPLED
+        | vk::ImageUsageFlags::STORAGE
+        | vk::ImageUsageFlags::COLOR_ATTACHMENT
+        | vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT;
+    let r = ResourceDecl::image("img", 1, 1, usage);
+    if concurrent {
+        r.concurrent()
+    } else {
+        r
+    }
+}
+
+fn on(name: &str, queue: usize, access: Access) -> PassDecl {
+    PassDecl::new(name, queue).with_use(UseDecl::new(0, access))
+}
+
+/// Every stage mask of `plan` fits its queue; semaphore masks hold no HOST (no queue
+/// operation runs there). Returns (barriers, ownership transfer barriers, waits, signals).
+fn check_masks(plan: &Plan) -> (usize, usize, usize, usize) {
+    let mut counts = (0, 0, 0, 0);
+    for (qi, qp) in plan.queues.iter().enumerate() {
+        let q = &plan.input.queues[qi];
+        let fits = |s: S, what: &str| {
+            assert!(
+                supported_stages(q.caps).contains(s),
+                "{what} {s:?} on queue `{}` ({:?})\n{plan}",
+                q.name,
+                q.caps
+            );
+        };
+        for b in &qp.batches {
+            for w in &b.waits {
+                fits(w.stages, "wait");
+                assert!(
+                    !w.stages.is_empty() && !w.stages.contains(S::HOST),
+                    "{plan}"
+                );
+                counts.2 += 1;
+            }
+            if let Some(s) = b.signal {
+                fits(s, "signal");
+                counts.3 += 1;
+            }
+            for &(_, s) in &b.binary_signals {
+                fits(s, "binary signal");
+            }
+            for c in &b.commands {
+                let Command::Barrier(cmd) = c else { continue };
+                let scopes = cmd
+                    .images
+                    .iter()
+                    .map(|b| b.scopes)
+                    .chain(cmd.buffers.iter().map(|b| b.scopes));
+                for s in scopes {
+                    fits(s.src_stages, "barrier source");
+                    fits(s.dst_stages, "barrier destination");
+                    counts.0 += 1;
+                    counts.1 += usize::from(s.families.is_some());
+                }
+            }
+        }
+    }
+    counts
+}
+
+/// Every named access, on every kind of queue, on buffers and images, EXCLUSIVE and
+/// CONCURRENT, after and before work on each other family: refused as the table says, or
+/// planned with stages that fit, verified.
+#[test]
+fn every_named_access_on_every_kind_of_queue() {
+    let mut planned = 0;
+    for kind in ALL_KINDS {
+        let a = Access::from(kind);
+        let info = kind.info();
+        let for_buffer = !info.buffer_usage.is_empty()
+            || matches!(
+                kind,
+                AccessKind::HostRead | AccessKind::HostWrite | AccessKind::General
+            );
+        let for_image = !info.image_usage.is_empty()
+            || matches!(kind, AccessKind::Present | AccessKind::General);
+        let host = matches!(kind, AccessKind::HostRead | AccessKind::HostWrite);
+        let present = kind == AccessKind::Present;
+        for (k, ok) in allowed(kind).into_iter().enumerate() {
+            for o in (0..3).filter(|&o| o != k) {
+                for concurrent in [false, true] {
+                    let kinds = [
+                        (for_buffer, buffer(concurrent)),
+                        (for_image, image(concurrent)),
+                    ];
+                    for res in kinds.into_iter().filter(|r| r.0).map(|r| r.1) {
+                        let write = on("write-other", o, Access::TRANSFER_WRITE);
+                        let passes = if present {
+                            // Presenting ends the image's use in the graph.
+                            vec![
+                                write,
+                                on("present", k, a).with_signal(BinarySignalDecl {
+                                    semaphore: vk::Semaphore::from_raw(7),
+                                    stages: None,
+                                }),
+                            ]
+                        } else if host {
+                            // The host touches the memory once the execution is done: nothing
+                            // later in the graph.
+                            vec![write, on("access", k, a)]
+                        } else {
+                            vec![
+                                write,
+                                // After another family's write: acquire or wait on this queue.
+                                on("access", k, a),
+                                // After it on another family: its stages reach a release and a
+                                // signal on this queue.
+                                on("write-other-again", o, Access::TRANSFER_WRITE),
+                                on("access-again", k, a),
+                                // After it on this queue: a barrier from its stages.
+                                on("same-queue-write", k, Access::TRANSFER_WRITE),
+                            ]
+                        };
+                        let input = PlanInput {
+                            queues: queues(),
+                            resources: vec![res.clone()],
+                            passes,
+                        };
+                        let ctx = format!("{kind:?} on queue {k}, other queue {o}, {}", res.name);
+                        match plan(&input) {
+                            Err(e) => {
+                                assert!(!ok, "{ctx}: {e}");
+                                assert!(matches!(e, Error::QueueCapability { .. }), "{ctx}: {e}");
+                            }
+                            Ok(p) => {
+                                assert!(ok, "{ctx}: planned\n{p}");
+                                planned += 1;
+                                let narrowed = narrow_stages(a.stages, input.queues[k].caps);
+                                let declared: Vec<S> = p
+                                    .input
+                                    .passes
+                                    .iter()
+                                    .filter(|x| x.queue == k && x.name.starts_with("access"))
+                                    .chain(p.input.passes.iter().filter(|x| x.name == "present"))
+                                    .map(|x| x.uses[0].access.stages)
+                                    .collect();
+                                assert!(!declared.is_empty(), "{ctx}");
+                                assert!(declared.iter().all(|&s| s == narrowed), "{ctx}");
+                                let (barriers, transfers, waits, signals) = check_masks(&p);
+                                assert!(barriers >= 1 && waits >= 1 && signals >= 2, "{ctx}\n{p}");
+                                // EXCLUSIVE contents move between families unless only the
+                                // host touches them on this side.
+                                assert_eq!(transfers == 0, concurrent || host, "{ctx}\n{p}");
+                                if let Err(v) = p.verify() {
+                                    panic!("{ctx}: {v:#?}\n{p}");
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Per name: allowed queues x 2 other queues x 2 sharing modes x resource kinds.
+    assert_eq!(planned, 228);
+}
+
+/// The accesses seen on the H100 (issue 8): a uniform read on the compute-only family keeps
+/// only COMPUTE_SHADER, in the acquire, the wait and the barrier after it.
+#[test]
+fn uniform_read_on_a_compute_queue_is_narrowed_to_the_compute_shader() {
+    let p = plan(&PlanInput {
+        queues: queues(),
+        resources: vec![buffer(false)],
+        passes: vec![
+            on("write", 0, Access::TRANSFER_WRITE),
+            on("uniforms", 1, Access::UNIFORM_READ),
+            on("overwrite", 1, Access::TRANSFER_WRITE),
+        ],
+    })
+    .unwrap();
+    let cs = S::COMPUTE_SHADER;
+    let all = S::ALL_COMMANDS;
+    let copy = S::ALL_TRANSFER;
+    let buf = |src: (S, vk::AccessFlags2), dst: (S, vk::AccessFlags2), families| {
+        Command::Barrier(BarrierCmd {
+            images: vec![],
+            buffers: vec![BufferBarrier {
+                resource: 0,
+                range: BufferRange {
+                    offset: 0,
+                    size: 256,
+                },
+                scopes: Scopes {
+                    src_stages: src.0,
+                    src_access: src.1,
+                    dst_stages: dst.0,
+                    dst_access: dst.1,
+                    families,
+                },
+            }],
+        })
+    };
+    use vk::AccessFlags2 as A;
+    let expect = vec![
+        QueuePlan {
+            batches: vec![Batch {
+                waits: vec![],
+                commands: vec![
+                    Command::Pass(0),
+                    buf((copy, A::TRANSFER_WRITE), (copy, A::NONE), Some((0, 1))),
+                ],
+                signal: Some(all),
+                binary_signals: vec![],
+            }],
+        },
+        QueuePlan {
+            batches: vec![Batch {
+                waits: vec![Wait {
+                    target: WaitTarget::Batch { queue: 0, batch: 0 },
+                    stages: all,
+                }],
+                commands: vec![
+                    buf((cs, A::NONE), (cs, A::UNIFORM_READ), Some((0, 1))),
+                    Command::Pass(1),
+                    buf((cs, A::NONE), (copy, A::TRANSFER_WRITE), None),
+                    Command::Pass(2),
+                ],
+                signal: Some(all),
+                binary_signals: vec![],
+            }],
+        },
+        QueuePlan::default(),
+    ];
+    assert_eq!(p.queues, expect, "{p}");
+    assert_eq!(p.input.passes[1].uses[0].access.stages, cs);
+    p.verify().unwrap();
+}
+
+#[test]
+fn indirect_arguments_fit_a_compute_queue_and_not_a_transfer_queue() {
+    let input = |q: usize| PlanInput {
+        queues: queues(),
+        resources: vec![buffer(true)],
+        passes: vec![
+            on("write", 0, Access::TRANSFER_WRITE),
+            on("dispatch", q, Access::INDIRECT_BUFFER),
+        ],
+    };
+    let p = plan(&input(1)).unwrap();
+    assert_eq!(
+        p.queues[1].batches[0].waits,
+        vec![Wait {
+            target: WaitTarget::Batch { queue: 0, batch: 0 },
+            stages: S::DRAW_INDIRECT,
+        }],
+        "{p}"
+    );
+    p.verify().unwrap();
+    for (access, q) in [(Access::INDIRECT_BUFFER, 2), (Access::UNIFORM_READ, 2)] {
+        let mut i = input(q);
+        i.passes[1].uses[0].access = access;
+        let e = plan(&i).unwrap_err();
+        let Error::QueueCapability {
+            pass, needs, has, ..
+        } = e
+        else {
+            panic!("{e}")
+        };
+        assert_eq!(
+            (pass.as_str(), needs, has),
+            ("dispatch", Q::GRAPHICS | Q::COMPUTE, Q::TRANSFER)
+        );
+    }
+}
