@@ -121,8 +121,9 @@ impl CompletionToken {
         Ok(true)
     }
 
-    /// Whether the execution's GPU work has completed. `false` before it is submitted, if it
-    /// failed to submit, and (with an error logged) after device loss.
+    /// Whether the execution's GPU work has completed. `false` before it is submitted, for good
+    /// if it failed before reaching the GPU ([`CompletionToken::has_failed`] tells), and (with
+    /// an error logged) after device loss.
     ///
     /// ```no_run
     /// # fn f(t: &vk_baton::CompletionToken) {

@@ -131,6 +131,7 @@ fn reset_unsubmitted(device: &ash::Device, cmds: &[(u32, vk::CommandBuffer)]) {
 }
 
 /// Records every batch into `out`. On error, `out` holds what was taken so far.
+#[allow(clippy::too_many_arguments)]
 fn record_all(
     shared: &GraphShared,
     pools: &mut Pools,
