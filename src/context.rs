@@ -13,13 +13,14 @@
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
 use crate::graph::Graph;
+use crate::messages::{on_message, Messages};
+pub use crate::messages::{MessageLog, ValidationMessages};
 use crate::queue::Queue;
 use crate::resource::{BufferDesc, ImageDesc, SharedAllocator, StBuffer, StImage};
 use ash::vk;
 use parking_lot::Mutex;
 use std::ffi::{c_void, CStr, CString};
 use std::fmt;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 
 const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
@@ -53,81 +54,6 @@ impl Default for ContextOptions {
     }
 }
 
-/// Validation messages (warnings and errors) seen so far; compares equal to a count.
-///
-/// ```no_run
-/// # fn f(ctx: &vk_baton::Context) {
-/// let m = ctx.validation_messages();
-/// assert!(m == 0, "{m}");
-/// # }
-/// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ValidationMessages {
-    /// How many.
-    pub count: usize,
-    /// Their texts.
-    pub texts: Vec<String>,
-}
-
-impl PartialEq<usize> for ValidationMessages {
-    fn eq(&self, other: &usize) -> bool {
-        self.count == *other
-    }
-}
-
-impl fmt::Display for ValidationMessages {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "{} validation message(s)", self.count)?;
-        for t in &self.texts {
-            writeln!(f, "- {t}")?;
-        }
-        Ok(())
-    }
-}
-
-#[derive(Default)]
-struct Messages {
-    count: AtomicUsize,
-    texts: Mutex<Vec<String>>,
-}
-
-unsafe extern "system" fn on_message(
-    severity: vk::DebugUtilsMessageSeverityFlagsEXT,
-    types: vk::DebugUtilsMessageTypeFlagsEXT,
-    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
-    user: *mut c_void,
-) -> vk::Bool32 {
-    // SAFETY: the layer passes valid callback data for the duration of the call (or null).
-    let text = unsafe { data.as_ref() }
-        .filter(|d| !d.p_message.is_null())
-        // SAFETY: `p_message` is a NUL-terminated string owned by the layer during the call.
-        .map(|d| {
-            unsafe { CStr::from_ptr(d.p_message) }
-                .to_string_lossy()
-                .into_owned()
-        })
-        .unwrap_or_default();
-    use vk::DebugUtilsMessageSeverityFlagsEXT as S;
-    if severity.intersects(S::ERROR | S::WARNING) {
-        // SAFETY: `user` is the `Messages` the context keeps alive until after the
-        // messenger is destroyed.
-        if let Some(m) = unsafe { (user as *const Messages).as_ref() } {
-            m.count.fetch_add(1, Ordering::Relaxed);
-            m.texts.lock().push(text.clone());
-        }
-    }
-    if severity.contains(S::ERROR) {
-        log::error!("[vulkan {types:?}] {text}");
-    } else if severity.contains(S::WARNING) {
-        log::warn!("[vulkan {types:?}] {text}");
-    } else if severity.contains(S::INFO) {
-        log::debug!("[vulkan {types:?}] {text}");
-    } else {
-        log::trace!("[vulkan {types:?}] {text}");
-    }
-    vk::FALSE
-}
-
 /// Destroys the device, messenger and instance after every other field of [`Context`] has
 /// dropped (it is the last field).
 struct Owner {
@@ -144,13 +70,17 @@ struct Owner {
 
 impl Drop for Owner {
     fn drop(&mut self) {
-        let _ = &self.entry;
         let graph_alive = self.graphs.get_mut().iter().any(|g| g.strong_count() > 0);
         if self.allocator.strong_count() > 0
             || self.queues.iter().any(|q| q.is_alive())
             || graph_alive
         {
             log::error!("Context dropped while resources, queues or graphs made from it are still alive: leaking the device instead of destroying it under them");
+            // What is left keeps calling into the loader, the layers and the driver, and the
+            // messenger leaks with the device and may still report (when a graph destroys its
+            // fences, say): keep the loader loaded and the messenger's user data valid for good.
+            std::mem::forget(self.entry.clone());
+            std::mem::forget(self._messages.clone());
             return;
         }
         // SAFETY: every object made from the device is gone (checked above for the
@@ -479,7 +409,8 @@ impl Context {
         })
     }
 
-    /// The validation warnings and errors seen so far.
+    /// The validation layer's warnings and errors seen so far. The driver's own messages (an
+    /// out-of-memory report, say) are not counted here: see [`Context::driver_messages`].
     ///
     /// ```no_run
     /// # fn f(ctx: &vk_baton::Context) {
@@ -488,10 +419,33 @@ impl Context {
     /// # }
     /// ```
     pub fn validation_messages(&self) -> ValidationMessages {
-        ValidationMessages {
-            count: self.messages.count.load(Ordering::Relaxed),
-            texts: self.messages.texts.lock().clone(),
-        }
+        self.messages.validation.snapshot()
+    }
+
+    /// The driver's and the loader's warnings and errors seen so far: messages that do not
+    /// come from the validation layer.
+    ///
+    /// ```no_run
+    /// # fn f(ctx: &vk_baton::Context) {
+    /// println!("{}", ctx.driver_messages());
+    /// # }
+    /// ```
+    pub fn driver_messages(&self) -> ValidationMessages {
+        self.messages.driver.snapshot()
+    }
+
+    /// A handle on this context's messages that outlives it: what destroying the device
+    /// reports arrives after the context is gone.
+    ///
+    /// ```no_run
+    /// # fn f(ctx: vk_baton::Context) {
+    /// let log = ctx.message_log();
+    /// drop(ctx);
+    /// assert!(log.validation() == 0);
+    /// # }
+    /// ```
+    pub fn message_log(&self) -> MessageLog {
+        MessageLog(self.messages.clone())
     }
 
     /// A new [`Graph`] on this device, with debug labels when available.

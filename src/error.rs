@@ -104,17 +104,45 @@ pub enum Error {
     /// plan, a failed submit): its results will never appear.
     #[error("the execution failed before its work reached the GPU")]
     NotExecuted,
-    /// A pass failed while recording.
-    #[error("pass `{pass}` failed to record: {message}")]
+    /// A pass's [`crate::Pass::record`] returned an error. The executor wraps whatever the pass
+    /// returned, so the error always names the pass; nothing was submitted.
+    ///
+    /// ```
+    /// use vk_baton::Error;
+    /// let e = Error::Record { pass: "blur".into(), source: Box::new(Error::PassFailed("no pipeline".into())) };
+    /// assert_eq!(e.to_string(), "pass `blur` failed to record: no pipeline");
+    /// ```
+    #[error("pass `{pass}` failed to record: {source}")]
     Record {
-        /// The pass.
+        /// The pass, as named in `insert_pass`.
         pass: String,
-        /// Why.
-        message: String,
+        /// What the pass returned.
+        source: Box<Error>,
     },
-    /// Memory allocation failed.
-    #[error("allocation failed: {0}")]
-    Allocation(#[from] gpu_allocator::AllocationError),
+    /// A pass's own failure, with its reason: return it from [`crate::Pass::record`] when no
+    /// other variant fits (the executor wraps it in [`Error::Record`], naming the pass).
+    #[error("{0}")]
+    PassFailed(String),
+    /// Memory for a resource could not be had: the allocator or the driver ran out, or no
+    /// memory type fits. Names the resource and the bytes asked for.
+    ///
+    /// ```
+    /// use vk_baton::{ash::vk, Error};
+    /// let e = Error::allocation("mesh", 1 << 40, Error::vk("vkCreateBuffer", vk::Result::ERROR_OUT_OF_DEVICE_MEMORY));
+    /// assert!(e.to_string().starts_with("cannot allocate 1099511627776 bytes for `mesh`: vkCreateBuffer failed"));
+    /// ```
+    #[error("cannot allocate {size} bytes for `{resource}`: {source}")]
+    Allocation {
+        /// The resource's name.
+        resource: String,
+        /// The bytes asked for (the buffer's size, or the memory requirement).
+        size: u64,
+        /// Why: [`Error::Allocator`] or a [`Error::Vulkan`] out-of-memory result.
+        source: Box<Error>,
+    },
+    /// gpu-allocator failed (on its own, or as the cause of an [`Error::Allocation`]).
+    #[error("gpu-allocator: {0}")]
+    Allocator(#[from] gpu_allocator::AllocationError),
     /// The synchronization verifier found violations in a plan.
     #[error("the plan violates synchronization rules:\n{0}")]
     Verification(String),
@@ -133,6 +161,21 @@ impl Error {
         match result {
             vk::Result::ERROR_DEVICE_LOST => Self::DeviceLost,
             result => Self::Vulkan { call, result },
+        }
+    }
+
+    /// An [`Error::Allocation`] for `size` bytes of `resource`, caused by `source`.
+    ///
+    /// ```
+    /// use vk_baton::Error;
+    /// let e = Error::allocation("staging", 64, Error::Allocator(gpu_allocator::AllocationError::OutOfMemory));
+    /// assert!(matches!(e, Error::Allocation { size: 64, .. }));
+    /// ```
+    pub fn allocation(resource: &str, size: u64, source: Error) -> Self {
+        Self::Allocation {
+            resource: resource.to_owned(),
+            size,
+            source: Box::new(source),
         }
     }
 }

@@ -7,15 +7,13 @@
 //! are locked, so two executions never interleave their bookkeeping.
 
 use crate::error::{Error, Result};
-use crate::fence::{CompletionToken, ExecutionFence, FenceContents};
-use crate::graph::{GraphShared, PassEntry, Planned};
-use crate::pass::Recorder;
-use crate::plan::{BarrierCmd, Command, Plan, WaitTarget};
+use crate::fence::{CompletionToken, ExecutionFence};
+use crate::graph::{GraphShared, Planned};
+use crate::plan::{Command, Plan, WaitTarget};
 use crate::queue::Queue;
+use crate::recording::record_execution;
 use crate::resource::Resource;
 use ash::vk;
-use std::any::Any;
-use std::sync::Arc;
 
 /// Executes a planned graph; see [`Planned::execute`].
 pub(crate) fn execute(planned: Planned<'_>) -> Result<ExecutionFence> {
@@ -30,75 +28,32 @@ pub(crate) fn execute(planned: Planned<'_>) -> Result<ExecutionFence> {
     } = planned;
     shared.collect();
     let token = CompletionToken::new(shared.device.clone());
-    let mut keep: Vec<Box<dyn Any + Send + Sync>> = Vec::new();
-    let mut cmds: Vec<(u32, vk::CommandBuffer)> = Vec::new();
-    let mut fences: Vec<Option<vk::Fence>> = vec![None; queues.len()];
-    // Per queue, per batch: its command buffer (None for a batch with no commands).
-    let mut batch_cmds: Vec<Vec<Option<vk::CommandBuffer>>> = Vec::with_capacity(queues.len());
-
-    let recorded = {
-        let mut pools = shared.pools.lock();
-        let r = record_all(
-            &shared,
-            &mut pools,
-            &plan,
-            &queues,
-            &resources,
-            &mut passes,
-            &token,
-            &mut keep,
-            &mut cmds,
-            &mut fences,
-            &mut batch_cmds,
-        );
-        if r.is_err() {
-            reset_unsubmitted(&shared.device, &cmds);
-        }
-        r
-    };
-    let all_fences: Vec<vk::Fence> = fences.iter().flatten().copied().collect();
-    let contents = |submitted: bool, resources: Vec<Resource>, queues: Vec<Queue>, keep, cmds| {
-        if !submitted {
-            token.set_submitted(Vec::new());
-            token.set_failed();
-        }
-        FenceContents {
-            token: token.clone(),
-            fences: all_fences.clone(),
-            cmds,
-            resources,
-            queues,
-            keep,
-        }
-    };
-    if let Err(e) = recorded {
-        shared.recycle(contents(false, resources, queues, keep, cmds));
-        return Err(e);
-    }
-
+    // On a pass's error or panic this has already put everything back and failed the token.
+    let recording = record_execution(&shared, &plan, &queues, &resources, &mut passes, &token)?;
+    let all_fences = recording.all_fences();
     let submitted = submit_and_commit(
         &shared,
         &plan,
         &queues,
         &resources,
         &versions,
-        &fences,
-        &batch_cmds,
+        &recording.fences,
+        &recording.batch_cmds,
     );
+    let contents = recording.into_contents(token.clone(), resources, queues);
     match submitted {
         Ok(()) => {
-            token.set_submitted(all_fences.clone());
-            Ok(ExecutionFence::new(
-                contents(true, resources, queues, keep, cmds),
-                shared,
-            ))
+            token.set_submitted(all_fences);
+            Ok(ExecutionFence::new(contents, shared))
         }
         Err(SubmitFailure {
             error,
             settled: true,
         }) => {
             // Nothing reached the GPU, or what did has finished (the queues were waited idle).
-            shared.recycle(contents(false, resources, queues, keep, cmds));
+            token.set_submitted(Vec::new());
+            token.set_failed();
+            shared.recycle(contents);
             Err(error)
         }
         Err(SubmitFailure {
@@ -109,7 +64,7 @@ pub(crate) fn execute(planned: Planned<'_>) -> Result<ExecutionFence> {
             // alive for good rather than free it under the GPU.
             log::error!("a submit failed ({error}) and the queues could not be waited for: leaking the execution's objects");
             token.set_failed();
-            std::mem::forget(contents(true, resources, queues, keep, cmds));
+            std::mem::forget(contents);
             Err(error)
         }
     }
@@ -127,185 +82,11 @@ pub(crate) fn record_only(planned: Planned<'_>) -> Result<()> {
         ..
     } = planned;
     let token = CompletionToken::new(shared.device.clone());
-    let mut keep: Vec<Box<dyn Any + Send + Sync>> = Vec::new();
-    let mut cmds: Vec<(u32, vk::CommandBuffer)> = Vec::new();
-    let mut fences: Vec<Option<vk::Fence>> = vec![None; queues.len()];
-    let mut batch_cmds = Vec::with_capacity(queues.len());
-    let recorded = {
-        let mut pools = shared.pools.lock();
-        let r = record_all(
-            &shared,
-            &mut pools,
-            &plan,
-            &queues,
-            &resources,
-            &mut passes,
-            &token,
-            &mut keep,
-            &mut cmds,
-            &mut fences,
-            &mut batch_cmds,
-        );
-        if r.is_err() {
-            reset_unsubmitted(&shared.device, &cmds);
-        }
-        r
-    };
+    let recording = record_execution(&shared, &plan, &queues, &resources, &mut passes, &token)?;
     token.set_submitted(Vec::new());
     token.set_failed();
-    let fences = fences.into_iter().flatten().collect();
-    shared.recycle(FenceContents {
-        token,
-        fences,
-        cmds,
-        resources,
-        queues,
-        keep,
-    });
-    recorded
-}
-
-/// Puts command buffers that were begun but never submitted back in the initial state, so the
-/// pool can hand them out again. The caller holds the pools lock.
-fn reset_unsubmitted(device: &ash::Device, cmds: &[(u32, vk::CommandBuffer)]) {
-    for &(_, cmd) in cmds {
-        // SAFETY: none of these was submitted; their pool is locked by the caller.
-        if let Err(e) =
-            unsafe { device.reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty()) }
-        {
-            log::error!("vkResetCommandBuffer failed after a recording error: {e}");
-        }
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn record_all(
-    shared: &Arc<GraphShared>,
-    pools: &mut crate::graph::Pools,
-    plan: &Plan,
-    queues: &[Queue],
-    resources: &[Resource],
-    passes: &mut [PassEntry<'_>],
-    token: &CompletionToken,
-    keep: &mut Vec<Box<dyn Any + Send + Sync>>,
-    cmds: &mut Vec<(u32, vk::CommandBuffer)>,
-    fences: &mut [Option<vk::Fence>],
-    batch_cmds: &mut Vec<Vec<Option<vk::CommandBuffer>>>,
-) -> Result<()> {
-    let device: &ash::Device = &shared.device;
-    for (qi, qp) in plan.queues.iter().enumerate() {
-        let family = queues[qi].family();
-        let mut per_batch = Vec::with_capacity(qp.batches.len());
-        for batch in &qp.batches {
-            if batch.commands.is_empty() {
-                per_batch.push(None);
-                continue;
-            }
-            let cmd = shared.command_buffer(pools, family)?;
-            cmds.push((family, cmd));
-            per_batch.push(Some(cmd));
-            let begin = vk::CommandBufferBeginInfo::default()
-                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-            // SAFETY: `cmd` is not pending (fresh, or recycled after its fence signalled), and
-            // its pool is locked by the caller.
-            unsafe { device.begin_command_buffer(cmd, &begin) }
-                .map_err(|e| Error::vk("vkBeginCommandBuffer", e))?;
-            for c in &batch.commands {
-                match c {
-                    Command::Barrier(b) => record_barrier(device, cmd, b, resources),
-                    Command::Pass(i) => {
-                        let PassEntry { name, pass, queue } = &mut passes[*i];
-                        if let Some(d) = &shared.debug {
-                            d.begin_label(cmd, name);
-                        }
-                        let mut r = Recorder {
-                            device,
-                            cmd,
-                            queue,
-                            keep,
-                            completion: token,
-                            debug: shared.debug.as_ref(),
-                            pass_name: name,
-                        };
-                        pass.record(&mut r)?;
-                        if let Some(d) = &shared.debug {
-                            d.end_label(cmd);
-                        }
-                    }
-                }
-            }
-            // SAFETY: `cmd` is recording.
-            unsafe { device.end_command_buffer(cmd) }
-                .map_err(|e| Error::vk("vkEndCommandBuffer", e))?;
-        }
-        if !qp.batches.is_empty() {
-            fences[qi] = Some(shared.fence(pools)?);
-        }
-        batch_cmds.push(per_batch);
-    }
+    shared.recycle(recording.into_contents(token.clone(), resources, queues));
     Ok(())
-}
-
-/// Records one `vkCmdPipelineBarrier2` holding every barrier of `b`.
-fn record_barrier(
-    device: &ash::Device,
-    cmd: vk::CommandBuffer,
-    b: &BarrierCmd,
-    resources: &[Resource],
-) {
-    let families =
-        |f: Option<(u32, u32)>| f.unwrap_or((vk::QUEUE_FAMILY_IGNORED, vk::QUEUE_FAMILY_IGNORED));
-    let images: Vec<vk::ImageMemoryBarrier2<'_>> = b
-        .images
-        .iter()
-        .filter_map(|ib| {
-            let Resource::Image(img) = &resources[ib.resource] else {
-                return None;
-            };
-            let (src_family, dst_family) = families(ib.scopes.families);
-            Some(
-                vk::ImageMemoryBarrier2::default()
-                    .src_stage_mask(ib.scopes.src_stages)
-                    .src_access_mask(ib.scopes.src_access)
-                    .dst_stage_mask(ib.scopes.dst_stages)
-                    .dst_access_mask(ib.scopes.dst_access)
-                    .old_layout(ib.old_layout)
-                    .new_layout(ib.new_layout)
-                    .src_queue_family_index(src_family)
-                    .dst_queue_family_index(dst_family)
-                    .image(img.handle())
-                    .subresource_range(ib.range.to_vk(img.desc().aspect())),
-            )
-        })
-        .collect();
-    let buffers: Vec<vk::BufferMemoryBarrier2<'_>> = b
-        .buffers
-        .iter()
-        .filter_map(|bb| {
-            let Resource::Buffer(buf) = &resources[bb.resource] else {
-                return None;
-            };
-            let (src_family, dst_family) = families(bb.scopes.families);
-            Some(
-                vk::BufferMemoryBarrier2::default()
-                    .src_stage_mask(bb.scopes.src_stages)
-                    .src_access_mask(bb.scopes.src_access)
-                    .dst_stage_mask(bb.scopes.dst_stages)
-                    .dst_access_mask(bb.scopes.dst_access)
-                    .src_queue_family_index(src_family)
-                    .dst_queue_family_index(dst_family)
-                    .buffer(buf.handle())
-                    .offset(bb.range.offset)
-                    .size(bb.range.size),
-            )
-        })
-        .collect();
-    let dep = vk::DependencyInfo::default()
-        .image_memory_barriers(&images)
-        .buffer_memory_barriers(&buffers);
-    // SAFETY: `cmd` is recording; every handle is alive (the resources are held by this
-    // execution) and the barriers come from a validated plan.
-    unsafe { device.cmd_pipeline_barrier2(cmd, &dep) };
 }
 
 /// A failed submission. `settled`: no part of it can still be running (nothing was submitted,

@@ -37,11 +37,23 @@ struct TokenInner {
 /// [`ExecutionFence`]. Get one from [`crate::Recorder::completion`] or
 /// [`ExecutionFence::completion`].
 ///
+/// An execution either completes or fails before reaching the GPU (a pass's `record()`
+/// returned an error or panicked, the plan was stale, a submit failed). A failed one never
+/// completes: [`CompletionToken::has_failed`] turns true and [`CompletionToken::check`]
+/// returns [`Error::NotExecuted`]. A token from a fence that `execute()` returned cannot fail
+/// any more; one a pass got while recording can, so wait on it with `check()`:
+///
 /// ```no_run
-/// # fn f(fence: &vk_baton::ExecutionFence) {
-/// let token = fence.completion();
-/// while !token.is_complete() { std::thread::yield_now(); }
-/// # }
+/// # fn f(token: &vk_baton::CompletionToken) -> vk_baton::Result<()> {
+/// use vk_baton::Error;
+/// loop {
+///     match token.check() {
+///         Ok(()) => break,                               // complete
+///         Err(Error::NotReady) => std::thread::yield_now(), // still running
+///         Err(e) => return Err(e),                       // NotExecuted, device loss
+///     }
+/// }
+/// # Ok(()) }
 /// ```
 #[derive(Clone)]
 pub struct CompletionToken(Arc<TokenInner>);
@@ -109,8 +121,9 @@ impl CompletionToken {
         Ok(true)
     }
 
-    /// Whether the execution's GPU work has completed. `false` before it is submitted, if it
-    /// failed to submit, and (with an error logged) after device loss.
+    /// Whether the execution's GPU work has completed. `false` before it is submitted, for good
+    /// if it failed before reaching the GPU ([`CompletionToken::has_failed`] tells), and (with
+    /// an error logged) after device loss.
     ///
     /// ```no_run
     /// # fn f(t: &vk_baton::CompletionToken) {
@@ -125,6 +138,19 @@ impl CompletionToken {
             log::error!("completion query failed: {e}");
             false
         })
+    }
+
+    /// Whether the execution failed before its work reached the GPU: it never completes, and
+    /// [`CompletionToken::check`] returns [`Error::NotExecuted`]. `false` while recording and
+    /// once submitted.
+    ///
+    /// ```no_run
+    /// # fn f(t: &vk_baton::CompletionToken) {
+    /// while !t.is_complete() && !t.has_failed() { std::thread::yield_now(); }
+    /// # }
+    /// ```
+    pub fn has_failed(&self) -> bool {
+        self.0.state.lock().failed
     }
 
     /// `Ok(())` when complete, [`Error::NotReady`] while running, [`Error::NotExecuted`] if the
@@ -152,8 +178,8 @@ impl std::fmt::Debug for CompletionToken {
         let s = self.0.state.lock();
         write!(
             f,
-            "CompletionToken {{ submitted: {}, done: {} }}",
-            s.submitted, s.done
+            "CompletionToken {{ submitted: {}, done: {}, failed: {} }}",
+            s.submitted, s.done, s.failed
         )
     }
 }

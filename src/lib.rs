@@ -14,21 +14,24 @@ pub mod error;
 mod execute;
 pub mod fence;
 pub mod graph;
+pub mod messages;
 pub mod pass;
 pub mod plan;
 pub mod queue;
 pub mod range;
+mod recording;
 pub mod resource;
 #[cfg(feature = "verify")]
 pub mod verify;
 
 pub use access::{Access, AccessKind};
 pub use ash;
-pub use context::{Context, ContextOptions, ValidationMessages};
+pub use context::{Context, ContextOptions};
 pub use debug::DebugUtils;
 pub use error::{Error, Result};
 pub use fence::{CompletionToken, ExecutionFence};
 pub use graph::{Graph, GraphBuilder, Planned};
+pub use messages::{MessageLog, ValidationMessages};
 pub use pass::{Declare, Pass, Recorder};
 pub use queue::{Queue, QueueLock};
 pub use range::{BufferRange, ImageRange, SubRange};

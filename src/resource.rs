@@ -506,7 +506,10 @@ fn allocate(
         linear,
         allocation_scheme: AllocationScheme::GpuAllocatorManaged,
     };
-    Ok(allocator.lock().allocate(&desc)?)
+    allocator
+        .lock()
+        .allocate(&desc)
+        .map_err(|e| Error::allocation(name, requirements.size, e.into()))
 }
 
 fn free(allocator: &SharedAllocator, allocation: Allocation, name: &str) {
@@ -849,8 +852,12 @@ impl StBuffer {
             .sharing_mode(mode)
             .queue_family_indices(families);
         // SAFETY: a valid create info on a live device.
-        let handle = unsafe { device.create_buffer(&info, None) }
-            .map_err(|e| Error::vk("vkCreateBuffer", e))?;
+        let handle = unsafe { device.create_buffer(&info, None) }.map_err(|e| match e {
+            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY | vk::Result::ERROR_OUT_OF_HOST_MEMORY => {
+                Error::allocation(name, desc.size, Error::vk("vkCreateBuffer", e))
+            }
+            e => Error::vk("vkCreateBuffer", e),
+        })?;
         // SAFETY: `handle` is a live buffer of `device`.
         let mut req = unsafe { device.get_buffer_memory_requirements(handle) };
         // Aligned and padded to the largest non-coherent atom, so no other allocation shares

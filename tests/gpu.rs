@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::gate::{Gate, Gated};
 use common::*;
 use std::sync::Arc;
 use std::time::Duration;
@@ -477,6 +478,8 @@ fn stale_plan_is_refused_before_submitting() {
     assert_clean(&ctx);
 }
 
+/// A fence's timed wait reports an incomplete execution as such, then completion. The work is
+/// held back by a gate the test opens itself, so "incomplete" is certain, not a race.
 #[test]
 fn fence_wait_timeout_and_completion() {
     let ctx = ctx();
@@ -494,12 +497,16 @@ fn fence_wait_timeout_and_completion() {
         .unwrap();
     let set = kit.buffer_set(&buf);
     let graph = ctx.graph().unwrap();
-    let mut fill = Fill {
-        kit: &kit,
-        buf: buf.clone(),
-        set,
-        seed: 1,
-        repeat: 8,
+    let gate = Gate::new(&ctx, &ctx.async_compute);
+    let mut fill = Gated {
+        inner: Fill {
+            kit: &kit,
+            buf: buf.clone(),
+            set,
+            seed: 1,
+            repeat: 8,
+        },
+        gate: gate.event,
     };
     let fence = graph
         .record()
@@ -509,7 +516,16 @@ fn fence_wait_timeout_and_completion() {
         .execute()
         .unwrap();
     let token = fence.completion();
-    let _ = fence.wait_timeout(Duration::from_nanos(1)).unwrap();
+    assert!(
+        !fence.wait_timeout(Duration::from_millis(20)).unwrap(),
+        "the gate is closed: the wait must time out"
+    );
+    assert!(!fence.is_complete());
+    assert!(!token.is_complete());
+    assert!(!token.has_failed());
+    assert!(matches!(token.check(), Err(Error::NotReady)));
+
+    gate.open();
     assert!(fence.wait_timeout(Duration::from_secs(60)).unwrap());
     assert!(fence.is_complete());
     assert!(token.is_complete());
@@ -520,9 +536,13 @@ fn fence_wait_timeout_and_completion() {
     let empty = graph.record().finish().unwrap().execute().unwrap();
     assert!(empty.is_complete());
     drop(fill);
+    drop(gate);
     assert_clean(&ctx);
 }
 
+/// Dropping the fence of an execution that is provably still held back (by a gate the test
+/// opens only afterwards) keeps its resources alive; they go once it completes. Dropping the
+/// graph then waits for such an execution instead of freeing under it.
 #[test]
 fn dropping_an_incomplete_fence_frees_nothing_early() {
     let ctx = ctx();
@@ -531,8 +551,9 @@ fn dropping_an_incomplete_fence_frees_nothing_early() {
         vk_baton_shaders::FILL_COMP,
         vk::DescriptorType::STORAGE_BUFFER,
     );
-    let count = 1 << 18;
+    let count = 1 << 12;
     let graph = ctx.graph().unwrap();
+    let gate = Gate::new(&ctx, &ctx.async_compute);
     let token;
     let weak;
     {
@@ -544,12 +565,15 @@ fn dropping_an_incomplete_fence_frees_nothing_early() {
             .unwrap();
         weak = Arc::downgrade(&buf);
         let set = kit.buffer_set(&buf);
-        let mut fill = Fill {
-            kit: &kit,
-            buf,
-            set,
-            seed: 2,
-            repeat: 16,
+        let mut fill = Gated {
+            inner: Fill {
+                kit: &kit,
+                buf,
+                set,
+                seed: 2,
+                repeat: 1,
+            },
+            gate: gate.event,
         };
         let fence = graph
             .record()
@@ -559,17 +583,19 @@ fn dropping_an_incomplete_fence_frees_nothing_early() {
             .execute()
             .unwrap();
         token = fence.completion();
-        // The pass (and its Arc) and the fence drop here, most likely before the GPU is done.
+        // The pass (and its Arc) and the fence drop here, while the gate holds the work back.
     }
-    if !token.is_complete() {
-        assert!(
-            weak.upgrade().is_some(),
-            "the buffer was freed while the GPU may still use it"
-        );
-    }
-    // The next record() releases it once done; poll until then.
+    assert!(!token.is_complete(), "the gate is still closed");
+    let _ = graph.record(); // collects completed executions: this one is not
+    assert!(
+        weak.upgrade().is_some(),
+        "the buffer was freed while the GPU may still use it"
+    );
+
+    gate.open();
     let deadline = std::time::Instant::now() + Duration::from_secs(120);
     while !token.is_complete() {
+        assert!(!token.has_failed());
         assert!(
             std::time::Instant::now() < deadline,
             "execution never completed"
@@ -579,7 +605,9 @@ fn dropping_an_incomplete_fence_frees_nothing_early() {
     let _ = graph.record();
     assert!(weak.upgrade().is_none(), "released once complete");
 
-    // Dropping the graph with an incomplete dropped fence waits instead of freeing early.
+    // Dropping the graph with an incomplete dropped fence waits instead of freeing early: the
+    // gate opens from another thread only after the drop has begun waiting.
+    gate.close();
     let buf = ctx
         .buffer(
             BufferDesc::new(count * 4, vk::BufferUsageFlags::STORAGE_BUFFER),
@@ -588,25 +616,44 @@ fn dropping_an_incomplete_fence_frees_nothing_early() {
         .unwrap();
     let weak = Arc::downgrade(&buf);
     let set = kit.buffer_set(&buf);
-    let mut fill = Fill {
-        kit: &kit,
-        buf,
-        set,
-        seed: 3,
-        repeat: 16,
+    let mut fill = Gated {
+        inner: Fill {
+            kit: &kit,
+            buf,
+            set,
+            seed: 3,
+            repeat: 1,
+        },
+        gate: gate.event,
     };
-    drop(
-        graph
-            .record()
-            .insert_pass("fill", &mut fill, &ctx.async_compute)
-            .finish()
-            .unwrap()
-            .execute()
-            .unwrap(),
-    );
+    let fence = graph
+        .record()
+        .insert_pass("fill", &mut fill, &ctx.async_compute)
+        .finish()
+        .unwrap()
+        .execute()
+        .unwrap();
+    let token = fence.completion();
+    drop(fence);
     drop(fill);
-    drop(graph);
+    assert!(!token.is_complete());
+    assert!(weak.upgrade().is_some());
+    let opened = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            std::thread::sleep(Duration::from_millis(200));
+            opened.store(true, std::sync::atomic::Ordering::SeqCst);
+            gate.open();
+        });
+        drop(graph);
+        assert!(
+            opened.load(std::sync::atomic::Ordering::SeqCst),
+            "dropping the graph returned before the held-back execution could run"
+        );
+    });
+    assert!(token.is_complete());
     assert!(weak.upgrade().is_none());
+    drop(gate);
     assert_clean(&ctx);
 }
 
@@ -844,10 +891,7 @@ impl Pass for TokenProbe {
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
         self.token = Some(r.completion());
         if self.fail {
-            return Err(Error::Record {
-                pass: r.pass_name().into(),
-                message: "planted failure".into(),
-            });
+            return Err(Error::PassFailed("planted failure".into()));
         }
         // SAFETY: the buffer is alive; the graph ordered this pass.
         unsafe {
@@ -884,9 +928,17 @@ fn an_execution_that_failed_before_submit_never_looks_complete() {
         .unwrap()
         .execute()
         .unwrap_err();
-    assert!(matches!(e, Error::Record { .. }), "{e}");
+    assert!(
+        matches!(&e, Error::Record { pass, source } if pass == "fails" && matches!(**source, Error::PassFailed(_))),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "pass `fails` failed to record: planted failure"
+    );
     let token = failing.token.take().expect("record ran");
     assert!(!token.is_complete());
+    assert!(token.has_failed());
     assert!(matches!(token.check(), Err(Error::NotExecuted)));
 
     // A stale plan: recorded, then refused before submitting.
@@ -922,11 +974,14 @@ fn an_execution_that_failed_before_submit_never_looks_complete() {
 }
 
 /// A graph that outlives its context keeps the device alive (leaked, with an error logged)
-/// instead of destroying its pools and fences on a destroyed device.
+/// instead of destroying its pools and fences on a destroyed device: it still executes after
+/// the context is gone, and dropping it then reports nothing.
 #[test]
 fn a_graph_may_outlive_its_context() {
     let ctx = ctx();
+    let log = ctx.message_log();
     let graph = ctx.graph().unwrap();
+    let queue = ctx.graphics.clone();
     let buf = ctx
         .buffer(
             BufferDesc::new(256, vk::BufferUsageFlags::TRANSFER_DST),
@@ -940,7 +995,7 @@ fn a_graph_may_outlive_its_context() {
     };
     graph
         .record()
-        .insert_pass("fill", &mut fill, &ctx.graphics)
+        .insert_pass("fill", &mut fill, &queue)
         .finish()
         .unwrap()
         .execute()
@@ -948,10 +1003,26 @@ fn a_graph_may_outlive_its_context() {
         .wait()
         .unwrap();
     assert_clean(&ctx);
+    drop(ctx);
+
+    // The device lives on for the graph, its queue and its buffer.
+    let fence = graph
+        .record()
+        .insert_pass("fill again", &mut fill, &queue)
+        .finish()
+        .unwrap()
+        .execute()
+        .unwrap();
+    fence.wait().unwrap();
+    let token = fill.token.take().expect("record ran");
+    token.check().unwrap();
+    drop(fence);
     drop(fill);
     drop(buf);
-    drop(ctx);
+    drop(queue);
     drop(graph); // destroys its fences and pools on the still-alive device
+    assert!(log.validation() == 0, "{}", log.validation());
+    assert!(log.driver() == 0, "{}", log.driver());
 }
 
 #[test]

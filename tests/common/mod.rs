@@ -1,6 +1,8 @@
 //! Shared helpers for the GPU tests: a validated context, tiny copy passes and a compute kit.
 #![allow(dead_code)]
 
+pub mod gate;
+
 use std::sync::Arc;
 use vk_baton::ash::vk;
 use vk_baton::{Access, Context, Declare, Pass, Recorder, StBuffer, StImage};

@@ -1,0 +1,238 @@
+//! Counting debug-utils messages, split by who reported them: the validation layer (a usage
+//! error, in the app or in vk-baton) or the driver and loader (an out-of-memory report, say,
+//! which an app that handles the error has nothing to fix for).
+//!
+//! ```no_run
+//! # fn f(ctx: &vk_baton::Context) {
+//! assert!(ctx.validation_messages() == 0, "{}", ctx.validation_messages());
+//! println!("driver said: {}", ctx.driver_messages());
+//! # }
+//! ```
+
+use ash::vk;
+use parking_lot::Mutex;
+use std::ffi::{c_void, CStr};
+use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// Debug-utils warnings and errors of one kind seen so far (validation-layer messages, or
+/// the driver's and loader's own); compares equal to a count.
+///
+/// ```no_run
+/// # fn f(ctx: &vk_baton::Context) {
+/// let m = ctx.validation_messages();
+/// assert!(m == 0, "{m}");
+/// # }
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ValidationMessages {
+    /// How many.
+    pub count: usize,
+    /// Their texts.
+    pub texts: Vec<String>,
+}
+
+impl PartialEq<usize> for ValidationMessages {
+    fn eq(&self, other: &usize) -> bool {
+        self.count == *other
+    }
+}
+
+impl fmt::Display for ValidationMessages {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{} message(s)", self.count)?;
+        for t in &self.texts {
+            writeln!(f, "- {t}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The messages of one kind.
+#[derive(Default)]
+pub(crate) struct Tally {
+    count: AtomicUsize,
+    texts: Mutex<Vec<String>>,
+}
+
+impl Tally {
+    fn push(&self, text: String) {
+        self.count.fetch_add(1, Ordering::Relaxed);
+        self.texts.lock().push(text);
+    }
+
+    pub(crate) fn snapshot(&self) -> ValidationMessages {
+        ValidationMessages {
+            count: self.count.load(Ordering::Relaxed),
+            texts: self.texts.lock().clone(),
+        }
+    }
+}
+
+/// Warnings and errors, split by who reported them.
+#[derive(Default)]
+pub(crate) struct Messages {
+    /// From the validation layer: a bug in the app or in vk-baton.
+    pub(crate) validation: Tally,
+    /// From the driver or the loader (an out-of-memory report, say): not a usage error.
+    pub(crate) driver: Tally,
+}
+
+/// Whether a debug-utils message comes from the validation layer: it says so in its type, or
+/// carries one of the layer's message ids (`VUID-…`, `SYNC-…`, `UNASSIGNED-…`). Drivers report
+/// their own errors (Mesa's and NVIDIA's out-of-memory messages, say) as GENERAL messages.
+fn is_validation_message(types: vk::DebugUtilsMessageTypeFlagsEXT, id_name: Option<&str>) -> bool {
+    const LAYER_IDS: [&str; 3] = ["VUID-", "SYNC-", "UNASSIGNED-"];
+    types.contains(vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION)
+        || id_name.is_some_and(|n| LAYER_IDS.iter().any(|p| n.starts_with(p)))
+}
+
+/// The context's debug-utils messages; it stays readable after the [`crate::Context`] is dropped, so
+/// a test can check what destroying the device reported.
+///
+/// ```no_run
+/// # fn f(ctx: vk_baton::Context) {
+/// let log = ctx.message_log();
+/// drop(ctx);
+/// assert!(log.validation() == 0, "{}", log.validation());
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct MessageLog(pub(crate) Arc<Messages>);
+
+impl MessageLog {
+    /// The validation layer's warnings and errors: usage errors, in the app or in vk-baton.
+    ///
+    /// ```no_run
+    /// # fn f(log: &vk_baton::context::MessageLog) {
+    /// assert!(log.validation() == 0);
+    /// # }
+    /// ```
+    pub fn validation(&self) -> ValidationMessages {
+        self.0.validation.snapshot()
+    }
+
+    /// The driver's and the loader's own warnings and errors (for example the driver's report
+    /// of an allocation it could not make), which are not usage errors.
+    ///
+    /// ```no_run
+    /// # fn f(log: &vk_baton::context::MessageLog) {
+    /// println!("{}", log.driver());
+    /// # }
+    /// ```
+    pub fn driver(&self) -> ValidationMessages {
+        self.0.driver.snapshot()
+    }
+}
+
+impl fmt::Debug for MessageLog {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MessageLog")
+            .field(
+                "validation",
+                &self.0.validation.count.load(Ordering::Relaxed),
+            )
+            .field("driver", &self.0.driver.count.load(Ordering::Relaxed))
+            .finish()
+    }
+}
+
+pub(crate) unsafe extern "system" fn on_message(
+    severity: vk::DebugUtilsMessageSeverityFlagsEXT,
+    types: vk::DebugUtilsMessageTypeFlagsEXT,
+    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
+    user: *mut c_void,
+) -> vk::Bool32 {
+    // SAFETY: the layer passes valid callback data for the duration of the call (or null).
+    let data = unsafe { data.as_ref() };
+    let text = data
+        .filter(|d| !d.p_message.is_null())
+        // SAFETY: `p_message` is a NUL-terminated string owned by the layer during the call.
+        .map(|d| {
+            unsafe { CStr::from_ptr(d.p_message) }
+                .to_string_lossy()
+                .into_owned()
+        })
+        .unwrap_or_default();
+    let id_name = data
+        .filter(|d| !d.p_message_id_name.is_null())
+        // SAFETY: a NUL-terminated string owned by the layer during the call.
+        .map(|d| unsafe { CStr::from_ptr(d.p_message_id_name) }.to_string_lossy());
+    use vk::DebugUtilsMessageSeverityFlagsEXT as S;
+    if severity.intersects(S::ERROR | S::WARNING) {
+        // SAFETY: `user` is the `Messages` the context keeps alive until after the
+        // messenger is destroyed (or leaks, with the messenger).
+        if let Some(m) = unsafe { (user as *const Messages).as_ref() } {
+            if is_validation_message(types, id_name.as_deref()) {
+                m.validation.push(text.clone());
+            } else {
+                m.driver.push(text.clone());
+            }
+        }
+    }
+    if severity.contains(S::ERROR) {
+        log::error!("[vulkan {types:?}] {text}");
+    } else if severity.contains(S::WARNING) {
+        log::warn!("[vulkan {types:?}] {text}");
+    } else if severity.contains(S::INFO) {
+        log::debug!("[vulkan {types:?}] {text}");
+    } else {
+        log::trace!("[vulkan {types:?}] {text}");
+    }
+    vk::FALSE
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vk::DebugUtilsMessageTypeFlagsEXT as T;
+
+    #[test]
+    fn layer_messages_are_told_from_driver_messages() {
+        assert!(is_validation_message(T::VALIDATION, None));
+        assert!(is_validation_message(
+            T::VALIDATION | T::PERFORMANCE,
+            Some("x")
+        ));
+        assert!(is_validation_message(
+            T::GENERAL,
+            Some("VUID-vkDestroyDevice-device-00378")
+        ));
+        assert!(is_validation_message(
+            T::GENERAL,
+            Some("SYNC-HAZARD-WRITE-AFTER-WRITE")
+        ));
+        assert!(is_validation_message(
+            T::PERFORMANCE,
+            Some("UNASSIGNED-BestPractices-x")
+        ));
+        // Mesa's vk_error and NVIDIA's own reports: GENERAL, no layer id.
+        assert!(!is_validation_message(T::GENERAL, None));
+        assert!(!is_validation_message(T::GENERAL, Some("Loader Message")));
+        assert!(!is_validation_message(T::PERFORMANCE, Some("")));
+    }
+
+    #[test]
+    fn tallies_count_apart() {
+        let m = Messages::default();
+        m.validation.push("a".into());
+        m.driver.push("b".into());
+        m.driver.push("c".into());
+        let log = MessageLog(Arc::new(m));
+        assert_eq!(
+            log.validation(),
+            ValidationMessages {
+                count: 1,
+                texts: vec!["a".into()]
+            }
+        );
+        assert_eq!(
+            log.driver(),
+            ValidationMessages {
+                count: 2,
+                texts: vec!["b".into(), "c".into()]
+            }
+        );
+    }
+}

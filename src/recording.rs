@@ -1,0 +1,380 @@
+//! Recording a plan into command buffers, and putting everything back when a pass fails.
+//!
+//! A pass's `record()` may return an error or panic. Either way the execution ends before
+//! anything is submitted, and it must leave the graph as it found it: the command buffers
+//! reset and back in their pool, the fences back in the spare list, the completion token
+//! marked failed (so nothing waits on it forever), and the pass's error naming the pass.
+
+use crate::error::{Error, Result};
+use crate::fence::{CompletionToken, FenceContents};
+use crate::graph::{GraphShared, PassEntry, Pools};
+use crate::pass::Recorder;
+use crate::plan::{BarrierCmd, Command, Plan};
+use crate::queue::Queue;
+use crate::resource::Resource;
+use ash::vk;
+use std::any::Any;
+use std::panic::{self, AssertUnwindSafe};
+
+/// What recording an execution produced, all of it to hand back to the graph once done.
+#[derive(Default)]
+pub(crate) struct Recording {
+    /// Objects the passes asked to keep alive until the GPU is done.
+    pub(crate) keep: Vec<Box<dyn Any + Send + Sync>>,
+    /// Every command buffer taken from the pools, with its family.
+    pub(crate) cmds: Vec<(u32, vk::CommandBuffer)>,
+    /// Per queue, the fence its last submit signals (None for a queue with no batch).
+    pub(crate) fences: Vec<Option<vk::Fence>>,
+    /// Per queue, per batch: its command buffer (None for a batch with no commands).
+    pub(crate) batch_cmds: Vec<Vec<Option<vk::CommandBuffer>>>,
+}
+
+impl Recording {
+    /// Every fence taken, in queue order.
+    pub(crate) fn all_fences(&self) -> Vec<vk::Fence> {
+        self.fences.iter().flatten().copied().collect()
+    }
+
+    /// The contents to hand to an execution fence (or back to the graph), with the execution's
+    /// resources and queues.
+    pub(crate) fn into_contents(
+        self,
+        token: CompletionToken,
+        resources: Vec<Resource>,
+        queues: Vec<Queue>,
+    ) -> FenceContents {
+        let fences = self.all_fences();
+        FenceContents {
+            token,
+            fences,
+            cmds: self.cmds,
+            resources,
+            queues,
+            keep: self.keep,
+        }
+    }
+}
+
+/// Records every batch of `plan`. On an error or a panic in a pass, puts everything taken back
+/// (command buffers reset and returned to their pools, fences returned), marks `token` failed,
+/// and then returns the error or resumes the panic.
+///
+/// Why resume the panic rather than turn it into an `Err`: a panic is a bug in the pass, and
+/// the pass (owned by the caller) may be left half-updated. Returning `Err` would invite the
+/// caller to carry on with it, and would change what `panic = "abort"` builds, `#[should_panic]`
+/// tests and panic hooks see. So the panic goes on as if vk-baton were not there; only the
+/// graph's own state is repaired first, which is all `AssertUnwindSafe` vouches for: the
+/// recording state below is only ever pushed to, so it is consistent at any unwind point.
+pub(crate) fn record_execution(
+    shared: &GraphShared,
+    plan: &Plan,
+    queues: &[Queue],
+    resources: &[Resource],
+    passes: &mut [PassEntry<'_>],
+    token: &CompletionToken,
+) -> Result<Recording> {
+    let mut out = Recording {
+        fences: vec![None; queues.len()],
+        batch_cmds: Vec::with_capacity(queues.len()),
+        ..Recording::default()
+    };
+    let outcome = {
+        let mut pools = shared.pools.lock();
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            record_all(
+                shared, &mut pools, plan, queues, resources, passes, token, &mut out,
+            )
+        }));
+        if !matches!(outcome, Ok(Ok(()))) {
+            reset_unsubmitted(&shared.device, &out.cmds);
+        }
+        outcome
+    };
+    let failed = match outcome {
+        Ok(Ok(())) => return Ok(out),
+        Ok(Err(e)) => Err(e),
+        Err(payload) => Ok(payload),
+    };
+    // Nothing was submitted: the token completes as failed, and every command buffer and fence
+    // goes back to the graph for the next execution.
+    token.set_submitted(Vec::new());
+    token.set_failed();
+    shared.recycle(out.into_contents(token.clone(), Vec::new(), Vec::new()));
+    match failed {
+        Err(e) => Err(e),
+        Ok(payload) => panic::resume_unwind(payload),
+    }
+}
+
+/// Wraps a pass's error in [`Error::Record`] naming the pass, unless it already does.
+fn name_the_pass(pass: &str, e: Error) -> Error {
+    match e {
+        Error::Record { pass: p, source } if p == pass => Error::Record { pass: p, source },
+        e => Error::Record {
+            pass: pass.to_owned(),
+            source: Box::new(e),
+        },
+    }
+}
+
+/// Puts command buffers that were begun but never submitted back in the initial state, so the
+/// pool can hand them out again. The caller holds the pools lock.
+fn reset_unsubmitted(device: &ash::Device, cmds: &[(u32, vk::CommandBuffer)]) {
+    for &(_, cmd) in cmds {
+        // SAFETY: none of these was submitted; their pool is locked by the caller.
+        if let Err(e) =
+            unsafe { device.reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty()) }
+        {
+            log::error!("vkResetCommandBuffer failed after a recording error: {e}");
+        }
+    }
+}
+
+/// Records every batch into `out`. On error, `out` holds what was taken so far.
+#[allow(clippy::too_many_arguments)]
+fn record_all(
+    shared: &GraphShared,
+    pools: &mut Pools,
+    plan: &Plan,
+    queues: &[Queue],
+    resources: &[Resource],
+    passes: &mut [PassEntry<'_>],
+    token: &CompletionToken,
+    out: &mut Recording,
+) -> Result<()> {
+    let Recording {
+        keep,
+        cmds,
+        fences,
+        batch_cmds,
+    } = out;
+    let device: &ash::Device = &shared.device;
+    for (qi, qp) in plan.queues.iter().enumerate() {
+        let family = queues[qi].family();
+        let mut per_batch = Vec::with_capacity(qp.batches.len());
+        for batch in &qp.batches {
+            if batch.commands.is_empty() {
+                per_batch.push(None);
+                continue;
+            }
+            let cmd = shared.command_buffer(pools, family)?;
+            cmds.push((family, cmd));
+            per_batch.push(Some(cmd));
+            let begin = vk::CommandBufferBeginInfo::default()
+                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+            // SAFETY: `cmd` is not pending (fresh, or recycled after its fence signalled), and
+            // its pool is locked by the caller.
+            unsafe { device.begin_command_buffer(cmd, &begin) }
+                .map_err(|e| Error::vk("vkBeginCommandBuffer", e))?;
+            for c in &batch.commands {
+                match c {
+                    Command::Barrier(b) => record_barrier(device, cmd, b, resources),
+                    Command::Pass(i) => {
+                        let PassEntry { name, pass, queue } = &mut passes[*i];
+                        if let Some(d) = &shared.debug {
+                            d.begin_label(cmd, name);
+                        }
+                        let mut r = Recorder {
+                            device,
+                            cmd,
+                            queue,
+                            keep,
+                            completion: token,
+                            debug: shared.debug.as_ref(),
+                            pass_name: name,
+                        };
+                        pass.record(&mut r).map_err(|e| name_the_pass(name, e))?;
+                        if let Some(d) = &shared.debug {
+                            d.end_label(cmd);
+                        }
+                    }
+                }
+            }
+            // SAFETY: `cmd` is recording.
+            unsafe { device.end_command_buffer(cmd) }
+                .map_err(|e| Error::vk("vkEndCommandBuffer", e))?;
+        }
+        if !qp.batches.is_empty() {
+            fences[qi] = Some(shared.fence(pools)?);
+        }
+        batch_cmds.push(per_batch);
+    }
+    Ok(())
+}
+
+/// Records one `vkCmdPipelineBarrier2` holding every barrier of `b`.
+fn record_barrier(
+    device: &ash::Device,
+    cmd: vk::CommandBuffer,
+    b: &BarrierCmd,
+    resources: &[Resource],
+) {
+    let families =
+        |f: Option<(u32, u32)>| f.unwrap_or((vk::QUEUE_FAMILY_IGNORED, vk::QUEUE_FAMILY_IGNORED));
+    let images: Vec<vk::ImageMemoryBarrier2<'_>> = b
+        .images
+        .iter()
+        .filter_map(|ib| {
+            let Resource::Image(img) = &resources[ib.resource] else {
+                return None;
+            };
+            let (src_family, dst_family) = families(ib.scopes.families);
+            Some(
+                vk::ImageMemoryBarrier2::default()
+                    .src_stage_mask(ib.scopes.src_stages)
+                    .src_access_mask(ib.scopes.src_access)
+                    .dst_stage_mask(ib.scopes.dst_stages)
+                    .dst_access_mask(ib.scopes.dst_access)
+                    .old_layout(ib.old_layout)
+                    .new_layout(ib.new_layout)
+                    .src_queue_family_index(src_family)
+                    .dst_queue_family_index(dst_family)
+                    .image(img.handle())
+                    .subresource_range(ib.range.to_vk(img.desc().aspect())),
+            )
+        })
+        .collect();
+    let buffers: Vec<vk::BufferMemoryBarrier2<'_>> = b
+        .buffers
+        .iter()
+        .filter_map(|bb| {
+            let Resource::Buffer(buf) = &resources[bb.resource] else {
+                return None;
+            };
+            let (src_family, dst_family) = families(bb.scopes.families);
+            Some(
+                vk::BufferMemoryBarrier2::default()
+                    .src_stage_mask(bb.scopes.src_stages)
+                    .src_access_mask(bb.scopes.src_access)
+                    .dst_stage_mask(bb.scopes.dst_stages)
+                    .dst_access_mask(bb.scopes.dst_access)
+                    .src_queue_family_index(src_family)
+                    .dst_queue_family_index(dst_family)
+                    .buffer(buf.handle())
+                    .offset(bb.range.offset)
+                    .size(bb.range.size),
+            )
+        })
+        .collect();
+    let dep = vk::DependencyInfo::default()
+        .image_memory_barriers(&images)
+        .buffer_memory_barriers(&buffers);
+    // SAFETY: `cmd` is recording; every handle is alive (the resources are held by this
+    // execution) and the barriers come from a validated plan.
+    unsafe { device.cmd_pipeline_barrier2(cmd, &dep) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{Batch, QueuePlan};
+    use crate::{Context, Declare, Pass};
+
+    /// Records nothing, then does what it is told.
+    struct Step(Option<&'static str>);
+
+    impl Pass for Step {
+        fn declare(&self, _d: &mut Declare<'_>) {}
+        fn record(&mut self, _r: &mut Recorder<'_>) -> Result<()> {
+            match self.0 {
+                None => Ok(()),
+                Some("panic") => panic!("planted"),
+                Some(why) => Err(Error::PassFailed(why.into())),
+            }
+        }
+    }
+
+    /// A plan of two queues, one pass each: queue 0's fence is taken before queue 1's pass
+    /// records. Lavapipe has one `VkQueue`, so both planner queues use it.
+    fn two_queue_plan() -> Plan {
+        let batch = |pass| Batch {
+            commands: vec![Command::Pass(pass)],
+            ..Batch::default()
+        };
+        Plan {
+            input: Default::default(),
+            queues: vec![
+                QueuePlan {
+                    batches: vec![batch(0)],
+                },
+                QueuePlan {
+                    batches: vec![batch(1)],
+                },
+            ],
+            final_states: vec![],
+        }
+    }
+
+    /// (spare fences, spare command buffers of `family`)
+    fn spares(shared: &GraphShared, family: u32) -> (usize, usize) {
+        let pools = shared.pools.lock();
+        let free = pools.families.get(&family).map_or(0, |f| f.free.len());
+        (pools.fences.len(), free)
+    }
+
+    /// The fence that leaked on a two-queue graph: taken for queue 0, then queue 1's pass
+    /// fails or panics. It must go back to the spares, with both command buffers.
+    #[test]
+    fn a_failed_recording_returns_every_fence_and_command_buffer() {
+        let ctx = Context::new_for_tests().expect("a Vulkan device (lavapipe in CI)");
+        let log = ctx.message_log();
+        let graph = ctx.graph().unwrap();
+        let shared = graph.downgrade().upgrade().unwrap();
+        let q = ctx.graphics.clone();
+        let family = q.family();
+        let queues = [q.clone(), q.clone()];
+        let plan = two_queue_plan();
+        let run = |second: Option<&'static str>| {
+            let (mut first, mut second) = (Step(None), Step(second));
+            let mut passes = [
+                PassEntry {
+                    name: "first".into(),
+                    pass: &mut first,
+                    queue: q.clone(),
+                },
+                PassEntry {
+                    name: "second".into(),
+                    pass: &mut second,
+                    queue: q.clone(),
+                },
+            ];
+            let token = CompletionToken::new(shared.device.clone());
+            let r = panic::catch_unwind(AssertUnwindSafe(|| {
+                record_execution(&shared, &plan, &queues, &[], &mut passes, &token)
+            }));
+            (r, token)
+        };
+
+        let (r, token) = run(Some("panic"));
+        assert!(r.is_err(), "the panic goes on to the caller");
+        assert!(token.has_failed());
+        assert_eq!(
+            spares(&shared, family),
+            (1, 2),
+            "queue 0's fence and both buffers"
+        );
+
+        let (r, token) = run(Some("no"));
+        let e = r.unwrap().err().expect("an error");
+        assert_eq!(e.to_string(), "pass `second` failed to record: no");
+        assert!(token.has_failed());
+        assert_eq!(spares(&shared, family), (1, 2), "reused, and back again");
+
+        // A good recording reuses them (taking one new fence for queue 1); handing it back
+        // unsubmitted returns all of them.
+        let (r, token) = run(None);
+        let recording = r.unwrap().unwrap();
+        assert_eq!(recording.all_fences().len(), 2);
+        assert_eq!(spares(&shared, family), (0, 0));
+        token.set_submitted(Vec::new());
+        shared.recycle(recording.into_contents(token, Vec::new(), Vec::new()));
+        assert_eq!(spares(&shared, family), (2, 2));
+
+        drop(shared);
+        drop(graph);
+        drop(queues);
+        drop(q);
+        drop(ctx);
+        assert!(log.validation() == 0, "{}", log.validation());
+    }
+}
