@@ -292,22 +292,26 @@ impl Plan {
     /// use vk_baton::plan::*;
     /// use vk_baton::{Access, ash::vk};
     /// let gfx = QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE);
-    /// // An earlier graph left `buf` written by graphics at value 100.
+    /// let compute = QueueDecl::new("compute", 2, vk::QueueFlags::COMPUTE);
+    /// // An earlier graph left `buf` written on the compute queue at its timeline value 100.
     /// let written = SegmentState {
     ///     layout: vk::ImageLayout::UNDEFINED, defined: true, owner: None,
-    ///     write: Some(Recorded { queue: 0, value: Some(100),
+    ///     write: Some(Recorded { queue: 1, value: Some(100),
     ///         stages: vk::PipelineStageFlags2::COMPUTE_SHADER, access: vk::AccessFlags2::SHADER_STORAGE_WRITE }),
     ///     reads: vec![],
     /// };
     /// let input = PlanInput {
-    ///     queues: vec![gfx],
-    ///     resources: vec![ResourceDecl::buffer("buf", 64, vk::BufferUsageFlags::STORAGE_BUFFER).with_state(written)],
+    ///     queues: vec![gfx, compute],
+    ///     resources: vec![ResourceDecl::buffer("buf", 64, vk::BufferUsageFlags::STORAGE_BUFFER)
+    ///         .concurrent()
+    ///         .with_state(written)],
     ///     passes: vec![PassDecl::new("read", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_READ))],
     /// };
     /// let p = plan(&input).unwrap();
-    /// p.verify_from(&[100]).unwrap();
-    /// // A timeline that has not reached 100 yet cannot have made this state.
-    /// assert!(p.verify_from(&[7]).is_err());
+    /// // Graphics waits for compute's value 100, which the timeline had been given.
+    /// p.verify_from(&[0, 100]).unwrap();
+    /// // A compute timeline that has not reached 100 yet cannot have made this state.
+    /// assert!(p.verify_from(&[0, 7]).is_err());
     /// ```
     pub fn verify_from(&self, last_signalled: &[u64]) -> Result<(), Vec<Violation>> {
         let mut last = last_signalled.to_vec();
