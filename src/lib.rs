@@ -22,6 +22,8 @@ pub mod range;
 mod recording;
 pub mod resource;
 #[cfg(feature = "verify")]
+pub mod simulate;
+#[cfg(feature = "verify")]
 pub mod verify;
 
 pub use access::{Access, AccessKind};

@@ -29,13 +29,9 @@ mod display;
 mod planner;
 mod presented;
 mod queue_stages;
-#[cfg(feature = "verify")]
-mod simulate;
 mod state;
 
 pub use planner::{plan, plan_owned};
-#[cfg(feature = "verify")]
-pub use simulate::{FrameReport, SimError, Simulation, Topology};
 pub use state::{Recorded, SegmentState};
 
 use crate::access::Access;
@@ -1177,6 +1173,6 @@ impl Plan {
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
-mod tests_host_present;
+pub(crate) mod tests_host_present;
 #[cfg(test)]
 mod tests_queues;

@@ -116,3 +116,28 @@ fn removing_the_wait_on_the_earlier_graph_is_caught_alone_and_chained() {
         }
     }
 }
+
+/// The next graph acquires it again and draws: planned and verified across both executions.
+#[test]
+fn the_next_graph_acquires_the_presented_image_again() {
+    let mut last = vec![0; 3];
+    use crate::plan::tests_host_present::{acquire, present, queues, swapchain};
+    let mut swap = swapchain();
+    let mut plans = vec![];
+    for frame in 0..2u64 {
+        let p = plan(&PlanInput {
+            queues: queues(),
+            resources: vec![swap.clone()],
+            passes: vec![
+                acquire("draw", 1 + 2 * frame, Access::COLOR_ATTACHMENT_WRITE),
+                present(2 + 2 * frame),
+            ],
+        })
+        .unwrap();
+        let values = p.assign_values(&mut last);
+        swap.initial = p.resolved_final_states(&values).remove(0);
+        plans.push((p, values));
+    }
+    let execs: Vec<(&Plan, &TimelineValues)> = plans.iter().map(|(p, v)| (p, v)).collect();
+    verify(&execs).unwrap();
+}

@@ -8,7 +8,7 @@ use ash::vk;
 /// them. [`Topology::queue`] gives the index that [`PassDecl::queue`](crate::plan::PassDecl::queue) takes.
 ///
 /// ```
-/// use vk_baton::{ash::vk, plan::Topology};
+/// use vk_baton::{ash::vk, simulate::Topology};
 /// let t = Topology::single_family();
 /// // Like lavapipe: every role is the same VkQueue.
 /// assert_eq!(t.queue("graphics"), t.queue("transfer"));

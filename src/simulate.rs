@@ -23,6 +23,7 @@
 //!
 //! ```
 //! use vk_baton::plan::*;
+//! use vk_baton::simulate::*;
 //! use vk_baton::{ash::vk, Access};
 //! // An app computes on async compute and samples on graphics. Does its frame hold up on an
 //! // NVIDIA-like device, with a compute-only family, even when it only has one family?
@@ -56,8 +57,8 @@ mod topology;
 
 pub use topology::Topology;
 
-use super::{Command, Plan, PlanInput, QueuePlan, ResourceDecl, SegmentState};
-use super::{PassDecl, TimelineValues, WaitTarget};
+use crate::plan::{Command, Plan, PlanInput, QueuePlan, ResourceDecl, SegmentState};
+use crate::plan::{PassDecl, TimelineValues, WaitTarget};
 use crate::verify::{verify, Violation};
 use std::collections::VecDeque;
 use std::ops::Range;
@@ -139,7 +140,7 @@ impl FrameReport {
         self.queues.iter().position(|&q| q == queue)
     }
 
-    fn barriers(&self) -> impl Iterator<Item = &super::BarrierCmd> {
+    fn barriers(&self) -> impl Iterator<Item = &crate::plan::BarrierCmd> {
         let cmds = self.plan.queues.iter().flat_map(|q| &q.batches);
         cmds.flat_map(|b| &b.commands).filter_map(|c| match c {
             Command::Barrier(b) => Some(b),
@@ -190,7 +191,7 @@ impl Simulation {
         &self.topology
     }
 
-    /// Declares a resource; returns the index [`UseDecl::resource`](super::UseDecl) takes.
+    /// Declares a resource; returns the index [`UseDecl::resource`](crate::plan::UseDecl) takes.
     /// Queue indices in its initial state are topology queues.
     pub fn add_resource(&mut self, decl: ResourceDecl) -> usize {
         // Earlier frames never used it: it stays in its declared state through them.
@@ -245,7 +246,8 @@ impl Simulation {
     pub fn frame(&mut self, passes: &[PassDecl]) -> Result<FrameReport, SimError> {
         let frame = self.frames;
         let (input, qmap, rmap) = self.lower(passes)?;
-        let plan = super::plan_owned(input).map_err(|error| SimError::Plan { frame, error })?;
+        let plan =
+            crate::plan::plan_owned(input).map_err(|error| SimError::Plan { frame, error })?;
         let mut last: Vec<u64> = qmap.iter().map(|&q| self.last[q]).collect();
         plan.verify_from(&last)
             .map_err(|violations| SimError::Verification {
