@@ -1,4 +1,6 @@
-//! Property test: random valid graphs, planned and checked by the independent verifier.
+//! Property test: random valid graphs, planned and checked by the independent verifier, each
+//! graph alone (as `GraphBuilder::finish()` checks it, from the timeline values the queues had
+//! reached) and the chain of graphs as a whole.
 //!
 //! `cargo test --test random_graphs` runs 2,000 cases; `VK_BATON_LONG=1` runs 100,000.
 
@@ -6,6 +8,11 @@ mod graphgen;
 
 use graphgen::*;
 use proptest::prelude::*;
+use std::cell::Cell;
+use vk_baton::ash::vk;
+use vk_baton::plan::*;
+use vk_baton::verify::Violation;
+use vk_baton::Access;
 
 fn cases() -> u32 {
     if std::env::var("VK_BATON_LONG").is_ok_and(|v| v == "1") {
@@ -15,52 +22,111 @@ fn cases() -> u32 {
     }
 }
 
-fn shapes() -> impl Strategy<Value = Shape> {
-    (
-        any::<u64>(),
-        1usize..=3,
-        1usize..=3,
-        1usize..=4,
-        1usize..=16,
-        1usize..=64,
-    )
-        .prop_map(
-            |(seed, graphs, families, queues, resources, passes)| Shape {
-                seed,
-                graphs,
-                families,
-                queues,
-                resources,
-                passes,
-            },
-        )
+/// How many checked cases had each shape worth covering (counted on passing cases).
+#[derive(Default)]
+struct Seen {
+    cases: Cell<u32>,
+    /// Two queues of one family, both with passes.
+    two_queues_of_one_family: Cell<u32>,
+    /// A pass on a compute+transfer queue.
+    compute_transfer_pass: Cell<u32>,
+    /// A pass on a transfer-only queue.
+    transfer_only_pass: Cell<u32>,
+    /// A chain of two or more graphs.
+    chains: Cell<u32>,
+    /// A timeline starting above 0.
+    nonzero_start: Cell<u32>,
+    /// A plan waiting on a value an earlier graph or the app reached (the shape `finish()`
+    /// once rejected when checking the plan alone).
+    waits_on_earlier_values: Cell<u32>,
+    /// An ownership transfer between families.
+    ownership_transfers: Cell<u32>,
 }
 
-/// The one planner bug the verifier found (an acquire whose range is the union of several
-/// releases, fixed in f9469a0), recognised so the survey can label it if it comes back.
-fn known_planner_bug(v: &vk_baton::verify::Violation) -> bool {
-    v.kind == vk_baton::verify::HazardKind::Ownership
-        && v.missing
-            .starts_with("a release of exactly the acquired range")
+fn bump(c: &Cell<u32>, yes: bool) {
+    c.set(c.get() + yes as u32);
 }
 
-fn check(shape: Shape) -> Result<(), TestCaseError> {
-    let case = generate(shape);
-    let planned = plan_case(&case).map_err(TestCaseError::fail)?;
-    if let Err(v) = verify_all(&planned) {
-        let mut msg = format!("{} violations for {shape:?}:\n", v.len());
-        for x in v.iter().take(20) {
-            msg += &format!("  {x}\n");
-        }
-        for (i, p) in planned.iter().enumerate() {
-            msg += &format!("--- graph {i}:\n{}\n", p.plan);
-        }
-        return Err(TestCaseError::fail(msg));
+fn report(what: &str, v: &[Violation], case: &Case, planned: &[Planned]) -> String {
+    let mut msg = format!("{what}: {} violations\n", v.len());
+    for x in v.iter().take(20) {
+        msg += &format!("  {x}\n");
     }
+    msg += &format!("{case:?}\n");
+    for (i, p) in planned.iter().enumerate() {
+        msg += &format!(
+            "--- graph {i} (timelines before it: {:?}):\n{}\n",
+            p.values.start, p.plan
+        );
+    }
+    msg
+}
+
+/// Plans the case's graphs in turn, verifies each alone from the values the executor assigns,
+/// then the whole chain together.
+fn check(case: &Case, seen: &Seen) -> Result<(), String> {
+    let planned = plan_case(case)?;
+    if let Err((g, v)) = verify_each_alone(&planned) {
+        return Err(report(
+            &format!("graph {g} verified alone"),
+            &v,
+            case,
+            &planned,
+        ));
+    }
+    // One graph alone is the whole chain: the same plan with the same values.
+    if planned.len() > 1 {
+        if let Err(v) = verify_all(&planned) {
+            return Err(report("the chain verified together", &v, case, &planned));
+        }
+    }
+    count(case, &planned, seen);
     Ok(())
 }
 
-/// 2,000 random cases (100,000 with `VK_BATON_LONG=1`): plan every graph, verify them together.
+fn count(case: &Case, planned: &[Planned], seen: &Seen) {
+    let busy: Vec<bool> = (0..case.queues.len())
+        .map(|q| case.graphs.iter().flatten().any(|p| p.queue == q))
+        .collect();
+    let busy_with = |caps: vk::QueueFlags| {
+        (0..case.queues.len()).any(|q| busy[q] && case.queues[q].caps == caps)
+    };
+    let shared_family = (0..case.queues.len()).any(|a| {
+        (0..a).any(|b| busy[a] && busy[b] && case.queues[a].family == case.queues[b].family)
+    });
+    let batches = || {
+        planned
+            .iter()
+            .flat_map(|p| p.plan.queues.iter().flat_map(|q| &q.batches))
+    };
+    let waits_earlier = planned.iter().any(|p| {
+        p.plan.queues.iter().flat_map(|q| &q.batches).any(|b| {
+            b.waits.iter().any(|w| {
+                matches!(w.target, WaitTarget::Value { queue, value } if value > 0 && value <= p.values.start[queue])
+            })
+        })
+    });
+    let transfers = batches().flat_map(|b| &b.commands).any(|c| match c {
+        Command::Barrier(bc) => bc
+            .images
+            .iter()
+            .map(|i| i.scopes.families)
+            .chain(bc.buffers.iter().map(|b| b.scopes.families))
+            .any(|f| f.is_some_and(|(s, d)| s != d)),
+        _ => false,
+    });
+    bump(&seen.cases, true);
+    bump(&seen.two_queues_of_one_family, shared_family);
+    bump(&seen.compute_transfer_pass, busy_with(COMPUTE_TRANSFER));
+    bump(&seen.transfer_only_pass, busy_with(TRANSFER_ONLY));
+    bump(&seen.chains, case.graphs.len() > 1);
+    bump(&seen.nonzero_start, case.start.iter().any(|&s| s > 0));
+    bump(&seen.waits_on_earlier_values, waits_earlier);
+    bump(&seen.ownership_transfers, transfers);
+}
+
+/// 2,000 random cases (100,000 with `VK_BATON_LONG=1`): plan every graph, verify each alone and
+/// the chain together. A failure shrinks to a small graph.
 #[test]
 fn random_graphs_verify() {
     let config = ProptestConfig {
@@ -69,24 +135,150 @@ fn random_graphs_verify() {
         ..ProptestConfig::default()
     };
     let mut runner = proptest::test_runner::TestRunner::new(config);
+    let seen = Seen::default();
     let t = std::time::Instant::now();
-    let result = runner.run(&shapes(), check);
+    let result = runner.run(&graphgen::cases(&Sizes::suite()), |case| {
+        check(&case, &seen).map_err(TestCaseError::fail)
+    });
     println!("random_graphs: {} cases in {:.1?}", cases(), t.elapsed());
     if let Err(e) = result {
         panic!("{e}");
     }
+    let n = seen.cases.get();
+    assert_eq!(n, cases());
+    // Each shape the suite exists for must come up in a good share of the cases.
+    for (name, c, share) in [
+        (
+            "two queues of one family",
+            &seen.two_queues_of_one_family,
+            10,
+        ),
+        ("a compute+transfer queue", &seen.compute_transfer_pass, 10),
+        ("a transfer-only queue", &seen.transfer_only_pass, 10),
+        ("chains of graphs", &seen.chains, 10),
+        ("timelines starting above 0", &seen.nonzero_start, 10),
+        ("waits on earlier values", &seen.waits_on_earlier_values, 20),
+        ("ownership transfers", &seen.ownership_transfers, 20),
+    ] {
+        println!("  {name}: {} of {n}", c.get());
+        assert!(
+            c.get() >= n / share,
+            "{name}: only {} of {n} cases (want 1/{share})",
+            c.get()
+        );
+    }
 }
 
-/// Survey: violation classes over many seeds (`cargo test --test random_graphs survey -- --ignored --nocapture`).
+/// The case that `finish()` once rejected (issue 8), through the suite's own check: graph A:
+/// the graphics queue writes CONCURRENT buffer X; graph B: the compute queue (family 2) reads X
+/// and writes Y, then graphics reads Y. Checked alone, B's wait on A's value must count as
+/// reached at B's start, at timelines from 0 and from 100.
 #[test]
-#[ignore]
+fn a_plan_waiting_on_an_earlier_graph_is_verified_alone() {
+    let storage = |name: &str| {
+        ResourceDecl::buffer(name, 256, vk::BufferUsageFlags::STORAGE_BUFFER).concurrent()
+    };
+    for base in [0, 100] {
+        let case = Case {
+            queues: vec![
+                QueueDecl::new("graphics", 0, GRAPHICS_COMPUTE_TRANSFER),
+                QueueDecl::new("compute", 2, COMPUTE_TRANSFER),
+            ],
+            resources: vec![storage("X"), storage("Y")],
+            start: vec![base, base],
+            graphs: vec![
+                vec![PassDecl::new("write X", 0)
+                    .with_use(UseDecl::new(0, Access::COMPUTE_SHADER_WRITE))],
+                vec![
+                    PassDecl::new("X to Y", 1)
+                        .with_use(UseDecl::new(0, Access::COMPUTE_SHADER_READ))
+                        .with_use(UseDecl::new(1, Access::COMPUTE_SHADER_WRITE)),
+                    PassDecl::new("read Y", 0)
+                        .with_use(UseDecl::new(1, Access::COMPUTE_SHADER_READ)),
+                ],
+            ],
+        };
+        let seen = Seen::default();
+        check(&case, &seen).unwrap_or_else(|e| panic!("base {base}: {e}"));
+        // The case has the shape that matters: B waits on A's value, before B's own signals.
+        assert_eq!(seen.waits_on_earlier_values.get(), 1, "base {base}");
+        let planned = plan_case(&case).unwrap();
+        assert_eq!(
+            planned[1].plan.queues[1].batches[0].waits[0].target,
+            WaitTarget::Value {
+                queue: 0,
+                value: base + 1
+            }
+        );
+        assert_eq!(planned[1].values.start, vec![base + 1, base]);
+    }
+}
+
+/// Found by this suite (shrunk): visibility holds per (stage, access) pair. After a barrier
+/// made sampled reads visible to the vertex shader and another made uniform reads visible to
+/// the vertex, fragment and compute shaders, a sampled read in a compute shader still needs a
+/// barrier; the planner once merged the two into "sampled and uniform reads, all three stages".
+#[test]
+fn visibility_is_per_stage_and_access_pair() {
+    let case = Case {
+        queues: vec![QueueDecl::new("q0", 0, GRAPHICS_COMPUTE_TRANSFER)],
+        resources: vec![ResourceDecl::buffer(
+            "buf",
+            32,
+            vk::BufferUsageFlags::TRANSFER_DST
+                | vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
+                | vk::BufferUsageFlags::UNIFORM_BUFFER,
+        )],
+        start: vec![0],
+        graphs: vec![vec![
+            PassDecl::new("copy", 0).with_use(UseDecl::new(0, Access::TRANSFER_WRITE)),
+            PassDecl::new("vertex", 0)
+                .with_use(UseDecl::new(0, Access::VERTEX_SHADER_SAMPLED_READ)),
+            PassDecl::new("uniform", 0).with_use(UseDecl::new(0, Access::UNIFORM_READ)),
+            PassDecl::new("compute", 0)
+                .with_use(UseDecl::new(0, Access::COMPUTE_SHADER_SAMPLED_READ)),
+        ]],
+    };
+    check(&case, &Seen::default()).unwrap_or_else(|e| panic!("{e}"));
+    let planned = plan_case(&case).unwrap();
+    assert_eq!(
+        planned[0].plan.to_string(),
+        "queue `q0` (family 0):
+  batch 0:
+    pass   `copy`
+    barrier
+      buffer `buf` bytes 0..32: ALL_TRANSFER/TRANSFER_WRITE -> VERTEX_SHADER/SHADER_SAMPLED_READ
+    pass   `vertex`
+    barrier
+      buffer `buf` bytes 0..32: ALL_TRANSFER/TRANSFER_WRITE -> VERTEX_SHADER | FRAGMENT_SHADER | COMPUTE_SHADER/UNIFORM_READ
+    pass   `uniform`
+    barrier
+      buffer `buf` bytes 0..32: ALL_TRANSFER/TRANSFER_WRITE -> COMPUTE_SHADER/SHADER_SAMPLED_READ
+    pass   `compute`
+    signal timeline at ALL_COMMANDS
+"
+    );
+}
+
+/// Survey: violation classes over many seeds, alone and chained
+/// (`cargo test --test random_graphs survey -- --ignored --nocapture`; `SURVEY_N` cases).
+/// Report only: each class is printed with its count and the first seed that showed it.
+#[test]
+#[ignore = "report only"]
 fn survey() {
     let n: u64 = std::env::var("SURVEY_N")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(300);
     let mut classes: std::collections::BTreeMap<String, (usize, u64)> = Default::default();
-    let mut bad = 0;
+    let mut note = |key: String, seed: u64| classes.entry(key).or_insert((0, seed)).0 += 1;
+    let class = |x: &Violation| -> String {
+        format!("{} {}", x.kind, x.missing)
+            .chars()
+            .map(|c| if c.is_ascii_digit() { '#' } else { c })
+            .collect()
+    };
+    let (mut plan_errors, mut bad_alone, mut bad_chained) = (0, 0, 0);
     for seed in 0..n {
         let mut r = graphgen::Rng::new(seed ^ 0xABCD);
         let shape = Shape {
@@ -97,50 +289,45 @@ fn survey() {
             resources: r.range(1, 16) as usize,
             passes: r.range(1, 64) as usize,
         };
-        let case = generate(shape);
-        let planned = match plan_case(&case) {
+        let planned = match plan_case(&generate(shape)) {
             Ok(p) => p,
             Err(e) => {
-                *classes
-                    .entry(format!("PLAN ERROR {}", e.lines().next().unwrap()))
-                    .or_default() = (1, seed);
+                plan_errors += 1;
+                note(format!("PLAN ERROR {}", e.lines().next().unwrap()), seed);
                 continue;
             }
         };
+        let alone: Vec<Violation> = planned
+            .iter()
+            .flat_map(|p| {
+                p.plan
+                    .verify_from(&p.values.start)
+                    .err()
+                    .unwrap_or_default()
+            })
+            .collect();
+        bad_alone += !alone.is_empty() as usize;
+        for x in &alone {
+            note(format!("alone: {}", class(x)), seed);
+        }
         if let Err(v) = verify_all(&planned) {
-            bad += 1;
-            for x in v {
-                if known_planner_bug(&x) {
-                    *classes
-                        .entry("KNOWN planner bug: acquire range != release range".into())
-                        .or_insert((0, seed)) = {
-                        let e = classes
-                            .get("KNOWN planner bug: acquire range != release range")
-                            .map_or(0, |e| e.0);
-                        (e + 1, seed)
-                    };
-                    continue;
-                }
-                let key: String = format!("{} {}", x.kind, x.missing)
-                    .chars()
-                    .map(|c| if c.is_ascii_digit() { '#' } else { c })
-                    .collect();
-                let e = classes.entry(key).or_insert((0, seed));
-                e.0 += 1;
+            bad_chained += 1;
+            for x in &v {
+                note(format!("chained: {}", class(x)), seed);
             }
         }
     }
-    println!("{bad} of {n} cases with violations");
+    println!(
+        "{n} cases: {plan_errors} failed to plan, {bad_alone} with violations alone, {bad_chained} chained"
+    );
     for (k, (c, s)) in classes {
-        println!("{c:6} (seed {s}) {k}");
+        println!("{c:6} (first seed {s}) {k}");
     }
 }
 
 /// Regression (found by the long run): a plan naming no stage but `ALL_COMMANDS`.
 #[test]
 fn only_all_commands() {
-    use vk_baton::ash::vk;
-    use vk_baton::plan::*;
     let input = PlanInput {
         queues: vec![QueueDecl::new("q", 0, family_caps(0))],
         resources: vec![ResourceDecl::image(
@@ -149,7 +336,7 @@ fn only_all_commands() {
             1,
             vk::ImageUsageFlags::STORAGE,
         )],
-        passes: vec![PassDecl::new("p0", 0).with_use(UseDecl::new(0, vk_baton::Access::GENERAL))],
+        passes: vec![PassDecl::new("p0", 0).with_use(UseDecl::new(0, Access::GENERAL))],
     };
     plan(&input).unwrap().verify().unwrap();
 }

@@ -1118,7 +1118,14 @@ fn apply_access(
             }
             None => st.reads.push(me),
         }
-        match st.visible.iter_mut().find(|v| v.0 == q) {
+        // Visibility holds per (stage, access) pair: merging two entries into the union of
+        // their stages and of their accesses would claim pairs no barrier made visible. Merge
+        // only entries that share their stages or their accesses.
+        match st
+            .visible
+            .iter_mut()
+            .find(|v| v.0 == q && (v.1 == eff || v.2 == a.access))
+        {
             Some(v) => {
                 v.1 |= eff;
                 v.2 |= a.access;

@@ -1,17 +1,33 @@
-//! Random valid graphs for the verifier's property tests: queues of fake families, images and
-//! buffers (EXCLUSIVE and CONCURRENT, partial ranges), passes with reads, writes, read-writes,
-//! layout changes and discards, swapchain-like images acquired through guarded binary waits and
-//! presented through binary signals, over 1 to 3 consecutive graphs.
+//! Random valid graphs for the verifier's property tests, as proptest strategies: queues of
+//! fake families (graphics+compute+transfer, compute+transfer, transfer-only; sometimes two
+//! queues of one family), images and buffers (EXCLUSIVE and CONCURRENT, mips and layers, partial
+//! ranges, trimmed usage), passes with reads, writes, read-writes, layout changes and discards,
+//! swapchain-like images acquired through guarded binary waits and presented through binary
+//! signals, over 1 to 3 consecutive graphs whose timelines start at drawn values.
+//!
+//! The strategy draws the graph's own parts (a list of passes, each a list of uses, each an
+//! index into the resources and into the accesses that fit), and `build.rs` turns them into a
+//! valid [`Case`] whatever they are. So when a case fails, proptest shrinks it by dropping
+//! graphs, passes, uses and resources and by moving indices towards 0, and reports a small graph.
 
 #![allow(dead_code)]
 
+mod build;
+mod draw;
+mod show;
+
+pub use draw::cases;
+
+use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use std::ops::RangeInclusive;
 use vk_baton::access::narrow_stages;
 use vk_baton::ash::vk;
-use vk_baton::ash::vk::Handle;
 use vk_baton::plan::*;
-use vk_baton::{Access, BufferRange, ImageRange, SubRange};
+use vk_baton::{Access, SubRange};
 
-/// A tiny deterministic generator (xorshift64*).
+/// A tiny deterministic generator (xorshift64*), for tests that draw shapes from a seed.
 pub struct Rng(u64);
 
 impl Rng {
@@ -39,7 +55,7 @@ impl Rng {
     }
 }
 
-/// Sizes of one case; proptest shrinks these.
+/// Exact sizes of one case, drawn from `seed` (for [`generate`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Shape {
     pub seed: u64,
@@ -50,308 +66,252 @@ pub struct Shape {
     pub passes: usize,
 }
 
-/// The three fake families: graphics+compute(+transfer), compute-only, transfer-only.
+/// Size bounds for [`cases`].
+#[derive(Clone, Debug)]
+pub struct Sizes {
+    pub graphs: RangeInclusive<usize>,
+    /// Queue families (1 to 3).
+    pub families: RangeInclusive<usize>,
+    /// Queues (at least 1; the first is on family 0).
+    pub queues: RangeInclusive<usize>,
+    pub resources: RangeInclusive<usize>,
+    /// Passes drawn per graph, before swapchain passes are added.
+    pub passes: RangeInclusive<usize>,
+}
+
+impl Sizes {
+    /// The random suite's bounds.
+    pub fn suite() -> Self {
+        Sizes {
+            graphs: 1..=3,
+            families: 1..=3,
+            queues: 1..=4,
+            resources: 1..=16,
+            passes: 1..=64,
+        }
+    }
+    fn exactly(s: &Shape) -> Self {
+        Sizes {
+            graphs: s.graphs..=s.graphs,
+            families: s.families..=s.families,
+            queues: s.queues..=s.queues,
+            resources: s.resources..=s.resources,
+            passes: s.passes..=s.passes,
+        }
+    }
+}
+
+pub const GRAPHICS_COMPUTE_TRANSFER: vk::QueueFlags = vk::QueueFlags::from_raw(
+    vk::QueueFlags::GRAPHICS.as_raw()
+        | vk::QueueFlags::COMPUTE.as_raw()
+        | vk::QueueFlags::TRANSFER.as_raw(),
+);
+pub const COMPUTE_TRANSFER: vk::QueueFlags =
+    vk::QueueFlags::from_raw(vk::QueueFlags::COMPUTE.as_raw() | vk::QueueFlags::TRANSFER.as_raw());
+pub const TRANSFER_ONLY: vk::QueueFlags = vk::QueueFlags::TRANSFER;
+
+/// Family 0 of every case: graphics+compute+transfer.
 pub fn family_caps(f: u32) -> vk::QueueFlags {
     match f {
-        0 => vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE | vk::QueueFlags::TRANSFER,
-        1 => vk::QueueFlags::COMPUTE | vk::QueueFlags::TRANSFER,
-        _ => vk::QueueFlags::TRANSFER,
+        0 => GRAPHICS_COMPUTE_TRANSFER,
+        1 => COMPUTE_TRANSFER,
+        _ => TRANSFER_ONLY,
     }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Kind {
+pub enum Kind {
     Color,
     Depth,
     Swapchain,
     Buffer,
 }
 
-const COLOR_USAGE: vk::ImageUsageFlags = vk::ImageUsageFlags::from_raw(
-    vk::ImageUsageFlags::STORAGE.as_raw()
-        | vk::ImageUsageFlags::SAMPLED.as_raw()
-        | vk::ImageUsageFlags::COLOR_ATTACHMENT.as_raw()
-        | vk::ImageUsageFlags::TRANSFER_SRC.as_raw()
-        | vk::ImageUsageFlags::TRANSFER_DST.as_raw(),
-);
-const DEPTH_USAGE: vk::ImageUsageFlags = vk::ImageUsageFlags::from_raw(
-    vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT.as_raw()
-        | vk::ImageUsageFlags::SAMPLED.as_raw()
-        | vk::ImageUsageFlags::TRANSFER_SRC.as_raw()
-        | vk::ImageUsageFlags::TRANSFER_DST.as_raw(),
-);
-const BUFFER_USAGE: vk::BufferUsageFlags = vk::BufferUsageFlags::from_raw(
-    vk::BufferUsageFlags::TRANSFER_SRC.as_raw()
-        | vk::BufferUsageFlags::TRANSFER_DST.as_raw()
-        | vk::BufferUsageFlags::STORAGE_BUFFER.as_raw()
-        | vk::BufferUsageFlags::UNIFORM_BUFFER.as_raw()
-        | vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER.as_raw()
-        | vk::BufferUsageFlags::VERTEX_BUFFER.as_raw()
-        | vk::BufferUsageFlags::INDEX_BUFFER.as_raw()
-        | vk::BufferUsageFlags::INDIRECT_BUFFER.as_raw(),
-);
+/// Usage flags each kind may be created with; a resource drops some of them.
+const COLOR_USAGE: [vk::ImageUsageFlags; 5] = [
+    vk::ImageUsageFlags::STORAGE,
+    vk::ImageUsageFlags::SAMPLED,
+    vk::ImageUsageFlags::COLOR_ATTACHMENT,
+    vk::ImageUsageFlags::TRANSFER_SRC,
+    vk::ImageUsageFlags::TRANSFER_DST,
+];
+const DEPTH_USAGE: [vk::ImageUsageFlags; 4] = [
+    vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
+    vk::ImageUsageFlags::SAMPLED,
+    vk::ImageUsageFlags::TRANSFER_SRC,
+    vk::ImageUsageFlags::TRANSFER_DST,
+];
+const SWAPCHAIN_USAGE: [vk::ImageUsageFlags; 2] = [
+    vk::ImageUsageFlags::COLOR_ATTACHMENT,
+    vk::ImageUsageFlags::TRANSFER_DST,
+];
+const BUFFER_USAGE: [vk::BufferUsageFlags; 8] = [
+    vk::BufferUsageFlags::TRANSFER_SRC,
+    vk::BufferUsageFlags::TRANSFER_DST,
+    vk::BufferUsageFlags::STORAGE_BUFFER,
+    vk::BufferUsageFlags::UNIFORM_BUFFER,
+    vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER,
+    vk::BufferUsageFlags::VERTEX_BUFFER,
+    vk::BufferUsageFlags::INDEX_BUFFER,
+    vk::BufferUsageFlags::INDIRECT_BUFFER,
+];
 
-/// Accesses valid for a resource kind on a queue with `caps`: (access, pure write that may
-/// discard). Drawn from every named access that fits the resource, kept where the library
-/// says the queue can perform it: its capability, and at least one of its stages on the
-/// queue's family (`narrow_stages`), so a uniform read or indirect arguments also land on
-/// compute-only queues (narrowed there) and `GENERAL` on any queue. Host accesses and
-/// `PRESENT` are drawn elsewhere or not at all.
-fn accesses(kind: Kind, caps: vk::QueueFlags) -> Vec<(Access, bool)> {
-    let all: &[(Access, bool)] = match kind {
-        Kind::Color => &[
-            (Access::TRANSFER_READ, false),
-            (Access::TRANSFER_WRITE, true),
-            (Access::COMPUTE_SHADER_READ, false),
-            (Access::COMPUTE_SHADER_WRITE, true),
-            (Access::COMPUTE_SHADER_READ_WRITE, false),
-            (Access::COMPUTE_SHADER_SAMPLED_READ, false),
-            (Access::GENERAL, false),
-            (Access::VERTEX_SHADER_SAMPLED_READ, false),
-            (Access::FRAGMENT_SHADER_SAMPLED_READ, false),
-            (Access::COLOR_ATTACHMENT_WRITE, true),
-            (Access::COLOR_ATTACHMENT_READ_WRITE, false),
-        ],
-        Kind::Depth => &[
-            (Access::TRANSFER_READ, false),
-            (Access::TRANSFER_WRITE, true),
-            (Access::COMPUTE_SHADER_SAMPLED_READ, false),
-            (Access::FRAGMENT_SHADER_SAMPLED_READ, false),
-            (Access::DEPTH_ATTACHMENT_READ, false),
-            (Access::DEPTH_ATTACHMENT_WRITE, false),
-        ],
-        Kind::Buffer => &[
-            (Access::TRANSFER_READ, false),
-            (Access::TRANSFER_WRITE, true),
-            (Access::COMPUTE_SHADER_READ, false),
-            (Access::COMPUTE_SHADER_WRITE, true),
-            (Access::COMPUTE_SHADER_READ_WRITE, false),
-            (Access::COMPUTE_SHADER_SAMPLED_READ, false),
-            (Access::INDIRECT_BUFFER, false),
-            (Access::UNIFORM_READ, false),
-            (Access::GENERAL, false),
-            (Access::VERTEX_BUFFER, false),
-            (Access::INDEX_BUFFER, false),
-        ],
-        // The first two are what an acquire-draw pass picks from.
-        Kind::Swapchain => &[
-            (Access::TRANSFER_WRITE, true),
-            (Access::COLOR_ATTACHMENT_WRITE, true),
-            (Access::COLOR_ATTACHMENT_READ_WRITE, false),
-        ],
-    };
-    all.iter()
-        .copied()
-        .filter(|(a, _)| caps.contains(a.queue) && !narrow_stages(a.stages, caps).is_empty())
+/// The named accesses the generator draws: (name, access, a pure write that may discard, the
+/// kinds it applies to). HOST_READ/HOST_WRITE and PRESENT are not drawn here (PRESENT only
+/// ends a swapchain image's use in [`build`]).
+pub const DRAWN: &[(&str, Access, bool, &[Kind])] = {
+    use Kind::*;
+    &[
+        (
+            "TRANSFER_READ",
+            Access::TRANSFER_READ,
+            false,
+            &[Color, Depth, Buffer],
+        ),
+        (
+            "TRANSFER_WRITE",
+            Access::TRANSFER_WRITE,
+            true,
+            &[Color, Depth, Buffer, Swapchain],
+        ),
+        (
+            "COMPUTE_SHADER_READ",
+            Access::COMPUTE_SHADER_READ,
+            false,
+            &[Color, Buffer],
+        ),
+        (
+            "COMPUTE_SHADER_WRITE",
+            Access::COMPUTE_SHADER_WRITE,
+            true,
+            &[Color, Buffer],
+        ),
+        (
+            "COMPUTE_SHADER_READ_WRITE",
+            Access::COMPUTE_SHADER_READ_WRITE,
+            false,
+            &[Color, Buffer],
+        ),
+        (
+            "COMPUTE_SHADER_SAMPLED_READ",
+            Access::COMPUTE_SHADER_SAMPLED_READ,
+            false,
+            &[Color, Depth, Buffer],
+        ),
+        (
+            "VERTEX_SHADER_SAMPLED_READ",
+            Access::VERTEX_SHADER_SAMPLED_READ,
+            false,
+            &[Color, Buffer],
+        ),
+        (
+            "FRAGMENT_SHADER_SAMPLED_READ",
+            Access::FRAGMENT_SHADER_SAMPLED_READ,
+            false,
+            &[Color, Depth, Buffer],
+        ),
+        (
+            "COLOR_ATTACHMENT_WRITE",
+            Access::COLOR_ATTACHMENT_WRITE,
+            true,
+            &[Color, Swapchain],
+        ),
+        (
+            "COLOR_ATTACHMENT_READ_WRITE",
+            Access::COLOR_ATTACHMENT_READ_WRITE,
+            false,
+            &[Color, Swapchain],
+        ),
+        (
+            "DEPTH_ATTACHMENT_READ",
+            Access::DEPTH_ATTACHMENT_READ,
+            false,
+            &[Depth],
+        ),
+        (
+            "DEPTH_ATTACHMENT_WRITE",
+            Access::DEPTH_ATTACHMENT_WRITE,
+            false,
+            &[Depth],
+        ),
+        ("VERTEX_BUFFER", Access::VERTEX_BUFFER, false, &[Buffer]),
+        ("INDEX_BUFFER", Access::INDEX_BUFFER, false, &[Buffer]),
+        ("INDIRECT_BUFFER", Access::INDIRECT_BUFFER, false, &[Buffer]),
+        ("UNIFORM_READ", Access::UNIFORM_READ, false, &[Buffer]),
+        ("GENERAL", Access::GENERAL, false, &[Color, Buffer]),
+    ]
+};
+
+/// The accesses a pass on a queue with `caps` may make to a resource of `kind` created with
+/// `usage`: (access, a pure write that may discard). The one place accesses are chosen per queue.
+pub fn accesses(kind: Kind, caps: vk::QueueFlags, usage: Usage) -> Vec<(Access, bool)> {
+    DRAWN
+        .iter()
+        .filter(|(_, a, _, kinds)| {
+            kinds.contains(&kind)
+                && caps.contains(a.queue)
+                // The library's rule: at least one stage on this family; the planner narrows
+                // the rest away (a uniform read on a compute-only queue is a compute read).
+                && !narrow_stages(a.stages, caps).is_empty()
+                && match usage {
+                    Usage::Image(u) => u.contains(a.image_usage),
+                    Usage::Buffer(u) => u.contains(a.buffer_usage),
+                }
+        })
+        .map(|&(_, a, discard, _)| (a, discard))
         .collect()
 }
 
-fn random_range(rng: &mut Rng, kind: &ResourceKind) -> Option<SubRange> {
-    if rng.chance(1, 2) {
-        return None;
-    }
+#[derive(Clone, Copy, Debug)]
+pub enum Usage {
+    Image(vk::ImageUsageFlags),
+    Buffer(vk::BufferUsageFlags),
+}
+
+pub fn usage_of(kind: &ResourceKind) -> Usage {
     match *kind {
-        ResourceKind::Image { mips, layers, .. } => {
-            let base_mip = rng.below(mips as u64) as u32;
-            let mip_count = rng.range(1, (mips - base_mip) as u64) as u32;
-            let base_layer = rng.below(layers as u64) as u32;
-            let layer_count = rng.range(1, (layers - base_layer) as u64) as u32;
-            Some(SubRange::Image(ImageRange {
-                base_mip,
-                mip_count,
-                base_layer,
-                layer_count,
-            }))
-        }
-        ResourceKind::Buffer { size, .. } => {
-            let chunks = size / 16;
-            let start = rng.below(chunks);
-            let len = rng.range(1, chunks - start);
-            Some(SubRange::Buffer(BufferRange {
-                offset: start * 16,
-                size: len * 16,
-            }))
-        }
+        ResourceKind::Image { usage, .. } => Usage::Image(usage),
+        ResourceKind::Buffer { usage, .. } => Usage::Buffer(usage),
     }
 }
 
+/// One case drawn deterministically from `shape.seed`, with exactly `shape`'s sizes.
+pub fn generate(shape: Shape) -> Case {
+    let mut seed = [0u8; 32];
+    seed[..8].copy_from_slice(&shape.seed.to_le_bytes());
+    let mut runner = TestRunner::new_with_rng(
+        Config::default(),
+        TestRng::from_seed(RngAlgorithm::ChaCha, &seed),
+    );
+    cases(&Sizes::exactly(&shape))
+        .new_tree(&mut runner)
+        .expect("the case strategy never rejects")
+        .current()
+}
+
 /// The graphs of one case (the first with fresh or handed-over resources; later ones get their
-/// initial states from the previous plan).
+/// initial states from the previous plan). `Debug` prints it compactly (see `show.rs`).
+#[derive(Clone)]
 pub struct Case {
-    pub shape: Shape,
     pub queues: Vec<QueueDecl>,
     pub resources: Vec<ResourceDecl>,
+    /// Per queue: its timeline's value before the first graph.
+    pub start: Vec<u64>,
     /// Per graph: the passes.
     pub graphs: Vec<Vec<PassDecl>>,
 }
 
-pub fn generate(shape: Shape) -> Case {
-    let mut rng = Rng::new(shape.seed);
-    let queues: Vec<QueueDecl> = (0..shape.queues)
-        .map(|i| {
-            // The first queue is always graphics so that every case can draw and present.
-            let f = if i == 0 {
-                0
-            } else {
-                rng.below(shape.families as u64) as u32
-            };
-            QueueDecl::new(&format!("q{i}f{f}"), f, family_caps(f))
-        })
-        .collect();
-    let mut kinds = vec![];
-    let resources: Vec<ResourceDecl> = (0..shape.resources)
-        .map(|i| {
-            let kind = match rng.below(8) {
-                0..=2 => Kind::Color,
-                3 => Kind::Depth,
-                4 => Kind::Swapchain,
-                _ => Kind::Buffer,
-            };
-            kinds.push(kind);
-            let mut r = match kind {
-                Kind::Color => ResourceDecl::image(
-                    &format!("img{i}"),
-                    rng.range(1, 3) as u32,
-                    rng.range(1, 3) as u32,
-                    COLOR_USAGE,
-                ),
-                Kind::Depth => {
-                    let mut r = ResourceDecl::image(
-                        &format!("depth{i}"),
-                        rng.range(1, 2) as u32,
-                        rng.range(1, 2) as u32,
-                        DEPTH_USAGE,
-                    );
-                    if let ResourceKind::Image { aspect, .. } = &mut r.kind {
-                        *aspect = vk::ImageAspectFlags::DEPTH;
-                    }
-                    r
-                }
-                Kind::Swapchain => ResourceDecl::image(
-                    &format!("swap{i}"),
-                    1,
-                    1,
-                    vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_DST,
-                ),
-                Kind::Buffer => {
-                    ResourceDecl::buffer(&format!("buf{i}"), 16 * rng.range(1, 16), BUFFER_USAGE)
-                }
-            };
-            if kind != Kind::Swapchain && rng.chance(1, 3) {
-                r = r.concurrent();
-            }
-            // Sometimes the app hands the resource over, written on queue 0.
-            if kind != Kind::Swapchain && rng.chance(1, 5) {
-                let (layout, stages, access) = match kind {
-                    Kind::Buffer => (
-                        vk::ImageLayout::UNDEFINED,
-                        vk::PipelineStageFlags2::ALL_TRANSFER,
-                        vk::AccessFlags2::TRANSFER_WRITE,
-                    ),
-                    _ => (
-                        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                        vk::PipelineStageFlags2::ALL_TRANSFER,
-                        vk::AccessFlags2::TRANSFER_WRITE,
-                    ),
-                };
-                let owner = (!r.concurrent).then_some(queues[0].family);
-                r = r.with_state(SegmentState::handed_over(
-                    layout,
-                    owner,
-                    Some((0usize, stages, access)),
-                ));
-            }
-            r
-        })
-        .collect();
-    let mut sem = 1u64;
-    let mut graphs = vec![];
-    for _ in 0..shape.graphs {
-        let n = shape.passes;
-        let mut passes: Vec<PassDecl> = vec![];
-        for p in 0..n {
-            let q = rng.below(queues.len() as u64) as usize;
-            let caps = queues[q].caps;
-            let mut pass = PassDecl::new(&format!("p{p}"), q);
-            let uses = rng.range(1, 3);
-            let mut taken = vec![];
-            for _ in 0..uses {
-                let r = rng.below(resources.len() as u64) as usize;
-                if taken.contains(&r) || kinds[r] == Kind::Swapchain {
-                    continue;
-                }
-                taken.push(r);
-                let (access, may_discard) = rng.pick(&accesses(kinds[r], caps));
-                let mut u = UseDecl::new(r, access);
-                if let Some(range) = random_range(&mut rng, &resources[r].kind) {
-                    u = u.range(range);
-                }
-                if may_discard && rng.chance(1, 3) {
-                    u = u.discard();
-                }
-                pass = pass.with_use(u);
-            }
-            if pass.uses.is_empty() {
-                continue;
-            }
-            passes.push(pass);
-        }
-        // Swapchain images: acquire (guarded binary wait) on a graphics queue, draw or copy,
-        // then present (binary signal) as the last use in this graph.
-        for (r, k) in kinds.iter().enumerate() {
-            if *k != Kind::Swapchain || !rng.chance(2, 3) || passes.is_empty() {
-                continue;
-            }
-            let gq: Vec<usize> = (0..queues.len())
-                .filter(|&q| queues[q].family == 0)
-                .collect();
-            let q = rng.pick(&gq);
-            let at = rng.below(passes.len() as u64 + 1) as usize;
-            let acquire = vk::Semaphore::from_raw(sem);
-            let present = vk::Semaphore::from_raw(sem + 1);
-            sem += 2;
-            let (access, _) = rng.pick(&accesses(Kind::Swapchain, queues[q].caps)[..2]);
-            let draw = PassDecl::new(&format!("acquire-draw{r}"), q)
-                .with_use(UseDecl::new(r, access).discard())
-                .with_wait(BinaryWaitDecl {
-                    semaphore: acquire,
-                    guards: vec![r],
-                    stages: None,
-                });
-            passes.insert(at, draw);
-            let after = rng.range(at as u64 + 1, passes.len() as u64) as usize;
-            let pq = rng.pick(&gq);
-            let pres = PassDecl::new(&format!("present{r}"), pq)
-                .with_use(UseDecl::new(r, Access::PRESENT))
-                .with_signal(BinarySignalDecl {
-                    semaphore: present,
-                    stages: None,
-                });
-            passes.insert(after, pres);
-        }
-        for (i, p) in passes.iter_mut().enumerate() {
-            p.name = format!("{}#{i}", p.name);
-        }
-        graphs.push(passes);
-    }
-    Case {
-        shape,
-        queues,
-        resources,
-        graphs,
-    }
-}
-
-/// One planned graph and its values.
+/// One planned graph and the values the executor assigns it.
 pub struct Planned {
     pub plan: Plan,
+    /// `values.start`: each queue's timeline value before this graph.
     pub values: TimelineValues,
 }
 
-/// Plans every graph of the case in turn, feeding final states forward.
+/// Plans every graph of the case in turn, feeding final states and timeline values forward.
 pub fn plan_case(case: &Case) -> Result<Vec<Planned>, String> {
     let mut resources = case.resources.clone();
-    let mut last = vec![0u64; case.queues.len()];
+    let mut last = case.start.clone();
     let mut out = vec![];
     for (g, passes) in case.graphs.iter().enumerate() {
         let input = PlanInput {
@@ -405,4 +365,15 @@ pub fn verify_all(planned: &[Planned]) -> Result<(), Vec<vk_baton::verify::Viola
     let execs: Vec<(&Plan, &TimelineValues)> =
         planned.iter().map(|p| (&p.plan, &p.values)).collect();
     vk_baton::verify::verify(&execs)
+}
+
+/// Verifies each graph alone, as `GraphBuilder::finish()` does: from the timeline values the
+/// queues had reached before it. On failure: the graph's index and its violations.
+pub fn verify_each_alone(
+    planned: &[Planned],
+) -> Result<(), (usize, Vec<vk_baton::verify::Violation>)> {
+    for (g, p) in planned.iter().enumerate() {
+        p.plan.verify_from(&p.values.start).map_err(|v| (g, v))?;
+    }
+    Ok(())
 }

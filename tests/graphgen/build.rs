@@ -1,0 +1,232 @@
+//! Turns what the strategy drew into a valid case: indices pick among the queues, resources
+//! and the accesses that fit (see [`super::accesses`]), and uses that the planner would refuse
+//! together are left out.
+
+use super::draw::{CaseDraw, ResourceDraw};
+use super::*;
+use proptest::sample::Index;
+use vk_baton::ash::vk::Handle;
+use vk_baton::{BufferRange, ImageRange};
+
+fn range_of(kind: &ResourceKind, draw: &Option<[Index; 4]>) -> Option<SubRange> {
+    let [a, b, c, d] = draw.as_ref()?;
+    Some(match *kind {
+        ResourceKind::Image { mips, layers, .. } => {
+            let base_mip = a.index(mips as usize) as u32;
+            let base_layer = c.index(layers as usize) as u32;
+            SubRange::Image(ImageRange {
+                base_mip,
+                mip_count: 1 + b.index((mips - base_mip) as usize) as u32,
+                base_layer,
+                layer_count: 1 + d.index((layers - base_layer) as usize) as u32,
+            })
+        }
+        ResourceKind::Buffer { size, .. } => {
+            let chunks = size / 16;
+            let start = a.index(chunks as usize) as u64;
+            SubRange::Buffer(BufferRange {
+                offset: start * 16,
+                size: 16 * (1 + b.index((chunks - start) as usize) as u64),
+            })
+        }
+    })
+}
+
+/// Whether two uses of one resource in one pass are allowed together (the planner's rule:
+/// overlapping uses must both read, and of an image in one layout).
+fn compatible(res: &ResourceDecl, a: &UseDecl, b: &UseDecl) -> bool {
+    let whole = res.kind.whole();
+    let overlap = match (a.range.unwrap_or(whole), b.range.unwrap_or(whole)) {
+        (SubRange::Image(x), SubRange::Image(y)) => x.overlaps(&y),
+        (SubRange::Buffer(x), SubRange::Buffer(y)) => x.overlaps(&y),
+        _ => true,
+    };
+    let is_image = matches!(res.kind, ResourceKind::Image { .. });
+    !overlap
+        || !(a.access.is_write()
+            || b.access.is_write()
+            || (is_image && a.access.layout != b.access.layout))
+}
+
+fn resource(i: usize, d: &ResourceDraw, queues: &[QueueDecl]) -> ResourceDecl {
+    let kept = |n: usize| (0..n).filter(|b| d.usage_dropped & (1 << b) == 0);
+    let image_usage = |flags: &[vk::ImageUsageFlags]| {
+        let u = kept(flags.len()).fold(vk::ImageUsageFlags::empty(), |u, b| u | flags[b]);
+        if u.is_empty() {
+            flags[0]
+        } else {
+            u
+        }
+    };
+    let mut r = match d.kind {
+        Kind::Color => ResourceDecl::image(
+            &format!("img{i}"),
+            d.mips,
+            d.layers,
+            image_usage(&COLOR_USAGE),
+        ),
+        Kind::Depth => {
+            let mut r = ResourceDecl::image(
+                &format!("depth{i}"),
+                d.mips,
+                d.layers,
+                image_usage(&DEPTH_USAGE),
+            );
+            if let ResourceKind::Image { aspect, .. } = &mut r.kind {
+                *aspect = vk::ImageAspectFlags::DEPTH;
+            }
+            r
+        }
+        Kind::Swapchain => ResourceDecl::image(
+            &format!("swap{i}"),
+            1,
+            1,
+            SWAPCHAIN_USAGE[0] | SWAPCHAIN_USAGE[1],
+        ),
+        Kind::Buffer => {
+            let u = kept(BUFFER_USAGE.len())
+                .fold(vk::BufferUsageFlags::empty(), |u, b| u | BUFFER_USAGE[b]);
+            let u = if u.is_empty() { BUFFER_USAGE[0] } else { u };
+            ResourceDecl::buffer(&format!("buf{i}"), 16 * d.chunks, u)
+        }
+    };
+    if d.kind == Kind::Swapchain {
+        return r;
+    }
+    if d.concurrent {
+        r = r.concurrent();
+    }
+    if let Some(q) = &d.handed_over {
+        // The app wrote it with a copy on queue `q` and hands it over.
+        let q = q.index(queues.len());
+        let layout = match d.kind {
+            Kind::Buffer => vk::ImageLayout::UNDEFINED,
+            _ => vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+        };
+        let owner = (!r.concurrent).then_some(queues[q].family);
+        r = r.with_state(SegmentState::handed_over(
+            layout,
+            owner,
+            Some((
+                q,
+                vk::PipelineStageFlags2::ALL_TRANSFER,
+                vk::AccessFlags2::TRANSFER_WRITE,
+            )),
+        ));
+    }
+    r
+}
+
+pub(super) fn build(d: &CaseDraw) -> Case {
+    let mut families = vec![GRAPHICS_COMPUTE_TRANSFER];
+    families.extend(&d.other_families);
+    let mut queue_family = vec![0u32];
+    queue_family.extend(
+        d.other_queues
+            .iter()
+            .map(|i| i.index(families.len()) as u32),
+    );
+    let queues: Vec<QueueDecl> = queue_family
+        .iter()
+        .enumerate()
+        .map(|(i, &f)| QueueDecl::new(&format!("q{i}f{f}"), f, families[f as usize]))
+        .collect();
+    let kinds: Vec<Kind> = d.resources.iter().map(|r| r.kind).collect();
+    let resources: Vec<ResourceDecl> = d
+        .resources
+        .iter()
+        .enumerate()
+        .map(|(i, r)| resource(i, r, &queues))
+        .collect();
+    let graphics: Vec<usize> = (0..queues.len())
+        .filter(|&q| queues[q].caps.contains(vk::QueueFlags::GRAPHICS))
+        .collect();
+    let mut semaphore = 1u64;
+    let mut graphs = vec![];
+    for g in &d.graphs {
+        let mut passes: Vec<PassDecl> = vec![];
+        for (p, pd) in g.passes.iter().enumerate() {
+            let q = pd.queue.index(queues.len());
+            let mut pass = PassDecl::new(&format!("p{p}"), q);
+            for ud in &pd.uses {
+                let r = ud.resource.index(resources.len());
+                if kinds[r] == Kind::Swapchain {
+                    continue;
+                }
+                let choices = accesses(kinds[r], queues[q].caps, usage_of(&resources[r].kind));
+                if choices.is_empty() {
+                    continue;
+                }
+                let (access, may_discard) = choices[ud.access.index(choices.len())];
+                let mut u = UseDecl::new(r, access);
+                if let Some(range) = range_of(&resources[r].kind, &ud.range) {
+                    u = u.range(range);
+                }
+                if may_discard && ud.discard {
+                    u = u.discard();
+                }
+                let clash = pass
+                    .uses
+                    .iter()
+                    .any(|v| v.resource == r && !compatible(&resources[r], v, &u));
+                if !clash {
+                    pass = pass.with_use(u);
+                }
+            }
+            if !pass.uses.is_empty() {
+                passes.push(pass);
+            }
+        }
+        // Swapchain images: acquire (guarded binary wait) on a graphics queue, draw or copy,
+        // then present (binary signal) as the last use in this graph.
+        for (r, k) in kinds.iter().enumerate() {
+            let Some(s) = &g.swaps[r % g.swaps.len()] else {
+                continue;
+            };
+            if *k != Kind::Swapchain || passes.is_empty() {
+                continue;
+            }
+            let q = graphics[s.draw_queue.index(graphics.len())];
+            let at = s.draw_at.index(passes.len() + 1);
+            let acquire = vk::Semaphore::from_raw(semaphore);
+            let present = vk::Semaphore::from_raw(semaphore + 1);
+            semaphore += 2;
+            let choices = accesses(
+                Kind::Swapchain,
+                queues[q].caps,
+                usage_of(&resources[r].kind),
+            );
+            let (access, _) = choices[s.access.index(choices.len())];
+            let draw = PassDecl::new(&format!("acquire-draw{r}"), q)
+                .with_use(UseDecl::new(r, access).discard())
+                .with_wait(BinaryWaitDecl {
+                    semaphore: acquire,
+                    guards: vec![r],
+                    stages: None,
+                });
+            passes.insert(at, draw);
+            let after = at + 1 + s.present_after.index(passes.len() - at);
+            let pq = graphics[s.present_queue.index(graphics.len())];
+            let pres = PassDecl::new(&format!("present{r}"), pq)
+                .with_use(UseDecl::new(r, Access::PRESENT))
+                .with_signal(BinarySignalDecl {
+                    semaphore: present,
+                    stages: None,
+                });
+            passes.insert(after, pres);
+        }
+        for (i, p) in passes.iter_mut().enumerate() {
+            p.name = format!("{}#{i}", p.name);
+        }
+        graphs.push(passes);
+    }
+    let start = (0..queues.len())
+        .map(|q| d.start[q % d.start.len()])
+        .collect();
+    Case {
+        queues,
+        resources,
+        start,
+        graphs,
+    }
+}
