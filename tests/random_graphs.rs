@@ -2,7 +2,8 @@
 //! graph alone (as `GraphBuilder::finish()` checks it, from the timeline values the queues had
 //! reached) and the chain of graphs as a whole.
 //!
-//! `cargo test --test random_graphs` runs 2,000 cases; `VK_BATON_LONG=1` runs 100,000.
+//! `cargo test --test random_graphs` runs 2,000 cases; `VK_BATON_LONG=1` runs 100,000;
+//! `VK_BATON_CASES=n` runs n.
 
 mod graphgen;
 
@@ -14,8 +15,15 @@ use vk_baton::plan::*;
 use vk_baton::verify::Violation;
 use vk_baton::Access;
 
+/// 2,000; 100,000 with `VK_BATON_LONG=1`; `VK_BATON_CASES=n` sets it (a long run split into
+/// processes: proptest draws a fresh seed in each).
 fn cases() -> u32 {
-    if std::env::var("VK_BATON_LONG").is_ok_and(|v| v == "1") {
+    if let Some(n) = std::env::var("VK_BATON_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        n
+    } else if std::env::var("VK_BATON_LONG").is_ok_and(|v| v == "1") {
         100_000
     } else {
         2_000
