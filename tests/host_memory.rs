@@ -68,8 +68,25 @@ struct AppMemory {
     buffers: Vec<vk::Buffer>,
 }
 
+/// The usage of the app's buffers.
+const APP_USAGE: vk::BufferUsageFlags = vk::BufferUsageFlags::from_raw(
+    vk::BufferUsageFlags::TRANSFER_SRC.as_raw() | vk::BufferUsageFlags::TRANSFER_DST.as_raw(),
+);
+
+/// What the device asks of a `LEN`-byte buffer (lavapipe: 100 bytes; NVIDIA: 112).
+fn app_buffer_requirements(ctx: &Context) -> vk::MemoryRequirements {
+    let info = vk::BufferCreateInfo::default().size(LEN).usage(APP_USAGE);
+    // SAFETY: a valid create info; the probe buffer is destroyed right after the query.
+    unsafe {
+        let probe = ctx.device.create_buffer(&info, None).unwrap();
+        let req = ctx.device.get_buffer_memory_requirements(probe);
+        ctx.device.destroy_buffer(probe, None);
+        req
+    }
+}
+
 impl AppMemory {
-    fn new(ctx: &Context, size: u64) -> AppMemory {
+    fn new(ctx: &Context, size: u64, type_bits: u32) -> AppMemory {
         // SAFETY: a live instance and one of its physical devices.
         let props = unsafe {
             ctx.instance
@@ -77,9 +94,10 @@ impl AppMemory {
         };
         let type_index = (0..props.memory_type_count)
             .find(|&i| {
-                props.memory_types[i as usize]
-                    .property_flags
-                    .contains(vk::MemoryPropertyFlags::HOST_VISIBLE)
+                type_bits & (1 << i) != 0
+                    && props.memory_types[i as usize]
+                        .property_flags
+                        .contains(vk::MemoryPropertyFlags::HOST_VISIBLE)
             })
             .expect("a host-visible memory type");
         let info = vk::MemoryAllocateInfo::default()
@@ -104,7 +122,7 @@ impl AppMemory {
 
     /// A `LEN`-byte buffer bound at `offset`, wrapped with its mapping.
     fn buffer(&mut self, offset: u64, atom: u64, name: &str) -> StBuffer {
-        let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+        let usage = APP_USAGE;
         let info = vk::BufferCreateInfo::default().size(LEN).usage(usage);
         // SAFETY: a valid create info; destroyed in Drop, after the StBuffer (AppKeeps).
         let handle = unsafe { self.device.create_buffer(&info, None) }.unwrap();
@@ -165,8 +183,9 @@ fn app_buffers_in_one_memory_object_flush_only_their_own_bytes() {
     let atom = atom_size(&ctx);
     // `b` ends exactly at the end of a memory object whose size is not a multiple of the
     // atom, so its range is clamped there; `a` starts at 0.
-    let b_offset = 4 * atom.max(256);
-    let mut mem = AppMemory::new(&ctx, b_offset + LEN);
+    let req = app_buffer_requirements(&ctx);
+    let b_offset = 4 * atom.max(256).max(req.alignment);
+    let mut mem = AppMemory::new(&ctx, b_offset + req.size, req.memory_type_bits);
     let mut a = mem.buffer(0, atom, "a");
     let mut b = mem.buffer(b_offset, atom, "b");
     assert_eq!(
@@ -179,7 +198,7 @@ fn app_buffers_in_one_memory_object_flush_only_their_own_bytes() {
     );
     assert_eq!(
         b.host_memory().unwrap().atom_range,
-        b_offset..(b_offset + LEN).min(mem.size)
+        b_offset..(b_offset + LEN).next_multiple_of(atom).min(mem.size)
     );
 
     // Write both through their maps, flush and invalidate only `a`.
@@ -233,7 +252,7 @@ fn app_buffers_in_one_memory_object_flush_only_their_own_bytes() {
 #[test]
 fn bad_mappings_and_unmapped_buffers_are_errors() {
     let ctx = ctx();
-    let mut mem = AppMemory::new(&ctx, 1024);
+    let mut mem = AppMemory::new(&ctx, 1024, app_buffer_requirements(&ctx).memory_type_bits);
     let good = mem.buffer(0, 64, "good");
     let handle = good.handle();
     let mapping = HostMapping {
@@ -307,7 +326,7 @@ fn a_misaligned_flush_is_reported_by_validation() {
     let ctx = ctx();
     let atom = atom_size(&ctx);
     assert!(atom > 1, "lavapipe reports an atom of {atom}");
-    let mem = AppMemory::new(&ctx, 16 * atom);
+    let mem = AppMemory::new(&ctx, 16 * atom, u32::MAX);
     let bad = vk::MappedMemoryRange::default()
         .memory(mem.memory)
         .offset(1)
