@@ -200,8 +200,7 @@ fn a_byte_range_for_an_image_is_refused_when_planning() {
             |_r| Ok(()),
         )
         .finish()
-        .err()
-        .expect("an image use with a byte range is refused");
+        .expect_err("an image use with a byte range is refused");
     let Error::RangeOutOfBounds { pass, resource, .. } = &e else {
         panic!("{e}")
     };

@@ -60,9 +60,8 @@ fn check_side(
 
 /// `vkCmdBlitImage` from one image to another (or between subresources of one image).
 ///
-/// Declares [`Access::TRANSFER_READ`] on the source mips/layers and
-/// [`Access::TRANSFER_WRITE`] on the destination's, both at the BLIT stage and on graphics
-/// queues; destination subresources a region covers entirely are declared discarded.
+/// Declares [`Access::BLIT_READ`] on the source mips/layers and [`Access::BLIT_WRITE`] on
+/// the destination's (the BLIT stage, graphics queues only); destination subresources a region covers entirely are declared discarded.
 ///
 /// ```no_run
 /// # fn f(s: &vk_baton_passes::FormatSupport, a: std::sync::Arc<vk_baton::StImage>, b: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {

@@ -60,7 +60,7 @@ fn whole(img: &StImage) -> ImageRange {
 }
 
 /// Clears mip levels and layers of a color image (`vkCmdClearColorImage`). Runs on graphics
-/// or compute queues; declares the cleared ranges as discarded TRANSFER_WRITEs.
+/// or compute queues; declares the cleared ranges as discarded [`Access::CLEAR_COLOR_WRITE`]s.
 ///
 /// ```no_run
 /// # fn f(img: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {

@@ -75,8 +75,8 @@ fn check_usage_image(i: &StImage, usage: vk::ImageUsageFlags) -> Result<()> {
 
 /// `vkCmdCopyBuffer` with regions.
 ///
-/// Declares [`Access::TRANSFER_READ`] (at the COPY stage) on the source bytes read, and
-/// [`Access::TRANSFER_WRITE`] on the destination bytes written, as discarded ranges.
+/// Declares [`Access::COPY_READ`] on the source bytes read, and [`Access::COPY_WRITE`] on
+/// the destination bytes written, as discarded ranges.
 ///
 /// ```no_run
 /// # fn f(a: std::sync::Arc<vk_baton::StBuffer>, b: std::sync::Arc<vk_baton::StBuffer>) -> vk_baton_passes::Result<()> {
@@ -199,8 +199,8 @@ impl Pass for CopyBuffer {
 
 /// `vkCmdCopyImage` with regions.
 ///
-/// Declares [`Access::TRANSFER_READ`] (TRANSFER_SRC_OPTIMAL) on the source mips/layers and
-/// [`Access::TRANSFER_WRITE`] (TRANSFER_DST_OPTIMAL) on the destination mips/layers, the
+/// Declares [`Access::COPY_READ`] (TRANSFER_SRC_OPTIMAL) on the source mips/layers and
+/// [`Access::COPY_WRITE`] (TRANSFER_DST_OPTIMAL) on the destination mips/layers, the
 /// latter discarded where a region covers a whole subresource.
 ///
 /// ```no_run
@@ -504,9 +504,10 @@ fn check_buffer_image_regions(
 
 /// `vkCmdCopyBufferToImage` with regions.
 ///
-/// Declares [`Access::TRANSFER_READ`] on exactly the buffer bytes the regions read (row
-/// length and image height included) and [`Access::TRANSFER_WRITE`] on the image's mips and
-/// layers, discarded where a region covers a whole subresource.
+/// Declares [`Access::COPY_READ`] on exactly the buffer bytes the regions read (row
+/// length and image height included) and [`Access::COPY_WRITE`] on the image's mips and
+/// layers, discarded where a region covers a whole subresource
+/// ([`Access::DEPTH_STENCIL_COPY_WRITE`], graphics queues only, for a depth/stencil image).
 ///
 /// ```no_run
 /// # fn f(b: std::sync::Arc<vk_baton::StBuffer>, img: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
@@ -617,8 +618,9 @@ impl Pass for CopyBufferToImage {
 
 /// `vkCmdCopyImageToBuffer` with regions.
 ///
-/// Declares [`Access::TRANSFER_READ`] on the image's mips and layers and
-/// [`Access::TRANSFER_WRITE`] on exactly the buffer bytes written. Destination bytes are
+/// Declares [`Access::COPY_READ`] on the image's mips and layers
+/// ([`Access::DEPTH_STENCIL_COPY_READ`], graphics queues only, for a depth/stencil image) and
+/// [`Access::COPY_WRITE`] on exactly the buffer bytes written. Destination bytes are
 /// declared discarded only when no row padding (a row length or image height larger than the
 /// extent) leaves gaps in them.
 ///

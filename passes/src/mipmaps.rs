@@ -2,9 +2,9 @@
 //!
 //! What the graph sees (the declared uses, which are also the state the pass leaves):
 //!
-//! - level 0, every layer: [`Access::TRANSFER_READ`] at the BLIT stage, TRANSFER_SRC_OPTIMAL;
-//! - levels 1.., every layer: read and written at the BLIT stage, TRANSFER_SRC_OPTIMAL, old
-//!   contents discarded.
+//! - level 0, every layer: [`Access::BLIT_READ`] (TRANSFER_SRC_OPTIMAL);
+//! - levels 1.., every layer: [`Access::MIP_CHAIN_BLIT_READ_WRITE`] (read and written at the
+//!   BLIT stage, left in TRANSFER_SRC_OPTIMAL), old contents discarded.
 //!
 //! So every level ends in TRANSFER_SRC_OPTIMAL, and the next user's barrier chains from the
 //! BLIT stage with TRANSFER_WRITE as the write to make available. Inside the pass, each level
