@@ -37,13 +37,21 @@ struct Synth {
 impl Pass for Synth {
     fn declare(&self, d: &mut Declare<'_>) {
         match &self.write {
-            Res::Image(i) => d.image(i, Access::TRANSFER_WRITE),
-            Res::Buffer(b) => d.buffer(b, Access::TRANSFER_WRITE),
-        };
+            Res::Image(i) => {
+                d.uses(i, Access::TRANSFER_WRITE);
+            }
+            Res::Buffer(b) => {
+                d.uses(b, Access::TRANSFER_WRITE);
+            }
+        }
         match &self.read {
-            Res::Image(i) => d.image(i, Access::TRANSFER_READ),
-            Res::Buffer(b) => d.buffer(b, Access::TRANSFER_READ),
-        };
+            Res::Image(i) => {
+                d.uses(i, Access::TRANSFER_READ);
+            }
+            Res::Buffer(b) => {
+                d.uses(b, Access::TRANSFER_READ);
+            }
+        }
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {

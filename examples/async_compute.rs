@@ -93,9 +93,9 @@ struct Mix<'a> {
 
 impl Pass for Mix<'_> {
     fn declare(&self, d: &mut Declare<'_>) {
-        d.buffer(&self.src, Access::COMPUTE_SHADER_READ);
+        d.uses(&self.src, Access::COMPUTE_SHADER_READ);
         // Every element is overwritten: the old contents are not needed.
-        d.buffer_discard(&self.dst, Access::COMPUTE_SHADER_WRITE);
+        d.uses(&self.dst, Access::COMPUTE_SHADER_WRITE).discard();
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
@@ -138,8 +138,8 @@ struct Copy {
 
 impl Pass for Copy {
     fn declare(&self, d: &mut Declare<'_>) {
-        d.buffer(&self.src, Access::TRANSFER_READ);
-        d.buffer_discard(&self.dst, Access::TRANSFER_WRITE);
+        d.uses(&self.src, Access::TRANSFER_READ);
+        d.uses(&self.dst, Access::TRANSFER_WRITE).discard();
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
@@ -158,7 +158,7 @@ struct HostRead(Arc<StBuffer>);
 
 impl Pass for HostRead {
     fn declare(&self, d: &mut Declare<'_>) {
-        d.buffer(&self.0, Access::HOST_READ);
+        d.uses(&self.0, Access::HOST_READ);
     }
 
     fn record(&mut self, _r: &mut Recorder<'_>) -> vk_baton::Result<()> {
@@ -431,9 +431,9 @@ fn run() -> vk_baton::Result<bool> {
     }
     impl Pass for Download {
         fn declare(&self, d: &mut Declare<'_>) {
-            d.buffer(&self.src[0], Access::TRANSFER_READ);
-            d.buffer(&self.src[1], Access::TRANSFER_READ);
-            d.buffer_discard(&self.dst, Access::TRANSFER_WRITE);
+            d.uses(&self.src[0], Access::TRANSFER_READ);
+            d.uses(&self.src[1], Access::TRANSFER_READ);
+            d.uses(&self.dst, Access::TRANSFER_WRITE).discard();
         }
         fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
             let size = self.src[0].size();

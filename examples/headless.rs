@@ -127,7 +127,7 @@ impl Pattern {
 impl Pass for Pattern {
     fn declare(&self, d: &mut Declare<'_>) {
         // Every pixel is written: old contents are not needed.
-        d.image_discard(&self.image, Access::COMPUTE_SHADER_WRITE);
+        d.uses(&self.image, Access::COMPUTE_SHADER_WRITE).discard();
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
@@ -174,8 +174,8 @@ struct Download {
 
 impl Pass for Download {
     fn declare(&self, d: &mut Declare<'_>) {
-        d.image(&self.image, Access::TRANSFER_READ);
-        d.buffer_discard(&self.buffer, Access::TRANSFER_WRITE);
+        d.uses(&self.image, Access::TRANSFER_READ);
+        d.uses(&self.buffer, Access::TRANSFER_WRITE).discard();
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
@@ -211,7 +211,7 @@ struct HostRead(Arc<StBuffer>);
 
 impl Pass for HostRead {
     fn declare(&self, d: &mut Declare<'_>) {
-        d.buffer(&self.0, Access::HOST_READ);
+        d.uses(&self.0, Access::HOST_READ);
     }
 
     fn record(&mut self, _r: &mut Recorder<'_>) -> vk_baton::Result<()> {

@@ -516,7 +516,7 @@ struct HandOver(Arc<StBuffer>);
 
 impl vk_baton::Pass for HandOver {
     fn declare(&self, d: &mut vk_baton::Declare<'_>) {
-        d.buffer(&self.0, vk_baton::Access::COMPUTE_SHADER_READ);
+        d.uses(&self.0, vk_baton::Access::COMPUTE_SHADER_READ);
     }
 
     fn record(&mut self, _r: &mut vk_baton::Recorder<'_>) -> vk_baton::Result<()> {

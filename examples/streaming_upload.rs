@@ -58,8 +58,8 @@ struct Upload {
 
 impl Pass for Upload {
     fn declare(&self, d: &mut Declare<'_>) {
-        d.buffer(&self.src, Access::TRANSFER_READ);
-        d.buffer_discard(&self.dst, Access::TRANSFER_WRITE);
+        d.uses(&self.src, Access::TRANSFER_READ);
+        d.uses(&self.dst, Access::TRANSFER_WRITE).discard();
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
@@ -87,16 +87,14 @@ struct Verify<'a> {
 
 impl Pass for Verify<'_> {
     fn declare(&self, d: &mut Declare<'_>) {
-        d.buffer(&self.data, Access::COMPUTE_SHADER_READ);
+        d.uses(&self.data, Access::COMPUTE_SHADER_READ);
         // Only this buffer's slots, all overwritten: earlier graphs' slots are untouched.
-        d.buffer_range_discard(
-            &self.partials,
-            Access::COMPUTE_SHADER_WRITE,
-            BufferRange {
+        d.uses(&self.partials, Access::COMPUTE_SHADER_WRITE)
+            .range(BufferRange {
                 offset: self.first as u64 * 4,
                 size: self.groups as u64 * 4,
-            },
-        );
+            })
+            .discard();
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
@@ -117,7 +115,7 @@ struct HostRead(Arc<StBuffer>);
 
 impl Pass for HostRead {
     fn declare(&self, d: &mut Declare<'_>) {
-        d.buffer(&self.0, Access::HOST_READ);
+        d.uses(&self.0, Access::HOST_READ);
     }
 
     fn record(&mut self, _r: &mut Recorder<'_>) -> vk_baton::Result<()> {
@@ -359,11 +357,14 @@ fn run() -> vk_baton::Result<bool> {
             src: staging[i % staging.len()].clone(),
             dst: device_bufs[i % in_flight_max].clone(),
         };
-        graph
+        // Bound to a local: the planned graph (which may own closure passes) must be dropped
+        // before `up`, which a tail expression's temporary would outlive.
+        let fence = graph
             .record()
             .insert_pass("upload", &mut up, &ctx.transfer)
             .finish()?
-            .execute()
+            .execute();
+        fence
     };
     upload_only(0)?.wait()?; // warm-up
     let mut in_flight = InFlight::new();

@@ -80,7 +80,7 @@ struct Animate<'a> {
 
 impl Pass for Animate<'_> {
     fn declare(&self, d: &mut Declare<'_>) {
-        d.image_discard(&self.image, Access::COMPUTE_SHADER_WRITE);
+        d.uses(&self.image, Access::COMPUTE_SHADER_WRITE).discard();
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {

@@ -350,7 +350,7 @@ mod tests {
 
     impl Pass for Fill {
         fn declare(&self, d: &mut Declare<'_>) {
-            d.buffer_discard(&self.0, Access::TRANSFER_WRITE);
+            d.uses(&self.0, Access::TRANSFER_WRITE).discard();
         }
         fn record(&mut self, r: &mut Recorder<'_>) -> crate::Result<()> {
             // SAFETY: the buffer is alive and the graph ordered this pass.

@@ -13,7 +13,7 @@
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
 use crate::fence::{ExecutionFence, FenceContents};
-use crate::pass::{Declare, Declared, Pass};
+use crate::pass::{Declare, Declared, FnPass, Pass, PassSlot, Recorder};
 use crate::plan::{
     self, BinarySignalDecl, BinaryWaitDecl, PassDecl, Plan, PlanInput, QueueDecl, Recorded,
     ResourceDecl, ResourceKind, SegmentState, UseDecl,
@@ -286,7 +286,7 @@ impl fmt::Debug for Graph {
 
 pub(crate) struct PassEntry<'a> {
     pub(crate) name: String,
-    pub(crate) pass: &'a mut (dyn Pass + 'a),
+    pub(crate) pass: PassSlot<'a>,
     pub(crate) queue: Queue,
 }
 
@@ -318,7 +318,11 @@ impl<'a> GraphBuilder<'a> {
     /// let b = graph.record().insert_pass("p", p, q);
     /// # }
     /// ```
-    pub fn insert_pass(mut self, name: &str, pass: &'a mut (dyn Pass + 'a), queue: &Queue) -> Self {
+    pub fn insert_pass(self, name: &str, pass: &'a mut (dyn Pass + 'a), queue: &Queue) -> Self {
+        self.insert_slot(name, PassSlot::Borrowed(pass), queue)
+    }
+
+    fn insert_slot(mut self, name: &str, pass: PassSlot<'a>, queue: &Queue) -> Self {
         if self.error.is_none() && queue.device_handle() != self.graph.shared.device.handle() {
             self.error = Some(Error::ForeignDevice {
                 what: format!("queue `{}` (pass `{name}`)", queue.name()),
@@ -330,6 +334,36 @@ impl<'a> GraphBuilder<'a> {
             queue: queue.clone(),
         });
         self
+    }
+
+    /// Appends a pass made of two closures on `queue`: `declare` says what it touches,
+    /// `record` records its commands (see [`Pass`]). For small passes that need no type of
+    /// their own; the builder keeps the closures until the graph is done with them.
+    ///
+    /// ```no_run
+    /// # fn f(graph: &vk_baton::Graph, q: &vk_baton::Queue, src: std::sync::Arc<vk_baton::StBuffer>,
+    /// #      dst: std::sync::Arc<vk_baton::StBuffer>) -> vk_baton::Result<()> {
+    /// use vk_baton::{ash::vk, Access};
+    /// let region = vk::BufferCopy::default().size(src.size());
+    /// graph.record()
+    ///     .insert_fn("copy", q, |d| {
+    ///         d.uses(&src, Access::COPY_READ);
+    ///         d.uses(&dst, Access::COPY_WRITE).discard();
+    ///     }, |r| {
+    ///         // SAFETY: both buffers are alive, large enough, and in the declared states.
+    ///         unsafe { r.device().cmd_copy_buffer(r.cmd(), src.handle(), dst.handle(), &[region]) };
+    ///         Ok(())
+    ///     })
+    ///     .finish()?.execute()?.wait()?;
+    /// # Ok(()) }
+    /// ```
+    pub fn insert_fn<D, R>(self, name: &str, queue: &Queue, declare: D, record: R) -> Self
+    where
+        D: Fn(&mut Declare<'_>) + 'a,
+        R: FnMut(&mut Recorder<'_>) -> Result<()> + 'a,
+    {
+        let pass: Box<dyn Pass + 'a> = Box::new(FnPass::new(declare, record));
+        self.insert_slot(name, PassSlot::Owned(pass), queue)
     }
 
     /// Plans the passes: declarations, resource states, then the pure planner. Makes no

@@ -26,7 +26,7 @@ pub mod simulate;
 #[cfg(feature = "verify")]
 pub mod verify;
 
-pub use access::{Access, AccessKind};
+pub use access::Access;
 pub use ash;
 pub use context::{Context, ContextOptions};
 pub use debug::DebugUtils;

@@ -1,5 +1,25 @@
 //! The [`Pass`] trait: a pass declares its uses, then records its commands.
 //!
+//! A small pass needs no type of its own: [`GraphBuilder::insert_fn`](crate::GraphBuilder::insert_fn)
+//! takes the two halves as closures.
+//!
+//! ```no_run
+//! # fn f(graph: &vk_baton::Graph, q: &vk_baton::Queue, img: std::sync::Arc<vk_baton::StImage>) -> vk_baton::Result<()> {
+//! use vk_baton::{ash::vk, Access};
+//! let color = vk::ClearColorValue { float32: [0.0, 0.0, 0.0, 1.0] };
+//! graph.record()
+//!     .insert_fn("clear", q, |d| { d.uses(&img, Access::CLEAR_COLOR_WRITE).discard(); }, |r| {
+//!         // SAFETY: the graph put the image in TRANSFER_DST_OPTIMAL before this pass.
+//!         unsafe { r.device().cmd_clear_color_image(r.cmd(), img.handle(),
+//!             vk::ImageLayout::TRANSFER_DST_OPTIMAL, &color, &[img.full_range()]) };
+//!         Ok(())
+//!     })
+//!     .finish()?.execute()?.wait()?;
+//! # Ok(()) }
+//! ```
+//!
+//! A pass that keeps state, or that a library hands out, implements the trait:
+//!
 //! ```no_run
 //! use std::sync::Arc;
 //! use vk_baton::{ash::vk, Access, Declare, Pass, Recorder, StImage};
@@ -10,7 +30,7 @@
 //! impl Pass for Clear {
 //!     fn declare(&self, d: &mut Declare<'_>) {
 //!         // The clear overwrites everything: old contents are not needed.
-//!         d.image_discard(&self.img, Access::TRANSFER_WRITE);
+//!         d.uses(&self.img, Access::CLEAR_COLOR_WRITE).discard();
 //!     }
 //!     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
 //!         let color = vk::ClearColorValue { float32: self.color };
@@ -24,16 +44,20 @@
 //! }
 //! ```
 
-use crate::access::Access;
 use crate::debug::DebugUtils;
 use crate::error::Result;
 use crate::fence::CompletionToken;
 use crate::queue::Queue;
-use crate::range::{BufferRange, ImageRange, SubRange};
-use crate::resource::{Resource, StBuffer, StImage};
 use ash::vk;
 use std::any::Any;
-use std::sync::Arc;
+
+mod declare;
+mod fn_pass;
+
+pub(crate) use declare::Declared;
+pub use declare::{Declare, Use, UseTarget};
+pub use fn_pass::FnPass;
+pub(crate) use fn_pass::PassSlot;
 
 /// A unit of GPU work: what it touches, and how to record it.
 ///
@@ -54,267 +78,6 @@ pub trait Pass {
     fn declare(&self, d: &mut Declare<'_>);
     /// Records the pass's commands into `r.cmd()`.
     fn record(&mut self, r: &mut Recorder<'_>) -> Result<()>;
-}
-
-/// One declared use.
-#[derive(Clone, Debug)]
-pub(crate) struct DeclaredUse {
-    pub(crate) resource: Resource,
-    pub(crate) access: Access,
-    pub(crate) range: Option<SubRange>,
-    pub(crate) discard: bool,
-}
-
-/// One declared binary wait.
-#[derive(Clone, Debug)]
-pub(crate) struct DeclaredWait {
-    pub(crate) semaphore: vk::Semaphore,
-    pub(crate) guards: Vec<Arc<StImage>>,
-    pub(crate) stages: Option<vk::PipelineStageFlags2>,
-}
-
-/// Everything one pass declared.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Declared {
-    pub(crate) uses: Vec<DeclaredUse>,
-    pub(crate) waits: Vec<DeclaredWait>,
-    pub(crate) signals: Vec<(vk::Semaphore, Option<vk::PipelineStageFlags2>)>,
-}
-
-/// Collects a pass's declarations; handed to [`Pass::declare`].
-///
-/// ```no_run
-/// # fn f(d: &mut vk_baton::Declare<'_>, img: &std::sync::Arc<vk_baton::StImage>, buf: &std::sync::Arc<vk_baton::StBuffer>) {
-/// use vk_baton::{Access, ImageRange};
-/// d.image_range(img, Access::TRANSFER_WRITE, ImageRange::mip(1, 1));
-/// d.buffer(buf, Access::TRANSFER_READ);
-/// # }
-/// ```
-pub struct Declare<'a> {
-    pub(crate) out: &'a mut Declared,
-}
-
-impl Declare<'_> {
-    /// Uses the whole image with `access`.
-    ///
-    /// ```no_run
-    /// # fn f(d: &mut vk_baton::Declare<'_>, img: &std::sync::Arc<vk_baton::StImage>) {
-    /// d.image(img, vk_baton::Access::COMPUTE_SHADER_WRITE);
-    /// # }
-    /// ```
-    pub fn image(&mut self, image: &Arc<StImage>, access: Access) -> &mut Self {
-        self.push(Resource::Image(image.clone()), access, None, false)
-    }
-
-    /// Uses some mip levels and layers of the image with `access`.
-    ///
-    /// ```no_run
-    /// # fn f(d: &mut vk_baton::Declare<'_>, img: &std::sync::Arc<vk_baton::StImage>) {
-    /// use vk_baton::{Access, ImageRange};
-    /// d.image_range(img, Access::TRANSFER_READ, ImageRange::mip(0, 1));
-    /// # }
-    /// ```
-    pub fn image_range(
-        &mut self,
-        image: &Arc<StImage>,
-        access: Access,
-        range: ImageRange,
-    ) -> &mut Self {
-        self.push(
-            Resource::Image(image.clone()),
-            access,
-            Some(SubRange::Image(range)),
-            false,
-        )
-    }
-
-    /// Uses the whole image with `access`, promising to overwrite all of it without reading
-    /// it: old contents are not needed (no ownership transfer; transition from UNDEFINED).
-    ///
-    /// ```no_run
-    /// # fn f(d: &mut vk_baton::Declare<'_>, img: &std::sync::Arc<vk_baton::StImage>) {
-    /// d.image_discard(img, vk_baton::Access::COLOR_ATTACHMENT_WRITE);
-    /// # }
-    /// ```
-    pub fn image_discard(&mut self, image: &Arc<StImage>, access: Access) -> &mut Self {
-        self.push(Resource::Image(image.clone()), access, None, true)
-    }
-
-    /// Like [`Declare::image_discard`], for some mip levels and layers only.
-    ///
-    /// ```no_run
-    /// # fn f(d: &mut vk_baton::Declare<'_>, img: &std::sync::Arc<vk_baton::StImage>) {
-    /// use vk_baton::{Access, ImageRange};
-    /// d.image_range_discard(img, Access::TRANSFER_WRITE, ImageRange::mip(1, 1));
-    /// # }
-    /// ```
-    pub fn image_range_discard(
-        &mut self,
-        image: &Arc<StImage>,
-        access: Access,
-        range: ImageRange,
-    ) -> &mut Self {
-        self.push(
-            Resource::Image(image.clone()),
-            access,
-            Some(SubRange::Image(range)),
-            true,
-        )
-    }
-
-    /// Uses the whole buffer with `access`.
-    ///
-    /// ```no_run
-    /// # fn f(d: &mut vk_baton::Declare<'_>, b: &std::sync::Arc<vk_baton::StBuffer>) {
-    /// d.buffer(b, vk_baton::Access::TRANSFER_READ);
-    /// # }
-    /// ```
-    pub fn buffer(&mut self, buffer: &Arc<StBuffer>, access: Access) -> &mut Self {
-        self.push(Resource::Buffer(buffer.clone()), access, None, false)
-    }
-
-    /// Uses a byte range of the buffer with `access`.
-    ///
-    /// ```no_run
-    /// # fn f(d: &mut vk_baton::Declare<'_>, b: &std::sync::Arc<vk_baton::StBuffer>) {
-    /// use vk_baton::{Access, BufferRange};
-    /// d.buffer_range(b, Access::UNIFORM_READ, BufferRange { offset: 256, size: 64 });
-    /// # }
-    /// ```
-    pub fn buffer_range(
-        &mut self,
-        buffer: &Arc<StBuffer>,
-        access: Access,
-        range: BufferRange,
-    ) -> &mut Self {
-        self.push(
-            Resource::Buffer(buffer.clone()),
-            access,
-            Some(SubRange::Buffer(range)),
-            false,
-        )
-    }
-
-    /// Uses the whole buffer, promising to overwrite every byte without reading it.
-    ///
-    /// ```no_run
-    /// # fn f(d: &mut vk_baton::Declare<'_>, b: &std::sync::Arc<vk_baton::StBuffer>) {
-    /// d.buffer_discard(b, vk_baton::Access::TRANSFER_WRITE);
-    /// # }
-    /// ```
-    pub fn buffer_discard(&mut self, buffer: &Arc<StBuffer>, access: Access) -> &mut Self {
-        self.push(Resource::Buffer(buffer.clone()), access, None, true)
-    }
-
-    /// Like [`Declare::buffer_discard`], for a byte range only.
-    ///
-    /// ```no_run
-    /// # fn f(d: &mut vk_baton::Declare<'_>, b: &std::sync::Arc<vk_baton::StBuffer>) {
-    /// use vk_baton::{Access, BufferRange};
-    /// d.buffer_range_discard(b, Access::TRANSFER_WRITE, BufferRange { offset: 0, size: 64 });
-    /// # }
-    /// ```
-    pub fn buffer_range_discard(
-        &mut self,
-        buffer: &Arc<StBuffer>,
-        access: Access,
-        range: BufferRange,
-    ) -> &mut Self {
-        self.push(
-            Resource::Buffer(buffer.clone()),
-            access,
-            Some(SubRange::Buffer(range)),
-            true,
-        )
-    }
-
-    /// Waits on a binary semaphore before the pass (e.g. swapchain acquire). `guards` is the
-    /// image whose contents the semaphore makes ready (the acquired swapchain image): its state
-    /// becomes "undefined, ready after this wait", and the wait's stage mask becomes the
-    /// stages of its first use.
-    ///
-    /// ```no_run
-    /// # fn f(d: &mut vk_baton::Declare<'_>, acquired: ash::vk::Semaphore, sc: &std::sync::Arc<vk_baton::StImage>) {
-    /// d.wait_binary(acquired, Some(sc));
-    /// # }
-    /// ```
-    pub fn wait_binary(
-        &mut self,
-        semaphore: vk::Semaphore,
-        guards: Option<&Arc<StImage>>,
-    ) -> &mut Self {
-        self.out.waits.push(DeclaredWait {
-            semaphore,
-            guards: guards.into_iter().cloned().collect(),
-            stages: None,
-        });
-        self
-    }
-
-    /// Waits on a binary semaphore with an explicit stage mask (an external producer).
-    ///
-    /// ```no_run
-    /// # fn f(d: &mut vk_baton::Declare<'_>, sem: ash::vk::Semaphore) {
-    /// d.wait_binary_at(sem, ash::vk::PipelineStageFlags2::COMPUTE_SHADER);
-    /// # }
-    /// ```
-    pub fn wait_binary_at(
-        &mut self,
-        semaphore: vk::Semaphore,
-        stages: vk::PipelineStageFlags2,
-    ) -> &mut Self {
-        self.out.waits.push(DeclaredWait {
-            semaphore,
-            guards: Vec::new(),
-            stages: Some(stages),
-        });
-        self
-    }
-
-    /// Signals a binary semaphore after the pass (e.g. for present). The signal's stage mask
-    /// covers the pass's own uses.
-    ///
-    /// ```no_run
-    /// # fn f(d: &mut vk_baton::Declare<'_>, render_done: ash::vk::Semaphore) {
-    /// d.signal_binary(render_done);
-    /// # }
-    /// ```
-    pub fn signal_binary(&mut self, semaphore: vk::Semaphore) -> &mut Self {
-        self.out.signals.push((semaphore, None));
-        self
-    }
-
-    /// Signals a binary semaphore after the pass with an explicit stage mask.
-    ///
-    /// ```no_run
-    /// # fn f(d: &mut vk_baton::Declare<'_>, sem: ash::vk::Semaphore) {
-    /// d.signal_binary_at(sem, ash::vk::PipelineStageFlags2::ALL_COMMANDS);
-    /// # }
-    /// ```
-    pub fn signal_binary_at(
-        &mut self,
-        semaphore: vk::Semaphore,
-        stages: vk::PipelineStageFlags2,
-    ) -> &mut Self {
-        self.out.signals.push((semaphore, Some(stages)));
-        self
-    }
-
-    fn push(
-        &mut self,
-        resource: Resource,
-        access: Access,
-        range: Option<SubRange>,
-        discard: bool,
-    ) -> &mut Self {
-        self.out.uses.push(DeclaredUse {
-            resource,
-            access,
-            range,
-            discard,
-        });
-        self
-    }
 }
 
 /// What a pass records with; handed to [`Pass::record`].

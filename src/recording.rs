@@ -329,12 +329,12 @@ mod tests {
             let mut passes = [
                 PassEntry {
                     name: "first".into(),
-                    pass: &mut first,
+                    pass: (&mut first).into(),
                     queue: q.clone(),
                 },
                 PassEntry {
                     name: "second".into(),
-                    pass: &mut second,
+                    pass: (&mut second).into(),
                     queue: q.clone(),
                 },
             ];

@@ -290,14 +290,14 @@ impl Pass for Uses {
     fn declare(&self, d: &mut Declare<'_>) {
         for (i, a, r) in &self.0 {
             match r {
-                Some(r) => d.image_range(i, *a, *r),
-                None => d.image(i, *a),
+                Some(r) => d.uses(i, *a).range(*r),
+                None => d.uses(i, *a),
             };
         }
         for (b, a, r) in &self.1 {
             match r {
-                Some(r) => d.buffer_range(b, *a, *r),
-                None => d.buffer(b, *a),
+                Some(r) => d.uses(b, *a).range(*r),
+                None => d.uses(b, *a),
             };
         }
     }
@@ -662,7 +662,7 @@ fn keep_alive_objects_live_until_completion() {
     struct Keeper(Arc<StBuffer>, Arc<()>);
     impl Pass for Keeper {
         fn declare(&self, d: &mut Declare<'_>) {
-            d.buffer_discard(&self.0, Access::TRANSFER_WRITE);
+            d.uses(&self.0, Access::TRANSFER_WRITE).discard();
         }
         fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
             // SAFETY: the buffer is in the declared state.
@@ -886,7 +886,7 @@ struct TokenProbe {
 
 impl Pass for TokenProbe {
     fn declare(&self, d: &mut Declare<'_>) {
-        d.buffer_discard(&self.buf, Access::TRANSFER_WRITE);
+        d.uses(&self.buf, Access::TRANSFER_WRITE).discard();
     }
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
         self.token = Some(r.completion());

@@ -159,7 +159,8 @@ fn pattern_pixels(ctx: &Context, draw_q: &vk_baton::Queue, check_transfer: bool)
     );
     impl vk_baton::Pass for Draw<'_> {
         fn declare(&self, d: &mut vk_baton::Declare<'_>) {
-            d.image_discard(&self.1, vk_baton::Access::COMPUTE_SHADER_WRITE);
+            d.uses(&self.1, vk_baton::Access::COMPUTE_SHADER_WRITE)
+                .discard();
         }
         fn record(&mut self, r: &mut vk_baton::Recorder<'_>) -> vk_baton::Result<()> {
             let e = self.1.desc().extent;

@@ -32,34 +32,6 @@ use multi_family::*;
 use passes_multi_family::*;
 use samples::*;
 
-// --- The stock passes' accesses (passes/src/copy.rs, blit.rs, clear.rs). ---------------------
-
-const fn at(mut a: Access, stages: vk::PipelineStageFlags2) -> Access {
-    a.stages = stages;
-    a
-}
-const fn on(mut a: Access, caps: vk::QueueFlags) -> Access {
-    a.queue = caps;
-    a
-}
-const COPY_READ: Access = at(Access::TRANSFER_READ, vk::PipelineStageFlags2::COPY);
-const COPY_WRITE: Access = at(Access::TRANSFER_WRITE, vk::PipelineStageFlags2::COPY);
-const BLIT_READ: Access = on(
-    at(Access::TRANSFER_READ, vk::PipelineStageFlags2::BLIT),
-    vk::QueueFlags::GRAPHICS,
-);
-const BLIT_WRITE: Access = on(
-    at(Access::TRANSFER_WRITE, vk::PipelineStageFlags2::BLIT),
-    vk::QueueFlags::GRAPHICS,
-);
-const CLEAR_COLOR: Access = on(
-    at(Access::TRANSFER_WRITE, vk::PipelineStageFlags2::CLEAR),
-    vk::QueueFlags::from_raw(vk::QueueFlags::GRAPHICS.as_raw() | vk::QueueFlags::COMPUTE.as_raw()),
-);
-/// `buffer_image_access` (passes/src/copy.rs): depth/stencil buffer<->image copies need graphics.
-const DEPTH_COPY_WRITE: Access = on(COPY_WRITE, vk::QueueFlags::GRAPHICS);
-const DEPTH_COPY_READ: Access = on(COPY_READ, vk::QueueFlags::GRAPHICS);
-
 const XFER: vk::BufferUsageFlags = vk::BufferUsageFlags::from_raw(
     vk::BufferUsageFlags::TRANSFER_SRC.as_raw() | vk::BufferUsageFlags::TRANSFER_DST.as_raw(),
 );

@@ -43,7 +43,7 @@ impl Probe {
 
 impl Pass for Probe {
     fn declare(&self, d: &mut Declare<'_>) {
-        d.buffer_discard(&self.buf, Access::TRANSFER_WRITE);
+        d.uses(&self.buf, Access::TRANSFER_WRITE).discard();
     }
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
         self.token = Some(r.completion());

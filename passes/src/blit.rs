@@ -19,21 +19,10 @@
 use crate::copy::{declare_image_read, declare_image_write, ImageUses};
 use crate::error::{Error, Result};
 use crate::format::FormatSupport;
-use crate::util::{at_stages, mip_extent, on_queue, CellSet};
+use crate::util::{mip_extent, CellSet};
 use ash::vk;
 use std::sync::Arc;
 use vk_baton::{Access, Declare, ImageDesc, Pass, Recorder, StImage};
-
-/// A blit read: TRANSFER_SRC_OPTIMAL at the BLIT stage, on a graphics queue.
-pub(crate) const BLIT_READ: Access = on_queue(
-    at_stages(Access::TRANSFER_READ, vk::PipelineStageFlags2::BLIT),
-    vk::QueueFlags::GRAPHICS,
-);
-/// A blit write: TRANSFER_DST_OPTIMAL at the BLIT stage, on a graphics queue.
-pub(crate) const BLIT_WRITE: Access = on_queue(
-    at_stages(Access::TRANSFER_WRITE, vk::PipelineStageFlags2::BLIT),
-    vk::QueueFlags::GRAPHICS,
-);
 
 /// Checks one side of a blit region; returns (mip, layers, covers the whole subresource).
 fn check_side(
@@ -71,9 +60,8 @@ fn check_side(
 
 /// `vkCmdBlitImage` from one image to another (or between subresources of one image).
 ///
-/// Declares [`Access::TRANSFER_READ`] on the source mips/layers and
-/// [`Access::TRANSFER_WRITE`] on the destination's, both at the BLIT stage and on graphics
-/// queues; destination subresources a region covers entirely are declared discarded.
+/// Declares [`Access::BLIT_READ`] on the source mips/layers and [`Access::BLIT_WRITE`] on
+/// the destination's (the BLIT stage, graphics queues only); destination subresources a region covers entirely are declared discarded.
 ///
 /// ```no_run
 /// # fn f(s: &vk_baton_passes::FormatSupport, a: std::sync::Arc<vk_baton::StImage>, b: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
@@ -231,8 +219,8 @@ impl ImageBlit {
 
 impl Pass for ImageBlit {
     fn declare(&self, d: &mut Declare<'_>) {
-        declare_image_read(d, &self.src, &self.reads, BLIT_READ);
-        declare_image_write(d, &self.dst, &self.writes, BLIT_WRITE);
+        declare_image_read(d, &self.src, &self.reads, Access::BLIT_READ);
+        declare_image_write(d, &self.dst, &self.writes, Access::BLIT_WRITE);
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {

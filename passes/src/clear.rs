@@ -12,21 +12,10 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::util::{at_stages, check_bytes, on_queue};
+use crate::util::check_bytes;
 use ash::vk;
 use std::sync::Arc;
 use vk_baton::{Access, BufferRange, Declare, ImageRange, Pass, Recorder, StBuffer, StImage};
-
-/// `vkCmdClearColorImage`: a transfer write at the CLEAR stage, on graphics or compute queues.
-const CLEAR_COLOR: Access = on_queue(
-    at_stages(Access::TRANSFER_WRITE, vk::PipelineStageFlags2::CLEAR),
-    vk::QueueFlags::from_raw(vk::QueueFlags::GRAPHICS.as_raw() | vk::QueueFlags::COMPUTE.as_raw()),
-);
-/// `vkCmdClearDepthStencilImage`: a transfer write at the CLEAR stage, on graphics queues.
-const CLEAR_DEPTH: Access = on_queue(
-    at_stages(Access::TRANSFER_WRITE, vk::PipelineStageFlags2::CLEAR),
-    vk::QueueFlags::GRAPHICS,
-);
 
 fn check_ranges(img: &StImage, ranges: &[ImageRange]) -> Result<()> {
     let d = img.desc();
@@ -71,7 +60,7 @@ fn whole(img: &StImage) -> ImageRange {
 }
 
 /// Clears mip levels and layers of a color image (`vkCmdClearColorImage`). Runs on graphics
-/// or compute queues; declares the cleared ranges as discarded TRANSFER_WRITEs.
+/// or compute queues; declares the cleared ranges as discarded [`Access::CLEAR_COLOR_WRITE`]s.
 ///
 /// ```no_run
 /// # fn f(img: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
@@ -145,7 +134,9 @@ impl ClearColor {
 impl Pass for ClearColor {
     fn declare(&self, d: &mut Declare<'_>) {
         for r in &self.ranges {
-            d.image_range_discard(&self.img, CLEAR_COLOR, *r);
+            d.uses(&self.img, Access::CLEAR_COLOR_WRITE)
+                .range(*r)
+                .discard();
         }
     }
 
@@ -240,7 +231,9 @@ impl ClearDepthStencil {
 impl Pass for ClearDepthStencil {
     fn declare(&self, d: &mut Declare<'_>) {
         for r in &self.ranges {
-            d.image_range_discard(&self.img, CLEAR_DEPTH, *r);
+            d.uses(&self.img, Access::CLEAR_DEPTH_STENCIL_WRITE)
+                .range(*r)
+                .discard();
         }
     }
 
@@ -331,7 +324,9 @@ impl FillBuffer {
 impl Pass for FillBuffer {
     fn declare(&self, d: &mut Declare<'_>) {
         // vkCmdFillBuffer is a "transfer" command: the transfer stages, not only CLEAR.
-        d.buffer_range_discard(&self.buf, Access::TRANSFER_WRITE, self.range);
+        d.uses(&self.buf, Access::TRANSFER_WRITE)
+            .range(self.range)
+            .discard();
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {

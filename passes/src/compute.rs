@@ -730,21 +730,18 @@ impl Pass for ComputeDispatch {
                     range,
                     access,
                 } => {
-                    d.buffer_range(buffer, access.access(), *range);
+                    d.uses(buffer, access.access()).range(*range);
                 }
                 Resource::StorageImage {
                     image,
                     level,
                     access,
                 } => {
-                    d.image_range(
-                        image,
-                        access.access(),
-                        ImageRange::mip(*level, image.desc().array_layers),
-                    );
+                    d.uses(image, access.access())
+                        .range(ImageRange::mip(*level, image.desc().array_layers));
                 }
                 Resource::Sampled { image, .. } => {
-                    d.image(image, Access::COMPUTE_SHADER_SAMPLED_READ);
+                    d.uses(image, Access::COMPUTE_SHADER_SAMPLED_READ);
                 }
             }
         }

@@ -17,19 +17,10 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::util::{
-    at_stages, buffer_image_bytes, check_bytes, check_image_region, merge_bytes, CellSet,
-};
+use crate::util::{buffer_image_bytes, check_bytes, check_image_region, merge_bytes, CellSet};
 use ash::vk;
 use std::sync::Arc;
 use vk_baton::{Access, BufferRange, Declare, ImageRange, Pass, Recorder, StBuffer, StImage};
-
-/// Transfer read at the COPY stage.
-pub(crate) const COPY_READ: Access =
-    at_stages(Access::TRANSFER_READ, vk::PipelineStageFlags2::COPY);
-/// Transfer write at the COPY stage.
-pub(crate) const COPY_WRITE: Access =
-    at_stages(Access::TRANSFER_WRITE, vk::PipelineStageFlags2::COPY);
 
 /// The declarations of an image's touched cells: (range, whole subresources overwritten).
 pub(crate) type ImageUses = Vec<(ImageRange, bool)>;
@@ -41,7 +32,7 @@ pub(crate) fn declare_image_read(
     a: Access,
 ) {
     for (r, _) in uses {
-        d.image_range(img, a, *r);
+        d.uses(img, a).range(*r);
     }
 }
 
@@ -53,9 +44,9 @@ pub(crate) fn declare_image_write(
 ) {
     for (r, full) in uses {
         if *full {
-            d.image_range_discard(img, a, *r);
+            d.uses(img, a).range(*r).discard();
         } else {
-            d.image_range(img, a, *r);
+            d.uses(img, a).range(*r);
         }
     }
 }
@@ -84,8 +75,8 @@ fn check_usage_image(i: &StImage, usage: vk::ImageUsageFlags) -> Result<()> {
 
 /// `vkCmdCopyBuffer` with regions.
 ///
-/// Declares [`Access::TRANSFER_READ`] (at the COPY stage) on the source bytes read, and
-/// [`Access::TRANSFER_WRITE`] on the destination bytes written, as discarded ranges.
+/// Declares [`Access::COPY_READ`] on the source bytes read, and [`Access::COPY_WRITE`] on
+/// the destination bytes written, as discarded ranges.
 ///
 /// ```no_run
 /// # fn f(a: std::sync::Arc<vk_baton::StBuffer>, b: std::sync::Arc<vk_baton::StBuffer>) -> vk_baton_passes::Result<()> {
@@ -181,10 +172,10 @@ impl CopyBuffer {
 impl Pass for CopyBuffer {
     fn declare(&self, d: &mut Declare<'_>) {
         for r in &self.reads {
-            d.buffer_range(&self.src, COPY_READ, *r);
+            d.uses(&self.src, Access::COPY_READ).range(*r);
         }
         for w in &self.writes {
-            d.buffer_range_discard(&self.dst, COPY_WRITE, *w);
+            d.uses(&self.dst, Access::COPY_WRITE).range(*w).discard();
         }
     }
 
@@ -208,8 +199,8 @@ impl Pass for CopyBuffer {
 
 /// `vkCmdCopyImage` with regions.
 ///
-/// Declares [`Access::TRANSFER_READ`] (TRANSFER_SRC_OPTIMAL) on the source mips/layers and
-/// [`Access::TRANSFER_WRITE`] (TRANSFER_DST_OPTIMAL) on the destination mips/layers, the
+/// Declares [`Access::COPY_READ`] (TRANSFER_SRC_OPTIMAL) on the source mips/layers and
+/// [`Access::COPY_WRITE`] (TRANSFER_DST_OPTIMAL) on the destination mips/layers, the
 /// latter discarded where a region covers a whole subresource.
 ///
 /// ```no_run
@@ -333,8 +324,8 @@ impl CopyImage {
 
 impl Pass for CopyImage {
     fn declare(&self, d: &mut Declare<'_>) {
-        declare_image_read(d, &self.src, &self.reads, COPY_READ);
-        declare_image_write(d, &self.dst, &self.writes, COPY_WRITE);
+        declare_image_read(d, &self.src, &self.reads, Access::COPY_READ);
+        declare_image_write(d, &self.dst, &self.writes, Access::COPY_WRITE);
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
@@ -452,17 +443,18 @@ pub(crate) fn packed_levels(img: &StImage) -> Result<(Vec<vk::BufferImageCopy>, 
     Ok((regions, size))
 }
 
-/// The image access of a buffer↔image copy: on a graphics queue for depth/stencil images
+/// The image access of a buffer↔image copy: the graphics-queue rows for depth/stencil images
 /// (copies of their aspects to or from buffers are graphics-queue only).
-fn buffer_image_access(a: Access, img: &StImage) -> Access {
-    if img
+fn buffer_image_access(img: &StImage, write: bool) -> Access {
+    let depth_stencil = img
         .desc()
         .aspect()
-        .intersects(vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL)
-    {
-        crate::util::on_queue(a, vk::QueueFlags::GRAPHICS)
-    } else {
-        a
+        .intersects(vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL);
+    match (depth_stencil, write) {
+        (false, false) => Access::COPY_READ,
+        (false, true) => Access::COPY_WRITE,
+        (true, false) => Access::DEPTH_STENCIL_COPY_READ,
+        (true, true) => Access::DEPTH_STENCIL_COPY_WRITE,
     }
 }
 
@@ -512,9 +504,10 @@ fn check_buffer_image_regions(
 
 /// `vkCmdCopyBufferToImage` with regions.
 ///
-/// Declares [`Access::TRANSFER_READ`] on exactly the buffer bytes the regions read (row
-/// length and image height included) and [`Access::TRANSFER_WRITE`] on the image's mips and
-/// layers, discarded where a region covers a whole subresource.
+/// Declares [`Access::COPY_READ`] on exactly the buffer bytes the regions read (row
+/// length and image height included) and [`Access::COPY_WRITE`] on the image's mips and
+/// layers, discarded where a region covers a whole subresource
+/// ([`Access::DEPTH_STENCIL_COPY_WRITE`], graphics queues only, for a depth/stencil image).
 ///
 /// ```no_run
 /// # fn f(b: std::sync::Arc<vk_baton::StBuffer>, img: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
@@ -583,7 +576,7 @@ impl CopyBufferToImage {
             d,
             &self.dst,
             &self.writes,
-            buffer_image_access(COPY_WRITE, &self.dst),
+            buffer_image_access(&self.dst, true),
         );
     }
 
@@ -596,7 +589,7 @@ impl CopyBufferToImage {
 impl Pass for CopyBufferToImage {
     fn declare(&self, d: &mut Declare<'_>) {
         for r in &self.reads {
-            d.buffer_range(&self.src, COPY_READ, *r);
+            d.uses(&self.src, Access::COPY_READ).range(*r);
         }
         self.declare_image(d);
     }
@@ -625,8 +618,9 @@ impl Pass for CopyBufferToImage {
 
 /// `vkCmdCopyImageToBuffer` with regions.
 ///
-/// Declares [`Access::TRANSFER_READ`] on the image's mips and layers and
-/// [`Access::TRANSFER_WRITE`] on exactly the buffer bytes written. Destination bytes are
+/// Declares [`Access::COPY_READ`] on the image's mips and layers
+/// ([`Access::DEPTH_STENCIL_COPY_READ`], graphics queues only, for a depth/stencil image) and
+/// [`Access::COPY_WRITE`] on exactly the buffer bytes written. Destination bytes are
 /// declared discarded only when no row padding (a row length or image height larger than the
 /// extent) leaves gaps in them.
 ///
@@ -703,13 +697,13 @@ impl Pass for CopyImageToBuffer {
             d,
             &self.src,
             &self.reads,
-            buffer_image_access(COPY_READ, &self.src),
+            buffer_image_access(&self.src, false),
         );
         for w in &self.writes {
             if self.gaps {
-                d.buffer_range(&self.dst, COPY_WRITE, *w);
+                d.uses(&self.dst, Access::COPY_WRITE).range(*w);
             } else {
-                d.buffer_range_discard(&self.dst, COPY_WRITE, *w);
+                d.uses(&self.dst, Access::COPY_WRITE).range(*w).discard();
             }
         }
     }

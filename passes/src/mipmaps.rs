@@ -2,9 +2,9 @@
 //!
 //! What the graph sees (the declared uses, which are also the state the pass leaves):
 //!
-//! - level 0, every layer: [`Access::TRANSFER_READ`] at the BLIT stage, TRANSFER_SRC_OPTIMAL;
-//! - levels 1.., every layer: read and written at the BLIT stage, TRANSFER_SRC_OPTIMAL, old
-//!   contents discarded.
+//! - level 0, every layer: [`Access::BLIT_READ`] (TRANSFER_SRC_OPTIMAL);
+//! - levels 1.., every layer: [`Access::MIP_CHAIN_BLIT_READ_WRITE`] (read and written at the
+//!   BLIT stage, left in TRANSFER_SRC_OPTIMAL), old contents discarded.
 //!
 //! So every level ends in TRANSFER_SRC_OPTIMAL, and the next user's barrier chains from the
 //! BLIT stage with TRANSFER_WRITE as the write to make available. Inside the pass, each level
@@ -22,28 +22,12 @@
 //! # Ok(()) }
 //! ```
 
-use crate::blit::{level_blit, BLIT_READ};
+use crate::blit::level_blit;
 use crate::error::{Error, Result};
 use crate::format::FormatSupport;
 use ash::vk;
 use std::sync::Arc;
 use vk_baton::{Access, Declare, ImageRange, Pass, Recorder, StImage};
-
-/// Levels 1..: blit-read and blit-written, left in TRANSFER_SRC_OPTIMAL, graphics queues.
-const LEVEL_RW: Access = {
-    let mut a = Access::raw(
-        vk::PipelineStageFlags2::BLIT,
-        vk::AccessFlags2::from_raw(
-            vk::AccessFlags2::TRANSFER_READ.as_raw() | vk::AccessFlags2::TRANSFER_WRITE.as_raw(),
-        ),
-        vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-    );
-    a.queue = vk::QueueFlags::GRAPHICS;
-    a.image_usage = vk::ImageUsageFlags::from_raw(
-        vk::ImageUsageFlags::TRANSFER_SRC.as_raw() | vk::ImageUsageFlags::TRANSFER_DST.as_raw(),
-    );
-    a
-};
 
 /// Generates every mip level of an image from level 0 (all layers), by blits.
 ///
@@ -117,17 +101,16 @@ fn level_barrier(
 impl Pass for GenerateMipmaps {
     fn declare(&self, d: &mut Declare<'_>) {
         let desc = self.img.desc();
-        d.image_range(&self.img, BLIT_READ, ImageRange::mip(0, desc.array_layers));
-        d.image_range_discard(
-            &self.img,
-            LEVEL_RW,
-            ImageRange {
+        d.uses(&self.img, Access::BLIT_READ)
+            .range(ImageRange::mip(0, desc.array_layers));
+        d.uses(&self.img, Access::MIP_CHAIN_BLIT_READ_WRITE)
+            .range(ImageRange {
                 base_mip: 1,
                 mip_count: desc.mip_levels - 1,
                 base_layer: 0,
                 layer_count: desc.array_layers,
-            },
-        );
+            })
+            .discard();
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {

@@ -648,7 +648,7 @@ impl Pass for SwapchainPresent {
             log::error!("{self:?}: its swapchain was recreated or dropped");
             return;
         }
-        d.image(&self.image, Access::PRESENT);
+        d.uses(&self.image, Access::PRESENT);
         d.signal_binary(self.semaphore);
     }
 

@@ -17,13 +17,13 @@
 //! # Ok(()) }
 //! ```
 
-use crate::copy::{packed_levels, CopyBufferToImage, COPY_WRITE};
+use crate::copy::{packed_levels, CopyBufferToImage};
 use crate::error::{Error, Result};
 use crate::util::check_bytes;
 use ash::vk;
 use std::sync::Arc;
 use vk_baton::{
-    BufferDesc, BufferRange, Declare, Pass, Recorder, SharedAllocator, StBuffer, StImage,
+    Access, BufferDesc, BufferRange, Declare, Pass, Recorder, SharedAllocator, StBuffer, StImage,
 };
 
 fn staging(
@@ -106,7 +106,9 @@ impl UploadBuffer {
 
 impl Pass for UploadBuffer {
     fn declare(&self, d: &mut Declare<'_>) {
-        d.buffer_range_discard(&self.dst, COPY_WRITE, self.range);
+        d.uses(&self.dst, Access::COPY_WRITE)
+            .range(self.range)
+            .discard();
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {

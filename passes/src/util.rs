@@ -252,24 +252,6 @@ pub(crate) fn buffer_image_bytes(
     Ok(region.buffer_offset..end)
 }
 
-/// `access` restricted to queues with `caps` (e.g. a blit needs GRAPHICS).
-pub(crate) const fn on_queue(
-    mut access: vk_baton::Access,
-    caps: vk::QueueFlags,
-) -> vk_baton::Access {
-    access.queue = caps;
-    access
-}
-
-/// `access` performed by exactly `stages` (e.g. `COPY` rather than `ALL_TRANSFER`).
-pub(crate) const fn at_stages(
-    mut access: vk_baton::Access,
-    stages: vk::PipelineStageFlags2,
-) -> vk_baton::Access {
-    access.stages = stages;
-    access
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

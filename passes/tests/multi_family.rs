@@ -106,7 +106,7 @@ struct PresentLike {
 
 impl Pass for PresentLike {
     fn declare(&self, d: &mut Declare<'_>) {
-        d.image(&self.image, Access::PRESENT);
+        d.uses(&self.image, Access::PRESENT);
         d.signal_binary(self.signal);
     }
     fn record(&mut self, _r: &mut Recorder<'_>) -> vk_baton::Result<()> {

@@ -300,12 +300,12 @@ fn validate(input: &PlanInput) -> Result<()> {
                 ))
             })?;
             let a = &u.access;
-            if !queue.caps.contains(a.queue) {
+            if !a.runs_on(queue.caps) {
                 return Err(Error::QueueCapability {
                     pass: pass.name.clone(),
                     resource: res.name.clone(),
                     queue: queue.name.clone(),
-                    needs: a.queue,
+                    needs: a.queue_capabilities(),
                     has: queue.caps,
                 });
             }

@@ -28,8 +28,8 @@ pub struct CopyBuffer {
 
 impl Pass for CopyBuffer {
     fn declare(&self, d: &mut Declare<'_>) {
-        d.buffer(&self.src, Access::TRANSFER_READ);
-        d.buffer_discard(&self.dst, Access::TRANSFER_WRITE);
+        d.uses(&self.src, Access::TRANSFER_READ);
+        d.uses(&self.dst, Access::TRANSFER_WRITE).discard();
     }
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
         let region = vk::BufferCopy {
@@ -71,8 +71,8 @@ pub struct BufferToImage {
 
 impl Pass for BufferToImage {
     fn declare(&self, d: &mut Declare<'_>) {
-        d.buffer(&self.src, Access::TRANSFER_READ);
-        d.image_discard(&self.dst, Access::TRANSFER_WRITE);
+        d.uses(&self.src, Access::TRANSFER_READ);
+        d.uses(&self.dst, Access::TRANSFER_WRITE).discard();
     }
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
         // SAFETY: the image is in TRANSFER_DST_OPTIMAL, as declared.
@@ -97,8 +97,8 @@ pub struct ImageToBuffer {
 
 impl Pass for ImageToBuffer {
     fn declare(&self, d: &mut Declare<'_>) {
-        d.image(&self.src, Access::TRANSFER_READ);
-        d.buffer_discard(&self.dst, Access::TRANSFER_WRITE);
+        d.uses(&self.src, Access::TRANSFER_READ);
+        d.uses(&self.dst, Access::TRANSFER_WRITE).discard();
     }
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
         // SAFETY: the image is in TRANSFER_SRC_OPTIMAL, as declared.
@@ -120,7 +120,7 @@ pub struct HostRead(pub Arc<StBuffer>);
 
 impl Pass for HostRead {
     fn declare(&self, d: &mut Declare<'_>) {
-        d.buffer(&self.0, Access::HOST_READ);
+        d.uses(&self.0, Access::HOST_READ);
     }
     fn record(&mut self, _r: &mut Recorder<'_>) -> vk_baton::Result<()> {
         Ok(())
@@ -325,7 +325,7 @@ pub struct Fill<'a> {
 
 impl Pass for Fill<'_> {
     fn declare(&self, d: &mut Declare<'_>) {
-        d.buffer_discard(&self.buf, Access::COMPUTE_SHADER_WRITE);
+        d.uses(&self.buf, Access::COMPUTE_SHADER_WRITE).discard();
     }
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
         let count = (self.buf.size() / 4) as u32;

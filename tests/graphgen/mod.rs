@@ -22,7 +22,6 @@ use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use std::ops::RangeInclusive;
-use vk_baton::access::narrow_stages;
 use vk_baton::ash::vk;
 use vk_baton::plan::*;
 use vk_baton::{Access, SubRange};
@@ -249,10 +248,10 @@ pub fn accesses(kind: Kind, caps: vk::QueueFlags, usage: Usage) -> Vec<(Access, 
         .iter()
         .filter(|(_, a, _, kinds)| {
             kinds.contains(&kind)
-                && caps.contains(a.queue)
-                // The library's rule: at least one stage on this family; the planner narrows
-                // the rest away (a uniform read on a compute-only queue is a compute read).
-                && !narrow_stages(a.stages, caps).is_empty()
+                // The library's rule: the command's queue requirement and at least one stage
+                // on this family; the planner narrows the rest away (a uniform read on a
+                // compute-only queue is a compute read).
+                && a.runs_on(caps)
                 && match usage {
                     Usage::Image(u) => u.contains(a.image_usage),
                     Usage::Buffer(u) => u.contains(a.buffer_usage),

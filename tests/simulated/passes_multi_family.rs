@@ -23,29 +23,29 @@ pub(crate) fn buffer_upload_transfer_graphics(topo: Topo) -> usize {
         );
         let whole = bytes(0, size);
         let r = s.run(vec![
-            pass("up", s.t, [ud(buf, COPY_WRITE).range(whole)]),
+            pass("up", s.t, [ud(buf, Access::COPY_WRITE).range(whole)]),
             pass(
                 "copy",
                 s.g,
                 [
-                    u(buf, COPY_READ).range(whole),
-                    ud(copy_dst, COPY_WRITE).range(whole),
+                    u(buf, Access::COPY_READ).range(whole),
+                    ud(copy_dst, Access::COPY_WRITE).range(whole),
                 ],
             ),
             pass(
                 "down",
                 s.t,
                 [
-                    u(copy_dst, COPY_READ).range(whole),
-                    ud(staging, COPY_WRITE).range(whole),
+                    u(copy_dst, Access::COPY_READ).range(whole),
+                    ud(staging, Access::COPY_WRITE).range(whole),
                 ],
             ),
             pass(
                 "down src",
                 s.g,
                 [
-                    u(buf, COPY_READ).range(whole),
-                    ud(staging_src, COPY_WRITE).range(whole),
+                    u(buf, Access::COPY_READ).range(whole),
+                    ud(staging_src, Access::COPY_WRITE).range(whole),
                 ],
             ),
         ]);
@@ -81,21 +81,22 @@ pub(crate) fn image_upload_download_transfer(topo: Topo) -> usize {
         let up = pass(
             "up",
             s.t,
-            (0..3).map(|m| ud(img, COPY_WRITE).range(mip(m, 2))),
+            (0..3).map(|m| ud(img, Access::COPY_WRITE).range(mip(m, 2))),
         );
         let mut down = pass(
             "down on graphics",
             s.g,
-            (0..3).map(|m| u(img, COPY_READ).range(mip(m, 2))),
+            (0..3).map(|m| u(img, Access::COPY_READ).range(mip(m, 2))),
         );
-        down.uses.push(ud(all, COPY_WRITE).range(bytes(0, packed)));
+        down.uses
+            .push(ud(all, Access::COPY_WRITE).range(bytes(0, packed)));
         let a = s.run(vec![up, down]);
         let b = s.run(vec![pass(
             "down on transfer",
             s.t,
             [
-                u(img, COPY_READ).range(mip(1, 2)),
-                ud(l1, COPY_WRITE).range(bytes(0, 32 * 16 * 4 * 2)),
+                u(img, Access::COPY_READ).range(mip(1, 2)),
+                ud(l1, Access::COPY_WRITE).range(bytes(0, 32 * 16 * 4 * 2)),
             ],
         )]);
         if s.t == s.g {
@@ -146,7 +147,11 @@ pub(crate) fn present_style_handoff(topo: Topo) -> usize {
             stages: None,
         });
         let a = s.run(vec![
-            pass("render", s.g, [ud(img, CLEAR_COLOR).range(mip(0, 1))]),
+            pass(
+                "render",
+                s.g,
+                [ud(img, Access::CLEAR_COLOR_WRITE).range(mip(0, 1))],
+            ),
             present,
         ]);
         let owner = s.sim.state(img).unwrap()[0].1.clone();
@@ -164,8 +169,8 @@ pub(crate) fn present_style_handoff(topo: Topo) -> usize {
                 "down",
                 s.g,
                 [
-                    u(img, COPY_READ).range(mip(0, 1)),
-                    ud(staging, COPY_WRITE).range(bytes(0, 4096)),
+                    u(img, Access::COPY_READ).range(mip(0, 1)),
+                    ud(staging, Access::COPY_WRITE).range(bytes(0, 4096)),
                 ],
             ),
         ];
@@ -246,15 +251,17 @@ pub(crate) fn packed_levels_and_depth(topo: Topo) -> usize {
         let up = pass(
             "up",
             s.t,
-            (0..3).map(|m| ud(r8, COPY_WRITE).range(mip(m, 2))),
+            (0..3).map(|m| ud(r8, Access::COPY_WRITE).range(mip(m, 2))),
         );
         let mut down = pass(
             "down",
             s.t,
-            (0..3).map(|m| u(r8, COPY_READ).range(mip(m, 2))),
+            (0..3).map(|m| u(r8, Access::COPY_READ).range(mip(m, 2))),
         );
-        down.uses.push(ud(staging, COPY_WRITE).range(bytes(0, 30)));
-        down.uses.push(ud(staging, COPY_WRITE).range(bytes(32, 6)));
+        down.uses
+            .push(ud(staging, Access::COPY_WRITE).range(bytes(0, 30)));
+        down.uses
+            .push(ud(staging, Access::COPY_WRITE).range(bytes(32, 6)));
         let r = s.run(vec![up, down]);
         check(&s, "r8", &r, (1, 0, 0));
         frames += 1;
@@ -262,7 +269,7 @@ pub(crate) fn packed_levels_and_depth(topo: Topo) -> usize {
             pass(
                 "depth up",
                 q,
-                [ud(depth, DEPTH_COPY_WRITE).range(mip(0, 1))],
+                [ud(depth, Access::DEPTH_STENCIL_COPY_WRITE).range(mip(0, 1))],
             )
         };
         if !s.sim.topology().queues()[s.t]
@@ -288,8 +295,8 @@ pub(crate) fn packed_levels_and_depth(topo: Topo) -> usize {
                 "depth down",
                 s.g,
                 [
-                    u(depth, DEPTH_COPY_READ).range(mip(0, 1)),
-                    ud(down_staging, COPY_WRITE).range(bytes(0, 64)),
+                    u(depth, Access::DEPTH_STENCIL_COPY_READ).range(mip(0, 1)),
+                    ud(down_staging, Access::COPY_WRITE).range(bytes(0, 64)),
                 ],
             ),
         ]);

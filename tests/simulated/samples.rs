@@ -194,7 +194,7 @@ pub(crate) fn incremental(topo: Topo) -> usize {
             pass(
                 "upload",
                 s.t,
-                [ud(data, COPY_WRITE).range(bytes(0, bytes_))],
+                [ud(data, Access::COPY_WRITE).range(bytes(0, bytes_))],
             ),
             pass(
                 "hand over to the app",
@@ -232,8 +232,8 @@ pub(crate) fn incremental(topo: Topo) -> usize {
             "handoff: download",
             s.g,
             [
-                u(image, COPY_READ).range(mip(0, 1)),
-                ud(staging, COPY_WRITE).range(bytes(0, bytes_)),
+                u(image, Access::COPY_READ).range(mip(0, 1)),
+                ud(staging, Access::COPY_WRITE).range(bytes(0, bytes_)),
             ],
         )]);
         // One queue, one barrier (GENERAL -> TRANSFER_SRC, from the app's compute write).
@@ -289,8 +289,8 @@ pub(crate) fn window(topo: Topo) -> usize {
                 "blit to swapchain",
                 s.g,
                 [
-                    u(anim, BLIT_READ).range(mip(0, 1)),
-                    ud(swap[i], BLIT_WRITE).range(mip(0, 1)),
+                    u(anim, Access::BLIT_READ).range(mip(0, 1)),
+                    ud(swap[i], Access::BLIT_WRITE).range(mip(0, 1)),
                 ],
             ),
         ];
@@ -304,8 +304,8 @@ pub(crate) fn window(topo: Topo) -> usize {
                 "screenshot",
                 s.g,
                 [
-                    u(anim, COPY_READ).range(mip(0, 1)),
-                    ud(staging, COPY_WRITE).range(bytes(0, 640 * 480 * 4)),
+                    u(anim, Access::COPY_READ).range(mip(0, 1)),
+                    ud(staging, Access::COPY_WRITE).range(bytes(0, 640 * 480 * 4)),
                 ],
             ));
         }

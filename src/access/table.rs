@@ -1,0 +1,354 @@
+//! The table itself: one row per named access. `access_table!` turns each row into an entry of
+//! [`ACCESS_TABLE`] and an [`Access`] constant of the same name that reads that entry, so a row
+//! is written once.
+
+use super::Access;
+use ash::vk;
+use vk::AccessFlags2 as A;
+use vk::BufferUsageFlags as BU;
+use vk::ImageLayout as L;
+use vk::ImageUsageFlags as IU;
+use vk::PipelineStageFlags2 as S;
+use vk::QueueFlags as Q;
+
+/// One row of [`ACCESS_TABLE`]: a named access and everything it implies.
+///
+/// ```
+/// use vk_baton::{access::AccessRow, ash::vk, Access};
+/// let row = AccessRow::find("BLIT_READ").unwrap();
+/// assert_eq!(row.stages, vk::PipelineStageFlags2::BLIT);
+/// assert_eq!(row.layout, vk::ImageLayout::TRANSFER_SRC_OPTIMAL);
+/// assert_eq!(row.queue, vk::QueueFlags::GRAPHICS); // vkCmdBlitImage needs a graphics queue
+/// assert!(row.buffer_usage.is_empty()); // images only
+/// assert_eq!(row.access(), Access::BLIT_READ);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct AccessRow {
+    /// The name, which is also the name of the [`Access`] constant.
+    pub name: &'static str,
+    /// Pipeline stages that perform the access.
+    pub stages: vk::PipelineStageFlags2,
+    /// Memory accesses performed.
+    pub access: vk::AccessFlags2,
+    /// The layout an image must be in (`UNDEFINED`: buffers only).
+    pub layout: vk::ImageLayout,
+    /// What the command needs of the queue beyond its stages: any one of these capabilities
+    /// (empty: the stages decide, through [`super::supported_stages`]).
+    pub queue: vk::QueueFlags,
+    /// Usage an image must have been created with (empty: none, or buffers only).
+    pub image_usage: vk::ImageUsageFlags,
+    /// Usage a buffer must have been created with (empty: none, or images only).
+    pub buffer_usage: vk::BufferUsageFlags,
+}
+
+impl AccessRow {
+    /// The access this row stands for (the constant of the same name).
+    ///
+    /// ```
+    /// use vk_baton::{access::ACCESS_TABLE, Access};
+    /// assert_eq!(ACCESS_TABLE[0].access(), Access::TRANSFER_READ);
+    /// ```
+    pub const fn access(&self) -> Access {
+        Access {
+            stages: self.stages,
+            access: self.access,
+            layout: self.layout,
+            queue: self.queue,
+            image_usage: self.image_usage,
+            buffer_usage: self.buffer_usage,
+        }
+    }
+
+    /// The row named `name`.
+    ///
+    /// ```
+    /// use vk_baton::access::AccessRow;
+    /// assert!(AccessRow::find("COPY_WRITE").unwrap().access().is_write());
+    /// assert!(AccessRow::find("copy_write").is_none());
+    /// ```
+    pub fn find(name: &str) -> Option<&'static AccessRow> {
+        ACCESS_TABLE.iter().find(|row| row.name == name)
+    }
+}
+
+const fn st(bits: &[S]) -> S {
+    let (mut m, mut i) = (0, 0);
+    while i < bits.len() {
+        m |= bits[i].as_raw();
+        i += 1;
+    }
+    S::from_raw(m)
+}
+
+const fn ac(bits: &[A]) -> A {
+    let (mut m, mut i) = (0, 0);
+    while i < bits.len() {
+        m |= bits[i].as_raw();
+        i += 1;
+    }
+    A::from_raw(m)
+}
+
+const fn iu(bits: &[IU]) -> IU {
+    let (mut m, mut i) = (0, 0);
+    while i < bits.len() {
+        m |= bits[i].as_raw();
+        i += 1;
+    }
+    IU::from_raw(m)
+}
+
+const fn qf(bits: &[Q]) -> Q {
+    let (mut m, mut i) = (0, 0);
+    while i < bits.len() {
+        m |= bits[i].as_raw();
+        i += 1;
+    }
+    Q::from_raw(m)
+}
+
+/// Writes the table once: `NAME { field: value, ... }` rows (every field but `name`, which is
+/// the constant's name) become the rows of [`ACCESS_TABLE`], in order, and the `Access`
+/// constants that read them.
+macro_rules! access_table {
+    ($(
+        $(#[doc = $doc:literal])*
+        $name:ident { $($field:ident: $value:expr),* $(,)? }
+    )*) => {
+        /// Positions in the table, one per name.
+        #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+        enum Row { $($name),* }
+
+        const ROWS: [AccessRow; [$(Row::$name),*].len()] = [
+            $(AccessRow { name: stringify!($name), $($field: $value),* }),*
+        ];
+
+        /// The access table: every named access, one row each, in the order of the
+        /// [`Access`] constants.
+        ///
+        /// ```
+        /// use vk_baton::{access::ACCESS_TABLE, ash::vk::QueueFlags as Q};
+        /// // The named accesses a transfer-only queue can perform.
+        /// let transfer: Vec<&str> = ACCESS_TABLE
+        ///     .iter()
+        ///     .filter(|row| row.access().runs_on(Q::TRANSFER) && !row.access.is_empty())
+        ///     .map(|row| row.name)
+        ///     .collect();
+        /// assert!(transfer.contains(&"COPY_WRITE") && !transfer.contains(&"BLIT_WRITE"));
+        /// ```
+        pub static ACCESS_TABLE: &[AccessRow] = &ROWS;
+
+        impl Access {
+            $(
+                $(#[doc = $doc])*
+                pub const $name: Access = ROWS[Row::$name as usize].access();
+            )*
+        }
+    };
+}
+
+const NO_IMAGE: IU = IU::empty();
+const NO_BUFFER: BU = BU::empty();
+const ANY_QUEUE: Q = Q::empty();
+const SHADERS: S = st(&[S::VERTEX_SHADER, S::FRAGMENT_SHADER, S::COMPUTE_SHADER]);
+const FRAGMENT_TESTS: S = st(&[S::EARLY_FRAGMENT_TESTS, S::LATE_FRAGMENT_TESTS]);
+
+access_table! {
+    // --- Transfers --------------------------------------------------------------------------
+    /// Any transfer command's source (copy, blit, resolve): `TRANSFER_SRC_OPTIMAL`. Prefer
+    /// the precise [`Access::COPY_READ`] or [`Access::BLIT_READ`].
+    TRANSFER_READ { stages: S::ALL_TRANSFER, access: A::TRANSFER_READ,
+        layout: L::TRANSFER_SRC_OPTIMAL, queue: ANY_QUEUE,
+        image_usage: IU::TRANSFER_SRC, buffer_usage: BU::TRANSFER_SRC }
+    /// Any transfer command's destination (copy, blit, clear, fill, update):
+    /// `TRANSFER_DST_OPTIMAL`. `vkCmdFillBuffer` and `vkCmdUpdateBuffer` use this one.
+    TRANSFER_WRITE { stages: S::ALL_TRANSFER, access: A::TRANSFER_WRITE,
+        layout: L::TRANSFER_DST_OPTIMAL, queue: ANY_QUEUE,
+        image_usage: IU::TRANSFER_DST, buffer_usage: BU::TRANSFER_DST }
+    /// `vkCmdCopy*` source, at the COPY stage.
+    COPY_READ { stages: S::COPY, access: A::TRANSFER_READ,
+        layout: L::TRANSFER_SRC_OPTIMAL, queue: ANY_QUEUE,
+        image_usage: IU::TRANSFER_SRC, buffer_usage: BU::TRANSFER_SRC }
+    /// `vkCmdCopy*` destination, at the COPY stage.
+    COPY_WRITE { stages: S::COPY, access: A::TRANSFER_WRITE,
+        layout: L::TRANSFER_DST_OPTIMAL, queue: ANY_QUEUE,
+        image_usage: IU::TRANSFER_DST, buffer_usage: BU::TRANSFER_DST }
+    /// The image of a copy from a depth/stencil image's aspect to a buffer: graphics queues
+    /// only (`vkCmdCopyImageToBuffer`'s valid usage).
+    DEPTH_STENCIL_COPY_READ { stages: S::COPY, access: A::TRANSFER_READ,
+        layout: L::TRANSFER_SRC_OPTIMAL, queue: Q::GRAPHICS,
+        image_usage: IU::TRANSFER_SRC, buffer_usage: NO_BUFFER }
+    /// The image of a copy from a buffer to a depth/stencil image's aspect: graphics queues
+    /// only (`vkCmdCopyBufferToImage`'s valid usage).
+    DEPTH_STENCIL_COPY_WRITE { stages: S::COPY, access: A::TRANSFER_WRITE,
+        layout: L::TRANSFER_DST_OPTIMAL, queue: Q::GRAPHICS,
+        image_usage: IU::TRANSFER_DST, buffer_usage: NO_BUFFER }
+    /// `vkCmdBlitImage` source: graphics queues only.
+    BLIT_READ { stages: S::BLIT, access: A::TRANSFER_READ,
+        layout: L::TRANSFER_SRC_OPTIMAL, queue: Q::GRAPHICS,
+        image_usage: IU::TRANSFER_SRC, buffer_usage: NO_BUFFER }
+    /// `vkCmdBlitImage` destination: graphics queues only.
+    BLIT_WRITE { stages: S::BLIT, access: A::TRANSFER_WRITE,
+        layout: L::TRANSFER_DST_OPTIMAL, queue: Q::GRAPHICS,
+        image_usage: IU::TRANSFER_DST, buffer_usage: NO_BUFFER }
+    /// Mip levels a pass blits into and then blits from, one after the other (mipmap
+    /// generation): the pass moves each level from `TRANSFER_DST_OPTIMAL` to
+    /// `TRANSFER_SRC_OPTIMAL` itself, and leaves them all in `TRANSFER_SRC_OPTIMAL`.
+    MIP_CHAIN_BLIT_READ_WRITE { stages: S::BLIT, access: ac(&[A::TRANSFER_READ, A::TRANSFER_WRITE]),
+        layout: L::TRANSFER_SRC_OPTIMAL, queue: Q::GRAPHICS,
+        image_usage: iu(&[IU::TRANSFER_SRC, IU::TRANSFER_DST]), buffer_usage: NO_BUFFER }
+    /// `vkCmdResolveImage` source: graphics queues only.
+    RESOLVE_READ { stages: S::RESOLVE, access: A::TRANSFER_READ,
+        layout: L::TRANSFER_SRC_OPTIMAL, queue: Q::GRAPHICS,
+        image_usage: IU::TRANSFER_SRC, buffer_usage: NO_BUFFER }
+    /// `vkCmdResolveImage` destination: graphics queues only.
+    RESOLVE_WRITE { stages: S::RESOLVE, access: A::TRANSFER_WRITE,
+        layout: L::TRANSFER_DST_OPTIMAL, queue: Q::GRAPHICS,
+        image_usage: IU::TRANSFER_DST, buffer_usage: NO_BUFFER }
+    /// `vkCmdClearColorImage`: graphics or compute queues.
+    CLEAR_COLOR_WRITE { stages: S::CLEAR, access: A::TRANSFER_WRITE,
+        layout: L::TRANSFER_DST_OPTIMAL, queue: qf(&[Q::GRAPHICS, Q::COMPUTE]),
+        image_usage: IU::TRANSFER_DST, buffer_usage: NO_BUFFER }
+    /// `vkCmdClearDepthStencilImage`: graphics queues only.
+    CLEAR_DEPTH_STENCIL_WRITE { stages: S::CLEAR, access: A::TRANSFER_WRITE,
+        layout: L::TRANSFER_DST_OPTIMAL, queue: Q::GRAPHICS,
+        image_usage: IU::TRANSFER_DST, buffer_usage: NO_BUFFER }
+
+    // --- Compute shaders --------------------------------------------------------------------
+    /// Storage image or buffer read in a compute shader (`GENERAL`).
+    COMPUTE_SHADER_READ { stages: S::COMPUTE_SHADER, access: A::SHADER_STORAGE_READ,
+        layout: L::GENERAL, queue: ANY_QUEUE,
+        image_usage: IU::STORAGE, buffer_usage: BU::STORAGE_BUFFER }
+    /// Storage image or buffer written in a compute shader (`GENERAL`).
+    COMPUTE_SHADER_WRITE { stages: S::COMPUTE_SHADER, access: A::SHADER_STORAGE_WRITE,
+        layout: L::GENERAL, queue: ANY_QUEUE,
+        image_usage: IU::STORAGE, buffer_usage: BU::STORAGE_BUFFER }
+    /// Storage image or buffer read and written by one compute dispatch (`GENERAL`).
+    COMPUTE_SHADER_READ_WRITE { stages: S::COMPUTE_SHADER,
+        access: ac(&[A::SHADER_STORAGE_READ, A::SHADER_STORAGE_WRITE]),
+        layout: L::GENERAL, queue: ANY_QUEUE,
+        image_usage: IU::STORAGE, buffer_usage: BU::STORAGE_BUFFER }
+    /// Sampled image or uniform texel buffer read in a compute shader.
+    COMPUTE_SHADER_SAMPLED_READ { stages: S::COMPUTE_SHADER, access: A::SHADER_SAMPLED_READ,
+        layout: L::SHADER_READ_ONLY_OPTIMAL, queue: ANY_QUEUE,
+        image_usage: IU::SAMPLED, buffer_usage: BU::UNIFORM_TEXEL_BUFFER }
+    /// Uniform buffer read in a compute shader.
+    COMPUTE_SHADER_UNIFORM_READ { stages: S::COMPUTE_SHADER, access: A::UNIFORM_READ,
+        layout: L::UNDEFINED, queue: ANY_QUEUE,
+        image_usage: NO_IMAGE, buffer_usage: BU::UNIFORM_BUFFER }
+
+    // --- Vertex and fragment shaders --------------------------------------------------------
+    /// Sampled image or uniform texel buffer read in a vertex shader.
+    VERTEX_SHADER_SAMPLED_READ { stages: S::VERTEX_SHADER, access: A::SHADER_SAMPLED_READ,
+        layout: L::SHADER_READ_ONLY_OPTIMAL, queue: ANY_QUEUE,
+        image_usage: IU::SAMPLED, buffer_usage: BU::UNIFORM_TEXEL_BUFFER }
+    /// Uniform buffer read in a vertex shader.
+    VERTEX_SHADER_UNIFORM_READ { stages: S::VERTEX_SHADER, access: A::UNIFORM_READ,
+        layout: L::UNDEFINED, queue: ANY_QUEUE,
+        image_usage: NO_IMAGE, buffer_usage: BU::UNIFORM_BUFFER }
+    /// Storage image or buffer read in a vertex shader (`GENERAL`).
+    VERTEX_SHADER_STORAGE_READ { stages: S::VERTEX_SHADER, access: A::SHADER_STORAGE_READ,
+        layout: L::GENERAL, queue: ANY_QUEUE,
+        image_usage: IU::STORAGE, buffer_usage: BU::STORAGE_BUFFER }
+    /// Sampled image or uniform texel buffer read in a fragment shader.
+    FRAGMENT_SHADER_SAMPLED_READ { stages: S::FRAGMENT_SHADER, access: A::SHADER_SAMPLED_READ,
+        layout: L::SHADER_READ_ONLY_OPTIMAL, queue: ANY_QUEUE,
+        image_usage: IU::SAMPLED, buffer_usage: BU::UNIFORM_TEXEL_BUFFER }
+    /// Uniform buffer read in a fragment shader.
+    FRAGMENT_SHADER_UNIFORM_READ { stages: S::FRAGMENT_SHADER, access: A::UNIFORM_READ,
+        layout: L::UNDEFINED, queue: ANY_QUEUE,
+        image_usage: NO_IMAGE, buffer_usage: BU::UNIFORM_BUFFER }
+    /// Storage image or buffer read in a fragment shader (`GENERAL`).
+    FRAGMENT_SHADER_STORAGE_READ { stages: S::FRAGMENT_SHADER, access: A::SHADER_STORAGE_READ,
+        layout: L::GENERAL, queue: ANY_QUEUE,
+        image_usage: IU::STORAGE, buffer_usage: BU::STORAGE_BUFFER }
+    /// Storage image or buffer written in a fragment shader (`GENERAL`).
+    FRAGMENT_SHADER_STORAGE_WRITE { stages: S::FRAGMENT_SHADER, access: A::SHADER_STORAGE_WRITE,
+        layout: L::GENERAL, queue: ANY_QUEUE,
+        image_usage: IU::STORAGE, buffer_usage: BU::STORAGE_BUFFER }
+    /// Storage image or buffer read and written in a fragment shader (`GENERAL`), e.g.
+    /// order-independent transparency lists.
+    FRAGMENT_SHADER_STORAGE_READ_WRITE { stages: S::FRAGMENT_SHADER,
+        access: ac(&[A::SHADER_STORAGE_READ, A::SHADER_STORAGE_WRITE]),
+        layout: L::GENERAL, queue: ANY_QUEUE,
+        image_usage: IU::STORAGE, buffer_usage: BU::STORAGE_BUFFER }
+    /// A color input attachment read in a fragment shader (`SHADER_READ_ONLY_OPTIMAL`).
+    FRAGMENT_SHADER_INPUT_ATTACHMENT_READ { stages: S::FRAGMENT_SHADER,
+        access: A::INPUT_ATTACHMENT_READ,
+        layout: L::SHADER_READ_ONLY_OPTIMAL, queue: ANY_QUEUE,
+        image_usage: IU::INPUT_ATTACHMENT, buffer_usage: NO_BUFFER }
+    /// A depth/stencil input attachment read in a fragment shader
+    /// (`DEPTH_STENCIL_READ_ONLY_OPTIMAL`).
+    FRAGMENT_SHADER_DEPTH_INPUT_ATTACHMENT_READ { stages: S::FRAGMENT_SHADER,
+        access: A::INPUT_ATTACHMENT_READ,
+        layout: L::DEPTH_STENCIL_READ_ONLY_OPTIMAL, queue: ANY_QUEUE,
+        image_usage: IU::INPUT_ATTACHMENT, buffer_usage: NO_BUFFER }
+    /// Uniform buffer read by the vertex, fragment and compute shaders; on a compute-only
+    /// queue the planner narrows it to the compute shader, and refuses it on a transfer-only
+    /// one ([`narrow_stages`](super::narrow_stages)). Prefer a per-stage row.
+    UNIFORM_READ { stages: SHADERS, access: A::UNIFORM_READ,
+        layout: L::UNDEFINED, queue: ANY_QUEUE,
+        image_usage: NO_IMAGE, buffer_usage: BU::UNIFORM_BUFFER }
+
+    // --- Attachments ------------------------------------------------------------------------
+    /// Color attachment written (load op CLEAR or DONT_CARE).
+    COLOR_ATTACHMENT_WRITE { stages: S::COLOR_ATTACHMENT_OUTPUT, access: A::COLOR_ATTACHMENT_WRITE,
+        layout: L::COLOR_ATTACHMENT_OPTIMAL, queue: ANY_QUEUE,
+        image_usage: IU::COLOR_ATTACHMENT, buffer_usage: NO_BUFFER }
+    /// Color attachment read and written (blending, load op LOAD).
+    COLOR_ATTACHMENT_READ_WRITE { stages: S::COLOR_ATTACHMENT_OUTPUT,
+        access: ac(&[A::COLOR_ATTACHMENT_READ, A::COLOR_ATTACHMENT_WRITE]),
+        layout: L::COLOR_ATTACHMENT_OPTIMAL, queue: ANY_QUEUE,
+        image_usage: IU::COLOR_ATTACHMENT, buffer_usage: NO_BUFFER }
+    /// Depth/stencil attachment tested but not written (`DEPTH_STENCIL_READ_ONLY_OPTIMAL`).
+    DEPTH_ATTACHMENT_READ { stages: FRAGMENT_TESTS, access: A::DEPTH_STENCIL_ATTACHMENT_READ,
+        layout: L::DEPTH_STENCIL_READ_ONLY_OPTIMAL, queue: ANY_QUEUE,
+        image_usage: IU::DEPTH_STENCIL_ATTACHMENT, buffer_usage: NO_BUFFER }
+    /// Depth/stencil attachment tested and written.
+    DEPTH_ATTACHMENT_WRITE { stages: FRAGMENT_TESTS,
+        access: ac(&[A::DEPTH_STENCIL_ATTACHMENT_READ, A::DEPTH_STENCIL_ATTACHMENT_WRITE]),
+        layout: L::DEPTH_STENCIL_ATTACHMENT_OPTIMAL, queue: ANY_QUEUE,
+        image_usage: IU::DEPTH_STENCIL_ATTACHMENT, buffer_usage: NO_BUFFER }
+    /// Depth/stencil tested read-only and sampled by the fragment shader in the same pass
+    /// (`DEPTH_STENCIL_READ_ONLY_OPTIMAL`): soft particles, decals.
+    DEPTH_READ_ONLY_SAMPLED { stages: st(&[FRAGMENT_TESTS, S::FRAGMENT_SHADER]),
+        access: ac(&[A::DEPTH_STENCIL_ATTACHMENT_READ, A::SHADER_SAMPLED_READ]),
+        layout: L::DEPTH_STENCIL_READ_ONLY_OPTIMAL, queue: ANY_QUEUE,
+        image_usage: iu(&[IU::DEPTH_STENCIL_ATTACHMENT, IU::SAMPLED]), buffer_usage: NO_BUFFER }
+
+    // --- Fixed-function buffer reads --------------------------------------------------------
+    /// Vertex buffer.
+    VERTEX_BUFFER { stages: S::VERTEX_ATTRIBUTE_INPUT, access: A::VERTEX_ATTRIBUTE_READ,
+        layout: L::UNDEFINED, queue: ANY_QUEUE,
+        image_usage: NO_IMAGE, buffer_usage: BU::VERTEX_BUFFER }
+    /// Index buffer.
+    INDEX_BUFFER { stages: S::INDEX_INPUT, access: A::INDEX_READ,
+        layout: L::UNDEFINED, queue: ANY_QUEUE,
+        image_usage: NO_IMAGE, buffer_usage: BU::INDEX_BUFFER }
+    /// Indirect draw or dispatch arguments (`DRAW_INDIRECT`: graphics and compute queues).
+    INDIRECT_BUFFER { stages: S::DRAW_INDIRECT, access: A::INDIRECT_COMMAND_READ,
+        layout: L::UNDEFINED, queue: ANY_QUEUE,
+        image_usage: NO_IMAGE, buffer_usage: BU::INDIRECT_BUFFER }
+
+    // --- Outside the queue ------------------------------------------------------------------
+    /// The host reads a mapped buffer after the GPU wrote it: the pass's queue makes the
+    /// writes available to the host (a barrier to `HOST`), and the host reads once the
+    /// execution's fence signals. Takes no queue family ownership.
+    HOST_READ { stages: S::HOST, access: A::HOST_READ,
+        layout: L::GENERAL, queue: ANY_QUEUE,
+        image_usage: NO_IMAGE, buffer_usage: NO_BUFFER }
+    /// The host writes a mapped buffer (see [`Access::HOST_READ`] for the ordering).
+    HOST_WRITE { stages: S::HOST, access: A::HOST_WRITE,
+        layout: L::GENERAL, queue: ANY_QUEUE,
+        image_usage: NO_IMAGE, buffer_usage: NO_BUFFER }
+    /// Handed to the presentation engine (`PRESENT_SRC_KHR`). Stages are chosen by the
+    /// planner to chain from the previous access into the semaphore signal.
+    PRESENT { stages: S::NONE, access: A::NONE,
+        layout: L::PRESENT_SRC_KHR, queue: ANY_QUEUE,
+        image_usage: NO_IMAGE, buffer_usage: NO_BUFFER }
+    /// Anything, in `GENERAL` layout. Conservative: prefer a precise name.
+    GENERAL { stages: S::ALL_COMMANDS, access: ac(&[A::MEMORY_READ, A::MEMORY_WRITE]),
+        layout: L::GENERAL, queue: ANY_QUEUE,
+        image_usage: NO_IMAGE, buffer_usage: NO_BUFFER }
+}

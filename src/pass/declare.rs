@@ -1,0 +1,257 @@
+//! [`Declare`]: what a pass tells the graph it touches, one use at a time.
+
+use crate::access::Access;
+use crate::range::{BufferRange, ImageRange, SubRange};
+use crate::resource::{Resource, StBuffer, StImage};
+use ash::vk;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+/// One declared use.
+#[derive(Clone, Debug)]
+pub(crate) struct DeclaredUse {
+    pub(crate) resource: Resource,
+    pub(crate) access: Access,
+    pub(crate) range: Option<SubRange>,
+    pub(crate) discard: bool,
+}
+
+/// One declared binary wait.
+#[derive(Clone, Debug)]
+pub(crate) struct DeclaredWait {
+    pub(crate) semaphore: vk::Semaphore,
+    pub(crate) guards: Vec<Arc<StImage>>,
+    pub(crate) stages: Option<vk::PipelineStageFlags2>,
+}
+
+/// Everything one pass declared.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Declared {
+    pub(crate) uses: Vec<DeclaredUse>,
+    pub(crate) waits: Vec<DeclaredWait>,
+    pub(crate) signals: Vec<(vk::Semaphore, Option<vk::PipelineStageFlags2>)>,
+}
+
+/// Collects a pass's declarations; handed to [`Pass::declare`](super::Pass::declare).
+///
+/// Every use is one call to [`Declare::uses`]: the resource, the access, then optionally
+/// [`Use::range`] (part of it) and [`Use::discard`] (its old contents are not needed).
+///
+/// ```no_run
+/// # fn f(d: &mut vk_baton::Declare<'_>, img: &std::sync::Arc<vk_baton::StImage>, buf: &std::sync::Arc<vk_baton::StBuffer>) {
+/// use vk_baton::{Access, BufferRange, ImageRange};
+/// d.uses(buf, Access::COPY_READ);                                   // the whole buffer
+/// d.uses(img, Access::COPY_WRITE).range(ImageRange::mip(1, 1)).discard(); // mip 1, overwritten
+/// d.uses(buf, Access::HOST_READ).range(BufferRange { offset: 0, size: 64 });
+/// # }
+/// ```
+pub struct Declare<'a> {
+    pub(crate) out: &'a mut Declared,
+}
+
+/// A resource a pass can declare a use of: an image (`&Arc<StImage>`, ranges are
+/// [`ImageRange`]s), a buffer (`&Arc<StBuffer>`, ranges are [`BufferRange`]s), or either
+/// ([`Resource`], ranges are [`SubRange`]s, checked when the graph plans).
+///
+/// ```compile_fail
+/// # fn f(d: &mut vk_baton::Declare<'_>, buf: &std::sync::Arc<vk_baton::StBuffer>) {
+/// use vk_baton::{Access, ImageRange};
+/// // A buffer takes a byte range, not mip levels: this does not compile.
+/// d.uses(buf, Access::COPY_READ).range(ImageRange::mip(0, 1));
+/// # }
+/// ```
+pub trait UseTarget: sealed::Sealed {
+    /// The kind of range that selects part of the resource.
+    type Range;
+}
+
+mod sealed {
+    use super::*;
+
+    /// How a [`UseTarget`] becomes a declared use (private: only this crate's resources).
+    pub trait Sealed {
+        fn resource(&self) -> Resource;
+        fn sub_range(range: <Self as UseTarget>::Range) -> SubRange
+        where
+            Self: UseTarget;
+    }
+
+    impl Sealed for Arc<StImage> {
+        fn resource(&self) -> Resource {
+            Resource::Image(self.clone())
+        }
+        fn sub_range(range: ImageRange) -> SubRange {
+            SubRange::Image(range)
+        }
+    }
+
+    impl Sealed for Arc<StBuffer> {
+        fn resource(&self) -> Resource {
+            Resource::Buffer(self.clone())
+        }
+        fn sub_range(range: BufferRange) -> SubRange {
+            SubRange::Buffer(range)
+        }
+    }
+
+    impl Sealed for Resource {
+        fn resource(&self) -> Resource {
+            self.clone()
+        }
+        fn sub_range(range: SubRange) -> SubRange {
+            range
+        }
+    }
+}
+
+impl UseTarget for Arc<StImage> {
+    type Range = ImageRange;
+}
+
+impl UseTarget for Arc<StBuffer> {
+    type Range = BufferRange;
+}
+
+impl UseTarget for Resource {
+    type Range = SubRange;
+}
+
+/// The use [`Declare::uses`] just declared, to narrow it: [`Use::range`], [`Use::discard`].
+/// The use is declared already; dropping this changes nothing.
+///
+/// ```no_run
+/// # fn f(d: &mut vk_baton::Declare<'_>, img: &std::sync::Arc<vk_baton::StImage>) {
+/// use vk_baton::{Access, ImageRange};
+/// d.uses(img, Access::BLIT_READ).range(ImageRange::mip(0, 1));
+/// # }
+/// ```
+pub struct Use<'d, T: UseTarget + ?Sized> {
+    declared: &'d mut DeclaredUse,
+    target: PhantomData<fn(&T)>,
+}
+
+impl<T: UseTarget + ?Sized> Use<'_, T> {
+    /// Only this part of the resource (mip levels and layers of an image, bytes of a
+    /// buffer); without it, the use covers the whole resource.
+    ///
+    /// ```no_run
+    /// # fn f(d: &mut vk_baton::Declare<'_>, b: &std::sync::Arc<vk_baton::StBuffer>) {
+    /// use vk_baton::{Access, BufferRange};
+    /// d.uses(b, Access::COMPUTE_SHADER_UNIFORM_READ).range(BufferRange { offset: 256, size: 64 });
+    /// # }
+    /// ```
+    pub fn range(self, range: T::Range) -> Self {
+        self.declared.range = Some(T::sub_range(range));
+        self
+    }
+
+    /// Promises that the pass overwrites all of the used part without reading it: its old
+    /// contents are not needed (no ownership transfer; an image moves from `UNDEFINED`).
+    ///
+    /// ```no_run
+    /// # fn f(d: &mut vk_baton::Declare<'_>, img: &std::sync::Arc<vk_baton::StImage>) {
+    /// d.uses(img, vk_baton::Access::COLOR_ATTACHMENT_WRITE).discard();
+    /// # }
+    /// ```
+    pub fn discard(self) -> Self {
+        self.declared.discard = true;
+        self
+    }
+}
+
+impl Declare<'_> {
+    /// Declares that the pass uses `resource` with `access`: the whole resource, its contents
+    /// kept, unless [`Use::range`] or [`Use::discard`] follow.
+    ///
+    /// ```no_run
+    /// # fn f(d: &mut vk_baton::Declare<'_>, src: &std::sync::Arc<vk_baton::StBuffer>, dst: &std::sync::Arc<vk_baton::StImage>) {
+    /// use vk_baton::Access;
+    /// d.uses(src, Access::COPY_READ);
+    /// d.uses(dst, Access::COPY_WRITE).discard();
+    /// # }
+    /// ```
+    pub fn uses<T: UseTarget + ?Sized>(&mut self, resource: &T, access: Access) -> Use<'_, T> {
+        self.out.uses.push(DeclaredUse {
+            resource: sealed::Sealed::resource(resource),
+            access,
+            range: None,
+            discard: false,
+        });
+        Use {
+            declared: self.out.uses.last_mut().expect("pushed just above"),
+            target: PhantomData,
+        }
+    }
+
+    /// Waits on a binary semaphore before the pass (e.g. swapchain acquire). `guards` is the
+    /// image whose contents the semaphore makes ready (the acquired swapchain image): its state
+    /// becomes "undefined, ready after this wait", and the wait's stage mask becomes the
+    /// stages of its first use.
+    ///
+    /// ```no_run
+    /// # fn f(d: &mut vk_baton::Declare<'_>, acquired: ash::vk::Semaphore, sc: &std::sync::Arc<vk_baton::StImage>) {
+    /// d.wait_binary(acquired, Some(sc));
+    /// # }
+    /// ```
+    pub fn wait_binary(
+        &mut self,
+        semaphore: vk::Semaphore,
+        guards: Option<&Arc<StImage>>,
+    ) -> &mut Self {
+        self.out.waits.push(DeclaredWait {
+            semaphore,
+            guards: guards.into_iter().cloned().collect(),
+            stages: None,
+        });
+        self
+    }
+
+    /// Waits on a binary semaphore with an explicit stage mask (an external producer).
+    ///
+    /// ```no_run
+    /// # fn f(d: &mut vk_baton::Declare<'_>, sem: ash::vk::Semaphore) {
+    /// d.wait_binary_at(sem, ash::vk::PipelineStageFlags2::COMPUTE_SHADER);
+    /// # }
+    /// ```
+    pub fn wait_binary_at(
+        &mut self,
+        semaphore: vk::Semaphore,
+        stages: vk::PipelineStageFlags2,
+    ) -> &mut Self {
+        self.out.waits.push(DeclaredWait {
+            semaphore,
+            guards: Vec::new(),
+            stages: Some(stages),
+        });
+        self
+    }
+
+    /// Signals a binary semaphore after the pass (e.g. for present). The signal's stage mask
+    /// covers the pass's own uses.
+    ///
+    /// ```no_run
+    /// # fn f(d: &mut vk_baton::Declare<'_>, render_done: ash::vk::Semaphore) {
+    /// d.signal_binary(render_done);
+    /// # }
+    /// ```
+    pub fn signal_binary(&mut self, semaphore: vk::Semaphore) -> &mut Self {
+        self.out.signals.push((semaphore, None));
+        self
+    }
+
+    /// Signals a binary semaphore after the pass with an explicit stage mask.
+    ///
+    /// ```no_run
+    /// # fn f(d: &mut vk_baton::Declare<'_>, sem: ash::vk::Semaphore) {
+    /// d.signal_binary_at(sem, ash::vk::PipelineStageFlags2::ALL_COMMANDS);
+    /// # }
+    /// ```
+    pub fn signal_binary_at(
+        &mut self,
+        semaphore: vk::Semaphore,
+        stages: vk::PipelineStageFlags2,
+    ) -> &mut Self {
+        self.out.signals.push((semaphore, Some(stages)));
+        self
+    }
+}
