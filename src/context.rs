@@ -65,7 +65,7 @@ struct Owner {
     allocator: Weak<Mutex<gpu_allocator::vulkan::Allocator>>,
     queues: Vec<crate::queue::WeakQueue>,
     /// Graphs made by [`Context::graph`]: their pools and fences belong to the device.
-    graphs: Mutex<Vec<Weak<crate::graph::GraphShared>>>,
+    graphs: Mutex<Vec<Weak<crate::pools::GraphPools>>>,
 }
 
 impl Drop for Owner {
@@ -459,7 +459,7 @@ impl Context {
         let graph = Graph::new(&self.device, self.debug.clone())?;
         let mut graphs = self.owner.graphs.lock();
         graphs.retain(|g| g.strong_count() > 0);
-        graphs.push(graph.downgrade());
+        graphs.push(Arc::downgrade(graph.pools()));
         Ok(graph)
     }
 

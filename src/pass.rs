@@ -25,9 +25,9 @@
 //! ```
 
 use crate::access::Access;
+use crate::completion::CompletionToken;
 use crate::debug::DebugUtils;
 use crate::error::Result;
-use crate::fence::CompletionToken;
 use crate::queue::Queue;
 use crate::range::{BufferRange, ImageRange, SubRange};
 use crate::resource::{Resource, StBuffer, StImage};
