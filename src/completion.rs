@@ -23,8 +23,8 @@ struct TokenInner {
 }
 
 /// Reports whether one execution's GPU work has completed. Cheap to clone; outlives the
-/// [`ExecutionFence`]. Get one from [`crate::Recorder::completion`] or
-/// [`ExecutionFence::completion`].
+/// [`ExecutionFence`](crate::ExecutionFence). Get one from [`crate::Recorder::completion`] or
+/// [`ExecutionFence::completion`](crate::ExecutionFence::completion).
 ///
 /// An execution either completes or fails before reaching the GPU (a pass's `record()`
 /// returned an error or panicked, the plan was stale, a submit failed). A failed one never
