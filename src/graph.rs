@@ -37,6 +37,7 @@ pub struct Graph {
 }
 
 impl Graph {
+    #[cfg(test)]
     pub(crate) fn pools(&self) -> &Arc<GraphPools> {
         &self.pools
     }
@@ -50,8 +51,20 @@ impl Graph {
     /// ```
     pub fn new(device: &ash::Device, debug: Option<DebugUtils>) -> Result<Graph> {
         Ok(Graph {
-            pools: Arc::new(GraphPools::new(device, debug)),
+            pools: Arc::new(GraphPools::new(device, debug, None)),
         })
+    }
+
+    /// A graph that keeps `device_owner` (what destroys the device) alive until it and its
+    /// execution fences have dropped: how [`crate::Context::graph`] makes graphs.
+    pub(crate) fn with_device_owner(
+        device: &ash::Device,
+        debug: Option<DebugUtils>,
+        device_owner: Arc<dyn std::any::Any + Send + Sync>,
+    ) -> Graph {
+        Graph {
+            pools: Arc::new(GraphPools::new(device, debug, Some(device_owner))),
+        }
     }
 
     /// Starts recording passes. Also releases finished executions whose fences were dropped.

@@ -53,16 +53,25 @@ pub(crate) struct GraphPools {
     pub(crate) reusable: Mutex<Reusable>,
     /// Contents of dropped, incomplete execution fences.
     pending: Mutex<Vec<InFlight>>,
+    /// What must outlive the pools (the [`crate::Context`]'s device, for its graphs): the
+    /// last field, so it drops after `Drop` destroyed the pools and fences.
+    device_owner: Option<Arc<dyn Any + Send + Sync>>,
 }
 
 impl GraphPools {
-    /// Empty pools for `device`; with `debug`, the command pools get names.
-    pub(crate) fn new(device: &ash::Device, debug: Option<DebugUtils>) -> Self {
+    /// Empty pools for `device`; with `debug`, the command pools get names. `device_owner`
+    /// (what destroys the device, if the pools should keep it alive) drops after them.
+    pub(crate) fn new(
+        device: &ash::Device,
+        debug: Option<DebugUtils>,
+        device_owner: Option<Arc<dyn Any + Send + Sync>>,
+    ) -> Self {
         Self {
             device: Arc::new(device.clone()),
             debug,
             reusable: Mutex::new(Reusable::default()),
             pending: Mutex::new(Vec::new()),
+            device_owner,
         }
     }
 
@@ -199,6 +208,8 @@ impl Drop for GraphPools {
             }
         }
         if leak {
+            // The device must then outlive what leaked.
+            std::mem::forget(self.device_owner.take());
             return;
         }
         let reusable = std::mem::take(self.reusable.get_mut());
