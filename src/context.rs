@@ -5,7 +5,7 @@
 //! ```no_run
 //! # fn main() -> vk_baton::Result<()> {
 //! let ctx = vk_baton::Context::new()?; // validation when VK_BATON_VALIDATION=1
-//! println!("graphics: {:?}, async compute: {:?}", ctx.graphics, ctx.async_compute);
+//! println!("graphics: {:?}, async compute: {:?}", ctx.graphics(), ctx.async_compute());
 //! assert_eq!(ctx.validation_messages(), 0);
 //! # Ok(()) }
 //! ```
@@ -82,28 +82,17 @@ impl Default for ContextOptions {
 /// # Ok(()) }
 /// ```
 pub struct Context {
-    /// The graphics queue.
-    pub graphics: Queue,
-    /// A compute queue of a dedicated family, or `graphics`.
-    pub async_compute: Queue,
-    /// A transfer queue of a dedicated family, or `graphics`.
-    pub transfer: Queue,
-    /// One queue (index 0) of every family, by family index.
-    pub queues: Vec<Queue>,
-    /// The gpu-allocator allocator.
-    pub allocator: SharedAllocator,
-    /// `VK_EXT_debug_utils` device functions, when the instance has the extension.
-    pub debug: Option<DebugUtils>,
-    /// The device.
-    pub device: ash::Device,
-    /// The physical device.
-    pub physical_device: vk::PhysicalDevice,
-    /// The instance.
-    pub instance: ash::Instance,
-    /// The loader entry points.
-    pub entry: ash::Entry,
-    /// Whether validation is on.
-    pub validation: bool,
+    graphics: Queue,
+    async_compute: Queue,
+    transfer: Queue,
+    queues: Vec<Queue>,
+    allocator: SharedAllocator,
+    debug: Option<DebugUtils>,
+    device: ash::Device,
+    physical_device: vk::PhysicalDevice,
+    instance: ash::Instance,
+    entry: ash::Entry,
+    validation: bool,
     graphics_queues: Vec<Queue>,
     messages: Arc<Messages>,
     /// The last field: the queues and the allocator above drop before the device can go.
@@ -305,6 +294,63 @@ impl Context {
             .device_name_as_c_str()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default()
+    }
+
+    /// The graphics queue (queue 0 of the graphics family).
+    pub fn graphics(&self) -> &Queue {
+        &self.graphics
+    }
+
+    /// A compute queue of a family without graphics, or else the very [`Context::graphics`].
+    pub fn async_compute(&self) -> &Queue {
+        &self.async_compute
+    }
+
+    /// A transfer queue of a family without graphics or compute, or else the very
+    /// [`Context::graphics`].
+    pub fn transfer(&self) -> &Queue {
+        &self.transfer
+    }
+
+    /// Queue 0 of every family, by family index.
+    pub fn queues(&self) -> &[Queue] {
+        &self.queues
+    }
+
+    /// The gpu-allocator allocator that [`Context::image`] and [`Context::buffer`] use.
+    /// Resources made with it directly (or a clone of it) must drop before the device goes.
+    pub fn allocator(&self) -> &SharedAllocator {
+        &self.allocator
+    }
+
+    /// The `VK_EXT_debug_utils` device functions, when the instance has the extension.
+    pub fn debug(&self) -> Option<&DebugUtils> {
+        self.debug.as_ref()
+    }
+
+    /// The device.
+    pub fn device(&self) -> &ash::Device {
+        &self.device
+    }
+
+    /// The physical device.
+    pub fn physical_device(&self) -> vk::PhysicalDevice {
+        self.physical_device
+    }
+
+    /// The instance.
+    pub fn instance(&self) -> &ash::Instance {
+        &self.instance
+    }
+
+    /// The loader's entry points.
+    pub fn entry(&self) -> &ash::Entry {
+        &self.entry
+    }
+
+    /// Whether the validation layer (with synchronization validation) is on.
+    pub fn validation(&self) -> bool {
+        self.validation
     }
 
     /// Whether the device has more than one queue family that the three named queues use.

@@ -199,7 +199,7 @@ mod tests {
         let mut fill = Fill(buf.clone());
         let fence = graph
             .record()
-            .insert_pass("fill", &mut fill, &ctx.graphics)
+            .insert_pass("fill", &mut fill, ctx.graphics())
             .finish()
             .unwrap()
             .execute()

@@ -42,7 +42,7 @@ pub(crate) use state::Tracked;
 /// use vk_baton::{Context, SharedAllocator};
 /// let ctx = Context::new()?;
 /// // Every resource and stock pass allocates through this one handle; clones share it.
-/// let allocator: SharedAllocator = ctx.allocator.clone();
+/// let allocator: SharedAllocator = ctx.allocator().clone();
 /// let report = allocator.lock().generate_report();
 /// println!("{} bytes allocated", report.total_allocated_bytes);
 /// # Ok(()) }

@@ -131,7 +131,7 @@ fn drop_in_order(order: [Part; 5]) {
         )
         .unwrap();
     let graph = ctx.graph().unwrap();
-    let queue = ctx.graphics.clone();
+    let queue = ctx.graphics().clone();
     {
         let mut fill = FillBuffer(buf.clone());
         let fence = graph
@@ -195,10 +195,10 @@ fn two_graphics_queues_are_one_option_away() {
     let ctx = Context::new_for_tests().expect("a Vulkan device (lavapipe in CI)");
     // SAFETY: plain query on the context's live instance and physical device.
     let families = unsafe {
-        ctx.instance
-            .get_physical_device_queue_family_properties(ctx.physical_device)
+        ctx.instance()
+            .get_physical_device_queue_family_properties(ctx.physical_device())
     };
-    let available = families[ctx.graphics.family() as usize].queue_count;
+    let available = families[ctx.graphics().family() as usize].queue_count;
     assert_eq!(ctx.graphics_queues().len(), 1);
     drop(ctx);
 
@@ -220,7 +220,7 @@ fn two_graphics_queues_are_one_option_away() {
     let [main, side] = ctx.graphics_queues() else {
         panic!("two queues: {:?}", ctx.graphics_queues())
     };
-    assert_eq!(main, &ctx.graphics);
+    assert_eq!(main, ctx.graphics());
     assert_ne!(main.handle(), side.handle());
     assert_eq!((main.name(), side.name()), ("graphics", "graphics 1"));
     assert_eq!((main.index(), side.index()), (0, 1));

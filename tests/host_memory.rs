@@ -22,8 +22,8 @@ fn pattern(seed: u8) -> Vec<u8> {
 fn atom_size(ctx: &Context) -> u64 {
     // SAFETY: a live instance and one of its physical devices.
     let props = unsafe {
-        ctx.instance
-            .get_physical_device_properties(ctx.physical_device)
+        ctx.instance()
+            .get_physical_device_properties(ctx.physical_device())
     };
     props.limits.non_coherent_atom_size
 }
@@ -72,8 +72,8 @@ impl AppMemory {
     fn new(ctx: &Context, size: u64) -> AppMemory {
         // SAFETY: a live instance and one of its physical devices.
         let props = unsafe {
-            ctx.instance
-                .get_physical_device_memory_properties(ctx.physical_device)
+            ctx.instance()
+                .get_physical_device_memory_properties(ctx.physical_device())
         };
         let type_index = (0..props.memory_type_count)
             .find(|&i| {
@@ -86,15 +86,15 @@ impl AppMemory {
             .allocation_size(size)
             .memory_type_index(type_index);
         // SAFETY: a valid allocate info; freed in Drop.
-        let memory = unsafe { ctx.device.allocate_memory(&info, None) }.unwrap();
+        let memory = unsafe { ctx.device().allocate_memory(&info, None) }.unwrap();
         // SAFETY: host-visible memory, mapped once, whole.
         let ptr = unsafe {
-            ctx.device
+            ctx.device()
                 .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
         }
         .unwrap();
         AppMemory {
-            device: ctx.device.clone(),
+            device: ctx.device().clone(),
             memory,
             size,
             ptr: NonNull::new(ptr.cast()).unwrap(),
@@ -212,8 +212,8 @@ fn app_buffers_in_one_memory_object_flush_only_their_own_bytes() {
         let mut host = HostRead(out.clone());
         graph
             .record()
-            .insert_pass("copy", &mut copy, &ctx.graphics)
-            .insert_pass("host", &mut host, &ctx.graphics)
+            .insert_pass("copy", &mut copy, ctx.graphics())
+            .insert_pass("host", &mut host, ctx.graphics())
             .finish()
             .unwrap()
             .execute()
@@ -249,7 +249,7 @@ fn bad_mappings_and_unmapped_buffers_are_errors() {
         // SAFETY: only validation runs; the wrappers are dropped unused (AppKeeps).
         unsafe {
             StBuffer::from_raw_mapped(
-                &ctx.device,
+                ctx.device(),
                 handle,
                 desc.clone(),
                 "bad",
@@ -277,7 +277,7 @@ fn bad_mappings_and_unmapped_buffers_are_errors() {
 
     // A wrapped buffer the library does not map: host access is an error, not a crash.
     let mut unmapped = StBuffer::from_raw(
-        &ctx.device,
+        ctx.device(),
         handle,
         desc.clone(),
         "unmapped",
@@ -314,7 +314,7 @@ fn a_misaligned_flush_is_reported_by_validation() {
         .size(atom);
     // SAFETY: the memory is mapped; the range is deliberately invalid for the layer to see
     // (misaligned, inside the mapping), which flushing coherent memory tolerates.
-    let _ = unsafe { ctx.device.flush_mapped_memory_ranges(&[bad]) };
+    let _ = unsafe { ctx.device().flush_mapped_memory_ranges(&[bad]) };
     drop(mem);
     let m = ctx.validation_messages();
     assert!(m.count >= 1, "{m}");

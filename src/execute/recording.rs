@@ -327,7 +327,7 @@ mod tests {
         let log = ctx.message_log();
         let graph = ctx.graph().unwrap();
         let shared = graph.pools().clone();
-        let q = ctx.graphics.clone();
+        let q = ctx.graphics().clone();
         let family = q.family();
         let run = |second: Option<&'static str>| {
             let (mut first, mut second) = (Step(None), Step(second));
