@@ -131,12 +131,12 @@ fn passes(s: &Setup, n: usize) -> Vec<Synth> {
 
 fn queues(ctx: &Context, count: usize) -> Vec<Queue> {
     if count == 1 {
-        vec![ctx.graphics.clone()]
+        vec![ctx.graphics().clone()]
     } else {
         vec![
-            ctx.graphics.clone(),
-            ctx.async_compute.clone(),
-            ctx.transfer.clone(),
+            ctx.graphics().clone(),
+            ctx.async_compute().clone(),
+            ctx.transfer().clone(),
         ]
     }
 }
@@ -271,7 +271,7 @@ fn bench(c: &mut Criterion) {
                 }
             }
             let hand = hand_recording(&plan, &qs, &order);
-            let device = &s.ctx.device;
+            let device = s.ctx.device();
             let mut pools = Vec::new();
             let mut cbs: Vec<Vec<vk::CommandBuffer>> = Vec::new();
             for (family, batches) in &hand.queues {

@@ -171,10 +171,10 @@ fn timestamp_mask(ctx: &Context, family: u32) -> Option<u64> {
     // SAFETY: plain queries on a live physical device.
     let (props, families) = unsafe {
         (
-            ctx.instance
-                .get_physical_device_properties(ctx.physical_device),
-            ctx.instance
-                .get_physical_device_queue_family_properties(ctx.physical_device),
+            ctx.instance()
+                .get_physical_device_properties(ctx.physical_device()),
+            ctx.instance()
+                .get_physical_device_queue_family_properties(ctx.physical_device()),
         )
     };
     let bits = families[family as usize].timestamp_valid_bits;
@@ -211,8 +211,8 @@ fn run() -> vk_baton::Result<bool> {
     let ctx = Context::new()?;
     // SAFETY: plain query on a live physical device.
     let props = unsafe {
-        ctx.instance
-            .get_physical_device_properties(ctx.physical_device)
+        ctx.instance()
+            .get_physical_device_properties(ctx.physical_device())
     };
     let cpu = props.device_type == vk::PhysicalDeviceType::CPU;
     let frames: u32 = arg("--frames", if cpu { 12 } else { 200 });
@@ -225,13 +225,13 @@ fn run() -> vk_baton::Result<bool> {
         ));
     }
     let count = size * WG;
-    let single = ctx.graphics == ctx.async_compute;
+    let single = ctx.graphics() == ctx.async_compute();
 
     println!("device: {}", ctx.device_name());
     println!(
         "queues: graphics = family {}, async compute = family {}{}",
-        ctx.graphics.family(),
-        ctx.async_compute.family(),
+        ctx.graphics().family(),
+        ctx.async_compute().family(),
         if single {
             " (one VkQueue: single-queue device)"
         } else {
@@ -242,8 +242,8 @@ fn run() -> vk_baton::Result<bool> {
         "workloads: {size} workgroups x {WG} invocations x {iters} iterations each; {frames} frames ({warmup} warm-up)"
     );
 
-    let gfx_mask = timestamp_mask(&ctx, ctx.graphics.family());
-    let cmp_mask = timestamp_mask(&ctx, ctx.async_compute.family());
+    let gfx_mask = timestamp_mask(&ctx, ctx.graphics().family());
+    let cmp_mask = timestamp_mask(&ctx, ctx.async_compute().family());
     let period = props.limits.timestamp_period as f64;
     match (gfx_mask, cmp_mask) {
         (Some(g), Some(c)) => println!(
@@ -266,12 +266,13 @@ fn run() -> vk_baton::Result<bool> {
     // then orders the frames with semaphores alone, and never transfers ownership.
     let mut state_desc = BufferDesc::new(bytes, usage);
     // `--exclusive` keeps them EXCLUSIVE (ownership transfers, serialized), for comparison.
-    if ctx.graphics.family() != ctx.async_compute.family() && !support::flag("--exclusive") {
-        state_desc = state_desc.concurrent(&[ctx.graphics.family(), ctx.async_compute.family()]);
+    if ctx.graphics().family() != ctx.async_compute().family() && !support::flag("--exclusive") {
+        state_desc =
+            state_desc.concurrent(&[ctx.graphics().family(), ctx.async_compute().family()]);
         println!(
             "state sharing: CONCURRENT between families {} and {}",
-            ctx.graphics.family(),
-            ctx.async_compute.family()
+            ctx.graphics().family(),
+            ctx.async_compute().family()
         );
     }
     let state = [
@@ -301,9 +302,9 @@ fn run() -> vk_baton::Result<bool> {
     // SAFETY: a valid create info on a live device. The guard destroys it when `run` returns,
     // after `in_flight` (declared later, dropped earlier) has waited for every execution.
     let pool = QueryPool {
-        device: ctx.device.clone(),
+        device: ctx.device().clone(),
         pool: unsafe {
-            ctx.device.create_query_pool(
+            ctx.device().create_query_pool(
                 &vk::QueryPoolCreateInfo::default()
                     .query_type(vk::QueryType::TIMESTAMP)
                     .query_count(query_count),
@@ -321,7 +322,7 @@ fn run() -> vk_baton::Result<bool> {
     };
     graph
         .record()
-        .insert_pass("initial state", &mut seed, &ctx.graphics)
+        .insert_pass("initial state", &mut seed, ctx.graphics())
         .finish()?
         .execute()?
         .wait()?;
@@ -338,7 +339,7 @@ fn run() -> vk_baton::Result<bool> {
         // SAFETY: the four queries of this slot were reset and written by the execution whose
         // fence just signalled; WAIT is satisfied already.
         unsafe {
-            ctx.device.get_query_pool_results(
+            ctx.device().get_query_pool_results(
                 pool.pool,
                 slot * 4,
                 &mut ts,
@@ -402,8 +403,8 @@ fn run() -> vk_baton::Result<bool> {
         };
         let planned = graph
             .record()
-            .insert_pass("simulate step N+1", &mut step, &ctx.async_compute)
-            .insert_pass("render frame N", &mut render, &ctx.graphics)
+            .insert_pass("simulate step N+1", &mut step, ctx.async_compute())
+            .insert_pass("render frame N", &mut render, ctx.graphics())
             .finish()?;
         if frame == 2 {
             plan_text = planned.to_string();
@@ -462,8 +463,8 @@ fn run() -> vk_baton::Result<bool> {
     let mut host = HostRead(readback.clone());
     graph
         .record()
-        .insert_pass("download", &mut download, &ctx.graphics)
-        .insert_pass("host read", &mut host, &ctx.graphics)
+        .insert_pass("download", &mut download, ctx.graphics())
+        .insert_pass("host read", &mut host, ctx.graphics())
         .finish()?
         .execute()?
         .wait()?;

@@ -34,7 +34,7 @@ struct Pattern {
 
 impl Pattern {
     fn new(ctx: &Context, image: Arc<StImage>) -> vk_baton::Result<Pattern> {
-        let d = &ctx.device;
+        let d = ctx.device();
         let vkerr = |call| move |e| vk_baton::Error::vk(call, e);
         let code = vk_baton_shaders::words(vk_baton_shaders::PATTERN_COMP);
         let binding = [vk::DescriptorSetLayoutBinding::default()
@@ -242,7 +242,8 @@ fn run() -> vk_baton::Result<usize> {
     println!("device: {}", ctx.device_name());
     println!(
         "queues: graphics = {:?}, async_compute = {:?}",
-        ctx.graphics, ctx.async_compute
+        ctx.graphics(),
+        ctx.async_compute()
     );
 
     let image = ctx.image(
@@ -264,9 +265,9 @@ fn run() -> vk_baton::Result<usize> {
     let mut host = HostRead(readback.clone());
     let planned = graph
         .record()
-        .insert_pass("draw mandelbrot", &mut draw, &ctx.async_compute)
-        .insert_pass("download", &mut download, &ctx.graphics)
-        .insert_pass("host read", &mut host, &ctx.graphics)
+        .insert_pass("draw mandelbrot", &mut draw, ctx.async_compute())
+        .insert_pass("download", &mut download, ctx.graphics())
+        .insert_pass("host read", &mut host, ctx.graphics())
         .finish()?;
     println!(
         "\nplan ({} batches, {} barrier commands, {} semaphore waits):",
@@ -293,7 +294,7 @@ fn run() -> vk_baton::Result<usize> {
     let messages = ctx.validation_messages();
     println!(
         "validation: {}",
-        if ctx.validation {
+        if ctx.validation() {
             "on (with synchronization validation)"
         } else {
             "off"

@@ -84,8 +84,8 @@ fn app_allocate(
 ) -> vk_baton::Result<vk::DeviceMemory> {
     // SAFETY: plain query on a live physical device.
     let props = unsafe {
-        ctx.instance
-            .get_physical_device_memory_properties(ctx.physical_device)
+        ctx.instance()
+            .get_physical_device_memory_properties(ctx.physical_device())
     };
     let index = (0..props.memory_type_count)
         .find(|&i| {
@@ -97,7 +97,7 @@ fn app_allocate(
         .ok_or_else(|| vk_baton::Error::InvalidInput("no suitable memory type".into()))?;
     // SAFETY: a valid allocate info; the app frees the memory at exit.
     unsafe {
-        ctx.device.allocate_memory(
+        ctx.device().allocate_memory(
             &vk::MemoryAllocateInfo::default()
                 .allocation_size(req.size)
                 .memory_type_index(index),
@@ -113,12 +113,12 @@ fn run() -> vk_baton::Result<bool> {
     // here; an app with its own makes the queues with `vk_baton::Queue::new(&device, family,
     // index, caps, name)`, once per VkQueue, and clones them wherever they are needed.
     let ctx = Context::new()?;
-    let device = &ctx.device;
+    let device = ctx.device();
     println!("device: {}", ctx.device_name());
     println!(
         "queues: graphics = family {}, transfer = family {}",
-        ctx.graphics.family(),
-        ctx.transfer.family()
+        ctx.graphics().family(),
+        ctx.transfer().family()
     );
 
     // ---------------------------------------------------------------------------------------
@@ -210,7 +210,7 @@ fn run() -> vk_baton::Result<bool> {
         let pool = device
             .create_command_pool(
                 &vk::CommandPoolCreateInfo::default()
-                    .queue_family_index(ctx.graphics.family())
+                    .queue_family_index(ctx.graphics().family())
                     .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER),
                 None,
             )
@@ -243,18 +243,18 @@ fn run() -> vk_baton::Result<bool> {
         //
         // BEFORE: the app filled a staging buffer, recorded vkCmdCopyBuffer and a barrier on
         //         the graphics queue, submitted, and waited (vkQueueWaitIdle) before using it.
-        // AFTER:  a stock `UploadBuffer` pass on `ctx.transfer`, followed by an empty "hand
-        //         over" pass on `ctx.graphics` that declares how the app will use the buffer
+        // AFTER:  a stock `UploadBuffer` pass on `ctx.transfer()`, followed by an empty "hand
+        //         over" pass on `ctx.graphics()` that declares how the app will use the buffer
         //         next. vk-baton adds the barriers and, where the transfer queue is another
         //         family, the release/acquire pair and the semaphore. Nothing blocks.
         // -----------------------------------------------------------------------------------
         let mut upload =
-            UploadBuffer::new(device, &ctx.allocator, data_buf.clone(), 0, &data_bytes)?;
+            UploadBuffer::new(device, ctx.allocator(), data_buf.clone(), 0, &data_bytes)?;
         let mut hand_over = HandOver(data_buf.clone());
         let _upload_done = graph
             .record()
-            .insert_pass("upload", &mut upload, &ctx.transfer)
-            .insert_pass("hand over to the app", &mut hand_over, &ctx.graphics)
+            .insert_pass("upload", &mut upload, ctx.transfer())
+            .insert_pass("hand over to the app", &mut hand_over, ctx.graphics())
             .finish()?
             .execute()?;
 
@@ -271,7 +271,7 @@ fn run() -> vk_baton::Result<bool> {
             buf_state.owner,
             describe_waits(&buf_state.waits)
         );
-        if buf_state.owner != Some(ctx.graphics.family()) {
+        if buf_state.owner != Some(ctx.graphics().family()) {
             return Err(vk_baton::Error::InvalidInput(
                 "the hand-over pass should have moved the buffer to the graphics family".into(),
             ));
@@ -287,7 +287,7 @@ fn run() -> vk_baton::Result<bool> {
         // Step 4: the app's own frame, recorded and submitted by hand, sharing the lock.
         //
         // BEFORE: vkQueueSubmit2 on the raw VkQueue, from wherever the app liked.
-        // AFTER:  the same submit, made while holding `ctx.graphics.lock()`: vkQueueSubmit
+        // AFTER:  the same submit, made while holding `ctx.graphics().lock()`: vkQueueSubmit
         //         needs external synchronization, and graphs submit to that queue too. The
         //         submit waits on the timeline values read off in step 3 and signals the
         //         queue's timeline with a value reserved from the lock, so the queue's
@@ -362,10 +362,10 @@ fn run() -> vk_baton::Result<bool> {
                 .end_command_buffer(cmd)
                 .map_err(vkerr("vkEndCommandBuffer"))?;
             let cmds = [vk::CommandBufferSubmitInfo::default().command_buffer(cmd)];
-            let mut lock = ctx.graphics.lock();
+            let mut lock = ctx.graphics().lock();
             let value = lock.next_value();
             let signals = [vk::SemaphoreSubmitInfo::default()
-                .semaphore(ctx.graphics.timeline())
+                .semaphore(ctx.graphics().timeline())
                 .value(value)
                 .stage_mask(vk::PipelineStageFlags2::COMPUTE_SHADER)];
             let submit = vk::SubmitInfo2::default()
@@ -391,7 +391,7 @@ fn run() -> vk_baton::Result<bool> {
         //         the app's stages, a layout transition from GENERAL. The app's work is
         //         ordered before the next graph by submission order on this queue.
         // -----------------------------------------------------------------------------------
-        let graphics = &ctx.graphics;
+        let graphics = ctx.graphics();
         image.declare_state(
             ResourceState::defined(vk::ImageLayout::GENERAL)
                 .owned_by(graphics.family())
@@ -420,11 +420,11 @@ fn run() -> vk_baton::Result<bool> {
         //         graph transitions GENERAL -> TRANSFER_SRC_OPTIMAL, chained from the app's
         //         compute write.
         // -----------------------------------------------------------------------------------
-        let mut download = DownloadImage::level(device, &ctx.allocator, image.clone(), 0)?;
+        let mut download = DownloadImage::level(device, ctx.allocator(), image.clone(), 0)?;
         let result = download.handle();
         let planned = graph
             .record()
-            .insert_pass("handoff: download", &mut download, &ctx.graphics)
+            .insert_pass("handoff: download", &mut download, ctx.graphics())
             .finish()?;
         if frame == 0 {
             println!("  the handoff graph's plan:");

@@ -3,7 +3,7 @@
 //! previous one, so every byte is really used and checked.
 //!
 //! Each buffer is one small graph: `upload` (a `vkCmdCopyBuffer` from a host-visible staging
-//! buffer, on `ctx.transfer`) then `verify` (`checksum.comp`, on `ctx.async_compute`). Three
+//! buffer, on `ctx.transfer()`) then `verify` (`checksum.comp`, on `ctx.async_compute()`). Three
 //! device buffers rotate and three graphs are in flight (`--in-flight`), so upload N+1
 //! overlaps verify N. vk-baton works out the rest: upload N+3 waits for verify N's read of
 //! the buffer it overwrites (no ownership transfer: the upload discards the old contents),
@@ -133,14 +133,14 @@ struct HandWritten {
 
 impl HandWritten {
     fn new(ctx: &Context, in_flight: usize) -> vk_baton::Result<HandWritten> {
-        let d = &ctx.device;
+        let d = ctx.device();
         // SAFETY: valid create infos on a live device; destroyed in `Drop` after the fences
         // have been waited for.
         unsafe {
             let pool = d
                 .create_command_pool(
                     &vk::CommandPoolCreateInfo::default()
-                        .queue_family_index(ctx.transfer.family())
+                        .queue_family_index(ctx.transfer().family())
                         .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER),
                     None,
                 )
@@ -221,7 +221,7 @@ impl HandWritten {
                 .map_err(vkerr("vkEndCommandBuffer"))?;
             let cmd_info = [vk::CommandBufferSubmitInfo::default().command_buffer(cmd)];
             let submit = vk::SubmitInfo2::default().command_buffer_infos(&cmd_info);
-            let lock = ctx.transfer.lock();
+            let lock = ctx.transfer().lock();
             d.queue_submit2(lock.handle(), &[submit], fence)
                 .map_err(vkerr("vkQueueSubmit2"))?;
         }
@@ -273,9 +273,9 @@ fn run() -> vk_baton::Result<bool> {
     println!("device: {}", ctx.device_name());
     println!(
         "queues: transfer = family {}, compute = family {}{}",
-        ctx.transfer.family(),
-        ctx.async_compute.family(),
-        if ctx.transfer == ctx.async_compute {
+        ctx.transfer().family(),
+        ctx.async_compute().family(),
+        if ctx.transfer() == ctx.async_compute() {
             " (one VkQueue: single-queue device, upload and verify run one after the other)"
         } else {
             ""
@@ -305,7 +305,7 @@ fn run() -> vk_baton::Result<bool> {
     let mut dst_desc = BufferDesc::new(size, dst_usage);
     if support::flag("--concurrent") {
         // CONCURRENT between the two families: semaphores only, no release/acquire pairs.
-        dst_desc = dst_desc.concurrent(&[ctx.transfer.family(), ctx.async_compute.family()]);
+        dst_desc = dst_desc.concurrent(&[ctx.transfer().family(), ctx.async_compute().family()]);
     }
     let device_bufs: Vec<Arc<StBuffer>> = (0..in_flight_max)
         .map(|i| ctx.buffer(dst_desc.clone(), &format!("device {i}")))
@@ -361,7 +361,7 @@ fn run() -> vk_baton::Result<bool> {
         // before `up`, which a tail expression's temporary would outlive.
         let fence = graph
             .record()
-            .insert_pass("upload", &mut up, &ctx.transfer)
+            .insert_pass("upload", &mut up, ctx.transfer())
             .finish()?
             .execute();
         fence
@@ -404,8 +404,8 @@ fn run() -> vk_baton::Result<bool> {
         };
         let planned = graph
             .record()
-            .insert_pass("upload", &mut up, &ctx.transfer)
-            .insert_pass("verify", &mut verify, &ctx.async_compute)
+            .insert_pass("upload", &mut up, ctx.transfer())
+            .insert_pass("verify", &mut verify, ctx.async_compute())
             .finish()?;
         if i == 2.min(count as usize - 1) {
             plan_text = planned.to_string();
@@ -420,7 +420,7 @@ fn run() -> vk_baton::Result<bool> {
     let mut host = HostRead(partials.clone());
     graph
         .record()
-        .insert_pass("host read", &mut host, &ctx.async_compute)
+        .insert_pass("host read", &mut host, ctx.async_compute())
         .finish()?
         .execute()?
         .wait()?;

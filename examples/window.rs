@@ -148,19 +148,19 @@ impl Gpu {
         // SAFETY: the handles come from a live window that outlives the surface (the app
         // drops `Gpu` before the window).
         let surface = unsafe {
-            ash_window::create_surface(&ctx.entry, &ctx.instance, display, raw_window, None)
+            ash_window::create_surface(ctx.entry(), ctx.instance(), display, raw_window, None)
         }
         .map_err(vkerr("vkCreate*SurfaceKHR"))?;
-        let surface_loader = ash::khr::surface::Instance::new(&ctx.entry, &ctx.instance);
+        let surface_loader = ash::khr::surface::Instance::new(ctx.entry(), ctx.instance());
         // SAFETY: plain queries on live objects.
         let (supported, formats) = unsafe {
             (
                 surface_loader.get_physical_device_surface_support(
-                    ctx.physical_device,
-                    ctx.graphics.family(),
+                    ctx.physical_device(),
+                    ctx.graphics().family(),
                     surface,
                 ),
-                surface_loader.get_physical_device_surface_formats(ctx.physical_device, surface),
+                surface_loader.get_physical_device_surface_formats(ctx.physical_device(), surface),
             )
         };
         let checked = supported
@@ -204,7 +204,7 @@ impl Gpu {
         )?;
         let set = pipe.set(&[support::img(&anim)])?;
         let graph = ctx.graph()?;
-        let support = FormatSupport::new(&ctx.instance, ctx.physical_device);
+        let support = FormatSupport::new(ctx.instance(), ctx.physical_device());
         println!("device: {}", ctx.device_name());
         Ok(Gpu {
             surface_loader,
@@ -249,10 +249,10 @@ impl Gpu {
             Some(sc) => sc.recreate(Some(extent))?,
             None => {
                 let sc = Swapchain::new(
-                    &self.ctx.entry,
-                    &self.ctx.instance,
-                    &self.ctx.device,
-                    self.ctx.physical_device,
+                    self.ctx.entry(),
+                    self.ctx.instance(),
+                    self.ctx.device(),
+                    self.ctx.physical_device(),
                     self.surface,
                     SwapchainConfig {
                         extent,
@@ -329,8 +329,8 @@ impl Gpu {
         let mut present = frame.present_pass();
         let mut download = if screenshot {
             Some(DownloadImage::level(
-                &self.ctx.device,
-                &self.ctx.allocator,
+                self.ctx.device(),
+                self.ctx.allocator(),
                 self.anim.clone(),
                 0,
             )?)
@@ -341,14 +341,14 @@ impl Gpu {
         let graph = self.graph.as_ref().expect("alive until teardown");
         let mut b = graph
             .record()
-            .insert_pass("animate", &mut animate, &self.ctx.graphics)
-            .insert_pass("acquire", &mut acquire, &self.ctx.graphics)
-            .insert_pass("blit to swapchain", &mut blit, &self.ctx.graphics);
+            .insert_pass("animate", &mut animate, self.ctx.graphics())
+            .insert_pass("acquire", &mut acquire, self.ctx.graphics())
+            .insert_pass("blit to swapchain", &mut blit, self.ctx.graphics());
         if let Some(d) = download.as_mut() {
-            b = b.insert_pass("screenshot", d, &self.ctx.graphics);
+            b = b.insert_pass("screenshot", d, self.ctx.graphics());
         }
         let planned = b
-            .insert_pass("present", &mut present, &self.ctx.graphics)
+            .insert_pass("present", &mut present, self.ctx.graphics())
             .finish()?;
         if self.frame == 0 {
             println!("plan of frame 0:");
@@ -356,7 +356,7 @@ impl Gpu {
         }
         self.in_flight.push_back(planned.execute()?);
 
-        match sc.present(&self.ctx.graphics, &frame)? {
+        match sc.present(self.ctx.graphics(), &frame)? {
             PresentOutcome::Optimal => {}
             PresentOutcome::Suboptimal | PresentOutcome::OutOfDate => self.needs_recreate = true,
         }

@@ -4,22 +4,50 @@
 //! sync2 barriers, queue-family ownership transfers and semaphores worked out for you.
 //!
 //! See the README for the shape of the library; the modules each hold one job.
+//!
+//! # Layers
+//!
+//! The modules form layers, and each calls only into the layers below it: no two modules
+//! import each other, directly or through others. From the bottom up:
+//!
+//! 1. **Vocabulary**: [`error`], [`access`], [`range`], [`debug`], [`messages`]: plain types
+//!    and the debug-utils helpers, importing no other module but `error`.
+//! 2. **Planning**: [`plan`] turns declarations into barriers, ownership transfers, semaphores
+//!    and the submission order; pure functions, no Vulkan call. [`verify`] and [`simulate`]
+//!    check plans independently, above it.
+//! 3. **Vulkan objects with state**: [`queue`] (a `VkQueue`, its timeline and submit lock),
+//!    then [`resource`] (images and buffers with their tracked state).
+//! 4. **Completion**: `completion` ([`CompletionToken`]), knowing only an execution's fences.
+//! 5. **Passes**: [`pass`] ([`Pass`], [`Declare`], [`Recorder`]), what user code implements.
+//! 6. **Pools**: `pools`, the command pools, spare fences and in-flight executions a graph
+//!    reuses; then [`fence`] ([`ExecutionFence`]), which hands an execution back to them.
+//! 7. **Execution**: `execute` records a plan (`execute::recording`, which also repairs the
+//!    pools after a pass's error or panic) and submits it (`execute::submit`, which checks
+//!    staleness and commits the new states).
+//! 8. **Lowering**: `lowering` turns inserted passes and the resources' states into the
+//!    planner's `PlanInput`.
+//! 9. **Graph**: [`graph`] ([`Graph`], [`GraphBuilder`], [`Planned`]): `finish()` lowers, then
+//!    plans and verifies; `execute()` hands the plan to an execution.
+//! 10. **Bootstrap**: [`context`] ([`Context`]) makes an instance, device, queues, allocator
+//!     and graphs for samples and tests; nothing below it knows it exists.
 
 #![warn(missing_docs)]
 
 pub mod access;
+mod completion;
 pub mod context;
 pub mod debug;
 pub mod error;
 mod execute;
 pub mod fence;
 pub mod graph;
+mod lowering;
 pub mod messages;
 pub mod pass;
 pub mod plan;
+mod pools;
 pub mod queue;
 pub mod range;
-mod recording;
 pub mod resource;
 #[cfg(feature = "verify")]
 pub mod simulate;

@@ -13,7 +13,7 @@ use ash::vk;
 use parking_lot::Mutex;
 use std::ffi::{c_void, CStr};
 use std::fmt;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Debug-utils warnings and errors of one kind seen so far (validation-layer messages, or
@@ -77,6 +77,8 @@ pub(crate) struct Messages {
     pub(crate) validation: Tally,
     /// From the driver or the loader (an out-of-memory report, say): not a usage error.
     pub(crate) driver: Tally,
+    /// Set once `vkDestroyDevice` has returned.
+    pub(crate) device_destroyed: AtomicBool,
 }
 
 /// Whether a debug-utils message comes from the validation layer: it says so in its type, or
@@ -124,6 +126,24 @@ impl MessageLog {
     pub fn driver(&self) -> ValidationMessages {
         self.0.driver.snapshot()
     }
+
+    /// Whether the context's device has been destroyed: it is, once the context and every
+    /// queue, resource and graph made through it have dropped, in any order. `false` while
+    /// one is alive, and for good if the device had to be leaked (an error is logged then).
+    ///
+    /// ```no_run
+    /// # fn f(ctx: vk_baton::Context) -> vk_baton::Result<()> {
+    /// let log = ctx.message_log();
+    /// let buf = ctx.buffer(vk_baton::BufferDesc::new(64, ash::vk::BufferUsageFlags::TRANSFER_DST), "buf")?;
+    /// drop(ctx);
+    /// assert!(!log.device_destroyed()); // the buffer keeps it alive
+    /// drop(buf);
+    /// assert!(log.device_destroyed());
+    /// # Ok(()) }
+    /// ```
+    pub fn device_destroyed(&self) -> bool {
+        self.0.device_destroyed.load(Ordering::Acquire)
+    }
 }
 
 impl fmt::Debug for MessageLog {
@@ -134,6 +154,7 @@ impl fmt::Debug for MessageLog {
                 &self.0.validation.count.load(Ordering::Relaxed),
             )
             .field("driver", &self.0.driver.count.load(Ordering::Relaxed))
+            .field("device_destroyed", &self.device_destroyed())
             .finish()
     }
 }

@@ -44,9 +44,9 @@
 //! }
 //! ```
 
+use crate::completion::CompletionToken;
 use crate::debug::DebugUtils;
 use crate::error::Result;
-use crate::fence::CompletionToken;
 use crate::queue::Queue;
 use ash::vk;
 use std::any::Any;

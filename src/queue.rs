@@ -31,6 +31,9 @@ struct Inner {
     /// The highest value handed out for the timeline so far. Guarded together with
     /// submissions to the queue.
     last: Mutex<u64>,
+    /// What must outlive the queue's semaphore (the [`crate::Context`]'s device, for its
+    /// queues); dropped last, after `Drop` destroyed the semaphore.
+    device_owner: std::sync::OnceLock<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 /// A `VkQueue` with its family, capabilities, one timeline semaphore and one submit lock.
@@ -86,6 +89,7 @@ impl Queue {
             name: name.to_owned(),
             timeline,
             last: Mutex::new(0),
+            device_owner: std::sync::OnceLock::new(),
         })))
     }
 
@@ -283,17 +287,11 @@ impl Queue {
         Arc::ptr_eq(&self.0, &other.0)
     }
 
-    pub(crate) fn downgrade(&self) -> WeakQueue {
-        WeakQueue(Arc::downgrade(&self.0))
-    }
-}
-
-/// A weak reference to a queue, to check that no clone outlives its device.
-pub(crate) struct WeakQueue(std::sync::Weak<Inner>);
-
-impl WeakQueue {
-    pub(crate) fn is_alive(&self) -> bool {
-        self.0.strong_count() > 0
+    /// Keeps `owner` (what destroys the device) alive until the last clone of the queue has
+    /// dropped. Set once, right after `new`; a second call is ignored.
+    pub(crate) fn keep_alive_with(self, owner: Arc<dyn std::any::Any + Send + Sync>) -> Self {
+        let _ = self.0.device_owner.set(owner);
+        self
     }
 }
 
@@ -333,6 +331,8 @@ impl Drop for Inner {
                 "queue `{}`: vkQueueWaitIdle failed ({e}); leaking its timeline semaphore",
                 self.name
             );
+            // The device must then outlive the leaked semaphore.
+            std::mem::forget(self.device_owner.take());
             return;
         }
         // SAFETY: no pending submission references the semaphore any more (queue idle).

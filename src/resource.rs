@@ -42,7 +42,7 @@ pub(crate) use state::Tracked;
 /// use vk_baton::{Context, SharedAllocator};
 /// let ctx = Context::new()?;
 /// // Every resource and stock pass allocates through this one handle; clones share it.
-/// let allocator: SharedAllocator = ctx.allocator.clone();
+/// let allocator: SharedAllocator = ctx.allocator().clone();
 /// let report = allocator.lock().generate_report();
 /// println!("{} bytes allocated", report.total_allocated_bytes);
 /// # Ok(()) }
@@ -536,6 +536,9 @@ pub struct StImage {
     name: String,
     memory: Memory,
     state: Mutex<Tracked>,
+    /// What must outlive the image and its memory (the [`crate::Context`]'s device); the last
+    /// field, so it drops after `memory` and its allocator.
+    device_owner: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 impl StImage {
@@ -608,6 +611,7 @@ impl StImage {
                 allocation: Some(allocation),
             },
             state: Mutex::new(Tracked::new(cells, SegmentState::default())),
+            device_owner: None,
         })
     }
 
@@ -639,6 +643,7 @@ impl StImage {
             name: name.to_owned(),
             memory: Memory::Raw(destroy),
             state: Mutex::new(Tracked::new(cells, initial.to_segment())),
+            device_owner: None,
         }
     }
 
@@ -653,6 +658,12 @@ impl StImage {
         if let Some(d) = debug {
             d.set_name(self.handle, &self.name);
         }
+        self
+    }
+
+    /// Keeps `owner` (what destroys the device) alive until this object has dropped.
+    pub(crate) fn keep_alive_with(mut self, owner: Arc<dyn std::any::Any + Send + Sync>) -> Self {
+        self.device_owner = Some(owner);
         self
     }
 
@@ -818,6 +829,9 @@ pub struct StBuffer {
     /// Serializes host reads and writes through `read`/`write`.
     host: Mutex<()>,
     state: Mutex<Tracked>,
+    /// What must outlive the buffer and its memory (the [`crate::Context`]'s device); the
+    /// last field, so it drops after `memory` and its allocator.
+    device_owner: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 // SAFETY: the raw mapped pointer is only dereferenced under the `host` mutex (or through
@@ -917,6 +931,7 @@ impl StBuffer {
             mapped,
             host: Mutex::new(()),
             state: Mutex::new(Tracked::new(desc.size, SegmentState::default())),
+            device_owner: None,
             desc,
         })
     }
@@ -949,6 +964,7 @@ impl StBuffer {
             mapped: None,
             host: Mutex::new(()),
             state: Mutex::new(Tracked::new(desc.size, initial.to_segment())),
+            device_owner: None,
             desc,
         }
     }
@@ -964,6 +980,12 @@ impl StBuffer {
         if let Some(d) = debug {
             d.set_name(self.handle, &self.name);
         }
+        self
+    }
+
+    /// Keeps `owner` (what destroys the device) alive until this object has dropped.
+    pub(crate) fn keep_alive_with(mut self, owner: Arc<dyn std::any::Any + Send + Sync>) -> Self {
+        self.device_owner = Some(owner);
         self
     }
 

@@ -33,7 +33,7 @@ fn shared_buffer(ctx: &Context) -> Arc<StBuffer> {
     };
     graph
         .record()
-        .insert_pass("init", &mut copy, &ctx.graphics)
+        .insert_pass("init", &mut copy, ctx.graphics())
         .finish()
         .unwrap()
         .execute()
@@ -167,7 +167,7 @@ fn reader_thread(
     let mut seen = Vec::with_capacity(ROUNDS);
     let stale = rounds(gate, done, |_, gate| {
         let n = round(gate, |g| {
-            plan_meet_execute(reader.plan(&graph, &ctx.graphics), g)
+            plan_meet_execute(reader.plan(&graph, ctx.graphics()), g)
         })?;
         seen.push(reader.value()?);
         Ok(n)
@@ -259,7 +259,7 @@ fn a_writer_makes_plans_stale_and_they_succeed_when_planned_again() {
                     .write(0, &[(k + 1) as u8; SIZE as usize])
                     .map_err(|e| e.to_string())?;
                 round(gate, |g| {
-                    plan_meet_execute(writer.plan(&graph, &ctx.graphics), g)
+                    plan_meet_execute(writer.plan(&graph, ctx.graphics()), g)
                 })
             })
         });
@@ -282,7 +282,7 @@ fn a_writer_makes_plans_stale_and_they_succeed_when_planned_again() {
     // The shared buffer holds what the writer wrote last.
     let graph = ctx.graph().unwrap();
     let mut last = Reader::new(&ctx, &x, "final");
-    last.plan(&graph, &ctx.graphics)
+    last.plan(&graph, ctx.graphics())
         .unwrap()
         .execute()
         .unwrap()

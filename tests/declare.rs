@@ -44,7 +44,7 @@ fn closure_passes_fill_two_halves_and_read_them_back() {
         .record()
         .insert_fn(
             "low",
-            &ctx.transfer,
+            ctx.transfer(),
             |d| {
                 d.uses(&gpu, Access::TRANSFER_WRITE).range(low).discard();
             },
@@ -52,7 +52,7 @@ fn closure_passes_fill_two_halves_and_read_them_back() {
         )
         .insert_fn(
             "high",
-            &ctx.transfer,
+            ctx.transfer(),
             |d| {
                 d.uses(&gpu, Access::TRANSFER_WRITE).range(high).discard();
             },
@@ -60,7 +60,7 @@ fn closure_passes_fill_two_halves_and_read_them_back() {
         )
         .insert_fn(
             "read back",
-            &ctx.graphics,
+            ctx.graphics(),
             |d| {
                 d.uses(&gpu, Access::COPY_READ);
                 d.uses(&host, Access::COPY_WRITE).discard();
@@ -76,7 +76,7 @@ fn closure_passes_fill_two_halves_and_read_them_back() {
         )
         .insert_fn(
             "host",
-            &ctx.graphics,
+            ctx.graphics(),
             |d| {
                 d.uses(&host, Access::HOST_READ);
             },
@@ -155,8 +155,8 @@ fn an_fn_pass_is_reused_across_graphs() {
     for expect in 1..=2u32 {
         graph
             .record()
-            .insert_pass("fill", &mut fill, &ctx.transfer)
-            .insert_pass("host", &mut host, &ctx.transfer)
+            .insert_pass("fill", &mut fill, ctx.transfer())
+            .insert_pass("host", &mut host, ctx.transfer())
             .finish()
             .unwrap()
             .execute()
@@ -192,7 +192,7 @@ fn a_byte_range_for_an_image_is_refused_when_planning() {
         .record()
         .insert_fn(
             "bad",
-            &ctx.graphics,
+            ctx.graphics(),
             |d| {
                 d.uses(&as_resource, Access::TRANSFER_WRITE)
                     .range(SubRange::Buffer(BufferRange { offset: 0, size: 4 }));
@@ -210,7 +210,7 @@ fn a_byte_range_for_an_image_is_refused_when_planning() {
         .record()
         .insert_fn(
             "good",
-            &ctx.graphics,
+            ctx.graphics(),
             |d| {
                 d.uses(&as_resource, Access::TRANSFER_WRITE)
                     .range(SubRange::Image(ImageRange::mip(0, 1)))

@@ -82,10 +82,10 @@ fn round_trip_host_buffer_image_buffer_host() {
     let mut d = HostRead(readback.clone());
     let planned = graph
         .record()
-        .insert_pass("upload", &mut a, &ctx.transfer)
-        .insert_pass("to image", &mut b, &ctx.graphics)
-        .insert_pass("to buffer", &mut c, &ctx.graphics)
-        .insert_pass("host read", &mut d, &ctx.graphics)
+        .insert_pass("upload", &mut a, ctx.transfer())
+        .insert_pass("to image", &mut b, ctx.graphics())
+        .insert_pass("to buffer", &mut c, ctx.graphics())
+        .insert_pass("host read", &mut d, ctx.graphics())
         .finish()
         .unwrap();
     println!("{planned}");
@@ -143,9 +143,9 @@ fn compute_to_transfer_chain() {
     let mut host = HostRead(readback.clone());
     let planned = graph
         .record()
-        .insert_pass("fill", &mut fill, &ctx.async_compute)
-        .insert_pass("copy", &mut copy, &ctx.transfer)
-        .insert_pass("host read", &mut host, &ctx.transfer)
+        .insert_pass("fill", &mut fill, ctx.async_compute())
+        .insert_pass("copy", &mut copy, ctx.transfer())
+        .insert_pass("host read", &mut host, ctx.transfer())
         .finish()
         .unwrap();
     println!("{planned}");
@@ -218,16 +218,16 @@ fn second_graph_inherits_state_from_the_first() {
     };
     let fence1 = first
         .record()
-        .insert_pass("upload", &mut up, &ctx.transfer)
+        .insert_pass("upload", &mut up, ctx.transfer())
         .finish()
         .unwrap()
         .execute()
         .unwrap();
     let s = img.state();
     assert_eq!(s.layout(), Some(vk::ImageLayout::TRANSFER_DST_OPTIMAL));
-    assert_eq!(s.owner(), Some(Some(ctx.transfer.family())));
+    assert_eq!(s.owner(), Some(Some(ctx.transfer().family())));
     let write = s.segments[0].1.write.clone().expect("a recorded write");
-    assert_eq!(write.queue, ctx.transfer);
+    assert_eq!(&write.queue, ctx.transfer());
     assert!(write.value.unwrap() >= 1);
 
     // A different graph, without waiting for the first: it must order itself after it.
@@ -239,15 +239,15 @@ fn second_graph_inherits_state_from_the_first() {
     let mut host = HostRead(readback.clone());
     let planned = second
         .record()
-        .insert_pass("download", &mut down, &ctx.graphics)
-        .insert_pass("host read", &mut host, &ctx.graphics)
+        .insert_pass("download", &mut down, ctx.graphics())
+        .insert_pass("host read", &mut host, ctx.graphics())
         .finish()
         .unwrap();
     println!("{planned}");
     let gq = planned
         .queues()
         .iter()
-        .position(|q| *q == ctx.graphics)
+        .position(|q| q == ctx.graphics())
         .unwrap();
     let first_barrier = planned.plan().queues[gq]
         .batches
@@ -327,7 +327,7 @@ fn queue_and_resource_from_another_device_are_refused() {
     let mut p = Uses(vec![(img.clone(), Access::TRANSFER_WRITE, None)], vec![]);
     let e = graph
         .record()
-        .insert_pass("p", &mut p, &other.graphics)
+        .insert_pass("p", &mut p, other.graphics())
         .finish()
         .unwrap_err();
     assert!(matches!(e, Error::ForeignDevice { .. }), "{e}");
@@ -338,7 +338,7 @@ fn queue_and_resource_from_another_device_are_refused() {
     );
     let e = graph
         .record()
-        .insert_pass("p", &mut p, &ctx.graphics)
+        .insert_pass("p", &mut p, ctx.graphics())
         .finish()
         .unwrap_err();
     assert!(matches!(e, Error::ForeignDevice { .. }), "{e}");
@@ -376,7 +376,7 @@ fn usage_flags_and_ranges_are_checked_end_to_end() {
     );
     let e = graph
         .record()
-        .insert_pass("storage write", &mut p, &ctx.async_compute)
+        .insert_pass("storage write", &mut p, ctx.async_compute())
         .finish()
         .unwrap_err();
     assert!(matches!(e, Error::UsageNotAllowed { .. }), "{e}");
@@ -394,7 +394,7 @@ fn usage_flags_and_ranges_are_checked_end_to_end() {
     );
     let e = graph
         .record()
-        .insert_pass("past the end", &mut p, &ctx.transfer)
+        .insert_pass("past the end", &mut p, ctx.transfer())
         .finish()
         .unwrap_err();
     assert!(matches!(e, Error::RangeOutOfBounds { .. }), "{e}");
@@ -409,7 +409,7 @@ fn usage_flags_and_ranges_are_checked_end_to_end() {
     );
     let e = graph
         .record()
-        .insert_pass("mip 1 of 1", &mut p, &ctx.graphics)
+        .insert_pass("mip 1 of 1", &mut p, ctx.graphics())
         .finish()
         .unwrap_err();
     assert!(matches!(e, Error::RangeOutOfBounds { .. }), "{e}");
@@ -423,7 +423,7 @@ fn usage_flags_and_ranges_are_checked_end_to_end() {
     );
     let e = graph
         .record()
-        .insert_pass("twice", &mut p, &ctx.graphics)
+        .insert_pass("twice", &mut p, ctx.graphics())
         .finish()
         .unwrap_err();
     assert!(matches!(e, Error::ConflictingUses { .. }), "{e}");
@@ -463,12 +463,12 @@ fn stale_plan_is_refused_before_submitting() {
     };
     let planned_a = graph
         .record()
-        .insert_pass("a", &mut a, &ctx.graphics)
+        .insert_pass("a", &mut a, ctx.graphics())
         .finish()
         .unwrap();
     let planned_b = graph
         .record()
-        .insert_pass("b", &mut b, &ctx.graphics)
+        .insert_pass("b", &mut b, ctx.graphics())
         .finish()
         .unwrap();
     let fence = planned_b.execute().unwrap();
@@ -497,7 +497,7 @@ fn fence_wait_timeout_and_completion() {
         .unwrap();
     let set = kit.buffer_set(&buf);
     let graph = ctx.graph().unwrap();
-    let gate = Gate::new(&ctx, &ctx.async_compute);
+    let gate = Gate::new(&ctx, ctx.async_compute());
     let mut fill = Gated {
         inner: Fill {
             kit: &kit,
@@ -510,7 +510,7 @@ fn fence_wait_timeout_and_completion() {
     };
     let fence = graph
         .record()
-        .insert_pass("fill", &mut fill, &ctx.async_compute)
+        .insert_pass("fill", &mut fill, ctx.async_compute())
         .finish()
         .unwrap()
         .execute()
@@ -553,7 +553,7 @@ fn dropping_an_incomplete_fence_frees_nothing_early() {
     );
     let count = 1 << 12;
     let graph = ctx.graph().unwrap();
-    let gate = Gate::new(&ctx, &ctx.async_compute);
+    let gate = Gate::new(&ctx, ctx.async_compute());
     let token;
     let weak;
     {
@@ -577,7 +577,7 @@ fn dropping_an_incomplete_fence_frees_nothing_early() {
         };
         let fence = graph
             .record()
-            .insert_pass("fill", &mut fill, &ctx.async_compute)
+            .insert_pass("fill", &mut fill, ctx.async_compute())
             .finish()
             .unwrap()
             .execute()
@@ -628,7 +628,7 @@ fn dropping_an_incomplete_fence_frees_nothing_early() {
     };
     let fence = graph
         .record()
-        .insert_pass("fill", &mut fill, &ctx.async_compute)
+        .insert_pass("fill", &mut fill, ctx.async_compute())
         .finish()
         .unwrap()
         .execute()
@@ -687,8 +687,8 @@ fn keep_alive_objects_live_until_completion() {
     let mut host = HostRead(buf.clone());
     let fence = graph
         .record()
-        .insert_pass("fill", &mut k, &ctx.transfer)
-        .insert_pass("host", &mut host, &ctx.transfer)
+        .insert_pass("fill", &mut k, ctx.transfer())
+        .insert_pass("host", &mut host, ctx.transfer())
         .finish()
         .unwrap()
         .execute()
@@ -723,11 +723,11 @@ fn app_declared_state_and_raw_handles() {
         .size(len)
         .usage(vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST);
     // SAFETY: plain creation; memory comes from the context's allocator below.
-    let raw = unsafe { ctx.device.create_buffer(&info, None) }.unwrap();
+    let raw = unsafe { ctx.device().create_buffer(&info, None) }.unwrap();
     // SAFETY: live buffer.
-    let req = unsafe { ctx.device.get_buffer_memory_requirements(raw) };
+    let req = unsafe { ctx.device().get_buffer_memory_requirements(raw) };
     let alloc = ctx
-        .allocator
+        .allocator()
         .lock()
         .allocate(&gpu_allocator::vulkan::AllocationCreateDesc {
             name: "raw",
@@ -739,12 +739,12 @@ fn app_declared_state_and_raw_handles() {
         .unwrap();
     // SAFETY: fresh allocation satisfying the requirements.
     unsafe {
-        ctx.device
+        ctx.device()
             .bind_buffer_memory(raw, alloc.memory(), alloc.offset())
     }
     .unwrap();
     let wrapped = Arc::new(StBuffer::from_raw(
-        &ctx.device,
+        ctx.device(),
         raw,
         BufferDesc::new(len, info.usage),
         "raw",
@@ -765,7 +765,7 @@ fn app_declared_state_and_raw_handles() {
     };
     graph
         .record()
-        .insert_pass("fill raw", &mut a, &ctx.graphics)
+        .insert_pass("fill raw", &mut a, ctx.graphics())
         .finish()
         .unwrap()
         .execute()
@@ -776,9 +776,9 @@ fn app_declared_state_and_raw_handles() {
     assert!(wrapped.state().defined());
     wrapped.declare_state(
         vk_baton::ResourceState::defined(vk::ImageLayout::UNDEFINED)
-            .owned_by(ctx.graphics.family())
+            .owned_by(ctx.graphics().family())
             .last_access(
-                &ctx.graphics,
+                ctx.graphics(),
                 vk::PipelineStageFlags2::COPY,
                 vk::AccessFlags2::TRANSFER_WRITE,
             ),
@@ -790,8 +790,8 @@ fn app_declared_state_and_raw_handles() {
     let mut host = HostRead(readback.clone());
     let planned = graph
         .record()
-        .insert_pass("read raw", &mut b, &ctx.graphics)
-        .insert_pass("host", &mut host, &ctx.graphics)
+        .insert_pass("read raw", &mut b, ctx.graphics())
+        .insert_pass("host", &mut host, ctx.graphics())
         .finish()
         .unwrap();
     let first = planned.plan().queues[0].batches[0]
@@ -811,8 +811,8 @@ fn app_declared_state_and_raw_handles() {
     assert!(out == data);
     drop((a, b, wrapped));
     // SAFETY: the GPU is done (waited) and the wrapper is gone; the app destroys its buffer.
-    unsafe { ctx.device.destroy_buffer(raw, None) };
-    ctx.allocator.lock().free(alloc).unwrap();
+    unsafe { ctx.device().destroy_buffer(raw, None) };
+    ctx.allocator().lock().free(alloc).unwrap();
     assert_clean(&ctx);
 }
 
@@ -862,8 +862,8 @@ fn validation_and_sync_validation_are_really_on() {
     let mut r = Hidden(a.clone(), b.clone(), false);
     graph
         .record()
-        .insert_pass("write", &mut w, &ctx.graphics)
-        .insert_pass("read", &mut r, &ctx.graphics)
+        .insert_pass("write", &mut w, ctx.graphics())
+        .insert_pass("read", &mut r, ctx.graphics())
         .finish()
         .unwrap()
         .execute()
@@ -923,7 +923,7 @@ fn an_execution_that_failed_before_submit_never_looks_complete() {
     };
     let e = graph
         .record()
-        .insert_pass("fails", &mut failing, &ctx.graphics)
+        .insert_pass("fails", &mut failing, ctx.graphics())
         .finish()
         .unwrap()
         .execute()
@@ -954,12 +954,12 @@ fn an_execution_that_failed_before_submit_never_looks_complete() {
     };
     let planned = graph
         .record()
-        .insert_pass("stale", &mut stale, &ctx.graphics)
+        .insert_pass("stale", &mut stale, ctx.graphics())
         .finish()
         .unwrap();
     let fence = graph
         .record()
-        .insert_pass("other", &mut other, &ctx.graphics)
+        .insert_pass("other", &mut other, ctx.graphics())
         .finish()
         .unwrap()
         .execute()
@@ -981,7 +981,7 @@ fn a_graph_may_outlive_its_context() {
     let ctx = ctx();
     let log = ctx.message_log();
     let graph = ctx.graph().unwrap();
-    let queue = ctx.graphics.clone();
+    let queue = ctx.graphics().clone();
     let buf = ctx
         .buffer(
             BufferDesc::new(256, vk::BufferUsageFlags::TRANSFER_DST),

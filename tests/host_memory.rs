@@ -22,8 +22,8 @@ fn pattern(seed: u8) -> Vec<u8> {
 fn atom_size(ctx: &Context) -> u64 {
     // SAFETY: a live instance and one of its physical devices.
     let props = unsafe {
-        ctx.instance
-            .get_physical_device_properties(ctx.physical_device)
+        ctx.instance()
+            .get_physical_device_properties(ctx.physical_device())
     };
     props.limits.non_coherent_atom_size
 }
@@ -78,9 +78,9 @@ fn app_buffer_requirements(ctx: &Context) -> vk::MemoryRequirements {
     let info = vk::BufferCreateInfo::default().size(LEN).usage(APP_USAGE);
     // SAFETY: a valid create info; the probe buffer is destroyed right after the query.
     unsafe {
-        let probe = ctx.device.create_buffer(&info, None).unwrap();
-        let req = ctx.device.get_buffer_memory_requirements(probe);
-        ctx.device.destroy_buffer(probe, None);
+        let probe = ctx.device().create_buffer(&info, None).unwrap();
+        let req = ctx.device().get_buffer_memory_requirements(probe);
+        ctx.device().destroy_buffer(probe, None);
         req
     }
 }
@@ -89,8 +89,8 @@ impl AppMemory {
     fn new(ctx: &Context, size: u64, type_bits: u32) -> AppMemory {
         // SAFETY: a live instance and one of its physical devices.
         let props = unsafe {
-            ctx.instance
-                .get_physical_device_memory_properties(ctx.physical_device)
+            ctx.instance()
+                .get_physical_device_memory_properties(ctx.physical_device())
         };
         let type_index = (0..props.memory_type_count)
             .find(|&i| {
@@ -104,15 +104,15 @@ impl AppMemory {
             .allocation_size(size)
             .memory_type_index(type_index);
         // SAFETY: a valid allocate info; freed in Drop.
-        let memory = unsafe { ctx.device.allocate_memory(&info, None) }.unwrap();
+        let memory = unsafe { ctx.device().allocate_memory(&info, None) }.unwrap();
         // SAFETY: host-visible memory, mapped once, whole.
         let ptr = unsafe {
-            ctx.device
+            ctx.device()
                 .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
         }
         .unwrap();
         AppMemory {
-            device: ctx.device.clone(),
+            device: ctx.device().clone(),
             memory,
             size,
             ptr: NonNull::new(ptr.cast()).unwrap(),
@@ -231,8 +231,8 @@ fn app_buffers_in_one_memory_object_flush_only_their_own_bytes() {
         let mut host = HostRead(out.clone());
         graph
             .record()
-            .insert_pass("copy", &mut copy, &ctx.graphics)
-            .insert_pass("host", &mut host, &ctx.graphics)
+            .insert_pass("copy", &mut copy, ctx.graphics())
+            .insert_pass("host", &mut host, ctx.graphics())
             .finish()
             .unwrap()
             .execute()
@@ -268,7 +268,7 @@ fn bad_mappings_and_unmapped_buffers_are_errors() {
         // SAFETY: only validation runs; the wrappers are dropped unused (AppKeeps).
         unsafe {
             StBuffer::from_raw_mapped(
-                &ctx.device,
+                ctx.device(),
                 handle,
                 desc.clone(),
                 "bad",
@@ -296,7 +296,7 @@ fn bad_mappings_and_unmapped_buffers_are_errors() {
 
     // A wrapped buffer the library does not map: host access is an error, not a crash.
     let mut unmapped = StBuffer::from_raw(
-        &ctx.device,
+        ctx.device(),
         handle,
         desc.clone(),
         "unmapped",
@@ -333,7 +333,7 @@ fn a_misaligned_flush_is_reported_by_validation() {
         .size(atom);
     // SAFETY: the memory is mapped; the range is deliberately invalid for the layer to see
     // (misaligned, inside the mapping), which flushing coherent memory tolerates.
-    let _ = unsafe { ctx.device.flush_mapped_memory_ranges(&[bad]) };
+    let _ = unsafe { ctx.device().flush_mapped_memory_ranges(&[bad]) };
     drop(mem);
     let m = ctx.validation_messages();
     assert!(m.count >= 1, "{m}");

@@ -13,12 +13,12 @@ use vk_baton::{BufferDesc, Context, ImageDesc};
 fn multi_ctx() -> Context {
     let ctx = ctx();
     assert!(
-        ctx.async_compute.family() != ctx.graphics.family() && ctx.transfer.family() != ctx.graphics.family(),
+        ctx.async_compute().family() != ctx.graphics().family() && ctx.transfer().family() != ctx.graphics().family(),
         "this test needs dedicated compute and transfer queue families, but `{}` has graphics = {:?}, async_compute = {:?}, transfer = {:?}; run it on the NVIDIA machine",
         ctx.device_name(),
-        ctx.graphics,
-        ctx.async_compute,
-        ctx.transfer
+        ctx.graphics(),
+        ctx.async_compute(),
+        ctx.transfer()
     );
     ctx
 }
@@ -108,29 +108,29 @@ fn compute_to_graphics_buffer_ownership_transfer() {
     let mut host = HostRead(readback.clone());
     let planned = graph
         .record()
-        .insert_pass("fill", &mut fill, &ctx.async_compute)
-        .insert_pass("copy", &mut copy, &ctx.graphics)
-        .insert_pass("host read", &mut host, &ctx.graphics)
+        .insert_pass("fill", &mut fill, ctx.async_compute())
+        .insert_pass("copy", &mut copy, ctx.graphics())
+        .insert_pass("host read", &mut host, ctx.graphics())
         .finish()
         .unwrap();
     println!("{planned}");
     assert_release_acquire(
         planned.plan(),
         planned.queues(),
-        &ctx.async_compute,
-        &ctx.graphics,
+        ctx.async_compute(),
+        ctx.graphics(),
     );
     assert_eq!(planned.plan().semaphore_waits(), 1);
     planned.execute().unwrap().wait().unwrap();
     let mut out = vec![0u8; len as usize];
     readback.read(0, &mut out).unwrap();
     assert!(out == fill_expected(count, 11));
-    assert_eq!(storage.state().owner(), Some(Some(ctx.graphics.family())));
+    assert_eq!(storage.state().owner(), Some(Some(ctx.graphics().family())));
     drop(fill);
     assert_clean(&ctx);
 }
 
-/// Draws the pattern on `draw_q`, downloads it on `ctx.graphics`; returns the pixels.
+/// Draws the pattern on `draw_q`, downloads it on `ctx.graphics()`; returns the pixels.
 fn pattern_pixels(ctx: &Context, draw_q: &vk_baton::Queue, check_transfer: bool) -> Vec<u8> {
     let kit = Compute::new(
         ctx,
@@ -183,19 +183,19 @@ fn pattern_pixels(ctx: &Context, draw_q: &vk_baton::Queue, check_transfer: bool)
     let planned = graph
         .record()
         .insert_pass("draw", &mut draw, draw_q)
-        .insert_pass("download", &mut down, &ctx.graphics)
-        .insert_pass("host read", &mut host, &ctx.graphics)
+        .insert_pass("download", &mut down, ctx.graphics())
+        .insert_pass("host read", &mut host, ctx.graphics())
         .finish()
         .unwrap();
     println!("{planned}");
     if check_transfer {
-        assert_release_acquire(planned.plan(), planned.queues(), draw_q, &ctx.graphics);
+        assert_release_acquire(planned.plan(), planned.queues(), draw_q, ctx.graphics());
     }
     planned.execute().unwrap().wait().unwrap();
     let mut out = vec![0u8; len as usize];
     readback.read(0, &mut out).unwrap();
     // SAFETY: the execution completed.
-    unsafe { ctx.device.destroy_image_view(view, None) };
+    unsafe { ctx.device().destroy_image_view(view, None) };
     out
 }
 
@@ -203,8 +203,8 @@ fn pattern_pixels(ctx: &Context, draw_q: &vk_baton::Queue, check_transfer: bool)
 #[ignore = "needs several queue families (run on the NVIDIA machine)"]
 fn compute_to_graphics_image_ownership_transfer() {
     let ctx = multi_ctx();
-    let reference = pattern_pixels(&ctx, &ctx.graphics, false);
-    let moved = pattern_pixels(&ctx, &ctx.async_compute, true);
+    let reference = pattern_pixels(&ctx, ctx.graphics(), false);
+    let moved = pattern_pixels(&ctx, ctx.async_compute(), true);
     assert!(
         reference.iter().any(|&b| b != 0),
         "the pattern is not blank"
@@ -259,17 +259,17 @@ fn transfer_to_graphics_upload() {
     let mut host = HostRead(readback.clone());
     let planned = graph
         .record()
-        .insert_pass("upload", &mut up, &ctx.transfer)
-        .insert_pass("download", &mut down, &ctx.graphics)
-        .insert_pass("host read", &mut host, &ctx.graphics)
+        .insert_pass("upload", &mut up, ctx.transfer())
+        .insert_pass("download", &mut down, ctx.graphics())
+        .insert_pass("host read", &mut host, ctx.graphics())
         .finish()
         .unwrap();
     println!("{planned}");
     assert_release_acquire(
         planned.plan(),
         planned.queues(),
-        &ctx.transfer,
-        &ctx.graphics,
+        ctx.transfer(),
+        ctx.graphics(),
     );
     planned.execute().unwrap().wait().unwrap();
     let mut out = vec![0u8; len as usize];
@@ -316,14 +316,14 @@ fn ownership_inherited_across_graphs() {
     };
     let fence1 = first
         .record()
-        .insert_pass("fill", &mut fill, &ctx.async_compute)
+        .insert_pass("fill", &mut fill, ctx.async_compute())
         .finish()
         .unwrap()
         .execute()
         .unwrap();
     assert_eq!(
         storage.state().owner(),
-        Some(Some(ctx.async_compute.family()))
+        Some(Some(ctx.async_compute().family()))
     );
 
     // A second graph that never names the compute queue: the state does, so it releases there.
@@ -335,20 +335,20 @@ fn ownership_inherited_across_graphs() {
     let mut host = HostRead(readback.clone());
     let planned = second
         .record()
-        .insert_pass("copy", &mut copy, &ctx.graphics)
-        .insert_pass("host read", &mut host, &ctx.graphics)
+        .insert_pass("copy", &mut copy, ctx.graphics())
+        .insert_pass("host read", &mut host, ctx.graphics())
         .finish()
         .unwrap();
     println!("{planned}");
     assert!(
-        planned.queues().contains(&ctx.async_compute),
+        planned.queues().contains(ctx.async_compute()),
         "the compute queue joins the plan from the recorded state"
     );
     assert_release_acquire(
         planned.plan(),
         planned.queues(),
-        &ctx.async_compute,
-        &ctx.graphics,
+        ctx.async_compute(),
+        ctx.graphics(),
     );
     let fence2 = planned.execute().unwrap();
     fence2.wait().unwrap();
@@ -371,7 +371,7 @@ fn concurrent_sharing_needs_no_transfer() {
     );
     let count = 1024usize;
     let len = (count * 4) as u64;
-    let families = [ctx.async_compute.family(), ctx.graphics.family()];
+    let families = [ctx.async_compute().family(), ctx.graphics().family()];
     let storage = ctx
         .buffer(
             BufferDesc::new(
@@ -404,9 +404,9 @@ fn concurrent_sharing_needs_no_transfer() {
     let mut host = HostRead(readback.clone());
     let planned = graph
         .record()
-        .insert_pass("fill", &mut fill, &ctx.async_compute)
-        .insert_pass("copy", &mut copy, &ctx.graphics)
-        .insert_pass("host read", &mut host, &ctx.graphics)
+        .insert_pass("fill", &mut fill, ctx.async_compute())
+        .insert_pass("copy", &mut copy, ctx.graphics())
+        .insert_pass("host read", &mut host, ctx.graphics())
         .finish()
         .unwrap();
     println!("{planned}");

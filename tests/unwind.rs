@@ -196,8 +196,8 @@ fn a_panic_in_record_on_one_queue_leaves_everything_as_an_error_would() {
     let graph = ctx.graph().unwrap();
     // Executions before, so the pools hold command buffers and fences the panic could lose.
     let warm = transfer_buffer(&ctx, "warm");
-    assert_eq!(fill_and_read(&graph, &ctx, &ctx.graphics, &warm, 3), 3);
-    panic_after_a_good_pass(&ctx, &graph, &ctx.graphics, &ctx.graphics);
+    assert_eq!(fill_and_read(&graph, &ctx, ctx.graphics(), &warm, 3), 3);
+    panic_after_a_good_pass(&ctx, &graph, ctx.graphics(), ctx.graphics());
     drop(warm);
     destroy_and_check(ctx, graph);
 }
@@ -209,15 +209,18 @@ fn a_panic_in_record_on_one_queue_leaves_everything_as_an_error_would() {
 fn a_panic_in_record_on_two_queues_leaves_everything_as_an_error_would() {
     let ctx = ctx();
     assert!(
-        ctx.async_compute != ctx.graphics,
+        ctx.async_compute() != ctx.graphics(),
         "this test needs a dedicated compute family, but `{}` has one queue for both",
         ctx.device_name()
     );
     let graph = ctx.graph().unwrap();
     let warm = transfer_buffer(&ctx, "warm");
-    assert_eq!(fill_and_read(&graph, &ctx, &ctx.graphics, &warm, 3), 3);
-    assert_eq!(fill_and_read(&graph, &ctx, &ctx.async_compute, &warm, 4), 4);
-    panic_after_a_good_pass(&ctx, &graph, &ctx.graphics, &ctx.async_compute);
+    assert_eq!(fill_and_read(&graph, &ctx, ctx.graphics(), &warm, 3), 3);
+    assert_eq!(
+        fill_and_read(&graph, &ctx, ctx.async_compute(), &warm, 4),
+        4
+    );
+    panic_after_a_good_pass(&ctx, &graph, ctx.graphics(), ctx.async_compute());
     drop(warm);
     destroy_and_check(ctx, graph);
 }
@@ -231,8 +234,8 @@ fn an_error_from_record_names_the_pass() {
     let mut bad = Probe::new(&a, Then::Fail);
     let e = graph
         .record()
-        .insert_pass("good", &mut good, &ctx.graphics)
-        .insert_pass("bad", &mut bad, &ctx.graphics)
+        .insert_pass("good", &mut good, ctx.graphics())
+        .insert_pass("bad", &mut bad, ctx.graphics())
         .finish()
         .unwrap()
         .execute()
@@ -260,7 +263,7 @@ fn an_error_from_record_names_the_pass() {
     );
     assert!(std::error::Error::source(&e).is_some());
     assert!(bad.token.take().unwrap().has_failed());
-    assert_eq!(fill_and_read(&graph, &ctx, &ctx.graphics, &a, 5), 5);
+    assert_eq!(fill_and_read(&graph, &ctx, ctx.graphics(), &a, 5), 5);
     drop(a);
     destroy_and_check(ctx, graph);
 }
@@ -309,8 +312,8 @@ fn a_failed_allocation_names_the_resource_and_its_size() {
     // allocator refuses it.
     // SAFETY: plain query.
     let props = unsafe {
-        ctx.instance
-            .get_physical_device_memory_properties(ctx.physical_device)
+        ctx.instance()
+            .get_physical_device_memory_properties(ctx.physical_device())
     };
     let heap = props
         .memory_heaps_as_slice()
@@ -324,7 +327,7 @@ fn a_failed_allocation_names_the_resource_and_its_size() {
     // The context and later allocations are fine.
     let fine = transfer_buffer(&ctx, "fine");
     let graph = ctx.graph().unwrap();
-    assert_eq!(fill_and_read(&graph, &ctx, &ctx.graphics, &fine, 6), 6);
+    assert_eq!(fill_and_read(&graph, &ctx, ctx.graphics(), &fine, 6), 6);
     drop(fine);
     destroy_and_check(ctx, graph);
 }

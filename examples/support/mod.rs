@@ -68,7 +68,7 @@ impl Compute {
         push_bytes: u32,
         max_sets: u32,
     ) -> vk_baton::Result<Compute> {
-        let d = &ctx.device;
+        let d = ctx.device();
         let code = vk_baton_shaders::words(spirv);
         let bindings: Vec<_> = kinds
             .iter()
@@ -309,7 +309,7 @@ pub fn report_validation(ctx: &Context) -> usize {
     println!(
         "validation: {} message(s) ({})",
         m.count,
-        if ctx.validation {
+        if ctx.validation() {
             "layer on, with synchronization validation"
         } else {
             "layer off: set VK_BATON_VALIDATION=1 to turn it on"

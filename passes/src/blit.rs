@@ -9,10 +9,10 @@
 //! # fn f(ctx: &vk_baton::Context, src: std::sync::Arc<vk_baton::StImage>, dst: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
 //! use vk_baton::ash::vk;
 //! use vk_baton_passes::{FormatSupport, ImageBlit};
-//! let support = FormatSupport::new(&ctx.instance, ctx.physical_device);
+//! let support = FormatSupport::new(ctx.instance(), ctx.physical_device());
 //! let mut blit = ImageBlit::new(&support, src, dst, vk::Filter::LINEAR)?; // stretches mip 0
 //! let graph = ctx.graph()?;
-//! graph.record().insert_pass("blit", &mut blit, &ctx.graphics).finish()?.execute()?.wait()?;
+//! graph.record().insert_pass("blit", &mut blit, ctx.graphics()).finish()?.execute()?.wait()?;
 //! # Ok(()) }
 //! ```
 

@@ -12,14 +12,14 @@
 //! ```no_run
 //! # fn f(ctx: &vk_baton::Context, spirv: &[u32], buf: std::sync::Arc<vk_baton::StBuffer>) -> vk_baton_passes::Result<()> {
 //! use vk_baton_passes::{ComputeDispatch, ShaderAccess};
-//! let mut fill = ComputeDispatch::builder(&ctx.device, spirv)
+//! let mut fill = ComputeDispatch::builder(ctx.device(), spirv)
 //!     .storage_buffer(0, buf, ShaderAccess::Write)
 //!     .push_constant_size(8)
 //!     .groups(16, 1, 1)
 //!     .build()?;
 //! fill.set_push_constants(&[1024u32.to_le_bytes(), 7u32.to_le_bytes()].concat())?;
 //! let graph = ctx.graph()?;
-//! graph.record().insert_pass("fill", &mut fill, &ctx.async_compute).finish()?.execute()?.wait()?;
+//! graph.record().insert_pass("fill", &mut fill, ctx.async_compute()).finish()?.execute()?.wait()?;
 //! # Ok(()) }
 //! ```
 

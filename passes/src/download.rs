@@ -10,10 +10,10 @@
 //!
 //! ```no_run
 //! # fn f(ctx: &vk_baton::Context, src: std::sync::Arc<vk_baton::StBuffer>) -> vk_baton_passes::Result<()> {
-//! let mut down = vk_baton_passes::DownloadBuffer::whole(&ctx.device, &ctx.allocator, src)?;
+//! let mut down = vk_baton_passes::DownloadBuffer::whole(ctx.device(), ctx.allocator(), src)?;
 //! let handle = down.handle();
 //! let graph = ctx.graph()?;
-//! let fence = graph.record().insert_pass("download", &mut down, &ctx.transfer).finish()?.execute()?;
+//! let fence = graph.record().insert_pass("download", &mut down, ctx.transfer()).finish()?.execute()?;
 //! fence.wait()?;
 //! let bytes: Vec<u8> = handle.read()?;
 //! # Ok(()) }

@@ -3,7 +3,7 @@
 //! ```no_run
 //! # fn f(ctx: &vk_baton::Context) -> vk_baton_passes::Result<()> {
 //! use vk_baton::ash::vk;
-//! let support = vk_baton_passes::FormatSupport::new(&ctx.instance, ctx.physical_device);
+//! let support = vk_baton_passes::FormatSupport::new(ctx.instance(), ctx.physical_device());
 //! let f = support.features(vk::Format::R8G8B8A8_UNORM, vk::ImageTiling::OPTIMAL);
 //! assert!(f.contains(vk::FormatFeatureFlags::BLIT_SRC));
 //! # Ok(()) }
@@ -37,7 +37,7 @@ impl FormatSupport {
     ///
     /// ```no_run
     /// # fn f(ctx: &vk_baton::Context) {
-    /// let support = vk_baton_passes::FormatSupport::new(&ctx.instance, ctx.physical_device);
+    /// let support = vk_baton_passes::FormatSupport::new(ctx.instance(), ctx.physical_device());
     /// # }
     /// ```
     pub fn new(instance: &ash::Instance, physical_device: vk::PhysicalDevice) -> Self {

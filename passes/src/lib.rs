@@ -26,13 +26,13 @@
 //! use vk_baton_passes::{DownloadBuffer, UploadBuffer};
 //! let ctx = Context::new()?;
 //! let buf = ctx.buffer(BufferDesc::new(16, vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST), "buf")?;
-//! let mut up = UploadBuffer::new(&ctx.device, &ctx.allocator, buf.clone(), 0, &[7u8; 16])?;
-//! let mut down = DownloadBuffer::whole(&ctx.device, &ctx.allocator, buf)?;
+//! let mut up = UploadBuffer::new(ctx.device(), ctx.allocator(), buf.clone(), 0, &[7u8; 16])?;
+//! let mut down = DownloadBuffer::whole(ctx.device(), ctx.allocator(), buf)?;
 //! let bytes = down.handle();
 //! let graph = ctx.graph()?;
 //! graph.record()
-//!     .insert_pass("up", &mut up, &ctx.transfer)
-//!     .insert_pass("down", &mut down, &ctx.graphics)
+//!     .insert_pass("up", &mut up, ctx.transfer())
+//!     .insert_pass("down", &mut down, ctx.graphics())
 //!     .finish()?.execute()?.wait()?;
 //! assert_eq!(bytes.read()?, vec![7u8; 16]);
 //! # Ok(()) }

@@ -15,10 +15,10 @@
 //! ```no_run
 //! # fn f(ctx: &vk_baton::Context, img: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
 //! use vk_baton::ash::vk;
-//! let support = vk_baton_passes::FormatSupport::new(&ctx.instance, ctx.physical_device);
+//! let support = vk_baton_passes::FormatSupport::new(ctx.instance(), ctx.physical_device());
 //! let mut mips = vk_baton_passes::GenerateMipmaps::new(&support, img, vk::Filter::LINEAR)?;
 //! let graph = ctx.graph()?;
-//! graph.record().insert_pass("mips", &mut mips, &ctx.graphics).finish()?.execute()?.wait()?;
+//! graph.record().insert_pass("mips", &mut mips, ctx.graphics()).finish()?.execute()?.wait()?;
 //! # Ok(()) }
 //! ```
 

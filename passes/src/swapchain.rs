@@ -30,11 +30,11 @@
 //! };
 //! let (mut acquire, mut present) = (frame.acquire_pass(), frame.present_pass());
 //! let fence = graph.record()
-//!     .insert_pass("acquire", &mut acquire, &ctx.graphics)
-//!     .insert_pass("render", render, &ctx.graphics)        // writes frame.image()
-//!     .insert_pass("present", &mut present, &ctx.graphics)
+//!     .insert_pass("acquire", &mut acquire, ctx.graphics())
+//!     .insert_pass("render", render, ctx.graphics())        // writes frame.image()
+//!     .insert_pass("present", &mut present, ctx.graphics())
 //!     .finish()?.execute()?;
-//! if sc.present(&ctx.graphics, &frame)? != PresentOutcome::Optimal || frame.suboptimal() {
+//! if sc.present(ctx.graphics(), &frame)? != PresentOutcome::Optimal || frame.suboptimal() {
 //!     sc.recreate(None)?;
 //! }
 //! # drop(fence); Ok(()) }
@@ -711,7 +711,7 @@ impl Default for SwapchainConfig {
 /// ```no_run
 /// # fn f(ctx: &vk_baton::Context, surface: ash::vk::SurfaceKHR) -> vk_baton_passes::Result<()> {
 /// use vk_baton_passes::{Swapchain, SwapchainConfig};
-/// let sc = Swapchain::new(&ctx.entry, &ctx.instance, &ctx.device, ctx.physical_device, surface, SwapchainConfig::default())?;
+/// let sc = Swapchain::new(ctx.entry(), ctx.instance(), ctx.device(), ctx.physical_device(), surface, SwapchainConfig::default())?;
 /// println!("{} images of {:?}", sc.images().len(), sc.extent());
 /// # Ok(()) }
 /// ```
@@ -752,7 +752,7 @@ impl Swapchain {
     ///
     /// ```no_run
     /// # fn f(ctx: &vk_baton::Context, surface: ash::vk::SurfaceKHR) -> vk_baton_passes::Result<()> {
-    /// let sc = vk_baton_passes::Swapchain::new(&ctx.entry, &ctx.instance, &ctx.device, ctx.physical_device, surface, Default::default())?;
+    /// let sc = vk_baton_passes::Swapchain::new(ctx.entry(), ctx.instance(), ctx.device(), ctx.physical_device(), surface, Default::default())?;
     /// # Ok(()) }
     /// ```
     pub fn new(

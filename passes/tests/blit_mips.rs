@@ -19,17 +19,17 @@ fn texel(data: &[u8], w: usize, x: usize, y: usize) -> [u8; 4] {
 #[test]
 fn blit_nearest_upscale_matches_cpu() {
     let ctx = ctx();
-    let support = FormatSupport::new(&ctx.instance, ctx.physical_device);
+    let support = FormatSupport::new(ctx.instance(), ctx.physical_device());
     let src = image(&ctx, 4, 4, RGBA, 1, 1, "src");
     let dst = image(&ctx, 8, 8, RGBA, 1, 1, "dst");
     let data = random_bytes(4 * 4 * 4, 70);
-    let mut up = UploadImage::new(&ctx.device, &ctx.allocator, src.clone(), &data).unwrap();
+    let mut up = UploadImage::new(ctx.device(), ctx.allocator(), src.clone(), &data).unwrap();
     let mut blit = ImageBlit::new(&support, src, dst.clone(), vk::Filter::NEAREST).unwrap();
-    let mut down = DownloadImage::all_levels(&ctx.device, &ctx.allocator, dst).unwrap();
+    let mut down = DownloadImage::all_levels(ctx.device(), ctx.allocator(), dst).unwrap();
     let h = down.handle();
     run(
         &ctx,
-        &ctx.graphics,
+        ctx.graphics(),
         &mut [("up", &mut up), ("blit", &mut blit), ("down", &mut down)],
     );
     let got = h.read().unwrap();
@@ -48,7 +48,7 @@ fn blit_nearest_upscale_matches_cpu() {
 #[test]
 fn blit_linear_downscale_matches_box_filter() {
     let ctx = ctx();
-    let support = FormatSupport::new(&ctx.instance, ctx.physical_device);
+    let support = FormatSupport::new(ctx.instance(), ctx.physical_device());
     let src = image(&ctx, 8, 8, RGBA, 1, 2, "src");
     let dst = image(&ctx, 4, 4, RGBA, 1, 2, "dst");
     // Multiples of 4: every 2x2 average is an integer, so the linear 2x downsample is exact.
@@ -56,13 +56,13 @@ fn blit_linear_downscale_matches_box_filter() {
         .iter()
         .map(|v| v & 0xfc)
         .collect();
-    let mut up = UploadImage::new(&ctx.device, &ctx.allocator, src.clone(), &data).unwrap();
+    let mut up = UploadImage::new(ctx.device(), ctx.allocator(), src.clone(), &data).unwrap();
     let mut blit = ImageBlit::new(&support, src, dst.clone(), vk::Filter::LINEAR).unwrap();
-    let mut down = DownloadImage::all_levels(&ctx.device, &ctx.allocator, dst).unwrap();
+    let mut down = DownloadImage::all_levels(ctx.device(), ctx.allocator(), dst).unwrap();
     let h = down.handle();
     run(
         &ctx,
-        &ctx.graphics,
+        ctx.graphics(),
         &mut [("up", &mut up), ("blit", &mut blit), ("down", &mut down)],
     );
     let got = h.read().unwrap();
@@ -89,11 +89,11 @@ fn blit_linear_downscale_matches_box_filter() {
 #[test]
 fn blit_regions_mirror_into_part_of_the_destination() {
     let ctx = ctx();
-    let support = FormatSupport::new(&ctx.instance, ctx.physical_device);
+    let support = FormatSupport::new(ctx.instance(), ctx.physical_device());
     let src = image(&ctx, 8, 8, RGBA, 1, 1, "src");
     let dst = image(&ctx, 16, 16, RGBA, 1, 1, "dst");
     let data = random_bytes(8 * 8 * 4, 72);
-    let mut up = UploadImage::new(&ctx.device, &ctx.allocator, src.clone(), &data).unwrap();
+    let mut up = UploadImage::new(ctx.device(), ctx.allocator(), src.clone(), &data).unwrap();
     let mut clear =
         ClearColor::new(dst.clone(), vk::ClearColorValue { float32: [0.0; 4] }).unwrap();
     let sub = vk::ImageSubresourceLayers {
@@ -119,11 +119,11 @@ fn blit_regions_mirror_into_part_of_the_destination() {
         vk::Filter::NEAREST,
     )
     .unwrap();
-    let mut down = DownloadImage::all_levels(&ctx.device, &ctx.allocator, dst.clone()).unwrap();
+    let mut down = DownloadImage::all_levels(ctx.device(), ctx.allocator(), dst.clone()).unwrap();
     let h = down.handle();
     run(
         &ctx,
-        &ctx.graphics,
+        ctx.graphics(),
         &mut [
             ("up", &mut up),
             ("clear", &mut clear),
@@ -152,7 +152,7 @@ fn blit_regions_mirror_into_part_of_the_destination() {
 #[test]
 fn blit_format_checks_give_clear_errors() {
     let ctx = ctx();
-    let support = FormatSupport::new(&ctx.instance, ctx.physical_device);
+    let support = FormatSupport::new(ctx.instance(), ctx.physical_device());
     let desc = |f| ImageDesc::new_2d(4, 4, f, IXFER);
     // A format this device cannot blit from: the check must say which feature is missing.
     let candidates = [
@@ -237,7 +237,7 @@ fn downsample(prev: &[u8], w: usize) -> Vec<u8> {
 #[test]
 fn generate_mipmaps_every_level_exact() {
     let ctx = ctx();
-    let support = FormatSupport::new(&ctx.instance, ctx.physical_device);
+    let support = FormatSupport::new(ctx.instance(), ctx.physical_device());
     let img = image(&ctx, 16, 16, RGBA, 5, 2, "mipped");
     // Expected packed contents of every level, layer after layer.
     let mut levels: Vec<Vec<Vec<u8>>> = vec![vec![level0(0), level0(1)]];
@@ -252,15 +252,16 @@ fn generate_mipmaps_every_level_exact() {
     let l0 = 2 * 16 * 16 * 4;
     upload_data[l0..].iter_mut().for_each(|b| *b = 0x5a);
     let graph = ctx.graph().unwrap();
-    let mut up = UploadImage::new(&ctx.device, &ctx.allocator, img.clone(), &upload_data).unwrap();
+    let mut up =
+        UploadImage::new(ctx.device(), ctx.allocator(), img.clone(), &upload_data).unwrap();
     let mut mips = GenerateMipmaps::new(&support, img.clone(), vk::Filter::LINEAR).unwrap();
-    let mut down = DownloadImage::all_levels(&ctx.device, &ctx.allocator, img.clone()).unwrap();
+    let mut down = DownloadImage::all_levels(ctx.device(), ctx.allocator(), img.clone()).unwrap();
     let h = down.handle();
     graph
         .record()
-        .insert_pass("up", &mut up, &ctx.graphics)
-        .insert_pass("mips", &mut mips, &ctx.graphics)
-        .insert_pass("down", &mut down, &ctx.graphics)
+        .insert_pass("up", &mut up, ctx.graphics())
+        .insert_pass("mips", &mut mips, ctx.graphics())
+        .insert_pass("down", &mut down, ctx.graphics())
         .finish()
         .unwrap()
         .execute()
@@ -281,11 +282,11 @@ fn generate_mipmaps_every_level_exact() {
     }
     assert_eq!(got, want);
     // A later graph reads the levels in the state the pass declared (and left).
-    let mut again = DownloadImage::level(&ctx.device, &ctx.allocator, img.clone(), 3).unwrap();
+    let mut again = DownloadImage::level(ctx.device(), ctx.allocator(), img.clone(), 3).unwrap();
     let h3 = again.handle();
     graph
         .record()
-        .insert_pass("again", &mut again, &ctx.graphics)
+        .insert_pass("again", &mut again, ctx.graphics())
         .finish()
         .unwrap()
         .execute()

@@ -41,11 +41,11 @@ fn clear_color_whole_and_ranges() {
         ],
     )
     .unwrap();
-    let mut down = DownloadImage::all_levels(&ctx.device, &ctx.allocator, img.clone()).unwrap();
+    let mut down = DownloadImage::all_levels(ctx.device(), ctx.allocator(), img.clone()).unwrap();
     let h = down.handle();
     run(
         &ctx,
-        &ctx.graphics,
+        ctx.graphics(),
         &mut [("all", &mut all), ("part", &mut part), ("down", &mut down)],
     );
     let bytes = h.read().unwrap();
@@ -121,11 +121,11 @@ fn clear_depth_values() {
         }],
     )
     .unwrap();
-    let mut down = DownloadImage::all_levels(&ctx.device, &ctx.allocator, depth.clone()).unwrap();
+    let mut down = DownloadImage::all_levels(ctx.device(), ctx.allocator(), depth.clone()).unwrap();
     let h = down.handle();
     run(
         &ctx,
-        &ctx.graphics,
+        ctx.graphics(),
         &mut [
             ("clear", &mut clear),
             ("clear layer 1", &mut clear1),
@@ -156,14 +156,14 @@ fn fill_buffer_values() {
     let ctx = ctx();
     let buf = buffer(&ctx, 256, "buf");
     let base = random_bytes(256, 60);
-    let mut up = UploadBuffer::new(&ctx.device, &ctx.allocator, buf.clone(), 0, &base).unwrap();
+    let mut up = UploadBuffer::new(ctx.device(), ctx.allocator(), buf.clone(), 0, &base).unwrap();
     let mut fill = FillBuffer::range(buf.clone(), 16, 64, 0xdead_beef).unwrap();
     let mut fill2 = FillBuffer::range(buf.clone(), 200, 8, 7).unwrap();
-    let mut down = DownloadBuffer::whole(&ctx.device, &ctx.allocator, buf.clone()).unwrap();
+    let mut down = DownloadBuffer::whole(ctx.device(), ctx.allocator(), buf.clone()).unwrap();
     let h = down.handle();
     run(
         &ctx,
-        &ctx.transfer,
+        ctx.transfer(),
         &mut [
             ("up", &mut up),
             ("fill", &mut fill),
@@ -183,11 +183,11 @@ fn fill_buffer_values() {
     // earlier one trips the planner (see .planner_findings.md).
     let buf2 = buffer(&ctx, 256, "buf2");
     let mut whole = FillBuffer::whole(buf2.clone(), 0x0101_0101).unwrap();
-    let mut down2 = DownloadBuffer::whole(&ctx.device, &ctx.allocator, buf2).unwrap();
+    let mut down2 = DownloadBuffer::whole(ctx.device(), ctx.allocator(), buf2).unwrap();
     let h2 = down2.handle();
     run(
         &ctx,
-        &ctx.graphics,
+        ctx.graphics(),
         &mut [("whole", &mut whole), ("down", &mut down2)],
     );
     assert_eq!(h2.read().unwrap(), vec![1u8; 256]);

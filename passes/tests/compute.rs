@@ -24,21 +24,21 @@ fn storage_buffer_fill_with_push_constants() {
                 "data",
             )
             .unwrap();
-        let mut fill = ComputeDispatch::builder(&ctx.device, &words)
+        let mut fill = ComputeDispatch::builder(ctx.device(), &words)
             .name("fill")
             .storage_buffer(0, buf.clone(), ShaderAccess::Write)
             .push_constant_size(8)
             .groups(1000_u32.div_ceil(64), 1, 1)
             .build()
             .unwrap();
-        let mut down = DownloadBuffer::whole(&ctx.device, &ctx.allocator, buf.clone()).unwrap();
+        let mut down = DownloadBuffer::whole(ctx.device(), ctx.allocator(), buf.clone()).unwrap();
         let h = down.handle();
         fill.set_push_constants(&[1000u32.to_le_bytes(), seed.to_le_bytes()].concat())
             .unwrap();
         graph
             .record()
-            .insert_pass("fill", &mut fill, &ctx.async_compute)
-            .insert_pass("down", &mut down, &ctx.graphics)
+            .insert_pass("fill", &mut fill, ctx.async_compute())
+            .insert_pass("down", &mut down, ctx.graphics())
             .finish()
             .unwrap()
             .execute()
@@ -91,10 +91,10 @@ fn sampled_image_to_storage_image_and_buffer() {
     let pixels = random_bytes(n * 4, 80);
     let start: Vec<u32> = (0..n as u32).map(|i| i * 5).collect();
     let start_bytes: Vec<u8> = start.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let mut up_img = UploadImage::new(&ctx.device, &ctx.allocator, src.clone(), &pixels).unwrap();
+    let mut up_img = UploadImage::new(ctx.device(), ctx.allocator(), src.clone(), &pixels).unwrap();
     let mut up_buf =
-        UploadBuffer::new(&ctx.device, &ctx.allocator, sums.clone(), 0, &start_bytes).unwrap();
-    let mut pass = ComputeDispatch::builder(&ctx.device, &words)
+        UploadBuffer::new(ctx.device(), ctx.allocator(), sums.clone(), 0, &start_bytes).unwrap();
+    let mut pass = ComputeDispatch::builder(ctx.device(), &words)
         .name("invert")
         .sampled_image(0, src.clone())
         .storage_image(1, dst.clone(), ShaderAccess::Write)
@@ -105,17 +105,18 @@ fn sampled_image_to_storage_image_and_buffer() {
         .unwrap();
     pass.set_push_constants(&[w.to_le_bytes(), h.to_le_bytes(), 3u32.to_le_bytes()].concat())
         .unwrap();
-    let mut down_img = DownloadImage::all_levels(&ctx.device, &ctx.allocator, dst.clone()).unwrap();
-    let mut down_buf = DownloadBuffer::whole(&ctx.device, &ctx.allocator, sums.clone()).unwrap();
+    let mut down_img =
+        DownloadImage::all_levels(ctx.device(), ctx.allocator(), dst.clone()).unwrap();
+    let mut down_buf = DownloadBuffer::whole(ctx.device(), ctx.allocator(), sums.clone()).unwrap();
     let (hi, hb) = (down_img.handle(), down_buf.handle());
     let graph = ctx.graph().unwrap();
     graph
         .record()
-        .insert_pass("up img", &mut up_img, &ctx.transfer)
-        .insert_pass("up buf", &mut up_buf, &ctx.transfer)
-        .insert_pass("invert", &mut pass, &ctx.async_compute)
-        .insert_pass("down img", &mut down_img, &ctx.graphics)
-        .insert_pass("down buf", &mut down_buf, &ctx.graphics)
+        .insert_pass("up img", &mut up_img, ctx.transfer())
+        .insert_pass("up buf", &mut up_buf, ctx.transfer())
+        .insert_pass("invert", &mut pass, ctx.async_compute())
+        .insert_pass("down img", &mut down_img, ctx.graphics())
+        .insert_pass("down buf", &mut down_buf, ctx.graphics())
         .finish()
         .unwrap()
         .execute()
@@ -145,7 +146,7 @@ fn bad_bindings_are_refused() {
     let ctx = ctx();
     let words = vk_baton_shaders::words(vk_baton_shaders::FILL_COMP);
     let no_storage = buffer(&ctx, 64, "plain");
-    assert!(ComputeDispatch::builder(&ctx.device, &words)
+    assert!(ComputeDispatch::builder(ctx.device(), &words)
         .storage_buffer(0, no_storage, ShaderAccess::Write)
         .build()
         .is_err());
@@ -155,15 +156,15 @@ fn bad_bindings_are_refused() {
             "ok",
         )
         .unwrap();
-    assert!(ComputeDispatch::builder(&ctx.device, &words)
+    assert!(ComputeDispatch::builder(ctx.device(), &words)
         .storage_buffer(0, ok.clone(), ShaderAccess::Write)
         .storage_buffer(0, ok.clone(), ShaderAccess::Read)
         .build()
         .is_err());
-    assert!(ComputeDispatch::builder(&ctx.device, &[1, 2, 3])
+    assert!(ComputeDispatch::builder(ctx.device(), &[1, 2, 3])
         .build()
         .is_err());
-    assert!(ComputeDispatch::builder(&ctx.device, &words)
+    assert!(ComputeDispatch::builder(ctx.device(), &words)
         .push_constant_size(6)
         .build()
         .is_err());

@@ -24,8 +24,8 @@ fn copy_buffer_regions_with_offsets() {
     let (a, b) = (buffer(&ctx, 512, "a"), buffer(&ctx, 512, "b"));
     let da = random_bytes(512, 20);
     let db = random_bytes(512, 21);
-    let mut up_a = UploadBuffer::new(&ctx.device, &ctx.allocator, a.clone(), 0, &da).unwrap();
-    let mut up_b = UploadBuffer::new(&ctx.device, &ctx.allocator, b.clone(), 0, &db).unwrap();
+    let mut up_a = UploadBuffer::new(ctx.device(), ctx.allocator(), a.clone(), 0, &da).unwrap();
+    let mut up_b = UploadBuffer::new(ctx.device(), ctx.allocator(), b.clone(), 0, &db).unwrap();
     let regions = [
         vk::BufferCopy {
             src_offset: 0,
@@ -55,12 +55,12 @@ fn copy_buffer_regions_with_offsets() {
         }],
     )
     .unwrap();
-    let mut down_a = DownloadBuffer::whole(&ctx.device, &ctx.allocator, a.clone()).unwrap();
-    let mut down_b = DownloadBuffer::whole(&ctx.device, &ctx.allocator, b.clone()).unwrap();
+    let mut down_a = DownloadBuffer::whole(ctx.device(), ctx.allocator(), a.clone()).unwrap();
+    let mut down_b = DownloadBuffer::whole(ctx.device(), ctx.allocator(), b.clone()).unwrap();
     let (ha, hb) = (down_a.handle(), down_b.handle());
     run(
         &ctx,
-        &ctx.transfer,
+        ctx.transfer(),
         &mut [
             ("up a", &mut up_a),
             ("up b", &mut up_b),
@@ -133,8 +133,8 @@ fn copy_image_partial_regions_between_mips_and_layers() {
     let dst = image(&ctx, 16, 16, f, 2, 2, "dst");
     let size = UploadImage::packed_size(&src).unwrap() as usize;
     let (ds, dd) = (random_bytes(size, 30), random_bytes(size, 31));
-    let mut up_s = UploadImage::new(&ctx.device, &ctx.allocator, src.clone(), &ds).unwrap();
-    let mut up_d = UploadImage::new(&ctx.device, &ctx.allocator, dst.clone(), &dd).unwrap();
+    let mut up_s = UploadImage::new(ctx.device(), ctx.allocator(), src.clone(), &ds).unwrap();
+    let mut up_d = UploadImage::new(ctx.device(), ctx.allocator(), dst.clone(), &dd).unwrap();
     let regions = [
         // src mip 0 layer 1, (2,3) 5x4 -> dst mip 1 layer 0 at (1,2)
         vk::ImageCopy {
@@ -162,11 +162,11 @@ fn copy_image_partial_regions_between_mips_and_layers() {
         },
     ];
     let mut copy = CopyImage::regions(src.clone(), dst.clone(), &regions).unwrap();
-    let mut down = DownloadImage::all_levels(&ctx.device, &ctx.allocator, dst.clone()).unwrap();
+    let mut down = DownloadImage::all_levels(ctx.device(), ctx.allocator(), dst.clone()).unwrap();
     let h = down.handle();
     run(
         &ctx,
-        &ctx.graphics,
+        ctx.graphics(),
         &mut [
             ("up s", &mut up_s),
             ("up d", &mut up_d),
@@ -210,7 +210,7 @@ fn buffer_to_image_and_back_with_row_pitch_and_offsets() {
     let out = buffer(&ctx, 1024, "out");
     let sdata = random_bytes(1024, 40);
     let mut up =
-        UploadBuffer::new(&ctx.device, &ctx.allocator, staging.clone(), 0, &sdata).unwrap();
+        UploadBuffer::new(ctx.device(), ctx.allocator(), staging.clone(), 0, &sdata).unwrap();
     let mut zero_img =
         vk_baton_passes::ClearColor::new(img.clone(), vk::ClearColorValue { uint32: [0; 4] })
             .unwrap();
@@ -243,11 +243,11 @@ fn buffer_to_image_and_back_with_row_pitch_and_offsets() {
         },
     };
     let mut i2b = CopyImageToBuffer::regions(img.clone(), out.clone(), &[to_buf]).unwrap();
-    let mut down = DownloadBuffer::whole(&ctx.device, &ctx.allocator, out.clone()).unwrap();
+    let mut down = DownloadBuffer::whole(ctx.device(), ctx.allocator(), out.clone()).unwrap();
     let h = down.handle();
     run(
         &ctx,
-        &ctx.graphics,
+        ctx.graphics(),
         &mut [
             ("up", &mut up),
             ("zero img", &mut zero_img),
@@ -291,13 +291,13 @@ fn whole_image_copy_all_levels() {
     let a = image(&ctx, 8, 4, vk::Format::R16G16_SFLOAT, 3, 2, "a");
     let b = image(&ctx, 8, 4, vk::Format::R16G16_SFLOAT, 3, 2, "b");
     let data = random_bytes(UploadImage::packed_size(&a).unwrap() as usize, 50);
-    let mut up = UploadImage::new(&ctx.device, &ctx.allocator, a.clone(), &data).unwrap();
+    let mut up = UploadImage::new(ctx.device(), ctx.allocator(), a.clone(), &data).unwrap();
     let mut copy = CopyImage::whole(a, b.clone()).unwrap();
-    let mut down = DownloadImage::all_levels(&ctx.device, &ctx.allocator, b).unwrap();
+    let mut down = DownloadImage::all_levels(ctx.device(), ctx.allocator(), b).unwrap();
     let h = down.handle();
     run(
         &ctx,
-        &ctx.transfer,
+        ctx.transfer(),
         &mut [("up", &mut up), ("copy", &mut copy), ("down", &mut down)],
     );
     assert_eq!(h.read().unwrap(), data);

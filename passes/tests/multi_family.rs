@@ -18,8 +18,8 @@ const IGNORE: &str = "needs several queue families (run on the NVIDIA machine)";
 fn multi_ctx() -> Context {
     let ctx = ctx();
     assert_ne!(
-        ctx.transfer.family(),
-        ctx.graphics.family(),
+        ctx.transfer().family(),
+        ctx.graphics().family(),
         "{IGNORE}: no dedicated transfer family on {}",
         ctx.device_name()
     );
@@ -33,20 +33,20 @@ fn buffer_upload_on_transfer_family_read_on_graphics() {
     let buf = buffer(&ctx, 1 << 16, "buf");
     let copy_dst = buffer(&ctx, 1 << 16, "copy");
     let data = random_bytes(1 << 16, 90);
-    let mut up = UploadBuffer::new(&ctx.device, &ctx.allocator, buf.clone(), 0, &data).unwrap();
+    let mut up = UploadBuffer::new(ctx.device(), ctx.allocator(), buf.clone(), 0, &data).unwrap();
     // Used on graphics (ownership transfer transfer -> graphics), then downloaded on the
     // transfer family again (graphics -> transfer).
     let mut copy = CopyBuffer::whole(buf.clone(), copy_dst.clone()).unwrap();
-    let mut down = DownloadBuffer::whole(&ctx.device, &ctx.allocator, copy_dst.clone()).unwrap();
-    let mut down_src = DownloadBuffer::whole(&ctx.device, &ctx.allocator, buf.clone()).unwrap();
+    let mut down = DownloadBuffer::whole(ctx.device(), ctx.allocator(), copy_dst.clone()).unwrap();
+    let mut down_src = DownloadBuffer::whole(ctx.device(), ctx.allocator(), buf.clone()).unwrap();
     let (h, h_src) = (down.handle(), down_src.handle());
     let graph = ctx.graph().unwrap();
     graph
         .record()
-        .insert_pass("up", &mut up, &ctx.transfer)
-        .insert_pass("copy", &mut copy, &ctx.graphics)
-        .insert_pass("down", &mut down, &ctx.transfer)
-        .insert_pass("down src", &mut down_src, &ctx.graphics)
+        .insert_pass("up", &mut up, ctx.transfer())
+        .insert_pass("copy", &mut copy, ctx.graphics())
+        .insert_pass("down", &mut down, ctx.transfer())
+        .insert_pass("down src", &mut down_src, ctx.graphics())
         .finish()
         .unwrap()
         .execute()
@@ -65,15 +65,17 @@ fn image_upload_and_download_on_transfer_family() {
     let ctx = multi_ctx();
     let img = image(&ctx, 64, 32, vk::Format::R8G8B8A8_UNORM, 3, 2, "img");
     let data = random_bytes(UploadImage::packed_size(&img).unwrap() as usize, 91);
-    let mut up = UploadImage::new(&ctx.device, &ctx.allocator, img.clone(), &data).unwrap();
-    let mut down_gfx = DownloadImage::all_levels(&ctx.device, &ctx.allocator, img.clone()).unwrap();
-    let mut down_xfer = DownloadImage::level(&ctx.device, &ctx.allocator, img.clone(), 1).unwrap();
+    let mut up = UploadImage::new(ctx.device(), ctx.allocator(), img.clone(), &data).unwrap();
+    let mut down_gfx =
+        DownloadImage::all_levels(ctx.device(), ctx.allocator(), img.clone()).unwrap();
+    let mut down_xfer =
+        DownloadImage::level(ctx.device(), ctx.allocator(), img.clone(), 1).unwrap();
     let (hg, hx) = (down_gfx.handle(), down_xfer.handle());
     let graph = ctx.graph().unwrap();
     graph
         .record()
-        .insert_pass("up", &mut up, &ctx.transfer)
-        .insert_pass("down on graphics", &mut down_gfx, &ctx.graphics)
+        .insert_pass("up", &mut up, ctx.transfer())
+        .insert_pass("down on graphics", &mut down_gfx, ctx.graphics())
         .finish()
         .unwrap()
         .execute()
@@ -83,7 +85,7 @@ fn image_upload_and_download_on_transfer_family() {
     // A later graph reads level 1 back on the transfer family.
     graph
         .record()
-        .insert_pass("down on transfer", &mut down_xfer, &ctx.transfer)
+        .insert_pass("down on transfer", &mut down_xfer, ctx.transfer())
         .finish()
         .unwrap()
         .execute()
@@ -118,10 +120,10 @@ impl Pass for PresentLike {
 #[ignore = "needs several queue families (run on the NVIDIA machine)"]
 fn present_style_handoff_to_another_family_and_back() {
     let ctx = multi_ctx();
-    let other = if ctx.async_compute.family() != ctx.graphics.family() {
-        ctx.async_compute.clone()
+    let other = if ctx.async_compute().family() != ctx.graphics().family() {
+        ctx.async_compute().clone()
     } else {
-        ctx.transfer.clone()
+        ctx.transfer().clone()
     };
     let img = image(
         &ctx,
@@ -134,7 +136,7 @@ fn present_style_handoff_to_another_family_and_back() {
     );
     // SAFETY: plain object creation; destroyed after the device is idle below.
     let sem = unsafe {
-        ctx.device
+        ctx.device()
             .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
     }
     .unwrap();
@@ -152,7 +154,7 @@ fn present_style_handoff_to_another_family_and_back() {
     };
     graph
         .record()
-        .insert_pass("render", &mut clear, &ctx.graphics)
+        .insert_pass("render", &mut clear, ctx.graphics())
         .insert_pass("present", &mut present, &other)
         .finish()
         .unwrap()
@@ -165,12 +167,12 @@ fn present_style_handoff_to_another_family_and_back() {
     // Consume the semaphore on the present queue, then read the image back on graphics: the
     // graph moves it from the present family back, contents kept.
     let mut wait = WaitExternal::new(sem, vk::PipelineStageFlags2::ALL_COMMANDS);
-    let mut down = DownloadImage::all_levels(&ctx.device, &ctx.allocator, img.clone()).unwrap();
+    let mut down = DownloadImage::all_levels(ctx.device(), ctx.allocator(), img.clone()).unwrap();
     let h = down.handle();
     graph
         .record()
         .insert_pass("wait", &mut wait, &other)
-        .insert_pass("down", &mut down, &ctx.graphics)
+        .insert_pass("down", &mut down, ctx.graphics())
         .finish()
         .unwrap()
         .execute()
@@ -182,8 +184,8 @@ fn present_style_handoff_to_another_family_and_back() {
     drop(graph);
     // SAFETY: every execution completed (waited above); the semaphore is unused.
     unsafe {
-        ctx.device.device_wait_idle().unwrap();
-        ctx.device.destroy_semaphore(sem, None);
+        ctx.device().device_wait_idle().unwrap();
+        ctx.device().destroy_semaphore(sem, None);
     }
     assert_clean(&ctx);
 }
@@ -195,16 +197,16 @@ fn present_style_handoff_to_another_family_and_back() {
 #[ignore = "needs several queue families (run on the NVIDIA machine)"]
 fn aligned_packed_levels_and_depth_copies_on_transfer_family() {
     let ctx = multi_ctx();
-    assert!(!ctx.transfer.caps().contains(vk::QueueFlags::GRAPHICS));
+    assert!(!ctx.transfer().caps().contains(vk::QueueFlags::GRAPHICS));
     let img = image(&ctx, 5, 3, vk::Format::R8_UNORM, 3, 2, "r8");
     let size = UploadImage::packed_size(&img).unwrap() as usize;
     let data = random_bytes(size, 92);
-    let mut up = UploadImage::new(&ctx.device, &ctx.allocator, img.clone(), &data).unwrap();
-    let mut down = DownloadImage::all_levels(&ctx.device, &ctx.allocator, img.clone()).unwrap();
+    let mut up = UploadImage::new(ctx.device(), ctx.allocator(), img.clone(), &data).unwrap();
+    let mut down = DownloadImage::all_levels(ctx.device(), ctx.allocator(), img.clone()).unwrap();
     let h = down.handle();
     run(
         &ctx,
-        &ctx.transfer,
+        ctx.transfer(),
         &mut [("up", &mut up), ("down", &mut down)],
     );
     let got = h.read().unwrap();
@@ -221,23 +223,23 @@ fn aligned_packed_levels_and_depth_copies_on_transfer_family() {
         )
         .unwrap();
     let bytes = random_bytes(64, 93);
-    let mut up = UploadImage::new(&ctx.device, &ctx.allocator, depth.clone(), &bytes).unwrap();
+    let mut up = UploadImage::new(ctx.device(), ctx.allocator(), depth.clone(), &bytes).unwrap();
     let graph = ctx.graph().unwrap();
     let refused = graph
         .record()
-        .insert_pass("depth up", &mut up, &ctx.transfer)
+        .insert_pass("depth up", &mut up, ctx.transfer())
         .finish();
     assert!(
         refused.is_err(),
         "a depth copy planned on a transfer-only queue"
     );
     drop(refused);
-    let mut down = DownloadImage::all_levels(&ctx.device, &ctx.allocator, depth.clone()).unwrap();
+    let mut down = DownloadImage::all_levels(ctx.device(), ctx.allocator(), depth.clone()).unwrap();
     let h = down.handle();
     graph
         .record()
-        .insert_pass("depth up", &mut up, &ctx.graphics)
-        .insert_pass("depth down", &mut down, &ctx.graphics)
+        .insert_pass("depth up", &mut up, ctx.graphics())
+        .insert_pass("depth down", &mut down, ctx.graphics())
         .finish()
         .unwrap()
         .execute()

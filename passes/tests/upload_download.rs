@@ -12,16 +12,16 @@ fn buffer_round_trip_random_bytes() {
     let ctx = ctx();
     let buf = buffer(&ctx, 4096, "dst");
     let data = random_bytes(4096, 1);
-    let mut up = UploadBuffer::new(&ctx.device, &ctx.allocator, buf.clone(), 0, &data).unwrap();
-    let mut down = DownloadBuffer::whole(&ctx.device, &ctx.allocator, buf.clone()).unwrap();
+    let mut up = UploadBuffer::new(ctx.device(), ctx.allocator(), buf.clone(), 0, &data).unwrap();
+    let mut down = DownloadBuffer::whole(ctx.device(), ctx.allocator(), buf.clone()).unwrap();
     let h = down.handle();
     assert!(matches!(h.read(), Err(Error::NotExecuted(_))));
     assert!(!h.is_ready());
     let graph = ctx.graph().unwrap();
     let fence = graph
         .record()
-        .insert_pass("up", &mut up, &ctx.transfer)
-        .insert_pass("down", &mut down, &ctx.transfer)
+        .insert_pass("up", &mut up, ctx.transfer())
+        .insert_pass("down", &mut down, ctx.transfer())
         .finish()
         .unwrap()
         .execute()
@@ -40,15 +40,15 @@ fn buffer_partial_upload_and_range_download() {
     let buf = buffer(&ctx, 1024, "dst");
     let a = random_bytes(1024, 2);
     let b = random_bytes(100, 3);
-    let mut up_a = UploadBuffer::new(&ctx.device, &ctx.allocator, buf.clone(), 0, &a).unwrap();
-    let mut up_b = UploadBuffer::new(&ctx.device, &ctx.allocator, buf.clone(), 300, &b).unwrap();
+    let mut up_a = UploadBuffer::new(ctx.device(), ctx.allocator(), buf.clone(), 0, &a).unwrap();
+    let mut up_b = UploadBuffer::new(ctx.device(), ctx.allocator(), buf.clone(), 300, &b).unwrap();
     let mut down =
-        DownloadBuffer::range(&ctx.device, &ctx.allocator, buf.clone(), 200, 400).unwrap();
-    let mut all = DownloadBuffer::whole(&ctx.device, &ctx.allocator, buf.clone()).unwrap();
+        DownloadBuffer::range(ctx.device(), ctx.allocator(), buf.clone(), 200, 400).unwrap();
+    let mut all = DownloadBuffer::whole(ctx.device(), ctx.allocator(), buf.clone()).unwrap();
     let (h, h_all) = (down.handle(), all.handle());
     run(
         &ctx,
-        &ctx.graphics,
+        ctx.graphics(),
         &mut [
             ("a", &mut up_a),
             ("b", &mut up_b),
@@ -61,9 +61,9 @@ fn buffer_partial_upload_and_range_download() {
     assert_eq!(h.read().unwrap(), want[200..600].to_vec());
     assert_eq!(h_all.read().unwrap(), want);
     // Out-of-range and empty uploads are refused as values.
-    assert!(UploadBuffer::new(&ctx.device, &ctx.allocator, buf.clone(), 1000, &b).is_err());
-    assert!(UploadBuffer::new(&ctx.device, &ctx.allocator, buf.clone(), 0, &[]).is_err());
-    assert!(DownloadBuffer::range(&ctx.device, &ctx.allocator, buf, 1000, 100).is_err());
+    assert!(UploadBuffer::new(ctx.device(), ctx.allocator(), buf.clone(), 1000, &b).is_err());
+    assert!(UploadBuffer::new(ctx.device(), ctx.allocator(), buf.clone(), 0, &[]).is_err());
+    assert!(DownloadBuffer::range(ctx.device(), ctx.allocator(), buf, 1000, 100).is_err());
     assert_clean(&ctx);
 }
 
@@ -72,14 +72,14 @@ fn repeated_download_execution_after_one_upload() {
     let ctx = ctx();
     let buf = buffer(&ctx, 256, "dst");
     let data = random_bytes(256, 9);
-    let mut up = UploadBuffer::new(&ctx.device, &ctx.allocator, buf.clone(), 0, &data).unwrap();
-    let mut down = DownloadBuffer::whole(&ctx.device, &ctx.allocator, buf.clone()).unwrap();
+    let mut up = UploadBuffer::new(ctx.device(), ctx.allocator(), buf.clone(), 0, &data).unwrap();
+    let mut down = DownloadBuffer::whole(ctx.device(), ctx.allocator(), buf.clone()).unwrap();
     let h = down.handle();
     let graph = ctx.graph().unwrap();
     graph
         .record()
-        .insert_pass("up", &mut up, &ctx.graphics)
-        .insert_pass("down", &mut down, &ctx.graphics)
+        .insert_pass("up", &mut up, ctx.graphics())
+        .insert_pass("down", &mut down, ctx.graphics())
         .finish()
         .unwrap()
         .execute()
@@ -90,7 +90,7 @@ fn repeated_download_execution_after_one_upload() {
     // The same download pass again, in a later graph: the handle follows the new execution.
     let fence = graph
         .record()
-        .insert_pass("down again", &mut down, &ctx.graphics)
+        .insert_pass("down again", &mut down, ctx.graphics())
         .finish()
         .unwrap()
         .execute()
@@ -106,16 +106,17 @@ fn repeated_download_execution_after_one_upload() {
 fn repeated_download_executions_return_fresh_data() {
     let ctx = ctx();
     let buf = buffer(&ctx, 256, "dst");
-    let mut down = DownloadBuffer::whole(&ctx.device, &ctx.allocator, buf.clone()).unwrap();
+    let mut down = DownloadBuffer::whole(ctx.device(), ctx.allocator(), buf.clone()).unwrap();
     let h = down.handle();
     let graph = ctx.graph().unwrap();
     for seed in 10..13 {
         let data = random_bytes(256, seed);
-        let mut up = UploadBuffer::new(&ctx.device, &ctx.allocator, buf.clone(), 0, &data).unwrap();
+        let mut up =
+            UploadBuffer::new(ctx.device(), ctx.allocator(), buf.clone(), 0, &data).unwrap();
         graph
             .record()
-            .insert_pass("up", &mut up, &ctx.graphics)
-            .insert_pass("down", &mut down, &ctx.graphics)
+            .insert_pass("up", &mut up, ctx.graphics())
+            .insert_pass("down", &mut down, ctx.graphics())
             .finish()
             .unwrap()
             .execute()
@@ -136,16 +137,16 @@ fn image_round_trip_all_mips_and_layers() {
     // 3 layers of 32x16, 16x8, 8x4 and 4x2 texels of 4 bytes.
     assert_eq!(size, 3 * 4 * (32 * 16 + 16 * 8 + 8 * 4 + 4 * 2));
     let data = random_bytes(size, 4);
-    let mut up = UploadImage::new(&ctx.device, &ctx.allocator, img.clone(), &data).unwrap();
-    let mut down = DownloadImage::all_levels(&ctx.device, &ctx.allocator, img.clone()).unwrap();
-    let mut lvl2 = DownloadImage::level(&ctx.device, &ctx.allocator, img.clone(), 2).unwrap();
+    let mut up = UploadImage::new(ctx.device(), ctx.allocator(), img.clone(), &data).unwrap();
+    let mut down = DownloadImage::all_levels(ctx.device(), ctx.allocator(), img.clone()).unwrap();
+    let mut lvl2 = DownloadImage::level(ctx.device(), ctx.allocator(), img.clone(), 2).unwrap();
     let (h, h2) = (down.handle(), lvl2.handle());
     let graph = ctx.graph().unwrap();
     graph
         .record()
-        .insert_pass("up", &mut up, &ctx.transfer)
-        .insert_pass("down", &mut down, &ctx.transfer)
-        .insert_pass("level 2", &mut lvl2, &ctx.graphics)
+        .insert_pass("up", &mut up, ctx.transfer())
+        .insert_pass("down", &mut down, ctx.transfer())
+        .insert_pass("level 2", &mut lvl2, ctx.graphics())
         .finish()
         .unwrap()
         .execute()
@@ -167,7 +168,7 @@ fn image_upload_regions_into_one_mip_and_layer() {
     let ctx = ctx();
     let img = image(&ctx, 8, 8, vk::Format::R32_UINT, 2, 2, "img");
     let base = random_bytes(UploadImage::packed_size(&img).unwrap() as usize, 5);
-    let mut up_all = UploadImage::new(&ctx.device, &ctx.allocator, img.clone(), &base).unwrap();
+    let mut up_all = UploadImage::new(ctx.device(), ctx.allocator(), img.clone(), &base).unwrap();
     // A 2x2 patch at (1, 1) of mip 1, layer 1, from a buffer with a row length of 3 texels.
     let patch = random_bytes(3 * 2 * 4, 6);
     let region = vk::BufferImageCopy {
@@ -187,13 +188,19 @@ fn image_upload_regions_into_one_mip_and_layer() {
             depth: 1,
         },
     };
-    let mut up_patch =
-        UploadImage::regions(&ctx.device, &ctx.allocator, img.clone(), &patch, &[region]).unwrap();
-    let mut down = DownloadImage::all_levels(&ctx.device, &ctx.allocator, img.clone()).unwrap();
+    let mut up_patch = UploadImage::regions(
+        ctx.device(),
+        ctx.allocator(),
+        img.clone(),
+        &patch,
+        &[region],
+    )
+    .unwrap();
+    let mut down = DownloadImage::all_levels(ctx.device(), ctx.allocator(), img.clone()).unwrap();
     let h = down.handle();
     run(
         &ctx,
-        &ctx.graphics,
+        ctx.graphics(),
         &mut [
             ("all", &mut up_all),
             ("patch", &mut up_patch),
@@ -212,7 +219,7 @@ fn image_upload_regions_into_one_mip_and_layer() {
     }
     assert_eq!(h.read().unwrap(), want);
     // Wrong data sizes are refused.
-    assert!(UploadImage::new(&ctx.device, &ctx.allocator, img, &base[1..]).is_err());
+    assert!(UploadImage::new(ctx.device(), ctx.allocator(), img, &base[1..]).is_err());
     assert_clean(&ctx);
 }
 
@@ -287,13 +294,13 @@ fn hostile_regions_are_errors_not_panics() {
     for r in &hostile {
         let is_region_error = |e: &Error| matches!(e, Error::InvalidRegion(_));
         let e =
-            DownloadImage::regions(&ctx.device, &ctx.allocator, img.clone(), &[*r]).unwrap_err();
+            DownloadImage::regions(ctx.device(), ctx.allocator(), img.clone(), &[*r]).unwrap_err();
         // A huge row length on a valid region may only fail at the staging allocation.
         assert!(
             is_region_error(&e) || r.buffer_row_length == u32::MAX,
             "{r:?}: {e}"
         );
-        let e = UploadImage::regions(&ctx.device, &ctx.allocator, img.clone(), &data, &[*r])
+        let e = UploadImage::regions(ctx.device(), ctx.allocator(), img.clone(), &data, &[*r])
             .unwrap_err();
         assert!(is_region_error(&e), "{r:?}: {e}");
         let e = vk_baton_passes::CopyBufferToImage::regions(buf.clone(), img.clone(), &[*r])
@@ -303,7 +310,7 @@ fn hostile_regions_are_errors_not_panics() {
             .unwrap_err();
         assert!(is_region_error(&e), "{r:?}: {e}");
     }
-    let support = vk_baton_passes::FormatSupport::new(&ctx.instance, ctx.physical_device);
+    let support = vk_baton_passes::FormatSupport::new(ctx.instance(), ctx.physical_device());
     let dst = image(&ctx, 8, 8, vk::Format::R8G8B8A8_UNORM, 1, 2, "dst");
     let o = |x, y, z| vk::Offset3D { x, y, z };
     for offsets in [
@@ -340,12 +347,12 @@ fn packed_levels_are_aligned_and_one_aspect_per_region() {
     let img = image(&ctx, 5, 3, vk::Format::R8_UNORM, 3, 1, "r8");
     assert_eq!(UploadImage::packed_size(&img).unwrap(), 21);
     let mut data = random_bytes(21, 7);
-    let mut up = UploadImage::new(&ctx.device, &ctx.allocator, img.clone(), &data).unwrap();
-    let mut down = DownloadImage::all_levels(&ctx.device, &ctx.allocator, img.clone()).unwrap();
+    let mut up = UploadImage::new(ctx.device(), ctx.allocator(), img.clone(), &data).unwrap();
+    let mut down = DownloadImage::all_levels(ctx.device(), ctx.allocator(), img.clone()).unwrap();
     let h = down.handle();
     run(
         &ctx,
-        &ctx.transfer,
+        ctx.transfer(),
         &mut [("up", &mut up), ("down", &mut down)],
     );
     let got = h.read().unwrap();
@@ -378,7 +385,8 @@ fn packed_levels_are_aligned_and_one_aspect_per_region() {
     let e = vk_baton_passes::CopyBufferToImage::regions(buf.clone(), ds.clone(), &[region])
         .unwrap_err();
     assert!(matches!(e, Error::InvalidRegion(_)), "{e}");
-    let e = DownloadImage::regions(&ctx.device, &ctx.allocator, ds.clone(), &[region]).unwrap_err();
+    let e =
+        DownloadImage::regions(ctx.device(), ctx.allocator(), ds.clone(), &[region]).unwrap_err();
     assert!(matches!(e, Error::InvalidRegion(_)), "{e}");
     let depth_only = vk::BufferImageCopy {
         image_subresource: vk::ImageSubresourceLayers {

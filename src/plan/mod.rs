@@ -30,9 +30,11 @@ mod planner;
 mod presented;
 mod queue_stages;
 mod state;
+mod submission;
 
 pub use planner::{plan, plan_owned};
 pub use state::{Recorded, SegmentState};
+pub(crate) use submission::{submission_runs, SubmissionRun};
 
 use crate::access::Access;
 use crate::range::{BufferRange, ImageRange, SubRange};

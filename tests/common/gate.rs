@@ -20,7 +20,7 @@ pub struct Gate {
 impl Gate {
     /// A closed gate; `queue` is waited idle before the event is destroyed.
     pub fn new(ctx: &Context, queue: &Queue) -> Gate {
-        let device = ctx.device.clone();
+        let device = ctx.device().clone();
         // SAFETY: a valid create info on a live device; destroyed in Drop. Not DEVICE_ONLY:
         // the host sets it.
         let event = unsafe { device.create_event(&vk::EventCreateInfo::default(), None) }.unwrap();

@@ -139,7 +139,7 @@ pub struct Compute {
 
 impl Compute {
     pub fn new(ctx: &Context, spirv: &[u8], kind: vk::DescriptorType) -> Compute {
-        let d = &ctx.device;
+        let d = ctx.device();
         let code = vk_baton_shaders::words(spirv);
         let binding = [vk::DescriptorSetLayoutBinding::default()
             .binding(0)

@@ -12,7 +12,7 @@ pub fn ctx() -> Context {
     let ctx = Context::new_for_tests().expect(
         "GPU tests need a Vulkan 1.3 device and the validation layer (install mesa-vulkan-drivers and vulkan-validationlayers)",
     );
-    assert!(ctx.validation, "validation must be on");
+    assert!(ctx.validation(), "validation must be on");
     ctx
 }
 

@@ -5,16 +5,25 @@
 //! reset and back in their pool, the fences back in the spare list, the completion token
 //! marked failed (so nothing waits on it forever), and the pass's error naming the pass.
 
+use super::Execution;
+use crate::completion::CompletionToken;
 use crate::error::{Error, Result};
-use crate::fence::{CompletionToken, FenceContents};
-use crate::graph::{GraphShared, PassEntry, Pools};
-use crate::pass::Recorder;
-use crate::plan::{BarrierCmd, Command, Plan};
+use crate::pass::{PassSlot, Recorder};
+use crate::plan::{BarrierCmd, Command};
+use crate::pools::{InFlight, Reusable};
 use crate::queue::Queue;
 use crate::resource::Resource;
 use ash::vk;
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
+
+/// A pass as inserted into a graph: its name, the pass, and the queue it runs on.
+pub(crate) struct PassEntry<'a> {
+    pub(crate) name: String,
+    /// Borrowed (`insert_pass`) or owned (`insert_fn`).
+    pub(crate) pass: PassSlot<'a>,
+    pub(crate) queue: Queue,
+}
 
 /// What recording an execution produced, all of it to hand back to the graph once done.
 #[derive(Default)]
@@ -35,16 +44,16 @@ impl Recording {
         self.fences.iter().flatten().copied().collect()
     }
 
-    /// The contents to hand to an execution fence (or back to the graph), with the execution's
+    /// What to hand to an execution fence (or back to the pools), with the execution's
     /// resources and queues.
-    pub(crate) fn into_contents(
+    pub(crate) fn into_in_flight(
         self,
         token: CompletionToken,
         resources: Vec<Resource>,
         queues: Vec<Queue>,
-    ) -> FenceContents {
+    ) -> InFlight {
         let fences = self.all_fences();
-        FenceContents {
+        InFlight {
             token,
             fences,
             cmds: self.cmds,
@@ -55,54 +64,124 @@ impl Recording {
     }
 }
 
-/// Records every batch of `plan`. On an error or a panic in a pass, puts everything taken back
-/// (command buffers reset and returned to their pools, fences returned), marks `token` failed,
-/// and then returns the error or resumes the panic.
-///
-/// Why resume the panic rather than turn it into an `Err`: a panic is a bug in the pass, and
-/// the pass (owned by the caller) may be left half-updated. Returning `Err` would invite the
-/// caller to carry on with it, and would change what `panic = "abort"` builds, `#[should_panic]`
-/// tests and panic hooks see. So the panic goes on as if vk-baton were not there; only the
-/// graph's own state is repaired first, which is all `AssertUnwindSafe` vouches for: the
-/// recording state below is only ever pushed to, so it is consistent at any unwind point.
-pub(crate) fn record_execution(
-    shared: &GraphShared,
-    plan: &Plan,
-    queues: &[Queue],
-    resources: &[Resource],
-    passes: &mut [PassEntry<'_>],
-    token: &CompletionToken,
-) -> Result<Recording> {
-    let mut out = Recording {
-        fences: vec![None; queues.len()],
-        batch_cmds: Vec::with_capacity(queues.len()),
-        ..Recording::default()
-    };
-    let outcome = {
-        let mut pools = shared.pools.lock();
-        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
-            record_all(
-                shared, &mut pools, plan, queues, resources, passes, token, &mut out,
-            )
-        }));
-        if !matches!(outcome, Ok(Ok(()))) {
-            reset_unsubmitted(&shared.device, &out.cmds);
+impl Execution<'_> {
+    /// Records every batch of the plan. On an error or a panic in a pass, puts everything
+    /// taken back (command buffers reset and returned to their pools, fences returned), marks
+    /// `token` failed, and then returns the error or resumes the panic.
+    ///
+    /// Why resume the panic rather than turn it into an `Err`: a panic is a bug in the pass,
+    /// and the pass (owned by the caller) may be left half-updated. Returning `Err` would
+    /// invite the caller to carry on with it, and would change what `panic = "abort"` builds,
+    /// `#[should_panic]` tests and panic hooks see. So the panic goes on as if vk-baton were
+    /// not there; only the graph's own state is repaired first, which is all
+    /// `AssertUnwindSafe` vouches for: the recording state below is only ever pushed to, so it
+    /// is consistent at any unwind point.
+    pub(super) fn record(&mut self, token: &CompletionToken) -> Result<Recording> {
+        let mut out = Recording {
+            fences: vec![None; self.queues.len()],
+            batch_cmds: Vec::with_capacity(self.queues.len()),
+            ..Recording::default()
+        };
+        let pools = self.pools.clone();
+        let outcome = {
+            let mut reusable = pools.reusable.lock();
+            let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+                self.record_all(&mut reusable, token, &mut out)
+            }));
+            if !matches!(outcome, Ok(Ok(()))) {
+                reset_unsubmitted(&pools.device, &out.cmds);
+            }
+            outcome
+        };
+        let failed = match outcome {
+            Ok(Ok(())) => return Ok(out),
+            Ok(Err(e)) => Err(e),
+            Err(payload) => Ok(payload),
+        };
+        // Nothing was submitted: the token completes as failed, and every command buffer and
+        // fence goes back to the pools for the next execution.
+        token.set_submitted(Vec::new());
+        token.set_failed();
+        pools.recycle(out.into_in_flight(token.clone(), Vec::new(), Vec::new()));
+        match failed {
+            Err(e) => Err(e),
+            Ok(payload) => panic::resume_unwind(payload),
         }
-        outcome
-    };
-    let failed = match outcome {
-        Ok(Ok(())) => return Ok(out),
-        Ok(Err(e)) => Err(e),
-        Err(payload) => Ok(payload),
-    };
-    // Nothing was submitted: the token completes as failed, and every command buffer and fence
-    // goes back to the graph for the next execution.
-    token.set_submitted(Vec::new());
-    token.set_failed();
-    shared.recycle(out.into_contents(token.clone(), Vec::new(), Vec::new()));
-    match failed {
-        Err(e) => Err(e),
-        Ok(payload) => panic::resume_unwind(payload),
+    }
+
+    /// Records every batch into `out`. On error, `out` holds what was taken so far.
+    fn record_all(
+        &mut self,
+        reusable: &mut Reusable,
+        token: &CompletionToken,
+        out: &mut Recording,
+    ) -> Result<()> {
+        let Recording {
+            keep,
+            cmds,
+            fences,
+            batch_cmds,
+        } = out;
+        let Execution {
+            pools,
+            passes,
+            queues,
+            resources,
+            plan,
+            ..
+        } = self;
+        let device: &ash::Device = &pools.device;
+        for (qi, qp) in plan.queues.iter().enumerate() {
+            let family = queues[qi].family();
+            let mut per_batch = Vec::with_capacity(qp.batches.len());
+            for batch in &qp.batches {
+                if batch.commands.is_empty() {
+                    per_batch.push(None);
+                    continue;
+                }
+                let cmd = pools.command_buffer(reusable, family)?;
+                cmds.push((family, cmd));
+                per_batch.push(Some(cmd));
+                let begin = vk::CommandBufferBeginInfo::default()
+                    .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+                // SAFETY: `cmd` is not pending (fresh, or recycled after its fence signalled),
+                // and its pool is locked by the caller.
+                unsafe { device.begin_command_buffer(cmd, &begin) }
+                    .map_err(|e| Error::vk("vkBeginCommandBuffer", e))?;
+                for c in &batch.commands {
+                    match c {
+                        Command::Barrier(b) => record_barrier(device, cmd, b, resources),
+                        Command::Pass(i) => {
+                            let PassEntry { name, pass, queue } = &mut passes[*i];
+                            if let Some(d) = &pools.debug {
+                                d.begin_label(cmd, name);
+                            }
+                            let mut r = Recorder {
+                                device,
+                                cmd,
+                                queue,
+                                keep,
+                                completion: token,
+                                debug: pools.debug.as_ref(),
+                                pass_name: name,
+                            };
+                            pass.record(&mut r).map_err(|e| name_the_pass(name, e))?;
+                            if let Some(d) = &pools.debug {
+                                d.end_label(cmd);
+                            }
+                        }
+                    }
+                }
+                // SAFETY: `cmd` is recording.
+                unsafe { device.end_command_buffer(cmd) }
+                    .map_err(|e| Error::vk("vkEndCommandBuffer", e))?;
+            }
+            if !qp.batches.is_empty() {
+                fences[qi] = Some(pools.fence(reusable)?);
+            }
+            batch_cmds.push(per_batch);
+        }
+        Ok(())
     }
 }
 
@@ -128,78 +207,6 @@ fn reset_unsubmitted(device: &ash::Device, cmds: &[(u32, vk::CommandBuffer)]) {
             log::error!("vkResetCommandBuffer failed after a recording error: {e}");
         }
     }
-}
-
-/// Records every batch into `out`. On error, `out` holds what was taken so far.
-#[allow(clippy::too_many_arguments)]
-fn record_all(
-    shared: &GraphShared,
-    pools: &mut Pools,
-    plan: &Plan,
-    queues: &[Queue],
-    resources: &[Resource],
-    passes: &mut [PassEntry<'_>],
-    token: &CompletionToken,
-    out: &mut Recording,
-) -> Result<()> {
-    let Recording {
-        keep,
-        cmds,
-        fences,
-        batch_cmds,
-    } = out;
-    let device: &ash::Device = &shared.device;
-    for (qi, qp) in plan.queues.iter().enumerate() {
-        let family = queues[qi].family();
-        let mut per_batch = Vec::with_capacity(qp.batches.len());
-        for batch in &qp.batches {
-            if batch.commands.is_empty() {
-                per_batch.push(None);
-                continue;
-            }
-            let cmd = shared.command_buffer(pools, family)?;
-            cmds.push((family, cmd));
-            per_batch.push(Some(cmd));
-            let begin = vk::CommandBufferBeginInfo::default()
-                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-            // SAFETY: `cmd` is not pending (fresh, or recycled after its fence signalled), and
-            // its pool is locked by the caller.
-            unsafe { device.begin_command_buffer(cmd, &begin) }
-                .map_err(|e| Error::vk("vkBeginCommandBuffer", e))?;
-            for c in &batch.commands {
-                match c {
-                    Command::Barrier(b) => record_barrier(device, cmd, b, resources),
-                    Command::Pass(i) => {
-                        let PassEntry { name, pass, queue } = &mut passes[*i];
-                        if let Some(d) = &shared.debug {
-                            d.begin_label(cmd, name);
-                        }
-                        let mut r = Recorder {
-                            device,
-                            cmd,
-                            queue,
-                            keep,
-                            completion: token,
-                            debug: shared.debug.as_ref(),
-                            pass_name: name,
-                        };
-                        pass.record(&mut r).map_err(|e| name_the_pass(name, e))?;
-                        if let Some(d) = &shared.debug {
-                            d.end_label(cmd);
-                        }
-                    }
-                }
-            }
-            // SAFETY: `cmd` is recording.
-            unsafe { device.end_command_buffer(cmd) }
-                .map_err(|e| Error::vk("vkEndCommandBuffer", e))?;
-        }
-        if !qp.batches.is_empty() {
-            fences[qi] = Some(shared.fence(pools)?);
-        }
-        batch_cmds.push(per_batch);
-    }
-    Ok(())
 }
 
 /// Records one `vkCmdPipelineBarrier2` holding every barrier of `b`.
@@ -267,7 +274,8 @@ fn record_barrier(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::{Batch, QueuePlan};
+    use crate::plan::{Batch, Plan, QueuePlan};
+    use crate::pools::GraphPools;
     use crate::{Context, Declare, Pass};
 
     /// Records nothing, then does what it is told.
@@ -306,10 +314,10 @@ mod tests {
     }
 
     /// (spare fences, spare command buffers of `family`)
-    fn spares(shared: &GraphShared, family: u32) -> (usize, usize) {
-        let pools = shared.pools.lock();
-        let free = pools.families.get(&family).map_or(0, |f| f.free.len());
-        (pools.fences.len(), free)
+    fn spares(pools: &GraphPools, family: u32) -> (usize, usize) {
+        let reusable = pools.reusable.lock();
+        let free = reusable.families.get(&family).map_or(0, |f| f.free.len());
+        (reusable.fences.len(), free)
     }
 
     /// The fence that leaked on a two-queue graph: taken for queue 0, then queue 1's pass
@@ -319,14 +327,12 @@ mod tests {
         let ctx = Context::new_for_tests().expect("a Vulkan device (lavapipe in CI)");
         let log = ctx.message_log();
         let graph = ctx.graph().unwrap();
-        let shared = graph.downgrade().upgrade().unwrap();
-        let q = ctx.graphics.clone();
+        let shared = graph.pools().clone();
+        let q = ctx.graphics().clone();
         let family = q.family();
-        let queues = [q.clone(), q.clone()];
-        let plan = two_queue_plan();
         let run = |second: Option<&'static str>| {
             let (mut first, mut second) = (Step(None), Step(second));
-            let mut passes = [
+            let passes = vec![
                 PassEntry {
                     name: "first".into(),
                     pass: (&mut first).into(),
@@ -338,10 +344,16 @@ mod tests {
                     queue: q.clone(),
                 },
             ];
+            let mut execution = Execution {
+                pools: shared.clone(),
+                passes,
+                queues: vec![q.clone(), q.clone()],
+                resources: Vec::new(),
+                versions: Vec::new(),
+                plan: two_queue_plan(),
+            };
             let token = CompletionToken::new(shared.device.clone());
-            let r = panic::catch_unwind(AssertUnwindSafe(|| {
-                record_execution(&shared, &plan, &queues, &[], &mut passes, &token)
-            }));
+            let r = panic::catch_unwind(AssertUnwindSafe(|| execution.record(&token)));
             (r, token)
         };
 
@@ -367,12 +379,11 @@ mod tests {
         assert_eq!(recording.all_fences().len(), 2);
         assert_eq!(spares(&shared, family), (0, 0));
         token.set_submitted(Vec::new());
-        shared.recycle(recording.into_contents(token, Vec::new(), Vec::new()));
+        shared.recycle(recording.into_in_flight(token, Vec::new(), Vec::new()));
         assert_eq!(spares(&shared, family), (2, 2));
 
         drop(shared);
         drop(graph);
-        drop(queues);
         drop(q);
         drop(ctx);
         assert!(log.validation() == 0, "{}", log.validation());

@@ -1,0 +1,385 @@
+//! The steps of [`crate::Context::with_options`], in order: the instance with its debug
+//! messenger, the physical device and the queue families, the device, its queues, and the
+//! allocator. Each step returns an owner of what it made, so a later step's failure destroys
+//! everything made before it, in the right order, by dropping.
+
+use super::owner::{DeviceOwner, InstanceOwner, Messenger};
+use super::ContextOptions;
+use crate::debug::DebugUtils;
+use crate::error::{Error, Result};
+use crate::messages::{on_message, Messages};
+use crate::queue::Queue;
+use crate::resource::SharedAllocator;
+use ash::vk;
+use parking_lot::Mutex;
+use std::ffi::{c_void, CStr, CString};
+use std::sync::Arc;
+
+const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
+
+/// Loads Vulkan and creates the instance (with the validation layer and synchronization
+/// validation if asked) and, where `VK_EXT_debug_utils` exists, a messenger that counts
+/// warnings and errors into `messages`.
+pub(super) fn create_instance(
+    opts: &ContextOptions,
+    messages: Arc<Messages>,
+) -> Result<InstanceOwner> {
+    // SAFETY: loading the system Vulkan loader; its initialization has no preconditions.
+    let entry = unsafe { ash::Entry::load() }
+        .map_err(|e| Error::InvalidInput(format!("cannot load the Vulkan loader: {e}")))?;
+    // SAFETY: plain queries.
+    let layers = unsafe { entry.enumerate_instance_layer_properties() }
+        .map_err(|e| Error::vk("vkEnumerateInstanceLayerProperties", e))?;
+    let has_layer = layers
+        .iter()
+        .any(|l| l.layer_name_as_c_str() == Ok(VALIDATION_LAYER));
+    if opts.validation && !has_layer {
+        return Err(Error::InvalidInput("validation was requested but VK_LAYER_KHRONOS_validation is not installed (Debian/Ubuntu: vulkan-validationlayers)".into()));
+    }
+    // SAFETY: plain query.
+    let exts = unsafe { entry.enumerate_instance_extension_properties(None) }
+        .map_err(|e| Error::vk("vkEnumerateInstanceExtensionProperties", e))?;
+    let has_ext = |name: &CStr| exts.iter().any(|e| e.extension_name_as_c_str() == Ok(name));
+    let debug_utils = has_ext(ash::ext::debug_utils::NAME);
+    let mut ext_names: Vec<*const std::ffi::c_char> = opts
+        .instance_extensions
+        .iter()
+        .map(|e| e.as_ptr())
+        .collect();
+    if debug_utils {
+        ext_names.push(ash::ext::debug_utils::NAME.as_ptr());
+    }
+    let mut layer_names = Vec::new();
+    if opts.validation {
+        layer_names.push(VALIDATION_LAYER.as_ptr());
+        // SAFETY: plain query.
+        let layer_exts =
+            unsafe { entry.enumerate_instance_extension_properties(Some(VALIDATION_LAYER)) }
+                .unwrap_or_default();
+        if layer_exts
+            .iter()
+            .any(|e| e.extension_name_as_c_str() == Ok(ash::ext::validation_features::NAME))
+        {
+            ext_names.push(ash::ext::validation_features::NAME.as_ptr());
+        }
+    }
+    let app_name = CString::new(opts.app_name.replace('\0', "?")).unwrap_or_default();
+    let app = vk::ApplicationInfo::default()
+        .application_name(&app_name)
+        .engine_name(c"vk-baton")
+        .api_version(vk::API_VERSION_1_3);
+    let enabled = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
+    let mut features = vk::ValidationFeaturesEXT::default().enabled_validation_features(&enabled);
+    let mut info = vk::InstanceCreateInfo::default()
+        .application_info(&app)
+        .enabled_layer_names(&layer_names)
+        .enabled_extension_names(&ext_names);
+    if opts.validation {
+        info = info.push_next(&mut features);
+    }
+    // SAFETY: valid create info; every pointed-to name outlives the call.
+    let instance = unsafe { entry.create_instance(&info, None) }
+        .map_err(|e| Error::vk("vkCreateInstance", e))?;
+    let messenger = if debug_utils {
+        create_messenger(&entry, &instance, &messages)
+    } else {
+        None
+    };
+    Ok(InstanceOwner {
+        entry,
+        instance,
+        messenger,
+        debug_utils,
+        messages,
+    })
+}
+
+/// A messenger that counts warnings and errors into `messages` and logs every message. A
+/// failure only costs the counting: it is logged, not returned.
+fn create_messenger(
+    entry: &ash::Entry,
+    instance: &ash::Instance,
+    messages: &Arc<Messages>,
+) -> Option<Messenger> {
+    let loader = ash::ext::debug_utils::Instance::new(entry, instance);
+    use vk::DebugUtilsMessageSeverityFlagsEXT as S;
+    use vk::DebugUtilsMessageTypeFlagsEXT as T;
+    let info = vk::DebugUtilsMessengerCreateInfoEXT::default()
+        .message_severity(S::ERROR | S::WARNING | S::INFO)
+        .message_type(T::GENERAL | T::VALIDATION | T::PERFORMANCE)
+        .pfn_user_callback(Some(on_message))
+        .user_data(Arc::as_ptr(messages) as *mut c_void);
+    // SAFETY: valid create info; the user data outlives the messenger (`InstanceOwner` holds
+    // both and destroys the messenger first).
+    match unsafe { loader.create_debug_utils_messenger(&info, None) } {
+        Ok(m) => Some((loader, m)),
+        Err(e) => {
+            log::warn!("vkCreateDebugUtilsMessengerEXT failed: {e}");
+            None
+        }
+    }
+}
+
+/// Picks a Vulkan 1.3 device: discrete first, then integrated, then any.
+pub(super) fn pick_physical_device(
+    instance: &ash::Instance,
+) -> Result<(vk::PhysicalDevice, Vec<vk::QueueFamilyProperties>)> {
+    // SAFETY: plain query on a live instance.
+    let devices = unsafe { instance.enumerate_physical_devices() }
+        .map_err(|e| Error::vk("vkEnumeratePhysicalDevices", e))?;
+    let rank = |t: vk::PhysicalDeviceType| match t {
+        vk::PhysicalDeviceType::DISCRETE_GPU => 0,
+        vk::PhysicalDeviceType::INTEGRATED_GPU => 1,
+        vk::PhysicalDeviceType::VIRTUAL_GPU => 2,
+        vk::PhysicalDeviceType::CPU => 3,
+        _ => 4,
+    };
+    let mut best: Option<(u32, vk::PhysicalDevice)> = None;
+    for pd in devices {
+        // SAFETY: plain query.
+        let props = unsafe { instance.get_physical_device_properties(pd) };
+        if vk::api_version_major(props.api_version) < 1
+            || (vk::api_version_major(props.api_version) == 1
+                && vk::api_version_minor(props.api_version) < 3)
+        {
+            continue;
+        }
+        let r = rank(props.device_type);
+        if best.is_none_or(|(b, _)| r < b) {
+            best = Some((r, pd));
+        }
+    }
+    let (_, pd) = best.ok_or_else(|| Error::InvalidInput("no Vulkan 1.3 device found (without a GPU, install Mesa's lavapipe: mesa-vulkan-drivers)".into()))?;
+    // SAFETY: plain query.
+    let families = unsafe { instance.get_physical_device_queue_family_properties(pd) };
+    Ok((pd, families))
+}
+
+/// Which family each named queue uses, and how many queues to create in each family.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct FamilyChoice {
+    pub(super) graphics: usize,
+    /// A compute family without graphics, if there is one.
+    pub(super) async_compute: Option<usize>,
+    /// A transfer family without graphics or compute, if there is one.
+    pub(super) transfer: Option<usize>,
+    /// Per family, the queues to create: 1, or `graphics_queues` for the graphics family.
+    pub(super) counts: Vec<u32>,
+}
+
+impl FamilyChoice {
+    /// Chooses the families; fails without a graphics family, or when it has fewer queues
+    /// than `graphics_queues` asks for.
+    pub(super) fn new(
+        families: &[vk::QueueFamilyProperties],
+        graphics_queues: u32,
+    ) -> Result<FamilyChoice> {
+        let has = |f: &vk::QueueFamilyProperties, yes: vk::QueueFlags, no: vk::QueueFlags| {
+            f.queue_flags.contains(yes) && !f.queue_flags.intersects(no)
+        };
+        use vk::QueueFlags as Q;
+        let graphics = families
+            .iter()
+            .position(|f| has(f, Q::GRAPHICS, Q::empty()))
+            .ok_or_else(|| Error::InvalidInput("the device has no graphics queue family".into()))?;
+        let available = families[graphics].queue_count;
+        if graphics_queues == 0 || graphics_queues > available {
+            return Err(Error::InvalidInput(format!(
+                "ContextOptions::graphics_queues is {graphics_queues}, but the graphics family ({graphics}) has {available} queue(s): ask for 1 to {available}"
+            )));
+        }
+        let mut counts = vec![1; families.len()];
+        counts[graphics] = graphics_queues;
+        Ok(FamilyChoice {
+            graphics,
+            async_compute: families
+                .iter()
+                .position(|f| has(f, Q::COMPUTE, Q::GRAPHICS)),
+            transfer: families
+                .iter()
+                .position(|f| has(f, Q::TRANSFER, Q::GRAPHICS | Q::COMPUTE)),
+            counts,
+        })
+    }
+
+    /// The name of queue `index` of `family`: "graphics", "graphics 1", "async_compute",
+    /// "transfer", or "family 3".
+    pub(super) fn queue_name(&self, family: usize, index: u32) -> String {
+        let base = if family == self.graphics {
+            "graphics".to_owned()
+        } else if Some(family) == self.async_compute {
+            "async_compute".to_owned()
+        } else if Some(family) == self.transfer {
+            "transfer".to_owned()
+        } else {
+            format!("family {family}")
+        };
+        if index == 0 {
+            base
+        } else {
+            format!("{base} {index}")
+        }
+    }
+}
+
+/// Creates the device with `choice.counts` queues of each family, timeline semaphores and
+/// synchronization2 (and the swapchain extension if asked).
+pub(super) fn create_device(
+    instance: &ash::Instance,
+    physical_device: vk::PhysicalDevice,
+    choice: &FamilyChoice,
+    swapchain: bool,
+) -> Result<ash::Device> {
+    let most = choice.counts.iter().copied().max().unwrap_or(1) as usize;
+    let priorities = vec![1.0f32; most];
+    let queue_infos: Vec<vk::DeviceQueueCreateInfo<'_>> = (0..choice.counts.len())
+        .map(|f| {
+            vk::DeviceQueueCreateInfo::default()
+                .queue_family_index(f as u32)
+                .queue_priorities(&priorities[..choice.counts[f] as usize])
+        })
+        .collect();
+    let mut f12 = vk::PhysicalDeviceVulkan12Features::default().timeline_semaphore(true);
+    let mut f13 = vk::PhysicalDeviceVulkan13Features::default().synchronization2(true);
+    let mut dev_exts: Vec<*const std::ffi::c_char> = Vec::new();
+    if swapchain {
+        dev_exts.push(ash::khr::swapchain::NAME.as_ptr());
+    }
+    let info = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queue_infos)
+        .enabled_extension_names(&dev_exts)
+        .push_next(&mut f12)
+        .push_next(&mut f13);
+    // SAFETY: valid create info for a physical device of this instance.
+    unsafe { instance.create_device(physical_device, &info, None) }
+        .map_err(|e| Error::vk("vkCreateDevice", e))
+}
+
+/// The device's queues: queue 0 of every family, and every queue of the graphics family.
+pub(super) struct Queues {
+    /// Queue 0 of each family, by family index.
+    pub(super) first_of_family: Vec<Queue>,
+    /// Every queue of the graphics family, by queue index: `graphics` first.
+    pub(super) graphics: Vec<Queue>,
+}
+
+/// Makes a [`Queue`] (with its timeline semaphore) for every queue `choice` created, each
+/// debug-named and keeping `owner` alive.
+pub(super) fn create_queues(
+    owner: &Arc<DeviceOwner>,
+    families: &[vk::QueueFamilyProperties],
+    choice: &FamilyChoice,
+    debug: Option<&DebugUtils>,
+) -> Result<Queues> {
+    let mut out = Queues {
+        first_of_family: Vec::with_capacity(families.len()),
+        graphics: Vec::new(),
+    };
+    for (f, family) in families.iter().enumerate() {
+        let mut caps = family.queue_flags;
+        if caps.intersects(vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE) {
+            // Graphics and compute families always support transfers.
+            caps |= vk::QueueFlags::TRANSFER;
+        }
+        for index in 0..choice.counts[f] {
+            let name = choice.queue_name(f, index);
+            let q = Queue::new(&owner.device, f as u32, index, caps, &name)?
+                .keep_alive_with(owner.clone());
+            if let Some(d) = debug {
+                d.set_name(q.handle(), &name);
+                d.set_name(q.timeline(), &format!("{name} timeline"));
+            }
+            if index == 0 {
+                out.first_of_family.push(q.clone());
+            }
+            if f == choice.graphics {
+                out.graphics.push(q);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The gpu-allocator allocator of the device.
+pub(super) fn create_allocator(
+    instance: &ash::Instance,
+    device: &ash::Device,
+    physical_device: vk::PhysicalDevice,
+) -> Result<SharedAllocator> {
+    let desc = gpu_allocator::vulkan::AllocatorCreateDesc {
+        instance: instance.clone(),
+        device: device.clone(),
+        physical_device,
+        debug_settings: Default::default(),
+        buffer_device_address: false,
+        allocation_sizes: Default::default(),
+    };
+    let allocator = gpu_allocator::vulkan::Allocator::new(&desc)?;
+    Ok(Arc::new(Mutex::new(allocator)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn family(flags: vk::QueueFlags, queue_count: u32) -> vk::QueueFamilyProperties {
+        vk::QueueFamilyProperties {
+            queue_flags: flags,
+            queue_count,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn dedicated_families_are_chosen_and_extra_graphics_queues_counted() {
+        use vk::QueueFlags as Q;
+        let families = [
+            family(Q::TRANSFER, 2),
+            family(Q::GRAPHICS | Q::COMPUTE | Q::TRANSFER, 16),
+            family(Q::COMPUTE | Q::TRANSFER, 8),
+            family(Q::VIDEO_DECODE_KHR, 1),
+        ];
+        let choice = FamilyChoice::new(&families, 2).unwrap();
+        assert_eq!(
+            choice,
+            FamilyChoice {
+                graphics: 1,
+                async_compute: Some(2),
+                transfer: Some(0),
+                counts: vec![1, 2, 1, 1],
+            }
+        );
+        let names: Vec<String> = [(1, 0), (1, 1), (2, 0), (0, 0), (3, 0)]
+            .iter()
+            .map(|&(f, i)| choice.queue_name(f, i))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "graphics",
+                "graphics 1",
+                "async_compute",
+                "transfer",
+                "family 3"
+            ]
+        );
+    }
+
+    #[test]
+    fn asking_for_more_graphics_queues_than_the_family_has_is_a_clear_error() {
+        use vk::QueueFlags as Q;
+        let one = [family(Q::GRAPHICS | Q::COMPUTE | Q::TRANSFER, 1)];
+        let e = FamilyChoice::new(&one, 2).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid plan input: ContextOptions::graphics_queues is 2, but the graphics family (0) has 1 queue(s): ask for 1 to 1"
+        );
+        assert!(FamilyChoice::new(&one, 0).is_err());
+        assert_eq!(FamilyChoice::new(&one, 1).unwrap().counts, vec![1]);
+        let none = [family(Q::COMPUTE, 4)];
+        assert_eq!(
+            FamilyChoice::new(&none, 1).unwrap_err().to_string(),
+            "invalid plan input: the device has no graphics queue family"
+        );
+    }
+}

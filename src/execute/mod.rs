@@ -1,0 +1,108 @@
+//! Plan -> command buffers -> submits.
+//!
+//! An [`Execution`] is one planned graph with everything needed to run it: the pools to take
+//! command buffers and fences from, the passes, and the queues and resources the plan's
+//! indices refer to. Running it goes down through two steps, each a submodule:
+//!
+//! 1. [`recording`]: one primary command buffer per batch. [`crate::plan::Command::Barrier`]
+//!    becomes exactly one `vkCmdPipelineBarrier2`; [`crate::plan::Command::Pass`] becomes a
+//!    debug label around the pass's own recording. A pass's error or panic puts everything
+//!    back before it goes on.
+//! 2. [`submit`]: each queue gets one `vkQueueSubmit2` with one `VkSubmitInfo2` per batch (in
+//!    the order [`crate::plan::submission_runs`] decides) and a `VkFence` for host waits.
+//!    Resource states are committed while the queues and resources are locked, so two
+//!    executions never interleave their bookkeeping.
+
+mod recording;
+mod submit;
+
+pub(crate) use recording::PassEntry;
+
+use crate::completion::CompletionToken;
+use crate::error::Result;
+use crate::fence::ExecutionFence;
+use crate::plan::Plan;
+use crate::pools::GraphPools;
+use crate::queue::Queue;
+use crate::resource::Resource;
+use std::sync::Arc;
+use submit::SubmitFailure;
+
+/// One planned execution of a graph, ready to record and submit.
+pub(crate) struct Execution<'a> {
+    /// Where command buffers and fences come from and go back to.
+    pub(crate) pools: Arc<GraphPools>,
+    /// The passes, in program order (the plan's pass indices).
+    pub(crate) passes: Vec<PassEntry<'a>>,
+    /// Planner queue index -> queue.
+    pub(crate) queues: Vec<Queue>,
+    /// Planner resource index -> resource.
+    pub(crate) resources: Vec<Resource>,
+    /// Each resource's state version when planned.
+    pub(crate) versions: Vec<u64>,
+    pub(crate) plan: Plan,
+}
+
+impl Execution<'_> {
+    /// Records and submits the plan, and commits the resources' new states; see
+    /// [`crate::Planned::execute`].
+    pub(crate) fn run(mut self) -> Result<ExecutionFence> {
+        self.pools.collect();
+        let token = CompletionToken::new(self.pools.device.clone());
+        // On a pass's error or panic this has already put everything back and failed the token.
+        let recording = self.record(&token)?;
+        let all_fences = recording.all_fences();
+        let submitted = self.submit_and_commit(&recording);
+        let Execution {
+            pools,
+            queues,
+            resources,
+            ..
+        } = self;
+        let in_flight = recording.into_in_flight(token.clone(), resources, queues);
+        match submitted {
+            Ok(()) => {
+                token.set_submitted(all_fences);
+                Ok(ExecutionFence::new(in_flight, pools))
+            }
+            Err(SubmitFailure {
+                error,
+                settled: true,
+            }) => {
+                // Nothing reached the GPU, or what did has finished (the queues were waited idle).
+                token.set_submitted(Vec::new());
+                token.set_failed();
+                pools.recycle(in_flight);
+                Err(error)
+            }
+            Err(SubmitFailure {
+                error,
+                settled: false,
+            }) => {
+                // Some work may still run and its queues could not be waited for: keep everything
+                // alive for good rather than free it under the GPU.
+                log::error!("a submit failed ({error}) and the queues could not be waited for: leaking the execution's objects");
+                token.set_failed();
+                std::mem::forget(in_flight);
+                Err(error)
+            }
+        }
+    }
+
+    /// Records the plan into command buffers and throws them away, submitting nothing and
+    /// changing no state: what `benches/plan.rs` measures against hand-written recording.
+    pub(crate) fn record_only(mut self) -> Result<()> {
+        let token = CompletionToken::new(self.pools.device.clone());
+        let recording = self.record(&token)?;
+        token.set_submitted(Vec::new());
+        token.set_failed();
+        let Execution {
+            pools,
+            queues,
+            resources,
+            ..
+        } = self;
+        pools.recycle(recording.into_in_flight(token.clone(), resources, queues));
+        Ok(())
+    }
+}

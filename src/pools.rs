@@ -1,0 +1,228 @@
+//! The objects a graph reuses from one execution to the next: a command pool per queue family
+//! with its spare command buffers, spare fences, and the executions still in flight whose
+//! fences were dropped early.
+//!
+//! [`GraphPools`] is what a [`crate::Graph`], its executions and their
+//! [`crate::ExecutionFence`]s share. An execution takes command buffers and fences from it while
+//! recording and hands them back, with everything else it kept alive, as an [`InFlight`] once
+//! its fences have signalled.
+
+use crate::completion::CompletionToken;
+use crate::debug::DebugUtils;
+use crate::error::{Error, Result};
+use crate::queue::Queue;
+use crate::resource::Resource;
+use ash::vk;
+use parking_lot::Mutex;
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Everything one execution keeps alive until its fences signal.
+pub(crate) struct InFlight {
+    pub(crate) token: CompletionToken,
+    /// Every VkFence of the execution (submitted or not) to return to the pools.
+    pub(crate) fences: Vec<vk::Fence>,
+    /// Command buffers to return to their family's pool.
+    pub(crate) cmds: Vec<(u32, vk::CommandBuffer)>,
+    pub(crate) resources: Vec<Resource>,
+    pub(crate) queues: Vec<Queue>,
+    pub(crate) keep: Vec<Box<dyn Any + Send + Sync>>,
+}
+
+/// Reusable objects of one queue family.
+#[derive(Default)]
+pub(crate) struct FamilyPool {
+    pub(crate) pool: vk::CommandPool,
+    pub(crate) free: Vec<vk::CommandBuffer>,
+}
+
+/// Command pools per family and spare fences. Held locked while recording (command pools
+/// need external synchronization).
+#[derive(Default)]
+pub(crate) struct Reusable {
+    pub(crate) families: HashMap<u32, FamilyPool>,
+    /// Unsignalled, ready to submit with.
+    pub(crate) fences: Vec<vk::Fence>,
+}
+
+/// The part of a graph that its executions and their fences share.
+pub(crate) struct GraphPools {
+    pub(crate) device: Arc<ash::Device>,
+    pub(crate) debug: Option<DebugUtils>,
+    pub(crate) reusable: Mutex<Reusable>,
+    /// Contents of dropped, incomplete execution fences.
+    pending: Mutex<Vec<InFlight>>,
+    /// What must outlive the pools (the [`crate::Context`]'s device, for its graphs): the
+    /// last field, so it drops after `Drop` destroyed the pools and fences.
+    device_owner: Option<Arc<dyn Any + Send + Sync>>,
+}
+
+impl GraphPools {
+    /// Empty pools for `device`; with `debug`, the command pools get names. `device_owner`
+    /// (what destroys the device, if the pools should keep it alive) drops after them.
+    pub(crate) fn new(
+        device: &ash::Device,
+        debug: Option<DebugUtils>,
+        device_owner: Option<Arc<dyn Any + Send + Sync>>,
+    ) -> Self {
+        Self {
+            device: Arc::new(device.clone()),
+            debug,
+            reusable: Mutex::new(Reusable::default()),
+            pending: Mutex::new(Vec::new()),
+            device_owner,
+        }
+    }
+
+    /// Returns an execution's command buffers and fences for reuse and drops the rest.
+    /// Only call once its fences have signalled (or it was never submitted).
+    pub(crate) fn recycle(&self, c: InFlight) {
+        let InFlight {
+            fences,
+            cmds,
+            resources,
+            queues,
+            keep,
+            ..
+        } = c;
+        {
+            let mut reusable = self.reusable.lock();
+            if !fences.is_empty() {
+                // SAFETY: the fences are signalled or were never submitted; none is in use.
+                match unsafe { self.device.reset_fences(&fences) } {
+                    Ok(()) => reusable.fences.extend(fences),
+                    Err(e) => {
+                        log::error!("vkResetFences failed ({e}); destroying the fences");
+                        for f in fences {
+                            // SAFETY: not in use (see above).
+                            unsafe { self.device.destroy_fence(f, None) };
+                        }
+                    }
+                }
+            }
+            for (family, cmd) in cmds {
+                reusable.families.entry(family).or_default().free.push(cmd);
+            }
+        }
+        drop(keep);
+        drop(resources);
+        drop(queues);
+    }
+
+    /// Keeps an incomplete execution's contents until its fences signal.
+    pub(crate) fn defer(&self, c: InFlight) {
+        self.pending.lock().push(c);
+    }
+
+    /// Releases the deferred executions that have completed.
+    pub(crate) fn collect(&self) {
+        let mut done = Vec::new();
+        {
+            let mut pending = self.pending.lock();
+            let mut i = 0;
+            while i < pending.len() {
+                match pending[i].token.poll() {
+                    Ok(true) => done.push(pending.swap_remove(i)),
+                    Ok(false) => i += 1,
+                    Err(e) => {
+                        log::error!("deferred execution: {e}; keeping its resources");
+                        i += 1;
+                    }
+                }
+            }
+        }
+        for c in done {
+            self.recycle(c);
+        }
+    }
+
+    /// Allocates (or reuses) a primary command buffer of `family`. Call with `reusable` locked.
+    pub(crate) fn command_buffer(
+        &self,
+        reusable: &mut Reusable,
+        family: u32,
+    ) -> Result<vk::CommandBuffer> {
+        let fp = reusable.families.entry(family).or_default();
+        if fp.pool == vk::CommandPool::null() {
+            let info = vk::CommandPoolCreateInfo::default()
+                .queue_family_index(family)
+                .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
+            // SAFETY: valid create info on a live device.
+            fp.pool = unsafe { self.device.create_command_pool(&info, None) }
+                .map_err(|e| Error::vk("vkCreateCommandPool", e))?;
+            if let Some(d) = &self.debug {
+                d.set_name(fp.pool, &format!("vk-baton pool (family {family})"));
+            }
+        }
+        if let Some(cmd) = fp.free.pop() {
+            return Ok(cmd);
+        }
+        let info = vk::CommandBufferAllocateInfo::default()
+            .command_pool(fp.pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(1);
+        // SAFETY: the pool is live and externally synchronized by the `reusable` lock.
+        let cmds = unsafe { self.device.allocate_command_buffers(&info) }
+            .map_err(|e| Error::vk("vkAllocateCommandBuffers", e))?;
+        Ok(cmds[0])
+    }
+
+    /// An unsignalled fence. Call with `reusable` locked.
+    pub(crate) fn fence(&self, reusable: &mut Reusable) -> Result<vk::Fence> {
+        if let Some(f) = reusable.fences.pop() {
+            return Ok(f);
+        }
+        // SAFETY: valid create info on a live device.
+        unsafe {
+            self.device
+                .create_fence(&vk::FenceCreateInfo::default(), None)
+        }
+        .map_err(|e| Error::vk("vkCreateFence", e))
+    }
+}
+
+impl Drop for GraphPools {
+    fn drop(&mut self) {
+        // Wait for every deferred execution, then destroy pools and fences.
+        let pending = std::mem::take(self.pending.get_mut());
+        let mut leak = false;
+        for c in pending {
+            let fences = c.token.fences();
+            // SAFETY: the fences are live; waiting has no other precondition.
+            let r = if fences.is_empty() {
+                Ok(())
+            } else {
+                unsafe { self.device.wait_for_fences(&fences, true, u64::MAX) }
+            };
+            match r {
+                Ok(()) => {
+                    c.token.mark_done();
+                    self.recycle(c);
+                }
+                Err(e) => {
+                    log::error!("graph dropped while an execution's fence failed ({e}): leaking its resources and pools");
+                    leak = true;
+                    std::mem::forget(c);
+                }
+            }
+        }
+        if leak {
+            // The device must then outlive what leaked.
+            std::mem::forget(self.device_owner.take());
+            return;
+        }
+        let reusable = std::mem::take(self.reusable.get_mut());
+        for f in reusable.fences {
+            // SAFETY: recycled fences are not in use.
+            unsafe { self.device.destroy_fence(f, None) };
+        }
+        for (_, fp) in reusable.families {
+            if fp.pool != vk::CommandPool::null() {
+                // SAFETY: every command buffer of the pool has completed (all executions
+                // were waited for); destroying the pool frees them.
+                unsafe { self.device.destroy_command_pool(fp.pool, None) };
+            }
+        }
+    }
+}
