@@ -57,13 +57,6 @@ pub struct QueueDecl {
 
 impl QueueDecl {
     /// A queue of `family` with capabilities `caps`.
-    ///
-    /// ```
-    /// use vk_baton::{ash::vk, plan::QueueDecl};
-    /// let q = QueueDecl::new("transfer", 2, vk::QueueFlags::TRANSFER);
-    /// assert_eq!(q.family, 2);
-    /// assert_eq!(q.caps, vk::QueueFlags::TRANSFER);
-    /// ```
     pub fn new(name: &str, family: u32, caps: vk::QueueFlags) -> Self {
         Self {
             name: name.into(),
@@ -130,15 +123,6 @@ pub struct ResourceDecl {
 
 impl ResourceDecl {
     /// A fresh (undefined, unowned) exclusive color image.
-    ///
-    /// ```
-    /// use vk_baton::{ash::vk, plan::{ResourceDecl, ResourceKind}};
-    /// let r = ResourceDecl::image("hdr", 1, 1, vk::ImageUsageFlags::COLOR_ATTACHMENT);
-    /// let ResourceKind::Image { aspect, .. } = r.kind else { unreachable!() };
-    /// assert_eq!(aspect, vk::ImageAspectFlags::COLOR);
-    /// assert_eq!(r.initial[0].1.layout, vk::ImageLayout::UNDEFINED);
-    /// assert_eq!(r.initial[0].1.owner, None);
-    /// ```
     pub fn image(name: &str, mips: u32, layers: u32, usage: vk::ImageUsageFlags) -> Self {
         let kind = ResourceKind::Image {
             mips,
@@ -155,15 +139,6 @@ impl ResourceDecl {
     }
 
     /// A fresh (undefined, unowned) exclusive buffer.
-    ///
-    /// ```
-    /// use vk_baton::{ash::vk, plan::ResourceDecl};
-    /// let r = ResourceDecl::buffer("vertices", 4096, vk::BufferUsageFlags::VERTEX_BUFFER);
-    /// // Buffers are tracked per byte.
-    /// assert_eq!(r.kind.cells(), 4096);
-    /// assert_eq!(r.initial[0].0, 0..4096);
-    /// assert!(!r.initial[0].1.defined);
-    /// ```
     pub fn buffer(name: &str, size: u64, usage: vk::BufferUsageFlags) -> Self {
         let kind = ResourceKind::Buffer { size, usage };
         Self {
@@ -231,16 +206,6 @@ impl ResourceDecl {
 
 impl ResourceKind {
     /// Number of tracking cells: mips × layers for images, bytes for buffers.
-    ///
-    /// ```
-    /// use vk_baton::{ash::vk, plan::ResourceKind};
-    /// let img = ResourceKind::Image {
-    ///     mips: 4, layers: 6, aspect: vk::ImageAspectFlags::COLOR, usage: vk::ImageUsageFlags::SAMPLED,
-    /// };
-    /// assert_eq!(img.cells(), 24);
-    /// let buf = ResourceKind::Buffer { size: 256, usage: vk::BufferUsageFlags::UNIFORM_BUFFER };
-    /// assert_eq!(buf.cells(), 256);
-    /// ```
     pub fn cells(&self) -> u64 {
         match *self {
             Self::Image { mips, layers, .. } => mips as u64 * layers as u64,
@@ -297,13 +262,6 @@ pub struct UseDecl {
 
 impl UseDecl {
     /// A use of the whole resource.
-    ///
-    /// ```
-    /// use vk_baton::{plan::UseDecl, Access};
-    /// let u = UseDecl::new(0, Access::COMPUTE_SHADER_READ);
-    /// assert_eq!(u.range, None); // the whole resource
-    /// assert!(!u.discard);
-    /// ```
     pub fn new(resource: usize, access: Access) -> Self {
         Self {
             resource,
@@ -315,22 +273,35 @@ impl UseDecl {
     /// The same use, limited to `range`.
     ///
     /// ```
-    /// # use vk_baton::plan::*;
-    /// # use vk_baton::{ash::vk, Access, BufferRange, SubRange};
-    /// # let input = PlanInput {
-    /// #     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE | vk::QueueFlags::TRANSFER)],
-    /// #     resources: vec![ResourceDecl::buffer("buf", 256, vk::BufferUsageFlags::TRANSFER_DST | vk::BufferUsageFlags::STORAGE_BUFFER)],
-    /// #     passes: vec![
-    /// #         PassDecl::new("fill", 0).with_use(UseDecl::new(0, Access::TRANSFER_WRITE)),
-    /// #         PassDecl::new("read", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_READ)
-    /// #             .range(SubRange::Buffer(BufferRange { offset: 0, size: 64 }))),
-    /// #     ],
-    /// # };
+    /// use vk_baton::plan::*;
+    /// use vk_baton::{ash::vk, Access, BufferRange, SubRange};
     /// // One queue: `fill` writes a 256-byte buffer, `read` reads its first 64 bytes.
+    /// let input = PlanInput {
+    ///     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE | vk::QueueFlags::TRANSFER)],
+    ///     resources: vec![ResourceDecl::buffer("buf", 256, vk::BufferUsageFlags::TRANSFER_DST | vk::BufferUsageFlags::STORAGE_BUFFER)],
+    ///     passes: vec![
+    ///         PassDecl::new("fill", 0).with_use(UseDecl::new(0, Access::TRANSFER_WRITE)),
+    ///         PassDecl::new("read", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_READ)
+    ///             .range(SubRange::Buffer(BufferRange { offset: 0, size: 64 }))),
+    ///     ],
+    /// };
     /// let plan = plan(&input).unwrap();
-    /// // The barrier before `read` covers only the bytes it reads.
-    /// let Command::Barrier(b) = &plan.queues[0].batches[0].commands[1] else { unreachable!() };
+    /// // One batch: `fill`, one barrier command, `read`.
+    /// let commands = &plan.queues[0].batches[0].commands;
+    /// let [Command::Pass(0), Command::Barrier(b), Command::Pass(1)] = &commands[..] else { panic!("{plan}") };
+    /// // The barrier covers only the bytes `read` reads, and makes the transfer write available
+    /// // and visible to the compute shader.
+    /// assert!(b.images.is_empty());
+    /// assert_eq!(b.buffers.len(), 1);
+    /// assert_eq!(b.buffers[0].resource, 0);
     /// assert_eq!(b.buffers[0].range, BufferRange { offset: 0, size: 64 });
+    /// assert_eq!(b.buffers[0].scopes, Scopes {
+    ///     src_stages: vk::PipelineStageFlags2::ALL_TRANSFER,
+    ///     src_access: vk::AccessFlags2::TRANSFER_WRITE,
+    ///     dst_stages: vk::PipelineStageFlags2::COMPUTE_SHADER,
+    ///     dst_access: vk::AccessFlags2::SHADER_STORAGE_READ,
+    ///     families: None,
+    /// });
     /// ```
     pub fn range(mut self, range: SubRange) -> Self {
         self.range = Some(range);
@@ -367,27 +338,29 @@ impl UseDecl {
 /// A binary semaphore a pass waits on (swapchain acquire, external producers).
 ///
 /// ```
-/// # use vk_baton::plan::*;
-/// # use vk_baton::{ash::vk::{self, Handle}, Access};
-/// # let (acquired, rendered) = (vk::Semaphore::from_raw(1), vk::Semaphore::from_raw(2));
-/// # let input = PlanInput {
-/// #     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS)],
-/// #     resources: vec![ResourceDecl::image("swap", 1, 1, vk::ImageUsageFlags::COLOR_ATTACHMENT)],
-/// #     passes: vec![
-/// #         PassDecl::new("draw", 0)
-/// #             .with_wait(BinaryWaitDecl { semaphore: acquired, guards: vec![0], stages: None })
-/// #             .with_use(UseDecl::new(0, Access::COLOR_ATTACHMENT_WRITE).discard()),
-/// #         PassDecl::new("present", 0)
-/// #             .with_use(UseDecl::new(0, Access::PRESENT))
-/// #             .with_signal(BinarySignalDecl { semaphore: rendered, stages: None }),
-/// #     ],
-/// # };
+/// use vk_baton::plan::*;
+/// use vk_baton::{ash::vk::{self, Handle}, Access};
+/// let (acquired, rendered) = (vk::Semaphore::from_raw(1), vk::Semaphore::from_raw(2));
 /// // `draw` waits for `acquired` and renders; `present` signals `rendered`.
+/// let input = PlanInput {
+///     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS)],
+///     resources: vec![ResourceDecl::image("swap", 1, 1, vk::ImageUsageFlags::COLOR_ATTACHMENT)],
+///     passes: vec![
+///         PassDecl::new("draw", 0)
+///             .with_wait(BinaryWaitDecl { semaphore: acquired, guards: vec![0], stages: None })
+///             .with_use(UseDecl::new(0, Access::COLOR_ATTACHMENT_WRITE).discard()),
+///         PassDecl::new("present", 0)
+///             .with_use(UseDecl::new(0, Access::PRESENT))
+///             .with_signal(BinarySignalDecl { semaphore: rendered, stages: None }),
+///     ],
+/// };
 /// let plan = plan(&input).unwrap();
+/// let batch = &plan.queues[0].batches[0];
 /// // The wait lands on the batch, at the stage of the guarded image's first use.
-/// let w = plan.queues[0].batches[0].waits[0];
-/// assert_eq!(w.target, WaitTarget::Binary(acquired));
-/// assert_eq!(w.stages, vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT);
+/// assert_eq!(batch.waits[0].target, WaitTarget::Binary(acquired));
+/// assert_eq!(batch.waits[0].stages, vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT);
+/// // The signal ends the batch, after the stages that made the image ready.
+/// assert_eq!(batch.binary_signals, vec![(rendered, vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT)]);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BinaryWaitDecl {
@@ -403,30 +376,7 @@ pub struct BinaryWaitDecl {
 
 /// A binary semaphore a pass signals (present, external consumers).
 ///
-/// ```
-/// # use vk_baton::plan::*;
-/// # use vk_baton::{ash::vk::{self, Handle}, Access};
-/// # let (acquired, rendered) = (vk::Semaphore::from_raw(1), vk::Semaphore::from_raw(2));
-/// # let input = PlanInput {
-/// #     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS)],
-/// #     resources: vec![ResourceDecl::image("swap", 1, 1, vk::ImageUsageFlags::COLOR_ATTACHMENT)],
-/// #     passes: vec![
-/// #         PassDecl::new("draw", 0)
-/// #             .with_wait(BinaryWaitDecl { semaphore: acquired, guards: vec![0], stages: None })
-/// #             .with_use(UseDecl::new(0, Access::COLOR_ATTACHMENT_WRITE).discard()),
-/// #         PassDecl::new("present", 0)
-/// #             .with_use(UseDecl::new(0, Access::PRESENT))
-/// #             .with_signal(BinarySignalDecl { semaphore: rendered, stages: None }),
-/// #     ],
-/// # };
-/// // `draw` waits for `acquired` and renders; `present` signals `rendered`.
-/// let plan = plan(&input).unwrap();
-/// // Signalled at the end of the batch, after the stages that made the image ready.
-/// assert_eq!(
-///     plan.queues[0].batches[0].binary_signals,
-///     vec![(rendered, vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT)]
-/// );
-/// ```
+/// See the [`BinaryWaitDecl`] example.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BinarySignalDecl {
     /// The semaphore.
@@ -463,13 +413,6 @@ pub struct PassDecl {
 
 impl PassDecl {
     /// A pass with no uses yet.
-    ///
-    /// ```
-    /// use vk_baton::plan::PassDecl;
-    /// let p = PassDecl::new("tonemap", 0);
-    /// assert_eq!((p.name.as_str(), p.queue), ("tonemap", 0));
-    /// assert!(p.uses.is_empty());
-    /// ```
     pub fn new(name: &str, queue: usize) -> Self {
         Self {
             name: name.into(),
@@ -480,43 +423,16 @@ impl PassDecl {
         }
     }
     /// Adds a use.
-    ///
-    /// ```
-    /// use vk_baton::{plan::{PassDecl, UseDecl}, Access};
-    /// let copy = PassDecl::new("copy", 0)
-    ///     .with_use(UseDecl::new(0, Access::TRANSFER_READ))
-    ///     .with_use(UseDecl::new(1, Access::TRANSFER_WRITE));
-    /// assert_eq!(copy.uses[1], UseDecl::new(1, Access::TRANSFER_WRITE));
-    /// ```
     pub fn with_use(mut self, u: UseDecl) -> Self {
         self.uses.push(u);
         self
     }
     /// Adds a binary wait.
-    ///
-    /// ```
-    /// use vk_baton::ash::vk::{self, Handle};
-    /// use vk_baton::plan::{BinaryWaitDecl, PassDecl};
-    /// let acquired = vk::Semaphore::from_raw(1);
-    /// let draw = PassDecl::new("draw", 0)
-    ///     .with_wait(BinaryWaitDecl { semaphore: acquired, guards: vec![0], stages: None });
-    /// assert_eq!(draw.waits[0].semaphore, acquired);
-    /// assert_eq!(draw.waits[0].guards, vec![0]);
-    /// ```
     pub fn with_wait(mut self, w: BinaryWaitDecl) -> Self {
         self.waits.push(w);
         self
     }
     /// Adds a binary signal.
-    ///
-    /// ```
-    /// use vk_baton::ash::vk::{self, Handle};
-    /// use vk_baton::plan::{BinarySignalDecl, PassDecl};
-    /// let done = vk::Semaphore::from_raw(2);
-    /// let stages = Some(vk::PipelineStageFlags2::ALL_TRANSFER);
-    /// let export = PassDecl::new("export", 0).with_signal(BinarySignalDecl { semaphore: done, stages });
-    /// assert_eq!(export.signals, vec![BinarySignalDecl { semaphore: done, stages }]);
-    /// ```
     pub fn with_signal(mut self, s: BinarySignalDecl) -> Self {
         self.signals.push(s);
         self

@@ -7,29 +7,7 @@ use ash::vk;
 
 /// The planner's answer: per queue, the batches to submit.
 ///
-/// ```
-/// use vk_baton::plan::*;
-/// use vk_baton::{ash::vk, Access};
-/// // Compute (family 1) writes an image, graphics (family 0) samples it.
-/// let input = PlanInput {
-///     queues: vec![QueueDecl::new("compute", 1, vk::QueueFlags::COMPUTE),
-///                  QueueDecl::new("graphics", 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE)],
-///     resources: vec![ResourceDecl::image("img", 1, 1, vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::SAMPLED)],
-///     passes: vec![
-///         PassDecl::new("simulate", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_WRITE)),
-///         PassDecl::new("shade", 1).with_use(UseDecl::new(0, Access::FRAGMENT_SHADER_SAMPLED_READ)),
-///     ],
-/// };
-/// let plan = plan(&input).unwrap();
-/// assert_eq!(plan.queues.len(), 2);
-/// assert_eq!(plan.input.passes.len(), 2);
-/// // The image ends up sampled on family 0.
-/// let (cells, state) = &plan.final_states[0][0];
-/// assert_eq!(*cells, 0..1);
-/// assert_eq!(state.owner, Some(0));
-/// assert_eq!(state.layout, vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL);
-/// assert!(plan.to_string().contains("family 1 -> 0"));
-/// ```
+/// See the [module example](crate::plan).
 #[derive(Clone, Debug)]
 pub struct Plan {
     /// The declarations this plan was made from.
@@ -66,27 +44,7 @@ pub struct QueuePlan {
 
 /// One `VkSubmitInfo2`.
 ///
-/// ```
-/// # use vk_baton::plan::*;
-/// # use vk_baton::{ash::vk, Access};
-/// # let input = PlanInput {
-/// #     queues: vec![QueueDecl::new("compute", 1, vk::QueueFlags::COMPUTE),
-/// #                  QueueDecl::new("graphics", 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE)],
-/// #     resources: vec![ResourceDecl::image("img", 1, 1, vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::SAMPLED)],
-/// #     passes: vec![
-/// #         PassDecl::new("simulate", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_WRITE)),
-/// #         PassDecl::new("shade", 1).with_use(UseDecl::new(0, Access::FRAGMENT_SHADER_SAMPLED_READ)),
-/// #     ],
-/// # };
-/// // Compute (family 1) writes an image, graphics (family 0) samples it, as in the `Plan` example.
-/// let plan = plan(&input).unwrap();
-/// let shade = &plan.queues[1].batches[0];
-/// // Wait for compute, acquire the image, shade, then signal the graphics timeline.
-/// assert_eq!(shade.waits.len(), 1);
-/// assert!(matches!(shade.commands[..], [Command::Barrier(_), Command::Pass(1)]));
-/// assert!(shade.signal.is_some());
-/// assert!(shade.binary_signals.is_empty());
-/// ```
+/// See the [module example](crate::plan).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Batch {
     /// Semaphore waits, at most one timeline wait per other queue.
@@ -103,25 +61,7 @@ pub struct Batch {
 
 /// One semaphore wait of a batch.
 ///
-/// ```
-/// # use vk_baton::plan::*;
-/// # use vk_baton::{ash::vk, Access};
-/// # let input = PlanInput {
-/// #     queues: vec![QueueDecl::new("compute", 1, vk::QueueFlags::COMPUTE),
-/// #                  QueueDecl::new("graphics", 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE)],
-/// #     resources: vec![ResourceDecl::image("img", 1, 1, vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::SAMPLED)],
-/// #     passes: vec![
-/// #         PassDecl::new("simulate", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_WRITE)),
-/// #         PassDecl::new("shade", 1).with_use(UseDecl::new(0, Access::FRAGMENT_SHADER_SAMPLED_READ)),
-/// #     ],
-/// # };
-/// // Compute (family 1) writes an image, graphics (family 0) samples it, as in the `Plan` example.
-/// let plan = plan(&input).unwrap();
-/// let w = plan.queues[1].batches[0].waits[0];
-/// // Graphics waits for the batch of queue 0 (compute) that released the image.
-/// assert_eq!(w.target, WaitTarget::Batch { queue: 0, batch: 0 });
-/// assert!(!w.stages.is_empty());
-/// ```
+/// See the [module example](crate::plan).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Wait {
     /// What is waited on.
@@ -179,25 +119,7 @@ pub enum WaitTarget {
 
 /// One command in a batch.
 ///
-/// ```
-/// # use vk_baton::plan::*;
-/// # use vk_baton::{ash::vk, Access, BufferRange, SubRange};
-/// # let input = PlanInput {
-/// #     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE | vk::QueueFlags::TRANSFER)],
-/// #     resources: vec![ResourceDecl::buffer("buf", 256, vk::BufferUsageFlags::TRANSFER_DST | vk::BufferUsageFlags::STORAGE_BUFFER)],
-/// #     passes: vec![
-/// #         PassDecl::new("fill", 0).with_use(UseDecl::new(0, Access::TRANSFER_WRITE)),
-/// #         PassDecl::new("read", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_READ)
-/// #             .range(SubRange::Buffer(BufferRange { offset: 0, size: 64 }))),
-/// #     ],
-/// # };
-/// // One queue: `fill` writes a 256-byte buffer, `read` reads its first 64 bytes.
-/// let plan = plan(&input).unwrap();
-/// assert!(matches!(
-///     plan.queues[0].batches[0].commands[..],
-///     [Command::Pass(0), Command::Barrier(_), Command::Pass(1)]
-/// ));
-/// ```
+/// See the [`UseDecl::range`](crate::plan::UseDecl::range) example.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Command {
     /// One `vkCmdPipelineBarrier2`.
@@ -208,24 +130,7 @@ pub enum Command {
 
 /// The contents of one `vkCmdPipelineBarrier2`.
 ///
-/// ```
-/// # use vk_baton::plan::*;
-/// # use vk_baton::{ash::vk, Access, BufferRange, SubRange};
-/// # let input = PlanInput {
-/// #     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE | vk::QueueFlags::TRANSFER)],
-/// #     resources: vec![ResourceDecl::buffer("buf", 256, vk::BufferUsageFlags::TRANSFER_DST | vk::BufferUsageFlags::STORAGE_BUFFER)],
-/// #     passes: vec![
-/// #         PassDecl::new("fill", 0).with_use(UseDecl::new(0, Access::TRANSFER_WRITE)),
-/// #         PassDecl::new("read", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_READ)
-/// #             .range(SubRange::Buffer(BufferRange { offset: 0, size: 64 }))),
-/// #     ],
-/// # };
-/// // One queue: `fill` writes a 256-byte buffer, `read` reads its first 64 bytes.
-/// let plan = plan(&input).unwrap();
-/// let Command::Barrier(b) = &plan.queues[0].batches[0].commands[1] else { unreachable!() };
-/// assert!(b.images.is_empty());
-/// assert_eq!(b.buffers.len(), 1);
-/// ```
+/// See the [`UseDecl::range`](crate::plan::UseDecl::range) example.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct BarrierCmd {
     /// Image memory barriers.
@@ -236,29 +141,6 @@ pub struct BarrierCmd {
 
 impl BarrierCmd {
     /// No barrier at all.
-    ///
-    /// ```
-    /// # use vk_baton::plan::*;
-    /// # use vk_baton::{ash::vk, Access};
-    /// # let input = PlanInput {
-    /// #     queues: vec![QueueDecl::new("compute", 1, vk::QueueFlags::COMPUTE),
-    /// #                  QueueDecl::new("graphics", 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE)],
-    /// #     resources: vec![ResourceDecl::image("img", 1, 1, vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::SAMPLED)],
-    /// #     passes: vec![
-    /// #         PassDecl::new("simulate", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_WRITE)),
-    /// #         PassDecl::new("shade", 1).with_use(UseDecl::new(0, Access::FRAGMENT_SHADER_SAMPLED_READ)),
-    /// #     ],
-    /// # };
-    /// // Compute (family 1) writes an image, graphics (family 0) samples it, as in the `Plan` example.
-    /// let plan = plan(&input).unwrap();
-    /// assert!(BarrierCmd::default().is_empty());
-    /// // A plan never records an empty barrier command.
-    /// for b in plan.queues.iter().flat_map(|q| &q.batches).flat_map(|b| &b.commands) {
-    ///     if let Command::Barrier(cmd) = b {
-    ///         assert!(!cmd.is_empty());
-    ///     }
-    /// }
-    /// ```
     pub fn is_empty(&self) -> bool {
         self.images.is_empty() && self.buffers.is_empty()
     }
@@ -266,30 +148,7 @@ impl BarrierCmd {
 
 /// Scopes shared by both barrier kinds.
 ///
-/// ```
-/// # use vk_baton::plan::*;
-/// # use vk_baton::{ash::vk, Access, BufferRange, SubRange};
-/// # let input = PlanInput {
-/// #     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE | vk::QueueFlags::TRANSFER)],
-/// #     resources: vec![ResourceDecl::buffer("buf", 256, vk::BufferUsageFlags::TRANSFER_DST | vk::BufferUsageFlags::STORAGE_BUFFER)],
-/// #     passes: vec![
-/// #         PassDecl::new("fill", 0).with_use(UseDecl::new(0, Access::TRANSFER_WRITE)),
-/// #         PassDecl::new("read", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_READ)
-/// #             .range(SubRange::Buffer(BufferRange { offset: 0, size: 64 }))),
-/// #     ],
-/// # };
-/// // One queue: `fill` writes a 256-byte buffer, `read` reads its first 64 bytes.
-/// let plan = plan(&input).unwrap();
-/// let Command::Barrier(b) = &plan.queues[0].batches[0].commands[1] else { unreachable!() };
-/// // The transfer write is made available and visible to the compute shader's read.
-/// assert_eq!(b.buffers[0].scopes, Scopes {
-///     src_stages: vk::PipelineStageFlags2::ALL_TRANSFER,
-///     src_access: vk::AccessFlags2::TRANSFER_WRITE,
-///     dst_stages: vk::PipelineStageFlags2::COMPUTE_SHADER,
-///     dst_access: vk::AccessFlags2::SHADER_STORAGE_READ,
-///     families: None,
-/// });
-/// ```
+/// See the [`UseDecl::range`](crate::plan::UseDecl::range) example.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Scopes {
     /// First synchronization scope.
@@ -306,28 +165,7 @@ pub struct Scopes {
 
 /// One image memory barrier.
 ///
-/// ```
-/// # use vk_baton::plan::*;
-/// # use vk_baton::{ash::vk, Access};
-/// # let input = PlanInput {
-/// #     queues: vec![QueueDecl::new("compute", 1, vk::QueueFlags::COMPUTE),
-/// #                  QueueDecl::new("graphics", 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE)],
-/// #     resources: vec![ResourceDecl::image("img", 1, 1, vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::SAMPLED)],
-/// #     passes: vec![
-/// #         PassDecl::new("simulate", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_WRITE)),
-/// #         PassDecl::new("shade", 1).with_use(UseDecl::new(0, Access::FRAGMENT_SHADER_SAMPLED_READ)),
-/// #     ],
-/// # };
-/// // Compute (family 1) writes an image, graphics (family 0) samples it, as in the `Plan` example.
-/// let plan = plan(&input).unwrap();
-/// // The barrier after `simulate` on compute releases the image to family 0.
-/// let Command::Barrier(b) = &plan.queues[0].batches[0].commands[2] else { unreachable!() };
-/// let release = b.images[0];
-/// assert_eq!(release.resource, 0);
-/// assert_eq!(release.scopes.families, Some((1, 0)));
-/// assert_eq!(release.old_layout, vk::ImageLayout::GENERAL);
-/// assert_eq!(release.new_layout, vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL);
-/// ```
+/// See the [module example](crate::plan) for a release and its acquire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ImageBarrier {
     /// Index into [`PlanInput::resources`].
@@ -344,24 +182,7 @@ pub struct ImageBarrier {
 
 /// One buffer memory barrier.
 ///
-/// ```
-/// # use vk_baton::plan::*;
-/// # use vk_baton::{ash::vk, Access, BufferRange, SubRange};
-/// # let input = PlanInput {
-/// #     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE | vk::QueueFlags::TRANSFER)],
-/// #     resources: vec![ResourceDecl::buffer("buf", 256, vk::BufferUsageFlags::TRANSFER_DST | vk::BufferUsageFlags::STORAGE_BUFFER)],
-/// #     passes: vec![
-/// #         PassDecl::new("fill", 0).with_use(UseDecl::new(0, Access::TRANSFER_WRITE)),
-/// #         PassDecl::new("read", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_READ)
-/// #             .range(SubRange::Buffer(BufferRange { offset: 0, size: 64 }))),
-/// #     ],
-/// # };
-/// // One queue: `fill` writes a 256-byte buffer, `read` reads its first 64 bytes.
-/// let plan = plan(&input).unwrap();
-/// let Command::Barrier(b) = &plan.queues[0].batches[0].commands[1] else { unreachable!() };
-/// assert_eq!(b.buffers[0].resource, 0);
-/// assert_eq!(b.buffers[0].range.bytes(), 0..64);
-/// ```
+/// See the [`UseDecl::range`](crate::plan::UseDecl::range) example.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BufferBarrier {
     /// Index into [`PlanInput::resources`].
@@ -374,24 +195,6 @@ pub struct BufferBarrier {
 
 impl Plan {
     /// Total barrier commands over all queues.
-    ///
-    /// ```
-    /// # use vk_baton::plan::*;
-    /// # use vk_baton::{ash::vk, Access};
-    /// # let input = PlanInput {
-    /// #     queues: vec![QueueDecl::new("compute", 1, vk::QueueFlags::COMPUTE),
-    /// #                  QueueDecl::new("graphics", 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE)],
-    /// #     resources: vec![ResourceDecl::image("img", 1, 1, vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::SAMPLED)],
-    /// #     passes: vec![
-    /// #         PassDecl::new("simulate", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_WRITE)),
-    /// #         PassDecl::new("shade", 1).with_use(UseDecl::new(0, Access::FRAGMENT_SHADER_SAMPLED_READ)),
-    /// #     ],
-    /// # };
-    /// // Compute (family 1) writes an image, graphics (family 0) samples it, as in the `Plan` example.
-    /// let plan = plan(&input).unwrap();
-    /// // Compute: UNDEFINED -> GENERAL, then the release; graphics: the acquire.
-    /// assert_eq!(plan.barrier_commands(), 3);
-    /// ```
     pub fn barrier_commands(&self) -> usize {
         self.queues
             .iter()
@@ -402,24 +205,6 @@ impl Plan {
     }
 
     /// Total semaphore waits over all queues.
-    ///
-    /// ```
-    /// # use vk_baton::plan::*;
-    /// # use vk_baton::{ash::vk, Access};
-    /// # let input = PlanInput {
-    /// #     queues: vec![QueueDecl::new("compute", 1, vk::QueueFlags::COMPUTE),
-    /// #                  QueueDecl::new("graphics", 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE)],
-    /// #     resources: vec![ResourceDecl::image("img", 1, 1, vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::SAMPLED)],
-    /// #     passes: vec![
-    /// #         PassDecl::new("simulate", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_WRITE)),
-    /// #         PassDecl::new("shade", 1).with_use(UseDecl::new(0, Access::FRAGMENT_SHADER_SAMPLED_READ)),
-    /// #     ],
-    /// # };
-    /// // Compute (family 1) writes an image, graphics (family 0) samples it, as in the `Plan` example.
-    /// let plan = plan(&input).unwrap();
-    /// // Only graphics waits (for compute's release).
-    /// assert_eq!(plan.semaphore_waits(), 1);
-    /// ```
     pub fn semaphore_waits(&self) -> usize {
         self.queues
             .iter()
@@ -429,24 +214,6 @@ impl Plan {
     }
 
     /// Total batches over all queues.
-    ///
-    /// ```
-    /// # use vk_baton::plan::*;
-    /// # use vk_baton::{ash::vk, Access};
-    /// # let input = PlanInput {
-    /// #     queues: vec![QueueDecl::new("compute", 1, vk::QueueFlags::COMPUTE),
-    /// #                  QueueDecl::new("graphics", 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE)],
-    /// #     resources: vec![ResourceDecl::image("img", 1, 1, vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::SAMPLED)],
-    /// #     passes: vec![
-    /// #         PassDecl::new("simulate", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_WRITE)),
-    /// #         PassDecl::new("shade", 1).with_use(UseDecl::new(0, Access::FRAGMENT_SHADER_SAMPLED_READ)),
-    /// #     ],
-    /// # };
-    /// // Compute (family 1) writes an image, graphics (family 0) samples it, as in the `Plan` example.
-    /// let plan = plan(&input).unwrap();
-    /// // One batch on each queue.
-    /// assert_eq!(plan.batch_count(), 2);
-    /// ```
     pub fn batch_count(&self) -> usize {
         self.queues.iter().map(|q| q.batches.len()).sum()
     }
