@@ -167,45 +167,21 @@ impl std::fmt::Debug for Frame {
 
 impl Frame {
     /// The swapchain image index.
-    ///
-    /// ```no_run
-    /// # fn f(frame: &vk_baton_passes::Frame) {
-    /// let i: u32 = frame.index();
-    /// # }
-    /// ```
     pub fn index(&self) -> u32 {
         self.index
     }
 
     /// The acquired image, to declare in the frame's passes.
-    ///
-    /// ```no_run
-    /// # fn f(frame: &vk_baton_passes::Frame) {
-    /// let img = frame.image().clone();
-    /// # }
-    /// ```
     pub fn image(&self) -> &Arc<StImage> {
         &self.image
     }
 
     /// Whether the acquire reported the swapchain suboptimal (recreate after presenting).
-    ///
-    /// ```no_run
-    /// # fn f(frame: &vk_baton_passes::Frame) {
-    /// if frame.suboptimal() { /* recreate soon */ }
-    /// # }
-    /// ```
     pub fn suboptimal(&self) -> bool {
         self.suboptimal
     }
 
     /// The pass that waits on the acquire semaphore before the image's first use.
-    ///
-    /// ```no_run
-    /// # fn f(frame: &vk_baton_passes::Frame) {
-    /// let acquire = frame.acquire_pass();
-    /// # }
-    /// ```
     pub fn acquire_pass(&self) -> SwapchainAcquire {
         SwapchainAcquire {
             slot: self.slot,
@@ -217,12 +193,6 @@ impl Frame {
 
     /// The pass that moves the image to PRESENT_SRC_KHR (through the graph) and signals the
     /// image's present semaphore. Insert it on the queue you will present from.
-    ///
-    /// ```no_run
-    /// # fn f(frame: &vk_baton_passes::Frame) {
-    /// let present = frame.present_pass();
-    /// # }
-    /// ```
     pub fn present_pass(&self) -> SwapchainPresent {
         SwapchainPresent {
             index: self.index,
@@ -236,12 +206,6 @@ impl Frame {
 /// Waits on a frame's acquire semaphore before the first use of its swapchain image; from
 /// [`Frame::acquire_pass`]. The image's contents are undefined after the wait, so the first
 /// use's layout transition starts from UNDEFINED and chains from the wait's stages.
-///
-/// ```no_run
-/// # fn f(frame: &vk_baton_passes::Frame) {
-/// let acquire = frame.acquire_pass();
-/// # }
-/// ```
 pub struct SwapchainAcquire {
     slot: usize,
     semaphore: vk::Semaphore,
@@ -289,12 +253,6 @@ impl Pass for SwapchainAcquire {
 /// Moves a swapchain image to PRESENT_SRC_KHR and signals its present semaphore; from
 /// [`Frame::present_pass`]. Records no command: the graph's barrier (or ownership transfer,
 /// when the image was rendered on another family) does the transition.
-///
-/// ```no_run
-/// # fn f(frame: &vk_baton_passes::Frame) {
-/// let present = frame.present_pass();
-/// # }
-/// ```
 pub struct SwapchainPresent {
     index: u32,
     semaphore: vk::Semaphore,

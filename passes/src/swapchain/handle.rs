@@ -149,45 +149,21 @@ impl Swapchain {
     }
 
     /// The images, by index.
-    ///
-    /// ```no_run
-    /// # fn f(sc: &vk_baton_passes::Swapchain) {
-    /// let n = sc.images().len();
-    /// # }
-    /// ```
     pub fn images(&self) -> &[Arc<StImage>] {
         &self.images
     }
 
     /// The image size.
-    ///
-    /// ```no_run
-    /// # fn f(sc: &vk_baton_passes::Swapchain) {
-    /// let e = sc.extent();
-    /// # }
-    /// ```
     pub fn extent(&self) -> vk::Extent2D {
         self.extent
     }
 
     /// The image format and color space.
-    ///
-    /// ```no_run
-    /// # fn f(sc: &vk_baton_passes::Swapchain) {
-    /// let f = sc.format().format;
-    /// # }
-    /// ```
     pub fn format(&self) -> vk::SurfaceFormatKHR {
         self.format
     }
 
     /// The `VkSwapchainKHR`.
-    ///
-    /// ```no_run
-    /// # fn f(sc: &vk_baton_passes::Swapchain) {
-    /// let raw = sc.handle();
-    /// # }
-    /// ```
     pub fn handle(&self) -> vk::SwapchainKHR {
         self.handle
     }

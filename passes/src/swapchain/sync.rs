@@ -118,11 +118,6 @@ pub struct SwapchainSync<C> {
 
 impl<C: IsComplete + Clone> SwapchainSync<C> {
     /// Bookkeeping for `frames_in_flight` acquire semaphores and `images` present semaphores.
-    ///
-    /// ```
-    /// # use vk_baton_passes::swapchain::SwapchainSync;
-    /// let s = SwapchainSync::<vk_baton::CompletionToken>::new(2, 3);
-    /// ```
     pub fn new(frames_in_flight: usize, images: usize) -> Self {
         Self {
             slots: vec![Slot::Free; frames_in_flight.max(1)],
@@ -132,11 +127,6 @@ impl<C: IsComplete + Clone> SwapchainSync<C> {
     }
 
     /// Frames in flight (acquire semaphores).
-    ///
-    /// ```
-    /// # use vk_baton_passes::swapchain::SwapchainSync;
-    /// assert_eq!(SwapchainSync::<vk_baton::CompletionToken>::new(2, 3).frames_in_flight(), 2);
-    /// ```
     pub fn frames_in_flight(&self) -> usize {
         self.slots.len()
     }
