@@ -14,9 +14,10 @@
 //! Node positions interleave passes and releases: pass `i` is at `2i + 2`, a release after
 //! pass `i` at `2i + 3`, and a release of state left by an earlier graph at `1`.
 //!
-//! This file holds the planner's working types and its entry points; [`validate`] refuses
-//! impossible input, [`dependencies`] is phase 1, [`batches`] phase 2, [`segment`] moves one
-//! segment's state past an access and [`barrier`] merges barriers into a command.
+//! This file holds the planner's working types and its entry points;
+//! [`validate`](mod@validate) refuses impossible input, [`dependencies`] is phase 1,
+//! [`batches`] phase 2, [`segment`] moves one segment's state past an access and [`barrier`]
+//! merges barriers into a command.
 
 use super::queue_stages::{self, on_queue};
 use super::*;
