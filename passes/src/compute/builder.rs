@@ -1,0 +1,286 @@
+//! The builder methods of [`ComputeBuilder`]: bindings, push constants, group counts, and
+//! the checks and object creation of `build`.
+
+use super::*;
+
+impl ComputeBuilder<'_> {
+    /// The entry point (default `main`).
+    ///
+    /// ```no_run
+    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>) {
+    /// let b = b.entry("cs_main");
+    /// # let _ = b;
+    /// # }
+    /// ```
+    pub fn entry(mut self, name: &str) -> Self {
+        self.entry = name.to_owned();
+        self
+    }
+
+    /// A debug name for logs and errors (default `compute`).
+    ///
+    /// ```no_run
+    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>) {
+    /// let b = b.name("blur");
+    /// # let _ = b;
+    /// # }
+    /// ```
+    pub fn name(mut self, name: &str) -> Self {
+        self.name = name.to_owned();
+        self
+    }
+
+    /// A storage buffer (`layout(binding = N) buffer`), whole.
+    ///
+    /// ```no_run
+    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>, buf: std::sync::Arc<vk_baton::StBuffer>) {
+    /// let b = b.storage_buffer(0, buf, vk_baton_passes::ShaderAccess::ReadWrite);
+    /// # let _ = b; }
+    /// ```
+    pub fn storage_buffer(self, binding: u32, buffer: Arc<StBuffer>, access: ShaderAccess) -> Self {
+        let range = BufferRange {
+            offset: 0,
+            size: buffer.size(),
+        };
+        self.storage_buffer_range(binding, buffer, range, access)
+    }
+
+    /// A byte range of a buffer as a storage buffer; only that range is declared.
+    ///
+    /// ```no_run
+    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>, buf: std::sync::Arc<vk_baton::StBuffer>) {
+    /// use vk_baton::BufferRange;
+    /// let b = b.storage_buffer_range(1, buf, BufferRange { offset: 256, size: 256 }, vk_baton_passes::ShaderAccess::Read);
+    /// # let _ = b; }
+    /// ```
+    pub fn storage_buffer_range(
+        mut self,
+        binding: u32,
+        buffer: Arc<StBuffer>,
+        range: BufferRange,
+        access: ShaderAccess,
+    ) -> Self {
+        self.bindings.push(Binding {
+            binding,
+            resource: Resource::Buffer {
+                buffer,
+                range,
+                access,
+            },
+        });
+        self
+    }
+
+    /// Mip 0 (every layer) of an image as a storage image (`image2D`, or `image2DArray` for
+    /// several layers), in GENERAL layout.
+    ///
+    /// ```no_run
+    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>, img: std::sync::Arc<vk_baton::StImage>) {
+    /// let b = b.storage_image(1, img, vk_baton_passes::ShaderAccess::Write);
+    /// # let _ = b; }
+    /// ```
+    pub fn storage_image(self, binding: u32, image: Arc<StImage>, access: ShaderAccess) -> Self {
+        self.storage_image_level(binding, image, 0, access)
+    }
+
+    /// One mip level (every layer) of an image as a storage image; only that level is
+    /// declared.
+    ///
+    /// ```no_run
+    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>, img: std::sync::Arc<vk_baton::StImage>) {
+    /// let b = b.storage_image_level(1, img, 2, vk_baton_passes::ShaderAccess::ReadWrite);
+    /// # let _ = b; }
+    /// ```
+    pub fn storage_image_level(
+        mut self,
+        binding: u32,
+        image: Arc<StImage>,
+        level: u32,
+        access: ShaderAccess,
+    ) -> Self {
+        self.bindings.push(Binding {
+            binding,
+            resource: Resource::StorageImage {
+                image,
+                level,
+                access,
+            },
+        });
+        self
+    }
+
+    /// Every mip level and layer of an image as a combined image sampler (`sampler2D`), with
+    /// a nearest, clamp-to-edge sampler the pass owns.
+    ///
+    /// ```no_run
+    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>, img: std::sync::Arc<vk_baton::StImage>) {
+    /// let b = b.sampled_image(0, img);
+    /// # let _ = b; }
+    /// ```
+    pub fn sampled_image(mut self, binding: u32, image: Arc<StImage>) -> Self {
+        self.bindings.push(Binding {
+            binding,
+            resource: Resource::Sampled {
+                image,
+                sampler: None,
+            },
+        });
+        self
+    }
+
+    /// Like [`ComputeBuilder::sampled_image`] with the app's sampler (which must outlive the
+    /// pass and every execution of it).
+    ///
+    /// ```no_run
+    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>, img: std::sync::Arc<vk_baton::StImage>, s: ash::vk::Sampler) {
+    /// let b = b.sampled_image_with(0, img, s);
+    /// # let _ = b; }
+    /// ```
+    pub fn sampled_image_with(
+        mut self,
+        binding: u32,
+        image: Arc<StImage>,
+        sampler: vk::Sampler,
+    ) -> Self {
+        self.bindings.push(Binding {
+            binding,
+            resource: Resource::Sampled {
+                image,
+                sampler: Some(sampler),
+            },
+        });
+        self
+    }
+
+    /// The size of the push-constant block in bytes (a multiple of 4; 0 for none).
+    ///
+    /// ```no_run
+    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>) {
+    /// let b = b.push_constant_size(16);
+    /// # let _ = b;
+    /// # }
+    /// ```
+    pub fn push_constant_size(mut self, bytes: u32) -> Self {
+        self.push_size = bytes;
+        self
+    }
+
+    /// The number of workgroups to dispatch (changeable later with
+    /// [`ComputeDispatch::set_groups`]).
+    ///
+    /// ```no_run
+    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>) {
+    /// let b = b.groups(32, 32, 1);
+    /// # let _ = b;
+    /// # }
+    /// ```
+    pub fn groups(mut self, x: u32, y: u32, z: u32) -> Self {
+        self.groups = [x, y, z];
+        self
+    }
+
+    /// Creates the shader module, layouts, pipeline, views, sampler, descriptor pool and
+    /// set, and writes the set. Fails on duplicate bindings, missing usage flags, bad ranges,
+    /// or a Vulkan error (destroying whatever it had created).
+    ///
+    /// ```no_run
+    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>) -> vk_baton_passes::Result<()> {
+    /// let pass = b.build()?;
+    /// # Ok(()) }
+    /// ```
+    pub fn build(self) -> Result<ComputeDispatch> {
+        self.check()?;
+        let mut o = Objects {
+            device: self.device.clone(),
+            module: vk::ShaderModule::null(),
+            set_layout: vk::DescriptorSetLayout::null(),
+            layout: vk::PipelineLayout::null(),
+            pipeline: vk::Pipeline::null(),
+            pool: vk::DescriptorPool::null(),
+            set: vk::DescriptorSet::null(),
+            views: Vec::new(),
+            sampler: vk::Sampler::null(),
+            name: self.name.clone(),
+        };
+        // On error `o` drops and destroys what was created so far.
+        o.create(&self)?;
+        log::debug!(
+            "compute pass `{}`: {} binding(s), {} push-constant bytes",
+            self.name,
+            self.bindings.len(),
+            self.push_size
+        );
+        Ok(ComputeDispatch {
+            objects: Arc::new(o),
+            bindings: self.bindings,
+            push: vec![0; self.push_size as usize],
+            groups: self.groups,
+        })
+    }
+
+    fn check(&self) -> Result<()> {
+        if self.spirv.first() != Some(&0x0723_0203) {
+            return Err(Error::InvalidInput(format!(
+                "`{}`: not SPIR-V (bad magic number)",
+                self.name
+            )));
+        }
+        if self.push_size % 4 != 0 {
+            return Err(Error::InvalidInput(format!(
+                "`{}`: push-constant size {} is not a multiple of 4",
+                self.name, self.push_size
+            )));
+        }
+        for (i, b) in self.bindings.iter().enumerate() {
+            if self.bindings[..i].iter().any(|o| o.binding == b.binding) {
+                return Err(Error::InvalidInput(format!(
+                    "`{}`: binding {} given twice",
+                    self.name, b.binding
+                )));
+            }
+            match &b.resource {
+                Resource::Buffer { buffer, range, .. } => {
+                    crate::util::check_bytes(
+                        "storage buffer binding",
+                        range.offset,
+                        range.size,
+                        buffer.size(),
+                    )?;
+                    if !buffer
+                        .desc()
+                        .usage
+                        .contains(vk::BufferUsageFlags::STORAGE_BUFFER)
+                    {
+                        return Err(Error::InvalidInput(format!(
+                            "buffer `{}` lacks usage STORAGE_BUFFER",
+                            buffer.name()
+                        )));
+                    }
+                }
+                Resource::StorageImage { image, level, .. } => {
+                    if *level >= image.desc().mip_levels {
+                        return Err(Error::InvalidRegion(format!(
+                            "mip level {level} of `{}`",
+                            image.name()
+                        )));
+                    }
+                    if !image.desc().usage.contains(vk::ImageUsageFlags::STORAGE) {
+                        return Err(Error::InvalidInput(format!(
+                            "image `{}` lacks usage STORAGE",
+                            image.name()
+                        )));
+                    }
+                }
+                Resource::Sampled { image, .. } => {
+                    if !image.desc().usage.contains(vk::ImageUsageFlags::SAMPLED) {
+                        return Err(Error::InvalidInput(format!(
+                            "image `{}` lacks usage SAMPLED",
+                            image.name()
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}

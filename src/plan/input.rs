@@ -1,0 +1,440 @@
+//! The planner's input: queues, resources with the state earlier graphs left them in, and
+//! passes with their uses and binary semaphores.
+
+use super::SegmentState;
+use crate::access::Access;
+use crate::range::{BufferRange, ImageRange, SubRange};
+use ash::vk;
+
+/// Everything the planner needs: the queues, the resources (with the state earlier graphs left
+/// them in) and the passes in program order.
+///
+/// ```
+/// use vk_baton::plan::*;
+/// use vk_baton::{ash::vk, Access};
+/// let input = PlanInput {
+///     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::TRANSFER)],
+///     resources: vec![ResourceDecl::buffer("buf", 256, vk::BufferUsageFlags::TRANSFER_DST | vk::BufferUsageFlags::VERTEX_BUFFER)],
+///     passes: vec![
+///         PassDecl::new("fill", 0).with_use(UseDecl::new(0, Access::TRANSFER_WRITE)),
+///         PassDecl::new("draw", 0).with_use(UseDecl::new(0, Access::VERTEX_BUFFER)),
+///     ],
+/// };
+/// let plan = plan(&input).unwrap();
+/// // One queue, one batch: `fill`, a barrier, `draw`.
+/// assert_eq!(plan.batch_count(), 1);
+/// assert_eq!(plan.barrier_commands(), 1);
+/// // No declarations, no work.
+/// assert_eq!(vk_baton::plan::plan(&PlanInput::default()).unwrap().batch_count(), 0);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct PlanInput {
+    /// Distinct queues. Two logical queues that share one `VkQueue` must appear once.
+    pub queues: Vec<QueueDecl>,
+    /// Resources, referred to by index.
+    pub resources: Vec<ResourceDecl>,
+    /// Passes in program (insertion) order.
+    pub passes: Vec<PassDecl>,
+}
+
+/// A queue as the planner sees it.
+///
+/// ```
+/// use vk_baton::{ash::vk, plan::QueueDecl};
+/// let q = QueueDecl::new("async compute", 1, vk::QueueFlags::COMPUTE | vk::QueueFlags::TRANSFER);
+/// assert_eq!((q.name.as_str(), q.family), ("async compute", 1));
+/// assert!(!q.caps.contains(vk::QueueFlags::GRAPHICS));
+/// ```
+#[derive(Clone, Debug)]
+pub struct QueueDecl {
+    /// Debug name.
+    pub name: String,
+    /// Queue family index.
+    pub family: u32,
+    /// The family's capabilities.
+    pub caps: vk::QueueFlags,
+}
+
+impl QueueDecl {
+    /// A queue of `family` with capabilities `caps`.
+    pub fn new(name: &str, family: u32, caps: vk::QueueFlags) -> Self {
+        Self {
+            name: name.into(),
+            family,
+            caps,
+        }
+    }
+}
+
+/// What kind of resource, and its extent in state-tracking cells.
+///
+/// ```
+/// use vk_baton::{ash::vk, plan::{ResourceDecl, ResourceKind}};
+/// let r = ResourceDecl::image("shadow", 4, 6, vk::ImageUsageFlags::SAMPLED);
+/// assert!(matches!(r.kind, ResourceKind::Image { mips: 4, layers: 6, .. }));
+/// let b = ResourceKind::Buffer { size: 1024, usage: vk::BufferUsageFlags::UNIFORM_BUFFER };
+/// assert_eq!(b.cells(), 1024);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResourceKind {
+    /// An image of `mips` levels and `layers` array layers.
+    Image {
+        /// Mip levels.
+        mips: u32,
+        /// Array layers.
+        layers: u32,
+        /// The aspects barriers name (COLOR, or DEPTH|STENCIL, ...).
+        aspect: vk::ImageAspectFlags,
+        /// Creation usage flags.
+        usage: vk::ImageUsageFlags,
+    },
+    /// A buffer of `size` bytes.
+    Buffer {
+        /// Size in bytes.
+        size: u64,
+        /// Creation usage flags.
+        usage: vk::BufferUsageFlags,
+    },
+}
+
+/// A resource as the planner sees it.
+///
+/// ```
+/// use vk_baton::{ash::vk, plan::ResourceDecl};
+/// let img = ResourceDecl::image("albedo", 3, 2, vk::ImageUsageFlags::SAMPLED);
+/// // One fresh segment over all 3 × 2 (mip, layer) cells.
+/// assert_eq!(img.initial.len(), 1);
+/// assert_eq!(img.initial[0].0, 0..6);
+/// assert!(!img.initial[0].1.defined);
+/// assert!(!img.concurrent);
+/// ```
+#[derive(Clone, Debug)]
+pub struct ResourceDecl {
+    /// Debug name.
+    pub name: String,
+    /// Image or buffer, with extent and usage.
+    pub kind: ResourceKind,
+    /// `VK_SHARING_MODE_CONCURRENT`: never an ownership transfer.
+    pub concurrent: bool,
+    /// The tracked state per cell range (images: `mip * layers + layer`; buffers: bytes),
+    /// as earlier graphs or the app left it. Queue fields index [`PlanInput::queues`].
+    pub initial: Vec<(std::ops::Range<u64>, SegmentState<usize>)>,
+}
+
+impl ResourceDecl {
+    /// A fresh (undefined, unowned) exclusive color image.
+    pub fn image(name: &str, mips: u32, layers: u32, usage: vk::ImageUsageFlags) -> Self {
+        let kind = ResourceKind::Image {
+            mips,
+            layers,
+            aspect: vk::ImageAspectFlags::COLOR,
+            usage,
+        };
+        Self {
+            name: name.into(),
+            kind,
+            concurrent: false,
+            initial: vec![(0..kind.cells(), SegmentState::default())],
+        }
+    }
+
+    /// A fresh (undefined, unowned) exclusive buffer.
+    pub fn buffer(name: &str, size: u64, usage: vk::BufferUsageFlags) -> Self {
+        let kind = ResourceKind::Buffer { size, usage };
+        Self {
+            name: name.into(),
+            kind,
+            concurrent: false,
+            initial: vec![(0..size, SegmentState::default())],
+        }
+    }
+
+    /// The same resource with `VK_SHARING_MODE_CONCURRENT`.
+    ///
+    /// ```
+    /// use vk_baton::plan::*;
+    /// use vk_baton::{ash::vk, Access};
+    /// let input = |concurrent: bool| {
+    ///     let img = ResourceDecl::image("img", 1, 1, vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::SAMPLED);
+    ///     PlanInput {
+    ///         queues: vec![QueueDecl::new("compute", 1, vk::QueueFlags::COMPUTE),
+    ///                      QueueDecl::new("graphics", 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE)],
+    ///         resources: vec![if concurrent { img.concurrent() } else { img }],
+    ///         passes: vec![
+    ///             PassDecl::new("simulate", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_WRITE)),
+    ///             PassDecl::new("shade", 1).with_use(UseDecl::new(0, Access::FRAGMENT_SHADER_SAMPLED_READ)),
+    ///         ],
+    ///     }
+    /// };
+    /// let transfers = |p: &Plan| {
+    ///     p.queues.iter().flat_map(|q| &q.batches).flat_map(|b| &b.commands)
+    ///         .filter_map(|c| match c { Command::Barrier(b) => Some(b), Command::Pass(_) => None })
+    ///         .flat_map(|b| &b.images)
+    ///         .filter(|i| i.scopes.families.is_some())
+    ///         .count()
+    /// };
+    /// // Exclusive: a release on family 1 and an acquire on family 0. Concurrent: no transfer.
+    /// assert_eq!(transfers(&plan(&input(false)).unwrap()), 2);
+    /// assert_eq!(transfers(&plan(&input(true)).unwrap()), 0);
+    /// ```
+    pub fn concurrent(mut self) -> Self {
+        self.concurrent = true;
+        self
+    }
+
+    /// The same resource, starting in `state` everywhere.
+    ///
+    /// ```
+    /// use vk_baton::plan::*;
+    /// use vk_baton::{ash::vk, Access};
+    /// // The app uploaded the image itself and left it readable, owned by family 0.
+    /// let state = SegmentState::handed_over(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL, Some(0), None);
+    /// let logo = ResourceDecl::image("logo", 1, 1, vk::ImageUsageFlags::SAMPLED).with_state(state);
+    /// let input = PlanInput {
+    ///     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS)],
+    ///     resources: vec![logo],
+    ///     passes: vec![PassDecl::new("draw", 0).with_use(UseDecl::new(0, Access::FRAGMENT_SHADER_SAMPLED_READ))],
+    /// };
+    /// // Already in the right layout and family: nothing to do before sampling it.
+    /// assert_eq!(plan(&input).unwrap().barrier_commands(), 0);
+    /// ```
+    pub fn with_state(mut self, state: SegmentState<usize>) -> Self {
+        self.initial = vec![(0..self.kind.cells(), state)];
+        self
+    }
+}
+
+impl ResourceKind {
+    /// Number of tracking cells: mips × layers for images, bytes for buffers.
+    pub fn cells(&self) -> u64 {
+        match *self {
+            Self::Image { mips, layers, .. } => mips as u64 * layers as u64,
+            Self::Buffer { size, .. } => size,
+        }
+    }
+
+    /// The whole resource as a range.
+    ///
+    /// ```
+    /// use vk_baton::{ash::vk, plan::{ResourceDecl, ResourceKind}, BufferRange, SubRange};
+    /// let buf = ResourceKind::Buffer { size: 256, usage: vk::BufferUsageFlags::UNIFORM_BUFFER };
+    /// assert_eq!(buf.whole(), SubRange::Buffer(BufferRange { offset: 0, size: 256 }));
+    /// let img = ResourceDecl::image("cube", 4, 6, vk::ImageUsageFlags::SAMPLED).kind;
+    /// let SubRange::Image(r) = img.whole() else { unreachable!() };
+    /// assert_eq!((r.base_mip, r.mip_count, r.base_layer, r.layer_count), (0, 4, 0, 6));
+    /// ```
+    pub fn whole(&self) -> SubRange {
+        match *self {
+            Self::Image { mips, layers, .. } => SubRange::Image(ImageRange {
+                base_mip: 0,
+                mip_count: mips,
+                base_layer: 0,
+                layer_count: layers,
+            }),
+            Self::Buffer { size, .. } => SubRange::Buffer(BufferRange { offset: 0, size }),
+        }
+    }
+}
+
+/// One declared use of a resource by a pass.
+///
+/// ```
+/// use vk_baton::{plan::UseDecl, Access, BufferRange, SubRange};
+/// let u = UseDecl::new(2, Access::TRANSFER_WRITE)
+///     .range(SubRange::Buffer(BufferRange { offset: 64, size: 64 }))
+///     .discard();
+/// assert_eq!(u.resource, 2);
+/// assert!(u.access.is_write() && u.discard);
+/// assert_eq!(u.range, Some(SubRange::Buffer(BufferRange { offset: 64, size: 64 })));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UseDecl {
+    /// Index into [`PlanInput::resources`].
+    pub resource: usize,
+    /// How the pass touches it.
+    pub access: Access,
+    /// Which part; `None` is the whole resource.
+    pub range: Option<SubRange>,
+    /// The pass overwrites every byte of the range without reading it: old contents are not
+    /// needed, so there is no ownership transfer and images transition from UNDEFINED.
+    pub discard: bool,
+}
+
+impl UseDecl {
+    /// A use of the whole resource.
+    pub fn new(resource: usize, access: Access) -> Self {
+        Self {
+            resource,
+            access,
+            range: None,
+            discard: false,
+        }
+    }
+    /// The same use, limited to `range`.
+    ///
+    /// ```
+    /// use vk_baton::plan::*;
+    /// use vk_baton::{ash::vk, Access, BufferRange, SubRange};
+    /// // One queue: `fill` writes a 256-byte buffer, `read` reads its first 64 bytes.
+    /// let input = PlanInput {
+    ///     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE | vk::QueueFlags::TRANSFER)],
+    ///     resources: vec![ResourceDecl::buffer("buf", 256, vk::BufferUsageFlags::TRANSFER_DST | vk::BufferUsageFlags::STORAGE_BUFFER)],
+    ///     passes: vec![
+    ///         PassDecl::new("fill", 0).with_use(UseDecl::new(0, Access::TRANSFER_WRITE)),
+    ///         PassDecl::new("read", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_READ)
+    ///             .range(SubRange::Buffer(BufferRange { offset: 0, size: 64 }))),
+    ///     ],
+    /// };
+    /// let plan = plan(&input).unwrap();
+    /// // One batch: `fill`, one barrier command, `read`.
+    /// let commands = &plan.queues[0].batches[0].commands;
+    /// let [Command::Pass(0), Command::Barrier(b), Command::Pass(1)] = &commands[..] else { panic!("{plan}") };
+    /// // The barrier covers only the bytes `read` reads, and makes the transfer write available
+    /// // and visible to the compute shader.
+    /// assert!(b.images.is_empty());
+    /// assert_eq!(b.buffers.len(), 1);
+    /// assert_eq!(b.buffers[0].resource, 0);
+    /// assert_eq!(b.buffers[0].range, BufferRange { offset: 0, size: 64 });
+    /// assert_eq!(b.buffers[0].scopes, Scopes {
+    ///     src_stages: vk::PipelineStageFlags2::ALL_TRANSFER,
+    ///     src_access: vk::AccessFlags2::TRANSFER_WRITE,
+    ///     dst_stages: vk::PipelineStageFlags2::COMPUTE_SHADER,
+    ///     dst_access: vk::AccessFlags2::SHADER_STORAGE_READ,
+    ///     families: None,
+    /// });
+    /// ```
+    pub fn range(mut self, range: SubRange) -> Self {
+        self.range = Some(range);
+        self
+    }
+    /// The same use, promising to overwrite the whole range.
+    ///
+    /// ```
+    /// use vk_baton::plan::*;
+    /// use vk_baton::{ash::vk, Access};
+    /// let first_old_layout = |u: UseDecl| {
+    ///     let state = SegmentState::handed_over(vk::ImageLayout::GENERAL, Some(0), None);
+    ///     let input = PlanInput {
+    ///         queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS)],
+    ///         resources: vec![ResourceDecl::image("target", 1, 1, vk::ImageUsageFlags::COLOR_ATTACHMENT).with_state(state)],
+    ///         passes: vec![PassDecl::new("draw", 0).with_use(u)],
+    ///     };
+    ///     let plan = plan(&input).unwrap();
+    ///     let Command::Barrier(b) = &plan.queues[0].batches[0].commands[0] else { unreachable!() };
+    ///     b.images[0].old_layout
+    /// };
+    /// let write = UseDecl::new(0, Access::COLOR_ATTACHMENT_WRITE);
+    /// // Old contents kept: a GENERAL -> COLOR_ATTACHMENT_OPTIMAL transition.
+    /// assert_eq!(first_old_layout(write), vk::ImageLayout::GENERAL);
+    /// // Discarded: the transition starts from UNDEFINED.
+    /// assert_eq!(first_old_layout(write.discard()), vk::ImageLayout::UNDEFINED);
+    /// ```
+    pub fn discard(mut self) -> Self {
+        self.discard = true;
+        self
+    }
+}
+
+/// A binary semaphore a pass waits on (swapchain acquire, external producers).
+///
+/// ```
+/// use vk_baton::plan::*;
+/// use vk_baton::{ash::vk::{self, Handle}, Access};
+/// let (acquired, rendered) = (vk::Semaphore::from_raw(1), vk::Semaphore::from_raw(2));
+/// // `draw` waits for `acquired` and renders; `present` signals `rendered`.
+/// let input = PlanInput {
+///     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS)],
+///     resources: vec![ResourceDecl::image("swap", 1, 1, vk::ImageUsageFlags::COLOR_ATTACHMENT)],
+///     passes: vec![
+///         PassDecl::new("draw", 0)
+///             .with_wait(BinaryWaitDecl { semaphore: acquired, guards: vec![0], stages: None })
+///             .with_use(UseDecl::new(0, Access::COLOR_ATTACHMENT_WRITE).discard()),
+///         PassDecl::new("present", 0)
+///             .with_use(UseDecl::new(0, Access::PRESENT))
+///             .with_signal(BinarySignalDecl { semaphore: rendered, stages: None }),
+///     ],
+/// };
+/// let plan = plan(&input).unwrap();
+/// let batch = &plan.queues[0].batches[0];
+/// // The wait lands on the batch, at the stage of the guarded image's first use.
+/// assert_eq!(batch.waits[0].target, WaitTarget::Binary(acquired));
+/// assert_eq!(batch.waits[0].stages, vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT);
+/// // The signal ends the batch, after the stages that made the image ready.
+/// assert_eq!(batch.binary_signals, vec![(rendered, vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT)]);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BinaryWaitDecl {
+    /// The semaphore.
+    pub semaphore: vk::Semaphore,
+    /// Resources whose contents the semaphore guards (the acquired swapchain image). Their
+    /// state becomes "undefined, made ready by this wait", and the wait's stage mask becomes
+    /// the stages of their first use.
+    pub guards: Vec<usize>,
+    /// An explicit stage mask; `None` lets the planner derive it from the guarded resources.
+    pub stages: Option<vk::PipelineStageFlags2>,
+}
+
+/// A binary semaphore a pass signals (present, external consumers).
+///
+/// See the [`BinaryWaitDecl`] example.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BinarySignalDecl {
+    /// The semaphore.
+    pub semaphore: vk::Semaphore,
+    /// An explicit stage mask; `None` uses the stages of the pass's own uses (for present:
+    /// the stages that made the image ready).
+    pub stages: Option<vk::PipelineStageFlags2>,
+}
+
+/// A pass as the planner sees it.
+///
+/// ```
+/// use vk_baton::{plan::{PassDecl, UseDecl}, Access};
+/// let blur = PassDecl::new("blur", 1)
+///     .with_use(UseDecl::new(0, Access::COMPUTE_SHADER_SAMPLED_READ))
+///     .with_use(UseDecl::new(1, Access::COMPUTE_SHADER_WRITE));
+/// assert_eq!(blur.queue, 1);
+/// assert_eq!(blur.uses.len(), 2);
+/// assert!(blur.waits.is_empty() && blur.signals.is_empty());
+/// ```
+#[derive(Clone, Debug)]
+pub struct PassDecl {
+    /// Name, used in labels and reports.
+    pub name: String,
+    /// Index into [`PlanInput::queues`].
+    pub queue: usize,
+    /// Declared uses.
+    pub uses: Vec<UseDecl>,
+    /// Binary semaphores waited before the pass.
+    pub waits: Vec<BinaryWaitDecl>,
+    /// Binary semaphores signalled after the pass.
+    pub signals: Vec<BinarySignalDecl>,
+}
+
+impl PassDecl {
+    /// A pass with no uses yet.
+    pub fn new(name: &str, queue: usize) -> Self {
+        Self {
+            name: name.into(),
+            queue,
+            uses: vec![],
+            waits: vec![],
+            signals: vec![],
+        }
+    }
+    /// Adds a use.
+    pub fn with_use(mut self, u: UseDecl) -> Self {
+        self.uses.push(u);
+        self
+    }
+    /// Adds a binary wait.
+    pub fn with_wait(mut self, w: BinaryWaitDecl) -> Self {
+        self.waits.push(w);
+        self
+    }
+    /// Adds a binary signal.
+    pub fn with_signal(mut self, s: BinarySignalDecl) -> Self {
+        self.signals.push(s);
+        self
+    }
+}

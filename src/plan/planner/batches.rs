@@ -1,0 +1,221 @@
+//! Phase 2, batches: per queue, where batches start (waits as late as possible) and end
+//! (signals as early as possible), then waits resolved to the batches that signal them.
+
+use super::*;
+
+/// A batch before signals split it: its waits and its nodes.
+#[derive(Debug, Default)]
+struct Proto {
+    waits: Vec<ProtoWait>,
+    /// Indices into the queue's node list.
+    nodes: Vec<usize>,
+}
+
+#[derive(Debug)]
+pub(super) struct ProtoWait {
+    target: ProtoTarget,
+    stages: vk::PipelineStageFlags2,
+    /// What the awaited node's signal must cover.
+    src_stages: vk::PipelineStageFlags2,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum ProtoTarget {
+    Node(usize, Pos),
+    Value(usize, u64),
+    Binary(vk::Semaphore),
+}
+
+impl ProtoTarget {
+    fn queue(&self) -> Option<usize> {
+        match *self {
+            Self::Node(q, _) | Self::Value(q, _) => Some(q),
+            Self::Binary(_) => None,
+        }
+    }
+}
+
+impl Planner<'_> {
+    pub(super) fn batch_all(&mut self) -> Vec<QueuePlan> {
+        let nodes = std::mem::take(&mut self.nodes);
+        // A: where each queue's batches must start, and their waits. A node whose dependency
+        // is not covered by an earlier wait starts a batch (wait as late as possible).
+        let protos: Vec<Vec<Proto>> = nodes.iter().map(|q| self.place_waits(q)).collect();
+        // B: the nodes other queues actually wait on (after merging to the highest value).
+        let index_of = |queue: usize, pos: Pos| nodes[queue].partition_point(|(p, _)| *p < pos);
+        let mut signal_src: Vec<Vec<Option<vk::PipelineStageFlags2>>> =
+            nodes.iter().map(|q| vec![None; q.len()]).collect();
+        for w in protos.iter().flatten().flat_map(|p| &p.waits) {
+            if let ProtoTarget::Node(queue, pos) = w.target {
+                let s = &mut signal_src[queue][index_of(queue, pos)];
+                *s = Some(s.unwrap_or_default() | w.src_stages);
+            }
+        }
+        let node_index: Vec<Vec<Pos>> = nodes
+            .iter()
+            .map(|q| q.iter().map(|(p, _)| *p).collect())
+            .collect();
+        // C: end a batch after each awaited node and each binary signal (signal as early as
+        // possible), then resolve waits to batch indices.
+        let mut batch_of: Vec<Vec<usize>> =
+            nodes.iter().map(|q| vec![usize::MAX; q.len()]).collect();
+        let mut plans: Vec<QueuePlan> = Vec::with_capacity(nodes.len());
+        for (q, (qnodes, qprotos)) in nodes.into_iter().zip(protos).enumerate() {
+            let mut batches: Vec<Batch> = Vec::new();
+            let mut by_index: Vec<Option<Node>> =
+                qnodes.into_iter().map(|(_, n)| Some(n)).collect();
+            for proto in qprotos {
+                let mut cur = Batch {
+                    waits: proto
+                        .waits
+                        .iter()
+                        .map(|w| Wait {
+                            target: WaitTarget::Binary(vk::Semaphore::null()),
+                            stages: w.stages,
+                        })
+                        .collect(),
+                    ..Batch::default()
+                };
+                // Placeholders: targets are resolved below once every queue is batched.
+                let first = batches.len();
+                let mut pending_waits = Some(proto.waits);
+                for ni in proto.nodes {
+                    let node = by_index[ni].take().expect("node placed once");
+                    let mut ends = false;
+                    match node.kind {
+                        NodeKind::Pass(i) => {
+                            if !node.barrier.is_empty() {
+                                cur.commands.push(Command::Barrier(node.barrier));
+                            }
+                            cur.commands.push(Command::Pass(i));
+                            for sig in &self.input.passes[i].signals {
+                                let stages = sig.stages.unwrap_or(self.pass_stages[i]);
+                                let stages = if stages.is_empty() {
+                                    vk::PipelineStageFlags2::ALL_COMMANDS
+                                } else {
+                                    stages
+                                };
+                                cur.binary_signals.push((sig.semaphore, stages));
+                                ends = true;
+                            }
+                        }
+                        NodeKind::Release => cur.commands.push(Command::Barrier(node.barrier)),
+                    }
+                    if let Some(stages) = signal_src[q][ni] {
+                        cur.signal = Some(cur.signal.unwrap_or_default() | stages);
+                        batch_of[q][ni] = batches.len();
+                        ends = true;
+                    }
+                    if ends {
+                        batches.push(std::mem::take(&mut cur));
+                    }
+                }
+                if !cur.commands.is_empty() || !cur.waits.is_empty() {
+                    batches.push(cur);
+                }
+                // Keep the proto's waits beside its first batch for resolution.
+                if let Some(w) = pending_waits.take() {
+                    if first < batches.len() {
+                        self.proto_waits.push((q, first, w));
+                    }
+                }
+            }
+            // The last batch signals for the host, later graphs and resource lifetimes.
+            if let Some(last) = batches.last_mut() {
+                last.signal = Some(vk::PipelineStageFlags2::ALL_COMMANDS);
+            }
+            plans.push(QueuePlan { batches });
+        }
+        for (q, b, waits) in std::mem::take(&mut self.proto_waits) {
+            for (wi, w) in waits.into_iter().enumerate() {
+                plans[q].batches[b].waits[wi].target = match w.target {
+                    ProtoTarget::Node(queue, pos) => {
+                        let ni = node_index[queue].partition_point(|p| *p < pos);
+                        WaitTarget::Batch {
+                            queue,
+                            batch: batch_of[queue][ni],
+                        }
+                    }
+                    ProtoTarget::Value(queue, value) => WaitTarget::Value { queue, value },
+                    ProtoTarget::Binary(s) => WaitTarget::Binary(s),
+                };
+            }
+        }
+        plans
+    }
+
+    /// Step A of batching for one queue: batch starts and their waits.
+    fn place_waits(&self, nodes: &[(Pos, Node)]) -> Vec<Proto> {
+        let mut protos: Vec<Proto> = Vec::new();
+        // Per other queue: the highest point waited on so far, and where (proto, wait).
+        let mut waited: Vec<Option<(At, usize, usize)>> = vec![None; self.input.queues.len()];
+        for (ni, (_, node)) in nodes.iter().enumerate() {
+            let binary: Vec<ProtoWait> = match node.kind {
+                NodeKind::Pass(i) => self.input.passes[i]
+                    .waits
+                    .iter()
+                    .enumerate()
+                    .map(|(wi, w)| ProtoWait {
+                        target: ProtoTarget::Binary(w.semaphore),
+                        stages: w
+                            .stages
+                            .or_else(|| self.binary_wait_stages.get(&(i, wi)).copied())
+                            .unwrap_or(vk::PipelineStageFlags2::ALL_COMMANDS),
+                        src_stages: vk::PipelineStageFlags2::NONE,
+                    })
+                    .collect(),
+                NodeKind::Release => Vec::new(),
+            };
+            let uncovered = |d: &Dep| waited[d.queue].is_none_or(|(at, _, _)| at < d.at);
+            let needs_batch =
+                protos.is_empty() || !binary.is_empty() || node.deps.iter().any(uncovered);
+            if needs_batch && protos.last().is_none_or(|p| !p.nodes.is_empty()) {
+                protos.push(Proto::default());
+            }
+            let pi = protos.len() - 1;
+            protos[pi].waits.extend(binary);
+            for d in &node.deps {
+                match waited[d.queue] {
+                    Some((at, wp, wi)) if at >= d.at => {
+                        // Already waited (in this batch or an earlier one): widen it.
+                        let w = &mut protos[wp].waits[wi];
+                        w.stages |= d.wait_stages;
+                        w.src_stages |= d.src_stages;
+                    }
+                    _ => {
+                        let target = match d.at {
+                            At::Value(v) => ProtoTarget::Value(d.queue, v),
+                            At::Node(p) => ProtoTarget::Node(d.queue, p),
+                        };
+                        // One wait per other queue per batch, on the highest value.
+                        let proto = &mut protos[pi];
+                        let wi = match proto
+                            .waits
+                            .iter()
+                            .position(|w| w.target.queue() == Some(d.queue))
+                        {
+                            Some(wi) => {
+                                let w = &mut proto.waits[wi];
+                                w.target = target;
+                                w.stages |= d.wait_stages;
+                                w.src_stages |= d.src_stages;
+                                wi
+                            }
+                            None => {
+                                proto.waits.push(ProtoWait {
+                                    target,
+                                    stages: d.wait_stages,
+                                    src_stages: d.src_stages,
+                                });
+                                proto.waits.len() - 1
+                            }
+                        };
+                        waited[d.queue] = Some((d.at, pi, wi));
+                    }
+                }
+            }
+            protos[pi].nodes.push(ni);
+        }
+        protos
+    }
+}

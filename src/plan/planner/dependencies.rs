@@ -1,0 +1,474 @@
+//! Phase 1, dependencies: each pass's uses, in program order, become barriers before the
+//! pass, release nodes on other queues, and dependencies that phase 2 turns into semaphore
+//! waits.
+
+use super::*;
+use std::collections::BTreeMap;
+
+fn cell_ranges(
+    kind: &ResourceKind,
+    range: Option<SubRange>,
+) -> SmallVec<[std::ops::Range<u64>; 1]> {
+    match (kind, range.unwrap_or(kind.whole())) {
+        (ResourceKind::Image { layers, .. }, SubRange::Image(r))
+            if r.base_layer == 0 && r.layer_count == *layers =>
+        {
+            let l = *layers as u64;
+            smallvec::smallvec![r.base_mip as u64 * l..(r.base_mip + r.mip_count) as u64 * l]
+        }
+        (ResourceKind::Image { layers, .. }, SubRange::Image(r)) => r.cells(*layers).into(),
+        (ResourceKind::Buffer { .. }, SubRange::Buffer(b)) => smallvec::smallvec![b.bytes()],
+        // Mismatched kinds are rejected by `validate`.
+        _ => SmallVec::new(),
+    }
+}
+
+/// What one pass does to one segment, after folding all its uses of it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct SegUse {
+    access: Access,
+    discard: bool,
+}
+
+impl Planner<'_> {
+    pub(super) fn add_pass(&mut self, i: usize) -> Result<()> {
+        let pass = &self.input.passes[i];
+        let q = pass.queue;
+        let p = pass_pos(i);
+        // A binary wait makes the guarded resources "undefined, ready once the wait is done".
+        for (wi, w) in pass.waits.iter().enumerate() {
+            for &r in &w.guards {
+                let cells = self.input.resources[r].kind.cells();
+                let rec = Rec {
+                    queue: q,
+                    at: At::Node(p),
+                    stages: vk::PipelineStageFlags2::NONE,
+                    access: vk::AccessFlags2::NONE,
+                    binary_wait: Some((i, wi)),
+                };
+                self.states[r].update(0..cells, |_| WState {
+                    write: Some(rec),
+                    ..WState::default()
+                });
+            }
+        }
+        let mut node = Node {
+            kind: NodeKind::Pass(i),
+            barrier: BarrierCmd::default(),
+            deps: Vec::new(),
+        };
+        // Fold the pass's uses per resource, so overlapping reads are handled once. Most
+        // passes name each resource once and skip the fold.
+        let uses = &pass.uses;
+        let repeated = uses
+            .iter()
+            .enumerate()
+            .any(|(k, u)| uses[..k].iter().any(|v| v.resource == u.resource));
+        let folded: SmallVec<[(usize, std::ops::Range<u64>, SegUse); 4]> = if !repeated {
+            uses.iter()
+                .flat_map(|u| {
+                    cell_ranges(&self.input.resources[u.resource].kind, u.range)
+                        .into_iter()
+                        .map(move |c| {
+                            (
+                                u.resource,
+                                c,
+                                SegUse {
+                                    access: u.access,
+                                    discard: u.discard,
+                                },
+                            )
+                        })
+                })
+                .collect()
+        } else {
+            let mut by_resource: BTreeMap<usize, RangeMap<Option<SegUse>>> = BTreeMap::new();
+            for u in uses {
+                let kind = &self.input.resources[u.resource].kind;
+                let m = by_resource
+                    .entry(u.resource)
+                    .or_insert_with(|| RangeMap::new(kind.cells(), None));
+                for cells in cell_ranges(kind, u.range) {
+                    m.update(cells, |old| {
+                        Some(match old {
+                            None => SegUse {
+                                access: u.access,
+                                discard: u.discard,
+                            },
+                            Some(o) => SegUse {
+                                access: Access {
+                                    stages: o.access.stages | u.access.stages,
+                                    access: o.access.access | u.access.access,
+                                    ..o.access
+                                },
+                                discard: o.discard && u.discard,
+                            },
+                        })
+                    });
+                }
+            }
+            by_resource
+                .into_iter()
+                .flat_map(|(r, m)| {
+                    m.iter()
+                        .filter_map(|(c, u)| u.map(|u| (r, c.clone(), u)))
+                        .collect::<Vec<_>>()
+                })
+                .collect()
+        };
+        for (r, cells, u) in folded {
+            // Taken out so each segment can be changed in place while `self` plans.
+            let mut map = std::mem::take(&mut self.states[r]);
+            let res = map.try_update(cells, |c, st| {
+                self.access_segment(i, r, c, st, u, &mut node)
+            });
+            self.states[r] = map;
+            res?;
+        }
+        // Passes arrive in program order, so they always go last.
+        self.nodes[q].push((p, node));
+        Ok(())
+    }
+
+    /// Synchronizes one use of one segment with what came before, and moves the segment's
+    /// state past it.
+    fn access_segment(
+        &mut self,
+        pass: usize,
+        r: usize,
+        cells: std::ops::Range<u64>,
+        st: &mut WState,
+        u: SegUse,
+        node: &mut Node,
+    ) -> Result<()> {
+        let res = &self.input.resources[r];
+        let q = self.input.passes[pass].queue;
+        let family = self.input.queues[q].family;
+        let p = pass_pos(pass);
+        let a = u.access;
+        let is_image = matches!(res.kind, ResourceKind::Image { .. });
+
+        let contents_needed = st.defined && !u.discard;
+        let new_layout = if is_image {
+            a.layout
+        } else {
+            vk::ImageLayout::UNDEFINED
+        };
+        let old_layout = if !is_image {
+            vk::ImageLayout::UNDEFINED
+        } else if contents_needed || st.layout == new_layout {
+            st.layout
+        } else {
+            vk::ImageLayout::UNDEFINED
+        };
+        let layout_change = is_image && old_layout != new_layout;
+        // The host is no queue family: queue family ownership governs "read accesses performed
+        // by the second queue family", and mapped memory is read and written by the host after
+        // a memory dependency whose second scope is HOST. A host access therefore takes no
+        // ownership, unless an image must first change layout on this queue.
+        let host_only = is_host_only(&a);
+        let transfer_from = match st.owner {
+            Some(o)
+                if !res.concurrent
+                    && contents_needed
+                    && o != family
+                    && (!host_only || layout_change) =>
+            {
+                Some(o)
+            }
+            _ => None,
+        };
+        let write_like = a.is_write() || layout_change || transfer_from.is_some();
+
+        // The prior accesses this one must be ordered after.
+        let priors: SmallVec<[Rec; 2]> = if write_like {
+            write_priors(st)
+        } else {
+            match st.write {
+                Some(w) if !covered(&st.visible, q, a.stages, a.access) => smallvec::smallvec![w],
+                _ => SmallVec::new(),
+            }
+        };
+
+        // Present has no stages of its own: chain from whatever came before on this queue.
+        let same_queue_stages = priors
+            .iter()
+            .filter(|x| x.queue == q)
+            .fold(vk::PipelineStageFlags2::NONE, |s, x| {
+                s | self.rec_stages(x, a.stages)
+            });
+        let eff = if !a.stages.is_empty() {
+            a.stages
+        } else if !same_queue_stages.is_empty() {
+            same_queue_stages
+        } else {
+            // Nothing on this queue to chain from (e.g. presenting straight after another
+            // queue's work): the only work here is the barrier itself, so waiting for
+            // everything costs nothing.
+            vk::PipelineStageFlags2::ALL_COMMANDS
+        };
+        self.pass_stages[pass] |= eff;
+
+        let mut scopes = Scopes {
+            src_stages: vk::PipelineStageFlags2::NONE,
+            src_access: vk::AccessFlags2::NONE,
+            dst_stages: eff,
+            dst_access: a.access,
+            families: None,
+        };
+
+        if let Some(from) = transfer_from {
+            // Ownership transfer: release on the queue of the most recent access, acquire here.
+            let (rq, rpos) = self.add_release(
+                r,
+                cells.clone(),
+                st,
+                from,
+                family,
+                old_layout,
+                new_layout,
+                pass,
+            )?;
+            // Without VK_KHR_maintenance8's USE_ALL_STAGES dependency flag (which the executor
+            // does not rely on), a release's second scope and an acquire's first scope do not
+            // apply: only an ALL_COMMANDS semaphore signal orders the release before the
+            // signal, and only an ALL_COMMANDS wait orders the acquire after the wait. The
+            // barriers' own stage masks still chain, for implementations that read them.
+            node.deps.push(Dep {
+                queue: rq,
+                at: At::Node(rpos),
+                wait_stages: vk::PipelineStageFlags2::ALL_COMMANDS,
+                src_stages: vk::PipelineStageFlags2::ALL_COMMANDS,
+            });
+            scopes.src_stages = eff;
+            scopes.families = Some((from, family));
+        } else {
+            let caps = self.input.queues[q].caps;
+            // The stages of this queue that semaphore waits guard, and that a barrier after
+            // them chains from.
+            let mut chain = vk::PipelineStageFlags2::NONE;
+            for x in &priors {
+                let stages = self.rec_stages(x, eff);
+                if x.queue == q {
+                    scopes.src_stages |= stages;
+                    scopes.src_access |= crate::access::write_bits_of(x.access);
+                } else {
+                    self.note_cross_queue_binary_wait(x);
+                    // HOST is no stage a semaphore wait can guard: the host access comes after
+                    // a barrier (HOST in its second scope) that chains from the wait, and the
+                    // wait guards the awaited work's stages as far as this queue has them.
+                    let device = eff & !vk::PipelineStageFlags2::HOST;
+                    let wait_stages = if device.is_empty() {
+                        on_queue(stages, caps)
+                    } else {
+                        device
+                    };
+                    if x.at != At::Value(0) {
+                        node.deps.push(Dep {
+                            queue: x.queue,
+                            at: x.at,
+                            wait_stages,
+                            src_stages: stages,
+                        });
+                    }
+                    chain |= wait_stages;
+                }
+            }
+            let cross = !chain.is_empty();
+            let same_queue = priors.iter().any(|x| x.queue == q);
+            // A host access needs the barrier even after a semaphore: the semaphore makes
+            // writes available in the device domain only; a HOST second scope and access make
+            // them available to the host.
+            let host_after_cross = cross && eff.contains(vk::PipelineStageFlags2::HOST);
+            if !same_queue && !layout_change && !host_after_cross {
+                // Semaphores (or nothing at all) order it; no barrier.
+                apply_access(
+                    st,
+                    q,
+                    p,
+                    a,
+                    eff,
+                    write_like,
+                    u.discard,
+                    res.concurrent,
+                    family,
+                    new_layout,
+                );
+                return Ok(());
+            }
+            if cross {
+                // Chain the transition (or the host barrier) from the semaphore wait's stages.
+                scopes.src_stages |= chain;
+            }
+        }
+        push_barrier(
+            &mut node.barrier,
+            r,
+            &res.kind,
+            cells,
+            scopes,
+            old_layout,
+            new_layout,
+        );
+        apply_access(
+            st,
+            q,
+            p,
+            a,
+            eff,
+            write_like,
+            u.discard,
+            res.concurrent,
+            family,
+            new_layout,
+        );
+        Ok(())
+    }
+
+    /// The stages to chain from for a prior access. A binary wait's stages are those of its
+    /// first use, so they are resolved (and grown) here.
+    fn rec_stages(
+        &mut self,
+        x: &Rec,
+        use_stages: vk::PipelineStageFlags2,
+    ) -> vk::PipelineStageFlags2 {
+        match x.binary_wait {
+            Some(key) if !use_stages.is_empty() => {
+                // The wait is on the binary wait's queue, which may be another than the use's.
+                let s = on_queue(use_stages, self.input.queues[x.queue].caps);
+                *self.binary_wait_stages.entry(key).or_default() |= s;
+                s
+            }
+            _ => x.stages,
+        }
+    }
+
+    /// A binary wait whose guarded resource is first used on another queue: the timeline
+    /// signal after it must chain from it, so it stalls everything after it.
+    fn note_cross_queue_binary_wait(&mut self, x: &Rec) {
+        if let Some(key) = x.binary_wait {
+            *self.binary_wait_stages.entry(key).or_default() |=
+                vk::PipelineStageFlags2::ALL_COMMANDS;
+        }
+    }
+
+    /// Adds (or extends) the release node for an ownership transfer of `cells` of resource
+    /// `r`, on the queue of its most recent access. Returns (queue, position).
+    #[allow(clippy::too_many_arguments)]
+    fn add_release(
+        &mut self,
+        r: usize,
+        cells: std::ops::Range<u64>,
+        st: &WState,
+        from: u32,
+        to: u32,
+        old_layout: vk::ImageLayout,
+        new_layout: vk::ImageLayout,
+        pass: usize,
+    ) -> Result<(usize, Pos)> {
+        let recs: Vec<Rec> = st.write.iter().chain(st.reads.iter()).copied().collect();
+        // The latest access by the owning family (a host access keeps the owner, and may be
+        // later, on another family's queue).
+        let latest = recs
+            .iter()
+            .filter(|x| self.input.queues[x.queue].family == from)
+            .max_by_key(|x| x.at)
+            .copied();
+        let (rq, pos) = match latest {
+            Some(Rec {
+                queue,
+                at: At::Node(p),
+                ..
+            }) => (queue, p + 1),
+            Some(Rec {
+                queue,
+                at: At::Value(_),
+                ..
+            }) => (queue, PRE_GRAPH_RELEASE),
+            _ => {
+                // The app handed it over with an owner but no queue: release on any queue
+                // of that family.
+                let q = self
+                    .input
+                    .queues
+                    .iter()
+                    .position(|qd| qd.family == from)
+                    .ok_or_else(|| Error::NoQueueForRelease {
+                        resource: self.input.resources[r].name.clone(),
+                        family: from,
+                        pass: self.input.passes[pass].name.clone(),
+                    })?;
+                (q, PRE_GRAPH_RELEASE)
+            }
+        };
+        // The release is a write on `rq`: ordered after the reads since the last write, or
+        // after the write itself.
+        let priors = write_priors(st);
+        let mut src_stages = vk::PipelineStageFlags2::NONE;
+        let mut src_access = vk::AccessFlags2::NONE;
+        let mut deps = Vec::new();
+        for x in &priors {
+            if x.queue == rq {
+                src_stages |= x.stages;
+                src_access |= crate::access::write_bits_of(x.access);
+            } else if x.at != At::Value(0) {
+                deps.push(*x);
+            }
+        }
+        if src_stages.is_empty() {
+            // Only other queues (or the app) touched it: chain from the semaphore wait, at
+            // the awaited stages that this queue also has (or all commands).
+            let mut other = deps
+                .iter()
+                .fold(vk::PipelineStageFlags2::NONE, |s, x| s | x.stages);
+            if other.is_empty() {
+                other = recs
+                    .iter()
+                    .fold(vk::PipelineStageFlags2::NONE, |s, x| s | x.stages);
+            }
+            src_stages = on_queue(other, self.input.queues[rq].caps);
+        }
+        let scopes = Scopes {
+            src_stages,
+            src_access,
+            dst_stages: src_stages,
+            dst_access: vk::AccessFlags2::NONE,
+            families: Some((from, to)),
+        };
+        let kind = self.input.resources[r].kind;
+        let qn = &mut self.nodes[rq];
+        let at = qn.partition_point(|(p, _)| *p < pos);
+        if qn.get(at).is_none_or(|(p, _)| *p != pos) {
+            qn.insert(
+                at,
+                (
+                    pos,
+                    Node {
+                        kind: NodeKind::Release,
+                        barrier: BarrierCmd::default(),
+                        deps: Vec::new(),
+                    },
+                ),
+            );
+        }
+        let node = &mut qn[at].1;
+        for x in deps {
+            node.deps.push(Dep {
+                queue: x.queue,
+                at: x.at,
+                wait_stages: src_stages,
+                src_stages: x.stages,
+            });
+        }
+        push_barrier(
+            &mut node.barrier,
+            r,
+            &kind,
+            cells,
+            scopes,
+            old_layout,
+            new_layout,
+        );
+        Ok((rq, pos))
+    }
+}

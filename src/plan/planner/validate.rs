@@ -1,0 +1,138 @@
+//! Input validation: everything that makes a plan impossible is refused before the planner
+//! changes any state.
+
+use super::*;
+
+/// Checks everything that makes a plan impossible, before any state changes.
+pub(super) fn validate(input: &PlanInput) -> Result<()> {
+    for res in &input.resources {
+        let cells = res.kind.cells();
+        for (range, st) in &res.initial {
+            let bad_queue = st
+                .write
+                .iter()
+                .chain(&st.reads)
+                .any(|r| r.queue >= input.queues.len());
+            if bad_queue || range.start >= range.end || range.end > cells {
+                return Err(Error::InvalidInput(format!(
+                    "the initial state of `{}` names a queue or a range that does not exist",
+                    res.name
+                )));
+            }
+        }
+    }
+    for (pi, pass) in input.passes.iter().enumerate() {
+        let queue = input.queues.get(pass.queue).ok_or_else(|| {
+            Error::InvalidInput(format!(
+                "pass `{}` names queue {} of {}",
+                pass.name,
+                pass.queue,
+                input.queues.len()
+            ))
+        })?;
+        for w in &pass.waits {
+            if let Some(&g) = w.guards.iter().find(|&&g| g >= input.resources.len()) {
+                return Err(Error::InvalidInput(format!(
+                    "pass `{}` guards resource {g} that does not exist",
+                    pass.name
+                )));
+            }
+        }
+        for (ui, u) in pass.uses.iter().enumerate() {
+            let res = input.resources.get(u.resource).ok_or_else(|| {
+                Error::InvalidInput(format!(
+                    "pass `{}` uses resource {} of {}",
+                    pass.name,
+                    u.resource,
+                    input.resources.len()
+                ))
+            })?;
+            let a = &u.access;
+            if !a.runs_on(queue.caps) {
+                return Err(Error::QueueCapability {
+                    pass: pass.name.clone(),
+                    resource: res.name.clone(),
+                    queue: queue.name.clone(),
+                    needs: a.queue_capabilities(),
+                    has: queue.caps,
+                });
+            }
+            queue_stages::check_use(input, pi, a, &res.name)?;
+            match (res.kind, u.range.unwrap_or(res.kind.whole())) {
+                (
+                    ResourceKind::Image {
+                        mips,
+                        layers,
+                        usage,
+                        ..
+                    },
+                    SubRange::Image(r),
+                ) => {
+                    if !r.fits(mips, layers) {
+                        return Err(Error::RangeOutOfBounds {
+                            pass: pass.name.clone(),
+                            resource: res.name.clone(),
+                            detail: format!("{r:?} in an image of {mips} mips and {layers} layers"),
+                        });
+                    }
+                    if !usage.contains(a.image_usage) {
+                        return Err(Error::UsageNotAllowed {
+                            pass: pass.name.clone(),
+                            resource: res.name.clone(),
+                            detail: format!("needs {:?}, created with {usage:?}", a.image_usage),
+                        });
+                    }
+                }
+                (ResourceKind::Buffer { size, usage }, SubRange::Buffer(b)) => {
+                    if b.size == 0 || b.offset.checked_add(b.size).is_none_or(|e| e > size) {
+                        return Err(Error::RangeOutOfBounds {
+                            pass: pass.name.clone(),
+                            resource: res.name.clone(),
+                            detail: format!("{b:?} in a buffer of {size} bytes"),
+                        });
+                    }
+                    if !usage.contains(a.buffer_usage) {
+                        return Err(Error::UsageNotAllowed {
+                            pass: pass.name.clone(),
+                            resource: res.name.clone(),
+                            detail: format!("needs {:?}, created with {usage:?}", a.buffer_usage),
+                        });
+                    }
+                }
+                _ => {
+                    return Err(Error::RangeOutOfBounds {
+                        pass: pass.name.clone(),
+                        resource: res.name.clone(),
+                        detail: "an image range for a buffer, or a byte range for an image".into(),
+                    });
+                }
+            }
+            // Two uses of one resource in one pass: overlapping writes, or two layouts.
+            for v in &pass.uses[..ui] {
+                if v.resource != u.resource {
+                    continue;
+                }
+                let overlap = match (
+                    u.range.unwrap_or(res.kind.whole()),
+                    v.range.unwrap_or(res.kind.whole()),
+                ) {
+                    (SubRange::Image(x), SubRange::Image(y)) => x.overlaps(&y),
+                    (SubRange::Buffer(x), SubRange::Buffer(y)) => x.overlaps(&y),
+                    _ => false,
+                };
+                let is_image = matches!(res.kind, ResourceKind::Image { .. });
+                if overlap
+                    && (a.is_write()
+                        || v.access.is_write()
+                        || (is_image && a.layout != v.access.layout))
+                {
+                    return Err(Error::ConflictingUses {
+                        pass: pass.name.clone(),
+                        resource: res.name.clone(),
+                    });
+                }
+            }
+        }
+    }
+    super::presented::check(input)
+}

@@ -1,0 +1,281 @@
+//! The synchronization rules of the walk: what a batch start (semaphore waits), a barrier
+//! command, an operation and a batch end (semaphore signals) add to the per-queue sets, and
+//! the ordering checks between each operation and the earlier ones on its segments.
+
+use super::*;
+
+impl Checker<'_> {
+    pub(super) fn start(
+        &mut self,
+        q: usize,
+        exec: usize,
+        waits: &[TimelineWait],
+        externals: &[(usize, u64)],
+    ) {
+        // Guarded binary waits: the presentation engine's accesses (and everything ordered
+        // before its present) happen-before the wait.
+        for &(o, stages) in externals {
+            let mut pres_exec = Bits::new(self.words);
+            let mut pres_av = Bits::new(self.words);
+            let last = self.presented.len() - 1;
+            for k in (0..exec).chain(std::iter::once(last)) {
+                pres_exec.or(&self.presented[k].0);
+                pres_av.or(&self.presented[k].1);
+            }
+            let op = self.m.ops[o].clone();
+            for &g in &op.segs {
+                for x in self.seen[g].clone() {
+                    let r = self.unit_range(x, g);
+                    let xo = &self.m.ops[x];
+                    let exec_ok = pres_exec.has_range(r.clone());
+                    let mem_ok = !xo.write || pres_av.has_range(r.clone());
+                    if !exec_ok {
+                        self.report(Some(x), o, g, HazardKind::Layout, "the swapchain image is acquired again without being presented after this access".into());
+                    } else if !mem_ok {
+                        self.report(
+                            Some(x),
+                            o,
+                            g,
+                            HazardKind::Layout,
+                            "the write is not made available before the present".into(),
+                        );
+                    }
+                }
+                self.step(o, g);
+            }
+            let mut set = self.all_units(o);
+            let mut seg_mask = Bits::new(self.words);
+            for &g in &op.segs {
+                seg_mask.or(&self.seg_units[g]);
+            }
+            let mut pe = pres_exec.clone();
+            pe.and(&seg_mask);
+            let mut pa = pres_av;
+            pa.and(&seg_mask);
+            pe.or(&set);
+            pa.or(&set);
+            let all = self.m.universe.access;
+            self.grant(q, stages, &pe, Some(&pa), all, Some(&pa));
+            set.or(&pe);
+            for &g in &op.segs {
+                self.seen[g].push(o);
+            }
+        }
+        // Timeline waits.
+        for &TimelineWait {
+            queue: sq,
+            value: w,
+            reached_before,
+            stages,
+        } in waits
+        {
+            let mut ex = Bits::new(self.words);
+            let mut av = Bits::new(self.words);
+            let bound = reached_before.unwrap_or(u64::MAX);
+            if let Some((_, e, a)) = self.sigs[sq].iter().find(|s| s.0 >= w && s.0 <= bound) {
+                ex.or(e);
+                av.or(a);
+            }
+            for (v, u) in &self.virt[sq] {
+                if *v <= w {
+                    ex.or(u);
+                    av.or(u);
+                }
+            }
+            let all = self.m.universe.access;
+            self.grant(q, stages, &ex, Some(&av), all, Some(&av));
+        }
+    }
+
+    pub(super) fn barrier(&mut self, q: usize, entries: &[Entry]) {
+        let m = self.m;
+        // Scopes of every entry against the state before the command.
+        let mut chained = vec![];
+        let mut av_before = vec![];
+        let mut created = vec![];
+        for e in entries {
+            let mut ch = self.union_over(&self.qs[q].before, e.src);
+            ch.or(&self.union_over(&self.qs[q].direct, e.src));
+            let av = self.union_over(&self.qs[q].avail, e.src);
+            let mut cr = Bits::new(self.words);
+            if e.role != Role::Acquire {
+                let direct = self.union_over(&self.qs[q].direct_w, e.src);
+                let mut covered = Bits::new(self.words);
+                for (wb, set) in &self.write_classes {
+                    if wb & !e.src_access == 0 {
+                        covered.or(set);
+                    }
+                }
+                let mut range = Bits::new(self.words);
+                for &g in &e.segs {
+                    range.or(&self.seg_units[g]);
+                }
+                // Writes of ownership transfers are made available automatically.
+                covered.and(&range);
+                covered.or(&self.auto_avail);
+                cr = direct;
+                cr.and(&covered);
+            }
+            chained.push(ch);
+            av_before.push(av);
+            created.push(cr);
+        }
+        // The transitions and ownership transfers of this command, as later operations. Each
+        // happens after what is ordered before the stage it runs in (none but a release or
+        // acquire in `OWNERSHIP_STAGE`) and, unless it is an acquire without USE_ALL_STAGES,
+        // after its entry's first scope and availability operation.
+        for (i, e) in entries.iter().enumerate() {
+            let Some(t) = e.op else { continue };
+            let mut after = self.union_over(&self.qs[q].before, m.ops[t].stages);
+            let mut avail = self.union_over(&self.qs[q].avail, m.ops[t].stages);
+            if e.role != Role::Acquire || OWNERSHIP_TRANSFER_USES_ALL_STAGES {
+                after.or(&chained[i]);
+                avail.or(&av_before[i]);
+                avail.or(&created[i]);
+            }
+            for &g in &e.segs {
+                for x in self.seen[g].clone() {
+                    let xo = &m.ops[x];
+                    let r = self.unit_range(x, g);
+                    let both_transitions = matches!(xo.kind, OpKind::Transition { .. })
+                        && matches!(m.ops[t].kind, OpKind::Transition { .. })
+                        && xo.queue == Some(q);
+                    let exec_ok = both_transitions || after.has_range(r.clone());
+                    let mem_ok = both_transitions || !xo.write || avail.has_range(r.clone());
+                    self.pair_result(x, t, g, exec_ok, mem_ok);
+                }
+                self.step(t, g);
+            }
+        }
+        // Apply the dependencies.
+        let na = self.idx.na;
+        for (i, e) in entries.iter().enumerate() {
+            let mut ex = chained[i].clone();
+            let mut av = av_before[i].clone();
+            av.or(&created[i]);
+            let mut range = Bits::new(self.words);
+            for &g in &e.segs {
+                range.or(&self.seg_units[g]);
+            }
+            let mut vis = av.clone();
+            vis.and(&range);
+            // A release without USE_ALL_STAGES is not in its entry's second scope.
+            let second_applies = e.role != Role::Release || OWNERSHIP_TRANSFER_USES_ALL_STAGES;
+            if let Some(t) = e.op.filter(|_| second_applies) {
+                let own = self.all_units(t);
+                ex.or(&own);
+                av.or(&own);
+                vis.or(&own);
+            }
+            let ts: Vec<usize> = self.idx.ts(e.dst).collect();
+            let as_: Vec<usize> = self.idx.as_(e.dst_access).collect();
+            let qs = &mut self.qs[q];
+            for &t in &ts {
+                qs.before[t].or(&ex);
+                qs.avail[t].or(&av);
+                for &a in &as_ {
+                    qs.vis[t * na + a].or(&vis);
+                }
+            }
+        }
+        for e in entries {
+            if let Some(t) = e.op {
+                for &g in &e.segs {
+                    self.seen[g].push(t);
+                }
+                // A release or acquire in `OWNERSHIP_STAGE` is in the first scope of a later
+                // all-stages synchronization command (a transition runs in no stage).
+                self.add_direct(t, q);
+            }
+        }
+    }
+
+    pub(super) fn op(&mut self, q: usize, y: usize) {
+        let m = self.m;
+        let yo = &m.ops[y];
+        let na = self.idx.na;
+        for &g in &yo.segs {
+            for x in self.seen[g].clone() {
+                let xo = &m.ops[x];
+                if !(xo.write || yo.write)
+                    || (xo.is_pass().is_some() && xo.is_pass() == yo.is_pass())
+                {
+                    continue;
+                }
+                let r = self.unit_range(x, g);
+                let mut exec_ok = true;
+                let mut mem_ok = true;
+                for t in self.idx.ts(yo.stages) {
+                    exec_ok &= self.qs[q].before[t].has_range(r.clone());
+                    if xo.write {
+                        for a in self.idx.as_(yo.access) {
+                            mem_ok &= self.qs[q].vis[t * na + a].has_range(r.clone());
+                        }
+                    }
+                }
+                self.pair_result(x, y, g, exec_ok, mem_ok);
+            }
+            self.step(y, g);
+            self.seen[g].push(y);
+        }
+        self.add_direct(y, q);
+    }
+
+    pub(super) fn end(
+        &mut self,
+        q: usize,
+        exec: usize,
+        timeline: Option<(u64, u64)>,
+        presents: &[(usize, u64)],
+    ) {
+        let prev = self.sigs[q].last().map(|s| (s.1.clone(), s.2.clone()));
+        let scope = |this: &Self, mask: u64| {
+            let mut ex = this.union_over(&this.qs[q].before, mask);
+            ex.or(&this.union_over(&this.qs[q].direct, mask));
+            // The first access scope is all memory accesses: writes directly in scope are made
+            // available, as are those whose availability already happens-before the signal.
+            let mut av = this.union_over(&this.qs[q].avail, mask);
+            av.or(&this.union_over(&this.qs[q].direct_w, mask));
+            if let Some((pe, pa)) = &prev {
+                ex.or(pe);
+                av.or(pa);
+            }
+            (ex, av)
+        };
+        for &(p, mask) in presents {
+            let (ex, av) = scope(self, mask);
+            let po = self.m.ops[p].clone();
+            for &g in &po.segs {
+                let mut pres_ex = Bits::new(self.words);
+                let mut pres_av = Bits::new(self.words);
+                for x in self.seen[g].clone() {
+                    let r = self.unit_range(x, g);
+                    let exec_ok = ex.has_range(r.clone());
+                    let xw = self.m.ops[x].write;
+                    let mem_ok = !xw || av.has_range(r.clone());
+                    if exec_ok {
+                        pres_ex.set_range(r.clone());
+                        if mem_ok {
+                            pres_av.set_range(r.clone());
+                        }
+                    }
+                    if xw {
+                        self.pair_result(x, p, g, exec_ok, mem_ok);
+                    }
+                }
+                let own = self.unit_range(p, g);
+                pres_ex.set_range(own.clone());
+                pres_av.set_range(own);
+                self.presented[exec].0.or(&pres_ex);
+                self.presented[exec].1.or(&pres_av);
+                self.step(p, g);
+                self.seen[g].push(p);
+            }
+        }
+        if let Some((v, mask)) = timeline {
+            let (ex, av) = scope(self, mask);
+            self.sigs[q].push((v, ex, av));
+            self.sigs[q].sort_by_key(|s| s.0);
+        }
+    }
+}
