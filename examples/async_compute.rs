@@ -27,13 +27,15 @@
 //! GPU; far less on a CPU device) keep each workload small enough that neither fills an
 //! H100 alone. Exits non-zero on any validation message or a wrong result.
 
-mod support;
-
 use std::sync::Arc;
 use std::time::Instant;
-use support::{arg, buf, push_u32s, report_validation, vkerr, Compute, InFlight};
+use support::{push_u32s, report_validation, vkerr, InFlight, ValueExt};
 use vk_baton::ash::vk;
 use vk_baton::{Access, BufferDesc, Context, Declare, ExecutionFence, Pass, Recorder, StBuffer};
+use vk_baton_passes::{ComputeDispatch, ShaderAccess};
+
+const USAGE: &str =
+    "usage: async_compute [--frames N] [--size WORKGROUPS] [--iters N] [--exclusive]";
 
 /// Frames the CPU may run ahead of the GPU.
 const FRAMES_IN_FLIGHT: usize = 2;
@@ -78,53 +80,45 @@ impl Drop for QueryPool {
     }
 }
 
-/// One dispatch of `sim.comp`: reads `src`, overwrites all of `dst`, and timestamps itself.
-/// Used both for the simulation step (async compute queue) and the render (graphics queue).
-struct Mix<'a> {
-    pipe: &'a Compute,
-    set: vk::DescriptorSet,
-    src: Arc<StBuffer>,
-    dst: Arc<StBuffer>,
-    count: u32,
-    iters: u32,
-    salt: u32,
+/// A pass with GPU timestamps around its commands: `vkCmdWriteTimestamp2` into two queries
+/// before and after the inner pass records. The declarations are the inner pass's.
+struct Timed<'a, P> {
+    pass: &'a mut P,
     stamps: Option<Stamps>,
 }
 
-impl Pass for Mix<'_> {
+impl<P: Pass> Pass for Timed<'_, P> {
     fn declare(&self, d: &mut Declare<'_>) {
-        d.uses(&self.src, Access::COMPUTE_SHADER_READ);
-        // Every element is overwritten: the old contents are not needed.
-        d.uses(&self.dst, Access::COMPUTE_SHADER_WRITE).discard();
+        self.pass.declare(d);
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
-        let (dev, cmd) = (r.device(), r.cmd());
-        let push = push_u32s(&[self.count, self.iters, self.salt]);
-        // SAFETY: `cmd` is recording; the graph has put `src` and `dst` in the states declared
-        // above; the pipeline, set and query pool outlive the execution (the sample waits for
-        // every fence before dropping them); the two queries are reset before being written,
-        // and their previous results were read after that frame's fence signalled.
+        let (dev, cmd) = (r.device().clone(), r.cmd());
+        let Some(s) = self.stamps else {
+            return self.pass.record(r);
+        };
+        // SAFETY: `cmd` is recording; the query pool outlives the execution (the sample's
+        // `InFlight` waits for every fence before the pool drops); the two queries are reset
+        // before being written, and their previous results were read after that frame's fence
+        // signalled.
         unsafe {
-            if let Some(s) = self.stamps {
-                dev.cmd_reset_query_pool(cmd, s.pool, s.first, 2);
-                dev.cmd_write_timestamp2(
-                    cmd,
-                    vk::PipelineStageFlags2::COMPUTE_SHADER,
-                    s.pool,
-                    s.first,
-                );
-            }
-            self.pipe
-                .dispatch(dev, cmd, self.set, &push, [self.count.div_ceil(WG), 1, 1]);
-            if let Some(s) = self.stamps {
-                dev.cmd_write_timestamp2(
-                    cmd,
-                    vk::PipelineStageFlags2::COMPUTE_SHADER,
-                    s.pool,
-                    s.first + 1,
-                );
-            }
+            dev.cmd_reset_query_pool(cmd, s.pool, s.first, 2);
+            dev.cmd_write_timestamp2(
+                cmd,
+                vk::PipelineStageFlags2::COMPUTE_SHADER,
+                s.pool,
+                s.first,
+            );
+        }
+        self.pass.record(r)?;
+        // SAFETY: as above.
+        unsafe {
+            dev.cmd_write_timestamp2(
+                cmd,
+                vk::PipelineStageFlags2::COMPUTE_SHADER,
+                s.pool,
+                s.first + 1,
+            );
         }
         Ok(())
     }
@@ -208,6 +202,18 @@ fn u64_bytes(v: &[u32]) -> Vec<u8> {
 }
 
 fn run() -> vk_baton::Result<bool> {
+    // The defaults depend on the device: parse first, fill in after.
+    let (mut frames, mut size, mut iters, mut exclusive) = (None, None, None, false);
+    support::parse_args(USAGE, |name, p| {
+        match name {
+            "frames" => frames = Some(p.value()?.parse()?),
+            "size" => size = Some(p.value()?.parse()?),
+            "iters" => iters = Some(p.value()?.parse()?),
+            "exclusive" => exclusive = true,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    });
     let ctx = Context::new()?;
     // SAFETY: plain query on a live physical device.
     let props = unsafe {
@@ -215,9 +221,9 @@ fn run() -> vk_baton::Result<bool> {
             .get_physical_device_properties(ctx.physical_device())
     };
     let cpu = props.device_type == vk::PhysicalDeviceType::CPU;
-    let frames: u32 = arg("--frames", if cpu { 12 } else { 200 });
-    let size: u32 = arg("--size", if cpu { 8 } else { 256 });
-    let iters: u32 = arg("--iters", if cpu { 2_000 } else { 100_000 });
+    let frames: u32 = frames.unwrap_or(if cpu { 12 } else { 200 });
+    let size: u32 = size.unwrap_or(if cpu { 8 } else { 256 });
+    let iters: u32 = iters.unwrap_or(if cpu { 2_000 } else { 100_000 });
     let warmup = (frames / 4).min(3);
     if frames < 2 || size == 0 {
         return Err(vk_baton::Error::InvalidInput(
@@ -266,7 +272,7 @@ fn run() -> vk_baton::Result<bool> {
     // then orders the frames with semaphores alone, and never transfers ownership.
     let mut state_desc = BufferDesc::new(bytes, usage);
     // `--exclusive` keeps them EXCLUSIVE (ownership transfers, serialized), for comparison.
-    if ctx.graphics().family() != ctx.async_compute().family() && !support::flag("--exclusive") {
+    if ctx.graphics().family() != ctx.async_compute().family() && !exclusive {
         state_desc =
             state_desc.concurrent(&[ctx.graphics().family(), ctx.async_compute().family()]);
         println!(
@@ -287,16 +293,26 @@ fn run() -> vk_baton::Result<bool> {
     let init: Vec<u32> = (0..count).map(initial).collect();
     staging.write(0, &u64_bytes(&init))?;
 
-    let storage = vk::DescriptorType::STORAGE_BUFFER;
-    let mut pipe = Compute::new(&ctx, vk_baton_shaders::SIM_COMP, &[storage, storage], 12, 4)?;
-    // Step sets: state[k] -> state[1-k]; render sets: state[k] -> target.
-    let step_sets = [
-        pipe.set(&[buf(&state[0]), buf(&state[1])])?,
-        pipe.set(&[buf(&state[1]), buf(&state[0])])?,
+    // One `sim.comp` dispatch per direction: steps state[k] -> state[1-k], renders
+    // state[k] -> target. Each overwrites all of its destination: the old contents are not
+    // needed.
+    let code = support::spirv(vk_baton_shaders::SIM_COMP)?;
+    let sim_dispatch = |name: &str, src: &Arc<StBuffer>, dst: &Arc<StBuffer>| {
+        ComputeDispatch::builder(ctx.device(), &code)
+            .name(name)
+            .storage_buffer(0, src.clone(), ShaderAccess::Read)
+            .storage_buffer(1, dst.clone(), ShaderAccess::WriteDiscard)
+            .push_constant_size(12)
+            .groups(count.div_ceil(WG), 1, 1)
+            .build()
+    };
+    let mut steps = [
+        sim_dispatch("step state[0] -> state[1]", &state[0], &state[1])?,
+        sim_dispatch("step state[1] -> state[0]", &state[1], &state[0])?,
     ];
-    let render_sets = [
-        pipe.set(&[buf(&state[0]), buf(&target)])?,
-        pipe.set(&[buf(&state[1]), buf(&target)])?,
+    let mut renders = [
+        sim_dispatch("render state[0]", &state[0], &target)?,
+        sim_dispatch("render state[1]", &state[1], &target)?,
     ];
     let query_count = 4 * FRAMES_IN_FLIGHT as u32;
     // SAFETY: a valid create info on a live device. The guard destroys it when `run` returns,
@@ -381,24 +397,14 @@ fn run() -> vk_baton::Result<bool> {
                 first,
             })
         };
-        let mut step = Mix {
-            pipe: &pipe,
-            set: step_sets[cur],
-            src: state[cur].clone(),
-            dst: state[1 - cur].clone(),
-            count,
-            iters,
-            salt: frame,
+        steps[cur].set_push_constants(&push_u32s(&[count, iters, frame]))?;
+        renders[cur].set_push_constants(&push_u32s(&[count, iters, RENDER_SALT | frame]))?;
+        let mut step = Timed {
+            pass: &mut steps[cur],
             stamps: stamps(slot * 4),
         };
-        let mut render = Mix {
-            pipe: &pipe,
-            set: render_sets[cur],
-            src: state[cur].clone(),
-            dst: target.clone(),
-            count,
-            iters,
-            salt: RENDER_SALT | frame,
+        let mut render = Timed {
+            pass: &mut renders[cur],
             stamps: stamps(slot * 4 + 2),
         };
         let planned = graph

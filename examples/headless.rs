@@ -16,155 +16,10 @@ use vk_baton::{
     Access, BufferDesc, Context, ContextOptions, Declare, ImageDesc, Pass, Recorder, StBuffer,
     StImage,
 };
+use vk_baton_passes::{ComputeDispatch, ShaderAccess};
 
 const WIDTH: u32 = 640;
 const HEIGHT: u32 = 400;
-
-/// The compute pipeline of `shaders/pattern.comp`, with one storage-image descriptor.
-struct Pattern {
-    device: vk_baton::ash::Device,
-    set_layout: vk::DescriptorSetLayout,
-    layout: vk::PipelineLayout,
-    pipeline: vk::Pipeline,
-    pool: vk::DescriptorPool,
-    view: vk::ImageView,
-    set: vk::DescriptorSet,
-    image: Arc<StImage>,
-}
-
-impl Pattern {
-    fn new(ctx: &Context, image: Arc<StImage>) -> vk_baton::Result<Pattern> {
-        let d = ctx.device();
-        let vkerr = |call| move |e| vk_baton::Error::vk(call, e);
-        let code = vk_baton_shaders::words(vk_baton_shaders::PATTERN_COMP);
-        let binding = [vk::DescriptorSetLayoutBinding::default()
-            .binding(0)
-            .descriptor_type(vk::DescriptorType::STORAGE_IMAGE)
-            .descriptor_count(1)
-            .stage_flags(vk::ShaderStageFlags::COMPUTE)];
-        // SAFETY: plain object creation with valid create infos; everything is destroyed in
-        // `Drop`, after the execution that uses it has been waited for.
-        unsafe {
-            let set_layout = d
-                .create_descriptor_set_layout(
-                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&binding),
-                    None,
-                )
-                .map_err(vkerr("vkCreateDescriptorSetLayout"))?;
-            let layouts = [set_layout];
-            let layout = d
-                .create_pipeline_layout(
-                    &vk::PipelineLayoutCreateInfo::default().set_layouts(&layouts),
-                    None,
-                )
-                .map_err(vkerr("vkCreatePipelineLayout"))?;
-            let module = d
-                .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&code), None)
-                .map_err(vkerr("vkCreateShaderModule"))?;
-            let stage = vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::COMPUTE)
-                .module(module)
-                .name(c"main");
-            let info = vk::ComputePipelineCreateInfo::default()
-                .stage(stage)
-                .layout(layout);
-            let pipeline = d
-                .create_compute_pipelines(vk::PipelineCache::null(), &[info], None)
-                .map_err(|(_, e)| vk_baton::Error::vk("vkCreateComputePipelines", e))?[0];
-            d.destroy_shader_module(module, None);
-            let sizes = [vk::DescriptorPoolSize {
-                ty: vk::DescriptorType::STORAGE_IMAGE,
-                descriptor_count: 1,
-            }];
-            let pool = d
-                .create_descriptor_pool(
-                    &vk::DescriptorPoolCreateInfo::default()
-                        .max_sets(1)
-                        .pool_sizes(&sizes),
-                    None,
-                )
-                .map_err(vkerr("vkCreateDescriptorPool"))?;
-            let set = d
-                .allocate_descriptor_sets(
-                    &vk::DescriptorSetAllocateInfo::default()
-                        .descriptor_pool(pool)
-                        .set_layouts(&layouts),
-                )
-                .map_err(vkerr("vkAllocateDescriptorSets"))?[0];
-            let view_info = vk::ImageViewCreateInfo::default()
-                .image(image.handle())
-                .view_type(vk::ImageViewType::TYPE_2D)
-                .format(image.desc().format)
-                .subresource_range(image.full_range());
-            let view = d
-                .create_image_view(&view_info, None)
-                .map_err(vkerr("vkCreateImageView"))?;
-            let image_info = [vk::DescriptorImageInfo {
-                sampler: vk::Sampler::null(),
-                image_view: view,
-                image_layout: vk::ImageLayout::GENERAL,
-            }];
-            let write = vk::WriteDescriptorSet::default()
-                .dst_set(set)
-                .dst_binding(0)
-                .descriptor_type(vk::DescriptorType::STORAGE_IMAGE)
-                .image_info(&image_info);
-            d.update_descriptor_sets(&[write], &[]);
-            Ok(Pattern {
-                device: d.clone(),
-                set_layout,
-                layout,
-                pipeline,
-                pool,
-                view,
-                set,
-                image,
-            })
-        }
-    }
-}
-
-impl Pass for Pattern {
-    fn declare(&self, d: &mut Declare<'_>) {
-        // Every pixel is written: old contents are not needed.
-        d.uses(&self.image, Access::COMPUTE_SHADER_WRITE).discard();
-    }
-
-    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
-        let e = self.image.desc().extent;
-        // SAFETY: the pipeline, layout and set are alive until after the execution completes
-        // (the example waits before dropping them); the image is in GENERAL, as declared.
-        unsafe {
-            r.device()
-                .cmd_bind_pipeline(r.cmd(), vk::PipelineBindPoint::COMPUTE, self.pipeline);
-            r.device().cmd_bind_descriptor_sets(
-                r.cmd(),
-                vk::PipelineBindPoint::COMPUTE,
-                self.layout,
-                0,
-                &[self.set],
-                &[],
-            );
-            r.device()
-                .cmd_dispatch(r.cmd(), e.width.div_ceil(8), e.height.div_ceil(8), 1);
-        }
-        Ok(())
-    }
-}
-
-impl Drop for Pattern {
-    fn drop(&mut self) {
-        // SAFETY: the execution using these objects has been waited for.
-        unsafe {
-            self.device.destroy_image_view(self.view, None);
-            self.device.destroy_descriptor_pool(self.pool, None);
-            self.device.destroy_pipeline(self.pipeline, None);
-            self.device.destroy_pipeline_layout(self.layout, None);
-            self.device
-                .destroy_descriptor_set_layout(self.set_layout, None);
-        }
-    }
-}
 
 /// Copies mip 0 of an image into a buffer, tightly packed.
 struct Download {
@@ -257,7 +112,13 @@ fn run() -> vk_baton::Result<usize> {
     )?;
 
     let graph = ctx.graph()?;
-    let mut draw = Pattern::new(&ctx, image.clone())?;
+    // `pattern.comp` writes every pixel: the image's old contents are discarded.
+    let code = support::spirv(vk_baton_shaders::PATTERN_COMP)?;
+    let mut draw = ComputeDispatch::builder(ctx.device(), &code)
+        .name("mandelbrot")
+        .storage_image(0, image.clone(), ShaderAccess::WriteDiscard)
+        .groups(WIDTH.div_ceil(8), HEIGHT.div_ceil(8), 1)
+        .build()?;
     let mut download = Download {
         image: image.clone(),
         buffer: readback.clone(),
@@ -305,10 +166,11 @@ fn run() -> vk_baton::Result<usize> {
 }
 
 fn main() {
-    let _ = env_logger::builder()
-        .filter_level(log::LevelFilter::Warn)
-        .parse_default_env()
-        .try_init();
+    support::parse_args(
+        "usage: headless (no options; VK_BATON_VALIDATION=0 turns validation off)",
+        |_, _| Ok(false),
+    );
+    support::init_logging();
     match run() {
         Ok(0) => {}
         Ok(_) => std::process::exit(1),

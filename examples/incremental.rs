@@ -15,15 +15,13 @@
 //! image; vk-baton copies the image to a host buffer, and the host checks every texel.
 //! Exits non-zero on any validation message or a wrong texel.
 
-mod support;
-
 use std::sync::Arc;
-use support::{arg, report_validation, vkerr, Bind, Compute};
+use support::{report_validation, vkerr, ValueExt};
 use vk_baton::ash::vk;
 use vk_baton::{
     BufferDesc, Context, Destroy, ImageDesc, Queue, ResourceState, StBuffer, StImage, StateSnapshot,
 };
-use vk_baton_passes::{DownloadImage, UploadBuffer};
+use vk_baton_passes::{ComputeDispatch, DownloadImage, ShaderAccess, UploadBuffer};
 
 const WIDTH: u32 = 64;
 const HEIGHT: u32 = 32;
@@ -108,7 +106,14 @@ fn app_allocate(
 }
 
 fn run() -> vk_baton::Result<bool> {
-    let frames: u32 = arg("--frames", 2);
+    let mut frames = 2u32;
+    support::parse_args("usage: incremental [--frames N]", |name, p| {
+        match name {
+            "frames" => frames = p.value()?.parse()?,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    });
     // The app already has an instance, a device and queues. `Context` stands in for them
     // here; an app with its own makes the queues with `vk_baton::Queue::new(&device, family,
     // index, caps, name)`, once per VkQueue, and clones them wherever they are needed.
@@ -193,18 +198,16 @@ fn run() -> vk_baton::Result<bool> {
         Destroy::AppKeeps,
     ));
 
-    // The app's own pipeline, command pool, command buffer and fence: unchanged.
-    let mut pipe = Compute::new(
-        &ctx,
-        vk_baton_shaders::INCREMENTAL_COMP,
-        &[
-            vk::DescriptorType::STORAGE_BUFFER,
-            vk::DescriptorType::STORAGE_IMAGE,
-        ],
-        0,
-        1,
-    )?;
-    let set = pipe.set(&[Bind::Buffer(&data_buf), Bind::Image(&image)])?;
+    // The app's compute pipeline: a stock `ComputeDispatch` (pipeline, layout and descriptor
+    // set in one object), which the app records into its own command buffer below rather than
+    // inserting it into a graph. Its command pool, command buffer and fence: unchanged.
+    let code = support::spirv(vk_baton_shaders::INCREMENTAL_COMP)?;
+    let pipe = ComputeDispatch::builder(device, &code)
+        .name("app compute")
+        .storage_buffer(0, data_buf.clone(), ShaderAccess::Read)
+        .storage_image(1, image.clone(), ShaderAccess::Write)
+        .groups(WIDTH.div_ceil(8), HEIGHT.div_ceil(8), 1)
+        .build()?;
     // SAFETY: valid create infos; destroyed at exit after the fence has been waited for.
     let (pool, cmd, fence) = unsafe {
         let pool = device
@@ -332,8 +335,10 @@ fn run() -> vk_baton::Result<bool> {
             );
         }
         // SAFETY: the command buffer is idle (the previous frame's fence was waited for);
-        // the barriers give the resources the layouts and visibility the dispatch needs; the
-        // submit is made under the queue's lock; the signalled value was reserved from it.
+        // the barriers give the resources the layouts and visibility the dispatch needs (the
+        // buffer readable, the image in GENERAL); `pipe` lives until after the fence below is
+        // waited for; the submit is made under the queue's lock; the signalled value was
+        // reserved from it.
         let signalled = unsafe {
             device
                 .reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty())
@@ -351,13 +356,7 @@ fn run() -> vk_baton::Result<bool> {
                     .buffer_memory_barriers(&buffer_barrier)
                     .image_memory_barriers(&image_barrier),
             );
-            pipe.dispatch(
-                device,
-                cmd,
-                set,
-                &[],
-                [WIDTH.div_ceil(8), HEIGHT.div_ceil(8), 1],
-            );
+            pipe.record_commands(cmd);
             device
                 .end_command_buffer(cmd)
                 .map_err(vkerr("vkEndCommandBuffer"))?;

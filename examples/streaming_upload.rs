@@ -21,13 +21,14 @@
 //!
 //! Exits non-zero on any validation message or a checksum mismatch.
 
-mod support;
-
 use std::sync::Arc;
 use std::time::Instant;
-use support::{arg, buf, push_u32s, report_validation, vkerr, Compute, InFlight};
+use support::{push_u32s, report_validation, vkerr, InFlight, ValueExt};
 use vk_baton::ash::vk;
 use vk_baton::{Access, BufferDesc, BufferRange, Context, Declare, Pass, Recorder, StBuffer};
+use vk_baton_passes::{ComputeDispatch, ShaderAccess};
+
+const USAGE: &str = "usage: streaming_upload [--count BUFFERS] [--mib MIB] [--in-flight N] [--groups N] [--sync-only] [--concurrent]";
 
 /// Default graphs (or hand-written submits) in flight, and device buffers in the ring
 /// (`--in-flight`). Three give the transfer queue a buffer to fill while the compute queue
@@ -73,22 +74,23 @@ impl Pass for Upload {
     }
 }
 
-/// The consumer: checksums `data` into `groups` partial sums at word `first` of `partials`.
+/// The consumer: `checksum.comp` checksums `data` into `groups` partial sums at word `first`
+/// of `partials`. The dispatch is a stock `ComputeDispatch` bound to `data` and to the whole
+/// partial-sums buffer; this pass records it but declares the partial sums more narrowly than
+/// the binding: only this buffer's slots, all overwritten (what `first` in the push constants
+/// tells the shader), so earlier buffers' slots are untouched and their verifies need not be
+/// ordered before this one.
 struct Verify<'a> {
-    pipe: &'a Compute,
-    groups: u32,
-    /// Workgroups actually launched: `groups`, or 0 with `--sync-only`.
-    launch: u32,
-    set: vk::DescriptorSet,
+    dispatch: &'a mut ComputeDispatch,
     data: Arc<StBuffer>,
     partials: Arc<StBuffer>,
     first: u32,
+    groups: u32,
 }
 
 impl Pass for Verify<'_> {
     fn declare(&self, d: &mut Declare<'_>) {
         d.uses(&self.data, Access::COMPUTE_SHADER_READ);
-        // Only this buffer's slots, all overwritten: earlier graphs' slots are untouched.
         d.uses(&self.partials, Access::COMPUTE_SHADER_WRITE)
             .range(BufferRange {
                 offset: self.first as u64 * 4,
@@ -98,15 +100,7 @@ impl Pass for Verify<'_> {
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
-        let words = (self.data.size() / 4) as u32;
-        let push = push_u32s(&[words, self.first]);
-        // SAFETY: the graph put `data` and the slots in the declared states; the pipeline and
-        // set outlive the execution (the sample waits for every fence before dropping them).
-        unsafe {
-            self.pipe
-                .dispatch(r.device(), r.cmd(), self.set, &push, [self.launch, 1, 1])
-        };
-        Ok(())
+        self.dispatch.record(r)
     }
 }
 
@@ -253,9 +247,24 @@ fn gib_per_s(bytes: u64, secs: f64) -> f64 {
 }
 
 fn run() -> vk_baton::Result<bool> {
+    let (mut count, mut mib, mut in_flight_max, mut groups) = (64u32, 16u64, IN_FLIGHT, GROUPS);
+    // `--sync-only`: the verify pass keeps its declarations (so every barrier, ownership
+    // transfer and semaphore stays) but launches no workgroup; isolates the cost of the sync.
+    // `--concurrent`: the ring buffers are CONCURRENT between the two families.
+    let (mut sync_only, mut concurrent) = (false, false);
+    support::parse_args(USAGE, |name, p| {
+        match name {
+            "count" => count = p.value()?.parse()?,
+            "mib" => mib = p.value()?.parse()?,
+            "in-flight" => in_flight_max = p.value()?.parse()?,
+            "groups" => groups = p.value()?.parse()?,
+            "sync-only" => sync_only = true,
+            "concurrent" => concurrent = true,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    });
     let ctx = Context::new()?;
-    let count: u32 = arg("--count", 64);
-    let mib: u64 = arg("--mib", 16);
     if count == 0 || mib == 0 {
         return Err(vk_baton::Error::InvalidInput(
             "--count and --mib must be at least 1".into(),
@@ -264,11 +273,8 @@ fn run() -> vk_baton::Result<bool> {
     let size = mib << 20;
     let words = (size / 4) as u32;
     let total = size * count as u64;
-    let in_flight_max: usize = arg("--in-flight", IN_FLIGHT).max(1);
-    let groups: u32 = arg("--groups", GROUPS).max(1);
-    // `--sync-only`: the verify pass keeps its declarations (so every barrier, ownership
-    // transfer and semaphore stays) but launches no workgroup; isolates the cost of the sync.
-    let sync_only = support::flag("--sync-only");
+    let in_flight_max = in_flight_max.max(1);
+    let groups = groups.max(1);
 
     println!("device: {}", ctx.device_name());
     println!(
@@ -303,7 +309,7 @@ fn run() -> vk_baton::Result<bool> {
     }
     let dst_usage = vk::BufferUsageFlags::TRANSFER_DST | vk::BufferUsageFlags::STORAGE_BUFFER;
     let mut dst_desc = BufferDesc::new(size, dst_usage);
-    if support::flag("--concurrent") {
+    if concurrent {
         // CONCURRENT between the two families: semaphores only, no release/acquire pairs.
         dst_desc = dst_desc.concurrent(&[ctx.transfer().family(), ctx.async_compute().family()]);
     }
@@ -317,18 +323,21 @@ fn run() -> vk_baton::Result<bool> {
         ),
         "partial sums",
     )?;
-    let storage = vk::DescriptorType::STORAGE_BUFFER;
-    let mut pipe = Compute::new(
-        &ctx,
-        vk_baton_shaders::CHECKSUM_COMP,
-        &[storage, storage],
-        8,
-        in_flight_max as u32,
-    )?;
-    let sets: Vec<vk::DescriptorSet> = device_bufs
+    // One checksum dispatch per ring buffer, each bound to the whole partial-sums buffer
+    // (`Verify` declares the slots it writes).
+    let code = support::spirv(vk_baton_shaders::CHECKSUM_COMP)?;
+    let mut verifies: Vec<ComputeDispatch> = device_bufs
         .iter()
-        .map(|b| pipe.set(&[buf(b), buf(&partials)]))
-        .collect::<vk_baton::Result<_>>()?;
+        .map(|b| {
+            ComputeDispatch::builder(ctx.device(), &code)
+                .name("checksum")
+                .storage_buffer(0, b.clone(), ShaderAccess::Read)
+                .storage_buffer(1, partials.clone(), ShaderAccess::Write)
+                .push_constant_size(8)
+                .groups(if sync_only { 0 } else { groups }, 1, 1)
+                .build()
+        })
+        .collect::<Result<_, _>>()?;
 
     // 1. The hand-written baseline, into buffers of its own (the graph never sees them).
     let hand = HandWritten::new(&ctx, in_flight_max)?;
@@ -393,14 +402,15 @@ fn run() -> vk_baton::Result<bool> {
             src: staging[i % staging.len()].clone(),
             dst: device_bufs[i % in_flight_max].clone(),
         };
+        let first = i as u32 * groups;
+        let dispatch = &mut verifies[i % in_flight_max];
+        dispatch.set_push_constants(&push_u32s(&[words, first]))?;
         let mut verify = Verify {
-            pipe: &pipe,
-            set: sets[i % in_flight_max],
+            dispatch,
             data: device_bufs[i % in_flight_max].clone(),
             partials: partials.clone(),
+            first,
             groups,
-            launch: if sync_only { 0 } else { groups },
-            first: i as u32 * groups,
         };
         let planned = graph
             .record()
@@ -472,7 +482,7 @@ fn run() -> vk_baton::Result<bool> {
     );
     drop(graph);
     drop(hand);
-    drop(pipe);
+    drop(verifies);
     let messages = report_validation(&ctx);
     Ok(messages == 0 && verified == count as usize)
 }

@@ -31,21 +31,16 @@
 //!
 //! Exits non-zero on any validation message (`VK_BATON_VALIDATION=1`) or error.
 
-mod support;
-
 use std::collections::VecDeque;
 use std::ffi::{CStr, CString};
 use std::sync::Arc;
 use std::time::Instant;
-use support::{arg, arg_str, push_u32s, report_validation, vkerr, Compute};
+use support::{push_u32s, report_validation, vkerr, ValueExt};
 use vk_baton::ash::vk;
-use vk_baton::{
-    Access, Context, ContextOptions, Declare, ExecutionFence, Graph, ImageDesc, Pass, Recorder,
-    StImage,
-};
+use vk_baton::{Context, ContextOptions, ExecutionFence, Graph, ImageDesc, StImage};
 use vk_baton_passes::{
-    AcquireOutcome, DownloadImage, FormatSupport, ImageBlit, PresentOutcome, Swapchain,
-    SwapchainConfig,
+    AcquireOutcome, ComputeDispatch, DownloadImage, FormatSupport, ImageBlit, PresentOutcome,
+    ShaderAccess, Swapchain, SwapchainConfig,
 };
 use winit::application::ApplicationHandler;
 use winit::event::WindowEvent;
@@ -70,36 +65,6 @@ pub fn expected_pixel(x: u32, y: u32, w: u32, h: u32, t: u32) -> [u8; 4] {
     [r as u8, g as u8, b as u8, 255]
 }
 
-/// `anim.comp` over the whole image.
-struct Animate<'a> {
-    pipe: &'a Compute,
-    set: vk::DescriptorSet,
-    image: Arc<StImage>,
-    frame: u32,
-}
-
-impl Pass for Animate<'_> {
-    fn declare(&self, d: &mut Declare<'_>) {
-        d.uses(&self.image, Access::COMPUTE_SHADER_WRITE).discard();
-    }
-
-    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
-        let e = self.image.desc().extent;
-        // SAFETY: the image is in GENERAL as declared; the pipeline and set outlive the
-        // execution (torn down only after every fence is waited for).
-        unsafe {
-            self.pipe.dispatch(
-                r.device(),
-                r.cmd(),
-                self.set,
-                &push_u32s(&[self.frame]),
-                [e.width.div_ceil(8), e.height.div_ceil(8), 1],
-            )
-        };
-        Ok(())
-    }
-}
-
 /// Everything Vulkan. Torn down by [`Gpu::finish`] (or `Drop`), before the window.
 struct Gpu {
     surface_loader: ash::khr::surface::Instance,
@@ -112,8 +77,9 @@ struct Gpu {
     formats: Vec<vk::SurfaceFormatKHR>,
     in_flight: VecDeque<ExecutionFence>,
     graph: Option<Graph>,
-    pipe: Option<Compute>,
-    set: vk::DescriptorSet,
+    /// `anim.comp` over the whole of `anim`, which it overwrites (discarding the old
+    /// contents); the frame number is its push constant.
+    animate: Option<ComputeDispatch>,
     anim: Arc<StImage>,
     support: FormatSupport,
     /// Frames rendered so far (the animation's frame counter).
@@ -195,14 +161,13 @@ impl Gpu {
             ImageDesc::storage_2d(WIDTH, HEIGHT, vk::Format::R8G8B8A8_UNORM),
             "animation",
         )?;
-        let mut pipe = Compute::new(
-            &ctx,
-            vk_baton_shaders::ANIM_COMP,
-            &[vk::DescriptorType::STORAGE_IMAGE],
-            4,
-            1,
-        )?;
-        let set = pipe.set(&[support::img(&anim)])?;
+        let code = support::spirv(vk_baton_shaders::ANIM_COMP)?;
+        let animate = ComputeDispatch::builder(ctx.device(), &code)
+            .name("anim")
+            .storage_image(0, anim.clone(), ShaderAccess::WriteDiscard)
+            .push_constant_size(4)
+            .groups(WIDTH.div_ceil(8), HEIGHT.div_ceil(8), 1)
+            .build()?;
         let graph = ctx.graph()?;
         let support = FormatSupport::new(ctx.instance(), ctx.physical_device());
         println!("device: {}", ctx.device_name());
@@ -213,8 +178,7 @@ impl Gpu {
             formats,
             in_flight: VecDeque::new(),
             graph: Some(graph),
-            pipe: Some(pipe),
-            set,
+            animate: Some(animate),
             anim,
             support,
             frame: 0,
@@ -249,9 +213,9 @@ impl Gpu {
             Some(sc) => sc.recreate(Some(extent))?,
             None => {
                 let sc = Swapchain::new(
-                    self.ctx.entry(),
-                    self.ctx.instance(),
-                    self.ctx.device(),
+                    &self.ctx.entry(),
+                    &self.ctx.instance(),
+                    &self.ctx.device(),
                     self.ctx.physical_device(),
                     self.surface,
                     SwapchainConfig {
@@ -312,13 +276,8 @@ impl Gpu {
         // must be waited on), then recreate.
         self.needs_recreate |= frame.suboptimal();
 
-        let pipe = self.pipe.as_ref().expect("alive until teardown");
-        let mut animate = Animate {
-            pipe,
-            set: self.set,
-            image: self.anim.clone(),
-            frame: self.frame,
-        };
+        let animate = self.animate.as_mut().expect("alive until teardown");
+        animate.set_push_constants(&push_u32s(&[self.frame]))?;
         let mut acquire = frame.acquire_pass();
         let mut blit = ImageBlit::new(
             &self.support,
@@ -329,8 +288,8 @@ impl Gpu {
         let mut present = frame.present_pass();
         let mut download = if screenshot {
             Some(DownloadImage::level(
-                self.ctx.device(),
-                self.ctx.allocator(),
+                &self.ctx.device(),
+                &self.ctx.allocator(),
                 self.anim.clone(),
                 0,
             )?)
@@ -341,14 +300,14 @@ impl Gpu {
         let graph = self.graph.as_ref().expect("alive until teardown");
         let mut b = graph
             .record()
-            .insert_pass("animate", &mut animate, self.ctx.graphics())
-            .insert_pass("acquire", &mut acquire, self.ctx.graphics())
-            .insert_pass("blit to swapchain", &mut blit, self.ctx.graphics());
+            .insert_pass("animate", animate, &self.ctx.graphics())
+            .insert_pass("acquire", &mut acquire, &self.ctx.graphics())
+            .insert_pass("blit to swapchain", &mut blit, &self.ctx.graphics());
         if let Some(d) = download.as_mut() {
-            b = b.insert_pass("screenshot", d, self.ctx.graphics());
+            b = b.insert_pass("screenshot", d, &self.ctx.graphics());
         }
         let planned = b
-            .insert_pass("present", &mut present, self.ctx.graphics())
+            .insert_pass("present", &mut present, &self.ctx.graphics())
             .finish()?;
         if self.frame == 0 {
             println!("plan of frame 0:");
@@ -356,7 +315,7 @@ impl Gpu {
         }
         self.in_flight.push_back(planned.execute()?);
 
-        match sc.present(self.ctx.graphics(), &frame)? {
+        match sc.present(&self.ctx.graphics(), &frame)? {
             PresentOutcome::Optimal => {}
             PresentOutcome::Suboptimal | PresentOutcome::OutOfDate => self.needs_recreate = true,
         }
@@ -376,7 +335,7 @@ impl Gpu {
         // Waits for the device to be idle, then destroys its semaphores and the swapchain.
         drop(self.swapchain.take());
         self.graph = None;
-        self.pipe = None;
+        self.animate = None;
         // SAFETY: the device is idle (the swapchain's drop waited for it) and the swapchain
         // made from the surface is destroyed: nothing uses the surface any more.
         unsafe { self.surface_loader.destroy_surface(self.surface, None) };
@@ -533,12 +492,24 @@ impl ApplicationHandler for App {
 }
 
 fn main() {
+    let (mut frames, mut screenshot, mut resize_at) = (0u32, None, None);
+    support::parse_args(
+        "usage: window [--frames N (0: until closed)] [--screenshot PATH.png] [--resize-at FRAME]",
+        |name, p| {
+            match name {
+                "frames" => frames = p.value()?.parse()?,
+                "screenshot" => screenshot = Some(p.value()?.string()?),
+                "resize-at" => resize_at = Some(p.value()?.parse()?),
+                _ => return Ok(false),
+            }
+            Ok(true)
+        },
+    );
     support::init_logging();
-    let frames: u32 = arg("--frames", 0);
     let mut app = App {
         frames: (frames > 0).then_some(frames),
-        screenshot: arg_str("--screenshot"),
-        resize_at: arg_str("--resize-at").and_then(|v| v.parse().ok()),
+        screenshot,
+        resize_at,
         gpu: None,
         window: None,
         minimized: false,

@@ -3,9 +3,11 @@
 //! and zero validation messages. The window sample runs under `xvfb-run`, and its screenshot
 //! is compared with the animation frame recomputed on the host.
 //!
-//! The sample binaries are the ones `cargo test` builds next to this test
-//! (`target/<profile>/examples/`); `cargo test --test samples` alone does not build them, so
-//! run `cargo build --examples` first in that case.
+//! The sample binaries are the ones `cargo test` (or `cargo test --workspace`) at the root
+//! builds next to this test (`target/<profile>/examples/`): they belong to the
+//! `vk-baton-examples` and `vk-baton-window-example` packages. `cargo test --test samples` or
+//! `cargo test -p vk-baton` alone does not build them, so run `cargo build --examples` first
+//! in that case.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -23,7 +25,7 @@ fn example(name: &str) -> PathBuf {
         .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
     assert!(
         path.exists(),
-        "{} is missing: `cargo test` builds the examples; with a filter such as `--test samples`, run `cargo build --examples` first",
+        "{} is missing: `cargo test` at the root builds the examples; with a filter such as `--test samples` or `-p vk-baton`, run `cargo build --examples` first",
         path.display()
     );
     path

@@ -2,7 +2,8 @@
 //! storage buffer, storage image and sampled image bindings.
 //!
 //! Each binding declares its access by itself: a storage buffer or image as
-//! COMPUTE_SHADER_READ, _WRITE or _READ_WRITE (GENERAL layout for images), a sampled image as
+//! COMPUTE_SHADER_READ, _WRITE or _READ_WRITE (GENERAL layout for images), with discard for
+//! [`ShaderAccess::WriteDiscard`], a sampled image as
 //! [`Access::COMPUTE_SHADER_SAMPLED_READ`] (SHADER_READ_ONLY_OPTIMAL). The descriptor set is
 //! allocated and written once, when the pass is built, from a pool of exactly its size: no
 //! descriptor work happens per frame. The pipeline, layouts, views, sampler and pool live in
@@ -45,6 +46,12 @@ pub enum ShaderAccess {
     Write,
     /// Read and written.
     ReadWrite,
+    /// Written only, and every element of the binding is overwritten: the old contents are
+    /// not needed. Declared with [`Use::discard`](vk_baton::pass::Use::discard), so the graph
+    /// keeps no earlier write alive and a storage image starts from UNDEFINED instead of being
+    /// transitioned with its contents. Use it only when the shader really writes all of the
+    /// binding.
+    WriteDiscard,
 }
 
 impl ShaderAccess {
@@ -57,9 +64,20 @@ impl ShaderAccess {
     pub fn access(self) -> Access {
         match self {
             ShaderAccess::Read => Access::COMPUTE_SHADER_READ,
-            ShaderAccess::Write => Access::COMPUTE_SHADER_WRITE,
+            ShaderAccess::Write | ShaderAccess::WriteDiscard => Access::COMPUTE_SHADER_WRITE,
             ShaderAccess::ReadWrite => Access::COMPUTE_SHADER_READ_WRITE,
         }
+    }
+
+    /// Whether the binding is declared with discard (old contents not needed).
+    ///
+    /// ```
+    /// use vk_baton_passes::ShaderAccess;
+    /// assert!(ShaderAccess::WriteDiscard.discards());
+    /// assert!(!ShaderAccess::Write.discards());
+    /// ```
+    pub fn discards(self) -> bool {
+        self == ShaderAccess::WriteDiscard
     }
 }
 
@@ -450,15 +468,22 @@ impl Pass for ComputeDispatch {
                     range,
                     access,
                 } => {
-                    d.uses(buffer, access.access()).range(*range);
+                    let u = d.uses(buffer, access.access()).range(*range);
+                    if access.discards() {
+                        u.discard();
+                    }
                 }
                 Resource::StorageImage {
                     image,
                     level,
                     access,
                 } => {
-                    d.uses(image, access.access())
+                    let u = d
+                        .uses(image, access.access())
                         .range(ImageRange::mip(*level, image.desc().array_layers));
+                    if access.discards() {
+                        u.discard();
+                    }
                 }
                 Resource::Sampled { image, .. } => {
                     d.uses(image, Access::COMPUTE_SHADER_SAMPLED_READ);
@@ -468,12 +493,47 @@ impl Pass for ComputeDispatch {
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        log::trace!(
+            "{}: dispatch `{}` {:?}",
+            r.pass_name(),
+            self.objects.name,
+            self.groups
+        );
+        // SAFETY: `r.cmd()` is recording on a compute-capable queue of this device; the
+        // objects are kept alive below until the GPU is done; the graph put every bound
+        // resource in its declared state before this pass.
+        unsafe { self.record_commands(r.cmd()) };
+        r.keep_alive(self.objects.clone());
+        Ok(())
+    }
+}
+
+impl ComputeDispatch {
+    /// Records the dispatch (bind pipeline, bind the set, push constants, dispatch) into a
+    /// command buffer of the app's own, outside any graph: for an app that keeps recording
+    /// its frame by hand and uses the pass's pipeline and descriptor set there. Inside a
+    /// graph, insert the pass instead; the graph then does all of the below.
+    ///
+    /// ```no_run
+    /// # fn f(pass: &vk_baton_passes::ComputeDispatch, cmd: ash::vk::CommandBuffer) {
+    /// // SAFETY: `cmd` is recording; the app's barriers put every binding in its declared
+    /// // state, and the app waits for the submission before dropping `pass`.
+    /// unsafe { pass.record_commands(cmd) };
+    /// # }
+    /// ```
+    ///
+    /// # Safety
+    /// `cmd` belongs to this pass's device, is in the recording state, and will be submitted
+    /// to a queue whose family supports compute. When the commands execute, every bound
+    /// resource is in the state its binding declares (storage images in GENERAL, sampled
+    /// images in SHADER_READ_ONLY_OPTIMAL), with the app's own barriers making earlier
+    /// writes visible. The pass (which owns the pipeline and descriptor set) is not dropped
+    /// before that execution completes: outside a graph nothing keeps it alive.
+    pub unsafe fn record_commands(&self, cmd: vk::CommandBuffer) {
         let o = &self.objects;
-        log::trace!("{}: dispatch `{}` {:?}", r.pass_name(), o.name, self.groups);
-        let (dev, cmd) = (r.device(), r.cmd());
-        // SAFETY: the pipeline, layout and set are alive (kept alive below until the GPU is
-        // done); the set was written once at build time and never changes; the graph put
-        // every bound resource in its declared state before this pass.
+        let dev = &o.device;
+        // SAFETY: as the caller promises; the set was written once at build time and never
+        // changes.
         unsafe {
             dev.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, o.pipeline);
             if o.set != vk::DescriptorSet::null() {
@@ -491,7 +551,5 @@ impl Pass for ComputeDispatch {
             }
             dev.cmd_dispatch(cmd, self.groups[0], self.groups[1], self.groups[2]);
         }
-        r.keep_alive(self.objects.clone());
-        Ok(())
     }
 }

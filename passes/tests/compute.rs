@@ -170,3 +170,60 @@ fn bad_bindings_are_refused() {
         .is_err());
     assert_clean(&ctx);
 }
+
+/// `ShaderAccess::WriteDiscard` declares the storage image with discard: after a download
+/// left it in TRANSFER_SRC_OPTIMAL, the next dispatch takes it from UNDEFINED (the contents
+/// are not kept), where `Write` transitions it from TRANSFER_SRC_OPTIMAL. The shader writes
+/// every pixel, so all three rounds read back the same image.
+#[test]
+fn write_discard_storage_image_starts_from_undefined() {
+    let ctx = ctx();
+    let words = vk_baton_shaders::words(vk_baton_shaders::PATTERN_COMP);
+    let (w, h) = (16u32, 8u32);
+    let img = ctx
+        .image(
+            ImageDesc::storage_2d(w, h, vk::Format::R8G8B8A8_UNORM),
+            "pattern",
+        )
+        .unwrap();
+    let graph = ctx.graph().unwrap();
+    let mut pixels = Vec::new();
+    for (access, transition) in [
+        (ShaderAccess::Write, "UNDEFINED -> GENERAL"),
+        (ShaderAccess::Write, "TRANSFER_SRC_OPTIMAL -> GENERAL"),
+        (ShaderAccess::WriteDiscard, "UNDEFINED -> GENERAL"),
+    ] {
+        let mut draw = ComputeDispatch::builder(ctx.device(), &words)
+            .storage_image(0, img.clone(), access)
+            .groups(w.div_ceil(8), h.div_ceil(8), 1)
+            .build()
+            .unwrap();
+        let mut down =
+            DownloadImage::all_levels(ctx.device(), ctx.allocator(), img.clone()).unwrap();
+        let result = down.handle();
+        let planned = graph
+            .record()
+            .insert_pass("draw", &mut draw, ctx.graphics())
+            .insert_pass("down", &mut down, ctx.graphics())
+            .finish()
+            .unwrap();
+        let plan = planned.to_string();
+        let to_general: Vec<&str> = plan
+            .lines()
+            .filter(|l| l.contains("`pattern`") && l.contains("-> GENERAL,"))
+            .collect();
+        assert_eq!(to_general.len(), 1, "{plan}");
+        assert!(
+            to_general[0].contains(&format!(": {transition},")),
+            "{access:?}: {plan}"
+        );
+        planned.execute().unwrap().wait().unwrap();
+        pixels.push(result.read().unwrap());
+    }
+    assert_eq!(pixels[0].len(), (w * h * 4) as usize);
+    assert!(pixels[0].iter().any(|&p| p != 0));
+    assert_eq!(pixels[1], pixels[0]);
+    assert_eq!(pixels[2], pixels[0]);
+    drop(graph);
+    assert_clean(&ctx);
+}

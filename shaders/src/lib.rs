@@ -31,17 +31,20 @@ pub const ANIM_COMP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/anim.comp
 pub const INCREMENTAL_COMP: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/incremental.comp.spv"));
 
-/// SPIR-V bytes as 32-bit words (what `vkCreateShaderModule` takes).
+/// SPIR-V bytes as 32-bit words (what `vkCreateShaderModule` takes), through
+/// [`ash::util::read_spv`] (which also byte-swaps big-endian SPIR-V). For this crate's
+/// constants; code that loads SPIR-V from elsewhere calls `read_spv` and handles its error.
 ///
 /// ```
 /// let words = vk_baton_shaders::words(vk_baton_shaders::FILL_COMP);
 /// assert_eq!(words[0], 0x0723_0203); // the SPIR-V magic number
 /// ```
+///
+/// # Panics
+/// If `spirv` is not a whole number of 32-bit words (never for this crate's constants).
 pub fn words(spirv: &[u8]) -> Vec<u32> {
-    spirv
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    ash::util::read_spv(&mut std::io::Cursor::new(spirv))
+        .expect("SPIR-V is a whole number of 32-bit words")
 }
 
 /// `invert.comp`: `texelFetch` from `layout(set 0, binding 0) sampler2D`, writes `1 - c` to
