@@ -213,9 +213,9 @@ impl Gpu {
             Some(sc) => sc.recreate(Some(extent))?,
             None => {
                 let sc = Swapchain::new(
-                    &self.ctx.entry(),
-                    &self.ctx.instance(),
-                    &self.ctx.device(),
+                    self.ctx.entry(),
+                    self.ctx.instance(),
+                    self.ctx.device(),
                     self.ctx.physical_device(),
                     self.surface,
                     SwapchainConfig {
@@ -288,8 +288,8 @@ impl Gpu {
         let mut present = frame.present_pass();
         let mut download = if screenshot {
             Some(DownloadImage::level(
-                &self.ctx.device(),
-                &self.ctx.allocator(),
+                self.ctx.device(),
+                self.ctx.allocator(),
                 self.anim.clone(),
                 0,
             )?)
@@ -300,14 +300,14 @@ impl Gpu {
         let graph = self.graph.as_ref().expect("alive until teardown");
         let mut b = graph
             .record()
-            .insert_pass("animate", animate, &self.ctx.graphics())
-            .insert_pass("acquire", &mut acquire, &self.ctx.graphics())
-            .insert_pass("blit to swapchain", &mut blit, &self.ctx.graphics());
+            .insert_pass("animate", animate, self.ctx.graphics())
+            .insert_pass("acquire", &mut acquire, self.ctx.graphics())
+            .insert_pass("blit to swapchain", &mut blit, self.ctx.graphics());
         if let Some(d) = download.as_mut() {
-            b = b.insert_pass("screenshot", d, &self.ctx.graphics());
+            b = b.insert_pass("screenshot", d, self.ctx.graphics());
         }
         let planned = b
-            .insert_pass("present", &mut present, &self.ctx.graphics())
+            .insert_pass("present", &mut present, self.ctx.graphics())
             .finish()?;
         if self.frame == 0 {
             println!("plan of frame 0:");
@@ -315,7 +315,7 @@ impl Gpu {
         }
         self.in_flight.push_back(planned.execute()?);
 
-        match sc.present(&self.ctx.graphics(), &frame)? {
+        match sc.present(self.ctx.graphics(), &frame)? {
             PresentOutcome::Optimal => {}
             PresentOutcome::Suboptimal | PresentOutcome::OutOfDate => self.needs_recreate = true,
         }
