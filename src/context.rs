@@ -171,7 +171,7 @@ impl Context {
     pub fn with_options(opts: ContextOptions) -> Result<Context> {
         // SAFETY: loading the system Vulkan loader; its initialization has no preconditions.
         let entry = unsafe { ash::Entry::load() }
-            .map_err(|e| Error::InvalidInput(format!("cannot load the Vulkan loader: {e}")))?;
+            .map_err(|e| Error::Environment(format!("cannot load the Vulkan loader: {e}")))?;
         let messages = Arc::new(Messages::default());
 
         // SAFETY: plain queries.
@@ -181,7 +181,7 @@ impl Context {
             .iter()
             .any(|l| l.layer_name_as_c_str() == Ok(VALIDATION_LAYER));
         if opts.validation && !has_layer {
-            return Err(Error::InvalidInput("validation was requested but VK_LAYER_KHRONOS_validation is not installed (Debian/Ubuntu: vulkan-validationlayers)".into()));
+            return Err(Error::Environment("validation was requested but VK_LAYER_KHRONOS_validation is not installed (Debian/Ubuntu: vulkan-validationlayers)".into()));
         }
         // SAFETY: plain query.
         let exts = unsafe { entry.enumerate_instance_extension_properties(None) }
@@ -329,11 +329,18 @@ impl Context {
             } else {
                 format!("family {f}")
             };
-            match Queue::new(&device, f as u32, 0, caps(f), &name) {
+            // SAFETY: the device was created just above with one queue of every family,
+            // `caps(f)` is the family's own, and both features are enabled; the context's
+            // own submissions all go through the queue's lock.
+            match unsafe { Queue::new(&device, f as u32, 0, caps(f), &name) } {
                 Ok(q) => {
                     if let Some(d) = &debug {
-                        d.set_name(q.handle(), &name);
-                        d.set_name(q.timeline(), &format!("{name} timeline"));
+                        // SAFETY: the queue and its semaphore are live objects of `device`,
+                        // which `d` was loaded for.
+                        unsafe {
+                            d.set_name(q.handle(), &name);
+                            d.set_name(q.timeline(), &format!("{name} timeline"));
+                        }
                     }
                     queues.push(q);
                 }
@@ -353,7 +360,8 @@ impl Context {
                 allocation_sizes: Default::default(),
             };
             match gpu_allocator::vulkan::Allocator::new(&desc) {
-                Ok(a) => Some(Arc::new(Mutex::new(a))),
+                // SAFETY: the allocator was just created for `device`.
+                Ok(a) => Some(unsafe { SharedAllocator::new(&device, a) }),
                 Err(e) => {
                     fail = Some(e.into());
                     None
@@ -368,7 +376,7 @@ impl Context {
             unsafe { device.destroy_device(None) };
             destroy_instance(messenger);
             return Err(fail.unwrap_or_else(|| {
-                Error::InvalidInput("the device has no graphics queue family".into())
+                Error::Environment("the device has no graphics queue family".into())
             }));
         };
         let graphics = queues[g].clone();
@@ -388,7 +396,7 @@ impl Context {
             device: device.clone(),
             messenger,
             _messages: messages.clone(),
-            allocator: Arc::downgrade(&allocator),
+            allocator: allocator.downgrade(),
             queues: queues.iter().map(|q| q.downgrade()).collect(),
             graphs: Mutex::new(Vec::new()),
         };
@@ -456,7 +464,9 @@ impl Context {
     /// # Ok(()) }
     /// ```
     pub fn graph(&self) -> Result<Graph> {
-        let graph = Graph::new(&self.device, self.debug.clone())?;
+        // SAFETY: the context made the device with both features and the debug functions
+        // for it, and outlives the graph (its `Owner` checks on drop).
+        let graph = unsafe { Graph::new(&self.device, self.debug.clone())? };
         let mut graphs = self.owner.graphs.lock();
         graphs.retain(|g| g.strong_count() > 0);
         graphs.push(graph.downgrade());
@@ -582,7 +592,7 @@ fn pick_physical_device(
             best = Some((r, pd));
         }
     }
-    let (_, pd) = best.ok_or_else(|| Error::InvalidInput("no Vulkan 1.3 device found (without a GPU, install Mesa's lavapipe: mesa-vulkan-drivers)".into()))?;
+    let (_, pd) = best.ok_or_else(|| Error::Environment("no Vulkan 1.3 device found (without a GPU, install Mesa's lavapipe: mesa-vulkan-drivers)".into()))?;
     // SAFETY: plain query.
     let families = unsafe { instance.get_physical_device_queue_family_properties(pd) };
     Ok((pd, families))

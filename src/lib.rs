@@ -18,7 +18,7 @@ pub mod messages;
 pub mod pass;
 pub mod plan;
 pub mod queue;
-pub mod range;
+mod range;
 mod recording;
 pub mod resource;
 #[cfg(feature = "verify")]
@@ -32,8 +32,13 @@ pub use context::{Context, ContextOptions};
 pub use debug::DebugUtils;
 pub use error::{Error, Result};
 pub use fence::{CompletionToken, ExecutionFence};
+/// The allocator crate whose types appear in this crate's signatures ([`SharedAllocator`],
+/// [`BufferDesc::location`], [`Error::Allocator`]).
+pub use gpu_allocator;
 pub use graph::{Graph, GraphBuilder, Planned};
 pub use messages::{MessageLog, ValidationMessages};
+/// The lock crate of [`SharedAllocator::lock`]'s guard.
+pub use parking_lot;
 pub use pass::{Declare, Pass, Recorder};
 pub use queue::{Queue, QueueLock};
 pub use range::{BufferRange, ImageRange, SubRange};

@@ -235,10 +235,19 @@ impl Declare<'_> {
     ///
     /// ```no_run
     /// # fn f(d: &mut vk_baton::Declare<'_>, acquired: ash::vk::Semaphore, sc: &std::sync::Arc<vk_baton::StImage>) {
-    /// d.wait_binary(acquired, Some(sc));
+    /// // SAFETY: `acquired` was passed to the vkAcquireNextImageKHR that returned `sc`.
+    /// unsafe { d.wait_binary(acquired, Some(sc)) };
     /// # }
     /// ```
-    pub fn wait_binary(
+    ///
+    /// # Safety
+    ///
+    /// The library submits the raw handle and cannot check it: `semaphore` is a binary
+    /// semaphore of the graph's device that stays alive until the execution completes, and by
+    /// the time the graph executes, a signal of it has been submitted (or an acquire will
+    /// signal it) that no other wait consumes. `guards`, if any, is the image that signal
+    /// makes ready.
+    pub unsafe fn wait_binary(
         &mut self,
         semaphore: vk::Semaphore,
         guards: Option<&Arc<StImage>>,
@@ -255,10 +264,15 @@ impl Declare<'_> {
     ///
     /// ```no_run
     /// # fn f(d: &mut vk_baton::Declare<'_>, sem: ash::vk::Semaphore) {
-    /// d.wait_binary_at(sem, ash::vk::PipelineStageFlags2::COMPUTE_SHADER);
+    /// // SAFETY: the app submitted work that signals `sem` before executing the graph.
+    /// unsafe { d.wait_binary_at(sem, ash::vk::PipelineStageFlags2::COMPUTE_SHADER) };
     /// # }
     /// ```
-    pub fn wait_binary_at(
+    ///
+    /// # Safety
+    ///
+    /// As for [`Declare::wait_binary`].
+    pub unsafe fn wait_binary_at(
         &mut self,
         semaphore: vk::Semaphore,
         stages: vk::PipelineStageFlags2,
@@ -276,10 +290,18 @@ impl Declare<'_> {
     ///
     /// ```no_run
     /// # fn f(d: &mut vk_baton::Declare<'_>, render_done: ash::vk::Semaphore) {
-    /// d.signal_binary(render_done);
+    /// // SAFETY: `render_done` is unsignalled; the present that waits on it comes later.
+    /// unsafe { d.signal_binary(render_done) };
     /// # }
     /// ```
-    pub fn signal_binary(&mut self, semaphore: vk::Semaphore) -> &mut Self {
+    ///
+    /// # Safety
+    ///
+    /// The library submits the raw handle and cannot check it: `semaphore` is a binary
+    /// semaphore of the graph's device that stays alive until the execution completes, and
+    /// when the graph executes it is unsignalled with no signal pending (every earlier signal
+    /// has been waited on).
+    pub unsafe fn signal_binary(&mut self, semaphore: vk::Semaphore) -> &mut Self {
         self.out.signals.push((semaphore, None));
         self
     }
@@ -288,10 +310,15 @@ impl Declare<'_> {
     ///
     /// ```no_run
     /// # fn f(d: &mut vk_baton::Declare<'_>, sem: ash::vk::Semaphore) {
-    /// d.signal_binary_at(sem, ash::vk::PipelineStageFlags2::ALL_COMMANDS);
+    /// // SAFETY: `sem` is unsignalled, and waited on after the graph.
+    /// unsafe { d.signal_binary_at(sem, ash::vk::PipelineStageFlags2::ALL_COMMANDS) };
     /// # }
     /// ```
-    pub fn signal_binary_at(
+    ///
+    /// # Safety
+    ///
+    /// As for [`Declare::signal_binary`].
+    pub unsafe fn signal_binary_at(
         &mut self,
         semaphore: vk::Semaphore,
         stages: vk::PipelineStageFlags2,
@@ -328,7 +355,8 @@ impl Declare<'_> {
 ///     r.device().cmd_bind_pipeline(r.cmd(), vk::PipelineBindPoint::COMPUTE, pipeline);
 ///     r.device().cmd_dispatch(r.cmd(), 8, 8, 1);
 /// }
-/// r.end_label();
+/// // SAFETY: closes the label this pass opened above.
+/// unsafe { r.end_label() };
 /// # }
 /// ```
 pub struct Recorder<'a> {
@@ -415,7 +443,8 @@ impl Recorder<'_> {
     ///
     /// ```no_run
     /// # fn f(r: &vk_baton::Recorder<'_>) {
-    /// if let Some(d) = r.debug() { d.insert_label(r.cmd(), "x"); }
+    /// // SAFETY: the recorder's command buffer is recording, on this thread.
+    /// if let Some(d) = r.debug() { unsafe { d.insert_label(r.cmd(), "x") }; }
     /// # }
     /// ```
     pub fn debug(&self) -> Option<&DebugUtils> {
@@ -426,25 +455,29 @@ impl Recorder<'_> {
     ///
     /// ```no_run
     /// # fn f(r: &vk_baton::Recorder<'_>) {
-    /// r.begin_label("inner"); r.end_label();
+    /// r.begin_label("inner");
+    /// // SAFETY: closes the label just opened.
+    /// unsafe { r.end_label() };
     /// # }
     /// ```
     pub fn begin_label(&self, name: &str) {
         if let Some(d) = self.debug {
-            d.begin_label(self.cmd, name);
+            // SAFETY: the command buffer is recording and only this pass records into it
+            // now; the graph's debug functions belong to its device.
+            unsafe { d.begin_label(self.cmd, name) };
         }
     }
 
     /// Closes the innermost debug label region opened with [`Recorder::begin_label`].
     ///
-    /// ```no_run
-    /// # fn f(r: &vk_baton::Recorder<'_>) {
-    /// r.begin_label("inner"); r.end_label();
-    /// # }
-    /// ```
-    pub fn end_label(&self) {
+    /// # Safety
+    ///
+    /// This pass opened a label with [`Recorder::begin_label`] and has not closed it yet:
+    /// closing a label that is not open is undefined behaviour in Vulkan.
+    pub unsafe fn end_label(&self) {
         if let Some(d) = self.debug {
-            d.end_label(self.cmd);
+            // SAFETY: as in `begin_label`, and a label is open (this function's contract).
+            unsafe { d.end_label(self.cmd) };
         }
     }
 
@@ -457,7 +490,8 @@ impl Recorder<'_> {
     /// ```
     pub fn insert_label(&self, name: &str) {
         if let Some(d) = self.debug {
-            d.insert_label(self.cmd, name);
+            // SAFETY: as in `begin_label`.
+            unsafe { d.insert_label(self.cmd, name) };
         }
     }
 }

@@ -595,7 +595,10 @@ impl Pass for SwapchainAcquire {
             log::error!("{self:?}: its swapchain was recreated or dropped");
             return;
         }
-        d.wait_binary(self.semaphore, Some(&self.image));
+        // SAFETY: the swapchain's own semaphore, alive while the frame is live (`record`
+        // checks), handed to the vkAcquireNextImageKHR that returned this image; `record`
+        // refuses a second use of the frame's slot before anything is submitted.
+        unsafe { d.wait_binary(self.semaphore, Some(&self.image)) };
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
@@ -649,7 +652,9 @@ impl Pass for SwapchainPresent {
             return;
         }
         d.image(&self.image, Access::PRESENT);
-        d.signal_binary(self.semaphore);
+        // SAFETY: the image's present semaphore, unsignalled since the present of its last
+        // use waited on it; `record` refuses a second signal before anything is submitted.
+        unsafe { d.signal_binary(self.semaphore) };
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
@@ -1116,14 +1121,18 @@ impl Swapchain {
             .iter()
             .enumerate()
             .map(|(i, &img)| {
-                Arc::new(StImage::from_raw(
-                    &self.device,
-                    img,
-                    desc.clone(),
-                    &format!("swapchain image {i}"),
-                    ResourceState::undefined(),
-                    Destroy::AppKeeps,
-                ))
+                // SAFETY: live images of the swapchain, made with `desc`, which the
+                // swapchain destroys only after the last frame's fence (AppKeeps).
+                Arc::new(unsafe {
+                    StImage::from_raw(
+                        &self.device,
+                        img,
+                        desc.clone(),
+                        &format!("swapchain image {i}"),
+                        ResourceState::undefined(),
+                        Destroy::AppKeeps,
+                    )
+                })
             })
             .collect();
         *self.shared.sync.lock() = SwapchainSync::new(frames, raw.len());
