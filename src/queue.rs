@@ -155,6 +155,21 @@ impl Queue {
             .map_err(|e| Error::vk("vkGetSemaphoreCounterValue", e))
     }
 
+    /// Waits at most `timeout_ns` for the timeline to reach `value`; whether it did.
+    pub(crate) fn wait_value(&self, value: u64, timeout_ns: u64) -> Result<bool> {
+        let semaphores = [self.0.timeline];
+        let values = [value];
+        let info = vk::SemaphoreWaitInfo::default()
+            .semaphores(&semaphores)
+            .values(&values);
+        // SAFETY: the semaphore is a live timeline semaphore of this device.
+        match unsafe { self.0.device.wait_semaphores(&info, timeout_ns) } {
+            Ok(()) => Ok(true),
+            Err(vk::Result::TIMEOUT) => Ok(false),
+            Err(e) => Err(Error::vk("vkWaitSemaphores", e)),
+        }
+    }
+
     /// Takes the submit lock. `vkQueueSubmit*` needs external synchronization, so every
     /// submission to this `VkQueue`, the app's own included, must happen while holding it.
     ///

@@ -79,15 +79,6 @@ impl ImageRange {
 
     /// The cell intervals (`mip * layers + layer`) this range covers, in an image of `layers`
     /// array layers.
-    ///
-    /// ```
-    /// use vk_baton::ImageRange;
-    /// // Cells are numbered mip * layers + layer; here layers = 4.
-    /// let r = ImageRange { base_mip: 1, mip_count: 2, base_layer: 1, layer_count: 2 };
-    /// assert_eq!(r.cells(4), vec![5..7, 9..11]);
-    /// // Whole mips are one interval.
-    /// assert_eq!(ImageRange::mip(1, 4).cells(4), vec![4..8]);
-    /// ```
     pub(crate) fn cells(&self, layers: u32) -> Vec<Range<u64>> {
         let l = layers as u64;
         if self.base_layer == 0 && self.layer_count == layers {
@@ -104,16 +95,6 @@ impl ImageRange {
     }
 
     /// The smallest set of rectangular ranges covering a cell interval.
-    ///
-    /// ```
-    /// use vk_baton::ImageRange;
-    /// // With 4 layers, cells 4..14 are mips 1 and 2 whole, then layers 0..2 of mip 3.
-    /// let rs = ImageRange::from_cells(4..14, 4);
-    /// assert_eq!(rs[..], [
-    ///     ImageRange { base_mip: 1, mip_count: 2, base_layer: 0, layer_count: 4 },
-    ///     ImageRange { base_mip: 3, mip_count: 1, base_layer: 0, layer_count: 2 },
-    /// ]);
-    /// ```
     pub(crate) fn from_cells(
         cells: Range<u64>,
         layers: u32,
@@ -318,6 +299,44 @@ impl<T> Default for RangeMap<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cells_are_numbered_mip_times_layers_plus_layer() {
+        let r = ImageRange {
+            base_mip: 1,
+            mip_count: 2,
+            base_layer: 1,
+            layer_count: 2,
+        };
+        assert_eq!(r.cells(4), vec![5..7, 9..11]);
+        // Whole mips are one interval.
+        #[allow(clippy::single_range_in_vec_init)]
+        let whole = vec![4..8];
+        assert_eq!(ImageRange::mip(1, 4).cells(4), whole);
+    }
+
+    #[test]
+    fn from_cells_covers_with_the_fewest_ranges() {
+        // With 4 layers, cells 4..14 are mips 1 and 2 whole, then layers 0..2 of mip 3.
+        let rs = ImageRange::from_cells(4..14, 4);
+        assert_eq!(
+            rs[..],
+            [
+                ImageRange {
+                    base_mip: 1,
+                    mip_count: 2,
+                    base_layer: 0,
+                    layer_count: 4
+                },
+                ImageRange {
+                    base_mip: 3,
+                    mip_count: 1,
+                    base_layer: 0,
+                    layer_count: 2
+                },
+            ]
+        );
+    }
 
     #[test]
     fn range_map_overview() {

@@ -1042,7 +1042,7 @@ fn empty_resources_are_refused() {
             "empty",
         )
         .unwrap_err();
-    assert!(matches!(e, Error::InvalidInput(_)), "{e}");
+    assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
     let desc = ImageDesc::new_2d(
         0,
         16,
@@ -1050,6 +1050,6 @@ fn empty_resources_are_refused() {
         vk::ImageUsageFlags::TRANSFER_DST,
     );
     let e = ctx.image(desc, "empty").unwrap_err();
-    assert!(matches!(e, Error::InvalidInput(_)), "{e}");
+    assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
     assert_clean(&ctx);
 }

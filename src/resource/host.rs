@@ -315,7 +315,8 @@ impl StBuffer {
     /// buffer's bytes on non-coherent memory. Fails with [`Error::InUseByGpu`] while a GPU
     /// write of those bytes is not known complete (wait for the graph's fence; GPU reads may
     /// go on), and if the buffer is not host-visible, the range lies outside it, or the
-    /// invalidate fails.
+    /// invalidate fails. Work still running makes it wait up to 100 ms before it fails: a
+    /// queue's timeline may signal a moment after the execution's fence.
     ///
     /// ```no_run
     /// # fn f(b: &vk_baton::StBuffer) -> vk_baton::Result<()> {
@@ -414,6 +415,9 @@ impl StBuffer {
     }
 }
 
+/// How long host access waits for a timeline to catch up with a signalled fence.
+const TIMELINE_LAG_NS: u64 = 100_000_000;
+
 /// Refuses host access to `bytes` of buffer `name` while the GPU may still use them: the last
 /// GPU write there, and for a host write also the GPU reads since, must have reached their
 /// queue's timeline value. Value 0 (an access the app declared) counts as complete, as
@@ -442,7 +446,10 @@ fn gpu_done_with(
     for (queue, value) in needed {
         let done = match value {
             Some(0) => true,
-            Some(v) => queue.completed_value()? >= v,
+            // A timeline may signal a moment after the execution's fence (Vulkan does not
+            // order the two signals): wait briefly, so a read right after `fence.wait()`
+            // succeeds, while a read of work still running fails soon.
+            Some(v) => queue.completed_value()? >= v || queue.wait_value(v, TIMELINE_LAG_NS)?,
             None => false,
         };
         if !done {

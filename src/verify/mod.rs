@@ -81,6 +81,7 @@ use std::fmt;
 /// assert_eq!(HazardKind::Ownership.to_string(), "ownership");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub enum HazardKind {
     /// Read after write.
     Raw,
@@ -122,6 +123,7 @@ impl fmt::Display for HazardKind {
 /// assert_eq!(a.to_string(), "pass `shade`");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Actor {
     /// A pass of execution `execution`.
     Pass {
