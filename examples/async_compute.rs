@@ -298,7 +298,9 @@ fn run() -> vk_baton::Result<bool> {
     // needed.
     let code = support::spirv(vk_baton_shaders::SIM_COMP)?;
     let sim_dispatch = |name: &str, src: &Arc<StBuffer>, dst: &Arc<StBuffer>| {
-        ComputeDispatch::builder(ctx.device(), &code)
+        // SAFETY: the sample's own shader (compiled from shaders/), with exactly the bindings
+        // and push constants declared below.
+        unsafe { ComputeDispatch::builder(ctx.device(), &code) }
             .name(name)
             .storage_buffer(0, src.clone(), ShaderAccess::Read)
             .storage_buffer(1, dst.clone(), ShaderAccess::WriteDiscard)

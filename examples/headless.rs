@@ -114,7 +114,9 @@ fn run() -> vk_baton::Result<usize> {
     let graph = ctx.graph()?;
     // `pattern.comp` writes every pixel: the image's old contents are discarded.
     let code = support::spirv(vk_baton_shaders::PATTERN_COMP)?;
-    let mut draw = ComputeDispatch::builder(ctx.device(), &code)
+    // SAFETY: the sample's own shader (compiled from shaders/), with exactly the bindings
+    // and push constants declared below.
+    let mut draw = unsafe { ComputeDispatch::builder(ctx.device(), &code) }
         .name("mandelbrot")
         .storage_image(0, image.clone(), ShaderAccess::WriteDiscard)
         .groups(WIDTH.div_ceil(8), HEIGHT.div_ceil(8), 1)

@@ -181,28 +181,36 @@ fn run() -> vk_baton::Result<bool> {
             .map_err(vkerr("vkBindImageMemory"))?;
         (b, bm, i, im)
     };
-    let data_buf = Arc::new(StBuffer::from_raw(
-        device,
-        raw_buffer,
-        BufferDesc::new(bytes, buffer_info.usage),
-        "app data",
-        ResourceState::undefined(),
-        Destroy::AppKeeps,
-    ));
-    let image = Arc::new(StImage::from_raw(
-        device,
-        raw_image,
-        image_desc,
-        "app image",
-        ResourceState::undefined(),
-        Destroy::AppKeeps,
-    ));
+    // SAFETY: both are live objects of `device`, made with these descriptions and bound
+    // above; the app destroys them at the end, after the last graph's fence and `Arc`.
+    let (data_buf, image) = unsafe {
+        (
+            Arc::new(StBuffer::from_raw(
+                device,
+                raw_buffer,
+                BufferDesc::new(bytes, buffer_info.usage),
+                "app data",
+                ResourceState::undefined(),
+                Destroy::AppKeeps,
+            )),
+            Arc::new(StImage::from_raw(
+                device,
+                raw_image,
+                image_desc,
+                "app image",
+                ResourceState::undefined(),
+                Destroy::AppKeeps,
+            )),
+        )
+    };
 
     // The app's compute pipeline: a stock `ComputeDispatch` (pipeline, layout and descriptor
     // set in one object), which the app records into its own command buffer below rather than
     // inserting it into a graph. Its command pool, command buffer and fence: unchanged.
     let code = support::spirv(vk_baton_shaders::INCREMENTAL_COMP)?;
-    let pipe = ComputeDispatch::builder(device, &code)
+    // SAFETY: the sample's own shader (compiled from shaders/), with exactly the bindings
+    // and push constants declared below.
+    let pipe = unsafe { ComputeDispatch::builder(device, &code) }
         .name("app compute")
         .storage_buffer(0, data_buf.clone(), ShaderAccess::Read)
         .storage_image(1, image.clone(), ShaderAccess::Write)
@@ -391,25 +399,32 @@ fn run() -> vk_baton::Result<bool> {
         //         ordered before the next graph by submission order on this queue.
         // -----------------------------------------------------------------------------------
         let graphics = ctx.graphics();
-        image.declare_state(
-            ResourceState::defined(vk::ImageLayout::GENERAL)
-                .owned_by(graphics.family())
-                .last_access(
-                    graphics,
-                    vk::PipelineStageFlags2::COMPUTE_SHADER,
-                    vk::AccessFlags2::SHADER_STORAGE_WRITE,
-                ),
-        );
+        // SAFETY: the app's dispatch, submitted to `graphics` after the last graph, left the
+        // image in GENERAL; the next graph is ordered after it by submission order there.
+        unsafe {
+            image.declare_state(
+                ResourceState::defined(vk::ImageLayout::GENERAL)
+                    .owned_by(graphics.family())
+                    .last_access(
+                        graphics,
+                        vk::PipelineStageFlags2::COMPUTE_SHADER,
+                        vk::AccessFlags2::SHADER_STORAGE_WRITE,
+                    ),
+            )
+        };
         // The app also read the buffer: a later upload must not overwrite it before that.
-        data_buf.declare_state(
-            ResourceState::defined(vk::ImageLayout::UNDEFINED)
-                .owned_by(graphics.family())
-                .last_access(
-                    graphics,
-                    vk::PipelineStageFlags2::COMPUTE_SHADER,
-                    vk::AccessFlags2::SHADER_STORAGE_READ,
-                ),
-        );
+        // SAFETY: as above (the buffer is not host-visible, so no host access relies on it).
+        unsafe {
+            data_buf.declare_state(
+                ResourceState::defined(vk::ImageLayout::UNDEFINED)
+                    .owned_by(graphics.family())
+                    .last_access(
+                        graphics,
+                        vk::PipelineStageFlags2::COMPUTE_SHADER,
+                        vk::AccessFlags2::SHADER_STORAGE_READ,
+                    ),
+            )
+        };
 
         // -----------------------------------------------------------------------------------
         // Step 6: the handoff at the end of the frame goes to vk-baton.

@@ -329,7 +329,9 @@ fn run() -> vk_baton::Result<bool> {
     let mut verifies: Vec<ComputeDispatch> = device_bufs
         .iter()
         .map(|b| {
-            ComputeDispatch::builder(ctx.device(), &code)
+            // SAFETY: the sample's own shader (compiled from shaders/), with exactly the bindings
+            // and push constants declared below.
+            unsafe { ComputeDispatch::builder(ctx.device(), &code) }
                 .name("checksum")
                 .storage_buffer(0, b.clone(), ShaderAccess::Read)
                 .storage_buffer(1, partials.clone(), ShaderAccess::Write)

@@ -162,7 +162,9 @@ impl Gpu {
             "animation",
         )?;
         let code = support::spirv(vk_baton_shaders::ANIM_COMP)?;
-        let animate = ComputeDispatch::builder(ctx.device(), &code)
+        // SAFETY: the sample's own shader (compiled from shaders/), with exactly the bindings
+        // and push constants declared below.
+        let animate = unsafe { ComputeDispatch::builder(ctx.device(), &code) }
             .name("anim")
             .storage_image(0, anim.clone(), ShaderAccess::WriteDiscard)
             .push_constant_size(4)

@@ -3,11 +3,18 @@
 //! Everything that takes a `DebugUtils` takes it as an `Option`: without the extension,
 //! naming and labelling are simply skipped.
 //!
+//! Calls that take a raw handle or command buffer are `unsafe`: the library cannot check that
+//! the handle is a live object of the loader's device, or that the command buffer is
+//! recording. Passes label through [`crate::Recorder`], which knows both.
+//!
 //! ```no_run
 //! # fn f(instance: &ash::Instance, device: &ash::Device, cmd: ash::vk::CommandBuffer) {
 //! let debug = vk_baton::DebugUtils::new(instance, device);
-//! debug.begin_label(cmd, "shadow pass");
-//! debug.end_label(cmd);
+//! // SAFETY: `cmd` is a command buffer of `device` in the recording state.
+//! unsafe {
+//!     debug.begin_label(cmd, "shadow pass");
+//!     debug.end_label(cmd);
+//! }
 //! # }
 //! ```
 
@@ -67,30 +74,36 @@ impl DebugUtils {
     }
 
     /// The loaded functions.
-    ///
-    /// ```no_run
-    /// # fn f(d: &vk_baton::DebugUtils) {
-    /// let _ = d.loader();
-    /// # }
-    /// ```
     pub fn loader(&self) -> &ash::ext::debug_utils::Device {
         &self.loader
     }
 
-    /// Names a Vulkan object. Failures are logged, never returned.
+    /// The `VkDevice` the functions were loaded for.
+    pub fn device_handle(&self) -> vk::Device {
+        self.loader.device()
+    }
+
+    /// Names a Vulkan object. Failures are logged, never returned. Resources name themselves
+    /// safely with `named`.
     ///
     /// ```no_run
     /// # fn f(d: &vk_baton::DebugUtils, img: ash::vk::Image) {
-    /// d.set_name(img, "albedo");
+    /// // SAFETY: `img` is a live image of the device `d` was loaded for.
+    /// unsafe { d.set_name(img, "albedo") };
     /// # }
     /// ```
-    pub fn set_name<H: vk::Handle>(&self, handle: H, name: &str) {
+    ///
+    /// # Safety
+    ///
+    /// `handle` is a live object of the device the functions were loaded for
+    /// ([`DebugUtils::device_handle`]), and no other thread uses it during the call.
+    pub unsafe fn set_name<H: vk::Handle>(&self, handle: H, name: &str) {
         with_c_name(name, |name| {
             let info = vk::DebugUtilsObjectNameInfoEXT::default()
                 .object_handle(handle)
                 .object_name(name);
-            // SAFETY: the handle belongs to the device the loader was made for (caller's
-            // promise); `name` outlives the call.
+            // SAFETY: the handle is a live object of the loader's device (this function's
+            // contract); `name` outlives the call.
             if let Err(e) = unsafe { self.loader.set_debug_utils_object_name(&info) } {
                 log::warn!("vkSetDebugUtilsObjectNameEXT failed: {e}");
             }
@@ -101,41 +114,44 @@ impl DebugUtils {
     ///
     /// ```no_run
     /// # fn f(d: &vk_baton::DebugUtils, cmd: ash::vk::CommandBuffer) {
-    /// d.begin_label(cmd, "bloom"); d.end_label(cmd);
+    /// // SAFETY: `cmd` is recording, on this thread only.
+    /// unsafe { d.begin_label(cmd, "bloom"); d.end_label(cmd) };
     /// # }
     /// ```
-    pub fn begin_label(&self, cmd: vk::CommandBuffer, name: &str) {
+    ///
+    /// # Safety
+    ///
+    /// `cmd` is a command buffer of the loader's device in the recording state, used by no
+    /// other thread during the call.
+    pub unsafe fn begin_label(&self, cmd: vk::CommandBuffer, name: &str) {
         with_c_name(name, |name| {
             let label = vk::DebugUtilsLabelEXT::default().label_name(name);
-            // SAFETY: `cmd` is recording (caller's promise) and externally synchronized by the
-            // recorder; `name` outlives the call.
+            // SAFETY: `cmd` is recording and externally synchronized (this function's
+            // contract); `name` outlives the call.
             unsafe { self.loader.cmd_begin_debug_utils_label(cmd, &label) };
         })
     }
 
-    /// Closes the innermost label region.
+    /// Closes the innermost label region (see [`DebugUtils::begin_label`]).
     ///
-    /// ```no_run
-    /// # fn f(d: &vk_baton::DebugUtils, cmd: ash::vk::CommandBuffer) {
-    /// d.begin_label(cmd, "x"); d.end_label(cmd);
-    /// # }
-    /// ```
-    pub fn end_label(&self, cmd: vk::CommandBuffer) {
-        // SAFETY: `cmd` is recording and has an open label (caller's promise).
+    /// # Safety
+    ///
+    /// As for [`DebugUtils::begin_label`], and a label region is open: one begun in `cmd`,
+    /// or earlier on the queue `cmd` is submitted to, and not yet closed.
+    pub unsafe fn end_label(&self, cmd: vk::CommandBuffer) {
+        // SAFETY: `cmd` is recording and a label is open (this function's contract).
         unsafe { self.loader.cmd_end_debug_utils_label(cmd) };
     }
 
     /// Inserts a single label.
     ///
-    /// ```no_run
-    /// # fn f(d: &vk_baton::DebugUtils, cmd: ash::vk::CommandBuffer) {
-    /// d.insert_label(cmd, "here");
-    /// # }
-    /// ```
-    pub fn insert_label(&self, cmd: vk::CommandBuffer, name: &str) {
+    /// # Safety
+    ///
+    /// As for [`DebugUtils::begin_label`].
+    pub unsafe fn insert_label(&self, cmd: vk::CommandBuffer, name: &str) {
         with_c_name(name, |name| {
             let label = vk::DebugUtilsLabelEXT::default().label_name(name);
-            // SAFETY: `cmd` is recording (caller's promise); `name` outlives the call.
+            // SAFETY: `cmd` is recording (this function's contract); `name` outlives the call.
             unsafe { self.loader.cmd_insert_debug_utils_label(cmd, &label) };
         })
     }

@@ -97,6 +97,29 @@ pub enum Error {
     /// Declarations the planner cannot use (an index out of range).
     #[error("invalid plan input: {0}")]
     InvalidInput(String),
+    /// An argument to a resource or queue function is invalid (a zero size, a range outside
+    /// a buffer, host access to a buffer that is not mapped). Nothing was created or changed.
+    ///
+    /// ```
+    /// use vk_baton::Error;
+    /// let e = Error::InvalidArgument("buffer `mesh`: size 0".into());
+    /// assert_eq!(e.to_string(), "invalid argument: buffer `mesh`: size 0");
+    /// ```
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+    /// The Vulkan environment lacks something the library needs: no loader, no suitable
+    /// device, no graphics queue family, or a requested validation layer is not installed.
+    /// The message says what to install or change.
+    #[error("the Vulkan environment is not usable: {0}")]
+    Environment(String),
+    /// The host asked for a mapped buffer's bytes while GPU work that uses them may still be
+    /// running: a write (or, for host writes, a read) by the GPU is not known complete. Wait
+    /// for the execution's fence and try again.
+    #[error("`{resource}` is still in use by GPU work that has not completed")]
+    InUseByGpu {
+        /// The resource.
+        resource: String,
+    },
     /// The GPU has not finished yet (e.g. reading a download before its fence completes).
     #[error("the GPU work has not completed yet")]
     NotReady,
@@ -123,6 +146,19 @@ pub enum Error {
     /// other variant fits (the executor wraps it in [`Error::Record`], naming the pass).
     #[error("{0}")]
     PassFailed(String),
+    /// A pass's own error type, kept whole as the source (the stock passes return theirs
+    /// this way): downcast it to the pass crate's error to inspect it.
+    ///
+    /// ```
+    /// use vk_baton::Error;
+    /// let io = std::io::Error::new(std::io::ErrorKind::NotFound, "shader.spv");
+    /// let e = Error::Pass(Box::new(io));
+    /// assert_eq!(e.to_string(), "shader.spv");
+    /// let Error::Pass(source) = &e else { unreachable!() };
+    /// assert!(source.downcast_ref::<std::io::Error>().is_some());
+    /// ```
+    #[error("{0}")]
+    Pass(#[source] Box<dyn std::error::Error + Send + Sync + 'static>),
     /// Memory for a resource could not be had: the allocator or the driver ran out, or no
     /// memory type fits. Names the resource and the bytes asked for.
     ///
@@ -143,9 +179,20 @@ pub enum Error {
     /// gpu-allocator failed (on its own, or as the cause of an [`Error::Allocation`]).
     #[error("gpu-allocator: {0}")]
     Allocator(#[from] gpu_allocator::AllocationError),
-    /// The synchronization verifier found violations in a plan.
-    #[error("the plan violates synchronization rules:\n{0}")]
-    Verification(String),
+    /// The synchronization verifier found violations in a plan: each one, as found.
+    #[cfg(feature = "verify")]
+    #[error("the plan violates synchronization rules:\n{}", lines(.0))]
+    Verification(Vec<crate::violation::Violation>),
+}
+
+/// One item per line.
+#[cfg(feature = "verify")]
+fn lines(items: &[impl std::fmt::Display]) -> String {
+    items
+        .iter()
+        .map(|v| v.to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 impl Error {
@@ -186,12 +233,12 @@ impl Error {
 /// use vk_baton::{Error, Result};
 /// fn layers(n: u32) -> Result<u32> {
 ///     if n == 0 {
-///         return Err(Error::InvalidInput("an image needs at least one layer".into()));
+///         return Err(Error::InvalidArgument("an image needs at least one layer".into()));
 ///     }
 ///     Ok(n)
 /// }
 /// assert_eq!(layers(6).unwrap(), 6);
-/// assert!(matches!(layers(0), Err(Error::InvalidInput(_))));
+/// assert!(matches!(layers(0), Err(Error::InvalidArgument(_))));
 /// ```
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

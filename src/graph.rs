@@ -2,8 +2,8 @@
 //! (passes in program order) and [`Planned`] (a plan ready to execute).
 //!
 //! ```no_run
-//! # fn f(device: &ash::Device, q: &vk_baton::Queue, pass: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {
-//! let graph = vk_baton::Graph::new(device, None)?;
+//! # fn f(ctx: &vk_baton::Context, q: &vk_baton::Queue, pass: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {
+//! let graph = ctx.graph()?;
 //! let planned = graph.record().insert_pass("work", pass, q).finish()?;
 //! println!("{planned}");
 //! planned.execute()?.wait()?;
@@ -29,7 +29,8 @@ use std::sync::Arc;
 ///
 /// ```no_run
 /// # fn f(device: &ash::Device, debug: Option<vk_baton::DebugUtils>) -> vk_baton::Result<()> {
-/// let graph = vk_baton::Graph::new(device, debug)?;
+/// // SAFETY: `debug` was loaded for `device`, which outlives the graph.
+/// let graph = unsafe { vk_baton::Graph::new(device, debug)? };
 /// # Ok(()) }
 /// ```
 pub struct Graph {
@@ -42,14 +43,22 @@ impl Graph {
         &self.pools
     }
 
-    /// A graph for `device`; with `debug`, command buffers get pass labels.
+    /// A graph for an app-owned `device`; with `debug`, command buffers get pass labels.
+    /// [`crate::Context::graph`] makes one for the context's device safely.
     ///
     /// ```no_run
     /// # fn f(device: &ash::Device) -> vk_baton::Result<()> {
-    /// let graph = vk_baton::Graph::new(device, None)?;
+    /// // SAFETY: `device` has the features the queues need and outlives the graph.
+    /// let graph = unsafe { vk_baton::Graph::new(device, None)? };
     /// # Ok(()) }
     /// ```
-    pub fn new(device: &ash::Device, debug: Option<DebugUtils>) -> Result<Graph> {
+    ///
+    /// # Safety
+    ///
+    /// `device` was created with the `synchronization2` and `timelineSemaphore` features and
+    /// stays alive until the graph and every [`crate::ExecutionFence`] from it are dropped;
+    /// `debug`, if any, was loaded for `device`.
+    pub unsafe fn new(device: &ash::Device, debug: Option<DebugUtils>) -> Result<Graph> {
         Ok(Graph {
             pools: Arc::new(GraphPools::new(device, debug, None)),
         })
@@ -233,8 +242,7 @@ fn plan_and_verify(input: PlanInput, queues: &[Queue]) -> Result<Plan> {
         let last: Vec<u64> = queues.iter().map(Queue::last_value).collect();
         plan.verify_from(&last)
     } {
-        let text: Vec<String> = violations.iter().map(|v| v.to_string()).collect();
-        return Err(Error::Verification(text.join("\n")));
+        return Err(Error::Verification(violations));
     }
     log::debug!(
         "planned {passes} passes on {} queues: {} batches, {} barrier commands, {} waits",

@@ -10,7 +10,7 @@
 //! The modules form layers, and each calls only into the layers below it: no two modules
 //! import each other, directly or through others. From the bottom up:
 //!
-//! 1. **Vocabulary**: [`error`], [`access`], [`range`], [`debug`], [`messages`]: plain types
+//! 1. **Vocabulary**: [`error`], [`access`], `range` (re-exported: [`ImageRange`], [`BufferRange`], [`SubRange`]), [`debug`], [`messages`]: plain types
 //!    and the debug-utils helpers, importing no other module but `error`.
 //! 2. **Planning**: [`plan`] turns declarations into barriers, ownership transfers, semaphores
 //!    and the submission order; pure functions, no Vulkan call. [`verify`] and [`simulate`]
@@ -47,12 +47,14 @@ pub mod pass;
 pub mod plan;
 mod pools;
 pub mod queue;
-pub mod range;
+mod range;
 pub mod resource;
 #[cfg(feature = "verify")]
 pub mod simulate;
 #[cfg(feature = "verify")]
 pub mod verify;
+#[cfg(feature = "verify")]
+mod violation;
 
 pub use access::Access;
 pub use ash;
@@ -60,8 +62,13 @@ pub use context::{Context, ContextOptions};
 pub use debug::DebugUtils;
 pub use error::{Error, Result};
 pub use fence::{CompletionToken, ExecutionFence};
+/// The allocator crate whose types appear in this crate's signatures ([`SharedAllocator`],
+/// [`BufferDesc::location`], [`Error::Allocator`]).
+pub use gpu_allocator;
 pub use graph::{Graph, GraphBuilder, Planned};
 pub use messages::{MessageLog, ValidationMessages};
+/// The lock crate of [`SharedAllocator::lock`]'s guard.
+pub use parking_lot;
 pub use pass::{Declare, Pass, Recorder};
 pub use queue::{Queue, QueueLock};
 pub use range::{BufferRange, ImageRange, SubRange};

@@ -91,7 +91,8 @@ pub trait Pass {
 ///     r.device().cmd_bind_pipeline(r.cmd(), vk::PipelineBindPoint::COMPUTE, pipeline);
 ///     r.device().cmd_dispatch(r.cmd(), 8, 8, 1);
 /// }
-/// r.end_label();
+/// // SAFETY: closes the label this pass opened above.
+/// unsafe { r.end_label() };
 /// # }
 /// ```
 pub struct Recorder<'a> {
@@ -178,7 +179,8 @@ impl Recorder<'_> {
     ///
     /// ```no_run
     /// # fn f(r: &vk_baton::Recorder<'_>) {
-    /// if let Some(d) = r.debug() { d.insert_label(r.cmd(), "x"); }
+    /// // SAFETY: the recorder's command buffer is recording, on this thread.
+    /// if let Some(d) = r.debug() { unsafe { d.insert_label(r.cmd(), "x") }; }
     /// # }
     /// ```
     pub fn debug(&self) -> Option<&DebugUtils> {
@@ -189,25 +191,29 @@ impl Recorder<'_> {
     ///
     /// ```no_run
     /// # fn f(r: &vk_baton::Recorder<'_>) {
-    /// r.begin_label("inner"); r.end_label();
+    /// r.begin_label("inner");
+    /// // SAFETY: closes the label just opened.
+    /// unsafe { r.end_label() };
     /// # }
     /// ```
     pub fn begin_label(&self, name: &str) {
         if let Some(d) = self.debug {
-            d.begin_label(self.cmd, name);
+            // SAFETY: the command buffer is recording and only this pass records into it
+            // now; the graph's debug functions belong to its device.
+            unsafe { d.begin_label(self.cmd, name) };
         }
     }
 
     /// Closes the innermost debug label region opened with [`Recorder::begin_label`].
     ///
-    /// ```no_run
-    /// # fn f(r: &vk_baton::Recorder<'_>) {
-    /// r.begin_label("inner"); r.end_label();
-    /// # }
-    /// ```
-    pub fn end_label(&self) {
+    /// # Safety
+    ///
+    /// This pass opened a label with [`Recorder::begin_label`] and has not closed it yet:
+    /// closing a label that is not open is undefined behaviour in Vulkan.
+    pub unsafe fn end_label(&self) {
         if let Some(d) = self.debug {
-            d.end_label(self.cmd);
+            // SAFETY: as in `begin_label`, and a label is open (this function's contract).
+            unsafe { d.end_label(self.cmd) };
         }
     }
 
@@ -220,7 +226,8 @@ impl Recorder<'_> {
     /// ```
     pub fn insert_label(&self, name: &str) {
         if let Some(d) = self.debug {
-            d.insert_label(self.cmd, name);
+            // SAFETY: as in `begin_label`.
+            unsafe { d.insert_label(self.cmd, name) };
         }
     }
 }

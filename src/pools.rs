@@ -152,7 +152,9 @@ impl GraphPools {
             fp.pool = unsafe { self.device.create_command_pool(&info, None) }
                 .map_err(|e| Error::vk("vkCreateCommandPool", e))?;
             if let Some(d) = &self.debug {
-                d.set_name(fp.pool, &format!("vk-baton pool (family {family})"));
+                // SAFETY: the pool is a live object of the graph's device, which `d` was
+                // loaded for (`Graph::new`'s contract).
+                unsafe { d.set_name(fp.pool, &format!("vk-baton pool (family {family})")) };
             }
         }
         if let Some(cmd) = fp.free.pop() {

@@ -7,7 +7,9 @@
 //! ```no_run
 //! # fn f(device: &ash::Device) -> vk_baton::Result<()> {
 //! use vk_baton::{ash::vk, Queue};
-//! let graphics = Queue::new(device, 0, 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE, "graphics")?;
+//! // SAFETY: `device` was created with one queue of family 0, which has these capabilities,
+//! // and with the timelineSemaphore and synchronization2 features.
+//! let graphics = unsafe { Queue::new(device, 0, 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE, "graphics")? };
 //! // No dedicated compute family: async compute is the very same queue.
 //! let async_compute = graphics.clone();
 //! assert_eq!(graphics, async_compute);
@@ -52,23 +54,34 @@ impl Queue {
     /// Gets queue `index` of `family` from `device` and creates its timeline semaphore.
     ///
     /// `caps` are the family's capabilities (from `vkGetPhysicalDeviceQueueFamilyProperties`);
-    /// the planner checks accesses against them. The device must have been created with the
-    /// `timelineSemaphore` and `synchronization2` features.
+    /// the planner checks accesses against them.
     ///
     /// ```no_run
     /// # fn f(device: &ash::Device) -> vk_baton::Result<()> {
-    /// let q = vk_baton::Queue::new(device, 0, 0, ash::vk::QueueFlags::GRAPHICS, "graphics")?;
+    /// // SAFETY: see the module example.
+    /// let q = unsafe { vk_baton::Queue::new(device, 0, 0, ash::vk::QueueFlags::GRAPHICS, "graphics")? };
     /// # Ok(()) }
     /// ```
-    pub fn new(
+    ///
+    /// # Safety
+    ///
+    /// The library cannot check these, and each is undefined behaviour in a later Vulkan call:
+    ///
+    /// - `device` was created with at least `index + 1` queues of `family`, and with the
+    ///   `timelineSemaphore` and `synchronization2` features enabled.
+    /// - `caps` are no more than family `family`'s capabilities (the planner records only
+    ///   commands they allow).
+    /// - Every submission to this `VkQueue` outside vk-baton holds [`Queue::lock`]: Vulkan
+    ///   needs queue submissions externally synchronized.
+    pub unsafe fn new(
         device: &ash::Device,
         family: u32,
         index: u32,
         caps: vk::QueueFlags,
         name: &str,
     ) -> Result<Queue> {
-        // SAFETY: the caller created `device` with queue `index` of `family` (Vulkan checks
-        // the indices under validation); getting a queue has no other precondition.
+        // SAFETY: the caller created `device` with queue `index` of `family` (this
+        // function's contract); getting a queue has no other precondition.
         let handle = unsafe { device.get_device_queue(family, index) };
         let mut type_info = vk::SemaphoreTypeCreateInfo::default()
             .semaphore_type(vk::SemaphoreType::TIMELINE)
@@ -94,89 +107,41 @@ impl Queue {
     }
 
     /// The `VkQueue`.
-    ///
-    /// ```no_run
-    /// # fn f(q: &vk_baton::Queue) {
-    /// let raw: ash::vk::Queue = q.handle();
-    /// # }
-    /// ```
     pub fn handle(&self) -> vk::Queue {
         self.0.handle
     }
 
     /// The queue family index.
-    ///
-    /// ```no_run
-    /// # fn f(q: &vk_baton::Queue) {
-    /// let family: u32 = q.family();
-    /// # }
-    /// ```
     pub fn family(&self) -> u32 {
         self.0.family
     }
 
     /// The queue's index within its family.
-    ///
-    /// ```no_run
-    /// # fn f(q: &vk_baton::Queue) {
-    /// let index: u32 = q.index();
-    /// # }
-    /// ```
     pub fn index(&self) -> u32 {
         self.0.index
     }
 
     /// The family's capabilities.
-    ///
-    /// ```no_run
-    /// # fn f(q: &vk_baton::Queue) {
-    /// assert!(q.caps().contains(ash::vk::QueueFlags::COMPUTE));
-    /// # }
-    /// ```
     pub fn caps(&self) -> vk::QueueFlags {
         self.0.caps
     }
 
     /// The debug name.
-    ///
-    /// ```no_run
-    /// # fn f(q: &vk_baton::Queue) {
-    /// println!("{}", q.name());
-    /// # }
-    /// ```
     pub fn name(&self) -> &str {
         &self.0.name
     }
 
     /// The queue's timeline semaphore, shared by everything that submits to it.
-    ///
-    /// ```no_run
-    /// # fn f(q: &vk_baton::Queue) {
-    /// let sem: ash::vk::Semaphore = q.timeline();
-    /// # }
-    /// ```
     pub fn timeline(&self) -> vk::Semaphore {
         self.0.timeline
     }
 
     /// The `VkDevice` the queue belongs to (for identity checks).
-    ///
-    /// ```no_run
-    /// # fn f(q: &vk_baton::Queue, d: &ash::Device) {
-    /// assert_eq!(q.device_handle(), d.handle());
-    /// # }
-    /// ```
     pub fn device_handle(&self) -> vk::Device {
         self.0.device.handle()
     }
 
     /// The highest timeline value handed out so far (not necessarily signalled yet).
-    ///
-    /// ```no_run
-    /// # fn f(q: &vk_baton::Queue) {
-    /// let v: u64 = q.last_value();
-    /// # }
-    /// ```
     pub fn last_value(&self) -> u64 {
         *self.0.last.lock()
     }
@@ -192,6 +157,21 @@ impl Queue {
         // SAFETY: the semaphore is a live timeline semaphore of this device.
         unsafe { self.0.device.get_semaphore_counter_value(self.0.timeline) }
             .map_err(|e| Error::vk("vkGetSemaphoreCounterValue", e))
+    }
+
+    /// Waits at most `timeout_ns` for the timeline to reach `value`; whether it did.
+    pub(crate) fn wait_value(&self, value: u64, timeout_ns: u64) -> Result<bool> {
+        let semaphores = [self.0.timeline];
+        let values = [value];
+        let info = vk::SemaphoreWaitInfo::default()
+            .semaphores(&semaphores)
+            .values(&values);
+        // SAFETY: the semaphore is a live timeline semaphore of this device.
+        match unsafe { self.0.device.wait_semaphores(&info, timeout_ns) } {
+            Ok(()) => Ok(true),
+            Err(vk::Result::TIMEOUT) => Ok(false),
+            Err(e) => Err(Error::vk("vkWaitSemaphores", e)),
+        }
     }
 
     /// Takes the submit lock. `vkQueueSubmit*` needs external synchronization, so every
@@ -229,12 +209,6 @@ pub struct QueueLock<'a> {
 
 impl QueueLock<'_> {
     /// The `VkQueue`, to submit to while the lock is held.
-    ///
-    /// ```no_run
-    /// # fn f(q: &vk_baton::Queue) {
-    /// let raw = q.lock().handle();
-    /// # }
-    /// ```
     pub fn handle(&self) -> vk::Queue {
         self.queue.handle()
     }
@@ -251,12 +225,6 @@ impl QueueLock<'_> {
     }
 
     /// The highest timeline value handed out so far.
-    ///
-    /// ```no_run
-    /// # fn f(q: &vk_baton::Queue) {
-    /// let v = q.lock().last_value();
-    /// # }
-    /// ```
     pub fn last_value(&self) -> u64 {
         *self.last
     }

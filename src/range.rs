@@ -79,16 +79,7 @@ impl ImageRange {
 
     /// The cell intervals (`mip * layers + layer`) this range covers, in an image of `layers`
     /// array layers.
-    ///
-    /// ```
-    /// use vk_baton::ImageRange;
-    /// // Cells are numbered mip * layers + layer; here layers = 4.
-    /// let r = ImageRange { base_mip: 1, mip_count: 2, base_layer: 1, layer_count: 2 };
-    /// assert_eq!(r.cells(4), vec![5..7, 9..11]);
-    /// // Whole mips are one interval.
-    /// assert_eq!(ImageRange::mip(1, 4).cells(4), vec![4..8]);
-    /// ```
-    pub fn cells(&self, layers: u32) -> Vec<Range<u64>> {
+    pub(crate) fn cells(&self, layers: u32) -> Vec<Range<u64>> {
         let l = layers as u64;
         if self.base_layer == 0 && self.layer_count == layers {
             let s = self.base_mip as u64 * l;
@@ -104,17 +95,10 @@ impl ImageRange {
     }
 
     /// The smallest set of rectangular ranges covering a cell interval.
-    ///
-    /// ```
-    /// use vk_baton::ImageRange;
-    /// // With 4 layers, cells 4..14 are mips 1 and 2 whole, then layers 0..2 of mip 3.
-    /// let rs = ImageRange::from_cells(4..14, 4);
-    /// assert_eq!(rs[..], [
-    ///     ImageRange { base_mip: 1, mip_count: 2, base_layer: 0, layer_count: 4 },
-    ///     ImageRange { base_mip: 3, mip_count: 1, base_layer: 0, layer_count: 2 },
-    /// ]);
-    /// ```
-    pub fn from_cells(cells: Range<u64>, layers: u32) -> smallvec::SmallVec<[ImageRange; 1]> {
+    pub(crate) fn from_cells(
+        cells: Range<u64>,
+        layers: u32,
+    ) -> smallvec::SmallVec<[ImageRange; 1]> {
         let l = layers as u64;
         let mut out = smallvec::SmallVec::new();
         let mut c = cells.start;
@@ -224,78 +208,27 @@ pub enum SubRange {
 
 /// An interval map over `u64` keys: every key in `0..len` has exactly one value, and equal
 /// neighbours are merged so a resource used whole stays one segment.
-///
-/// ```
-/// use vk_baton::range::RangeMap;
-/// let mut m = RangeMap::new(10, 'a');
-/// m.update(2..5, |_| 'b');
-/// let segs: Vec<_> = m.iter().cloned().collect();
-/// assert_eq!(segs, vec![(0..2, 'a'), (2..5, 'b'), (5..10, 'a')]);
-/// // Equal neighbours merge back into one segment.
-/// m.update(2..5, |_| 'a');
-/// assert_eq!(m.iter().count(), 1);
-/// ```
 #[derive(Clone, Debug, PartialEq)]
-pub struct RangeMap<T> {
+pub(crate) struct RangeMap<T> {
     // Sorted, contiguous, covering 0..len.
     segs: Vec<(Range<u64>, T)>,
 }
 
 impl<T: Clone + PartialEq> RangeMap<T> {
     /// One value over `0..len`.
-    ///
-    /// ```
-    /// use vk_baton::range::RangeMap;
-    /// let m = RangeMap::new(256, 0u32);
-    /// assert_eq!(m.iter().cloned().collect::<Vec<_>>(), vec![(0..256, 0)]);
-    /// ```
-    pub fn new(len: u64, value: T) -> Self {
+    pub(crate) fn new(len: u64, value: T) -> Self {
         Self {
             segs: vec![(0..len, value)],
         }
     }
 
-    /// The segments overlapping `r`, clipped to it.
-    ///
-    /// ```
-    /// use vk_baton::range::RangeMap;
-    /// let mut m = RangeMap::new(10, 0);
-    /// m.update(4..6, |_| 1);
-    /// let q: Vec<_> = m.query(3..5).map(|(r, v)| (r, *v)).collect();
-    /// assert_eq!(q, vec![(3..4, 0), (4..5, 1)]);
-    /// ```
-    pub fn query(&self, r: Range<u64>) -> impl Iterator<Item = (Range<u64>, &T)> + '_ {
-        self.segs.iter().filter_map(move |(s, v)| {
-            let lo = s.start.max(r.start);
-            let hi = s.end.min(r.end);
-            (lo < hi).then_some((lo..hi, v))
-        })
-    }
-
     /// Every segment.
-    ///
-    /// ```
-    /// use vk_baton::range::RangeMap;
-    /// let mut m = RangeMap::new(8, false);
-    /// m.update(0..4, |_| true);
-    /// let lens: Vec<u64> = m.iter().map(|(r, _)| r.end - r.start).collect();
-    /// assert_eq!(lens, vec![4, 4]);
-    /// ```
-    pub fn iter(&self) -> impl Iterator<Item = &(Range<u64>, T)> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &(Range<u64>, T)> {
         self.segs.iter()
     }
 
     /// Replace the values over `r` with `f(old)`, splitting segments at its edges.
-    ///
-    /// ```
-    /// use vk_baton::range::RangeMap;
-    /// let mut m = RangeMap::new(10, 0);
-    /// m.update(0..5, |v| v + 1);
-    /// m.update(3..8, |v| v + 1);
-    /// let segs: Vec<_> = m.iter().cloned().collect();
-    /// assert_eq!(segs, vec![(0..3, 1), (3..5, 2), (5..8, 1), (8..10, 0)]);
-    /// ```
-    pub fn update(&mut self, r: Range<u64>, mut f: impl FnMut(&T) -> T) {
+    pub(crate) fn update(&mut self, r: Range<u64>, mut f: impl FnMut(&T) -> T) {
         let _ = self.try_update(r, |_, v| -> Result<(), ()> {
             *v = f(v);
             Ok(())
@@ -305,19 +238,7 @@ impl<T: Clone + PartialEq> RangeMap<T> {
     /// Calls `f` on each segment within `r` (split at its edges) to change it in place, then
     /// merges equal neighbours. Stops at the first error; segments already visited keep
     /// their changes.
-    ///
-    /// ```
-    /// use vk_baton::range::RangeMap;
-    /// let mut m = RangeMap::new(10, 0);
-    /// m.update(5..10, |_| 9);
-    /// // Bump values over 0..10, refusing any that would exceed 9.
-    /// let r = m.try_update(0..10, |cells, v| if *v < 9 { *v += 1; Ok(()) } else { Err(cells) });
-    /// assert_eq!(r, Err(5..10));
-    /// // The segment visited before the error keeps its change.
-    /// let segs: Vec<_> = m.iter().cloned().collect();
-    /// assert_eq!(segs, vec![(0..5, 1), (5..10, 9)]);
-    /// ```
-    pub fn try_update<E>(
+    pub(crate) fn try_update<E>(
         &mut self,
         r: Range<u64>,
         mut f: impl FnMut(Range<u64>, &mut T) -> Result<(), E>,
@@ -380,6 +301,97 @@ mod tests {
     use super::*;
 
     #[test]
+    fn cells_are_numbered_mip_times_layers_plus_layer() {
+        let r = ImageRange {
+            base_mip: 1,
+            mip_count: 2,
+            base_layer: 1,
+            layer_count: 2,
+        };
+        assert_eq!(r.cells(4), vec![5..7, 9..11]);
+        // Whole mips are one interval.
+        #[allow(clippy::single_range_in_vec_init)]
+        let whole = vec![4..8];
+        assert_eq!(ImageRange::mip(1, 4).cells(4), whole);
+    }
+
+    #[test]
+    fn from_cells_covers_with_the_fewest_ranges() {
+        // With 4 layers, cells 4..14 are mips 1 and 2 whole, then layers 0..2 of mip 3.
+        let rs = ImageRange::from_cells(4..14, 4);
+        assert_eq!(
+            rs[..],
+            [
+                ImageRange {
+                    base_mip: 1,
+                    mip_count: 2,
+                    base_layer: 0,
+                    layer_count: 4
+                },
+                ImageRange {
+                    base_mip: 3,
+                    mip_count: 1,
+                    base_layer: 0,
+                    layer_count: 2
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn range_map_overview() {
+        let mut m = RangeMap::new(10, 'a');
+        m.update(2..5, |_| 'b');
+        let segs: Vec<_> = m.iter().cloned().collect();
+        assert_eq!(segs, vec![(0..2, 'a'), (2..5, 'b'), (5..10, 'a')]);
+        // Equal neighbours merge back into one segment.
+        m.update(2..5, |_| 'a');
+        assert_eq!(m.iter().count(), 1);
+    }
+
+    #[test]
+    fn range_map_new() {
+        let m = RangeMap::new(256, 0u32);
+        assert_eq!(m.iter().cloned().collect::<Vec<_>>(), vec![(0..256, 0)]);
+    }
+
+    #[test]
+    fn range_map_iter() {
+        let mut m = RangeMap::new(8, false);
+        m.update(0..4, |_| true);
+        let lens: Vec<u64> = m.iter().map(|(r, _)| r.end - r.start).collect();
+        assert_eq!(lens, vec![4, 4]);
+    }
+
+    #[test]
+    fn range_map_update() {
+        let mut m = RangeMap::new(10, 0);
+        m.update(0..5, |v| v + 1);
+        m.update(3..8, |v| v + 1);
+        let segs: Vec<_> = m.iter().cloned().collect();
+        assert_eq!(segs, vec![(0..3, 1), (3..5, 2), (5..8, 1), (8..10, 0)]);
+    }
+
+    #[test]
+    fn range_map_try_update() {
+        let mut m = RangeMap::new(10, 0);
+        m.update(5..10, |_| 9);
+        // Bump values over 0..10, refusing any that would exceed 9.
+        let r = m.try_update(0..10, |cells, v| {
+            if *v < 9 {
+                *v += 1;
+                Ok(())
+            } else {
+                Err(cells)
+            }
+        });
+        assert_eq!(r, Err(5..10));
+        // The segment visited before the error keeps its change.
+        let segs: Vec<_> = m.iter().cloned().collect();
+        assert_eq!(segs, vec![(0..5, 1), (5..10, 9)]);
+    }
+
+    #[test]
     fn range_map_splits_and_merges() {
         let mut m = RangeMap::new(10, 0);
         m.update(2..5, |_| 1);
@@ -398,8 +410,7 @@ mod tests {
         m.update(1..4, |_| 2);
         let segs: Vec<_> = m.iter().cloned().collect();
         assert_eq!(segs, vec![(0..6, 2), (6..9, 1), (9..10, 2)]);
-        let q: Vec<_> = m.query(3..4).map(|(r, v)| (r, *v)).collect();
-        assert_eq!(q, vec![(3..4, 2)]);
+        assert_eq!(m.iter().find(|(r, _)| r.contains(&3)), Some(&(0..6, 2)));
     }
 
     #[test]

@@ -102,6 +102,7 @@ pub enum SimError {
 
 /// What one simulated frame produced.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct FrameReport {
     /// The frame's number, from 0.
     pub frame: usize,

@@ -212,7 +212,7 @@ fn two_graphics_queues_are_one_option_away() {
         let e = two.expect_err("the family has one queue");
         assert_eq!(
             e.to_string(),
-            format!("invalid plan input: ContextOptions::graphics_queues is 2, but the graphics family ({}) has 1 queue(s): ask for 1 to 1", families.iter().position(|f| f.queue_flags.contains(vk::QueueFlags::GRAPHICS)).unwrap())
+            format!("the Vulkan environment is not usable: ContextOptions::graphics_queues is 2, but the graphics family ({}) has 1 queue(s): ask for 1 to 1", families.iter().position(|f| f.queue_flags.contains(vk::QueueFlags::GRAPHICS)).unwrap())
         );
         return;
     }

@@ -743,14 +743,18 @@ fn app_declared_state_and_raw_handles() {
             .bind_buffer_memory(raw, alloc.memory(), alloc.offset())
     }
     .unwrap();
-    let wrapped = Arc::new(StBuffer::from_raw(
-        ctx.device(),
-        raw,
-        BufferDesc::new(len, info.usage),
-        "raw",
-        vk_baton::ResourceState::undefined(),
-        vk_baton::Destroy::AppKeeps,
-    ));
+    // SAFETY: `raw` is a live buffer of the device made with this size and usage and bound
+    // above; the test destroys it after the last `Arc`.
+    let wrapped = Arc::new(unsafe {
+        StBuffer::from_raw(
+            ctx.device(),
+            raw,
+            BufferDesc::new(len, info.usage),
+            "raw",
+            vk_baton::ResourceState::undefined(),
+            vk_baton::Destroy::AppKeeps,
+        )
+    });
     let readback = ctx
         .buffer(
             BufferDesc::readback(len, vk::BufferUsageFlags::TRANSFER_DST),
@@ -774,15 +778,19 @@ fn app_declared_state_and_raw_handles() {
         .unwrap();
     // The app reads the state, then declares what its own work left.
     assert!(wrapped.state().defined());
-    wrapped.declare_state(
-        vk_baton::ResourceState::defined(vk::ImageLayout::UNDEFINED)
-            .owned_by(ctx.graphics().family())
-            .last_access(
-                ctx.graphics(),
-                vk::PipelineStageFlags2::COPY,
-                vk::AccessFlags2::TRANSFER_WRITE,
-            ),
-    );
+    // SAFETY: the copy on graphics it names is complete (waited above) and left every byte
+    // defined.
+    unsafe {
+        wrapped.declare_state(
+            vk_baton::ResourceState::defined(vk::ImageLayout::UNDEFINED)
+                .owned_by(ctx.graphics().family())
+                .last_access(
+                    ctx.graphics(),
+                    vk::PipelineStageFlags2::COPY,
+                    vk::AccessFlags2::TRANSFER_WRITE,
+                ),
+        )
+    };
     let mut b = CopyBuffer {
         src: wrapped.clone(),
         dst: readback.clone(),
@@ -1034,7 +1042,7 @@ fn empty_resources_are_refused() {
             "empty",
         )
         .unwrap_err();
-    assert!(matches!(e, Error::InvalidInput(_)), "{e}");
+    assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
     let desc = ImageDesc::new_2d(
         0,
         16,
@@ -1042,6 +1050,6 @@ fn empty_resources_are_refused() {
         vk::ImageUsageFlags::TRANSFER_DST,
     );
     let e = ctx.image(desc, "empty").unwrap_err();
-    assert!(matches!(e, Error::InvalidInput(_)), "{e}");
+    assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
     assert_clean(&ctx);
 }

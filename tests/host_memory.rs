@@ -282,37 +282,44 @@ fn bad_mappings_and_unmapped_buffers_are_errors() {
         non_coherent_atom_size: 0,
         ..mapping
     };
-    assert!(matches!(wrap(zero_atom), Err(Error::InvalidInput(_))));
+    assert!(matches!(wrap(zero_atom), Err(Error::InvalidArgument(_))));
     let past_end = HostMapping {
         offset: 1024 - LEN + 1,
         ..mapping
     };
-    assert!(matches!(wrap(past_end), Err(Error::InvalidInput(_))));
+    assert!(matches!(wrap(past_end), Err(Error::InvalidArgument(_))));
     let overflow = HostMapping {
         offset: u64::MAX - 10,
         ..mapping
     };
-    assert!(matches!(wrap(overflow), Err(Error::InvalidInput(_))));
+    assert!(matches!(wrap(overflow), Err(Error::InvalidArgument(_))));
 
     // A wrapped buffer the library does not map: host access is an error, not a crash.
-    let mut unmapped = StBuffer::from_raw(
-        ctx.device(),
-        handle,
-        desc.clone(),
-        "unmapped",
-        ResourceState::undefined(),
-        Destroy::AppKeeps,
-    );
+    // SAFETY: `handle` is a live buffer of the device made with `desc`, bound to `mem`,
+    // which is freed only after the wrapper is dropped below.
+    let mut unmapped = unsafe {
+        StBuffer::from_raw(
+            ctx.device(),
+            handle,
+            desc.clone(),
+            "unmapped",
+            ResourceState::undefined(),
+            Destroy::AppKeeps,
+        )
+    };
     assert!(unmapped.host_memory().is_none());
-    assert!(matches!(unmapped.flush(), Err(Error::InvalidInput(_))));
-    assert!(matches!(unmapped.invalidate(), Err(Error::InvalidInput(_))));
+    assert!(matches!(unmapped.flush(), Err(Error::InvalidArgument(_))));
+    assert!(matches!(
+        unmapped.invalidate(),
+        Err(Error::InvalidArgument(_))
+    ));
     assert!(matches!(
         unmapped.mapped_slice(),
-        Err(Error::InvalidInput(_))
+        Err(Error::InvalidArgument(_))
     ));
     assert!(matches!(
         unmapped.mapped_slice_mut(),
-        Err(Error::InvalidInput(_))
+        Err(Error::InvalidArgument(_))
     ));
     drop((good, unmapped));
     drop(mem);

@@ -13,7 +13,8 @@
 //! ```no_run
 //! # fn f(ctx: &vk_baton::Context, spirv: &[u32], buf: std::sync::Arc<vk_baton::StBuffer>) -> vk_baton_passes::Result<()> {
 //! use vk_baton_passes::{ComputeDispatch, ShaderAccess};
-//! let mut fill = ComputeDispatch::builder(ctx.device(), spirv)
+//! // SAFETY: valid SPIR-V that uses just the bindings declared below, as declared.
+//! let mut fill = unsafe { ComputeDispatch::builder(ctx.device(), spirv) }
 //!     .storage_buffer(0, buf, ShaderAccess::Write)
 //!     .push_constant_size(8)
 //!     .groups(16, 1, 1)
@@ -110,7 +111,8 @@ struct Binding {
 /// ```no_run
 /// # fn f(device: &ash::Device, spirv: &[u32], img: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
 /// use vk_baton_passes::{ComputeDispatch, ShaderAccess};
-/// let pass = ComputeDispatch::builder(device, spirv).storage_image(0, img, ShaderAccess::Write).groups(8, 8, 1).build()?;
+/// // SAFETY: valid SPIR-V that uses just the bindings declared below, as declared.
+/// let pass = unsafe { ComputeDispatch::builder(device, spirv) }.storage_image(0, img, ShaderAccess::Write).groups(8, 8, 1).build()?;
 /// # Ok(()) }
 /// ```
 #[must_use = "call build() to make the pass"]
@@ -367,7 +369,8 @@ impl Drop for Objects {
 /// ```no_run
 /// # fn f(device: &ash::Device, spirv: &[u32], a: std::sync::Arc<vk_baton::StBuffer>, img: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
 /// use vk_baton_passes::{ComputeDispatch, ShaderAccess};
-/// let mut pass = ComputeDispatch::builder(device, spirv)
+/// // SAFETY: valid SPIR-V that uses just the bindings declared below, as declared.
+/// let mut pass = unsafe { ComputeDispatch::builder(device, spirv) }
 ///     .sampled_image(0, img)
 ///     .storage_buffer(1, a, ShaderAccess::ReadWrite)
 ///     .push_constant_size(4)
@@ -399,10 +402,24 @@ impl ComputeDispatch {
     ///
     /// ```no_run
     /// # fn f(device: &ash::Device, spirv: &[u32]) {
-    /// let b = vk_baton_passes::ComputeDispatch::builder(device, spirv);
+    /// // SAFETY: valid SPIR-V that uses just the bindings declared next, as declared.
+    /// let b = unsafe { vk_baton_passes::ComputeDispatch::builder(device, spirv) };
     /// # let _ = b; }
     /// ```
-    pub fn builder<'a>(device: &ash::Device, spirv: &'a [u32]) -> ComputeBuilder<'a> {
+    ///
+    /// # Safety
+    ///
+    /// The library checks the SPIR-V magic number and the bindings' usage flags, but it
+    /// cannot see what the shader does, and the planner synchronizes only what is declared:
+    ///
+    /// - `spirv`, if it starts with the SPIR-V magic number, is a valid SPIR-V module for
+    ///   `device` with a compute entry point of the name given to [`ComputeBuilder::entry`].
+    /// - The shader uses only the descriptor bindings declared on the builder, each with the
+    ///   descriptor type declared, and push constants within
+    ///   [`ComputeBuilder::push_constant_size`].
+    /// - It reads and writes each resource only as declared ([`ShaderAccess`]), and within
+    ///   the declared range and the resource's bounds.
+    pub unsafe fn builder<'a>(device: &ash::Device, spirv: &'a [u32]) -> ComputeBuilder<'a> {
         ComputeBuilder {
             device: device.clone(),
             spirv,

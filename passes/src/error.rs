@@ -96,12 +96,22 @@ impl From<gpu_allocator::AllocationError> for Error {
     }
 }
 
+/// How a stock pass's error reaches [`vk_baton::Pass::record`]'s caller: core errors and
+/// failed Vulkan calls as themselves, everything else whole as [`vk_baton::Error::Pass`], so
+/// it can be downcast back.
+///
+/// ```
+/// use vk_baton_passes::Error;
+/// let core: vk_baton::Error = Error::InvalidRegion("row 9 of 8".into()).into();
+/// let vk_baton::Error::Pass(source) = &core else { panic!("{core:?}") };
+/// assert!(matches!(source.downcast_ref::<Error>(), Some(Error::InvalidRegion(_))));
+/// ```
 impl From<Error> for vk_baton::Error {
     fn from(e: Error) -> Self {
         match e {
             Error::Core(e) => e,
             Error::Vulkan { call, result } => vk_baton::Error::vk(call, result),
-            other => vk_baton::Error::InvalidInput(other.to_string()),
+            other => vk_baton::Error::Pass(Box::new(other)),
         }
     }
 }

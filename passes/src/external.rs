@@ -6,8 +6,11 @@
 //! #      work: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {
 //! use vk_baton::ash::vk;
 //! use vk_baton_passes::{SignalExternal, WaitExternal};
-//! let mut wait = WaitExternal::new(ready, vk::PipelineStageFlags2::COMPUTE_SHADER);
-//! let mut signal = SignalExternal::new(done);
+//! // SAFETY: the app submitted the signal of `ready` before this graph executes, and waits
+//! // on `done` after it; both semaphores outlive the execution.
+//! let (mut wait, mut signal) = unsafe {
+//!     (WaitExternal::new(ready, vk::PipelineStageFlags2::COMPUTE_SHADER), SignalExternal::new(done))
+//! };
 //! graph.record()
 //!     .insert_pass("wait", &mut wait, q)
 //!     .insert_pass("work", work, q)
@@ -25,7 +28,8 @@ use vk_baton::{Declare, Pass, Recorder, StImage};
 ///
 /// ```no_run
 /// # fn f(sem: ash::vk::Semaphore) {
-/// let wait = vk_baton_passes::WaitExternal::new(sem, ash::vk::PipelineStageFlags2::TRANSFER);
+/// // SAFETY: the app's submit that signals `sem` comes before every execution of the pass.
+/// let wait = unsafe { vk_baton_passes::WaitExternal::new(sem, ash::vk::PipelineStageFlags2::TRANSFER) };
 /// # }
 /// ```
 #[derive(Debug)]
@@ -40,10 +44,17 @@ impl WaitExternal {
     ///
     /// ```no_run
     /// # fn f(sem: ash::vk::Semaphore) {
-    /// let wait = vk_baton_passes::WaitExternal::new(sem, ash::vk::PipelineStageFlags2::FRAGMENT_SHADER);
+    /// // SAFETY: see the type's example.
+    /// let wait = unsafe { vk_baton_passes::WaitExternal::new(sem, ash::vk::PipelineStageFlags2::FRAGMENT_SHADER) };
     /// # }
     /// ```
-    pub fn new(semaphore: vk::Semaphore, stages: vk::PipelineStageFlags2) -> Self {
+    ///
+    /// # Safety
+    ///
+    /// Every graph the pass is inserted in meets [`Declare::wait_binary`]'s contract when it
+    /// executes: `semaphore` is a live binary semaphore of the graph's device, with a signal
+    /// submitted that no other wait consumes.
+    pub unsafe fn new(semaphore: vk::Semaphore, stages: vk::PipelineStageFlags2) -> Self {
         Self {
             semaphore,
             stages,
@@ -57,10 +68,15 @@ impl WaitExternal {
     ///
     /// ```no_run
     /// # fn f(sem: ash::vk::Semaphore, img: std::sync::Arc<vk_baton::StImage>) {
-    /// let wait = vk_baton_passes::WaitExternal::guarding(sem, img);
+    /// // SAFETY: `sem` is signalled by the acquire that made `img` ready.
+    /// let wait = unsafe { vk_baton_passes::WaitExternal::guarding(sem, img) };
     /// # }
     /// ```
-    pub fn guarding(semaphore: vk::Semaphore, image: Arc<StImage>) -> Self {
+    ///
+    /// # Safety
+    ///
+    /// As for [`WaitExternal::new`].
+    pub unsafe fn guarding(semaphore: vk::Semaphore, image: Arc<StImage>) -> Self {
         Self {
             semaphore,
             stages: vk::PipelineStageFlags2::NONE,
@@ -72,8 +88,10 @@ impl WaitExternal {
 impl Pass for WaitExternal {
     fn declare(&self, d: &mut Declare<'_>) {
         match &self.guards {
-            Some(img) => d.wait_binary(self.semaphore, Some(img)),
-            None => d.wait_binary_at(self.semaphore, self.stages),
+            // SAFETY: the constructor's contract.
+            Some(img) => unsafe { d.wait_binary(self.semaphore, Some(img)) },
+            // SAFETY: the constructor's contract.
+            None => unsafe { d.wait_binary_at(self.semaphore, self.stages) },
         };
     }
 
@@ -87,7 +105,8 @@ impl Pass for WaitExternal {
 ///
 /// ```no_run
 /// # fn f(sem: ash::vk::Semaphore) {
-/// let signal = vk_baton_passes::SignalExternal::new(sem);
+/// // SAFETY: `sem` is unsignalled and waited on after each execution of the pass.
+/// let signal = unsafe { vk_baton_passes::SignalExternal::new(sem) };
 /// # }
 /// ```
 #[derive(Debug)]
@@ -99,12 +118,12 @@ pub struct SignalExternal {
 impl SignalExternal {
     /// Signals once the earlier work on the queue is done (the planner picks the stages).
     ///
-    /// ```no_run
-    /// # fn f(sem: ash::vk::Semaphore) {
-    /// let signal = vk_baton_passes::SignalExternal::new(sem);
-    /// # }
-    /// ```
-    pub fn new(semaphore: vk::Semaphore) -> Self {
+    /// # Safety
+    ///
+    /// Every graph the pass is inserted in meets [`Declare::signal_binary`]'s contract when
+    /// it executes: `semaphore` is a live binary semaphore of the graph's device, unsignalled,
+    /// with no signal pending.
+    pub unsafe fn new(semaphore: vk::Semaphore) -> Self {
         Self {
             semaphore,
             stages: None,
@@ -115,10 +134,15 @@ impl SignalExternal {
     ///
     /// ```no_run
     /// # fn f(sem: ash::vk::Semaphore) {
-    /// let signal = vk_baton_passes::SignalExternal::at(sem, ash::vk::PipelineStageFlags2::ALL_COMMANDS);
+    /// // SAFETY: see the type's example.
+    /// let signal = unsafe { vk_baton_passes::SignalExternal::at(sem, ash::vk::PipelineStageFlags2::ALL_COMMANDS) };
     /// # }
     /// ```
-    pub fn at(semaphore: vk::Semaphore, stages: vk::PipelineStageFlags2) -> Self {
+    ///
+    /// # Safety
+    ///
+    /// As for [`SignalExternal::new`].
+    pub unsafe fn at(semaphore: vk::Semaphore, stages: vk::PipelineStageFlags2) -> Self {
         Self {
             semaphore,
             stages: Some(stages),
@@ -129,8 +153,10 @@ impl SignalExternal {
 impl Pass for SignalExternal {
     fn declare(&self, d: &mut Declare<'_>) {
         match self.stages {
-            Some(s) => d.signal_binary_at(self.semaphore, s),
-            None => d.signal_binary(self.semaphore),
+            // SAFETY: the constructor's contract.
+            Some(s) => unsafe { d.signal_binary_at(self.semaphore, s) },
+            // SAFETY: the constructor's contract.
+            None => unsafe { d.signal_binary(self.semaphore) },
         };
     }
 

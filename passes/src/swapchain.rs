@@ -231,7 +231,10 @@ impl Pass for SwapchainAcquire {
             log::error!("{self:?}: its swapchain was recreated or dropped");
             return;
         }
-        d.wait_binary(self.semaphore, Some(&self.image));
+        // SAFETY: the swapchain's own semaphore, alive while the frame is live (`record`
+        // checks), handed to the vkAcquireNextImageKHR that returned this image; `record`
+        // refuses a second use of the frame's slot before anything is submitted.
+        unsafe { d.wait_binary(self.semaphore, Some(&self.image)) };
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
@@ -279,7 +282,9 @@ impl Pass for SwapchainPresent {
             return;
         }
         d.uses(&self.image, Access::PRESENT);
-        d.signal_binary(self.semaphore);
+        // SAFETY: the image's present semaphore, unsignalled since the present of its last
+        // use waited on it; `record` refuses a second signal before anything is submitted.
+        unsafe { d.signal_binary(self.semaphore) };
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {

@@ -24,7 +24,8 @@ fn storage_buffer_fill_with_push_constants() {
                 "data",
             )
             .unwrap();
-        let mut fill = ComputeDispatch::builder(ctx.device(), &words)
+        // SAFETY: the crate's own shader, through the bindings it declares.
+        let mut fill = unsafe { ComputeDispatch::builder(ctx.device(), &words) }
             .name("fill")
             .storage_buffer(0, buf.clone(), ShaderAccess::Write)
             .push_constant_size(8)
@@ -94,7 +95,8 @@ fn sampled_image_to_storage_image_and_buffer() {
     let mut up_img = UploadImage::new(ctx.device(), ctx.allocator(), src.clone(), &pixels).unwrap();
     let mut up_buf =
         UploadBuffer::new(ctx.device(), ctx.allocator(), sums.clone(), 0, &start_bytes).unwrap();
-    let mut pass = ComputeDispatch::builder(ctx.device(), &words)
+    // SAFETY: the crate's own shader, through the bindings it declares.
+    let mut pass = unsafe { ComputeDispatch::builder(ctx.device(), &words) }
         .name("invert")
         .sampled_image(0, src.clone())
         .storage_image(1, dst.clone(), ShaderAccess::Write)
@@ -146,7 +148,8 @@ fn bad_bindings_are_refused() {
     let ctx = ctx();
     let words = vk_baton_shaders::words(vk_baton_shaders::FILL_COMP);
     let no_storage = buffer(&ctx, 64, "plain");
-    assert!(ComputeDispatch::builder(ctx.device(), &words)
+    // SAFETY: the crate's own shader, through the bindings it declares.
+    assert!(unsafe { ComputeDispatch::builder(ctx.device(), &words) }
         .storage_buffer(0, no_storage, ShaderAccess::Write)
         .build()
         .is_err());
@@ -156,15 +159,20 @@ fn bad_bindings_are_refused() {
             "ok",
         )
         .unwrap();
-    assert!(ComputeDispatch::builder(ctx.device(), &words)
+    // SAFETY: the crate's own shader, through the bindings it declares.
+    assert!(unsafe { ComputeDispatch::builder(ctx.device(), &words) }
         .storage_buffer(0, ok.clone(), ShaderAccess::Write)
         .storage_buffer(0, ok.clone(), ShaderAccess::Read)
         .build()
         .is_err());
-    assert!(ComputeDispatch::builder(ctx.device(), &[1, 2, 3])
-        .build()
-        .is_err());
-    assert!(ComputeDispatch::builder(ctx.device(), &words)
+    // SAFETY: no SPIR-V magic number: `build` refuses it before any Vulkan call.
+    assert!(
+        unsafe { ComputeDispatch::builder(ctx.device(), &[1, 2, 3]) }
+            .build()
+            .is_err()
+    );
+    // SAFETY: the crate's own shader, through the bindings it declares.
+    assert!(unsafe { ComputeDispatch::builder(ctx.device(), &words) }
         .push_constant_size(6)
         .build()
         .is_err());
@@ -193,7 +201,8 @@ fn write_discard_storage_image_starts_from_undefined() {
         (ShaderAccess::Write, "TRANSFER_SRC_OPTIMAL -> GENERAL"),
         (ShaderAccess::WriteDiscard, "UNDEFINED -> GENERAL"),
     ] {
-        let mut draw = ComputeDispatch::builder(ctx.device(), &words)
+        // SAFETY: the crate's own shader, through the bindings it declares.
+        let mut draw = unsafe { ComputeDispatch::builder(ctx.device(), &words) }
             .storage_image(0, img.clone(), access)
             .groups(w.div_ceil(8), h.div_ceil(8), 1)
             .build()

@@ -109,7 +109,9 @@ struct PresentLike {
 impl Pass for PresentLike {
     fn declare(&self, d: &mut Declare<'_>) {
         d.uses(&self.image, Access::PRESENT);
-        d.signal_binary(self.signal);
+        // SAFETY: a live binary semaphore of the device, unsignalled; the test waits on it
+        // after each execution.
+        unsafe { d.signal_binary(self.signal) };
     }
     fn record(&mut self, _r: &mut Recorder<'_>) -> vk_baton::Result<()> {
         Ok(())
@@ -166,7 +168,8 @@ fn present_style_handoff_to_another_family_and_back() {
     assert_eq!(img.state().owner(), Some(Some(other.family())));
     // Consume the semaphore on the present queue, then read the image back on graphics: the
     // graph moves it from the present family back, contents kept.
-    let mut wait = WaitExternal::new(sem, vk::PipelineStageFlags2::ALL_COMMANDS);
+    // SAFETY: the present-like graph above signalled `sem`; nothing else waits on it.
+    let mut wait = unsafe { WaitExternal::new(sem, vk::PipelineStageFlags2::ALL_COMMANDS) };
     let mut down = DownloadImage::all_levels(ctx.device(), ctx.allocator(), img.clone()).unwrap();
     let h = down.handle();
     graph

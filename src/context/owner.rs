@@ -61,7 +61,7 @@ impl DeviceOwner {
 
     /// Remembers the allocator, to check at the end that nothing still holds it.
     pub(super) fn watch_allocator(&self, allocator: &SharedAllocator) {
-        let _ = self.allocator.set(Arc::downgrade(allocator));
+        let _ = self.allocator.set(allocator.downgrade());
     }
 }
 

@@ -11,7 +11,6 @@ use crate::messages::{on_message, Messages};
 use crate::queue::Queue;
 use crate::resource::SharedAllocator;
 use ash::vk;
-use parking_lot::Mutex;
 use std::ffi::{c_void, CStr, CString};
 use std::sync::Arc;
 
@@ -26,7 +25,7 @@ pub(super) fn create_instance(
 ) -> Result<InstanceOwner> {
     // SAFETY: loading the system Vulkan loader; its initialization has no preconditions.
     let entry = unsafe { ash::Entry::load() }
-        .map_err(|e| Error::InvalidInput(format!("cannot load the Vulkan loader: {e}")))?;
+        .map_err(|e| Error::Environment(format!("cannot load the Vulkan loader: {e}")))?;
     // SAFETY: plain queries.
     let layers = unsafe { entry.enumerate_instance_layer_properties() }
         .map_err(|e| Error::vk("vkEnumerateInstanceLayerProperties", e))?;
@@ -34,7 +33,7 @@ pub(super) fn create_instance(
         .iter()
         .any(|l| l.layer_name_as_c_str() == Ok(VALIDATION_LAYER));
     if opts.validation && !has_layer {
-        return Err(Error::InvalidInput("validation was requested but VK_LAYER_KHRONOS_validation is not installed (Debian/Ubuntu: vulkan-validationlayers)".into()));
+        return Err(Error::Environment("validation was requested but VK_LAYER_KHRONOS_validation is not installed (Debian/Ubuntu: vulkan-validationlayers)".into()));
     }
     // SAFETY: plain query.
     let exts = unsafe { entry.enumerate_instance_extension_properties(None) }
@@ -149,7 +148,7 @@ pub(super) fn pick_physical_device(
             best = Some((r, pd));
         }
     }
-    let (_, pd) = best.ok_or_else(|| Error::InvalidInput("no Vulkan 1.3 device found (without a GPU, install Mesa's lavapipe: mesa-vulkan-drivers)".into()))?;
+    let (_, pd) = best.ok_or_else(|| Error::Environment("no Vulkan 1.3 device found (without a GPU, install Mesa's lavapipe: mesa-vulkan-drivers)".into()))?;
     // SAFETY: plain query.
     let families = unsafe { instance.get_physical_device_queue_family_properties(pd) };
     Ok((pd, families))
@@ -181,10 +180,10 @@ impl FamilyChoice {
         let graphics = families
             .iter()
             .position(|f| has(f, Q::GRAPHICS, Q::empty()))
-            .ok_or_else(|| Error::InvalidInput("the device has no graphics queue family".into()))?;
+            .ok_or_else(|| Error::Environment("the device has no graphics queue family".into()))?;
         let available = families[graphics].queue_count;
         if graphics_queues == 0 || graphics_queues > available {
-            return Err(Error::InvalidInput(format!(
+            return Err(Error::Environment(format!(
                 "ContextOptions::graphics_queues is {graphics_queues}, but the graphics family ({graphics}) has {available} queue(s): ask for 1 to {available}"
             )));
         }
@@ -283,11 +282,18 @@ pub(super) fn create_queues(
         }
         for index in 0..choice.counts[f] {
             let name = choice.queue_name(f, index);
-            let q = Queue::new(&owner.device, f as u32, index, caps, &name)?
+            // SAFETY: the device was created with `counts[f]` queues of family `f`, `caps` is
+            // the family's own, and both features are enabled; the context's own submissions
+            // all go through the queue's lock.
+            let q = unsafe { Queue::new(&owner.device, f as u32, index, caps, &name) }?
                 .keep_alive_with(owner.clone());
             if let Some(d) = debug {
-                d.set_name(q.handle(), &name);
-                d.set_name(q.timeline(), &format!("{name} timeline"));
+                // SAFETY: the queue and its semaphore are live objects of the device, which
+                // `d` was loaded for.
+                unsafe {
+                    d.set_name(q.handle(), &name);
+                    d.set_name(q.timeline(), &format!("{name} timeline"));
+                }
             }
             if index == 0 {
                 out.first_of_family.push(q.clone());
@@ -315,7 +321,8 @@ pub(super) fn create_allocator(
         allocation_sizes: Default::default(),
     };
     let allocator = gpu_allocator::vulkan::Allocator::new(&desc)?;
-    Ok(Arc::new(Mutex::new(allocator)))
+    // SAFETY: the allocator was just created for `device`.
+    Ok(unsafe { SharedAllocator::new(device, allocator) })
 }
 
 #[cfg(test)]
@@ -372,14 +379,14 @@ mod tests {
         let e = FamilyChoice::new(&one, 2).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "invalid plan input: ContextOptions::graphics_queues is 2, but the graphics family (0) has 1 queue(s): ask for 1 to 1"
+            "the Vulkan environment is not usable: ContextOptions::graphics_queues is 2, but the graphics family (0) has 1 queue(s): ask for 1 to 1"
         );
         assert!(FamilyChoice::new(&one, 0).is_err());
         assert_eq!(FamilyChoice::new(&one, 1).unwrap().counts, vec![1]);
         let none = [family(Q::COMPUTE, 4)];
         assert_eq!(
             FamilyChoice::new(&none, 1).unwrap_err().to_string(),
-            "invalid plan input: the device has no graphics queue family"
+            "the Vulkan environment is not usable: the device has no graphics queue family"
         );
     }
 }

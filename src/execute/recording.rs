@@ -154,7 +154,9 @@ impl Execution<'_> {
                         Command::Pass(i) => {
                             let PassEntry { name, pass, queue } = &mut passes[*i];
                             if let Some(d) = &pools.debug {
-                                d.begin_label(cmd, name);
+                                // SAFETY: `cmd` is recording on this thread; the graph's debug
+                                // functions belong to its device (`Graph::new`'s contract).
+                                unsafe { d.begin_label(cmd, name) };
                             }
                             let mut r = Recorder {
                                 device,
@@ -167,7 +169,9 @@ impl Execution<'_> {
                             };
                             pass.record(&mut r).map_err(|e| name_the_pass(name, e))?;
                             if let Some(d) = &pools.debug {
-                                d.end_label(cmd);
+                                // SAFETY: as above; closes the pass's label opened above (a
+                                // pass closes only labels it opened: `Recorder::end_label`).
+                                unsafe { d.end_label(cmd) };
                             }
                         }
                     }

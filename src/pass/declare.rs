@@ -190,10 +190,19 @@ impl Declare<'_> {
     ///
     /// ```no_run
     /// # fn f(d: &mut vk_baton::Declare<'_>, acquired: ash::vk::Semaphore, sc: &std::sync::Arc<vk_baton::StImage>) {
-    /// d.wait_binary(acquired, Some(sc));
+    /// // SAFETY: `acquired` was passed to the vkAcquireNextImageKHR that returned `sc`.
+    /// unsafe { d.wait_binary(acquired, Some(sc)) };
     /// # }
     /// ```
-    pub fn wait_binary(
+    ///
+    /// # Safety
+    ///
+    /// The library submits the raw handle and cannot check it: `semaphore` is a binary
+    /// semaphore of the graph's device that stays alive until the execution completes, and by
+    /// the time the graph executes, a signal of it has been submitted (or an acquire will
+    /// signal it) that no other wait consumes. `guards`, if any, is the image that signal
+    /// makes ready.
+    pub unsafe fn wait_binary(
         &mut self,
         semaphore: vk::Semaphore,
         guards: Option<&Arc<StImage>>,
@@ -210,10 +219,15 @@ impl Declare<'_> {
     ///
     /// ```no_run
     /// # fn f(d: &mut vk_baton::Declare<'_>, sem: ash::vk::Semaphore) {
-    /// d.wait_binary_at(sem, ash::vk::PipelineStageFlags2::COMPUTE_SHADER);
+    /// // SAFETY: the app submitted work that signals `sem` before executing the graph.
+    /// unsafe { d.wait_binary_at(sem, ash::vk::PipelineStageFlags2::COMPUTE_SHADER) };
     /// # }
     /// ```
-    pub fn wait_binary_at(
+    ///
+    /// # Safety
+    ///
+    /// As for [`Declare::wait_binary`].
+    pub unsafe fn wait_binary_at(
         &mut self,
         semaphore: vk::Semaphore,
         stages: vk::PipelineStageFlags2,
@@ -231,10 +245,18 @@ impl Declare<'_> {
     ///
     /// ```no_run
     /// # fn f(d: &mut vk_baton::Declare<'_>, render_done: ash::vk::Semaphore) {
-    /// d.signal_binary(render_done);
+    /// // SAFETY: `render_done` is unsignalled; the present that waits on it comes later.
+    /// unsafe { d.signal_binary(render_done) };
     /// # }
     /// ```
-    pub fn signal_binary(&mut self, semaphore: vk::Semaphore) -> &mut Self {
+    ///
+    /// # Safety
+    ///
+    /// The library submits the raw handle and cannot check it: `semaphore` is a binary
+    /// semaphore of the graph's device that stays alive until the execution completes, and
+    /// when the graph executes it is unsignalled with no signal pending (every earlier signal
+    /// has been waited on).
+    pub unsafe fn signal_binary(&mut self, semaphore: vk::Semaphore) -> &mut Self {
         self.out.signals.push((semaphore, None));
         self
     }
@@ -243,10 +265,15 @@ impl Declare<'_> {
     ///
     /// ```no_run
     /// # fn f(d: &mut vk_baton::Declare<'_>, sem: ash::vk::Semaphore) {
-    /// d.signal_binary_at(sem, ash::vk::PipelineStageFlags2::ALL_COMMANDS);
+    /// // SAFETY: `sem` is unsignalled, and waited on after the graph.
+    /// unsafe { d.signal_binary_at(sem, ash::vk::PipelineStageFlags2::ALL_COMMANDS) };
     /// # }
     /// ```
-    pub fn signal_binary_at(
+    ///
+    /// # Safety
+    ///
+    /// As for [`Declare::signal_binary`].
+    pub unsafe fn signal_binary_at(
         &mut self,
         semaphore: vk::Semaphore,
         stages: vk::PipelineStageFlags2,

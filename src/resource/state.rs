@@ -16,6 +16,7 @@ use std::ops::Range;
 /// # }
 /// ```
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct StateSnapshot {
     /// Per cell range (image: `mip * array_layers + layer`; buffer: bytes), its state.
     pub segments: Vec<(Range<u64>, SegmentState<Queue>)>,

@@ -439,14 +439,19 @@ impl Swapchain {
             .iter()
             .enumerate()
             .map(|(i, &img)| {
-                Arc::new(StImage::from_raw(
-                    &self.device,
-                    img,
-                    desc.clone(),
-                    &format!("swapchain image {i}"),
-                    ResourceState::undefined(),
-                    Destroy::AppKeeps,
-                ))
+                // SAFETY: `img` is an image of the swapchain just created on this device with
+                // `desc`'s format, extent and usage; the swapchain owns it (AppKeeps) and
+                // outlives the wrappers (they are replaced before it is destroyed).
+                Arc::new(unsafe {
+                    StImage::from_raw(
+                        &self.device,
+                        img,
+                        desc.clone(),
+                        &format!("swapchain image {i}"),
+                        ResourceState::undefined(),
+                        Destroy::AppKeeps,
+                    )
+                })
             })
             .collect();
         *self.shared.sync.lock() = SwapchainSync::new(frames, raw.len());
