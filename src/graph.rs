@@ -20,6 +20,7 @@ use crate::plan::{self, Plan, PlanInput};
 use crate::pools::GraphPools;
 use crate::queue::Queue;
 use std::fmt;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// Owns the command pools, command buffers and fences that executions reuse.
@@ -76,9 +77,11 @@ impl Graph {
     /// ```
     pub fn record(&self) -> GraphBuilder<'_> {
         self.pools.collect();
+        let hint = self.pools.pass_count_hint.load(Ordering::Relaxed);
         GraphBuilder {
             graph: self,
-            passes: Vec::new(),
+            passes: Vec::with_capacity(hint),
+            names: std::mem::take(&mut *self.pools.spare_names.lock()),
             error: None,
         }
     }
@@ -129,6 +132,8 @@ impl fmt::Debug for Graph {
 pub struct GraphBuilder<'a> {
     graph: &'a Graph,
     passes: Vec<PassEntry<'a>>,
+    /// Strings of earlier passes' names, refilled rather than allocated.
+    names: Vec<String>,
     error: Option<Error>,
 }
 
@@ -150,8 +155,11 @@ impl<'a> GraphBuilder<'a> {
                 what: format!("queue `{}` (pass `{name}`)", queue.name()),
             });
         }
+        let mut owned = self.names.pop().unwrap_or_default();
+        owned.clear();
+        owned.push_str(name);
         self.passes.push(PassEntry {
-            name: name.to_owned(),
+            name: owned,
             pass,
             queue: queue.clone(),
         });
@@ -201,12 +209,21 @@ impl<'a> GraphBuilder<'a> {
         if let Some(e) = self.error {
             return Err(e);
         }
+        let pools = &self.graph.pools;
+        pools
+            .pass_count_hint
+            .store(self.passes.len(), Ordering::Relaxed);
+        // Emptied, but with its capacity: the execution's names go back into it.
+        *pools.spare_names.lock() = self.names;
         let Lowered {
             input,
             queues,
             resources,
             versions,
-        } = lower(self.graph.pools.device.handle(), &self.passes)?;
+        } = {
+            let spare = self.graph.pools.spare_plan.lock().take().map(|p| p.input);
+            lower(self.graph.pools.device.handle(), &self.passes, spare)?
+        };
         let plan = plan_and_verify(input, &queues)?;
         Ok(Planned {
             graph: self.graph,
