@@ -16,7 +16,7 @@ use crate::execute::{Execution, PassEntry};
 use crate::fence::ExecutionFence;
 use crate::lowering::{lower, Lowered};
 use crate::pass::{Declare, FnPass, Pass, PassSlot, Recorder};
-use crate::plan::{self, Plan, PlanInput};
+use crate::plan::{self, Plan, PlanInput, QueuePlan};
 use crate::pools::GraphPools;
 use crate::queue::Queue;
 use std::fmt;
@@ -215,16 +215,19 @@ impl<'a> GraphBuilder<'a> {
             .store(self.passes.len(), Ordering::Relaxed);
         // Emptied, but with its capacity: the execution's names go back into it.
         *pools.spare_names.lock() = self.names;
+        // The last plan, refilled: its declarations by lowering, its barrier lists by the
+        // planner.
+        let (spare_input, spare_queues) = match pools.spare_plan.lock().take() {
+            Some(Plan { input, queues, .. }) => (Some(input), queues),
+            None => (None, Vec::new()),
+        };
         let Lowered {
             input,
             queues,
             resources,
             versions,
-        } = {
-            let spare = self.graph.pools.spare_plan.lock().take().map(|p| p.input);
-            lower(self.graph.pools.device.handle(), &self.passes, spare)?
-        };
-        let plan = plan_and_verify(input, &queues)?;
+        } = lower(self.graph.pools.device.handle(), &self.passes, spare_input)?;
+        let plan = plan_and_verify(input, spare_queues, &queues)?;
         Ok(Planned {
             graph: self.graph,
             execution: Execution {
@@ -242,9 +245,9 @@ impl<'a> GraphBuilder<'a> {
 /// Plans `input`; debug builds with the feature "verify" also check the plan with the
 /// independent verifier, from the values `queues`' timelines have been given so far (the
 /// earlier graphs' work this plan waits on is at or below them).
-fn plan_and_verify(input: PlanInput, queues: &[Queue]) -> Result<Plan> {
+fn plan_and_verify(input: PlanInput, spare: Vec<QueuePlan>, queues: &[Queue]) -> Result<Plan> {
     let passes = input.passes.len();
-    let plan = plan::plan_owned(input)?;
+    let plan = plan::plan_reusing(input, spare)?;
     #[cfg(all(feature = "verify", debug_assertions))]
     if let Err(violations) = {
         let last: Vec<u64> = queues.iter().map(Queue::last_value).collect();
