@@ -16,10 +16,11 @@ use crate::execute::{Execution, PassEntry};
 use crate::fence::ExecutionFence;
 use crate::lowering::{lower, Lowered};
 use crate::pass::{Declare, FnPass, Pass, PassSlot, Recorder};
-use crate::plan::{self, Plan, PlanInput};
+use crate::plan::{self, Plan, PlanInput, QueuePlan};
 use crate::pools::GraphPools;
 use crate::queue::Queue;
 use std::fmt;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// Owns the command pools, command buffers and fences that executions reuse.
@@ -85,9 +86,11 @@ impl Graph {
     /// ```
     pub fn record(&self) -> GraphBuilder<'_> {
         self.pools.collect();
+        let hint = self.pools.pass_count_hint.load(Ordering::Relaxed);
         GraphBuilder {
             graph: self,
-            passes: Vec::new(),
+            passes: Vec::with_capacity(hint),
+            names: std::mem::take(&mut *self.pools.spare_names.lock()),
             error: None,
         }
     }
@@ -138,6 +141,8 @@ impl fmt::Debug for Graph {
 pub struct GraphBuilder<'a> {
     graph: &'a Graph,
     passes: Vec<PassEntry<'a>>,
+    /// Strings of earlier passes' names, refilled rather than allocated.
+    names: Vec<String>,
     error: Option<Error>,
 }
 
@@ -159,8 +164,11 @@ impl<'a> GraphBuilder<'a> {
                 what: format!("queue `{}` (pass `{name}`)", queue.name()),
             });
         }
+        let mut owned = self.names.pop().unwrap_or_default();
+        owned.clear();
+        owned.push_str(name);
         self.passes.push(PassEntry {
-            name: name.to_owned(),
+            name: owned,
             pass,
             queue: queue.clone(),
         });
@@ -210,13 +218,25 @@ impl<'a> GraphBuilder<'a> {
         if let Some(e) = self.error {
             return Err(e);
         }
+        let pools = &self.graph.pools;
+        pools
+            .pass_count_hint
+            .store(self.passes.len(), Ordering::Relaxed);
+        // Emptied, but with its capacity: the execution's names go back into it.
+        *pools.spare_names.lock() = self.names;
+        // The last plan, refilled: its declarations by lowering, its barrier lists by the
+        // planner.
+        let (spare_input, spare_queues) = match pools.spare_plan.lock().take() {
+            Some(Plan { input, queues, .. }) => (Some(input), queues),
+            None => (None, Vec::new()),
+        };
         let Lowered {
             input,
             queues,
             resources,
             versions,
-        } = lower(self.graph.pools.device.handle(), &self.passes)?;
-        let plan = plan_and_verify(input, &queues)?;
+        } = lower(self.graph.pools.device.handle(), &self.passes, spare_input)?;
+        let plan = plan_and_verify(input, spare_queues, &queues)?;
         Ok(Planned {
             graph: self.graph,
             execution: Execution {
@@ -234,9 +254,9 @@ impl<'a> GraphBuilder<'a> {
 /// Plans `input`; debug builds with the feature "verify" also check the plan with the
 /// independent verifier, from the values `queues`' timelines have been given so far (the
 /// earlier graphs' work this plan waits on is at or below them).
-fn plan_and_verify(input: PlanInput, queues: &[Queue]) -> Result<Plan> {
+fn plan_and_verify(input: PlanInput, spare: Vec<QueuePlan>, queues: &[Queue]) -> Result<Plan> {
     let passes = input.passes.len();
-    let plan = plan::plan_owned(input)?;
+    let plan = plan::plan_reusing(input, spare)?;
     #[cfg(all(feature = "verify", debug_assertions))]
     if let Err(violations) = {
         let last: Vec<u64> = queues.iter().map(Queue::last_value).collect();

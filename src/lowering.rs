@@ -9,13 +9,16 @@ use crate::error::{Error, Result};
 use crate::execute::PassEntry;
 use crate::pass::{Declare, Declared};
 use crate::plan::{
-    BinarySignalDecl, BinaryWaitDecl, PassDecl, PlanInput, QueueDecl, Recorded, ResourceDecl,
-    ResourceKind, SegmentState, UseDecl,
+    BinarySignalDecl, BinaryWaitDecl, PlanInput, Recorded, ResourceKind, SegmentState, UseDecl,
 };
 use crate::queue::Queue;
 use crate::resource::Resource;
 use ash::vk;
+use fx::FxBuildHasher;
 use std::collections::HashMap;
+
+mod fx;
+mod refill;
 
 /// A graph's passes lowered for the planner, with the objects its indices refer to.
 pub(crate) struct Lowered {
@@ -32,13 +35,18 @@ pub(crate) struct Lowered {
 /// Asks each pass for its declarations and lowers them, with the resources' current states,
 /// into a [`PlanInput`]. Fails on a queue or resource of another device than `device`, and on
 /// two `Queue` objects for one `VkQueue`.
-pub(crate) fn lower(device: vk::Device, passes: &[PassEntry<'_>]) -> Result<Lowered> {
-    let mut declared = Vec::with_capacity(passes.len());
-    for p in passes {
-        let mut d = Declared::default();
-        p.pass.declare(&mut Declare { out: &mut d });
-        declared.push(d);
-    }
+pub(crate) fn lower(
+    device: vk::Device,
+    passes: &[PassEntry<'_>],
+    spare: Option<PlanInput>,
+) -> Result<Lowered> {
+    // The last plan's declarations are refilled in place: their strings and vectors keep
+    // their capacity, so a frame like the last one allocates none of them again.
+    let PlanInput {
+        queues: mut queue_decls,
+        resources: mut res_decls,
+        passes: mut pass_decls,
+    } = spare.unwrap_or_default();
 
     let mut queues: Vec<Queue> = Vec::new();
     let queue_index = |q: &Queue, queues: &mut Vec<Queue>| -> usize {
@@ -51,27 +59,33 @@ pub(crate) fn lower(device: vk::Device, passes: &[PassEntry<'_>]) -> Result<Lowe
         }
     };
     let mut resources: Vec<Resource> = Vec::new();
-    let mut by_id: HashMap<u64, usize> = HashMap::new();
-    let mut res_index = |r: Resource, pass: &str, resources: &mut Vec<Resource>| -> Result<usize> {
-        if let Some(&i) = by_id.get(&r.id()) {
-            return Ok(i);
-        }
-        if r.device_handle() != device {
-            return Err(Error::ForeignDevice {
-                what: format!("resource `{}` (pass `{pass}`)", r.name()),
-            });
-        }
-        resources.push(r);
-        by_id.insert(resources.last().map_or(0, |r| r.id()), resources.len() - 1);
-        Ok(resources.len() - 1)
-    };
+    let mut by_id: HashMap<u64, usize, FxBuildHasher> = HashMap::default();
+    let mut res_index =
+        |r: &Resource, pass: &str, resources: &mut Vec<Resource>| -> Result<usize> {
+            if let Some(&i) = by_id.get(&r.id()) {
+                return Ok(i);
+            }
+            if r.device_handle() != device {
+                return Err(Error::ForeignDevice {
+                    what: format!("resource `{}` (pass `{pass}`)", r.name()),
+                });
+            }
+            resources.push(r.clone());
+            by_id.insert(r.id(), resources.len() - 1);
+            Ok(resources.len() - 1)
+        };
 
-    let mut pass_decls = Vec::with_capacity(passes.len());
-    for (p, d) in passes.iter().zip(&declared) {
+    // One `Declared` for every pass in turn: its vectors are reused from pass to pass.
+    let mut d = Declared::default();
+    for (pi, p) in passes.iter().enumerate() {
+        d.uses.clear();
+        d.waits.clear();
+        d.signals.clear();
+        p.pass.declare(&mut Declare { out: &mut d });
         let qi = queue_index(&p.queue, &mut queues);
-        let mut pd = PassDecl::new(&p.name, qi);
+        let pd = refill::pass(&mut pass_decls, pi, &p.name, qi);
         for u in &d.uses {
-            let ri = res_index(u.resource.clone(), &p.name, &mut resources)?;
+            let ri = res_index(&u.resource, &p.name, &mut resources)?;
             pd.uses.push(UseDecl {
                 resource: ri,
                 access: u.access,
@@ -83,7 +97,7 @@ pub(crate) fn lower(device: vk::Device, passes: &[PassEntry<'_>]) -> Result<Lowe
             let mut guards = Vec::new();
             for g in &w.guards {
                 guards.push(res_index(
-                    Resource::Image(g.clone()),
+                    &Resource::Image(g.clone()),
                     &p.name,
                     &mut resources,
                 )?);
@@ -97,22 +111,22 @@ pub(crate) fn lower(device: vk::Device, passes: &[PassEntry<'_>]) -> Result<Lowe
         for &(semaphore, stages) in &d.signals {
             pd.signals.push(BinarySignalDecl { semaphore, stages });
         }
-        pass_decls.push(pd);
     }
+    pass_decls.truncate(passes.len());
+    drop(d);
 
     // Snapshot each resource's state; queues seen only in earlier records join the list.
     let mut versions = Vec::with_capacity(resources.len());
-    let mut res_decls = Vec::with_capacity(resources.len());
-    for r in &resources {
+    for (ri, r) in resources.iter().enumerate() {
         let (segments, version) = {
             let t = r.tracked().lock();
             (t.segments.clone(), t.version)
         };
         versions.push(version);
-        let mut initial = Vec::with_capacity(segments.len());
-        for (cells, s) in segments {
-            initial.push((cells, to_indices(&s, |q| queue_index(q, &mut queues))));
-        }
+        let initial: Vec<_> = segments
+            .into_iter()
+            .map(|(cells, s)| (cells, to_indices(&s, |q| queue_index(q, &mut queues))))
+            .collect();
         let (kind, concurrent) = match r {
             Resource::Image(i) => {
                 let d = i.desc();
@@ -134,13 +148,9 @@ pub(crate) fn lower(device: vk::Device, passes: &[PassEntry<'_>]) -> Result<Lowe
                 b.desc().sharing.is_concurrent(),
             ),
         };
-        res_decls.push(ResourceDecl {
-            name: r.name().to_owned(),
-            kind,
-            concurrent,
-            initial,
-        });
+        refill::resource(&mut res_decls, ri, r.name(), kind, concurrent, initial);
     }
+    res_decls.truncate(resources.len());
     for q in &queues {
         if q.device_handle() != device {
             return Err(Error::ForeignDevice {
@@ -161,11 +171,12 @@ pub(crate) fn lower(device: vk::Device, passes: &[PassEntry<'_>]) -> Result<Lowe
             )));
         }
     }
+    for (qi, q) in queues.iter().enumerate() {
+        refill::queue(&mut queue_decls, qi, q.name(), q.family(), q.caps());
+    }
+    queue_decls.truncate(queues.len());
     let input = PlanInput {
-        queues: queues
-            .iter()
-            .map(|q| QueueDecl::new(q.name(), q.family(), q.caps()))
-            .collect(),
+        queues: queue_decls,
         resources: res_decls,
         passes: pass_decls,
     };

@@ -53,6 +53,13 @@ pub(crate) struct GraphPools {
     pub(crate) reusable: Mutex<Reusable>,
     /// Contents of dropped, incomplete execution fences.
     pending: Mutex<Vec<InFlight>>,
+    /// The last executed plan, kept so that the next `finish()` refills its vectors and
+    /// strings instead of allocating new ones (and so the submit path drops no plan).
+    pub(crate) spare_plan: Mutex<Option<crate::plan::Plan>>,
+    /// Pass-name strings of the last execution, refilled by the next builder's passes.
+    pub(crate) spare_names: Mutex<Vec<String>>,
+    /// How many passes the last builder had: the next one reserves that many up front.
+    pub(crate) pass_count_hint: std::sync::atomic::AtomicUsize,
     /// What must outlive the pools (the [`crate::Context`]'s device, for its graphs): the
     /// last field, so it drops after `Drop` destroyed the pools and fences.
     device_owner: Option<Arc<dyn Any + Send + Sync>>,
@@ -71,6 +78,9 @@ impl GraphPools {
             debug,
             reusable: Mutex::new(Reusable::default()),
             pending: Mutex::new(Vec::new()),
+            spare_plan: Mutex::new(None),
+            spare_names: Mutex::new(Vec::new()),
+            pass_count_hint: std::sync::atomic::AtomicUsize::new(0),
             device_owner,
         }
     }

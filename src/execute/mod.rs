@@ -55,11 +55,20 @@ impl Execution<'_> {
         let submitted = self.submit_and_commit(&recording);
         let Execution {
             pools,
+            passes,
             queues,
             resources,
+            plan,
             ..
         } = self;
         let in_flight = recording.into_in_flight(token.clone(), resources, queues);
+        // Kept for the next `finish()` and builder to refill: not dropped here, and not
+        // allocated again.
+        *pools.spare_plan.lock() = Some(plan);
+        pools
+            .spare_names
+            .lock()
+            .extend(passes.into_iter().map(|p| p.name));
         match submitted {
             Ok(()) => {
                 token.set_submitted(all_fences);

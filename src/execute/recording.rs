@@ -14,8 +14,11 @@ use crate::pools::{InFlight, Reusable};
 use crate::queue::Queue;
 use crate::resource::Resource;
 use ash::vk;
+use barrier_scratch::BarrierScratch;
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
+
+mod barrier_scratch;
 
 /// A pass as inserted into a graph: its name, the pass, and the queue it runs on.
 pub(crate) struct PassEntry<'a> {
@@ -131,6 +134,7 @@ impl Execution<'_> {
             ..
         } = self;
         let device: &ash::Device = &pools.device;
+        let mut scratch = BarrierScratch::default();
         for (qi, qp) in plan.queues.iter().enumerate() {
             let family = queues[qi].family();
             let mut per_batch = Vec::with_capacity(qp.batches.len());
@@ -150,7 +154,9 @@ impl Execution<'_> {
                     .map_err(|e| Error::vk("vkBeginCommandBuffer", e))?;
                 for c in &batch.commands {
                     match c {
-                        Command::Barrier(b) => record_barrier(device, cmd, b, resources),
+                        Command::Barrier(b) => {
+                            record_barrier(device, cmd, b, resources, &mut scratch)
+                        }
                         Command::Pass(i) => {
                             let PassEntry { name, pass, queue } = &mut passes[*i];
                             if let Some(d) = &pools.debug {
@@ -213,68 +219,23 @@ fn reset_unsubmitted(device: &ash::Device, cmds: &[(u32, vk::CommandBuffer)]) {
     }
 }
 
-/// Records one `vkCmdPipelineBarrier2` holding every barrier of `b`.
+/// Records one `vkCmdPipelineBarrier2` holding every barrier of `b`, through `scratch`.
 fn record_barrier(
     device: &ash::Device,
     cmd: vk::CommandBuffer,
     b: &BarrierCmd,
     resources: &[Resource],
+    scratch: &mut BarrierScratch,
 ) {
-    let families =
-        |f: Option<(u32, u32)>| f.unwrap_or((vk::QUEUE_FAMILY_IGNORED, vk::QUEUE_FAMILY_IGNORED));
-    let images: Vec<vk::ImageMemoryBarrier2<'_>> = b
-        .images
-        .iter()
-        .filter_map(|ib| {
-            let Resource::Image(img) = &resources[ib.resource] else {
-                return None;
-            };
-            let (src_family, dst_family) = families(ib.scopes.families);
-            Some(
-                vk::ImageMemoryBarrier2::default()
-                    .src_stage_mask(ib.scopes.src_stages)
-                    .src_access_mask(ib.scopes.src_access)
-                    .dst_stage_mask(ib.scopes.dst_stages)
-                    .dst_access_mask(ib.scopes.dst_access)
-                    .old_layout(ib.old_layout)
-                    .new_layout(ib.new_layout)
-                    .src_queue_family_index(src_family)
-                    .dst_queue_family_index(dst_family)
-                    .image(img.handle())
-                    .subresource_range(ib.range.to_vk(img.desc().aspect())),
-            )
-        })
-        .collect();
-    let buffers: Vec<vk::BufferMemoryBarrier2<'_>> = b
-        .buffers
-        .iter()
-        .filter_map(|bb| {
-            let Resource::Buffer(buf) = &resources[bb.resource] else {
-                return None;
-            };
-            let (src_family, dst_family) = families(bb.scopes.families);
-            Some(
-                vk::BufferMemoryBarrier2::default()
-                    .src_stage_mask(bb.scopes.src_stages)
-                    .src_access_mask(bb.scopes.src_access)
-                    .dst_stage_mask(bb.scopes.dst_stages)
-                    .dst_access_mask(bb.scopes.dst_access)
-                    .src_queue_family_index(src_family)
-                    .dst_queue_family_index(dst_family)
-                    .buffer(buf.handle())
-                    .offset(bb.range.offset)
-                    .size(bb.range.size),
-            )
-        })
-        .collect();
+    scratch.fill(b, resources);
     let dep = vk::DependencyInfo::default()
-        .image_memory_barriers(&images)
-        .buffer_memory_barriers(&buffers);
+        .memory_barriers(&scratch.memory)
+        .image_memory_barriers(&scratch.images)
+        .buffer_memory_barriers(&scratch.buffers);
     // SAFETY: `cmd` is recording; every handle is alive (the resources are held by this
     // execution) and the barriers come from a validated plan.
     unsafe { device.cmd_pipeline_barrier2(cmd, &dep) };
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;

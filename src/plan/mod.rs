@@ -90,6 +90,7 @@ pub use output::{
     BarrierCmd, Batch, BufferBarrier, Command, ImageBarrier, Plan, QueuePlan, Scopes, Wait,
     WaitTarget,
 };
+pub(crate) use planner::plan_reusing;
 pub use planner::{plan, plan_owned};
 pub use state::{Recorded, SegmentState};
 pub(crate) use submission::{submission_runs, SubmissionRun};

@@ -30,11 +30,13 @@ mod barrier;
 mod batches;
 mod dependencies;
 mod segment;
+mod spare;
 mod validate;
 
 use barrier::push_barrier;
 use batches::ProtoWait;
 use segment::{apply_access, covered, is_host_only, write_priors};
+use spare::SpareBarriers;
 use validate::validate;
 
 type Pos = u64;
@@ -113,6 +115,8 @@ struct Planner<'a> {
     pass_stages: Vec<vk::PipelineStageFlags2>,
     /// Waits of each first batch of a proto, resolved after all queues are batched.
     proto_waits: Vec<(usize, usize, Vec<ProtoWait>)>,
+    /// Barrier lists of the last plan, to fill before allocating new ones.
+    spare: SpareBarriers,
 }
 
 /// Plans `input`: see the module docs for the algorithm and [`Plan`] for the result.
@@ -158,10 +162,16 @@ pub fn plan(input: &PlanInput) -> Result<Plan> {
 /// assert_eq!(plan.input.passes[0].name, "clear");
 /// assert_eq!(plan.batch_count(), 1);
 /// ```
-pub fn plan_owned(mut input: PlanInput) -> Result<Plan> {
+pub fn plan_owned(input: PlanInput) -> Result<Plan> {
+    plan_reusing(input, Vec::new())
+}
+
+/// [`plan_owned`], filling the barrier lists of `spare`, an earlier plan's batches, before
+/// allocating new ones. The plan is the same as without them.
+pub(crate) fn plan_reusing(mut input: PlanInput, spare: Vec<QueuePlan>) -> Result<Plan> {
     validate(&input)?;
     queue_stages::narrow_input(&mut input);
-    let (queues, final_states) = plan_parts(&input)?;
+    let (queues, final_states) = plan_parts(&input, SpareBarriers::from_queues(spare))?;
     Ok(Plan {
         input,
         queues,
@@ -172,7 +182,7 @@ pub fn plan_owned(mut input: PlanInput) -> Result<Plan> {
 type FinalStates = Vec<Vec<(std::ops::Range<u64>, SegmentState<usize>)>>;
 
 /// Plans a validated input whose stages fit its queues.
-fn plan_parts(input: &PlanInput) -> Result<(Vec<QueuePlan>, FinalStates)> {
+fn plan_parts(input: &PlanInput, spare: SpareBarriers) -> Result<(Vec<QueuePlan>, FinalStates)> {
     let mut p = Planner {
         input,
         states: input
@@ -187,10 +197,14 @@ fn plan_parts(input: &PlanInput) -> Result<(Vec<QueuePlan>, FinalStates)> {
                 m
             })
             .collect(),
-        nodes: (0..input.queues.len()).map(|_| Vec::new()).collect(),
+        // Each queue's passes, plus room for a few releases, reserved rather than grown.
+        nodes: (0..input.queues.len())
+            .map(|q| Vec::with_capacity(input.passes.iter().filter(|p| p.queue == q).count() + 4))
+            .collect(),
         binary_wait_stages: HashMap::new(),
         pass_stages: vec![vk::PipelineStageFlags2::NONE; input.passes.len()],
         proto_waits: Vec::new(),
+        spare,
     };
     for i in 0..input.passes.len() {
         p.add_pass(i)?;

@@ -7,8 +7,8 @@ use super::*;
 #[derive(Debug, Default)]
 struct Proto {
     waits: Vec<ProtoWait>,
-    /// Indices into the queue's node list.
-    nodes: Vec<usize>,
+    /// Indices into the queue's node list: consecutive, as nodes join the last batch.
+    nodes: std::ops::Range<usize>,
 }
 
 #[derive(Debug)]
@@ -74,6 +74,8 @@ impl Planner<'_> {
                             stages: w.stages,
                         })
                         .collect(),
+                    // At most a barrier and a pass per node: reserved, not grown.
+                    commands: Vec::with_capacity(2 * proto.nodes.len()),
                     ..Batch::default()
                 };
                 // Placeholders: targets are resolved below once every queue is batched.
@@ -169,7 +171,7 @@ impl Planner<'_> {
             let uncovered = |d: &Dep| waited[d.queue].is_none_or(|(at, _, _)| at < d.at);
             let needs_batch =
                 protos.is_empty() || !binary.is_empty() || node.deps.iter().any(uncovered);
-            if needs_batch && protos.last().is_none_or(|p| !p.nodes.is_empty()) {
+            if needs_batch && protos.last().is_none_or(|p| p.nodes.start != p.nodes.end) {
                 protos.push(Proto::default());
             }
             let pi = protos.len() - 1;
@@ -214,7 +216,11 @@ impl Planner<'_> {
                     }
                 }
             }
-            protos[pi].nodes.push(ni);
+            let batch_nodes = &mut protos[pi].nodes;
+            if batch_nodes.start == batch_nodes.end {
+                *batch_nodes = ni..ni;
+            }
+            batch_nodes.end = ni + 1;
         }
         protos
     }

@@ -301,6 +301,7 @@ impl Planner<'_> {
                 scopes.src_stages |= chain;
             }
         }
+        self.spare.prepare(&mut node.barrier, &res.kind);
         push_barrier(
             &mut node.barrier,
             r,
@@ -460,6 +461,7 @@ impl Planner<'_> {
                 src_stages: x.stages,
             });
         }
+        self.spare.prepare(&mut node.barrier, &kind);
         push_barrier(
             &mut node.barrier,
             r,

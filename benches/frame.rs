@@ -1,0 +1,383 @@
+//! The cost of a whole frame through vk-baton against the floor: what an expert writes by hand
+//! with raw ash, measured side by side in one run.
+//!
+//! Both sides do the same GPU work. Pass 0 fills `buf[1]`; pass `i > 0` copies `buf[i % 8]`
+//! into `buf[(i + 1) % 8]` (4 KiB each), so every pass reads what the one before wrote and
+//! every pass boundary is a dependency. Writes cover the whole buffer and are declared
+//! `discard`, so no contents cross a frame.
+//!
+//! - **chain**: N passes on the graphics queue.
+//! - **3 queues**: the N passes cut into three runs, on the transfer, async-compute and
+//!   graphics queues in that order. The buffer read across a run boundary moves with a
+//!   release/acquire pair when the families differ, behind a semaphore. On a device with one
+//!   queue family (lavapipe) the three queues are one, so the graph plans one queue, while the
+//!   hand-written side still submits three batches chained by semaphores.
+//!
+//! Per frame, the graph side does `record()`, `insert_pass` ×N, `finish()`, `execute()` and
+//! waits for the frame's fence. The hand side resets its command pools, records the
+//! fewest correct barriers (one global `VkMemoryBarrier2` per pass boundary on one queue, one
+//! at the frame start for the previous frame's accesses, the ownership transfer pair between
+//! queues), submits with `vkQueueSubmit2` and waits for its fence.
+//!
+//! Two times per frame: **cpu** up to the return of the submit (what the app's thread pays),
+//! and **frame** including the fence wait. The table gives medians and the ratio graph / hand.
+//!
+//! ```text
+//! cargo bench --bench frame              # about 3 s per side and row
+//! cargo bench --bench frame -- --quick   # about 0.4 s per side and row, under a minute
+//! VK_BATON_VALIDATION=1 cargo bench --bench frame -- --quick   # checks both sides
+//! ```
+
+use ash::vk;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use vk_baton::{
+    Access, BufferDesc, Context, ContextOptions, Declare, Pass, Queue, Recorder, StBuffer,
+};
+
+const BUFFERS: usize = 8;
+const BUFFER_SIZE: u64 = 4096;
+
+/// Pass `i` of the workload, as both sides record it.
+fn record_pass(device: &ash::Device, cmd: vk::CommandBuffer, bufs: &[Arc<StBuffer>], i: usize) {
+    let dst = bufs[(i + 1) % BUFFERS].handle();
+    if i == 0 {
+        // SAFETY: `cmd` is recording and the buffer is alive.
+        unsafe { device.cmd_fill_buffer(cmd, dst, 0, vk::WHOLE_SIZE, 7) };
+    } else {
+        let region = vk::BufferCopy::default().size(BUFFER_SIZE);
+        // SAFETY: `cmd` is recording; both buffers are alive and BUFFER_SIZE long.
+        unsafe { device.cmd_copy_buffer(cmd, bufs[i % BUFFERS].handle(), dst, &[region]) };
+    }
+}
+
+/// The graph side's pass `i`.
+struct Step {
+    bufs: Arc<Vec<Arc<StBuffer>>>,
+    i: usize,
+}
+
+impl Pass for Step {
+    fn declare(&self, d: &mut Declare<'_>) {
+        let dst = &self.bufs[(self.i + 1) % BUFFERS];
+        if self.i == 0 {
+            d.uses(dst, Access::TRANSFER_WRITE).discard();
+        } else {
+            d.uses(&self.bufs[self.i % BUFFERS], Access::COPY_READ);
+            d.uses(dst, Access::COPY_WRITE).discard();
+        }
+    }
+
+    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        record_pass(r.device(), r.cmd(), &self.bufs, self.i);
+        Ok(())
+    }
+}
+
+/// Which queue runs pass `i` of `n` when the frame uses `runs` queues (1 or 3).
+fn run_of(i: usize, n: usize, runs: usize) -> usize {
+    (i * runs / n).min(runs - 1)
+}
+
+/// The hand-written renderer: command buffers, semaphores and a fence made once.
+struct Hand {
+    device: ash::Device,
+    /// Per run: its queue, a pool and one command buffer.
+    runs: Vec<(Queue, vk::CommandPool, vk::CommandBuffer)>,
+    /// Between run r and r + 1.
+    semaphores: Vec<vk::Semaphore>,
+    fence: vk::Fence,
+}
+
+impl Hand {
+    fn new(ctx: &Context, queues: &[Queue]) -> Hand {
+        let device = ctx.device().clone();
+        let runs = queues
+            .iter()
+            .map(|q| {
+                let info = vk::CommandPoolCreateInfo::default()
+                    .queue_family_index(q.family())
+                    .flags(vk::CommandPoolCreateFlags::TRANSIENT);
+                // SAFETY: valid create info on a live device.
+                let pool = unsafe { device.create_command_pool(&info, None) }.expect("pool");
+                let alloc = vk::CommandBufferAllocateInfo::default()
+                    .command_pool(pool)
+                    .level(vk::CommandBufferLevel::PRIMARY)
+                    .command_buffer_count(1);
+                // SAFETY: valid allocate info.
+                let cmd = unsafe { device.allocate_command_buffers(&alloc) }.expect("cb")[0];
+                (q.clone(), pool, cmd)
+            })
+            .collect::<Vec<_>>();
+        let semaphores = (1..runs.len())
+            .map(|_| {
+                // SAFETY: valid create info.
+                unsafe { device.create_semaphore(&vk::SemaphoreCreateInfo::default(), None) }
+                    .expect("semaphore")
+            })
+            .collect();
+        // SAFETY: valid create info.
+        let fence =
+            unsafe { device.create_fence(&vk::FenceCreateInfo::default(), None) }.expect("fence");
+        Hand {
+            device,
+            runs,
+            semaphores,
+            fence,
+        }
+    }
+
+    /// Records and submits one frame of `n` passes; returns after the submit.
+    fn submit_frame(&self, bufs: &[Arc<StBuffer>], n: usize) {
+        let d = &self.device;
+        let runs = self.runs.len();
+        let transfer = vk::PipelineStageFlags2::ALL_TRANSFER;
+        let global = [vk::MemoryBarrier2::default()
+            .src_stage_mask(transfer)
+            .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
+            .dst_stage_mask(transfer)
+            .dst_access_mask(vk::AccessFlags2::TRANSFER_READ | vk::AccessFlags2::TRANSFER_WRITE)];
+        let mut cmd_infos = [vk::CommandBufferSubmitInfo::default(); 3];
+        let mut waits = [vk::SemaphoreSubmitInfo::default(); 3];
+        let mut signals = [vk::SemaphoreSubmitInfo::default(); 3];
+        for (r, (_, pool, cmd)) in self.runs.iter().enumerate() {
+            let cmd = *cmd;
+            let first = (0..n).find(|&i| run_of(i, n, runs) == r).expect("a pass");
+            let last = (0..n).rfind(|&i| run_of(i, n, runs) == r).expect("a pass");
+            // SAFETY: the fence wait of the previous frame left no buffer of the pool pending.
+            unsafe { d.reset_command_pool(*pool, vk::CommandPoolResetFlags::empty()) }
+                .expect("reset");
+            let begin = vk::CommandBufferBeginInfo::default()
+                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+            // SAFETY: `cmd` is in the initial state after the pool reset.
+            unsafe { d.begin_command_buffer(cmd, &begin) }.expect("begin");
+            // The first run orders its writes after the previous frame's accesses of the same
+            // queue (the fence wait covers other queues'); a later run after an earlier run
+            // on the same family is ordered by the semaphore, on another family by the
+            // acquire.
+            let crossing = bufs[first % BUFFERS].handle();
+            let family = self.runs[r].0.family();
+            let prev_family = (r > 0).then(|| self.runs[r - 1].0.family());
+            let acquire = [vk::BufferMemoryBarrier2::default()
+                .src_queue_family_index(prev_family.unwrap_or(family))
+                .dst_queue_family_index(family)
+                .dst_stage_mask(transfer)
+                .dst_access_mask(vk::AccessFlags2::TRANSFER_READ)
+                .buffer(crossing)
+                .size(vk::WHOLE_SIZE)];
+            let dep = if r == 0 {
+                vk::DependencyInfo::default().memory_barriers(&global)
+            } else if prev_family.is_some_and(|p| p != family) {
+                vk::DependencyInfo::default().buffer_memory_barriers(&acquire)
+            } else {
+                vk::DependencyInfo::default()
+            };
+            if !dep.p_memory_barriers.is_null() || !dep.p_buffer_memory_barriers.is_null() {
+                // SAFETY: recording; the buffer is alive.
+                unsafe { d.cmd_pipeline_barrier2(cmd, &dep) };
+            }
+            for i in first..=last {
+                if i > first {
+                    let dep = vk::DependencyInfo::default().memory_barriers(&global);
+                    // SAFETY: recording.
+                    unsafe { d.cmd_pipeline_barrier2(cmd, &dep) };
+                }
+                record_pass(d, cmd, bufs, i);
+            }
+            let next_family = (r + 1 < runs).then(|| self.runs[r + 1].0.family());
+            if let Some(next) = next_family.filter(|&f| f != family) {
+                let release = [vk::BufferMemoryBarrier2::default()
+                    .src_stage_mask(transfer)
+                    .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
+                    .src_queue_family_index(family)
+                    .dst_queue_family_index(next)
+                    .buffer(bufs[(last + 1) % BUFFERS].handle())
+                    .size(vk::WHOLE_SIZE)];
+                let dep = vk::DependencyInfo::default().buffer_memory_barriers(&release);
+                // SAFETY: recording; the buffer is alive.
+                unsafe { d.cmd_pipeline_barrier2(cmd, &dep) };
+            }
+            // SAFETY: recording.
+            unsafe { d.end_command_buffer(cmd) }.expect("end");
+            cmd_infos[r] = vk::CommandBufferSubmitInfo::default().command_buffer(cmd);
+            if r > 0 {
+                waits[r] = vk::SemaphoreSubmitInfo::default()
+                    .semaphore(self.semaphores[r - 1])
+                    .stage_mask(transfer);
+            }
+            if r + 1 < runs {
+                signals[r] = vk::SemaphoreSubmitInfo::default()
+                    .semaphore(self.semaphores[r])
+                    .stage_mask(transfer);
+            }
+        }
+        for r in 0..runs {
+            let mut submit = vk::SubmitInfo2::default().command_buffer_infos(&cmd_infos[r..r + 1]);
+            if r > 0 {
+                submit = submit.wait_semaphore_infos(&waits[r..r + 1]);
+            }
+            if r + 1 < runs {
+                submit = submit.signal_semaphore_infos(&signals[r..r + 1]);
+            }
+            let fence = if r + 1 == runs {
+                self.fence
+            } else {
+                vk::Fence::null()
+            };
+            let queue = &self.runs[r].0;
+            let lock = queue.lock();
+            // SAFETY: the queue is locked; every handle is alive; the semaphore waited on is
+            // signalled by the submit just before.
+            unsafe { d.queue_submit2(lock.handle(), &[submit], fence) }.expect("submit");
+        }
+    }
+
+    fn wait(&self) {
+        // SAFETY: the fence is alive and was submitted.
+        unsafe { self.device.wait_for_fences(&[self.fence], true, u64::MAX) }.expect("wait");
+        // SAFETY: the fence is signalled and not pending.
+        unsafe { self.device.reset_fences(&[self.fence]) }.expect("reset fence");
+    }
+}
+
+impl Drop for Hand {
+    fn drop(&mut self) {
+        // SAFETY: every submit was waited for; nothing is pending.
+        unsafe {
+            for (_, pool, _) in &self.runs {
+                self.device.destroy_command_pool(*pool, None);
+            }
+            for s in &self.semaphores {
+                self.device.destroy_semaphore(*s, None);
+            }
+            self.device.destroy_fence(self.fence, None);
+        }
+    }
+}
+
+/// Medians of one side: (cpu, frame).
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let per_side = if quick {
+        Duration::from_millis(400)
+    } else {
+        Duration::from_secs(3)
+    };
+    let ctx = Context::with_options(ContextOptions::default()).expect("a Vulkan device");
+    let log = ctx.message_log();
+    let graph = ctx.graph().expect("graph");
+    let bufs: Arc<Vec<Arc<StBuffer>>> = Arc::new(
+        (0..BUFFERS)
+            .map(|i| {
+                let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+                ctx.buffer(BufferDesc::new(BUFFER_SIZE, usage), &format!("buf{i}"))
+                    .expect("buffer")
+            })
+            .collect(),
+    );
+    println!(
+        "device: {}, validation {}, {}",
+        ctx.device_name(),
+        if ctx.validation() { "on" } else { "off" },
+        if ctx.has_several_families() {
+            "several queue families"
+        } else {
+            "one queue family"
+        },
+    );
+    println!(
+        "{:<10} {:>6} | {:>11} {:>11} {:>6} | {:>11} {:>11} {:>6}",
+        "workload",
+        "passes",
+        "graph cpu",
+        "hand cpu",
+        "ratio",
+        "graph frame",
+        "hand frame",
+        "ratio"
+    );
+    for (label, queues) in [
+        ("chain", vec![ctx.graphics().clone()]),
+        (
+            "3 queues",
+            vec![
+                ctx.transfer().clone(),
+                ctx.async_compute().clone(),
+                ctx.graphics().clone(),
+            ],
+        ),
+    ] {
+        let hand = Hand::new(&ctx, &queues);
+        for n in [10usize, 100, 1000] {
+            let mut steps: Vec<Step> = (0..n)
+                .map(|i| Step {
+                    bufs: bufs.clone(),
+                    i,
+                })
+                .collect();
+            let mut graph_frame = || {
+                let t = Instant::now();
+                let mut b = graph.record();
+                for (i, s) in steps.iter_mut().enumerate() {
+                    b = b.insert_pass("step", s, &queues[run_of(i, n, queues.len())]);
+                }
+                let fence = b.finish().expect("plan").execute().expect("execute");
+                let cpu = t.elapsed();
+                fence.wait().expect("wait");
+                (cpu, t.elapsed())
+            };
+            let hand_frame = || {
+                let t = Instant::now();
+                hand.submit_frame(&bufs, n);
+                let cpu = t.elapsed();
+                hand.wait();
+                (cpu, t.elapsed())
+            };
+            for _ in 0..3 {
+                graph_frame();
+                hand_frame();
+            }
+            // Alternate the sides so that both see the same machine load.
+            let (mut g, mut h) = (Vec::new(), Vec::new());
+            let (mut g_total, mut h_total) = (Duration::ZERO, Duration::ZERO);
+            while (g_total < per_side || h_total < per_side || g.len() < 11) && g.len() < 100_000 {
+                let x = graph_frame();
+                g_total += x.1;
+                g.push(x);
+                let y = hand_frame();
+                h_total += y.1;
+                h.push(y);
+            }
+            let (gc, gf) = (
+                median(g.iter().map(|x| x.0).collect()),
+                median(g.iter().map(|x| x.1).collect()),
+            );
+            let (hc, hf) = (
+                median(h.iter().map(|x| x.0).collect()),
+                median(h.iter().map(|x| x.1).collect()),
+            );
+            println!(
+                "{:<10} {:>6} | {:>9.1}us {:>9.1}us {:>5.2}x | {:>9.1}us {:>9.1}us {:>5.2}x",
+                label,
+                n,
+                gc.as_secs_f64() * 1e6,
+                hc.as_secs_f64() * 1e6,
+                gc.as_secs_f64() / hc.as_secs_f64(),
+                gf.as_secs_f64() * 1e6,
+                hf.as_secs_f64() * 1e6,
+                gf.as_secs_f64() / hf.as_secs_f64(),
+            );
+        }
+    }
+    drop(graph);
+    if ctx.validation() {
+        let messages = log.validation();
+        println!("validation messages: {messages}");
+        assert!(messages == 0, "{messages}");
+    }
+}
