@@ -17,7 +17,7 @@ run() { # name, command...
   local name=$1; shift
   echo "== $name: $*"
   if "$@" >"$out/$name.log" 2>&1; then echo "   ok"; else echo "   FAILED ($?)"; status=1; fi
-  grep -E "test result|passed|failed|validation message|GiB/s|overlap|ratio|frame" "$out/$name.log" | tail -8
+  grep -E "test result|passed|failed|validation message|message\(s\)|GiB/s|overlap|ratio|frame|chain|queues|×" "$out/$name.log" | tail -12
 }
 # The long randomized verifier run uses spare cores while the GPU work runs: 100,000 cases in
 # 10 processes of 10,000 (each draws its own proptest seed).
@@ -54,6 +54,13 @@ run headless "$bin/headless"
 # The figures: validation costs CPU time, so the timed runs go without it.
 [ -x "$bin/async_compute" ] && VK_BATON_VALIDATION=0 run async_compute_timed "$bin/async_compute" --frames 200
 [ -x "$bin/streaming_upload" ] && VK_BATON_VALIDATION=0 run streaming_upload_timed "$bin/streaming_upload" --count 64 --mib 16
+# The frame-cost bench (graph against the hand-written floor, one run, both sides alternating):
+# with validation first (both sides must be clean, the hand side's ownership transfers too),
+# then timed without it.
+for b in "$bin"/frame-*; do
+  run frame_validation "$b" --quick
+  VK_BATON_VALIDATION=0 run frame_timed "$b" --quick
+done
 [ "${NVIDIA_SKIP_BENCH:-0}" = 1 ] || for b in "$bin"/plan-*; do
   VK_BATON_VALIDATION=0 run bench "$b" --bench --warm-up-time 1 --measurement-time 3
 done
