@@ -161,9 +161,13 @@ impl Uploader {
         size: u64,
         fill: impl FnOnce(&mut [u8]),
     ) -> Result<()> {
-        let what = format!("Uploader: upload to `{}`", dst.name());
+        // Built only on error: this path runs for every small upload.
+        let what = || format!("Uploader: upload to `{}`", dst.name());
         if size == 0 {
-            return Err(Error::InvalidInput(format!("{what}: no data to upload")));
+            return Err(Error::InvalidInput(format!(
+                "{}: no data to upload",
+                what()
+            )));
         }
         if !dst
             .desc()
@@ -175,7 +179,10 @@ impl Uploader {
                 dst.name()
             )));
         }
-        let range = check_bytes(&what, offset, size, dst.size())?;
+        let range = match offset.checked_add(size) {
+            Some(end) if end <= dst.size() => offset..end,
+            _ => check_bytes(&what(), offset, size, dst.size())?,
+        };
         let written = self.written.get(&dst.id());
         // The nearest earlier start: if it ends past our start, the ranges overlap; so do we
         // if the next start lies before our end.
@@ -186,7 +193,8 @@ impl Uploader {
         });
         if overlaps {
             return Err(Error::InvalidRegion(format!(
-                "{what}: bytes {range:?} overlap an earlier upload to it in this batch (flush first)"
+                "{}: bytes {range:?} overlap an earlier upload to it in this batch (flush first)",
+                what()
             )));
         }
         let staged = self.ring.alloc(size, BUFFER_ALIGN, &self.lease)?;
