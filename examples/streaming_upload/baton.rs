@@ -205,7 +205,7 @@ impl Baton {
         }
         let planned = rec.finish()?;
         let t2 = Instant::now();
-        if consume && self.plan_text.is_empty() && b >= 1 {
+        if consume && self.plan_text.is_empty() && b == 1.min(w.batches() - 1) {
             self.plan_text = planned.to_string();
         }
         // Bound to a local: the planned graph must be dropped before the passes it borrows.
