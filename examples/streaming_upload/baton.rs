@@ -79,6 +79,8 @@ pub struct Baton {
     slots: Vec<Slot>,
     pub partials: Arc<StBuffer>,
     groups: u32,
+    /// Batch `b` writes its partial sums at slot `b % partial_slots`.
+    partial_slots: usize,
     /// The plan of one batch with its consumer, as text.
     pub plan_text: String,
 }
@@ -91,10 +93,11 @@ impl Baton {
         spirv: &[u32],
         groups: u32,
         dispatched: u32,
+        partial_slots: usize,
     ) -> vk_baton::Result<Self> {
         let partials = ctx.buffer(
             BufferDesc::readback(
-                w.batches() as u64 * 4 * crate::MAX_GROUPS as u64,
+                partial_slots.max(1) as u64 * 4 * crate::MAX_GROUPS as u64,
                 vk::BufferUsageFlags::STORAGE_BUFFER,
             ),
             "partial sums",
@@ -152,6 +155,7 @@ impl Baton {
             slots,
             partials,
             groups,
+            partial_slots: partial_slots.max(1),
             plan_text: String::new(),
         })
     }
@@ -182,7 +186,7 @@ impl Baton {
         }
         let mut uploads = self.uploader.flush_pass();
         let t1 = Instant::now();
-        let first = b as u32 * self.groups;
+        let first = (b % self.partial_slots) as u32 * self.groups;
         let words = (items.len() as u64 * item_bytes / 4) as u32;
         slot.verify
             .set_push_constants(&push_u32s(&[words, first]))?;
