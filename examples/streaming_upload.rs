@@ -39,7 +39,7 @@ use vk_baton::{BufferDesc, Context};
 use vk_baton_passes::UploadBuffer;
 use workload::{Item, Workload};
 
-const USAGE: &str = "usage: streaming_upload [--all-sizes [--scale F]] [--count N --kib KIB | --mib MIB] [--images N --size PIXELS] [--batch-mib MIB] [--in-flight N] [--groups N] [--fixed-cost N] [--sync-only]";
+const USAGE: &str = "usage: streaming_upload [--all-sizes [--scale F]] [--count N --kib KIB | --mib MIB] [--images N --size PIXELS] [--batch-mib MIB] [--in-flight N] [--repeat N] [--groups N] [--fixed-cost N] [--sync-only]";
 
 /// Default graphs (or hand-written submits) in flight (`--in-flight`).
 const IN_FLIGHT: usize = 3;
@@ -80,6 +80,8 @@ fn verified(w: &mut Workload, n: usize, sums: &[u32], groups: u32) -> usize {
 
 struct Options {
     in_flight: usize,
+    /// Runs of each measurement; the best counts.
+    repeat: usize,
     groups: u32,
     sync_only: bool,
 }
@@ -111,8 +113,6 @@ fn run_stream(
         hand.wait_all()?;
         Ok(t.elapsed().as_secs_f64())
     };
-    let hand_up = time_hand(false)?;
-    let hand_both = time_hand(true)?;
 
     // The warm-up goes once around the staging ring (and every slot), so that the timed run
     // pays no first-touch page faults on either side.
@@ -137,8 +137,16 @@ fn run_stream(
         run(warm, &mut Phases::default())?;
         run(batches, &mut phases)
     };
-    let baton_up = time_baton(false)?;
-    let baton_both = time_baton(true)?;
+    // Each figure is the best of `repeat` runs, the two sides interleaved, so that a burst of
+    // other load on the machine does not decide a ratio.
+    let (mut hand_up, mut baton_up, mut hand_both, mut baton_both) =
+        (f64::MAX, f64::MAX, f64::MAX, f64::MAX);
+    for _ in 0..o.repeat {
+        hand_up = hand_up.min(time_hand(false)?);
+        baton_up = baton_up.min(time_baton(false)?);
+        hand_both = hand_both.min(time_hand(true)?);
+        baton_both = baton_both.min(time_baton(true)?);
+    }
     if plan_text.is_empty() {
         *plan_text = baton.plan_text.clone();
     }
@@ -162,9 +170,9 @@ fn run_stream(
         w.per_batch,
         w.batch_bytes() as f64 / (1 << 20) as f64,
         baton.uploader.staging_buffers(),
-        phases.stage / (2 * batches) as f64 * 1e6,
-        phases.plan / (2 * batches) as f64 * 1e6,
-        phases.submit / (2 * batches) as f64 * 1e6,
+        phases.stage / (2 * batches * o.repeat) as f64 * 1e6,
+        phases.plan / (2 * batches * o.repeat) as f64 * 1e6,
+        phases.submit / (2 * batches * o.repeat) as f64 * 1e6,
     );
     Ok(Row {
         label: w.label.clone(),
@@ -262,6 +270,7 @@ fn run() -> vk_baton::Result<bool> {
         (false, 1.0f64, BATCH_MIB, None::<usize>);
     let mut o = Options {
         in_flight: IN_FLIGHT,
+        repeat: 3,
         groups: GROUPS,
         sync_only: false,
     };
@@ -276,6 +285,7 @@ fn run() -> vk_baton::Result<bool> {
             "scale" => scale = p.value()?.parse()?,
             "batch-mib" => batch_mib = p.value()?.parse()?,
             "in-flight" => o.in_flight = p.value()?.parse()?,
+            "repeat" => o.repeat = p.value()?.parse()?,
             "groups" => o.groups = p.value()?.parse()?,
             "fixed-cost" => fixed = Some(p.value()?.parse()?),
             "sync-only" => o.sync_only = true,
@@ -284,8 +294,11 @@ fn run() -> vk_baton::Result<bool> {
         Ok(true)
     });
     let bad = |m: &str| Err(vk_baton::Error::InvalidInput(m.into()));
-    if o.in_flight == 0 || o.groups == 0 || o.groups > MAX_GROUPS || batch_mib == 0 {
-        return bad("--in-flight, --groups (at most 4096) and --batch-mib must be at least 1");
+    if o.in_flight == 0 || o.repeat == 0 || o.groups == 0 || o.groups > MAX_GROUPS || batch_mib == 0
+    {
+        return bad(
+            "--in-flight, --repeat, --groups (at most 4096) and --batch-mib must be at least 1",
+        );
     }
     if !(scale > 0.0 && scale <= 1.0)
         || size == 0
@@ -361,7 +374,10 @@ fn run() -> vk_baton::Result<bool> {
             ""
         }
     );
-    println!("{} in flight, batches of up to {batch_mib} MiB; every figure includes the host copy into staging memory\n", o.in_flight);
+    println!(
+        "{} in flight, batches of up to {batch_mib} MiB, best of {} runs; every figure includes the host copy into staging memory\n",
+        o.in_flight, o.repeat
+    );
 
     let mut rows = Vec::new();
     let mut plan_text = String::new();
