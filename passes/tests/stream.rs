@@ -345,3 +345,93 @@ fn bad_input_is_an_error_and_stages_nothing() {
     assert_eq!((up.staging_buffers(), up.capacity()), (1, 4096));
     assert_clean(&ctx);
 }
+
+#[test]
+#[ignore = "needs several queue families (run on the NVIDIA machine)"]
+fn one_release_barrier_hands_every_upload_of_a_batch_to_another_family() {
+    use vk_baton::plan::Command;
+    let ctx = ctx();
+    let (tf, gf) = (ctx.transfer().family(), ctx.graphics().family());
+    assert_ne!(
+        tf,
+        gf,
+        "no dedicated transfer family on {}",
+        ctx.device_name()
+    );
+    let bufs: Vec<Arc<StBuffer>> = (0..8)
+        .map(|i| buffer(&ctx, 16 * 1024, &format!("dst {i}")))
+        .collect();
+    let img = image(&ctx, 64, 32, vk::Format::R8G8B8A8_UNORM, 7, 2, "img");
+    let mut up = Uploader::new(ctx.device(), ctx.allocator(), 1 << 20).unwrap();
+    let mut want = Vec::new();
+    for (i, b) in bufs.iter().enumerate() {
+        let data = random_bytes(16 * 1024, i as u64);
+        for p in 0..16 {
+            up.buffer(
+                b,
+                p * 1024,
+                &data[(p * 1024) as usize..((p + 1) * 1024) as usize],
+            )
+            .unwrap();
+        }
+        want.push(data);
+    }
+    let texels = random_bytes(Uploader::packed_image_size(&img).unwrap() as usize, 99);
+    up.image(&img, &texels).unwrap();
+    let mut batch = up.flush_pass();
+    let mut downs: Vec<DownloadBuffer> = bufs
+        .iter()
+        .map(|b| DownloadBuffer::whole(ctx.device(), ctx.allocator(), b.clone()).unwrap())
+        .collect();
+    let mut down_img =
+        DownloadImage::all_levels(ctx.device(), ctx.allocator(), img.clone()).unwrap();
+    let handles: Vec<_> = downs.iter().map(|d| d.handle()).collect();
+    let h_img = down_img.handle();
+    let graph = ctx.graph().unwrap();
+    let mut rec = graph
+        .record()
+        .insert_pass("uploads", &mut batch, ctx.transfer());
+    for d in downs.iter_mut() {
+        rec = rec.insert_pass("down", d, ctx.graphics());
+    }
+    rec = rec.insert_pass("down img", &mut down_img, ctx.graphics());
+    let planned = rec.finish().unwrap();
+    // On the transfer queue: the upload pass, then ONE barrier command releasing every
+    // destination to the graphics family.
+    let q = planned
+        .queues()
+        .iter()
+        .position(|q| q == ctx.transfer())
+        .expect("the transfer queue is in the plan");
+    let commands: Vec<&Command> = planned.plan().queues[q]
+        .batches
+        .iter()
+        .flat_map(|b| &b.commands)
+        .collect();
+    let pass_at = commands
+        .iter()
+        .position(|c| matches!(c, Command::Pass(_)))
+        .expect("the upload pass");
+    let after = &commands[pass_at + 1..];
+    assert_eq!(after.len(), 1, "{}", planned);
+    let Command::Barrier(release) = after[0] else {
+        panic!("not a barrier after the uploads: {planned}");
+    };
+    assert_eq!(release.buffers.len(), bufs.len(), "{planned}");
+    assert!(!release.images.is_empty(), "{planned}");
+    for s in release
+        .buffers
+        .iter()
+        .map(|b| b.scopes)
+        .chain(release.images.iter().map(|i| i.scopes))
+    {
+        assert_eq!(s.families, Some((tf, gf)), "{planned}");
+    }
+    planned.execute().unwrap().wait().unwrap();
+    for (h, w) in handles.iter().zip(&want) {
+        assert_eq!(&h.read().unwrap(), w);
+    }
+    assert_eq!(h_img.read().unwrap(), texels);
+    drop(graph);
+    assert_clean(&ctx);
+}
