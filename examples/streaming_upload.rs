@@ -30,7 +30,7 @@ mod hand;
 #[path = "streaming_upload/workload.rs"]
 mod workload;
 
-use baton::{read_u32s, Baton, Phases};
+use baton::{Baton, Phases};
 use hand::HandWritten;
 use std::time::Instant;
 use support::{report_validation, InFlight, ValueExt};
@@ -63,19 +63,24 @@ struct Row {
     baton_up: f64,
     hand_both: f64,
     baton_both: f64,
-    verified: (usize, usize),
+    /// vk-baton's checks, then the hand-written side's.
+    checks: (Checks, Checks),
+    /// The consumed batch executions each side ran (warm-ups included): each must be checked.
+    consumed: usize,
 }
 
-/// Batches among the first `n` whose partial sums add up to the expected checksum.
-fn verified(w: &mut Workload, n: usize, sums: &[u32], groups: u32) -> usize {
-    (0..n)
-        .filter(|&b| {
-            let got = sums[b * groups as usize..(b + 1) * groups as usize]
-                .iter()
-                .fold(0u32, |a, &s| a.wrapping_add(s));
-            got == w.expected(b)
-        })
-        .count()
+/// Batches checked against the host's checksum, and those that matched.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Checks {
+    pub checked: usize,
+    pub ok: usize,
+}
+
+impl Checks {
+    pub fn add(&mut self, ok: bool) {
+        self.checked += 1;
+        self.ok += ok as usize;
+    }
 }
 
 struct Options {
@@ -97,8 +102,9 @@ fn run_stream(
     let dispatched = if o.sync_only { 0 } else { o.groups };
     let batches = w.batches();
     let warm = batches.min(o.in_flight + 1);
-    let mut hand = HandWritten::new(ctx, w, o.in_flight, spirv)?;
-    let mut baton = Baton::new(ctx, w, o.in_flight, spirv, o.groups, dispatched, batches)?;
+    let expected: Vec<u32> = (0..batches).map(|b| w.expected(b)).collect();
+    let mut hand = HandWritten::new(ctx, w, o.in_flight, spirv, o.groups, expected.clone())?;
+    let mut baton = Baton::new(ctx, w, o.in_flight, spirv, o.groups, dispatched, expected)?;
     let mut phases = Phases::default();
 
     let mut time_hand = |consume: bool| -> vk_baton::Result<f64> {
@@ -117,20 +123,26 @@ fn run_stream(
     // The warm-up goes once around the staging ring (and every slot), so that the timed run
     // pays no first-touch page faults on either side.
     let mut time_baton = |consume: bool| -> vk_baton::Result<f64> {
+        let check = consume && !o.sync_only;
         let mut run = |n: usize, phases: &mut Phases| -> vk_baton::Result<f64> {
             let mut in_flight = InFlight::new();
             let t = Instant::now();
             for b in 0..n {
                 if in_flight.0.len() >= o.in_flight {
-                    let ((), f) = in_flight.0.pop_front().expect("non-empty");
+                    let (done, f) = in_flight.0.pop_front().expect("non-empty");
                     f.wait()?;
+                    if check {
+                        baton.check(done)?;
+                    }
                 }
-                in_flight
-                    .0
-                    .push_back(((), baton.batch(ctx, w, b, consume, phases)?));
+                let fence = baton.batch(ctx, w, b, consume, phases)?;
+                in_flight.0.push_back((b, fence));
             }
-            for ((), f) in in_flight.0.drain(..) {
+            for (done, f) in in_flight.0.drain(..) {
                 f.wait()?;
+                if check {
+                    baton.check(done)?;
+                }
             }
             Ok(t.elapsed().as_secs_f64())
         };
@@ -151,17 +163,6 @@ fn run_stream(
         *plan_text = baton.plan_text.clone();
     }
 
-    let baton_sums = baton.read_partials(ctx)?;
-    hand.wait_all()?;
-    let hand_sums = read_u32s(&hand.partials)?;
-    let verified = if o.sync_only {
-        (batches, batches)
-    } else {
-        (
-            verified(w, batches, &baton_sums, o.groups),
-            verified(w, batches, &hand_sums, o.groups),
-        )
-    };
     let staging_mib = baton.uploader.capacity() as f64 / (1 << 20) as f64;
     println!(
         "{}: {} batches of {} ({:.1} MiB each); vk-baton staging ring {staging_mib:.1} MiB in {} buffer(s); vk-baton host time per batch: stage {:.1} µs, plan {:.1} µs, execute {:.1} µs",
@@ -182,7 +183,12 @@ fn run_stream(
         baton_up,
         hand_both,
         baton_both,
-        verified,
+        checks: (baton.checks, hand.checks),
+        consumed: if o.sync_only {
+            0
+        } else {
+            o.repeat * (warm + batches)
+        },
     })
 }
 
@@ -190,12 +196,9 @@ fn run_stream(
 /// waited for before the next.
 fn fixed_cost(ctx: &Context, n: usize, spirv: &[u32]) -> vk_baton::Result<()> {
     let mut w = Workload::new("fixed cost".into(), Item::Piece { bytes: 256 }, n, 256);
-    // The partial sums rotate through 64 slots: a slot per execution would leave the
-    // partial-sums buffer with one tracked range per execution, and planning would slow down
-    // as they pile up (the graph tracks each range's last writer).
-    let slots = n.min(64);
-    let mut baton = Baton::new(ctx, &w, 1, spirv, 1, 1, slots)?;
-    let mut hand = HandWritten::new(ctx, &w, 1, spirv)?;
+    let expected: Vec<u32> = (0..n).map(|b| w.expected(b)).collect();
+    let mut baton = Baton::new(ctx, &w, 1, spirv, 1, 1, expected.clone())?;
+    let mut hand = HandWritten::new(ctx, &w, 1, spirv, 1, expected)?;
     println!(
         "\nfixed cost per execution ({n} executions of one 256-byte upload, each waited for):"
     );
@@ -203,6 +206,9 @@ fn fixed_cost(ctx: &Context, n: usize, spirv: &[u32]) -> vk_baton::Result<()> {
         let mut phases = Phases::default();
         let mut wait = 0.0;
         baton.batch(ctx, &w, 0, consume, &mut phases)?.wait()?;
+        if consume {
+            baton.check(0)?;
+        }
         phases = Phases::default();
         let t = Instant::now();
         for b in 0..n {
@@ -210,6 +216,9 @@ fn fixed_cost(ctx: &Context, n: usize, spirv: &[u32]) -> vk_baton::Result<()> {
             let tw = Instant::now();
             fence.wait()?;
             wait += tw.elapsed().as_secs_f64();
+            if consume {
+                baton.check(b)?;
+            }
         }
         let total = t.elapsed().as_secs_f64();
         hand.batch(&w, 0, consume, 1)?;
@@ -252,13 +261,16 @@ fn fixed_cost(ctx: &Context, n: usize, spirv: &[u32]) -> vk_baton::Result<()> {
         "  stock UploadBuffer (a new staging buffer per upload): {:.1} µs",
         t.elapsed().as_secs_f64() / n as f64 * 1e6
     );
-    let sums = baton.read_partials(ctx)?;
-    // Slot `s` holds the checksum of the last execution `b` with `b % 64 == s`, whose source
-    // is the same as batch `s`'s (64 is a multiple of the 4 sources).
-    if verified(&mut w, slots, &sums, 1) != slots {
-        return Err(vk_baton::Error::InvalidInput(
-            "fixed-cost checksums do not match".into(),
-        ));
+    // Every consumed execution was checked, on both sides.
+    let want = Checks {
+        checked: n + 1,
+        ok: n + 1,
+    };
+    if (baton.checks, hand.checks) != (want, want) {
+        return Err(vk_baton::Error::InvalidInput(format!(
+            "fixed-cost checksums: vk-baton {:?}, hand-written {:?}, want {want:?}",
+            baton.checks, hand.checks
+        )));
     }
     Ok(())
 }
@@ -396,7 +408,11 @@ fn run() -> vk_baton::Result<bool> {
     for (r, w) in rows.iter().zip(&streams) {
         let total = w.total_bytes();
         let g = |s: f64| gib_per_s(total, s);
-        let ok = r.verified == (r.batches, r.batches);
+        let want = Checks {
+            checked: r.consumed,
+            ok: r.consumed,
+        };
+        let ok = r.checks == (want, want);
         all_ok &= ok;
         println!(
             "| {} | {} x {} | {:.2} GiB/s | {:.2} GiB/s | {:.1}% | {:.2} GiB/s | {:.2} GiB/s | {:.1}% | {}/{}, {}/{}{} |",
@@ -409,17 +425,21 @@ fn run() -> vk_baton::Result<bool> {
             g(r.hand_both),
             g(r.baton_both),
             r.hand_both / r.baton_both * 100.0,
-            r.verified.0,
-            r.batches,
-            r.verified.1,
-            r.batches,
+            r.checks.0.ok,
+            r.checks.0.checked,
+            r.checks.1.ok,
+            r.checks.1.checked,
             if ok { "" } else { " MISMATCH" },
         );
     }
     println!(
         "check: {}",
         if all_ok {
-            "every batch verified by the compute checksum on both sides"
+            if o.sync_only {
+                "--sync-only: the consumer launched nothing, no checksum to check"
+            } else {
+                "every consumed batch verified by the compute checksum on both sides"
+            }
         } else {
             "MISMATCH"
         }

@@ -41,12 +41,12 @@ impl Pass for Verify<'_> {
     }
 }
 
-/// Makes a mapped buffer's GPU writes visible to the host once the fence signals.
-struct HostRead(Arc<StBuffer>);
+/// Makes GPU writes to bytes of a mapped buffer visible to the host once the fence signals.
+struct HostRead(Arc<StBuffer>, BufferRange);
 
 impl Pass for HostRead {
     fn declare(&self, d: &mut Declare<'_>) {
-        d.uses(&self.0, Access::HOST_READ);
+        d.uses(&self.0, Access::HOST_READ).range(self.1);
     }
 
     fn record(&mut self, _r: &mut Recorder<'_>) -> vk_baton::Result<()> {
@@ -79,8 +79,10 @@ pub struct Baton {
     slots: Vec<Slot>,
     pub partials: Arc<StBuffer>,
     groups: u32,
-    /// Batch `b` writes its partial sums at slot `b % partial_slots`.
-    partial_slots: usize,
+    /// The checksum each batch must give.
+    expected: Vec<u32>,
+    /// Batches checked, and those whose checksum matched.
+    pub checks: crate::Checks,
     /// The plan of one batch with its consumer, as text.
     pub plan_text: String,
 }
@@ -93,11 +95,11 @@ impl Baton {
         spirv: &[u32],
         groups: u32,
         dispatched: u32,
-        partial_slots: usize,
+        expected: Vec<u32>,
     ) -> vk_baton::Result<Self> {
         let partials = ctx.buffer(
             BufferDesc::readback(
-                partial_slots.max(1) as u64 * 4 * crate::MAX_GROUPS as u64,
+                in_flight as u64 * 4 * crate::MAX_GROUPS as u64,
                 vk::BufferUsageFlags::STORAGE_BUFFER,
             ),
             "partial sums",
@@ -155,7 +157,8 @@ impl Baton {
             slots,
             partials,
             groups,
-            partial_slots: partial_slots.max(1),
+            expected,
+            checks: crate::Checks::default(),
             plan_text: String::new(),
         })
     }
@@ -186,7 +189,13 @@ impl Baton {
         }
         let mut uploads = self.uploader.flush_pass();
         let t1 = Instant::now();
-        let first = (b % self.partial_slots) as u32 * self.groups;
+        // Each slot has its share of the partial sums, checked when its fence has signalled.
+        let first = (b % n) as u32 * self.groups;
+        let partial_range = BufferRange {
+            offset: first as u64 * 4,
+            size: self.groups as u64 * 4,
+        };
+        let mut host_read = HostRead(self.partials.clone(), partial_range);
         let words = (items.len() as u64 * item_bytes / 4) as u32;
         slot.verify
             .set_push_constants(&push_u32s(&[words, first]))?;
@@ -205,7 +214,9 @@ impl Baton {
             for c in slot.copies_back.iter_mut().take(items.len()) {
                 rec = rec.insert_pass("copy back", c, ctx.async_compute());
             }
-            rec = rec.insert_pass("verify", &mut verify, ctx.async_compute());
+            rec = rec
+                .insert_pass("verify", &mut verify, ctx.async_compute())
+                .insert_pass("host read", &mut host_read, ctx.async_compute());
         }
         let planned = rec.finish()?;
         let t2 = Instant::now();
@@ -221,24 +232,21 @@ impl Baton {
         fence
     }
 
-    /// The partial sums, after a host-read pass made them visible.
-    pub fn read_partials(&self, ctx: &Context) -> vk_baton::Result<Vec<u32>> {
-        let mut host = HostRead(self.partials.clone());
-        self.graph
-            .record()
-            .insert_pass("host read", &mut host, ctx.async_compute())
-            .finish()?
-            .execute()?
-            .wait()?;
-        read_u32s(&self.partials)
+    /// Checks batch `b`'s partial sums; the execution that consumed it must have completed.
+    pub fn check(&mut self, b: usize) -> vk_baton::Result<()> {
+        let first = (b % self.slots.len()) as u64 * self.groups as u64;
+        let sum = sum_u32s(&self.partials, first, self.groups)?;
+        self.checks.add(sum == self.expected[b]);
+        Ok(())
     }
 }
 
-pub fn read_u32s(b: &StBuffer) -> vk_baton::Result<Vec<u32>> {
-    let mut raw = vec![0u8; b.size() as usize];
-    b.read(0, &mut raw)?;
+/// The wrapping sum of `n` u32s of `b` from word `first`.
+pub fn sum_u32s(b: &StBuffer, first: u64, n: u32) -> vk_baton::Result<u32> {
+    let mut raw = vec![0u8; n as usize * 4];
+    b.read(first * 4, &mut raw)?;
     Ok(raw
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect())
+        .fold(0u32, |a, w| a.wrapping_add(w)))
 }

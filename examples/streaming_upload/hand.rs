@@ -37,7 +37,14 @@ pub struct HandWritten {
     layout: vk::PipelineLayout,
     pipeline: vk::Pipeline,
     descriptor_pool: vk::DescriptorPool,
-    pub partials: Arc<StBuffer>,
+    partials: Arc<StBuffer>,
+    /// Per slot, the consumed batch whose partial sums are still to be checked.
+    pending: Vec<Option<usize>>,
+    /// The checksum each batch must give.
+    expected: Vec<u32>,
+    groups: u32,
+    /// Batches checked, and those whose checksum matched.
+    pub checks: crate::Checks,
 }
 
 fn buffer_barrier(b: &StBuffer) -> vk::BufferMemoryBarrier2<'static> {
@@ -57,17 +64,21 @@ fn image_barrier(img: &StImage) -> vk::ImageMemoryBarrier2<'static> {
 }
 
 impl HandWritten {
+    /// The hand-written stream of `w`, `in_flight` slots; batch `b`'s checksum (of `groups`
+    /// partial sums) must equal `expected[b]`.
     pub fn new(
         ctx: &Context,
         w: &Workload,
         in_flight: usize,
         spirv: &[u32],
+        groups: u32,
+        expected: Vec<u32>,
     ) -> vk_baton::Result<Self> {
         let d = ctx.device().clone();
         let (transfer, compute) = (ctx.transfer().clone(), ctx.async_compute().clone());
         let partials = ctx.buffer(
             BufferDesc::readback(
-                w.batches() as u64 * 4 * crate::MAX_GROUPS as u64,
+                in_flight as u64 * 4 * crate::MAX_GROUPS as u64,
                 vk::BufferUsageFlags::STORAGE_BUFFER,
             ),
             "hand-written partial sums",
@@ -240,22 +251,32 @@ impl HandWritten {
                 pipeline,
                 descriptor_pool,
                 partials,
+                pending: vec![None; in_flight],
+                expected,
+                groups,
+                checks: crate::Checks::default(),
             })
         }
     }
 
     /// Streams batch `b` of `w` through slot `b % slots`: waits for the slot's last use, copies
     /// the items into its staging buffer, records and submits the upload; with `consume`, also
-    /// the checksum on the compute queue (`groups` workgroups, partial sums at `b * groups`).
+    /// the checksum on the compute queue (`dispatched` workgroups, partial sums in the slot's
+    /// share of the partial-sums buffer, checked once the slot's fence has signalled).
     pub fn batch(
         &mut self,
         w: &Workload,
         b: usize,
         consume: bool,
-        groups: u32,
+        dispatched: u32,
     ) -> vk_baton::Result<()> {
         let d = self.device.clone();
-        let slot = &self.slots[b % self.slots.len()];
+        let s = b % self.slots.len();
+        // SAFETY: the fence is live, and submitted or created signalled.
+        unsafe { d.wait_for_fences(&[self.slots[s].fence], true, u64::MAX) }
+            .map_err(vkerr("vkWaitForFences"))?;
+        self.check_slot(s)?;
+        let slot = &self.slots[s];
         let item_bytes = w.item.bytes();
         let items = w.items(b);
         let n = items.len();
@@ -265,8 +286,6 @@ impl HandWritten {
         // destinations idle before they are reused; every handle is live; submits happen under
         // the queues' locks.
         unsafe {
-            d.wait_for_fences(&[slot.fence], true, u64::MAX)
-                .map_err(vkerr("vkWaitForFences"))?;
             d.reset_fences(&[slot.fence])
                 .map_err(vkerr("vkResetFences"))?;
             for (p, i) in items.clone().enumerate() {
@@ -446,7 +465,7 @@ impl HandWritten {
                 }
             };
             let words = (n as u64 * item_bytes / 4) as u32;
-            let first = b as u32 * groups;
+            let first = (b % self.slots.len()) as u32 * self.groups;
             let push: Vec<u8> = [words, first]
                 .iter()
                 .flat_map(|v| v.to_le_bytes())
@@ -461,7 +480,7 @@ impl HandWritten {
                 &[],
             );
             d.cmd_push_constants(cmd, self.layout, vk::ShaderStageFlags::COMPUTE, 0, &push);
-            d.cmd_dispatch(cmd, groups, 1, 1);
+            d.cmd_dispatch(cmd, dispatched, 1, 1);
             // The partial sums are read by the host after the fence.
             let to_host = [buffer_barrier(&self.partials)
                 .src_stage_mask(vk::PipelineStageFlags2::COMPUTE_SHADER)
@@ -486,14 +505,30 @@ impl HandWritten {
             d.queue_submit2(lock.handle(), &[submit], slot.fence)
                 .map_err(vkerr("vkQueueSubmit2"))?;
         }
+        if dispatched > 0 {
+            self.pending[s] = Some(b);
+        }
         Ok(())
     }
 
-    pub fn wait_all(&self) -> vk_baton::Result<()> {
+    /// Checks the partial sums of the batch slot `s` consumed last, if not checked yet; the
+    /// slot's fence must have signalled.
+    fn check_slot(&mut self, s: usize) -> vk_baton::Result<()> {
+        if let Some(b) = self.pending[s].take() {
+            let sum =
+                crate::baton::sum_u32s(&self.partials, s as u64 * self.groups as u64, self.groups)?;
+            self.checks.add(sum == self.expected[b]);
+        }
+        Ok(())
+    }
+
+    /// Waits for every slot and checks what they consumed.
+    pub fn wait_all(&mut self) -> vk_baton::Result<()> {
         let fences: Vec<vk::Fence> = self.slots.iter().map(|s| s.fence).collect();
         // SAFETY: the fences are live; every one was submitted or created signalled.
         unsafe { self.device.wait_for_fences(&fences, true, u64::MAX) }
-            .map_err(vkerr("vkWaitForFences"))
+            .map_err(vkerr("vkWaitForFences"))?;
+        (0..self.slots.len()).try_for_each(|s| self.check_slot(s))
     }
 }
 
