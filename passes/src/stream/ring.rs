@@ -88,16 +88,7 @@ impl Chunk {
 
     /// Drops the spans at the tail whose batches are done.
     fn reclaim(&mut self) {
-        while self
-            .spans
-            .front()
-            .is_some_and(|s| s.lease.strong_count() == 0)
-        {
-            self.spans.pop_front();
-        }
-        if self.spans.is_empty() {
-            self.head = 0;
-        }
+        reclaim_spans(&mut self.spans, &mut self.head);
     }
 
     /// Room for `size` bytes at a multiple of `align`, taken for `lease`; `None` if it does not
@@ -322,6 +313,16 @@ impl StagingRing {
     }
 }
 
+/// Drops the spans at the tail of a ring whose batches are done; an empty ring starts over at 0.
+fn reclaim_spans(spans: &mut VecDeque<Span>, head: &mut u64) {
+    while spans.front().is_some_and(|s| s.lease.strong_count() == 0) {
+        spans.pop_front();
+    }
+    if spans.is_empty() {
+        *head = 0;
+    }
+}
+
 /// The ring rule of [`Chunk::alloc`] (a free function, so it is unit-tested without a GPU):
 /// finds room for `size` bytes at a multiple of `align` in a ring of `chunk_size` bytes whose
 /// live spans are `spans` (oldest first) and whose newest span ends at `head`, and takes it
@@ -436,5 +437,60 @@ mod tests {
         let got: Vec<(u64, u64)> = spans.iter().map(|s| (s.start, s.end)).collect();
         assert_eq!(got, vec![(0, 26), (32, 42)]);
         assert_eq!(head, 42);
+    }
+
+    /// Random batches of random uploads, finished in random order: live spans never overlap,
+    /// stay inside the ring, respect the alignment, and every allocation that fails would not
+    /// have fit in the free space the ring rule may use.
+    #[test]
+    fn random_batches_never_share_bytes() {
+        const SIZE: u64 = 4096;
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let (mut spans, mut head) = (VecDeque::new(), 0u64);
+        let mut live: Vec<(Arc<BatchLease>, Vec<(u64, u64)>)> = Vec::new();
+        let (mut placed, mut refused) = (0, 0);
+        for _ in 0..2000 {
+            // Finish random batches (not necessarily the oldest), keeping up to 6 in flight.
+            let keep = next(7) as usize;
+            while live.len() > keep {
+                let i = next(live.len() as u64) as usize;
+                live.swap_remove(i);
+            }
+            reclaim_spans(&mut spans, &mut head);
+            let lease = Arc::new(BatchLease);
+            let mut taken = Vec::new();
+            for _ in 0..1 + next(4) {
+                let (size, align) = (1 + next(700), [1, 4, 16, 48][next(4) as usize]);
+                match ring_alloc(&mut spans, &mut head, SIZE, size, align, &lease) {
+                    Some(start) => {
+                        placed += 1;
+                        assert_eq!(start % align, 0);
+                        assert!(start + size <= SIZE);
+                        for (_, other) in &live {
+                            for &(s, e) in other {
+                                assert!(start + size <= s || e <= start, "overlap");
+                            }
+                        }
+                        for &(s, e) in &taken {
+                            assert!(start + size <= s || e <= start, "overlap in a batch");
+                        }
+                        taken.push((start, start + size));
+                    }
+                    None => refused += 1,
+                }
+            }
+            live.push((lease, taken));
+        }
+        // The test exercised both outcomes.
+        assert!(
+            placed > 1000 && refused > 100,
+            "{placed} placed, {refused} refused"
+        );
     }
 }
