@@ -100,25 +100,103 @@ fn async_compute_runs_checks_and_reports_overlap() {
     assert!(plan.contains("    pass   `render frame N`\n"), "{plan}");
 }
 
+/// The cells of the results-table row that starts with `| label |`.
+fn table_row<'a>(out: &'a str, label: &str) -> Vec<&'a str> {
+    line(out, &format!("| {label} |"))
+        .trim_matches('|')
+        .split('|')
+        .map(str::trim)
+        .collect()
+}
+
+/// Checks one row of the streaming table: its batching, positive throughputs, ratios that are
+/// the quotients of the throughputs, and all `consumed` batch executions (warm-ups included)
+/// verified on both sides.
+fn check_stream_row(out: &str, label: &str, batching: &str, consumed: usize) {
+    let row = table_row(out, label);
+    assert_eq!(row.len(), 9, "{row:?}");
+    assert_eq!(row[1], batching, "{row:?}");
+    let gib = |cell: &str| number_after(cell, "");
+    let (hand, up, hand_both, both) = (gib(row[2]), gib(row[3]), gib(row[5]), gib(row[6]));
+    assert!(
+        hand > 0.0 && up > 0.0 && hand_both > 0.0 && both > 0.0,
+        "{row:?}"
+    );
+    for (ratio, (a, b)) in [(row[4], (up, hand)), (row[7], (both, hand_both))] {
+        assert!(ratio.ends_with('%'), "{row:?}");
+        let pct = number_after(ratio, "");
+        // The throughputs are rounded to 2 decimals and the ratio to 1: the exact ratio of the
+        // printed figures lies within these bounds.
+        let low = (a - 0.005).max(0.0) / (b + 0.005) * 100.0 - 0.05;
+        let high = (a + 0.005) / (b - 0.005).max(1e-9) * 100.0 + 0.05;
+        assert!(
+            low <= pct && pct <= high,
+            "{low} <= {pct} <= {high}: {row:?}"
+        );
+    }
+    assert_eq!(
+        row[8],
+        format!("{consumed}/{consumed}, {consumed}/{consumed}"),
+        "{row:?}"
+    );
+}
+
 #[test]
-fn streaming_upload_verifies_every_buffer_and_reports_throughput() {
-    let (_, out) =
-        run(Command::new(example("streaming_upload")).args(["--count", "6", "--mib", "1"]));
+fn streaming_upload_verifies_every_batch_and_reports_throughput() {
+    let (_, out) = run(Command::new(example("streaming_upload")).args([
+        "--count",
+        "12",
+        "--kib",
+        "256",
+        "--batch-mib",
+        "1",
+        "--fixed-cost",
+        "4",
+    ]));
+    // Best of 3 runs, each with a warm-up of 3 batches (once around the 3 slots) and the 3
+    // timed ones: 18 consumed batches per side.
+    check_stream_row(&out, "12 x 256 KiB", "3 x 4", 18);
     assert!(
-        out.contains("check: 6/6 buffers verified by the compute checksum"),
+        out.contains("check: every consumed batch verified by the compute checksum on both sides"),
         "{out}"
     );
-    let hand = number_after(line(&out, "hand-written staging copy"), "(raw ash):");
-    let up = number_after(line(&out, "vk-baton, uploads only:"), "uploads only:");
-    let stream = number_after(
-        line(&out, "vk-baton, upload + compute verify:"),
-        "compute verify:",
-    );
-    assert!(hand > 0.0 && up > 0.0 && stream > 0.0, "{out}");
-    assert!(line(&out, "vk-baton, uploads only:").contains("% of hand-written"));
+    // One upload pass carries the batch's four pieces, then the consumer.
+    let plan = &out[out
+        .find("plan of one batch with its consumer:")
+        .expect("plan")..];
+    assert_eq!(plan.matches("    pass   `upload`\n").count(), 1, "{plan}");
+    assert_eq!(plan.matches("    pass   `verify`\n").count(), 1, "{plan}");
+    let fixed = line(&out, "  upload only: vk-baton");
+    assert!(number_after(fixed, "vk-baton") > 0.0, "{fixed}");
+    assert!(number_after(fixed, "hand-written") > 0.0, "{fixed}");
     assert!(
-        out.contains("pass   `upload`") && out.contains("pass   `verify`"),
-        "{out}"
+        number_after(
+            line(&out, "  stock UploadBuffer"),
+            "a new staging buffer per upload):"
+        ) > 0.0
+    );
+}
+
+#[test]
+fn streaming_upload_checks_every_mip_of_every_image() {
+    let (_, out) = run(Command::new(example("streaming_upload")).args([
+        "--images",
+        "5",
+        "--size",
+        "64",
+        "--batch-mib",
+        "1",
+    ]));
+    // 3 runs of a 1-batch warm-up and the 1 timed batch.
+    check_stream_row(&out, "5 images 64x64 RGBA8 + mips", "1 x 5", 6);
+    let plan = &out[out
+        .find("plan of one batch with its consumer:")
+        .expect("plan")..];
+    assert_eq!(plan.matches("    pass   `upload`\n").count(), 1, "{plan}");
+    assert_eq!(
+        plan.matches("    pass   `copy back`\n").count(),
+        5,
+        "{plan}"
     );
 }
 

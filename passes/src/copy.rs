@@ -24,7 +24,7 @@ use vk_baton::{Access, BufferRange, Declare, ImageRange, Pass, Recorder, StBuffe
 
 mod buffer_image;
 
-pub(crate) use buffer_image::packed_levels;
+pub(crate) use buffer_image::{copy_offset_alignment, packed_levels};
 pub use buffer_image::{CopyBufferToImage, CopyImageToBuffer};
 
 /// The declarations of an image's touched cells: (range, whole subresources overwritten).

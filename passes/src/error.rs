@@ -68,6 +68,20 @@ pub enum Error {
         /// The frame-in-flight slot.
         slot: usize,
     },
+    /// The [`Uploader`](crate::Uploader)'s staging ring has no room for an upload and may not
+    /// grow past its maximum capacity: wait for earlier batches' executions (or drop their
+    /// passes), raise the maximum, or split the upload.
+    #[error("staging ring full: {requested} bytes requested, {in_use} of {capacity} bytes in use, at most {max_capacity} bytes allowed")]
+    StagingFull {
+        /// The bytes the upload needs.
+        requested: u64,
+        /// Bytes held by batches whose executions have not finished.
+        in_use: u64,
+        /// The ring's current total capacity.
+        capacity: u64,
+        /// The most the ring may grow to.
+        max_capacity: u64,
+    },
     /// A swapchain call was made in the wrong order (e.g. presenting an image not acquired).
     #[error("swapchain misuse: {0}")]
     Swapchain(String),

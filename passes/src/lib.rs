@@ -11,6 +11,7 @@
 //! | [`blit`] | [`ImageBlit`] (with [`FormatSupport`] checks) |
 //! | [`mipmaps`] | [`GenerateMipmaps`] |
 //! | [`upload`] | [`UploadBuffer`], [`UploadImage`] |
+//! | [`stream`] | [`Uploader`] (a staging ring; many uploads in one [`UploadBatch`] pass), [`UploadTicket`] |
 //! | [`download`] | [`DownloadBuffer`], [`DownloadImage`], read through [`Download`] |
 //! | [`clear`] | [`ClearColor`], [`ClearDepthStencil`], [`FillBuffer`] |
 //! | [`external`] | [`WaitExternal`], [`SignalExternal`] |
@@ -49,6 +50,7 @@ pub mod error;
 pub mod external;
 pub mod format;
 pub mod mipmaps;
+pub mod stream;
 pub mod swapchain;
 pub mod upload;
 mod util;
@@ -62,6 +64,7 @@ pub use error::{Error, Result};
 pub use external::{SignalExternal, WaitExternal};
 pub use format::FormatSupport;
 pub use mipmaps::GenerateMipmaps;
+pub use stream::{UploadBatch, UploadTicket, Uploader};
 pub use swapchain::{
     AcquireOutcome, Frame, PresentOutcome, Swapchain, SwapchainAcquire, SwapchainConfig,
     SwapchainPresent,
