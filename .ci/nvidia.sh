@@ -44,16 +44,16 @@ done
 [ -x "$dbg/headless" ] && run debug_headless "$dbg/headless"
 [ -x "$dbg/async_compute" ] && run debug_async_compute "$dbg/async_compute" --frames 24
 [ -x "$dbg/async_compute" ] && run debug_async_compute_exclusive "$dbg/async_compute" --exclusive --frames 12
-[ -x "$dbg/streaming_upload" ] && run debug_streaming_upload "$dbg/streaming_upload" --count 16 --mib 4
+[ -x "$dbg/streaming_upload" ] && run debug_streaming_upload "$dbg/streaming_upload" --all-sizes --scale 0.02 --repeat 1
 [ -x "$dbg/incremental" ] && run debug_incremental "$dbg/incremental"
 run headless "$bin/headless"
 [ -x "$bin/async_compute" ] && run async_compute "$bin/async_compute" --frames 200
 [ -x "$bin/async_compute" ] && run async_compute_exclusive "$bin/async_compute" --exclusive --frames 20
-[ -x "$bin/streaming_upload" ] && run streaming_upload "$bin/streaming_upload" --count 64 --mib 16
+[ -x "$bin/streaming_upload" ] && run streaming_upload "$bin/streaming_upload" --all-sizes --scale 0.05 --repeat 1
 [ -x "$bin/incremental" ] && run incremental "$bin/incremental"
 # The figures: validation costs CPU time, so the timed runs go without it.
 [ -x "$bin/async_compute" ] && VK_BATON_VALIDATION=0 run async_compute_timed "$bin/async_compute" --frames 200
-[ -x "$bin/streaming_upload" ] && VK_BATON_VALIDATION=0 run streaming_upload_timed "$bin/streaming_upload" --count 64 --mib 16
+[ -x "$bin/streaming_upload" ] && VK_BATON_VALIDATION=0 run streaming_upload_timed "$bin/streaming_upload" --all-sizes
 # The frame-cost bench (graph against the hand-written floor, one run, both sides alternating):
 # with validation first (both sides must be clean, the hand side's ownership transfers too),
 # then timed without it.
