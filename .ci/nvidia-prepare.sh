@@ -32,7 +32,7 @@ for line in sys.stdin:
     if kind == "example" and name not in keep_examples:
         continue
     # Debug: the samples and the GPU tests that need several families or run whole graphs.
-    if kind == "example" or name in ("multi_family", "gpu", "unwind", "concurrency"):
+    if kind == "example" or name in ("multi_family", "gpu", "unwind", "stream", "context_lifetime"):
         dst = os.path.join(".gl/debug", os.path.basename(m["executable"]))
         shutil.copy2(m["executable"], dst)
         print("staged", dst, kind)
@@ -40,6 +40,11 @@ for line in sys.stdin:
 # Not run there: the window sample (no display), tests/samples.rs (drives cargo builds), the
 # shaders crate (no tests). Leaving them out keeps the carry under 64 MiB.
 rm -f .gl/bin/window .gl/bin/samples-* .gl/bin/vk_baton_shaders-*
+# CPU-only checks CI already runs (the unit tests, the simulated topologies, the mutation test, the
+# planning bench): left out too. The GPU tests, the samples, the random suite's long mode and the
+# frame bench stay.
+rm -f .gl/bin/vk_baton-* .gl/bin/vk_baton_passes-* .gl/bin/simulated-* .gl/bin/mutation-* \
+  .gl/bin/plan-* .gl/bin/support-* .gl/bin/vk_baton_examples-* .gl/bin/allocations-*
 strip .gl/debug/*
 find .gl/bin -type f -exec strip {} +
 du -sh .gl .gl/bin .gl/debug
