@@ -44,7 +44,7 @@ rm -f .gl/bin/window .gl/bin/samples-* .gl/bin/vk_baton_shaders-*
 # planning bench): left out too. The GPU tests, the samples, the random suite's long mode and the
 # frame bench stay.
 rm -f .gl/bin/vk_baton-* .gl/bin/vk_baton_passes-* .gl/bin/simulated-* .gl/bin/mutation-* \
-  .gl/bin/plan-* .gl/bin/support-* .gl/bin/vk_baton_examples-* .gl/bin/allocations-*
+  .gl/bin/plan-* .gl/bin/support-* .gl/bin/vk_baton_examples-*
 strip .gl/debug/*
 find .gl/bin -type f -exec strip {} +
 du -sh .gl .gl/bin .gl/debug
