@@ -37,7 +37,6 @@ pub struct Graph {
 }
 
 impl Graph {
-    #[cfg(test)]
     pub(crate) fn pools(&self) -> &Arc<GraphPools> {
         &self.pools
     }
@@ -225,7 +224,7 @@ impl<'a> GraphBuilder<'a> {
 /// Plans `input`; debug builds with the feature "verify" also check the plan with the
 /// independent verifier, from the values `queues`' timelines have been given so far (the
 /// earlier graphs' work this plan waits on is at or below them).
-fn plan_and_verify(input: PlanInput, queues: &[Queue]) -> Result<Plan> {
+pub(crate) fn plan_and_verify(input: PlanInput, queues: &[Queue]) -> Result<Plan> {
     let passes = input.passes.len();
     let plan = plan::plan_owned(input)?;
     #[cfg(all(feature = "verify", debug_assertions))]

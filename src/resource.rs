@@ -26,6 +26,7 @@ use parking_lot::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+mod declare_access;
 mod host;
 mod staleness;
 mod state;

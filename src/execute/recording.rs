@@ -216,9 +216,26 @@ fn record_barrier(
     b: &BarrierCmd,
     resources: &[Resource],
 ) {
+    let (images, buffers) = barrier_structs(b, resources);
+    let dep = vk::DependencyInfo::default()
+        .image_memory_barriers(&images)
+        .buffer_memory_barriers(&buffers);
+    // SAFETY: `cmd` is recording; every handle is alive (the resources are held by this
+    // execution) and the barriers come from a validated plan.
+    unsafe { device.cmd_pipeline_barrier2(cmd, &dep) };
+}
+
+/// The Vulkan barriers of `b`, for `resources` (the plan's resource indices).
+pub(crate) fn barrier_structs(
+    b: &BarrierCmd,
+    resources: &[Resource],
+) -> (
+    Vec<vk::ImageMemoryBarrier2<'static>>,
+    Vec<vk::BufferMemoryBarrier2<'static>>,
+) {
     let families =
         |f: Option<(u32, u32)>| f.unwrap_or((vk::QUEUE_FAMILY_IGNORED, vk::QUEUE_FAMILY_IGNORED));
-    let images: Vec<vk::ImageMemoryBarrier2<'_>> = b
+    let images: Vec<vk::ImageMemoryBarrier2<'static>> = b
         .images
         .iter()
         .filter_map(|ib| {
@@ -241,7 +258,7 @@ fn record_barrier(
             )
         })
         .collect();
-    let buffers: Vec<vk::BufferMemoryBarrier2<'_>> = b
+    let buffers: Vec<vk::BufferMemoryBarrier2<'static>> = b
         .buffers
         .iter()
         .filter_map(|bb| {
@@ -263,12 +280,7 @@ fn record_barrier(
             )
         })
         .collect();
-    let dep = vk::DependencyInfo::default()
-        .image_memory_barriers(&images)
-        .buffer_memory_barriers(&buffers);
-    // SAFETY: `cmd` is recording; every handle is alive (the resources are held by this
-    // execution) and the barriers come from a validated plan.
-    unsafe { device.cmd_pipeline_barrier2(cmd, &dep) };
+    (images, buffers)
 }
 
 #[cfg(test)]

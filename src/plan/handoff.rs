@@ -67,7 +67,8 @@ impl Plan {
     /// The batch of the plan's one pass, which the app submits itself.
     ///
     /// Fails unless the plan has the shape of a handoff: exactly one pass; on its queue one
-    /// batch made of at most one barrier command and then the pass; on every other queue only
+    /// batch made of at most one barrier command and then the pass, which signals the queue's
+    /// timeline; on every other queue only
     /// barrier commands (release-only batches, which the library submits first), none of them
     /// waiting on the pass's batch. The planner makes every plan of one pass that way; the
     /// check keeps the executor from submitting a plan it could not split.
@@ -98,14 +99,18 @@ impl Plan {
             [Command::Barrier(b), Command::Pass(0)] => Some(b),
             other => return Err(bad(format!("the pass's batch holds {other:?}"))),
         };
+        if batch.signal.is_none() {
+            return Err(bad("the pass's batch signals no timeline value".into()));
+        }
         for (q, qp) in self.queues.iter().enumerate().filter(|(q, _)| *q != queue) {
             for b in &qp.batches {
                 if b.commands.iter().any(|c| !matches!(c, Command::Barrier(_))) {
                     return Err(bad(format!("queue {q} has a batch with a pass")));
                 }
-                if b.waits.iter().any(
-                    |w| matches!(w.target, WaitTarget::Batch { queue: wq, .. } if wq == queue),
-                ) {
+                if b.waits
+                    .iter()
+                    .any(|w| matches!(w.target, WaitTarget::Batch { queue: wq, .. } if wq == queue))
+                {
                     return Err(bad(format!("queue {q} waits on the pass's batch")));
                 }
             }
@@ -163,11 +168,7 @@ mod tests {
                 1,
                 vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::TRANSFER_DST,
             )
-            .with_state(written_on(
-                1,
-                1,
-                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-            ))],
+            .with_state(written_on(1, 1, vk::ImageLayout::TRANSFER_DST_OPTIMAL))],
             passes: vec![
                 PassDecl::new("app", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_READ))
             ],
@@ -233,12 +234,10 @@ mod tests {
     fn same_family_handoff_is_one_barrier_and_a_value_wait() {
         let input = PlanInput {
             queues: queues(),
-            resources: vec![ResourceDecl::buffer(
-                "buf",
-                64,
-                vk::BufferUsageFlags::STORAGE_BUFFER,
-            )
-            .with_state(written_on(0, 0, vk::ImageLayout::UNDEFINED))],
+            resources: vec![
+                ResourceDecl::buffer("buf", 64, vk::BufferUsageFlags::STORAGE_BUFFER)
+                    .with_state(written_on(0, 0, vk::ImageLayout::UNDEFINED)),
+            ],
             passes: vec![
                 PassDecl::new("app", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_WRITE))
             ],
@@ -251,7 +250,10 @@ mod tests {
                 images: vec![],
                 buffers: vec![BufferBarrier {
                     resource: 0,
-                    range: BufferRange { offset: 0, size: 64 },
+                    range: BufferRange {
+                        offset: 0,
+                        size: 64
+                    },
                     scopes: Scopes {
                         src_stages: vk::PipelineStageFlags2::COPY,
                         src_access: vk::AccessFlags2::TRANSFER_WRITE,
