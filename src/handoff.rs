@@ -51,8 +51,9 @@
 //! execution takes, and holds the app queue's submit lock until it is submitted or dropped:
 //! timeline values on one queue must be signalled in increasing order, so nothing else may
 //! submit there in between. A graph planned meanwhile on another thread sees the new states
-//! and waits for the app's value. Do not execute a graph that submits to the handoff's queue
-//! on the same thread before submitting: it would wait for that lock forever.
+//! and waits for the app's value. Until the handoff is submitted or dropped, do not, on the
+//! same thread, execute a graph that submits to the handoff's queue, take that queue's
+//! [`Queue::lock`] or read its [`Queue::last_value`]: each waits for that lock.
 //!
 //! Dropping a handoff without submitting puts the old states back if the library submitted
 //! nothing and no one committed to those resources since; otherwise (a release went to another
