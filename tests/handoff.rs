@@ -106,9 +106,7 @@ struct Chain {
 }
 
 fn chain(ctx: &Context) -> Chain {
-    let pattern: Vec<u8> = (0..W * H)
-        .flat_map(|i| (i * 7 + 3).to_le_bytes())
-        .collect();
+    let pattern: Vec<u8> = (0..W * H).flat_map(|i| (i * 7 + 3).to_le_bytes()).collect();
     let staging = ctx
         .buffer(
             BufferDesc::upload(BYTES, vk::BufferUsageFlags::TRANSFER_SRC),
@@ -120,7 +118,10 @@ fn chain(ctx: &Context) -> Chain {
     let data = ctx.buffer(BufferDesc::new(BYTES, usage), "data").unwrap();
     let img_usage = vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST;
     let img = ctx
-        .image(ImageDesc::new_2d(W, H, vk::Format::R32_UINT, img_usage), "img")
+        .image(
+            ImageDesc::new_2d(W, H, vk::Format::R32_UINT, img_usage),
+            "img",
+        )
         .unwrap();
     let readback = ctx
         .buffer(
@@ -232,10 +233,7 @@ fn graph_handoff_graph(ctx: &Context, upload_q: &Queue, app_q: &Queue, download_
     assert_eq!(buffer[0].buffer, c.data.handle());
     assert_eq!(buffer[0].dst_access_mask, vk::AccessFlags2::TRANSFER_READ);
     if upload_q.family() == app_q.family() {
-        assert_eq!(
-            buffer[0].src_queue_family_index,
-            vk::QUEUE_FAMILY_IGNORED
-        );
+        assert_eq!(buffer[0].src_queue_family_index, vk::QUEUE_FAMILY_IGNORED);
         assert_eq!(buffer[0].src_access_mask, vk::AccessFlags2::TRANSFER_WRITE);
     } else {
         // The acquire half; the library submitted the release on the upload queue, which
@@ -369,7 +367,10 @@ fn a_dropped_handoff_that_was_observed_submits_its_barriers() {
     // The one-line declaration of hand-written work: what the handoff's state says anyway.
     c.img.declare_access(&q, Access::COPY_WRITE);
     drop(handoff);
-    assert_eq!(c.img.state().layout(), Some(vk::ImageLayout::TRANSFER_DST_OPTIMAL));
+    assert_eq!(
+        c.img.state().layout(),
+        Some(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
+    );
     // The next graph transitions from TRANSFER_DST_OPTIMAL, which the dropped handoff's own
     // barrier established; then the timeline has passed the reserved value.
     let mut to_image = BufferToImage {

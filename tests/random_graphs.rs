@@ -129,22 +129,36 @@ fn check_handoffs(case: &Case, whole: &[Planned], seen: &Seen) -> Result<(), Str
         bump(&seen.handoffs_after_a_release, releases);
     }
     if let Err((g, v)) = verify_each_alone(&planned) {
-        return Err(report(&format!("with handoffs: graph {g} alone"), &v, case, &planned));
+        return Err(report(
+            &format!("with handoffs: graph {g} alone"),
+            &v,
+            case,
+            &planned,
+        ));
     }
     if let Err(v) = verify_all(&planned) {
         return Err(report("with handoffs: the chain", &v, case, &planned));
     }
     if handoffs.first() == Some(&0) {
+        // Pass 0 comes first in program order: its barriers depend on the initial states
+        // alone. The whole graph may put other passes' releases into the same command.
         let app = planned[0].plan.app_batch().map_err(|e| e.to_string())?;
-        let pass = &whole[0].plan.queues[app.queue].batches;
-        let before_pass_0 = pass.iter().flat_map(|b| {
-            b.commands.windows(2).filter_map(|w| match w {
-                [Command::Barrier(b), Command::Pass(0)] => Some(b),
-                _ => None,
-            })
-        });
-        let whole_barrier = before_pass_0.into_iter().next();
-        if app.barrier != whole_barrier {
+        let used: Vec<usize> = case.graphs[0][0].uses.iter().map(|u| u.resource).collect();
+        let mut whole_barrier = BarrierCmd::default();
+        for b in &whole[0].plan.queues[app.queue].batches {
+            for w in b.commands.windows(2) {
+                if let [Command::Barrier(b), Command::Pass(0)] = w {
+                    whole_barrier
+                        .images
+                        .extend(b.images.iter().filter(|x| used.contains(&x.resource)));
+                    whole_barrier
+                        .buffers
+                        .extend(b.buffers.iter().filter(|x| used.contains(&x.resource)));
+                }
+            }
+        }
+        let handoff_barrier = app.barrier.cloned().unwrap_or_default();
+        if handoff_barrier != whole_barrier {
             return Err(format!(
                 "the first handoff's barrier differs from the graph's before pass 0:\n{}\n{}",
                 planned[0].plan, whole[0].plan
