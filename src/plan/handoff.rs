@@ -125,7 +125,6 @@ impl Plan {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::plan::*;
     use crate::Access;
     use ash::vk;
