@@ -39,7 +39,6 @@ pub struct Graph {
 }
 
 impl Graph {
-    #[cfg(test)]
     pub(crate) fn pools(&self) -> &Arc<GraphPools> {
         &self.pools
     }
@@ -254,7 +253,11 @@ impl<'a> GraphBuilder<'a> {
 /// Plans `input`; debug builds with the feature "verify" also check the plan with the
 /// independent verifier, from the values `queues`' timelines have been given so far (the
 /// earlier graphs' work this plan waits on is at or below them).
-fn plan_and_verify(input: PlanInput, spare: Vec<QueuePlan>, queues: &[Queue]) -> Result<Plan> {
+pub(crate) fn plan_and_verify(
+    input: PlanInput,
+    spare: Vec<QueuePlan>,
+    queues: &[Queue],
+) -> Result<Plan> {
     let passes = input.passes.len();
     let plan = plan::plan_reusing(input, spare)?;
     #[cfg(all(feature = "verify", debug_assertions))]

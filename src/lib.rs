@@ -28,7 +28,9 @@
 //!    planner's `PlanInput`.
 //! 9. **Graph**: [`graph`] ([`Graph`], [`GraphBuilder`], [`Planned`]): `finish()` lowers, then
 //!    plans and verifies; `execute()` hands the plan to an execution.
-//! 10. **Bootstrap**: [`context`] ([`Context`]) makes an instance, device, queues, allocator
+//! 10. **Handoff**: [`handoff`] ([`Handoff`], [`Graph::hand_off`]): a plan of one pass that
+//!     the app records and submits itself; the executor submits the rest.
+//! 11. **Bootstrap**: [`context`] ([`Context`]) makes an instance, device, queues, allocator
 //!     and graphs for samples and tests; nothing below it knows it exists.
 
 #![warn(missing_docs)]
@@ -41,6 +43,7 @@ pub mod error;
 mod execute;
 pub mod fence;
 pub mod graph;
+pub mod handoff;
 mod lowering;
 pub mod messages;
 pub mod pass;
@@ -66,6 +69,7 @@ pub use fence::{CompletionToken, ExecutionFence};
 /// [`BufferDesc::location`], [`Error::Allocator`]).
 pub use gpu_allocator;
 pub use graph::{Graph, GraphBuilder, Planned};
+pub use handoff::Handoff;
 pub use messages::{MessageLog, ValidationMessages};
 /// The lock crate of [`SharedAllocator::lock`]'s guard.
 pub use parking_lot;

@@ -20,6 +20,7 @@ use parking_lot::Mutex;
 use std::sync::Arc;
 
 mod buffer;
+mod declare_access;
 mod desc;
 mod host;
 mod image;

@@ -49,6 +49,9 @@ struct Seen {
     waits_on_earlier_values: Cell<u32>,
     /// An ownership transfer between families.
     ownership_transfers: Cell<u32>,
+    /// A handoff (the first pass of a graph, submitted by the app) after which the library
+    /// submitted a release-only batch on another family's queue.
+    handoffs_after_a_release: Cell<u32>,
 }
 
 fn bump(c: &Cell<u32>, yes: bool) {
@@ -88,7 +91,80 @@ fn check(case: &Case, seen: &Seen) -> Result<(), String> {
             return Err(report("the chain verified together", &v, case, &planned));
         }
     }
+    check_handoffs(case, &planned, seen)?;
     count(case, &planned, seen);
+    Ok(())
+}
+
+/// The same graphs with each one's first pass handed to the app (`Graph::hand_off`): a plan of
+/// that pass alone, then the rest. Program order is the same, so the chain must verify, and
+/// each handoff must have the shape the executor splits (`Plan::app_batch`): the pass's batch
+/// for the app, release-only batches for the library. The first handoff records the barrier
+/// the whole first graph records before that pass.
+fn check_handoffs(case: &Case, whole: &[Planned], seen: &Seen) -> Result<(), String> {
+    let mut split = case.clone();
+    split.graphs = case
+        .graphs
+        .iter()
+        .flat_map(|g| match g.split_first() {
+            Some((first, rest)) if !rest.is_empty() => vec![vec![first.clone()], rest.to_vec()],
+            _ => vec![g.clone()],
+        })
+        .collect();
+    let planned = plan_case(&split).map_err(|e| format!("with handoffs: {e}"))?;
+    let handoffs: Vec<usize> = (0..split.graphs.len())
+        .filter(|&g| split.graphs[g].len() == 1)
+        .collect();
+    for &g in &handoffs {
+        let app = planned[g]
+            .plan
+            .app_batch()
+            .map_err(|e| format!("handoff {g}: {e}\n{}", planned[g].plan))?;
+        let releases = planned[g]
+            .plan
+            .queues
+            .iter()
+            .enumerate()
+            .any(|(q, qp)| q != app.queue && !qp.batches.is_empty());
+        bump(&seen.handoffs_after_a_release, releases);
+    }
+    if let Err((g, v)) = verify_each_alone(&planned) {
+        return Err(report(
+            &format!("with handoffs: graph {g} alone"),
+            &v,
+            case,
+            &planned,
+        ));
+    }
+    if let Err(v) = verify_all(&planned) {
+        return Err(report("with handoffs: the chain", &v, case, &planned));
+    }
+    if handoffs.first() == Some(&0) {
+        // Pass 0 comes first in program order: its barriers depend on the initial states
+        // alone. The whole graph may put other passes' releases into the same command.
+        let app = planned[0].plan.app_batch().map_err(|e| e.to_string())?;
+        let used: Vec<usize> = case.graphs[0][0].uses.iter().map(|u| u.resource).collect();
+        let mut whole_barrier = BarrierCmd::default();
+        for b in &whole[0].plan.queues[app.queue].batches {
+            for w in b.commands.windows(2) {
+                if let [Command::Barrier(b), Command::Pass(0)] = w {
+                    whole_barrier
+                        .images
+                        .extend(b.images.iter().filter(|x| used.contains(&x.resource)));
+                    whole_barrier
+                        .buffers
+                        .extend(b.buffers.iter().filter(|x| used.contains(&x.resource)));
+                }
+            }
+        }
+        let handoff_barrier = app.barrier.cloned().unwrap_or_default();
+        if handoff_barrier != whole_barrier {
+            return Err(format!(
+                "the first handoff's barrier differs from the graph's before pass 0:\n{}\n{}",
+                planned[0].plan, whole[0].plan
+            ));
+        }
+    }
     Ok(())
 }
 
@@ -167,6 +243,11 @@ fn random_graphs_verify() {
         ("timelines starting above 0", &seen.nonzero_start, 10),
         ("waits on earlier values", &seen.waits_on_earlier_values, 20),
         ("ownership transfers", &seen.ownership_transfers, 20),
+        (
+            "handoffs after a release",
+            &seen.handoffs_after_a_release,
+            20,
+        ),
     ] {
         println!("  {name}: {} of {n}", c.get());
         assert!(

@@ -15,7 +15,7 @@
 
 use vk_baton::ash::vk;
 use vk_baton::plan::{
-    BinarySignalDecl, BinaryWaitDecl, PassDecl, ResourceDecl, SegmentState, UseDecl, WaitTarget,
+    BinarySignalDecl, BinaryWaitDecl, PassDecl, ResourceDecl, UseDecl, WaitTarget,
 };
 use vk_baton::simulate::{FrameReport, SimError, Simulation, Topology};
 use vk_baton::verify::{Actor, HazardKind};

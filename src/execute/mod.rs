@@ -12,11 +12,16 @@
 //!    the order [`crate::plan::submission_runs`] decides) and a `VkFence` for host waits.
 //!    Resource states are committed while the queues and resources are locked, so two
 //!    executions never interleave their bookkeeping.
+//!
+//! [`handoff`] runs an execution whose one pass the app submits itself: the library submits
+//! the other queues' batches and commits the states, and the app's batch goes to the app.
 
+mod handoff;
 mod recording;
 mod submit;
 
-pub(crate) use recording::PassEntry;
+pub(crate) use handoff::Begun;
+pub(crate) use recording::{barrier_structs, PassEntry};
 
 use crate::completion::CompletionToken;
 use crate::error::Result;

@@ -236,6 +236,64 @@ fn record_barrier(
     // execution) and the barriers come from a validated plan.
     unsafe { device.cmd_pipeline_barrier2(cmd, &dep) };
 }
+
+/// The Vulkan barriers of `b`, for `resources` (the plan's resource indices).
+pub(crate) fn barrier_structs(
+    b: &BarrierCmd,
+    resources: &[Resource],
+) -> (
+    Vec<vk::ImageMemoryBarrier2<'static>>,
+    Vec<vk::BufferMemoryBarrier2<'static>>,
+) {
+    let families =
+        |f: Option<(u32, u32)>| f.unwrap_or((vk::QUEUE_FAMILY_IGNORED, vk::QUEUE_FAMILY_IGNORED));
+    let images: Vec<vk::ImageMemoryBarrier2<'static>> = b
+        .images
+        .iter()
+        .filter_map(|ib| {
+            let Resource::Image(img) = &resources[ib.resource] else {
+                return None;
+            };
+            let (src_family, dst_family) = families(ib.scopes.families);
+            Some(
+                vk::ImageMemoryBarrier2::default()
+                    .src_stage_mask(ib.scopes.src_stages)
+                    .src_access_mask(ib.scopes.src_access)
+                    .dst_stage_mask(ib.scopes.dst_stages)
+                    .dst_access_mask(ib.scopes.dst_access)
+                    .old_layout(ib.old_layout)
+                    .new_layout(ib.new_layout)
+                    .src_queue_family_index(src_family)
+                    .dst_queue_family_index(dst_family)
+                    .image(img.handle())
+                    .subresource_range(ib.range.to_vk(img.desc().aspect())),
+            )
+        })
+        .collect();
+    let buffers: Vec<vk::BufferMemoryBarrier2<'static>> = b
+        .buffers
+        .iter()
+        .filter_map(|bb| {
+            let Resource::Buffer(buf) = &resources[bb.resource] else {
+                return None;
+            };
+            let (src_family, dst_family) = families(bb.scopes.families);
+            Some(
+                vk::BufferMemoryBarrier2::default()
+                    .src_stage_mask(bb.scopes.src_stages)
+                    .src_access_mask(bb.scopes.src_access)
+                    .dst_stage_mask(bb.scopes.dst_stages)
+                    .dst_access_mask(bb.scopes.dst_access)
+                    .src_queue_family_index(src_family)
+                    .dst_queue_family_index(dst_family)
+                    .buffer(buf.handle())
+                    .offset(bb.range.offset)
+                    .size(bb.range.size),
+            )
+        })
+        .collect();
+    (images, buffers)
+}
 #[cfg(test)]
 mod tests {
     use super::*;

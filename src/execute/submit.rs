@@ -26,9 +26,9 @@ pub(crate) struct SubmitFailure {
 /// The submit locks of the queues with work and the state locks of every resource, held from
 /// the staleness check until the new states are committed. Indexed like the plan's queues and
 /// resources.
-struct Locked<'e> {
-    queues: Vec<Option<QueueLock<'e>>>,
-    resources: Vec<Option<MutexGuard<'e, Tracked>>>,
+pub(super) struct Locked<'e> {
+    pub(super) queues: Vec<Option<QueueLock<'e>>>,
+    pub(super) resources: Vec<Option<MutexGuard<'e, Tracked>>>,
 }
 
 impl Execution<'_> {
@@ -94,6 +94,16 @@ impl Execution<'_> {
         for &q in order {
             locked.queues[q] = Some(self.queues[q].lock());
         }
+        self.lock_resources(&mut locked)?;
+        Ok(locked)
+    }
+
+    /// Locks every resource (by id; the caller holds its queues' locks already) and checks
+    /// that none changed since `finish()` in a way that makes the plan stale.
+    pub(super) fn lock_resources<'e>(
+        &'e self,
+        locked: &mut Locked<'e>,
+    ) -> Result<(), SubmitFailure> {
         let mut res_order: Vec<usize> = (0..self.resources.len()).collect();
         res_order.sort_by_key(|&r| self.resources[r].id());
         for &r in &res_order {
@@ -116,11 +126,11 @@ impl Execution<'_> {
             }
             locked.resources[r] = Some(g);
         }
-        Ok(locked)
+        Ok(())
     }
 
     /// One `vkQueueSubmit2` of the run's batches, with their semaphore waits and signals.
-    fn submit_run(
+    pub(super) fn submit_run(
         &self,
         lock: &QueueLock<'_>,
         run: &SubmissionRun,
@@ -197,7 +207,7 @@ impl Execution<'_> {
     }
 
     /// Commits the new states, mapping planner queue indices back to queues.
-    fn commit(&self, locked: &mut Locked<'_>, values: &TimelineValues) {
+    pub(super) fn commit(&self, locked: &mut Locked<'_>, values: &TimelineValues) {
         let finals = self.plan.resolved_final_states(values);
         for (r, segs) in finals.into_iter().enumerate() {
             let mapped = segs
@@ -215,7 +225,7 @@ impl Execution<'_> {
     /// took part (their locks are held), so nothing they use is freed early, and marks every
     /// resource those runs touched as undefined, bumping its version: its real state is
     /// unknown, and a plan made before must not run. Untouched resources keep their state.
-    fn fail_after_partial_submit(
+    pub(super) fn fail_after_partial_submit(
         &self,
         locked: &mut Locked<'_>,
         submitted: &[SubmissionRun],

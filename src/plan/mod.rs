@@ -73,6 +73,7 @@
 //! ```
 
 mod display;
+pub mod handoff;
 mod input;
 mod output;
 mod planner;
@@ -82,6 +83,7 @@ mod state;
 mod submission;
 mod timeline;
 
+pub use handoff::AppBatch;
 pub use input::{
     BinarySignalDecl, BinaryWaitDecl, PassDecl, PlanInput, QueueDecl, ResourceDecl, ResourceKind,
     UseDecl,

@@ -172,9 +172,12 @@ pub(crate) fn streaming_upload(topo: Topo, concurrent: bool) -> usize {
     frames + 1
 }
 
-/// Mirrors `examples/incremental.rs`: per frame, `UploadBuffer` on transfer and `HandOver`
-/// (compute read) on graphics; the app's own submit on graphics (`lock.next_value()`), then
-/// its `declare_state` of the image and the buffer; then `DownloadImage::level(0)` on graphics.
+/// Mirrors `examples/incremental.rs`: per frame, `UploadBuffer` on transfer; the app's own
+/// compute dispatch on graphics through `Graph::hand_off` (reads the buffer, overwrites the
+/// image), which is a plan of that one pass; then `DownloadImage::level(0)` on transfer. On
+/// NVIDIA both handoffs between families are ownership transfers: the buffer to graphics for
+/// the app (the library's release on transfer, the acquire in the app's command buffer), the
+/// image back to transfer for the download.
 pub(crate) fn incremental(topo: Topo) -> usize {
     let mut s = S::new(topo);
     let bytes_ = 64 * 32 * 4;
@@ -189,60 +192,65 @@ pub(crate) fn incremental(topo: Topo) -> usize {
         1,
         vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::TRANSFER_SRC,
     );
-    for _ in 0..FRAMES {
-        let r = s.run(vec![
-            pass(
-                "upload",
-                s.t,
-                [ud(data, Access::COPY_WRITE).range(bytes(0, bytes_))],
-            ),
-            pass(
-                "hand over to the app",
-                s.g,
-                [u(data, Access::COMPUTE_SHADER_READ)],
-            ),
-        ]);
-        let gf = s.family(s.g);
-        assert_eq!(s.sim.state(data).unwrap()[0].1.owner, Some(gf), "{topo:?}");
-        if s.t == s.g {
-            check(&s, "upload", &r, (1, 0, 0));
+    let cross = s.cross(s.t, s.g);
+    let one_queue = s.t == s.g;
+    for frame in 0..FRAMES {
+        let r = s.run(vec![pass(
+            "upload",
+            s.t,
+            [ud(data, Access::COPY_WRITE).range(bytes(0, bytes_))],
+        )]);
+        // From frame 1 on, the upload waits for the app's read of the previous frame's data.
+        let waits = usize::from(frame > 0 && !one_queue);
+        check(&s, "upload", &r, (1, waits, 0));
+
+        let r = s.run(vec![pass(
+            "app compute",
+            s.g,
+            [
+                u(data, Access::COMPUTE_SHADER_READ),
+                ud(image, Access::COMPUTE_SHADER_WRITE),
+            ],
+        )]);
+        let app = r
+            .plan
+            .app_batch()
+            .unwrap_or_else(|e| panic!("{topo:?}: {e}"));
+        assert_eq!(Some(app.queue), r.plan_queue(s.g));
+        if cross {
+            // The library's release-only batch on transfer; the acquire is the app's.
+            assert_eq!(releases_acquires(&s, &r, s.t, s.g), (1, 1), "{topo:?}");
+            check(&s, "handoff", &r, (2, 1, 2));
         } else {
-            let pair = usize::from(s.cross(s.t, s.g));
-            check(&s, "upload", &r, (2, 1, 2 * pair));
+            check(&s, "handoff", &r, (1, usize::from(!one_queue), 0));
         }
-        let value = s.sim.app_submit(s.g).unwrap();
-        assert_eq!(value, s.sim.last_values()[s.g]);
-        let compute = vk::PipelineStageFlags2::COMPUTE_SHADER;
-        let write = (s.g, compute, vk::AccessFlags2::SHADER_STORAGE_WRITE);
-        let read = (s.g, compute, vk::AccessFlags2::SHADER_STORAGE_READ);
-        assert!(s.sim.declare_state(
-            image,
-            SegmentState::handed_over(vk::ImageLayout::GENERAL, Some(gf), Some(write))
-        ));
-        assert!(s.sim.declare_state(
-            data,
-            SegmentState::handed_over(vk::ImageLayout::UNDEFINED, Some(gf), Some(read))
-        ));
+        // One wait at most, on the transfer timeline: the upload (and the last download).
+        assert!(app.batch.waits.len() <= 1, "{topo:?}\n{}", r.plan);
+        let gf = s.family(s.g);
+        assert_eq!(s.sim.state(image).unwrap()[0].1.owner, Some(gf));
+
         let staging = s.buf(
             "download of `app image`",
             bytes_,
             vk::BufferUsageFlags::TRANSFER_DST,
         );
         let r = s.run(vec![pass(
-            "handoff: download",
-            s.g,
+            "download",
+            s.t,
             [
                 u(image, Access::COPY_READ).range(mip(0, 1)),
                 ud(staging, Access::COPY_WRITE).range(bytes(0, bytes_)),
             ],
         )]);
-        // One queue, one barrier (GENERAL -> TRANSFER_SRC, from the app's compute write).
-        check(&s, "handoff", &r, (1, 0, 0));
-        assert_eq!(r.plan.barrier_commands(), 1, "{topo:?}\n{}", r.plan);
-        // The executor's next value on graphics comes after the app's.
-        assert_eq!(r.values.start[r.plan_queue(s.g).unwrap()], value);
+        if cross {
+            // The image goes back to transfer: release on graphics, acquire on transfer.
+            assert_eq!(releases_acquires(&s, &r, s.g, s.t), (1, 1), "{topo:?}");
+            check(&s, "download", &r, (2, 1, 2));
+        } else {
+            check(&s, "download", &r, (1, usize::from(!one_queue), 0));
+        }
     }
-    2 * FRAMES
+    3 * FRAMES
 }
 
 /// Mirrors `examples/window.rs` with `--frames 9 --screenshot`: 3 swapchain images (EXCLUSIVE,

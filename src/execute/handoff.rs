@@ -1,0 +1,248 @@
+//! The executor's side of a handoff (`Graph::hand_off`): an execution whose one pass the
+//! app records and submits itself.
+//!
+//! [`Execution::begin_handoff`] does what [`Execution::run`] does for every queue but the
+//! app's: it records and submits the release-only batches, assigns the timeline values (the
+//! app's batch gets the next value of its queue), and commits the resources' final states,
+//! all under the same locks in the same order. It keeps the app queue's submit lock, so that
+//! nothing else signals that queue's timeline before the app's submit.
+//!
+//! Committing at once, rather than once the app says it submitted, is what keeps other threads
+//! right in between: a graph planned meanwhile sees the handoff's states and waits for the
+//! app's timeline value, which the app's submit signals. If the app never submits, the handoff
+//! either puts the old states back ([`Execution::restore_if_unobserved`]: nothing was
+//! submitted and nobody committed since) or submits the app's batch itself with nothing in the
+//! pass ([`Execution::submit_app_batch`]), so that every state it committed is true.
+
+use super::recording::Recording;
+use super::submit::{Locked, SubmitFailure};
+use super::Execution;
+use crate::completion::CompletionToken;
+use crate::error::{Error, Result};
+use crate::fence::ExecutionFence;
+use crate::plan::{submission_runs, SegmentState, SubmissionRun, TimelineValues};
+use crate::queue::{Queue, QueueLock};
+use std::ops::Range;
+
+/// A resource's segments, as its tracked state holds them.
+pub(crate) type Segments = Vec<(Range<u64>, SegmentState<Queue>)>;
+
+/// What a begun handoff keeps until the app has submitted (or given up).
+pub(crate) struct Begun<'q> {
+    /// The app queue's submit lock, with the app batch's value already handed out.
+    pub(crate) lock: QueueLock<'q>,
+    /// The values of this execution: the release batches' and the app batch's.
+    pub(crate) values: TimelineValues,
+    /// Per resource (the plan's indices): its segments before the handoff, and its state's
+    /// version right after the handoff committed.
+    pub(crate) before: Vec<(Segments, u64)>,
+    /// The release-only batches the library submitted, kept alive until they complete.
+    pub(crate) release: Option<ExecutionFence>,
+}
+
+impl Execution<'_> {
+    /// Submits the other queues' batches and commits the final states; returns the app
+    /// queue's lock with everything the app's submit needs. `app` is the planner's index of
+    /// `app_queue`, whose batch the caller checked with [`crate::plan::Plan::app_batch`].
+    pub(crate) fn begin_handoff<'q>(
+        &mut self,
+        app: usize,
+        app_queue: &'q Queue,
+    ) -> Result<Begun<'q>> {
+        self.pools.collect();
+        // Record the release-only batches before taking any lock, as `run` records first.
+        let token = CompletionToken::new(self.pools.device.clone());
+        let app_batches = std::mem::take(&mut self.plan.queues[app].batches);
+        let recorded = self.record(&token);
+        self.plan.queues[app].batches = app_batches;
+        let recording = recorded?;
+
+        let this = &*self;
+        let mut order: Vec<usize> = (0..this.queues.len())
+            .filter(|&q| !this.plan.queues[q].batches.is_empty())
+            .collect();
+        order.sort_by_key(|&q| ash::vk::Handle::as_raw(this.queues[q].handle()));
+        let mut locked = Locked {
+            queues: (0..this.queues.len()).map(|_| None).collect(),
+            resources: (0..this.resources.len()).map(|_| None).collect(),
+        };
+        // The same order as every execution: queues by handle, then resources by id.
+        let mut app_lock = None;
+        for &q in &order {
+            if q == app {
+                app_lock = Some(app_queue.lock());
+            } else {
+                locked.queues[q] = Some(this.queues[q].lock());
+            }
+        }
+        let Some(mut app_lock) = app_lock else {
+            this.give_back(recording, token);
+            return Err(Error::InvalidInput(
+                "a handoff plan has a batch on the app's queue".into(),
+            ));
+        };
+        if let Err(f) = this.lock_resources(&mut locked) {
+            this.give_back(recording, token);
+            return Err(f.error);
+        }
+
+        let mut last: Vec<u64> = (0..this.queues.len())
+            .map(|q| match (q == app, &locked.queues[q]) {
+                (true, _) => app_lock.last_value(),
+                (false, Some(l)) => l.last_value(),
+                (false, None) => 0,
+            })
+            .collect();
+        let values = this.plan.assign_values(&mut last);
+        // Handed out now, even if the app never submits: a value is never reused.
+        app_lock.set_last_value(last[app]);
+        for (q, l) in locked.queues.iter_mut().enumerate() {
+            if let Some(l) = l {
+                l.set_last_value(last[q]);
+            }
+        }
+
+        let others: Vec<usize> = order.iter().copied().filter(|&q| q != app).collect();
+        let runs = submission_runs(&this.plan, &others);
+        let mut started = vec![false; this.queues.len()];
+        for (ri, run) in runs.iter().enumerate() {
+            let q = run.queue;
+            let is_last = !runs[ri + 1..].iter().any(|r| r.queue == q);
+            let fence = match (is_last, recording.fences[q]) {
+                (true, Some(f)) => f,
+                _ => ash::vk::Fence::null(),
+            };
+            let Some(lock) = locked.queues[q].as_ref() else {
+                continue;
+            };
+            if let Err(e) = this.submit_run(lock, run, &values, &recording, fence) {
+                let failure = this.fail_after_partial_submit(&mut locked, &runs[..ri], &started, e);
+                drop(locked);
+                return Err(this.after_failed_release(failure, recording, token));
+            }
+            started[q] = true;
+            log::debug!(
+                "handoff: submitted {} release-only batch(es) to `{}`",
+                run.batches.len(),
+                this.queues[q].name()
+            );
+        }
+
+        let mut before: Vec<(Segments, u64)> = locked
+            .resources
+            .iter()
+            .map(|g| (g.as_ref().map_or_else(Vec::new, |g| g.segments.clone()), 0))
+            .collect();
+        this.commit(&mut locked, &values);
+        for (b, g) in before.iter_mut().zip(&locked.resources) {
+            b.1 = g.as_ref().map_or(0, |g| g.version);
+        }
+        drop(locked);
+
+        let release = if runs.is_empty() {
+            this.give_back(recording, token);
+            None
+        } else {
+            let fences = recording.all_fences();
+            let in_flight = recording.into_in_flight(
+                token.clone(),
+                this.resources.clone(),
+                this.queues.clone(),
+            );
+            token.set_submitted(fences);
+            Some(ExecutionFence::new(in_flight, this.pools.clone()))
+        };
+        Ok(Begun {
+            lock: app_lock,
+            values,
+            before,
+            release,
+        })
+    }
+
+    /// Puts the states from before the handoff back, if nobody committed to any of its
+    /// resources since (so nobody can have planned work after the app's); returns whether it
+    /// did. Plans made meanwhile from the handoff's states then fail as stale.
+    pub(crate) fn restore_if_unobserved(&self, before: &[(Segments, u64)]) -> bool {
+        let mut order: Vec<usize> = (0..self.resources.len()).collect();
+        order.sort_by_key(|&r| self.resources[r].id());
+        let mut guards: Vec<_> = order
+            .iter()
+            .map(|&r| (r, self.resources[r].tracked().lock()))
+            .collect();
+        if guards.iter().any(|(r, g)| g.version != before[*r].1) {
+            return false;
+        }
+        for (r, g) in &mut guards {
+            g.commit(before[*r].0.clone());
+        }
+        true
+    }
+
+    /// Submits the app's batch on the app's queue (under `lock`) with the pass recording
+    /// nothing: its waits, barriers and timeline signal, so that the states the handoff
+    /// committed hold although the app never submitted.
+    pub(crate) fn submit_app_batch(
+        &mut self,
+        app: usize,
+        lock: &QueueLock<'_>,
+        values: &TimelineValues,
+    ) -> Result<()> {
+        let token = CompletionToken::new(self.pools.device.clone());
+        let mut others: Vec<_> = self
+            .plan
+            .queues
+            .iter_mut()
+            .map(|q| std::mem::take(&mut q.batches))
+            .collect();
+        self.plan.queues[app].batches = std::mem::take(&mut others[app]);
+        let recorded = self.record(&token);
+        for (q, batches) in others.into_iter().enumerate() {
+            if q != app {
+                self.plan.queues[q].batches = batches;
+            }
+        }
+        let recording = recorded?;
+        let run = SubmissionRun {
+            queue: app,
+            batches: 0..self.plan.queues[app].batches.len(),
+        };
+        let fence = recording.fences[app].unwrap_or_default();
+        if let Err(e) = self.submit_run(lock, &run, values, &recording, fence) {
+            self.give_back(recording, token);
+            return Err(Error::vk("vkQueueSubmit2", e));
+        }
+        let fences = recording.all_fences();
+        let in_flight =
+            recording.into_in_flight(token.clone(), self.resources.clone(), self.queues.clone());
+        token.set_submitted(fences);
+        // Dropped at once: the graph's pools release it once its fence signals.
+        drop(ExecutionFence::new(in_flight, self.pools.clone()));
+        Ok(())
+    }
+
+    /// Hands an unsubmitted recording back to the pools.
+    fn give_back(&self, recording: Recording, token: CompletionToken) {
+        token.set_submitted(Vec::new());
+        token.set_failed();
+        self.pools
+            .recycle(recording.into_in_flight(token, Vec::new(), Vec::new()));
+    }
+
+    /// After a failed release submit: frees or leaks the recording as `run` does.
+    fn after_failed_release(
+        &self,
+        failure: SubmitFailure,
+        recording: Recording,
+        token: CompletionToken,
+    ) -> Error {
+        if failure.settled {
+            self.give_back(recording, token);
+        } else {
+            log::error!("a handoff's release submit failed ({}) and the queues could not be waited for: leaking its objects", failure.error);
+            token.set_failed();
+            std::mem::forget(recording);
+        }
+        failure.error
+    }
+}

@@ -1,0 +1,397 @@
+//! [`Handoff`]: hand resources to code that records and submits Vulkan by hand, in one call.
+//!
+//! An app adopting vk-baton one piece at a time keeps recording its own command buffers. To
+//! touch a resource that a graph used, it calls [`Graph::hand_off`] with the accesses it is
+//! about to make (the same [`Declare`] vocabulary as a pass) and the queue it will submit to:
+//!
+//! ```no_run
+//! # fn f(ctx: &vk_baton::Context, graph: &vk_baton::Graph, cmd: vk_baton::ash::vk::CommandBuffer,
+//! #      data: std::sync::Arc<vk_baton::StBuffer>, image: std::sync::Arc<vk_baton::StImage>,
+//! #      record_my_dispatch: impl Fn(vk_baton::ash::vk::CommandBuffer)) -> vk_baton::Result<()> {
+//! use vk_baton::{ash::vk, Access};
+//! let handoff = graph.hand_off("my compute", ctx.graphics(), |d| {
+//!     d.uses(&data, Access::COMPUTE_SHADER_READ);
+//!     d.uses(&image, Access::COMPUTE_SHADER_WRITE).discard();
+//! })?;
+//! // SAFETY: `cmd` is recording, from a pool of the graphics family; it is submitted below
+//! // with the handoff's waits and signal, to the handoff's queue.
+//! unsafe {
+//!     handoff.record_barriers(cmd);  // layout changes, the acquire of an ownership transfer
+//!     record_my_dispatch(cmd);       // the app's own commands, as before
+//!     ctx.device().end_command_buffer(cmd).unwrap();
+//!     handoff.submit(&[cmd], vk::Fence::null())?; // its waits and its timeline signal
+//! }
+//! // The next graph starts from the app's work: GENERAL, written by a compute shader.
+//! # Ok(()) }
+//! ```
+//!
+//! # What a handoff is
+//!
+//! A plan of one pass, the app's, made by the same lowering and planner as a graph and
+//! verified like one in debug builds. The library submits what the app cannot: where a graph
+//! left a resource on another queue family and its contents are needed, the release-only batch
+//! on that family's queue. Everything else is the pass's batch, which goes to the app:
+//!
+//! - [`Handoff::record_barriers`] records its one `vkCmdPipelineBarrier2` (the layout
+//!   transitions, the memory dependencies on earlier work, the acquire half of an ownership
+//!   transfer); [`Handoff::image_barriers`] and [`Handoff::buffer_barriers`] are the same
+//!   barriers for an app that merges them with its own;
+//! - [`Handoff::waits`]: the semaphore waits for the app's `VkSubmitInfo2`, one per queue
+//!   timeline at the highest value needed, with stage masks that fit the app's queue;
+//! - [`Handoff::signals`]: the signal of the app queue's timeline with the value reserved for
+//!   this submit ([`Handoff::signal_value`]), so the next graph can wait for the app's work.
+//!
+//! [`Handoff::submit`] makes the `vkQueueSubmit2` with all of that; an app that submits by
+//! itself (to [`Handoff::queue`]) calls [`Handoff::submitted`] afterwards.
+//!
+//! # State and locking
+//!
+//! The handoff commits the resources' new states (layout, owner, the app's stages and
+//! accesses, the reserved timeline value) when it is made, under the same locks a graph's
+//! execution takes, and holds the app queue's submit lock until it is submitted or dropped:
+//! timeline values on one queue must be signalled in increasing order, so nothing else may
+//! submit there in between. A graph planned meanwhile on another thread sees the new states
+//! and waits for the app's value. Until the handoff is submitted or dropped, do not, on the
+//! same thread, execute a graph that submits to the handoff's queue, take that queue's
+//! [`Queue::lock`] or read its [`Queue::last_value`]: each waits for that lock.
+//!
+//! Dropping a handoff without submitting puts the old states back if the library submitted
+//! nothing and no one committed to those resources since; otherwise (a release went to another
+//! queue, or a graph already planned after the app's work) it submits the pass's batch itself
+//! with nothing in the pass, so that the states it committed hold.
+
+use crate::error::{Error, Result};
+use crate::execute::{barrier_structs, Begun, Execution, PassEntry};
+use crate::graph::{plan_and_verify, Graph};
+use crate::lowering::{lower, Lowered};
+use crate::pass::{Declare, FnPass, Pass, PassSlot};
+use crate::plan::{Plan, WaitTarget};
+use crate::queue::Queue;
+use ash::vk;
+use std::fmt;
+
+/// Resources handed to the app's own recording and submit; from [`Graph::hand_off`].
+///
+/// See the [module docs](crate::handoff) for the whole sequence.
+#[must_use = "submit the app's work with the handoff's barriers, waits and signal, then call submit() or submitted()"]
+pub struct Handoff<'q> {
+    name: String,
+    queue: &'q Queue,
+    /// The plan's index of `queue`.
+    app: usize,
+    execution: Execution<'q>,
+    /// `None` once submitted or dropped.
+    begun: Option<Begun<'q>>,
+    image_barriers: Vec<vk::ImageMemoryBarrier2<'static>>,
+    buffer_barriers: Vec<vk::BufferMemoryBarrier2<'static>>,
+    waits: Vec<vk::SemaphoreSubmitInfo<'static>>,
+    signals: Vec<vk::SemaphoreSubmitInfo<'static>>,
+    signal_value: u64,
+}
+
+impl Graph {
+    /// Hands resources to the app's own work on `queue`: `declare` says what the app is about
+    /// to do, with the accesses a pass would declare. Plans it (verified in debug builds like
+    /// any plan), submits the release-only batches a resource on another queue family needs,
+    /// commits the new states, and returns the barriers, waits and signal for the app's own
+    /// submit, holding `queue`'s submit lock until then.
+    ///
+    /// Errors are those of [`GraphBuilder::finish`](crate::GraphBuilder::finish) and
+    /// [`Planned::execute`](crate::Planned::execute) (a release submit that failed); nothing
+    /// is committed then.
+    ///
+    /// See the [module docs](crate::handoff).
+    pub fn hand_off<'q, D>(&self, name: &str, queue: &'q Queue, declare: D) -> Result<Handoff<'q>>
+    where
+        D: Fn(&mut Declare<'_>) + 'q,
+    {
+        let device = self.pools().device.handle();
+        if queue.device_handle() != device {
+            return Err(Error::ForeignDevice {
+                what: format!("queue `{}` (handoff `{name}`)", queue.name()),
+            });
+        }
+        // The app's pass records nothing here; the app records its commands itself.
+        let pass: Box<dyn Pass + 'q> = Box::new(FnPass::new(declare, |_| Ok(())));
+        let passes = vec![PassEntry {
+            name: name.to_owned(),
+            pass: PassSlot::Owned(pass),
+            queue: queue.clone(),
+        }];
+        let Lowered {
+            input,
+            queues,
+            resources,
+            versions,
+        } = lower(device, &passes, None)?;
+        let plan = plan_and_verify(input, Vec::new(), &queues)?;
+        let app = plan.app_batch()?.queue;
+        let mut execution = Execution {
+            pools: self.pools().clone(),
+            passes,
+            queues,
+            resources,
+            versions,
+            plan,
+        };
+        let begun = execution.begin_handoff(app, queue)?;
+        let mut handoff = Handoff {
+            name: name.to_owned(),
+            queue,
+            app,
+            execution,
+            begun: None,
+            image_barriers: Vec::new(),
+            buffer_barriers: Vec::new(),
+            waits: Vec::new(),
+            signals: Vec::new(),
+            signal_value: 0,
+        };
+        handoff.fill_submit_info(&begun);
+        handoff.begun = Some(begun);
+        log::debug!(
+            "handoff `{name}` on `{}`: {} image and {} buffer barrier(s), {} wait(s), signals value {}{}",
+            queue.name(),
+            handoff.image_barriers.len(),
+            handoff.buffer_barriers.len(),
+            handoff.waits.len(),
+            handoff.signal_value,
+            if handoff.begun.as_ref().is_some_and(|b| b.release.is_some()) {
+                " (after a release on another family's queue)"
+            } else {
+                ""
+            }
+        );
+        Ok(handoff)
+    }
+}
+
+impl<'q> Handoff<'q> {
+    /// Fills the barriers, waits and signals from the plan's app batch and the values.
+    fn fill_submit_info(&mut self, begun: &Begun<'_>) {
+        let plan = &self.execution.plan;
+        let Ok(app) = plan.app_batch() else {
+            return; // checked in `hand_off`
+        };
+        if let Some(b) = app.barrier {
+            (self.image_barriers, self.buffer_barriers) =
+                barrier_structs(b, &self.execution.resources);
+        }
+        let queues = &self.execution.queues;
+        self.waits = app
+            .batch
+            .waits
+            .iter()
+            .map(|w| {
+                let (semaphore, value) = match w.target {
+                    WaitTarget::Batch { queue, .. } | WaitTarget::Value { queue, .. } => (
+                        queues[queue].timeline(),
+                        plan.wait_value(w.target, &begun.values).unwrap_or(0),
+                    ),
+                    WaitTarget::Binary(s) => (s, 0),
+                };
+                vk::SemaphoreSubmitInfo::default()
+                    .semaphore(semaphore)
+                    .value(value)
+                    .stage_mask(w.stages)
+            })
+            .collect();
+        self.signal_value = begun.values.per_batch[self.app][0].unwrap_or(0);
+        self.signals = app
+            .batch
+            .signal
+            .map(|stages| {
+                vk::SemaphoreSubmitInfo::default()
+                    .semaphore(self.queue.timeline())
+                    .value(self.signal_value)
+                    .stage_mask(stages)
+            })
+            .into_iter()
+            .chain(app.batch.binary_signals.iter().map(|&(s, stages)| {
+                vk::SemaphoreSubmitInfo::default()
+                    .semaphore(s)
+                    .stage_mask(stages)
+            }))
+            .collect();
+    }
+
+    /// The handoff's name (its pass's name in the plan and in log lines).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The queue the app must submit to.
+    pub fn queue(&self) -> &Queue {
+        self.queue
+    }
+
+    /// The plan of the handoff: the app's pass, its barriers and semaphores, and any
+    /// release-only batch on another queue. Printing a handoff prints it.
+    pub fn plan(&self) -> &Plan {
+        &self.execution.plan
+    }
+
+    /// The image barriers to record before the app's commands (all in one
+    /// `vkCmdPipelineBarrier2`, or merged with the app's own barriers).
+    pub fn image_barriers(&self) -> &[vk::ImageMemoryBarrier2<'static>] {
+        &self.image_barriers
+    }
+
+    /// The buffer barriers to record before the app's commands.
+    pub fn buffer_barriers(&self) -> &[vk::BufferMemoryBarrier2<'static>] {
+        &self.buffer_barriers
+    }
+
+    /// The semaphore waits for the app's `VkSubmitInfo2`: at most one per queue timeline (the
+    /// highest value needed), plus any binary semaphore the declarations waited on.
+    pub fn waits(&self) -> &[vk::SemaphoreSubmitInfo<'static>] {
+        &self.waits
+    }
+
+    /// The semaphore signals for the app's `VkSubmitInfo2`: the queue's timeline at
+    /// [`Handoff::signal_value`], plus any binary semaphore the declarations signalled.
+    pub fn signals(&self) -> &[vk::SemaphoreSubmitInfo<'static>] {
+        &self.signals
+    }
+
+    /// The timeline value reserved for the app's submit on [`Handoff::queue`].
+    pub fn signal_value(&self) -> u64 {
+        self.signal_value
+    }
+
+    /// Records the handoff's barriers into `cmd` as one `vkCmdPipelineBarrier2` (nothing if
+    /// there is none), inside a debug label naming the handoff when the graph has debug utils.
+    ///
+    /// # Safety
+    ///
+    /// `cmd` is in the recording state, was allocated from a pool of [`Handoff::queue`]'s
+    /// family on the graph's device, and is submitted to that queue in the submit that carries
+    /// [`Handoff::waits`] and [`Handoff::signals`], before the app's first use of the handed
+    /// resources in it. The resources stay alive until that submit has completed.
+    pub unsafe fn record_barriers(&self, cmd: vk::CommandBuffer) {
+        if self.image_barriers.is_empty() && self.buffer_barriers.is_empty() {
+            return;
+        }
+        let pools = self.execution.pools.clone();
+        if let Some(d) = &pools.debug {
+            d.begin_label(cmd, &format!("handoff `{}`: barriers", self.name));
+        }
+        let dep = vk::DependencyInfo::default()
+            .image_memory_barriers(&self.image_barriers)
+            .buffer_memory_barriers(&self.buffer_barriers);
+        // SAFETY: the caller guarantees `cmd` is recording on this device and family; the
+        // barriers name live resources (held by the handoff) and come from a verified plan.
+        unsafe { pools.device.cmd_pipeline_barrier2(cmd, &dep) };
+        if let Some(d) = &pools.debug {
+            d.end_label(cmd);
+        }
+    }
+
+    /// Submits `cmds` to [`Handoff::queue`] in one `vkQueueSubmit2` with the handoff's waits
+    /// and signals (and `fence`, which may be null), then does what [`Handoff::submitted`]
+    /// does. If the submit fails, the handoff is dropped (see the [module docs](crate::handoff)).
+    ///
+    /// # Safety
+    ///
+    /// `cmds` are executable command buffers of the queue's family whose first commands
+    /// touching the handed resources come after [`Handoff::record_barriers`] (or the same
+    /// barriers, recorded by the app); they use the resources only as declared; everything
+    /// they reference stays alive until they complete; `fence` is null or unsignalled and not
+    /// in use.
+    pub unsafe fn submit(self, cmds: &[vk::CommandBuffer], fence: vk::Fence) -> Result<()> {
+        let cbs: Vec<vk::CommandBufferSubmitInfo<'_>> = cmds
+            .iter()
+            .map(|&c| vk::CommandBufferSubmitInfo::default().command_buffer(c))
+            .collect();
+        let submit = vk::SubmitInfo2::default()
+            .wait_semaphore_infos(&self.waits)
+            .command_buffer_infos(&cbs)
+            .signal_semaphore_infos(&self.signals);
+        let Some(begun) = &self.begun else {
+            return Err(Error::InvalidInput("handoff already submitted".into()));
+        };
+        // SAFETY: the queue's submit lock is held (`begun.lock`); the caller guarantees the
+        // command buffers and fence; the semaphores are the queues' live timelines (the
+        // handoff holds the queues) and the binary semaphores the declarations named.
+        unsafe {
+            self.execution.pools.device.queue_submit2(
+                begun.lock.handle(),
+                std::slice::from_ref(&submit),
+                fence,
+            )
+        }
+        .map_err(|e| Error::vk("vkQueueSubmit2", e))?;
+        self.submitted();
+        Ok(())
+    }
+
+    /// Says that the app's submit went through: made while this handoff was alive, to
+    /// [`Handoff::queue`], with the barriers recorded before the app's commands and with
+    /// [`Handoff::waits`] and [`Handoff::signals`]. Keeps the states the handoff committed and
+    /// releases the queue's submit lock. (Call [`Handoff::submit`] instead to have the
+    /// library make the `vkQueueSubmit2`.)
+    pub fn submitted(mut self) {
+        if let Some(begun) = self.begun.take() {
+            log::debug!(
+                "handoff `{}`: the app submitted value {} on `{}`",
+                self.name,
+                self.signal_value,
+                self.queue.name()
+            );
+            // Releases the queue lock; the release batches' fence goes to the graph's pools.
+            drop(begun);
+        }
+    }
+}
+
+impl Drop for Handoff<'_> {
+    fn drop(&mut self) {
+        let Some(begun) = self.begun.take() else {
+            return;
+        };
+        if begun.release.is_none() && self.execution.restore_if_unobserved(&begun.before) {
+            log::debug!(
+                "handoff `{}` dropped unsubmitted: states restored (timeline value {} on `{}` skipped)",
+                self.name,
+                self.signal_value,
+                self.queue.name()
+            );
+            return;
+        }
+        // A release went to another queue, or someone planned after the committed states: the
+        // states must become true. The pass's batch, with nothing in the pass, does that.
+        match self
+            .execution
+            .submit_app_batch(self.app, &begun.lock, &begun.values)
+        {
+            Ok(()) => log::debug!(
+                "handoff `{}` dropped unsubmitted: submitted its barriers and value {} itself",
+                self.name,
+                self.signal_value
+            ),
+            Err(e) => log::error!(
+                "handoff `{}` dropped unsubmitted, and submitting its barriers failed ({e}): timeline value {} on `{}` will never be signalled",
+                self.name,
+                self.signal_value,
+                self.queue.name()
+            ),
+        }
+    }
+}
+
+impl fmt::Display for Handoff<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.execution.plan, f)
+    }
+}
+
+impl fmt::Debug for Handoff<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Handoff")
+            .field("name", &self.name)
+            .field("queue", self.queue)
+            .field("signal_value", &self.signal_value)
+            .field("submitted", &self.begun.is_none())
+            .finish_non_exhaustive()
+    }
+}

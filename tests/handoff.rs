@@ -1,0 +1,480 @@
+//! `Graph::hand_off`: resources handed to the app's own command buffer and submit, and back.
+//!
+//! Each chain: a graph uploads a buffer, the app copies it into an image in its own command
+//! buffer through a handoff, and a graph downloads the image; the host checks every texel.
+//! The lavapipe tests run on one queue family; the `multi_family_` tests need a dedicated
+//! transfer family and are ignored by default (run them on the NVIDIA machine with
+//! `--include-ignored`: on a single-family device they fail with a clear message).
+
+mod common;
+
+use common::*;
+use std::sync::Arc;
+use vk_baton::ash::vk;
+use vk_baton::plan::{Recorded, SegmentState};
+use vk_baton::{Access, BufferDesc, Context, Graph, ImageDesc, Queue, StBuffer, StImage};
+
+const W: u32 = 16;
+const H: u32 = 8;
+const BYTES: u64 = (W * H * 4) as u64;
+
+/// The app's own command pool, command buffer and fence, on one family.
+struct AppCmd {
+    device: vk_baton::ash::Device,
+    pool: vk::CommandPool,
+    cmd: vk::CommandBuffer,
+    fence: vk::Fence,
+}
+
+impl AppCmd {
+    fn new(ctx: &Context, family: u32) -> AppCmd {
+        let device = ctx.device().clone();
+        // SAFETY: valid create infos on a live device; destroyed in Drop after the fence.
+        unsafe {
+            let pool = device
+                .create_command_pool(
+                    &vk::CommandPoolCreateInfo::default().queue_family_index(family),
+                    None,
+                )
+                .unwrap();
+            let cmd = device
+                .allocate_command_buffers(
+                    &vk::CommandBufferAllocateInfo::default()
+                        .command_pool(pool)
+                        .level(vk::CommandBufferLevel::PRIMARY)
+                        .command_buffer_count(1),
+                )
+                .unwrap()[0];
+            let fence = device
+                .create_fence(&vk::FenceCreateInfo::default(), None)
+                .unwrap();
+            let begin = vk::CommandBufferBeginInfo::default()
+                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+            device.begin_command_buffer(cmd, &begin).unwrap();
+            AppCmd {
+                device,
+                pool,
+                cmd,
+                fence,
+            }
+        }
+    }
+
+    /// The app's own copy of `data` into mip 0 of `img` (in TRANSFER_DST_OPTIMAL), then
+    /// `vkEndCommandBuffer`.
+    fn copy_and_end(&self, data: &StBuffer, img: &StImage) {
+        let region = vk::BufferImageCopy::default()
+            .image_subresource(vk::ImageSubresourceLayers {
+                aspect_mask: vk::ImageAspectFlags::COLOR,
+                mip_level: 0,
+                base_array_layer: 0,
+                layer_count: 1,
+            })
+            .image_extent(img.desc().extent);
+        // SAFETY: `cmd` is recording; the handoff's barriers were recorded before.
+        unsafe {
+            self.device.cmd_copy_buffer_to_image(
+                self.cmd,
+                data.handle(),
+                img.handle(),
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &[region],
+            );
+            self.device.end_command_buffer(self.cmd).unwrap();
+        }
+    }
+}
+
+impl Drop for AppCmd {
+    fn drop(&mut self) {
+        // SAFETY: the fence was submitted (or never was: then nothing is pending either, as
+        // the tests wait for the queue through a later graph before dropping).
+        unsafe {
+            let _ = self.device.device_wait_idle();
+            self.device.destroy_fence(self.fence, None);
+            self.device.destroy_command_pool(self.pool, None);
+        }
+    }
+}
+
+struct Chain {
+    staging: Arc<StBuffer>,
+    data: Arc<StBuffer>,
+    img: Arc<StImage>,
+    readback: Arc<StBuffer>,
+    pattern: Vec<u8>,
+}
+
+fn chain(ctx: &Context) -> Chain {
+    let pattern: Vec<u8> = (0..W * H).flat_map(|i| (i * 7 + 3).to_le_bytes()).collect();
+    let staging = ctx
+        .buffer(
+            BufferDesc::upload(BYTES, vk::BufferUsageFlags::TRANSFER_SRC),
+            "staging",
+        )
+        .unwrap();
+    staging.write(0, &pattern).unwrap();
+    let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+    let data = ctx.buffer(BufferDesc::new(BYTES, usage), "data").unwrap();
+    let img_usage = vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST;
+    let img = ctx
+        .image(
+            ImageDesc::new_2d(W, H, vk::Format::R32_UINT, img_usage),
+            "img",
+        )
+        .unwrap();
+    let readback = ctx
+        .buffer(
+            BufferDesc::readback(BYTES, vk::BufferUsageFlags::TRANSFER_DST),
+            "readback",
+        )
+        .unwrap();
+    Chain {
+        staging,
+        data,
+        img,
+        readback,
+        pattern,
+    }
+}
+
+fn upload(graph: &Graph, c: &Chain, q: &Queue) {
+    let mut copy = CopyBuffer {
+        src: c.staging.clone(),
+        dst: c.data.clone(),
+    };
+    let fence = graph
+        .record()
+        .insert_pass("upload", &mut copy, q)
+        .finish()
+        .unwrap()
+        .execute()
+        .unwrap();
+    fence.wait().unwrap();
+}
+
+/// Downloads the image on `q` and returns its bytes.
+fn download(graph: &Graph, c: &Chain, q: &Queue) -> Vec<u8> {
+    let mut copy = ImageToBuffer {
+        src: c.img.clone(),
+        dst: c.readback.clone(),
+    };
+    let mut host = HostRead(c.readback.clone());
+    let fence = graph
+        .record()
+        .insert_pass("download", &mut copy, q)
+        .insert_pass("host read", &mut host, q)
+        .finish()
+        .unwrap()
+        .execute()
+        .unwrap();
+    fence.wait().unwrap();
+    let mut out = vec![0u8; BYTES as usize];
+    c.readback.read(0, &mut out).unwrap();
+    out
+}
+
+/// The state a handoff of `access` on `q` leaves: written (or read) by the app at `value`.
+fn after_app(q: &Queue, value: u64, access: Access) -> Recorded<Queue> {
+    Recorded {
+        queue: q.clone(),
+        value: Some(value),
+        stages: access.stages,
+        access: access.access,
+    }
+}
+
+/// Upload on `upload_q`, the app's copy on `app_q` through a handoff, download on
+/// `download_q`; every texel checked.
+fn graph_handoff_graph(ctx: &Context, upload_q: &Queue, app_q: &Queue, download_q: &Queue) {
+    let graph = ctx.graph().unwrap();
+    let c = chain(ctx);
+    upload(&graph, &c, upload_q);
+    let app = AppCmd::new(ctx, app_q.family());
+    let before = app_q.last_value();
+    let handoff = graph
+        .hand_off("app copy", app_q, |d| {
+            d.uses(&c.data, Access::COPY_READ);
+            d.uses(&c.img, Access::COPY_WRITE).discard();
+        })
+        .unwrap();
+    let value = handoff.signal_value();
+    assert_eq!(value, before + 1);
+    // One timeline signal of the app's queue at the reserved value, after all of it.
+    let signals: Vec<_> = handoff
+        .signals()
+        .iter()
+        .map(|s| (s.semaphore, s.value, s.stage_mask))
+        .collect();
+    assert_eq!(
+        signals,
+        vec![(
+            app_q.timeline(),
+            value,
+            vk::PipelineStageFlags2::ALL_COMMANDS
+        )]
+    );
+    let images: Vec<_> = handoff
+        .image_barriers()
+        .iter()
+        .map(|b| (b.old_layout, b.new_layout, b.image, b.dst_access_mask))
+        .collect();
+    assert_eq!(
+        images,
+        vec![(
+            vk::ImageLayout::UNDEFINED,
+            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+            c.img.handle(),
+            vk::AccessFlags2::TRANSFER_WRITE
+        )]
+    );
+    let buffer = handoff.buffer_barriers();
+    assert_eq!(buffer.len(), 1, "{handoff}");
+    assert_eq!(buffer[0].buffer, c.data.handle());
+    assert_eq!(buffer[0].dst_access_mask, vk::AccessFlags2::TRANSFER_READ);
+    if upload_q.family() == app_q.family() {
+        assert_eq!(buffer[0].src_queue_family_index, vk::QUEUE_FAMILY_IGNORED);
+        assert_eq!(buffer[0].src_access_mask, vk::AccessFlags2::TRANSFER_WRITE);
+    } else {
+        // The acquire half; the library submitted the release on the upload queue, which
+        // the app's submit waits for.
+        assert_eq!(
+            (
+                buffer[0].src_queue_family_index,
+                buffer[0].dst_queue_family_index
+            ),
+            (upload_q.family(), app_q.family())
+        );
+        let release_q = handoff
+            .plan()
+            .queues
+            .iter()
+            .position(|q| q.batches.len() == 1 && q.batches[0].waits.is_empty())
+            .filter(|&q| q != handoff.plan().app_batch().unwrap().queue);
+        assert!(release_q.is_some(), "a release-only batch:\n{handoff}");
+        let waits: Vec<_> = handoff.waits().iter().map(|w| w.semaphore).collect();
+        assert_eq!(waits, vec![upload_q.timeline()], "{handoff}");
+    }
+    // SAFETY: `app.cmd` is recording, of the app queue's family, and goes to that queue in
+    // the handoff's submit below.
+    unsafe { handoff.record_barriers(app.cmd) };
+    app.copy_and_end(&c.data, &c.img);
+    // SAFETY: the command buffer holds the handoff's barriers, then the copy; the buffers
+    // and the image outlive the fence, waited for below.
+    unsafe { handoff.submit(&[app.cmd], app.fence) }.unwrap();
+    // The submit released the queue's lock (`last_value` takes it).
+    assert_eq!(app_q.last_value(), value);
+
+    // The states the next graph starts from: the app's copy at the reserved value.
+    let img = c.img.state();
+    assert_eq!(img.layout(), Some(vk::ImageLayout::TRANSFER_DST_OPTIMAL));
+    assert_eq!(img.owner(), Some(Some(app_q.family())));
+    assert_eq!(
+        img.segments[0].1.write,
+        Some(after_app(app_q, value, Access::COPY_WRITE))
+    );
+    let data = c.data.state();
+    assert_eq!(
+        data.segments[0].1.reads,
+        vec![after_app(app_q, value, Access::COPY_READ)]
+    );
+    assert_eq!(data.owner(), Some(Some(app_q.family())));
+
+    assert_eq!(download(&graph, &c, download_q), c.pattern);
+    // SAFETY: the app's fence was submitted; the download graph waited after it.
+    unsafe {
+        ctx.device()
+            .wait_for_fences(&[app.fence], true, u64::MAX)
+            .unwrap()
+    };
+    drop(app);
+    drop(graph);
+    assert_clean(ctx);
+}
+
+#[test]
+fn graph_then_handoff_then_graph_on_one_family() {
+    let ctx = ctx();
+    let q = ctx.graphics().clone();
+    graph_handoff_graph(&ctx, &q, &q, &q);
+}
+
+/// Dropped without a submit: the states are as they were, the queue's lock is free, and the
+/// next graph plans from the old states (its download sees the upload, not the app's copy).
+#[test]
+fn a_dropped_handoff_leaves_the_resources_as_they_were() {
+    let ctx = ctx();
+    let q = ctx.graphics().clone();
+    let graph = ctx.graph().unwrap();
+    let c = chain(&ctx);
+    upload(&graph, &c, &q);
+    let (data, img) = (c.data.state(), c.img.state());
+    let before = q.last_value();
+    let handoff = graph
+        .hand_off("never submitted", &q, |d| {
+            d.uses(&c.data, Access::COPY_READ);
+            d.uses(&c.img, Access::COPY_WRITE).discard();
+        })
+        .unwrap();
+    assert_eq!(
+        c.img.state().layout(),
+        Some(vk::ImageLayout::TRANSFER_DST_OPTIMAL),
+        "committed while handed off"
+    );
+    drop(handoff);
+    assert_eq!(c.data.state().segments, data.segments);
+    assert_eq!(c.img.state().segments, img.segments);
+    assert_eq!(c.img.state().layout(), Some(vk::ImageLayout::UNDEFINED));
+    assert_eq!(q.last_value(), before + 1, "the reserved value is skipped");
+
+    // The lock is free and the data intact: copy it into the image with a graph instead.
+    let mut to_image = BufferToImage {
+        src: c.data.clone(),
+        dst: c.img.clone(),
+    };
+    graph
+        .record()
+        .insert_pass("to image", &mut to_image, &q)
+        .finish()
+        .unwrap()
+        .execute()
+        .unwrap()
+        .wait()
+        .unwrap();
+    assert_eq!(download(&graph, &c, &q), c.pattern);
+    drop(graph);
+    assert_clean(&ctx);
+}
+
+/// Dropped without a submit after someone committed to a handed resource: the handoff cannot
+/// put the old states back, so it submits its own barriers and signal. The image is then in
+/// the layout the handoff promised (validation would catch anything else) and the queue's
+/// timeline reaches the reserved value.
+#[test]
+fn a_dropped_handoff_that_was_observed_submits_its_barriers() {
+    let ctx = ctx();
+    let q = ctx.graphics().clone();
+    let graph = ctx.graph().unwrap();
+    let c = chain(&ctx);
+    upload(&graph, &c, &q);
+    let handoff = graph
+        .hand_off("observed", &q, |d| {
+            d.uses(&c.data, Access::COPY_READ);
+            d.uses(&c.img, Access::COPY_WRITE).discard();
+        })
+        .unwrap();
+    let value = handoff.signal_value();
+    // The one-line declaration of hand-written work: what the handoff's state says anyway.
+    // SAFETY: the handoff's own copy write on `q` (recorded by its drop below) is what this
+    // declares, ordered before the next graph on `q`.
+    unsafe { c.img.declare_access(&q, Access::COPY_WRITE) };
+    drop(handoff);
+    assert_eq!(
+        c.img.state().layout(),
+        Some(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
+    );
+    // The next graph transitions from TRANSFER_DST_OPTIMAL, which the dropped handoff's own
+    // barrier established; then the timeline has passed the reserved value.
+    let mut to_image = BufferToImage {
+        src: c.data.clone(),
+        dst: c.img.clone(),
+    };
+    graph
+        .record()
+        .insert_pass("to image", &mut to_image, &q)
+        .finish()
+        .unwrap()
+        .execute()
+        .unwrap()
+        .wait()
+        .unwrap();
+    assert!(q.completed_value().unwrap() >= value);
+    assert_eq!(download(&graph, &c, &q), c.pattern);
+    drop(graph);
+    assert_clean(&ctx);
+}
+
+/// `declare_access`: hand-written work declared in one line; the next graph chains from it.
+#[test]
+fn declare_access_states_the_app_s_work_in_the_access_vocabulary() {
+    let ctx = ctx();
+    let q = ctx.graphics().clone();
+    let c = chain(&ctx);
+    // SAFETY: a state declaration only, checked below; no graph runs from it before the
+    // test's own writes make it true.
+    unsafe { c.img.declare_access(&q, Access::COMPUTE_SHADER_WRITE) };
+    let want = SegmentState {
+        layout: vk::ImageLayout::GENERAL,
+        defined: true,
+        owner: Some(q.family()),
+        write: Some(after_app(&q, 0, Access::COMPUTE_SHADER_WRITE)),
+        reads: vec![],
+    };
+    assert_eq!(c.img.state().segments, vec![(0..1, want)]);
+    // SAFETY: as above.
+    unsafe { c.data.declare_access(&q, Access::TRANSFER_WRITE) };
+    let s = c.data.state();
+    assert_eq!(s.layout(), Some(vk::ImageLayout::UNDEFINED));
+    assert_eq!(
+        s.segments[0].1.write,
+        Some(after_app(&q, 0, Access::TRANSFER_WRITE))
+    );
+    assert_clean(&ctx);
+}
+
+fn multi_ctx() -> Context {
+    let ctx = ctx();
+    assert!(
+        ctx.transfer().family() != ctx.graphics().family(),
+        "this test needs a dedicated transfer family, but `{}` has graphics = {:?}, transfer = {:?}; run it on the NVIDIA machine",
+        ctx.device_name(),
+        ctx.graphics(),
+        ctx.transfer()
+    );
+    ctx
+}
+
+#[test]
+#[ignore = "needs several queue families (run on the NVIDIA machine)"]
+fn multi_family_transfer_graph_then_graphics_handoff_then_transfer_graph() {
+    let ctx = multi_ctx();
+    let (t, g) = (ctx.transfer().clone(), ctx.graphics().clone());
+    graph_handoff_graph(&ctx, &t, &g, &t);
+}
+
+/// A release went to the transfer queue; the app never submits. The handoff's drop acquires
+/// on graphics itself, so the buffer's contents survive and a graph on transfer reads them.
+#[test]
+#[ignore = "needs several queue families (run on the NVIDIA machine)"]
+fn multi_family_dropped_handoff_completes_the_ownership_transfer() {
+    let ctx = multi_ctx();
+    let (t, g) = (ctx.transfer().clone(), ctx.graphics().clone());
+    let graph = ctx.graph().unwrap();
+    let c = chain(&ctx);
+    upload(&graph, &c, &t);
+    let handoff = graph
+        .hand_off("dropped", &g, |d| {
+            d.uses(&c.data, Access::COPY_READ);
+        })
+        .unwrap();
+    let value = handoff.signal_value();
+    drop(handoff);
+    assert_eq!(c.data.state().owner(), Some(Some(g.family())));
+    let mut to_image = BufferToImage {
+        src: c.data.clone(),
+        dst: c.img.clone(),
+    };
+    graph
+        .record()
+        .insert_pass("to image", &mut to_image, &t)
+        .finish()
+        .unwrap()
+        .execute()
+        .unwrap()
+        .wait()
+        .unwrap();
+    assert!(g.completed_value().unwrap() >= value);
+    assert_eq!(download(&graph, &c, &t), c.pattern);
+    drop(graph);
+    assert_clean(&ctx);
+}
