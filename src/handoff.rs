@@ -321,7 +321,9 @@ impl<'q> Handoff<'q> {
             )
         }
         .map_err(|e| Error::vk("vkQueueSubmit2", e))?;
-        self.submitted();
+        // SAFETY: the submit above was made to `queue()` with the waits, the signal and the
+        // app's command buffers, whose barriers `submit`'s own contract covers.
+        unsafe { self.submitted() };
         Ok(())
     }
 
@@ -330,7 +332,16 @@ impl<'q> Handoff<'q> {
     /// [`Handoff::waits`] and [`Handoff::signals`]. Keeps the states the handoff committed and
     /// releases the queue's submit lock. (Call [`Handoff::submit`] instead to have the
     /// library make the `vkQueueSubmit2`.)
-    pub fn submitted(mut self) {
+    ///
+    /// # Safety
+    ///
+    /// The handoff already committed the resources' new states (layouts, owners, a write at
+    /// [`Handoff::signal_value`]); this keeps them. The app's `vkQueueSubmit2` really was made,
+    /// and succeeded, as described above: otherwise later graphs record barriers from layouts
+    /// the resources are not in, leave an ownership release without its acquire, and wait for
+    /// a timeline value that is never signalled. Drop the handoff instead when the submit did
+    /// not happen.
+    pub unsafe fn submitted(mut self) {
         if let Some(begun) = self.begun.take() {
             log::debug!(
                 "handoff `{}`: the app submitted value {} on `{}`",
