@@ -4,8 +4,7 @@
 //! and friends). The rule itself is [`crate::access::supported_stages`].
 
 use super::{PlanInput, Recorded};
-use crate::access::{capabilities_for, narrow_stages};
-use crate::error::{Error, Result};
+use crate::access::narrow_stages;
 use ash::vk;
 
 /// `stages` as a mask recorded on a queue with `caps`: narrowed to what the queue supports, or
@@ -22,28 +21,6 @@ pub(super) fn on_queue(
     } else {
         s
     }
-}
-
-/// Refuses a use whose stages the queue cannot run at all (a uniform read, vertex to compute
-/// shaders, on a transfer-only queue; indirect arguments on a transfer-only queue).
-pub(super) fn check_use(
-    input: &PlanInput,
-    pass: usize,
-    access: &crate::access::Access,
-    resource: &str,
-) -> Result<()> {
-    let p = &input.passes[pass];
-    let q = &input.queues[p.queue];
-    if !access.stages.is_empty() && narrow_stages(access.stages, q.caps).is_empty() {
-        return Err(Error::QueueCapability {
-            pass: p.name.clone(),
-            resource: resource.to_owned(),
-            queue: q.name.clone(),
-            needs: capabilities_for(access.stages),
-            has: q.caps,
-        });
-    }
-    Ok(())
 }
 
 /// Narrows every stage mask of a validated input to its queue: the uses' stages, the binary

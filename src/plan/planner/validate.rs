@@ -21,7 +21,7 @@ pub(super) fn validate(input: &PlanInput) -> Result<()> {
             }
         }
     }
-    for (pi, pass) in input.passes.iter().enumerate() {
+    for pass in &input.passes {
         let queue = input.queues.get(pass.queue).ok_or_else(|| {
             Error::InvalidInput(format!(
                 "pass `{}` names queue {} of {}",
@@ -57,7 +57,6 @@ pub(super) fn validate(input: &PlanInput) -> Result<()> {
                     has: queue.caps,
                 });
             }
-            queue_stages::check_use(input, pi, a, &res.name)?;
             match (res.kind, u.range.unwrap_or(res.kind.whole())) {
                 (
                     ResourceKind::Image {
