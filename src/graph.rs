@@ -17,6 +17,7 @@ use crate::fence::ExecutionFence;
 use crate::lowering::{lower, Lowered};
 use crate::pass::{Declare, FnPass, Pass, PassSlot, Recorder};
 use crate::plan::{self, Plan, PlanInput, QueuePlan};
+use crate::pools::KeptPlan;
 use crate::pools::GraphPools;
 use crate::queue::Queue;
 use std::fmt;
@@ -92,6 +93,23 @@ impl Graph {
             names: std::mem::take(&mut *self.pools.spare_names.lock()),
             error: None,
         }
+    }
+
+    /// Whether `finish()` may reuse the last executed plan (on by default): a frame that
+    /// declares what the last one did, with resources in the same states up to timeline values
+    /// and binary semaphores, executes that plan again instead of planning anew
+    /// ([`Planned::reused`]). Off, every frame is planned; for measurements and for ruling
+    /// reuse out when chasing a bug. Reuse never changes what is executed: the reused plan is
+    /// the one the planner would make (`tests/random_graphs.rs` and [`crate::simulate`] check
+    /// this), and debug builds verify it like a new one.
+    ///
+    /// ```no_run
+    /// # fn f(graph: &vk_baton::Graph) {
+    /// graph.set_plan_reuse(false);
+    /// # }
+    /// ```
+    pub fn set_plan_reuse(&self, on: bool) {
+        self.pools.kept.lock().disabled = !on;
     }
 
     /// The device the graph records for.
@@ -223,19 +241,15 @@ impl<'a> GraphBuilder<'a> {
             .store(self.passes.len(), Ordering::Relaxed);
         // Emptied, but with its capacity: the execution's names go back into it.
         *pools.spare_names.lock() = self.names;
-        // The last plan, refilled: its declarations by lowering, its barrier lists by the
-        // planner.
-        let (spare_input, spare_queues) = match pools.spare_plan.lock().take() {
-            Some(Plan { input, queues, .. }) => (Some(input), queues),
-            None => (None, Vec::new()),
-        };
+        // Lowered into the declarations of the plan before the last, refilled in place.
+        let spare_input = pools.kept.lock().spare_input.take();
         let Lowered {
             input,
             queues,
             resources,
             versions,
         } = lower(self.graph.pools.device.handle(), &self.passes, spare_input)?;
-        let plan = plan_and_verify(input, spare_queues, &queues)?;
+        let (plan, reused) = reuse_or_plan(&mut pools.kept.lock(), input, &queues)?;
         Ok(Planned {
             graph: self.graph,
             execution: Execution {
@@ -246,8 +260,49 @@ impl<'a> GraphBuilder<'a> {
                 versions,
                 plan,
             },
+            reused,
         })
     }
+}
+
+/// The last plan again if the planner would answer `input` with it (values and semaphores
+/// mapped: [`crate::plan::Rebinder`]); otherwise a new plan, refilling the last one's vectors.
+/// `true` with a reused plan.
+fn reuse_or_plan(kept: &mut KeptPlan, input: PlanInput, queues: &[Queue]) -> Result<(Plan, bool)> {
+    let KeptPlan {
+        last,
+        spare_input,
+        rebinder,
+        planned,
+        reused,
+        disabled,
+    } = kept;
+    let input = match last.take() {
+        Some(plan) if *disabled => {
+            let Plan { input: old, queues: spare_queues, .. } = plan;
+            *spare_input = Some(old);
+            *planned += 1;
+            return Ok((plan_and_verify(input, spare_queues, queues)?, false));
+        }
+        Some(mut plan) => match rebinder.rebind(&mut plan, input) {
+            Ok(old_input) => {
+                *spare_input = Some(old_input);
+                *reused += 1;
+                log::trace!("reused the last plan ({reused} reused, {planned} planned)");
+                verify_in_debug(&plan, queues)?;
+                return Ok((plan, true));
+            }
+            Err(input) => {
+                let Plan { input: old, queues: spare_queues, .. } = plan;
+                *spare_input = Some(old);
+                *planned += 1;
+                return Ok((plan_and_verify(input, spare_queues, queues)?, false));
+            }
+        },
+        None => input,
+    };
+    *planned += 1;
+    Ok((plan_and_verify(input, Vec::new(), queues)?, false))
 }
 
 /// Plans `input`; debug builds with the feature "verify" also check the plan with the
@@ -260,13 +315,7 @@ pub(crate) fn plan_and_verify(
 ) -> Result<Plan> {
     let passes = input.passes.len();
     let plan = plan::plan_reusing(input, spare)?;
-    #[cfg(all(feature = "verify", debug_assertions))]
-    if let Err(violations) = {
-        let last: Vec<u64> = queues.iter().map(Queue::last_value).collect();
-        plan.verify_from(&last)
-    } {
-        return Err(Error::Verification(violations));
-    }
+    verify_in_debug(&plan, queues)?;
     log::debug!(
         "planned {passes} passes on {} queues: {} batches, {} barrier commands, {} waits",
         queues.len(),
@@ -275,6 +324,21 @@ pub(crate) fn plan_and_verify(
         plan.semaphore_waits()
     );
     Ok(plan)
+}
+
+/// Debug builds with the feature "verify" check `plan` with the independent verifier, from
+/// the values `queues`' timelines have been given so far (the earlier graphs' work this plan
+/// waits on is at or below them). Reused plans are checked too: each frame on its own terms.
+#[cfg_attr(not(all(feature = "verify", debug_assertions)), allow(unused_variables))]
+fn verify_in_debug(plan: &Plan, queues: &[Queue]) -> Result<()> {
+    #[cfg(all(feature = "verify", debug_assertions))]
+    if let Err(violations) = {
+        let last: Vec<u64> = queues.iter().map(Queue::last_value).collect();
+        plan.verify_from(&last)
+    } {
+        return Err(Error::Verification(violations));
+    }
+    Ok(())
 }
 
 /// A planned graph: inspect or print its [`Plan`], then [`Planned::execute`] it.
@@ -290,6 +354,8 @@ pub struct Planned<'a> {
     /// Borrowed so that the graph outlives its plans.
     graph: &'a Graph,
     execution: Execution<'a>,
+    /// Whether `finish()` reused the graph's last plan.
+    reused: bool,
 }
 
 impl<'a> Planned<'a> {
@@ -302,6 +368,25 @@ impl<'a> Planned<'a> {
     /// ```
     pub fn plan(&self) -> &Plan {
         &self.execution.plan
+    }
+
+    /// Whether this is the graph's last executed plan again, rebound to this frame's timeline
+    /// values and semaphores instead of planned anew. `finish()` reuses the last plan when
+    /// the frame declares the same passes, uses and resource states (up to names, timeline
+    /// values and binary semaphores); see [`crate::plan::Rebinder`].
+    ///
+    /// ```no_run
+    /// # fn f(graph: &vk_baton::Graph, q: &vk_baton::Queue, p: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {
+    /// for frame in 0..3 {
+    ///     let planned = graph.record().insert_pass("p", &mut *p, q).finish()?;
+    ///     // From the second or third frame on, the states repeat and the plan is reused.
+    ///     println!("frame {frame}: reused {}", planned.reused());
+    ///     planned.execute()?.wait()?;
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn reused(&self) -> bool {
+        self.reused
     }
 
     /// The queues the plan's queue indices refer to.

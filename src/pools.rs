@@ -10,6 +10,7 @@
 use crate::completion::CompletionToken;
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
+use crate::plan::{Plan, PlanInput, Rebinder};
 use crate::queue::Queue;
 use crate::resource::Resource;
 use ash::vk;
@@ -46,6 +47,25 @@ pub(crate) struct Reusable {
     pub(crate) fences: Vec<vk::Fence>,
 }
 
+/// The last executed plan and the scratch to match the next frame against it.
+///
+/// `finish()` lowers the next frame into `spare_input`; if [`Rebinder::rebind`] finds that the
+/// planner would answer with `last` (values and semaphores mapped), `last` is executed again.
+/// Otherwise the planner refills `last`'s vectors instead of allocating new ones. The submit
+/// path puts the plan back here, so it drops no plan either.
+#[derive(Default)]
+pub(crate) struct KeptPlan {
+    pub(crate) last: Option<Plan>,
+    /// The declarations of the plan before `last`, refilled by the next lowering.
+    pub(crate) spare_input: Option<PlanInput>,
+    pub(crate) rebinder: Rebinder,
+    /// Frames planned and frames reused, for the log.
+    pub(crate) planned: u64,
+    pub(crate) reused: u64,
+    /// Off: every frame is planned anew ([`crate::Graph::set_plan_reuse`]).
+    pub(crate) disabled: bool,
+}
+
 /// The part of a graph that its executions and their fences share.
 pub(crate) struct GraphPools {
     pub(crate) device: Arc<ash::Device>,
@@ -53,9 +73,8 @@ pub(crate) struct GraphPools {
     pub(crate) reusable: Mutex<Reusable>,
     /// Contents of dropped, incomplete execution fences.
     pending: Mutex<Vec<InFlight>>,
-    /// The last executed plan, kept so that the next `finish()` refills its vectors and
-    /// strings instead of allocating new ones (and so the submit path drops no plan).
-    pub(crate) spare_plan: Mutex<Option<crate::plan::Plan>>,
+    /// The last executed plan, kept so that the next `finish()` reuses or refills it.
+    pub(crate) kept: Mutex<KeptPlan>,
     /// Pass-name strings of the last execution, refilled by the next builder's passes.
     pub(crate) spare_names: Mutex<Vec<String>>,
     /// How many passes the last builder had: the next one reserves that many up front.
@@ -78,7 +97,7 @@ impl GraphPools {
             debug,
             reusable: Mutex::new(Reusable::default()),
             pending: Mutex::new(Vec::new()),
-            spare_plan: Mutex::new(None),
+            kept: Mutex::new(KeptPlan::default()),
             spare_names: Mutex::new(Vec::new()),
             pass_count_hint: std::sync::atomic::AtomicUsize::new(0),
             device_owner,

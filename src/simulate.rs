@@ -58,7 +58,7 @@ mod topology;
 pub use topology::Topology;
 
 use crate::plan::{Command, Plan, PlanInput, QueuePlan, ResourceDecl, SegmentState};
-use crate::plan::{PassDecl, TimelineValues, WaitTarget};
+use crate::plan::{PassDecl, Rebinder, TimelineValues, WaitTarget};
 use crate::verify::{verify, Violation};
 use std::collections::VecDeque;
 use std::ops::Range;
@@ -98,6 +98,17 @@ pub enum SimError {
         /// What the verifier found.
         violations: Vec<Violation>,
     },
+    /// `finish()` would have reused the previous frame's plan ([`Rebinder`]), but the planner
+    /// answers this frame with another plan: a bug in the library. Both plans are given.
+    #[error("frame {frame}: the reused plan differs from a new plan\nreused:\n{reused}\nplanned:\n{planned}")]
+    Reuse {
+        /// The frame's number.
+        frame: usize,
+        /// The previous frame's plan, rebound to this frame.
+        reused: Box<Plan>,
+        /// The planner's own answer.
+        planned: Box<Plan>,
+    },
 }
 
 /// What one simulated frame produced.
@@ -117,6 +128,9 @@ pub struct FrameReport {
     pub values: TimelineValues,
     /// How many frames the chained verification covered (this one included).
     pub chained: usize,
+    /// Whether `finish()` would reuse the previous frame's plan (the simulation checked that
+    /// it equals the planner's answer).
+    pub reused: bool,
 }
 
 impl FrameReport {
@@ -164,6 +178,9 @@ pub struct Simulation {
     chain: VecDeque<(Plan, TimelineValues)>,
     window: usize,
     frames: usize,
+    /// The last frame's plan, which `finish()` would try to reuse, and the matcher.
+    kept: Option<Plan>,
+    rebinder: Rebinder,
 }
 
 impl Simulation {
@@ -177,6 +194,8 @@ impl Simulation {
             chain: VecDeque::new(),
             window: 16,
             frames: 0,
+            kept: None,
+            rebinder: Rebinder::default(),
         }
     }
 
@@ -247,8 +266,23 @@ impl Simulation {
     pub fn frame(&mut self, passes: &[PassDecl]) -> Result<FrameReport, SimError> {
         let frame = self.frames;
         let (input, qmap, rmap) = self.lower(passes)?;
-        let plan =
-            crate::plan::plan_owned(input).map_err(|error| SimError::Plan { frame, error })?;
+        let plan = crate::plan::plan_owned(input.clone())
+            .map_err(|error| SimError::Plan { frame, error })?;
+        // What `finish()` would execute instead, if it reuses the last plan: it must be the
+        // planner's answer exactly.
+        let mut reused = false;
+        if let Some(mut last) = self.kept.clone() {
+            if self.rebinder.rebind(&mut last, input).is_ok() {
+                if last.queues != plan.queues || last.final_states != plan.final_states {
+                    return Err(SimError::Reuse {
+                        frame,
+                        reused: Box::new(last),
+                        planned: Box::new(plan),
+                    });
+                }
+                reused = true;
+            }
+        }
         let mut last: Vec<u64> = qmap.iter().map(|&q| self.last[q]).collect();
         plan.verify_from(&last)
             .map_err(|violations| SimError::Verification {
@@ -282,8 +316,10 @@ impl Simulation {
         }
         self.chain = chain;
         self.frames += 1;
+        self.kept = Some(plan.clone());
         Ok(FrameReport {
             frame,
+            reused,
             plan,
             chained: self.chain.len(),
             queues: qmap,

@@ -99,6 +99,48 @@ fn per_frame(graph: &Graph, q: &Queue, steps: &mut [Step], frames: usize) -> Vec
     (0..frames).map(|_| frame(steps)).collect()
 }
 
+/// The chain's 8 buffers.
+fn buffers(ctx: &vk_baton::Context) -> Arc<Vec<Arc<StBuffer>>> {
+    let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+    Arc::new(
+        (0..8)
+            .map(|i| {
+                ctx.buffer(BufferDesc::new(256, usage), &format!("buf{i}"))
+                    .unwrap()
+            })
+            .collect(),
+    )
+}
+
+fn steps(bufs: &Arc<Vec<Arc<StBuffer>>>, n: usize) -> Vec<Step> {
+    (0..n)
+        .map(|i| Step {
+            bufs: bufs.clone(),
+            i,
+        })
+        .collect()
+}
+
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "debug builds verify every plan, which allocates per pass: cargo test --release --test allocations"
+)]
+fn a_reused_plan_allocates_nothing() {
+    let ctx = common::ctx();
+    let graph = ctx.graph().unwrap();
+    let q = ctx.graphics().clone();
+    let bufs = buffers(&ctx);
+    for n in [10, 100, 1000] {
+        let mut steps = steps(&bufs, n);
+        let frames = per_frame(&graph, &q, &mut steps, 5);
+        eprintln!("allocations per reused frame, {n} passes: {frames:?}");
+        assert_eq!(frames, [0; 5], "{n} passes");
+    }
+    drop(graph);
+    common::assert_clean(&ctx);
+}
+
 #[test]
 #[cfg_attr(
     debug_assertions,
@@ -107,27 +149,12 @@ fn per_frame(graph: &Graph, q: &Queue, steps: &mut [Step], frames: usize) -> Vec
 fn a_replanned_frame_allocates_a_constant_independent_of_its_passes() {
     let ctx = common::ctx();
     let graph = ctx.graph().unwrap();
+    graph.set_plan_reuse(false);
     let q = ctx.graphics().clone();
-    let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
-    let bufs: Arc<Vec<Arc<StBuffer>>> = Arc::new(
-        (0..8)
-            .map(|i| {
-                ctx.buffer(BufferDesc::new(256, usage), &format!("buf{i}"))
-                    .unwrap()
-            })
-            .collect(),
-    );
-    let steps = |n: usize| -> Vec<Step> {
-        (0..n)
-            .map(|i| Step {
-                bufs: bufs.clone(),
-                i,
-            })
-            .collect()
-    };
-    let small = per_frame(&graph, &q, &mut steps(10), 5);
-    let large = per_frame(&graph, &q, &mut steps(100), 5);
-    let larger = per_frame(&graph, &q, &mut steps(1000), 3);
+    let bufs = buffers(&ctx);
+    let small = per_frame(&graph, &q, &mut steps(&bufs, 10), 5);
+    let large = per_frame(&graph, &q, &mut steps(&bufs, 100), 5);
+    let larger = per_frame(&graph, &q, &mut steps(&bufs, 1000), 3);
     eprintln!("allocations per frame: 10 passes {small:?}, 100 {large:?}, 1000 {larger:?}");
     // Steady state: every frame of one size allocates the same.
     for frames in [&small, &large, &larger] {

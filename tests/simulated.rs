@@ -80,6 +80,8 @@ struct S {
     g: usize,
     c: usize,
     t: usize,
+    /// Per frame: whether `finish()` would reuse the previous frame's plan.
+    reused: Vec<bool>,
 }
 
 impl S {
@@ -93,7 +95,13 @@ impl S {
             g,
             c,
             t: tr,
+            reused: Vec::new(),
         }
+    }
+    /// The frames that reuse the previous frame's plan, as a string of `r` (reused) and `p`
+    /// (planned).
+    fn reuse_pattern(&self) -> String {
+        self.reused.iter().map(|&r| if r { 'r' } else { 'p' }).collect()
     }
     fn family(&self, q: usize) -> u32 {
         self.sim.topology().queues()[q].family
@@ -112,7 +120,10 @@ impl S {
     }
     fn run(&mut self, passes: Vec<PassDecl>) -> FrameReport {
         match self.sim.frame(&passes) {
-            Ok(r) => r,
+            Ok(r) => {
+                self.reused.push(r.reused);
+                r
+            }
             Err(SimError::Verification {
                 frame,
                 chained,

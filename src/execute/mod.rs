@@ -69,7 +69,7 @@ impl Execution<'_> {
         let in_flight = recording.into_in_flight(token.clone(), resources, queues);
         // Kept for the next `finish()` and builder to refill: not dropped here, and not
         // allocated again.
-        *pools.spare_plan.lock() = Some(plan);
+        pools.kept.lock().last = Some(plan);
         pools
             .spare_names
             .lock()

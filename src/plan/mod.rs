@@ -78,6 +78,7 @@ mod input;
 mod output;
 mod planner;
 mod presented;
+mod rebind;
 mod queue_stages;
 mod state;
 mod submission;
@@ -94,6 +95,7 @@ pub use output::{
 };
 pub(crate) use planner::plan_reusing;
 pub use planner::{plan, plan_owned};
+pub use rebind::Rebinder;
 pub use state::{Recorded, SegmentState};
 pub(crate) use submission::{submission_runs, SubmissionRun};
 pub use timeline::TimelineValues;

@@ -1,0 +1,298 @@
+//! Reusing a plan for a frame that declares the same thing again.
+//!
+//! The planner treats timeline values and binary semaphores as labels: it compares values of
+//! one queue with each other (which is later, which is the same, and whether one is 0, "no
+//! work yet"), keeps the highest value per queue in a wait, and copies values and semaphores
+//! into its output. It never computes a new value. So when a new input differs from the one a
+//! plan was made from only in
+//!
+//! - names (of queues, resources and passes: they appear in labels and reports only),
+//! - timeline values, through a map per queue that keeps their order and keeps 0 at 0, and
+//! - binary semaphores, through a one-to-one map,
+//!
+//! the planner's answer for the new input is the old plan with its values and semaphores
+//! mapped the same way. [`Rebinder::rebind`] checks exactly that and rewrites the plan in place.
+//! Everything else (queues, families, resource shapes, layouts, owners, stages, accesses,
+//! ranges, uses, guards) must be equal. The check walks both inputs once and allocates nothing
+//! once its scratch lists have grown.
+//!
+//! `tests/random_graphs.rs` checks the claim: across random graphs run frame after frame, a
+//! rebound plan equals the planner's own answer every time.
+
+use super::{Plan, PlanInput, Recorded, SegmentState, WaitTarget};
+use ash::vk;
+use ash::vk::Handle;
+
+/// Scratch space for matching inputs; keep one and reuse it so matching allocates nothing.
+///
+/// ```
+/// use vk_baton::plan::*;
+/// use vk_baton::{ash::vk, Access};
+/// // A buffer an earlier frame wrote on queue 0 at value 5; this frame reads it on queue 1.
+/// let frame = |value: u64| {
+///     let written = SegmentState {
+///         defined: true,
+///         write: Some(Recorded { queue: 0, value: Some(value),
+///             stages: vk::PipelineStageFlags2::COMPUTE_SHADER,
+///             access: vk::AccessFlags2::SHADER_STORAGE_WRITE }),
+///         ..SegmentState::default()
+///     };
+///     PlanInput {
+///         queues: vec![QueueDecl::new("compute", 1, vk::QueueFlags::COMPUTE),
+///                      QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE)],
+///         resources: vec![ResourceDecl::buffer("buf", 64, vk::BufferUsageFlags::STORAGE_BUFFER)
+///             .concurrent().with_state(written)],
+///         passes: vec![PassDecl::new("read", 1).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_READ))],
+///     }
+/// };
+/// let mut plan = plan_owned(frame(5)).unwrap();
+/// let mut rebinder = Rebinder::default();
+/// // The next frame: the same declarations, the write now at value 9.
+/// let old_input = rebinder.rebind(&mut plan, frame(9)).unwrap();
+/// assert_eq!(plan.queues, plan_owned(frame(9)).unwrap().queues);
+/// assert_eq!(plan.queues[1].batches[0].waits[0].target, WaitTarget::Value { queue: 0, value: 9 });
+/// assert_eq!(old_input.resources[0].initial, frame(5).resources[0].initial);
+///
+/// // Reading it on queue 0 instead is another plan: the input comes back unused.
+/// let mut other = frame(10);
+/// other.passes[0].queue = 0;
+/// assert!(rebinder.rebind(&mut plan, other).is_err());
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Rebinder {
+    /// Per queue: (value in the plan's input, value in the new input).
+    values: Vec<Vec<(u64, u64)>>,
+    /// (semaphore in the plan's input, semaphore in the new input).
+    semaphores: Vec<(u64, u64)>,
+}
+
+impl Rebinder {
+    /// If the planner's answer for `input` is `plan` with values and semaphores mapped (see
+    /// the [module docs](self)), rewrites `plan` into that answer, moves `input` into it and
+    /// returns the input the plan was made from (to refill next time). Otherwise leaves `plan`
+    /// as it is and gives `input` back.
+    pub fn rebind(&mut self, plan: &mut Plan, input: PlanInput) -> Result<PlanInput, PlanInput> {
+        if !self.match_inputs(&plan.input, &input) || !self.settle() || !self.maps_plan(plan) {
+            return Err(input);
+        }
+        self.rewrite(plan);
+        Ok(std::mem::replace(&mut plan.input, input))
+    }
+
+    /// Compares the inputs field by field, collecting the value and semaphore pairs.
+    fn match_inputs(&mut self, old: &PlanInput, new: &PlanInput) -> bool {
+        for v in &mut self.values {
+            v.clear();
+        }
+        if self.values.len() < old.queues.len() {
+            self.values.resize_with(old.queues.len(), Vec::new);
+        }
+        self.semaphores.clear();
+        // Destructured in full, so that a field added to the input fails to compile here
+        // until this check knows whether it matters.
+        let PlanInput {
+            queues,
+            resources,
+            passes,
+        } = old;
+        if queues.len() != new.queues.len()
+            || resources.len() != new.resources.len()
+            || passes.len() != new.passes.len()
+        {
+            return false;
+        }
+        let queues_match = queues.iter().zip(&new.queues).all(|(a, b)| {
+            let super::QueueDecl {
+                name: _,
+                family,
+                caps,
+            } = a;
+            *family == b.family && *caps == b.caps
+        });
+        if !queues_match {
+            return false;
+        }
+        for (a, b) in resources.iter().zip(&new.resources) {
+            let super::ResourceDecl {
+                name: _,
+                kind,
+                concurrent,
+                initial,
+            } = a;
+            if *kind != b.kind || *concurrent != b.concurrent || initial.len() != b.initial.len()
+            {
+                return false;
+            }
+            for ((ca, sa), (cb, sb)) in initial.iter().zip(&b.initial) {
+                if ca != cb || !self.match_segment(sa, sb) {
+                    return false;
+                }
+            }
+        }
+        for (a, b) in passes.iter().zip(&new.passes) {
+            let super::PassDecl {
+                name: _,
+                queue,
+                uses,
+                waits,
+                signals,
+            } = a;
+            if *queue != b.queue
+                || *uses != b.uses
+                || waits.len() != b.waits.len()
+                || signals.len() != b.signals.len()
+            {
+                return false;
+            }
+            for (wa, wb) in waits.iter().zip(&b.waits) {
+                if wa.guards != wb.guards || wa.stages != wb.stages {
+                    return false;
+                }
+                self.semaphores
+                    .push((wa.semaphore.as_raw(), wb.semaphore.as_raw()));
+            }
+            for (sa, sb) in signals.iter().zip(&b.signals) {
+                if sa.stages != sb.stages {
+                    return false;
+                }
+                self.semaphores
+                    .push((sa.semaphore.as_raw(), sb.semaphore.as_raw()));
+            }
+        }
+        true
+    }
+
+    fn match_segment(&mut self, a: &SegmentState<usize>, b: &SegmentState<usize>) -> bool {
+        let SegmentState {
+            layout,
+            defined,
+            owner,
+            write,
+            reads,
+        } = a;
+        if *layout != b.layout || *defined != b.defined || *owner != b.owner {
+            return false;
+        }
+        let write_matches = match (write, &b.write) {
+            (None, None) => true,
+            (Some(x), Some(y)) => self.match_recorded(x, y),
+            _ => false,
+        };
+        write_matches
+            && reads.len() == b.reads.len()
+            && reads
+                .iter()
+                .zip(&b.reads)
+                .all(|(x, y)| self.match_recorded(x, y))
+    }
+
+    fn match_recorded(&mut self, a: &Recorded<usize>, b: &Recorded<usize>) -> bool {
+        if a.queue != b.queue || a.stages != b.stages || a.access != b.access {
+            return false;
+        }
+        match (a.value, b.value) {
+            (None, None) => true,
+            (Some(x), Some(y)) if a.queue < self.values.len() => {
+                self.values[a.queue].push((x, y));
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Sorts the pairs and checks that they form order-keeping maps (0 to 0) for values and
+    /// one-to-one maps for semaphores.
+    fn settle(&mut self) -> bool {
+        for pairs in &mut self.values {
+            pairs.sort_unstable();
+            pairs.dedup();
+            // Sorted by old value, then new: a map keeps order when each next pair is strictly
+            // later on both sides (an old value paired with two new ones fails too).
+            let ordered = pairs.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1);
+            let zero_kept = pairs.iter().all(|&(x, y)| (x == 0) == (y == 0));
+            if !ordered || !zero_kept {
+                return false;
+            }
+        }
+        let s = &mut self.semaphores;
+        s.sort_unstable();
+        s.dedup();
+        if s.windows(2).any(|w| w[0].0 == w[1].0) {
+            return false;
+        }
+        // One-to-one: no new semaphore stands for two old ones.
+        s.sort_unstable_by_key(|&(_, new)| new);
+        let injective = s.windows(2).all(|w| w[0].1 != w[1].1);
+        s.sort_unstable();
+        injective
+    }
+
+    fn value(&self, queue: usize, old: u64) -> Option<u64> {
+        let pairs = self.values.get(queue)?;
+        let i = pairs.binary_search_by_key(&old, |&(x, _)| x).ok()?;
+        Some(pairs[i].1)
+    }
+
+    fn semaphore(&self, old: vk::Semaphore) -> Option<vk::Semaphore> {
+        let i = self
+            .semaphores
+            .binary_search_by_key(&old.as_raw(), |&(x, _)| x)
+            .ok()?;
+        Some(vk::Semaphore::from_raw(self.semaphores[i].1))
+    }
+
+    /// Whether every value and semaphore in the plan's output came from its input (so the maps
+    /// cover them). The planner never makes new ones; if it ever did, the plan is not reused.
+    fn maps_plan(&self, plan: &Plan) -> bool {
+        let batches = plan.queues.iter().flat_map(|q| &q.batches);
+        for b in batches {
+            for w in &b.waits {
+                let mapped = match w.target {
+                    WaitTarget::Value { queue, value } => self.value(queue, value).is_some(),
+                    WaitTarget::Binary(s) => self.semaphore(s).is_some(),
+                    WaitTarget::Batch { .. } => true,
+                };
+                if !mapped {
+                    return false;
+                }
+            }
+            if b.binary_signals
+                .iter()
+                .any(|&(s, _)| self.semaphore(s).is_none())
+            {
+                return false;
+            }
+        }
+        plan.final_states.iter().flatten().all(|(_, s)| {
+            s.write
+                .iter()
+                .chain(&s.reads)
+                .all(|r| r.value.is_none_or(|v| self.value(r.queue, v).is_some()))
+        })
+    }
+
+    /// Maps every value and semaphore of the plan's output; [`Self::maps_plan`] said they all map.
+    fn rewrite(&self, plan: &mut Plan) {
+        for b in plan.queues.iter_mut().flat_map(|q| &mut q.batches) {
+            for w in &mut b.waits {
+                match &mut w.target {
+                    WaitTarget::Value { queue, value } => {
+                        *value = self.value(*queue, *value).unwrap_or(*value);
+                    }
+                    WaitTarget::Binary(s) => *s = self.semaphore(*s).unwrap_or(*s),
+                    WaitTarget::Batch { .. } => {}
+                }
+            }
+            for (s, _) in &mut b.binary_signals {
+                *s = self.semaphore(*s).unwrap_or(*s);
+            }
+        }
+        for (_, s) in plan.final_states.iter_mut().flatten() {
+            for r in s.write.iter_mut().chain(&mut s.reads) {
+                if let Some(v) = r.value {
+                    r.value = Some(self.value(r.queue, v).unwrap_or(v));
+                }
+            }
+        }
+    }
+}
