@@ -14,7 +14,9 @@
 //!   hand-written side still submits three batches chained by semaphores.
 //!
 //! Per frame, the graph side does `record()`, `insert_pass` ×N, `finish()`, `execute()` and
-//! waits for the frame's fence. The hand side resets its command pools, records the
+//! waits for the frame's fence, two ways: **planned** (plan reuse off, so `finish()` plans
+//! every frame) and **reused** (the default: a frame like the last executes the last plan,
+//! rebound to its timeline values). The hand side resets its command pools, records the
 //! fewest correct barriers (one global `VkMemoryBarrier2` per pass boundary on one queue, one
 //! at the frame start for the previous frame's accesses, the ownership transfer pair between
 //! queues), submits with `vkQueueSubmit2` and waits for its fence.
@@ -291,15 +293,23 @@ fn main() {
         },
     );
     println!(
-        "{:<10} {:>6} | {:>11} {:>11} {:>6} | {:>11} {:>11} {:>6}",
+        "{:<10} {:>6} | {:>10} {:>10} {:>10} {:>6} {:>6} | {:>10} {:>10} {:>10} {:>6} {:>6}",
         "workload",
         "passes",
-        "graph cpu",
-        "hand cpu",
+        "planned",
+        "reused",
+        "hand",
         "ratio",
-        "graph frame",
-        "hand frame",
-        "ratio"
+        "ratio",
+        "planned",
+        "reused",
+        "hand",
+        "ratio",
+        "ratio",
+    );
+    println!(
+        "{:<17} | {:^46} | {:^46}",
+        "", "cpu: to the submit's return (planned/hand, reused/hand)", "frame: with the fence wait"
     );
     for (label, queues) in [
         ("chain", vec![ctx.graphics().clone()]),
@@ -320,13 +330,22 @@ fn main() {
                     i,
                 })
                 .collect();
-            let mut graph_frame = || {
+            // `reuse`: the graph may reuse the last plan (the default); off, every frame is
+            // planned anew.
+            let mut graph_frame = |reuse: bool| {
+                graph.set_plan_reuse(reuse);
                 let t = Instant::now();
                 let mut b = graph.record();
                 for (i, s) in steps.iter_mut().enumerate() {
                     b = b.insert_pass("step", s, &queues[run_of(i, n, queues.len())]);
                 }
-                let fence = b.finish().expect("plan").execute().expect("execute");
+                let planned = b.finish().expect("plan");
+                assert_eq!(
+                    planned.reused(),
+                    reuse,
+                    "a frame like the last reuses its plan"
+                );
+                let fence = planned.execute().expect("execute");
                 let cpu = t.elapsed();
                 fence.wait().expect("wait");
                 (cpu, t.elapsed())
@@ -339,38 +358,43 @@ fn main() {
                 (cpu, t.elapsed())
             };
             for _ in 0..3 {
-                graph_frame();
+                graph_frame(false);
+                graph_frame(true);
                 hand_frame();
             }
-            // Alternate the sides so that both see the same machine load.
-            let (mut g, mut h) = (Vec::new(), Vec::new());
-            let (mut g_total, mut h_total) = (Duration::ZERO, Duration::ZERO);
-            while (g_total < per_side || h_total < per_side || g.len() < 11) && g.len() < 100_000 {
-                let x = graph_frame();
-                g_total += x.1;
-                g.push(x);
+            // Alternate the sides so that all see the same machine load. The reused frame
+            // reuses the plan of the planned frame before it.
+            let (mut planned, mut reused, mut h) = (Vec::new(), Vec::new(), Vec::new());
+            let mut total = Duration::ZERO;
+            while (total < 3 * per_side || h.len() < 11) && h.len() < 100_000 {
+                let p = graph_frame(false);
+                let r = graph_frame(true);
                 let y = hand_frame();
-                h_total += y.1;
+                total += p.1 + r.1 + y.1;
+                planned.push(p);
+                reused.push(r);
                 h.push(y);
             }
-            let (gc, gf) = (
-                median(g.iter().map(|x| x.0).collect()),
-                median(g.iter().map(|x| x.1).collect()),
-            );
-            let (hc, hf) = (
-                median(h.iter().map(|x| x.0).collect()),
-                median(h.iter().map(|x| x.1).collect()),
-            );
+            let cpu = |v: &[(Duration, Duration)]| median(v.iter().map(|x| x.0).collect());
+            let frame = |v: &[(Duration, Duration)]| median(v.iter().map(|x| x.1).collect());
+            let us = |d: Duration| d.as_secs_f64() * 1e6;
+            let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
+            let (pc, rc, hc) = (cpu(&planned), cpu(&reused), cpu(&h));
+            let (pf, rf, hf) = (frame(&planned), frame(&reused), frame(&h));
             println!(
-                "{:<10} {:>6} | {:>9.1}us {:>9.1}us {:>5.2}x | {:>9.1}us {:>9.1}us {:>5.2}x",
+                "{:<10} {:>6} | {:>8.1}us {:>8.1}us {:>8.1}us {:>5.2}x {:>5.2}x | {:>8.1}us {:>8.1}us {:>8.1}us {:>5.2}x {:>5.2}x",
                 label,
                 n,
-                gc.as_secs_f64() * 1e6,
-                hc.as_secs_f64() * 1e6,
-                gc.as_secs_f64() / hc.as_secs_f64(),
-                gf.as_secs_f64() * 1e6,
-                hf.as_secs_f64() * 1e6,
-                gf.as_secs_f64() / hf.as_secs_f64(),
+                us(pc),
+                us(rc),
+                us(hc),
+                ratio(pc, hc),
+                ratio(rc, hc),
+                us(pf),
+                us(rf),
+                us(hf),
+                ratio(pf, hf),
+                ratio(rf, hf),
             );
         }
     }

@@ -62,11 +62,26 @@ impl CompletionToken {
 
     /// Records the fences the execution was submitted with (an empty list: nothing to wait
     /// for, complete at once).
-    pub(crate) fn set_submitted(&self, fences: Vec<vk::Fence>) {
+    pub(crate) fn set_submitted(&self, fences: &[vk::Fence]) {
         let mut s = self.0.state.lock();
         s.done = fences.is_empty();
-        s.fences = fences;
+        s.fences.clear();
+        s.fences.extend_from_slice(fences);
         s.submitted = true;
+    }
+
+    /// If nothing but `self` refers to this token any more, resets it to a new execution's
+    /// token (keeping its fence list's allocation) and returns `true`.
+    pub(crate) fn reset_if_unique(&mut self) -> bool {
+        let Some(inner) = Arc::get_mut(&mut self.0) else {
+            return false;
+        };
+        let s = inner.state.get_mut();
+        s.fences.clear();
+        s.submitted = false;
+        s.done = false;
+        s.failed = false;
+        true
     }
 
     /// Marks the execution as failed: users see it never complete ([`Error::NotExecuted`]),

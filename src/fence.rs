@@ -117,14 +117,15 @@ impl ExecutionFence {
         wait: impl FnOnce(&[vk::Fence], u64) -> ash::prelude::VkResult<()>,
     ) -> Result<bool> {
         let mut contents = self.contents.lock();
-        if contents.is_none() {
+        let Some(held) = contents.as_ref() else {
             return Ok(true);
-        }
-        let fences = self.token.fences();
+        };
+        // The execution's own fences: the same as its token's, without copying them.
+        let fences = &held.fences;
         let done = if fences.is_empty() || timeout_ns == 0 {
             self.token.poll()?
         } else {
-            match wait(&fences, timeout_ns) {
+            match wait(fences, timeout_ns) {
                 Ok(()) => true,
                 Err(vk::Result::TIMEOUT) => false,
                 Err(e) => return Err(Error::vk("vkWaitForFences", e)),

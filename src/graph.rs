@@ -12,13 +12,13 @@
 
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
-use crate::execute::{Execution, PassEntry};
+use crate::execute::Execution;
 use crate::fence::ExecutionFence;
-use crate::lowering::{lower, Lowered};
-use crate::pass::{Declare, FnPass, Pass, PassSlot, Recorder};
+use crate::lowering::{lower, Lists, LowerScratch, Lowered};
+use crate::pass::{Declare, FnPass, Pass, PassEntry, PassSlot, Recorder};
 use crate::plan::{self, Plan, PlanInput, QueuePlan};
-use crate::pools::KeptPlan;
 use crate::pools::GraphPools;
+use crate::pools::KeptPlan;
 use crate::queue::Queue;
 use std::fmt;
 use std::sync::atomic::Ordering;
@@ -37,6 +37,8 @@ use std::sync::Arc;
 /// ```
 pub struct Graph {
     pools: Arc<GraphPools>,
+    /// Lowering's scratch space, kept from one `finish()` to the next.
+    lowering: parking_lot::Mutex<LowerScratch>,
 }
 
 impl Graph {
@@ -62,6 +64,7 @@ impl Graph {
     pub unsafe fn new(device: &ash::Device, debug: Option<DebugUtils>) -> Result<Graph> {
         Ok(Graph {
             pools: Arc::new(GraphPools::new(device, debug, None)),
+            lowering: Default::default(),
         })
     }
 
@@ -74,6 +77,7 @@ impl Graph {
     ) -> Graph {
         Graph {
             pools: Arc::new(GraphPools::new(device, debug, Some(device_owner))),
+            lowering: Default::default(),
         }
     }
 
@@ -87,9 +91,12 @@ impl Graph {
     pub fn record(&self) -> GraphBuilder<'_> {
         self.pools.collect();
         let hint = self.pools.pass_count_hint.load(Ordering::Relaxed);
+        // The last builder's list, emptied: its allocation is reused for this frame's passes.
+        let mut passes: Vec<PassEntry<'_>> = self.pools.spares.lock().passes.take();
+        passes.reserve(hint);
         GraphBuilder {
             graph: self,
-            passes: Vec::with_capacity(hint),
+            passes,
             names: std::mem::take(&mut *self.pools.spare_names.lock()),
             error: None,
         }
@@ -248,7 +255,13 @@ impl<'a> GraphBuilder<'a> {
             queues,
             resources,
             versions,
-        } = lower(self.graph.pools.device.handle(), &self.passes, spare_input)?;
+        } = lower(
+            pools.device.handle(),
+            &self.passes,
+            spare_input,
+            &mut self.graph.lowering.lock(),
+            Lists::from_spares(&mut pools.spares.lock()),
+        )?;
         let (plan, reused) = reuse_or_plan(&mut pools.kept.lock(), input, &queues)?;
         Ok(Planned {
             graph: self.graph,
@@ -279,7 +292,11 @@ fn reuse_or_plan(kept: &mut KeptPlan, input: PlanInput, queues: &[Queue]) -> Res
     } = kept;
     let input = match last.take() {
         Some(plan) if *disabled => {
-            let Plan { input: old, queues: spare_queues, .. } = plan;
+            let Plan {
+                input: old,
+                queues: spare_queues,
+                ..
+            } = plan;
             *spare_input = Some(old);
             *planned += 1;
             return Ok((plan_and_verify(input, spare_queues, queues)?, false));
@@ -293,7 +310,11 @@ fn reuse_or_plan(kept: &mut KeptPlan, input: PlanInput, queues: &[Queue]) -> Res
                 return Ok((plan, true));
             }
             Err(input) => {
-                let Plan { input: old, queues: spare_queues, .. } = plan;
+                let Plan {
+                    input: old,
+                    queues: spare_queues,
+                    ..
+                } = plan;
                 *spare_input = Some(old);
                 *planned += 1;
                 return Ok((plan_and_verify(input, spare_queues, queues)?, false));
@@ -329,7 +350,10 @@ pub(crate) fn plan_and_verify(
 /// Debug builds with the feature "verify" check `plan` with the independent verifier, from
 /// the values `queues`' timelines have been given so far (the earlier graphs' work this plan
 /// waits on is at or below them). Reused plans are checked too: each frame on its own terms.
-#[cfg_attr(not(all(feature = "verify", debug_assertions)), allow(unused_variables))]
+#[cfg_attr(
+    not(all(feature = "verify", debug_assertions)),
+    allow(unused_variables)
+)]
 fn verify_in_debug(plan: &Plan, queues: &[Queue]) -> Result<()> {
     #[cfg(all(feature = "verify", debug_assertions))]
     if let Err(violations) = {

@@ -61,9 +61,10 @@
 //! with nothing in the pass, so that the states it committed hold.
 
 use crate::error::{Error, Result};
-use crate::execute::{barrier_structs, Begun, Execution, PassEntry};
+use crate::execute::{barrier_structs, Begun, Execution};
 use crate::graph::{plan_and_verify, Graph};
-use crate::lowering::{lower, Lowered};
+use crate::lowering::{lower, Lists, LowerScratch, Lowered};
+use crate::pass::PassEntry;
 use crate::pass::{Declare, FnPass, Pass, PassSlot};
 use crate::plan::{Plan, WaitTarget};
 use crate::queue::Queue;
@@ -123,7 +124,13 @@ impl Graph {
             queues,
             resources,
             versions,
-        } = lower(device, &passes, None)?;
+        } = lower(
+            device,
+            &passes,
+            None,
+            &mut LowerScratch::default(),
+            Lists::default(),
+        )?;
         let plan = plan_and_verify(input, Vec::new(), &queues)?;
         let app = plan.app_batch()?.queue;
         let mut execution = Execution {

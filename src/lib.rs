@@ -10,8 +10,8 @@
 //! The modules form layers, and each calls only into the layers below it: no two modules
 //! import each other, directly or through others. From the bottom up:
 //!
-//! 1. **Vocabulary**: [`error`], [`access`], `range` (re-exported: [`ImageRange`], [`BufferRange`], [`SubRange`]), [`debug`], [`messages`]: plain types
-//!    and the debug-utils helpers, importing no other module but `error`.
+//! 1. **Vocabulary**: [`error`], [`access`], `range` (re-exported: [`ImageRange`], [`BufferRange`], [`SubRange`]), [`debug`], [`messages`], `fx` (a fast hasher): plain
+//!    types and the debug-utils helpers, importing no other module but `error`.
 //! 2. **Planning**: [`plan`] turns declarations into barriers, ownership transfers, semaphores
 //!    and the submission order; pure functions, no Vulkan call. [`verify`] and [`simulate`]
 //!    check plans independently, above it.
@@ -42,6 +42,7 @@ pub mod debug;
 pub mod error;
 mod execute;
 pub mod fence;
+mod fx;
 pub mod graph;
 pub mod handoff;
 mod lowering;

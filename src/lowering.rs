@@ -6,19 +6,46 @@
 //! the executor can tell whether the plan went stale). Nothing here calls Vulkan.
 
 use crate::error::{Error, Result};
-use crate::execute::PassEntry;
-use crate::pass::{Declare, Declared};
+use crate::fx::FxBuildHasher;
+use crate::pass::{Declare, Declared, PassEntry};
 use crate::plan::{
-    BinarySignalDecl, BinaryWaitDecl, PlanInput, Recorded, ResourceKind, SegmentState, UseDecl,
+    refill_segments, BinarySignalDecl, BinaryWaitDecl, PlanInput, Recorded, ResourceKind, UseDecl,
 };
+use crate::pools::{take, Spares};
 use crate::queue::Queue;
 use crate::resource::Resource;
 use ash::vk;
-use fx::FxBuildHasher;
 use std::collections::HashMap;
 
-mod fx;
 mod refill;
+
+/// Scratch space of lowering, kept by the graph between frames.
+#[derive(Default)]
+pub(crate) struct LowerScratch {
+    /// One pass's declarations at a time.
+    declared: Declared,
+    /// Resource id -> planner index.
+    by_id: HashMap<u64, usize, FxBuildHasher>,
+}
+
+/// Emptied vectors for [`Lowered`]'s lists.
+#[derive(Default)]
+pub(crate) struct Lists {
+    pub(crate) queues: Vec<Queue>,
+    pub(crate) resources: Vec<Resource>,
+    pub(crate) versions: Vec<u64>,
+}
+
+impl Lists {
+    /// Vectors an earlier execution gave back to the graph.
+    pub(crate) fn from_spares(spares: &mut Spares) -> Self {
+        Lists {
+            queues: take(&mut spares.queues),
+            resources: take(&mut spares.resources),
+            versions: take(&mut spares.versions),
+        }
+    }
+}
 
 /// A graph's passes lowered for the planner, with the objects its indices refer to.
 pub(crate) struct Lowered {
@@ -35,10 +62,15 @@ pub(crate) struct Lowered {
 /// Asks each pass for its declarations and lowers them, with the resources' current states,
 /// into a [`PlanInput`]. Fails on a queue or resource of another device than `device`, and on
 /// two `Queue` objects for one `VkQueue`.
+///
+/// `spare` (the declarations of an earlier plan), `scratch` and `lists` (emptied vectors) are
+/// refilled rather than allocated again.
 pub(crate) fn lower(
     device: vk::Device,
     passes: &[PassEntry<'_>],
     spare: Option<PlanInput>,
+    scratch: &mut LowerScratch,
+    lists: Lists,
 ) -> Result<Lowered> {
     // The last plan's declarations are refilled in place: their strings and vectors keep
     // their capacity, so a frame like the last one allocates none of them again.
@@ -48,7 +80,16 @@ pub(crate) fn lower(
         passes: mut pass_decls,
     } = spare.unwrap_or_default();
 
-    let mut queues: Vec<Queue> = Vec::new();
+    let Lists {
+        mut queues,
+        mut resources,
+        mut versions,
+    } = lists;
+    queues.clear();
+    resources.clear();
+    versions.clear();
+    let LowerScratch { declared: d, by_id } = scratch;
+    by_id.clear();
     let queue_index = |q: &Queue, queues: &mut Vec<Queue>| -> usize {
         match queues.iter().position(|x| x == q) {
             Some(i) => i,
@@ -58,8 +99,6 @@ pub(crate) fn lower(
             }
         }
     };
-    let mut resources: Vec<Resource> = Vec::new();
-    let mut by_id: HashMap<u64, usize, FxBuildHasher> = HashMap::default();
     let mut res_index =
         |r: &Resource, pass: &str, resources: &mut Vec<Resource>| -> Result<usize> {
             if let Some(&i) = by_id.get(&r.id()) {
@@ -76,12 +115,11 @@ pub(crate) fn lower(
         };
 
     // One `Declared` for every pass in turn: its vectors are reused from pass to pass.
-    let mut d = Declared::default();
     for (pi, p) in passes.iter().enumerate() {
         d.uses.clear();
         d.waits.clear();
         d.signals.clear();
-        p.pass.declare(&mut Declare { out: &mut d });
+        p.pass.declare(&mut Declare { out: d });
         let qi = queue_index(&p.queue, &mut queues);
         let pd = refill::pass(&mut pass_decls, pi, &p.name, qi);
         for u in &d.uses {
@@ -113,20 +151,13 @@ pub(crate) fn lower(
         }
     }
     pass_decls.truncate(passes.len());
-    drop(d);
+    // Emptied (keeping their capacity), so that the scratch keeps no resource alive.
+    d.uses.clear();
+    d.waits.clear();
+    d.signals.clear();
 
     // Snapshot each resource's state; queues seen only in earlier records join the list.
-    let mut versions = Vec::with_capacity(resources.len());
     for (ri, r) in resources.iter().enumerate() {
-        let (segments, version) = {
-            let t = r.tracked().lock();
-            (t.segments.clone(), t.version)
-        };
-        versions.push(version);
-        let initial: Vec<_> = segments
-            .into_iter()
-            .map(|(cells, s)| (cells, to_indices(&s, |q| queue_index(q, &mut queues))))
-            .collect();
         let (kind, concurrent) = match r {
             Resource::Image(i) => {
                 let d = i.desc();
@@ -148,7 +179,15 @@ pub(crate) fn lower(
                 b.desc().sharing.is_concurrent(),
             ),
         };
-        refill::resource(&mut res_decls, ri, r.name(), kind, concurrent, initial);
+        let rd = refill::resource(&mut res_decls, ri, r.name(), kind, concurrent);
+        let t = r.tracked().lock();
+        versions.push(t.version);
+        refill_segments(&mut rd.initial, &t.segments, |rec| Recorded {
+            queue: queue_index(&rec.queue, &mut queues),
+            value: rec.value,
+            stages: rec.stages,
+            access: rec.access,
+        });
     }
     res_decls.truncate(resources.len());
     for q in &queues {
@@ -186,21 +225,4 @@ pub(crate) fn lower(
         resources,
         versions,
     })
-}
-
-/// A queue-typed segment as an index-typed one, for the planner.
-fn to_indices(s: &SegmentState<Queue>, mut f: impl FnMut(&Queue) -> usize) -> SegmentState<usize> {
-    let mut m = |r: &Recorded<Queue>| Recorded {
-        queue: f(&r.queue),
-        value: r.value,
-        stages: r.stages,
-        access: r.access,
-    };
-    SegmentState {
-        layout: s.layout,
-        defined: s.defined,
-        owner: s.owner,
-        write: s.write.as_ref().map(&mut m),
-        reads: s.reads.iter().map(m).collect(),
-    }
 }

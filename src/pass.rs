@@ -59,6 +59,14 @@ pub use declare::{Declare, Use, UseTarget};
 pub use fn_pass::FnPass;
 pub(crate) use fn_pass::PassSlot;
 
+/// A pass as inserted into a graph: its name, the pass, and the queue it runs on.
+pub(crate) struct PassEntry<'a> {
+    pub(crate) name: String,
+    /// Borrowed (`insert_pass`) or owned (`insert_fn`).
+    pub(crate) pass: PassSlot<'a>,
+    pub(crate) queue: Queue,
+}
+
 /// A unit of GPU work: what it touches, and how to record it.
 ///
 /// `declare` is called once per `insert_pass`, when the graph plans; `record` once per

@@ -19,6 +19,10 @@ use std::any::Any;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+mod spares;
+
+pub(crate) use spares::{give, take, BarrierScratch, EmptyVec, Spares, SubmitScratch};
+
 /// Everything one execution keeps alive until its fences signal.
 pub(crate) struct InFlight {
     pub(crate) token: CompletionToken,
@@ -75,6 +79,8 @@ pub(crate) struct GraphPools {
     pending: Mutex<Vec<InFlight>>,
     /// The last executed plan, kept so that the next `finish()` reuses or refills it.
     pub(crate) kept: Mutex<KeptPlan>,
+    /// Emptied vectors, scratch space and spent tokens for the next execution.
+    pub(crate) spares: Mutex<Spares>,
     /// Pass-name strings of the last execution, refilled by the next builder's passes.
     pub(crate) spare_names: Mutex<Vec<String>>,
     /// How many passes the last builder had: the next one reserves that many up front.
@@ -98,6 +104,7 @@ impl GraphPools {
             reusable: Mutex::new(Reusable::default()),
             pending: Mutex::new(Vec::new()),
             kept: Mutex::new(KeptPlan::default()),
+            spares: Mutex::new(Spares::default()),
             spare_names: Mutex::new(Vec::new()),
             pass_count_hint: std::sync::atomic::AtomicUsize::new(0),
             device_owner,
@@ -108,35 +115,41 @@ impl GraphPools {
     /// Only call once its fences have signalled (or it was never submitted).
     pub(crate) fn recycle(&self, c: InFlight) {
         let InFlight {
-            fences,
-            cmds,
+            token,
+            mut fences,
+            mut cmds,
             resources,
             queues,
-            keep,
-            ..
+            mut keep,
         } = c;
         {
             let mut reusable = self.reusable.lock();
             if !fences.is_empty() {
                 // SAFETY: the fences are signalled or were never submitted; none is in use.
                 match unsafe { self.device.reset_fences(&fences) } {
-                    Ok(()) => reusable.fences.extend(fences),
+                    Ok(()) => reusable.fences.append(&mut fences),
                     Err(e) => {
                         log::error!("vkResetFences failed ({e}); destroying the fences");
-                        for f in fences {
+                        for f in fences.drain(..) {
                             // SAFETY: not in use (see above).
                             unsafe { self.device.destroy_fence(f, None) };
                         }
                     }
                 }
             }
-            for (family, cmd) in cmds {
+            for (family, cmd) in cmds.drain(..) {
                 reusable.families.entry(family).or_default().free.push(cmd);
             }
         }
-        drop(keep);
-        drop(resources);
-        drop(queues);
+        // What the execution kept alive is released here, before the lock below.
+        keep.clear();
+        let mut spares = self.spares.lock();
+        give(&mut spares.fences, fences);
+        give(&mut spares.cmds, cmds);
+        give(&mut spares.keep, keep);
+        give(&mut spares.resources, resources);
+        give(&mut spares.queues, queues);
+        spares.give_token(token);
     }
 
     /// Keeps an incomplete execution's contents until its fences signal.

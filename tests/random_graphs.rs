@@ -52,6 +52,10 @@ struct Seen {
     /// A handoff (the first pass of a graph, submitted by the app) after which the library
     /// submitted a release-only batch on another family's queue.
     handoffs_after_a_release: Cell<u32>,
+    /// A graph run again whose last plan was reused (rebound), and checked equal to a new one.
+    rebound: Cell<u32>,
+    /// A plan reused for the next, different graph of the chain (rebound: equal to a new one).
+    rebound_across_graphs: Cell<u32>,
 }
 
 fn bump(c: &Cell<u32>, yes: bool) {
@@ -92,7 +96,55 @@ fn check(case: &Case, seen: &Seen) -> Result<(), String> {
         }
     }
     check_handoffs(case, &planned, seen)?;
+    check_rebinding(case, seen)?;
     count(case, &planned, seen);
+    Ok(())
+}
+
+/// Runs each graph of the case three times in a row, as frames, and the next graph after it;
+/// wherever `Rebinder` accepts the previous frame's plan for the next input (what `finish()`
+/// then executes), that plan must be exactly the planner's answer for the input.
+fn check_rebinding(case: &Case, seen: &Seen) -> Result<(), String> {
+    let mut resources = case.resources.clone();
+    let mut last = case.start.clone();
+    let mut rebinder = Rebinder::default();
+    let mut previous: Option<Plan> = None;
+    let (mut same, mut across) = (false, false);
+    for (g, passes) in case.graphs.iter().enumerate() {
+        for frame in 0..3 {
+            let input = PlanInput {
+                queues: case.queues.clone(),
+                resources: resources.clone(),
+                passes: passes.clone(),
+            };
+            let planned = plan(&input).map_err(|e| format!("graph {g} frame {frame}: {e}"))?;
+            if let Some(mut kept) = previous.take() {
+                if let Ok(old) = rebinder.rebind(&mut kept, input.clone()) {
+                    if kept.queues != planned.queues || kept.final_states != planned.final_states {
+                        return Err(format!(
+                            "graph {g} frame {frame}: the rebound plan differs from a new one\nrebound:\n{kept}\nplanned:\n{planned}\nplanned from:\n{:#?}",
+                            old
+                        ));
+                    }
+                    if frame == 0 {
+                        across = true;
+                    } else {
+                        same = true;
+                    }
+                }
+            }
+            let values = planned.assign_values(&mut last);
+            for (r, st) in resources
+                .iter_mut()
+                .zip(planned.resolved_final_states(&values))
+            {
+                r.initial = st;
+            }
+            previous = Some(planned);
+        }
+    }
+    bump(&seen.rebound, same);
+    bump(&seen.rebound_across_graphs, across);
     Ok(())
 }
 
@@ -230,6 +282,12 @@ fn random_graphs_verify() {
     }
     let n = seen.cases.get();
     assert_eq!(n, cases());
+    // Reuse across different graphs is rare (it needs equal declarations); it is reported,
+    // and checked whenever it happens.
+    println!(
+        "  plans reused across graphs: {}",
+        seen.rebound_across_graphs.get()
+    );
     // Each shape the suite exists for must come up in a good share of the cases.
     for (name, c, share) in [
         (
@@ -248,6 +306,7 @@ fn random_graphs_verify() {
             &seen.handoffs_after_a_release,
             20,
         ),
+        ("plans reused for the same graph", &seen.rebound, 2),
     ] {
         println!("  {name}: {} of {n}", c.get());
         assert!(

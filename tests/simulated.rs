@@ -101,7 +101,10 @@ impl S {
     /// The frames that reuse the previous frame's plan, as a string of `r` (reused) and `p`
     /// (planned).
     fn reuse_pattern(&self) -> String {
-        self.reused.iter().map(|&r| if r { 'r' } else { 'p' }).collect()
+        self.reused
+            .iter()
+            .map(|&r| if r { 'r' } else { 'p' })
+            .collect()
     }
     fn family(&self, q: usize) -> u32 {
         self.sim.topology().queues()[q].family

@@ -21,6 +21,7 @@ use crate::completion::CompletionToken;
 use crate::error::{Error, Result};
 use crate::fence::ExecutionFence;
 use crate::plan::{submission_runs, SegmentState, SubmissionRun, TimelineValues};
+use crate::pools::SubmitScratch;
 use crate::queue::{Queue, QueueLock};
 use std::ops::Range;
 
@@ -81,7 +82,7 @@ impl Execution<'_> {
                 "a handoff plan has a batch on the app's queue".into(),
             ));
         };
-        if let Err(f) = this.lock_resources(&mut locked) {
+        if let Err(f) = this.lock_resources(&mut locked, &mut Vec::new()) {
             this.give_back(recording, token);
             return Err(f.error);
         }
@@ -108,14 +109,21 @@ impl Execution<'_> {
         for (ri, run) in runs.iter().enumerate() {
             let q = run.queue;
             let is_last = !runs[ri + 1..].iter().any(|r| r.queue == q);
-            let fence = match (is_last, recording.fences[q]) {
+            let fence = match (is_last, recording.queue_fence(q)) {
                 (true, Some(f)) => f,
                 _ => ash::vk::Fence::null(),
             };
             let Some(lock) = locked.queues[q].as_ref() else {
                 continue;
             };
-            if let Err(e) = this.submit_run(lock, run, &values, &recording, fence) {
+            if let Err(e) = this.submit_run(
+                lock,
+                run,
+                &values,
+                &recording,
+                fence,
+                &mut SubmitScratch::default(),
+            ) {
                 let failure = this.fail_after_partial_submit(&mut locked, &runs[..ri], &started, e);
                 drop(locked);
                 return Err(this.after_failed_release(failure, recording, token));
@@ -143,13 +151,13 @@ impl Execution<'_> {
             this.give_back(recording, token);
             None
         } else {
-            let fences = recording.all_fences();
+            token.set_submitted(&recording.fences);
             let in_flight = recording.into_in_flight(
+                &this.pools,
                 token.clone(),
                 this.resources.clone(),
                 this.queues.clone(),
             );
-            token.set_submitted(fences);
             Some(ExecutionFence::new(in_flight, this.pools.clone()))
         };
         Ok(Begun {
@@ -207,15 +215,25 @@ impl Execution<'_> {
             queue: app,
             batches: 0..self.plan.queues[app].batches.len(),
         };
-        let fence = recording.fences[app].unwrap_or_default();
-        if let Err(e) = self.submit_run(lock, &run, values, &recording, fence) {
+        let fence = recording.queue_fence(app).unwrap_or_default();
+        if let Err(e) = self.submit_run(
+            lock,
+            &run,
+            values,
+            &recording,
+            fence,
+            &mut SubmitScratch::default(),
+        ) {
             self.give_back(recording, token);
             return Err(Error::vk("vkQueueSubmit2", e));
         }
-        let fences = recording.all_fences();
-        let in_flight =
-            recording.into_in_flight(token.clone(), self.resources.clone(), self.queues.clone());
-        token.set_submitted(fences);
+        token.set_submitted(&recording.fences);
+        let in_flight = recording.into_in_flight(
+            &self.pools,
+            token.clone(),
+            self.resources.clone(),
+            self.queues.clone(),
+        );
         // Dropped at once: the graph's pools release it once its fence signals.
         drop(ExecutionFence::new(in_flight, self.pools.clone()));
         Ok(())
@@ -223,10 +241,10 @@ impl Execution<'_> {
 
     /// Hands an unsubmitted recording back to the pools.
     fn give_back(&self, recording: Recording, token: CompletionToken) {
-        token.set_submitted(Vec::new());
+        token.set_submitted(&[]);
         token.set_failed();
         self.pools
-            .recycle(recording.into_in_flight(token, Vec::new(), Vec::new()));
+            .recycle(recording.into_in_flight(&self.pools, token, Vec::new(), Vec::new()));
     }
 
     /// After a failed release submit: frees or leaks the recording as `run` does.

@@ -20,14 +20,14 @@ mod handoff;
 mod recording;
 mod submit;
 
+use crate::pass::PassEntry;
 pub(crate) use handoff::Begun;
-pub(crate) use recording::{barrier_structs, PassEntry};
+pub(crate) use recording::barrier_structs;
 
-use crate::completion::CompletionToken;
 use crate::error::Result;
 use crate::fence::ExecutionFence;
 use crate::plan::Plan;
-use crate::pools::GraphPools;
+use crate::pools::{give, EmptyVec, GraphPools};
 use crate::queue::Queue;
 use crate::resource::Resource;
 use std::sync::Arc;
@@ -53,30 +53,36 @@ impl Execution<'_> {
     /// [`crate::Planned::execute`].
     pub(crate) fn run(mut self) -> Result<ExecutionFence> {
         self.pools.collect();
-        let token = CompletionToken::new(self.pools.device.clone());
+        let token = self.pools.spares.lock().token(&self.pools.device);
         // On a pass's error or panic this has already put everything back and failed the token.
         let recording = self.record(&token)?;
-        let all_fences = recording.all_fences();
-        let submitted = self.submit_and_commit(&recording);
+        let mut scratch = self.pools.spares.lock().submit.take().unwrap_or_default();
+        let submitted = self.submit_and_commit(&recording, &mut scratch);
         let Execution {
             pools,
-            passes,
+            mut passes,
             queues,
             resources,
+            versions,
             plan,
-            ..
         } = self;
-        let in_flight = recording.into_in_flight(token.clone(), resources, queues);
-        // Kept for the next `finish()` and builder to refill: not dropped here, and not
-        // allocated again.
+        let in_flight = recording.into_in_flight(&pools, token.clone(), resources, queues);
+        // Kept for the next `finish()` to reuse or refill, and the lists for the next
+        // builder and lowering: nothing dropped here, nothing allocated again.
         pools.kept.lock().last = Some(plan);
         pools
             .spare_names
             .lock()
-            .extend(passes.into_iter().map(|p| p.name));
+            .extend(passes.drain(..).map(|p| p.name));
+        {
+            let mut spares = pools.spares.lock();
+            spares.submit = Some(scratch);
+            spares.passes = EmptyVec::keep(passes);
+            give(&mut spares.versions, versions);
+        }
         match submitted {
             Ok(()) => {
-                token.set_submitted(all_fences);
+                token.set_submitted(&in_flight.fences);
                 Ok(ExecutionFence::new(in_flight, pools))
             }
             Err(SubmitFailure {
@@ -84,7 +90,7 @@ impl Execution<'_> {
                 settled: true,
             }) => {
                 // Nothing reached the GPU, or what did has finished (the queues were waited idle).
-                token.set_submitted(Vec::new());
+                token.set_submitted(&[]);
                 token.set_failed();
                 pools.recycle(in_flight);
                 Err(error)
@@ -106,9 +112,9 @@ impl Execution<'_> {
     /// Records the plan into command buffers and throws them away, submitting nothing and
     /// changing no state: what `benches/plan.rs` measures against hand-written recording.
     pub(crate) fn record_only(mut self) -> Result<()> {
-        let token = CompletionToken::new(self.pools.device.clone());
+        let token = self.pools.spares.lock().token(&self.pools.device);
         let recording = self.record(&token)?;
-        token.set_submitted(Vec::new());
+        token.set_submitted(&[]);
         token.set_failed();
         let Execution {
             pools,
@@ -116,7 +122,7 @@ impl Execution<'_> {
             resources,
             ..
         } = self;
-        pools.recycle(recording.into_in_flight(token.clone(), resources, queues));
+        pools.recycle(recording.into_in_flight(&pools, token.clone(), resources, queues));
         Ok(())
     }
 }

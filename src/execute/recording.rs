@@ -8,9 +8,9 @@
 use super::Execution;
 use crate::completion::CompletionToken;
 use crate::error::{Error, Result};
-use crate::pass::{PassSlot, Recorder};
+use crate::pass::{PassEntry, Recorder};
 use crate::plan::{BarrierCmd, Command};
-use crate::pools::{InFlight, Reusable};
+use crate::pools::{give, take, GraphPools, InFlight, Reusable, Spares};
 use crate::queue::Queue;
 use crate::resource::Resource;
 use ash::vk;
@@ -20,49 +20,77 @@ use std::panic::{self, AssertUnwindSafe};
 
 mod barrier_scratch;
 
-/// A pass as inserted into a graph: its name, the pass, and the queue it runs on.
-pub(crate) struct PassEntry<'a> {
-    pub(crate) name: String,
-    /// Borrowed (`insert_pass`) or owned (`insert_fn`).
-    pub(crate) pass: PassSlot<'a>,
-    pub(crate) queue: Queue,
-}
-
 /// What recording an execution produced, all of it to hand back to the graph once done.
-#[derive(Default)]
+/// Its vectors come from the graph's spares and go back there.
 pub(crate) struct Recording {
     /// Objects the passes asked to keep alive until the GPU is done.
     pub(crate) keep: Vec<Box<dyn Any + Send + Sync>>,
     /// Every command buffer taken from the pools, with its family.
     pub(crate) cmds: Vec<(u32, vk::CommandBuffer)>,
+    /// Every fence taken, in queue order.
+    pub(crate) fences: Vec<vk::Fence>,
     /// Per queue, the fence its last submit signals (None for a queue with no batch).
-    pub(crate) fences: Vec<Option<vk::Fence>>,
-    /// Per queue, per batch: its command buffer (None for a batch with no commands).
-    pub(crate) batch_cmds: Vec<Vec<Option<vk::CommandBuffer>>>,
+    queue_fences: Vec<Option<vk::Fence>>,
+    /// Per queue, where its batches start in `batch_cmds`.
+    batch_start: Vec<usize>,
+    /// Per batch of every queue, in queue order: its command buffer (None: no commands).
+    batch_cmds: Vec<Option<vk::CommandBuffer>>,
 }
 
 impl Recording {
-    /// Every fence taken, in queue order.
-    pub(crate) fn all_fences(&self) -> Vec<vk::Fence> {
-        self.fences.iter().flatten().copied().collect()
+    /// Empty, with vectors from the graph's spares.
+    fn new(spares: &mut Spares) -> Self {
+        Recording {
+            keep: take(&mut spares.keep),
+            cmds: take(&mut spares.cmds),
+            fences: take(&mut spares.fences),
+            queue_fences: take(&mut spares.queue_fences),
+            batch_start: take(&mut spares.batch_start),
+            batch_cmds: take(&mut spares.batch_cmds),
+        }
+    }
+
+    /// The fence of queue `q`'s last submit.
+    pub(crate) fn queue_fence(&self, q: usize) -> Option<vk::Fence> {
+        self.queue_fences.get(q).copied().flatten()
+    }
+
+    /// The command buffer of batch `b` of queue `q`, if it has commands.
+    pub(crate) fn batch_cmd(&self, q: usize, b: usize) -> Option<vk::CommandBuffer> {
+        self.batch_cmds
+            .get(self.batch_start.get(q)? + b)
+            .copied()
+            .flatten()
     }
 
     /// What to hand to an execution fence (or back to the pools), with the execution's
-    /// resources and queues.
+    /// resources and queues. The per-batch tables go back to `pools`' spares.
     pub(crate) fn into_in_flight(
         self,
+        pools: &GraphPools,
         token: CompletionToken,
         resources: Vec<Resource>,
         queues: Vec<Queue>,
     ) -> InFlight {
-        let fences = self.all_fences();
+        let Recording {
+            keep,
+            cmds,
+            fences,
+            queue_fences,
+            batch_start,
+            batch_cmds,
+        } = self;
+        let mut spares = pools.spares.lock();
+        give(&mut spares.queue_fences, queue_fences);
+        give(&mut spares.batch_start, batch_start);
+        give(&mut spares.batch_cmds, batch_cmds);
         InFlight {
             token,
             fences,
-            cmds: self.cmds,
+            cmds,
             resources,
             queues,
-            keep: self.keep,
+            keep,
         }
     }
 }
@@ -80,17 +108,16 @@ impl Execution<'_> {
     /// `AssertUnwindSafe` vouches for: the recording state below is only ever pushed to, so it
     /// is consistent at any unwind point.
     pub(super) fn record(&mut self, token: &CompletionToken) -> Result<Recording> {
-        let mut out = Recording {
-            fences: vec![None; self.queues.len()],
-            batch_cmds: Vec::with_capacity(self.queues.len()),
-            ..Recording::default()
-        };
         let pools = self.pools.clone();
+        let mut out = Recording::new(&mut pools.spares.lock());
+        out.queue_fences.resize(self.queues.len(), None);
         let outcome = {
             let mut reusable = pools.reusable.lock();
+            let mut barriers = BarrierScratch::from_spares(&mut pools.spares.lock().barriers);
             let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
-                self.record_all(&mut reusable, token, &mut out)
+                self.record_all(&mut reusable, token, &mut out, &mut barriers)
             }));
+            barriers.into_spares(&mut pools.spares.lock().barriers);
             if !matches!(outcome, Ok(Ok(()))) {
                 reset_unsubmitted(&pools.device, &out.cmds);
             }
@@ -103,9 +130,9 @@ impl Execution<'_> {
         };
         // Nothing was submitted: the token completes as failed, and every command buffer and
         // fence goes back to the pools for the next execution.
-        token.set_submitted(Vec::new());
+        token.set_submitted(&[]);
         token.set_failed();
-        pools.recycle(out.into_in_flight(token.clone(), Vec::new(), Vec::new()));
+        pools.recycle(out.into_in_flight(&pools, token.clone(), Vec::new(), Vec::new()));
         match failed {
             Err(e) => Err(e),
             Ok(payload) => panic::resume_unwind(payload),
@@ -118,11 +145,14 @@ impl Execution<'_> {
         reusable: &mut Reusable,
         token: &CompletionToken,
         out: &mut Recording,
+        barriers: &mut BarrierScratch,
     ) -> Result<()> {
         let Recording {
             keep,
             cmds,
             fences,
+            queue_fences,
+            batch_start,
             batch_cmds,
         } = out;
         let Execution {
@@ -134,18 +164,17 @@ impl Execution<'_> {
             ..
         } = self;
         let device: &ash::Device = &pools.device;
-        let mut scratch = BarrierScratch::default();
         for (qi, qp) in plan.queues.iter().enumerate() {
             let family = queues[qi].family();
-            let mut per_batch = Vec::with_capacity(qp.batches.len());
+            batch_start.push(batch_cmds.len());
             for batch in &qp.batches {
                 if batch.commands.is_empty() {
-                    per_batch.push(None);
+                    batch_cmds.push(None);
                     continue;
                 }
                 let cmd = pools.command_buffer(reusable, family)?;
                 cmds.push((family, cmd));
-                per_batch.push(Some(cmd));
+                batch_cmds.push(Some(cmd));
                 let begin = vk::CommandBufferBeginInfo::default()
                     .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
                 // SAFETY: `cmd` is not pending (fresh, or recycled after its fence signalled),
@@ -154,9 +183,7 @@ impl Execution<'_> {
                     .map_err(|e| Error::vk("vkBeginCommandBuffer", e))?;
                 for c in &batch.commands {
                     match c {
-                        Command::Barrier(b) => {
-                            record_barrier(device, cmd, b, resources, &mut scratch)
-                        }
+                        Command::Barrier(b) => record_barrier(device, cmd, b, resources, barriers),
                         Command::Pass(i) => {
                             let PassEntry { name, pass, queue } = &mut passes[*i];
                             if let Some(d) = &pools.debug {
@@ -187,9 +214,10 @@ impl Execution<'_> {
                     .map_err(|e| Error::vk("vkEndCommandBuffer", e))?;
             }
             if !qp.batches.is_empty() {
-                fences[qi] = Some(pools.fence(reusable)?);
+                let fence = pools.fence(reusable)?;
+                fences.push(fence);
+                queue_fences[qi] = Some(fence);
             }
-            batch_cmds.push(per_batch);
         }
         Ok(())
     }
@@ -399,10 +427,10 @@ mod tests {
         // unsubmitted returns all of them.
         let (r, token) = run(None);
         let recording = r.unwrap().unwrap();
-        assert_eq!(recording.all_fences().len(), 2);
+        assert_eq!(recording.fences.len(), 2);
         assert_eq!(spares(&shared, family), (0, 0));
-        token.set_submitted(Vec::new());
-        shared.recycle(recording.into_in_flight(token, Vec::new(), Vec::new()));
+        token.set_submitted(&[]);
+        shared.recycle(recording.into_in_flight(&shared, token, Vec::new(), Vec::new()));
         assert_eq!(spares(&shared, family), (2, 2));
 
         drop(shared);

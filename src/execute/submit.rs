@@ -9,8 +9,9 @@ use super::recording::Recording;
 use super::Execution;
 use crate::error::Error;
 use crate::plan::{
-    submission_runs, Command, SegmentState, SubmissionRun, TimelineValues, WaitTarget,
+    submission_runs_into, Command, SegmentState, SubmissionRun, TimelineValues, WaitTarget,
 };
+use crate::pools::{EmptyVec, SubmitScratch};
 use crate::queue::QueueLock;
 use crate::resource::Tracked;
 use ash::vk;
@@ -33,80 +34,117 @@ pub(super) struct Locked<'e> {
 
 impl Execution<'_> {
     /// Locks the queues and resources, checks that no state changed since planning, submits
-    /// one `vkQueueSubmit2` per run and commits the final states.
-    pub(super) fn submit_and_commit(&self, recording: &Recording) -> Result<(), SubmitFailure> {
-        let mut order: Vec<usize> = (0..self.queues.len())
-            .filter(|&q| !self.plan.queues[q].batches.is_empty())
-            .collect();
-        order.sort_by_key(|&q| vk::Handle::as_raw(self.queues[q].handle()));
-        let mut locked = self.lock(&order)?;
+    /// one `vkQueueSubmit2` per run and commits the final states. `scratch` holds every
+    /// temporary list, so a frame like the last one allocates nothing here.
+    pub(super) fn submit_and_commit(
+        &self,
+        recording: &Recording,
+        scratch: &mut SubmitScratch,
+    ) -> Result<(), SubmitFailure> {
+        let mut order = std::mem::take(&mut scratch.order);
+        order.clear();
+        order.extend((0..self.queues.len()).filter(|&q| !self.plan.queues[q].batches.is_empty()));
+        order.sort_unstable_by_key(|&q| vk::Handle::as_raw(self.queues[q].handle()));
+        let mut locked = Locked {
+            queues: scratch.queue_locks.take(),
+            resources: scratch.state_locks.take(),
+        };
+        let result = self.submit_locked(recording, scratch, &order, &mut locked);
+        // Unlocks in the same order as before (states, then queues), and keeps the lists.
+        scratch.state_locks = EmptyVec::keep(std::mem::take(&mut locked.resources));
+        scratch.queue_locks = EmptyVec::keep(std::mem::take(&mut locked.queues));
+        scratch.order = order;
+        result
+    }
 
-        let mut last: Vec<u64> = locked
-            .queues
-            .iter()
-            .map(|l| l.as_ref().map_or(0, |l| l.last_value()))
-            .collect();
-        let values = self.plan.assign_values(&mut last);
+    fn submit_locked<'e>(
+        &'e self,
+        recording: &Recording,
+        scratch: &mut SubmitScratch,
+        order: &[usize],
+        locked: &mut Locked<'e>,
+    ) -> Result<(), SubmitFailure> {
+        locked.queues.extend((0..self.queues.len()).map(|_| None));
+        for &q in order {
+            locked.queues[q] = Some(self.queues[q].lock());
+        }
+        self.lock_resources(locked, &mut scratch.res_order)?;
+
+        let mut last = std::mem::take(&mut scratch.last);
+        last.clear();
+        last.extend(
+            locked
+                .queues
+                .iter()
+                .map(|l| l.as_ref().map_or(0, |l| l.last_value())),
+        );
+        let mut values = scratch.values.take().unwrap_or_default();
+        self.plan.assign_values_into(&mut last, &mut values);
         // Values are handed out even if a submit fails below: a value is never reused.
-        for &q in &order {
+        for &q in order {
             if let Some(l) = locked.queues[q].as_mut() {
                 l.set_last_value(last[q]);
             }
         }
+        scratch.last = last;
 
-        let runs = submission_runs(&self.plan, &order);
-        let last_run: Vec<Option<usize>> = (0..self.queues.len())
-            .map(|q| runs.iter().rposition(|r| r.queue == q))
-            .collect();
-        let mut started = vec![false; self.queues.len()];
+        let mut runs = std::mem::take(&mut scratch.runs);
+        submission_runs_into(&self.plan, order, &mut runs, &mut scratch.runs_next);
+        scratch.last_run.clear();
+        scratch
+            .last_run
+            .extend((0..self.queues.len()).map(|q| runs.iter().rposition(|r| r.queue == q)));
+        scratch.started.clear();
+        scratch.started.resize(self.queues.len(), false);
+        let mut outcome = Ok(());
         for (ri, run) in runs.iter().enumerate() {
             let q = run.queue;
             // The queue's fence goes with its last submit: it signals after all earlier ones.
-            let fence = if last_run[q] == Some(ri) {
-                recording.fences[q].unwrap_or_default()
+            let fence = if scratch.last_run[q] == Some(ri) {
+                recording.queue_fence(q).unwrap_or_default()
             } else {
                 vk::Fence::null()
             };
             let Some(lock) = locked.queues[q].as_ref() else {
                 continue;
             };
-            if let Err(e) = self.submit_run(lock, run, &values, recording, fence) {
-                return Err(self.fail_after_partial_submit(&mut locked, &runs[..ri], &started, e));
+            if let Err(e) = self.submit_run(lock, run, &values, recording, fence, scratch) {
+                let started = std::mem::take(&mut scratch.started);
+                outcome = Err(self.fail_after_partial_submit(locked, &runs[..ri], &started, e));
+                scratch.started = started;
+                break;
             }
-            started[q] = true;
+            scratch.started[q] = true;
             log::trace!(
                 "submitted {} batches to `{}`",
                 run.batches.len(),
                 self.queues[q].name()
             );
         }
-        self.commit(&mut locked, &values);
-        Ok(())
-    }
-
-    /// Locks the queues of `order` (sorted by handle) and every resource (by id), and checks
-    /// that no resource's state changed since `finish()` in a way that makes the plan stale.
-    fn lock(&self, order: &[usize]) -> Result<Locked<'_>, SubmitFailure> {
-        let mut locked = Locked {
-            queues: (0..self.queues.len()).map(|_| None).collect(),
-            resources: (0..self.resources.len()).map(|_| None).collect(),
-        };
-        for &q in order {
-            locked.queues[q] = Some(self.queues[q].lock());
+        if outcome.is_ok() {
+            self.commit(locked, &values);
         }
-        self.lock_resources(&mut locked)?;
-        Ok(locked)
+        scratch.runs = runs;
+        scratch.values = Some(values);
+        outcome
     }
 
     /// Locks every resource (by id; the caller holds its queues' locks already) and checks
-    /// that none changed since `finish()` in a way that makes the plan stale.
+    /// that none changed since `finish()` in a way that makes the plan stale. `res_order` is
+    /// scratch space.
     pub(super) fn lock_resources<'e>(
         &'e self,
         locked: &mut Locked<'e>,
+        res_order: &mut Vec<usize>,
     ) -> Result<(), SubmitFailure> {
-        let mut res_order: Vec<usize> = (0..self.resources.len()).collect();
-        res_order.sort_by_key(|&r| self.resources[r].id());
-        for &r in &res_order {
+        locked.resources.clear();
+        locked
+            .resources
+            .extend((0..self.resources.len()).map(|_| None));
+        res_order.clear();
+        res_order.extend(0..self.resources.len());
+        res_order.sort_unstable_by_key(|&r| self.resources[r].id());
+        for &r in res_order.iter() {
             let g = self.resources[r].tracked().lock();
             // Another execution may have committed since `finish()`. Reads it added leave this
             // plan correct where the plan only reads; anything else makes it stale
@@ -129,7 +167,8 @@ impl Execution<'_> {
         Ok(())
     }
 
-    /// One `vkQueueSubmit2` of the run's batches, with their semaphore waits and signals.
+    /// One `vkQueueSubmit2` of the run's batches, with their semaphore waits and signals,
+    /// built in `scratch`'s arrays.
     pub(super) fn submit_run(
         &self,
         lock: &QueueLock<'_>,
@@ -137,36 +176,34 @@ impl Execution<'_> {
         values: &TimelineValues,
         recording: &Recording,
         fence: vk::Fence,
+        scratch: &mut SubmitScratch,
     ) -> ash::prelude::VkResult<()> {
         let q = run.queue;
         let qp = &self.plan.queues[q];
-        let n = run.batches.len();
-        let mut waits: Vec<Vec<vk::SemaphoreSubmitInfo<'_>>> = Vec::with_capacity(n);
-        let mut signals: Vec<Vec<vk::SemaphoreSubmitInfo<'_>>> = Vec::with_capacity(n);
-        let mut cbs: Vec<Vec<vk::CommandBufferSubmitInfo<'_>>> = Vec::with_capacity(n);
+        let mut waits: Vec<vk::SemaphoreSubmitInfo<'_>> = scratch.waits.take();
+        let mut signals: Vec<vk::SemaphoreSubmitInfo<'_>> = scratch.signals.take();
+        let mut cbs: Vec<vk::CommandBufferSubmitInfo<'_>> = scratch.cbs.take();
+        // Per batch: where its waits, command buffers and signals end in the arrays.
+        let mut ends: smallvec::SmallVec<[(usize, usize, usize); 8]> = smallvec::SmallVec::new();
         for bi in run.batches.clone() {
             let b = &qp.batches[bi];
-            waits.push(
-                b.waits
-                    .iter()
-                    .map(|w| {
-                        let (sem, value) = match w.target {
-                            WaitTarget::Batch { queue, .. } | WaitTarget::Value { queue, .. } => (
-                                self.queues[queue].timeline(),
-                                self.plan.wait_value(w.target, values).unwrap_or(0),
-                            ),
-                            WaitTarget::Binary(s) => (s, 0),
-                        };
-                        vk::SemaphoreSubmitInfo::default()
-                            .semaphore(sem)
-                            .value(value)
-                            .stage_mask(w.stages)
-                    })
-                    .collect(),
-            );
-            let mut sig: Vec<vk::SemaphoreSubmitInfo<'_>> = Vec::new();
+            for w in &b.waits {
+                let (sem, value) = match w.target {
+                    WaitTarget::Batch { queue, .. } | WaitTarget::Value { queue, .. } => (
+                        self.queues[queue].timeline(),
+                        self.plan.wait_value(w.target, values).unwrap_or(0),
+                    ),
+                    WaitTarget::Binary(s) => (s, 0),
+                };
+                waits.push(
+                    vk::SemaphoreSubmitInfo::default()
+                        .semaphore(sem)
+                        .value(value)
+                        .stage_mask(w.stages),
+                );
+            }
             if let (Some(stages), Some(value)) = (b.signal, values.per_batch[q][bi]) {
-                sig.push(
+                signals.push(
                     vk::SemaphoreSubmitInfo::default()
                         .semaphore(self.queues[q].timeline())
                         .value(value)
@@ -174,49 +211,57 @@ impl Execution<'_> {
                 );
             }
             for &(s, stages) in &b.binary_signals {
-                sig.push(
+                signals.push(
                     vk::SemaphoreSubmitInfo::default()
                         .semaphore(s)
                         .stage_mask(stages),
                 );
             }
-            signals.push(sig);
-            cbs.push(
-                recording.batch_cmds[q][bi]
-                    .iter()
-                    .map(|&c| vk::CommandBufferSubmitInfo::default().command_buffer(c))
-                    .collect(),
-            );
+            if let Some(c) = recording.batch_cmd(q, bi) {
+                cbs.push(vk::CommandBufferSubmitInfo::default().command_buffer(c));
+            }
+            ends.push((waits.len(), cbs.len(), signals.len()));
         }
-        let submits: Vec<vk::SubmitInfo2<'_>> = (0..n)
-            .map(|k| {
+        let mut infos: Vec<vk::SubmitInfo2<'_>> = scratch.submits.take();
+        let mut from = (0, 0, 0);
+        for &(w, c, s) in &ends {
+            infos.push(
                 vk::SubmitInfo2::default()
-                    .wait_semaphore_infos(&waits[k])
-                    .command_buffer_infos(&cbs[k])
-                    .signal_semaphore_infos(&signals[k])
-            })
-            .collect();
+                    .wait_semaphore_infos(&waits[from.0..w])
+                    .command_buffer_infos(&cbs[from.1..c])
+                    .signal_semaphore_infos(&signals[from.2..s]),
+            );
+            from = (w, c, s);
+        }
         // SAFETY: the queue's submit lock is held; every command buffer is executable and
         // every semaphore and resource is alive until the fence signals (the execution fence
         // holds them); timeline values only grow under the lock.
-        unsafe {
+        let result = unsafe {
             self.pools
                 .device
-                .queue_submit2(lock.handle(), &submits, fence)
-        }
+                .queue_submit2(lock.handle(), &infos, fence)
+        };
+        scratch.submits = EmptyVec::keep(infos);
+        scratch.waits = EmptyVec::keep(waits);
+        scratch.signals = EmptyVec::keep(signals);
+        scratch.cbs = EmptyVec::keep(cbs);
+        result
     }
 
     /// Commits the new states, mapping planner queue indices back to queues.
     pub(super) fn commit(&self, locked: &mut Locked<'_>, values: &TimelineValues) {
-        let finals = self.plan.resolved_final_states(values);
-        for (r, segs) in finals.into_iter().enumerate() {
-            let mapped = segs
-                .into_iter()
-                .map(|(cells, s)| (cells, s.map_queue(|qi| self.queues[qi].clone())))
-                .collect();
+        // "This execution" (no value yet) becomes the queue's last value of this execution,
+        // as `Plan::resolved_final_states` does.
+        let to_queues = |r: &crate::plan::Recorded<usize>| crate::plan::Recorded {
+            queue: self.queues[r.queue].clone(),
+            value: Some(r.value.unwrap_or_else(|| values.last[r.queue].unwrap_or(0))),
+            stages: r.stages,
+            access: r.access,
+        };
+        for (r, finals) in self.plan.final_states.iter().enumerate() {
             if let Some(g) = locked.resources[r].as_mut() {
                 // Keeps the reads committed since planning, so later writers wait for them too.
-                g.commit_execution(self.versions[r], mapped);
+                g.commit_planned(self.versions[r], finals, to_queues);
             }
         }
     }

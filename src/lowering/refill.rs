@@ -4,9 +4,8 @@
 //! vectors when there is one (clear, then push: no allocation while the capacity suffices),
 //! and appending a fresh entry otherwise. The caller truncates the list to its new length.
 
-use crate::plan::{PassDecl, QueueDecl, ResourceDecl, ResourceKind, SegmentState};
+use crate::plan::{PassDecl, QueueDecl, ResourceDecl, ResourceKind};
 use ash::vk;
-use std::ops::Range;
 
 /// Entry `i` of `list` as pass `name` on queue `queue`, with no uses, waits or signals yet.
 pub(super) fn pass<'l>(
@@ -29,30 +28,29 @@ pub(super) fn pass<'l>(
     &mut list[i]
 }
 
-/// Entry `i` of `list` as this resource.
-pub(super) fn resource(
-    list: &mut Vec<ResourceDecl>,
+/// Entry `i` of `list` as this resource, its initial state left for the caller to refill.
+pub(super) fn resource<'l>(
+    list: &'l mut Vec<ResourceDecl>,
     i: usize,
     name: &str,
     kind: ResourceKind,
     concurrent: bool,
-    initial: Vec<(Range<u64>, SegmentState<usize>)>,
-) {
+) -> &'l mut ResourceDecl {
     if i < list.len() {
         let rd = &mut list[i];
         rd.name.clear();
         rd.name.push_str(name);
         rd.kind = kind;
         rd.concurrent = concurrent;
-        rd.initial = initial;
     } else {
         list.push(ResourceDecl {
             name: name.to_owned(),
             kind,
             concurrent,
-            initial,
+            initial: Vec::new(),
         });
     }
+    &mut list[i]
 }
 
 /// Entry `i` of `list` as this queue.

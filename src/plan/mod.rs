@@ -78,8 +78,8 @@ mod input;
 mod output;
 mod planner;
 mod presented;
-mod rebind;
 mod queue_stages;
+mod rebind;
 mod state;
 mod submission;
 mod timeline;
@@ -96,8 +96,9 @@ pub use output::{
 pub(crate) use planner::plan_reusing;
 pub use planner::{plan, plan_owned};
 pub use rebind::Rebinder;
+pub(crate) use state::refill_segments;
 pub use state::{Recorded, SegmentState};
-pub(crate) use submission::{submission_runs, SubmissionRun};
+pub(crate) use submission::{submission_runs, submission_runs_into, SubmissionRun};
 pub use timeline::TimelineValues;
 
 use crate::access::Access;
@@ -110,3 +111,5 @@ mod tests;
 pub(crate) mod tests_host_present;
 #[cfg(test)]
 mod tests_queues;
+#[cfg(test)]
+mod tests_rebind;

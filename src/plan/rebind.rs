@@ -1,29 +1,31 @@
-//! Reusing a plan for a frame that declares the same thing again.
-//!
-//! The planner treats timeline values and binary semaphores as labels: it compares values of
-//! one queue with each other (which is later, which is the same, and whether one is 0, "no
-//! work yet"), keeps the highest value per queue in a wait, and copies values and semaphores
-//! into its output. It never computes a new value. So when a new input differs from the one a
-//! plan was made from only in
-//!
-//! - names (of queues, resources and passes: they appear in labels and reports only),
-//! - timeline values, through a map per queue that keeps their order and keeps 0 at 0, and
-//! - binary semaphores, through a one-to-one map,
-//!
-//! the planner's answer for the new input is the old plan with its values and semaphores
-//! mapped the same way. [`Rebinder::rebind`] checks exactly that and rewrites the plan in place.
-//! Everything else (queues, families, resource shapes, layouts, owners, stages, accesses,
-//! ranges, uses, guards) must be equal. The check walks both inputs once and allocates nothing
-//! once its scratch lists have grown.
-//!
-//! `tests/random_graphs.rs` checks the claim: across random graphs run frame after frame, a
-//! rebound plan equals the planner's own answer every time.
+//! Reusing a plan for a frame that declares the same thing again: [`Rebinder`].
 
 use super::{Plan, PlanInput, Recorded, SegmentState, WaitTarget};
 use ash::vk;
 use ash::vk::Handle;
 
-/// Scratch space for matching inputs; keep one and reuse it so matching allocates nothing.
+/// Matches a new input against the one a plan was made from, and rewrites the plan for it.
+///
+/// The planner treats timeline values and binary semaphores as labels: it compares values of
+/// one queue with each other (which is later, which is the same, and whether one is 0, "no
+/// work yet"), keeps the highest value per queue in a wait, and copies values and semaphores
+/// into its output. It never computes a new value. So when a new input differs from the one a
+/// plan was made from only in
+///
+/// - names (of queues, resources and passes: they appear in labels and reports only),
+/// - timeline values, through a map per queue that keeps their order and keeps 0 at 0, and
+/// - binary semaphores, through a one-to-one map,
+///
+/// the planner's answer for the new input is the old plan with its values and semaphores
+/// mapped the same way. [`Rebinder::rebind`] checks exactly that and rewrites the plan in place.
+/// Everything else (queues, families, resource shapes, layouts, owners, stages, accesses,
+/// ranges, uses, guards) must be equal. The check walks both inputs once and allocates nothing
+/// once its scratch lists have grown.
+///
+/// `tests/random_graphs.rs` checks the claim: across random graphs run frame after frame, a
+/// rebound plan equals the planner's own answer every time.
+///
+/// Keep one and reuse it: its scratch space makes matching allocate nothing.
 ///
 /// ```
 /// use vk_baton::plan::*;
@@ -68,7 +70,7 @@ pub struct Rebinder {
 
 impl Rebinder {
     /// If the planner's answer for `input` is `plan` with values and semaphores mapped (see
-    /// the [module docs](self)), rewrites `plan` into that answer, moves `input` into it and
+    /// [`Rebinder`]), rewrites `plan` into that answer, moves `input` into it and
     /// returns the input the plan was made from (to refill next time). Otherwise leaves `plan`
     /// as it is and gives `input` back.
     pub fn rebind(&mut self, plan: &mut Plan, input: PlanInput) -> Result<PlanInput, PlanInput> {
@@ -119,8 +121,7 @@ impl Rebinder {
                 concurrent,
                 initial,
             } = a;
-            if *kind != b.kind || *concurrent != b.concurrent || initial.len() != b.initial.len()
-            {
+            if *kind != b.kind || *concurrent != b.concurrent || initial.len() != b.initial.len() {
                 return false;
             }
             for ((ca, sa), (cb, sb)) in initial.iter().zip(&b.initial) {

@@ -137,3 +137,38 @@ impl<Q: Copy> SegmentState<Q> {
         }
     }
 }
+
+/// Overwrites `dst` with `src`, each recorded access mapped by `f`, reusing `dst`'s vectors: no
+/// allocation once `dst` has grown. How lowering snapshots a resource's state and how the
+/// executor commits one, frame after frame.
+pub(crate) fn refill_segments<A, B>(
+    dst: &mut Vec<(std::ops::Range<u64>, SegmentState<B>)>,
+    src: &[(std::ops::Range<u64>, SegmentState<A>)],
+    mut f: impl FnMut(&Recorded<A>) -> Recorded<B>,
+) {
+    dst.truncate(src.len());
+    for (i, (cells, s)) in src.iter().enumerate() {
+        let write = s.write.as_ref().map(&mut f);
+        if let Some((dc, ds)) = dst.get_mut(i) {
+            dc.clone_from(cells);
+            ds.layout = s.layout;
+            ds.defined = s.defined;
+            ds.owner = s.owner;
+            ds.write = write;
+            ds.reads.clear();
+            ds.reads.extend(s.reads.iter().map(&mut f));
+        } else {
+            let reads = s.reads.iter().map(&mut f).collect();
+            dst.push((
+                cells.clone(),
+                SegmentState {
+                    layout: s.layout,
+                    defined: s.defined,
+                    owner: s.owner,
+                    write,
+                    reads,
+                },
+            ));
+        }
+    }
+}

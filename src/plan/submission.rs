@@ -24,58 +24,68 @@ pub(crate) struct SubmissionRun {
 /// index; `order` only decides which queue goes first should no queue be ready, which the
 /// planner's waits (always pointing back in program order) rule out.
 pub(crate) fn submission_runs(plan: &Plan, order: &[usize]) -> Vec<SubmissionRun> {
-    let mut next: Vec<usize> = vec![0; plan.queues.len()];
-    let ready = |q: usize, next: &[usize]| {
-        plan.queues[q].batches[next[q]]
+    let mut runs = Vec::new();
+    submission_runs_into(plan, order, &mut runs, &mut Vec::new());
+    runs
+}
+
+/// [`submission_runs`] into `runs` (emptied first), with `next` as scratch space: no
+/// allocation once both have grown.
+pub(crate) fn submission_runs_into(
+    plan: &Plan,
+    order: &[usize],
+    runs: &mut Vec<SubmissionRun>,
+    next: &mut Vec<usize>,
+) {
+    runs.clear();
+    next.clear();
+    next.resize(plan.queues.len(), 0);
+    let len = |q: usize| plan.queues[q].batches.len();
+    // Whether batch `b` of queue `q` may be submitted when the other queues have submitted
+    // up to `next` (and `q` up to `b`).
+    let ready = |q: usize, b: usize, next: &[usize]| {
+        plan.queues[q].batches[b]
             .waits
             .iter()
             .all(|w| match w.target {
-                WaitTarget::Batch { queue, batch } => batch < next[queue],
+                WaitTarget::Batch { queue, batch } => {
+                    batch < if queue == q { b } else { next[queue] }
+                }
                 _ => true,
             })
     };
-    let mut runs = Vec::new();
-    loop {
-        let open: Vec<usize> = order
-            .iter()
-            .copied()
-            .filter(|&q| next[q] < plan.queues[q].batches.len())
-            .collect();
-        if open.is_empty() {
-            break;
+    // How far queue `q` could go in one run.
+    let reach = |q: usize, next: &[usize]| {
+        let mut b = next[q];
+        while b < len(q) && ready(q, b, next) {
+            b += 1;
         }
-        // How far each ready queue could go in one run. Prefer one that finishes its queue,
-        // then the longest run, so splits happen only where two queues wait on each other.
-        let reach = |q: usize| {
-            let mut n = next.clone();
-            while n[q] < plan.queues[q].batches.len() && ready(q, &n) {
-                n[q] += 1;
-            }
-            n[q]
+        b
+    };
+    loop {
+        let mut open = order.iter().copied().filter(|&q| next[q] < len(q));
+        let Some(first_open) = open.next() else {
+            break;
         };
-        let best = open
-            .iter()
-            .copied()
-            .filter(|&q| ready(q, &next))
+        // Prefer a ready queue that finishes, then the longest run, so splits happen only
+        // where two queues wait on each other.
+        let best = std::iter::once(first_open)
+            .chain(open)
+            .filter(|&q| ready(q, next[q], next))
             .max_by_key(|&q| {
-                let end = reach(q);
-                (
-                    end == plan.queues[q].batches.len(),
-                    end - next[q],
-                    std::cmp::Reverse(q),
-                )
+                let end = reach(q, next);
+                (end == len(q), end - next[q], std::cmp::Reverse(q))
             });
         // The planner's waits always point back in program order, so some queue is ready;
         // if not, submit anyway rather than stall (timeline semaphores still order the GPU).
-        let q = best.unwrap_or(open[0]);
+        let q = best.unwrap_or(first_open);
         let start = next[q];
-        next[q] = reach(q).max(start + 1);
+        next[q] = reach(q, next).max(start + 1);
         runs.push(SubmissionRun {
             queue: q,
             batches: start..next[q],
         });
     }
-    runs
 }
 
 #[cfg(test)]

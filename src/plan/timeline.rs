@@ -6,7 +6,7 @@ use super::{Plan, SegmentState, WaitTarget};
 /// The timeline values one execution of a plan signals, per queue and batch.
 ///
 /// See the [module example](crate::plan).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TimelineValues {
     /// Per queue: the highest value its timeline had been given before this execution. A wait
     /// for a value at or below it is satisfied by work submitted before this execution (an
@@ -22,11 +22,25 @@ impl Plan {
     /// Gives every signalling batch the next value of its queue's timeline. `last_signalled[q]`
     /// is the highest value queue `q`'s timeline has been given so far; it is advanced.
     pub fn assign_values(&self, last_signalled: &mut [u64]) -> TimelineValues {
-        let start = last_signalled.to_vec();
-        let mut per_batch = Vec::with_capacity(self.queues.len());
-        let mut last = Vec::with_capacity(self.queues.len());
+        let mut values = TimelineValues::default();
+        self.assign_values_into(last_signalled, &mut values);
+        values
+    }
+
+    /// [`Plan::assign_values`] into `values`, reusing its vectors.
+    pub(crate) fn assign_values_into(
+        &self,
+        last_signalled: &mut [u64],
+        values: &mut TimelineValues,
+    ) {
+        values.start.clear();
+        values.start.extend_from_slice(last_signalled);
+        values.per_batch.truncate(self.queues.len());
+        values.per_batch.resize_with(self.queues.len(), Vec::new);
+        values.last.clear();
         for (q, qp) in self.queues.iter().enumerate() {
-            let mut vals = Vec::with_capacity(qp.batches.len());
+            let vals = &mut values.per_batch[q];
+            vals.clear();
             let mut l = None;
             for b in &qp.batches {
                 if b.signal.is_some() {
@@ -37,13 +51,7 @@ impl Plan {
                     vals.push(None);
                 }
             }
-            per_batch.push(vals);
-            last.push(l);
-        }
-        TimelineValues {
-            start,
-            per_batch,
-            last,
+            values.last.push(l);
         }
     }
 

@@ -127,6 +127,25 @@ impl Tracked {
         stale.is_some()
     }
 
+    /// Commits an execution's final state as [`Tracked::commit_execution`] does, with each
+    /// recorded access mapped by `to_queues`. When nothing was committed since planning (the
+    /// usual case) it is written over the current segments, reusing their vectors.
+    pub(crate) fn commit_planned(
+        &mut self,
+        planned_version: u64,
+        planned_final: &[(Range<u64>, SegmentState<usize>)],
+        mut to_queues: impl FnMut(&crate::plan::Recorded<usize>) -> crate::plan::Recorded<Queue>,
+    ) {
+        if self.version == planned_version {
+            crate::plan::refill_segments(&mut self.segments, planned_final, to_queues);
+            self.version += 1;
+            return;
+        }
+        let mut mapped = Vec::new();
+        crate::plan::refill_segments(&mut mapped, planned_final, &mut to_queues);
+        self.commit_execution(planned_version, mapped);
+    }
+
     /// Commits an execution's final state (planned at `planned_version`, and found not stale
     /// by [`Tracked::is_stale_for`]), keeping the reads other executions committed since.
     pub(crate) fn commit_execution(

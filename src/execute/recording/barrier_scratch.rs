@@ -28,14 +28,7 @@ use crate::plan::BarrierCmd;
 use crate::resource::Resource;
 use ash::vk;
 
-/// The arrays of one `VkDependencyInfo`, kept between commands so that recording a barrier
-/// allocates nothing once they have grown.
-#[derive(Default)]
-pub(super) struct BarrierScratch {
-    pub(super) memory: Vec<vk::MemoryBarrier2<'static>>,
-    pub(super) images: Vec<vk::ImageMemoryBarrier2<'static>>,
-    pub(super) buffers: Vec<vk::BufferMemoryBarrier2<'static>>,
-}
+pub(crate) use crate::pools::BarrierScratch;
 
 impl BarrierScratch {
     /// Replaces the arrays' contents with the Vulkan structs of `b`.

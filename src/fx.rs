@@ -1,4 +1,4 @@
-//! A fast hasher for the small integer keys of lowering (resource ids).
+//! A fast hasher for small integer keys we issue ourselves (resource ids in lowering).
 //!
 //! The standard `HashMap` hashes with SipHash, which resists collision attacks on keys an
 //! attacker picks; resource ids are ours, sequential and trusted, so that protection buys
