@@ -16,7 +16,9 @@
 //! Per frame, the graph side does `record()`, `insert_pass` ×N, `finish()`, `execute()` and
 //! waits for the frame's fence, two ways: **planned** (plan reuse off, so `finish()` plans
 //! every frame) and **reused** (the default: a frame like the last executes the last plan,
-//! rebound to its timeline values). The hand side resets its command pools, records the
+//! rebound to its timeline values). A third side executes a plan the bench holds
+//! (`Planned::hold`): no declaring, lowering or matching of passes, only the resources'
+//! states are re-checked. The hand side resets its command pools, records the
 //! fewest correct barriers (one global `VkMemoryBarrier2` per pass boundary on one queue, one
 //! at the frame start for the previous frame's accesses, the ownership transfer pair between
 //! queues), submits with `vkQueueSubmit2` and waits for its fence.
@@ -293,23 +295,23 @@ fn main() {
         },
     );
     println!(
-        "{:<10} {:>6} | {:>10} {:>10} {:>10} {:>6} {:>6} | {:>10} {:>10} {:>10} {:>6} {:>6}",
+        "{:<10} {:>6} | {:>9} {:>9} {:>9} {:>9} | {:>7} {:>7} {:>7} | {:>7} {:>7} {:>7}",
         "workload",
         "passes",
         "planned",
         "reused",
+        "held",
         "hand",
-        "ratio",
-        "ratio",
         "planned",
         "reused",
-        "hand",
-        "ratio",
-        "ratio",
+        "held",
+        "planned",
+        "reused",
+        "held",
     );
     println!(
-        "{:<17} | {:^46} | {:^46}",
-        "", "cpu: to the submit's return (planned/hand, reused/hand)", "frame: with the fence wait"
+        "{:<17} | {:^39} | {:^23} | {:^23}",
+        "", "cpu time to the submit's return", "cpu ratio to hand", "frame ratio (with wait)"
     );
     for (label, queues) in [
         ("chain", vec![ctx.graphics().clone()]),
@@ -324,12 +326,29 @@ fn main() {
     ] {
         let hand = Hand::new(&ctx, &queues);
         for n in [10usize, 100, 1000] {
-            let mut steps: Vec<Step> = (0..n)
-                .map(|i| Step {
-                    bufs: bufs.clone(),
-                    i,
-                })
-                .collect();
+            let make_steps = || -> Vec<Step> {
+                (0..n)
+                    .map(|i| Step {
+                        bufs: bufs.clone(),
+                        i,
+                    })
+                    .collect()
+            };
+            let mut steps = make_steps();
+            // The same passes in a plan the bench holds (`Planned::hold`).
+            let mut held_steps = make_steps();
+            let mut b = graph.record();
+            for (i, s) in held_steps.iter_mut().enumerate() {
+                b = b.insert_pass("step", s, &queues[run_of(i, n, queues.len())]);
+            }
+            let mut held = b.finish().expect("plan").hold();
+            let mut held_frame = || {
+                let t = Instant::now();
+                let fence = held.execute().expect("execute");
+                let cpu = t.elapsed();
+                fence.wait().expect("wait");
+                (cpu, t.elapsed())
+            };
             // `reuse`: the graph may reuse the last plan (the default); off, every frame is
             // planned anew.
             let mut graph_frame = |reuse: bool| {
@@ -340,15 +359,11 @@ fn main() {
                     b = b.insert_pass("step", s, &queues[run_of(i, n, queues.len())]);
                 }
                 let planned = b.finish().expect("plan");
-                assert_eq!(
-                    planned.reused(),
-                    reuse,
-                    "a frame like the last reuses its plan"
-                );
+                let reused = planned.reused();
                 let fence = planned.execute().expect("execute");
                 let cpu = t.elapsed();
                 fence.wait().expect("wait");
-                (cpu, t.elapsed())
+                (cpu, t.elapsed(), reused)
             };
             let hand_frame = || {
                 let t = Instant::now();
@@ -360,41 +375,55 @@ fn main() {
             for _ in 0..3 {
                 graph_frame(false);
                 graph_frame(true);
+                held_frame();
                 hand_frame();
             }
             // Alternate the sides so that all see the same machine load. The reused frame
             // reuses the plan of the planned frame before it.
-            let (mut planned, mut reused, mut h) = (Vec::new(), Vec::new(), Vec::new());
+            let (mut planned, mut reused, mut kept, mut h) =
+                (Vec::new(), Vec::new(), Vec::new(), Vec::new());
             let mut total = Duration::ZERO;
             while (total < 3 * per_side || h.len() < 11) && h.len() < 100_000 {
-                let p = graph_frame(false);
-                let r = graph_frame(true);
+                let (pc, pf, _) = graph_frame(false);
+                let (rc, rf, was_reused) = graph_frame(true);
+                assert!(was_reused, "a frame like the last reuses its plan");
+                let (p, r) = ((pc, pf), (rc, rf));
+                let k = held_frame();
                 let y = hand_frame();
-                total += p.1 + r.1 + y.1;
+                total += p.1 + r.1 + k.1 + y.1;
                 planned.push(p);
                 reused.push(r);
+                kept.push(k);
                 h.push(y);
             }
+            // The held plan rebinds to the states the graph's frames leave (the same passes):
+            // it re-planned at most once, from the first frame's states.
+            assert!(
+                held.replanned() <= 1,
+                "held plan re-planned {}",
+                held.replanned()
+            );
+            drop(held);
             let cpu = |v: &[(Duration, Duration)]| median(v.iter().map(|x| x.0).collect());
             let frame = |v: &[(Duration, Duration)]| median(v.iter().map(|x| x.1).collect());
             let us = |d: Duration| d.as_secs_f64() * 1e6;
             let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
-            let (pc, rc, hc) = (cpu(&planned), cpu(&reused), cpu(&h));
-            let (pf, rf, hf) = (frame(&planned), frame(&reused), frame(&h));
+            let (pc, rc, kc, hc) = (cpu(&planned), cpu(&reused), cpu(&kept), cpu(&h));
+            let (pf, rf, kf, hf) = (frame(&planned), frame(&reused), frame(&kept), frame(&h));
             println!(
-                "{:<10} {:>6} | {:>8.1}us {:>8.1}us {:>8.1}us {:>5.2}x {:>5.2}x | {:>8.1}us {:>8.1}us {:>8.1}us {:>5.2}x {:>5.2}x",
+                "{:<10} {:>6} | {:>7.1}us {:>7.1}us {:>7.1}us {:>7.1}us | {:>6.2}x {:>6.2}x {:>6.2}x | {:>6.2}x {:>6.2}x {:>6.2}x",
                 label,
                 n,
                 us(pc),
                 us(rc),
+                us(kc),
                 us(hc),
                 ratio(pc, hc),
                 ratio(rc, hc),
-                us(pf),
-                us(rf),
-                us(hf),
+                ratio(kc, hc),
                 ratio(pf, hf),
                 ratio(rf, hf),
+                ratio(kf, hf),
             );
         }
     }

@@ -24,6 +24,10 @@ use std::fmt;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+mod held;
+
+pub use held::HeldPlan;
+
 /// Owns the command pools, command buffers and fences that executions reuse.
 ///
 /// Dropping the graph waits for executions whose fences were dropped early. An
@@ -438,6 +442,21 @@ impl<'a> Planned<'a> {
     /// ```
     pub fn execute(self) -> Result<ExecutionFence> {
         self.execution.run()
+    }
+
+    /// Keeps the plan to execute again and again: see [`HeldPlan`]. Each
+    /// [`HeldPlan::execute`] re-checks it against the resources' states and rebinds or re-plans
+    /// it.
+    ///
+    /// ```no_run
+    /// # fn f(graph: &vk_baton::Graph, q: &vk_baton::Queue, p: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {
+    /// let mut held = graph.record().insert_pass("p", p, q).finish()?.hold();
+    /// held.execute()?.wait()?;
+    /// held.execute()?.wait()?;
+    /// # Ok(()) }
+    /// ```
+    pub fn hold(self) -> HeldPlan<'a> {
+        HeldPlan::new(self.graph, self.execution)
     }
 
     /// Records the plan into command buffers and discards them: no submit, no state change.

@@ -26,7 +26,7 @@
 //!    staleness and commits the new states).
 //! 8. **Lowering**: `lowering` turns inserted passes and the resources' states into the
 //!    planner's `PlanInput`.
-//! 9. **Graph**: [`graph`] ([`Graph`], [`GraphBuilder`], [`Planned`]): `finish()` lowers, then
+//! 9. **Graph**: [`graph`] ([`Graph`], [`GraphBuilder`], [`Planned`], [`HeldPlan`]): `finish()` lowers, then
 //!    plans and verifies; `execute()` hands the plan to an execution.
 //! 10. **Handoff**: [`handoff`] ([`Handoff`], [`Graph::hand_off`]): a plan of one pass that
 //!     the app records and submits itself; the executor submits the rest.
@@ -69,7 +69,7 @@ pub use fence::{CompletionToken, ExecutionFence};
 /// The allocator crate whose types appear in this crate's signatures ([`SharedAllocator`],
 /// [`BufferDesc::location`], [`Error::Allocator`]).
 pub use gpu_allocator;
-pub use graph::{Graph, GraphBuilder, Planned};
+pub use graph::{Graph, GraphBuilder, HeldPlan, Planned};
 pub use handoff::Handoff;
 pub use messages::{MessageLog, ValidationMessages};
 /// The lock crate of [`SharedAllocator::lock`]'s guard.

@@ -146,6 +146,43 @@ fn a_reused_plan_allocates_nothing() {
     debug_assertions,
     ignore = "debug builds verify every plan, which allocates per pass: cargo test --release --test allocations"
 )]
+fn a_held_plan_allocates_nothing() {
+    let ctx = common::ctx();
+    let graph = ctx.graph().unwrap();
+    let q = ctx.graphics().clone();
+    let bufs = buffers(&ctx);
+    let mut steps = steps(&bufs, 100);
+    let mut b = graph.record();
+    for s in steps.iter_mut() {
+        b = b.insert_pass("step", s, &q);
+    }
+    let mut held = b.finish().unwrap().hold();
+    for _ in 0..5 {
+        held.execute().unwrap().wait().unwrap();
+    }
+    let frames: Vec<u64> = (0..5)
+        .map(|_| {
+            let before = allocations();
+            held.execute().unwrap().wait().unwrap();
+            allocations() - before
+        })
+        .collect();
+    assert_eq!(frames, [0; 5]);
+    assert_eq!(
+        held.replanned(),
+        1,
+        "only the second frame, from the first frame's states"
+    );
+    drop(held);
+    drop(graph);
+    common::assert_clean(&ctx);
+}
+
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "debug builds verify every plan, which allocates per pass: cargo test --release --test allocations"
+)]
 fn a_replanned_frame_allocates_a_constant_independent_of_its_passes() {
     let ctx = common::ctx();
     let graph = ctx.graph().unwrap();

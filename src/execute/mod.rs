@@ -24,10 +24,11 @@ use crate::pass::PassEntry;
 pub(crate) use handoff::Begun;
 pub(crate) use recording::barrier_structs;
 
+use crate::completion::CompletionToken;
 use crate::error::Result;
 use crate::fence::ExecutionFence;
 use crate::plan::Plan;
-use crate::pools::{give, EmptyVec, GraphPools};
+use crate::pools::{give, take, EmptyVec, GraphPools};
 use crate::queue::Queue;
 use crate::resource::Resource;
 use std::sync::Arc;
@@ -52,12 +53,7 @@ impl Execution<'_> {
     /// Records and submits the plan, and commits the resources' new states; see
     /// [`crate::Planned::execute`].
     pub(crate) fn run(mut self) -> Result<ExecutionFence> {
-        self.pools.collect();
-        let token = self.pools.spares.lock().token(&self.pools.device);
-        // On a pass's error or panic this has already put everything back and failed the token.
-        let recording = self.record(&token)?;
-        let mut scratch = self.pools.spares.lock().submit.take().unwrap_or_default();
-        let submitted = self.submit_and_commit(&recording, &mut scratch);
+        let result = self.submit_once(None);
         let Execution {
             pools,
             mut passes,
@@ -66,7 +62,6 @@ impl Execution<'_> {
             versions,
             plan,
         } = self;
-        let in_flight = recording.into_in_flight(&pools, token.clone(), resources, queues);
         // Kept for the next `finish()` to reuse or refill, and the lists for the next
         // builder and lowering: nothing dropped here, nothing allocated again.
         pools.kept.lock().last = Some(plan);
@@ -74,12 +69,41 @@ impl Execution<'_> {
             .spare_names
             .lock()
             .extend(passes.drain(..).map(|p| p.name));
-        {
-            let mut spares = pools.spares.lock();
-            spares.submit = Some(scratch);
-            spares.passes = EmptyVec::keep(passes);
-            give(&mut spares.versions, versions);
-        }
+        let mut spares = pools.spares.lock();
+        spares.passes = EmptyVec::keep(passes);
+        give(&mut spares.versions, versions);
+        give(&mut spares.resources, resources);
+        give(&mut spares.queues, queues);
+        result
+    }
+
+    /// Records, submits and commits the plan again, leaving the execution as it is (a
+    /// [`crate::HeldPlan`]); the fence holds clones of its queues and resources.
+    pub(crate) fn run_again(&mut self) -> Result<ExecutionFence> {
+        let (mut resources, mut queues) = {
+            let mut spares = self.pools.spares.lock();
+            (take(&mut spares.resources), take(&mut spares.queues))
+        };
+        resources.extend(self.resources.iter().cloned());
+        queues.extend(self.queues.iter().cloned());
+        self.submit_once(Some((resources, queues)))
+    }
+
+    /// Records, submits and commits. The fence keeps `to_fence` (clones of this execution's
+    /// resources and queues) alive until the GPU is done; `None` hands it this execution's own.
+    fn submit_once(
+        &mut self,
+        to_fence: Option<(Vec<Resource>, Vec<Queue>)>,
+    ) -> Result<ExecutionFence> {
+        let (token, recording, submitted) = self.submit_with_lists()?;
+        let (resources, queues) = to_fence.unwrap_or_else(|| {
+            (
+                std::mem::take(&mut self.resources),
+                std::mem::take(&mut self.queues),
+            )
+        });
+        let pools = self.pools.clone();
+        let in_flight = recording.into_in_flight(&pools, token.clone(), resources, queues);
         match submitted {
             Ok(()) => {
                 token.set_submitted(&in_flight.fences);
@@ -107,6 +131,25 @@ impl Execution<'_> {
                 Err(error)
             }
         }
+    }
+
+    /// Records, then submits and commits: the token, the recording and the submit's outcome.
+    /// A recording error has already put everything back and failed the token.
+    #[allow(clippy::type_complexity)]
+    fn submit_with_lists(
+        &mut self,
+    ) -> Result<(
+        CompletionToken,
+        recording::Recording,
+        Result<(), SubmitFailure>,
+    )> {
+        self.pools.collect();
+        let token = self.pools.spares.lock().token(&self.pools.device);
+        let recording = self.record(&token)?;
+        let mut scratch = self.pools.spares.lock().submit.take().unwrap_or_default();
+        let submitted = self.submit_and_commit(&recording, &mut scratch);
+        self.pools.spares.lock().submit = Some(scratch);
+        Ok((token, recording, submitted))
     }
 
     /// Records the plan into command buffers and throws them away, submitting nothing and

@@ -74,15 +74,38 @@ impl Rebinder {
     /// returns the input the plan was made from (to refill next time). Otherwise leaves `plan`
     /// as it is and gives `input` back.
     pub fn rebind(&mut self, plan: &mut Plan, input: PlanInput) -> Result<PlanInput, PlanInput> {
-        if !self.match_inputs(&plan.input, &input) || !self.settle() || !self.maps_plan(plan) {
+        self.rebind_checking(plan, input, true)
+    }
+
+    /// [`Rebinder::rebind`] for an input whose queues and passes are known to equal the
+    /// plan's (a held plan, whose declarations are fixed): only the resources are compared.
+    pub(crate) fn rebind_states(
+        &mut self,
+        plan: &mut Plan,
+        input: PlanInput,
+    ) -> Result<PlanInput, PlanInput> {
+        self.rebind_checking(plan, input, false)
+    }
+
+    fn rebind_checking(
+        &mut self,
+        plan: &mut Plan,
+        input: PlanInput,
+        declarations: bool,
+    ) -> Result<PlanInput, PlanInput> {
+        if !self.match_inputs(&plan.input, &input, declarations)
+            || !self.settle()
+            || !self.maps_plan(plan)
+        {
             return Err(input);
         }
         self.rewrite(plan);
         Ok(std::mem::replace(&mut plan.input, input))
     }
 
-    /// Compares the inputs field by field, collecting the value and semaphore pairs.
-    fn match_inputs(&mut self, old: &PlanInput, new: &PlanInput) -> bool {
+    /// Compares the inputs field by field (queues and passes only with `declarations`),
+    /// collecting the value and semaphore pairs.
+    fn match_inputs(&mut self, old: &PlanInput, new: &PlanInput, declarations: bool) -> bool {
         for v in &mut self.values {
             v.clear();
         }
@@ -114,7 +137,28 @@ impl Rebinder {
         if !queues_match {
             return false;
         }
-        for (a, b) in resources.iter().zip(&new.resources) {
+        if !self.match_resources(resources, &new.resources) {
+            return false;
+        }
+        if !declarations {
+            // The same passes: each binary semaphore stands for itself.
+            for p in passes {
+                let waits = p.waits.iter().map(|w| w.semaphore);
+                for s in waits.chain(p.signals.iter().map(|s| s.semaphore)) {
+                    self.semaphores.push((s.as_raw(), s.as_raw()));
+                }
+            }
+            return true;
+        }
+        self.match_passes(passes, &new.passes)
+    }
+
+    fn match_resources(
+        &mut self,
+        old: &[super::ResourceDecl],
+        new: &[super::ResourceDecl],
+    ) -> bool {
+        for (a, b) in old.iter().zip(new) {
             let super::ResourceDecl {
                 name: _,
                 kind,
@@ -130,7 +174,11 @@ impl Rebinder {
                 }
             }
         }
-        for (a, b) in passes.iter().zip(&new.passes) {
+        true
+    }
+
+    fn match_passes(&mut self, old: &[super::PassDecl], new: &[super::PassDecl]) -> bool {
+        for (a, b) in old.iter().zip(new) {
             let super::PassDecl {
                 name: _,
                 queue,

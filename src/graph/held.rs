@@ -1,0 +1,177 @@
+//! [`HeldPlan`]: a plan the app keeps and executes frame after frame, re-checked against the
+//! resources' states each time and re-planned only when they changed in a way that matters.
+
+use super::{plan_and_verify, verify_in_debug, Graph};
+use crate::error::Result;
+use crate::execute::Execution;
+use crate::fence::ExecutionFence;
+use crate::lowering::{lower, Lists, Lowered};
+use crate::plan::{refill_segments, Plan, PlanInput, Rebinder, Recorded};
+use std::fmt;
+
+/// A plan the app holds and executes again and again, from [`crate::Planned::hold`].
+///
+/// Each [`HeldPlan::execute`] reads the resources' current states and compares them with the
+/// states the plan was made from. When they differ only in timeline values (the usual case in
+/// a frame loop: the same passes touch the same resources in the same way), the plan is
+/// rebound to the new values and recorded again: no declaration, no lowering, no planning.
+/// Otherwise the passes are asked for their declarations again and the graph is re-planned.
+/// Either way the result is the plan `finish()` would make ([`Rebinder`] says why), and debug
+/// builds verify it every time.
+///
+/// The passes stay borrowed, so the frame's declarations cannot change behind the plan's back;
+/// a pass that declares something else from frame to frame (through interior mutability, or
+/// another binary semaphore each frame, as a swapchain acquire does) needs the builder instead,
+/// which reuses plans too, checking the declarations as well.
+///
+/// ```no_run
+/// # fn f(graph: &vk_baton::Graph, compute: &vk_baton::Queue, gfx: &vk_baton::Queue,
+/// #      sim: &mut dyn vk_baton::Pass, shade: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {
+/// let mut held = graph.record()
+///     .insert_pass("simulate", sim, compute)
+///     .insert_pass("shade", shade, gfx)
+///     .finish()?
+///     .hold();
+/// for _frame in 0..100 {
+///     held.execute()?.wait()?;
+/// }
+/// println!("{} of 100 frames re-planned", held.replanned());
+/// # Ok(()) }
+/// ```
+pub struct HeldPlan<'a> {
+    graph: &'a Graph,
+    execution: Execution<'a>,
+    /// A copy of the plan's input whose resource states are refilled each frame and matched.
+    scratch: PlanInput,
+    rebinder: Rebinder,
+    /// Frames executed, and how many of them were re-planned.
+    executed: u64,
+    replanned: u64,
+}
+
+impl<'a> HeldPlan<'a> {
+    pub(super) fn new(graph: &'a Graph, execution: Execution<'a>) -> Self {
+        let scratch = execution.plan.input.clone();
+        HeldPlan {
+            graph,
+            execution,
+            scratch,
+            rebinder: Rebinder::default(),
+            executed: 0,
+            replanned: 0,
+        }
+    }
+
+    /// Brings the plan up to date with the resources' states (rebinding it, or re-planning),
+    /// then records and submits it and commits the new states.
+    ///
+    /// Fails as [`crate::Planned::execute`] does; a failed execution leaves the plan held, to
+    /// try again.
+    pub fn execute(&mut self) -> Result<ExecutionFence> {
+        if !self.rebind() {
+            self.replan()?;
+        }
+        verify_in_debug(&self.execution.plan, &self.execution.queues)?;
+        self.executed += 1;
+        self.execution.run_again()
+    }
+
+    /// The plan as it was last executed (or made).
+    pub fn plan(&self) -> &Plan {
+        &self.execution.plan
+    }
+
+    /// How many executions had to re-plan: a resource's state had changed in a way that
+    /// matters (another graph wrote it, changed its layout or owner, the app declared a state).
+    pub fn replanned(&self) -> u64 {
+        self.replanned
+    }
+
+    /// Snapshots the resources' states into the scratch input and rebinds the plan to them.
+    /// `false`: the states differ in a way that needs a new plan.
+    fn rebind(&mut self) -> bool {
+        let Execution {
+            queues,
+            resources,
+            versions,
+            plan,
+            ..
+        } = &mut self.execution;
+        for (r, resource) in resources.iter().enumerate() {
+            let t = resource.tracked().lock();
+            versions[r] = t.version;
+            let mut known = true;
+            refill_segments(&mut self.scratch.resources[r].initial, &t.segments, |rec| {
+                Recorded {
+                    queue: queues
+                        .iter()
+                        .position(|q| *q == rec.queue)
+                        .unwrap_or_else(|| {
+                            // A queue this plan does not know: it needs a release there.
+                            known = false;
+                            0
+                        }),
+                    value: rec.value,
+                    stages: rec.stages,
+                    access: rec.access,
+                }
+            });
+            if !known {
+                return false;
+            }
+        }
+        let input = std::mem::take(&mut self.scratch);
+        match self.rebinder.rebind_states(plan, input) {
+            Ok(old) => {
+                self.scratch = old;
+                true
+            }
+            Err(input) => {
+                self.scratch = input;
+                false
+            }
+        }
+    }
+
+    /// Lowers the passes again (asking them for their declarations) and plans anew.
+    fn replan(&mut self) -> Result<()> {
+        self.replanned += 1;
+        let pools = self.graph.pools();
+        let Lowered {
+            input,
+            queues,
+            resources,
+            versions,
+        } = lower(
+            pools.device.handle(),
+            &self.execution.passes,
+            None,
+            &mut self.graph.lowering.lock(),
+            Lists::default(),
+        )?;
+        // On an error the held plan stays as it was, and so does the scratch it is matched with.
+        let plan = plan_and_verify(input, Vec::new(), &queues)?;
+        log::debug!(
+            "held plan: re-planned ({} of {} executions)",
+            self.replanned,
+            self.executed + 1
+        );
+        self.scratch = plan.input.clone();
+        self.execution.plan = plan;
+        self.execution.queues = queues;
+        self.execution.resources = resources;
+        self.execution.versions = versions;
+        Ok(())
+    }
+}
+
+impl fmt::Debug for HeldPlan<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HeldPlan")
+            .field("graph", self.graph)
+            .field("queues", &self.execution.queues)
+            .field("executed", &self.executed)
+            .field("replanned", &self.replanned)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,156 @@
+//! A held plan (`Planned::hold`) executed frame after frame: it rebinds while the resources'
+//! states only move on in time, re-plans when another graph changed one in a way that
+//! matters, and the data is right every frame. Validation on, any message fails.
+
+mod common;
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+use vk_baton::ash::vk;
+use vk_baton::{Access, BufferDesc, Declare, Pass, Recorder, StBuffer};
+
+const SIZE: u64 = 256;
+
+/// Fills `dst` with the current value of `value` (read at record time, so the declarations
+/// stay the same while the data changes from frame to frame).
+struct Fill {
+    dst: Arc<StBuffer>,
+    value: Arc<AtomicU32>,
+}
+
+impl Pass for Fill {
+    fn declare(&self, d: &mut Declare<'_>) {
+        d.uses(&self.dst, Access::TRANSFER_WRITE).discard();
+    }
+    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        let v = self.value.load(Ordering::Relaxed);
+        // SAFETY: `cmd` is recording; the buffer is alive and in the declared state.
+        unsafe {
+            r.device()
+                .cmd_fill_buffer(r.cmd(), self.dst.handle(), 0, vk::WHOLE_SIZE, v)
+        };
+        Ok(())
+    }
+}
+
+/// Copies `src` into `dst`.
+struct Copy {
+    src: Arc<StBuffer>,
+    dst: Arc<StBuffer>,
+}
+
+impl Pass for Copy {
+    fn declare(&self, d: &mut Declare<'_>) {
+        d.uses(&self.src, Access::COPY_READ);
+        d.uses(&self.dst, Access::COPY_WRITE).discard();
+    }
+    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        let region = vk::BufferCopy::default().size(SIZE);
+        // SAFETY: `cmd` is recording; both buffers are alive, SIZE long, in the declared states.
+        unsafe {
+            r.device()
+                .cmd_copy_buffer(r.cmd(), self.src.handle(), self.dst.handle(), &[region])
+        };
+        Ok(())
+    }
+}
+
+/// The host reads `buf` after the GPU.
+struct HostRead(Arc<StBuffer>);
+
+impl Pass for HostRead {
+    fn declare(&self, d: &mut Declare<'_>) {
+        d.uses(&self.0, Access::HOST_READ);
+    }
+    fn record(&mut self, _: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        Ok(())
+    }
+}
+
+fn read_u32s(buf: &StBuffer) -> Vec<u32> {
+    let mut out = vec![0u8; SIZE as usize];
+    buf.read(0, &mut out).unwrap();
+    out.chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+#[test]
+fn a_held_plan_rebinds_frame_after_frame_and_replans_when_a_state_changed() {
+    let ctx = common::ctx();
+    let graph = ctx.graph().unwrap();
+    let q = ctx.graphics().clone();
+    let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+    let a = ctx
+        .buffer(
+            BufferDesc::new(SIZE, usage | vk::BufferUsageFlags::STORAGE_BUFFER),
+            "a",
+        )
+        .unwrap();
+    let out = ctx
+        .buffer(BufferDesc::readback(SIZE, usage), "out")
+        .unwrap();
+    let value = Arc::new(AtomicU32::new(0));
+    let mut fill = Fill {
+        dst: a.clone(),
+        value: value.clone(),
+    };
+    let mut copy = Copy {
+        src: a.clone(),
+        dst: out.clone(),
+    };
+    let mut read = HostRead(out.clone());
+    let mut held = graph
+        .record()
+        .insert_pass("fill", &mut fill, &q)
+        .insert_pass("copy", &mut copy, &q)
+        .insert_pass("read", &mut read, &q)
+        .finish()
+        .unwrap()
+        .hold();
+    for frame in 1..=8u32 {
+        value.store(frame * 0x0101_0101, Ordering::Relaxed);
+        held.execute().unwrap().wait().unwrap();
+        assert_eq!(
+            read_u32s(&out),
+            vec![frame * 0x0101_0101; 64],
+            "frame {frame}"
+        );
+    }
+    // Frame 1 ran the plan `finish()` made; frame 2 found the states of a frame before it
+    // (written, not undefined), which plans differently; from then on every frame rebinds.
+    assert_eq!(held.replanned(), 1, "{}", held.plan());
+
+    // Another graph reads `a` in the compute-shader stage: the next fill must wait for that
+    // read too, so the held plan must be re-planned rather than rebound.
+    let mut other = vk_baton::pass::FnPass::new(
+        |d: &mut Declare<'_>| {
+            d.uses(&a, Access::COMPUTE_SHADER_READ);
+        },
+        |_: &mut Recorder<'_>| Ok(()),
+    );
+    graph
+        .record()
+        .insert_pass("other reader", &mut other, &q)
+        .finish()
+        .unwrap()
+        .execute()
+        .unwrap()
+        .wait()
+        .unwrap();
+    value.store(0xabab_abab, Ordering::Relaxed);
+    held.execute().unwrap().wait().unwrap();
+    assert_eq!(held.replanned(), 2);
+    assert_eq!(read_u32s(&out), vec![0xabab_abab; 64]);
+    // The frame after it starts from the steady states again, which the plan just made does
+    // not match: one more re-plan, then rebinding again.
+    for (frame, replanned) in [(10, 3), (11, 3), (12, 3)] {
+        value.store(frame, Ordering::Relaxed);
+        held.execute().unwrap().wait().unwrap();
+        assert_eq!(held.replanned(), replanned, "frame {frame}");
+        assert_eq!(read_u32s(&out), vec![frame; 64], "frame {frame}");
+    }
+    drop(held);
+    drop(graph);
+    common::assert_clean(&ctx);
+}
