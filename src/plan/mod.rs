@@ -72,6 +72,7 @@
 //! assert_eq!(next[0][0].1.write.unwrap().value, Some(21));
 //! ```
 
+mod diagram;
 mod display;
 pub mod handoff;
 mod input;
