@@ -76,6 +76,8 @@ mod diagram;
 mod display;
 pub mod handoff;
 mod input;
+#[cfg(feature = "serde")]
+mod json;
 mod output;
 mod planner;
 mod presented;
