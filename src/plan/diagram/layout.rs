@@ -294,8 +294,9 @@ pub(super) fn layout(plan: &Plan) -> Layout {
 }
 
 /// One arrow per timeline wait: from the right edge of the batch that signals (or the
-/// "earlier graphs" marker) to the left edge of the batch that waits, the arrows into one
-/// batch spread over its height.
+/// "earlier graphs" marker) to the left edge of the batch that waits. The arrows into one
+/// batch spread over its height in the order of their sources, top to bottom, so that they
+/// need not cross on the way in.
 fn arrows(plan: &Plan, lanes: &[Lane], earlier_x: Option<f32>) -> Vec<Arrow> {
     let find = |q: usize, b: usize| lanes.get(q)?.batches.iter().find(|x| x.index == b);
     let mut out = Vec::new();
@@ -308,11 +309,9 @@ fn arrows(plan: &Plan, lanes: &[Lane], earlier_x: Option<f32>) -> Vec<Arrow> {
             let (frame_y, frame_h) = frame_y_h(lane.y);
             let top = frame_y + FRAME_HEADER;
             let span = frame_h - FRAME_HEADER - 6.0;
-            for (k, &wi) in timeline.iter().enumerate() {
-                let to = (
-                    bb.x,
-                    top + span * (k + 1) as f32 / (timeline.len() + 1) as f32,
-                );
+            let to = (bb.x, 0.0);
+            let mut into = Vec::new();
+            for &wi in &timeline {
                 let target = batch.waits[wi].target;
                 let source =
                     target_batch(plan, target).and_then(|(tq, tb)| Some((tq, find(tq, tb)?)));
@@ -352,8 +351,14 @@ fn arrows(plan: &Plan, lanes: &[Lane], earlier_x: Option<f32>) -> Vec<Arrow> {
                     // Every unplaced target set `earlier_x`.
                     (None, None) => None,
                 };
-                out.extend(arrow);
+                into.extend(arrow);
             }
+            into.sort_by(|a, b| a.from.1.total_cmp(&b.from.1));
+            let n = into.len();
+            for (k, a) in into.iter_mut().enumerate() {
+                a.to.1 = top + span * (k + 1) as f32 / (n + 1) as f32;
+            }
+            out.extend(into);
         }
     }
     out

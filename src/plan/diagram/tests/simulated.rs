@@ -2,7 +2,7 @@
 //! family 1, async compute family 2), where lavapipe has one queue: the plans the samples would
 //! draw with `--plan-svg` there.
 
-use super::{check_dot, check_svg, dump, groups, has_class};
+use super::check::{check_dot, check_svg, dump, groups, has_class};
 use crate::access::Access;
 use crate::plan::*;
 use crate::simulate::{Simulation, Topology};
@@ -124,6 +124,104 @@ fn streaming_upload_batch_on_nvidia_moves_the_buffer_between_families() {
     dump("streaming-upload-nvidia", &plan);
     // The upload waits for the previous verify's read; verify waits for this upload.
     assert_eq!(wait_kinds(&plan), (1, 1), "{plan}");
+    let svg = check_svg(&plan);
+    let doc = Document::parse(&svg).unwrap();
+    let barriers = groups(&doc, "barrier");
+    let count = |class: &str| barriers.iter().filter(|b| has_class(b, class)).count();
+    assert_eq!((count("release"), count("acquire")), (1, 1), "{plan}");
+    check_dot(&plan);
+}
+
+/// Passes that go back and forth between three families: several batches per queue, and
+/// waits in both directions between lanes that are not neighbours.
+#[test]
+fn ping_pong_across_three_families() {
+    let topo = Topology::nvidia();
+    let q = |name: &str| topo.queue(name).unwrap();
+    let (g, t, c) = (q("graphics"), q("transfer"), q("async_compute"));
+    let mut sim = Simulation::new(topo);
+    let vertices = sim.add_resource(ResourceDecl::buffer(
+        "vertices",
+        4096,
+        vk::BufferUsageFlags::TRANSFER_DST
+            | vk::BufferUsageFlags::VERTEX_BUFFER
+            | vk::BufferUsageFlags::STORAGE_BUFFER,
+    ));
+    let field = sim.add_resource(ResourceDecl::image(
+        "velocity field",
+        1,
+        1,
+        vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::SAMPLED,
+    ));
+    let params = sim.add_resource(ResourceDecl::buffer(
+        "params",
+        256,
+        vk::BufferUsageFlags::STORAGE_BUFFER,
+    ));
+    let frame = [
+        PassDecl::new("upload vertices", t)
+            .with_use(UseDecl::new(vertices, Access::TRANSFER_WRITE).discard()),
+        PassDecl::new("advect", c)
+            .with_use(UseDecl::new(vertices, Access::COMPUTE_SHADER_READ))
+            .with_use(UseDecl::new(field, Access::COMPUTE_SHADER_WRITE).discard()),
+        PassDecl::new("draw field", g)
+            .with_use(UseDecl::new(field, Access::FRAGMENT_SHADER_SAMPLED_READ))
+            .with_use(UseDecl::new(params, Access::COMPUTE_SHADER_WRITE).discard()),
+        PassDecl::new("relax", c)
+            .with_use(UseDecl::new(params, Access::COMPUTE_SHADER_READ))
+            .with_use(UseDecl::new(field, Access::COMPUTE_SHADER_WRITE)),
+        PassDecl::new("upload vertices again", t)
+            .with_use(UseDecl::new(vertices, Access::TRANSFER_WRITE).discard()),
+        PassDecl::new("draw", g)
+            .with_use(UseDecl::new(field, Access::FRAGMENT_SHADER_SAMPLED_READ))
+            .with_use(UseDecl::new(vertices, Access::VERTEX_BUFFER)),
+    ];
+    sim.frame(&frame).unwrap();
+    let plan = sim.frame(&frame).unwrap().plan;
+    dump("ping-pong-nvidia", &plan);
+    let (batch_waits, value_waits) = wait_kinds(&plan);
+    assert!(
+        plan.batch_count() >= 5 && batch_waits >= 4 && value_waits >= 1,
+        "{plan}"
+    );
+    check_svg(&plan);
+    check_dot(&plan);
+}
+
+/// `examples/headless.rs` on NVIDIA: the Mandelbrot image drawn on async compute moves to
+/// graphics (a release and an acquire) to be copied into a readback buffer.
+#[test]
+fn headless_on_nvidia_moves_the_image_to_graphics() {
+    let topo = Topology::nvidia();
+    let (g, c) = (
+        topo.queue("graphics").unwrap(),
+        topo.queue("async_compute").unwrap(),
+    );
+    let mut sim = Simulation::new(topo);
+    let image = sim.add_resource(ResourceDecl::image(
+        "mandelbrot",
+        1,
+        1,
+        vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::TRANSFER_SRC,
+    ));
+    let readback = sim.add_resource(ResourceDecl::buffer(
+        "readback",
+        1_024_000,
+        vk::BufferUsageFlags::TRANSFER_DST,
+    ));
+    let plan = sim
+        .frame(&[
+            PassDecl::new("draw mandelbrot", c)
+                .with_use(UseDecl::new(image, Access::COMPUTE_SHADER_WRITE).discard()),
+            PassDecl::new("download", g)
+                .with_use(UseDecl::new(image, Access::TRANSFER_READ))
+                .with_use(UseDecl::new(readback, Access::TRANSFER_WRITE).discard()),
+            PassDecl::new("host read", g).with_use(UseDecl::new(readback, Access::HOST_READ)),
+        ])
+        .unwrap()
+        .plan;
+    dump("headless-nvidia", &plan);
+    assert_eq!(wait_kinds(&plan), (1, 0), "{plan}");
     let svg = check_svg(&plan);
     let doc = Document::parse(&svg).unwrap();
     let barriers = groups(&doc, "barrier");
