@@ -25,7 +25,8 @@
 //! `--size` is the number of 64-wide workgroups of each workload, `--iters` the length of
 //! each invocation's integer ALU loop. The defaults (256 workgroups, 100k iterations on a
 //! GPU; far less on a CPU device) keep each workload small enough that neither fills an
-//! H100 alone. Exits non-zero on any validation message or a wrong result.
+//! H100 alone. `--plan-svg PATH` draws the steady-state frame's plan there. Exits non-zero
+//! on any validation message or a wrong result.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -35,7 +36,7 @@ use vk_baton::{Access, BufferDesc, Context, Declare, ExecutionFence, Pass, Recor
 use vk_baton_passes::{ComputeDispatch, ShaderAccess};
 
 const USAGE: &str =
-    "usage: async_compute [--frames N] [--size WORKGROUPS] [--iters N] [--exclusive]";
+    "usage: async_compute [--frames N] [--size WORKGROUPS] [--iters N] [--exclusive] [--plan-svg PATH]";
 
 /// Frames the CPU may run ahead of the GPU.
 const FRAMES_IN_FLIGHT: usize = 2;
@@ -204,12 +205,14 @@ fn u64_bytes(v: &[u32]) -> Vec<u8> {
 fn run() -> vk_baton::Result<bool> {
     // The defaults depend on the device: parse first, fill in after.
     let (mut frames, mut size, mut iters, mut exclusive) = (None, None, None, false);
+    let mut plan_svg = None::<std::path::PathBuf>;
     support::parse_args(USAGE, |name, p| {
         match name {
             "frames" => frames = Some(p.value()?.parse()?),
             "size" => size = Some(p.value()?.parse()?),
             "iters" => iters = Some(p.value()?.parse()?),
             "exclusive" => exclusive = true,
+            "plan-svg" => plan_svg = Some(std::path::PathBuf::from(p.value()?)),
             _ => return Ok(false),
         }
         Ok(true)
@@ -379,6 +382,7 @@ fn run() -> vk_baton::Result<bool> {
 
     let mut start = Instant::now();
     let mut plan_text = String::new();
+    let mut steady_plan = None;
     for frame in 0..frames {
         if frame == warmup {
             // Measure from here: drain the warm-up frames first.
@@ -416,6 +420,7 @@ fn run() -> vk_baton::Result<bool> {
             .finish()?;
         if frame == 2 {
             plan_text = planned.to_string();
+            steady_plan = plan_svg.is_some().then(|| planned.plan().clone());
         }
         in_flight.0.push_back((frame, planned.execute()?));
     }
@@ -427,6 +432,9 @@ fn run() -> vk_baton::Result<bool> {
 
     println!("\nplan of a steady-state frame (frame 2):");
     print!("{plan_text}");
+    if let (Some(path), Some(plan)) = (&plan_svg, &steady_plan) {
+        support::write_plan_svg(path, plan)?;
+    }
 
     // Read back the final state and the last render.
     let readback = ctx.buffer(

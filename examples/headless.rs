@@ -1,7 +1,7 @@
 //! Headless: a compute shader draws a Mandelbrot set on the async compute queue, the image moves
 //! to the graphics queue and is copied into a host-visible buffer, and the result is written to
-//! `headless.png`. Prints the plan and the number of validation messages; exits non-zero if
-//! there were any.
+//! `headless.png`. Prints the plan, draws it in `plan.svg`, and prints the number of validation
+//! messages; exits non-zero if there were any.
 //!
 //! ```text
 //! cargo run --release --example headless
@@ -139,6 +139,7 @@ fn run() -> vk_baton::Result<usize> {
         planned.plan().semaphore_waits()
     );
     print!("{planned}");
+    support::write_plan_svg("plan.svg".as_ref(), planned.plan())?;
     planned.execute()?.wait()?;
 
     let mut pixels = vec![0u8; bytes as usize];

@@ -21,7 +21,8 @@
 //! VK_BATON_VALIDATION=1 cargo run --example streaming_upload -- --all-sizes --scale 0.05
 //! ```
 //!
-//! Exits non-zero on any validation message or a checksum mismatch.
+//! `--plan-svg PATH` draws the plan of one batch with its consumer there. Exits non-zero on any
+//! validation message or a checksum mismatch.
 
 #[path = "streaming_upload/baton.rs"]
 mod baton;
@@ -39,7 +40,7 @@ use vk_baton::{BufferDesc, Context};
 use vk_baton_passes::UploadBuffer;
 use workload::{Item, Workload};
 
-const USAGE: &str = "usage: streaming_upload [--all-sizes [--scale F]] [--count N --kib KIB | --mib MIB] [--images N --size PIXELS] [--batch-mib MIB] [--in-flight N] [--repeat N] [--groups N] [--fixed-cost N] [--sync-only]";
+const USAGE: &str = "usage: streaming_upload [--all-sizes [--scale F]] [--count N --kib KIB | --mib MIB] [--images N --size PIXELS] [--batch-mib MIB] [--in-flight N] [--repeat N] [--groups N] [--fixed-cost N] [--sync-only] [--plan-svg PATH]";
 
 /// Default graphs (or hand-written submits) in flight (`--in-flight`).
 const IN_FLIGHT: usize = 3;
@@ -97,7 +98,7 @@ fn run_stream(
     w: &mut Workload,
     o: &Options,
     spirv: &[u32],
-    plan_text: &mut String,
+    plan: &mut Option<vk_baton::plan::Plan>,
 ) -> vk_baton::Result<Row> {
     let dispatched = if o.sync_only { 0 } else { o.groups };
     let batches = w.batches();
@@ -159,8 +160,8 @@ fn run_stream(
         hand_both = hand_both.min(time_hand(true)?);
         baton_both = baton_both.min(time_baton(true)?);
     }
-    if plan_text.is_empty() {
-        *plan_text = baton.plan_text.clone();
+    if plan.is_none() {
+        *plan = baton.plan.take();
     }
 
     let staging_mib = baton.uploader.capacity() as f64 / (1 << 20) as f64;
@@ -280,6 +281,7 @@ fn run() -> vk_baton::Result<bool> {
         (None::<usize>, None::<u64>, None::<usize>, 512u32);
     let (mut all_sizes, mut scale, mut batch_mib, mut fixed) =
         (false, 1.0f64, BATCH_MIB, None::<usize>);
+    let mut plan_svg = None::<std::path::PathBuf>;
     let mut o = Options {
         in_flight: IN_FLIGHT,
         repeat: 3,
@@ -301,6 +303,7 @@ fn run() -> vk_baton::Result<bool> {
             "groups" => o.groups = p.value()?.parse()?,
             "fixed-cost" => fixed = Some(p.value()?.parse()?),
             "sync-only" => o.sync_only = true,
+            "plan-svg" => plan_svg = Some(std::path::PathBuf::from(p.value()?)),
             _ => return Ok(false),
         }
         Ok(true)
@@ -392,12 +395,17 @@ fn run() -> vk_baton::Result<bool> {
     );
 
     let mut rows = Vec::new();
-    let mut plan_text = String::new();
+    let mut plan = None;
     for w in &mut streams {
-        rows.push(run_stream(&ctx, w, &o, &spirv, &mut plan_text)?);
+        rows.push(run_stream(&ctx, w, &o, &spirv, &mut plan)?);
     }
     println!("\nplan of one batch with its consumer:");
-    print!("{plan_text}");
+    if let Some(plan) = &plan {
+        print!("{plan}");
+        if let Some(path) = &plan_svg {
+            support::write_plan_svg(path, plan)?;
+        }
+    }
     if fixed > 0 {
         fixed_cost(&ctx, fixed, &spirv)?;
     }

@@ -83,8 +83,8 @@ pub struct Baton {
     expected: Vec<u32>,
     /// Batches checked, and those whose checksum matched.
     pub checks: crate::Checks,
-    /// The plan of one batch with its consumer, as text.
-    pub plan_text: String,
+    /// The plan of one batch with its consumer.
+    pub plan: Option<vk_baton::plan::Plan>,
 }
 
 impl Baton {
@@ -161,7 +161,7 @@ impl Baton {
             groups,
             expected,
             checks: crate::Checks::default(),
-            plan_text: String::new(),
+            plan: None,
         })
     }
 
@@ -222,8 +222,8 @@ impl Baton {
         }
         let planned = rec.finish()?;
         let t2 = Instant::now();
-        if consume && self.plan_text.is_empty() && b == 1.min(w.batches() - 1) {
-            self.plan_text = planned.to_string();
+        if consume && self.plan.is_none() && b == 1.min(w.batches() - 1) {
+            self.plan = Some(planned.plan().clone());
         }
         // Bound to a local: the planned graph must be dropped before the passes it borrows.
         let fence = planned.execute();

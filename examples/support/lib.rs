@@ -58,6 +58,15 @@ pub fn push_u32s(values: &[u32]) -> Vec<u8> {
     values.iter().flat_map(|v| v.to_le_bytes()).collect()
 }
 
+/// Writes the plan's diagram ([`Plan::to_svg`](vk_baton::plan::Plan::to_svg)) to `path`:
+/// the samples' `plan.svg` and `--plan-svg PATH`.
+pub fn write_plan_svg(path: &std::path::Path, plan: &vk_baton::plan::Plan) -> vk_baton::Result<()> {
+    std::fs::write(path, plan.to_svg())
+        .map_err(|e| vk_baton::Error::InvalidInput(format!("{}: {e}", path.display())))?;
+    println!("wrote {} (the plan's diagram)", path.display());
+    Ok(())
+}
+
 /// Parses the command line with lexopt. `option(name, parser)` handles the long option
 /// `--name` (reading its value with `parser.value()?.parse()?` where it takes one) and returns
 /// `Ok(false)` for a name it does not know. `--help` prints `usage` and exits with status 0;

@@ -1,12 +1,13 @@
 //! Printing a plan: queues, batches, waits, barriers, passes and signals.
+//!
+//! The line helpers are shared with the diagram's tooltips and the JSON form, so all three say
+//! the same thing.
 
 use super::*;
 use std::fmt;
 
 impl fmt::Display for Plan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let qname = |q: usize| self.input.queues.get(q).map_or("?", |q| q.name.as_str());
-        let rname = |r: usize| self.input.resources.get(r).map_or("?", |r| r.name.as_str());
         for (qi, qp) in self.queues.iter().enumerate() {
             if qp.batches.is_empty() {
                 continue;
@@ -16,54 +17,18 @@ impl fmt::Display for Plan {
             for (bi, b) in qp.batches.iter().enumerate() {
                 writeln!(f, "  batch {bi}:")?;
                 for w in &b.waits {
-                    match w.target {
-                        WaitTarget::Batch { queue, batch } => writeln!(
-                            f,
-                            "    wait   `{}` timeline after its batch {batch} at {:?}",
-                            qname(queue),
-                            w.stages
-                        )?,
-                        WaitTarget::Value { queue, value } => writeln!(
-                            f,
-                            "    wait   `{}` timeline value {value} (earlier graph) at {:?}",
-                            qname(queue),
-                            w.stages
-                        )?,
-                        WaitTarget::Binary(s) => {
-                            writeln!(f, "    wait   binary {s:?} at {:?}", w.stages)?
-                        }
-                    }
+                    writeln!(f, "    wait   {}", wait_line(self, w))?;
                 }
                 for c in &b.commands {
                     match c {
-                        Command::Pass(i) => {
-                            writeln!(f, "    pass   `{}`", self.input.passes[*i].name)?
-                        }
+                        Command::Pass(i) => writeln!(f, "    pass   `{}`", pass_name(self, *i))?,
                         Command::Barrier(bar) => {
                             writeln!(f, "    barrier")?;
                             for ib in &bar.images {
-                                writeln!(
-                                    f,
-                                    "      image  `{}` mips {}+{} layers {}+{}: {:?} -> {:?}, {}",
-                                    rname(ib.resource),
-                                    ib.range.base_mip,
-                                    ib.range.mip_count,
-                                    ib.range.base_layer,
-                                    ib.range.layer_count,
-                                    ib.old_layout,
-                                    ib.new_layout,
-                                    scopes(&ib.scopes)
-                                )?;
+                                writeln!(f, "      image  {}", image_barrier_line(self, ib))?;
                             }
                             for bb in &bar.buffers {
-                                writeln!(
-                                    f,
-                                    "      buffer `{}` bytes {}..{}: {}",
-                                    rname(bb.resource),
-                                    bb.range.offset,
-                                    bb.range.offset + bb.range.size,
-                                    scopes(&bb.scopes)
-                                )?;
+                                writeln!(f, "      buffer {}", buffer_barrier_line(self, bb))?;
                             }
                         }
                     }
@@ -80,14 +45,80 @@ impl fmt::Display for Plan {
     }
 }
 
-fn scopes(s: &Scopes) -> String {
-    fn flags<T: fmt::Debug + PartialEq + Default>(f: T) -> String {
-        if f == T::default() {
-            "NONE".into()
-        } else {
-            format!("{f:?}")
-        }
+/// A queue's name, or `?` for an index the plan does not have.
+pub(super) fn queue_name(plan: &Plan, queue: usize) -> &str {
+    plan.input
+        .queues
+        .get(queue)
+        .map_or("?", |q| q.name.as_str())
+}
+
+/// A resource's name, or `?`.
+pub(super) fn resource_name(plan: &Plan, resource: usize) -> &str {
+    plan.input
+        .resources
+        .get(resource)
+        .map_or("?", |r| r.name.as_str())
+}
+
+/// A pass's name, or `?`.
+pub(super) fn pass_name(plan: &Plan, pass: usize) -> &str {
+    plan.input.passes.get(pass).map_or("?", |p| p.name.as_str())
+}
+
+/// What a wait waits on and at which stages, after the word "wait".
+pub(super) fn wait_line(plan: &Plan, w: &Wait) -> String {
+    match w.target {
+        WaitTarget::Batch { queue, batch } => format!(
+            "`{}` timeline after its batch {batch} at {:?}",
+            queue_name(plan, queue),
+            w.stages
+        ),
+        WaitTarget::Value { queue, value } => format!(
+            "`{}` timeline value {value} (earlier graph) at {:?}",
+            queue_name(plan, queue),
+            w.stages
+        ),
+        WaitTarget::Binary(s) => format!("binary {s:?} at {:?}", w.stages),
     }
+}
+
+/// One image barrier: resource, range, layouts, scopes and ownership.
+pub(super) fn image_barrier_line(plan: &Plan, ib: &ImageBarrier) -> String {
+    format!(
+        "`{}` mips {}+{} layers {}+{}: {:?} -> {:?}, {}",
+        resource_name(plan, ib.resource),
+        ib.range.base_mip,
+        ib.range.mip_count,
+        ib.range.base_layer,
+        ib.range.layer_count,
+        ib.old_layout,
+        ib.new_layout,
+        scopes(&ib.scopes)
+    )
+}
+
+/// One buffer barrier: resource, bytes, scopes and ownership.
+pub(super) fn buffer_barrier_line(plan: &Plan, bb: &BufferBarrier) -> String {
+    format!(
+        "`{}` bytes {}..{}: {}",
+        resource_name(plan, bb.resource),
+        bb.range.offset,
+        bb.range.offset.saturating_add(bb.range.size),
+        scopes(&bb.scopes)
+    )
+}
+
+/// Vulkan flags as their Debug names (`COMPUTE_SHADER | TRANSFER`), `NONE` when empty.
+pub(super) fn flags<T: fmt::Debug + PartialEq + Default>(f: T) -> String {
+    if f == T::default() {
+        "NONE".into()
+    } else {
+        format!("{f:?}")
+    }
+}
+
+fn scopes(s: &Scopes) -> String {
     let mut out = format!(
         "{}/{} -> {}/{}",
         flags(s.src_stages),

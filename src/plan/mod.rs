@@ -72,9 +72,12 @@
 //! assert_eq!(next[0][0].1.write.unwrap().value, Some(21));
 //! ```
 
+mod diagram;
 mod display;
 pub mod handoff;
 mod input;
+#[cfg(feature = "serde")]
+mod json;
 mod output;
 mod planner;
 mod presented;
