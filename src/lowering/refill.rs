@@ -45,12 +45,14 @@ pub(super) fn resource(
         rd.kind = kind;
         rd.concurrent = concurrent;
         rd.initial = initial;
+        rd.transient = None;
     } else {
         list.push(ResourceDecl {
             name: name.to_owned(),
             kind,
             concurrent,
             initial,
+            transient: None,
         });
     }
 }

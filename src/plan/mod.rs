@@ -82,6 +82,7 @@ mod queue_stages;
 mod state;
 mod submission;
 mod timeline;
+pub mod transient;
 
 pub use handoff::AppBatch;
 pub use input::{
@@ -97,6 +98,7 @@ pub use planner::{plan, plan_owned};
 pub use state::{Recorded, SegmentState};
 pub(crate) use submission::{submission_runs, SubmissionRun};
 pub use timeline::TimelineValues;
+pub use transient::{TransientHeap, TransientMemory, TransientPlacement, TransientPlan, UseSite};
 
 use crate::access::Access;
 use crate::range::{BufferRange, ImageRange, SubRange};

@@ -182,7 +182,9 @@ impl Planner<'_> {
 
         // The prior accesses this one must be ordered after.
         let priors: SmallVec<[Rec; 2]> = if write_like {
-            write_priors(st)
+            let mut priors = write_priors(st);
+            self.alias_priors(r, pass, &mut priors);
+            priors
         } else {
             match st.write {
                 Some(w) if !covered(&st.visible, q, a.stages, a.access) => smallvec::smallvec![w],
@@ -324,6 +326,28 @@ impl Planner<'_> {
             new_layout,
         );
         Ok(())
+    }
+
+    /// A transient's first use also follows the last accesses of the transients whose memory
+    /// it takes, as if they were earlier contents of the same resource (a write after reads or
+    /// after a write): the reads since their last write, or that write.
+    fn alias_priors(&self, r: usize, pass: usize, priors: &mut SmallVec<[Rec; 2]>) {
+        for &a in self.aliasing.after_first_use(r, pass) {
+            for (_, st) in self.states[a].iter() {
+                for x in write_priors(st) {
+                    match priors
+                        .iter_mut()
+                        .find(|p| p.queue == x.queue && p.at == x.at)
+                    {
+                        Some(p) => {
+                            p.stages |= x.stages;
+                            p.access |= x.access;
+                        }
+                        None => priors.push(x),
+                    }
+                }
+            }
+        }
     }
 
     /// The stages to chain from for a prior access. A binary wait's stages are those of its
