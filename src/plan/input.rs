@@ -170,8 +170,8 @@ impl ResourceDecl {
     ///     resources: vec![scratch.clone()],
     ///     passes: vec![PassDecl::new("first", 0).with_use(UseDecl::new(0, first))],
     /// };
-    /// let plan = plan(&input(Access::COMPUTE_SHADER_WRITE)).unwrap();
-    /// assert_eq!(plan.transients.placement(0).unwrap().size, 256);
+    /// let written = plan(&input(Access::COMPUTE_SHADER_WRITE)).unwrap();
+    /// assert_eq!(written.transients.placement(0).unwrap().size, 256);
     /// // Reading a transient before any pass wrote it is refused.
     /// let err = plan(&input(Access::COMPUTE_SHADER_READ)).unwrap_err();
     /// assert!(matches!(err, Error::InvalidInput(_)));

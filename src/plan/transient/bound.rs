@@ -18,12 +18,11 @@ pub(super) fn closure(n: usize, less: impl Fn(usize, usize) -> bool) -> Vec<Vec<
         .map(|a| (0..n).map(|b| less(a, b)).collect())
         .collect();
     for k in 0..n {
-        for a in 0..n {
-            if c[a][k] {
-                for b in 0..n {
-                    if c[k][b] {
-                        c[a][b] = true;
-                    }
+        let through = c[k].clone();
+        for row in &mut c {
+            if row[k] {
+                for (x, &t) in row.iter_mut().zip(&through) {
+                    *x |= t;
                 }
             }
         }
@@ -40,10 +39,8 @@ pub(super) fn max_weight_antichain(weights: &[u64], less: &[Vec<bool>]) -> u64 {
     for (a, &w) in weights.iter().enumerate() {
         net.edge(source, a, w);
         net.edge(n + a, sink, w);
-        for b in 0..n {
-            if less[a][b] {
-                net.edge(a, n + b, u64::MAX);
-            }
+        for (b, _) in less[a].iter().enumerate().filter(|(_, &l)| l) {
+            net.edge(a, n + b, u64::MAX);
         }
     }
     weights.iter().sum::<u64>() - net.max_flow(source, sink)

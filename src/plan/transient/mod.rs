@@ -9,7 +9,7 @@
 //!    batch, command), and which transients are *ordered*: every use of one happens-before the
 //!    first use of the other, through submission order on one queue or a semaphore wait the
 //!    plan already has. The first use of a transient is a write of all of it
-//!    ([`validate`](mod@validate) refuses anything else), and every later use is ordered after
+//!    (`validate.rs` refuses anything else), and every later use is ordered after
 //!    that write, so the first use stands for all of them.
 //! 2. **Placement** (`placement.rs`): offsets in heaps, largest first into the best-fitting
 //!    gap among the transients it is not ordered with (and three other greedy rules, keeping

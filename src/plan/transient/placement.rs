@@ -167,6 +167,9 @@ fn best_in_heap(
     best.expect("the top of the heap always fits")
 }
 
+/// Heaps, and a slot per request.
+type Placed = (Vec<TransientHeap>, Vec<Slot>);
+
 /// Places every request in `order` (indices), each where `fit` says.
 fn place_in_order(
     reqs: &[Request],
@@ -174,7 +177,7 @@ fn place_in_order(
     granularity: u64,
     order: &[usize],
     fit: Fit,
-) -> (Vec<TransientHeap>, Vec<Slot>) {
+) -> Placed {
     let mut heaps: Vec<TransientHeap> = Vec::new();
     let mut placed: Vec<(usize, Slot)> = Vec::with_capacity(reqs.len());
     for &i in order {
@@ -228,8 +231,8 @@ pub(super) fn place(
     may_share: impl Fn(usize, usize) -> bool,
     granularity: u64,
     starts: &[usize],
-) -> (Vec<TransientHeap>, Vec<Slot>) {
-    let mut best: Option<(u64, (Vec<TransientHeap>, Vec<Slot>))> = None;
+) -> Placed {
+    let mut best: Option<(u64, Placed)> = None;
     for (order, fit) in STRATEGIES {
         let mut indices: Vec<usize> = (0..reqs.len()).collect();
         match order {

@@ -10,6 +10,10 @@ use ash::vk;
 /// indices and ranges are known to be in bounds and no pass has two overlapping uses of one
 /// resource of which one writes.
 pub(in crate::plan) fn validate(input: &PlanInput) -> Result<()> {
+    if !super::any(input) {
+        // Nothing to check, and nothing allocated for a graph without transients.
+        return Ok(());
+    }
     let first = super::lifetime::first_passes(input);
     for (r, res) in input.resources.iter().enumerate() {
         let Some(m) = res.transient else { continue };

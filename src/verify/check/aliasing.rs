@@ -43,7 +43,7 @@ impl Checker<'_> {
     /// A transient's segment as operation `o` of a new execution finds it: fresh.
     pub(super) fn fresh_for(&self, o: usize, cell: &Cell) -> Option<Cell> {
         let op = &self.m.ops[o];
-        (self.m.transient[op.resource] && cell.exec != Some(op.exec)).then(|| Cell {
+        (self.m.transient[op.resource] && cell.exec != Some(op.exec)).then_some(Cell {
             layout: vk::ImageLayout::UNDEFINED,
             layout_by: None,
             defined: false,
