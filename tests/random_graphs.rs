@@ -99,7 +99,7 @@ fn check(case: &Case, seen: &Seen) -> Result<(), String> {
         }
     }
     check_handoffs(case, &planned, seen)?;
-    check_aliasing(case, &planned, seen)?;
+    check_aliasing(&planned, seen)?;
     count(case, &planned, seen);
     Ok(())
 }
@@ -107,7 +107,7 @@ fn check(case: &Case, seen: &Seen) -> Result<(), String> {
 /// Aliasing rides on the plan's own order: graph 0 with its transients made ordinary
 /// resources has the same batches and waits. And each aliased image's first barrier is needed:
 /// without its first scope, the verifier finds the transients on shared memory unordered.
-fn check_aliasing(case: &Case, planned: &[Planned], seen: &Seen) -> Result<(), String> {
+fn check_aliasing(planned: &[Planned], seen: &Seen) -> Result<(), String> {
     let Some(first) = planned.first() else {
         return Ok(());
     };
@@ -116,13 +116,19 @@ fn check_aliasing(case: &Case, planned: &[Planned], seen: &Seen) -> Result<(), S
         r.transient = None;
     }
     let plain = plan(&plain).map_err(|e| format!("without transients: {e}"))?;
-    let waits = |p: &Plan| -> Vec<Vec<Vec<WaitTarget>>> {
+    // Per batch, what it waits on (in any order).
+    let waits = |p: &Plan| -> Vec<Vec<Vec<String>>> {
         p.queues
             .iter()
             .map(|q| {
                 q.batches
                     .iter()
-                    .map(|b| b.waits.iter().map(|w| w.target).collect())
+                    .map(|b| {
+                        let mut w: Vec<String> =
+                            b.waits.iter().map(|w| format!("{:?}", w.target)).collect();
+                        w.sort();
+                        w
+                    })
                     .collect()
             })
             .collect()
