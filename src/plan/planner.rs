@@ -130,9 +130,10 @@ struct Planner<'a> {
 /// Errors: [`Error::InvalidInput`] for an index out of range or a use of an image after a
 /// pass presented it, [`Error::RangeOutOfBounds`], [`Error::ConflictingUses`],
 /// [`Error::QueueCapability`] (also for an access none of whose stages the queue supports),
-/// [`Error::UsageNotAllowed`], and
+/// [`Error::UsageNotAllowed`],
 /// [`Error::NoQueueForRelease`] when an ownership transfer needs a queue of a family the
-/// graph has none of.
+/// graph has none of, and [`Error::InvalidInput`] for a transient that cannot be planned (see
+/// [`ResourceDecl::transient`]).
 ///
 /// ```
 /// use vk_baton::plan::*;

@@ -98,24 +98,31 @@ pub(super) struct Lifetimes {
     ordered: Vec<Vec<bool>>,
 }
 
-impl Lifetimes {
-    pub(super) fn new(input: &PlanInput, queues: &[QueuePlan]) -> Self {
-        let sites = pass_sites(queues, input.passes.len());
-        let mut uses: Vec<Vec<UseSite>> = vec![Vec::new(); input.resources.len()];
-        for (i, p) in input.passes.iter().enumerate() {
-            let Some(site) = sites[i] else { continue };
-            for u in &p.uses {
-                let list = &mut uses[u.resource];
-                if input.resources[u.resource].transient.is_some() && list.last() != Some(&site) {
-                    list.push(site);
-                }
+/// The transients a plan uses (resource indices, ascending) and, for each, its use sites in
+/// program order.
+pub(super) fn uses(input: &PlanInput, queues: &[QueuePlan]) -> (Vec<usize>, Vec<Vec<UseSite>>) {
+    let sites = pass_sites(queues, input.passes.len());
+    let mut uses: Vec<Vec<UseSite>> = vec![Vec::new(); input.resources.len()];
+    for (i, p) in input.passes.iter().enumerate() {
+        let Some(site) = sites[i] else { continue };
+        for u in &p.uses {
+            let list = &mut uses[u.resource];
+            if input.resources[u.resource].transient.is_some() && list.last() != Some(&site) {
+                list.push(site);
             }
         }
-        let transients: Vec<usize> = (0..uses.len()).filter(|&r| !uses[r].is_empty()).collect();
-        let uses: Vec<Vec<UseSite>> = transients
-            .iter()
-            .map(|&r| std::mem::take(&mut uses[r]))
-            .collect();
+    }
+    let transients: Vec<usize> = (0..uses.len()).filter(|&r| !uses[r].is_empty()).collect();
+    let uses = transients
+        .iter()
+        .map(|&r| std::mem::take(&mut uses[r]))
+        .collect();
+    (transients, uses)
+}
+
+impl Lifetimes {
+    pub(super) fn new(input: &PlanInput, queues: &[QueuePlan]) -> Self {
+        let (transients, uses) = uses(input, queues);
         let order = Order::new(queues);
         // The first use writes all of the transient and every later use is ordered after it
         // (validation and the plan's own dependencies), so following the first use is

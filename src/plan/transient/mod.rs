@@ -316,12 +316,12 @@ pub(super) fn place(input: &PlanInput, queues: &[QueuePlan]) -> (TransientPlan, 
 
 /// Fills the use sites of `plan`'s placements from the final plan's batches.
 pub(super) fn sites(plan: &mut TransientPlan, input: &PlanInput, queues: &[QueuePlan]) {
-    let lifetimes = lifetime::Lifetimes::new(input, queues);
+    let (transients, uses) = lifetime::uses(input, queues);
     for p in &mut plan.placements {
-        let Some(t) = lifetimes.transients.iter().position(|&r| r == p.resource) else {
+        let Some(t) = transients.iter().position(|&r| r == p.resource) else {
             continue;
         };
-        let uses = &lifetimes.uses[t];
+        let uses = &uses[t];
         p.first_use = uses[0];
         let mut last: Vec<UseSite> = Vec::new();
         for u in uses {
