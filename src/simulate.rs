@@ -273,7 +273,10 @@ impl Simulation {
         let mut reused = false;
         if let Some(mut last) = self.kept.clone() {
             if self.rebinder.rebind(&mut last, input).is_ok() {
-                if last.queues != plan.queues || last.final_states != plan.final_states {
+                if last.queues != plan.queues
+                    || last.final_states != plan.final_states
+                    || last.transients != plan.transients
+                {
                     return Err(SimError::Reuse {
                         frame,
                         reused: Box::new(last),

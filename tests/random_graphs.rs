@@ -56,6 +56,13 @@ struct Seen {
     rebound: Cell<u32>,
     /// A plan reused for the next, different graph of the chain (rebound: equal to a new one).
     rebound_across_graphs: Cell<u32>,
+    /// A transient placed on memory of an earlier one: an aliasing dependency.
+    aliased_transients: Cell<u32>,
+    /// An aliasing dependency across queues (the later transient's first use on another queue
+    /// than one of the earlier one's last uses).
+    aliased_across_queues: Cell<u32>,
+    /// Aliased images whose first barrier, without its first scope, the verifier rejected.
+    aliasing_mutants_caught: Cell<u32>,
 }
 
 fn bump(c: &Cell<u32>, yes: bool) {
@@ -97,6 +104,7 @@ fn check(case: &Case, seen: &Seen) -> Result<(), String> {
     }
     check_handoffs(case, &planned, seen)?;
     check_rebinding(case, seen)?;
+    check_aliasing(&planned, seen)?;
     count(case, &planned, seen);
     Ok(())
 }
@@ -120,7 +128,10 @@ fn check_rebinding(case: &Case, seen: &Seen) -> Result<(), String> {
             let planned = plan(&input).map_err(|e| format!("graph {g} frame {frame}: {e}"))?;
             if let Some(mut kept) = previous.take() {
                 if let Ok(old) = rebinder.rebind(&mut kept, input.clone()) {
-                    if kept.queues != planned.queues || kept.final_states != planned.final_states {
+                    if kept.queues != planned.queues
+                        || kept.final_states != planned.final_states
+                        || kept.transients != planned.transients
+                    {
                         return Err(format!(
                             "graph {g} frame {frame}: the rebound plan differs from a new one\nrebound:\n{kept}\nplanned:\n{planned}\nplanned from:\n{:#?}",
                             old
@@ -148,6 +159,82 @@ fn check_rebinding(case: &Case, seen: &Seen) -> Result<(), String> {
     Ok(())
 }
 
+/// Aliasing rides on the plan's own order: graph 0 with its transients made ordinary
+/// resources has the same batches and waits. And each aliased image's first barrier is needed:
+/// without its first scope, the verifier finds the transients on shared memory unordered.
+fn check_aliasing(planned: &[Planned], seen: &Seen) -> Result<(), String> {
+    let Some(first) = planned.first() else {
+        return Ok(());
+    };
+    let mut plain = first.plan.input.clone();
+    for r in &mut plain.resources {
+        r.transient = None;
+    }
+    let plain = plan(&plain).map_err(|e| format!("without transients: {e}"))?;
+    // Per batch, what it waits on (in any order).
+    let waits = |p: &Plan| -> Vec<Vec<Vec<String>>> {
+        p.queues
+            .iter()
+            .map(|q| {
+                q.batches
+                    .iter()
+                    .map(|b| {
+                        let mut w: Vec<String> =
+                            b.waits.iter().map(|w| format!("{:?}", w.target)).collect();
+                        w.sort();
+                        w
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    if waits(&first.plan) != waits(&plain) {
+        return Err(format!(
+            "aliasing changed the batches or waits:\n{}\nwithout transients:\n{plain}",
+            first.plan
+        ));
+    }
+    for p in planned {
+        for b in p
+            .plan
+            .transients
+            .placements
+            .iter()
+            .filter(|b| !b.after.is_empty())
+        {
+            let site = b.first_use;
+            let mut mutant = p.plan.clone();
+            let commands = &mut mutant.queues[site.queue].batches[site.batch].commands;
+            let entry = match site.command.checked_sub(1).map(|c| &mut commands[c]) {
+                Some(Command::Barrier(bc)) => {
+                    bc.images.iter_mut().find(|e| e.resource == b.resource)
+                }
+                _ => None,
+            };
+            let Some(entry) = entry else { continue };
+            entry.scopes.src_stages = vk::PipelineStageFlags2::NONE;
+            entry.scopes.src_access = vk::AccessFlags2::NONE;
+            let caught = mutant
+                .verify_from(&p.values.start)
+                .is_err_and(|v| v.iter().any(|x| x.to_string().contains("share memory")));
+            if !caught {
+                return Err(format!(
+                    "removing the aliasing barrier of `{}` went unnoticed:\n{}",
+                    p.plan.input.resources[b.resource].name, p.plan
+                ));
+            }
+            bump(&seen.aliasing_mutants_caught, true);
+        }
+    }
+    Ok(())
+}
+
+fn uses_a_transient(case: &Case, pass: &PassDecl) -> bool {
+    pass.uses
+        .iter()
+        .any(|u| case.resources[u.resource].transient.is_some())
+}
+
 /// The same graphs with each one's first pass handed to the app (`Graph::hand_off`): a plan of
 /// that pass alone, then the rest. Program order is the same, so the chain must verify, and
 /// each handoff must have the shape the executor splits (`Plan::app_batch`): the pass's batch
@@ -159,7 +246,10 @@ fn check_handoffs(case: &Case, whole: &[Planned], seen: &Seen) -> Result<(), Str
         .graphs
         .iter()
         .flat_map(|g| match g.split_first() {
-            Some((first, rest)) if !rest.is_empty() => vec![vec![first.clone()], rest.to_vec()],
+            // A transient's contents do not outlive a plan: no split after its first use.
+            Some((first, rest)) if !rest.is_empty() && !uses_a_transient(case, first) => {
+                vec![vec![first.clone()], rest.to_vec()]
+            }
             _ => vec![g.clone()],
         })
         .collect();
@@ -259,6 +349,21 @@ fn count(case: &Case, planned: &[Planned], seen: &Seen) {
     bump(&seen.nonzero_start, case.start.iter().any(|&s| s > 0));
     bump(&seen.waits_on_earlier_values, waits_earlier);
     bump(&seen.ownership_transfers, transfers);
+    let placements = || planned.iter().flat_map(|p| &p.plan.transients.placements);
+    bump(
+        &seen.aliased_transients,
+        placements().any(|p| !p.after.is_empty()),
+    );
+    let across = planned.iter().any(|p| {
+        let t = &p.plan.transients;
+        t.placements.iter().any(|b| {
+            b.after.iter().any(|&a| {
+                t.placement(a)
+                    .is_some_and(|a| a.last_uses.iter().any(|u| u.queue != b.first_use.queue))
+            })
+        })
+    });
+    bump(&seen.aliased_across_queues, across);
 }
 
 /// 2,000 random cases (100,000 with `VK_BATON_LONG=1`): plan every graph, verify each alone and
@@ -307,6 +412,17 @@ fn random_graphs_verify() {
             20,
         ),
         ("plans reused for the same graph", &seen.rebound, 2),
+        ("aliased transients", &seen.aliased_transients, 10),
+        (
+            "transients aliased across queues",
+            &seen.aliased_across_queues,
+            20,
+        ),
+        (
+            "aliasing barriers removed and caught",
+            &seen.aliasing_mutants_caught,
+            10,
+        ),
     ] {
         println!("  {name}: {} of {n}", c.get());
         assert!(

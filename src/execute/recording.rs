@@ -361,6 +361,7 @@ mod tests {
                 },
             ],
             final_states: vec![],
+            transients: Default::default(),
         }
     }
 

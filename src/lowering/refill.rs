@@ -42,12 +42,14 @@ pub(super) fn resource<'l>(
         rd.name.push_str(name);
         rd.kind = kind;
         rd.concurrent = concurrent;
+        rd.transient = None;
     } else {
         list.push(ResourceDecl {
             name: name.to_owned(),
             kind,
             concurrent,
             initial: Vec::new(),
+            transient: None,
         });
     }
     &mut list[i]

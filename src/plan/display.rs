@@ -41,7 +41,7 @@ impl fmt::Display for Plan {
                 }
             }
         }
-        Ok(())
+        self.transients.write(f, &self.input)
     }
 }
 

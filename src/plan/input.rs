@@ -1,7 +1,7 @@
 //! The planner's input: queues, resources with the state earlier graphs left them in, and
 //! passes with their uses and binary semaphores.
 
-use super::SegmentState;
+use super::{SegmentState, TransientMemory};
 use crate::access::Access;
 use crate::range::{BufferRange, ImageRange, SubRange};
 use ash::vk;
@@ -119,6 +119,9 @@ pub struct ResourceDecl {
     /// The tracked state per cell range (images: `mip * layers + layer`; buffers: bytes),
     /// as earlier graphs or the app left it. Queue fields index [`PlanInput::queues`].
     pub initial: Vec<(std::ops::Range<u64>, SegmentState<usize>)>,
+    /// `Some`: a transient, whose contents live only inside one execution and whose memory
+    /// the plan places, possibly shared with other transients ([`ResourceDecl::transient`]).
+    pub transient: Option<TransientMemory>,
 }
 
 impl ResourceDecl {
@@ -135,6 +138,7 @@ impl ResourceDecl {
             kind,
             concurrent: false,
             initial: vec![(0..kind.cells(), SegmentState::default())],
+            transient: None,
         }
     }
 
@@ -146,7 +150,36 @@ impl ResourceDecl {
             kind,
             concurrent: false,
             initial: vec![(0..size, SegmentState::default())],
+            transient: None,
         }
+    }
+
+    /// The same resource as a transient needing `memory`: it starts every execution fresh, its
+    /// first use must write all of it without reading, and the plan places it in
+    /// [`Plan::transients`](crate::plan::Plan::transients), sharing memory with transients
+    /// whose uses are all ordered before or after its own. See the
+    /// [`transient` module](crate::plan::transient) for how.
+    ///
+    /// ```
+    /// use vk_baton::plan::*;
+    /// use vk_baton::{ash::vk, Access, Error};
+    /// let scratch = ResourceDecl::buffer("scratch", 256, vk::BufferUsageFlags::STORAGE_BUFFER)
+    ///     .transient(TransientMemory::buffer(256, 64, 0b1));
+    /// let input = |first: Access| PlanInput {
+    ///     queues: vec![QueueDecl::new("compute", 0, vk::QueueFlags::COMPUTE)],
+    ///     resources: vec![scratch.clone()],
+    ///     passes: vec![PassDecl::new("first", 0).with_use(UseDecl::new(0, first))],
+    /// };
+    /// let written = plan(&input(Access::COMPUTE_SHADER_WRITE)).unwrap();
+    /// assert_eq!(written.transients.placement(0).unwrap().size, 256);
+    /// // Reading a transient before any pass wrote it is refused.
+    /// let err = plan(&input(Access::COMPUTE_SHADER_READ)).unwrap_err();
+    /// assert!(matches!(err, Error::InvalidInput(_)));
+    /// assert!(err.to_string().contains("first use of a transient must write all of it"));
+    /// ```
+    pub fn transient(mut self, memory: TransientMemory) -> Self {
+        self.transient = Some(memory);
+        self
     }
 
     /// The same resource with `VK_SHARING_MODE_CONCURRENT`.

@@ -86,6 +86,7 @@ mod rebind;
 mod state;
 mod submission;
 mod timeline;
+pub mod transient;
 
 pub use handoff::AppBatch;
 pub use input::{
@@ -103,6 +104,7 @@ pub(crate) use state::refill_segments;
 pub use state::{Recorded, SegmentState};
 pub(crate) use submission::{submission_runs, submission_runs_into, SubmissionRun};
 pub use timeline::TimelineValues;
+pub use transient::{TransientHeap, TransientMemory, TransientPlacement, TransientPlan, UseSite};
 
 use crate::access::Access;
 use crate::range::{BufferRange, ImageRange, SubRange};

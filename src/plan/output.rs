@@ -1,7 +1,7 @@
 //! The planner's output: per queue, batches of semaphore waits, barrier commands and
 //! passes, and semaphore signals.
 
-use super::{PlanInput, SegmentState};
+use super::{PlanInput, SegmentState, TransientPlan};
 use crate::range::{BufferRange, ImageRange};
 use ash::vk;
 
@@ -16,8 +16,11 @@ pub struct Plan {
     /// gets no submit.
     pub queues: Vec<QueuePlan>,
     /// Per resource, the state it is left in. `Recorded::value == None` means "this
-    /// execution's final timeline value on that queue", filled in by the executor.
+    /// execution's final timeline value on that queue", filled in by the executor. A
+    /// transient ends fresh: its contents do not outlive the execution.
     pub final_states: Vec<Vec<(std::ops::Range<u64>, SegmentState<usize>)>>,
+    /// Where the transients' memory is (empty without transients).
+    pub transients: TransientPlan,
 }
 
 /// The batches of one queue: one `VkSubmitInfo2` each, all in one `vkQueueSubmit2`.

@@ -37,6 +37,7 @@ use barrier::push_barrier;
 use batches::ProtoWait;
 use segment::{apply_access, covered, is_host_only, write_priors};
 use spare::SpareBarriers;
+use transient::Aliasing;
 use validate::validate;
 
 type Pos = u64;
@@ -106,6 +107,8 @@ struct Node {
 
 struct Planner<'a> {
     input: &'a PlanInput,
+    /// The transients each transient's first use must be ordered after.
+    aliasing: &'a Aliasing,
     states: Vec<RangeMap<WState>>,
     /// Per queue, its nodes sorted by position.
     nodes: Vec<Vec<(Pos, Node)>>,
@@ -127,9 +130,10 @@ struct Planner<'a> {
 /// Errors: [`Error::InvalidInput`] for an index out of range or a use of an image after a
 /// pass presented it, [`Error::RangeOutOfBounds`], [`Error::ConflictingUses`],
 /// [`Error::QueueCapability`] (also for an access none of whose stages the queue supports),
-/// [`Error::UsageNotAllowed`], and
+/// [`Error::UsageNotAllowed`],
 /// [`Error::NoQueueForRelease`] when an ownership transfer needs a queue of a family the
-/// graph has none of.
+/// graph has none of, and [`Error::InvalidInput`] for a transient that cannot be planned (see
+/// [`ResourceDecl::transient`]).
 ///
 /// ```
 /// use vk_baton::plan::*;
@@ -170,21 +174,43 @@ pub fn plan_owned(input: PlanInput) -> Result<Plan> {
 /// allocating new ones. The plan is the same as without them.
 pub(crate) fn plan_reusing(mut input: PlanInput, spare: Vec<QueuePlan>) -> Result<Plan> {
     validate(&input)?;
+    transient::validate::validate(&input)?;
     queue_stages::narrow_input(&mut input);
-    let (queues, final_states) = plan_parts(&input, SpareBarriers::from_queues(spare))?;
+    let no_aliasing = Aliasing::default();
+    let spare = SpareBarriers::from_queues(spare);
+    let (mut queues, mut final_states) = plan_parts(&input, spare, &no_aliasing)?;
+    let mut transients = TransientPlan::default();
+    if transient::any(&input) {
+        // Place the transients from the plan's order, then plan again with each one's first
+        // use ordered after the transients whose memory it takes.
+        let (placed, aliasing) = transient::place(&input, &queues);
+        if aliasing.after.iter().any(|a| !a.is_empty()) {
+            let spare = SpareBarriers::from_queues(queues);
+            (queues, final_states) = plan_parts(&input, spare, &aliasing)?;
+        }
+        transients = placed;
+        transient::sites(&mut transients, &input, &queues);
+    }
     Ok(Plan {
         input,
         queues,
         final_states,
+        transients,
     })
 }
 
 type FinalStates = Vec<Vec<(std::ops::Range<u64>, SegmentState<usize>)>>;
 
-/// Plans a validated input whose stages fit its queues.
-fn plan_parts(input: &PlanInput, spare: SpareBarriers) -> Result<(Vec<QueuePlan>, FinalStates)> {
+/// Plans a validated input whose stages fit its queues, with transients ordered as `aliasing`
+/// says.
+fn plan_parts(
+    input: &PlanInput,
+    spare: SpareBarriers,
+    aliasing: &Aliasing,
+) -> Result<(Vec<QueuePlan>, FinalStates)> {
     let mut p = Planner {
         input,
+        aliasing,
         states: input
             .resources
             .iter()
@@ -218,7 +244,12 @@ impl Planner<'_> {
     fn final_states(&self) -> FinalStates {
         self.states
             .iter()
-            .map(|m| {
+            .zip(&self.input.resources)
+            .map(|(m, res)| {
+                if res.transient.is_some() {
+                    // Its contents end with the execution.
+                    return vec![(0..res.kind.cells(), SegmentState::default())];
+                }
                 m.iter()
                     .map(|(c, s)| {
                         let rec = |x: &Rec| Recorded {

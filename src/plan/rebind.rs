@@ -164,8 +164,13 @@ impl Rebinder {
                 kind,
                 concurrent,
                 initial,
+                transient,
             } = a;
-            if *kind != b.kind || *concurrent != b.concurrent || initial.len() != b.initial.len() {
+            if *kind != b.kind
+                || *concurrent != b.concurrent
+                || *transient != b.transient
+                || initial.len() != b.initial.len()
+            {
                 return false;
             }
             for ((ca, sa), (cb, sb)) in initial.iter().zip(&b.initial) {

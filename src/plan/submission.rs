@@ -120,6 +120,7 @@ mod tests {
                 .map(|batches| QueuePlan { batches })
                 .collect(),
             final_states: vec![],
+            transients: Default::default(),
         }
     }
 

@@ -65,6 +65,7 @@ use super::{HazardKind, Violation, OWNERSHIP_TRANSFER_USES_ALL_STAGES};
 use ash::vk;
 use std::collections::BTreeMap;
 
+mod aliasing;
 mod replay;
 mod report;
 mod sync;
@@ -164,6 +165,8 @@ struct Cell {
     owner_by: Option<usize>,
     /// A release waiting for its acquire.
     transit: Option<usize>,
+    /// The execution that last touched it (a transient starts each execution fresh).
+    exec: Option<usize>,
 }
 
 struct Checker<'m> {
@@ -266,6 +269,7 @@ impl<'m> Checker<'m> {
                 owner: i.owner,
                 owner_by: None,
                 transit: None,
+                exec: None,
             })
             .collect();
         Checker {

@@ -18,6 +18,7 @@ use ash::vk;
 use std::collections::BTreeSet;
 use std::ops::Range;
 
+mod aliasing;
 mod events;
 mod execution;
 
@@ -120,6 +121,9 @@ pub(super) struct Entry {
     pub role: Role,
     /// The transition / release / acquire it performs, if any.
     pub op: Option<usize>,
+    /// Segments of other transients whose memory the entry's scope holds: it covers all of its
+    /// transient, which shares memory with them (`aliasing.rs`).
+    pub alias_segs: Vec<usize>,
 }
 
 /// One timeline semaphore wait of a batch.
@@ -189,6 +193,14 @@ pub(super) struct Model {
     pub res_names: Vec<String>,
     pub res_kinds: Vec<ResourceKind>,
     pub concurrent: Vec<bool>,
+    /// Per resource: whether it is transient (its memory and contents belong to one
+    /// execution).
+    pub transient: Vec<bool>,
+    /// Per resource: its segments.
+    pub res_segs: Vec<Vec<usize>>,
+    /// (execution, segment of a transient) -> the segments of other transients that share
+    /// memory with it in that execution.
+    pub aliases: std::collections::BTreeMap<(usize, usize), Vec<usize>>,
     /// Structural problems found while reading the plans.
     pub violations: Vec<Violation>,
 }
@@ -233,6 +245,13 @@ impl Model {
             res_names: first.resources.iter().map(|r| r.name.clone()).collect(),
             res_kinds: first.resources.iter().map(|r| r.kind).collect(),
             concurrent: first.resources.iter().map(|r| r.concurrent).collect(),
+            transient: first
+                .resources
+                .iter()
+                .map(|r| r.transient.is_some())
+                .collect(),
+            res_segs: vec![],
+            aliases: Default::default(),
             violations: vec![],
         };
         for (k, (p, v)) in execs.iter().enumerate() {
@@ -419,8 +438,11 @@ impl Model {
             s.sort();
         }
 
-        // 4. Per execution: ops, events, in a linear order that respects every dependency.
+        // 4. Per execution: which transients share memory, then ops, events, in a linear
+        //    order that respects every dependency.
+        m.res_segs = res_segs.clone();
         for (k, (p, values)) in execs.iter().enumerate() {
+            m.read_transients(k, p);
             m.build_execution(k, p, values, &signals, &segs_of_owned(&res_segs, &m.segs));
         }
         m

@@ -48,7 +48,21 @@ fn compatible(res: &ResourceDecl, a: &UseDecl, b: &UseDecl) -> bool {
             || (is_image && a.access.layout != b.access.layout))
 }
 
-fn resource(i: usize, d: &ResourceDraw, queues: &[QueueDecl]) -> ResourceDecl {
+/// The memory of transient `i` of `kind`: a few KiB, of one of three overlapping sets of
+/// memory types, on a device whose bufferImageGranularity is 1 KiB.
+fn transient_memory(i: usize, kind: &ResourceKind, chunks: u64) -> TransientMemory {
+    let types = [0b011, 0b110, 0b010][i % 3];
+    match *kind {
+        ResourceKind::Image { mips, layers, .. } => {
+            let size = 4096 * (mips * layers) as u64 + 256 * chunks;
+            TransientMemory::image(size, 4096, types)
+        }
+        ResourceKind::Buffer { size, .. } => TransientMemory::buffer(size, 64, types),
+    }
+    .with_granularity(1024)
+}
+
+fn resource(i: usize, d: &ResourceDraw, queues: &[QueueDecl], transient: bool) -> ResourceDecl {
     let kept = |n: usize| (0..n).filter(|b| d.usage_dropped & (1 << b) == 0);
     let image_usage = |flags: &[vk::ImageUsageFlags]| {
         let u = kept(flags.len()).fold(vk::ImageUsageFlags::empty(), |u, b| u | flags[b]);
@@ -96,6 +110,10 @@ fn resource(i: usize, d: &ResourceDraw, queues: &[QueueDecl]) -> ResourceDecl {
     if d.concurrent {
         r = r.concurrent();
     }
+    if transient && d.handed_over.is_none() {
+        let memory = transient_memory(i, &r.kind, d.chunks);
+        return r.transient(memory);
+    }
     if let Some(q) = &d.handed_over {
         // The app wrote it with a copy on queue `q` and hands it over.
         let q = q.index(queues.len());
@@ -136,7 +154,10 @@ pub(super) fn build(d: &CaseDraw) -> Case {
         .resources
         .iter()
         .enumerate()
-        .map(|(i, r)| resource(i, r, &queues))
+        .map(|(i, r)| {
+            let transient = !d.transient.is_empty() && d.transient[i % d.transient.len()];
+            resource(i, r, &queues, transient)
+        })
         .collect();
     let graphics: Vec<usize> = (0..queues.len())
         .filter(|&q| queues[q].caps.contains(vk::QueueFlags::GRAPHICS))
@@ -145,6 +166,8 @@ pub(super) fn build(d: &CaseDraw) -> Case {
     let mut graphs = vec![];
     for g in &d.graphs {
         let mut passes: Vec<PassDecl> = vec![];
+        // Transients written so far in this graph: a transient's first use writes all of it.
+        let mut written = vec![false; resources.len()];
         for (p, pd) in g.passes.iter().enumerate() {
             let q = pd.queue.index(queues.len());
             let mut pass = PassDecl::new(&format!("p{p}"), q);
@@ -157,19 +180,31 @@ pub(super) fn build(d: &CaseDraw) -> Case {
                 if choices.is_empty() {
                     continue;
                 }
-                let (access, may_discard) = choices[ud.access.index(choices.len())];
-                let mut u = UseDecl::new(r, access);
-                if let Some(range) = range_of(&resources[r].kind, &ud.range) {
-                    u = u.range(range);
-                }
-                if may_discard && ud.discard {
-                    u = u.discard();
-                }
+                let first_of_transient = resources[r].transient.is_some() && !written[r];
+                let u = if first_of_transient {
+                    // A whole-range pure write, or no use at all.
+                    let writes: Vec<Access> = choices.iter().filter(|c| c.1).map(|c| c.0).collect();
+                    if writes.is_empty() {
+                        continue;
+                    }
+                    UseDecl::new(r, writes[ud.access.index(writes.len())]).discard()
+                } else {
+                    let (access, may_discard) = choices[ud.access.index(choices.len())];
+                    let mut u = UseDecl::new(r, access);
+                    if let Some(range) = range_of(&resources[r].kind, &ud.range) {
+                        u = u.range(range);
+                    }
+                    if may_discard && ud.discard {
+                        u = u.discard();
+                    }
+                    u
+                };
                 let clash = pass
                     .uses
                     .iter()
                     .any(|v| v.resource == r && !compatible(&resources[r], v, &u));
                 if !clash {
+                    written[r] = true;
                     pass = pass.with_use(u);
                 }
             }

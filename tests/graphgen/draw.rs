@@ -65,6 +65,9 @@ pub(super) struct CaseDraw {
     pub(super) start: Vec<u64>,
     pub(super) resources: Vec<ResourceDraw>,
     pub(super) graphs: Vec<GraphDraw>,
+    /// Per resource index (cycled): whether it is transient (ignored for swapchain images and
+    /// resources handed over by the app).
+    pub(super) transient: Vec<bool>,
 }
 
 fn resource_draw() -> impl Strategy<Value = ResourceDraw> {
@@ -154,14 +157,22 @@ pub fn cases(sizes: &Sizes) -> impl Strategy<Value = Case> {
         prop::collection::vec(prop_oneof![2 => Just(0u64), 1 => 1u64..1000], 4),
         prop::collection::vec(resource_draw(), sizes.resources.clone()),
         prop::collection::vec(graph_draw(sizes.passes.clone()), sizes.graphs.clone()),
+        // Last, so that the parts above are drawn alike with and without transients.
+        prop::collection::vec(
+            prop::bool::weighted(if sizes.transients { 0.4 } else { 0.0 }),
+            16,
+        ),
     )
-        .prop_map(|(other_families, other_queues, start, resources, graphs)| {
-            build(&CaseDraw {
-                other_families,
-                other_queues,
-                start,
-                resources,
-                graphs,
-            })
-        })
+        .prop_map(
+            |(other_families, other_queues, start, resources, graphs, transient)| {
+                build(&CaseDraw {
+                    other_families,
+                    other_queues,
+                    start,
+                    resources,
+                    graphs,
+                    transient,
+                })
+            },
+        )
 }

@@ -3,7 +3,8 @@
 //! queues of one family), images and buffers (EXCLUSIVE and CONCURRENT, mips and layers, partial
 //! ranges, trimmed usage), passes with reads, writes, read-writes, layout changes and discards,
 //! swapchain-like images acquired through guarded binary waits and presented through binary
-//! signals, over 1 to 3 consecutive graphs whose timelines start at drawn values.
+//! signals, transients (first written whole in each graph, placed and aliased by the planner),
+//! over 1 to 3 consecutive graphs whose timelines start at drawn values.
 //!
 //! The strategy draws the graph's own parts (a list of passes, each a list of uses, each an
 //! index into the resources and into the accesses that fit), and `build.rs` turns them into a
@@ -76,6 +77,9 @@ pub struct Sizes {
     pub resources: RangeInclusive<usize>,
     /// Passes drawn per graph, before swapchain passes are added.
     pub passes: RangeInclusive<usize>,
+    /// Whether images and buffers may be transient (drawn last, so the rest of a case is the
+    /// same either way).
+    pub transients: bool,
 }
 
 impl Sizes {
@@ -87,6 +91,7 @@ impl Sizes {
             queues: 1..=4,
             resources: 1..=16,
             passes: 1..=64,
+            transients: true,
         }
     }
     fn exactly(s: &Shape) -> Self {
@@ -96,6 +101,7 @@ impl Sizes {
             queues: s.queues..=s.queues,
             resources: s.resources..=s.resources,
             passes: s.passes..=s.passes,
+            transients: false,
         }
     }
 }

@@ -33,6 +33,12 @@ fn resource_line(r: &ResourceDecl) -> String {
     } else {
         ", EXCLUSIVE"
     };
+    if let Some(m) = r.transient {
+        s += &format!(
+            ", transient {} bytes aligned {} types {:#b}",
+            m.size, m.alignment, m.memory_type_bits
+        );
+    }
     for (cells, st) in r.initial.iter().filter(|(_, st)| st.defined) {
         s += &format!(
             ", cells {cells:?} handed over in {:?} owned by {:?}, written by {:?}",

@@ -182,7 +182,9 @@ impl Planner<'_> {
 
         // The prior accesses this one must be ordered after.
         let priors: SmallVec<[Rec; 2]> = if write_like {
-            write_priors(st)
+            let mut priors = write_priors(st);
+            self.alias_priors(r, pass, &mut priors);
+            priors
         } else {
             match st.write {
                 Some(w) if !covered(&st.visible, q, a.stages, a.access) => smallvec::smallvec![w],
@@ -326,6 +328,28 @@ impl Planner<'_> {
         Ok(())
     }
 
+    /// A transient's first use also follows the last accesses of the transients whose memory
+    /// it takes, as if they were earlier contents of the same resource (a write after reads or
+    /// after a write): the reads since their last write, or that write.
+    fn alias_priors(&self, r: usize, pass: usize, priors: &mut SmallVec<[Rec; 2]>) {
+        for &a in self.aliasing.after_first_use(r, pass) {
+            for (_, st) in self.states[a].iter() {
+                for x in write_priors(st) {
+                    match priors
+                        .iter_mut()
+                        .find(|p| p.queue == x.queue && p.at == x.at)
+                    {
+                        Some(p) => {
+                            p.stages |= x.stages;
+                            p.access |= x.access;
+                        }
+                        None => priors.push(x),
+                    }
+                }
+            }
+        }
+    }
+
     /// The stages to chain from for a prior access. A binary wait's stages are those of its
     /// first use, so they are resolved (and grown) here.
     fn rec_stages(
@@ -369,11 +393,16 @@ impl Planner<'_> {
     ) -> Result<(usize, Pos)> {
         let recs: Vec<Rec> = st.write.iter().chain(st.reads.iter()).copied().collect();
         // The latest access by the owning family (a host access keeps the owner, and may be
-        // later, on another family's queue).
+        // later, on another family's queue). Timeline values of different queues do not
+        // compare: among earlier graphs' accesses the lowest queue index is taken, so the plan
+        // depends only on each queue's own order of values (what `Rebinder` relies on).
         let latest = recs
             .iter()
             .filter(|x| self.input.queues[x.queue].family == from)
-            .max_by_key(|x| x.at)
+            .max_by_key(|x| match x.at {
+                At::Node(p) => (true, Some(p), std::cmp::Reverse(0)),
+                At::Value(_) => (false, None, std::cmp::Reverse(x.queue)),
+            })
             .copied();
         let (rq, pos) = match latest {
             Some(Rec {

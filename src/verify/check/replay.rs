@@ -20,6 +20,10 @@ impl Checker<'_> {
         let host_only = op.stages == vk::PipelineStageFlags2::HOST.as_raw();
         let family = op.queue.filter(|_| !host_only).map(|q| m.families[q]);
         let mut c = self.cells[g].clone();
+        if let Some(fresh) = self.fresh_for(o, &c) {
+            c = fresh;
+        }
+        c.exec = Some(op.exec);
         let mut out: Vec<(Option<usize>, HazardKind, String)> = vec![];
         match &op.kind {
             OpKind::Initial { .. } => {}
@@ -204,6 +208,9 @@ impl Checker<'_> {
             }
         }
         self.cells[g] = c;
+        if op.write && m.transient[op.resource] {
+            self.clobber_aliases(o, g);
+        }
         for (x, kind, msg) in out {
             self.report(x, o, g, kind, msg);
         }

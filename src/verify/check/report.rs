@@ -16,6 +16,15 @@ impl Checker<'_> {
         let m = self.m;
         let (xo, yo) = (&m.ops[x], &m.ops[y]);
         let kind = hazard(xo, yo);
+        // Two transients placed on shared memory.
+        let alias = if xo.resource != yo.resource {
+            format!(
+                " (transients `{}` and `{}` share memory)",
+                m.res_names[xo.resource], m.res_names[yo.resource]
+            )
+        } else {
+            String::new()
+        };
         if !exec_ok {
             let same = xo.queue == yo.queue && xo.queue.is_some();
             let msg = if same {
@@ -34,7 +43,7 @@ impl Checker<'_> {
                     queue_desc(m, yo)
                 )
             };
-            self.report(Some(x), y, g, kind, msg);
+            self.report(Some(x), y, g, kind, msg + &alias);
         } else if !mem_ok {
             let msg = format!(
                 "memory dependency: writes {:?} at {} are not made available and visible to {}",
@@ -42,10 +51,10 @@ impl Checker<'_> {
                 stage_desc(xo),
                 access_desc(yo)
             );
-            self.report(Some(x), y, g, kind, msg);
+            self.report(Some(x), y, g, kind, msg + &alias);
         }
         if let (Some(px), Some(py)) = (xo.is_pass(), yo.is_pass()) {
-            if px > py {
+            if px > py && alias.is_empty() {
                 self.report(Some(x), y, g, HazardKind::Order, "runs after a pass inserted later that it conflicts with (program order reversed)".into());
             }
         }

@@ -106,8 +106,10 @@ impl Checker<'_> {
                         covered.or(set);
                     }
                 }
+                // A barrier over all of a transient also holds the memory other transients
+                // share with it.
                 let mut range = Bits::new(self.words);
-                for &g in &e.segs {
+                for &g in e.segs.iter().chain(&e.alias_segs) {
                     range.or(&self.seg_units[g]);
                 }
                 // Writes of ownership transfers are made available automatically.
@@ -134,9 +136,9 @@ impl Checker<'_> {
                 avail.or(&created[i]);
             }
             for &g in &e.segs {
-                for x in self.seen[g].clone() {
+                for (x, gx) in self.earlier(t, g) {
                     let xo = &m.ops[x];
-                    let r = self.unit_range(x, g);
+                    let r = self.unit_range(x, gx);
                     let both_transitions = matches!(xo.kind, OpKind::Transition { .. })
                         && matches!(m.ops[t].kind, OpKind::Transition { .. })
                         && xo.queue == Some(q);
@@ -195,19 +197,26 @@ impl Checker<'_> {
         let yo = &m.ops[y];
         let na = self.idx.na;
         for &g in &yo.segs {
-            for x in self.seen[g].clone() {
+            for (x, gx) in self.earlier(y, g) {
                 let xo = &m.ops[x];
+                // Another transient on shared memory: in the same pass too, it conflicts.
+                let alias = gx != g;
                 if !(xo.write || yo.write)
-                    || (xo.is_pass().is_some() && xo.is_pass() == yo.is_pass())
+                    || (!alias && xo.is_pass().is_some() && xo.is_pass() == yo.is_pass())
                 {
                     continue;
                 }
-                let r = self.unit_range(x, g);
+                let r = self.unit_range(x, gx);
                 let mut exec_ok = true;
                 let mut mem_ok = true;
                 for t in self.idx.ts(yo.stages) {
                     exec_ok &= self.qs[q].before[t].has_range(r.clone());
-                    if xo.write {
+                    if alias {
+                        // Only a later write needs the alias's writes (available) first.
+                        if xo.write && yo.write {
+                            mem_ok &= self.qs[q].avail[t].has_range(r.clone());
+                        }
+                    } else if xo.write {
                         for a in self.idx.as_(yo.access) {
                             mem_ok &= self.qs[q].vis[t * na + a].has_range(r.clone());
                         }

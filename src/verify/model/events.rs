@@ -267,6 +267,11 @@ impl Model {
                 });
                 self.ops.len() - 1
             });
+            let alias_segs = if self.transient[r] {
+                self.alias_segs(k, r, &segs)
+            } else {
+                vec![]
+            };
             // A release ignores the second access scope; an acquire the first.
             entries.push(Entry {
                 segs,
@@ -284,6 +289,7 @@ impl Model {
                 },
                 role,
                 op,
+                alias_segs,
             });
         }
         self.events.push(Event::Barrier { q, entries });

@@ -1,0 +1,336 @@
+//! Transient resources: images and buffers whose contents live only inside one execution, so
+//! that two of them whose uses never overlap in time can share memory.
+//!
+//! A resource is transient when its declaration carries [`TransientMemory`] (its memory
+//! requirements, see [`ResourceDecl::transient`](crate::plan::ResourceDecl::transient)). The
+//! planner then decides, as pure functions of the plan:
+//!
+//! 1. **Lifetimes** (`lifetime.rs`): where each transient is used, as [`UseSite`]s (queue,
+//!    batch, command), and which transients are *ordered*: every use of one happens-before the
+//!    first use of the other, through submission order on one queue or a semaphore wait the
+//!    plan already has. The first use of a transient is a write of all of it
+//!    (`validate.rs` refuses anything else), and every later use is ordered after
+//!    that write, so the first use stands for all of them.
+//! 2. **Placement** (`placement.rs`): offsets in heaps, largest first into the best-fitting
+//!    gap among the transients it is not ordered with (and three other greedy rules, keeping
+//!    whichever needs least memory). Only ordered transients share memory, so aliasing never
+//!    needs a semaphore the plan lacks.
+//! 3. **Aliasing dependencies**: the planner plans again with each transient's first use
+//!    ordered after the last uses of the earlier transients under its memory, as if they were
+//!    one resource: a barrier on the same queue (the source scope is the earlier transient's
+//!    last stages and writes; the image transitions from `UNDEFINED`), a widened semaphore
+//!    wait and signal across queues. The contents are discarded, so no queue family ownership
+//!    transfer is needed even for `EXCLUSIVE` resources (contract rule 6).
+//! 4. **Bounds** (`bound.rs`): the memory a placement needs can be compared with a live-set
+//!    lower bound, the heaviest set of pairwise unordered transients.
+//!
+//! The example plans three transients on one queue: `a` is last read before `b` and `c` are
+//! written, so one of them takes `a`'s memory.
+//!
+//! ```
+//! use vk_baton::plan::*;
+//! use vk_baton::{ash::vk, Access};
+//! let usage = vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::SAMPLED;
+//! let transient = |name: &str| ResourceDecl::image(name, 1, 1, usage)
+//!     .transient(TransientMemory::image(1 << 20, 1 << 16, 0b11));
+//! let input = PlanInput {
+//!     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS)],
+//!     resources: vec![transient("a"), transient("b"), transient("c")],
+//!     passes: vec![
+//!         PassDecl::new("draw a", 0).with_use(UseDecl::new(0, Access::COLOR_ATTACHMENT_WRITE)),
+//!         PassDecl::new("a to b", 0)
+//!             .with_use(UseDecl::new(0, Access::FRAGMENT_SHADER_SAMPLED_READ))
+//!             .with_use(UseDecl::new(1, Access::COLOR_ATTACHMENT_WRITE)),
+//!         PassDecl::new("b to c", 0)
+//!             .with_use(UseDecl::new(1, Access::FRAGMENT_SHADER_SAMPLED_READ))
+//!             .with_use(UseDecl::new(2, Access::COLOR_ATTACHMENT_WRITE)),
+//!     ],
+//! };
+//! let plan = plan(&input).unwrap();
+//! let t = &plan.transients;
+//! // Two megabytes instead of three: `c` reuses `a`'s memory.
+//! assert_eq!((t.total_size(), t.unaliased_size, t.lower_bound), (2 << 20, 3 << 20, 2 << 20));
+//! let c = t.placement(2).unwrap();
+//! assert_eq!((c.heap, c.offset), (t.placement(0).unwrap().heap, t.placement(0).unwrap().offset));
+//! assert_eq!(c.after, vec![0]);
+//! // `c`'s first use waits for `a`'s last read (fragment shader), then leaves UNDEFINED.
+//! let cmds = &plan.queues[0].batches[0].commands;
+//! let Command::Barrier(before_c) = &cmds[cmds.len() - 2] else { panic!("{plan}") };
+//! let alias = before_c.images.iter().find(|b| b.resource == 2).unwrap();
+//! assert_eq!(alias.old_layout, vk::ImageLayout::UNDEFINED);
+//! assert!(alias.scopes.src_stages.contains(vk::PipelineStageFlags2::FRAGMENT_SHADER));
+//! plan.verify().unwrap();
+//! println!("{plan}");
+//! ```
+
+mod bound;
+mod lifetime;
+mod placement;
+mod show;
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_frame;
+pub(super) mod validate;
+
+use super::{PlanInput, QueuePlan};
+
+/// The memory a transient resource needs, as `vkGetImageMemoryRequirements` or
+/// `vkGetBufferMemoryRequirements` report it, and how it may sit next to other resources.
+///
+/// ```
+/// use vk_baton::plan::TransientMemory;
+/// // A 1080p RGBA16F render target: optimal tiling.
+/// let hdr = TransientMemory::image(1920 * 1080 * 8, 65536, 0b0110);
+/// assert!(!hdr.linear);
+/// // A storage buffer: linear, next to optimal images only 1 KiB pages apart.
+/// let tiles = TransientMemory::buffer(4096, 256, 0b0111).with_granularity(1024);
+/// assert!(tiles.linear && tiles.buffer_image_granularity == 1024);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TransientMemory {
+    /// `VkMemoryRequirements::size`.
+    pub size: u64,
+    /// `VkMemoryRequirements::alignment` (a power of two).
+    pub alignment: u64,
+    /// `VkMemoryRequirements::memoryTypeBits`: the memory types it may be bound to.
+    pub memory_type_bits: u32,
+    /// A buffer or a linear-tiling image (`true`), or an optimal-tiling image (`false`). A
+    /// linear and an optimal resource closer than
+    /// [`buffer_image_granularity`](Self::buffer_image_granularity) alias.
+    pub linear: bool,
+    /// The device's `VkPhysicalDeviceLimits::bufferImageGranularity` (a power of two; 1 when
+    /// linear and optimal resources never share memory). The planner uses the largest given.
+    pub buffer_image_granularity: u64,
+}
+
+impl TransientMemory {
+    /// An optimal-tiling image's requirements (granularity 1: see
+    /// [`with_granularity`](Self::with_granularity)).
+    pub fn image(size: u64, alignment: u64, memory_type_bits: u32) -> Self {
+        Self {
+            size,
+            alignment,
+            memory_type_bits,
+            linear: false,
+            buffer_image_granularity: 1,
+        }
+    }
+
+    /// A buffer's requirements (linear; granularity 1: see
+    /// [`with_granularity`](Self::with_granularity)).
+    pub fn buffer(size: u64, alignment: u64, memory_type_bits: u32) -> Self {
+        Self {
+            linear: true,
+            ..Self::image(size, alignment, memory_type_bits)
+        }
+    }
+
+    /// The same requirements on a device whose `bufferImageGranularity` is `granularity`.
+    pub fn with_granularity(mut self, granularity: u64) -> Self {
+        self.buffer_image_granularity = granularity;
+        self
+    }
+}
+
+/// Where the plan puts its transients: heaps to allocate and an offset in one for each.
+///
+/// The executor allocates each heap (`size` bytes of a memory type among
+/// `memory_type_bits`, aligned to `alignment`), binds each transient at its placement and
+/// records the plan, whose barriers and semaphores already order every transient after the
+/// ones whose memory it reuses. The memory belongs to one execution: it may serve another only
+/// once that execution's fence has signalled.
+///
+/// See the [module example](self).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TransientPlan {
+    /// The heaps, each one allocation.
+    pub heaps: Vec<TransientHeap>,
+    /// One per transient that a pass uses, in resource order.
+    pub placements: Vec<TransientPlacement>,
+    /// The memory without aliasing: the sum of the placed transients' sizes.
+    pub unaliased_size: u64,
+    /// The live-set lower bound: the largest sum of sizes of transients that are pairwise
+    /// unordered (no use of one happens-before every use of the other, counting every chain of
+    /// semaphores and submission order in the plan). Those need disjoint memory in any
+    /// placement that keeps this plan's order, so no such placement needs less. Alignment
+    /// padding is not counted: the bound is exact for sizes that are multiples of their
+    /// alignment, as drivers report them.
+    pub lower_bound: u64,
+}
+
+/// One memory allocation that transients are bound into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TransientHeap {
+    /// Bytes.
+    pub size: u64,
+    /// The largest alignment of the transients in it.
+    pub alignment: u64,
+    /// The memory types every transient in it accepts (never empty).
+    pub memory_type_bits: u32,
+}
+
+/// Where one transient's memory is, and when it is used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TransientPlacement {
+    /// Index into [`PlanInput::resources`].
+    pub resource: usize,
+    /// Index into [`TransientPlan::heaps`].
+    pub heap: usize,
+    /// Byte offset in the heap (a multiple of the transient's alignment).
+    pub offset: u64,
+    /// Bytes, from [`TransientMemory::size`].
+    pub size: u64,
+    /// Its first use, which writes all of it.
+    pub first_use: UseSite,
+    /// Its last use on each queue that uses it, in queue order.
+    pub last_uses: Vec<UseSite>,
+    /// The transients whose memory (under this one's) it reuses and whose last uses its first
+    /// use is ordered after. An earlier transient wholly covered by a later one in that list
+    /// is left out: ordering after the later one orders after both.
+    pub after: Vec<usize>,
+}
+
+/// Where a pass is recorded in the plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct UseSite {
+    /// Index into [`PlanInput::passes`].
+    pub pass: usize,
+    /// Index into [`Plan::queues`](crate::plan::Plan::queues).
+    pub queue: usize,
+    /// Batch index on that queue.
+    pub batch: usize,
+    /// Index into that batch's commands.
+    pub command: usize,
+}
+
+impl TransientPlan {
+    /// The memory all heaps take.
+    pub fn total_size(&self) -> u64 {
+        self.heaps.iter().map(|h| h.size).sum()
+    }
+
+    /// The placement of resource `r`, if it is a transient that a pass uses.
+    pub fn placement(&self, r: usize) -> Option<&TransientPlacement> {
+        self.placements.iter().find(|p| p.resource == r)
+    }
+}
+
+/// What the planner needs to order aliased transients: per resource, the pass of its first use
+/// and the transients it must be ordered after.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Aliasing {
+    /// Per resource: the transients (resource indices) whose last uses its first use follows.
+    pub(super) after: Vec<Vec<usize>>,
+    /// Per resource: the first pass that uses it.
+    pub(super) first_pass: Vec<Option<usize>>,
+}
+
+impl Aliasing {
+    /// The transients that `r`'s use by `pass` must be ordered after: none unless that is
+    /// `r`'s first use.
+    pub(super) fn after_first_use(&self, r: usize, pass: usize) -> &[usize] {
+        match self.first_pass.get(r) {
+            Some(&Some(p)) if p == pass => &self.after[r],
+            _ => &[],
+        }
+    }
+}
+
+/// Whether any resource of `input` is transient.
+pub(super) fn any(input: &PlanInput) -> bool {
+    input.resources.iter().any(|r| r.transient.is_some())
+}
+
+/// Places the transients of `input` from a plan made without aliasing (`queues`): the heaps
+/// and offsets, and what the planner must order because of them.
+pub(super) fn place(input: &PlanInput, queues: &[QueuePlan]) -> (TransientPlan, Aliasing) {
+    let lifetimes = lifetime::Lifetimes::new(input, queues);
+    let requests: Vec<placement::Request> = lifetimes
+        .transients
+        .iter()
+        .map(|&r| placement::Request::of(input.resources[r].transient.expect("a transient")))
+        .collect();
+    let granularity = requests
+        .iter()
+        .map(|r| r.granularity)
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let n = requests.len();
+    let starts: Vec<usize> = lifetimes.uses.iter().map(|u| u[0].pass).collect();
+    let (heaps, slots) = placement::place(
+        &requests,
+        |a, b| lifetimes.ordered(a, b) || lifetimes.ordered(b, a),
+        granularity,
+        &starts,
+    );
+    let closure = bound::closure(n, |a, b| lifetimes.ordered(a, b));
+    let sizes: Vec<u64> = requests.iter().map(|r| r.size).collect();
+    let lower_bound = bound::max_weight_antichain(&sizes, &closure);
+    let overlap = |a: usize, b: usize| placement::overlap(&requests, &slots, a, b, granularity);
+    let mut aliasing = Aliasing {
+        after: vec![Vec::new(); input.resources.len()],
+        first_pass: lifetime::first_passes(input),
+    };
+    let mut placements = Vec::with_capacity(n);
+    for b in 0..n {
+        // The earlier transients under `b`'s memory, less those a later one among them covers
+        // (same tiling, so overlap is plain byte overlap): `b` follows that one, which
+        // followed them.
+        let under: Vec<usize> = (0..n)
+            .filter(|&a| a != b && overlap(a, b) && lifetimes.ordered(a, b))
+            .collect();
+        let covered = |a: usize| {
+            under.iter().any(|&c| {
+                c != a && lifetimes.ordered(a, c) && placement::covers(&requests, &slots, c, a, b)
+            })
+        };
+        let after: Vec<usize> = under
+            .iter()
+            .copied()
+            .filter(|&a| !covered(a))
+            .map(|a| lifetimes.transients[a])
+            .collect();
+        let r = lifetimes.transients[b];
+        aliasing.after[r] = after.clone();
+        placements.push(TransientPlacement {
+            resource: r,
+            heap: slots[b].heap,
+            offset: slots[b].offset,
+            size: requests[b].size,
+            // Filled from the final plan by `sites`.
+            first_use: lifetimes.uses[b][0],
+            last_uses: Vec::new(),
+            after,
+        });
+    }
+    let plan = TransientPlan {
+        heaps,
+        placements,
+        unaliased_size: sizes.iter().sum(),
+        lower_bound,
+    };
+    (plan, aliasing)
+}
+
+/// Fills the use sites of `plan`'s placements from the final plan's batches.
+pub(super) fn sites(plan: &mut TransientPlan, input: &PlanInput, queues: &[QueuePlan]) {
+    let (transients, uses) = lifetime::uses(input, queues);
+    for p in &mut plan.placements {
+        let Some(t) = transients.iter().position(|&r| r == p.resource) else {
+            continue;
+        };
+        let uses = &uses[t];
+        p.first_use = uses[0];
+        let mut last: Vec<UseSite> = Vec::new();
+        for u in uses {
+            match last.iter_mut().find(|l| l.queue == u.queue) {
+                Some(l) => *l = (*l).max(*u),
+                None => last.push(*u),
+            }
+        }
+        last.sort_by_key(|u| u.queue);
+        p.last_uses = last;
+    }
+}
