@@ -29,6 +29,7 @@
 //! ```text
 //! cargo bench --bench frame              # about 3 s per side and row
 //! cargo bench --bench frame -- --quick   # about 0.4 s per side and row, under a minute
+//! cargo bench --bench frame -- --no-labels   # the graph records no pass labels either
 //! VK_BATON_VALIDATION=1 cargo bench --bench frame -- --quick   # checks both sides
 //! ```
 
@@ -267,6 +268,8 @@ fn median(mut v: Vec<Duration>) -> Duration {
 
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
+    // Like the hand side, record no debug labels around passes (they are on by default).
+    let no_labels = std::env::args().any(|a| a == "--no-labels");
     let per_side = if quick {
         Duration::from_millis(400)
     } else {
@@ -275,6 +278,7 @@ fn main() {
     let ctx = Context::with_options(ContextOptions::default()).expect("a Vulkan device");
     let log = ctx.message_log();
     let graph = ctx.graph().expect("graph");
+    graph.set_labels(!no_labels);
     let bufs: Arc<Vec<Arc<StBuffer>>> = Arc::new(
         (0..BUFFERS)
             .map(|i| {
@@ -285,9 +289,10 @@ fn main() {
             .collect(),
     );
     println!(
-        "device: {}, validation {}, {}",
+        "device: {}, validation {}, pass labels {}, {}",
         ctx.device_name(),
         if ctx.validation() { "on" } else { "off" },
+        if no_labels { "off" } else { "on" },
         if ctx.has_several_families() {
             "several queue families"
         } else {

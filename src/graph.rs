@@ -123,6 +123,21 @@ impl Graph {
         self.pools.kept.lock().disabled = !on;
     }
 
+    /// Whether each pass is recorded inside a debug label with its name, which RenderDoc and
+    /// Nsight show (on by default, when the graph has debug-utils functions). Off saves a
+    /// `vkCmdBeginDebugUtilsLabelEXT` / `vkCmdEndDebugUtilsLabelEXT` pair per pass; what a
+    /// hand-written renderer without labels pays is measured that way (`benches/frame.rs
+    /// --no-labels`).
+    ///
+    /// ```no_run
+    /// # fn f(graph: &vk_baton::Graph) {
+    /// graph.set_labels(false);
+    /// # }
+    /// ```
+    pub fn set_labels(&self, on: bool) {
+        self.pools.labels.store(on, Ordering::Relaxed);
+    }
+
     /// The device the graph records for.
     ///
     /// ```no_run

@@ -74,6 +74,8 @@ pub(crate) struct KeptPlan {
 pub(crate) struct GraphPools {
     pub(crate) device: Arc<ash::Device>,
     pub(crate) debug: Option<DebugUtils>,
+    /// Whether each pass is recorded inside a debug label with its name (with `debug`).
+    pub(crate) labels: std::sync::atomic::AtomicBool,
     pub(crate) reusable: Mutex<Reusable>,
     /// Contents of dropped, incomplete execution fences.
     pending: Mutex<Vec<InFlight>>,
@@ -101,6 +103,7 @@ impl GraphPools {
         Self {
             device: Arc::new(device.clone()),
             debug,
+            labels: std::sync::atomic::AtomicBool::new(true),
             reusable: Mutex::new(Reusable::default()),
             pending: Mutex::new(Vec::new()),
             kept: Mutex::new(KeptPlan::default()),

@@ -164,6 +164,10 @@ impl Execution<'_> {
             ..
         } = self;
         let device: &ash::Device = &pools.device;
+        let labels = pools
+            .debug
+            .as_ref()
+            .filter(|_| pools.labels.load(std::sync::atomic::Ordering::Relaxed));
         for (qi, qp) in plan.queues.iter().enumerate() {
             let family = queues[qi].family();
             batch_start.push(batch_cmds.len());
@@ -186,7 +190,7 @@ impl Execution<'_> {
                         Command::Barrier(b) => record_barrier(device, cmd, b, resources, barriers),
                         Command::Pass(i) => {
                             let PassEntry { name, pass, queue } = &mut passes[*i];
-                            if let Some(d) = &pools.debug {
+                            if let Some(d) = labels {
                                 // SAFETY: `cmd` is recording on this thread; the graph's debug
                                 // functions belong to its device (`Graph::new`'s contract).
                                 unsafe { d.begin_label(cmd, name) };
@@ -201,7 +205,7 @@ impl Execution<'_> {
                                 pass_name: name,
                             };
                             pass.record(&mut r).map_err(|e| name_the_pass(name, e))?;
-                            if let Some(d) = &pools.debug {
+                            if let Some(d) = labels {
                                 // SAFETY: as above; closes the pass's label opened above (a
                                 // pass closes only labels it opened: `Recorder::end_label`).
                                 unsafe { d.end_label(cmd) };
