@@ -16,7 +16,7 @@ use crate::execute::{Execution, PassEntry};
 use crate::fence::ExecutionFence;
 use crate::lowering::{lower, Lowered};
 use crate::pass::{Declare, FnPass, Pass, PassSlot, Recorder};
-use crate::plan::{self, Plan, PlanInput, QueuePlan};
+use crate::plan::{self, Plan, PlanInput, QueuePlan, Schedule};
 use crate::pools::GraphPools;
 use crate::queue::Queue;
 use std::fmt;
@@ -91,6 +91,7 @@ impl Graph {
             passes: Vec::with_capacity(hint),
             names: std::mem::take(&mut *self.pools.spare_names.lock()),
             error: None,
+            schedule: Schedule::PROGRAM_ORDER,
         }
     }
 
@@ -143,6 +144,7 @@ pub struct GraphBuilder<'a> {
     /// Strings of earlier passes' names, refilled rather than allocated.
     names: Vec<String>,
     error: Option<Error>,
+    schedule: Schedule,
 }
 
 impl<'a> GraphBuilder<'a> {
@@ -204,6 +206,26 @@ impl<'a> GraphBuilder<'a> {
         self.insert_slot(name, PassSlot::Owned(pass), queue)
     }
 
+    /// Plans the passes in the order `schedule` gives rather than in insertion order, with the
+    /// same results: see [`plan::schedule`]. The plan's printout says which pass moved.
+    ///
+    /// ```no_run
+    /// # fn f(graph: &vk_baton::Graph, q: &vk_baton::Queue, a: &mut dyn vk_baton::Pass,
+    /// #      b: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {
+    /// use vk_baton::plan::Schedule;
+    /// let planned = graph.record()
+    ///     .insert_pass("a", a, q)
+    ///     .insert_pass("b", b, q)
+    ///     .schedule(Schedule::REORDER)
+    ///     .finish()?;
+    /// println!("{planned}");
+    /// # Ok(()) }
+    /// ```
+    pub fn schedule(mut self, schedule: Schedule) -> Self {
+        self.schedule = schedule;
+        self
+    }
+
     /// Plans the passes: declarations, resource states, then the pure planner. Makes no
     /// Vulkan call and changes no state.
     ///
@@ -235,7 +257,7 @@ impl<'a> GraphBuilder<'a> {
             resources,
             versions,
         } = lower(self.graph.pools.device.handle(), &self.passes, spare_input)?;
-        let plan = plan_and_verify(input, spare_queues, &queues)?;
+        let plan = plan_and_verify(input, spare_queues, &queues, self.schedule)?;
         Ok(Planned {
             graph: self.graph,
             execution: Execution {
@@ -257,9 +279,10 @@ pub(crate) fn plan_and_verify(
     input: PlanInput,
     spare: Vec<QueuePlan>,
     queues: &[Queue],
+    schedule: Schedule,
 ) -> Result<Plan> {
     let passes = input.passes.len();
-    let plan = plan::plan_reusing(input, spare)?;
+    let plan = plan::plan_scheduled_reusing(input, spare, schedule)?;
     #[cfg(all(feature = "verify", debug_assertions))]
     if let Err(violations) = {
         let last: Vec<u64> = queues.iter().map(Queue::last_value).collect();

@@ -124,7 +124,7 @@ impl Graph {
             resources,
             versions,
         } = lower(device, &passes, None)?;
-        let plan = plan_and_verify(input, Vec::new(), &queues)?;
+        let plan = plan_and_verify(input, Vec::new(), &queues, Default::default())?;
         let app = plan.app_batch()?.queue;
         let mut execution = Execution {
             pools: self.pools().clone(),

@@ -333,6 +333,7 @@ mod tests {
                 },
             ],
             final_states: vec![],
+            order: vec![0, 1],
         }
     }
 

@@ -45,12 +45,14 @@ pub(super) fn resource(
         rd.kind = kind;
         rd.concurrent = concurrent;
         rd.initial = initial;
+        rd.transient = false;
     } else {
         list.push(ResourceDecl {
             name: name.to_owned(),
             kind,
             concurrent,
             initial,
+            transient: false,
         });
     }
 }

@@ -7,6 +7,8 @@ impl fmt::Display for Plan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let qname = |q: usize| self.input.queues.get(q).map_or("?", |q| q.name.as_str());
         let rname = |r: usize| self.input.resources.get(r).map_or("?", |r| r.name.as_str());
+        let pname = |i: usize| self.input.passes.get(i).map_or("?", |p| p.name.as_str());
+        let moved = self.moved_before();
         for (qi, qp) in self.queues.iter().enumerate() {
             if qp.batches.is_empty() {
                 continue;
@@ -36,9 +38,15 @@ impl fmt::Display for Plan {
                 }
                 for c in &b.commands {
                     match c {
-                        Command::Pass(i) => {
-                            writeln!(f, "    pass   `{}`", self.input.passes[*i].name)?
-                        }
+                        Command::Pass(i) => match moved.get(*i).copied().flatten() {
+                            Some(j) => writeln!(
+                                f,
+                                "    pass   `{}` (moved before `{}`)",
+                                pname(*i),
+                                pname(j)
+                            )?,
+                            None => writeln!(f, "    pass   `{}`", pname(*i))?,
+                        },
                         Command::Barrier(bar) => {
                             writeln!(f, "    barrier")?;
                             for ib in &bar.images {
@@ -75,6 +83,9 @@ impl fmt::Display for Plan {
                     writeln!(f, "    signal timeline at {st:?}")?;
                 }
             }
+        }
+        for i in self.culled() {
+            writeln!(f, "culled `{}`", pname(i))?;
         }
         Ok(())
     }

@@ -119,6 +119,10 @@ pub struct ResourceDecl {
     /// The tracked state per cell range (images: `mip * layers + layer`; buffers: bytes),
     /// as earlier graphs or the app left it. Queue fields index [`PlanInput::queues`].
     pub initial: Vec<(std::ops::Range<u64>, SegmentState<usize>)>,
+    /// Owned by the graph: its contents do not outlive it, so a pass whose writes to it
+    /// nobody reads may be culled ([`Schedule::cull`](super::Schedule::cull)). `false` (the
+    /// default) is a user-owned resource, which nothing culls.
+    pub transient: bool,
 }
 
 impl ResourceDecl {
@@ -135,6 +139,7 @@ impl ResourceDecl {
             kind,
             concurrent: false,
             initial: vec![(0..kind.cells(), SegmentState::default())],
+            transient: false,
         }
     }
 
@@ -146,6 +151,7 @@ impl ResourceDecl {
             kind,
             concurrent: false,
             initial: vec![(0..size, SegmentState::default())],
+            transient: false,
         }
     }
 
@@ -179,6 +185,20 @@ impl ResourceDecl {
     /// ```
     pub fn concurrent(mut self) -> Self {
         self.concurrent = true;
+        self
+    }
+
+    /// The same resource, owned by the graph (see [`ResourceDecl::transient`] and the
+    /// [`Schedule::with_culling`](super::Schedule::with_culling) example).
+    ///
+    /// ```
+    /// use vk_baton::{ash::vk, plan::ResourceDecl};
+    /// let gbuffer = ResourceDecl::image("gbuffer", 1, 1, vk::ImageUsageFlags::COLOR_ATTACHMENT);
+    /// assert!(!gbuffer.transient);
+    /// assert!(gbuffer.transient().transient);
+    /// ```
+    pub fn transient(mut self) -> Self {
+        self.transient = true;
         self
     }
 

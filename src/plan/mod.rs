@@ -79,6 +79,7 @@ mod output;
 mod planner;
 mod presented;
 mod queue_stages;
+pub mod schedule;
 mod state;
 mod submission;
 mod timeline;
@@ -92,8 +93,9 @@ pub use output::{
     BarrierCmd, Batch, BufferBarrier, Command, ImageBarrier, Plan, QueuePlan, Scopes, Wait,
     WaitTarget,
 };
-pub(crate) use planner::plan_reusing;
+pub(crate) use planner::plan_scheduled_reusing;
 pub use planner::{plan, plan_owned};
+pub use schedule::{plan_scheduled, Schedule};
 pub use state::{Recorded, SegmentState};
 pub(crate) use submission::{submission_runs, SubmissionRun};
 pub use timeline::TimelineValues;

@@ -11,8 +11,9 @@
 //!    as late as possible); a node another queue waits on, or that signals a binary
 //!    semaphore, ends one (signal as early as possible).
 //!
-//! Node positions interleave passes and releases: pass `i` is at `2i + 2`, a release after
-//! pass `i` at `2i + 3`, and a release of state left by an earlier graph at `1`.
+//! Node positions interleave passes and releases: the `k`-th pass taken (in program order, or
+//! in a [`Schedule`]'s order) is at `2k + 2`, a release after it at `2k + 3`, and a release of
+//! state left by an earlier graph at `1`.
 //!
 //! This file holds the planner's working types and its entry points;
 //! [`validate`](mod@validate) refuses impossible input, [`dependencies`] is phase 1,
@@ -43,8 +44,8 @@ type Pos = u64;
 
 const PRE_GRAPH_RELEASE: Pos = 1;
 
-fn pass_pos(i: usize) -> Pos {
-    2 * i as u64 + 2
+fn pass_pos(k: usize) -> Pos {
+    2 * k as u64 + 2
 }
 
 /// Where a remembered access happened.
@@ -117,6 +118,8 @@ struct Planner<'a> {
     proto_waits: Vec<(usize, usize, Vec<ProtoWait>)>,
     /// Barrier lists of the last plan, to fill before allocating new ones.
     spare: SpareBarriers,
+    /// Per pass (by index), its node position: where it comes in the order taken.
+    pos: Vec<Pos>,
 }
 
 /// Plans `input`: see the module docs for the algorithm and [`Plan`] for the result.
@@ -168,21 +171,43 @@ pub fn plan_owned(input: PlanInput) -> Result<Plan> {
 
 /// [`plan_owned`], filling the barrier lists of `spare`, an earlier plan's batches, before
 /// allocating new ones. The plan is the same as without them.
-pub(crate) fn plan_reusing(mut input: PlanInput, spare: Vec<QueuePlan>) -> Result<Plan> {
+pub(crate) fn plan_reusing(input: PlanInput, spare: Vec<QueuePlan>) -> Result<Plan> {
+    plan_scheduled_reusing(input, spare, Schedule::PROGRAM_ORDER)
+}
+
+/// [`plan_reusing`], taking the passes in the order `schedule` gives (see [`super::schedule`]).
+pub(crate) fn plan_scheduled_reusing(
+    mut input: PlanInput,
+    spare: Vec<QueuePlan>,
+    schedule: Schedule,
+) -> Result<Plan> {
     validate(&input)?;
     queue_stages::narrow_input(&mut input);
-    let (queues, final_states) = plan_parts(&input, SpareBarriers::from_queues(spare))?;
+    let order = super::schedule::order(&input, schedule);
+    let (mut queues, final_states) = plan_parts(&input, &order, SpareBarriers::from_queues(spare))?;
+    if schedule.reorder {
+        super::schedule::merge_barriers(&input, &mut queues);
+    }
     Ok(Plan {
         input,
         queues,
         final_states,
+        order,
     })
 }
 
 type FinalStates = Vec<Vec<(std::ops::Range<u64>, SegmentState<usize>)>>;
 
-/// Plans a validated input whose stages fit its queues.
-fn plan_parts(input: &PlanInput, spare: SpareBarriers) -> Result<(Vec<QueuePlan>, FinalStates)> {
+/// Plans a validated input whose stages fit its queues, taking the passes in `order`.
+fn plan_parts(
+    input: &PlanInput,
+    order: &[usize],
+    spare: SpareBarriers,
+) -> Result<(Vec<QueuePlan>, FinalStates)> {
+    let mut pos = vec![0; input.passes.len()];
+    for (k, &i) in order.iter().enumerate() {
+        pos[i] = pass_pos(k);
+    }
     let mut p = Planner {
         input,
         states: input
@@ -205,8 +230,9 @@ fn plan_parts(input: &PlanInput, spare: SpareBarriers) -> Result<(Vec<QueuePlan>
         pass_stages: vec![vk::PipelineStageFlags2::NONE; input.passes.len()],
         proto_waits: Vec::new(),
         spare,
+        pos,
     };
-    for i in 0..input.passes.len() {
+    for &i in order {
         p.add_pass(i)?;
     }
     let queues = p.batch_all();

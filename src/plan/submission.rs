@@ -110,6 +110,7 @@ mod tests {
                 .map(|batches| QueuePlan { batches })
                 .collect(),
             final_states: vec![],
+            order: vec![],
         }
     }
 
