@@ -1,6 +1,8 @@
 //! Property test: random valid graphs, planned and checked by the independent verifier, each
 //! graph alone (as `GraphBuilder::finish()` checks it, from the timeline values the queues had
-//! reached) and the chain of graphs as a whole.
+//! reached) and the chain of graphs as a whole. Every case is also planned reordered, and
+//! reordered and culled (`graphgen/scheduled.rs`): those plans must verify too and leave the
+//! resources as program order does, in a CPU model of the passes' results.
 //!
 //! `cargo test --test random_graphs` runs 2,000 cases; `VK_BATON_LONG=1` runs 100,000;
 //! `VK_BATON_CASES=n` runs n.
@@ -52,6 +54,8 @@ struct Seen {
     /// A handoff (the first pass of a graph, submitted by the app) after which the library
     /// submitted a release-only batch on another family's queue.
     handoffs_after_a_release: Cell<u32>,
+    /// Scheduled plans against program order.
+    schedules: graphgen::scheduled::ScheduleSeen,
 }
 
 fn bump(c: &Cell<u32>, yes: bool) {
@@ -92,6 +96,7 @@ fn check(case: &Case, seen: &Seen) -> Result<(), String> {
         }
     }
     check_handoffs(case, &planned, seen)?;
+    graphgen::scheduled::check_schedules(case, &seen.schedules)?;
     count(case, &planned, seen);
     Ok(())
 }
@@ -230,6 +235,30 @@ fn random_graphs_verify() {
     }
     let n = seen.cases.get();
     assert_eq!(n, cases());
+    let s = &seen.schedules;
+    println!(
+        "  scheduled graphs: {} ({} with a pass moved, {} with passes culled); reordered: {} barrier commands against {} in program order, fewer in {} graphs, more in {}",
+        s.graphs.get(),
+        s.moved.get(),
+        s.culled.get(),
+        s.barriers_reordered.get(),
+        s.barriers_in_order.get(),
+        s.fewer.get(),
+        s.more.get()
+    );
+    // Every graph was planned twice with a schedule, and scheduling did something.
+    assert!(s.graphs.get() >= 2 * n);
+    assert!(
+        s.moved.get() >= n / 4,
+        "passes moved in only {} graphs",
+        s.moved.get()
+    );
+    assert!(
+        s.culled.get() >= n / 10,
+        "passes culled in only {} graphs",
+        s.culled.get()
+    );
+    assert!(s.barriers_reordered.get() < s.barriers_in_order.get());
     // Each shape the suite exists for must come up in a good share of the cases.
     for (name, c, share) in [
         (

@@ -33,6 +33,9 @@ fn resource_line(r: &ResourceDecl) -> String {
     } else {
         ", EXCLUSIVE"
     };
+    if r.transient {
+        s += ", transient";
+    }
     for (cells, st) in r.initial.iter().filter(|(_, st)| st.defined) {
         s += &format!(
             ", cells {cells:?} handed over in {:?} owned by {:?}, written by {:?}",
