@@ -237,14 +237,16 @@ fn random_graphs_verify() {
     assert_eq!(n, cases());
     let s = &seen.schedules;
     println!(
-        "  scheduled graphs: {} ({} with a pass moved, {} with passes culled); reordered: {} barrier commands against {} in program order, fewer in {} graphs, more in {}",
+        "  scheduled graphs: {} ({} with a pass moved, {} with passes culled); reordered: {} barrier commands against {} in program order, fewer in {} graphs, more in {}; {} batches against {}",
         s.graphs.get(),
         s.moved.get(),
         s.culled.get(),
         s.barriers_reordered.get(),
         s.barriers_in_order.get(),
         s.fewer.get(),
-        s.more.get()
+        s.more.get(),
+        s.batches_reordered.get(),
+        s.batches_in_order.get(),
     );
     // Every graph was planned twice with a schedule, and scheduling did something.
     assert!(s.graphs.get() >= 2 * n);

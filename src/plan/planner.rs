@@ -183,16 +183,15 @@ pub(crate) fn plan_scheduled_reusing(
 ) -> Result<Plan> {
     validate(&input)?;
     queue_stages::narrow_input(&mut input);
-    let order = super::schedule::order(&input, schedule);
-    let (mut queues, final_states) = plan_parts(&input, &order, SpareBarriers::from_queues(spare))?;
-    if schedule.reorder {
-        super::schedule::merge_barriers(&input, &mut queues);
-    }
+    let scheduled = super::schedule::schedule(&input, schedule);
+    let spare = SpareBarriers::from_queues(spare);
+    let (mut queues, final_states) = plan_parts(&input, &scheduled.order, spare)?;
+    scheduled.regroup(&input, &mut queues);
     Ok(Plan {
         input,
         queues,
         final_states,
-        order,
+        order: scheduled.order,
     })
 }
 

@@ -22,6 +22,9 @@ pub struct ScheduleSeen {
     /// Barrier commands over all reordered graphs (no culling), and in program order.
     pub barriers_in_order: Cell<u64>,
     pub barriers_reordered: Cell<u64>,
+    /// Batches over all reordered graphs (no culling), and in program order.
+    pub batches_in_order: Cell<u64>,
+    pub batches_reordered: Cell<u64>,
 }
 
 fn add<T: Copy + std::ops::Add<Output = T>>(c: &Cell<T>, v: T) {
@@ -144,6 +147,8 @@ pub fn check_schedules(case: &Case, seen: &ScheduleSeen) -> Result<(), String> {
                 let (x, y) = (a.barrier_commands(), b.barrier_commands());
                 add(&seen.barriers_in_order, x as u64);
                 add(&seen.barriers_reordered, y as u64);
+                add(&seen.batches_in_order, a.batch_count() as u64);
+                add(&seen.batches_reordered, b.batch_count() as u64);
                 add(&seen.fewer, (y < x) as u32);
                 add(&seen.more, (y > x) as u32);
             }

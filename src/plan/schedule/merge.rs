@@ -1,9 +1,14 @@
-//! Joining barrier commands: a barrier command moves up into an earlier one of its batch when
-//! nothing between them needs it to wait. With passes taken level by level, this gives each
-//! queue one barrier command per level and batch.
+//! Joining barrier commands within a batch. A barrier command moves up, to the earliest
+//! barrier command of its batch it can reach, over passes that do not need its barriers in
+//! place (they touch none of its ranges, or only read what a plain read barrier makes
+//! visible) and over barrier commands none of whose entries overlap its own. Then, from the
+//! end, a barrier command moves down the same way, to the latest one it can reach, over
+//! passes that touch none of its ranges: releases gather after the last pass that needs
+//! them. With passes taken level by level, each batch keeps one barrier command per level,
+//! plus one for the releases.
 
 use crate::access::is_write_flags;
-use crate::plan::{BarrierCmd, Command, PlanInput, QueuePlan, Scopes};
+use crate::plan::{BarrierCmd, Command, PassDecl, PlanInput, QueuePlan, Scopes};
 use crate::range::SubRange;
 
 /// One image or buffer barrier of a command, as the join rules see it.
@@ -43,27 +48,29 @@ fn overlaps(a: &SubRange, b: &SubRange) -> bool {
     }
 }
 
-/// What a pass between two barrier commands touches.
-struct Touch {
-    resource: usize,
-    range: SubRange,
-    writes: bool,
+/// Whether `b` may move over `pass`: upwards, a plain read entry may pass a pass that only
+/// reads its range; otherwise the pass must not touch the range at all.
+fn may_pass(input: &PlanInput, pass: &PassDecl, b: &BarrierCmd, upwards: bool) -> bool {
+    entries(b).all(|e| {
+        pass.uses.iter().all(|u| {
+            let range = u.range.unwrap_or(input.resources[u.resource].kind.whole());
+            let writes = u.access.is_write() || u.discard;
+            u.resource != e.resource
+                || !overlaps(&range, &e.range)
+                || (upwards && e.plain_read && !writes)
+        })
+    })
 }
 
-/// Whether every entry of `b` may move up, over the passes that touched `between`, into
-/// `target`: no pass between touches its range (or, for a plain read entry, only reads it),
-/// and no entry of `target` overlaps it, except an identical plain read entry it merges into.
-fn can_join(target: &BarrierCmd, b: &BarrierCmd, between: &[Touch]) -> bool {
+/// Whether the entries of `a` and `b` may sit in one command, in either order: none overlap,
+/// except identical plain read entries, which become one.
+fn independent(a: &BarrierCmd, b: &BarrierCmd) -> bool {
     entries(b).all(|e| {
-        let passes_ok = between.iter().all(|t| {
-            t.resource != e.resource || !overlaps(&t.range, &e.range) || (e.plain_read && !t.writes)
-        });
-        let entries_ok = entries(target).all(|f| {
+        entries(a).all(|f| {
             f.resource != e.resource
                 || !overlaps(&f.range, &e.range)
                 || (e.plain_read && f.plain_read && f.range == e.range)
-        });
-        passes_ok && entries_ok
+        })
     })
 }
 
@@ -92,52 +99,79 @@ fn join(target: &mut BarrierCmd, b: BarrierCmd) {
     }
     for e in b.buffers {
         let same = target.buffers.iter_mut().find(|f| {
-            f.resource == e.resource
-                && f.range == e.range
-                && f.scopes.families.is_none()
-                && e.scopes.families.is_none()
+            f.resource == e.resource && f.range == e.range && f.scopes.families.is_none()
         });
         match same {
-            Some(f) => union(&mut f.scopes, &e.scopes),
-            None => target.buffers.push(e),
+            Some(f) if e.scopes.families.is_none() => union(&mut f.scopes, &e.scopes),
+            _ => target.buffers.push(e),
         }
     }
 }
 
-/// Joins barrier commands within each batch of `queues`, a plan of `input`: each command moves
-/// up into the last command before it when [`can_join`] allows, else it stays and later ones
-/// may join it. Batches keep their boundaries: a command never moves before a semaphore wait.
-pub(crate) fn merge_barriers(input: &PlanInput, queues: &mut [QueuePlan]) {
-    let mut between: Vec<Touch> = Vec::new();
-    for batch in queues.iter_mut().flat_map(|q| q.batches.iter_mut()) {
-        let commands = std::mem::take(&mut batch.commands);
-        let mut out: Vec<Command> = Vec::with_capacity(commands.len());
-        let mut open: Option<usize> = None;
-        between.clear();
-        for c in commands {
-            match c {
-                Command::Pass(i) => {
-                    for u in &input.passes[i].uses {
-                        between.push(Touch {
-                            resource: u.resource,
-                            range: u.range.unwrap_or(input.resources[u.resource].kind.whole()),
-                            writes: u.access.is_write() || u.discard,
-                        });
-                    }
-                    out.push(Command::Pass(i));
+/// The barrier command that `commands[j]` may join moving up (`upwards`) or down: the
+/// farthest one it reaches.
+fn reach(input: &PlanInput, commands: &[Command], j: usize, upwards: bool) -> Option<usize> {
+    let Command::Barrier(b) = &commands[j] else {
+        return None;
+    };
+    let path: Box<dyn Iterator<Item = usize>> = if upwards {
+        Box::new((0..j).rev())
+    } else {
+        Box::new(j + 1..commands.len())
+    };
+    let mut target = None;
+    for k in path {
+        match &commands[k] {
+            Command::Pass(i) => {
+                if !may_pass(input, &input.passes[*i], b, upwards) {
+                    break;
                 }
-                Command::Barrier(b) => match open.map(|k| &mut out[k]) {
-                    Some(Command::Barrier(target)) if can_join(target, &b, &between) => {
-                        join(target, b)
-                    }
-                    _ => {
-                        out.push(Command::Barrier(b));
-                        open = Some(out.len() - 1);
-                        between.clear();
-                    }
-                },
+            }
+            Command::Barrier(other) => {
+                if !independent(other, b) {
+                    break;
+                }
+                target = Some(k);
             }
         }
-        batch.commands = out;
+    }
+    target
+}
+
+/// Moves `commands[j]`, a barrier command, into `commands[k]`; the entries of the one that
+/// came first come first.
+fn move_into(commands: &mut Vec<Command>, j: usize, k: usize) {
+    let Command::Barrier(mut b) = commands.remove(j) else {
+        unreachable!("only barrier commands move")
+    };
+    if k < j {
+        if let Command::Barrier(target) = &mut commands[k] {
+            join(target, b);
+        }
+    } else if let Command::Barrier(target) = &mut commands[k - 1] {
+        join(&mut b, std::mem::take(target));
+        *target = b;
+    }
+}
+
+/// Joins barrier commands within each batch of `queues`, a plan of `input`. Batches keep
+/// their boundaries: a command never moves before a semaphore wait or after a signal.
+pub(super) fn join_barriers(input: &PlanInput, queues: &mut [QueuePlan]) {
+    for batch in queues.iter_mut().flat_map(|q| q.batches.iter_mut()) {
+        let commands = &mut batch.commands;
+        let mut j = 0;
+        while j < commands.len() {
+            match reach(input, commands, j, true) {
+                Some(k) => move_into(commands, j, k),
+                None => j += 1,
+            }
+        }
+        let mut j = commands.len();
+        while j > 0 {
+            j -= 1;
+            if let Some(k) = reach(input, commands, j, false) {
+                move_into(commands, j, k);
+            }
+        }
     }
 }

@@ -63,14 +63,15 @@
 //! scheduled.verify().unwrap();
 //! ```
 
+mod batches;
 mod conflict;
 mod cull;
 mod merge;
 mod reorder;
 #[cfg(test)]
 mod tests;
-
-pub(crate) use merge::merge_barriers;
+#[cfg(test)]
+mod tests_frames;
 
 use super::{Plan, PlanInput};
 use crate::error::Result;
@@ -145,17 +146,41 @@ pub fn plan_scheduled(input: &PlanInput, schedule: Schedule) -> Result<Plan> {
     super::planner::plan_scheduled_reusing(input.clone(), Vec::new(), schedule)
 }
 
-/// The order in which the planner takes the passes of a validated `input`.
-pub(super) fn order(input: &PlanInput, schedule: Schedule) -> Vec<usize> {
+/// What the planner needs from a schedule: the order in which to take the passes and, when
+/// reordering, each pass's level (see [`reorder`]) for [`Scheduled::regroup`].
+pub(super) struct Scheduled {
+    pub(super) order: Vec<usize>,
+    level: Option<Vec<usize>>,
+}
+
+/// The passes of a validated `input` as `schedule` takes them.
+pub(super) fn schedule(input: &PlanInput, schedule: Schedule) -> Scheduled {
     let kept: Vec<usize> = if schedule.cull {
         cull::kept(input)
     } else {
         (0..input.passes.len()).collect()
     };
     if schedule.reorder {
-        reorder::order(input, &kept)
+        let (order, level) = reorder::order(input, &kept);
+        Scheduled {
+            order,
+            level: Some(level),
+        }
     } else {
-        kept
+        Scheduled {
+            order: kept,
+            level: None,
+        }
+    }
+}
+
+impl Scheduled {
+    /// When reordering: groups the batches the planner made by level and joins barrier
+    /// commands ([`batches`], [`merge`]).
+    pub(super) fn regroup(&self, input: &PlanInput, queues: &mut [super::QueuePlan]) {
+        if let Some(level) = &self.level {
+            batches::regroup(input, level, queues);
+        }
     }
 }
 

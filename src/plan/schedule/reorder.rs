@@ -19,7 +19,8 @@ enum Place {
 /// order: by level, where a pass's level is one more than the highest level of the earlier
 /// passes it conflicts with; within a level by [`Place`], then by program order. A pass's
 /// conflicting predecessors all have lower levels, so every conflicting pair keeps its order.
-pub(super) fn order(input: &PlanInput, kept: &[usize]) -> Vec<usize> {
+/// Also returns each pass's level (by pass index; 0 for passes not kept).
+pub(super) fn order(input: &PlanInput, kept: &[usize]) -> (Vec<usize>, Vec<usize>) {
     let n = input.passes.len();
     let mut level = vec![0usize; n];
     let mut awaited = vec![false; n];
@@ -43,5 +44,5 @@ pub(super) fn order(input: &PlanInput, kept: &[usize]) -> Vec<usize> {
     let mut order = kept.to_vec();
     // Stable: program order breaks ties.
     order.sort_by_key(|&i| (level[i], place(i)));
-    order
+    (order, level)
 }

@@ -1,7 +1,7 @@
 //! Scheduling and culling on fake queue setups: the order taken, the barrier commands that
 //! result, and that every scheduled plan verifies. No GPU.
 
-use super::merge::merge_barriers;
+use super::merge::join_barriers;
 use crate::plan::*;
 use crate::Access;
 use ash::vk;
@@ -472,7 +472,7 @@ fn reads_at_two_stages_share_one_entry() {
     );
 }
 
-/// The join rules on hand-made commands: what may move up over which pass.
+/// The join rules on hand-made commands: what may move over which pass, up and down.
 #[test]
 fn barrier_commands_join_only_over_passes_that_do_not_need_them() {
     let mut resources = buffers(&["a", "b"]);
@@ -483,6 +483,7 @@ fn barrier_commands_join_only_over_passes_that_do_not_need_them() {
             pass("reads a", 0, &[(0, Access::COPY_READ)]),
             pass("writes a", 0, &[(0, Access::COPY_WRITE)]),
             pass("reads img", 0, &[(2, Access::COPY_READ)]),
+            pass("writes b", 0, &[(1, Access::COPY_WRITE)]),
         ],
     );
     let read_a = buffer_barrier(0, WRITTEN, COPY_READ);
@@ -503,49 +504,61 @@ fn barrier_commands_join_only_over_passes_that_do_not_need_them() {
     let cmd = |images: Vec<ImageBarrier>, buffers: Vec<BufferBarrier>| {
         Command::Barrier(BarrierCmd { images, buffers })
     };
-    let merged = |commands: Vec<Command>| {
+    let joined = |commands: Vec<Command>| {
         let mut queues = vec![QueuePlan {
             batches: vec![Batch {
                 commands,
                 ..Batch::default()
             }],
         }];
-        merge_barriers(&input, &mut queues);
-        queues[0].batches[0].commands.len()
+        join_barriers(&input, &mut queues);
+        queues.remove(0).batches.remove(0).commands
     };
-    let (p0, p1, p2) = (Command::Pass(0), Command::Pass(1), Command::Pass(2));
-    // A read barrier of `a` moves over a pass that reads `a`, not over one that writes it.
+    let p = Command::Pass;
     let a = || cmd(vec![], vec![read_a]);
-    assert_eq!(merged(vec![a(), p0.clone(), a(), p0.clone()]), 3);
-    assert_eq!(merged(vec![a(), p1.clone(), a(), p0.clone()]), 4);
-    // A barrier for a write of `b` moves over passes that do not touch `b`.
     let b = || cmd(vec![], vec![write_b]);
+    // A read barrier of `a` moves up over a pass that reads `a` (the two become one entry)...
+    assert_eq!(joined(vec![a(), p(0), a(), p(0)]), [a(), p(0), p(0)]);
+    // ... not over one that writes it, nor down over either.
+    assert_eq!(joined(vec![a(), p(1), a(), p(0)]), [a(), p(1), a(), p(0)]);
+    // A barrier for `b` moves up over passes that do not touch `b`; `a`'s stays before the
+    // pass that needs it.
+    let ab = || cmd(vec![], vec![read_a, write_b]);
     assert_eq!(
-        merged(vec![a(), p0.clone(), p1.clone(), b(), p0.clone()]),
-        4
+        joined(vec![a(), p(0), p(1), b(), p(3)]),
+        [ab(), p(0), p(1), p(3)]
     );
-    // A layout transition of the image does not move over a pass that reads the image, even
-    // in the layout it had; a barrier with no transition does.
-    let t = cmd(vec![img(L::TRANSFER_SRC_OPTIMAL, L::GENERAL)], vec![]);
-    let same = cmd(
-        vec![img(L::TRANSFER_SRC_OPTIMAL, L::TRANSFER_SRC_OPTIMAL)],
-        vec![],
+    // Down: a barrier before passes that do not need it joins the next one.
+    assert_eq!(
+        joined(vec![b(), p(1), a(), p(0), p(3)]),
+        [p(1), cmd(vec![], vec![write_b, read_a]), p(0), p(3)]
     );
-    assert_eq!(merged(vec![a(), p2.clone(), t, p0.clone()]), 4);
-    assert_eq!(merged(vec![a(), p2.clone(), same, p0.clone()]), 3);
+    // A layout transition of the image moves over no pass that touches the image, even one
+    // that reads it in the layout it had (here `a`'s barrier moves down to it instead); a
+    // barrier with no transition moves up over it.
+    let transition = img(L::TRANSFER_SRC_OPTIMAL, L::GENERAL);
+    let same = img(L::TRANSFER_SRC_OPTIMAL, L::TRANSFER_SRC_OPTIMAL);
+    assert_eq!(
+        joined(vec![a(), p(2), cmd(vec![transition], vec![]), p(0), p(2)]),
+        [p(2), cmd(vec![transition], vec![read_a]), p(0), p(2)]
+    );
+    assert_eq!(
+        joined(vec![a(), p(2), cmd(vec![same], vec![]), p(2), p(0)]),
+        [cmd(vec![same], vec![read_a]), p(2), p(2), p(0)]
+    );
     // Never into another batch.
     let mut queues = vec![QueuePlan {
         batches: vec![
             Batch {
-                commands: vec![a(), p0.clone()],
+                commands: vec![a(), p(0)],
                 ..Batch::default()
             },
             Batch {
-                commands: vec![b(), p2],
+                commands: vec![b(), p(3)],
                 ..Batch::default()
             },
         ],
     }];
-    merge_barriers(&input, &mut queues);
-    assert_eq!(queues[0].batches[1].commands.len(), 2);
+    join_barriers(&input, &mut queues);
+    assert_eq!(queues[0].batches[1].commands, [b(), p(3)]);
 }
