@@ -8,11 +8,14 @@
 //!   [conflict](self#conflicts) with, so that every conflicting pair keeps its program order.
 //!   Passes are taken level by level: a pass's level is one more than that of the latest
 //!   earlier pass it conflicts with, so the passes of one level are independent of each other.
-//!   Within a level, work another queue waits on comes first (signalled early) and work that
-//!   waits on another queue last (waits late). Each queue then gets one barrier command per
-//!   level and batch rather than one per dependent pass: a barrier command joins an earlier one
-//!   of its batch when the passes between touch none of its ranges (or only read what it makes
-//!   visible). Independent work also lands between a write and its first read.
+//!   Within a level, work another queue waits on comes first and work that waits on another
+//!   queue last (waits late). The planner's batches are then regrouped: consecutive batches of
+//!   a queue that end in awaited work of one level become one, which signals once that work is
+//!   done rather than after each pass, and waits that an earlier wait covers go. Within each
+//!   batch, a barrier command moves up into an earlier one over passes that do not need it in
+//!   place (a release moves down, after the last pass that needs it). Each queue then records
+//!   about one barrier command per level and batch rather than one per dependent pass, and
+//!   independent work lands between a write and its first read.
 //! - **cull** ([`Schedule::cull`]): drop a pass that touches only
 //!   [transient](super::ResourceDecl::transient) resources when no later kept pass uses what it
 //!   writes. Resources are user-owned unless declared transient, so today nothing is culled
@@ -20,7 +23,7 @@
 //!
 //! The plan records the order taken in [`Plan::order`]; its printout says which pass moved
 //! before which, and which were culled. Pass indices stay insertion indices, so the executor
-//! records [`Command::Pass`] the same way in any order.
+//! records [`Command::Pass`](super::Command::Pass) the same way in any order.
 //!
 //! # Conflicts
 //!
