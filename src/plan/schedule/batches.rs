@@ -82,47 +82,54 @@ fn all_at(commands: &[Command], level: &[usize], l: usize) -> bool {
     })
 }
 
-/// Merges batch `b + 1` of a queue into batch `b` when the later one waits on nothing, the
-/// earlier one signals no binary semaphore, and either no other queue waits on the earlier
-/// one (the batches were split for waits that are gone) or both are waited on and the later
-/// one's passes are all at the level of the earlier one's last pass. Waits on later batches
-/// of the queue are renumbered.
+/// Merges each batch of a queue into the one before it when it waits on nothing, the one
+/// before signals no binary semaphore, and either no other queue waits on the one before (the
+/// batches were split for waits that are gone) or both are waited on and the later one's
+/// passes are all at the level of the earlier one's last pass. Waits on the queue's batches
+/// are renumbered.
 fn merge_batches(level: &[usize], queues: &mut [QueuePlan]) -> bool {
     let mut changed = false;
     for q in 0..queues.len() {
-        let mut awaited_q = awaited(queues).swap_remove(q);
-        let mut b = 0;
-        while b + 1 < queues[q].batches.len() {
-            let (x, y) = (&queues[q].batches[b], &queues[q].batches[b + 1]);
-            let same_level =
-                level_of(&x.commands, level).is_some_and(|l| all_at(&y.commands, level, l));
-            let grouped = !awaited_q[b] || (awaited_q[b + 1] && same_level);
-            if !(grouped && y.waits.is_empty() && x.binary_signals.is_empty()) {
-                b += 1;
-                continue;
-            }
-            let y = queues[q].batches.remove(b + 1);
-            let later_awaited = awaited_q.remove(b + 1);
-            awaited_q[b] |= later_awaited;
-            let x = &mut queues[q].batches[b];
-            x.commands.extend(y.commands);
-            x.binary_signals.extend(y.binary_signals);
-            x.signal = match (x.signal, y.signal) {
-                (Some(s), Some(t)) => Some(s | t),
-                (s, t) => s.or(t),
-            };
-            for w in queues
-                .iter_mut()
-                .flat_map(|qp| qp.batches.iter_mut())
-                .flat_map(|bt| bt.waits.iter_mut())
-            {
-                if let WaitTarget::Batch { queue, batch } = &mut w.target {
-                    if *queue == q && *batch > b {
-                        *batch -= 1;
-                    }
+        let awaited_q = awaited(queues).swap_remove(q);
+        let old = std::mem::take(&mut queues[q].batches);
+        // Old batch index -> new one.
+        let mut map: Vec<usize> = Vec::with_capacity(old.len());
+        // The batches so far, each with whether it is awaited and its passes' highest level.
+        let mut merged: Vec<(crate::plan::Batch, bool, Option<usize>)> =
+            Vec::with_capacity(old.len());
+        for (y, y_awaited) in old.into_iter().zip(awaited_q) {
+            let y_level = level_of(&y.commands, level);
+            if let Some((x, x_awaited, x_level)) = merged.last_mut() {
+                let same_level = x_level.is_some_and(|l| all_at(&y.commands, level, l));
+                let grouped = !*x_awaited || (y_awaited && same_level);
+                if grouped && y.waits.is_empty() && x.binary_signals.is_empty() {
+                    x.commands.extend(y.commands);
+                    x.binary_signals.extend(y.binary_signals);
+                    x.signal = match (x.signal, y.signal) {
+                        (Some(s), Some(t)) => Some(s | t),
+                        (s, t) => s.or(t),
+                    };
+                    *x_awaited |= y_awaited;
+                    *x_level = (*x_level).max(y_level);
+                    map.push(merged.len() - 1);
+                    changed = true;
+                    continue;
                 }
             }
-            changed = true;
+            map.push(merged.len());
+            merged.push((y, y_awaited, y_level));
+        }
+        queues[q].batches = merged.into_iter().map(|(b, ..)| b).collect();
+        for w in queues
+            .iter_mut()
+            .flat_map(|qp| qp.batches.iter_mut())
+            .flat_map(|bt| bt.waits.iter_mut())
+        {
+            if let WaitTarget::Batch { queue, batch } = &mut w.target {
+                if *queue == q {
+                    *batch = map[*batch];
+                }
+            }
         }
     }
     changed

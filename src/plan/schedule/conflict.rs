@@ -60,20 +60,43 @@ pub(super) fn conflict(input: &PlanInput, a: usize, b: usize) -> bool {
             .any(|u| pb.uses.iter().any(|v| uses_conflict(input, pa, u, pb, v)))
 }
 
-/// For each pass of `passes` (a program-ordered subset of a validated input's passes), the
-/// earlier passes of `passes` it conflicts with, found through the resources they share
-/// rather than by testing every pair: `f(j, i)` is called once for each conflicting `i`
-/// before `j`, with `j` in order.
+/// Whether range `outer` of a resource holds all of `inner`.
+pub(super) fn contains(outer: &SubRange, inner: &SubRange) -> bool {
+    match (outer, inner) {
+        (SubRange::Image(o), SubRange::Image(i)) => {
+            o.base_mip <= i.base_mip
+                && i.base_mip + i.mip_count <= o.base_mip + o.mip_count
+                && o.base_layer <= i.base_layer
+                && i.base_layer + i.layer_count <= o.base_layer + o.layer_count
+        }
+        (SubRange::Buffer(o), SubRange::Buffer(i)) => {
+            o.offset <= i.offset && i.offset + i.size <= o.offset + o.size
+        }
+        _ => false,
+    }
+}
+
+/// Calls `f(j, i)` for conflicting passes `i` before `j` of `passes` (a program-ordered
+/// subset of a validated input's passes), with `j` in order: enough of the conflicting pairs
+/// that every conflicting pair is joined by a chain of reported ones, each forward in program
+/// order. So levels computed from the reported pairs order every conflicting pair.
+///
+/// Candidates come through the resources the passes share, not by testing every pair, and a
+/// pass drops out of a resource's candidates once a later pass writes all it used of it: a
+/// later pass that conflicts with it there overlaps that write, so it conflicts with the
+/// writer, which conflicts with the pass. Likewise only the last pinned pass is a candidate
+/// for the passes after it.
 pub(super) fn for_each_conflict(
     input: &PlanInput,
     passes: &[usize],
     mut f: impl FnMut(usize, usize),
 ) {
-    // Per resource, the earlier passes that use it; and the earlier pinned passes.
+    // Per resource, the earlier passes that may conflict through it; the last pinned pass.
     let mut users: Vec<Vec<usize>> = vec![Vec::new(); input.resources.len()];
-    let mut pinned_before: Vec<usize> = Vec::new();
+    let mut last_pinned: Option<usize> = None;
     // `seen[i] == j + 1`: pass `i` was already checked against `j`.
     let mut seen: Vec<usize> = vec![0; input.passes.len()];
+    let range_of = |u: &UseDecl| u.range.unwrap_or(input.resources[u.resource].kind.whole());
     for (jj, &j) in passes.iter().enumerate() {
         let pj = &input.passes[j];
         let mut check = |i: usize| {
@@ -86,14 +109,22 @@ pub(super) fn for_each_conflict(
         };
         if pinned(pj) {
             passes[..jj].iter().for_each(|&i| check(i));
+            last_pinned = Some(j);
         } else {
-            pinned_before.iter().for_each(|&i| check(i));
+            last_pinned.iter().for_each(|&i| check(i));
             for u in &pj.uses {
                 users[u.resource].iter().for_each(|&i| check(i));
             }
         }
-        if pinned(pj) {
-            pinned_before.push(j);
+        for w in pj.uses.iter().filter(|u| u.access.is_write() || u.discard) {
+            let written = range_of(w);
+            users[w.resource].retain(|&i| {
+                !input.passes[i]
+                    .uses
+                    .iter()
+                    .filter(|u| u.resource == w.resource)
+                    .all(|u| contains(&written, &range_of(u)))
+            });
         }
         for u in &pj.uses {
             let list = &mut users[u.resource];

@@ -7,8 +7,9 @@
 //! them. With passes taken level by level, each batch keeps one barrier command per level,
 //! plus one for the releases.
 
+use super::conflict::contains;
 use crate::access::is_write_flags;
-use crate::plan::{BarrierCmd, Command, PassDecl, PlanInput, QueuePlan, Scopes};
+use crate::plan::{BarrierCmd, Command, PlanInput, QueuePlan, Scopes};
 use crate::range::SubRange;
 
 /// One image or buffer barrier of a command, as the join rules see it.
@@ -48,32 +49,6 @@ fn overlaps(a: &SubRange, b: &SubRange) -> bool {
     }
 }
 
-/// Whether `b` may move over `pass`: upwards, a plain read entry may pass a pass that only
-/// reads its range; otherwise the pass must not touch the range at all.
-fn may_pass(input: &PlanInput, pass: &PassDecl, b: &BarrierCmd, upwards: bool) -> bool {
-    entries(b).all(|e| {
-        pass.uses.iter().all(|u| {
-            let range = u.range.unwrap_or(input.resources[u.resource].kind.whole());
-            let writes = u.access.is_write() || u.discard;
-            u.resource != e.resource
-                || !overlaps(&range, &e.range)
-                || (upwards && e.plain_read && !writes)
-        })
-    })
-}
-
-/// Whether the entries of `a` and `b` may sit in one command, in either order: none overlap,
-/// except identical plain read entries, which become one.
-fn independent(a: &BarrierCmd, b: &BarrierCmd) -> bool {
-    entries(b).all(|e| {
-        entries(a).all(|f| {
-            f.resource != e.resource
-                || !overlaps(&f.range, &e.range)
-                || (e.plain_read && f.plain_read && f.range == e.range)
-        })
-    })
-}
-
 /// Adds `b`'s entries to `target`; identical plain read entries become one, with the union of
 /// their scopes.
 fn join(target: &mut BarrierCmd, b: BarrierCmd) {
@@ -108,70 +83,160 @@ fn join(target: &mut BarrierCmd, b: BarrierCmd) {
     }
 }
 
-/// The barrier command that `commands[j]` may join moving up (`upwards`) or down: the
-/// farthest one it reaches.
-fn reach(input: &PlanInput, commands: &[Command], j: usize, upwards: bool) -> Option<usize> {
-    let Command::Barrier(b) = &commands[j] else {
-        return None;
-    };
-    let path: Box<dyn Iterator<Item = usize>> = if upwards {
-        Box::new((0..j).rev())
-    } else {
-        Box::new(j + 1..commands.len())
-    };
-    let mut target = None;
-    for k in path {
-        match &commands[k] {
-            Command::Pass(i) => {
-                if !may_pass(input, &input.passes[*i], b, upwards) {
-                    break;
-                }
-            }
-            Command::Barrier(other) => {
-                if !independent(other, b) {
-                    break;
-                }
-                target = Some(k);
-            }
-        }
-    }
-    target
+/// Something a command at `pos` does to a range of a resource, as a barrier entry moving
+/// past it sees it.
+#[derive(Clone, Copy)]
+struct Touch {
+    pos: usize,
+    range: SubRange,
+    /// `Some(writes)`: a pass's use; `None`: a barrier entry, plain read or not.
+    pass_writes: Option<bool>,
+    plain_read: bool,
 }
 
-/// Moves `commands[j]`, a barrier command, into `commands[k]`; the entries of the one that
-/// came first come first.
-fn move_into(commands: &mut Vec<Command>, j: usize, k: usize) {
-    let Command::Barrier(mut b) = commands.remove(j) else {
-        unreachable!("only barrier commands move")
-    };
-    if k < j {
-        if let Command::Barrier(target) = &mut commands[k] {
-            join(target, b);
+/// Whether `t` keeps entry `e` from moving past it (up when `upwards`): a pass touching its
+/// range (up, a plain read entry may pass a pass that only reads it), or an entry overlapping
+/// it, unless both are the same plain read of the same range (they become one).
+fn blocks(e: &Entry, t: &Touch, upwards: bool) -> bool {
+    overlaps(&t.range, &e.range)
+        && match t.pass_writes {
+            Some(writes) => !(upwards && e.plain_read && !writes),
+            None => !(e.plain_read && t.plain_read && t.range == e.range),
         }
-    } else if let Command::Barrier(target) = &mut commands[k - 1] {
-        join(&mut b, std::mem::take(target));
-        *target = b;
+}
+
+/// Per resource, what the commands of one batch seen so far touch.
+struct Touches {
+    by_resource: Vec<Vec<Touch>>,
+    used: Vec<usize>,
+}
+
+impl Touches {
+    fn add(&mut self, resource: usize, t: Touch) {
+        let list = &mut self.by_resource[resource];
+        if list.is_empty() {
+            self.used.push(resource);
+        }
+        list.push(t);
     }
+
+    /// Adds a pass's uses. A write blocks every entry over its range that what it covers
+    /// blocked, and is nearer: the touches it covers go.
+    fn add_pass(&mut self, input: &PlanInput, i: usize, pos: usize) {
+        for u in &input.passes[i].uses {
+            let writes = u.access.is_write() || u.discard;
+            let range = u.range.unwrap_or(input.resources[u.resource].kind.whole());
+            if writes {
+                self.by_resource[u.resource].retain(|t| !contains(&range, &t.range));
+            }
+            let t = Touch {
+                pos,
+                range,
+                pass_writes: Some(writes),
+                plain_read: false,
+            };
+            self.add(u.resource, t);
+        }
+    }
+
+    fn add_barrier(&mut self, b: &BarrierCmd, pos: usize) {
+        for e in entries(b) {
+            let t = Touch {
+                pos,
+                range: e.range,
+                pass_writes: None,
+                plain_read: e.plain_read,
+            };
+            self.add(e.resource, t);
+        }
+    }
+
+    /// The positions of what keeps `b` from moving (up when `upwards`).
+    fn blockers<'a>(
+        &'a self,
+        b: &'a BarrierCmd,
+        upwards: bool,
+    ) -> impl Iterator<Item = usize> + 'a {
+        entries(b).flat_map(move |e| {
+            self.by_resource[e.resource]
+                .iter()
+                .filter(move |t| blocks(&e, t, upwards))
+                .map(|t| t.pos)
+        })
+    }
+
+    fn clear(&mut self) {
+        for r in self.used.drain(..) {
+            self.by_resource[r].clear();
+        }
+    }
+}
+
+/// One direction of joining over a batch's commands: each barrier command, taken from the
+/// top (`upwards`) or from the bottom, joins the farthest barrier command it reaches.
+fn join_one_way(
+    input: &PlanInput,
+    commands: &mut Vec<Command>,
+    touches: &mut Touches,
+    upwards: bool,
+) {
+    let n = commands.len();
+    let mut slots: Vec<Option<Command>> = std::mem::take(commands).into_iter().map(Some).collect();
+    // Positions of the barrier commands that stay, which later ones may join.
+    let mut barriers: std::collections::BTreeSet<usize> = Default::default();
+    let positions: Box<dyn Iterator<Item = usize>> = if upwards {
+        Box::new(0..n)
+    } else {
+        Box::new((0..n).rev())
+    };
+    for j in positions {
+        let b = match &slots[j] {
+            Some(Command::Pass(i)) => {
+                touches.add_pass(input, *i, j);
+                continue;
+            }
+            Some(Command::Barrier(b)) => b,
+            None => continue,
+        };
+        let target = if upwards {
+            let after = touches.blockers(b, true).max().map_or(0, |p| p + 1);
+            barriers.range(after..j).next().copied()
+        } else {
+            let before = touches.blockers(b, false).min().unwrap_or(n);
+            barriers.range(j + 1..before).next_back().copied()
+        };
+        let Some(t) = target else {
+            touches.add_barrier(b, j);
+            barriers.insert(j);
+            continue;
+        };
+        let Some(Command::Barrier(b)) = slots[j].take() else {
+            unreachable!("a barrier command")
+        };
+        touches.add_barrier(&b, t);
+        if let Some(Command::Barrier(target)) = &mut slots[t] {
+            let (images, buffers) = (target.images.len(), target.buffers.len());
+            join(target, b);
+            if !upwards {
+                // The entries of the command that came first come first.
+                target.images.rotate_left(images);
+                target.buffers.rotate_left(buffers);
+            }
+        }
+    }
+    touches.clear();
+    *commands = slots.into_iter().flatten().collect();
 }
 
 /// Joins barrier commands within each batch of `queues`, a plan of `input`. Batches keep
 /// their boundaries: a command never moves before a semaphore wait or after a signal.
 pub(super) fn join_barriers(input: &PlanInput, queues: &mut [QueuePlan]) {
+    let mut touches = Touches {
+        by_resource: vec![Vec::new(); input.resources.len()],
+        used: Vec::new(),
+    };
     for batch in queues.iter_mut().flat_map(|q| q.batches.iter_mut()) {
-        let commands = &mut batch.commands;
-        let mut j = 0;
-        while j < commands.len() {
-            match reach(input, commands, j, true) {
-                Some(k) => move_into(commands, j, k),
-                None => j += 1,
-            }
-        }
-        let mut j = commands.len();
-        while j > 0 {
-            j -= 1;
-            if let Some(k) = reach(input, commands, j, false) {
-                move_into(commands, j, k);
-            }
-        }
+        join_one_way(input, &mut batch.commands, &mut touches, true);
+        join_one_way(input, &mut batch.commands, &mut touches, false);
     }
 }
