@@ -208,6 +208,8 @@ impl<'a> GraphBuilder<'a> {
 
     /// Plans the passes in the order `schedule` gives rather than in insertion order, with the
     /// same results: see [`plan::schedule`]. The plan's printout says which pass moved.
+    /// Culling drops nothing here yet: every resource of a graph is the app's until the graph
+    /// has transient resources of its own.
     ///
     /// ```no_run
     /// # fn f(graph: &vk_baton::Graph, q: &vk_baton::Queue, a: &mut dyn vk_baton::Pass,

@@ -11,6 +11,9 @@
 //!    as late as possible); a node another queue waits on, or that signals a binary
 //!    semaphore, ends one (signal as early as possible).
 //!
+//! Under a reordering [`Schedule`], [`super::schedule`] then groups each queue's batches by
+//! level and joins barrier commands within them.
+//!
 //! Node positions interleave passes and releases: the `k`-th pass taken (in program order, or
 //! in a [`Schedule`]'s order) is at `2k + 2`, a release after it at `2k + 3`, and a release of
 //! state left by an earlier graph at `1`.

@@ -5,8 +5,9 @@ use crate::plan::PlanInput;
 
 /// The passes of a validated input that culling keeps, in program order.
 ///
-/// Walking back from the last pass, a pass is kept when it declares no use (what it does is
-/// unknown), waits on or signals a binary semaphore, uses a resource that is not transient
+/// Walking back from the last pass, a pass is kept when it is
+/// [pinned](super::conflict::pinned) (it declares no use, so what it does is unknown; waits on
+/// or signals a binary semaphore; or presents), uses a resource that is not transient
 /// (the app sees it after the graph), or writes a range that a later kept pass uses in any way
 /// (a later write may be partial, and a read-write reads). Every other pass touches only
 /// transient resources, whose contents end with the graph, and what it writes (or discards)
@@ -18,7 +19,7 @@ pub(super) fn kept(input: &PlanInput) -> Vec<usize> {
     let mut later_users: Vec<Vec<usize>> = vec![Vec::new(); input.resources.len()];
     for i in (0..n).rev() {
         let pass = &input.passes[i];
-        let pinned = pass.uses.is_empty() || !pass.waits.is_empty() || !pass.signals.is_empty();
+        let pinned = super::conflict::pinned(pass);
         let user_owned = pass
             .uses
             .iter()
