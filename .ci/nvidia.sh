@@ -19,7 +19,7 @@ run() { # name, command...
   local name=$1; shift
   echo "== $name: $*"
   if "$@" >"$out/$name.log" 2>&1; then echo "   ok"; else echo "   FAILED ($?)"; status=1; fi
-  grep -E "test result|passed|failed|validation message|message\(s\)|GiB/s|overlap|ratio|frame|chain|queues|×" "$out/$name.log" | tail -12
+  grep -E "test result|passed|failed|validation message|message\(s\)|GiB/s|overlap|ratio|frame|chain|queues|interleaved|×" "$out/$name.log" | tail -12
 }
 # The long randomized verifier run uses spare cores while the GPU work runs: 100,000 cases in
 # 10 processes of 10,000 (each draws its own proptest seed).
@@ -32,6 +32,7 @@ for t in "$bin"/*-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-
   name=$(basename "$t"); base=${name%-*}
   case "$base" in
     plan) continue ;;              # the criterion bench, below
+    schedule) continue ;;          # the scheduling bench, below
     random_graphs) continue ;;     # in the background, above
     samples) continue ;;           # drives debug example builds; CI runs it on lavapipe
     vk_baton_shaders) continue ;;
@@ -63,6 +64,12 @@ for b in "$bin"/frame-*; do
   run frame_validation "$b" --quick
   VK_BATON_VALIDATION=0 run frame_timed "$b"
   VK_BATON_VALIDATION=0 run frame_timed_no_labels "$b" --no-labels
+done
+# Scheduling (issue 15): the same frames in program order and reordered, barrier commands,
+# batches and times side by side; with validation first (every frame clean), then timed.
+for b in "$bin"/schedule-*; do
+  run schedule_validation "$b" --quick
+  VK_BATON_VALIDATION=0 run schedule_timed "$b"
 done
 [ "${NVIDIA_SKIP_BENCH:-0}" = 1 ] || for b in "$bin"/plan-*; do
   VK_BATON_VALIDATION=0 run bench "$b" --bench --warm-up-time 1 --measurement-time 3

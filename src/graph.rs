@@ -16,7 +16,7 @@ use crate::execute::Execution;
 use crate::fence::ExecutionFence;
 use crate::lowering::{lower, Lists, LowerScratch, Lowered};
 use crate::pass::{Declare, FnPass, Pass, PassEntry, PassSlot, Recorder};
-use crate::plan::{self, Plan, PlanInput, QueuePlan};
+use crate::plan::{self, Plan, PlanInput, QueuePlan, Schedule};
 use crate::pools::GraphPools;
 use crate::pools::KeptPlan;
 use crate::queue::Queue;
@@ -103,6 +103,7 @@ impl Graph {
             passes,
             names: std::mem::take(&mut *self.pools.spare_names.lock()),
             error: None,
+            schedule: Schedule::PROGRAM_ORDER,
         }
     }
 
@@ -187,6 +188,7 @@ pub struct GraphBuilder<'a> {
     /// Strings of earlier passes' names, refilled rather than allocated.
     names: Vec<String>,
     error: Option<Error>,
+    schedule: Schedule,
 }
 
 impl<'a> GraphBuilder<'a> {
@@ -248,6 +250,28 @@ impl<'a> GraphBuilder<'a> {
         self.insert_slot(name, PassSlot::Owned(pass), queue)
     }
 
+    /// Plans the passes in the order `schedule` gives rather than in insertion order, with the
+    /// same results: see [`plan::schedule`]. The plan's printout says which pass moved.
+    /// Culling drops nothing here yet: every resource of a graph is the app's until the graph
+    /// has transient resources of its own.
+    ///
+    /// ```no_run
+    /// # fn f(graph: &vk_baton::Graph, q: &vk_baton::Queue, a: &mut dyn vk_baton::Pass,
+    /// #      b: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {
+    /// use vk_baton::plan::Schedule;
+    /// let planned = graph.record()
+    ///     .insert_pass("a", a, q)
+    ///     .insert_pass("b", b, q)
+    ///     .schedule(Schedule::REORDER)
+    ///     .finish()?;
+    /// println!("{planned}");
+    /// # Ok(()) }
+    /// ```
+    pub fn schedule(mut self, schedule: Schedule) -> Self {
+        self.schedule = schedule;
+        self
+    }
+
     /// Plans the passes: declarations, resource states, then the pure planner. Makes no
     /// Vulkan call and changes no state.
     ///
@@ -281,7 +305,7 @@ impl<'a> GraphBuilder<'a> {
             &mut self.graph.lowering.lock(),
             Lists::from_spares(&mut pools.spares.lock()),
         )?;
-        let (plan, reused) = reuse_or_plan(&mut pools.kept.lock(), input, &queues)?;
+        let (plan, reused) = reuse_or_plan(&mut pools.kept.lock(), input, &queues, self.schedule)?;
         Ok(Planned {
             graph: self.graph,
             execution: Execution {
@@ -293,6 +317,7 @@ impl<'a> GraphBuilder<'a> {
                 plan,
             },
             reused,
+            schedule: self.schedule,
         })
     }
 }
@@ -300,7 +325,12 @@ impl<'a> GraphBuilder<'a> {
 /// The last plan again if the planner would answer `input` with it (values and semaphores
 /// mapped: [`crate::plan::Rebinder`]); otherwise a new plan, refilling the last one's vectors.
 /// `true` with a reused plan.
-fn reuse_or_plan(kept: &mut KeptPlan, input: PlanInput, queues: &[Queue]) -> Result<(Plan, bool)> {
+fn reuse_or_plan(
+    kept: &mut KeptPlan,
+    input: PlanInput,
+    queues: &[Queue],
+    schedule: Schedule,
+) -> Result<(Plan, bool)> {
     let KeptPlan {
         last,
         spare_input,
@@ -310,7 +340,8 @@ fn reuse_or_plan(kept: &mut KeptPlan, input: PlanInput, queues: &[Queue]) -> Res
         disabled,
     } = kept;
     let input = match last.take() {
-        Some(plan) if *disabled => {
+        // A scheduled frame is planned every time: reuse is checked for program order.
+        Some(plan) if *disabled || schedule != Schedule::PROGRAM_ORDER => {
             let Plan {
                 input: old,
                 queues: spare_queues,
@@ -318,7 +349,10 @@ fn reuse_or_plan(kept: &mut KeptPlan, input: PlanInput, queues: &[Queue]) -> Res
             } = plan;
             *spare_input = Some(old);
             *planned += 1;
-            return Ok((plan_and_verify(input, spare_queues, queues)?, false));
+            return Ok((
+                plan_and_verify(input, spare_queues, queues, schedule)?,
+                false,
+            ));
         }
         Some(mut plan) => match rebinder.rebind(&mut plan, input) {
             Ok(old_input) => {
@@ -336,13 +370,16 @@ fn reuse_or_plan(kept: &mut KeptPlan, input: PlanInput, queues: &[Queue]) -> Res
                 } = plan;
                 *spare_input = Some(old);
                 *planned += 1;
-                return Ok((plan_and_verify(input, spare_queues, queues)?, false));
+                return Ok((
+                    plan_and_verify(input, spare_queues, queues, schedule)?,
+                    false,
+                ));
             }
         },
         None => input,
     };
     *planned += 1;
-    Ok((plan_and_verify(input, Vec::new(), queues)?, false))
+    Ok((plan_and_verify(input, Vec::new(), queues, schedule)?, false))
 }
 
 /// Plans `input`; debug builds with the feature "verify" also check the plan with the
@@ -352,9 +389,10 @@ pub(crate) fn plan_and_verify(
     input: PlanInput,
     spare: Vec<QueuePlan>,
     queues: &[Queue],
+    schedule: Schedule,
 ) -> Result<Plan> {
     let passes = input.passes.len();
-    let plan = plan::plan_reusing(input, spare)?;
+    let plan = plan::plan_scheduled_reusing(input, spare, schedule)?;
     verify_in_debug(&plan, queues)?;
     log::debug!(
         "planned {passes} passes on {} queues: {} batches, {} barrier commands, {} waits",
@@ -399,6 +437,8 @@ pub struct Planned<'a> {
     execution: Execution<'a>,
     /// Whether `finish()` reused the graph's last plan.
     reused: bool,
+    /// The builder's schedule, for a held plan to re-plan with.
+    schedule: Schedule,
 }
 
 impl<'a> Planned<'a> {
@@ -471,7 +511,7 @@ impl<'a> Planned<'a> {
     /// # Ok(()) }
     /// ```
     pub fn hold(self) -> HeldPlan<'a> {
-        HeldPlan::new(self.graph, self.execution)
+        HeldPlan::new(self.graph, self.execution, self.schedule)
     }
 
     /// Records the plan into command buffers and discards them: no submit, no state change.

@@ -55,6 +55,9 @@
 
 mod topology;
 
+#[cfg(all(test, feature = "verify"))]
+mod diagram_tests;
+
 pub use topology::Topology;
 
 use crate::plan::{Command, Plan, PlanInput, QueuePlan, ResourceDecl, SegmentState};

@@ -1,6 +1,8 @@
 //! Property test: random valid graphs, planned and checked by the independent verifier, each
 //! graph alone (as `GraphBuilder::finish()` checks it, from the timeline values the queues had
-//! reached) and the chain of graphs as a whole.
+//! reached) and the chain of graphs as a whole. Every case is also planned reordered, and
+//! reordered and culled (`graphgen/scheduled.rs`): those plans must verify too and leave the
+//! resources as program order does, in a CPU model of the passes' results.
 //!
 //! `cargo test --test random_graphs` runs 2,000 cases; `VK_BATON_LONG=1` runs 100,000;
 //! `VK_BATON_CASES=n` runs n.
@@ -63,6 +65,8 @@ struct Seen {
     aliased_across_queues: Cell<u32>,
     /// Aliased images whose first barrier, without its first scope, the verifier rejected.
     aliasing_mutants_caught: Cell<u32>,
+    /// Scheduled plans against program order.
+    schedules: graphgen::scheduled::ScheduleSeen,
 }
 
 fn bump(c: &Cell<u32>, yes: bool) {
@@ -105,6 +109,7 @@ fn check(case: &Case, seen: &Seen) -> Result<(), String> {
     check_handoffs(case, &planned, seen)?;
     check_rebinding(case, seen)?;
     check_aliasing(&planned, seen)?;
+    graphgen::scheduled::check_schedules(case, &seen.schedules)?;
     count(case, &planned, seen);
     Ok(())
 }
@@ -393,6 +398,32 @@ fn random_graphs_verify() {
         "  plans reused across graphs: {}",
         seen.rebound_across_graphs.get()
     );
+    let s = &seen.schedules;
+    println!(
+        "  scheduled graphs: {} ({} with a pass moved, {} with passes culled); reordered: {} barrier commands against {} in program order, fewer in {} graphs, more in {}; {} batches against {}",
+        s.graphs.get(),
+        s.moved.get(),
+        s.culled.get(),
+        s.barriers_reordered.get(),
+        s.barriers_in_order.get(),
+        s.fewer.get(),
+        s.more.get(),
+        s.batches_reordered.get(),
+        s.batches_in_order.get(),
+    );
+    // Every graph was planned twice with a schedule, and scheduling did something.
+    assert!(s.graphs.get() >= 2 * n);
+    assert!(
+        s.moved.get() >= n / 4,
+        "passes moved in only {} graphs",
+        s.moved.get()
+    );
+    assert!(
+        s.culled.get() >= n / 10,
+        "passes culled in only {} graphs",
+        s.culled.get()
+    );
+    assert!(s.barriers_reordered.get() < s.barriers_in_order.get());
     // Each shape the suite exists for must come up in a good share of the cases.
     for (name, c, share) in [
         (

@@ -366,6 +366,7 @@ mod tests {
             ],
             final_states: vec![],
             transients: Default::default(),
+            order: vec![0, 1],
         }
     }
 

@@ -6,7 +6,7 @@ use crate::error::Result;
 use crate::execute::Execution;
 use crate::fence::ExecutionFence;
 use crate::lowering::{lower, Lists, Lowered};
-use crate::plan::{refill_segments, Plan, PlanInput, Rebinder, Recorded};
+use crate::plan::{refill_segments, Plan, PlanInput, Rebinder, Recorded, Schedule};
 use std::fmt;
 
 /// A plan the app holds and executes again and again, from [`crate::Planned::hold`].
@@ -47,10 +47,12 @@ pub struct HeldPlan<'a> {
     /// Frames executed, and how many of them were re-planned.
     executed: u64,
     replanned: u64,
+    /// The builder's schedule; rebinding is for program order (a scheduled plan re-plans).
+    schedule: Schedule,
 }
 
 impl<'a> HeldPlan<'a> {
-    pub(super) fn new(graph: &'a Graph, execution: Execution<'a>) -> Self {
+    pub(super) fn new(graph: &'a Graph, execution: Execution<'a>, schedule: Schedule) -> Self {
         let scratch = execution.plan.input.clone();
         HeldPlan {
             graph,
@@ -59,6 +61,7 @@ impl<'a> HeldPlan<'a> {
             rebinder: Rebinder::default(),
             executed: 0,
             replanned: 0,
+            schedule,
         }
     }
 
@@ -90,6 +93,9 @@ impl<'a> HeldPlan<'a> {
     /// Snapshots the resources' states into the scratch input and rebinds the plan to them.
     /// `false`: the states differ in a way that needs a new plan.
     fn rebind(&mut self) -> bool {
+        if self.schedule != Schedule::PROGRAM_ORDER {
+            return false;
+        }
         let Execution {
             queues,
             resources,
@@ -150,7 +156,7 @@ impl<'a> HeldPlan<'a> {
             Lists::default(),
         )?;
         // On an error the held plan stays as it was, and so does the scratch it is matched with.
-        let plan = plan_and_verify(input, Vec::new(), &queues)?;
+        let plan = plan_and_verify(input, Vec::new(), &queues, self.schedule)?;
         log::debug!(
             "held plan: re-planned ({} of {} executions)",
             self.replanned,

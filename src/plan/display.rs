@@ -8,6 +8,7 @@ use std::fmt;
 
 impl fmt::Display for Plan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let moved = self.moved_before();
         for (qi, qp) in self.queues.iter().enumerate() {
             if qp.batches.is_empty() {
                 continue;
@@ -21,7 +22,15 @@ impl fmt::Display for Plan {
                 }
                 for c in &b.commands {
                     match c {
-                        Command::Pass(i) => writeln!(f, "    pass   `{}`", pass_name(self, *i))?,
+                        Command::Pass(i) => match moved.get(*i).copied().flatten() {
+                            Some(j) => writeln!(
+                                f,
+                                "    pass   `{}` (moved before `{}`)",
+                                pass_name(self, *i),
+                                pass_name(self, j)
+                            )?,
+                            None => writeln!(f, "    pass   `{}`", pass_name(self, *i))?,
+                        },
                         Command::Barrier(bar) => {
                             writeln!(f, "    barrier")?;
                             for ib in &bar.images {
@@ -40,6 +49,9 @@ impl fmt::Display for Plan {
                     writeln!(f, "    signal timeline at {st:?}")?;
                 }
             }
+        }
+        for i in self.culled() {
+            writeln!(f, "culled `{}`", pass_name(self, i))?;
         }
         self.transients.write(f, &self.input)
     }

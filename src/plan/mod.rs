@@ -73,6 +73,12 @@
 //! ```
 
 mod diagram;
+/// The diagram tests' checks, for the simulated pictures in `simulate`'s tests.
+#[cfg(test)]
+pub(crate) use diagram::tests::check as diagram_checks;
+/// The transient tests' inputs, for the verifier's tests across executions.
+#[cfg(test)]
+pub(crate) use transient::tests as transient_tests;
 mod display;
 pub mod handoff;
 mod input;
@@ -83,6 +89,7 @@ mod planner;
 mod presented;
 mod queue_stages;
 mod rebind;
+pub mod schedule;
 mod state;
 mod submission;
 mod timeline;
@@ -97,9 +104,10 @@ pub use output::{
     BarrierCmd, Batch, BufferBarrier, Command, ImageBarrier, Plan, QueuePlan, Scopes, Wait,
     WaitTarget,
 };
-pub(crate) use planner::plan_reusing;
+pub(crate) use planner::plan_scheduled_reusing;
 pub use planner::{plan, plan_owned};
 pub use rebind::Rebinder;
+pub use schedule::{plan_scheduled, Schedule};
 pub(crate) use state::refill_segments;
 pub use state::{Recorded, SegmentState};
 pub(crate) use submission::{submission_runs, submission_runs_into, SubmissionRun};

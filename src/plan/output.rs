@@ -21,6 +21,10 @@ pub struct Plan {
     pub final_states: Vec<Vec<(std::ops::Range<u64>, SegmentState<usize>)>>,
     /// Where the transients' memory is (empty without transients).
     pub transients: TransientPlan,
+    /// The passes in the order the planner took them, as indices into [`PlanInput::passes`]:
+    /// `0..n` in program order; another order (or fewer passes) under a
+    /// [`Schedule`](super::Schedule). A pass missing here was culled and is never recorded.
+    pub order: Vec<usize>,
 }
 
 /// The batches of one queue: one `VkSubmitInfo2` each, all in one `vkQueueSubmit2`.

@@ -11,8 +11,12 @@
 //!    as late as possible); a node another queue waits on, or that signals a binary
 //!    semaphore, ends one (signal as early as possible).
 //!
-//! Node positions interleave passes and releases: pass `i` is at `2i + 2`, a release after
-//! pass `i` at `2i + 3`, and a release of state left by an earlier graph at `1`.
+//! Under a reordering [`Schedule`], [`super::schedule`] then groups each queue's batches by
+//! level and joins barrier commands within them.
+//!
+//! Node positions interleave passes and releases: the `k`-th pass taken (in program order, or
+//! in a [`Schedule`]'s order) is at `2k + 2`, a release after it at `2k + 3`, and a release of
+//! state left by an earlier graph at `1`.
 //!
 //! This file holds the planner's working types and its entry points;
 //! [`validate`](mod@validate) refuses impossible input, [`dependencies`] is phase 1,
@@ -44,8 +48,8 @@ type Pos = u64;
 
 const PRE_GRAPH_RELEASE: Pos = 1;
 
-fn pass_pos(i: usize) -> Pos {
-    2 * i as u64 + 2
+fn pass_pos(k: usize) -> Pos {
+    2 * k as u64 + 2
 }
 
 /// Where a remembered access happened.
@@ -120,6 +124,8 @@ struct Planner<'a> {
     proto_waits: Vec<(usize, usize, Vec<ProtoWait>)>,
     /// Barrier lists of the last plan, to fill before allocating new ones.
     spare: SpareBarriers,
+    /// Per pass (by index), its node position: where it comes in the order taken.
+    pos: Vec<Pos>,
 }
 
 /// Plans `input`: see the module docs for the algorithm and [`Plan`] for the result.
@@ -172,23 +178,42 @@ pub fn plan_owned(input: PlanInput) -> Result<Plan> {
 
 /// [`plan_owned`], filling the barrier lists of `spare`, an earlier plan's batches, before
 /// allocating new ones. The plan is the same as without them.
-pub(crate) fn plan_reusing(mut input: PlanInput, spare: Vec<QueuePlan>) -> Result<Plan> {
+pub(crate) fn plan_reusing(input: PlanInput, spare: Vec<QueuePlan>) -> Result<Plan> {
+    plan_scheduled_reusing(input, spare, Schedule::PROGRAM_ORDER)
+}
+
+/// [`plan_reusing`], taking the passes in the order `schedule` gives (see [`super::schedule`]).
+pub(crate) fn plan_scheduled_reusing(
+    mut input: PlanInput,
+    spare: Vec<QueuePlan>,
+    schedule: Schedule,
+) -> Result<Plan> {
     validate(&input)?;
     transient::validate::validate(&input)?;
     queue_stages::narrow_input(&mut input);
+    let scheduled = super::schedule::schedule(&input, schedule);
     let no_aliasing = Aliasing::default();
     let spare = SpareBarriers::from_queues(spare);
-    let (mut queues, mut final_states) = plan_parts(&input, spare, &no_aliasing)?;
+    let (mut queues, mut final_states) = plan_parts(&input, &scheduled.order, spare, &no_aliasing)?;
     let mut transients = TransientPlan::default();
+    let mut aliased = false;
     if transient::any(&input) {
         // Place the transients from the plan's order, then plan again with each one's first
         // use ordered after the transients whose memory it takes.
         let (placed, aliasing) = transient::place(&input, &queues);
         if aliasing.after.iter().any(|a| !a.is_empty()) {
             let spare = SpareBarriers::from_queues(queues);
-            (queues, final_states) = plan_parts(&input, spare, &aliasing)?;
+            (queues, final_states) = plan_parts(&input, &scheduled.order, spare, &aliasing)?;
+            aliased = true;
         }
         transients = placed;
+    }
+    // Regrouping moves barrier commands by the passes' own uses; it does not know aliasing
+    // dependencies, so a plan with them keeps its barriers where the planner put them.
+    if !aliased {
+        scheduled.regroup(&input, &mut queues);
+    }
+    if transient::any(&input) {
         transient::sites(&mut transients, &input, &queues);
     }
     Ok(Plan {
@@ -196,18 +221,24 @@ pub(crate) fn plan_reusing(mut input: PlanInput, spare: Vec<QueuePlan>) -> Resul
         queues,
         final_states,
         transients,
+        order: scheduled.order,
     })
 }
 
 type FinalStates = Vec<Vec<(std::ops::Range<u64>, SegmentState<usize>)>>;
 
-/// Plans a validated input whose stages fit its queues, with transients ordered as `aliasing`
-/// says.
+/// Plans a validated input whose stages fit its queues, taking the passes in `order`, with
+/// transients ordered as `aliasing` says.
 fn plan_parts(
     input: &PlanInput,
+    order: &[usize],
     spare: SpareBarriers,
     aliasing: &Aliasing,
 ) -> Result<(Vec<QueuePlan>, FinalStates)> {
+    let mut pos = vec![0; input.passes.len()];
+    for (k, &i) in order.iter().enumerate() {
+        pos[i] = pass_pos(k);
+    }
     let mut p = Planner {
         input,
         aliasing,
@@ -231,8 +262,9 @@ fn plan_parts(
         pass_stages: vec![vk::PipelineStageFlags2::NONE; input.passes.len()],
         proto_waits: Vec::new(),
         spare,
+        pos,
     };
-    for i in 0..input.passes.len() {
+    for &i in order {
         p.add_pass(i)?;
     }
     let queues = p.batch_all();

@@ -121,6 +121,7 @@ mod tests {
                 .collect(),
             final_states: vec![],
             transients: Default::default(),
+            order: vec![],
         }
     }
 

@@ -15,6 +15,8 @@
 
 mod build;
 mod draw;
+pub mod model;
+pub mod scheduled;
 mod show;
 
 pub use draw::cases;
@@ -315,6 +317,11 @@ pub struct Planned {
 
 /// Plans every graph of the case in turn, feeding final states and timeline values forward.
 pub fn plan_case(case: &Case) -> Result<Vec<Planned>, String> {
+    plan_case_with(case, Schedule::PROGRAM_ORDER)
+}
+
+/// [`plan_case`], each graph planned with `schedule`.
+pub fn plan_case_with(case: &Case, schedule: Schedule) -> Result<Vec<Planned>, String> {
     let mut resources = case.resources.clone();
     let mut last = case.start.clone();
     let mut out = vec![];
@@ -324,7 +331,7 @@ pub fn plan_case(case: &Case) -> Result<Vec<Planned>, String> {
             resources: resources.clone(),
             passes: passes.clone(),
         };
-        let plan = plan(&input)
+        let plan = plan_scheduled(&input, schedule)
             .map_err(|e| format!("graph {g}: planning failed: {e}\ninput: {input:#?}"))?;
         stages_fit(&plan).map_err(|e| format!("graph {g}: {e}\n{plan}"))?;
         let values = plan.assign_values(&mut last);

@@ -339,4 +339,4 @@ fn queue_colour(queue: usize) -> Rgb {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

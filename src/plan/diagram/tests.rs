@@ -2,7 +2,7 @@
 //! it and the DOT text hold one lane per queue, one box per pass, one marker per barrier
 //! command and one arrow or marker per semaphore wait, each where the plan says.
 
-mod check;
+pub(crate) mod check;
 
 use crate::access::Access;
 use crate::plan::*;
@@ -285,6 +285,3 @@ fn the_crossing_count_sees_a_crossing() {
     </svg>"#;
     assert_eq!(arrow_crossings(&Document::parse(svg).unwrap()), 1);
 }
-
-#[cfg(feature = "verify")]
-mod simulated;

@@ -34,7 +34,7 @@ impl Planner<'_> {
     pub(super) fn add_pass(&mut self, i: usize) -> Result<()> {
         let pass = &self.input.passes[i];
         let q = pass.queue;
-        let p = pass_pos(i);
+        let p = self.pos[i];
         // A binary wait makes the guarded resources "undefined, ready once the wait is done".
         for (wi, w) in pass.waits.iter().enumerate() {
             for &r in &w.guards {
@@ -125,7 +125,7 @@ impl Planner<'_> {
             self.states[r] = map;
             res?;
         }
-        // Passes arrive in program order, so they always go last.
+        // Passes arrive in the order taken, and positions follow it: they always go last.
         self.nodes[q].push((p, node));
         Ok(())
     }
@@ -144,7 +144,7 @@ impl Planner<'_> {
         let res = &self.input.resources[r];
         let q = self.input.passes[pass].queue;
         let family = self.input.queues[q].family;
-        let p = pass_pos(pass);
+        let p = self.pos[pass];
         let a = u.access;
         let is_image = matches!(res.kind, ResourceKind::Image { .. });
 

@@ -68,7 +68,7 @@ mod lifetime;
 mod placement;
 mod show;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 #[cfg(test)]
 mod tests_frame;
 pub(super) mod validate;

@@ -79,7 +79,8 @@ impl Model {
                 mem.linear,
             ));
         }
-        for pass in &input.passes {
+        // Passes the plan records (a culled pass is not recorded and needs no memory).
+        for pass in p.order.iter().filter_map(|&i| input.passes.get(i)) {
             for u in &pass.uses {
                 if memory(u.resource).is_some() && !placed.iter().any(|x| x.0 == u.resource) {
                     bad(

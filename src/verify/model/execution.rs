@@ -84,12 +84,22 @@ impl Model {
     }
 
     /// Where each pass is recorded: (queue, batch). A pass recorded twice, on another queue
-    /// than its own, or never, is a structural violation.
+    /// than its own, or never (unless the plan culled it: it is not in [`Plan::order`]), is a
+    /// structural violation; so is a culled pass that is recorded.
     fn pass_locations(&mut self, ex: &Exec) -> Vec<Option<(usize, usize)>> {
         let Exec { k, p, .. } = *ex;
         let input = &p.input;
         let qname = |q: usize| ex.qname(q);
         let mut pass_at: Vec<Option<(usize, usize)>> = vec![None; input.passes.len()];
+        let mut planned = vec![false; input.passes.len()];
+        for &i in &p.order {
+            match planned.get_mut(i) {
+                Some(t) if !*t => *t = true,
+                _ => self.violations.push(structure(format!(
+                    "execution {k}: the plan's order names pass {i} twice or out of range"
+                ))),
+            }
+        }
         for (q, qp) in p.queues.iter().enumerate() {
             for (b, batch) in qp.batches.iter().enumerate() {
                 for c in &batch.commands {
@@ -105,6 +115,11 @@ impl Model {
                                 "execution {k}: pass `{name}` is recorded twice"
                             )));
                         } else {
+                            if !planned[*i] {
+                                self.violations.push(structure(format!(
+                                    "execution {k}: pass `{name}` is recorded but not in the plan's order"
+                                )));
+                            }
                             if input.passes[*i].queue != q {
                                 self.violations.push(structure(format!("execution {k}: pass `{name}` is recorded on queue `{}`, not on its own queue", qname(q))));
                             }
@@ -115,7 +130,7 @@ impl Model {
             }
         }
         for (i, at) in pass_at.iter().enumerate() {
-            if at.is_none() {
+            if at.is_none() && planned[i] {
                 self.violations.push(structure(format!(
                     "execution {k}: pass `{}` is never recorded",
                     input.passes[i].name

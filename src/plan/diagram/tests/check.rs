@@ -4,26 +4,26 @@ use super::super::text;
 use crate::plan::*;
 use roxmltree::{Document, Node};
 
-pub(super) fn has_class(n: &Node, class: &str) -> bool {
+pub(crate) fn has_class(n: &Node, class: &str) -> bool {
     n.attribute("class")
         .is_some_and(|c| c.split(' ').any(|t| t == class))
 }
 
 /// The `<g>` elements whose class has `class` among its words.
-pub(super) fn groups<'a, 'i>(doc: &'a Document<'i>, class: &str) -> Vec<Node<'a, 'i>> {
+pub(crate) fn groups<'a, 'i>(doc: &'a Document<'i>, class: &str) -> Vec<Node<'a, 'i>> {
     doc.descendants()
         .filter(|n| n.has_tag_name("g") && has_class(n, class))
         .collect()
 }
 
-pub(super) fn title<'a>(n: &Node<'a, '_>) -> &'a str {
+pub(crate) fn title<'a>(n: &Node<'a, '_>) -> &'a str {
     n.children()
         .find(|c| c.has_tag_name("title"))
         .and_then(|t| t.text())
         .unwrap_or_default()
 }
 
-pub(super) fn f(n: &Node, attr: &str) -> f32 {
+pub(crate) fn f(n: &Node, attr: &str) -> f32 {
     n.attribute(attr)
         .unwrap_or_else(|| panic!("{n:?} has no {attr}"))
         .parse()
@@ -31,7 +31,7 @@ pub(super) fn f(n: &Node, attr: &str) -> f32 {
 }
 
 /// The frame of `batch-q-b`: (left, right).
-pub(super) fn frame(doc: &Document, q: usize, b: usize) -> (f32, f32) {
+pub(crate) fn frame(doc: &Document, q: usize, b: usize) -> (f32, f32) {
     let id = format!("batch-{q}-{b}");
     let g = doc
         .descendants()
@@ -43,7 +43,7 @@ pub(super) fn frame(doc: &Document, q: usize, b: usize) -> (f32, f32) {
 
 /// The corners of an arrow's path (absolute `M`, `H`, `V`, `Q`, `L` commands; a `Q`'s control
 /// point is its corner), so every segment is horizontal or vertical.
-pub(super) fn corners(d: &str) -> Vec<(f32, f32)> {
+pub(crate) fn corners(d: &str) -> Vec<(f32, f32)> {
     let mut out: Vec<(f32, f32)> = Vec::new();
     let mut cmd = ' ';
     let mut nums: Vec<f32> = Vec::new();
@@ -78,7 +78,7 @@ pub(super) fn corners(d: &str) -> Vec<(f32, f32)> {
 }
 
 /// Boxes of the marks that must not overlap: pass boxes and barrier markers.
-pub(super) fn mark_rects(doc: &Document) -> Vec<(String, [f32; 4])> {
+pub(crate) fn mark_rects(doc: &Document) -> Vec<(String, [f32; 4])> {
     doc.descendants()
         .filter(|n| n.has_tag_name("g") && (has_class(n, "pass") || has_class(n, "barrier")))
         .map(|g| {
@@ -92,7 +92,7 @@ pub(super) fn mark_rects(doc: &Document) -> Vec<(String, [f32; 4])> {
 
 /// Writes the picture to `$VK_BATON_DIAGRAM_DIR/NAME.svg` (and `.dot`) when that is set, to
 /// look at it.
-pub(super) fn dump(name: &str, plan: &Plan) {
+pub(crate) fn dump(name: &str, plan: &Plan) {
     if let Some(dir) = std::env::var_os("VK_BATON_DIAGRAM_DIR") {
         let dir = std::path::Path::new(&dir);
         std::fs::write(dir.join(format!("{name}.svg")), plan.to_svg()).unwrap();
@@ -101,7 +101,7 @@ pub(super) fn dump(name: &str, plan: &Plan) {
 }
 
 /// The `id` of a wait's mark, `wait-Q-B-W`, back to (queue, batch, wait).
-pub(super) fn wait_id(id: &str) -> [usize; 3] {
+pub(crate) fn wait_id(id: &str) -> [usize; 3] {
     id.trim_start_matches("wait-")
         .split('-')
         .map(|s| s.parse().unwrap())
@@ -115,7 +115,7 @@ pub(super) fn wait_id(id: &str) -> [usize; 3] {
 /// semaphore wait; arrows from the end of the batch that signals (or the "earlier graphs"
 /// marker) to the start of the batch that waits, horizontal and vertical runs only, never
 /// leftwards and across no mark; no text over another. Returns the SVG.
-pub(super) fn check_svg(plan: &Plan) -> String {
+pub(crate) fn check_svg(plan: &Plan) -> String {
     let svg = plan.to_svg();
     let doc = Document::parse(&svg).unwrap_or_else(|e| panic!("{e}\n{svg}"));
     assert_eq!(doc.root_element().tag_name().name(), "svg");
@@ -244,7 +244,7 @@ pub(super) fn check_svg(plan: &Plan) -> String {
 }
 
 /// No text runs off the picture or into another text (by the estimated widths, which err wide).
-pub(super) fn assert_texts_apart(doc: &Document) {
+pub(crate) fn assert_texts_apart(doc: &Document) {
     let width = f(&doc.root_element(), "width");
     let mut boxes: Vec<(&str, [f32; 4])> = Vec::new();
     for t in doc.descendants().filter(|n| n.has_tag_name("text")) {
@@ -270,7 +270,7 @@ pub(super) fn assert_texts_apart(doc: &Document) {
 
 /// What the DOT text of a plan the planner made must hold: balanced braces and strings, and
 /// the same marks as the SVG, counted by class. Returns the text.
-pub(super) fn check_dot(plan: &Plan) -> String {
+pub(crate) fn check_dot(plan: &Plan) -> String {
     let dot = plan.to_dot();
     assert_balanced(&dot);
     let count = |s: &str| dot.matches(s).count();
@@ -303,7 +303,7 @@ pub(super) fn check_dot(plan: &Plan) -> String {
 }
 
 /// Braces balance outside strings, and every string closes.
-pub(super) fn assert_balanced(dot: &str) {
+pub(crate) fn assert_balanced(dot: &str) {
     let (mut depth, mut in_string, mut escaped) = (0i32, false, false);
     for (i, c) in dot.char_indices() {
         match (in_string, escaped, c) {
@@ -327,7 +327,7 @@ pub(super) fn assert_balanced(dot: &str) {
 type Segment = ((f32, f32), (f32, f32));
 
 /// How many times one wait arrow crosses another (a vertical run through a horizontal one).
-pub(super) fn arrow_crossings(doc: &Document) -> usize {
+pub(crate) fn arrow_crossings(doc: &Document) -> usize {
     let segments: Vec<Vec<Segment>> = groups(doc, "wait")
         .iter()
         .filter(|g| !has_class(g, "binary"))

@@ -2,8 +2,8 @@
 //! family 1, async compute family 2), where lavapipe has one queue: the plans the samples would
 //! draw with `--plan-svg` there.
 
-use super::check::{check_dot, check_svg, dump, groups, has_class};
 use crate::access::Access;
+use crate::plan::diagram_checks::{check_dot, check_svg, dump, groups, has_class};
 use crate::plan::*;
 use crate::simulate::{Simulation, Topology};
 use ash::vk;

@@ -1,0 +1,242 @@
+//! Opt-in scheduling: the passes in another order than insertion order, and culling, with the
+//! same results as program order.
+//!
+//! Insertion order is program order, and [`plan`](super::plan) keeps it. [`plan_scheduled`]
+//! (or [`GraphBuilder::schedule`](crate::GraphBuilder::schedule)) may instead:
+//!
+//! - **reorder** ([`Schedule::reorder`]): move a pass past passes it does not
+//!   [conflict](self#conflicts) with, so that every conflicting pair keeps its program order.
+//!   Passes are taken level by level: a pass's level is one more than that of the latest
+//!   earlier pass it conflicts with, so the passes of one level are independent of each other.
+//!   Within a level, work another queue waits on comes first and work that waits on another
+//!   queue last (waits late). The planner's batches are then regrouped: consecutive batches of
+//!   a queue that end in awaited work of one level become one, which signals once that work is
+//!   done rather than after each pass, and waits that an earlier wait covers go. Within each
+//!   batch, a barrier command moves up into an earlier one over passes that do not need it in
+//!   place (a release moves down, after the last pass that needs it). Each queue then records
+//!   about one barrier command per level and batch rather than one per dependent pass, and
+//!   independent work lands between a write and its first read.
+//! - **cull** ([`Schedule::cull`]): drop a pass that touches only
+//!   [transient](super::ResourceDecl::transient) resources when no later kept pass uses what it
+//!   writes. Resources are user-owned unless declared transient, so today nothing is culled
+//!   outside hand-made [`PlanInput`]s.
+//!
+//! The plan records the order taken in [`Plan::order`]; its printout says which pass moved
+//! before which, and which were culled. Pass indices stay insertion indices, so the executor
+//! records [`Command::Pass`](super::Command::Pass) the same way in any order.
+//!
+//! # Conflicts
+//!
+//! Two passes conflict when they use overlapping ranges of one resource and one of them
+//! writes; or reads an image in a different layout than the other; or runs on another queue
+//! family while the resource is `EXCLUSIVE` (an ownership transfer). A pass that waits on or
+//! signals a binary semaphore, presents, or declares no use at all conflicts with every pass:
+//! it stays where it was inserted relative to all others.
+//!
+//! ```
+//! use vk_baton::plan::*;
+//! use vk_baton::{ash::vk, Access};
+//! // Two independent chains on one queue, inserted chain after chain: `a0 -> a1`, `b0 -> b1`.
+//! let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+//! let input = PlanInput {
+//!     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::TRANSFER)],
+//!     resources: ["a", "a'", "b", "b'"].iter().map(|n| ResourceDecl::buffer(n, 64, usage)).collect(),
+//!     passes: vec![
+//!         PassDecl::new("a0", 0).with_use(UseDecl::new(0, Access::TRANSFER_WRITE)),
+//!         PassDecl::new("a1", 0).with_use(UseDecl::new(0, Access::COPY_READ))
+//!             .with_use(UseDecl::new(1, Access::COPY_WRITE)),
+//!         PassDecl::new("b0", 0).with_use(UseDecl::new(2, Access::TRANSFER_WRITE)),
+//!         PassDecl::new("b1", 0).with_use(UseDecl::new(2, Access::COPY_READ))
+//!             .with_use(UseDecl::new(3, Access::COPY_WRITE)),
+//!     ],
+//! };
+//! // Program order: a barrier before `a1` and another before `b1`.
+//! let in_order = plan(&input).unwrap();
+//! assert_eq!(in_order.order, [0, 1, 2, 3]);
+//! assert_eq!(in_order.barrier_commands(), 2);
+//!
+//! // Reordered: both writers first, then one barrier command for both readers.
+//! let scheduled = plan_scheduled(&input, Schedule::REORDER).unwrap();
+//! assert_eq!(scheduled.order, [0, 2, 1, 3]);
+//! assert_eq!(scheduled.barrier_commands(), 1);
+//! let [Command::Pass(0), Command::Pass(2), Command::Barrier(b), Command::Pass(1), Command::Pass(3)] =
+//!     &scheduled.queues[0].batches[0].commands[..] else { panic!("{scheduled}") };
+//! assert_eq!(b.buffers.len(), 2);
+//! assert!(scheduled.to_string().contains("pass   `b0` (moved before `a1`)"));
+//! scheduled.verify().unwrap();
+//! ```
+
+mod batches;
+mod conflict;
+mod cull;
+mod merge;
+mod reorder;
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_frames;
+
+use super::{Plan, PlanInput};
+use crate::error::Result;
+
+/// How [`plan_scheduled`] orders the passes; see the [module docs](self). The default is
+/// [`Schedule::PROGRAM_ORDER`]: every pass, in insertion order, exactly as [`plan`](super::plan).
+///
+/// ```
+/// use vk_baton::plan::Schedule;
+/// assert_eq!(Schedule::default(), Schedule::PROGRAM_ORDER);
+/// let s = Schedule::REORDER.with_culling();
+/// assert!(s.reorder && s.cull);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Schedule {
+    /// Move passes past passes they do not conflict with, and join barrier commands.
+    pub reorder: bool,
+    /// Drop passes that touch only transient resources and whose writes no later kept pass
+    /// uses.
+    pub cull: bool,
+}
+
+impl Schedule {
+    /// Insertion order, every pass.
+    pub const PROGRAM_ORDER: Schedule = Schedule {
+        reorder: false,
+        cull: false,
+    };
+    /// Reordered for fewer barrier commands and more overlap; every pass kept.
+    pub const REORDER: Schedule = Schedule {
+        reorder: true,
+        cull: false,
+    };
+
+    /// The same schedule, also culling.
+    ///
+    /// ```
+    /// use vk_baton::plan::*;
+    /// use vk_baton::{ash::vk, Access};
+    /// let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+    /// let input = PlanInput {
+    ///     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::TRANSFER)],
+    ///     resources: vec![
+    ///         ResourceDecl::buffer("scratch", 64, usage).transient(TransientMemory::buffer(64, 4, 1)),
+    ///         ResourceDecl::buffer("out", 64, usage),
+    ///     ],
+    ///     passes: vec![
+    ///         PassDecl::new("fill scratch", 0).with_use(UseDecl::new(0, Access::TRANSFER_WRITE)),
+    ///         PassDecl::new("fill out", 0).with_use(UseDecl::new(1, Access::TRANSFER_WRITE)),
+    ///     ],
+    /// };
+    /// // Nobody reads `scratch`, which does not outlive the graph: its pass is dropped.
+    /// let culled = plan_scheduled(&input, Schedule::PROGRAM_ORDER.with_culling()).unwrap();
+    /// assert_eq!(culled.order, [1]);
+    /// assert_eq!(culled.culled(), [0]);
+    /// assert!(culled.to_string().contains("culled `fill scratch`"));
+    /// // `out` is the app's: its pass stays, though nobody reads `out` in this graph. Without
+    /// // culling, every pass stays.
+    /// assert_eq!(plan(&input).unwrap().order, [0, 1]);
+    /// ```
+    pub const fn with_culling(self) -> Schedule {
+        Schedule { cull: true, ..self }
+    }
+}
+
+/// [`plan`](super::plan), taking the passes in the order `schedule` gives. The plan has the
+/// results of program order: every pair of conflicting passes keeps its order, and a culled
+/// pass writes nothing that anything reads. [`Plan::order`] is the order taken.
+///
+/// Errors: those of [`plan`](super::plan). See the [module example](self).
+pub fn plan_scheduled(input: &PlanInput, schedule: Schedule) -> Result<Plan> {
+    super::planner::plan_scheduled_reusing(input.clone(), Vec::new(), schedule)
+}
+
+/// What the planner needs from a schedule: the order in which to take the passes and, when
+/// reordering, each pass's level (see [`reorder`]) for [`Scheduled::regroup`].
+pub(super) struct Scheduled {
+    pub(super) order: Vec<usize>,
+    level: Option<Vec<usize>>,
+}
+
+/// The passes of a validated `input` as `schedule` takes them.
+pub(super) fn schedule(input: &PlanInput, schedule: Schedule) -> Scheduled {
+    let kept: Vec<usize> = if schedule.cull {
+        cull::kept(input)
+    } else {
+        (0..input.passes.len()).collect()
+    };
+    if schedule.reorder {
+        let (order, level) = reorder::order(input, &kept);
+        Scheduled {
+            order,
+            level: Some(level),
+        }
+    } else {
+        Scheduled {
+            order: kept,
+            level: None,
+        }
+    }
+}
+
+impl Scheduled {
+    /// When reordering: groups the batches the planner made by level and joins barrier
+    /// commands ([`batches`], [`merge`]).
+    pub(super) fn regroup(&self, input: &PlanInput, queues: &mut [super::QueuePlan]) {
+        if let Some(level) = &self.level {
+            batches::regroup(input, level, queues);
+        }
+    }
+}
+
+impl Plan {
+    /// The passes culled: in [`Plan::input`] but not in [`Plan::order`], in program order.
+    ///
+    /// See [`Schedule::with_culling`].
+    pub fn culled(&self) -> Vec<usize> {
+        let mut taken = vec![false; self.input.passes.len()];
+        for &i in &self.order {
+            if let Some(t) = taken.get_mut(i) {
+                *t = true;
+            }
+        }
+        (0..taken.len()).filter(|&i| !taken[i]).collect()
+    }
+
+    /// Per pass, the earliest pass inserted before it that it now comes before (what the
+    /// printout calls "moved before"); `None` for passes that kept their place, or were culled.
+    ///
+    /// ```
+    /// use vk_baton::plan::*;
+    /// use vk_baton::{ash::vk, Access};
+    /// let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+    /// let input = PlanInput {
+    ///     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::TRANSFER)],
+    ///     resources: vec![ResourceDecl::buffer("a", 64, usage), ResourceDecl::buffer("b", 64, usage)],
+    ///     passes: vec![
+    ///         PassDecl::new("write a", 0).with_use(UseDecl::new(0, Access::TRANSFER_WRITE)),
+    ///         PassDecl::new("read a", 0).with_use(UseDecl::new(0, Access::TRANSFER_READ)),
+    ///         PassDecl::new("write b", 0).with_use(UseDecl::new(1, Access::TRANSFER_WRITE)),
+    ///     ],
+    /// };
+    /// let p = plan_scheduled(&input, Schedule::REORDER).unwrap();
+    /// // `write b` depends on nothing: it joins `write a` before the barrier `read a` needs.
+    /// assert_eq!(p.order, [0, 2, 1]);
+    /// assert_eq!(p.moved_before(), [None, None, Some(1)]);
+    /// ```
+    pub fn moved_before(&self) -> Vec<Option<usize>> {
+        let n = self.input.passes.len();
+        let mut rank = vec![usize::MAX; n];
+        for (k, &i) in self.order.iter().enumerate() {
+            if let Some(r) = rank.get_mut(i) {
+                *r = k;
+            }
+        }
+        (0..n)
+            .map(|i| {
+                if rank[i] == usize::MAX {
+                    return None;
+                }
+                (0..i).find(|&j| rank[j] != usize::MAX && rank[j] > rank[i])
+            })
+            .collect()
+    }
+}
