@@ -123,6 +123,25 @@ impl Graph {
         self.pools.kept.lock().disabled = !on;
     }
 
+    /// Times every pass on the GPU from now on (`Some`), or stops (`None`, the default). Each
+    /// execution then writes a timestamp before and after each pass on the queues that have
+    /// timestamps, and its fence hands over the times once complete
+    /// ([`ExecutionFence::take_gpu_timings`]); see [`crate::timing`]. Off, nothing is written
+    /// and no query pool is made.
+    ///
+    /// ```no_run
+    /// # fn f(ctx: &vk_baton::Context, q: &vk_baton::Queue, pass: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {
+    /// let graph = ctx.graph()?;
+    /// graph.set_gpu_timings(Some(ctx.timestamp_support()));
+    /// let fence = graph.record().insert_pass("work", pass, q).finish()?.execute()?;
+    /// fence.wait()?;
+    /// println!("{}", fence.take_gpu_timings().expect("timed, and complete"));
+    /// # Ok(()) }
+    /// ```
+    pub fn set_gpu_timings(&self, support: Option<crate::timing::TimestampSupport>) {
+        self.pools.reusable.lock().instrument.support = support;
+    }
+
     /// The device the graph records for.
     ///
     /// ```no_run
