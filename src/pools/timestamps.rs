@@ -165,3 +165,86 @@ impl ExecutionTimer {
         Some(times)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{Access, BufferDesc, Context, Graph};
+    use ash::vk;
+
+    /// (pool handle, capacity) of every free query pool of `graph`.
+    fn free(graph: &Graph) -> Vec<(vk::QueryPool, u32)> {
+        let reusable = graph.pools().reusable.lock();
+        let free = &reusable.instrument.free;
+        free.iter().map(|s| (s.pool, s.capacity)).collect()
+    }
+
+    /// Executes `passes` fills of `buf` on the graphics queue.
+    fn run(
+        ctx: &Context,
+        graph: &Graph,
+        buf: &std::sync::Arc<crate::StBuffer>,
+        passes: usize,
+    ) -> crate::ExecutionFence {
+        let mut b = graph.record();
+        for _ in 0..passes {
+            b = b.insert_fn(
+                "fill",
+                ctx.graphics(),
+                |d| {
+                    d.uses(buf, Access::TRANSFER_WRITE);
+                },
+                |r| {
+                    // SAFETY: the buffer is alive and in the declared state.
+                    unsafe { r.device().cmd_fill_buffer(r.cmd(), buf.handle(), 0, 64, 1) };
+                    Ok(())
+                },
+            );
+        }
+        b.finish().unwrap().execute().unwrap()
+    }
+
+    #[test]
+    fn query_pools_are_made_only_when_timed_and_reused_frame_after_frame() {
+        let ctx = Context::new_for_tests().expect("a Vulkan device (lavapipe in CI)");
+        let buf = ctx
+            .buffer(
+                BufferDesc::new(64, vk::BufferUsageFlags::TRANSFER_DST),
+                "buf",
+            )
+            .unwrap();
+        let graph = ctx.graph().unwrap();
+        for _ in 0..2 {
+            run(&ctx, &graph, &buf, 3).wait().unwrap();
+        }
+        assert_eq!(free(&graph), [], "untimed: no query pool at all");
+
+        graph.set_gpu_timings(Some(ctx.timestamp_support()));
+        run(&ctx, &graph, &buf, 3).wait().unwrap();
+        let first = free(&graph);
+        assert_eq!(first.len(), 1);
+        assert_eq!(first[0].1, super::MIN_QUERIES);
+        for _ in 0..3 {
+            let fence = run(&ctx, &graph, &buf, 3);
+            assert_eq!(free(&graph), [], "in use");
+            fence.wait().unwrap();
+            assert_eq!(free(&graph), first, "the same pool again");
+        }
+
+        // Two executions in flight take two pools; a larger one is made for more passes.
+        let a = run(&ctx, &graph, &buf, 3);
+        let b = run(&ctx, &graph, &buf, 40);
+        a.wait().unwrap();
+        b.wait().unwrap();
+        let mut both = free(&graph);
+        both.sort_by_key(|s| s.1);
+        assert_eq!(both.len(), 2);
+        assert_eq!((both[0], both[1].1), (first[0], 128));
+
+        graph.set_gpu_timings(None);
+        run(&ctx, &graph, &buf, 3).wait().unwrap();
+        assert_eq!(free(&graph).len(), 2, "kept, unused, until the graph drops");
+        drop(graph);
+        let m = ctx.validation_messages();
+        assert!(m == 0, "{m}");
+    }
+}
