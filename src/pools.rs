@@ -194,7 +194,8 @@ impl GraphPools {
     /// Recycles a completed execution whose fence is gone, logging its GPU times first (at
     /// debug level, if timed): nobody else will see them.
     pub(crate) fn recycle_completed(&self, mut c: InFlight) {
-        if let (Some(t), true) = (&mut c.timer, log::log_enabled!(log::Level::Debug)) {
+        let logged = log::log_enabled!(target: crate::timing::LOG_TARGET, log::Level::Debug);
+        if let (Some(t), true) = (&mut c.timer, logged) {
             t.finish(&self.device);
         }
         self.recycle(c);

@@ -20,9 +20,10 @@
 //! # Ok(()) }
 //! ```
 //!
-//! With the `log` crate at debug level, every completed execution of a timed graph also logs
-//! one line of its times (`gpu: blur 0.120 ms (graphics), ...`), whether or not anything
-//! takes them from the fence.
+//! With the `log` crate at debug level for the target `vk_baton::timing`
+//! (`RUST_LOG=vk_baton::timing=debug` with `env_logger`), every completed execution of a timed
+//! graph also logs one line of its times (`gpu: blur 0.120 ms (graphics), ...`), whether or not
+//! anything takes them from the fence.
 //!
 //! # What a time means
 //!
@@ -38,6 +39,9 @@ use ash::vk;
 use parking_lot::Mutex;
 use std::fmt;
 use std::sync::Arc;
+
+/// The `log` target of the per-execution line of GPU times.
+pub(crate) const LOG_TARGET: &str = "vk_baton::timing";
 
 /// What a device can time: the length of one timestamp tick and, per queue family, how many
 /// bits of a timestamp are valid (0: the family has no timestamps, and its passes are not

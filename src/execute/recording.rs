@@ -202,24 +202,14 @@ impl Execution<'_> {
                 instrument::reset_batch_queries(device, cmd, timer.as_ref(), mask, batch);
                 for (ci, c) in batch.commands.iter().enumerate() {
                     match c {
-                        Command::Barrier(b) => {
-                            let Some(d) = debug else {
-                                record_barrier(device, cmd, b, resources, barriers);
-                                continue;
-                            };
-                            let mut label = instrument::LabelText::new();
-                            let (before, after) =
-                                instrument::neighbours(batch, ci, |p| passes[p].name.as_str());
-                            let color =
-                                instrument::barrier_label(&mut label, b, family, before, after);
-                            // SAFETY: `cmd` is recording on this thread; the graph's debug
-                            // functions belong to its device (`Graph::new`'s contract). The
-                            // label closes right after the barrier.
-                            unsafe { d.begin_label_with_color(cmd, label.as_str(), color) };
-                            record_barrier(device, cmd, b, resources, barriers);
-                            // SAFETY: closes the label just opened.
-                            unsafe { d.end_label(cmd) };
-                        }
+                        Command::Barrier(b) => instrument::labelled_barrier(
+                            debug,
+                            cmd,
+                            family,
+                            (batch, ci, b),
+                            |p| passes[p].name.as_str(),
+                            || record_barrier(device, cmd, b, resources, barriers),
+                        ),
                         Command::Pass(i) => {
                             let PassEntry { name, pass, queue } = &mut passes[*i];
                             let end = instrument::begin_pass(

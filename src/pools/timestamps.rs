@@ -159,8 +159,8 @@ impl ExecutionTimer {
         }
         let passes = std::mem::take(&mut self.passes);
         let times = GpuTimings::new(passes, self.spares.clone());
-        if log::log_enabled!(log::Level::Debug) {
-            log::debug!("gpu: {times}");
+        if log::log_enabled!(target: crate::timing::LOG_TARGET, log::Level::Debug) {
+            log::debug!(target: crate::timing::LOG_TARGET, "gpu: {times}");
         }
         Some(times)
     }

@@ -100,6 +100,31 @@ pub(super) fn barrier_label(
     color(barrier_rgb(release.is_some() || acquire.is_some()))
 }
 
+/// Records barrier command `b` (command `c` of `batch`) with `record`, inside a label region
+/// that names it ([`barrier_label`]) when debug utils are on. `pass_name`: a pass's name by
+/// its index.
+pub(super) fn labelled_barrier<'n>(
+    debug: Option<&DebugUtils>,
+    cmd: vk::CommandBuffer,
+    family: u32,
+    (batch, c, b): (&Batch, usize, &BarrierCmd),
+    pass_name: impl Fn(usize) -> &'n str,
+    record: impl FnOnce(),
+) {
+    let Some(d) = debug else {
+        return record();
+    };
+    let mut label = LabelText::new();
+    let (before, after) = neighbours(batch, c, pass_name);
+    let color = barrier_label(&mut label, b, family, before, after);
+    // SAFETY: `cmd` is recording on this thread; the graph's debug functions belong to its
+    // device (`Graph::new`'s contract). The label closes right after the barrier.
+    unsafe { d.begin_label_with_color(cmd, label.as_str(), color) };
+    record();
+    // SAFETY: closes the label just opened.
+    unsafe { d.end_label(cmd) };
+}
+
 /// The pass names on either side of command `c` of `batch`: (the pass right after, the pass
 /// right before).
 pub(super) fn neighbours<'n>(
