@@ -11,8 +11,8 @@
 //! queues are different families, the state buffers are CONCURRENT (both families read
 //! `state[N % 2]` at once, which an EXCLUSIVE buffer cannot allow without serializing).
 //!
-//! It prints the GPU time of each queue per frame (timestamp queries written in the passes
-//! with `vkCmdWriteTimestamp2`), the frame time, and the overlap achieved: serial time (the
+//! It prints the GPU time of each queue per frame (the graph's own timestamps around each pass:
+//! `Graph::set_gpu_timings`), the frame time, and the overlap achieved: serial time (the
 //! sum of both queues' busy time) over the measured frame time, against the ideal sum/max.
 //! Both results are checked against the host. On a single-queue device (lavapipe) it runs
 //! the same graph, correctly and without overlap, and says so.
@@ -30,7 +30,7 @@
 
 use std::sync::Arc;
 use std::time::Instant;
-use support::{push_u32s, report_validation, vkerr, InFlight, ValueExt};
+use support::{push_u32s, report_validation, InFlight, ValueExt};
 use vk_baton::ash::vk;
 use vk_baton::{Access, BufferDesc, Context, Declare, ExecutionFence, Pass, Recorder, StBuffer};
 use vk_baton_passes::{ComputeDispatch, ShaderAccess};
@@ -42,6 +42,9 @@ const USAGE: &str =
 const FRAMES_IN_FLIGHT: usize = 2;
 /// Workgroup width of `sim.comp`.
 const WG: u32 = 64;
+/// The two passes of a frame.
+const STEP: &str = "simulate step N+1";
+const RENDER: &str = "render frame N";
 /// Salt bit that tells the render's mixing apart from the simulation's.
 const RENDER_SALT: u32 = 0x8000_0000;
 
@@ -58,71 +61,6 @@ fn mix(x: u32, salt: u32, iters: u32) -> u32 {
 /// The initial simulation state.
 fn initial(i: u32) -> u32 {
     i.wrapping_mul(2_654_435_761) ^ 0xA5A5_A5A5
-}
-
-/// Timestamp queries a pass writes around its dispatch: (pool, first of two queries).
-#[derive(Clone, Copy)]
-struct Stamps {
-    pool: vk::QueryPool,
-    first: u32,
-}
-
-/// The timestamp query pool, destroyed when dropped.
-struct QueryPool {
-    device: vk_baton::ash::Device,
-    pool: vk::QueryPool,
-}
-
-impl Drop for QueryPool {
-    fn drop(&mut self) {
-        // SAFETY: declared before the `InFlight` of `run`, which waits for every execution
-        // that wrote it.
-        unsafe { self.device.destroy_query_pool(self.pool, None) };
-    }
-}
-
-/// A pass with GPU timestamps around its commands: `vkCmdWriteTimestamp2` into two queries
-/// before and after the inner pass records. The declarations are the inner pass's.
-struct Timed<'a, P> {
-    pass: &'a mut P,
-    stamps: Option<Stamps>,
-}
-
-impl<P: Pass> Pass for Timed<'_, P> {
-    fn declare(&self, d: &mut Declare<'_>) {
-        self.pass.declare(d);
-    }
-
-    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
-        let (dev, cmd) = (r.device().clone(), r.cmd());
-        let Some(s) = self.stamps else {
-            return self.pass.record(r);
-        };
-        // SAFETY: `cmd` is recording; the query pool outlives the execution (the sample's
-        // `InFlight` waits for every fence before the pool drops); the two queries are reset
-        // before being written, and their previous results were read after that frame's fence
-        // signalled.
-        unsafe {
-            dev.cmd_reset_query_pool(cmd, s.pool, s.first, 2);
-            dev.cmd_write_timestamp2(
-                cmd,
-                vk::PipelineStageFlags2::COMPUTE_SHADER,
-                s.pool,
-                s.first,
-            );
-        }
-        self.pass.record(r)?;
-        // SAFETY: as above.
-        unsafe {
-            dev.cmd_write_timestamp2(
-                cmd,
-                vk::PipelineStageFlags2::COMPUTE_SHADER,
-                s.pool,
-                s.first + 1,
-            );
-        }
-        Ok(())
-    }
 }
 
 /// `vkCmdCopyBuffer` of the whole of `src` into `dst`.
@@ -161,34 +99,7 @@ impl Pass for HostRead {
     }
 }
 
-/// Timestamp support of one queue: the mask of valid bits, or `None` without timestamps.
-fn timestamp_mask(ctx: &Context, family: u32) -> Option<u64> {
-    // SAFETY: plain queries on a live physical device.
-    let (props, families) = unsafe {
-        (
-            ctx.instance()
-                .get_physical_device_properties(ctx.physical_device()),
-            ctx.instance()
-                .get_physical_device_queue_family_properties(ctx.physical_device()),
-        )
-    };
-    let bits = families[family as usize].timestamp_valid_bits;
-    // timestampComputeAndGraphics promises timestamps on every graphics and compute queue;
-    // without it, each family says through timestampValidBits (0: none).
-    if bits == 0 {
-        if props.limits.timestamp_compute_and_graphics == vk::TRUE {
-            log::warn!("timestampComputeAndGraphics is set but family {family} has 0 valid bits");
-        }
-        return None;
-    }
-    Some(if bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    })
-}
-
-/// Per-frame GPU times read back from the queries.
+/// Per-frame GPU times, from the graph's timings.
 #[derive(Default)]
 struct Times {
     graphics_ns: f64,
@@ -251,18 +162,21 @@ fn run() -> vk_baton::Result<bool> {
         "workloads: {size} workgroups x {WG} invocations x {iters} iterations each; {frames} frames ({warmup} warm-up)"
     );
 
-    let gfx_mask = timestamp_mask(&ctx, ctx.graphics().family());
-    let cmp_mask = timestamp_mask(&ctx, ctx.async_compute().family());
-    let period = props.limits.timestamp_period as f64;
-    match (gfx_mask, cmp_mask) {
-        (Some(g), Some(c)) => println!(
-            "timestamps: {} / {} valid bits (graphics / async compute), period {period} ns",
-            g.count_ones(),
-            c.count_ones()
-        ),
-        _ => println!("timestamps: not supported on both queues; GPU times are n/a"),
+    // The graph writes timestamps around each pass on the queues that have them.
+    let timestamps = ctx.timestamp_support();
+    let (gfx_bits, cmp_bits) = (
+        timestamps.valid_bits(ctx.graphics().family()),
+        timestamps.valid_bits(ctx.async_compute().family()),
+    );
+    let stamped = gfx_bits > 0 && cmp_bits > 0;
+    if stamped {
+        println!(
+            "timestamps: {gfx_bits} / {cmp_bits} valid bits (graphics / async compute), period {} ns",
+            timestamps.period_ns()
+        );
+    } else {
+        println!("timestamps: not supported on both queues; GPU times are n/a");
     }
-    let stamped = gfx_mask.is_some() && cmp_mask.is_some();
 
     // Resources: the double-buffered state, the render target and a staging buffer.
     let bytes = count as u64 * 4;
@@ -319,23 +233,6 @@ fn run() -> vk_baton::Result<bool> {
         sim_dispatch("render state[0]", &state[0], &target)?,
         sim_dispatch("render state[1]", &state[1], &target)?,
     ];
-    let query_count = 4 * FRAMES_IN_FLIGHT as u32;
-    // SAFETY: a valid create info on a live device. The guard destroys it when `run` returns,
-    // after `in_flight` (declared later, dropped earlier) has waited for every execution.
-    let pool = QueryPool {
-        device: ctx.device().clone(),
-        pool: unsafe {
-            ctx.device().create_query_pool(
-                &vk::QueryPoolCreateInfo::default()
-                    .query_type(vk::QueryType::TIMESTAMP)
-                    .query_count(query_count),
-                None,
-            )
-        }
-        .map_err(vkerr("vkCreateQueryPool"))?,
-    };
-    let pool = &pool;
-
     let graph = ctx.graph()?;
     let mut seed = Copy {
         src: staging.clone(),
@@ -347,6 +244,8 @@ fn run() -> vk_baton::Result<bool> {
         .finish()?
         .execute()?
         .wait()?;
+    // Timed from the frames on: the seed above is not.
+    graph.set_gpu_timings(Some(timestamps));
 
     let mut in_flight = InFlight::new();
     let mut times = Times::default();
@@ -355,28 +254,22 @@ fn run() -> vk_baton::Result<bool> {
         if !stamped || frame < warmup {
             return Ok(());
         }
-        let slot = (frame as usize % FRAMES_IN_FLIGHT) as u32;
-        let mut ts = [0u64; 4];
-        // SAFETY: the four queries of this slot were reset and written by the execution whose
-        // fence just signalled; WAIT is satisfied already.
-        unsafe {
-            ctx.device().get_query_pool_results(
-                pool.pool,
-                slot * 4,
-                &mut ts,
-                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
-            )
-        }
-        .map_err(vkerr("vkGetQueryPoolResults"))?;
-        let (cm, gm) = (cmp_mask.unwrap_or(u64::MAX), gfx_mask.unwrap_or(u64::MAX));
-        let compute = (ts[1] & cm).wrapping_sub(ts[0] & cm) & cm;
-        let graphics = (ts[3] & gm).wrapping_sub(ts[2] & gm) & gm;
-        times.compute_ns += compute as f64 * period;
-        times.graphics_ns += graphics as f64 * period;
-        times.frames += 1;
-        let begin = ts[0].min(ts[2]);
+        let Some(gpu) = fence.take_gpu_timings() else {
+            return Ok(());
+        };
+        let (Some(step), Some(render)) = (gpu.get(STEP), gpu.get(RENDER)) else {
+            return Err(vk_baton::Error::InvalidInput(format!(
+                "frame {frame}: no GPU time for both passes ({gpu})"
+            )));
+        };
+        times.compute_ns += step.duration_ns() as f64;
+        times.graphics_ns += render.duration_ns() as f64;
+        // Across the two queues: Vulkan promises comparable timestamps only within one queue,
+        // which this span assumes of the two (it holds on the devices measured).
+        let begin = step.start_ns().min(render.start_ns());
         times.first_begin = Some(times.first_begin.map_or(begin, |b| b.min(begin)));
-        times.last_end = times.last_end.max(ts[1].max(ts[3]));
+        times.last_end = times.last_end.max(step.end_ns().max(render.end_ns()));
+        times.frames += 1;
         Ok(())
     };
 
@@ -396,27 +289,12 @@ fn run() -> vk_baton::Result<bool> {
             collect(f, fence, &mut times)?;
         }
         let cur = (frame % 2) as usize;
-        let slot = (frame as usize % FRAMES_IN_FLIGHT) as u32;
-        let stamps = |first| {
-            stamped.then_some(Stamps {
-                pool: pool.pool,
-                first,
-            })
-        };
         steps[cur].set_push_constants(&push_u32s(&[count, iters, frame]))?;
         renders[cur].set_push_constants(&push_u32s(&[count, iters, RENDER_SALT | frame]))?;
-        let mut step = Timed {
-            pass: &mut steps[cur],
-            stamps: stamps(slot * 4),
-        };
-        let mut render = Timed {
-            pass: &mut renders[cur],
-            stamps: stamps(slot * 4 + 2),
-        };
         let planned = graph
             .record()
-            .insert_pass("simulate step N+1", &mut step, ctx.async_compute())
-            .insert_pass("render frame N", &mut render, ctx.graphics())
+            .insert_pass(STEP, &mut steps[cur], ctx.async_compute())
+            .insert_pass(RENDER, &mut renders[cur], ctx.graphics())
             .finish()?;
         if frame == 2 {
             plan_text = planned.to_string();
@@ -520,7 +398,7 @@ fn run() -> vk_baton::Result<bool> {
         let achieved = serial / frame_ms;
         let span_ms = times
             .first_begin
-            .map(|b| (times.last_end.wrapping_sub(b)) as f64 * period / 1e6)
+            .map(|b| times.last_end.saturating_sub(b) as f64 / 1e6)
             .unwrap_or(0.0)
             / times.frames as f64;
         println!("per-queue GPU time per frame: graphics {g:.3} ms, async compute {c:.3} ms");

@@ -1,6 +1,7 @@
 //! Headless: a compute shader draws a Mandelbrot set on the async compute queue, the image moves
 //! to the graphics queue and is copied into a host-visible buffer, and the result is written to
-//! `headless.png`. Prints the plan, draws it in `plan.svg`, and prints the number of validation
+//! `headless.png`. Prints the plan, draws it in `plan.svg`, prints each pass's GPU time (from
+//! the graph's timestamp queries: `Graph::set_gpu_timings`) and the number of validation
 //! messages; exits non-zero if there were any.
 //!
 //! ```text
@@ -112,6 +113,8 @@ fn run() -> vk_baton::Result<usize> {
     )?;
 
     let graph = ctx.graph()?;
+    // Timestamps around every pass, on the queues that have them.
+    graph.set_gpu_timings(Some(ctx.timestamp_support()));
     // `pattern.comp` writes every pixel: the image's old contents are discarded.
     let code = support::spirv(vk_baton_shaders::PATTERN_COMP)?;
     // SAFETY: the sample's own shader (compiled from shaders/), with exactly the bindings
@@ -140,7 +143,22 @@ fn run() -> vk_baton::Result<usize> {
     );
     print!("{planned}");
     support::write_plan_svg("plan.svg".as_ref(), planned.plan())?;
-    planned.execute()?.wait()?;
+    let fence = planned.execute()?;
+    fence.wait()?;
+    match fence.take_gpu_timings() {
+        Some(times) => {
+            println!("\ngpu times:");
+            for t in &times {
+                println!(
+                    "  {:<16} {:>9.3} ms  on {}",
+                    t.pass(),
+                    t.duration_ms(),
+                    t.queue().name()
+                );
+            }
+        }
+        None => println!("\ngpu times: n/a (no queue of this device has timestamps)"),
+    }
 
     let mut pixels = vec![0u8; bytes as usize];
     readback.read(0, &mut pixels)?;

@@ -20,6 +20,7 @@ use crate::messages::Messages;
 pub use crate::messages::{MessageLog, ValidationMessages};
 use crate::queue::Queue;
 use crate::resource::{BufferDesc, ImageDesc, SharedAllocator, StBuffer, StImage};
+use crate::timing::TimestampSupport;
 use ash::vk;
 use owner::DeviceOwner;
 use setup::FamilyChoice;
@@ -95,6 +96,7 @@ pub struct Context {
     validation: bool,
     graphics_queues: Vec<Queue>,
     messages: Arc<Messages>,
+    timestamps: TimestampSupport,
     /// The last field: the queues and the allocator above drop before the device can go.
     owner: Arc<DeviceOwner>,
 }
@@ -134,8 +136,15 @@ impl Context {
         // From here on, a failure drops the owners made so far, which destroy what they own.
         let (physical_device, families) = setup::pick_physical_device(&instance.instance)?;
         let choice = FamilyChoice::new(&families, opts.graphics_queues)?;
-        let device =
+        let (device, host_query_reset) =
             setup::create_device(&instance.instance, physical_device, &choice, opts.swapchain)?;
+        // SAFETY: the physical device belongs to the instance, which is alive.
+        let mut timestamps =
+            unsafe { TimestampSupport::query(&instance.instance, physical_device) };
+        if host_query_reset {
+            // SAFETY: the device was just created with hostQueryReset.
+            timestamps = unsafe { timestamps.with_host_query_reset() };
+        }
         let debug = instance
             .debug_utils
             .then(|| DebugUtils::new(&instance.instance, &device));
@@ -172,6 +181,7 @@ impl Context {
             validation: opts.validation,
             graphics_queues: queues.graphics,
             messages,
+            timestamps,
             owner,
         })
     }
@@ -228,6 +238,19 @@ impl Context {
             self.debug.clone(),
             self.owner.clone(),
         ))
+    }
+
+    /// What the device can time, for [`Graph::set_gpu_timings`]: with host query reset where
+    /// the device has it (the context enables it).
+    ///
+    /// ```no_run
+    /// # fn f(ctx: &vk_baton::Context) -> vk_baton::Result<()> {
+    /// let graph = ctx.graph()?;
+    /// graph.set_gpu_timings(Some(ctx.timestamp_support()));
+    /// # Ok(()) }
+    /// ```
+    pub fn timestamp_support(&self) -> TimestampSupport {
+        self.timestamps.clone()
     }
 
     /// Every queue of the graphics family, by queue index: [`Context::graphics`] first, then

@@ -132,6 +132,36 @@ impl DebugUtils {
         })
     }
 
+    /// Opens a label region drawn in `color` (RGBA, each 0 to 1) by tools that show colours,
+    /// such as RenderDoc. vk-baton colours each pass by its queue and each barrier command grey
+    /// (purple where it transfers ownership), as the plan's diagram does.
+    ///
+    /// ```no_run
+    /// # fn f(d: &vk_baton::DebugUtils, cmd: ash::vk::CommandBuffer) {
+    /// // SAFETY: `cmd` is recording, on this thread only.
+    /// unsafe { d.begin_label_with_color(cmd, "bloom", [1.0, 0.5, 0.0, 1.0]); d.end_label(cmd) };
+    /// # }
+    /// ```
+    ///
+    /// # Safety
+    ///
+    /// As for [`DebugUtils::begin_label`].
+    pub unsafe fn begin_label_with_color(
+        &self,
+        cmd: vk::CommandBuffer,
+        name: &str,
+        color: [f32; 4],
+    ) {
+        with_c_name(name, |name| {
+            let label = vk::DebugUtilsLabelEXT::default()
+                .label_name(name)
+                .color(color);
+            // SAFETY: `cmd` is recording and externally synchronized (this function's
+            // contract); `name` outlives the call.
+            unsafe { self.loader.cmd_begin_debug_utils_label(cmd, &label) };
+        })
+    }
+
     /// Closes the innermost label region (see [`DebugUtils::begin_label`]).
     ///
     /// # Safety

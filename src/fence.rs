@@ -13,6 +13,7 @@
 pub use crate::completion::CompletionToken;
 use crate::error::{Error, Result};
 use crate::pools::{GraphPools, InFlight};
+use crate::timing::GpuTimings;
 use ash::vk;
 use parking_lot::Mutex;
 use std::sync::Arc;
@@ -36,6 +37,8 @@ use std::time::Duration;
 pub struct ExecutionFence {
     token: CompletionToken,
     contents: Mutex<Option<InFlight>>,
+    /// The GPU times, read when the execution completed (timed graphs only).
+    timings: Mutex<Option<GpuTimings>>,
     pools: Arc<GraphPools>,
 }
 
@@ -44,6 +47,7 @@ impl ExecutionFence {
         Self {
             token: contents.token.clone(),
             contents: Mutex::new(Some(contents)),
+            timings: Mutex::new(None),
             pools,
         }
     }
@@ -100,6 +104,26 @@ impl ExecutionFence {
         self.token.clone()
     }
 
+    /// The per-pass GPU times of the execution, once complete, for a graph with
+    /// [`crate::Graph::set_gpu_timings`] on; see [`crate::timing`]. `None` while the GPU is
+    /// still running (this never blocks), for an untimed graph, and after the first call took
+    /// them.
+    ///
+    /// ```no_run
+    /// # fn f(fence: vk_baton::ExecutionFence) -> vk_baton::Result<()> {
+    /// fence.wait()?;
+    /// if let Some(times) = fence.take_gpu_timings() {
+    ///     println!("gpu: {times}");
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn take_gpu_timings(&self) -> Option<GpuTimings> {
+        if !self.is_complete() {
+            return None;
+        }
+        self.timings.lock().take()
+    }
+
     fn wait_for(&self, timeout_ns: u64) -> Result<bool> {
         let device = &self.pools.device;
         // SAFETY: the fences belong to this execution and stay unrecycled while its contents
@@ -133,7 +157,9 @@ impl ExecutionFence {
         };
         if done {
             self.token.mark_done();
-            if let Some(c) = contents.take() {
+            if let Some(mut c) = contents.take() {
+                // Read before the query pool goes back to the graph.
+                *self.timings.lock() = c.timer.as_mut().and_then(|t| t.finish(&self.pools.device));
                 self.pools.recycle(c);
             }
         }
@@ -147,7 +173,7 @@ impl Drop for ExecutionFence {
             return;
         };
         match self.token.poll() {
-            Ok(true) => self.pools.recycle(c),
+            Ok(true) => self.pools.recycle_completed(c),
             Ok(false) => self.pools.defer(c),
             Err(e) => {
                 log::error!("execution fence dropped after {e}: leaking its resources rather than freeing them while the GPU may use them");

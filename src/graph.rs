@@ -124,11 +124,12 @@ impl Graph {
         self.pools.kept.lock().disabled = !on;
     }
 
-    /// Whether each pass is recorded inside a debug label with its name, which RenderDoc and
-    /// Nsight show (on by default, when the graph has debug-utils functions). Off saves a
-    /// `vkCmdBeginDebugUtilsLabelEXT` / `vkCmdEndDebugUtilsLabelEXT` pair per pass; what a
-    /// hand-written renderer without labels pays is measured that way (`benches/frame.rs
-    /// --no-labels`).
+    /// Whether each pass and each barrier command is recorded inside a debug label (the pass's
+    /// name in its queue's colour; "barriers before `pass`"), which RenderDoc and Nsight show,
+    /// and command buffers get names (on by default, when the graph has debug-utils
+    /// functions). Off saves a `vkCmdBeginDebugUtilsLabelEXT` / `vkCmdEndDebugUtilsLabelEXT`
+    /// pair per pass and per barrier command; what a hand-written renderer without labels pays
+    /// is measured that way (`benches/frame.rs --no-labels`).
     ///
     /// ```no_run
     /// # fn f(graph: &vk_baton::Graph) {
@@ -137,6 +138,25 @@ impl Graph {
     /// ```
     pub fn set_labels(&self, on: bool) {
         self.pools.labels.store(on, Ordering::Relaxed);
+    }
+
+    /// Times every pass on the GPU from now on (`Some`), or stops (`None`, the default). Each
+    /// execution then writes a timestamp before and after each pass on the queues that have
+    /// timestamps, and its fence hands over the times once complete
+    /// ([`ExecutionFence::take_gpu_timings`]); see [`crate::timing`]. Off, nothing is written
+    /// and no query pool is made.
+    ///
+    /// ```no_run
+    /// # fn f(ctx: &vk_baton::Context, q: &vk_baton::Queue, pass: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {
+    /// let graph = ctx.graph()?;
+    /// graph.set_gpu_timings(Some(ctx.timestamp_support()));
+    /// let fence = graph.record().insert_pass("work", pass, q).finish()?.execute()?;
+    /// fence.wait()?;
+    /// println!("{}", fence.take_gpu_timings().expect("timed, and complete"));
+    /// # Ok(()) }
+    /// ```
+    pub fn set_gpu_timings(&self, support: Option<crate::timing::TimestampSupport>) {
+        self.pools.reusable.lock().instrument.support = support;
     }
 
     /// The device the graph records for.

@@ -16,7 +16,8 @@
 //!    and the submission order; pure functions, no Vulkan call. [`verify`] and [`simulate`]
 //!    check plans independently, above it.
 //! 3. **Vulkan objects with state**: [`queue`] (a `VkQueue`, its timeline and submit lock),
-//!    then [`resource`] (images and buffers with their tracked state).
+//!    then [`resource`] (images and buffers with their tracked state), and [`timing`]
+//!    (per-pass GPU times, knowing only queues).
 //! 4. **Completion**: `completion` ([`CompletionToken`]), knowing only an execution's fences.
 //! 5. **Passes**: [`pass`] ([`Pass`], [`Declare`], [`Recorder`]), what user code implements.
 //! 6. **Pools**: `pools`, the command pools, spare fences and in-flight executions a graph
@@ -55,6 +56,7 @@ mod range;
 pub mod resource;
 #[cfg(feature = "verify")]
 pub mod simulate;
+pub mod timing;
 #[cfg(feature = "verify")]
 pub mod verify;
 #[cfg(feature = "verify")]

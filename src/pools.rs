@@ -20,8 +20,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 mod spares;
+mod timestamps;
 
 pub(crate) use spares::{give, take, BarrierScratch, EmptyVec, Spares, SubmitScratch};
+pub(crate) use timestamps::{ExecutionTimer, Instrumentation};
 
 /// Everything one execution keeps alive until its fences signal.
 pub(crate) struct InFlight {
@@ -33,6 +35,8 @@ pub(crate) struct InFlight {
     pub(crate) resources: Vec<Resource>,
     pub(crate) queues: Vec<Queue>,
     pub(crate) keep: Vec<Box<dyn Any + Send + Sync>>,
+    /// The timestamp queries, when the graph is timed.
+    pub(crate) timer: Option<ExecutionTimer>,
 }
 
 /// Reusable objects of one queue family.
@@ -49,6 +53,8 @@ pub(crate) struct Reusable {
     pub(crate) families: HashMap<u32, FamilyPool>,
     /// Unsignalled, ready to submit with.
     pub(crate) fences: Vec<vk::Fence>,
+    /// Timestamp query pools and command buffer names.
+    pub(crate) instrument: Instrumentation,
 }
 
 /// The last executed plan and the scratch to match the next frame against it.
@@ -124,9 +130,13 @@ impl GraphPools {
             resources,
             queues,
             mut keep,
+            timer,
         } = c;
         {
             let mut reusable = self.reusable.lock();
+            if let Some(t) = timer {
+                reusable.instrument.give(t);
+            }
             if !fences.is_empty() {
                 // SAFETY: the fences are signalled or were never submitted; none is in use.
                 match unsafe { self.device.reset_fences(&fences) } {
@@ -140,7 +150,9 @@ impl GraphPools {
                     }
                 }
             }
-            for (family, cmd) in cmds.drain(..) {
+            // In reverse, so that the next execution takes them in this one's order: a command
+            // buffer keeps its batch (and debug name) from frame to frame.
+            for (family, cmd) in cmds.drain(..).rev() {
                 reusable.families.entry(family).or_default().free.push(cmd);
             }
         }
@@ -178,8 +190,18 @@ impl GraphPools {
             }
         }
         for c in done {
-            self.recycle(c);
+            self.recycle_completed(c);
         }
+    }
+
+    /// Recycles a completed execution whose fence is gone, logging its GPU times first (at
+    /// debug level, if timed): nobody else will see them.
+    pub(crate) fn recycle_completed(&self, mut c: InFlight) {
+        let logged = log::log_enabled!(target: crate::timing::LOG_TARGET, log::Level::Debug);
+        if let (Some(t), true) = (&mut c.timer, logged) {
+            t.finish(&self.device);
+        }
+        self.recycle(c);
     }
 
     /// Allocates (or reuses) a primary command buffer of `family`. Call with `reusable` locked.
@@ -245,7 +267,7 @@ impl Drop for GraphPools {
             match r {
                 Ok(()) => {
                     c.token.mark_done();
-                    self.recycle(c);
+                    self.recycle_completed(c);
                 }
                 Err(e) => {
                     log::error!("graph dropped while an execution's fence failed ({e}): leaking its resources and pools");
@@ -259,7 +281,8 @@ impl Drop for GraphPools {
             std::mem::forget(self.device_owner.take());
             return;
         }
-        let reusable = std::mem::take(self.reusable.get_mut());
+        let mut reusable = std::mem::take(self.reusable.get_mut());
+        reusable.instrument.destroy(&self.device);
         for f in reusable.fences {
             // SAFETY: recycled fences are not in use.
             unsafe { self.device.destroy_fence(f, None) };

@@ -141,6 +141,44 @@ fn a_reused_plan_allocates_nothing() {
     common::assert_clean(&ctx);
 }
 
+/// With GPU timings on, and the times taken from each fence and dropped: still nothing.
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "debug builds verify every plan, which allocates per pass: cargo test --release --test allocations"
+)]
+fn a_reused_timed_plan_allocates_nothing() {
+    let ctx = common::ctx();
+    let graph = ctx.graph().unwrap();
+    graph.set_gpu_timings(Some(ctx.timestamp_support()));
+    let q = ctx.graphics().clone();
+    let bufs = buffers(&ctx);
+    for n in [10, 100] {
+        let mut steps = steps(&bufs, n);
+        let frame = |steps: &mut [Step]| {
+            let before = allocations();
+            let mut b = graph.record();
+            for s in steps.iter_mut() {
+                b = b.insert_pass("step", s, &q);
+            }
+            let fence = b.finish().unwrap().execute().unwrap();
+            fence.wait().unwrap();
+            let times = fence.take_gpu_timings().expect("timed");
+            assert_eq!(times.passes().len(), n);
+            drop(times);
+            allocations() - before
+        };
+        for _ in 0..5 {
+            frame(&mut steps);
+        }
+        let frames: Vec<u64> = (0..5).map(|_| frame(&mut steps)).collect();
+        eprintln!("allocations per reused timed frame, {n} passes: {frames:?}");
+        assert_eq!(frames, [0; 5], "{n} passes");
+    }
+    drop(graph);
+    common::assert_clean(&ctx);
+}
+
 #[test]
 #[cfg_attr(
     debug_assertions,

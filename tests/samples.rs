@@ -100,6 +100,40 @@ fn async_compute_runs_checks_and_reports_overlap() {
     assert!(plan.contains("    pass   `render frame N`\n"), "{plan}");
 }
 
+/// Headless writes its image and the plan's diagram where it runs, and prints each pass's GPU
+/// time from the graph's timestamps.
+#[test]
+fn headless_writes_its_files_and_prints_per_pass_gpu_times() {
+    let dir = std::env::temp_dir().join(format!("vk-baton-headless-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = Command::new(example("headless"))
+        .current_dir(&dir)
+        .env("VK_BATON_VALIDATION", "1")
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("run the sample");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    println!(
+        "--- stdout\n{stdout}--- stderr\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{}", out.status);
+    assert!(stdout.contains("validation: on (with synchronization validation)\n0 message(s)"));
+    let gpu = &stdout[stdout.find("\ngpu times:\n").expect("the GPU times")..];
+    for pass in ["draw mandelbrot", "download", "host read"] {
+        let row = line(gpu, &format!("  {pass} "));
+        // A duration (number_after fails without one), then the queue.
+        number_after(row, pass);
+        assert!(row.contains(" ms  on "), "{row}");
+    }
+    assert!(number_after(line(gpu, "  draw mandelbrot"), "draw mandelbrot") > 0.0);
+    for file in ["headless.png", "plan.svg"] {
+        let len = std::fs::metadata(dir.join(file)).map(|m| m.len());
+        assert!(len.as_ref().is_ok_and(|&l| l > 0), "{file}: {len:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// The cells of the results-table row that starts with `| label |`.
 fn table_row<'a>(out: &'a str, label: &str) -> Vec<&'a str> {
     line(out, &format!("| {label} |"))

@@ -222,13 +222,14 @@ impl FamilyChoice {
 }
 
 /// Creates the device with `choice.counts` queues of each family, timeline semaphores and
-/// synchronization2 (and the swapchain extension if asked).
+/// synchronization2 (and the swapchain extension if asked), and `hostQueryReset` where the
+/// device has it (GPU timings reset their queries with it); `true` if so.
 pub(super) fn create_device(
     instance: &ash::Instance,
     physical_device: vk::PhysicalDevice,
     choice: &FamilyChoice,
     swapchain: bool,
-) -> Result<ash::Device> {
+) -> Result<(ash::Device, bool)> {
     let most = choice.counts.iter().copied().max().unwrap_or(1) as usize;
     let priorities = vec![1.0f32; most];
     let queue_infos: Vec<vk::DeviceQueueCreateInfo<'_>> = (0..choice.counts.len())
@@ -238,7 +239,14 @@ pub(super) fn create_device(
                 .queue_priorities(&priorities[..choice.counts[f] as usize])
         })
         .collect();
-    let mut f12 = vk::PhysicalDeviceVulkan12Features::default().timeline_semaphore(true);
+    let mut has12 = vk::PhysicalDeviceVulkan12Features::default();
+    let mut has = vk::PhysicalDeviceFeatures2::default().push_next(&mut has12);
+    // SAFETY: plain query on a physical device of `instance`.
+    unsafe { instance.get_physical_device_features2(physical_device, &mut has) };
+    let host_query_reset = has12.host_query_reset == vk::TRUE;
+    let mut f12 = vk::PhysicalDeviceVulkan12Features::default()
+        .timeline_semaphore(true)
+        .host_query_reset(host_query_reset);
     let mut f13 = vk::PhysicalDeviceVulkan13Features::default().synchronization2(true);
     let mut dev_exts: Vec<*const std::ffi::c_char> = Vec::new();
     if swapchain {
@@ -250,8 +258,9 @@ pub(super) fn create_device(
         .push_next(&mut f12)
         .push_next(&mut f13);
     // SAFETY: valid create info for a physical device of this instance.
-    unsafe { instance.create_device(physical_device, &info, None) }
-        .map_err(|e| Error::vk("vkCreateDevice", e))
+    let device = unsafe { instance.create_device(physical_device, &info, None) }
+        .map_err(|e| Error::vk("vkCreateDevice", e))?;
+    Ok((device, host_query_reset))
 }
 
 /// The device's queues: queue 0 of every family, and every queue of the graphics family.

@@ -10,7 +10,7 @@ use crate::completion::CompletionToken;
 use crate::error::{Error, Result};
 use crate::pass::{PassEntry, Recorder};
 use crate::plan::{BarrierCmd, Command};
-use crate::pools::{give, take, GraphPools, InFlight, Reusable, Spares};
+use crate::pools::{give, take, ExecutionTimer, GraphPools, InFlight, Reusable, Spares};
 use crate::queue::Queue;
 use crate::resource::Resource;
 use ash::vk;
@@ -19,6 +19,7 @@ use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
 
 mod barrier_scratch;
+mod instrument;
 
 /// What recording an execution produced, all of it to hand back to the graph once done.
 /// Its vectors come from the graph's spares and go back there.
@@ -35,6 +36,8 @@ pub(crate) struct Recording {
     batch_start: Vec<usize>,
     /// Per batch of every queue, in queue order: its command buffer (None: no commands).
     batch_cmds: Vec<Option<vk::CommandBuffer>>,
+    /// The timestamp queries, when the graph is timed.
+    timer: Option<ExecutionTimer>,
 }
 
 impl Recording {
@@ -47,6 +50,7 @@ impl Recording {
             queue_fences: take(&mut spares.queue_fences),
             batch_start: take(&mut spares.batch_start),
             batch_cmds: take(&mut spares.batch_cmds),
+            timer: None,
         }
     }
 
@@ -79,6 +83,7 @@ impl Recording {
             queue_fences,
             batch_start,
             batch_cmds,
+            timer,
         } = self;
         let mut spares = pools.spares.lock();
         give(&mut spares.queue_fences, queue_fences);
@@ -91,6 +96,7 @@ impl Recording {
             resources,
             queues,
             keep,
+            timer,
         }
     }
 }
@@ -154,6 +160,7 @@ impl Execution<'_> {
             queue_fences,
             batch_start,
             batch_cmds,
+            timer,
         } = out;
         let Execution {
             pools,
@@ -164,19 +171,30 @@ impl Execution<'_> {
             ..
         } = self;
         let device: &ash::Device = &pools.device;
-        let labels = pools
+        // Pass and barrier labels, unless the graph turned them off.
+        let debug = pools
             .debug
             .as_ref()
             .filter(|_| pools.labels.load(std::sync::atomic::Ordering::Relaxed));
+        *timer = reusable.instrument.timer(device, passes.len())?;
         for (qi, qp) in plan.queues.iter().enumerate() {
             let family = queues[qi].family();
+            let support = reusable.instrument.support.as_ref();
+            let mask = support.and_then(|s| s.mask(family, queues[qi].caps()));
             batch_start.push(batch_cmds.len());
-            for batch in &qp.batches {
+            for (bi, batch) in qp.batches.iter().enumerate() {
                 if batch.commands.is_empty() {
                     batch_cmds.push(None);
                     continue;
                 }
                 let cmd = pools.command_buffer(reusable, family)?;
+                instrument::name_command_buffer(
+                    &mut reusable.instrument,
+                    debug,
+                    cmd,
+                    &queues[qi],
+                    bi,
+                );
                 cmds.push((family, cmd));
                 batch_cmds.push(Some(cmd));
                 let begin = vk::CommandBufferBeginInfo::default()
@@ -185,16 +203,29 @@ impl Execution<'_> {
                 // and its pool is locked by the caller.
                 unsafe { device.begin_command_buffer(cmd, &begin) }
                     .map_err(|e| Error::vk("vkBeginCommandBuffer", e))?;
-                for c in &batch.commands {
+                instrument::reset_batch_queries(device, cmd, timer.as_ref(), mask, batch);
+                for (ci, c) in batch.commands.iter().enumerate() {
                     match c {
-                        Command::Barrier(b) => record_barrier(device, cmd, b, resources, barriers),
+                        Command::Barrier(b) => instrument::labelled_barrier(
+                            debug,
+                            cmd,
+                            family,
+                            (batch, ci, b),
+                            |p| passes[p].name.as_str(),
+                            || record_barrier(device, cmd, b, resources, barriers),
+                        ),
                         Command::Pass(i) => {
                             let PassEntry { name, pass, queue } = &mut passes[*i];
-                            if let Some(d) = labels {
-                                // SAFETY: `cmd` is recording on this thread; the graph's debug
-                                // functions belong to its device (`Graph::new`'s contract).
-                                unsafe { d.begin_label(cmd, name) };
-                            }
+                            let end = instrument::begin_pass(
+                                device,
+                                debug,
+                                cmd,
+                                timer.as_mut(),
+                                mask,
+                                (qi, &queues[qi]),
+                                *i,
+                                name,
+                            );
                             let mut r = Recorder {
                                 device,
                                 cmd,
@@ -205,11 +236,7 @@ impl Execution<'_> {
                                 pass_name: name,
                             };
                             pass.record(&mut r).map_err(|e| name_the_pass(name, e))?;
-                            if let Some(d) = labels {
-                                // SAFETY: as above; closes the pass's label opened above (a
-                                // pass closes only labels it opened: `Recorder::end_label`).
-                                unsafe { d.end_label(cmd) };
-                            }
+                            instrument::end_pass(device, debug, cmd, timer.as_ref(), end);
                         }
                     }
                 }

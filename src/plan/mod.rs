@@ -95,6 +95,7 @@ mod submission;
 mod timeline;
 pub mod transient;
 
+pub(crate) use diagram::{barrier_rgb, queue_rgb};
 pub use handoff::AppBatch;
 pub use input::{
     BinarySignalDecl, BinaryWaitDecl, PassDecl, PlanInput, QueueDecl, ResourceDecl, ResourceKind,

@@ -338,5 +338,19 @@ fn queue_colour(queue: usize) -> Rgb {
     QUEUE_COLOURS[queue % QUEUE_COLOURS.len()]
 }
 
+/// Planner queue `queue`'s colour as RGB bytes: the colour of its passes' debug labels in
+/// captures, so that a capture and the plan's diagram match.
+pub(crate) fn queue_rgb(queue: usize) -> [u8; 3] {
+    let Rgb(r, g, b) = queue_colour(queue);
+    [r, g, b]
+}
+
+/// The barrier marker's colour as RGB bytes (`ownership`: the ownership marker's), for the
+/// debug labels of barrier commands.
+pub(crate) fn barrier_rgb(ownership: bool) -> [u8; 3] {
+    let Rgb(r, g, b) = if ownership { OWNERSHIP } else { BARRIER };
+    [r, g, b]
+}
+
 #[cfg(test)]
 pub(crate) mod tests;
