@@ -110,3 +110,5 @@ mod tests;
 pub(crate) mod tests_host_present;
 #[cfg(test)]
 mod tests_queues;
+#[cfg(test)]
+mod tests_redundant;

@@ -1,6 +1,6 @@
 //! The pure planner: declarations in, batches, barriers and semaphores out.
 //!
-//! It runs in two phases.
+//! It runs in three phases.
 //!
 //! 1. **Dependencies**, in program order. Each pass's uses are folded per segment of tracked
 //!    state. A conflict with an earlier access on the same queue becomes a barrier in the
@@ -10,14 +10,19 @@
 //! 2. **Batches**, per queue. A node that needs a wait not yet covered starts a batch (wait
 //!    as late as possible); a node another queue waits on, or that signals a binary
 //!    semaphore, ends one (signal as early as possible).
+//! 3. **Redundancy**, on the batched plan. Phases 1 and 2 decide each dependency on its own;
+//!    a timeline wait that other waits already imply through other queues, and a barrier entry
+//!    whose prior accesses the semaphore waits or other barriers already order before its pass,
+//!    are dropped. Layout transitions and ownership transfers always stay.
 //!
 //! Node positions interleave passes and releases: pass `i` is at `2i + 2`, a release after
 //! pass `i` at `2i + 3`, and a release of state left by an earlier graph at `1`.
 //!
 //! This file holds the planner's working types and its entry points;
 //! [`validate`](mod@validate) refuses impossible input, [`dependencies`] is phase 1,
-//! [`batches`] phase 2, [`segment`] moves one segment's state past an access and [`barrier`]
-//! merges barriers into a command.
+//! [`batches`] phase 2, [`redundant_waits`] and [`redundant`] phase 3 (with [`reach`], what a
+//! plan's semaphores order), [`segment`] moves one segment's state past an access and
+//! [`barrier`] merges barriers into a command.
 
 use super::queue_stages::{self, on_queue};
 use super::*;
@@ -29,12 +34,16 @@ use std::collections::HashMap;
 mod barrier;
 mod batches;
 mod dependencies;
+mod reach;
+mod redundant;
+mod redundant_waits;
 mod segment;
 mod spare;
 mod validate;
 
-use barrier::push_barrier;
+use barrier::{push_barrier, EntryRef};
 use batches::ProtoWait;
+use redundant::{CommandWhy, Why};
 use segment::{apply_access, covered, is_host_only, write_priors};
 use spare::SpareBarriers;
 use validate::validate;
@@ -102,6 +111,8 @@ struct Node {
     kind: NodeKind,
     barrier: BarrierCmd,
     deps: Vec<Dep>,
+    /// Why each entry of `barrier` is there.
+    whys: Vec<Why>,
 }
 
 struct Planner<'a> {
@@ -117,6 +128,12 @@ struct Planner<'a> {
     proto_waits: Vec<(usize, usize, Vec<ProtoWait>)>,
     /// Barrier lists of the last plan, to fill before allocating new ones.
     spare: SpareBarriers,
+    /// The reasons of each barrier command once batched.
+    whys: Vec<CommandWhy>,
+    /// Per queue: its nodes' positions, and the batch each went into.
+    batched: Vec<(Vec<Pos>, Vec<usize>)>,
+    /// Per timeline wait (queue, batch, index): the dependencies it orders.
+    wait_serves: Vec<(usize, usize, usize, Vec<Dep>)>,
 }
 
 /// Plans `input`: see the module docs for the algorithm and [`Plan`] for the result.
@@ -205,11 +222,15 @@ fn plan_parts(input: &PlanInput, spare: SpareBarriers) -> Result<(Vec<QueuePlan>
         pass_stages: vec![vk::PipelineStageFlags2::NONE; input.passes.len()],
         proto_waits: Vec::new(),
         spare,
+        whys: Vec::new(),
+        batched: Vec::new(),
+        wait_serves: Vec::new(),
     };
     for i in 0..input.passes.len() {
         p.add_pass(i)?;
     }
-    let queues = p.batch_all();
+    let mut queues = p.batch_all();
+    p.drop_redundant(&mut queues);
     Ok((queues, p.final_states()))
 }
 
