@@ -127,3 +127,4 @@ pub(crate) mod tests_host_present;
 mod tests_queues;
 #[cfg(test)]
 mod tests_rebind;
+mod tests_redundant;

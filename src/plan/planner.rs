@@ -1,6 +1,6 @@
 //! The pure planner: declarations in, batches, barriers and semaphores out.
 //!
-//! It runs in two phases.
+//! It runs in three phases.
 //!
 //! 1. **Dependencies**, in program order. Each pass's uses are folded per segment of tracked
 //!    state. A conflict with an earlier access on the same queue becomes a barrier in the
@@ -10,6 +10,10 @@
 //! 2. **Batches**, per queue. A node that needs a wait not yet covered starts a batch (wait
 //!    as late as possible); a node another queue waits on, or that signals a binary
 //!    semaphore, ends one (signal as early as possible).
+//! 3. **Redundancy**, on the batched plan. Phases 1 and 2 decide each dependency on its own;
+//!    a timeline wait that other waits already imply through other queues, and a barrier entry
+//!    whose prior accesses the semaphore waits or other barriers already order before its pass,
+//!    are dropped. Layout transitions and ownership transfers always stay.
 //!
 //! Under a reordering [`Schedule`], [`super::schedule`] then groups each queue's batches by
 //! level and joins barrier commands within them.
@@ -20,8 +24,9 @@
 //!
 //! This file holds the planner's working types and its entry points;
 //! [`validate`](mod@validate) refuses impossible input, [`dependencies`] is phase 1,
-//! [`batches`] phase 2, [`segment`] moves one segment's state past an access and [`barrier`]
-//! merges barriers into a command.
+//! [`batches`] phase 2, [`redundant_waits`] and [`redundant`] phase 3 (with [`reach`], what a
+//! plan's semaphores order), [`segment`] moves one segment's state past an access and
+//! [`barrier`] merges barriers into a command.
 
 use super::queue_stages::{self, on_queue};
 use super::*;
@@ -33,12 +38,16 @@ use std::collections::HashMap;
 mod barrier;
 mod batches;
 mod dependencies;
+mod reach;
+mod redundant;
+mod redundant_waits;
 mod segment;
 mod spare;
 mod validate;
 
-use barrier::push_barrier;
+use barrier::{push_barrier, EntryRef};
 use batches::ProtoWait;
+use redundant::{CommandWhy, Why};
 use segment::{apply_access, covered, is_host_only, write_priors};
 use spare::SpareBarriers;
 use transient::Aliasing;
@@ -107,6 +116,8 @@ struct Node {
     kind: NodeKind,
     barrier: BarrierCmd,
     deps: Vec<Dep>,
+    /// Why each entry of `barrier` is there.
+    whys: Vec<Why>,
 }
 
 struct Planner<'a> {
@@ -126,6 +137,12 @@ struct Planner<'a> {
     spare: SpareBarriers,
     /// Per pass (by index), its node position: where it comes in the order taken.
     pos: Vec<Pos>,
+    /// The reasons of each barrier command once batched.
+    whys: Vec<CommandWhy>,
+    /// Per queue: its nodes' positions, and the batch each went into.
+    batched: Vec<(Vec<Pos>, Vec<usize>)>,
+    /// Per timeline wait (queue, batch, index): the dependencies it orders.
+    wait_serves: Vec<(usize, usize, usize, Vec<Dep>)>,
 }
 
 /// Plans `input`: see the module docs for the algorithm and [`Plan`] for the result.
@@ -192,9 +209,14 @@ pub(crate) fn plan_scheduled_reusing(
     transient::validate::validate(&input)?;
     queue_stages::narrow_input(&mut input);
     let scheduled = super::schedule::schedule(&input, schedule);
+    // Regrouping a reordered plan moves barriers and drops waits by its own rules, which
+    // assume every dependency is still emitted: redundant entries are pruned in program order.
+    // Pruning does not know aliasing dependencies either: a plan with them keeps every entry.
+    let prune = !schedule.reorder;
     let no_aliasing = Aliasing::default();
     let spare = SpareBarriers::from_queues(spare);
-    let (mut queues, mut final_states) = plan_parts(&input, &scheduled.order, spare, &no_aliasing)?;
+    let (mut queues, mut final_states) =
+        plan_parts(&input, &scheduled.order, spare, &no_aliasing, prune)?;
     let mut transients = TransientPlan::default();
     let mut aliased = false;
     if transient::any(&input) {
@@ -203,7 +225,7 @@ pub(crate) fn plan_scheduled_reusing(
         let (placed, aliasing) = transient::place(&input, &queues);
         if aliasing.after.iter().any(|a| !a.is_empty()) {
             let spare = SpareBarriers::from_queues(queues);
-            (queues, final_states) = plan_parts(&input, &scheduled.order, spare, &aliasing)?;
+            (queues, final_states) = plan_parts(&input, &scheduled.order, spare, &aliasing, false)?;
             aliased = true;
         }
         transients = placed;
@@ -234,6 +256,7 @@ fn plan_parts(
     order: &[usize],
     spare: SpareBarriers,
     aliasing: &Aliasing,
+    prune: bool,
 ) -> Result<(Vec<QueuePlan>, FinalStates)> {
     let mut pos = vec![0; input.passes.len()];
     for (k, &i) in order.iter().enumerate() {
@@ -263,11 +286,17 @@ fn plan_parts(
         proto_waits: Vec::new(),
         spare,
         pos,
+        whys: Vec::new(),
+        batched: Vec::new(),
+        wait_serves: Vec::new(),
     };
     for &i in order {
         p.add_pass(i)?;
     }
-    let queues = p.batch_all();
+    let mut queues = p.batch_all();
+    if prune {
+        p.drop_redundant(&mut queues);
+    }
     Ok((queues, p.final_states()))
 }
 

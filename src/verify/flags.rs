@@ -159,12 +159,14 @@ pub(super) struct Universe {
 
 impl Universe {
     /// An empty universe but for one command stage, so that `ALL_COMMANDS` never expands to
-    /// nothing (in a plan that names no stage but `ALL_COMMANDS`), and [`OWNERSHIP_STAGE`].
-    /// Any extra real stage is sound: it only refines the partition.
+    /// nothing (in a plan that names no stage but `ALL_COMMANDS`), and [`OWNERSHIP_STAGE`];
+    /// and one read and one write access type, so that `MEMORY_READ` and `MEMORY_WRITE` never
+    /// expand to nothing (a `MEMORY_WRITE` access in plans that name no other write would
+    /// otherwise not write at all). Any extra real bit is sound: it only refines the partition.
     pub fn new() -> Self {
         Universe {
             stages: S::COMPUTE_SHADER.as_raw() | OWNERSHIP_STAGE,
-            access: 0,
+            access: (A::SHADER_STORAGE_READ | A::SHADER_STORAGE_WRITE).as_raw(),
         }
     }
 
@@ -272,6 +274,14 @@ mod tests {
         let mut u = Universe::new();
         u.note_stages(S::ALL_COMMANDS);
         assert_ne!(u.stages(S::ALL_COMMANDS, Scope::Op), 0);
+    }
+
+    #[test]
+    fn memory_read_and_write_are_never_empty() {
+        let mut u = Universe::new();
+        u.note_access(A::MEMORY_READ | A::MEMORY_WRITE | A::VERTEX_ATTRIBUTE_READ);
+        assert_ne!(u.access(A::MEMORY_WRITE) & WRITES, 0);
+        assert_ne!(u.access(A::MEMORY_READ) & !WRITES, 0);
     }
 
     #[test]

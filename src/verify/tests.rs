@@ -138,3 +138,33 @@ fn a_barrier_chains_from_a_release_only_with_all_commands_source_stages() {
     let v = chained(S::ALL_TRANSFER | S::VERTEX_ATTRIBUTE_INPUT).unwrap_err();
     only_the_transfer_is_unordered(&v, "ownership release", "ownership acquire");
 }
+
+/// A read on one queue, then a `GENERAL` write (`MEMORY_WRITE`, no other write type named
+/// anywhere) on another: without the semaphore wait, the write-after-read is caught. The
+/// verifier once read `MEMORY_WRITE` as no write at all when the plans named no write type.
+#[test]
+fn a_memory_write_alone_is_a_write() {
+    let input = PlanInput {
+        queues: vec![
+            QueueDecl::new("a", 0, vk::QueueFlags::GRAPHICS),
+            QueueDecl::new("b", 0, vk::QueueFlags::GRAPHICS),
+        ],
+        resources: vec![ResourceDecl::buffer(
+            "buf",
+            64,
+            vk::BufferUsageFlags::VERTEX_BUFFER | vk::BufferUsageFlags::STORAGE_BUFFER,
+        )
+        .concurrent()],
+        passes: vec![
+            PassDecl::new("read", 0).with_use(UseDecl::new(0, Access::VERTEX_BUFFER)),
+            PassDecl::new("write", 1).with_use(UseDecl::new(0, Access::GENERAL)),
+        ],
+    };
+    let p = plan(&input).unwrap();
+    p.verify().unwrap();
+    let mut m = p.clone();
+    assert_eq!(m.queues[1].batches[0].waits.len(), 1, "{p}");
+    m.queues[1].batches[0].waits.clear();
+    let v = m.verify().unwrap_err();
+    assert!(v.iter().any(|x| x.kind == HazardKind::War), "{v:#?}");
+}

@@ -4,7 +4,7 @@
 use super::*;
 
 /// Adds a barrier for `cells` of resource `r` to `cmd`, merging with an existing one of the
-/// same resource, range, layouts and ownership transfer.
+/// same resource, range, layouts and ownership transfer. Returns the entries it went into.
 pub(super) fn push_barrier(
     cmd: &mut BarrierCmd,
     r: usize,
@@ -13,7 +13,8 @@ pub(super) fn push_barrier(
     s: Scopes,
     old_layout: vk::ImageLayout,
     new_layout: vk::ImageLayout,
-) {
+) -> SmallVec<[EntryRef; 1]> {
+    let mut into = SmallVec::new();
     let merge = |a: &mut Scopes| {
         a.src_stages |= s.src_stages;
         a.src_access |= s.src_access;
@@ -23,22 +24,29 @@ pub(super) fn push_barrier(
     match *kind {
         ResourceKind::Image { layers, .. } => {
             for range in ImageRange::from_cells(cells, layers) {
-                match cmd.images.iter_mut().find(|b| {
+                let at = match cmd.images.iter().position(|b| {
                     b.resource == r
                         && b.range == range
                         && b.old_layout == old_layout
                         && b.new_layout == new_layout
                         && b.scopes.families == s.families
                 }) {
-                    Some(b) => merge(&mut b.scopes),
-                    None => cmd.images.push(ImageBarrier {
-                        resource: r,
-                        range,
-                        scopes: s,
-                        old_layout,
-                        new_layout,
-                    }),
-                }
+                    Some(i) => {
+                        merge(&mut cmd.images[i].scopes);
+                        i
+                    }
+                    None => {
+                        cmd.images.push(ImageBarrier {
+                            resource: r,
+                            range,
+                            scopes: s,
+                            old_layout,
+                            new_layout,
+                        });
+                        cmd.images.len() - 1
+                    }
+                };
+                into.push(EntryRef::Image(at));
             }
         }
         ResourceKind::Buffer { .. } => {
@@ -49,24 +57,42 @@ pub(super) fn push_barrier(
             // Extend a barrier with equal scopes that ends where this one starts. Never for an
             // ownership transfer: an acquire must name exactly the range of one release, and
             // the releases of neighbouring segments may sit in different places.
-            match cmd.buffers.iter_mut().find(|b| {
+            let at = match cmd.buffers.iter().position(|b| {
                 s.families.is_none()
                     && b.resource == r
                     && b.scopes == s
                     && b.range.offset + b.range.size == range.offset
             }) {
-                Some(b) => b.range.size += range.size,
-                None => match cmd.buffers.iter_mut().find(|b| {
+                Some(i) => {
+                    cmd.buffers[i].range.size += range.size;
+                    i
+                }
+                None => match cmd.buffers.iter().position(|b| {
                     b.resource == r && b.range == range && b.scopes.families == s.families
                 }) {
-                    Some(b) => merge(&mut b.scopes),
-                    None => cmd.buffers.push(BufferBarrier {
-                        resource: r,
-                        range,
-                        scopes: s,
-                    }),
+                    Some(i) => {
+                        merge(&mut cmd.buffers[i].scopes);
+                        i
+                    }
+                    None => {
+                        cmd.buffers.push(BufferBarrier {
+                            resource: r,
+                            range,
+                            scopes: s,
+                        });
+                        cmd.buffers.len() - 1
+                    }
                 },
-            }
+            };
+            into.push(EntryRef::Buffer(at));
         }
     }
+    into
+}
+
+/// One entry of a [`BarrierCmd`]: an index into its images or its buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum EntryRef {
+    Image(usize),
+    Buffer(usize),
 }

@@ -17,6 +17,8 @@ pub(super) struct ProtoWait {
     stages: vk::PipelineStageFlags2,
     /// What the awaited node's signal must cover.
     src_stages: vk::PipelineStageFlags2,
+    /// The dependencies it orders.
+    serves: Vec<Dep>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -62,6 +64,7 @@ impl Planner<'_> {
         let mut plans: Vec<QueuePlan> = Vec::with_capacity(nodes.len());
         for (q, (qnodes, qprotos)) in nodes.into_iter().zip(protos).enumerate() {
             let mut batches: Vec<Batch> = Vec::new();
+            let mut node_batch = vec![0; qnodes.len()];
             let mut by_index: Vec<Option<Node>> =
                 qnodes.into_iter().map(|(_, n)| Some(n)).collect();
             for proto in qprotos {
@@ -83,6 +86,15 @@ impl Planner<'_> {
                 let mut pending_waits = Some(proto.waits);
                 for ni in proto.nodes {
                     let node = by_index[ni].take().expect("node placed once");
+                    node_batch[ni] = batches.len();
+                    if !node.whys.is_empty() {
+                        self.whys.push(CommandWhy {
+                            queue: q,
+                            batch: batches.len(),
+                            command: cur.commands.len(),
+                            whys: node.whys,
+                        });
+                    }
                     let mut ends = false;
                     match node.kind {
                         NodeKind::Pass(i) => {
@@ -127,9 +139,13 @@ impl Planner<'_> {
                 last.signal = Some(vk::PipelineStageFlags2::ALL_COMMANDS);
             }
             plans.push(QueuePlan { batches });
+            self.batched.push((node_index[q].clone(), node_batch));
         }
         for (q, b, waits) in std::mem::take(&mut self.proto_waits) {
             for (wi, w) in waits.into_iter().enumerate() {
+                if !w.serves.is_empty() {
+                    self.wait_serves.push((q, b, wi, w.serves));
+                }
                 plans[q].batches[b].waits[wi].target = match w.target {
                     ProtoTarget::Node(queue, pos) => {
                         let ni = node_index[queue].partition_point(|p| *p < pos);
@@ -164,6 +180,7 @@ impl Planner<'_> {
                             .or_else(|| self.binary_wait_stages.get(&(i, wi)).copied())
                             .unwrap_or(vk::PipelineStageFlags2::ALL_COMMANDS),
                         src_stages: vk::PipelineStageFlags2::NONE,
+                        serves: Vec::new(),
                     })
                     .collect(),
                 NodeKind::Release => Vec::new(),
@@ -183,6 +200,7 @@ impl Planner<'_> {
                         let w = &mut protos[wp].waits[wi];
                         w.stages |= d.wait_stages;
                         w.src_stages |= d.src_stages;
+                        w.serves.push(*d);
                     }
                     _ => {
                         let target = match d.at {
@@ -201,6 +219,7 @@ impl Planner<'_> {
                                 w.target = target;
                                 w.stages |= d.wait_stages;
                                 w.src_stages |= d.src_stages;
+                                w.serves.push(*d);
                                 wi
                             }
                             None => {
@@ -208,6 +227,7 @@ impl Planner<'_> {
                                     target,
                                     stages: d.wait_stages,
                                     src_stages: d.src_stages,
+                                    serves: vec![*d],
                                 });
                                 proto.waits.len() - 1
                             }

@@ -56,6 +56,7 @@ impl Planner<'_> {
             kind: NodeKind::Pass(i),
             barrier: BarrierCmd::default(),
             deps: Vec::new(),
+            whys: Vec::new(),
         };
         // Fold the pass's uses per resource, so overlapping reads are handled once. Most
         // passes name each resource once and skip the fold.
@@ -304,7 +305,7 @@ impl Planner<'_> {
             }
         }
         self.spare.prepare(&mut node.barrier, &res.kind);
-        push_barrier(
+        let entries = push_barrier(
             &mut node.barrier,
             r,
             &res.kind,
@@ -313,6 +314,24 @@ impl Planner<'_> {
             old_layout,
             new_layout,
         );
+        // What dropping the entry after batching must prove (see `redundant`).
+        let own: SmallVec<[Rec; 2]> = priors.iter().filter(|x| x.queue == q).copied().collect();
+        let keep = layout_change
+            || transfer_from.is_some()
+            || eff.intersects(vk::PipelineStageFlags2::HOST)
+            || own.iter().any(|x| x.binary_wait.is_some());
+        let unseen = st
+            .write
+            .filter(|_| !covered(&st.visible, q, a.stages, a.access));
+        for entry in entries {
+            node.whys.push(Why {
+                entry,
+                priors: own.clone(),
+                dst: eff,
+                unseen,
+                keep,
+            });
+        }
         apply_access(
             st,
             q,
@@ -477,6 +496,7 @@ impl Planner<'_> {
                         kind: NodeKind::Release,
                         barrier: BarrierCmd::default(),
                         deps: Vec::new(),
+                        whys: Vec::new(),
                     },
                 ),
             );

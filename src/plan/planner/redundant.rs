@@ -1,0 +1,363 @@
+//! Synchronization a batched plan already has. A barrier entry is dropped when:
+//!
+//! 1. every access it orders its pass after is already ordered before the pass, with its
+//!    writes made visible, by the semaphore waits of the pass's queue ([`reach`]);
+//!    or
+//! 2. it only orders (the pass reads no write that this entry alone makes visible), and each
+//!    (source stage, destination stage) pair it needs is already given by those waits, by
+//!    another entry of its command, or by an entry of a barrier command recorded between the
+//!    prior access and the pass.
+//!
+//! Rule 2 holds because a barrier entry's *execution* dependency is not limited to its
+//! resource: `VkBufferMemoryBarrier2` / `VkImageMemoryBarrier2` limit only the *access* scopes
+//! to their range, while the synchronization scopes are every operation earlier (later) in
+//! submission order in the source (destination) stages. The prior access is then in the other
+//! entry's first scope and the pass in its second scope. Only single dependencies are followed,
+//! never a chain through two barriers.
+//!
+//! Layout transitions and queue family ownership transfers are never dropped, nor used for rule
+//! 2: they change the image or its owner, and a transfer's barrier is read without one of its
+//! scopes. Host accesses keep their barrier: semaphores make writes available in the device
+//! domain only.
+
+use super::reach::{each_bit, expand, Point, Reaches, Role};
+use super::*;
+
+/// Why the planner put a use's needs into a barrier entry: what dropping the entry must prove.
+#[derive(Clone, Debug)]
+pub(super) struct Why {
+    pub(super) entry: EntryRef,
+    /// Accesses of the entry's own queue that the use must come after (the others are ordered
+    /// by semaphore waits the planner adds anyway).
+    pub(super) priors: SmallVec<[Rec; 2]>,
+    /// The stages of the use.
+    pub(super) dst: vk::PipelineStageFlags2,
+    /// The last write, when no earlier barrier made it visible to the use: the entry's own
+    /// visibility operation may be what makes it visible.
+    pub(super) unseen: Option<Rec>,
+    /// A layout transition, an ownership transfer, a host access or a binary wait's guard:
+    /// never dropped.
+    pub(super) keep: bool,
+}
+
+/// The reasons of one barrier command of the batched plan.
+#[derive(Debug)]
+pub(super) struct CommandWhy {
+    pub(super) queue: usize,
+    pub(super) batch: usize,
+    pub(super) command: usize,
+    pub(super) whys: Vec<Why>,
+}
+
+/// One barrier command being decided.
+struct Cmd<'a> {
+    why: &'a CommandWhy,
+    barrier: &'a BarrierCmd,
+    /// Per entry, images first: its scopes as single-stage bits, `None` for an ownership
+    /// transfer (never relied on).
+    pairs: SmallVec<[Option<(u64, u64)>; 8]>,
+    /// Per entry: dropped.
+    gone: SmallVec<[bool; 8]>,
+    /// Per entry: another entry was dropped because of it, so it stays.
+    pinned: SmallVec<[bool; 8]>,
+}
+
+impl<'a> Cmd<'a> {
+    fn new(why: &'a CommandWhy, barrier: &'a BarrierCmd) -> Self {
+        let pairs: SmallVec<[Option<(u64, u64)>; 8]> = barrier
+            .images
+            .iter()
+            .map(|b| b.scopes)
+            .chain(barrier.buffers.iter().map(|b| b.scopes))
+            .map(|s| {
+                s.families.is_none_or(|(a, b)| a == b).then(|| {
+                    (
+                        expand(s.src_stages, Role::First),
+                        expand(s.dst_stages, Role::Second),
+                    )
+                })
+            })
+            .collect();
+        let n = pairs.len();
+        Cmd {
+            why,
+            barrier,
+            pairs,
+            gone: smallvec::smallvec![false; n],
+            pinned: smallvec::smallvec![false; n],
+        }
+    }
+
+    fn count(&self) -> usize {
+        self.pairs.len()
+    }
+
+    fn entry(&self, i: usize) -> EntryRef {
+        let n = self.barrier.images.len();
+        if i < n {
+            EntryRef::Image(i)
+        } else {
+            EntryRef::Buffer(i - n)
+        }
+    }
+
+    /// Whether entry `j` is kept and orders source stage bit `s` before destination bit `t`.
+    fn gives(&self, j: usize, s: usize, t: usize) -> bool {
+        !self.gone[j] && self.pairs[j].is_some_and(|(a, b)| a >> s & 1 == 1 && b >> t & 1 == 1)
+    }
+
+    /// Whether entry `j` stays whatever rule 2 finds: pinned, or with no reason to drop it.
+    fn stays(&self, j: usize) -> bool {
+        self.pinned[j] || whys_of(self.why, self.entry(j)).all(|w| w.keep)
+    }
+
+    /// How many (source, destination) stage pairs entry `j` orders.
+    fn weight(&self, j: usize) -> u32 {
+        self.pairs[j].map_or(u32::MAX, |(s, d)| s.count_ones() * d.count_ones())
+    }
+}
+
+/// The reasons of entry `e` of a command.
+fn whys_of(cw: &CommandWhy, e: EntryRef) -> std::iter::Peekable<impl Iterator<Item = &Why>> {
+    cw.whys.iter().filter(move |w| w.entry == e).peekable()
+}
+
+/// Per single-stage source bit, the destination stages that the kept entries of `bc` order
+/// after it. Ownership transfers are left out.
+fn pairs(bc: &BarrierCmd, gone: Option<&[bool]>, into: &mut [u64; 64]) {
+    let scopes = bc
+        .images
+        .iter()
+        .map(|b| b.scopes)
+        .chain(bc.buffers.iter().map(|b| b.scopes));
+    for (i, s) in scopes.enumerate() {
+        let kept = !gone.is_some_and(|g| g[i]);
+        if kept && s.families.is_none_or(|(a, b)| a == b) {
+            let dst = expand(s.dst_stages, Role::Second);
+            for b in each_bit(expand(s.src_stages, Role::First)) {
+                into[b] |= dst;
+            }
+        }
+    }
+}
+
+impl Planner<'_> {
+    /// Drops the barrier entries the plan already has (see the module docs), and the barrier
+    /// commands left empty.
+    pub(super) fn drop_redundant(&mut self, queues: &mut [QueuePlan]) {
+        let mut reaches = Reaches::new(queues, &self.pass_stages);
+        self.drop_redundant_waits(queues, &mut reaches);
+        let whys = std::mem::take(&mut self.whys);
+        if whys.is_empty() {
+            return;
+        }
+        // In submission order per queue, so that rule 2 sees earlier commands decided.
+        let mut decided: Vec<Cmd> = Vec::with_capacity(whys.len());
+        // Per queue, per batch, per command: its index in `decided`.
+        let mut index: Vec<Vec<Vec<usize>>> = queues
+            .iter()
+            .map(|q| {
+                q.batches
+                    .iter()
+                    .map(|b| vec![usize::MAX; b.commands.len()])
+                    .collect()
+            })
+            .collect();
+        for cw in &whys {
+            let Command::Barrier(barrier) =
+                &queues[cw.queue].batches[cw.batch].commands[cw.command]
+            else {
+                continue;
+            };
+            // Without a timeline wait so far, only rule 2 for an entry that makes no write
+            // visible can hold.
+            let waits = reaches.waits_by(cw.queue, cw.batch);
+            let hopeless = cw
+                .whys
+                .iter()
+                .all(|w| w.keep || w.priors.is_empty() || (!waits && w.unseen.is_some()));
+            if hopeless {
+                continue;
+            }
+            let mut cmd = Cmd::new(cw, barrier);
+            for i in 0..cmd.count() {
+                let mut whys = whys_of(cw, cmd.entry(i));
+                cmd.gone[i] = whys.peek().is_some()
+                    && whys.all(|w| {
+                        !w.keep
+                            && !w.priors.is_empty()
+                            && w.unseen.is_none_or(|x| x.binary_wait.is_none())
+                            && w.priors.iter().all(|x| {
+                                self.point(x).is_some_and(|at| {
+                                    reaches.orders(cw.queue, cw.batch, x.queue, at, x.stages, w.dst)
+                                })
+                            })
+                    });
+            }
+            // Narrow entries first, so that they are the ones dropped and wide ones stay.
+            let mut order: SmallVec<[usize; 8]> = (0..cmd.count()).collect();
+            order.sort_by_key(|&i| cmd.weight(i));
+            for i in order {
+                let mut whys = whys_of(cw, cmd.entry(i));
+                if cmd.gone[i] || cmd.pinned[i] || whys.peek().is_none() {
+                    continue;
+                }
+                // The entries of this command it relies on, which must then stay.
+                let mut used: SmallVec<[bool; 8]> = smallvec::smallvec![false; cmd.count()];
+                let drop = whys.all(|w| {
+                    self.only_orders(
+                        queues,
+                        &mut reaches,
+                        (&decided, &index),
+                        &cmd,
+                        i,
+                        w,
+                        &mut used,
+                    )
+                });
+                if drop {
+                    cmd.gone[i] = true;
+                    for (p, u) in cmd.pinned.iter_mut().zip(used) {
+                        *p |= u;
+                    }
+                }
+            }
+            index[cw.queue][cw.batch][cw.command] = decided.len();
+            decided.push(cmd);
+        }
+        let drops: Vec<(usize, usize, usize, SmallVec<[bool; 8]>)> = decided
+            .into_iter()
+            .filter(|c| c.gone.contains(&true))
+            .map(|c| (c.why.queue, c.why.batch, c.why.command, c.gone))
+            .collect();
+        // Commands in descending order, so that removing one keeps the others' indices.
+        for (q, b, c, gone) in drops.into_iter().rev() {
+            let commands = &mut queues[q].batches[b].commands;
+            let Command::Barrier(bc) = &mut commands[c] else {
+                continue;
+            };
+            let n = bc.images.len();
+            let mut i = 0;
+            bc.images.retain(|_| {
+                i += 1;
+                !gone[i - 1]
+            });
+            let mut i = n;
+            bc.buffers.retain(|_| {
+                i += 1;
+                !gone[i - 1]
+            });
+            if bc.is_empty() {
+                commands.remove(c);
+            }
+        }
+    }
+
+    /// Rule 2 for one reason of entry `i` of `cmd`. The entries of the command it relies on
+    /// are marked in `used`.
+    #[allow(clippy::too_many_arguments)]
+    fn only_orders(
+        &self,
+        queues: &[QueuePlan],
+        reaches: &mut Reaches,
+        (decided, index): (&[Cmd], &[Vec<Vec<usize>>]),
+        cmd: &Cmd,
+        i: usize,
+        w: &Why,
+        used: &mut [bool],
+    ) -> bool {
+        let (q, b) = (cmd.why.queue, cmd.why.batch);
+        let dst = expand(w.dst, Role::Second);
+        if w.keep || w.priors.is_empty() || dst == 0 {
+            return false;
+        }
+        // A write the pass must see that this entry may be the one to make visible: only a
+        // semaphore chain (whose wait makes every write visible to its stages) replaces it.
+        if let Some(x) = &w.unseen {
+            let seen = self
+                .point(x)
+                .is_some_and(|at| reaches.orders(q, b, x.queue, at, x.stages, w.dst));
+            if !seen {
+                return false;
+            }
+        }
+        // What the other entries of the command could give at most.
+        let mut same = [0u64; 64];
+        for (j, p) in cmd.pairs.iter().enumerate() {
+            if let Some((src, d)) = p.filter(|_| j != i && !cmd.gone[j]) {
+                for s in each_bit(src) {
+                    same[s] |= d;
+                }
+            }
+        }
+        w.priors.iter().all(|x| {
+            let stages = expand(x.stages, Role::Op);
+            let Some(at) = self.point(x).filter(|_| stages != 0) else {
+                return false;
+            };
+            let by_waits = reaches.ordered(q, b, x.queue, at, stages);
+            let mut between = [0u64; 64];
+            let enough = |between: &[u64; 64]| {
+                each_bit(stages).all(|s| (by_waits[s] | same[s] | between[s]) & dst == dst)
+            };
+            // Barrier commands between the prior access and this one, latest first.
+            let prior_pass = match x.at {
+                At::Node(p) => Some(((p - 2) / 2) as usize),
+                At::Value(_) => None,
+            };
+            let batches = &queues[q].batches;
+            'scan: for d in (0..=b).rev() {
+                let end = if d == b {
+                    cmd.why.command
+                } else {
+                    batches[d].commands.len()
+                };
+                for k in (0..end).rev() {
+                    if enough(&between) {
+                        break 'scan;
+                    }
+                    match &batches[d].commands[k] {
+                        Command::Pass(p) if Some(*p) == prior_pass => break 'scan,
+                        Command::Pass(_) => {}
+                        Command::Barrier(bc) => {
+                            let gone = decided.get(index[q][d][k]).map(|c| &c.gone[..]);
+                            pairs(bc, gone, &mut between);
+                        }
+                    }
+                }
+            }
+            if !enough(&between) {
+                return false;
+            }
+            // Each pair the waits and the barriers between leave: one entry of this command
+            // gives it (one that stays anyway if there is one) and must stay.
+            each_bit(stages).all(|s| {
+                each_bit(dst & !(by_waits[s] | between[s])).all(|t| {
+                    let givers = (0..cmd.count()).filter(|&j| j != i && cmd.gives(j, s, t));
+                    let pick = givers
+                        .clone()
+                        .find(|&j| used[j] || cmd.stays(j))
+                        .or_else(|| givers.max_by_key(|&j| cmd.weight(j)));
+                    pick.map(|j| used[j] = true).is_some()
+                })
+            })
+        })
+    }
+
+    /// Where a remembered access lies in the batched plan.
+    fn point(&self, x: &Rec) -> Option<Point> {
+        self.point_at(x.queue, x.at)
+    }
+
+    /// Where work of `queue` at `at` lies in the batched plan.
+    pub(super) fn point_at(&self, queue: usize, at: At) -> Option<Point> {
+        match at {
+            At::Value(v) => Some(Point::Value(v)),
+            At::Node(p) => {
+                let (positions, batches) = &self.batched[queue];
+                let i = positions.binary_search(&p).ok()?;
+                Some(Point::Batch(batches[i]))
+            }
+        }
+    }
+}

@@ -1,0 +1,314 @@
+//! Synchronization a plan already has is not emitted (issue 11, item 4): barrier entries whose
+//! prior accesses the queue's semaphore waits already order, entries that only order and whose
+//! stage pairs another entry of the command or a barrier in between already gives, and
+//! timeline waits implied through another queue. Each plan is checked whole, and verified.
+//! No GPU.
+
+use super::*;
+use crate::Access;
+use ash::vk;
+use vk::QueueFlags as Q;
+
+const GC: Q = Q::from_raw(Q::GRAPHICS.as_raw() | Q::COMPUTE.as_raw());
+
+fn storage(name: &str) -> ResourceDecl {
+    ResourceDecl::buffer(
+        name,
+        64,
+        vk::BufferUsageFlags::STORAGE_BUFFER
+            | vk::BufferUsageFlags::VERTEX_BUFFER
+            | vk::BufferUsageFlags::TRANSFER_SRC
+            | vk::BufferUsageFlags::TRANSFER_DST,
+    )
+}
+
+fn planned(input: PlanInput) -> Plan {
+    let p = plan(&input).unwrap();
+    p.verify().unwrap_or_else(|v| panic!("{p}\n{v:#?}"));
+    p
+}
+
+/// Queue `a` writes X; queue `b` reads X and writes Y; `a` reads Y, then X again. Its second
+/// read of X needs no barrier from its own write: the wait on `b` (at COMPUTE_SHADER) follows
+/// `b`'s signal, whose first scope holds `b`'s COMPUTE_SHADER work, which follows `b`'s wait on
+/// `a`'s signal of the write. The chain orders the write before the read and makes it visible
+/// (a semaphore's access scopes are all memory accesses). The planner used to add
+/// `COMPUTE_SHADER/SHADER_STORAGE_WRITE -> COMPUTE_SHADER/SHADER_STORAGE_READ` for X before
+/// `read both`. The layout transition of the image Z, ordered by the same chain, stays.
+#[test]
+fn a_barrier_the_semaphores_already_give_is_dropped() {
+    let image = ResourceDecl::image(
+        "Z",
+        1,
+        1,
+        vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::SAMPLED,
+    );
+    let p = planned(PlanInput {
+        queues: vec![QueueDecl::new("a", 0, GC), QueueDecl::new("b", 0, GC)],
+        resources: vec![storage("X"), storage("Y"), image],
+        passes: vec![
+            PassDecl::new("write X", 0)
+                .with_use(UseDecl::new(0, Access::COMPUTE_SHADER_WRITE))
+                .with_use(UseDecl::new(2, Access::COMPUTE_SHADER_WRITE)),
+            PassDecl::new("X to Y", 1)
+                .with_use(UseDecl::new(0, Access::COMPUTE_SHADER_READ))
+                .with_use(UseDecl::new(1, Access::COMPUTE_SHADER_WRITE)),
+            PassDecl::new("read both", 0)
+                .with_use(UseDecl::new(1, Access::COMPUTE_SHADER_READ))
+                .with_use(UseDecl::new(0, Access::COMPUTE_SHADER_READ))
+                .with_use(UseDecl::new(2, Access::COMPUTE_SHADER_SAMPLED_READ)),
+        ],
+    });
+    assert_eq!(
+        p.to_string(),
+        "queue `a` (family 0):
+  batch 0:
+    barrier
+      image  `Z` mips 0+1 layers 0+1: UNDEFINED -> GENERAL, NONE/NONE -> COMPUTE_SHADER/SHADER_STORAGE_WRITE
+    pass   `write X`
+    signal timeline at COMPUTE_SHADER
+  batch 1:
+    wait   `b` timeline after its batch 0 at COMPUTE_SHADER
+    barrier
+      image  `Z` mips 0+1 layers 0+1: GENERAL -> SHADER_READ_ONLY_OPTIMAL, COMPUTE_SHADER/SHADER_STORAGE_WRITE -> COMPUTE_SHADER/SHADER_SAMPLED_READ
+    pass   `read both`
+    signal timeline at ALL_COMMANDS
+queue `b` (family 0):
+  batch 0:
+    wait   `a` timeline after its batch 0 at COMPUTE_SHADER
+    pass   `X to Y`
+    signal timeline at ALL_COMMANDS
+"
+    );
+}
+
+/// Two resources read in the vertex shader, then both written by a copy: each write needs
+/// only an execution dependency (the reads saw nothing that was ever written), and an
+/// execution dependency is not limited to its entry's resource. One entry gives
+/// `VERTEX_SHADER -> ALL_TRANSFER` to both.
+#[test]
+fn an_entry_that_only_orders_what_another_entry_orders_is_dropped() {
+    let p = planned(PlanInput {
+        queues: vec![QueueDecl::new("q", 0, GC | Q::TRANSFER)],
+        resources: vec![storage("X"), storage("Y")],
+        passes: vec![
+            PassDecl::new("read", 0)
+                .with_use(UseDecl::new(0, Access::VERTEX_SHADER_STORAGE_READ))
+                .with_use(UseDecl::new(1, Access::VERTEX_SHADER_STORAGE_READ)),
+            PassDecl::new("copy", 0)
+                .with_use(UseDecl::new(0, Access::TRANSFER_WRITE))
+                .with_use(UseDecl::new(1, Access::TRANSFER_WRITE)),
+        ],
+    });
+    assert_eq!(
+        p.to_string(),
+        "queue `q` (family 0):
+  batch 0:
+    pass   `read`
+    barrier
+      buffer `Y` bytes 0..64: VERTEX_SHADER/NONE -> ALL_TRANSFER/TRANSFER_WRITE
+    pass   `copy`
+    signal timeline at ALL_COMMANDS
+"
+    );
+}
+
+/// The same reads, then X and Y written by two copies: the barrier before the first copy
+/// already orders every vertex-shader read before it before every later transfer, so the
+/// second copy needs none.
+#[test]
+fn an_entry_an_earlier_barrier_already_gives_is_dropped() {
+    let p = planned(PlanInput {
+        queues: vec![QueueDecl::new("q", 0, GC | Q::TRANSFER)],
+        resources: vec![storage("X"), storage("Y")],
+        passes: vec![
+            PassDecl::new("read", 0)
+                .with_use(UseDecl::new(0, Access::VERTEX_SHADER_STORAGE_READ))
+                .with_use(UseDecl::new(1, Access::VERTEX_SHADER_STORAGE_READ)),
+            PassDecl::new("copy Y", 0).with_use(UseDecl::new(1, Access::TRANSFER_WRITE)),
+            PassDecl::new("copy X", 0).with_use(UseDecl::new(0, Access::TRANSFER_WRITE)),
+        ],
+    });
+    assert_eq!(
+        p.to_string(),
+        "queue `q` (family 0):
+  batch 0:
+    pass   `read`
+    barrier
+      buffer `Y` bytes 0..64: VERTEX_SHADER/NONE -> ALL_TRANSFER/TRANSFER_WRITE
+    pass   `copy Y`
+    pass   `copy X`
+    signal timeline at ALL_COMMANDS
+"
+    );
+}
+
+/// Queue `a` writes X; `b` reads X and writes Y; `c` reads both. `c` waits on `b` only: `b`'s
+/// signal follows its wait on `a` through `b`'s compute work, so it orders `a`'s write before
+/// `c`'s compute shader too. When `c` reads X in the fragment shader instead, the wait on `b`
+/// (at COMPUTE_SHADER) does not reach that stage, and `c` still waits on `a`.
+#[test]
+fn a_wait_implied_through_another_queue_is_dropped() {
+    let input = |x_read: Access| PlanInput {
+        queues: vec![
+            QueueDecl::new("a", 0, GC),
+            QueueDecl::new("b", 0, GC),
+            QueueDecl::new("c", 0, GC),
+        ],
+        resources: vec![storage("X"), storage("Y")],
+        passes: vec![
+            PassDecl::new("write X", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_WRITE)),
+            PassDecl::new("X to Y", 1)
+                .with_use(UseDecl::new(0, Access::COMPUTE_SHADER_READ))
+                .with_use(UseDecl::new(1, Access::COMPUTE_SHADER_WRITE)),
+            PassDecl::new("read both", 2)
+                .with_use(UseDecl::new(0, x_read))
+                .with_use(UseDecl::new(1, Access::COMPUTE_SHADER_READ)),
+        ],
+    };
+    let p = planned(input(Access::COMPUTE_SHADER_READ));
+    assert_eq!(
+        p.queues[2].batches[0].waits,
+        [Wait {
+            target: WaitTarget::Batch { queue: 1, batch: 0 },
+            stages: vk::PipelineStageFlags2::COMPUTE_SHADER,
+        }],
+        "{p}"
+    );
+    let p = planned(input(Access::FRAGMENT_SHADER_STORAGE_READ));
+    assert_eq!(
+        p.queues[2].batches[0].waits,
+        [
+            Wait {
+                target: WaitTarget::Batch { queue: 0, batch: 0 },
+                stages: vk::PipelineStageFlags2::FRAGMENT_SHADER,
+            },
+            Wait {
+                target: WaitTarget::Batch { queue: 1, batch: 0 },
+                stages: vk::PipelineStageFlags2::COMPUTE_SHADER,
+            },
+        ],
+        "{p}"
+    );
+}
+
+/// A chain through a queue needs a stage its wait and its signal share: `b` waits on `a` at
+/// COMPUTE_SHADER (its compute read of X) and signals at ALL_TRANSFER (its copy into Y, which
+/// `c` awaits), so that signal does not follow `a`'s write. `c`, which copies from X and Y,
+/// waits on both queues.
+#[test]
+fn a_wait_is_kept_when_the_chain_through_another_queue_breaks() {
+    let p = planned(PlanInput {
+        queues: vec![
+            QueueDecl::new("a", 0, GC | Q::TRANSFER),
+            QueueDecl::new("b", 0, GC | Q::TRANSFER),
+            QueueDecl::new("c", 0, GC | Q::TRANSFER),
+        ],
+        resources: vec![
+            storage("X"),
+            ResourceDecl::buffer(
+                "Y",
+                64,
+                vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST,
+            ),
+            storage("Z"),
+        ],
+        passes: vec![
+            PassDecl::new("write X", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_WRITE)),
+            PassDecl::new("X to Y", 1)
+                .with_use(UseDecl::new(0, Access::COMPUTE_SHADER_READ))
+                .with_use(UseDecl::new(1, Access::TRANSFER_WRITE)),
+            PassDecl::new("copy both", 2)
+                .with_use(UseDecl::new(0, Access::TRANSFER_READ))
+                .with_use(UseDecl::new(1, Access::TRANSFER_READ)),
+            // Keeps `X to Y`'s batch from being the last of `b`, which signals ALL_COMMANDS.
+            PassDecl::new("later", 1).with_use(UseDecl::new(2, Access::COMPUTE_SHADER_WRITE)),
+        ],
+    });
+    assert_eq!(
+        p.to_string(),
+        "queue `a` (family 0):
+  batch 0:
+    pass   `write X`
+    signal timeline at ALL_COMMANDS
+queue `b` (family 0):
+  batch 0:
+    wait   `a` timeline after its batch 0 at COMPUTE_SHADER
+    pass   `X to Y`
+    signal timeline at ALL_TRANSFER
+  batch 1:
+    pass   `later`
+    signal timeline at ALL_COMMANDS
+queue `c` (family 0):
+  batch 0:
+    wait   `a` timeline after its batch 0 at ALL_TRANSFER
+    wait   `b` timeline after its batch 0 at ALL_TRANSFER
+    pass   `copy both`
+    signal timeline at ALL_COMMANDS
+"
+    );
+}
+
+/// A host read left by an earlier graph on queue `a` (at its timeline value 5), then a copy
+/// into the buffer on `a`. `a` waits on `b` at ALL_TRANSFER, and `b` waited on `a`'s value 5:
+/// that chain holds `a`'s device work up to the value, but no semaphore holds the host's read,
+/// so the copy keeps its barrier from HOST. (Found by the simulated frame loops.)
+#[test]
+fn a_host_access_is_never_ordered_by_semaphores() {
+    let at_5 = |stages, access| Recorded {
+        queue: 0,
+        value: Some(5),
+        stages,
+        access,
+    };
+    let written = SegmentState {
+        defined: true,
+        write: Some(at_5(
+            vk::PipelineStageFlags2::COMPUTE_SHADER,
+            vk::AccessFlags2::SHADER_STORAGE_WRITE,
+        )),
+        ..SegmentState::default()
+    };
+    let host_read = SegmentState {
+        reads: vec![at_5(
+            vk::PipelineStageFlags2::HOST,
+            vk::AccessFlags2::HOST_READ,
+        )],
+        ..SegmentState::default()
+    };
+    let p = planned(PlanInput {
+        queues: vec![
+            QueueDecl::new("a", 0, GC | Q::TRANSFER),
+            QueueDecl::new("b", 0, GC),
+        ],
+        resources: vec![
+            storage("Q").with_state(written),
+            storage("R").with_state(host_read),
+            storage("S"),
+        ],
+        passes: vec![
+            PassDecl::new("Q to S", 1)
+                .with_use(UseDecl::new(0, Access::COMPUTE_SHADER_READ))
+                .with_use(UseDecl::new(2, Access::COMPUTE_SHADER_WRITE)),
+            PassDecl::new("copy S to R", 0)
+                .with_use(UseDecl::new(2, Access::TRANSFER_READ))
+                .with_use(UseDecl::new(1, Access::TRANSFER_WRITE)),
+        ],
+    });
+    assert_eq!(
+        p.to_string(),
+        "queue `a` (family 0):
+  batch 0:
+    wait   `b` timeline after its batch 0 at ALL_TRANSFER
+    barrier
+      buffer `R` bytes 0..64: HOST/NONE -> ALL_TRANSFER/TRANSFER_WRITE
+    pass   `copy S to R`
+    signal timeline at ALL_COMMANDS
+queue `b` (family 0):
+  batch 0:
+    wait   `a` timeline value 5 (earlier graph) at COMPUTE_SHADER
+    pass   `Q to S`
+    signal timeline at ALL_COMMANDS
+"
+    );
+}
