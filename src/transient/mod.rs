@@ -54,6 +54,9 @@ pub struct TransientStats {
     pub heaps: usize,
     /// Their bytes, as allocated (each heap rounded up to `bufferImageGranularity`).
     pub heap_bytes: u64,
+    /// The bytes of the heap set the last execution's transients were bound in: the memory
+    /// one execution takes.
+    pub execution_heap_bytes: u64,
     /// Heaps allocated so far.
     pub heap_allocations: u64,
     /// Vulkan objects created so far: images, buffers and image views, counting the probe

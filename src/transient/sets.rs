@@ -45,9 +45,11 @@ struct Heap {
 }
 
 impl Heap {
-    /// Whether it can serve as `need`: big enough, aligned enough, of a type `need` accepts.
+    /// Whether it can serve as `need`: big enough but not twice as big (memory wasted),
+    /// aligned enough, of a type `need` accepts.
     fn fits(&self, need: &HeapNeed) -> bool {
         self.size >= need.size
+            && self.size / 2 <= need.size
             && self.allocation.offset() % need.alignment == 0
             && self.memory_type_bits & !need.memory_type_bits == 0
     }
@@ -125,6 +127,8 @@ pub(crate) struct HeapSets {
     at: Vec<(usize, u64)>,
     /// Bindings so far, over every set.
     clock: u64,
+    /// The set of the last binding.
+    last_set: Option<usize>,
     heap_allocations: u64,
     objects_created: u64,
 }
@@ -144,6 +148,7 @@ impl HeapSets {
             need: Vec::new(),
             at: Vec::new(),
             clock: 0,
+            last_set: None,
             heap_allocations: 0,
             objects_created: 0,
         }
@@ -166,6 +171,9 @@ impl HeapSets {
             sets: self.sets.len(),
             heaps: heaps.clone().count(),
             heap_bytes: heaps.map(|h| h.size).sum(),
+            execution_heap_bytes: self
+                .last_set
+                .map_or(0, |s| self.sets[s].heaps.iter().map(|h| h.size).sum()),
             heap_allocations: self.heap_allocations,
             objects_created: self.objects_created,
             executions: self.clock,
@@ -221,6 +229,7 @@ impl HeapSets {
         let set = &mut self.sets[s];
         set.busy = Some(token.clone());
         set.last_bound = self.clock;
+        self.last_set = Some(s);
         self.trim(s);
         Ok(())
     }
