@@ -1,5 +1,6 @@
-//! Heap allocations per frame: none for a frame that reuses the last plan, and a small
-//! constant, whatever the number of passes, for a re-planned frame.
+//! Heap allocations per frame: none for a frame that reuses the last plan (transients included:
+//! no device memory allocated and no Vulkan object created either, counted by the graph), and a
+//! small constant, whatever the number of passes, for a re-planned frame.
 //!
 //! A counting global allocator counts the allocations made on the test's own thread (the
 //! validation layer allocates through the C allocator, which this does not see). A frame is

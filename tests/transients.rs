@@ -3,6 +3,8 @@
 //! flight, and the errors. Validation and synchronization validation are on (syncval tracks
 //! memory, so a missing aliasing barrier is a hazard it reports).
 
+#[path = "transients/buffers.rs"]
+mod buffers;
 mod common;
 
 use common::gate::Gate;
@@ -343,100 +345,6 @@ fn each_execution_in_flight_gets_a_heap_set_of_its_own() {
         (stats.sets, stats.heap_allocations, stats.objects_created)
     );
     drop(gate);
-    drop(graph);
-    assert_clean(&ctx);
-}
-
-/// Transient buffers alias like images: `t2` takes `t0`'s memory.
-#[test]
-fn aliased_buffers_give_the_right_result() {
-    let ctx = ctx();
-    let graph = ctx.graph().unwrap();
-    let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
-    let t: Vec<Arc<StBuffer>> = (0..3)
-        .map(|i| {
-            graph
-                .transient_buffer(BufferDesc::new(BYTES, usage), &format!("t{i}"))
-                .unwrap()
-        })
-        .collect();
-    let out = readback(&ctx);
-    let q = ctx.graphics();
-    for value in [3u32, 0x0102_0304] {
-        let copy = |from: &StBuffer, to: &StBuffer, r: &mut vk_baton::Recorder<'_>| {
-            let region = vk::BufferCopy::default().size(BYTES);
-            // SAFETY: both buffers are bound for this execution, in the declared states.
-            unsafe {
-                r.device()
-                    .cmd_copy_buffer(r.cmd(), from.handle(), to.handle(), &[region])
-            };
-            Ok(())
-        };
-        let planned = graph
-            .record()
-            .insert_fn(
-                "fill t0",
-                q,
-                |d| {
-                    d.uses(&t[0], Access::TRANSFER_WRITE).discard();
-                },
-                |r| {
-                    // SAFETY: `t0` is bound for this execution.
-                    unsafe {
-                        r.device()
-                            .cmd_fill_buffer(r.cmd(), t[0].handle(), 0, BYTES, value)
-                    };
-                    Ok(())
-                },
-            )
-            .insert_fn(
-                "t0 to t1",
-                q,
-                |d| {
-                    d.uses(&t[0], Access::COPY_READ);
-                    d.uses(&t[1], Access::COPY_WRITE).discard();
-                },
-                |r| copy(&t[0], &t[1], r),
-            )
-            .insert_fn(
-                "t1 to t2",
-                q,
-                |d| {
-                    d.uses(&t[1], Access::COPY_READ);
-                    d.uses(&t[2], Access::COPY_WRITE).discard();
-                },
-                |r| copy(&t[1], &t[2], r),
-            )
-            .insert_fn(
-                "t2 to out",
-                q,
-                |d| {
-                    d.uses(&t[2], Access::COPY_READ);
-                    d.uses(&out, Access::COPY_WRITE).discard();
-                },
-                |r| copy(&t[2], &out, r),
-            )
-            .insert_fn(
-                "host read",
-                q,
-                |d| {
-                    d.uses(&out, Access::HOST_READ);
-                },
-                |_| Ok(()),
-            )
-            .finish()
-            .unwrap();
-        let p = &planned.plan().transients;
-        assert_eq!(
-            p.placement(0).map(|x| (x.heap, x.offset)),
-            p.placement(2).map(|x| (x.heap, x.offset))
-        );
-        planned.execute().unwrap().wait().unwrap();
-        let expected: Vec<u8> = (0..BYTES / 4).flat_map(|_| value.to_le_bytes()).collect();
-        assert!(read(&out) == expected, "{:?}...", &read(&out)[..16]);
-    }
-    // Three probes, then t0 and t1 (t2 shares t0's buffer).
-    assert_eq!(graph.transient_stats().objects_created, 5);
     drop(graph);
     assert_clean(&ctx);
 }
