@@ -22,7 +22,7 @@ rm -f .gl/debug/*
 cargo build --workspace --all-targets --message-format=json \
   | python3 -c '
 import json, sys, shutil, os
-keep_examples = {"headless", "async_compute", "streaming_upload", "incremental"}
+keep_examples = {"headless", "async_compute", "streaming_upload", "incremental", "deferred"}
 for line in sys.stdin:
     try: m = json.loads(line)
     except ValueError: continue
@@ -33,7 +33,7 @@ for line in sys.stdin:
     if kind == "example" and name not in keep_examples:
         continue
     # Debug: the samples and the GPU tests that need several families or run whole graphs.
-    if kind == "example" or name in ("multi_family", "stream", "handoff", "held_plan"):
+    if kind == "example" or name in ("multi_family", "stream", "handoff", "held_plan", "transients"):
         dst = os.path.join(".gl/debug", os.path.basename(m["executable"]))
         shutil.copy2(m["executable"], dst)
         print("staged", dst, kind)

@@ -19,7 +19,7 @@ run() { # name, command...
   local name=$1; shift
   echo "== $name: $*"
   if "$@" >"$out/$name.log" 2>&1; then echo "   ok"; else echo "   FAILED ($?)"; status=1; fi
-  grep -E "test result|passed|failed|validation message|message\(s\)|GiB/s|overlap|ratio|frame|chain|queues|interleaved|×" "$out/$name.log" | tail -12
+  grep -E "test result|passed|failed|validation message|message\(s\)|GiB/s|overlap|ratio|frame|chain|queues|interleaved|×|aliasing|lower bound|check:" "$out/$name.log" | tail -14
 }
 # The long randomized verifier run uses spare cores while the GPU work runs: 100,000 cases in
 # 10 processes of 10,000 (each draws its own proptest seed).
@@ -49,14 +49,19 @@ done
 [ -x "$dbg/async_compute" ] && run debug_async_compute_exclusive "$dbg/async_compute" --exclusive --frames 12
 [ -x "$dbg/streaming_upload" ] && run debug_streaming_upload "$dbg/streaming_upload" --all-sizes --scale 0.02 --repeat 1
 [ -x "$dbg/incremental" ] && run debug_incremental "$dbg/incremental"
+[ -x "$dbg/deferred" ] && run debug_deferred "$dbg/deferred" --frames 4
+[ -x "$dbg/deferred" ] && run debug_deferred_exclusive "$dbg/deferred" --frames 4 --exclusive
 run headless "$bin/headless"
 [ -x "$bin/async_compute" ] && run async_compute "$bin/async_compute" --frames 200
 [ -x "$bin/async_compute" ] && run async_compute_exclusive "$bin/async_compute" --exclusive --frames 20
 [ -x "$bin/streaming_upload" ] && run streaming_upload "$bin/streaming_upload" --all-sizes --scale 0.05 --repeat 1
 [ -x "$bin/incremental" ] && run incremental "$bin/incremental"
+[ -x "$bin/deferred" ] && run deferred "$bin/deferred" --width 1920 --height 1080 --shadow 2048 --frames 20
+[ -x "$bin/deferred" ] && run deferred_exclusive "$bin/deferred" --width 1920 --height 1080 --shadow 2048 --frames 20 --exclusive
 # The figures: validation costs CPU time, so the timed runs go without it.
 [ -x "$bin/async_compute" ] && VK_BATON_VALIDATION=0 run async_compute_timed "$bin/async_compute" --frames 200
 [ -x "$bin/streaming_upload" ] && VK_BATON_VALIDATION=0 run streaming_upload_timed "$bin/streaming_upload" --all-sizes
+[ -x "$bin/deferred" ] && VK_BATON_VALIDATION=0 run deferred_timed "$bin/deferred" --width 1920 --height 1080 --shadow 2048 --frames 200 --png "$out/deferred.png"
 # The frame-cost bench (graph against the hand-written floor, one run, both sides alternating):
 # with validation first (both sides must be clean, the hand side's ownership transfers too),
 # then timed without it.

@@ -35,6 +35,13 @@ fn main() {
             ),
         }
     }
+    // Files the shaders `#include`.
+    for entry in std::fs::read_dir(&dir).expect("read the shaders directory") {
+        let path = entry.expect("a directory entry").path();
+        if path.extension().is_some_and(|e| e == "glsl") {
+            println!("cargo:rerun-if-changed={}", path.display());
+        }
+    }
     // The directory too, so a newly added shader triggers a rebuild.
     println!("cargo:rerun-if-changed={}", dir.display());
     println!("cargo:rerun-if-changed=build.rs");

@@ -233,11 +233,17 @@ impl Context {
     /// # Ok(()) }
     /// ```
     pub fn graph(&self) -> Result<Graph> {
-        Ok(Graph::with_device_owner(
-            &self.device,
-            self.debug.clone(),
-            self.owner.clone(),
-        ))
+        let graph = Graph::with_device_owner(&self.device, self.debug.clone(), self.owner.clone());
+        // SAFETY: a plain query on a live physical device, the one the device was made from,
+        // whose granularity it is.
+        unsafe {
+            let limits = self
+                .instance
+                .get_physical_device_properties(self.physical_device)
+                .limits;
+            graph.set_transient_allocator(&self.allocator, limits.buffer_image_granularity)?;
+        }
+        Ok(graph)
     }
 
     /// What the device can time, for [`Graph::set_gpu_timings`]: with host query reset where

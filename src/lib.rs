@@ -20,8 +20,10 @@
 //!    (per-pass GPU times, knowing only queues).
 //! 4. **Completion**: `completion` ([`CompletionToken`]), knowing only an execution's fences.
 //! 5. **Passes**: [`pass`] ([`Pass`], [`Declare`], [`Recorder`]), what user code implements.
-//! 6. **Pools**: `pools`, the command pools, spare fences and in-flight executions a graph
-//!    reuses; then [`fence`] ([`ExecutionFence`]), which hands an execution back to them.
+//! 6. **Pools**: `transient`, the memory, images and views a graph binds its transient
+//!    resources to for each execution; `pools`, the command pools, spare fences and in-flight
+//!    executions a graph reuses; then [`fence`] ([`ExecutionFence`]), which hands an execution
+//!    back to them.
 //! 7. **Execution**: `execute` records a plan (`execute::recording`, which also repairs the
 //!    pools after a pass's error or panic) and submits it (`execute::submit`, which checks
 //!    staleness and commits the new states).
@@ -57,6 +59,7 @@ pub mod resource;
 #[cfg(feature = "verify")]
 pub mod simulate;
 pub mod timing;
+mod transient;
 #[cfg(feature = "verify")]
 pub mod verify;
 #[cfg(feature = "verify")]
@@ -83,6 +86,7 @@ pub use resource::{
     BufferDesc, Destroy, HostMapping, HostMemory, ImageDesc, Resource, ResourceState,
     SharedAllocator, Sharing, StBuffer, StImage, StateSnapshot,
 };
+pub use transient::TransientStats;
 
 // The README's code compiles as a doctest, so it stays true.
 #[cfg(doctest)]

@@ -180,6 +180,7 @@ pub(crate) fn lower(
             ),
         };
         let rd = refill::resource(&mut res_decls, ri, r.name(), kind, concurrent);
+        rd.transient = r.transient().map(|(memory, _graph)| memory);
         let t = r.tracked().lock();
         versions.push(t.version);
         refill_segments(&mut rd.initial, &t.segments, |rec| Recorded {

@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::plan::{Plan, PlanInput, Rebinder};
 use crate::queue::Queue;
 use crate::resource::Resource;
+use crate::transient::Transients;
 use ash::vk;
 use parking_lot::Mutex;
 use std::any::Any;
@@ -93,6 +94,9 @@ pub(crate) struct GraphPools {
     pub(crate) spare_names: Mutex<Vec<String>>,
     /// How many passes the last builder had: the next one reserves that many up front.
     pub(crate) pass_count_hint: std::sync::atomic::AtomicUsize,
+    /// The transients' handles, memory and objects (dropped after `Drop` has waited for every
+    /// execution, before the device can go).
+    pub(crate) transients: Transients,
     /// What must outlive the pools (the [`crate::Context`]'s device, for its graphs): the
     /// last field, so it drops after `Drop` destroyed the pools and fences.
     device_owner: Option<Arc<dyn Any + Send + Sync>>,
@@ -106,8 +110,10 @@ impl GraphPools {
         debug: Option<DebugUtils>,
         device_owner: Option<Arc<dyn Any + Send + Sync>>,
     ) -> Self {
+        let device = Arc::new(device.clone());
         Self {
-            device: Arc::new(device.clone()),
+            transients: Transients::new(device.clone()),
+            device,
             debug,
             labels: std::sync::atomic::AtomicBool::new(true),
             reusable: Mutex::new(Reusable::default()),

@@ -27,6 +27,7 @@ mod image;
 mod memory;
 mod staleness;
 mod state;
+mod transient;
 
 pub use buffer::StBuffer;
 pub use desc::{BufferDesc, Destroy, ImageDesc, ResourceState, Sharing};
@@ -35,6 +36,7 @@ pub use image::StImage;
 pub use memory::SharedAllocator;
 pub use state::StateSnapshot;
 pub(crate) use state::Tracked;
+pub(crate) use transient::{create_buffer, create_image, create_view, name_object};
 
 /// An image or a buffer, for code that handles both.
 ///

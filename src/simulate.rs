@@ -441,6 +441,14 @@ impl Simulation {
                 .collect();
         }
         g.final_states = finals;
+        // The transients' placements name resources and queues too.
+        for p in &mut g.transients.placements {
+            p.resource = rmap[p.resource];
+            p.after.iter_mut().for_each(|a| *a = rmap[*a]);
+            for site in std::iter::once(&mut p.first_use).chain(&mut p.last_uses) {
+                site.queue = qmap[site.queue];
+            }
+        }
         (g, gv)
     }
 }

@@ -1,5 +1,6 @@
-//! Heap allocations per frame: none for a frame that reuses the last plan, and a small
-//! constant, whatever the number of passes, for a re-planned frame.
+//! Heap allocations per frame: none for a frame that reuses the last plan (transients included:
+//! no device memory allocated and no Vulkan object created either, counted by the graph), and a
+//! small constant, whatever the number of passes, for a re-planned frame.
 //!
 //! A counting global allocator counts the allocations made on the test's own thread (the
 //! validation layer allocates through the C allocator, which this does not see). A frame is
@@ -247,6 +248,114 @@ fn a_replanned_frame_allocates_a_constant_independent_of_its_passes() {
         large[0] <= small[0] + GROWTH && larger[0] <= small[0] + GROWTH,
         "per-pass allocations: 10 passes {small:?}, 100 {large:?}, 1000 {larger:?}"
     );
+    drop(graph);
+    common::assert_clean(&ctx);
+}
+
+/// Copies `src` into `dst` (or fills `dst` when there is no `src`): a chain through transient
+/// buffers.
+struct Link {
+    src: Option<Arc<StBuffer>>,
+    dst: Arc<StBuffer>,
+}
+
+impl Pass for Link {
+    fn declare(&self, d: &mut Declare<'_>) {
+        if let Some(src) = &self.src {
+            d.uses(src, Access::COPY_READ);
+        }
+        d.uses(&self.dst, Access::TRANSFER_WRITE).discard();
+    }
+
+    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        // SAFETY: `cmd` is recording; the buffers are bound and in the declared states.
+        unsafe {
+            match &self.src {
+                None => {
+                    r.device()
+                        .cmd_fill_buffer(r.cmd(), self.dst.handle(), 0, vk::WHOLE_SIZE, 7)
+                }
+                Some(src) => {
+                    let region = vk::BufferCopy::default().size(256);
+                    r.device()
+                        .cmd_copy_buffer(r.cmd(), src.handle(), self.dst.handle(), &[region]);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A steady frame through transients (a chain of 8, each taking the memory of the one two
+/// back) allocates nothing on the heap, no device memory, and creates no Vulkan object.
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "debug builds verify every plan, which allocates per pass: cargo test --release --test allocations"
+)]
+fn a_steady_frame_with_transients_allocates_and_creates_nothing() {
+    let ctx = common::ctx();
+    let graph = ctx.graph().unwrap();
+    let q = ctx.graphics().clone();
+    let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+    let t: Vec<Arc<StBuffer>> = (0..8)
+        .map(|i| {
+            graph
+                .transient_buffer(BufferDesc::new(256, usage), &format!("t{i}"))
+                .unwrap()
+        })
+        .collect();
+    let out = ctx.buffer(BufferDesc::new(256, usage), "out").unwrap();
+    let mut links: Vec<Link> = (0..9)
+        .map(|i| Link {
+            src: (i > 0).then(|| t[i - 1].clone()),
+            dst: if i < 8 { t[i].clone() } else { out.clone() },
+        })
+        .collect();
+    let mut frame = || {
+        let mut b = graph.record();
+        for l in links.iter_mut() {
+            b = b.insert_pass("link", l, &q);
+        }
+        let planned = b.finish().unwrap();
+        let aliased =
+            planned.plan().transients.total_size() < planned.plan().transients.unaliased_size;
+        planned.execute().unwrap().wait().unwrap();
+        aliased
+    };
+    for _ in 0..5 {
+        assert!(frame(), "the chain's transients share memory");
+    }
+    let before = graph.transient_stats();
+    let counts: Vec<u64> = (0..5)
+        .map(|_| {
+            let start = allocations();
+            frame();
+            allocations() - start
+        })
+        .collect();
+    let after = graph.transient_stats();
+    assert_eq!(counts, [0; 5], "heap allocations per steady frame");
+    assert_eq!(
+        (
+            after.heap_allocations,
+            after.objects_created,
+            after.heaps,
+            after.sets
+        ),
+        (
+            before.heap_allocations,
+            before.objects_created,
+            before.heaps,
+            before.sets
+        ),
+        "device memory and Vulkan objects"
+    );
+    assert_eq!(after.executions, before.executions + 5);
+    // Eight probes, and two buffers: t0 and t1; each later one takes the memory of the one two
+    // back, and with the same description and place, its buffer.
+    assert_eq!(before.objects_created, 8 + 2, "{before:?}");
+    assert_eq!(before.heaps, 1, "{before:?}");
     drop(graph);
     common::assert_clean(&ctx);
 }

@@ -275,6 +275,75 @@ fn incremental_hands_state_back_and_forth() {
     );
 }
 
+/// The number before ` bytes` in the line that starts with `prefix`.
+fn bytes_in(out: &str, prefix: &str) -> u64 {
+    number_after(line(out, prefix), prefix) as u64
+}
+
+#[test]
+fn deferred_aliases_transients_within_the_targets_and_renders_the_same_without() {
+    let dir = std::env::temp_dir().join(format!("vk-baton-deferred-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let png_path = dir.join("deferred.png");
+    let (_, out) = run(Command::new(example("deferred"))
+        .args(["--frames", "4", "--width", "320", "--height", "180"])
+        .arg("--png")
+        .arg(&png_path));
+    let transients = number_after(line(&out, "transients:"), "transients:");
+    assert!(transients >= 15.0, "{out}");
+    let with = bytes_in(&out, "transient memory with aliasing:");
+    let without = bytes_in(&out, "transient memory without aliasing:");
+    let bound = bytes_in(&out, "live-set lower bound:");
+    // The targets, from the printed bytes: at most 1.05x the lower bound, at least 30 %
+    // below no aliasing.
+    assert!(
+        bound > 0 && bound <= with && with * 100 <= bound * 105,
+        "{out}"
+    );
+    assert!(with * 10 <= without * 7, "{out}");
+    assert!(
+        line(&out, "with aliasing:").contains("(target at most 1.05x: OK)"),
+        "{out}"
+    );
+    // What one execution's heap set really holds: the plan's heaps, each rounded up to the
+    // device's bufferImageGranularity, and each transient in memory of its own without.
+    let allocated = line(&out, "allocated for one execution:");
+    let (a, b) = (
+        number_after(allocated, "execution:") as u64,
+        number_after(allocated, "with aliasing,") as u64,
+    );
+    assert!(with <= a && a < with + 64 * 1024, "{allocated}");
+    assert!(without <= b && a < b, "{allocated}");
+    assert!(
+        out.contains(
+            "steady frames: 2; plans reused 2, heaps allocated 0, Vulkan objects created 0 (OK)"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("check: frame 3 without aliasing is identical bit for bit (230400 bytes)"),
+        "{out}"
+    );
+    // The picture: the right size, and not blank.
+    let decoder = png::Decoder::new(std::fs::File::open(&png_path).expect("deferred.png exists"));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!((info.width, info.height), (320, 180));
+    let mut colours: Vec<[u8; 3]> = buf[..info.buffer_size()]
+        .chunks_exact(4)
+        .map(|p| [p[0], p[1], p[2]])
+        .collect();
+    colours.sort_unstable();
+    colours.dedup();
+    assert!(
+        colours.len() > 1000,
+        "only {} distinct colours",
+        colours.len()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The host's copy of `shaders/anim.comp` (and of `expected_pixel` in examples/window.rs).
 fn expected_pixel(x: u32, y: u32, w: u32, h: u32, t: u32) -> [u8; 4] {
     let dx = x as i32 - (w / 2) as i32;

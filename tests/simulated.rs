@@ -21,6 +21,8 @@ use vk_baton::simulate::{FrameReport, SimError, Simulation, Topology};
 use vk_baton::verify::{Actor, HazardKind};
 use vk_baton::{Access, BufferRange, ImageRange, SubRange};
 
+#[path = "simulated/deferred.rs"]
+mod deferred;
 #[path = "simulated/multi_family.rs"]
 mod multi_family;
 #[path = "simulated/passes_multi_family.rs"]
@@ -28,6 +30,7 @@ mod passes_multi_family;
 #[path = "simulated/samples.rs"]
 mod samples;
 
+use deferred::*;
 use multi_family::*;
 use passes_multi_family::*;
 use samples::*;
@@ -338,4 +341,14 @@ fn sample_incremental() {
 #[test]
 fn sample_window() {
     on_every_topology("window", window);
+}
+#[test]
+fn sample_deferred() {
+    on_every_topology("deferred", |t| deferred(t, 640, 360, 1024));
+}
+#[test]
+fn sample_deferred_1080p() {
+    on_every_topology("deferred --width 1920 --height 1080 --shadow 2048", |t| {
+        deferred(t, 1920, 1080, 2048)
+    });
 }

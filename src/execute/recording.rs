@@ -115,6 +115,17 @@ impl Execution<'_> {
     /// is consistent at any unwind point.
     pub(super) fn record(&mut self, token: &CompletionToken) -> Result<Recording> {
         let pools = self.pools.clone();
+        // The transients' objects for this execution, kept bound until the recording ends.
+        let _transients =
+            match (pools.transients).bind(&self.plan, &self.resources, token, pools.debug.as_ref())
+            {
+                Ok(guard) => guard,
+                Err(e) => {
+                    token.set_submitted(&[]);
+                    token.set_failed();
+                    return Err(e);
+                }
+            };
         let mut out = Recording::new(&mut pools.spares.lock());
         out.queue_fences.resize(self.queues.len(), None);
         let outcome = {

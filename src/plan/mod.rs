@@ -127,4 +127,5 @@ pub(crate) mod tests_host_present;
 mod tests_queues;
 #[cfg(test)]
 mod tests_rebind;
+#[cfg(test)]
 mod tests_redundant;

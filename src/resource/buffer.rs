@@ -2,6 +2,7 @@
 
 use super::host::{Mapped, MAX_NON_COHERENT_ATOM_SIZE};
 use super::memory::{allocate, free, next_id, Memory, SharedAllocator};
+use super::transient::CurrentHandle;
 use super::{BufferDesc, Destroy, ResourceState, StateSnapshot, Tracked};
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
@@ -26,7 +27,8 @@ use parking_lot::Mutex;
 pub struct StBuffer {
     pub(super) id: u64,
     pub(super) device: ash::Device,
-    pub(super) handle: vk::Buffer,
+    /// A transient's changes with each execution (see `transient.rs`).
+    pub(super) handle: CurrentHandle,
     pub(super) desc: BufferDesc,
     pub(super) name: String,
     pub(super) memory: Memory,
@@ -138,7 +140,7 @@ impl StBuffer {
         Ok(Self {
             id: next_id(),
             device: device.clone(),
-            handle,
+            handle: CurrentHandle::new(handle),
             name: name.to_owned(),
             memory: Memory::Allocated {
                 allocator: allocator.clone(),
@@ -191,7 +193,7 @@ impl StBuffer {
         Self {
             id: next_id(),
             device: device.clone(),
-            handle,
+            handle: CurrentHandle::new(handle),
             name: name.to_owned(),
             memory: Memory::Raw(destroy),
             mapped: None,
@@ -213,7 +215,7 @@ impl StBuffer {
         if let Some(d) = debug {
             if d.device_handle() == self.device.handle() {
                 // SAFETY: the handle is a live buffer of the loader's device (checked above).
-                unsafe { d.set_name(self.handle, &self.name) };
+                unsafe { d.set_name(self.handle(), &self.name) };
             } else {
                 log::warn!(
                     "`{}`: not named: the DebugUtils belong to another device",
@@ -229,9 +231,10 @@ impl StBuffer {
         self.id
     }
 
-    /// The `VkBuffer`.
+    /// The `VkBuffer`. A transient's is the one the graph bound for the execution being
+    /// recorded; null before its first execution.
     pub fn handle(&self) -> vk::Buffer {
-        self.handle
+        self.handle.get()
     }
 
     /// The description it was created with.
@@ -293,6 +296,7 @@ impl StBuffer {
 
 impl Drop for StBuffer {
     fn drop(&mut self) {
+        let handle = self.handle();
         match &mut self.memory {
             Memory::Allocated {
                 allocator,
@@ -300,16 +304,15 @@ impl Drop for StBuffer {
             } => {
                 // SAFETY: the last Arc is gone and every execution that used the buffer held
                 // an Arc until its fence signalled: the GPU is done with it.
-                unsafe { self.device.destroy_buffer(self.handle, None) };
+                unsafe { self.device.destroy_buffer(handle, None) };
                 if let Some(a) = allocation.take() {
                     free(allocator, a, &self.name);
                 }
             }
             // SAFETY: as above; the app handed over the destroy duty.
-            Memory::Raw(Destroy::Library) => unsafe {
-                self.device.destroy_buffer(self.handle, None)
-            },
-            Memory::Raw(Destroy::AppKeeps) => {}
+            Memory::Raw(Destroy::Library) => unsafe { self.device.destroy_buffer(handle, None) },
+            // The graph that made it destroys its objects.
+            Memory::Raw(Destroy::AppKeeps) | Memory::Transient(_) => {}
         }
     }
 }
@@ -319,7 +322,9 @@ impl std::fmt::Debug for StBuffer {
         write!(
             f,
             "StBuffer(#{} `{}` {:?})",
-            self.id, self.name, self.handle
+            self.id,
+            self.name,
+            self.handle()
         )
     }
 }

@@ -1,6 +1,7 @@
 //! [`StImage`]: a state-tracked image.
 
 use super::memory::{allocate, free, next_id, Memory, SharedAllocator};
+use super::transient::CurrentHandle;
 use super::{Destroy, ImageDesc, ResourceState, StateSnapshot, Tracked};
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
@@ -20,16 +21,17 @@ use parking_lot::Mutex;
 /// # Ok(()) }
 /// ```
 pub struct StImage {
-    id: u64,
-    device: ash::Device,
-    handle: vk::Image,
-    desc: ImageDesc,
-    name: String,
-    memory: Memory,
-    state: Mutex<Tracked>,
+    pub(super) id: u64,
+    pub(super) device: ash::Device,
+    /// A transient's changes with each execution (see `transient.rs`).
+    pub(super) handle: CurrentHandle,
+    pub(super) desc: ImageDesc,
+    pub(super) name: String,
+    pub(super) memory: Memory,
+    pub(super) state: Mutex<Tracked>,
     /// What must outlive the image and its memory (the [`crate::Context`]'s device); the last
     /// field, so it drops after `memory` and its allocator.
-    device_owner: Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
+    pub(super) device_owner: Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 impl StImage {
@@ -56,17 +58,7 @@ impl StImage {
         desc: ImageDesc,
         name: &str,
     ) -> Result<Self> {
-        let e = desc.extent;
-        if e.width == 0
-            || e.height == 0
-            || e.depth == 0
-            || desc.mip_levels == 0
-            || desc.array_layers == 0
-        {
-            return Err(Error::InvalidArgument(format!(
-                "image `{name}`: a zero extent, mip count or layer count"
-            )));
-        }
+        desc.check(name)?;
         allocator.check_device(device, name)?;
         // SAFETY: a valid create info (Vulkan validates the rest) on a live device.
         let handle = unsafe { device.create_image(&desc.create_info(), None) }
@@ -104,7 +96,7 @@ impl StImage {
         Ok(Self {
             id: next_id(),
             device: device.clone(),
-            handle,
+            handle: CurrentHandle::new(handle),
             desc,
             name: name.to_owned(),
             memory: Memory::Allocated {
@@ -160,7 +152,7 @@ impl StImage {
         Self {
             id: next_id(),
             device: device.clone(),
-            handle,
+            handle: CurrentHandle::new(handle),
             desc,
             name: name.to_owned(),
             memory: Memory::Raw(destroy),
@@ -180,7 +172,7 @@ impl StImage {
         if let Some(d) = debug {
             if d.device_handle() == self.device.handle() {
                 // SAFETY: the handle is a live image of the loader's device (checked above).
-                unsafe { d.set_name(self.handle, &self.name) };
+                unsafe { d.set_name(self.handle(), &self.name) };
             } else {
                 log::warn!(
                     "`{}`: not named: the DebugUtils belong to another device",
@@ -196,9 +188,10 @@ impl StImage {
         self.id
     }
 
-    /// The `VkImage`.
+    /// The `VkImage`. A transient's is the one the graph bound for the execution being
+    /// recorded (see [`StImage::view`]); null before its first execution.
     pub fn handle(&self) -> vk::Image {
-        self.handle
+        self.handle.get()
     }
 
     /// The description it was created with.
@@ -270,6 +263,7 @@ impl StImage {
 
 impl Drop for StImage {
     fn drop(&mut self) {
+        let handle = self.handle();
         match &mut self.memory {
             Memory::Allocated {
                 allocator,
@@ -277,22 +271,27 @@ impl Drop for StImage {
             } => {
                 // SAFETY: the last Arc is gone, and every graph execution that used the image
                 // holds an Arc until its fence signals, so the GPU is done with it.
-                unsafe { self.device.destroy_image(self.handle, None) };
+                unsafe { self.device.destroy_image(handle, None) };
                 if let Some(a) = allocation.take() {
                     free(allocator, a, &self.name);
                 }
             }
             // SAFETY: as above; the app handed the destroy duty to the library.
-            Memory::Raw(Destroy::Library) => unsafe {
-                self.device.destroy_image(self.handle, None)
-            },
-            Memory::Raw(Destroy::AppKeeps) => {}
+            Memory::Raw(Destroy::Library) => unsafe { self.device.destroy_image(handle, None) },
+            // The graph that made it destroys its objects.
+            Memory::Raw(Destroy::AppKeeps) | Memory::Transient(_) => {}
         }
     }
 }
 
 impl std::fmt::Debug for StImage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "StImage(#{} `{}` {:?})", self.id, self.name, self.handle)
+        write!(
+            f,
+            "StImage(#{} `{}` {:?})",
+            self.id,
+            self.name,
+            self.handle()
+        )
     }
 }

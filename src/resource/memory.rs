@@ -109,6 +109,8 @@ pub(super) enum Memory {
         allocation: Option<Allocation>,
     },
     Raw(Destroy),
+    /// A transient: its objects and memory belong to the graph that made it.
+    Transient(super::transient::TransientSlot),
 }
 
 pub(super) fn allocate(

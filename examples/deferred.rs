@@ -1,0 +1,337 @@
+//! A deferred-style frame whose intermediate images live in transient memory: a G-buffer, two
+//! shadow maps each resolved into a screen-space shadow mask, SSAO and tiled light culling on
+//! the async compute queue, lighting, a bloom chain, tone mapping and a sharpen; 20 transients
+//! (19 images and a buffer) and one image the app keeps, the final output. Every pass is a compute shader
+//! (`shaders/deferred_*.comp`) ray-casting or filtering an analytic scene.
+//!
+//! The transients come from the graph (`graph.transient_image(desc, name)`) and are used like
+//! any image. The plan places them in shared heaps: two transients share memory when every
+//! use of one happens-before the first use of the other, and the plan orders them with the
+//! barriers (and, across queues, the semaphores) that sharing needs. The sample prints the
+//! transient memory with aliasing, without it, and the live-set lower bound (the most memory
+//! that transients used at the same time need), then checks what it claims:
+//!
+//! - the aliased frame needs at most 5 % more than the lower bound, and at least 30 % less
+//!   than without aliasing;
+//! - a steady frame (after the first `FRAMES_IN_FLIGHT`) reuses the plan, allocates no
+//!   device memory and creates no Vulkan object;
+//! - the last frame rendered again without aliasing (`Graph::set_transient_aliasing(false)`)
+//!   is identical bit for bit.
+//!
+//! It writes the last frame to `deferred.png` (or `--png PATH`).
+//!
+//! ```text
+//! cargo run --release --example deferred -- --width 1920 --height 1080 --frames 60
+//! VK_BATON_VALIDATION=1 cargo run --example deferred -- --width 320 --height 180 --frames 4
+//! ```
+//!
+//! Where async compute is another queue family, the images both queues read (depth, normals,
+//! SSAO, the light tiles) are CONCURRENT between the two families, so both can read them at
+//! once; `--exclusive` keeps them EXCLUSIVE (ownership transfers) for comparison. `--plan`
+//! prints the steady frame's plan. Exits non-zero on a validation message or a failed check.
+
+#[path = "deferred/dispatch.rs"]
+mod dispatch;
+#[path = "deferred/frame.rs"]
+mod frame;
+
+use dispatch::{Dispatch, Samplers};
+use frame::{passes, size, targets};
+use std::collections::VecDeque;
+use std::sync::Arc;
+use support::{report_validation, ValueExt};
+use vk_baton::ash::vk;
+use vk_baton::{Access, BufferDesc, Context, ExecutionFence, Graph, Queue, StImage};
+
+const USAGE: &str = "usage: deferred [--width W] [--height H] [--frames N] [--shadow SIZE] \
+                     [--exclusive] [--plan] [--png PATH]";
+
+/// Executions the sample keeps in flight: fewer than the descriptor sets each pass cycles
+/// through.
+const FRAMES_IN_FLIGHT: usize = 2;
+const _: () = assert!(FRAMES_IN_FLIGHT < dispatch::SETS);
+
+/// The frame's passes in program order: name, pass, queue.
+pub type Passes = Vec<(&'static str, Dispatch, Queue)>;
+
+/// Options from the command line.
+pub struct Options {
+    pub width: u32,
+    pub height: u32,
+    pub frames: u32,
+    pub shadow: u32,
+    pub exclusive: bool,
+    pub plan: bool,
+    pub png: std::path::PathBuf,
+}
+
+fn options() -> Options {
+    let mut o = Options {
+        width: 640,
+        height: 360,
+        frames: 6,
+        shadow: 1024,
+        exclusive: false,
+        plan: false,
+        png: "deferred.png".into(),
+    };
+    support::parse_args(USAGE, |name, p| {
+        match name {
+            "width" => o.width = p.value()?.parse()?,
+            "height" => o.height = p.value()?.parse()?,
+            "frames" => o.frames = p.value()?.parse()?,
+            "shadow" => o.shadow = p.value()?.parse()?,
+            "exclusive" => o.exclusive = true,
+            "plan" => o.plan = true,
+            "png" => o.png = p.value()?.into(),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    });
+    o
+}
+
+/// Plans frame `n` (the passes' push constants carry it: the point lights move).
+fn plan_frame<'a>(
+    graph: &'a Graph,
+    passes: &'a mut Passes,
+    n: u32,
+) -> vk_baton::Result<vk_baton::Planned<'a>> {
+    let mut b = graph.record();
+    for (name, pass, queue) in passes.iter_mut() {
+        pass.push[2] = n;
+        b = b.insert_pass(name, pass, queue);
+    }
+    b.finish()
+}
+
+/// Copies the output into a host-visible buffer and reads it.
+fn read_output(ctx: &Context, graph: &Graph, output: &Arc<StImage>) -> vk_baton::Result<Vec<u8>> {
+    let [w, h] = size(output);
+    let bytes = w as u64 * h as u64 * 4;
+    let readback = ctx.buffer(
+        BufferDesc::readback(bytes, vk::BufferUsageFlags::TRANSFER_DST),
+        "readback",
+    )?;
+    let region = vk::BufferImageCopy::default()
+        .image_subresource(vk::ImageSubresourceLayers {
+            aspect_mask: vk::ImageAspectFlags::COLOR,
+            mip_level: 0,
+            base_array_layer: 0,
+            layer_count: 1,
+        })
+        .image_extent(output.desc().extent);
+    graph
+        .record()
+        .insert_fn(
+            "download",
+            ctx.graphics(),
+            |d| {
+                d.uses(output, Access::COPY_READ);
+                d.uses(&readback, Access::COPY_WRITE).discard();
+            },
+            |r| {
+                // SAFETY: the output is in TRANSFER_SRC_OPTIMAL and the buffer holds it all.
+                unsafe {
+                    r.device().cmd_copy_image_to_buffer(
+                        r.cmd(),
+                        output.handle(),
+                        vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                        readback.handle(),
+                        &[region],
+                    )
+                };
+                Ok(())
+            },
+        )
+        .insert_fn(
+            "host read",
+            ctx.graphics(),
+            |d| {
+                d.uses(&readback, Access::HOST_READ);
+            },
+            |_| Ok(()),
+        )
+        .finish()?
+        .execute()?
+        .wait()?;
+    let mut pixels = vec![0u8; bytes as usize];
+    readback.read(0, &mut pixels)?;
+    Ok(pixels)
+}
+
+fn write_png(path: &std::path::Path, w: u32, h: u32, rgba: &[u8]) -> vk_baton::Result<()> {
+    let err = |e: String| vk_baton::Error::InvalidInput(format!("{}: {e}", path.display()));
+    let file = std::fs::File::create(path).map_err(|e| err(e.to_string()))?;
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), w, h);
+    enc.set_color(png::ColorType::Rgba);
+    enc.set_depth(png::BitDepth::Eight);
+    enc.write_header()
+        .and_then(|mut wr| wr.write_image_data(rgba))
+        .map_err(|e| err(e.to_string()))
+}
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
+fn run() -> vk_baton::Result<bool> {
+    let o = options();
+    if o.width < 16 || o.height < 16 || o.frames <= FRAMES_IN_FLIGHT as u32 || o.shadow == 0 {
+        return Err(vk_baton::Error::InvalidInput(format!(
+            "--width and --height must be at least 16, --frames more than {FRAMES_IN_FLIGHT}, \
+             --shadow at least 1"
+        )));
+    }
+    let ctx = Context::new()?;
+    println!("device: {}", ctx.device_name());
+    let (gfx, compute) = (ctx.graphics(), ctx.async_compute());
+    println!(
+        "queues: graphics = family {}, async compute = family {}{}",
+        gfx.family(),
+        compute.family(),
+        if gfx == compute {
+            " (one VkQueue: single-queue device)"
+        } else if o.exclusive {
+            " (shared images EXCLUSIVE: ownership transfers)"
+        } else {
+            " (shared images CONCURRENT)"
+        }
+    );
+    let graph = ctx.graph()?;
+    let samplers = Samplers::new(ctx.device())?;
+    let t = targets(&ctx, &graph, &o)?;
+    let mut passes = passes(&ctx, &t, &samplers)?;
+
+    // Aliased frames, FRAMES_IN_FLIGHT at a time; the first ones make the heaps and objects.
+    let mut in_flight: VecDeque<ExecutionFence> = VecDeque::new();
+    let (mut reused, mut warm, mut plan) = (0, None, None);
+    let mut start = std::time::Instant::now();
+    for n in 0..o.frames {
+        if in_flight.len() == FRAMES_IN_FLIGHT {
+            in_flight.pop_front().expect("non-empty").wait()?;
+        }
+        if n == FRAMES_IN_FLIGHT as u32 {
+            warm = Some(graph.transient_stats());
+            start = std::time::Instant::now();
+        }
+        let planned = plan_frame(&graph, &mut passes, n)?;
+        if n >= FRAMES_IN_FLIGHT as u32 {
+            reused += planned.reused() as u32;
+        }
+        if n == o.frames - 1 {
+            plan = Some(planned.plan().clone());
+        }
+        in_flight.push_back(planned.execute()?);
+    }
+    while let Some(f) = in_flight.pop_front() {
+        f.wait()?;
+    }
+    let steady_ms = start.elapsed().as_secs_f64() * 1e3;
+    let (warm, steady) = (
+        warm.expect("frames > FRAMES_IN_FLIGHT"),
+        graph.transient_stats(),
+    );
+    let plan = plan.expect("frames > 0");
+    let aliased = read_output(&ctx, &graph, &t.output)?;
+
+    // The last frame again, each transient in memory of its own.
+    graph.set_transient_aliasing(false);
+    plan_frame(&graph, &mut passes, o.frames - 1)?
+        .execute()?
+        .wait()?;
+    let unaliased_stats = graph.transient_stats();
+    let unaliased = read_output(&ctx, &graph, &t.output)?;
+
+    let tp = &plan.transients;
+    let images = plan
+        .input
+        .resources
+        .iter()
+        .filter(|r| {
+            r.transient.is_some() && matches!(r.kind, vk_baton::plan::ResourceKind::Image { .. })
+        })
+        .count();
+    let buffers = tp.placements.len() - images;
+    let (total, without, bound) = (tp.total_size(), tp.unaliased_size, tp.lower_bound);
+    let ratio = total as f64 / bound as f64;
+    let saved = 100.0 * (1.0 - total as f64 / without as f64);
+    if o.plan {
+        println!("\nplan of the last frame:\n{plan}");
+    }
+    println!(
+        "frame: {}x{}, shadow maps {s}x{s}; {} passes, {} batches, {} barrier commands, {} semaphore waits",
+        o.width,
+        o.height,
+        plan.input.passes.len(),
+        plan.batch_count(),
+        plan.barrier_commands(),
+        plan.semaphore_waits(),
+        s = o.shadow
+    );
+    println!(
+        "transients: {} ({images} images, {buffers} buffer)",
+        tp.placements.len()
+    );
+    println!(
+        "transient memory with aliasing: {total} bytes ({:.2} MiB) in {} heap(s)",
+        mib(total),
+        tp.heaps.len()
+    );
+    println!(
+        "transient memory without aliasing: {without} bytes ({:.2} MiB)",
+        mib(without)
+    );
+    println!(
+        "live-set lower bound: {bound} bytes ({:.2} MiB)",
+        mib(bound)
+    );
+    let ratio_ok = total * 100 <= bound * 105;
+    let saved_ok = total * 10 <= without * 7;
+    println!(
+        "with aliasing: {ratio:.3}x the lower bound (target at most 1.05x: {}), {saved:.1} % less than without aliasing (target at least 30 %: {})",
+        if ratio_ok { "OK" } else { "MISSED" },
+        if saved_ok { "OK" } else { "MISSED" }
+    );
+    println!(
+        "allocated for one execution: {} bytes with aliasing, {} bytes without ({} heap set(s) for {FRAMES_IN_FLIGHT} frames in flight)",
+        steady.execution_heap_bytes, unaliased_stats.execution_heap_bytes, steady.sets
+    );
+    let steady_frames = o.frames - FRAMES_IN_FLIGHT as u32;
+    let made = (
+        steady.heap_allocations - warm.heap_allocations,
+        steady.objects_created - warm.objects_created,
+    );
+    let steady_ok = made == (0, 0) && reused == steady_frames;
+    println!(
+        "steady frames: {steady_frames}; plans reused {reused}, heaps allocated {}, Vulkan objects created {} ({})",
+        made.0,
+        made.1,
+        if steady_ok { "OK" } else { "MISSED" }
+    );
+    println!(
+        "frame time: {:.2} ms (wall clock, mean of the {steady_frames} steady frames)",
+        steady_ms / steady_frames as f64
+    );
+    let same = aliased == unaliased;
+    println!(
+        "check: frame {} without aliasing is {} ({} bytes)",
+        o.frames - 1,
+        if same {
+            "identical bit for bit"
+        } else {
+            "DIFFERENT"
+        },
+        aliased.len()
+    );
+    write_png(&o.png, o.width, o.height, &aliased)?;
+    println!("wrote {} ({}x{})", o.png.display(), o.width, o.height);
+    drop(passes);
+    drop(graph);
+    let messages = report_validation(&ctx);
+    Ok(messages == 0 && ratio_ok && saved_ok && steady_ok && same)
+}
+
+fn main() {
+    support::main_with(run)
+}

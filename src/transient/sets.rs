@@ -1,0 +1,563 @@
+//! Heap sets: the memory, images, buffers and views one execution's transients are bound to.
+//!
+//! [`HeapSets::bind`] lays the plan's placement out as heaps (the plan's own, or one per
+//! transient without aliasing), picks a set no execution is using (the first whose heaps fit,
+//! else one to refit, else a new one, else it waits for the one bound longest ago), allocates
+//! the heaps that are missing or too small, and binds each transient to the set's object of its
+//! description at its heap and offset, creating that object only the first time.
+
+use super::TransientStats;
+use crate::completion::CompletionToken;
+use crate::debug::DebugUtils;
+use crate::error::{Error, Result};
+use crate::plan::Plan;
+use crate::resource::{
+    create_buffer, create_image, create_view, name_object, BufferDesc, ImageDesc, Resource,
+    SharedAllocator,
+};
+use ash::vk;
+use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
+use gpu_allocator::MemoryLocation;
+use std::sync::Arc;
+
+/// More sets than executions a frame loop keeps in flight only hold memory: past this many,
+/// binding waits for a set to be done rather than allocate another.
+const MAX_SETS: usize = 4;
+
+/// An object a set keeps for this many of its bindings without using it before destroying it
+/// (so that frames alternating between two graphs keep both sets of objects).
+const KEEP_UNUSED: u64 = 8;
+
+/// A heap an execution needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct HeapNeed {
+    size: u64,
+    alignment: u64,
+    memory_type_bits: u32,
+}
+
+/// An allocated heap.
+struct Heap {
+    allocation: Allocation,
+    size: u64,
+    /// The memory types it was allocated among (its own is one of them).
+    memory_type_bits: u32,
+}
+
+impl Heap {
+    /// Whether it can serve as `need`: big enough but not twice as big (memory wasted),
+    /// aligned enough, of a type `need` accepts.
+    fn fits(&self, need: &HeapNeed) -> bool {
+        self.size >= need.size
+            && self.size / 2 <= need.size
+            && self.allocation.offset() % need.alignment == 0
+            && self.memory_type_bits & !need.memory_type_bits == 0
+    }
+}
+
+/// A Vulkan object of a set, bound at `offset` of heap `heap`.
+struct Object {
+    kind: Kind,
+    heap: usize,
+    offset: u64,
+    /// The set's binding count when it was last bound to a transient.
+    last_bind: u64,
+}
+
+enum Kind {
+    Image {
+        desc: ImageDesc,
+        image: vk::Image,
+        /// Null when the usage allows no view.
+        view: vk::ImageView,
+    },
+    Buffer {
+        desc: BufferDesc,
+        buffer: vk::Buffer,
+    },
+}
+
+/// Heaps and the objects bound into them, serving one execution at a time.
+#[derive(Default)]
+struct HeapSet {
+    heaps: Vec<Heap>,
+    objects: Vec<Object>,
+    /// The last execution bound to it, until it is seen complete.
+    busy: Option<CompletionToken>,
+    /// How many executions were bound to it.
+    binds: u64,
+    /// The clock value of its last binding.
+    last_bound: u64,
+}
+
+impl HeapSet {
+    /// Whether no execution is using it; forgets a completed execution.
+    fn is_free(&mut self) -> bool {
+        let Some(token) = &self.busy else {
+            return true;
+        };
+        match token.poll() {
+            Ok(true) => {
+                self.busy = None;
+                true
+            }
+            Ok(false) => false,
+            Err(e) => {
+                log::error!("transient heap set: {e}; keeping it out of use");
+                false
+            }
+        }
+    }
+
+    fn fits(&self, need: &[HeapNeed]) -> bool {
+        self.heaps.len() >= need.len() && need.iter().zip(&self.heaps).all(|(n, h)| h.fits(n))
+    }
+}
+
+/// A graph's heap sets, and how it lays transients out.
+pub(crate) struct HeapSets {
+    device: Arc<ash::Device>,
+    allocator: Option<SharedAllocator>,
+    granularity: u64,
+    /// Off: every transient gets memory of its own ([`crate::Graph::set_transient_aliasing`]).
+    pub(super) aliasing: bool,
+    sets: Vec<HeapSet>,
+    /// Scratch: the heaps this execution needs, and each placement's heap and offset.
+    need: Vec<HeapNeed>,
+    at: Vec<(usize, u64)>,
+    /// Bindings so far, over every set.
+    clock: u64,
+    /// The set of the last binding.
+    last_set: Option<usize>,
+    heap_allocations: u64,
+    objects_created: u64,
+}
+
+fn round_up(x: u64, to: u64) -> u64 {
+    x.div_ceil(to) * to
+}
+
+impl HeapSets {
+    pub(super) fn new(device: Arc<ash::Device>) -> Self {
+        HeapSets {
+            device,
+            allocator: None,
+            granularity: 1,
+            aliasing: true,
+            sets: Vec::new(),
+            need: Vec::new(),
+            at: Vec::new(),
+            clock: 0,
+            last_set: None,
+            heap_allocations: 0,
+            objects_created: 0,
+        }
+    }
+
+    pub(super) fn set_allocator(&mut self, allocator: &SharedAllocator, g: u64) -> Result<()> {
+        if self.sets.iter().any(|s| !s.heaps.is_empty()) {
+            return Err(Error::InvalidArgument(
+                "the graph's transients already hold memory from another allocator".into(),
+            ));
+        }
+        self.allocator = Some(allocator.clone());
+        self.granularity = g;
+        Ok(())
+    }
+
+    pub(super) fn stats(&self) -> TransientStats {
+        let heaps = self.sets.iter().flat_map(|s| &s.heaps);
+        TransientStats {
+            sets: self.sets.len(),
+            heaps: heaps.clone().count(),
+            heap_bytes: heaps.map(|h| h.size).sum(),
+            execution_heap_bytes: self
+                .last_set
+                .map_or(0, |s| self.sets[s].heaps.iter().map(|h| h.size).sum()),
+            heap_allocations: self.heap_allocations,
+            objects_created: self.objects_created,
+            executions: self.clock,
+        }
+    }
+
+    /// Binds every transient of `plan` to objects of a free set, which `token`'s execution
+    /// then holds until it completes. `graph`: the id the transients must carry.
+    pub(super) fn bind(
+        &mut self,
+        plan: &Plan,
+        resources: &[Resource],
+        token: &CompletionToken,
+        graph: u64,
+        debug: Option<&DebugUtils>,
+    ) -> Result<()> {
+        self.layout(plan)?;
+        let s = self.choose_set();
+        self.fit_heaps(s)?;
+        self.clock += 1;
+        self.sets[s].binds += 1;
+        let placements = &plan.transients.placements;
+        for (i, p) in placements.iter().enumerate() {
+            let r = resources.get(p.resource).ok_or_else(|| {
+                Error::InvalidInput(format!("placement of resource {} out of range", p.resource))
+            })?;
+            match r.transient() {
+                Some((_, g)) if g == graph => {}
+                Some(_) => {
+                    return Err(Error::InvalidInput(format!(
+                        "transient `{}` belongs to another graph: a transient is bound by the \
+                         graph that made it",
+                        r.name()
+                    )))
+                }
+                None => {
+                    return Err(Error::InvalidInput(format!(
+                        "`{}` is placed as a transient but is not one",
+                        r.name()
+                    )))
+                }
+            }
+            let (heap, offset) = self.at[i];
+            self.bind_one(s, r, heap, offset, p.size, debug)?;
+        }
+        let transients = resources.iter().filter(|r| r.transient().is_some()).count();
+        if transients != placements.len() {
+            return Err(Error::InvalidInput(format!(
+                "{transients} transients but {} placements",
+                placements.len()
+            )));
+        }
+        let set = &mut self.sets[s];
+        set.busy = Some(token.clone());
+        set.last_bound = self.clock;
+        self.last_set = Some(s);
+        self.trim(s);
+        Ok(())
+    }
+
+    /// The heaps the plan needs and where each placement goes, into `need` and `at`.
+    fn layout(&mut self, plan: &Plan) -> Result<()> {
+        self.need.clear();
+        self.at.clear();
+        let t = &plan.transients;
+        if self.aliasing {
+            self.need.extend(t.heaps.iter().map(|h| HeapNeed {
+                size: h.size,
+                alignment: h.alignment,
+                memory_type_bits: h.memory_type_bits,
+            }));
+            self.at
+                .extend(t.placements.iter().map(|p| (p.heap, p.offset)));
+        } else {
+            for p in &t.placements {
+                let m = plan
+                    .input
+                    .resources
+                    .get(p.resource)
+                    .and_then(|r| r.transient)
+                    .ok_or_else(|| {
+                        Error::InvalidInput(format!("resource {} is not transient", p.resource))
+                    })?;
+                self.at.push((self.need.len(), 0));
+                self.need.push(HeapNeed {
+                    size: m.size,
+                    alignment: m.alignment,
+                    memory_type_bits: m.memory_type_bits,
+                });
+            }
+        }
+        // Whole granularity pages: whatever shares the allocator's blocks with a heap never
+        // shares a page with it, linear or not.
+        let g = self.granularity.max(1);
+        for n in &mut self.need {
+            n.size = round_up(n.size.max(1), g);
+            n.alignment = n.alignment.max(g);
+        }
+        Ok(())
+    }
+
+    /// A set no execution uses: the first whose heaps fit, else any free one, else a new one,
+    /// else (at [`MAX_SETS`]) the one bound longest ago once it is done.
+    fn choose_set(&mut self) -> usize {
+        let mut free = None;
+        for i in 0..self.sets.len() {
+            if self.sets[i].is_free() {
+                if self.sets[i].fits(&self.need) {
+                    return i;
+                }
+                free.get_or_insert(i);
+            }
+        }
+        if let Some(i) = free {
+            return i;
+        }
+        if self.sets.len() < MAX_SETS {
+            self.sets.push(HeapSet::default());
+            return self.sets.len() - 1;
+        }
+        let oldest = (0..self.sets.len())
+            .min_by_key(|&i| self.sets[i].last_bound)
+            .expect("MAX_SETS > 0");
+        log::debug!("transients: every heap set is in use; waiting for the oldest");
+        // Polling rather than waiting on the fences: the pools may recycle them meanwhile.
+        while !self.sets[oldest].is_free() {
+            std::thread::sleep(std::time::Duration::from_micros(50));
+        }
+        oldest
+    }
+
+    /// Gives set `s` the heaps of `need`: each heap that is missing or does not fit is
+    /// allocated anew (its objects destroyed), and heaps beyond `need` are freed.
+    fn fit_heaps(&mut self, s: usize) -> Result<()> {
+        let set = &mut self.sets[s];
+        for (h, need) in self.need.iter().enumerate() {
+            if set.heaps.get(h).is_some_and(|x| x.fits(need)) {
+                continue;
+            }
+            let heap = allocate_heap(self.allocator.as_ref(), *need)?;
+            self.heap_allocations += 1;
+            if h < set.heaps.len() {
+                destroy_objects_in(&self.device, &mut set.objects, h);
+                free_heap(
+                    self.allocator.as_ref(),
+                    std::mem::replace(&mut set.heaps[h], heap),
+                );
+            } else {
+                set.heaps.push(heap);
+            }
+        }
+        while set.heaps.len() > self.need.len() {
+            let last = set.heaps.len() - 1;
+            destroy_objects_in(&self.device, &mut set.objects, last);
+            free_heap(self.allocator.as_ref(), set.heaps.pop().expect("non-empty"));
+        }
+        Ok(())
+    }
+
+    /// Binds transient `r` to set `s`'s object of its description at (`heap`, `offset`),
+    /// creating it if need be. `size`: the bytes the plan gave it.
+    fn bind_one(
+        &mut self,
+        s: usize,
+        r: &Resource,
+        heap: usize,
+        offset: u64,
+        size: u64,
+        debug: Option<&DebugUtils>,
+    ) -> Result<()> {
+        let set = &mut self.sets[s];
+        let binds = set.binds;
+        let found = set.objects.iter_mut().find(|o| {
+            o.heap == heap
+                && o.offset == offset
+                && match (&o.kind, r) {
+                    (Kind::Image { desc, .. }, Resource::Image(i)) => desc == i.desc(),
+                    (Kind::Buffer { desc, .. }, Resource::Buffer(b)) => desc == b.desc(),
+                    _ => false,
+                }
+        });
+        if let Some(o) = found {
+            o.last_bind = binds;
+            match (&o.kind, r) {
+                (Kind::Image { image, view, .. }, Resource::Image(i)) => {
+                    i.bind_transient(*image, *view)
+                }
+                (Kind::Buffer { buffer, .. }, Resource::Buffer(b)) => b.bind_transient(*buffer),
+                _ => unreachable!("matched by kind above"),
+            }
+            return Ok(());
+        }
+        let h = set.heaps.get(heap).ok_or_else(|| {
+            Error::InvalidInput(format!("`{}` is placed in a missing heap", r.name()))
+        })?;
+        let device = &*self.device;
+        // SAFETY: the allocation is alive while the set holds it; its memory is bound to
+        // objects only through this set, which destroys them before freeing it.
+        let memory = unsafe { h.allocation.memory() };
+        let at = h.allocation.offset() + offset;
+        let check = |req: vk::MemoryRequirements| -> Result<()> {
+            let ok = req.size <= size
+                && offset + req.size <= h.size
+                && at % req.alignment.max(1) == 0
+                && h.memory_type_bits & !req.memory_type_bits == 0;
+            if ok {
+                Ok(())
+            } else {
+                Err(Error::InvalidInput(format!(
+                    "transient `{}` needs {req:?}, which its place ({size} bytes at {offset} of a \
+                     {}-byte heap) does not satisfy",
+                    r.name(),
+                    h.size
+                )))
+            }
+        };
+        let kind = match r {
+            Resource::Image(img) => {
+                let desc = img.desc();
+                let (image, req) = create_image(device, desc)?;
+                self.objects_created += 1;
+                // SAFETY: `image` is unbound and unused; `memory` is alive, of a type it
+                // accepts, with room at `at` (checked first).
+                let bound = check(req).and_then(|()| {
+                    unsafe { device.bind_image_memory(image, memory, at) }
+                        .map_err(|e| Error::vk("vkBindImageMemory", e))
+                });
+                let view = bound.and_then(|()| create_view(device, image, desc));
+                let view = match view {
+                    Ok(v) => v,
+                    Err(e) => {
+                        // SAFETY: never used.
+                        unsafe { device.destroy_image(image, None) };
+                        return Err(e);
+                    }
+                };
+                if view != vk::ImageView::null() {
+                    self.objects_created += 1;
+                }
+                name_object(debug, image, img.name(), s);
+                img.bind_transient(image, view);
+                Kind::Image {
+                    desc: desc.clone(),
+                    image,
+                    view,
+                }
+            }
+            Resource::Buffer(buf) => {
+                let desc = buf.desc();
+                let (buffer, req) = create_buffer(device, desc)?;
+                self.objects_created += 1;
+                // SAFETY: as for the image.
+                let bound = check(req).and_then(|()| {
+                    unsafe { device.bind_buffer_memory(buffer, memory, at) }
+                        .map_err(|e| Error::vk("vkBindBufferMemory", e))
+                });
+                if let Err(e) = bound {
+                    // SAFETY: never used.
+                    unsafe { device.destroy_buffer(buffer, None) };
+                    return Err(e);
+                }
+                name_object(debug, buffer, buf.name(), s);
+                buf.bind_transient(buffer);
+                Kind::Buffer {
+                    desc: desc.clone(),
+                    buffer,
+                }
+            }
+        };
+        log::debug!(
+            "transient `{}`: new object in heap set {s}, heap {heap}, offset {offset}",
+            r.name()
+        );
+        set.objects.push(Object {
+            kind,
+            heap,
+            offset,
+            last_bind: binds,
+        });
+        Ok(())
+    }
+
+    /// Destroys set `s`'s objects that none of its last [`KEEP_UNUSED`] bindings used. Only
+    /// called while no execution but the one just bound uses the set, and that one uses none
+    /// of them.
+    fn trim(&mut self, s: usize) {
+        let set = &mut self.sets[s];
+        let binds = set.binds;
+        let device = &self.device;
+        set.objects.retain(|o| {
+            let keep = binds - o.last_bind < KEEP_UNUSED;
+            if !keep {
+                destroy(device, &o.kind);
+            }
+            keep
+        });
+    }
+}
+
+fn destroy(device: &ash::Device, kind: &Kind) {
+    // SAFETY (both arms): no execution that used the object is still running (its set is
+    // free, or the graph is being dropped after every execution completed).
+    match *kind {
+        Kind::Image { image, view, .. } => unsafe {
+            if view != vk::ImageView::null() {
+                device.destroy_image_view(view, None);
+            }
+            device.destroy_image(image, None);
+        },
+        Kind::Buffer { buffer, .. } => unsafe { device.destroy_buffer(buffer, None) },
+    }
+}
+
+/// Destroys the objects bound into heap `h`.
+fn destroy_objects_in(device: &ash::Device, objects: &mut Vec<Object>, h: usize) {
+    objects.retain(|o| {
+        if o.heap == h {
+            destroy(device, &o.kind);
+        }
+        o.heap != h
+    });
+}
+
+fn allocate_heap(allocator: Option<&SharedAllocator>, need: HeapNeed) -> Result<Heap> {
+    let allocator = allocator.ok_or_else(|| {
+        Error::InvalidArgument(
+            "the graph has no allocator for transients (Graph::set_transient_allocator)".into(),
+        )
+    })?;
+    let desc = AllocationCreateDesc {
+        name: "vk-baton transient heap",
+        requirements: vk::MemoryRequirements {
+            size: need.size,
+            alignment: need.alignment,
+            memory_type_bits: need.memory_type_bits,
+        },
+        location: MemoryLocation::GpuOnly,
+        // Sized and aligned to whole granularity pages, so its neighbours' tiling is moot.
+        linear: false,
+        allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+    };
+    let allocation = allocator
+        .lock()
+        .allocate(&desc)
+        .map_err(|e| Error::allocation("transient heap", need.size, e.into()))?;
+    log::debug!(
+        "transient heap: {} bytes (types {:#b})",
+        need.size,
+        need.memory_type_bits
+    );
+    Ok(Heap {
+        allocation,
+        size: need.size,
+        memory_type_bits: need.memory_type_bits,
+    })
+}
+
+fn free_heap(allocator: Option<&SharedAllocator>, heap: Heap) {
+    let Some(allocator) = allocator else {
+        log::error!("transient heap without an allocator: leaking it");
+        return;
+    };
+    if let Err(e) = allocator.lock().free(heap.allocation) {
+        log::error!("freeing a transient heap failed: {e}");
+    }
+}
+
+impl Drop for HeapSets {
+    fn drop(&mut self) {
+        for set in std::mem::take(&mut self.sets) {
+            let mut set = set;
+            if !set.is_free() {
+                // Its execution never completed (a submit failed and the queues could not be
+                // waited for): leak rather than free memory the GPU may use.
+                log::error!("a transient heap set is still in use: leaking its memory");
+                std::mem::forget(set);
+                continue;
+            }
+            for o in &set.objects {
+                destroy(&self.device, &o.kind);
+            }
+            for heap in set.heaps {
+                free_heap(self.allocator.as_ref(), heap);
+            }
+        }
+    }
+}
