@@ -117,7 +117,7 @@ struct Node {
     barrier: BarrierCmd,
     deps: Vec<Dep>,
     /// Why each entry of `barrier` is there.
-    whys: Vec<Why>,
+    whys: SmallVec<[Why; 2]>,
 }
 
 struct Planner<'a> {

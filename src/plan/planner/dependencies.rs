@@ -56,7 +56,7 @@ impl Planner<'_> {
             kind: NodeKind::Pass(i),
             barrier: BarrierCmd::default(),
             deps: Vec::new(),
-            whys: Vec::new(),
+            whys: SmallVec::new(),
         };
         // Fold the pass's uses per resource, so overlapping reads are handled once. Most
         // passes name each resource once and skip the fold.
@@ -496,7 +496,7 @@ impl Planner<'_> {
                         kind: NodeKind::Release,
                         barrier: BarrierCmd::default(),
                         deps: Vec::new(),
-                        whys: Vec::new(),
+                        whys: SmallVec::new(),
                     },
                 ),
             );

@@ -46,7 +46,7 @@ pub(super) struct CommandWhy {
     pub(super) queue: usize,
     pub(super) batch: usize,
     pub(super) command: usize,
-    pub(super) whys: Vec<Why>,
+    pub(super) whys: SmallVec<[Why; 2]>,
 }
 
 /// One barrier command being decided.
