@@ -357,3 +357,120 @@ fn reordered_three_family_frame_groups_its_ownership_transfers() {
     );
     assert_clean(&ctx);
 }
+
+/// One graph, frames alternating between program order and reordering: a program-order frame
+/// never reuses the last frame's reordered plan (it would run another order, or barriers
+/// regrouped), and every frame computes the same bytes.
+#[test]
+fn program_order_frames_never_reuse_a_reordered_plan() {
+    let ctx = ctx();
+    let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+    let buffer = |name: String| ctx.buffer(BufferDesc::new(SIZE, usage), &name).unwrap();
+    let a: Vec<Arc<StBuffer>> = (0..CHAINS).map(|k| buffer(format!("a{k}"))).collect();
+    let b: Vec<Arc<StBuffer>> = (0..CHAINS).map(|k| buffer(format!("b{k}"))).collect();
+    let out = ctx
+        .buffer(
+            BufferDesc::readback(SIZE * CHAINS as u64, vk::BufferUsageFlags::TRANSFER_DST),
+            "out",
+        )
+        .unwrap();
+    let graph = ctx.graph().unwrap();
+    let q = ctx.graphics();
+    let whole = BufferRange {
+        offset: 0,
+        size: SIZE,
+    };
+    let mut seen = Vec::new();
+    for frame in 0..6 {
+        let schedule = [Schedule::PROGRAM_ORDER, Schedule::REORDER][frame % 2];
+        let mut builder = graph.record();
+        // Chain after chain: fill a, copy a to b, copy b to its slot of `out`.
+        for k in 0..CHAINS {
+            let (a, b, out) = (&a[k], &b[k], &out);
+            let slot = k as u64 * SIZE;
+            let byte = (frame * CHAINS + k) as u8;
+            builder = builder
+                .insert_fn(
+                    &format!("fill a{k}"),
+                    q,
+                    move |d| {
+                        d.uses(a, Access::TRANSFER_WRITE).discard();
+                    },
+                    move |r| {
+                        fill(r, a, whole, byte);
+                        Ok(())
+                    },
+                )
+                .insert_fn(
+                    &format!("a{k} to b{k}"),
+                    q,
+                    move |d| {
+                        d.uses(a, Access::COPY_READ);
+                        d.uses(b, Access::COPY_WRITE).discard();
+                    },
+                    move |r| {
+                        copy(r, a, b, 0);
+                        Ok(())
+                    },
+                )
+                .insert_fn(
+                    &format!("b{k} to out"),
+                    q,
+                    move |d| {
+                        d.uses(b, Access::COPY_READ);
+                        d.uses(out, Access::COPY_WRITE)
+                            .range(BufferRange {
+                                offset: slot,
+                                size: SIZE,
+                            })
+                            .discard();
+                    },
+                    move |r| {
+                        copy(r, b, out, slot);
+                        Ok(())
+                    },
+                );
+        }
+        let mut host_read = HostRead(out.clone());
+        let planned = builder
+            .insert_pass("host read", &mut host_read, q)
+            .schedule(schedule)
+            .finish()
+            .unwrap();
+        let p = planned.plan();
+        let fresh = vk_baton::plan::plan_scheduled(&p.input, schedule).unwrap();
+        seen.push((
+            planned.reused(),
+            p.schedule,
+            p.barrier_commands(),
+            fresh.barrier_commands(),
+        ));
+        assert_eq!(p.order, fresh.order, "frame {frame}\n{p}");
+        assert_eq!(p.queues, fresh.queues, "frame {frame}\n{p}");
+        planned.execute().unwrap().wait().unwrap();
+        let mut bytes = vec![0u8; (SIZE * CHAINS as u64) as usize];
+        out.read(0, &mut bytes).unwrap();
+        let expected: Vec<u8> = (0..CHAINS)
+            .flat_map(|k| vec![(frame * CHAINS + k) as u8; SIZE as usize])
+            .collect();
+        assert!(bytes == expected, "frame {frame} computed other bytes");
+    }
+    // Each frame follows the one before with the other schedule: none is reused. Program
+    // order records a barrier before each copy; reordered, one per level. From the second
+    // frame on, the fills wait for the last frame's copies too.
+    let po = (false, Schedule::PROGRAM_ORDER);
+    let re = (false, Schedule::REORDER);
+    let figures: Vec<_> = seen.iter().map(|s| ((s.0, s.1), s.2, s.3)).collect();
+    assert_eq!(
+        figures,
+        [
+            (po, 2 * CHAINS + 1, 2 * CHAINS + 1),
+            (re, 4, 4),
+            (po, 3 * CHAINS + 1, 3 * CHAINS + 1),
+            (re, 4, 4),
+            (po, 3 * CHAINS + 1, 3 * CHAINS + 1),
+            (re, 4, 4),
+        ]
+    );
+    assert_clean(&ctx);
+}

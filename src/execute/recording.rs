@@ -403,6 +403,7 @@ mod tests {
                 },
             ],
             final_states: vec![],
+            schedule: Default::default(),
             transients: Default::default(),
             order: vec![0, 1],
         }

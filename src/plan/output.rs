@@ -25,6 +25,11 @@ pub struct Plan {
     /// `0..n` in program order; another order (or fewer passes) under a
     /// [`Schedule`](super::Schedule). A pass missing here was culled and is never recorded.
     pub order: Vec<usize>,
+    /// The schedule the plan follows: [`Schedule::PROGRAM_ORDER`](super::Schedule) from
+    /// [`plan`](super::plan), and also where [`Schedule::fallback`](super::Schedule::fallback)
+    /// kept program order. Only a program-order plan is reused for a later frame
+    /// ([`Rebinder`](super::Rebinder)).
+    pub schedule: super::Schedule,
 }
 
 /// The batches of one queue: one `VkSubmitInfo2` each, all in one `vkQueueSubmit2`.

@@ -200,6 +200,10 @@ pub(crate) fn plan_reusing(input: PlanInput, spare: Vec<QueuePlan>) -> Result<Pl
 }
 
 /// [`plan_reusing`], taking the passes in the order `schedule` gives (see [`super::schedule`]).
+///
+/// With [`Schedule::fallback`], a reordered plan is kept only when it is better than the
+/// program-order plan of the same passes (fewer barrier commands, or as many and fewer
+/// batches or waits).
 pub(crate) fn plan_scheduled_reusing(
     mut input: PlanInput,
     spare: Vec<QueuePlan>,
@@ -209,23 +213,73 @@ pub(crate) fn plan_scheduled_reusing(
     transient::validate::validate(&input)?;
     queue_stages::narrow_input(&mut input);
     let scheduled = super::schedule::schedule(&input, schedule);
+    let mut chosen = (plan_in_order(&input, scheduled, spare)?, schedule);
+    if schedule.reorder && schedule.fallback {
+        let in_order_schedule = Schedule {
+            reorder: false,
+            fallback: false,
+            ..schedule
+        };
+        let in_order = super::schedule::schedule(&input, in_order_schedule);
+        let other = plan_in_order(&input, in_order, Vec::new())?;
+        let (kept, reordered) = (figures(&other.0), figures(&chosen.0 .0));
+        if kept <= reordered {
+            log::debug!(
+                "reordering saves nothing ({reordered:?} barrier commands, batches, waits): \
+                 kept program order ({kept:?})"
+            );
+            chosen = (other, in_order_schedule);
+        }
+    }
+    let ((queues, final_states, transients, order), schedule) = chosen;
+    Ok(Plan {
+        input,
+        queues,
+        final_states,
+        transients,
+        order,
+        schedule,
+    })
+}
+
+/// (barrier commands, batches, waits) of a plan's queues, compared in that order.
+fn figures(queues: &[QueuePlan]) -> (usize, usize, usize) {
+    let batches = || queues.iter().flat_map(|q| &q.batches);
+    (
+        batches()
+            .flat_map(|b| &b.commands)
+            .filter(|c| matches!(c, Command::Barrier(_)))
+            .count(),
+        batches().count(),
+        batches().map(|b| b.waits.len()).sum(),
+    )
+}
+
+/// A plan's parts for a validated, narrowed input, taking the passes as `scheduled` says.
+type PlanParts = (Vec<QueuePlan>, FinalStates, TransientPlan, Vec<usize>);
+
+fn plan_in_order(
+    input: &PlanInput,
+    scheduled: super::schedule::Scheduled,
+    spare: Vec<QueuePlan>,
+) -> Result<PlanParts> {
     // Regrouping a reordered plan moves barriers and drops waits by its own rules, which
     // assume every dependency is still emitted: redundant entries are pruned in program order.
     // Pruning does not know aliasing dependencies either: a plan with them keeps every entry.
-    let prune = !schedule.reorder;
+    let prune = !scheduled.reorders();
     let no_aliasing = Aliasing::default();
     let spare = SpareBarriers::from_queues(spare);
     let (mut queues, mut final_states) =
-        plan_parts(&input, &scheduled.order, spare, &no_aliasing, prune)?;
+        plan_parts(input, &scheduled.order, spare, &no_aliasing, prune)?;
     let mut transients = TransientPlan::default();
     let mut aliased = false;
-    if transient::any(&input) {
+    if transient::any(input) {
         // Place the transients from the plan's order, then plan again with each one's first
         // use ordered after the transients whose memory it takes.
-        let (placed, aliasing) = transient::place(&input, &queues);
+        let (placed, aliasing) = transient::place(input, &queues);
         if aliasing.after.iter().any(|a| !a.is_empty()) {
             let spare = SpareBarriers::from_queues(queues);
-            (queues, final_states) = plan_parts(&input, &scheduled.order, spare, &aliasing, false)?;
+            (queues, final_states) = plan_parts(input, &scheduled.order, spare, &aliasing, false)?;
             aliased = true;
         }
         transients = placed;
@@ -233,18 +287,12 @@ pub(crate) fn plan_scheduled_reusing(
     // Regrouping moves barrier commands by the passes' own uses; it does not know aliasing
     // dependencies, so a plan with them keeps its barriers where the planner put them.
     if !aliased {
-        scheduled.regroup(&input, &mut queues);
+        scheduled.regroup(input, &mut queues);
     }
-    if transient::any(&input) {
-        transient::sites(&mut transients, &input, &queues);
+    if transient::any(input) {
+        transient::sites(&mut transients, input, &queues);
     }
-    Ok(Plan {
-        input,
-        queues,
-        final_states,
-        transients,
-        order: scheduled.order,
-    })
+    Ok((queues, final_states, transients, scheduled.order))
 }
 
 type FinalStates = Vec<Vec<(std::ops::Range<u64>, SegmentState<usize>)>>;

@@ -19,7 +19,10 @@ use ash::vk::Handle;
 /// the planner's answer for the new input is the old plan with its values and semaphores
 /// mapped the same way. [`Rebinder::rebind`] checks exactly that and rewrites the plan in place.
 /// Everything else (queues, families, resource shapes, layouts, owners, stages, accesses,
-/// ranges, uses, guards) must be equal. The check walks both inputs once and allocates nothing
+/// ranges, uses, guards) must be equal, and the plan must have been made in program order
+/// ([`Plan::schedule`]): the claim is about the planner's program-order answer, so a
+/// reordered plan (even one whose order came out unchanged, with its barriers regrouped) is
+/// never reused for it. The check walks both inputs once and allocates nothing
 /// once its scratch lists have grown.
 ///
 /// `tests/random_graphs.rs` checks the claim: across random graphs run frame after frame, a
@@ -93,7 +96,8 @@ impl Rebinder {
         input: PlanInput,
         declarations: bool,
     ) -> Result<PlanInput, PlanInput> {
-        if !self.match_inputs(&plan.input, &input, declarations)
+        if plan.schedule != super::Schedule::PROGRAM_ORDER
+            || !self.match_inputs(&plan.input, &input, declarations)
             || !self.settle()
             || !self.maps_plan(plan)
         {

@@ -122,6 +122,7 @@ mod tests {
             final_states: vec![],
             transients: Default::default(),
             order: vec![],
+            schedule: Default::default(),
         }
     }
 

@@ -134,3 +134,72 @@ fn binary_semaphores_must_map_one_to_one() {
     Rebinder::default().rebind(&mut plan, next).unwrap();
     assert_eq!(plan.queues, expected.queues);
 }
+
+#[test]
+fn reordered_plans_are_refused() {
+    // Two chains (a fill, then a copy of it), inserted chain after chain: reordering runs the
+    // fills first. That plan is not the program-order answer, so it is never reused for it.
+    let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+    let chains = || PlanInput {
+        queues: vec![QueueDecl::new("q0", QUEUES[0].0, QUEUES[0].1)],
+        resources: (0..4)
+            .map(|i| ResourceDecl::buffer(&format!("b{i}"), 64, usage))
+            .collect(),
+        passes: (0..2)
+            .flat_map(|k| {
+                [
+                    PassDecl::new("fill", 0)
+                        .with_use(UseDecl::new(2 * k, Access::TRANSFER_WRITE).discard()),
+                    PassDecl::new("copy", 0)
+                        .with_use(UseDecl::new(2 * k, Access::COPY_READ))
+                        .with_use(UseDecl::new(2 * k + 1, Access::COPY_WRITE).discard()),
+                ]
+            })
+            .collect(),
+    };
+    let mut reordered = plan_scheduled(&chains(), Schedule::REORDER).unwrap();
+    assert_eq!(reordered.order, [0, 2, 1, 3]);
+    let before = reordered.queues.clone();
+    let mut rebinder = Rebinder::default();
+    let back = rebinder.rebind(&mut reordered, chains()).unwrap_err();
+    assert_eq!(format!("{back:?}"), format!("{:?}", chains()));
+    assert_eq!(reordered.queues, before);
+    // The same frame planned in program order rebinds.
+    let mut in_order = plan_scheduled(&chains(), Schedule::PROGRAM_ORDER).unwrap();
+    assert_eq!(in_order.order, [0, 1, 2, 3]);
+    assert!(rebinder.rebind(&mut in_order, chains()).is_ok());
+}
+
+#[test]
+fn regrouped_plans_in_insertion_order_are_refused() {
+    // Fills of `b0` and `b2`, then copies of each: reordering keeps the order and joins the
+    // copies' barriers into one command, which program order does not. Same order, another
+    // plan: not reused.
+    let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+    let input = || PlanInput {
+        queues: vec![QueueDecl::new("q0", QUEUES[0].0, QUEUES[0].1)],
+        resources: (0..4)
+            .map(|i| ResourceDecl::buffer(&format!("b{i}"), 64, usage))
+            .collect(),
+        passes: [0, 2]
+            .map(|k| PassDecl::new("fill", 0).with_use(UseDecl::new(k, Access::TRANSFER_WRITE)))
+            .into_iter()
+            .chain([0, 2].map(|k| {
+                PassDecl::new("copy", 0)
+                    .with_use(UseDecl::new(k, Access::COPY_READ))
+                    .with_use(UseDecl::new(k + 1, Access::COPY_WRITE))
+            }))
+            .collect(),
+    };
+    let mut regrouped = plan_scheduled(&input(), Schedule::REORDER).unwrap();
+    assert_eq!(regrouped.order, [0, 1, 2, 3]);
+    assert_eq!(regrouped.schedule, Schedule::REORDER);
+    assert_eq!(
+        (
+            plan(&input()).unwrap().barrier_commands(),
+            regrouped.barrier_commands()
+        ),
+        (2, 1)
+    );
+    assert!(Rebinder::default().rebind(&mut regrouped, input()).is_err());
+}

@@ -82,8 +82,8 @@ pub fn check_schedules(case: &Case, seen: &ScheduleSeen) -> Result<(), String> {
     // The transient flag changes nothing in program order: one plan serves both.
     let in_order = plan_case(&marked)?;
     for (schedule, c) in [
-        (Schedule::REORDER, case),
-        (Schedule::REORDER.with_culling(), &marked),
+        (Schedule::REORDER.without_fallback(), case),
+        (Schedule::REORDER.with_culling().without_fallback(), &marked),
     ] {
         let what = format!("{schedule:?}");
         let planned = plan_case_with(c, schedule).map_err(|e| format!("{what}: {e}"))?;

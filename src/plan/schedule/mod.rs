@@ -16,6 +16,11 @@
 //!   place (a release moves down, after the last pass that needs it). Each queue then records
 //!   about one barrier command per level and batch rather than one per dependent pass, and
 //!   independent work lands between a write and its first read.
+//! - **fall back** ([`Schedule::fallback`], on in [`Schedule::REORDER`]): plan program order
+//!   too and keep the reordered plan only where it has fewer barrier commands, batches or
+//!   waits. Program-order plans are pruned of redundant barrier entries (regrouping assumes
+//!   every dependency is emitted, so reordered plans are not), which can leave a frame that
+//!   is already in level order with nothing to gain.
 //! - **cull** ([`Schedule::cull`]): drop a pass that touches only
 //!   [transient](super::ResourceDecl::transient) resources when no later kept pass uses what it
 //!   writes. Resources are user-owned unless declared transient, so today nothing is culled
@@ -95,6 +100,11 @@ pub struct Schedule {
     /// Drop passes that touch only transient resources and whose writes no later kept pass
     /// uses.
     pub cull: bool,
+    /// When reordering: plan program order too and keep it unless the reordered plan has
+    /// fewer barrier commands, or as many and fewer batches or waits. Program-order plans are
+    /// pruned of redundant barrier entries and reordered ones are not, so on a frame that is
+    /// already in level order the program-order plan records less. Costs a second planning.
+    pub fallback: bool,
 }
 
 impl Schedule {
@@ -102,12 +112,43 @@ impl Schedule {
     pub const PROGRAM_ORDER: Schedule = Schedule {
         reorder: false,
         cull: false,
+        fallback: false,
     };
-    /// Reordered for fewer barrier commands and more overlap; every pass kept.
+    /// Reordered for fewer barrier commands and more overlap, falling back to program order
+    /// where that saves nothing ([`Schedule::fallback`]); every pass kept.
     pub const REORDER: Schedule = Schedule {
         reorder: true,
         cull: false,
+        fallback: true,
     };
+
+    /// The same schedule, always keeping the reordered plan (no [`Schedule::fallback`]).
+    ///
+    /// ```
+    /// use vk_baton::plan::*;
+    /// use vk_baton::{ash::vk, Access};
+    /// // `b` does not depend on `a`: reordering may put it first, but there is no barrier to
+    /// // save, so the planner keeps program order unless told otherwise.
+    /// let usage = vk::BufferUsageFlags::TRANSFER_DST;
+    /// let input = PlanInput {
+    ///     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::TRANSFER)],
+    ///     resources: vec![ResourceDecl::buffer("a", 64, usage), ResourceDecl::buffer("b", 64, usage)],
+    ///     passes: vec![
+    ///         PassDecl::new("write a", 0).with_use(UseDecl::new(0, Access::TRANSFER_WRITE)),
+    ///         PassDecl::new("write a again", 0).with_use(UseDecl::new(0, Access::TRANSFER_WRITE)),
+    ///         PassDecl::new("write b", 0).with_use(UseDecl::new(1, Access::TRANSFER_WRITE)),
+    ///     ],
+    /// };
+    /// assert_eq!(plan_scheduled(&input, Schedule::REORDER).unwrap().order, [0, 1, 2]);
+    /// let always = Schedule::REORDER.without_fallback();
+    /// assert_eq!(plan_scheduled(&input, always).unwrap().order, [0, 2, 1]);
+    /// ```
+    pub const fn without_fallback(self) -> Schedule {
+        Schedule {
+            fallback: false,
+            ..self
+        }
+    }
 
     /// The same schedule, also culling.
     ///
@@ -178,6 +219,11 @@ pub(super) fn schedule(input: &PlanInput, schedule: Schedule) -> Scheduled {
 }
 
 impl Scheduled {
+    /// Whether the passes are taken by level (and regrouped) rather than in program order.
+    pub(super) fn reorders(&self) -> bool {
+        self.level.is_some()
+    }
+
     /// When reordering: groups the batches the planner made by level and joins barrier
     /// commands ([`batches`], [`merge`]).
     pub(super) fn regroup(&self, input: &PlanInput, queues: &mut [super::QueuePlan]) {

@@ -154,3 +154,38 @@ queue `transfer` (family 2):
 "
     );
 }
+
+#[test]
+fn reordering_falls_back_to_program_order_where_it_saves_nothing() {
+    // `b` is independent of the two writes of `a`: reordering moves it up, but the one
+    // barrier (between the writes of `a`) stays, so program order is kept.
+    let input = PlanInput {
+        queues: vec![QueueDecl::new("graphics", 0, GFX)],
+        resources: buffers(2),
+        passes: vec![
+            fill("a".into(), 0, 0),
+            fill("a again".into(), 0, 0),
+            fill("b".into(), 0, 1),
+        ],
+    };
+    let in_order = plan(&input).unwrap();
+    let always = plan_scheduled(&input, Schedule::REORDER.without_fallback()).unwrap();
+    assert_eq!(
+        (&in_order.order[..], &always.order[..]),
+        (&[0, 1, 2][..], &[0, 2, 1][..])
+    );
+    assert_eq!(
+        (in_order.barrier_commands(), always.barrier_commands()),
+        (1, 1)
+    );
+    let chosen = plan_scheduled(&input, Schedule::REORDER).unwrap();
+    assert_eq!(chosen.queues, in_order.queues);
+    assert_eq!(chosen.order, [0, 1, 2]);
+    // Chains inserted one after another: reordering saves barrier commands and is kept.
+    let chained = chains(8, 4, false);
+    let chosen = plan_scheduled(&chained, Schedule::REORDER).unwrap();
+    let always = plan_scheduled(&chained, Schedule::REORDER.without_fallback()).unwrap();
+    assert_eq!(chosen.queues, always.queues);
+    assert_eq!(chosen.order, always.order);
+    assert_eq!(chosen.barrier_commands(), 3);
+}
