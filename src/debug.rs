@@ -162,6 +162,25 @@ impl DebugUtils {
         })
     }
 
+    /// [`DebugUtils::begin_label_with_color`] for a name that is a C string already.
+    ///
+    /// # Safety
+    ///
+    /// As for [`DebugUtils::begin_label`].
+    pub(crate) unsafe fn begin_label_c(
+        &self,
+        cmd: vk::CommandBuffer,
+        name: &CStr,
+        color: [f32; 4],
+    ) {
+        let label = vk::DebugUtilsLabelEXT::default()
+            .label_name(name)
+            .color(color);
+        // SAFETY: `cmd` is recording and externally synchronized (this function's contract);
+        // `name` outlives the call.
+        unsafe { self.loader.cmd_begin_debug_utils_label(cmd, &label) };
+    }
+
     /// Closes the innermost label region (see [`DebugUtils::begin_label`]).
     ///
     /// # Safety

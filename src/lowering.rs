@@ -6,26 +6,24 @@
 //! the executor can tell whether the plan went stale). Nothing here calls Vulkan.
 
 use crate::error::{Error, Result};
-use crate::fx::FxBuildHasher;
-use crate::pass::{Declare, Declared, PassEntry};
+use crate::pass::{Declare, Declared, PassEntry, ResourceIndex};
 use crate::plan::{
-    refill_segments, BinarySignalDecl, BinaryWaitDecl, PlanInput, Recorded, ResourceKind, UseDecl,
+    refill_segments, BinarySignalDecl, BinaryWaitDecl, PlanInput, Recorded, ResourceKind,
 };
 use crate::pools::{take, Spares};
 use crate::queue::Queue;
 use crate::resource::Resource;
 use ash::vk;
-use std::collections::HashMap;
 
 mod refill;
 
 /// Scratch space of lowering, kept by the graph between frames.
 #[derive(Default)]
 pub(crate) struct LowerScratch {
-    /// One pass's declarations at a time.
+    /// One pass's waits and signals at a time.
     declared: Declared,
-    /// Resource id -> planner index.
-    by_id: HashMap<u64, usize, FxBuildHasher>,
+    /// Resource id -> planner index, and the resources.
+    index: ResourceIndex,
 }
 
 /// Emptied vectors for [`Lowered`]'s lists.
@@ -82,14 +80,13 @@ pub(crate) fn lower(
 
     let Lists {
         mut queues,
-        mut resources,
+        resources,
         mut versions,
     } = lists;
     queues.clear();
-    resources.clear();
     versions.clear();
-    let LowerScratch { declared: d, by_id } = scratch;
-    by_id.clear();
+    let LowerScratch { declared: d, index } = scratch;
+    index.start(resources);
     let queue_index = |q: &Queue, queues: &mut Vec<Queue>| -> usize {
         match queues.iter().position(|x| x == q) {
             Some(i) => i,
@@ -99,62 +96,52 @@ pub(crate) fn lower(
             }
         }
     };
-    let mut res_index =
-        |r: &Resource, pass: &str, resources: &mut Vec<Resource>| -> Result<usize> {
-            if let Some(&i) = by_id.get(&r.id()) {
-                return Ok(i);
-            }
-            if r.device_handle() != device {
-                return Err(Error::ForeignDevice {
-                    what: format!("resource `{}` (pass `{pass}`)", r.name()),
+
+    // One `Declared` for every pass in turn: its vectors are reused from pass to pass. Uses
+    // go straight into the pass's refilled declaration.
+    let declared = (|| -> Result<()> {
+        for (pi, p) in passes.iter().enumerate() {
+            d.waits.clear();
+            d.signals.clear();
+            let qi = queue_index(&p.queue, &mut queues);
+            let pd = refill::pass(&mut pass_decls, pi, &p.name, qi);
+            let seen = index.resources.len();
+            p.pass.declare(&mut Declare {
+                out: d,
+                uses: &mut pd.uses,
+                index,
+            });
+            for w in &d.waits {
+                let mut guards = Vec::new();
+                for g in &w.guards {
+                    guards.push(index.index_of(g.id(), || Resource::Image(g.clone())));
+                }
+                pd.waits.push(BinaryWaitDecl {
+                    semaphore: w.semaphore,
+                    guards,
+                    stages: w.stages,
                 });
             }
-            resources.push(r.clone());
-            by_id.insert(r.id(), resources.len() - 1);
-            Ok(resources.len() - 1)
-        };
-
-    // One `Declared` for every pass in turn: its vectors are reused from pass to pass.
-    for (pi, p) in passes.iter().enumerate() {
-        d.uses.clear();
-        d.waits.clear();
-        d.signals.clear();
-        p.pass.declare(&mut Declare { out: d });
-        let qi = queue_index(&p.queue, &mut queues);
-        let pd = refill::pass(&mut pass_decls, pi, &p.name, qi);
-        for u in &d.uses {
-            let ri = res_index(&u.resource, &p.name, &mut resources)?;
-            pd.uses.push(UseDecl {
-                resource: ri,
-                access: u.access,
-                range: u.range,
-                discard: u.discard,
-            });
-        }
-        for w in &d.waits {
-            let mut guards = Vec::new();
-            for g in &w.guards {
-                guards.push(res_index(
-                    &Resource::Image(g.clone()),
-                    &p.name,
-                    &mut resources,
-                )?);
+            for &(semaphore, stages) in &d.signals {
+                pd.signals.push(BinarySignalDecl { semaphore, stages });
             }
-            pd.waits.push(BinaryWaitDecl {
-                semaphore: w.semaphore,
-                guards,
-                stages: w.stages,
-            });
+            if let Some(r) = index.resources[seen..]
+                .iter()
+                .find(|r| r.device_handle() != device)
+            {
+                return Err(Error::ForeignDevice {
+                    what: format!("resource `{}` (pass `{}`)", r.name(), p.name),
+                });
+            }
         }
-        for &(semaphore, stages) in &d.signals {
-            pd.signals.push(BinarySignalDecl { semaphore, stages });
-        }
-    }
-    pass_decls.truncate(passes.len());
+        Ok(())
+    })();
     // Emptied (keeping their capacity), so that the scratch keeps no resource alive.
-    d.uses.clear();
     d.waits.clear();
     d.signals.clear();
+    let resources = index.finish();
+    declared?;
+    pass_decls.truncate(passes.len());
 
     // Snapshot each resource's state; queues seen only in earlier records join the list.
     for (ri, r) in resources.iter().enumerate() {

@@ -54,8 +54,8 @@ use std::any::Any;
 mod declare;
 mod fn_pass;
 
-pub(crate) use declare::Declared;
 pub use declare::{Declare, Use, UseTarget};
+pub(crate) use declare::{Declared, ResourceIndex};
 pub use fn_pass::FnPass;
 pub(crate) use fn_pass::PassSlot;
 

@@ -1,19 +1,47 @@
 //! [`Declare`]: what a pass tells the graph it touches, one use at a time.
 
 use crate::access::Access;
+use crate::fx::FxBuildHasher;
+use crate::plan::UseDecl;
 use crate::range::{BufferRange, ImageRange, SubRange};
 use crate::resource::{Resource, StBuffer, StImage};
 use ash::vk;
+use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-/// One declared use.
-#[derive(Clone, Debug)]
-pub(crate) struct DeclaredUse {
-    pub(crate) resource: Resource,
-    pub(crate) access: Access,
-    pub(crate) range: Option<SubRange>,
-    pub(crate) discard: bool,
+/// The resources a graph's passes declared so far, each under its planner index. A use is
+/// declared straight into the planner's [`UseDecl`] with that index: a resource already seen
+/// costs a lookup, not a clone of its `Arc` per use.
+#[derive(Default)]
+pub(crate) struct ResourceIndex {
+    by_id: HashMap<u64, usize, FxBuildHasher>,
+    /// Planner resource index -> resource.
+    pub(crate) resources: Vec<Resource>,
+}
+
+impl ResourceIndex {
+    /// Empties the index and takes `resources` (emptied) as its list.
+    pub(crate) fn start(&mut self, mut resources: Vec<Resource>) {
+        self.by_id.clear();
+        resources.clear();
+        self.resources = resources;
+    }
+
+    /// The index of the resource with this id, adding it (cloned by `resource`) if new.
+    pub(crate) fn index_of(&mut self, id: u64, resource: impl FnOnce() -> Resource) -> usize {
+        let resources = &mut self.resources;
+        *self.by_id.entry(id).or_insert_with(|| {
+            resources.push(resource());
+            resources.len() - 1
+        })
+    }
+
+    /// Gives the list back, emptying the index so that it keeps no resource alive.
+    pub(crate) fn finish(&mut self) -> Vec<Resource> {
+        self.by_id.clear();
+        std::mem::take(&mut self.resources)
+    }
 }
 
 /// One declared binary wait.
@@ -24,10 +52,9 @@ pub(crate) struct DeclaredWait {
     pub(crate) stages: Option<vk::PipelineStageFlags2>,
 }
 
-/// Everything one pass declared.
+/// What one pass declared besides its uses (which go straight into its [`UseDecl`]s).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Declared {
-    pub(crate) uses: Vec<DeclaredUse>,
     pub(crate) waits: Vec<DeclaredWait>,
     pub(crate) signals: Vec<(vk::Semaphore, Option<vk::PipelineStageFlags2>)>,
 }
@@ -47,6 +74,8 @@ pub(crate) struct Declared {
 /// ```
 pub struct Declare<'a> {
     pub(crate) out: &'a mut Declared,
+    pub(crate) uses: &'a mut Vec<UseDecl>,
+    pub(crate) index: &'a mut ResourceIndex,
 }
 
 /// A resource a pass can declare a use of: an image (`&Arc<StImage>`, ranges are
@@ -70,6 +99,7 @@ mod sealed {
 
     /// How a [`UseTarget`] becomes a declared use (private: only this crate's resources).
     pub trait Sealed {
+        fn id(&self) -> u64;
         fn resource(&self) -> Resource;
         fn sub_range(range: <Self as UseTarget>::Range) -> SubRange
         where
@@ -77,6 +107,9 @@ mod sealed {
     }
 
     impl Sealed for Arc<StImage> {
+        fn id(&self) -> u64 {
+            StImage::id(self)
+        }
         fn resource(&self) -> Resource {
             Resource::Image(self.clone())
         }
@@ -86,6 +119,9 @@ mod sealed {
     }
 
     impl Sealed for Arc<StBuffer> {
+        fn id(&self) -> u64 {
+            StBuffer::id(self)
+        }
         fn resource(&self) -> Resource {
             Resource::Buffer(self.clone())
         }
@@ -95,6 +131,9 @@ mod sealed {
     }
 
     impl Sealed for Resource {
+        fn id(&self) -> u64 {
+            Resource::id(self)
+        }
         fn resource(&self) -> Resource {
             self.clone()
         }
@@ -126,7 +165,7 @@ impl UseTarget for Resource {
 /// # }
 /// ```
 pub struct Use<'d, T: UseTarget + ?Sized> {
-    declared: &'d mut DeclaredUse,
+    declared: &'d mut UseDecl,
     target: PhantomData<fn(&T)>,
 }
 
@@ -171,14 +210,12 @@ impl Declare<'_> {
     /// # }
     /// ```
     pub fn uses<T: UseTarget + ?Sized>(&mut self, resource: &T, access: Access) -> Use<'_, T> {
-        self.out.uses.push(DeclaredUse {
-            resource: sealed::Sealed::resource(resource),
-            access,
-            range: None,
-            discard: false,
+        let index = self.index.index_of(sealed::Sealed::id(resource), || {
+            sealed::Sealed::resource(resource)
         });
+        self.uses.push(UseDecl::new(index, access));
         Use {
-            declared: self.out.uses.last_mut().expect("pushed just above"),
+            declared: self.uses.last_mut().expect("pushed just above"),
             target: PhantomData,
         }
     }

@@ -11,10 +11,12 @@ use crate::pools::{ExecutionTimer, Instrumentation};
 use crate::queue::Queue;
 use crate::timing::PassTiming;
 use ash::vk;
+use std::ffi::CStr;
 use std::fmt::{self, Write};
 
-/// Label text up to 127 bytes, built without allocating; longer text is cut at a character
-/// boundary.
+/// Label text up to 126 bytes, built without allocating and kept NUL-terminated, so that it
+/// goes to Vulkan as it is; longer text is cut at a character boundary, and a NUL in the text
+/// becomes `?` (a C string cannot hold one).
 pub(super) struct LabelText {
     buf: [u8; 127],
     len: usize,
@@ -32,17 +34,32 @@ impl LabelText {
         // Only whole characters are ever copied in (`write_str`).
         std::str::from_utf8(&self.buf[..self.len]).unwrap_or_default()
     }
-}
 
-impl Write for LabelText {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        let room = self.buf.len() - self.len;
+    /// The text as a C string: the byte after the text is always the NUL.
+    pub(super) fn as_c_str(&self) -> &CStr {
+        CStr::from_bytes_until_nul(&self.buf[..=self.len]).unwrap_or_default()
+    }
+
+    /// Appends `s` without `fmt` machinery (the hot path of barrier labels).
+    pub(super) fn push(&mut self, s: &str) {
+        // Room for the text, not the NUL after it.
+        let room = self.buf.len() - 1 - self.len;
         let mut n = s.len().min(room);
         while !s.is_char_boundary(n) {
             n -= 1;
         }
-        self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
+        let dst = &mut self.buf[self.len..self.len + n];
+        dst.copy_from_slice(&s.as_bytes()[..n]);
+        for b in dst.iter_mut().filter(|b| **b == 0) {
+            *b = b'?';
+        }
         self.len += n;
+    }
+}
+
+impl Write for LabelText {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.push(s);
         Ok(())
     }
 }
@@ -80,10 +97,17 @@ pub(super) fn barrier_label(
     before: Option<&str>,
     after: Option<&str>,
 ) -> [f32; 4] {
+    // Pieces rather than `write!`: this runs for every barrier command of every frame.
     let _ = match (before, after) {
-        (Some(p), _) => write!(out, "barriers before `{p}`"),
-        (None, Some(p)) => write!(out, "barriers after `{p}`"),
-        (None, None) => write!(out, "barriers"),
+        (Some(p), _) => out
+            .write_str("barriers before `")
+            .and_then(|()| out.write_str(p))
+            .and_then(|()| out.write_str("`")),
+        (None, Some(p)) => out
+            .write_str("barriers after `")
+            .and_then(|()| out.write_str(p))
+            .and_then(|()| out.write_str("`")),
+        (None, None) => out.write_str("barriers"),
     };
     let transfers = || {
         let images = b.images.iter().filter_map(|i| i.scopes.families);
@@ -119,7 +143,7 @@ pub(super) fn labelled_barrier<'n>(
     let color = barrier_label(&mut label, b, family, before, after);
     // SAFETY: `cmd` is recording on this thread; the graph's debug functions belong to its
     // device (`Graph::new`'s contract). The label closes right after the barrier.
-    unsafe { d.begin_label_with_color(cmd, label.as_str(), color) };
+    unsafe { d.begin_label_c(cmd, label.as_c_str(), color) };
     record();
     // SAFETY: closes the label just opened.
     unsafe { d.end_label(cmd) };
@@ -351,9 +375,19 @@ mod tests {
             "é".repeat(63),
             "126 bytes: a 64th would not fit"
         );
+        assert_eq!(t.as_c_str().to_bytes(), "é".repeat(63).as_bytes());
         let mut short = LabelText::new();
         let _ = write!(short, "gfx batch {}", 3);
         assert_eq!(short.as_str(), "gfx batch 3");
+        assert_eq!(short.as_c_str(), c"gfx batch 3");
+        // A NUL cannot be in a C string.
+        let mut nul = LabelText::new();
+        nul.push("a\0b");
+        assert_eq!(nul.as_c_str(), c"a?b");
+        // Full: 126 bytes of text, then the NUL.
+        let mut full = LabelText::new();
+        full.push(&"x".repeat(200));
+        assert_eq!(full.as_c_str().to_bytes().len(), 126);
     }
 
     #[test]
