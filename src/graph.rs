@@ -208,7 +208,9 @@ pub struct GraphBuilder<'a> {
     passes: Vec<PassEntry<'a>>,
     /// Strings of earlier passes' names, refilled rather than allocated.
     names: Vec<String>,
-    error: Option<Error>,
+    /// The first error of an `insert_*` call, boxed so that the builder moved by every call
+    /// stays small.
+    error: Option<Box<Error>>,
     schedule: Schedule,
 }
 
@@ -226,9 +228,9 @@ impl<'a> GraphBuilder<'a> {
 
     fn insert_slot(mut self, name: &str, pass: PassSlot<'a>, queue: &Queue) -> Self {
         if self.error.is_none() && queue.device_handle() != self.graph.pools.device.handle() {
-            self.error = Some(Error::ForeignDevice {
+            self.error = Some(Box::new(Error::ForeignDevice {
                 what: format!("queue `{}` (pass `{name}`)", queue.name()),
-            });
+            }));
         }
         let mut owned = self.names.pop().unwrap_or_default();
         owned.clear();
@@ -304,7 +306,7 @@ impl<'a> GraphBuilder<'a> {
     /// ```
     pub fn finish(self) -> Result<Planned<'a>> {
         if let Some(e) = self.error {
-            return Err(e);
+            return Err(*e);
         }
         let pools = &self.graph.pools;
         pools

@@ -13,34 +13,99 @@ use std::sync::Arc;
 /// The resources a graph's passes declared so far, each under its planner index. A use is
 /// declared straight into the planner's [`UseDecl`] with that index: a resource already seen
 /// costs a lookup, not a clone of its `Arc` per use.
-#[derive(Default)]
 pub(crate) struct ResourceIndex {
     by_id: HashMap<u64, usize, FxBuildHasher>,
+    /// A direct-mapped cache in front of `by_id`, slot `id % RECENT`: (id + 1, index), 0 for
+    /// empty. Resource ids are handed out in sequence, so a frame's resources rarely share a
+    /// slot, and a use costs a compare rather than a hash lookup.
+    recent: [(u64, usize); RECENT],
     /// Planner resource index -> resource.
     pub(crate) resources: Vec<Resource>,
+}
+
+const RECENT: usize = 64;
+
+impl Default for ResourceIndex {
+    fn default() -> Self {
+        ResourceIndex {
+            by_id: HashMap::default(),
+            recent: [(0, 0); RECENT],
+            resources: Vec::new(),
+        }
+    }
 }
 
 impl ResourceIndex {
     /// Empties the index and takes `resources` (emptied) as its list.
     pub(crate) fn start(&mut self, mut resources: Vec<Resource>) {
         self.by_id.clear();
+        self.recent = [(0, 0); RECENT];
         resources.clear();
         self.resources = resources;
     }
 
     /// The index of the resource with this id, adding it (cloned by `resource`) if new.
     pub(crate) fn index_of(&mut self, id: u64, resource: impl FnOnce() -> Resource) -> usize {
+        let slot = &mut self.recent[id as usize % RECENT];
+        if slot.0 == id.wrapping_add(1) {
+            return slot.1;
+        }
         let resources = &mut self.resources;
-        *self.by_id.entry(id).or_insert_with(|| {
+        let index = *self.by_id.entry(id).or_insert_with(|| {
             resources.push(resource());
             resources.len() - 1
-        })
+        });
+        *slot = (id.wrapping_add(1), index);
+        index
     }
 
     /// Gives the list back, emptying the index so that it keeps no resource alive.
     pub(crate) fn finish(&mut self) -> Vec<Resource> {
         self.by_id.clear();
         std::mem::take(&mut self.resources)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{BufferDesc, Context};
+
+    /// Every resource gets one index, in order of first use, whether its id is in the cache,
+    /// shares a cache slot with another (ids `RECENT` apart) or is only in the map.
+    #[test]
+    fn one_index_per_resource_in_order_of_first_use() {
+        let ctx = Context::new_for_tests().expect("a Vulkan device (lavapipe in CI)");
+        let usage = ash::vk::BufferUsageFlags::TRANSFER_SRC;
+        let buffer = |i: usize| {
+            Resource::Buffer(
+                ctx.buffer(BufferDesc::new(64, usage), &format!("b{i}"))
+                    .unwrap(),
+            )
+        };
+        let buffers: Vec<Resource> = (0..2).map(buffer).collect();
+        let a = &buffers[0];
+        // Ids come from one counter that other tests share: a buffer made after `a` lands in
+        // its slot within a few rounds.
+        let b = (2..20 * RECENT)
+            .map(buffer)
+            .find(|b| b.id() as usize % RECENT == a.id() as usize % RECENT)
+            .expect("a buffer whose id shares the cache slot of `a`");
+        let b = &b;
+        let mut index = ResourceIndex::default();
+        index.start(Vec::new());
+        let mut of = |r: &Resource| index.index_of(r.id(), || r.clone());
+        let seen: Vec<usize> = [a, b, a, b, &buffers[1], a, &buffers[1], b]
+            .into_iter()
+            .map(&mut of)
+            .collect();
+        assert_eq!(seen, [0, 1, 0, 1, 2, 0, 2, 1]);
+        let listed: Vec<u64> = index.finish().iter().map(Resource::id).collect();
+        assert_eq!(listed, [a.id(), b.id(), buffers[1].id()]);
+        // Started again: nothing is remembered.
+        index.start(Vec::new());
+        assert_eq!(index.index_of(b.id(), || b.clone()), 0);
+        assert_eq!(index.finish().len(), 1);
     }
 }
 
