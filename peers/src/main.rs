@@ -1,0 +1,172 @@
+//! GPU and CPU time per frame of one workload, three ways side by side in one process:
+//! raw ash written by hand, vk-baton, and vk-graph 0.14.8.
+//!
+//! The workload is `benches/frame.rs`'s chain (see `workload.rs`) at N = 10, 100 and 1000
+//! passes on one queue. Every side brackets its frame's command stream with the same two
+//! timestamps (`timer.rs`): GPU time is the time between them, CPU time runs from the first
+//! call of the frame to the return of its submit. The sides take turns frame by frame, so
+//! they share the machine's load; medians over frames.
+//!
+//! ```text
+//! cargo run --release --manifest-path peers/Cargo.toml -- --quick      # ~0.4 s per side and row
+//! cargo run --release --manifest-path peers/Cargo.toml                 # ~3 s per side and row
+//! ... -- --variants   # hand-written rows with other barrier encodings (sync1, buffer barriers)
+//! ... -- --explain    # the barriers each side records for a 10-pass frame, then exits
+//! VK_BATON_VALIDATION=1 ... -- --quick   # validation on every side (vk-graph panics on a message)
+//! ```
+//!
+//! vk-graph makes its own instance and device (it cannot record on vk-baton's): the hand and
+//! vk-baton sides share vk-baton's device, vk-graph uses a second device on the same GPU.
+
+mod baton;
+mod explain;
+mod hand;
+mod timer;
+mod vkgraph;
+mod workload;
+
+use hand::{Encoding, Hand};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use timer::FrameTimer;
+use vk_baton::ash::vk;
+use vk_baton::{BufferDesc, Context, ContextOptions, StBuffer};
+use workload::{BUFFERS, BUFFER_SIZE};
+
+/// One side's samples: (cpu, gpu) per frame.
+#[derive(Default)]
+struct Samples(Vec<(Duration, Duration)>);
+
+impl Samples {
+    fn median(&self, pick: impl Fn(&(Duration, Duration)) -> Duration) -> Duration {
+        let mut v: Vec<Duration> = self.0.iter().map(pick).collect();
+        v.sort();
+        v[v.len() / 2]
+    }
+}
+
+fn us(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let has = |flag: &str| args.iter().any(|a| a == flag);
+    for a in &args {
+        if !["--quick", "--variants", "--explain", "--labels"].contains(&a.as_str()) {
+            eprintln!("unknown argument {a}; use --quick, --variants, --explain, --labels");
+            std::process::exit(2);
+        }
+    }
+    let per_side = if has("--quick") {
+        Duration::from_millis(400)
+    } else {
+        Duration::from_secs(3)
+    };
+    let ctx = Context::with_options(ContextOptions::default()).expect("a Vulkan device");
+    let log = ctx.message_log();
+    let graph = ctx.graph().expect("graph");
+    // Like the other two sides, no debug labels unless asked.
+    graph.set_labels(has("--labels"));
+    let q = ctx.graphics().clone();
+    let support = ctx.timestamp_support();
+    let valid_bits = support.valid_bits(q.family());
+    assert!(valid_bits > 0, "the graphics queue has no timestamps");
+    let new_timer = || FrameTimer::new(ctx.device(), support.period_ns(), valid_bits);
+    let bufs: Arc<Vec<Arc<StBuffer>>> = Arc::new(
+        (0..BUFFERS)
+            .map(|i| {
+                let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+                ctx.buffer(BufferDesc::new(BUFFER_SIZE, usage), &format!("buf{i}"))
+                    .expect("buffer")
+            })
+            .collect(),
+    );
+    let handles: Vec<vk::Buffer> = bufs.iter().map(|b| b.handle()).collect();
+    let mut peer = vkgraph::VkGraph::new(&ctx.device_name(), ctx.validation());
+
+    if has("--explain") {
+        explain::print(&graph, &q, &bufs, new_timer());
+        return;
+    }
+
+    let encodings: Vec<Encoding> = if has("--variants") {
+        Encoding::ALL.to_vec()
+    } else {
+        vec![Encoding::Global2]
+    };
+    let mut hands: Vec<Hand> = encodings
+        .iter()
+        .map(|&e| Hand::new(ctx.device(), &q, new_timer(), e))
+        .collect();
+
+    println!(
+        "device: {}, validation {}, vk-baton pass labels {}",
+        ctx.device_name(),
+        if ctx.validation() { "on" } else { "off" },
+        if has("--labels") { "on" } else { "off" },
+    );
+    println!(
+        "{:>6}  {:<11} {:>10} {:>8}   {:>10} {:>8}   {:>7}",
+        "passes", "side", "gpu", "gpu/hand", "cpu", "cpu/hand", "frames"
+    );
+    for n in [10usize, 100, 1000] {
+        let mut baton = baton::Baton::new(new_timer(), &bufs, n);
+        let sides = 2 + hands.len();
+        let mut samples: Vec<Samples> = (0..sides).map(|_| Samples::default()).collect();
+        let mut total = Duration::ZERO;
+        let mut round = 0;
+        // Three rounds of warm-up, then rounds until each side had its time.
+        while (round < 3 + 11 || total < per_side * sides as u32) && round < 100_000 {
+            let mut take = |side: usize, cpu: Duration, gpu: Duration, wall: Duration| {
+                if round >= 3 {
+                    samples[side].0.push((cpu, gpu));
+                    total += wall;
+                }
+            };
+            let t = Instant::now();
+            let fence = baton.frame(&graph, &q);
+            let cpu = t.elapsed();
+            fence.wait().expect("wait");
+            take(0, cpu, baton.timer.read(), t.elapsed());
+
+            let t = Instant::now();
+            let mut fence = peer.frame(n);
+            let cpu = t.elapsed();
+            fence.wait().expect("vk-graph wait");
+            take(1, cpu, peer.timer.read(), t.elapsed());
+
+            for (h, hand) in hands.iter_mut().enumerate() {
+                let t = Instant::now();
+                hand.submit_frame(&handles, n);
+                let cpu = t.elapsed();
+                hand.wait();
+                take(2 + h, cpu, hand.timer.read(), t.elapsed());
+            }
+            round += 1;
+        }
+        let (hand_gpu, hand_cpu) = (samples[2].median(|s| s.1), samples[2].median(|s| s.0));
+        let labels = ["vk-baton", "vk-graph"]
+            .into_iter()
+            .chain(hands.iter().map(|h| h.encoding.label()));
+        for (label, s) in labels.zip(&samples) {
+            let (gpu, cpu) = (s.median(|s| s.1), s.median(|s| s.0));
+            println!(
+                "{:>6}  {:<11} {:>8.1}us {:>7.3}x   {:>8.1}us {:>7.2}x   {:>7}",
+                n,
+                label,
+                us(gpu),
+                gpu.as_secs_f64() / hand_gpu.as_secs_f64(),
+                us(cpu),
+                cpu.as_secs_f64() / hand_cpu.as_secs_f64(),
+                s.0.len(),
+            );
+        }
+    }
+    drop(graph);
+    if ctx.validation() {
+        let messages = log.validation();
+        println!("validation messages (hand and vk-baton device): {messages}");
+        assert!(messages == 0, "{messages}");
+    }
+}

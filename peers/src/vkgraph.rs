@@ -1,0 +1,112 @@
+//! The vk-graph side: a `vk_graph::Graph` built, finalized and submitted each frame with the
+//! library's own fill and copy commands. vk-graph creates its own instance and device (on
+//! the same physical device as vk-baton's, found by name); its buffers keep their last
+//! accesses across graphs, so each frame's first barrier orders it after the previous frame.
+
+use crate::timer::{FrameTimer, Stamps};
+use crate::workload::{read_of, write_of, BUFFERS, BUFFER_SIZE, FILL};
+use ash::vk;
+use std::sync::Arc;
+use vk_graph::driver::buffer::{Buffer, BufferInfo};
+use vk_graph::driver::device::Device;
+use vk_graph::driver::fence::Fence;
+use vk_graph::driver::instance::{Instance, InstanceInfo};
+use vk_graph::pool::hash::HashPool;
+use vk_graph::Graph;
+
+/// vk-graph's device, buffers and resource pool, made once.
+pub struct VkGraph {
+    // Dropped first: the query pool goes before the device it belongs to.
+    pub timer: FrameTimer,
+    family: u32,
+    pool: HashPool,
+    bufs: Vec<Arc<Buffer>>,
+    /// Kept last so that the device outlives everything made from it.
+    _device: Device,
+}
+
+impl VkGraph {
+    /// On the physical device named `device_name`; `debug` turns vk-graph's validation on (it
+    /// panics on a message).
+    pub fn new(device_name: &str, debug: bool) -> VkGraph {
+        let instance =
+            Instance::create(InstanceInfo::builder().debug(debug)).expect("vk-graph instance");
+        let physical = Instance::physical_devices(&instance)
+            .expect("physical devices")
+            .into_iter()
+            .find(|p| p.properties_v1_0.device_name == device_name)
+            .unwrap_or_else(|| panic!("vk-graph sees no device named {device_name}"));
+        let device = Device::try_from_physical_device(physical).expect("vk-graph device");
+        let family = device
+            .physical
+            .queue_families
+            .iter()
+            .position(|f| f.queue_flags.contains(vk::QueueFlags::GRAPHICS))
+            .expect("a graphics queue family") as u32;
+        let valid_bits = device.physical.queue_families[family as usize].timestamp_valid_bits;
+        let period = device.physical.properties_v1_0.limits.timestamp_period;
+        let timer = FrameTimer::new(&device, period, valid_bits);
+        let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+        let bufs = (0..BUFFERS)
+            .map(|_| {
+                Arc::new(
+                    Buffer::create(&device, BufferInfo::device_mem(BUFFER_SIZE, usage))
+                        .expect("buffer"),
+                )
+            })
+            .collect();
+        let pool = HashPool::new(&device);
+        VkGraph {
+            timer,
+            family,
+            pool,
+            bufs,
+            _device: device,
+        }
+    }
+
+    /// The graph of one `n`-pass frame between the two timestamp commands.
+    fn build(&self, n: usize) -> Graph {
+        let stamps: Stamps = self.timer.stamps();
+        let mut graph = Graph::new();
+        let nodes: Vec<_> = self
+            .bufs
+            .iter()
+            .map(|b| graph.bind_resource(b.clone()))
+            .collect();
+        // A command that accesses nothing records no barrier of its own but an empty
+        // `vkCmdPipelineBarrier` (TOP_OF_PIPE → BOTTOM_OF_PIPE), then the timestamp.
+        graph
+            .begin_cmd()
+            .debug_name("stamp")
+            // SAFETY: recording on a graphics queue; the previous frame was waited for.
+            .record_cmd(move |cmd| unsafe { stamps.start(&cmd.device, cmd.handle) })
+            .end_cmd();
+        for i in 0..n {
+            match read_of(i) {
+                None => {
+                    graph.fill_buffer(nodes[write_of(i)], 0..BUFFER_SIZE, FILL);
+                }
+                Some(src) => {
+                    graph.copy_buffer(nodes[src], nodes[write_of(i)]);
+                }
+            }
+        }
+        graph
+            .begin_cmd()
+            .debug_name("stamp")
+            // SAFETY: as for the start.
+            .record_cmd(move |cmd| unsafe { stamps.end(&cmd.device, cmd.handle) })
+            .end_cmd();
+        graph
+    }
+
+    /// Builds, records and submits one frame; returns its fence after the submit.
+    pub fn frame(&mut self, n: usize) -> Fence {
+        let graph = self.build(n);
+        graph
+            .finalize()
+            .queue_submit(&mut self.pool, self.family, 0)
+            .expect("vk-graph submit")
+    }
+}
