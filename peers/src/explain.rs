@@ -3,6 +3,7 @@
 
 use crate::baton::Baton;
 use crate::timer::FrameTimer;
+use crate::vkgraph::VkGraph;
 use crate::workload::{read_of, write_of, BUFFERS};
 use std::sync::Arc;
 use vk_baton::ash::vk;
@@ -11,7 +12,13 @@ use vk_graph::driver::sync::{self as vk_sync, AccessType};
 
 const N: usize = 10;
 
-pub fn print(graph: &Graph, q: &Queue, bufs: &Arc<Vec<Arc<StBuffer>>>, timer: FrameTimer) {
+pub fn print(
+    graph: &Graph,
+    q: &Queue,
+    bufs: &Arc<Vec<Arc<StBuffer>>>,
+    timer: FrameTimer,
+    peer: &mut VkGraph,
+) {
     let mut baton = Baton::new(timer, bufs, N);
     for _ in 0..2 {
         baton.frame(graph, q).wait().expect("wait");
@@ -78,6 +85,23 @@ pub fn print(graph: &Graph, q: &Queue, bufs: &Arc<Vec<Arc<StBuffer>>>, timer: Fr
     }
     println!(
         "  stamp: vkCmdPipelineBarrier(TOP_OF_PIPE -> BOTTOM_OF_PIPE, no barriers), timestamp"
+    );
+    // The model's last accesses must be vk-graph's own after the same two frames.
+    for _ in 0..2 {
+        peer.frame(N).wait().expect("vk-graph wait");
+    }
+    let model: Vec<vk::AccessFlags> = last
+        .iter()
+        .map(|a| match a {
+            AccessType::TransferRead => vk::AccessFlags::TRANSFER_READ,
+            AccessType::TransferWrite => vk::AccessFlags::TRANSFER_WRITE,
+            _ => vk::AccessFlags::empty(),
+        })
+        .collect();
+    let tracked = peer.last_accesses();
+    assert_eq!(model, tracked, "the model's last accesses are vk-graph's");
+    println!(
+        "  (checked: after two frames vk-graph's buffers hold the last accesses of this model)"
     );
     println!("vkEndCommandBuffer, vkQueueSubmit (sync1) of 1 command buffer with a new fence, no semaphore");
 }

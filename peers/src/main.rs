@@ -45,6 +45,18 @@ impl Samples {
     }
 }
 
+/// `0..n` in an order drawn from `seed` (xorshift, Fisher-Yates).
+fn shuffled(n: usize, seed: &mut u64) -> Vec<usize> {
+    let mut v: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        v.swap(i, (*seed % (i as u64 + 1)) as usize);
+    }
+    v
+}
+
 fn us(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6
 }
@@ -86,7 +98,7 @@ fn main() {
     let mut peer = vkgraph::VkGraph::new(&ctx.device_name(), ctx.validation());
 
     if has("--explain") {
-        explain::print(&graph, &q, &bufs, new_timer());
+        explain::print(&graph, &q, &bufs, new_timer(), &mut peer);
         return;
     }
 
@@ -116,32 +128,40 @@ fn main() {
         let mut samples: Vec<Samples> = (0..sides).map(|_| Samples::default()).collect();
         let mut total = Duration::ZERO;
         let mut round = 0;
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         // Three rounds of warm-up, then rounds until each side had its time.
         while (round < 3 + 11 || total < per_side * sides as u32) && round < 100_000 {
-            let mut take = |side: usize, cpu: Duration, gpu: Duration, wall: Duration| {
+            // Each round runs the sides in another order (a seeded shuffle), so that no side
+            // always follows the same one: the side after vk-graph, which runs on another
+            // device, finds colder caches.
+            let order = shuffled(sides, &mut seed);
+            for &side in &order {
+                let t = Instant::now();
+                let (cpu, gpu) = match side {
+                    0 => {
+                        let fence = baton.frame(&graph, &q);
+                        let cpu = t.elapsed();
+                        fence.wait().expect("wait");
+                        (cpu, baton.timer.read())
+                    }
+                    1 => {
+                        let mut fence = peer.frame(n);
+                        let cpu = t.elapsed();
+                        fence.wait().expect("vk-graph wait");
+                        (cpu, peer.timer.read())
+                    }
+                    h => {
+                        let hand = &mut hands[h - 2];
+                        hand.submit_frame(&handles, n);
+                        let cpu = t.elapsed();
+                        hand.wait();
+                        (cpu, hand.timer.read())
+                    }
+                };
                 if round >= 3 {
                     samples[side].0.push((cpu, gpu));
-                    total += wall;
+                    total += t.elapsed();
                 }
-            };
-            let t = Instant::now();
-            let fence = baton.frame(&graph, &q);
-            let cpu = t.elapsed();
-            fence.wait().expect("wait");
-            take(0, cpu, baton.timer.read(), t.elapsed());
-
-            let t = Instant::now();
-            let mut fence = peer.frame(n);
-            let cpu = t.elapsed();
-            fence.wait().expect("vk-graph wait");
-            take(1, cpu, peer.timer.read(), t.elapsed());
-
-            for (h, hand) in hands.iter_mut().enumerate() {
-                let t = Instant::now();
-                hand.submit_frame(&handles, n);
-                let cpu = t.elapsed();
-                hand.wait();
-                take(2 + h, cpu, hand.timer.read(), t.elapsed());
             }
             round += 1;
         }

@@ -101,6 +101,20 @@ impl VkGraph {
         graph
     }
 
+    /// Each buffer's last access as vk-graph tracks it (from which it builds the next
+    /// frame's first barriers).
+    pub fn last_accesses(&self) -> Vec<vk::AccessFlags> {
+        self.bufs
+            .iter()
+            .map(|b| {
+                Buffer::sync_info(b)
+                    .ranges
+                    .iter()
+                    .fold(vk::AccessFlags::empty(), |a, r| a | r.access_mask)
+            })
+            .collect()
+    }
+
     /// Builds, records and submits one frame; returns its fence after the submit.
     pub fn frame(&mut self, n: usize) -> Fence {
         let graph = self.build(n);
