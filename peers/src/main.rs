@@ -39,9 +39,14 @@ struct Samples(Vec<(Duration, Duration)>);
 
 impl Samples {
     fn median(&self, pick: impl Fn(&(Duration, Duration)) -> Duration) -> Duration {
+        self.quantile(pick, 0.5)
+    }
+
+    /// The sample at fraction `f` of the sorted samples.
+    fn quantile(&self, pick: impl Fn(&(Duration, Duration)) -> Duration, f: f64) -> Duration {
         let mut v: Vec<Duration> = self.0.iter().map(pick).collect();
         v.sort();
-        v[v.len() / 2]
+        v[((v.len() - 1) as f64 * f).round() as usize]
     }
 }
 
@@ -119,8 +124,8 @@ fn main() {
         if has("--labels") { "on" } else { "off" },
     );
     println!(
-        "{:>6}  {:<11} {:>10} {:>8}   {:>10} {:>8}   {:>7}",
-        "passes", "side", "gpu", "gpu/hand", "cpu", "cpu/hand", "frames"
+        "{:>6}  {:<11} {:>10} {:>8} {:>7}   {:>10} {:>8}   {:>7}",
+        "passes", "side", "gpu", "gpu/hand", "gpu iqr", "cpu", "cpu/hand", "frames"
     );
     for n in [10usize, 100, 1000] {
         let mut baton = baton::Baton::new(new_timer(), &bufs, n);
@@ -171,12 +176,16 @@ fn main() {
             .chain(hands.iter().map(|h| h.encoding.label()));
         for (label, s) in labels.zip(&samples) {
             let (gpu, cpu) = (s.median(|s| s.1), s.median(|s| s.0));
+            // The spread of the GPU times: interquartile range over the median.
+            let iqr = (s.quantile(|s| s.1, 0.75) - s.quantile(|s| s.1, 0.25)).as_secs_f64()
+                / gpu.as_secs_f64();
             println!(
-                "{:>6}  {:<11} {:>8.1}us {:>7.3}x   {:>8.1}us {:>7.2}x   {:>7}",
+                "{:>6}  {:<11} {:>8.1}us {:>7.3}x {:>6.1}%   {:>8.1}us {:>7.2}x   {:>7}",
                 n,
                 label,
                 us(gpu),
                 gpu.as_secs_f64() / hand_gpu.as_secs_f64(),
+                100.0 * iqr,
                 us(cpu),
                 cpu.as_secs_f64() / hand_cpu.as_secs_f64(),
                 s.0.len(),
