@@ -7,6 +7,44 @@ use crate::workload::{read_of, record_pass, write_of, BUFFERS, BUFFER_SIZE};
 use ash::vk;
 use vk_baton::Queue;
 
+/// The queue a hand-written side submits to, behind its owner's lock.
+pub enum HandQueue {
+    /// A vk-baton queue (vk-baton's device).
+    Baton(Queue),
+    /// Queue 0 of `family` on vk-graph's device.
+    Peer(vk_graph::driver::device::Device, u32),
+}
+
+impl HandQueue {
+    fn family(&self) -> u32 {
+        match self {
+            HandQueue::Baton(q) => q.family(),
+            HandQueue::Peer(_, family) => *family,
+        }
+    }
+
+    /// `vkQueueSubmit2` under the queue's lock.
+    ///
+    /// # Safety
+    /// `d` is the queue's device; every handle the submits name is alive.
+    unsafe fn submit2(&self, d: &ash::Device, submits: &[vk::SubmitInfo2<'_>], fence: vk::Fence) {
+        match self {
+            HandQueue::Baton(q) => {
+                let lock = q.lock();
+                // SAFETY: the queue is locked; the caller's contract.
+                unsafe { d.queue_submit2(lock.handle(), submits, fence) }.expect("submit");
+            }
+            HandQueue::Peer(device, family) => {
+                vk_graph::driver::device::Device::with_queue(device, *family, 0, |q| {
+                    // SAFETY: vk-graph holds the queue's lock while this runs; the caller's
+                    // contract.
+                    unsafe { d.queue_submit2(q, submits, fence) }.expect("submit")
+                })
+            }
+        }
+    }
+}
+
 /// How the hand side encodes the barrier before each pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Encoding {
@@ -102,19 +140,30 @@ fn global2(
 
 /// The hand-written renderer: pool, command buffer, fence and timer made once.
 pub struct Hand {
+    /// Dropped before `queue`, which may hold the last reference to vk-graph's device.
+    pub timer: FrameTimer,
     device: ash::Device,
-    queue: Queue,
+    queue: HandQueue,
+    /// The ring of buffers, on `device`.
+    bufs: Vec<vk::Buffer>,
+    /// Runs on vk-graph's device (the row `hand@vkg`).
+    pub on_peer: bool,
     pool: vk::CommandPool,
     cmd: vk::CommandBuffer,
     fence: vk::Fence,
-    pub timer: FrameTimer,
     pub encoding: Encoding,
     /// Per buffer, for the vk-graph encodings.
     last: [Last; BUFFERS],
 }
 
 impl Hand {
-    pub fn new(device: &ash::Device, queue: &Queue, timer: FrameTimer, encoding: Encoding) -> Hand {
+    pub fn new(
+        device: &ash::Device,
+        queue: HandQueue,
+        bufs: Vec<vk::Buffer>,
+        timer: FrameTimer,
+        encoding: Encoding,
+    ) -> Hand {
         let info = vk::CommandPoolCreateInfo::default()
             .queue_family_index(queue.family())
             .flags(vk::CommandPoolCreateFlags::TRANSIENT);
@@ -131,13 +180,24 @@ impl Hand {
             unsafe { device.create_fence(&vk::FenceCreateInfo::default(), None) }.expect("fence");
         Hand {
             device: device.clone(),
-            queue: queue.clone(),
+            on_peer: matches!(queue, HandQueue::Peer(..)),
+            queue,
+            bufs,
             pool,
             cmd,
             fence,
             timer,
             encoding,
             last: [Last::Nothing; BUFFERS],
+        }
+    }
+
+    /// The row's label: the encoding's, or `hand@vkg` on vk-graph's device.
+    pub fn label(&self) -> &'static str {
+        if self.on_peer {
+            "hand@vkg"
+        } else {
+            self.encoding.label()
         }
     }
 
@@ -272,7 +332,8 @@ impl Hand {
     }
 
     /// Records and submits one frame of `n` passes; returns after the submit.
-    pub fn submit_frame(&mut self, bufs: &[vk::Buffer], n: usize) {
+    pub fn submit_frame(&mut self, n: usize) {
+        let bufs = &self.bufs[..];
         let stamps: Stamps = self.timer.stamps();
         let (d, cmd) = (&self.device, self.cmd);
         let mut last = self.last;
@@ -296,10 +357,8 @@ impl Hand {
         unsafe { d.end_command_buffer(cmd) }.expect("end");
         let cbs = [vk::CommandBufferSubmitInfo::default().command_buffer(cmd)];
         let submit = vk::SubmitInfo2::default().command_buffer_infos(&cbs);
-        let lock = self.queue.lock();
-        // SAFETY: the queue is locked; every handle is alive.
-        unsafe { d.queue_submit2(lock.handle(), &[submit], self.fence) }.expect("submit");
-        drop(lock);
+        // SAFETY: every handle is alive; `d` is the queue's device.
+        unsafe { self.queue.submit2(d, &[submit], self.fence) };
         self.last = last;
     }
 

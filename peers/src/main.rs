@@ -16,7 +16,9 @@
 //! ```
 //!
 //! vk-graph makes its own instance and device (it cannot record on vk-baton's): the hand and
-//! vk-baton sides share vk-baton's device, vk-graph uses a second device on the same GPU.
+//! vk-baton sides share vk-baton's device, vk-graph uses a second device on the same GPU. The
+//! row `hand@vkg` runs the hand-written frame on vk-graph's device, to tell the devices'
+//! difference from the encodings'.
 
 mod baton;
 mod explain;
@@ -25,7 +27,7 @@ mod timer;
 mod vkgraph;
 mod workload;
 
-use hand::{Encoding, Hand};
+use hand::{Encoding, Hand, HandQueue};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use timer::FrameTimer;
@@ -114,8 +116,21 @@ fn main() {
     };
     let mut hands: Vec<Hand> = encodings
         .iter()
-        .map(|&e| Hand::new(ctx.device(), &q, new_timer(), e))
+        .map(|&e| {
+            let queue = HandQueue::Baton(q.clone());
+            Hand::new(ctx.device(), queue, handles.clone(), new_timer(), e)
+        })
         .collect();
+    // The model once more on vk-graph's device: tells a device's effect from an encoding's.
+    let (peer_device, peer_family, peer_bufs) = peer.for_hand();
+    let on_peer = Hand::new(
+        &peer_device,
+        HandQueue::Peer(peer_device.clone(), peer_family),
+        peer_bufs,
+        peer.new_timer(),
+        Encoding::Global2,
+    );
+    hands.insert(1, on_peer);
 
     println!(
         "device: {}, validation {}, vk-baton pass labels {}",
@@ -157,7 +172,7 @@ fn main() {
                     }
                     h => {
                         let hand = &mut hands[h - 2];
-                        hand.submit_frame(&handles, n);
+                        hand.submit_frame(n);
                         let cpu = t.elapsed();
                         hand.wait();
                         (cpu, hand.timer.read())
@@ -173,7 +188,7 @@ fn main() {
         let (hand_gpu, hand_cpu) = (samples[2].median(|s| s.1), samples[2].median(|s| s.0));
         let labels = ["vk-baton", "vk-graph"]
             .into_iter()
-            .chain(hands.iter().map(|h| h.encoding.label()));
+            .chain(hands.iter().map(|h| h.label()));
         for (label, s) in labels.zip(&samples) {
             let (gpu, cpu) = (s.median(|s| s.1), s.median(|s| s.0));
             // The spread of the GPU times: interquartile range over the median.

@@ -21,8 +21,11 @@ pub struct VkGraph {
     family: u32,
     pool: HashPool,
     bufs: Vec<Arc<Buffer>>,
+    /// A second ring for the hand-written side on this device (`hand@vkg`), which vk-graph's
+    /// access tracking never sees.
+    hand_bufs: Vec<Arc<Buffer>>,
     /// Kept last so that the device outlives everything made from it.
-    _device: Device,
+    device: Device,
 }
 
 impl VkGraph {
@@ -47,7 +50,7 @@ impl VkGraph {
         let period = device.physical.properties_v1_0.limits.timestamp_period;
         let timer = FrameTimer::new(&device, period, valid_bits);
         let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
-        let bufs = (0..BUFFERS)
+        let bufs: Vec<Arc<Buffer>> = (0..2 * BUFFERS)
             .map(|_| {
                 Arc::new(
                     Buffer::create(&device, BufferInfo::device_mem(BUFFER_SIZE, usage))
@@ -55,13 +58,15 @@ impl VkGraph {
                 )
             })
             .collect();
+        let (bufs, hand_bufs) = (bufs[..BUFFERS].to_vec(), bufs[BUFFERS..].to_vec());
         let pool = HashPool::new(&device);
         VkGraph {
             timer,
             family,
             pool,
             bufs,
-            _device: device,
+            hand_bufs,
+            device,
         }
     }
 
@@ -99,6 +104,19 @@ impl VkGraph {
             .record_cmd(move |cmd| unsafe { stamps.end(&cmd.device, cmd.handle) })
             .end_cmd();
         graph
+    }
+
+    /// vk-graph's device, its graphics family and the hand-written side's ring on it.
+    pub fn for_hand(&self) -> (Device, u32, Vec<vk::Buffer>) {
+        let bufs = self.hand_bufs.iter().map(|b| b.handle).collect();
+        (self.device.clone(), self.family, bufs)
+    }
+
+    /// A timer on vk-graph's device.
+    pub fn new_timer(&self) -> FrameTimer {
+        let family = &self.device.physical.queue_families[self.family as usize];
+        let period = self.device.physical.properties_v1_0.limits.timestamp_period;
+        FrameTimer::new(&self.device, period, family.timestamp_valid_bits)
     }
 
     /// Each buffer's last access as vk-graph tracks it (from which it builds the next
