@@ -144,6 +144,7 @@ fn main() {
     );
     for n in [10usize, 100, 1000] {
         let mut baton = baton::Baton::new(new_timer(), &bufs, n);
+        peer.check_order(n);
         let sides = 2 + hands.len();
         let mut samples: Vec<Samples> = (0..sides).map(|_| Samples::default()).collect();
         let mut total = Duration::ZERO;

@@ -133,6 +133,85 @@ impl VkGraph {
             .collect()
     }
 
+    /// Checks that vk-graph records the frame in program order with the stamps first and
+    /// last (its `Schedule::reorder_cmds`, submission.rs:1820, may move commands that share no
+    /// resource; the stamps share none). The same frame is built from commands that declare
+    /// the accesses `fill_buffer`/`copy_buffer` declare (cmd/mod.rs:547-556) and log the order
+    /// vk-graph records them in; the reordering sees only the accesses.
+    pub fn check_order(&mut self, n: usize) {
+        use std::sync::Mutex;
+        use vk_graph::driver::sync::AccessType;
+        let stamps: Stamps = self.timer.stamps();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let mut graph = Graph::new();
+        let nodes: Vec<_> = self
+            .bufs
+            .iter()
+            .map(|b| graph.bind_resource(b.clone()))
+            .collect();
+        let l = log.clone();
+        graph
+            .begin_cmd()
+            .record_cmd(move |cmd| {
+                l.lock().unwrap().push(usize::MAX);
+                // SAFETY: recording on a graphics queue; the previous frame was waited for.
+                unsafe { stamps.start(&cmd.device, cmd.handle) }
+            })
+            .end_cmd();
+        for i in 0..n {
+            let l = log.clone();
+            let mut c = graph.begin_cmd();
+            if let Some(src) = read_of(i) {
+                c = c.subresource_access(nodes[src], 0..BUFFER_SIZE, AccessType::TransferRead);
+            }
+            let (src, dst) = (read_of(i).map(|b| nodes[b]), nodes[write_of(i)]);
+            c.subresource_access(dst, 0..BUFFER_SIZE, AccessType::TransferWrite)
+                .record_cmd(move |cmd| {
+                    l.lock().unwrap().push(i);
+                    let dst = cmd.resource(dst).handle;
+                    let src = src.map(|s| cmd.resource(s).handle);
+                    // SAFETY: recording; vk-graph keeps the buffers alive and ordered.
+                    unsafe {
+                        match src {
+                            None => {
+                                cmd.device
+                                    .cmd_fill_buffer(cmd.handle, dst, 0, BUFFER_SIZE, FILL)
+                            }
+                            Some(src) => {
+                                let region = vk::BufferCopy::default().size(BUFFER_SIZE);
+                                cmd.device.cmd_copy_buffer(cmd.handle, src, dst, &[region])
+                            }
+                        }
+                    }
+                })
+                .end_cmd();
+        }
+        let l = log.clone();
+        graph
+            .begin_cmd()
+            .record_cmd(move |cmd| {
+                l.lock().unwrap().push(usize::MAX - 1);
+                // SAFETY: as for the start.
+                unsafe { stamps.end(&cmd.device, cmd.handle) }
+            })
+            .end_cmd();
+        graph
+            .finalize()
+            .queue_submit(&mut self.pool, self.family, 0)
+            .expect("vk-graph submit")
+            .wait()
+            .expect("vk-graph wait");
+        let expected: Vec<usize> = [usize::MAX]
+            .into_iter()
+            .chain(0..n)
+            .chain([usize::MAX - 1])
+            .collect();
+        assert!(
+            *log.lock().unwrap() == expected,
+            "vk-graph recorded the {n}-pass frame out of program order"
+        );
+    }
+
     /// Builds, records and submits one frame; returns its fence after the submit.
     pub fn frame(&mut self, n: usize) -> Fence {
         let graph = self.build(n);
