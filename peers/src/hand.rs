@@ -59,9 +59,15 @@ pub enum Encoding {
     Global2Copy,
     /// What vk-baton records (its plan through `barrier_scratch.rs`): per boundary one
     /// `VkMemoryBarrier2` per distinct set of masks, COPY/TRANSFER_WRITE → COPY/TRANSFER_READ for
-    /// the buffer read and COPY/TRANSFER_WRITE → COPY/TRANSFER_WRITE for the one written; the
-    /// fill's side at ALL_TRANSFER.
+    /// the buffer read and, for the one written, COPY/NONE → COPY/TRANSFER_WRITE where its last
+    /// write was earlier in the frame, COPY/TRANSFER_WRITE → COPY/TRANSFER_WRITE where it was in
+    /// the previous frame; the fill's side at ALL_TRANSFER.
     TwoMemory2,
+    /// As `TwoMemory2` with vk-graph's masks for the buffer written: a write after a read is
+    /// an execution dependency with no access masks (COPY/NONE → COPY/NONE), a write after a
+    /// write COPY/TRANSFER_WRITE → COPY/TRANSFER_WRITE. What vk-baton would record if its
+    /// planner gave a write after reads no destination access.
+    TwoMemory2ExecOnlyWar,
     /// sync2 `VkBufferMemoryBarrier2`s, one per buffer the pass uses, with vk-graph's masks.
     Buffer2,
     /// vk-graph's own encoding: `vkCmdPipelineBarrier` (sync1) with one `VkBufferMemoryBarrier`
@@ -72,11 +78,12 @@ pub enum Encoding {
 }
 
 impl Encoding {
-    pub const ALL: [Encoding; 7] = [
+    pub const ALL: [Encoding; 8] = [
         Encoding::Global2,
         Encoding::Global2ReadOnly,
         Encoding::Global2Copy,
         Encoding::TwoMemory2,
+        Encoding::TwoMemory2ExecOnlyWar,
         Encoding::Buffer2,
         Encoding::Buffer1,
         Encoding::Global1,
@@ -89,6 +96,7 @@ impl Encoding {
             Encoding::Global2ReadOnly => "hand:r",
             Encoding::Global2Copy => "hand:copy",
             Encoding::TwoMemory2 => "hand:2mem",
+            Encoding::TwoMemory2ExecOnlyWar => "hand:2mem-r",
             Encoding::Buffer2 => "hand:buf2",
             Encoding::Buffer1 => "hand:buf1",
             Encoding::Global1 => "hand:glob1",
@@ -223,28 +231,42 @@ impl Hand {
                 let dst = if i == 0 { transfer2 } else { copy };
                 global2(d, cmd, src, dst, rw)
             }
-            Encoding::TwoMemory2 => {
+            Encoding::TwoMemory2 | Encoding::TwoMemory2ExecOnlyWar => {
                 let copy = vk::PipelineStageFlags2::COPY;
-                let w = vk::AccessFlags2::TRANSFER_WRITE;
-                let barrier = |src, dst, dst_access| {
+                let (r, w) = (
+                    vk::AccessFlags2::TRANSFER_READ,
+                    vk::AccessFlags2::TRANSFER_WRITE,
+                );
+                let none = vk::AccessFlags2::NONE;
+                let barrier = |src, src_access, dst, dst_access| {
                     vk::MemoryBarrier2::default()
                         .src_stage_mask(src)
-                        .src_access_mask(w)
+                        .src_access_mask(src_access)
                         .dst_stage_mask(dst)
                         .dst_access_mask(dst_access)
                 };
-                let m = match i {
-                    // The fill after the previous frame's copies.
-                    0 => vec![barrier(copy, transfer2, w)],
-                    1 => vec![
-                        barrier(transfer2, copy, vk::AccessFlags2::TRANSFER_READ),
-                        barrier(copy, copy, w),
-                    ],
-                    _ => vec![
-                        barrier(copy, copy, vk::AccessFlags2::TRANSFER_READ),
-                        barrier(copy, copy, w),
-                    ],
+                // The fill (pass 0) is at ALL_TRANSFER, the copies at COPY.
+                let (into, from) = (
+                    if i == 0 { transfer2 } else { copy },
+                    if i == 1 { transfer2 } else { copy },
+                );
+                let written = write_of(i);
+                let after_read = last[written] == Last::Read;
+                let write = if self.encoding == Encoding::TwoMemory2ExecOnlyWar && after_read {
+                    barrier(copy, none, into, none)
+                } else if after_read && i >= BUFFERS {
+                    // vk-baton: the buffer's last write (pass i - 8, this frame) was made
+                    // available before its read, so only the write's visibility is added.
+                    barrier(copy, none, into, w)
+                } else {
+                    barrier(copy, w, into, w)
                 };
+                let mut m = vec![write];
+                if let Some(read) = read_of(i) {
+                    m.insert(0, barrier(from, w, copy, r));
+                    last[read] = Last::Read;
+                }
+                last[written] = Last::Write;
                 // SAFETY: recording.
                 unsafe {
                     d.cmd_pipeline_barrier2(cmd, &vk::DependencyInfo::default().memory_barriers(&m))
