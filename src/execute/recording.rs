@@ -10,9 +10,7 @@ use crate::completion::CompletionToken;
 use crate::error::{Error, Result};
 use crate::pass::{PassEntry, Recorder};
 use crate::plan::{BarrierCmd, Command};
-use crate::pools::{
-    give, take, ExecutionTimer, GraphPools, InFlight, PoolKey, Reusable, Spares,
-};
+use crate::pools::{give, take, ExecutionTimer, GraphPools, InFlight, PoolKey, Reusable, Spares};
 use crate::queue::Queue;
 use crate::resource::Resource;
 use ash::vk;

@@ -296,7 +296,10 @@ pub(super) fn record(
         names,
         pass_queues,
         queries,
-        query_pool: out.timer.as_ref().map_or(vk::QueryPool::null(), |t| t.slot.pool),
+        query_pool: out
+            .timer
+            .as_ref()
+            .map_or(vk::QueryPool::null(), |t| t.slot.pool),
     };
     let mut keeps: Vec<Vec<Box<dyn Any + Send + Sync>>> = {
         let mut spares = pools.spares.lock();

@@ -25,7 +25,11 @@ fn cut(
 ) -> Vec<Piece> {
     let mut out = vec![piece(100..101, 5)];
     cut_batch(commands, send, threads, min, &mut out);
-    assert_eq!(out[0], piece(100..101, 5), "earlier batches' pieces untouched");
+    assert_eq!(
+        out[0],
+        piece(100..101, 5),
+        "earlier batches' pieces untouched"
+    );
     out.remove(0);
     out
 }
