@@ -64,9 +64,6 @@ impl PoolKey {
     }
 }
 
-/// The default of [`crate::Graph::set_min_passes_per_recording_thread`].
-pub(crate) const DEFAULT_MIN_PASSES_PER_THREAD: usize = 64;
-
 /// How executions spread their recording over threads ([`crate::Graph::set_recording_threads`]).
 pub(crate) struct RecordingThreads {
     pub(crate) threads: std::sync::atomic::AtomicUsize,
@@ -77,7 +74,7 @@ impl Default for RecordingThreads {
     fn default() -> Self {
         RecordingThreads {
             threads: 1.into(),
-            min_passes: DEFAULT_MIN_PASSES_PER_THREAD.into(),
+            min_passes: crate::Graph::DEFAULT_MIN_PASSES_PER_RECORDING_THREAD.into(),
         }
     }
 }

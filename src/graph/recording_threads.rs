@@ -61,9 +61,11 @@ impl Graph {
             .store(passes.max(1), Ordering::Relaxed);
     }
 
-    /// The default of [`Graph::set_min_passes_per_recording_thread`].
-    pub const DEFAULT_MIN_PASSES_PER_RECORDING_THREAD: usize =
-        crate::pools::DEFAULT_MIN_PASSES_PER_THREAD;
+    /// The default of [`Graph::set_min_passes_per_recording_thread`]: enough passes that
+    /// record one command each to pay for starting a thread (about 10 to 30 µs), so that
+    /// turning threads on never slows a frame down much; passes that record more can take
+    /// far fewer.
+    pub const DEFAULT_MIN_PASSES_PER_RECORDING_THREAD: usize = 64;
 }
 
 impl<'a> GraphBuilder<'a> {
