@@ -22,9 +22,11 @@ use std::sync::Arc;
 
 mod spares;
 mod timestamps;
+mod workers;
 
 pub(crate) use spares::{give, take, BarrierScratch, EmptyVec, Spares, SubmitScratch};
 pub(crate) use timestamps::{ExecutionTimer, Instrumentation};
+pub(crate) use workers::{RecordingWorkers, Task};
 
 /// Everything one execution keeps alive until its fences signal.
 pub(crate) struct InFlight {
@@ -88,6 +90,9 @@ pub(crate) struct Reusable {
     pub(crate) fences: Vec<vk::Fence>,
     /// Timestamp query pools and command buffer names.
     pub(crate) instrument: Instrumentation,
+    /// The threads that record beside the calling one, started by the first execution that
+    /// needs them.
+    pub(crate) workers: RecordingWorkers,
 }
 
 /// The last executed plan and the scratch to match the next frame against it.

@@ -15,20 +15,28 @@ impl Graph {
     /// [`GraphBuilder::insert_send_fn`] are cut into up to `threads` chunks of at least
     /// [`Graph::set_min_passes_per_recording_thread`] passes each (barrier commands go with
     /// the pass after them). The calling thread records the first chunk of every run and all
-    /// other passes; `threads - 1` scoped threads record the rest, each from its own command
-    /// pool per queue family, into its own primary command buffer. The batch submits its
-    /// command buffers in order, so the GPU sees the same commands as with one thread, with
-    /// the same labels and GPU timings per pass.
+    /// other passes; `threads - 1` threads the graph keeps (started by the first execution
+    /// that spreads its recording, stopped when the graph drops) record the rest, each from
+    /// its own command pool per queue family, into its own primary command buffer. The batch
+    /// submits its command buffers in order, so the GPU sees the same commands as with one
+    /// thread, with the same labels and GPU timings per pass.
     ///
-    /// When it pays off: threads are started per execution (tens of microseconds each), and a
-    /// chunk must record enough to cover that. `benches/parallel.rs` measures it; a frame whose
-    /// passes record a copy each gains nothing below some hundreds of passes per thread, while
-    /// passes that record tens of commands each gain from a few dozen per thread. Nothing is
-    /// spread when a run is too short to give two threads their minimum, so a small frame
-    /// records exactly as with one thread. A pass's error on another thread comes back from
-    /// `execute()` as it would on the calling thread (the first in recording order, when
-    /// several fail), and its panic goes on on the calling thread once every thread has
-    /// stopped, with the command buffers reset as for a panic on the calling thread.
+    /// When it pays off: handing a chunk to a kept thread and waiting for it costs a few
+    /// microseconds, and each chunk adds a command buffer to begin, end and submit, so a chunk
+    /// must record more than that: with the default minimum of
+    /// [`Graph::DEFAULT_MIN_PASSES_PER_RECORDING_THREAD`] passes, passes that record one
+    /// command each are spread only in frames of hundreds of passes, while passes that record
+    /// tens of commands each gain from a few per thread (lower the minimum for those).
+    /// `cargo bench --bench parallel` prints one thread against N for both kinds, at 10 to
+    /// 1000 passes. The driver must record in parallel too: lavapipe does not (two threads
+    /// record raw `vkCmdCopyBuffer` calls no faster than one), so it shows only the overhead.
+    /// Nothing is spread when a run is too short to give two threads their minimum, so a small
+    /// frame records exactly as with one thread.
+    ///
+    /// A pass's error on another thread comes back from `execute()` as it would on the
+    /// calling thread (the first in recording order, when several fail), and its panic goes
+    /// on on the calling thread once every thread has stopped, with the command buffers reset
+    /// as for a panic on the calling thread.
     ///
     /// `0` counts as 1.
     ///

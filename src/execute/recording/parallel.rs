@@ -6,7 +6,8 @@
 //! buffer on the calling thread (each recording thread has its own command pool per family:
 //! pools are externally synchronized, buffers of one pool cannot be recorded side by side),
 //! hands out the timestamp queries in the order one thread would, and records the pieces on
-//! scoped threads; the calling thread records thread 0's pieces meanwhile.
+//! the graph's recording threads ([`crate::pools::RecordingWorkers`], started once and kept);
+//! the calling thread records thread 0's pieces meanwhile.
 //!
 //! Why separate primary command buffers rather than secondaries: a secondary must inherit the
 //! render pass or dynamic rendering state it runs in, which a pass that begins its own
@@ -23,7 +24,7 @@ use crate::error::{Error, Result};
 use crate::execute::Execution;
 use crate::pass::{Pass, PassEntry, Recorder};
 use crate::plan::{Command, Plan};
-use crate::pools::{give, take, PoolKey, Reusable};
+use crate::pools::{give, take, PoolKey, Reusable, Task};
 use crate::queue::Queue;
 use crate::resource::Resource;
 use crate::timing::PassTiming;
@@ -306,37 +307,28 @@ pub(super) fn record(
         (1..threads).map(|_| take(&mut spares.keep)).collect()
     };
     let (shared, jobs) = (&shared, &jobs[..]);
-    let mut joined = Vec::with_capacity(threads - 1);
-    let main = std::thread::scope(|s| {
-        let handles: Vec<_> = (worker_lists.into_iter().zip(keeps.iter_mut()))
-            .enumerate()
-            .filter(|&(w, _)| jobs.iter().any(|j| j.thread == w + 1))
-            .map(|(w, (mut list, keep))| {
-                s.spawn(move || {
-                    let mut scratch = BarrierScratch::default();
-                    record_thread(shared, jobs, w + 1, &mut list, keep, &mut scratch)
-                })
+    // Per recording thread but the calling one: its outcome, once it has run.
+    let mut outcomes: Vec<Option<ThreadOutcome>> = (1..threads).map(|_| None).collect();
+    let tasks: Vec<Task<'_>> = (worker_lists.into_iter().zip(keeps.iter_mut()))
+        .zip(outcomes.iter_mut())
+        .enumerate()
+        .filter(|&(w, _)| jobs.iter().any(|j| j.thread == w + 1))
+        .map(|(w, ((mut list, keep), outcome))| -> Task<'_> {
+            Box::new(move || {
+                let mut scratch = BarrierScratch::default();
+                let recorded = record_thread(shared, jobs, w + 1, &mut list, keep, &mut scratch);
+                *outcome = Some(recorded);
             })
-            .collect();
-        let main = record_thread(shared, jobs, 0, &mut main_list, &mut out.keep, barriers);
-        // Joined here rather than by the scope, to keep a panic's own payload.
-        joined.extend(handles.into_iter().map(|h| h.join()));
-        main
+        })
+        .collect();
+    let (main, panicked) = reusable.workers.run(tasks, || {
+        record_thread(shared, jobs, 0, &mut main_list, &mut out.keep, barriers)
     });
 
     let mut failed = main.err();
-    let mut panicked = None;
-    for result in joined {
-        match result {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => {
-                if failed.as_ref().is_none_or(|f| e.0 < f.0) {
-                    failed = Some(e);
-                }
-            }
-            Err(payload) => {
-                panicked.get_or_insert(payload);
-            }
+    for e in outcomes.into_iter().flatten().filter_map(|o| o.err()) {
+        if failed.as_ref().is_none_or(|f| e.0 < f.0) {
+            failed = Some(e);
         }
     }
     {
@@ -356,6 +348,9 @@ pub(super) fn record(
     }
 }
 
+/// How a thread's recording ended: on an error, the index of the job it failed in.
+type ThreadOutcome = std::result::Result<(), (usize, Error)>;
+
 /// Records the jobs of `thread`, in order, with its passes (in the order it meets them).
 /// Stops at the first error: the job's index and the error.
 fn record_thread<P: Pass + ?Sized>(
@@ -365,7 +360,7 @@ fn record_thread<P: Pass + ?Sized>(
     passes: &mut [(usize, &mut P)],
     keep: &mut Vec<Box<dyn Any + Send + Sync>>,
     barriers: &mut BarrierScratch,
-) -> std::result::Result<(), (usize, Error)> {
+) -> ThreadOutcome {
     let mut passes = passes.iter_mut();
     for (j, job) in jobs.iter().enumerate() {
         if job.thread == thread {
