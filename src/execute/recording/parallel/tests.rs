@@ -115,3 +115,126 @@ fn a_batch_of_barriers_only_is_one_piece() {
     assert_eq!(cut(&[barrier()], |_| true, 4, 1), vec![piece(0..1, 0)]);
     assert_eq!(cut(&[], |_| true, 4, 1), vec![]);
 }
+
+/// On a device: the threads' command buffers come from pools of their own, go back there,
+/// and come out again for the next execution, also after a pass failed on another thread.
+mod on_a_device {
+    use crate::completion::CompletionToken;
+    use crate::error::{Error, Result};
+    use crate::execute::Execution;
+    use crate::pass::{PassEntry, PassSlot};
+    use crate::plan::{Batch, Command, Plan, QueuePlan};
+    use crate::pools::{GraphPools, PoolKey};
+    use crate::{Context, Declare, Pass, Recorder};
+    use std::sync::Arc;
+
+    /// Records nothing, or fails.
+    struct Step(bool);
+
+    impl Pass for Step {
+        fn declare(&self, _d: &mut Declare<'_>) {}
+        fn record(&mut self, _r: &mut Recorder<'_>) -> Result<()> {
+            match self.0 {
+                true => Err(Error::PassFailed("planted".into())),
+                false => Ok(()),
+            }
+        }
+    }
+
+    /// One batch of `n` passes on one queue.
+    fn plan(n: usize) -> Plan {
+        Plan {
+            input: Default::default(),
+            queues: vec![QueuePlan {
+                batches: vec![Batch {
+                    commands: (0..n).map(Command::Pass).collect(),
+                    ..Batch::default()
+                }],
+            }],
+            final_states: vec![],
+            schedule: Default::default(),
+            transients: Default::default(),
+            order: (0..n).collect(),
+        }
+    }
+
+    /// Spare command buffers per pool, sorted by pool.
+    fn free(pools: &GraphPools) -> Vec<(PoolKey, usize)> {
+        let reusable = pools.reusable.lock();
+        let mut v: Vec<_> = (reusable.families.iter())
+            .map(|(k, p)| (*k, p.free.len()))
+            .collect();
+        v.sort_by_key(|(k, _)| (k.family, k.thread));
+        v
+    }
+
+    #[test]
+    fn each_thread_records_from_its_own_pool_and_its_buffers_are_reused() {
+        let ctx = Context::new_for_tests().expect("a Vulkan device (lavapipe in CI)");
+        let log = ctx.message_log();
+        let graph = ctx.graph().unwrap();
+        graph.set_recording_threads(3);
+        graph.set_min_passes_per_recording_thread(2);
+        let pools: Arc<GraphPools> = graph.pools().clone();
+        let q = ctx.graphics().clone();
+        let family = q.family();
+        // Records 6 passes (pass `fail` failing, if any); returns the command buffers of the
+        // batch, or the error, with everything handed back to the pools.
+        let run = |fail: Option<usize>| {
+            let mut steps: Vec<Step> = (0..6).map(|i| Step(Some(i) == fail)).collect();
+            let passes = (steps.iter_mut())
+                .map(|s| PassEntry {
+                    name: "step".into(),
+                    pass: PassSlot::BorrowedSend(s),
+                    queue: q.clone(),
+                })
+                .collect();
+            let mut execution = Execution {
+                pools: pools.clone(),
+                passes,
+                queues: vec![q.clone()],
+                resources: Vec::new(),
+                versions: Vec::new(),
+                plan: plan(6),
+            };
+            let token = CompletionToken::new(pools.device.clone());
+            let recording = execution.record(&token)?;
+            let keys: Vec<_> = recording.cmds.iter().map(|c| c.0).collect();
+            let cmds = recording.batch_cmds(0, 0).to_vec();
+            assert_eq!(
+                recording.cmds.iter().map(|c| c.1).collect::<Vec<_>>(),
+                cmds,
+                "in order"
+            );
+            token.set_submitted(&[]);
+            pools.recycle(recording.into_in_flight(&pools, token, Vec::new(), Vec::new()));
+            Ok::<_, Error>((keys, cmds))
+        };
+        let key = |thread| PoolKey { family, thread };
+
+        let (keys, first) = run(None).unwrap();
+        assert_eq!(
+            keys,
+            [key(0), key(1), key(2)],
+            "one piece per thread, 2 passes each"
+        );
+        let back = vec![(key(0), 1), (key(1), 1), (key(2), 1)];
+        assert_eq!(free(&pools), back);
+        let (_, again) = run(None).unwrap();
+        assert_eq!(again, first, "the same command buffers, in the same order");
+        assert_eq!(free(&pools), back);
+
+        // Pass 5 fails on thread 2: the error comes back and every buffer goes back.
+        let e = run(Some(5)).err().expect("an error");
+        assert_eq!(e.to_string(), "pass `step` failed to record: planted");
+        assert_eq!(free(&pools), back);
+        let (_, after) = run(None).unwrap();
+        assert_eq!(after, first, "reset, and reused");
+
+        drop(pools);
+        drop(graph);
+        drop(q);
+        drop(ctx);
+        assert!(log.validation() == 0, "{}", log.validation());
+    }
+}
