@@ -225,7 +225,7 @@ mod on_a_device {
         assert_eq!(free(&pools), back);
 
         // Pass 5 fails on thread 2: the error comes back and every buffer goes back.
-        let e = run(Some(5)).err().expect("an error");
+        let e = run(Some(5)).expect_err("an error");
         assert_eq!(e.to_string(), "pass `step` failed to record: planted");
         assert_eq!(free(&pools), back);
         let (_, after) = run(None).unwrap();
