@@ -23,7 +23,7 @@ use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
 use crate::execute::Execution;
 use crate::pass::{Pass, PassEntry, Recorder};
-use crate::plan::{Command, Plan};
+use crate::plan::{Batch, Command, Plan};
 use crate::pools::{give, take, PoolKey, Reusable, Task};
 use crate::queue::Queue;
 use crate::resource::Resource;
@@ -178,7 +178,16 @@ pub(super) fn record(
         plan,
         ..
     } = exec;
-    let min_passes = pools.recording.min_passes.load(Ordering::Relaxed);
+    let min_passes = pools.recording.min_passes.load(Ordering::Relaxed).max(1);
+    // A batch with fewer `Send` passes than two threads' minimum has no run to spread: such a
+    // frame is told apart without allocating, and records as with one thread.
+    let spreadable = |b: &Batch| {
+        let send = |c: &Command| matches!(c, Command::Pass(p) if passes[*p].pass.is_send());
+        b.commands.iter().filter(|c| send(c)).count() >= 2 * min_passes
+    };
+    if !plan.queues.iter().flat_map(|q| &q.batches).any(spreadable) {
+        return Ok(false);
+    }
     let mut pieces = Vec::new();
     // Per batch of every queue, in queue order: where its pieces end.
     let mut piece_ends = Vec::new();
