@@ -25,6 +25,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 mod held;
+mod recording_threads;
 mod transients;
 
 pub use held::HeldPlan;

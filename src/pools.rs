@@ -22,17 +22,19 @@ use std::sync::Arc;
 
 mod spares;
 mod timestamps;
+mod workers;
 
 pub(crate) use spares::{give, take, BarrierScratch, EmptyVec, Spares, SubmitScratch};
 pub(crate) use timestamps::{ExecutionTimer, Instrumentation};
+pub(crate) use workers::{RecordingWorkers, Task};
 
 /// Everything one execution keeps alive until its fences signal.
 pub(crate) struct InFlight {
     pub(crate) token: CompletionToken,
     /// Every VkFence of the execution (submitted or not) to return to the pools.
     pub(crate) fences: Vec<vk::Fence>,
-    /// Command buffers to return to their family's pool.
-    pub(crate) cmds: Vec<(u32, vk::CommandBuffer)>,
+    /// Command buffers to return to their pool.
+    pub(crate) cmds: Vec<(PoolKey, vk::CommandBuffer)>,
     pub(crate) resources: Vec<Resource>,
     pub(crate) queues: Vec<Queue>,
     pub(crate) keep: Vec<Box<dyn Any + Send + Sync>>,
@@ -47,15 +49,50 @@ pub(crate) struct FamilyPool {
     pub(crate) free: Vec<vk::CommandBuffer>,
 }
 
-/// Command pools per family and spare fences. Held locked while recording (command pools
-/// need external synchronization).
+/// Which command pool a command buffer comes from: its queue family, and the recording
+/// thread that uses the pool (0: the thread that calls `execute()`; see
+/// [`crate::Graph::set_recording_threads`]). Command pools are externally synchronized, so
+/// threads recording side by side each need their own.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub(crate) struct PoolKey {
+    pub(crate) family: u32,
+    pub(crate) thread: usize,
+}
+
+impl PoolKey {
+    /// The calling thread's pool of `family`.
+    pub(crate) fn main(family: u32) -> Self {
+        PoolKey { family, thread: 0 }
+    }
+}
+
+/// How executions spread their recording over threads ([`crate::Graph::set_recording_threads`]).
+pub(crate) struct RecordingThreads {
+    pub(crate) threads: std::sync::atomic::AtomicUsize,
+    pub(crate) min_passes: std::sync::atomic::AtomicUsize,
+}
+
+impl Default for RecordingThreads {
+    fn default() -> Self {
+        RecordingThreads {
+            threads: 1.into(),
+            min_passes: crate::Graph::DEFAULT_MIN_PASSES_PER_RECORDING_THREAD.into(),
+        }
+    }
+}
+
+/// Command pools per family and recording thread, and spare fences. Held locked while
+/// recording (command pools need external synchronization).
 #[derive(Default)]
 pub(crate) struct Reusable {
-    pub(crate) families: HashMap<u32, FamilyPool>,
+    pub(crate) families: HashMap<PoolKey, FamilyPool>,
     /// Unsignalled, ready to submit with.
     pub(crate) fences: Vec<vk::Fence>,
     /// Timestamp query pools and command buffer names.
     pub(crate) instrument: Instrumentation,
+    /// The threads that record beside the calling one, started by the first execution that
+    /// needs them.
+    pub(crate) workers: RecordingWorkers,
 }
 
 /// The last executed plan and the scratch to match the next frame against it.
@@ -83,6 +120,8 @@ pub(crate) struct GraphPools {
     pub(crate) debug: Option<DebugUtils>,
     /// Whether each pass is recorded inside a debug label with its name (with `debug`).
     pub(crate) labels: std::sync::atomic::AtomicBool,
+    /// How many threads record an execution.
+    pub(crate) recording: RecordingThreads,
     pub(crate) reusable: Mutex<Reusable>,
     /// Contents of dropped, incomplete execution fences.
     pending: Mutex<Vec<InFlight>>,
@@ -116,6 +155,7 @@ impl GraphPools {
             device,
             debug,
             labels: std::sync::atomic::AtomicBool::new(true),
+            recording: RecordingThreads::default(),
             reusable: Mutex::new(Reusable::default()),
             pending: Mutex::new(Vec::new()),
             kept: Mutex::new(KeptPlan::default()),
@@ -158,8 +198,8 @@ impl GraphPools {
             }
             // In reverse, so that the next execution takes them in this one's order: a command
             // buffer keeps its batch (and debug name) from frame to frame.
-            for (family, cmd) in cmds.drain(..).rev() {
-                reusable.families.entry(family).or_default().free.push(cmd);
+            for (key, cmd) in cmds.drain(..).rev() {
+                reusable.families.entry(key).or_default().free.push(cmd);
             }
         }
         // What the execution kept alive is released here, before the lock below.
@@ -210,13 +250,15 @@ impl GraphPools {
         self.recycle(c);
     }
 
-    /// Allocates (or reuses) a primary command buffer of `family`. Call with `reusable` locked.
+    /// Allocates (or reuses) a primary command buffer from the pool `key`. Call with
+    /// `reusable` locked.
     pub(crate) fn command_buffer(
         &self,
         reusable: &mut Reusable,
-        family: u32,
+        key: PoolKey,
     ) -> Result<vk::CommandBuffer> {
-        let fp = reusable.families.entry(family).or_default();
+        let PoolKey { family, thread } = key;
+        let fp = reusable.families.entry(key).or_default();
         if fp.pool == vk::CommandPool::null() {
             let info = vk::CommandPoolCreateInfo::default()
                 .queue_family_index(family)
@@ -227,7 +269,11 @@ impl GraphPools {
             if let Some(d) = &self.debug {
                 // SAFETY: the pool is a live object of the graph's device, which `d` was
                 // loaded for (`Graph::new`'s contract).
-                unsafe { d.set_name(fp.pool, &format!("vk-baton pool (family {family})")) };
+                let name = match thread {
+                    0 => format!("vk-baton pool (family {family})"),
+                    t => format!("vk-baton pool (family {family}, recording thread {t})"),
+                };
+                unsafe { d.set_name(fp.pool, &name) };
             }
         }
         if let Some(cmd) = fp.free.pop() {

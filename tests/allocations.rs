@@ -142,6 +142,41 @@ fn a_reused_plan_allocates_nothing() {
     common::assert_clean(&ctx);
 }
 
+/// Recording threads on, in a frame of `Send` passes too small to spread (under two threads'
+/// minimum): nothing either, so turning threads on costs small frames nothing.
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "debug builds verify every plan, which allocates per pass: cargo test --release --test allocations"
+)]
+fn threads_on_and_a_frame_too_small_to_spread_allocate_nothing() {
+    let ctx = common::ctx();
+    let graph = ctx.graph().unwrap();
+    graph.set_recording_threads(4);
+    let q = ctx.graphics().clone();
+    let bufs = buffers(&ctx);
+    let mut steps = steps(
+        &bufs,
+        2 * Graph::DEFAULT_MIN_PASSES_PER_RECORDING_THREAD - 1,
+    );
+    let mut frame = || {
+        let before = allocations();
+        let mut b = graph.record();
+        for s in steps.iter_mut() {
+            b = b.insert_send_pass("step", s, &q);
+        }
+        b.finish().unwrap().execute().unwrap().wait().unwrap();
+        allocations() - before
+    };
+    for _ in 0..5 {
+        frame();
+    }
+    let frames: Vec<u64> = (0..5).map(|_| frame()).collect();
+    assert_eq!(frames, [0; 5]);
+    drop(graph);
+    common::assert_clean(&ctx);
+}
+
 /// With GPU timings on, and the times taken from each fence and dropped: still nothing.
 #[test]
 #[cfg_attr(

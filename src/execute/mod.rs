@@ -4,7 +4,9 @@
 //! command buffers and fences from, the passes, and the queues and resources the plan's
 //! indices refer to. Running it goes down through two steps, each a submodule:
 //!
-//! 1. [`recording`]: one primary command buffer per batch. [`crate::plan::Command::Barrier`]
+//! 1. [`recording`]: one primary command buffer per batch (one per piece of a batch whose
+//!    passes are spread over several threads: [`crate::Graph::set_recording_threads`]).
+//!    [`crate::plan::Command::Barrier`]
 //!    becomes exactly one `vkCmdPipelineBarrier2`; [`crate::plan::Command::Pass`] becomes a
 //!    debug label around the pass's own recording. A pass's error or panic puts everything
 //!    back before it goes on.

@@ -10,32 +10,39 @@ use crate::completion::CompletionToken;
 use crate::error::{Error, Result};
 use crate::pass::{PassEntry, Recorder};
 use crate::plan::{BarrierCmd, Command};
-use crate::pools::{give, take, ExecutionTimer, GraphPools, InFlight, Reusable, Spares};
+use crate::pools::{give, take, ExecutionTimer, GraphPools, InFlight, PoolKey, Reusable, Spares};
 use crate::queue::Queue;
 use crate::resource::Resource;
 use ash::vk;
 use barrier_scratch::BarrierScratch;
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::Ordering;
 
 mod barrier_scratch;
 mod instrument;
+mod parallel;
 
 /// What recording an execution produced, all of it to hand back to the graph once done.
 /// Its vectors come from the graph's spares and go back there.
 pub(crate) struct Recording {
     /// Objects the passes asked to keep alive until the GPU is done.
     pub(crate) keep: Vec<Box<dyn Any + Send + Sync>>,
-    /// Every command buffer taken from the pools, with its family.
-    pub(crate) cmds: Vec<(u32, vk::CommandBuffer)>,
+    /// Every command buffer taken from the pools, with its pool.
+    pub(crate) cmds: Vec<(PoolKey, vk::CommandBuffer)>,
     /// Every fence taken, in queue order.
     pub(crate) fences: Vec<vk::Fence>,
     /// Per queue, the fence its last submit signals (None for a queue with no batch).
     queue_fences: Vec<Option<vk::Fence>>,
-    /// Per queue, where its batches start in `batch_cmds`.
+    /// Per queue, where its batches start in `batch_ends`.
     batch_start: Vec<usize>,
-    /// Per batch of every queue, in queue order: its command buffer (None: no commands).
-    batch_cmds: Vec<Option<vk::CommandBuffer>>,
+    /// Per batch of every queue, in queue order: where its command buffers end in
+    /// `batch_cmds` (they start where the previous batch's end).
+    batch_ends: Vec<usize>,
+    /// The command buffers of every batch, in submission order: none for a batch without
+    /// commands, one for a batch recorded on one thread, one per piece otherwise
+    /// ([`parallel`]).
+    batch_cmds: Vec<vk::CommandBuffer>,
     /// The timestamp queries, when the graph is timed.
     timer: Option<ExecutionTimer>,
 }
@@ -49,6 +56,7 @@ impl Recording {
             fences: take(&mut spares.fences),
             queue_fences: take(&mut spares.queue_fences),
             batch_start: take(&mut spares.batch_start),
+            batch_ends: take(&mut spares.batch_ends),
             batch_cmds: take(&mut spares.batch_cmds),
             timer: None,
         }
@@ -59,12 +67,15 @@ impl Recording {
         self.queue_fences.get(q).copied().flatten()
     }
 
-    /// The command buffer of batch `b` of queue `q`, if it has commands.
-    pub(crate) fn batch_cmd(&self, q: usize, b: usize) -> Option<vk::CommandBuffer> {
-        self.batch_cmds
-            .get(self.batch_start.get(q)? + b)
-            .copied()
-            .flatten()
+    /// The command buffers of batch `b` of queue `q`, in submission order (none if it has
+    /// no commands).
+    pub(crate) fn batch_cmds(&self, q: usize, b: usize) -> &[vk::CommandBuffer] {
+        let Some(i) = self.batch_start.get(q).map(|s| s + b) else {
+            return &[];
+        };
+        let start = i.checked_sub(1).map_or(0, |p| self.batch_ends[p]);
+        let end = self.batch_ends.get(i).copied().unwrap_or(start);
+        &self.batch_cmds[start..end]
     }
 
     /// What to hand to an execution fence (or back to the pools), with the execution's
@@ -82,12 +93,14 @@ impl Recording {
             fences,
             queue_fences,
             batch_start,
+            batch_ends,
             batch_cmds,
             timer,
         } = self;
         let mut spares = pools.spares.lock();
         give(&mut spares.queue_fences, queue_fences);
         give(&mut spares.batch_start, batch_start);
+        give(&mut spares.batch_ends, batch_ends);
         give(&mut spares.batch_cmds, batch_cmds);
         InFlight {
             token,
@@ -164,12 +177,17 @@ impl Execution<'_> {
         out: &mut Recording,
         barriers: &mut BarrierScratch,
     ) -> Result<()> {
+        let threads = self.pools.recording.threads.load(Ordering::Relaxed);
+        if threads > 1 && parallel::record(self, reusable, token, out, barriers, threads)? {
+            return Ok(());
+        }
         let Recording {
             keep,
             cmds,
             fences,
             queue_fences,
             batch_start,
+            batch_ends,
             batch_cmds,
             timer,
         } = out;
@@ -186,19 +204,19 @@ impl Execution<'_> {
         let debug = pools
             .debug
             .as_ref()
-            .filter(|_| pools.labels.load(std::sync::atomic::Ordering::Relaxed));
+            .filter(|_| pools.labels.load(Ordering::Relaxed));
         *timer = reusable.instrument.timer(device, passes.len())?;
         for (qi, qp) in plan.queues.iter().enumerate() {
             let family = queues[qi].family();
             let support = reusable.instrument.support.as_ref();
             let mask = support.and_then(|s| s.mask(family, queues[qi].caps()));
-            batch_start.push(batch_cmds.len());
+            batch_start.push(batch_ends.len());
             for (bi, batch) in qp.batches.iter().enumerate() {
                 if batch.commands.is_empty() {
-                    batch_cmds.push(None);
+                    batch_ends.push(batch_cmds.len());
                     continue;
                 }
-                let cmd = pools.command_buffer(reusable, family)?;
+                let cmd = pools.command_buffer(reusable, PoolKey::main(family))?;
                 instrument::name_command_buffer(
                     &mut reusable.instrument,
                     debug,
@@ -206,8 +224,8 @@ impl Execution<'_> {
                     &queues[qi],
                     bi,
                 );
-                cmds.push((family, cmd));
-                batch_cmds.push(Some(cmd));
+                cmds.push((PoolKey::main(family), cmd));
+                batch_cmds.push(cmd);
                 let begin = vk::CommandBufferBeginInfo::default()
                     .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
                 // SAFETY: `cmd` is not pending (fresh, or recycled after its fence signalled),
@@ -254,6 +272,7 @@ impl Execution<'_> {
                 // SAFETY: `cmd` is recording.
                 unsafe { device.end_command_buffer(cmd) }
                     .map_err(|e| Error::vk("vkEndCommandBuffer", e))?;
+                batch_ends.push(batch_cmds.len());
             }
             if !qp.batches.is_empty() {
                 let fence = pools.fence(reusable)?;
@@ -278,7 +297,7 @@ fn name_the_pass(pass: &str, e: Error) -> Error {
 
 /// Puts command buffers that were begun but never submitted back in the initial state, so the
 /// pool can hand them out again. The caller holds the pools lock.
-fn reset_unsubmitted(device: &ash::Device, cmds: &[(u32, vk::CommandBuffer)]) {
+fn reset_unsubmitted(device: &ash::Device, cmds: &[(PoolKey, vk::CommandBuffer)]) {
     for &(_, cmd) in cmds {
         // SAFETY: none of these was submitted; their pool is locked by the caller.
         if let Err(e) =
@@ -412,7 +431,7 @@ mod tests {
     /// (spare fences, spare command buffers of `family`)
     fn spares(pools: &GraphPools, family: u32) -> (usize, usize) {
         let reusable = pools.reusable.lock();
-        let free = reusable.families.get(&family).map_or(0, |f| f.free.len());
+        let free = (reusable.families.get(&PoolKey::main(family))).map_or(0, |f| f.free.len());
         (reusable.fences.len(), free)
     }
 

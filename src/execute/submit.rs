@@ -217,7 +217,7 @@ impl Execution<'_> {
                         .stage_mask(stages),
                 );
             }
-            if let Some(c) = recording.batch_cmd(q, bi) {
+            for &c in recording.batch_cmds(q, bi) {
                 cbs.push(vk::CommandBufferSubmitInfo::default().command_buffer(c));
             }
             ends.push((waits.len(), cbs.len(), signals.len()));

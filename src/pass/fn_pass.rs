@@ -69,9 +69,33 @@ impl<D, R> fmt::Debug for FnPass<D, R> {
 ///
 /// [`GraphBuilder::insert_fn`]: crate::GraphBuilder::insert_fn
 /// [`GraphBuilder::insert_pass`]: crate::GraphBuilder::insert_pass
+///
+/// The `Send` variants ([`GraphBuilder::insert_send_pass`], [`GraphBuilder::insert_send_fn`])
+/// may be recorded on another thread ([`crate::Graph::set_recording_threads`]).
+///
+/// [`GraphBuilder::insert_send_pass`]: crate::GraphBuilder::insert_send_pass
+/// [`GraphBuilder::insert_send_fn`]: crate::GraphBuilder::insert_send_fn
 pub(crate) enum PassSlot<'a> {
     Borrowed(&'a mut (dyn Pass + 'a)),
     Owned(Box<dyn Pass + 'a>),
+    BorrowedSend(&'a mut (dyn Pass + Send + 'a)),
+    OwnedSend(Box<dyn Pass + Send + 'a>),
+}
+
+impl<'a> PassSlot<'a> {
+    /// The pass, if it may be recorded on another thread.
+    pub(crate) fn as_send(&mut self) -> Option<&mut (dyn Pass + Send + 'a)> {
+        match self {
+            PassSlot::BorrowedSend(p) => Some(&mut **p),
+            PassSlot::OwnedSend(p) => Some(&mut **p),
+            PassSlot::Borrowed(_) | PassSlot::Owned(_) => None,
+        }
+    }
+
+    /// Whether the pass may be recorded on another thread.
+    pub(crate) fn is_send(&self) -> bool {
+        matches!(self, PassSlot::BorrowedSend(_) | PassSlot::OwnedSend(_))
+    }
 }
 
 impl<'a> Deref for PassSlot<'a> {
@@ -81,6 +105,8 @@ impl<'a> Deref for PassSlot<'a> {
         match self {
             PassSlot::Borrowed(p) => &**p,
             PassSlot::Owned(p) => &**p,
+            PassSlot::BorrowedSend(p) => &**p,
+            PassSlot::OwnedSend(p) => &**p,
         }
     }
 }
@@ -90,6 +116,8 @@ impl DerefMut for PassSlot<'_> {
         match self {
             PassSlot::Borrowed(p) => &mut **p,
             PassSlot::Owned(p) => &mut **p,
+            PassSlot::BorrowedSend(p) => &mut **p,
+            PassSlot::OwnedSend(p) => &mut **p,
         }
     }
 }

@@ -83,13 +83,14 @@ pub(crate) struct Spares {
     pub(crate) queues: Vec<Vec<Queue>>,
     pub(crate) versions: Vec<Vec<u64>>,
     pub(crate) fences: Vec<Vec<vk::Fence>>,
-    pub(crate) cmds: Vec<Vec<(u32, vk::CommandBuffer)>>,
+    pub(crate) cmds: Vec<Vec<(super::PoolKey, vk::CommandBuffer)>>,
     pub(crate) keep: Vec<Vec<Box<dyn Any + Send + Sync>>>,
     /// The builder's pass list, emptied (its passes borrow; see [`recast`]).
     pub(crate) passes: EmptyVec<PassEntry<'static>>,
     pub(crate) queue_fences: Vec<Vec<Option<vk::Fence>>>,
     pub(crate) batch_start: Vec<Vec<usize>>,
-    pub(crate) batch_cmds: Vec<Vec<Option<vk::CommandBuffer>>>,
+    pub(crate) batch_ends: Vec<Vec<usize>>,
+    pub(crate) batch_cmds: Vec<Vec<vk::CommandBuffer>>,
     /// The recording's barrier arrays.
     pub(crate) barriers: [EmptyVec<vk::MemoryBarrier2<'static>>; 3],
     /// Tokens of finished executions; one nobody else holds any more is reused.
