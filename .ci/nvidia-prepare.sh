@@ -46,6 +46,10 @@ rm -f .gl/bin/window .gl/bin/samples-* .gl/bin/vk_baton_shaders-*
 # frame bench stay.
 rm -f .gl/bin/vk_baton-* .gl/bin/vk_baton_passes-* .gl/bin/simulated-* .gl/bin/mutation-* \
   .gl/bin/plan-* .gl/bin/support-* .gl/bin/vk_baton_examples-*
+# The peer comparison (peers/, not a workspace member): vk-baton against hand-written ash and
+# vk-graph, GPU time per frame (issue 11).
+cargo build --release --manifest-path peers/Cargo.toml
+cp "${CARGO_TARGET_DIR:-target}/release/vk-baton-peers" .gl/bin/
 strip .gl/debug/*
 find .gl/bin -type f -exec strip {} +
 du -sh .gl .gl/bin .gl/debug

@@ -21,6 +21,14 @@ run() { # name, command...
   if "$@" >"$out/$name.log" 2>&1; then echo "   ok"; else echo "   FAILED ($?)"; status=1; fi
   grep -E "test result|passed|failed|validation message|message\(s\)|GiB/s|overlap|ratio|frame|chain|queues|interleaved|×|aliasing|lower bound|check:" "$out/$name.log" | tail -14
 }
+if [ "${NVIDIA_ONLY_PEERS:-0}" = 1 ]; then
+  export VK_BATON_VALIDATION=0
+  "$bin/vk-baton-peers" --variants >"$out/peers_variants.log" 2>&1
+  "$bin/vk-baton-peers" --variants >"$out/peers_variants_2.log" 2>&1
+  VK_BATON_VALIDATION=1 "$bin/vk-baton-peers" --explain >"$out/peers_explain.log" 2>&1
+  tail -n 20 "$out"/peers_*.log
+  exit 0
+fi
 # The long randomized verifier run uses spare cores while the GPU work runs: 100,000 cases in
 # 10 processes of 10,000 (each draws its own proptest seed).
 for t in "$bin"/random_graphs-*; do
@@ -33,6 +41,7 @@ for t in "$bin"/*-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-
   case "$base" in
     plan) continue ;;              # the criterion bench, below
     schedule) continue ;;          # the scheduling bench, below
+    parallel) continue ;;          # the multi-threaded recording bench, below
     random_graphs) continue ;;     # in the background, above
     samples) continue ;;           # drives debug example builds; CI runs it on lavapipe
     vk_baton_shaders) continue ;;
@@ -76,6 +85,19 @@ for b in "$bin"/schedule-*; do
   run schedule_validation "$b" --quick
   VK_BATON_VALIDATION=0 run schedule_timed "$b"
 done
+# Multi-threaded recording (issue 11): 1 thread against N, cheap and heavy passes.
+for b in "$bin"/parallel-*; do
+  run parallel_validation "$b" --quick
+  VK_BATON_VALIDATION=0 run parallel_timed "$b"
+done
+# GPU time against hand-written ash and vk-graph (issue 11), twice to see the spread. About 5
+# minutes: a run of its own (NVIDIA_PEERS=1 NVIDIA_ONLY_PEERS=1) keeps the rest under the
+# 10-minute limit of one device command.
+if [ "${NVIDIA_PEERS:-0}" = 1 ] && [ -x "$bin/vk-baton-peers" ]; then
+  VK_BATON_VALIDATION=0 run peers_variants "$bin/vk-baton-peers" --variants
+  VK_BATON_VALIDATION=0 run peers_variants_2 "$bin/vk-baton-peers" --variants
+  run peers_explain "$bin/vk-baton-peers" --explain
+fi
 [ "${NVIDIA_SKIP_BENCH:-0}" = 1 ] || for b in "$bin"/plan-*; do
   VK_BATON_VALIDATION=0 run bench "$b" --bench --warm-up-time 1 --measurement-time 3
 done
