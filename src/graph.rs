@@ -364,8 +364,7 @@ fn reuse_or_plan(
         disabled,
     } = kept;
     let input = match last.take() {
-        // A scheduled frame is planned every time: reuse is checked for program order.
-        Some(plan) if *disabled || schedule != Schedule::PROGRAM_ORDER => {
+        Some(plan) if *disabled => {
             let Plan {
                 input: old,
                 queues: spare_queues,
@@ -378,7 +377,7 @@ fn reuse_or_plan(
                 false,
             ));
         }
-        Some(mut plan) => match rebinder.rebind(&mut plan, input) {
+        Some(mut plan) => match rebinder.rebind_scheduled(&mut plan, input, schedule) {
             Ok(old_input) => {
                 *spare_input = Some(old_input);
                 *reused += 1;

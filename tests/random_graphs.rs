@@ -58,6 +58,9 @@ struct Seen {
     rebound: Cell<u32>,
     /// A plan reused for the next, different graph of the chain (rebound: equal to a new one).
     rebound_across_graphs: Cell<u32>,
+    /// A graph run again, reordered, whose last reordered plan was reused and checked equal
+    /// to a new one.
+    rebound_scheduled: Cell<u32>,
     /// A transient placed on memory of an earlier one: an aliasing dependency.
     aliased_transients: Cell<u32>,
     /// An aliasing dependency across queues (the later transient's first use on another queue
@@ -114,10 +117,32 @@ fn check(case: &Case, seen: &Seen) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs each graph of the case three times in a row, as frames, and the next graph after it;
-/// wherever `Rebinder` accepts the previous frame's plan for the next input (what `finish()`
-/// then executes), that plan must be exactly the planner's answer for the input.
+/// Runs each graph of the case three times in a row, as frames, and the next graph after it,
+/// in program order and reordered (with and without the fallback to program order); wherever
+/// `Rebinder` accepts the previous frame's plan for the next input (what `finish()` then
+/// executes), that plan must be exactly the planner's answer for the input.
 fn check_rebinding(case: &Case, seen: &Seen) -> Result<(), String> {
+    let mut reordered_rebound = false;
+    for schedule in [
+        Schedule::PROGRAM_ORDER,
+        Schedule::REORDER,
+        Schedule::REORDER.without_fallback(),
+    ] {
+        let (same, across) =
+            check_rebinding_with(case, schedule).map_err(|e| format!("{schedule:?}: {e}"))?;
+        if schedule == Schedule::PROGRAM_ORDER {
+            bump(&seen.rebound, same);
+            bump(&seen.rebound_across_graphs, across);
+        } else {
+            reordered_rebound |= same;
+        }
+    }
+    bump(&seen.rebound_scheduled, reordered_rebound);
+    Ok(())
+}
+
+/// (a plan rebound for the same graph, a plan rebound across graphs).
+fn check_rebinding_with(case: &Case, schedule: Schedule) -> Result<(bool, bool), String> {
     let mut resources = case.resources.clone();
     let mut last = case.start.clone();
     let mut rebinder = Rebinder::default();
@@ -130,10 +155,13 @@ fn check_rebinding(case: &Case, seen: &Seen) -> Result<(), String> {
                 resources: resources.clone(),
                 passes: passes.clone(),
             };
-            let planned = plan(&input).map_err(|e| format!("graph {g} frame {frame}: {e}"))?;
+            let planned = plan_scheduled(&input, schedule)
+                .map_err(|e| format!("graph {g} frame {frame}: {e}"))?;
             if let Some(mut kept) = previous.take() {
-                if let Ok(old) = rebinder.rebind(&mut kept, input.clone()) {
+                if let Ok(old) = rebinder.rebind_scheduled(&mut kept, input.clone(), schedule) {
                     if kept.queues != planned.queues
+                        || kept.order != planned.order
+                        || kept.reordered != planned.reordered
                         || kept.final_states != planned.final_states
                         || kept.transients != planned.transients
                     {
@@ -159,9 +187,7 @@ fn check_rebinding(case: &Case, seen: &Seen) -> Result<(), String> {
             previous = Some(planned);
         }
     }
-    bump(&seen.rebound, same);
-    bump(&seen.rebound_across_graphs, across);
-    Ok(())
+    Ok((same, across))
 }
 
 /// Aliasing rides on the plan's own order: graph 0 with its transients made ordinary
@@ -478,6 +504,11 @@ fn random_graphs_verify() {
             20,
         ),
         ("plans reused for the same graph", &seen.rebound, 2),
+        (
+            "reordered plans reused for the same graph",
+            &seen.rebound_scheduled,
+            2,
+        ),
         ("aliased transients", &seen.aliased_transients, 10),
         (
             "transients aliased across queues",

@@ -360,7 +360,8 @@ fn reordered_three_family_frame_groups_its_ownership_transfers() {
 
 /// One graph, frames alternating between program order and reordering: a program-order frame
 /// never reuses the last frame's reordered plan (it would run another order, or barriers
-/// regrouped), and every frame computes the same bytes.
+/// regrouped), and every frame computes the same bytes. Then two reordered frames in a row:
+/// the second reuses the first's plan.
 #[test]
 fn program_order_frames_never_reuse_a_reordered_plan() {
     let ctx = ctx();
@@ -381,8 +382,9 @@ fn program_order_frames_never_reuse_a_reordered_plan() {
         size: SIZE,
     };
     let mut seen = Vec::new();
-    for frame in 0..6 {
-        let schedule = [Schedule::PROGRAM_ORDER, Schedule::REORDER][frame % 2];
+    for frame in 0..7 {
+        // Frame 6 is reordered like frame 5.
+        let schedule = [Schedule::PROGRAM_ORDER, Schedule::REORDER][(frame % 2) | (frame / 6)];
         let mut builder = graph.record();
         // Chain after chain: fill a, copy a to b, copy b to its slot of `out`.
         for k in 0..CHAINS {
@@ -455,7 +457,7 @@ fn program_order_frames_never_reuse_a_reordered_plan() {
             .collect();
         assert!(bytes == expected, "frame {frame} computed other bytes");
     }
-    // Each frame follows the one before with the other schedule: none is reused. Program
+    // Each frame but the last follows the one before with the other schedule: none is reused. Program
     // order records a barrier before each copy; reordered, one per level. From the second
     // frame on, the fills wait for the last frame's copies too.
     let po = (false, Schedule::PROGRAM_ORDER);
@@ -470,6 +472,7 @@ fn program_order_frames_never_reuse_a_reordered_plan() {
             (re, 4, 4),
             (po, 3 * CHAINS + 1, 3 * CHAINS + 1),
             (re, 4, 4),
+            ((true, Schedule::REORDER), 4, 4),
         ]
     );
     assert_clean(&ctx);

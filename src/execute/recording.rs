@@ -423,6 +423,7 @@ mod tests {
             ],
             final_states: vec![],
             schedule: Default::default(),
+            reordered: false,
             transients: Default::default(),
             order: vec![0, 1],
         }

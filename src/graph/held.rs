@@ -47,7 +47,7 @@ pub struct HeldPlan<'a> {
     /// Frames executed, and how many of them were re-planned.
     executed: u64,
     replanned: u64,
-    /// The builder's schedule; rebinding is for program order (a scheduled plan re-plans).
+    /// The builder's schedule, which a re-plan follows too.
     schedule: Schedule,
 }
 
@@ -93,9 +93,6 @@ impl<'a> HeldPlan<'a> {
     /// Snapshots the resources' states into the scratch input and rebinds the plan to them.
     /// `false`: the states differ in a way that needs a new plan.
     fn rebind(&mut self) -> bool {
-        if self.schedule != Schedule::PROGRAM_ORDER {
-            return false;
-        }
         let Execution {
             queues,
             resources,
@@ -127,7 +124,7 @@ impl<'a> HeldPlan<'a> {
             }
         }
         let input = std::mem::take(&mut self.scratch);
-        match self.rebinder.rebind_states(plan, input) {
+        match self.rebinder.rebind_states(plan, input, self.schedule) {
             Ok(old) => {
                 self.scratch = old;
                 true

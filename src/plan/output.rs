@@ -25,11 +25,14 @@ pub struct Plan {
     /// `0..n` in program order; another order (or fewer passes) under a
     /// [`Schedule`](super::Schedule). A pass missing here was culled and is never recorded.
     pub order: Vec<usize>,
-    /// The schedule the plan follows: [`Schedule::PROGRAM_ORDER`](super::Schedule) from
-    /// [`plan`](super::plan), and also where [`Schedule::fallback`](super::Schedule::fallback)
-    /// kept program order. Only a program-order plan is reused for a later frame
-    /// ([`Rebinder`](super::Rebinder)).
+    /// The schedule the plan was asked for: [`Schedule::PROGRAM_ORDER`](super::Schedule)
+    /// from [`plan`](super::plan). A plan is reused for a later frame only under the same
+    /// schedule ([`Rebinder::rebind_scheduled`](super::Rebinder::rebind_scheduled)).
     pub schedule: super::Schedule,
+    /// Whether the passes were taken level by level and the batches regrouped: `false` in
+    /// program order, and where [`Schedule::fallback`](super::Schedule::fallback) kept the
+    /// program-order plan (then the plan is exactly what [`plan`](super::plan) answers).
+    pub reordered: bool,
 }
 
 /// The batches of one queue: one `VkSubmitInfo2` each, all in one `vkQueueSubmit2`.

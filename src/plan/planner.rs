@@ -213,7 +213,8 @@ pub(crate) fn plan_scheduled_reusing(
     transient::validate::validate(&input)?;
     queue_stages::narrow_input(&mut input);
     let scheduled = super::schedule::schedule(&input, schedule);
-    let mut chosen = (plan_in_order(&input, scheduled, spare)?, schedule);
+    let reorders = scheduled.reorders();
+    let mut chosen = (plan_in_order(&input, scheduled, spare)?, reorders);
     if schedule.reorder && schedule.fallback {
         let in_order_schedule = Schedule {
             reorder: false,
@@ -228,10 +229,10 @@ pub(crate) fn plan_scheduled_reusing(
                 "reordering saves nothing ({reordered:?} barrier commands, batches, waits): \
                  kept program order ({kept:?})"
             );
-            chosen = (other, in_order_schedule);
+            chosen = (other, false);
         }
     }
-    let ((queues, final_states, transients, order), schedule) = chosen;
+    let ((queues, final_states, transients, order), reordered) = chosen;
     Ok(Plan {
         input,
         queues,
@@ -239,6 +240,7 @@ pub(crate) fn plan_scheduled_reusing(
         transients,
         order,
         schedule,
+        reordered,
     })
 }
 

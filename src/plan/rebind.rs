@@ -1,6 +1,6 @@
 //! Reusing a plan for a frame that declares the same thing again: [`Rebinder`].
 
-use super::{Plan, PlanInput, Recorded, SegmentState, WaitTarget};
+use super::{Plan, PlanInput, Recorded, Schedule, SegmentState, WaitTarget};
 use ash::vk;
 use ash::vk::Handle;
 
@@ -20,9 +20,13 @@ use ash::vk::Handle;
 /// mapped the same way. [`Rebinder::rebind`] checks exactly that and rewrites the plan in place.
 /// Everything else (queues, families, resource shapes, layouts, owners, stages, accesses,
 /// ranges, uses, guards) must be equal, and the plan must have been made in program order
-/// ([`Plan::schedule`]): the claim is about the planner's program-order answer, so a
-/// reordered plan (even one whose order came out unchanged, with its barriers regrouped) is
-/// never reused for it. The check walks both inputs once and allocates nothing
+/// ([`Plan::schedule`], [`Plan::reordered`]): a reordered plan (even one whose order came out
+/// unchanged, with its barriers regrouped) is never reused for program order.
+///
+/// The same holds for a [`Schedule`]: the scheduler's choices depend on the declarations only
+/// (which passes conflict, which queue waits on which), never on values or semaphores, and
+/// regrouping compares values of one queue only. [`Rebinder::rebind_scheduled`] reuses a plan
+/// for a frame asked to be planned the way the plan was. The check walks both inputs once and allocates nothing
 /// once its scratch lists have grown.
 ///
 /// `tests/random_graphs.rs` checks the claim: across random graphs run frame after frame, a
@@ -71,12 +75,57 @@ pub struct Rebinder {
     semaphores: Vec<(u64, u64)>,
 }
 
+/// Whether `plan` is the planner's answer to its own input under `schedule`: made with that
+/// schedule, or a program-order plan (not reordered, nothing culled) for program order.
+fn answers(plan: &Plan, schedule: Schedule) -> bool {
+    plan.schedule == schedule
+        || (schedule == Schedule::PROGRAM_ORDER && !plan.reordered && !plan.schedule.cull)
+}
+
 impl Rebinder {
     /// If the planner's answer for `input` is `plan` with values and semaphores mapped (see
     /// [`Rebinder`]), rewrites `plan` into that answer, moves `input` into it and
     /// returns the input the plan was made from (to refill next time). Otherwise leaves `plan`
     /// as it is and gives `input` back.
     pub fn rebind(&mut self, plan: &mut Plan, input: PlanInput) -> Result<PlanInput, PlanInput> {
+        self.rebind_scheduled(plan, input, Schedule::PROGRAM_ORDER)
+    }
+
+    /// [`Rebinder::rebind`] for a frame planned with `schedule` ([`plan_scheduled`](super::plan_scheduled)): `plan`
+    /// must be the answer to its own input under `schedule`, or a program-order plan when
+    /// `schedule` is program order.
+    ///
+    /// ```
+    /// use vk_baton::plan::*;
+    /// use vk_baton::{ash::vk, Access};
+    /// // Two chains (a fill, then a copy of it), inserted chain after chain.
+    /// let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+    /// let input = PlanInput {
+    ///     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::TRANSFER)],
+    ///     resources: ["a", "a'", "b", "b'"].iter().map(|n| ResourceDecl::buffer(n, 64, usage)).collect(),
+    ///     passes: [0, 2].iter().flat_map(|&k| [
+    ///         PassDecl::new("fill", 0).with_use(UseDecl::new(k, Access::TRANSFER_WRITE)),
+    ///         PassDecl::new("copy", 0).with_use(UseDecl::new(k, Access::COPY_READ))
+    ///             .with_use(UseDecl::new(k + 1, Access::COPY_WRITE)),
+    ///     ]).collect(),
+    /// };
+    /// let mut reordered = plan_scheduled(&input, Schedule::REORDER).unwrap();
+    /// assert_eq!(reordered.order, [0, 2, 1, 3]);
+    /// let mut rebinder = Rebinder::default();
+    /// // Not the program-order answer:
+    /// assert!(rebinder.rebind(&mut reordered, input.clone()).is_err());
+    /// // The reordered answer, again:
+    /// assert!(rebinder.rebind_scheduled(&mut reordered, input, Schedule::REORDER).is_ok());
+    /// ```
+    pub fn rebind_scheduled(
+        &mut self,
+        plan: &mut Plan,
+        input: PlanInput,
+        schedule: Schedule,
+    ) -> Result<PlanInput, PlanInput> {
+        if !answers(plan, schedule) {
+            return Err(input);
+        }
         self.rebind_checking(plan, input, true)
     }
 
@@ -86,7 +135,11 @@ impl Rebinder {
         &mut self,
         plan: &mut Plan,
         input: PlanInput,
+        schedule: Schedule,
     ) -> Result<PlanInput, PlanInput> {
+        if !answers(plan, schedule) {
+            return Err(input);
+        }
         self.rebind_checking(plan, input, false)
     }
 
@@ -96,8 +149,7 @@ impl Rebinder {
         input: PlanInput,
         declarations: bool,
     ) -> Result<PlanInput, PlanInput> {
-        if plan.schedule != super::Schedule::PROGRAM_ORDER
-            || !self.match_inputs(&plan.input, &input, declarations)
+        if !self.match_inputs(&plan.input, &input, declarations)
             || !self.settle()
             || !self.maps_plan(plan)
         {

@@ -123,6 +123,7 @@ mod tests {
             transients: Default::default(),
             order: vec![],
             schedule: Default::default(),
+            reordered: false,
         }
     }
 

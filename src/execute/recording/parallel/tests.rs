@@ -153,6 +153,7 @@ mod on_a_device {
             }],
             final_states: vec![],
             schedule: Default::default(),
+            reordered: false,
             transients: Default::default(),
             order: (0..n).collect(),
         }
