@@ -32,6 +32,14 @@
 //! cargo bench --bench frame -- --no-labels   # the graph records no pass labels either
 //! VK_BATON_VALIDATION=1 cargo bench --bench frame -- --quick   # checks both sides
 //! ```
+//!
+//! `--only SIDE --passes N --frames F` runs only one side (`planned`, `reused`, `held` or
+//! `hand`) of the chain, F frames of N passes, for an instruction count that this noisy
+//! machine cannot give as a time:
+//!
+//! ```text
+//! valgrind --tool=callgrind target/release/deps/frame-* --only reused --passes 100 --frames 200
+//! ```
 
 use ash::vk;
 use std::sync::Arc;
@@ -266,8 +274,27 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
+/// The value after flag `name`, parsed.
+fn arg<T: std::str::FromStr>(name: &str) -> Option<T> {
+    let args: Vec<String> = std::env::args().collect();
+    let i = args.iter().position(|a| a == name)?;
+    let value = args.get(i + 1).and_then(|v| v.parse().ok());
+    assert!(value.is_some(), "{name} needs a value");
+    value
+}
+
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
+    // One side alone (for callgrind): the side, passes, frames.
+    let only: Option<String> = arg("--only");
+    let only_passes: usize = arg("--passes").unwrap_or(100);
+    let only_frames: usize = arg("--frames").unwrap_or(200);
+    if let Some(side) = &only {
+        assert!(
+            ["planned", "reused", "held", "hand"].contains(&side.as_str()),
+            "--only takes planned, reused, held or hand"
+        );
+    }
     // Like the hand side, record no debug labels around passes (they are on by default).
     let no_labels = std::env::args().any(|a| a == "--no-labels");
     let per_side = if quick {
@@ -299,25 +326,27 @@ fn main() {
             "one queue family"
         },
     );
-    println!(
-        "{:<10} {:>6} | {:>9} {:>9} {:>9} {:>9} | {:>7} {:>7} {:>7} | {:>7} {:>7} {:>7}",
-        "workload",
-        "passes",
-        "planned",
-        "reused",
-        "held",
-        "hand",
-        "planned",
-        "reused",
-        "held",
-        "planned",
-        "reused",
-        "held",
-    );
-    println!(
-        "{:<17} | {:^39} | {:^23} | {:^23}",
-        "", "cpu time to the submit's return", "cpu ratio to hand", "frame ratio (with wait)"
-    );
+    if only.is_none() {
+        println!(
+            "{:<10} {:>6} | {:>9} {:>9} {:>9} {:>9} | {:>7} {:>7} {:>7} | {:>7} {:>7} {:>7}",
+            "workload",
+            "passes",
+            "planned",
+            "reused",
+            "held",
+            "hand",
+            "planned",
+            "reused",
+            "held",
+            "planned",
+            "reused",
+            "held",
+        );
+        println!(
+            "{:<17} | {:^39} | {:^23} | {:^23}",
+            "", "cpu time to the submit's return", "cpu ratio to hand", "frame ratio (with wait)"
+        );
+    }
     for (label, queues) in [
         ("chain", vec![ctx.graphics().clone()]),
         (
@@ -329,8 +358,15 @@ fn main() {
             ],
         ),
     ] {
+        if only.is_some() && label != "chain" {
+            continue;
+        }
         let hand = Hand::new(&ctx, &queues);
-        for n in [10usize, 100, 1000] {
+        let sizes = match only {
+            Some(_) => vec![only_passes],
+            None => vec![10usize, 100, 1000],
+        };
+        for n in sizes {
             let make_steps = || -> Vec<Step> {
                 (0..n)
                     .map(|i| Step {
@@ -377,6 +413,22 @@ fn main() {
                 hand.wait();
                 (cpu, t.elapsed())
             };
+            if let Some(side) = only.as_deref() {
+                let t = Instant::now();
+                for _ in 0..only_frames {
+                    match side {
+                        "planned" => drop(graph_frame(false)),
+                        "reused" => drop(graph_frame(true)),
+                        "held" => drop(held_frame()),
+                        _ => drop(hand_frame()),
+                    }
+                }
+                println!(
+                    "{side}: {n} passes, {only_frames} frames, {:.1?} per frame",
+                    t.elapsed() / only_frames as u32
+                );
+                continue;
+            }
             for _ in 0..3 {
                 graph_frame(false);
                 graph_frame(true);
