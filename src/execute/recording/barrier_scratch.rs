@@ -4,9 +4,12 @@
 //! # Buffer barriers become memory barriers
 //!
 //! A buffer barrier that transfers no ownership is recorded as a `VkMemoryBarrier2` with the
-//! same four masks: one per distinct set of masks in the command, however many buffers share
-//! it. This is what a hand-written renderer records, it is cheaper to build and to record, and
-//! drivers treat buffer barriers as global ones anyway.
+//! same stage masks: one per distinct pair of stage masks in the command, however many
+//! buffers share it, holding the union of their access masks. This is what a hand-written
+//! renderer records (a copy chain: one `COPY/TRANSFER_WRITE -> COPY/TRANSFER_READ |
+//! TRANSFER_WRITE` per boundary, where the planner has one entry for the buffer read and one
+//! for the buffer overwritten), it is cheaper to build and to record, and drivers treat buffer
+//! barriers as global ones anyway.
 //!
 //! Is it allowed? The contract (DESIGN.md, rule 3) asks that source scopes be exactly the
 //! prior conflicting accesses' stages and writes, and never ALL_COMMANDS or MEMORY_WRITE where
@@ -16,10 +19,16 @@
 //! covered: other resources' accesses in exactly those stages are ordered too, and those are
 //! ordered by the same command's execution dependency already.
 //!
-//! Merging buffer barriers with *different* masks into one memory barrier holding the union
-//! is not done: the union would order pairs that no conflict asks for (the first buffer's
-//! source stages before the second buffer's destination stages), which is the widening rule 3
-//! forbids. So each distinct set of masks keeps its own memory barrier.
+//! Entries with the same stage masks but other access masks share one memory barrier: the
+//! execution dependency is the same pair of stage masks, and a memory barrier's source access
+//! already applies to all memory, so the union's source scope is exactly the entries' prior
+//! writes (rule 3). What grows is only visibility: the writes made available become visible to
+//! the union of the destination accesses, in the destination stages that wait anyway.
+//!
+//! Merging entries with *different stage masks* into one memory barrier is not done: the union
+//! would order stage pairs that no conflict asks for (the first buffer's source stages before
+//! the second buffer's destination stages), which is the widening rule 3 forbids. So each
+//! distinct pair of stage masks keeps its own memory barrier.
 //!
 //! Barriers that transfer ownership stay buffer barriers: a queue family ownership transfer
 //! exists only on a buffer or image barrier. Image barriers stay as they are (layouts).
@@ -69,8 +78,12 @@ impl BarrierScratch {
                     .src_access_mask(s.src_access)
                     .dst_stage_mask(s.dst_stages)
                     .dst_access_mask(s.dst_access);
-                if !self.memory.iter().any(|m| same_masks(m, &memory)) {
-                    self.memory.push(memory);
+                match self.memory.iter_mut().find(|m| same_stages(m, &memory)) {
+                    Some(m) => {
+                        m.src_access_mask |= memory.src_access_mask;
+                        m.dst_access_mask |= memory.dst_access_mask;
+                    }
+                    None => self.memory.push(memory),
                 }
                 continue;
             }
@@ -91,11 +104,8 @@ impl BarrierScratch {
     }
 }
 
-fn same_masks(a: &vk::MemoryBarrier2<'_>, b: &vk::MemoryBarrier2<'_>) -> bool {
-    a.src_stage_mask == b.src_stage_mask
-        && a.src_access_mask == b.src_access_mask
-        && a.dst_stage_mask == b.dst_stage_mask
-        && a.dst_access_mask == b.dst_access_mask
+fn same_stages(a: &vk::MemoryBarrier2<'_>, b: &vk::MemoryBarrier2<'_>) -> bool {
+    a.src_stage_mask == b.src_stage_mask && a.dst_stage_mask == b.dst_stage_mask
 }
 
 #[cfg(test)]
@@ -115,13 +125,15 @@ mod tests {
         }
     }
 
-    /// Three buffers without a transfer, two of them with the same masks, become two memory
-    /// barriers with exactly those masks; the transferring one stays a buffer barrier.
+    /// Four buffers without a transfer: two with the same masks, one with the same stages but
+    /// other accesses (a write after a read), one with other stages. They become two memory
+    /// barriers, one per pair of stage masks, with the union of their accesses; the
+    /// transferring buffer stays a buffer barrier.
     #[test]
-    fn buffer_barriers_without_a_transfer_become_one_memory_barrier_per_set_of_masks() {
+    fn buffer_barriers_without_a_transfer_become_one_memory_barrier_per_pair_of_stage_masks() {
         let ctx = Context::new_for_tests().expect("a Vulkan device (lavapipe in CI)");
         let usage = vk::BufferUsageFlags::TRANSFER_SRC;
-        let resources: Vec<Resource> = (0..4)
+        let resources: Vec<Resource> = (0..5)
             .map(|i| {
                 Resource::Buffer(
                     ctx.buffer(BufferDesc::new(64, usage), &format!("b{i}"))
@@ -146,6 +158,14 @@ mod tests {
                 barrier(1, scopes(clear, None)),
                 barrier(2, scopes(copy, None)),
                 barrier(3, scopes(copy, Some((0, 1)))),
+                barrier(
+                    4,
+                    Scopes {
+                        src_access: vk::AccessFlags2::NONE,
+                        dst_access: vk::AccessFlags2::TRANSFER_WRITE,
+                        ..scopes(copy, None)
+                    },
+                ),
             ],
         };
         let mut scratch = BarrierScratch::default();
@@ -164,7 +184,7 @@ mod tests {
             .collect();
         let w = vk::AccessFlags2::TRANSFER_WRITE;
         let r = vk::AccessFlags2::TRANSFER_READ;
-        assert_eq!(masks, vec![(copy, w, copy, r), (clear, w, copy, r)]);
+        assert_eq!(masks, vec![(copy, w, copy, r | w), (clear, w, copy, r)]);
         assert_eq!(scratch.buffers.len(), 1);
         let transfer = scratch.buffers[0];
         let Resource::Buffer(b3) = &resources[3] else {
