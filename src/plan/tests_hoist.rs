@@ -157,4 +157,3 @@ fn a_barrier_joins_only_over_passes_that_neither_need_it_nor_would_wait_longer()
 "
     );
 }
-
