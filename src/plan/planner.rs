@@ -274,8 +274,8 @@ fn plan_in_order(
     let prune = !scheduled.reorders();
     let no_aliasing = Aliasing::default();
     let spare = SpareBarriers::from_queues(spare);
-    // Hoisting is for program order without transients (see `hoist`).
-    let hoist = prune && !transient::any(input);
+    // Joining barrier commands is for program order without aliasing (see `hoist`).
+    let hoist = prune;
     let (mut queues, mut final_states) =
         plan_parts(input, &scheduled.order, spare, &no_aliasing, prune, hoist)?;
     let mut transients = TransientPlan::default();

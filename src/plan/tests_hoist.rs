@@ -157,3 +157,64 @@ fn a_barrier_joins_only_over_passes_that_neither_need_it_nor_would_wait_longer()
 "
     );
 }
+
+/// Found by the long random run: `read X` needs a wait on `other`'s first batch (the compute
+/// read of X, before its layout change), and `read D` waits on the same batch, but for the
+/// fragment-shader read only (the signal covers FRAGMENT_SHADER). Joining `read X`'s barrier
+/// into `read D`'s would need that wait and signal widened; batching credited the dependency
+/// to the second batch's wait instead, after the joined transition. A barrier joins only where
+/// the earlier pass's waits already dominate its own: here it stays in place.
+#[test]
+fn a_barrier_joins_only_where_the_waits_already_order_it() {
+    let usage = vk::ImageUsageFlags::TRANSFER_SRC
+        | vk::ImageUsageFlags::SAMPLED
+        | vk::ImageUsageFlags::STORAGE;
+    let mut resources = vec![
+        ResourceDecl::image("X", 1, 1, usage),
+        ResourceDecl::image("D", 1, 1, usage),
+    ];
+    resources.extend(buffers(&["buf"]));
+    let gct = Q::GRAPHICS | Q::COMPUTE | Q::TRANSFER;
+    let input = PlanInput {
+        queues: vec![QueueDecl::new("q", 0, gct), QueueDecl::new("other", 0, gct)],
+        resources,
+        passes: vec![
+            PassDecl::new("compute X", 1).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_READ)),
+            PassDecl::new("sample D", 1)
+                .with_use(UseDecl::new(1, Access::FRAGMENT_SHADER_SAMPLED_READ)),
+            PassDecl::new("read D", 0).with_use(UseDecl::new(1, Access::TRANSFER_READ)),
+            PassDecl::new("write buf", 1).with_use(UseDecl::new(2, Access::TRANSFER_WRITE)),
+            PassDecl::new("read buf", 0).with_use(UseDecl::new(2, Access::TRANSFER_READ)),
+            PassDecl::new("read X", 0).with_use(UseDecl::new(0, Access::TRANSFER_READ)),
+        ],
+    };
+    let p = planned(&input);
+    assert_eq!(
+        p.to_string(),
+        "queue `q` (family 0):
+  batch 0:
+    wait   `other` timeline after its batch 0 at ALL_TRANSFER
+    barrier
+      image  `D` mips 0+1 layers 0+1: UNDEFINED -> TRANSFER_SRC_OPTIMAL, ALL_TRANSFER/NONE -> ALL_TRANSFER/TRANSFER_READ
+    pass   `read D`
+  batch 1:
+    wait   `other` timeline after its batch 1 at ALL_TRANSFER
+    pass   `read buf`
+    barrier
+      image  `X` mips 0+1 layers 0+1: UNDEFINED -> TRANSFER_SRC_OPTIMAL, ALL_TRANSFER/NONE -> ALL_TRANSFER/TRANSFER_READ
+    pass   `read X`
+    signal timeline at ALL_COMMANDS
+queue `other` (family 0):
+  batch 0:
+    barrier
+      image  `X` mips 0+1 layers 0+1: UNDEFINED -> GENERAL, NONE/NONE -> COMPUTE_SHADER/SHADER_STORAGE_READ
+      image  `D` mips 0+1 layers 0+1: UNDEFINED -> SHADER_READ_ONLY_OPTIMAL, NONE/NONE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+    pass   `compute X`
+    pass   `sample D`
+    signal timeline at FRAGMENT_SHADER
+  batch 1:
+    pass   `write buf`
+    signal timeline at ALL_COMMANDS
+"
+    );
+}

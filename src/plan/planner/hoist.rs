@@ -18,18 +18,20 @@
 //! - nothing in between is a release (a barrier command of its own), waits on or signals a
 //!   binary semaphore, or declares no use at all, and the pass itself waits on no binary
 //!   semaphore (a transition after a binary wait chains from the wait);
-//! - each semaphore wait it needs is one the earlier command's pass needs too (the same queue,
-//!   at the same value or higher), so the batch's waits already come before the joined
-//!   command;
+//! - each semaphore wait it needs is dominated by one the earlier command's pass needs (the
+//!   same queue, at the same value or higher, at the same stages or more, on a signal covering
+//!   the same stages or more), so that wait orders it and no wait or signal changes: batches,
+//!   waits and their pruning stay those of the plan without joining;
 //! - joining makes no pass in between wait for more: its source stages are among the earlier
 //!   command's, and the destination stages it adds to those passes' stages are among the
 //!   earlier command's too.
 //!
 //! The joined command then orders exactly what both did (the moved entries' first scopes lose
 //! only passes that touch none of their ranges) and the passes in between lose no overlap.
-//! Reordering schedules ([`super::super::schedule`]) join barriers by their own rules, and
-//! plans with transients keep every barrier where the planner put it (aliased memory is not a
-//! range of the same resource), so both skip this.
+//! Reordering schedules ([`super::super::schedule`]) join barriers by their own rules, and a
+//! plan with aliasing dependencies between transients keeps every barrier where the planner
+//! put it (aliased memory is not a range of the same resource), so both skip this. Transients
+//! are placed from the joined plan, which orders the passes as the plain one does.
 
 use super::*;
 
@@ -97,15 +99,26 @@ impl Planner<'_> {
             return;
         }
         let target_deps = &nodes[t].1.deps;
+        // Dominated: the earlier pass waits on the same queue, as late or later, at these
+        // stages, for a signal covering these stages. Its wait then orders the moved entries,
+        // and no wait or signal changes.
         let covered = node.deps.iter().all(|d| {
-            target_deps
-                .iter()
-                .any(|e| e.queue == d.queue && e.at >= d.at)
+            target_deps.iter().any(|e| {
+                e.queue == d.queue
+                    && e.at >= d.at
+                    && e.wait_stages.contains(d.wait_stages)
+                    && e.src_stages.contains(d.src_stages)
+            })
         });
         if !covered {
             return;
         }
         let to = &mut self.nodes[q][t].1;
+        // The moved entries' dependencies go with them: batching credits a dependency to the
+        // latest wait on its queue so far, which at the pass may come after the earlier
+        // command; at that command it is credited to the wait that orders the entries. The
+        // pass keeps its own copy for its other uses.
+        to.deps.extend_from_slice(&node.deps);
         let (images, buffers) = (to.barrier.images.len(), to.barrier.buffers.len());
         to.barrier.images.append(&mut node.barrier.images);
         to.barrier.buffers.append(&mut node.barrier.buffers);
