@@ -106,7 +106,8 @@ fn run_stream(
     let expected: Vec<u32> = (0..batches).map(|b| w.expected(b)).collect();
     let mut hand = HandWritten::new(ctx, w, o.in_flight, spirv, o.groups, expected.clone())?;
     let mut baton = Baton::new(ctx, w, o.in_flight, spirv, o.groups, dispatched, expected)?;
-    let mut phases = Phases::default();
+    // Uploads only, then with the consumer.
+    let mut phases = [Phases::default(); 2];
 
     let mut time_hand = |consume: bool| -> vk_baton::Result<f64> {
         for b in 0..warm {
@@ -148,7 +149,7 @@ fn run_stream(
             Ok(t.elapsed().as_secs_f64())
         };
         run(warm, &mut Phases::default())?;
-        run(batches, &mut phases)
+        run(batches, &mut phases[usize::from(consume)])
     };
     // Each figure is the best of `repeat` runs, the two sides interleaved, so that a burst of
     // other load on the machine does not decide a ratio.
@@ -165,16 +166,26 @@ fn run_stream(
     }
 
     let staging_mib = baton.uploader.capacity() as f64 / (1 << 20) as f64;
+    let host = |p: &Phases| {
+        let per = |t: f64| t / p.executions.max(1) as f64 * 1e6;
+        format!(
+            "stage {:.1} µs, plan {:.1} µs, execute {:.1} µs, {}/{} plans reused",
+            per(p.stage),
+            per(p.plan),
+            per(p.submit),
+            p.reused,
+            p.executions
+        )
+    };
     println!(
-        "{}: {} batches of {} ({:.1} MiB each); vk-baton staging ring {staging_mib:.1} MiB in {} buffer(s); vk-baton host time per batch: stage {:.1} µs, plan {:.1} µs, execute {:.1} µs",
+        "{}: {} batches of {} ({:.1} MiB each); vk-baton staging ring {staging_mib:.1} MiB in {} buffer(s); vk-baton host time per batch: uploads only {}; with the consumer {}",
         w.label,
         batches,
         w.per_batch,
         w.batch_bytes() as f64 / (1 << 20) as f64,
         baton.uploader.staging_buffers(),
-        phases.stage / (2 * batches * o.repeat) as f64 * 1e6,
-        phases.plan / (2 * batches * o.repeat) as f64 * 1e6,
-        phases.submit / (2 * batches * o.repeat) as f64 * 1e6,
+        host(&phases[0]),
+        host(&phases[1]),
     );
     Ok(Row {
         label: w.label.clone(),

@@ -15,7 +15,7 @@ use std::cell::Cell;
 use vk_baton::ash::vk;
 use vk_baton::plan::*;
 use vk_baton::verify::Violation;
-use vk_baton::Access;
+use vk_baton::{Access, SubRange};
 
 /// 2,000; 100,000 with `VK_BATON_LONG=1`; `VK_BATON_CASES=n` sets it (a long run split into
 /// processes: proptest draws a fresh seed in each).
@@ -349,19 +349,42 @@ fn check_handoffs(case: &Case, whole: &[Planned], seen: &Seen) -> Result<(), Str
         .any(|p| !p.after.is_empty());
     if handoffs.first() == Some(&0) && !aliased {
         // Pass 0 comes first in program order: its barriers depend on the initial states
-        // alone. The whole graph may put other passes' releases into the same command.
+        // alone. The whole graph may put other passes' releases into the same command, and
+        // the barriers of later passes that pass 0 does not touch (hoisted into it): only the
+        // entries over ranges pass 0 uses are its own.
         let app = planned[0].plan.app_batch().map_err(|e| e.to_string())?;
-        let used: Vec<usize> = case.graphs[0][0].uses.iter().map(|u| u.resource).collect();
+        let used: Vec<(usize, SubRange)> = case.graphs[0][0]
+            .uses
+            .iter()
+            .map(|u| {
+                let whole = case.resources[u.resource].kind.whole();
+                (u.resource, u.range.unwrap_or(whole))
+            })
+            .collect();
+        let own = |resource: usize, range: SubRange| {
+            used.iter().any(|&(r, u)| {
+                r == resource
+                    && match (u, range) {
+                        (SubRange::Image(a), SubRange::Image(b)) => a.overlaps(&b),
+                        (SubRange::Buffer(a), SubRange::Buffer(b)) => a.overlaps(&b),
+                        _ => false,
+                    }
+            })
+        };
         let mut whole_barrier = BarrierCmd::default();
         for b in &whole[0].plan.queues[app.queue].batches {
             for w in b.commands.windows(2) {
                 if let [Command::Barrier(b), Command::Pass(0)] = w {
-                    whole_barrier
-                        .images
-                        .extend(b.images.iter().filter(|x| used.contains(&x.resource)));
-                    whole_barrier
-                        .buffers
-                        .extend(b.buffers.iter().filter(|x| used.contains(&x.resource)));
+                    whole_barrier.images.extend(
+                        b.images
+                            .iter()
+                            .filter(|x| own(x.resource, SubRange::Image(x.range))),
+                    );
+                    whole_barrier.buffers.extend(
+                        b.buffers
+                            .iter()
+                            .filter(|x| own(x.resource, SubRange::Buffer(x.range))),
+                    );
                 }
             }
         }

@@ -232,6 +232,33 @@ fn streaming_upload_checks_every_mip_of_every_image() {
         5,
         "{plan}"
     );
+    // The copies back follow one barrier command for all five images, back to back.
+    assert!(
+        plan.contains(&"    pass   `copy back`\n".repeat(5)),
+        "{plan}"
+    );
+}
+
+#[test]
+fn streaming_upload_reuses_the_plan_on_every_slot() {
+    // 5 batches of 48 images on 3 slots, after a warm-up of 4: the slots are alike, so once
+    // each has been used with the consumer, every batch declares what the last one did, on
+    // resources in the same states, and `finish()` reuses the last plan.
+    let (_, out) = run(Command::new(example("streaming_upload")).args([
+        "--images",
+        "240",
+        "--size",
+        "64",
+        "--batch-mib",
+        "1",
+        "--repeat",
+        "1",
+    ]));
+    check_stream_row(&out, "240 images 64x64 RGBA8 + mips", "5 x 48", 9);
+    let host = line(&out, "240 images 64x64 RGBA8 + mips: ");
+    let (uploads, consumer) = host.split_at(host.find("with the consumer").expect("phases"));
+    assert!(uploads.ends_with(" 5/5 plans reused; "), "{host}");
+    assert!(consumer.ends_with(" 5/5 plans reused"), "{host}");
 }
 
 #[test]

@@ -29,11 +29,14 @@ mod multi_family;
 mod passes_multi_family;
 #[path = "simulated/samples.rs"]
 mod samples;
+#[path = "simulated/streaming_images.rs"]
+mod streaming_images;
 
 use deferred::*;
 use multi_family::*;
 use passes_multi_family::*;
 use samples::*;
+use streaming_images::*;
 
 const XFER: vk::BufferUsageFlags = vk::BufferUsageFlags::from_raw(
     vk::BufferUsageFlags::TRANSFER_SRC.as_raw() | vk::BufferUsageFlags::TRANSFER_DST.as_raw(),
@@ -333,6 +336,10 @@ fn sample_streaming_upload_concurrent() {
     on_every_topology("streaming_upload --concurrent", |t| {
         streaming_upload(t, true)
     });
+}
+#[test]
+fn sample_streaming_images_with_consumer() {
+    on_every_topology("streaming_upload --images", streaming_images);
 }
 #[test]
 fn sample_incremental() {

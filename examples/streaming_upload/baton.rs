@@ -14,14 +14,12 @@ use vk_baton::{
 };
 use vk_baton_passes::{ComputeDispatch, CopyImageToBuffer, ShaderAccess, Uploader};
 
-/// The consumer: `checksum.comp` checksums `data` into `groups` partial sums at word `first`
-/// of `partials`. The dispatch is bound to the whole partial-sums buffer; this pass declares
-/// only this batch's slots, all overwritten, so batches need not be ordered among themselves.
+/// The consumer: `checksum.comp` checksums `data` into the `groups` partial sums of its slot's
+/// `partials`, all overwritten, so batches need not be ordered among themselves.
 struct Verify<'a> {
     dispatch: &'a mut ComputeDispatch,
     data: Arc<StBuffer>,
     partials: Arc<StBuffer>,
-    first: u32,
     groups: u32,
 }
 
@@ -30,7 +28,7 @@ impl Pass for Verify<'_> {
         d.uses(&self.data, Access::COMPUTE_SHADER_READ);
         d.uses(&self.partials, Access::COMPUTE_SHADER_WRITE)
             .range(BufferRange {
-                offset: self.first as u64 * 4,
+                offset: 0,
                 size: self.groups as u64 * 4,
             })
             .discard();
@@ -54,9 +52,13 @@ impl Pass for HostRead {
     }
 }
 
+/// Everything one batch in flight uses. Slots are alike (each its own partial sums too, rather
+/// than a share of one buffer), so a graph declares the same uses whichever slot it runs on and
+/// `finish()` reuses the last plan ([`vk_baton::Planned::reused`]) instead of planning anew.
 struct Slot {
     /// What the checksum reads: the pieces' destination, or the images' copy-back.
     data: Arc<StBuffer>,
+    partials: Arc<StBuffer>,
     images: Vec<Arc<StImage>>,
     copies_back: Vec<CopyImageToBuffer>,
     verify: ComputeDispatch,
@@ -71,13 +73,15 @@ pub struct Phases {
     pub plan: f64,
     /// `execute()`: recording the command buffers and submitting.
     pub submit: f64,
+    /// Executions, and those whose `finish()` reused the last plan instead of planning.
+    pub executions: usize,
+    pub reused: usize,
 }
 
 pub struct Baton {
     pub graph: Graph,
     pub uploader: Uploader,
     slots: Vec<Slot>,
-    pub partials: Arc<StBuffer>,
     groups: u32,
     /// The checksum each batch must give.
     expected: Vec<u32>,
@@ -97,15 +101,15 @@ impl Baton {
         dispatched: u32,
         expected: Vec<u32>,
     ) -> vk_baton::Result<Self> {
-        let partials = ctx.buffer(
-            BufferDesc::readback(
-                in_flight as u64 * 4 * crate::MAX_GROUPS as u64,
-                vk::BufferUsageFlags::STORAGE_BUFFER,
-            ),
-            "partial sums",
-        )?;
         let mut slots = Vec::new();
         for s in 0..in_flight {
+            let partials = ctx.buffer(
+                BufferDesc::readback(
+                    4 * crate::MAX_GROUPS as u64,
+                    vk::BufferUsageFlags::STORAGE_BUFFER,
+                ),
+                &format!("partial sums {s}"),
+            )?;
             let data = ctx.buffer(
                 BufferDesc::new(
                     w.batch_bytes(),
@@ -146,6 +150,7 @@ impl Baton {
                 .build()?;
             slots.push(Slot {
                 data,
+                partials,
                 images,
                 copies_back,
                 verify,
@@ -157,7 +162,6 @@ impl Baton {
             graph: ctx.graph()?,
             uploader: Uploader::new(ctx.device(), ctx.allocator(), staging)?,
             slots,
-            partials,
             groups,
             expected,
             checks: crate::Checks::default(),
@@ -191,21 +195,18 @@ impl Baton {
         }
         let mut uploads = self.uploader.flush_pass();
         let t1 = Instant::now();
-        // Each slot has its share of the partial sums, checked when its fence has signalled.
-        let first = (b % n) as u32 * self.groups;
+        // Each slot has its own partial sums, checked when its fence has signalled.
         let partial_range = BufferRange {
-            offset: first as u64 * 4,
+            offset: 0,
             size: self.groups as u64 * 4,
         };
-        let mut host_read = HostRead(self.partials.clone(), partial_range);
+        let mut host_read = HostRead(slot.partials.clone(), partial_range);
         let words = (items.len() as u64 * item_bytes / 4) as u32;
-        slot.verify
-            .set_push_constants(&push_u32s(&[words, first]))?;
+        slot.verify.set_push_constants(&push_u32s(&[words, 0]))?;
         let mut verify = Verify {
             dispatch: &mut slot.verify,
             data: slot.data.clone(),
-            partials: self.partials.clone(),
-            first,
+            partials: slot.partials.clone(),
             groups: self.groups,
         };
         let mut rec = self
@@ -222,6 +223,8 @@ impl Baton {
         }
         let planned = rec.finish()?;
         let t2 = Instant::now();
+        phases.executions += 1;
+        phases.reused += usize::from(planned.reused());
         if consume && self.plan.is_none() && b == 1.min(w.batches() - 1) {
             self.plan = Some(planned.plan().clone());
         }
@@ -236,8 +239,8 @@ impl Baton {
 
     /// Checks batch `b`'s partial sums; the execution that consumed it must have completed.
     pub fn check(&mut self, b: usize) -> vk_baton::Result<()> {
-        let first = (b % self.slots.len()) as u64 * self.groups as u64;
-        let sum = sum_u32s(&self.partials, first, self.groups)?;
+        let slot = &self.slots[b % self.slots.len()];
+        let sum = sum_u32s(&slot.partials, 0, self.groups)?;
         self.checks.add(sum == self.expected[b]);
         Ok(())
     }

@@ -6,7 +6,9 @@
 //!    state. A conflict with an earlier access on the same queue becomes a barrier in the
 //!    pass's one pre-barrier command; one on another queue becomes a dependency that phase 2
 //!    turns into a semaphore wait. An ownership transfer inserts a release node on the queue
-//!    of the most recent access, right after it, and an acquire barrier before the pass.
+//!    of the most recent access, right after it, and an acquire barrier before the pass. In
+//!    program order, a pass's command may join an earlier one of its queue over passes that
+//!    do not need it ([`hoist`]).
 //! 2. **Batches**, per queue. A node that needs a wait not yet covered starts a batch (wait
 //!    as late as possible); a node another queue waits on, or that signals a binary
 //!    semaphore, ends one (signal as early as possible).
@@ -38,6 +40,7 @@ use std::collections::HashMap;
 mod barrier;
 mod batches;
 mod dependencies;
+mod hoist;
 mod reach;
 mod redundant;
 mod redundant_waits;
@@ -135,6 +138,8 @@ struct Planner<'a> {
     proto_waits: Vec<(usize, usize, Vec<ProtoWait>)>,
     /// Barrier lists of the last plan, to fill before allocating new ones.
     spare: SpareBarriers,
+    /// Whether a pass's barrier command may join an earlier one ([`hoist`]).
+    hoist: bool,
     /// Per pass (by index), its node position: where it comes in the order taken.
     pos: Vec<Pos>,
     /// The reasons of each barrier command once batched.
@@ -271,8 +276,10 @@ fn plan_in_order(
     let prune = !scheduled.reorders();
     let no_aliasing = Aliasing::default();
     let spare = SpareBarriers::from_queues(spare);
+    // Joining barrier commands is for program order without aliasing (see `hoist`).
+    let hoist = prune;
     let (mut queues, mut final_states) =
-        plan_parts(input, &scheduled.order, spare, &no_aliasing, prune)?;
+        plan_parts(input, &scheduled.order, spare, &no_aliasing, prune, hoist)?;
     let mut transients = TransientPlan::default();
     let mut aliased = false;
     if transient::any(input) {
@@ -281,7 +288,8 @@ fn plan_in_order(
         let (placed, aliasing) = transient::place(input, &queues);
         if aliasing.after.iter().any(|a| !a.is_empty()) {
             let spare = SpareBarriers::from_queues(queues);
-            (queues, final_states) = plan_parts(input, &scheduled.order, spare, &aliasing, false)?;
+            (queues, final_states) =
+                plan_parts(input, &scheduled.order, spare, &aliasing, false, false)?;
             aliased = true;
         }
         transients = placed;
@@ -307,6 +315,7 @@ fn plan_parts(
     spare: SpareBarriers,
     aliasing: &Aliasing,
     prune: bool,
+    hoist: bool,
 ) -> Result<(Vec<QueuePlan>, FinalStates)> {
     let mut pos = vec![0; input.passes.len()];
     for (k, &i) in order.iter().enumerate() {
@@ -335,6 +344,7 @@ fn plan_parts(
         pass_stages: vec![vk::PipelineStageFlags2::NONE; input.passes.len()],
         proto_waits: Vec::new(),
         spare,
+        hoist,
         pos,
         whys: Vec::new(),
         batched: Vec::new(),

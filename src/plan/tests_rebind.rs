@@ -172,24 +172,30 @@ fn reordered_plans_are_refused() {
 
 #[test]
 fn regrouped_plans_in_insertion_order_are_refused() {
-    // Fills of `b0` and `b2`, then copies of each: reordering keeps the order and joins the
-    // copies' barriers into one command, which program order does not. Same order, another
-    // plan: not reused.
-    let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+    // A copy writes `b0` and a compute shader `b2`, then copies read each: reordering keeps
+    // the order and joins the readers' barriers into one command, which program order does
+    // not (the second barrier's COMPUTE_SHADER source would make the first reader wait for the
+    // compute write). Same order, another plan: not reused.
+    let usage = vk::BufferUsageFlags::TRANSFER_SRC
+        | vk::BufferUsageFlags::TRANSFER_DST
+        | vk::BufferUsageFlags::STORAGE_BUFFER;
     let input = || PlanInput {
         queues: vec![QueueDecl::new("q0", QUEUES[0].0, QUEUES[0].1)],
         resources: (0..4)
             .map(|i| ResourceDecl::buffer(&format!("b{i}"), 64, usage))
             .collect(),
-        passes: [0, 2]
-            .map(|k| PassDecl::new("fill", 0).with_use(UseDecl::new(k, Access::TRANSFER_WRITE)))
-            .into_iter()
-            .chain([0, 2].map(|k| {
-                PassDecl::new("copy", 0)
-                    .with_use(UseDecl::new(k, Access::COPY_READ))
-                    .with_use(UseDecl::new(k + 1, Access::COPY_WRITE))
-            }))
-            .collect(),
+        passes: [
+            (0, Access::TRANSFER_WRITE),
+            (2, Access::COMPUTE_SHADER_WRITE),
+        ]
+        .map(|(k, a)| PassDecl::new("fill", 0).with_use(UseDecl::new(k, a)))
+        .into_iter()
+        .chain([0, 2].map(|k| {
+            PassDecl::new("copy", 0)
+                .with_use(UseDecl::new(k, Access::COPY_READ))
+                .with_use(UseDecl::new(k + 1, Access::COPY_WRITE))
+        }))
+        .collect(),
     };
     let mut regrouped = plan_scheduled(&input(), Schedule::REORDER).unwrap();
     assert_eq!(regrouped.order, [0, 1, 2, 3]);

@@ -113,20 +113,27 @@ fn an_entry_that_only_orders_what_another_entry_orders_is_dropped() {
     );
 }
 
-/// The same reads, then X and Y written by two copies: the barrier before the first copy
-/// already orders every vertex-shader read before it before every later transfer, so the
-/// second copy needs none.
+/// The same reads, then X and Y written by two copies; the copy of X also reads Z, written on
+/// another queue, so its barrier cannot join the first copy's (it needs a wait the first copy
+/// does not). The barrier before the first copy already orders every vertex-shader read
+/// before it before every later transfer, so the second copy needs none.
 #[test]
 fn an_entry_an_earlier_barrier_already_gives_is_dropped() {
     let p = planned(PlanInput {
-        queues: vec![QueueDecl::new("q", 0, GC | Q::TRANSFER)],
-        resources: vec![storage("X"), storage("Y")],
+        queues: vec![
+            QueueDecl::new("q", 0, GC | Q::TRANSFER),
+            QueueDecl::new("other", 0, GC | Q::TRANSFER),
+        ],
+        resources: vec![storage("X"), storage("Y"), storage("Z")],
         passes: vec![
+            PassDecl::new("write Z", 1).with_use(UseDecl::new(2, Access::TRANSFER_WRITE)),
             PassDecl::new("read", 0)
                 .with_use(UseDecl::new(0, Access::VERTEX_SHADER_STORAGE_READ))
                 .with_use(UseDecl::new(1, Access::VERTEX_SHADER_STORAGE_READ)),
             PassDecl::new("copy Y", 0).with_use(UseDecl::new(1, Access::TRANSFER_WRITE)),
-            PassDecl::new("copy X", 0).with_use(UseDecl::new(0, Access::TRANSFER_WRITE)),
+            PassDecl::new("copy X", 0)
+                .with_use(UseDecl::new(0, Access::TRANSFER_WRITE))
+                .with_use(UseDecl::new(2, Access::TRANSFER_READ)),
         ],
     });
     assert_eq!(
@@ -137,7 +144,13 @@ fn an_entry_an_earlier_barrier_already_gives_is_dropped() {
     barrier
       buffer `Y` bytes 0..64: VERTEX_SHADER/NONE -> ALL_TRANSFER/TRANSFER_WRITE
     pass   `copy Y`
+  batch 1:
+    wait   `other` timeline after its batch 0 at ALL_TRANSFER
     pass   `copy X`
+    signal timeline at ALL_COMMANDS
+queue `other` (family 0):
+  batch 0:
+    pass   `write Z`
     signal timeline at ALL_COMMANDS
 "
     );

@@ -126,6 +126,7 @@ impl Planner<'_> {
             self.states[r] = map;
             res?;
         }
+        self.hoist_barrier(i, q, &mut node);
         // Passes arrive in the order taken, and positions follow it: they always go last.
         self.nodes[q].push((p, node));
         Ok(())

@@ -104,9 +104,10 @@ fn chains_inserted_one_after_another() {
 
 #[test]
 fn chains_inserted_step_after_step() {
-    // Program order is already level order: reordering moves nothing, joining the barrier
-    // commands does the work.
-    assert_eq!(figures(&chains(8, 4, true)), [(24, 1), (3, 1)]);
+    // Program order is already level order: each step's barrier commands join into the
+    // first one of the step in program order too (the planner hoists a barrier command over
+    // passes that do not need it), so reordering has nothing left to gain.
+    assert_eq!(figures(&chains(8, 4, true)), [(3, 1), (3, 1)]);
     let p = plan_scheduled(&chains(8, 4, true), Schedule::REORDER).unwrap();
     assert_eq!(p.order, (0..32).collect::<Vec<_>>());
 }
