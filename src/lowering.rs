@@ -26,6 +26,17 @@ pub(crate) struct LowerScratch {
     index: ResourceIndex,
 }
 
+/// Empties the scratch's lists when dropped.
+struct EmptiedOnDrop<'s>(&'s mut LowerScratch);
+
+impl Drop for EmptiedOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.declared.waits.clear();
+        self.0.declared.signals.clear();
+        drop(self.0.index.finish());
+    }
+}
+
 /// Emptied vectors for [`Lowered`]'s lists.
 #[derive(Default)]
 pub(crate) struct Lists {
@@ -85,7 +96,10 @@ pub(crate) fn lower(
     } = lists;
     queues.clear();
     versions.clear();
-    let LowerScratch { declared: d, index } = scratch;
+    // Emptied when lowering ends, also if a pass's `declare` panics: the scratch outlives the
+    // frame and must keep no resource alive.
+    let scratch = EmptiedOnDrop(scratch);
+    let LowerScratch { declared: d, index } = &mut *scratch.0;
     index.start(resources);
     let queue_index = |q: &Queue, queues: &mut Vec<Queue>| -> usize {
         match queues.iter().position(|x| x == q) {

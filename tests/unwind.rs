@@ -331,3 +331,38 @@ fn a_failed_allocation_names_the_resource_and_its_size() {
     drop(fine);
     destroy_and_check(ctx, graph);
 }
+
+/// A pass that panics in `declare()`, after declaring a buffer: once the panic is caught, the
+/// graph keeps nothing of that frame alive (the buffer's last `Arc` is the app's), and the next
+/// frame plans and runs.
+#[test]
+fn a_panic_in_declare_keeps_no_resource_alive() {
+    let ctx = ctx();
+    let graph = ctx.graph().unwrap();
+    let buf = transfer_buffer(&ctx, "declared then panicked");
+    let q = ctx.graphics();
+    let caught = panic::catch_unwind(AssertUnwindSafe(|| {
+        graph
+            .record()
+            .insert_fn(
+                "panics in declare",
+                q,
+                |d| {
+                    d.uses(&buf, Access::TRANSFER_WRITE);
+                    panic!("declare failed");
+                },
+                |_| Ok(()),
+            )
+            .finish()
+            .map(drop)
+    }));
+    assert!(caught.is_err(), "the panic comes through");
+    assert_eq!(
+        Arc::strong_count(&buf),
+        1,
+        "the graph still holds the buffer"
+    );
+    assert_eq!(fill_and_read(&graph, &ctx, q, &buf, 5), 5);
+    drop(buf);
+    destroy_and_check(ctx, graph);
+}

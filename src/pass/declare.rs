@@ -46,6 +46,8 @@ impl ResourceIndex {
 
     /// The index of the resource with this id, adding it (cloned by `resource`) if new.
     pub(crate) fn index_of(&mut self, id: u64, resource: impl FnOnce() -> Resource) -> usize {
+        // Ids count up from 1 (`resource::memory`): `id + 1` never wraps to an empty slot's 0.
+        debug_assert!(id != u64::MAX);
         let slot = &mut self.recent[id as usize % RECENT];
         if slot.0 == id.wrapping_add(1) {
             return slot.1;
@@ -62,6 +64,7 @@ impl ResourceIndex {
     /// Gives the list back, emptying the index so that it keeps no resource alive.
     pub(crate) fn finish(&mut self) -> Vec<Resource> {
         self.by_id.clear();
+        self.recent = [(0, 0); RECENT];
         std::mem::take(&mut self.resources)
     }
 }

@@ -26,8 +26,10 @@ pub struct Plan {
     /// [`Schedule`](super::Schedule). A pass missing here was culled and is never recorded.
     pub order: Vec<usize>,
     /// The schedule the plan was asked for: [`Schedule::PROGRAM_ORDER`](super::Schedule)
-    /// from [`plan`](super::plan). A plan is reused for a later frame only under the same
-    /// schedule ([`Rebinder::rebind_scheduled`](super::Rebinder::rebind_scheduled)).
+    /// from [`plan`](super::plan). A plan is reused for a later frame under the same schedule
+    /// ([`Rebinder::rebind_scheduled`](super::Rebinder::rebind_scheduled)), and a plan that is
+    /// not [`Plan::reordered`] nor culled also for program order (it is the program-order
+    /// answer), so a program-order frame may run a plan whose `schedule` says `REORDER`.
     pub schedule: super::Schedule,
     /// Whether the passes were taken level by level and the batches regrouped: `false` in
     /// program order, and where [`Schedule::fallback`](super::Schedule::fallback) kept the

@@ -249,7 +249,10 @@ pub(crate) fn plan_scheduled_reusing(
     })
 }
 
-/// (barrier commands, batches, waits) of a plan's queues, compared in that order.
+/// (barrier commands, batches, waits) of a plan's queues, compared in that order: the
+/// scheduler's aim is fewer barrier commands, and on the frames it reorders, batches and waits
+/// only go down with them (regrouping joins batches and drops covered waits). A frame where
+/// reordering trades barrier commands for more waits would keep the reordered plan.
 fn figures(queues: &[QueuePlan]) -> (usize, usize, usize) {
     let batches = || queues.iter().flat_map(|q| &q.batches);
     (

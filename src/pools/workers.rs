@@ -81,6 +81,9 @@ impl RecordingWorkers {
             panicked: None,
         };
         for (i, task) in tasks.into_iter().enumerate() {
+            // The thread first: starting one may unwind (a panicking log backend), and then no
+            // task of this round may be counted as pending that was never handed out.
+            let worker = self.thread(i);
             let reporting = Reporting {
                 task,
                 done: done.clone(),
@@ -96,7 +99,7 @@ impl RecordingWorkers {
             // task borrows outlives every use of it, as for `std::thread::scope`.
             let boxed: Task<'static> = unsafe { std::mem::transmute(boxed) };
             wait.pending += 1;
-            match self.thread(i) {
+            match worker {
                 Some(worker) => {
                     if let Err(mpsc::SendError(task)) = worker.tasks.send(boxed) {
                         task();
