@@ -59,29 +59,22 @@ impl Planner<'_> {
             whys: SmallVec::new(),
         };
         // Fold the pass's uses per resource, so overlapping reads are handled once. Most
-        // passes name each resource once and skip the fold.
+        // passes name each resource once and skip the fold: their uses go straight in.
         let uses = &pass.uses;
         let repeated = uses
             .iter()
             .enumerate()
             .any(|(k, u)| uses[..k].iter().any(|v| v.resource == u.resource));
-        let folded: SmallVec<[(usize, std::ops::Range<u64>, SegUse); 4]> = if !repeated {
-            uses.iter()
-                .flat_map(|u| {
-                    cell_ranges(&self.input.resources[u.resource].kind, u.range)
-                        .into_iter()
-                        .map(move |c| {
-                            (
-                                u.resource,
-                                c,
-                                SegUse {
-                                    access: u.access,
-                                    discard: u.discard,
-                                },
-                            )
-                        })
-                })
-                .collect()
+        if !repeated {
+            for u in uses {
+                let seg_use = SegUse {
+                    access: u.access,
+                    discard: u.discard,
+                };
+                for cells in cell_ranges(&self.input.resources[u.resource].kind, u.range) {
+                    self.access_cells(i, u.resource, cells, seg_use, &mut node)?;
+                }
+            }
         } else {
             let mut by_resource: BTreeMap<usize, RangeMap<Option<SegUse>>> = BTreeMap::new();
             for u in uses {
@@ -108,27 +101,33 @@ impl Planner<'_> {
                     });
                 }
             }
-            by_resource
-                .into_iter()
-                .flat_map(|(r, m)| {
-                    m.iter()
-                        .filter_map(|(c, u)| u.map(|u| (r, c.clone(), u)))
-                        .collect::<Vec<_>>()
-                })
-                .collect()
-        };
-        for (r, cells, u) in folded {
-            // Taken out so each segment can be changed in place while `self` plans.
-            let mut map = std::mem::take(&mut self.states[r]);
-            let res = map.try_update(cells, |c, st| {
-                self.access_segment(i, r, c, st, u, &mut node)
-            });
-            self.states[r] = map;
-            res?;
+            for (r, m) in by_resource {
+                for (cells, u) in m.iter() {
+                    if let Some(u) = *u {
+                        self.access_cells(i, r, cells.clone(), u, &mut node)?;
+                    }
+                }
+            }
         }
         // Passes arrive in the order taken, and positions follow it: they always go last.
         self.nodes[q].push((p, node));
         Ok(())
+    }
+
+    /// Synchronizes one folded use of `cells` of resource `r`, segment by segment.
+    fn access_cells(
+        &mut self,
+        i: usize,
+        r: usize,
+        cells: std::ops::Range<u64>,
+        u: SegUse,
+        node: &mut Node,
+    ) -> Result<()> {
+        // Taken out so each segment can be changed in place while `self` plans.
+        let mut map = std::mem::take(&mut self.states[r]);
+        let res = map.try_update(cells, |c, st| self.access_segment(i, r, c, st, u, node));
+        self.states[r] = map;
+        res
     }
 
     /// Synchronizes one use of one segment with what came before, and moves the segment's
@@ -323,10 +322,18 @@ impl Planner<'_> {
         let unseen = st
             .write
             .filter(|_| !covered(&st.visible, q, a.stages, a.access));
-        for entry in entries {
+        // Usually one entry: the last takes `own` rather than a copy.
+        let mut own = Some(own);
+        let last = entries.len().saturating_sub(1);
+        for (k, entry) in entries.into_iter().enumerate() {
+            let priors = if k == last {
+                own.take().unwrap_or_default()
+            } else {
+                own.clone().unwrap_or_default()
+            };
             node.whys.push(Why {
                 entry,
-                priors: own.clone(),
+                priors,
                 dst: eff,
                 unseen,
                 keep,
