@@ -116,8 +116,9 @@ struct Node {
     kind: NodeKind,
     barrier: BarrierCmd,
     deps: Vec<Dep>,
-    /// Why each entry of `barrier` is there.
-    whys: SmallVec<[Why; 2]>,
+    /// Why each entry of `barrier` is there: a range of the planner's `reasons` (kept out of
+    /// the node, which is moved around, and in one list reserved once per plan).
+    whys: std::ops::Range<usize>,
 }
 
 struct Planner<'a> {
@@ -137,6 +138,8 @@ struct Planner<'a> {
     spare: SpareBarriers,
     /// Per pass (by index), its node position: where it comes in the order taken.
     pos: Vec<Pos>,
+    /// Why each barrier entry is there, for every node, each node's a consecutive range.
+    reasons: Vec<Why>,
     /// The reasons of each barrier command once batched.
     whys: Vec<CommandWhy>,
     /// Per queue: its nodes' positions, and the batch each went into.
@@ -334,6 +337,8 @@ fn plan_parts(
         proto_waits: Vec::new(),
         spare,
         pos,
+        // Usually at most one entry per use: reserved, not grown.
+        reasons: Vec::with_capacity(input.passes.iter().map(|p| p.uses.len()).sum()),
         whys: Vec::new(),
         batched: Vec::new(),
         wait_serves: Vec::new(),

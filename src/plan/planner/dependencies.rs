@@ -56,7 +56,7 @@ impl Planner<'_> {
             kind: NodeKind::Pass(i),
             barrier: BarrierCmd::default(),
             deps: Vec::new(),
-            whys: SmallVec::new(),
+            whys: self.reasons.len()..self.reasons.len(),
         };
         // Fold the pass's uses per resource, so overlapping reads are handled once. Most
         // passes name each resource once and skip the fold: their uses go straight in.
@@ -109,6 +109,7 @@ impl Planner<'_> {
                 }
             }
         }
+        node.whys.end = self.reasons.len();
         // Passes arrive in the order taken, and positions follow it: they always go last.
         self.nodes[q].push((p, node));
         Ok(())
@@ -331,7 +332,7 @@ impl Planner<'_> {
             } else {
                 own.clone().unwrap_or_default()
             };
-            node.whys.push(Why {
+            self.reasons.push(Why {
                 entry,
                 priors,
                 dst: eff,
@@ -503,7 +504,7 @@ impl Planner<'_> {
                         kind: NodeKind::Release,
                         barrier: BarrierCmd::default(),
                         deps: Vec::new(),
-                        whys: SmallVec::new(),
+                        whys: 0..0,
                     },
                 ),
             );
