@@ -315,7 +315,10 @@ impl Planner<'_> {
             new_layout,
         );
         // What dropping the entry after batching must prove (see `redundant`).
-        let own: SmallVec<[Rec; 2]> = priors.iter().filter(|x| x.queue == q).copied().collect();
+        let mut own: SmallVec<[Rec; 2]> = SmallVec::new();
+        for x in priors.iter().filter(|x| x.queue == q) {
+            own.push(*x);
+        }
         let keep = layout_change
             || transfer_from.is_some()
             || eff.intersects(vk::PipelineStageFlags2::HOST)
