@@ -177,8 +177,9 @@ impl Planner<'_> {
         // Per other queue: the highest point waited on so far, and where (proto, wait).
         let mut waited: Vec<Option<(At, usize, usize)>> = vec![None; self.input.queues.len()];
         for (ni, (_, node)) in nodes.iter().enumerate() {
+            // Most passes wait on no binary semaphore: no list to build or append.
             let binary: Vec<ProtoWait> = match node.kind {
-                NodeKind::Pass(i) => self.input.passes[i]
+                NodeKind::Pass(i) if !self.input.passes[i].waits.is_empty() => self.input.passes[i]
                     .waits
                     .iter()
                     .enumerate()
@@ -192,7 +193,7 @@ impl Planner<'_> {
                         serves: Vec::new(),
                     })
                     .collect(),
-                NodeKind::Release => Vec::new(),
+                _ => Vec::new(),
             };
             let uncovered = |d: &Dep| waited[d.queue].is_none_or(|(at, _, _)| at < d.at);
             let needs_batch =
@@ -201,7 +202,9 @@ impl Planner<'_> {
                 protos.push(Proto::default());
             }
             let pi = protos.len() - 1;
-            protos[pi].waits.extend(binary);
+            if !binary.is_empty() {
+                protos[pi].waits.extend(binary);
+            }
             for d in &node.deps {
                 match waited[d.queue] {
                     Some((at, wp, wi)) if at >= d.at => {
