@@ -326,22 +326,21 @@ impl Planner<'_> {
         let unseen = st
             .write
             .filter(|_| !covered(&st.visible, q, a.stages, a.access));
-        // Usually one entry: the last takes `own` rather than a copy.
-        let mut own = Some(own);
-        let last = entries.len().saturating_sub(1);
-        for (k, entry) in entries.into_iter().enumerate() {
-            let priors = if k == last {
-                own.take().unwrap_or_default()
-            } else {
-                own.clone().unwrap_or_default()
-            };
-            self.reasons.push(Why {
-                entry,
-                priors,
-                dst: eff,
-                unseen,
-                keep,
-            });
+        // Usually one entry, which takes `own` rather than a copy.
+        let why = |entry, priors| Why {
+            entry,
+            priors,
+            dst: eff,
+            unseen,
+            keep,
+        };
+        match entries.as_slice() {
+            &[entry] => self.reasons.push(why(entry, own)),
+            more => {
+                for &entry in more {
+                    self.reasons.push(why(entry, own.clone()));
+                }
+            }
         }
         apply_access(
             st,
