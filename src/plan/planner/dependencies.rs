@@ -381,6 +381,8 @@ impl Planner<'_> {
 
     /// The stages to chain from for a prior access. A binary wait's stages are those of its
     /// first use, so they are resolved (and grown) here.
+    /// Inlined: most records are no binary wait and just give their stages.
+    #[inline]
     fn rec_stages(
         &mut self,
         x: &Rec,
@@ -388,13 +390,24 @@ impl Planner<'_> {
     ) -> vk::PipelineStageFlags2 {
         match x.binary_wait {
             Some(key) if !use_stages.is_empty() => {
-                // The wait is on the binary wait's queue, which may be another than the use's.
-                let s = on_queue(use_stages, self.input.queues[x.queue].caps);
-                *self.binary_wait_stages.entry(key).or_default() |= s;
-                s
+                self.binary_wait_use_stages(x.queue, key, use_stages)
             }
             _ => x.stages,
         }
+    }
+
+    /// [`Self::rec_stages`] of a binary wait (`key`) on `queue`: the use's stages, which the
+    /// wait's stage mask grows by.
+    fn binary_wait_use_stages(
+        &mut self,
+        queue: usize,
+        key: (usize, usize),
+        use_stages: vk::PipelineStageFlags2,
+    ) -> vk::PipelineStageFlags2 {
+        // The wait is on the binary wait's queue, which may be another than the use's.
+        let s = on_queue(use_stages, self.input.queues[queue].caps);
+        *self.binary_wait_stages.entry(key).or_default() |= s;
+        s
     }
 
     /// A binary wait whose guarded resource is first used on another queue: the timeline
