@@ -138,7 +138,7 @@ struct Planner<'a> {
     spare: SpareBarriers,
     /// Per pass (by index), its node position: where it comes in the order taken.
     pos: Vec<Pos>,
-    /// Why each barrier entry is there, for every node, each node's a consecutive range.
+    /// Why each barrier entry is there: each node's reasons are one consecutive range.
     reasons: Vec<Why>,
     /// The reasons of each barrier command once batched.
     whys: Vec<CommandWhy>,

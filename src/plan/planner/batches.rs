@@ -40,7 +40,7 @@ impl ProtoTarget {
 impl Planner<'_> {
     pub(super) fn batch_all(&mut self) -> Vec<QueuePlan> {
         let nodes = std::mem::take(&mut self.nodes);
-        // One entry per node with a barrier's reasons: reserved, not grown (they are large).
+        // One entry per node with reasons for its barrier: reserved, not grown.
         self.whys.reserve(
             nodes
                 .iter()
