@@ -246,6 +246,12 @@ impl<T: Clone + PartialEq> RangeMap<T> {
         if r.start >= r.end {
             return Ok(());
         }
+        // A whole resource in one segment: nothing to split or merge.
+        if let [(whole, v)] = self.segs.as_mut_slice() {
+            if *whole == r {
+                return f(r, v);
+            }
+        }
         // Split so that `r.start` and `r.end` fall on segment edges; the common case (a whole
         // resource in one segment) needs no allocation at all.
         let mut i = self.segs.partition_point(|(s, _)| s.end <= r.start);

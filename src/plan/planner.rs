@@ -119,8 +119,9 @@ struct Node {
     kind: NodeKind,
     barrier: BarrierCmd,
     deps: Vec<Dep>,
-    /// Why each entry of `barrier` is there.
-    whys: SmallVec<[Why; 2]>,
+    /// Why each entry of `barrier` is there: a range of the planner's `reasons` (kept out of
+    /// the node, which is moved around, and in one list reserved once per plan).
+    whys: std::ops::Range<usize>,
 }
 
 struct Planner<'a> {
@@ -142,6 +143,8 @@ struct Planner<'a> {
     hoist: bool,
     /// Per pass (by index), its node position: where it comes in the order taken.
     pos: Vec<Pos>,
+    /// Why each barrier entry is there: each node's reasons are one consecutive range.
+    reasons: Vec<Why>,
     /// The reasons of each barrier command once batched.
     whys: Vec<CommandWhy>,
     /// Per queue: its nodes' positions, and the batch each went into.
@@ -349,6 +352,8 @@ fn plan_parts(
         spare,
         hoist,
         pos,
+        // Usually at most one entry per use: reserved, not grown.
+        reasons: Vec::with_capacity(input.passes.iter().map(|p| p.uses.len()).sum()),
         whys: Vec::new(),
         batched: Vec::new(),
         wait_serves: Vec::new(),

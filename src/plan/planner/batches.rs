@@ -40,6 +40,14 @@ impl ProtoTarget {
 impl Planner<'_> {
     pub(super) fn batch_all(&mut self) -> Vec<QueuePlan> {
         let nodes = std::mem::take(&mut self.nodes);
+        // One entry per node with reasons for its barrier: reserved, not grown.
+        self.whys.reserve(
+            nodes
+                .iter()
+                .flatten()
+                .filter(|(_, n)| !n.whys.is_empty())
+                .count(),
+        );
         // A: where each queue's batches must start, and their waits. A node whose dependency
         // is not covered by an earlier wait starts a batch (wait as late as possible).
         let protos: Vec<Vec<Proto>> = nodes.iter().map(|q| self.place_waits(q)).collect();
@@ -65,8 +73,8 @@ impl Planner<'_> {
         for (q, (qnodes, qprotos)) in nodes.into_iter().zip(protos).enumerate() {
             let mut batches: Vec<Batch> = Vec::new();
             let mut node_batch = vec![0; qnodes.len()];
-            let mut by_index: Vec<Option<Node>> =
-                qnodes.into_iter().map(|(_, n)| Some(n)).collect();
+            // Protos take the queue's nodes in order, as consecutive ranges.
+            let mut in_order = qnodes.into_iter().map(|(_, n)| n).enumerate();
             for proto in qprotos {
                 let mut cur = Batch {
                     waits: proto
@@ -85,7 +93,8 @@ impl Planner<'_> {
                 let first = batches.len();
                 let mut pending_waits = Some(proto.waits);
                 for ni in proto.nodes {
-                    let node = by_index[ni].take().expect("node placed once");
+                    let (taken, node) = in_order.next().expect("a node per index");
+                    debug_assert_eq!(taken, ni, "protos take nodes in order");
                     node_batch[ni] = batches.len();
                     if !node.whys.is_empty() {
                         self.whys.push(CommandWhy {
@@ -168,8 +177,9 @@ impl Planner<'_> {
         // Per other queue: the highest point waited on so far, and where (proto, wait).
         let mut waited: Vec<Option<(At, usize, usize)>> = vec![None; self.input.queues.len()];
         for (ni, (_, node)) in nodes.iter().enumerate() {
+            // Most passes wait on no binary semaphore: no list to build or append.
             let binary: Vec<ProtoWait> = match node.kind {
-                NodeKind::Pass(i) => self.input.passes[i]
+                NodeKind::Pass(i) if !self.input.passes[i].waits.is_empty() => self.input.passes[i]
                     .waits
                     .iter()
                     .enumerate()
@@ -183,7 +193,7 @@ impl Planner<'_> {
                         serves: Vec::new(),
                     })
                     .collect(),
-                NodeKind::Release => Vec::new(),
+                _ => Vec::new(),
             };
             let uncovered = |d: &Dep| waited[d.queue].is_none_or(|(at, _, _)| at < d.at);
             let needs_batch =
@@ -192,7 +202,9 @@ impl Planner<'_> {
                 protos.push(Proto::default());
             }
             let pi = protos.len() - 1;
-            protos[pi].waits.extend(binary);
+            if !binary.is_empty() {
+                protos[pi].waits.extend(binary);
+            }
             for d in &node.deps {
                 match waited[d.queue] {
                     Some((at, wp, wi)) if at >= d.at => {

@@ -56,32 +56,25 @@ impl Planner<'_> {
             kind: NodeKind::Pass(i),
             barrier: BarrierCmd::default(),
             deps: Vec::new(),
-            whys: SmallVec::new(),
+            whys: self.reasons.len()..self.reasons.len(),
         };
         // Fold the pass's uses per resource, so overlapping reads are handled once. Most
-        // passes name each resource once and skip the fold.
+        // passes name each resource once and skip the fold: their uses go straight in.
         let uses = &pass.uses;
         let repeated = uses
             .iter()
             .enumerate()
             .any(|(k, u)| uses[..k].iter().any(|v| v.resource == u.resource));
-        let folded: SmallVec<[(usize, std::ops::Range<u64>, SegUse); 4]> = if !repeated {
-            uses.iter()
-                .flat_map(|u| {
-                    cell_ranges(&self.input.resources[u.resource].kind, u.range)
-                        .into_iter()
-                        .map(move |c| {
-                            (
-                                u.resource,
-                                c,
-                                SegUse {
-                                    access: u.access,
-                                    discard: u.discard,
-                                },
-                            )
-                        })
-                })
-                .collect()
+        if !repeated {
+            for u in uses {
+                let seg_use = SegUse {
+                    access: u.access,
+                    discard: u.discard,
+                };
+                for cells in cell_ranges(&self.input.resources[u.resource].kind, u.range) {
+                    self.access_cells(i, u.resource, cells, seg_use, &mut node)?;
+                }
+            }
         } else {
             let mut by_resource: BTreeMap<usize, RangeMap<Option<SegUse>>> = BTreeMap::new();
             for u in uses {
@@ -108,28 +101,35 @@ impl Planner<'_> {
                     });
                 }
             }
-            by_resource
-                .into_iter()
-                .flat_map(|(r, m)| {
-                    m.iter()
-                        .filter_map(|(c, u)| u.map(|u| (r, c.clone(), u)))
-                        .collect::<Vec<_>>()
-                })
-                .collect()
-        };
-        for (r, cells, u) in folded {
-            // Taken out so each segment can be changed in place while `self` plans.
-            let mut map = std::mem::take(&mut self.states[r]);
-            let res = map.try_update(cells, |c, st| {
-                self.access_segment(i, r, c, st, u, &mut node)
-            });
-            self.states[r] = map;
-            res?;
+            for (r, m) in by_resource {
+                for (cells, u) in m.iter() {
+                    if let Some(u) = *u {
+                        self.access_cells(i, r, cells.clone(), u, &mut node)?;
+                    }
+                }
+            }
         }
+        node.whys.end = self.reasons.len();
         self.hoist_barrier(i, q, &mut node);
         // Passes arrive in the order taken, and positions follow it: they always go last.
         self.nodes[q].push((p, node));
         Ok(())
+    }
+
+    /// Synchronizes one folded use of `cells` of resource `r`, segment by segment.
+    fn access_cells(
+        &mut self,
+        i: usize,
+        r: usize,
+        cells: std::ops::Range<u64>,
+        u: SegUse,
+        node: &mut Node,
+    ) -> Result<()> {
+        // Taken out so each segment can be changed in place while `self` plans.
+        let mut map = std::mem::take(&mut self.states[r]);
+        let res = map.try_update(cells, |c, st| self.access_segment(i, r, c, st, u, node));
+        self.states[r] = map;
+        res
     }
 
     /// Synchronizes one use of one segment with what came before, and moves the segment's
@@ -316,7 +316,10 @@ impl Planner<'_> {
             new_layout,
         );
         // What dropping the entry after batching must prove (see `redundant`).
-        let own: SmallVec<[Rec; 2]> = priors.iter().filter(|x| x.queue == q).copied().collect();
+        let mut own: SmallVec<[Rec; 2]> = SmallVec::new();
+        for x in priors.iter().filter(|x| x.queue == q) {
+            own.push(*x);
+        }
         let keep = layout_change
             || transfer_from.is_some()
             || eff.intersects(vk::PipelineStageFlags2::HOST)
@@ -324,14 +327,21 @@ impl Planner<'_> {
         let unseen = st
             .write
             .filter(|_| !covered(&st.visible, q, a.stages, a.access));
-        for entry in entries {
-            node.whys.push(Why {
-                entry,
-                priors: own.clone(),
-                dst: eff,
-                unseen,
-                keep,
-            });
+        // Usually one entry, which takes `own` rather than a copy.
+        let why = |entry, priors| Why {
+            entry,
+            priors,
+            dst: eff,
+            unseen,
+            keep,
+        };
+        match entries.as_slice() {
+            &[entry] => self.reasons.push(why(entry, own)),
+            more => {
+                for &entry in more {
+                    self.reasons.push(why(entry, own.clone()));
+                }
+            }
         }
         apply_access(
             st,
@@ -372,6 +382,8 @@ impl Planner<'_> {
 
     /// The stages to chain from for a prior access. A binary wait's stages are those of its
     /// first use, so they are resolved (and grown) here.
+    /// Inlined: most records are no binary wait and just give their stages.
+    #[inline]
     fn rec_stages(
         &mut self,
         x: &Rec,
@@ -379,13 +391,24 @@ impl Planner<'_> {
     ) -> vk::PipelineStageFlags2 {
         match x.binary_wait {
             Some(key) if !use_stages.is_empty() => {
-                // The wait is on the binary wait's queue, which may be another than the use's.
-                let s = on_queue(use_stages, self.input.queues[x.queue].caps);
-                *self.binary_wait_stages.entry(key).or_default() |= s;
-                s
+                self.binary_wait_use_stages(x.queue, key, use_stages)
             }
             _ => x.stages,
         }
+    }
+
+    /// [`Self::rec_stages`] of a binary wait (`key`) on `queue`: the use's stages, which the
+    /// wait's stage mask grows by.
+    fn binary_wait_use_stages(
+        &mut self,
+        queue: usize,
+        key: (usize, usize),
+        use_stages: vk::PipelineStageFlags2,
+    ) -> vk::PipelineStageFlags2 {
+        // The wait is on the binary wait's queue, which may be another than the use's.
+        let s = on_queue(use_stages, self.input.queues[queue].caps);
+        *self.binary_wait_stages.entry(key).or_default() |= s;
+        s
     }
 
     /// A binary wait whose guarded resource is first used on another queue: the timeline
@@ -497,7 +520,7 @@ impl Planner<'_> {
                         kind: NodeKind::Release,
                         barrier: BarrierCmd::default(),
                         deps: Vec::new(),
-                        whys: SmallVec::new(),
+                        whys: 0..0,
                     },
                 ),
             );

@@ -110,7 +110,9 @@ impl Planner<'_> {
                     && e.src_stages.contains(d.src_stages)
             })
         });
-        if !covered {
+        // The reasons of the passes in between: none (they have no barrier), so the earlier
+        // command's reasons end where this one's begin, and joining extends its range.
+        if !covered || nodes[t].1.whys.end != node.whys.start {
             return;
         }
         let to = &mut self.nodes[q][t].1;
@@ -122,12 +124,13 @@ impl Planner<'_> {
         let (images, buffers) = (to.barrier.images.len(), to.barrier.buffers.len());
         to.barrier.images.append(&mut node.barrier.images);
         to.barrier.buffers.append(&mut node.barrier.buffers);
-        for mut why in node.whys.drain(..) {
+        for why in &mut self.reasons[node.whys.clone()] {
             why.entry = match why.entry {
                 EntryRef::Image(e) => EntryRef::Image(e + images),
                 EntryRef::Buffer(e) => EntryRef::Buffer(e + buffers),
             };
-            to.whys.push(why);
         }
+        to.whys.end = node.whys.end;
+        node.whys.start = node.whys.end;
     }
 }

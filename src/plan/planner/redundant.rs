@@ -46,12 +46,15 @@ pub(super) struct CommandWhy {
     pub(super) queue: usize,
     pub(super) batch: usize,
     pub(super) command: usize,
-    pub(super) whys: SmallVec<[Why; 2]>,
+    /// Its reasons: a range of the planner's `reasons`.
+    pub(super) whys: std::ops::Range<usize>,
 }
 
 /// One barrier command being decided.
 struct Cmd<'a> {
     why: &'a CommandWhy,
+    /// The command's reasons.
+    whys: &'a [Why],
     barrier: &'a BarrierCmd,
     /// Per entry, images first: its scopes as single-stage bits, `None` for an ownership
     /// transfer (never relied on).
@@ -63,7 +66,7 @@ struct Cmd<'a> {
 }
 
 impl<'a> Cmd<'a> {
-    fn new(why: &'a CommandWhy, barrier: &'a BarrierCmd) -> Self {
+    fn new(why: &'a CommandWhy, whys: &'a [Why], barrier: &'a BarrierCmd) -> Self {
         let pairs: SmallVec<[Option<(u64, u64)>; 8]> = barrier
             .images
             .iter()
@@ -81,6 +84,7 @@ impl<'a> Cmd<'a> {
         let n = pairs.len();
         Cmd {
             why,
+            whys,
             barrier,
             pairs,
             gone: smallvec::smallvec![false; n],
@@ -108,7 +112,7 @@ impl<'a> Cmd<'a> {
 
     /// Whether entry `j` stays whatever rule 2 finds: pinned, or with no reason to drop it.
     fn stays(&self, j: usize) -> bool {
-        self.pinned[j] || whys_of(self.why, self.entry(j)).all(|w| w.keep)
+        self.pinned[j] || whys_of(self.whys, self.entry(j)).all(|w| w.keep)
     }
 
     /// How many (source, destination) stage pairs entry `j` orders.
@@ -118,8 +122,8 @@ impl<'a> Cmd<'a> {
 }
 
 /// The reasons of entry `e` of a command.
-fn whys_of(cw: &CommandWhy, e: EntryRef) -> std::iter::Peekable<impl Iterator<Item = &Why>> {
-    cw.whys.iter().filter(move |w| w.entry == e).peekable()
+fn whys_of(whys: &[Why], e: EntryRef) -> std::iter::Peekable<impl Iterator<Item = &Why>> {
+    whys.iter().filter(move |w| w.entry == e).peekable()
 }
 
 /// Per single-stage source bit, the destination stages that the kept entries of `bc` order
@@ -148,6 +152,7 @@ impl Planner<'_> {
         let mut reaches = Reaches::new(queues, &self.pass_stages);
         self.drop_redundant_waits(queues, &mut reaches);
         let whys = std::mem::take(&mut self.whys);
+        let reasons = std::mem::take(&mut self.reasons);
         if whys.is_empty() {
             return;
         }
@@ -172,16 +177,16 @@ impl Planner<'_> {
             // Without a timeline wait so far, only rule 2 for an entry that makes no write
             // visible can hold.
             let waits = reaches.waits_by(cw.queue, cw.batch);
-            let hopeless = cw
-                .whys
+            let cw_whys = &reasons[cw.whys.clone()];
+            let hopeless = cw_whys
                 .iter()
                 .all(|w| w.keep || w.priors.is_empty() || (!waits && w.unseen.is_some()));
             if hopeless {
                 continue;
             }
-            let mut cmd = Cmd::new(cw, barrier);
+            let mut cmd = Cmd::new(cw, cw_whys, barrier);
             for i in 0..cmd.count() {
-                let mut whys = whys_of(cw, cmd.entry(i));
+                let mut whys = whys_of(cw_whys, cmd.entry(i));
                 cmd.gone[i] = whys.peek().is_some()
                     && whys.all(|w| {
                         !w.keep
@@ -198,7 +203,7 @@ impl Planner<'_> {
             let mut order: SmallVec<[usize; 8]> = (0..cmd.count()).collect();
             order.sort_by_key(|&i| cmd.weight(i));
             for i in order {
-                let mut whys = whys_of(cw, cmd.entry(i));
+                let mut whys = whys_of(cw_whys, cmd.entry(i));
                 if cmd.gone[i] || cmd.pinned[i] || whys.peek().is_none() {
                     continue;
                 }
