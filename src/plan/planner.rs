@@ -222,7 +222,7 @@ pub(crate) fn plan_scheduled_reusing(
     queue_stages::narrow_input(&mut input);
     let scheduled = super::schedule::schedule(&input, schedule);
     let reorders = scheduled.reorders();
-    let mut chosen = (plan_in_order(&input, scheduled, spare)?, reorders);
+    let mut chosen = (plan_in_scheduled_order(&input, scheduled, spare)?, reorders);
     if schedule.reorder && schedule.fallback {
         let in_order_schedule = Schedule {
             reorder: false,
@@ -230,7 +230,7 @@ pub(crate) fn plan_scheduled_reusing(
             ..schedule
         };
         let in_order = super::schedule::schedule(&input, in_order_schedule);
-        let other = plan_in_order(&input, in_order, Vec::new())?;
+        let other = plan_in_scheduled_order(&input, in_order, Vec::new())?;
         let (kept, reordered) = (figures(&other.0), figures(&chosen.0 .0));
         if kept <= reordered {
             log::debug!(
@@ -252,10 +252,10 @@ pub(crate) fn plan_scheduled_reusing(
     })
 }
 
-/// (barrier commands, batches, waits) of a plan's queues, compared in that order: the
-/// scheduler's aim is fewer barrier commands, and on the frames it reorders, batches and waits
-/// only go down with them (regrouping joins batches and drops covered waits). A frame where
-/// reordering trades barrier commands for more waits would keep the reordered plan.
+/// (barrier commands, batches, waits) of a plan's queues, compared in that order: fewer
+/// barrier commands is what reordering is for, so a reordered plan with fewer of them is kept
+/// even if it had more batches or waits (regrouping joins batches and drops covered waits, so
+/// it rarely has).
 fn figures(queues: &[QueuePlan]) -> (usize, usize, usize) {
     let batches = || queues.iter().flat_map(|q| &q.batches);
     (
@@ -271,7 +271,7 @@ fn figures(queues: &[QueuePlan]) -> (usize, usize, usize) {
 /// A plan's parts for a validated, narrowed input, taking the passes as `scheduled` says.
 type PlanParts = (Vec<QueuePlan>, FinalStates, TransientPlan, Vec<usize>);
 
-fn plan_in_order(
+fn plan_in_scheduled_order(
     input: &PlanInput,
     scheduled: super::schedule::Scheduled,
     spare: Vec<QueuePlan>,
