@@ -88,7 +88,7 @@ done
 # Multi-threaded recording (issue 11): 1 thread against N, cheap and heavy passes.
 for b in "$bin"/parallel-*; do
   run parallel_validation "$b" --quick
-  VK_BATON_VALIDATION=0 run parallel_timed "$b"
+  VK_BATON_VALIDATION=0 run parallel_timed "$b" --quick   # the full run is for a run of its own
 done
 # GPU time against hand-written ash and vk-graph (issue 11), twice to see the spread. About 5
 # minutes: a run of its own (NVIDIA_PEERS=1 NVIDIA_ONLY_PEERS=1) keeps the rest under the
