@@ -12,7 +12,7 @@ use common::*;
 use std::sync::Arc;
 use vk_baton::ash::vk;
 use vk_baton::plan::Schedule;
-use vk_baton::{Access, BufferDesc, BufferRange, Context, StBuffer};
+use vk_baton::{Access, BufferDesc, BufferRange, Context, GraphBuilder, Queue, StBuffer};
 
 const CHAINS: usize = 4;
 const SIZE: u64 = 256;
@@ -71,6 +71,33 @@ fn copy(r: &vk_baton::Recorder<'_>, src: &StBuffer, dst: &StBuffer, dst_offset: 
     };
 }
 
+/// Inserts the pass "`src` to `dst`": a copy of `src` into `dst` at `slot` (the whole of `dst`
+/// when `None`), overwriting what it covers.
+fn insert_copy<'a>(
+    builder: GraphBuilder<'a>,
+    q: &Queue,
+    src: &'a Arc<StBuffer>,
+    dst: &'a Arc<StBuffer>,
+    slot: Option<BufferRange>,
+) -> GraphBuilder<'a> {
+    builder.insert_fn(
+        &format!("{} to {}", src.name(), dst.name()),
+        q,
+        move |d| {
+            d.uses(src, Access::COPY_READ);
+            let w = d.uses(dst, Access::COPY_WRITE);
+            match slot {
+                Some(range) => w.range(range).discard(),
+                None => w.discard(),
+            };
+        },
+        move |r| {
+            copy(r, src, dst, slot.map_or(0, |s| s.offset));
+            Ok(())
+        },
+    )
+}
+
 /// Runs the graph with fresh buffers: the readback bytes, the barrier commands, and the order
 /// the passes were taken in.
 fn run(ctx: &Context, schedule: Schedule) -> (Vec<u8>, usize, Vec<usize>) {
@@ -125,31 +152,9 @@ fn run(ctx: &Context, schedule: Schedule) -> (Vec<u8>, usize, Vec<usize>) {
                     fill(r, a, MARK, k as u8 + 0x40);
                     Ok(())
                 },
-            )
-            .insert_fn(
-                &format!("a{k} to b{k}"),
-                q,
-                move |d| {
-                    d.uses(a, Access::COPY_READ);
-                    d.uses(b, Access::COPY_WRITE).discard();
-                },
-                move |r| {
-                    copy(r, a, b, 0);
-                    Ok(())
-                },
-            )
-            .insert_fn(
-                &format!("b{k} to out"),
-                q,
-                move |d| {
-                    d.uses(b, Access::COPY_READ);
-                    d.uses(out, Access::COPY_WRITE).range(slot).discard();
-                },
-                move |r| {
-                    copy(r, b, out, slot.offset);
-                    Ok(())
-                },
             );
+        builder = insert_copy(builder, q, a, b, None);
+        builder = insert_copy(builder, q, b, out, Some(slot));
     }
     let mut host_read = HostRead(out.clone());
     let planned = builder
@@ -393,47 +398,23 @@ fn program_order_frames_never_reuse_a_reordered_plan() {
             let (a, b, out) = (&a[k], &b[k], &out);
             let slot = k as u64 * SIZE;
             let byte = (frame * CHAINS + k) as u8;
-            builder = builder
-                .insert_fn(
-                    &format!("fill a{k}"),
-                    q,
-                    move |d| {
-                        d.uses(a, Access::TRANSFER_WRITE).discard();
-                    },
-                    move |r| {
-                        fill(r, a, whole, byte);
-                        Ok(())
-                    },
-                )
-                .insert_fn(
-                    &format!("a{k} to b{k}"),
-                    q,
-                    move |d| {
-                        d.uses(a, Access::COPY_READ);
-                        d.uses(b, Access::COPY_WRITE).discard();
-                    },
-                    move |r| {
-                        copy(r, a, b, 0);
-                        Ok(())
-                    },
-                )
-                .insert_fn(
-                    &format!("b{k} to out"),
-                    q,
-                    move |d| {
-                        d.uses(b, Access::COPY_READ);
-                        d.uses(out, Access::COPY_WRITE)
-                            .range(BufferRange {
-                                offset: slot,
-                                size: SIZE,
-                            })
-                            .discard();
-                    },
-                    move |r| {
-                        copy(r, b, out, slot);
-                        Ok(())
-                    },
-                );
+            builder = builder.insert_fn(
+                &format!("fill a{k}"),
+                q,
+                move |d| {
+                    d.uses(a, Access::TRANSFER_WRITE).discard();
+                },
+                move |r| {
+                    fill(r, a, whole, byte);
+                    Ok(())
+                },
+            );
+            builder = insert_copy(builder, q, a, b, None);
+            let slot = BufferRange {
+                offset: slot,
+                size: SIZE,
+            };
+            builder = insert_copy(builder, q, b, out, Some(slot));
         }
         let mut host_read = HostRead(out.clone());
         let planned = builder
