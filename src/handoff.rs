@@ -61,7 +61,7 @@
 //! with nothing in the pass, so that the states it committed hold.
 
 use crate::error::{Error, Result};
-use crate::execute::{barrier_structs, Begun, Execution};
+use crate::execute::{barrier_structs, dependency_info, Begun, Execution};
 use crate::graph::{plan_and_verify, Graph};
 use crate::lowering::{lower, Lists, LowerScratch, Lowered};
 use crate::pass::PassEntry;
@@ -283,9 +283,7 @@ impl<'q> Handoff<'q> {
         if let Some(d) = &pools.debug {
             d.begin_label(cmd, &format!("handoff `{}`: barriers", self.name));
         }
-        let dep = vk::DependencyInfo::default()
-            .image_memory_barriers(&self.image_barriers)
-            .buffer_memory_barriers(&self.buffer_barriers);
+        let dep = dependency_info(&[], &self.buffer_barriers, &self.image_barriers);
         // SAFETY: the caller guarantees `cmd` is recording on this device and family; the
         // barriers name live resources (held by the handoff) and come from a verified plan.
         unsafe { pools.device.cmd_pipeline_barrier2(cmd, &dep) };

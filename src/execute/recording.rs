@@ -317,13 +317,33 @@ fn record_barrier(
     scratch: &mut BarrierScratch,
 ) {
     scratch.fill(b, resources);
-    let dep = vk::DependencyInfo::default()
-        .memory_barriers(&scratch.memory)
-        .image_memory_barriers(&scratch.images)
-        .buffer_memory_barriers(&scratch.buffers);
+    let dep = dependency_info(&scratch.memory, &scratch.buffers, &scratch.images);
     // SAFETY: `cmd` is recording; every handle is alive (the resources are held by this
     // execution) and the barriers come from a validated plan.
     unsafe { device.cmd_pipeline_barrier2(cmd, &dep) };
+}
+
+/// A `VkDependencyInfo` that points only at the arrays that hold barriers.
+///
+/// Empty slices would still be passed as non-null pointers, and a driver that copies the
+/// command (lavapipe, capture layers) then allocates and copies each one: on lavapipe that is
+/// two more allocations per barrier command than a hand-written memory barrier costs.
+pub(crate) fn dependency_info<'a>(
+    memory: &'a [vk::MemoryBarrier2<'a>],
+    buffers: &'a [vk::BufferMemoryBarrier2<'a>],
+    images: &'a [vk::ImageMemoryBarrier2<'a>],
+) -> vk::DependencyInfo<'a> {
+    let mut dep = vk::DependencyInfo::default();
+    if !memory.is_empty() {
+        dep = dep.memory_barriers(memory);
+    }
+    if !buffers.is_empty() {
+        dep = dep.buffer_memory_barriers(buffers);
+    }
+    if !images.is_empty() {
+        dep = dep.image_memory_barriers(images);
+    }
+    dep
 }
 
 /// The Vulkan barriers of `b`, for `resources` (the plan's resource indices).
