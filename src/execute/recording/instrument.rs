@@ -135,9 +135,23 @@ pub(super) fn labelled_barrier<'n>(
     pass_name: impl Fn(usize) -> &'n str,
     record: impl FnOnce(),
 ) {
-    let Some(d) = debug else {
-        return record();
-    };
+    match debug {
+        None => record(),
+        Some(d) => labelled_barrier_in(d, cmd, family, (batch, c, b), pass_name, record),
+    }
+}
+
+/// [`labelled_barrier`] with labels on; kept out of line so that the path without labels is
+/// only the call to `record`.
+#[inline(never)]
+fn labelled_barrier_in<'n>(
+    d: &DebugUtils,
+    cmd: vk::CommandBuffer,
+    family: u32,
+    (batch, c, b): (&Batch, usize, &BarrierCmd),
+    pass_name: impl Fn(usize) -> &'n str,
+    record: impl FnOnce(),
+) {
     let mut label = LabelText::new();
     let (before, after) = neighbours(batch, c, pass_name);
     let color = barrier_label(&mut label, b, family, before, after);
@@ -211,7 +225,28 @@ pub(super) fn reset_batch_queries(
 /// Before pass `order` (named `name`) on planner queue `qi`: opens its label and writes its
 /// start timestamp. Returns the query of its end timestamp, if timed.
 #[allow(clippy::too_many_arguments)]
+#[inline]
 pub(super) fn begin_pass(
+    device: &ash::Device,
+    debug: Option<&DebugUtils>,
+    cmd: vk::CommandBuffer,
+    timer: Option<&mut ExecutionTimer>,
+    mask: Option<u64>,
+    queue: (usize, &Queue),
+    order: usize,
+    name: &str,
+) -> Option<u32> {
+    // Neither labels nor timings (a frame at full speed): nothing to record.
+    if debug.is_none() && (timer.is_none() || mask.is_none()) {
+        return None;
+    }
+    begin_pass_in(device, debug, cmd, timer, mask, queue, order, name)
+}
+
+/// [`begin_pass`] with labels or timings on.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn begin_pass_in(
     device: &ash::Device,
     debug: Option<&DebugUtils>,
     cmd: vk::CommandBuffer,
@@ -246,6 +281,7 @@ pub(super) fn begin_pass(
 
 /// After the pass: writes its end timestamp into `end` (from [`begin_pass`]) and closes its
 /// label.
+#[inline]
 pub(super) fn end_pass(
     device: &ash::Device,
     debug: Option<&DebugUtils>,
