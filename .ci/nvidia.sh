@@ -29,6 +29,24 @@ if [ "${NVIDIA_ONLY_PEERS:-0}" = 1 ]; then
   tail -n 20 "$out"/peers_*.log
   exit 0
 fi
+# NVIDIA_FIGURES=1: a shorter run for the figures after a change to recording or submitting:
+# the release GPU tests (validation on), then the frame bench and the streaming table twice
+# (validation off).
+if [ "${NVIDIA_FIGURES:-0}" = 1 ]; then
+  for t in "$bin"/*-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]; do
+    name=$(basename "$t")
+    case "${name%-*}" in plan|schedule|parallel|random_graphs|samples|vk_baton_shaders|frame) continue ;; esac
+    run "test-$name" "$t" --include-ignored --test-threads 1
+  done
+  for b in "$bin"/frame-*; do
+    run frame_validation "$b" --quick
+    VK_BATON_VALIDATION=0 run frame_timed "$b"
+    VK_BATON_VALIDATION=0 run frame_timed_no_labels "$b" --no-labels
+  done
+  VK_BATON_VALIDATION=0 run streaming_upload_timed "$bin/streaming_upload" --all-sizes --repeat 5
+  VK_BATON_VALIDATION=0 run streaming_upload_timed_2 "$bin/streaming_upload" --all-sizes --repeat 5
+  exit $status
+fi
 # The long randomized verifier run uses spare cores while the GPU work runs: 100,000 cases in
 # 10 processes of 10,000 (each draws its own proptest seed).
 for t in "$bin"/random_graphs-*; do
