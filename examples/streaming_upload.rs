@@ -110,10 +110,13 @@ fn run_stream(
     let mut phases = [Phases::default(); 2];
 
     let mut time_hand = |consume: bool| -> vk_baton::Result<f64> {
+        // The warm-up's host times are not counted, as on the vk-baton side.
+        let counted = hand.phases;
         for b in 0..warm {
             hand.batch(w, b, consume, dispatched)?;
         }
         hand.wait_all()?;
+        hand.phases = counted;
         let t = Instant::now();
         for b in 0..batches {
             hand.batch(w, b, consume, dispatched)?;
@@ -177,8 +180,17 @@ fn run_stream(
             p.executions
         )
     };
+    let hand_host = |p: &hand::HandPhases| {
+        let per = |t: f64| t / p.batches.max(1) as f64 * 1e6;
+        format!(
+            "wait {:.1} µs, stage {:.1} µs, record + submit {:.1} µs",
+            per(p.wait),
+            per(p.stage),
+            per(p.record_submit)
+        )
+    };
     println!(
-        "{}: {} batches of {} ({:.1} MiB each); vk-baton staging ring {staging_mib:.1} MiB in {} buffer(s); vk-baton host time per batch: uploads only {}; with the consumer {}",
+        "{}: {} batches of {} ({:.1} MiB each); vk-baton staging ring {staging_mib:.1} MiB in {} buffer(s); vk-baton host time per batch: uploads only {}; with the consumer {}; hand-written host time per batch: uploads only {}; with the consumer {}",
         w.label,
         batches,
         w.per_batch,
@@ -186,6 +198,8 @@ fn run_stream(
         baton.uploader.staging_buffers(),
         host(&phases[0]),
         host(&phases[1]),
+        hand_host(&hand.phases[0]),
+        hand_host(&hand.phases[1]),
     );
     Ok(Row {
         label: w.label.clone(),

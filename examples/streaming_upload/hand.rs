@@ -7,6 +7,7 @@
 
 use crate::workload::{image_regions, Item, Workload};
 use std::sync::Arc;
+use std::time::Instant;
 use support::vkerr;
 use vk_baton::ash::vk;
 use vk_baton::{BufferDesc, Context, ImageDesc, Queue, StBuffer, StImage};
@@ -45,6 +46,20 @@ pub struct HandWritten {
     groups: u32,
     /// Batches checked, and those whose checksum matched.
     pub checks: crate::Checks,
+    /// Host time per phase: uploads only, and with the consumer.
+    pub phases: [HandPhases; 2],
+}
+
+/// Seconds the hand-written side spends in each host phase of a batch, summed over batches.
+#[derive(Default, Clone, Copy, Debug)]
+pub struct HandPhases {
+    /// Waiting for the slot's fence (its last use) before reusing it.
+    pub wait: f64,
+    /// Copying the items into the slot's staging buffer.
+    pub stage: f64,
+    /// Recording the command buffers and submitting them.
+    pub record_submit: f64,
+    pub batches: usize,
 }
 
 fn buffer_barrier(b: &StBuffer) -> vk::BufferMemoryBarrier2<'static> {
@@ -255,6 +270,7 @@ impl HandWritten {
                 expected,
                 groups,
                 checks: crate::Checks::default(),
+                phases: Default::default(),
             })
         }
     }
@@ -270,12 +286,43 @@ impl HandWritten {
         consume: bool,
         dispatched: u32,
     ) -> vk_baton::Result<()> {
+        let t0 = Instant::now();
         let d = self.device.clone();
         let s = b % self.slots.len();
         // SAFETY: the fence is live, and submitted or created signalled.
         unsafe { d.wait_for_fences(&[self.slots[s].fence], true, u64::MAX) }
             .map_err(vkerr("vkWaitForFences"))?;
         self.check_slot(s)?;
+        let t1 = Instant::now();
+        let item_bytes = w.item.bytes();
+        let items = w.items(b);
+        // The fence wait made the staging buffer idle.
+        for (p, i) in items.clone().enumerate() {
+            self.slots[s]
+                .staging
+                .write(p as u64 * item_bytes, w.source(i))?;
+        }
+        let t2 = Instant::now();
+        let recorded = self.record_submit(w, b, consume, dispatched);
+        let phases = &mut self.phases[usize::from(consume)];
+        phases.batches += 1;
+        phases.wait += (t1 - t0).as_secs_f64();
+        phases.stage += (t2 - t1).as_secs_f64();
+        phases.record_submit += t2.elapsed().as_secs_f64();
+        recorded
+    }
+
+    /// The rest of [`HandWritten::batch`] once the slot is idle and staged: records and
+    /// submits the upload, and with `consume` the checksum.
+    fn record_submit(
+        &mut self,
+        w: &Workload,
+        b: usize,
+        consume: bool,
+        dispatched: u32,
+    ) -> vk_baton::Result<()> {
+        let d = self.device.clone();
+        let s = b % self.slots.len();
         let slot = &self.slots[s];
         let item_bytes = w.item.bytes();
         let items = w.items(b);
@@ -288,9 +335,6 @@ impl HandWritten {
         unsafe {
             d.reset_fences(&[slot.fence])
                 .map_err(vkerr("vkResetFences"))?;
-            for (p, i) in items.clone().enumerate() {
-                slot.staging.write(p as u64 * item_bytes, w.source(i))?;
-            }
             let begin = vk::CommandBufferBeginInfo::default()
                 .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
             let cmd = slot.upload_cmd;
