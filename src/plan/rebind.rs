@@ -123,10 +123,7 @@ impl Rebinder {
         input: PlanInput,
         schedule: Schedule,
     ) -> Result<PlanInput, PlanInput> {
-        if !answers(plan, schedule) {
-            return Err(input);
-        }
-        self.rebind_checking(plan, input, true)
+        self.rebind_answering(plan, input, schedule, true)
     }
 
     /// [`Rebinder::rebind`] for an input whose queues and passes are known to equal the
@@ -137,10 +134,22 @@ impl Rebinder {
         input: PlanInput,
         schedule: Schedule,
     ) -> Result<PlanInput, PlanInput> {
+        self.rebind_answering(plan, input, schedule, false)
+    }
+
+    /// Rebinds `plan` if it is the answer `schedule` gives (see [`answers`]); `declarations`:
+    /// whether the queues and passes are compared too, or only the resources.
+    fn rebind_answering(
+        &mut self,
+        plan: &mut Plan,
+        input: PlanInput,
+        schedule: Schedule,
+        declarations: bool,
+    ) -> Result<PlanInput, PlanInput> {
         if !answers(plan, schedule) {
             return Err(input);
         }
-        self.rebind_checking(plan, input, false)
+        self.rebind_checking(plan, input, declarations)
     }
 
     fn rebind_checking(
