@@ -329,7 +329,17 @@ impl<'a> GraphBuilder<'a> {
             &mut self.graph.lowering.lock(),
             Lists::from_spares(&mut pools.spares.lock()),
         )?;
-        let (plan, reused) = reuse_or_plan(&mut pools.kept.lock(), input, &queues, self.schedule)?;
+        let (plan, barriers, reused) = {
+            let mut kept = pools.kept.lock();
+            let (plan, reused) = reuse_or_plan(&mut kept, input, &queues, self.schedule)?;
+            // The last plan's barrier structs go with it when it is reused; a new plan only
+            // takes their arrays.
+            let mut barriers = std::mem::take(&mut kept.barriers);
+            if !reused {
+                barriers.forget();
+            }
+            (plan, barriers, reused)
+        };
         Ok(Planned {
             graph: self.graph,
             execution: Execution {
@@ -339,6 +349,7 @@ impl<'a> GraphBuilder<'a> {
                 resources,
                 versions,
                 plan,
+                barriers,
             },
             reused,
             schedule: self.schedule,
@@ -362,6 +373,7 @@ fn reuse_or_plan(
         planned,
         reused,
         disabled,
+        barriers: _,
     } = kept;
     let input = match last.take() {
         Some(plan) if *disabled => {

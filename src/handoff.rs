@@ -140,6 +140,7 @@ impl Graph {
             resources,
             versions,
             plan,
+            barriers: Default::default(),
         };
         let begun = execution.begin_handoff(app, queue)?;
         let mut handoff = Handoff {

@@ -24,7 +24,7 @@ mod spares;
 mod timestamps;
 mod workers;
 
-pub(crate) use spares::{give, take, BarrierScratch, EmptyVec, Spares, SubmitScratch};
+pub(crate) use spares::{give, take, BarrierScratch, EmptyVec, PlanBarriers, Spares, SubmitScratch};
 pub(crate) use timestamps::{ExecutionTimer, Instrumentation};
 pub(crate) use workers::{RecordingWorkers, Task};
 
@@ -104,6 +104,8 @@ pub(crate) struct Reusable {
 #[derive(Default)]
 pub(crate) struct KeptPlan {
     pub(crate) last: Option<Plan>,
+    /// The Vulkan barriers of `last`, when they were built for it.
+    pub(crate) barriers: PlanBarriers,
     /// The declarations of the plan before `last`, refilled by the next lowering.
     pub(crate) spare_input: Option<PlanInput>,
     pub(crate) rebinder: Rebinder,

@@ -30,7 +30,7 @@ use crate::completion::CompletionToken;
 use crate::error::Result;
 use crate::fence::ExecutionFence;
 use crate::plan::Plan;
-use crate::pools::{give, take, EmptyVec, GraphPools};
+use crate::pools::{give, take, EmptyVec, GraphPools, PlanBarriers};
 use crate::queue::Queue;
 use crate::resource::Resource;
 use std::sync::Arc;
@@ -49,6 +49,8 @@ pub(crate) struct Execution<'a> {
     /// Each resource's state version when planned.
     pub(crate) versions: Vec<u64>,
     pub(crate) plan: Plan,
+    /// The Vulkan structs of `plan`'s barriers, once recorded; they go with the plan.
+    pub(crate) barriers: PlanBarriers,
 }
 
 impl Execution<'_> {
@@ -63,10 +65,15 @@ impl Execution<'_> {
             resources,
             versions,
             plan,
+            barriers,
         } = self;
         // Kept for the next `finish()` to reuse or refill, and the lists for the next
         // builder and lowering: nothing dropped here, nothing allocated again.
-        pools.kept.lock().last = Some(plan);
+        {
+            let mut kept = pools.kept.lock();
+            kept.last = Some(plan);
+            kept.barriers = barriers;
+        }
         pools
             .spare_names
             .lock()

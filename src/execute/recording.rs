@@ -197,9 +197,13 @@ impl Execution<'_> {
             queues,
             resources,
             plan,
+            barriers: plan_barriers,
             ..
         } = self;
         let device: &ash::Device = &pools.device;
+        plan_barriers.prepare(plan, resources);
+        // Barrier commands so far, in the order `prepare` built them.
+        let mut barrier_k = 0;
         // Pass and barrier labels, unless the graph turned them off.
         let debug = pools
             .debug
@@ -235,14 +239,21 @@ impl Execution<'_> {
                 instrument::reset_batch_queries(device, cmd, timer.as_ref(), mask, batch);
                 for (ci, c) in batch.commands.iter().enumerate() {
                     match c {
-                        Command::Barrier(b) => instrument::labelled_barrier(
-                            debug,
-                            cmd,
-                            family,
-                            (batch, ci, b),
-                            |p| passes[p].name.as_str(),
-                            || record_barrier(device, cmd, b, resources, barriers),
-                        ),
+                        Command::Barrier(b) => {
+                            let dep = plan_barriers.dependency(barrier_k);
+                            barrier_k += 1;
+                            instrument::labelled_barrier(
+                                debug,
+                                cmd,
+                                family,
+                                (batch, ci, b),
+                                |p| passes[p].name.as_str(),
+                                // SAFETY: `cmd` is recording; every handle is alive (the
+                                // resources are held by this execution) and the barriers
+                                // come from a validated plan.
+                                || unsafe { device.cmd_pipeline_barrier2(cmd, &dep) },
+                            )
+                        }
                         Command::Pass(i) => {
                             let PassEntry { name, pass, queue } = &mut passes[*i];
                             let end = instrument::begin_pass(
@@ -521,6 +532,7 @@ mod tests {
                 resources: Vec::new(),
                 versions: Vec::new(),
                 plan: two_queue_plan(),
+                barriers: Default::default(),
             };
             let token = CompletionToken::new(shared.device.clone());
             let r = panic::catch_unwind(AssertUnwindSafe(|| execution.record(&token)));

@@ -161,6 +161,7 @@ impl<'a> HeldPlan<'a> {
         );
         self.scratch = plan.input.clone();
         self.execution.plan = plan;
+        self.execution.barriers.forget();
         self.execution.queues = queues;
         self.execution.resources = resources;
         self.execution.versions = versions;

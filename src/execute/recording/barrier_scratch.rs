@@ -33,11 +33,12 @@
 //! Barriers that transfer ownership stay buffer barriers: a queue family ownership transfer
 //! exists only on a buffer or image barrier. Image barriers stay as they are (layouts).
 
-use crate::plan::BarrierCmd;
+use crate::plan::{BarrierCmd, Command, Plan};
 use crate::resource::Resource;
 use ash::vk;
+use ash::vk::Handle;
 
-pub(crate) use crate::pools::BarrierScratch;
+pub(crate) use crate::pools::{BarrierScratch, PlanBarriers};
 
 impl BarrierScratch {
     /// Replaces the arrays' contents with the Vulkan structs of `b`.
@@ -45,6 +46,11 @@ impl BarrierScratch {
         self.memory.clear();
         self.images.clear();
         self.buffers.clear();
+        self.push(b, resources);
+    }
+
+    /// Appends the Vulkan structs of `b`; memory barriers merge only with those of `b`.
+    fn push(&mut self, b: &BarrierCmd, resources: &[Resource]) {
         let families = |f: Option<(u32, u32)>| {
             f.unwrap_or((vk::QUEUE_FAMILY_IGNORED, vk::QUEUE_FAMILY_IGNORED))
         };
@@ -67,6 +73,7 @@ impl BarrierScratch {
                     .subresource_range(ib.range.to_vk(img.desc().aspect())),
             );
         }
+        let first_memory = self.memory.len();
         for bb in &b.buffers {
             let Resource::Buffer(buf) = &resources[bb.resource] else {
                 continue;
@@ -78,7 +85,8 @@ impl BarrierScratch {
                     .src_access_mask(s.src_access)
                     .dst_stage_mask(s.dst_stages)
                     .dst_access_mask(s.dst_access);
-                match self.memory.iter_mut().find(|m| same_stages(m, &memory)) {
+                let mine = &mut self.memory[first_memory..];
+                match mine.iter_mut().find(|m| same_stages(m, &memory)) {
                     Some(m) => {
                         m.src_access_mask |= memory.src_access_mask;
                         m.dst_access_mask |= memory.dst_access_mask;
@@ -101,6 +109,61 @@ impl BarrierScratch {
                     .size(bb.range.size),
             );
         }
+    }
+}
+
+impl PlanBarriers {
+    /// Makes the structs those of `plan`'s barrier commands for `resources`, building them
+    /// unless they already are: built for this plan (the caller [`PlanBarriers::forget`]s them
+    /// when the plan changes) and for the same handles (a transient's, or a rebound plan's
+    /// resources, may differ from one execution to the next).
+    pub(super) fn prepare(&mut self, plan: &Plan, resources: &[Resource]) {
+        if let Some(handles) = &self.built_for {
+            let same = handles.len() == resources.len()
+                && resources.iter().zip(handles).all(|(r, &h)| raw(r) == h);
+            if same {
+                return;
+            }
+        }
+        let mut handles = self.built_for.take().unwrap_or_default();
+        handles.clear();
+        handles.extend(resources.iter().map(raw));
+        let s = &mut self.structs;
+        s.memory.clear();
+        s.buffers.clear();
+        s.images.clear();
+        self.ends.clear();
+        let commands = plan.queues.iter().flat_map(|q| &q.batches);
+        for c in commands.flat_map(|b| &b.commands) {
+            if let Command::Barrier(b) = c {
+                s.push(b, resources);
+                let end = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
+                (self.ends).push([end(s.memory.len()), end(s.buffers.len()), end(s.images.len())]);
+            }
+        }
+        self.built_for = Some(handles);
+    }
+
+    /// The `VkDependencyInfo` of barrier command `k` (counted in recording order: queue by
+    /// queue, batch by batch), after [`PlanBarriers::prepare`].
+    pub(super) fn dependency(&self, k: usize) -> vk::DependencyInfo<'_> {
+        let start = k.checked_sub(1).map_or([0; 3], |p| self.ends[p]);
+        let end = self.ends[k];
+        let s = &self.structs;
+        let range = |i: usize| start[i] as usize..end[i] as usize;
+        super::dependency_info(
+            &s.memory[range(0)],
+            &s.buffers[range(1)],
+            &s.images[range(2)],
+        )
+    }
+}
+
+/// A resource's Vulkan handle as a number.
+fn raw(r: &Resource) -> u64 {
+    match r {
+        Resource::Image(i) => i.handle().as_raw(),
+        Resource::Buffer(b) => b.handle().as_raw(),
     }
 }
 
@@ -204,6 +267,131 @@ mod tests {
         scratch.fill(&BarrierCmd::default(), &resources);
         assert!(scratch.memory.is_empty() && scratch.buffers.is_empty());
         drop(resources);
+        let m = ctx.validation_messages();
+        assert!(m == 0, "{m}");
+    }
+
+
+    /// What a reused plan records: each barrier command's structs, exactly what `fill` makes
+    /// for it alone (memory barriers never merge across commands), built once while the plan
+    /// and the handles stay, and again when either changes.
+    #[test]
+    fn a_plan_s_barriers_are_built_once_per_plan_and_handles() {
+        use crate::plan::{Batch, QueuePlan};
+        let ctx = Context::new_for_tests().expect("a Vulkan device (lavapipe in CI)");
+        let usage = vk::BufferUsageFlags::TRANSFER_SRC;
+        let buffers = |tag: &str| -> Vec<Resource> {
+            (0..3)
+                .map(|i| {
+                    let name = format!("{tag}{i}");
+                    Resource::Buffer(ctx.buffer(BufferDesc::new(64, usage), &name).unwrap())
+                })
+                .collect()
+        };
+        let copy = vk::PipelineStageFlags2::COPY;
+        let barrier = |resource, families| BufferBarrier {
+            resource,
+            range: BufferRange {
+                offset: 0,
+                size: 64,
+            },
+            scopes: scopes(copy, families),
+        };
+        // Same stage masks in both commands: one memory barrier each, not one for both.
+        let commands = [
+            BarrierCmd {
+                images: vec![],
+                buffers: vec![barrier(0, None), barrier(1, None)],
+            },
+            BarrierCmd {
+                images: vec![],
+                buffers: vec![barrier(1, None), barrier(2, Some((0, 1)))],
+            },
+        ];
+        let batch = |cmds: &[BarrierCmd], pass| Batch {
+            commands: (cmds.iter().cloned().map(Command::Barrier))
+                .chain([Command::Pass(pass)])
+                .collect(),
+            ..Batch::default()
+        };
+        let plan = Plan {
+            input: Default::default(),
+            queues: vec![
+                QueuePlan {
+                    batches: vec![batch(&commands[..1], 0)],
+                },
+                QueuePlan {
+                    batches: vec![batch(&commands[1..], 1)],
+                },
+            ],
+            final_states: vec![],
+            schedule: Default::default(),
+            reordered: false,
+            transients: Default::default(),
+            order: vec![0, 1],
+        };
+        // (memory masks, buffer handles) of one `VkDependencyInfo`.
+        let shape = |d: vk::DependencyInfo<'_>| {
+            /// The array behind a (pointer, count) of `d`; null with count 0 is none.
+            fn array<'a, T>(p: *const T, n: u32) -> &'a [T] {
+                if n == 0 {
+                    return &[];
+                }
+                // SAFETY: a non-empty array of `d` points at `n` structs that outlive the test's
+                // use of them (the scratch or plan barriers they come from).
+                unsafe { std::slice::from_raw_parts(p, n as usize) }
+            }
+            let memory = array(d.p_memory_barriers, d.memory_barrier_count);
+            let buffers = array(d.p_buffer_memory_barriers, d.buffer_memory_barrier_count);
+            let memory: Vec<_> = memory
+                .iter()
+                .map(|m| (m.src_stage_mask, m.src_access_mask, m.dst_access_mask))
+                .collect();
+            let buffers: Vec<_> = buffers.iter().map(|b| b.buffer).collect();
+            (memory, buffers, d.image_memory_barrier_count)
+        };
+        let expected = |resources: &[Resource]| -> Vec<_> {
+            let mut scratch = BarrierScratch::default();
+            (commands.iter())
+                .map(|c| {
+                    scratch.fill(c, resources);
+                    let d = crate::execute::dependency_info(
+                        &scratch.memory,
+                        &scratch.buffers,
+                        &scratch.images,
+                    );
+                    shape(d)
+                })
+                .collect()
+        };
+        let recorded = |barriers: &PlanBarriers| -> Vec<_> {
+            (0..2).map(|k| shape(barriers.dependency(k))).collect()
+        };
+
+        let first = buffers("a");
+        let mut barriers = PlanBarriers::default();
+        barriers.prepare(&plan, &first);
+        assert_eq!(recorded(&barriers), expected(&first));
+        assert_eq!(recorded(&barriers)[0].0.len(), 1);
+        assert_eq!(recorded(&barriers)[1].0.len(), 1);
+        assert_eq!(recorded(&barriers)[1].1.len(), 1);
+
+        // Same plan, same handles: nothing is built (a mark left in the structs stays).
+        barriers.structs.memory[0].dst_access_mask = vk::AccessFlags2::SHADER_READ;
+        barriers.prepare(&plan, &first);
+        assert_eq!(barriers.structs.memory[0].dst_access_mask, vk::AccessFlags2::SHADER_READ);
+        // Forgotten (the plan changed): built again.
+        barriers.forget();
+        barriers.prepare(&plan, &first);
+        assert_eq!(recorded(&barriers), expected(&first));
+
+        // Other resources of the same shape (a reused plan, a transient bound elsewhere): the
+        // transferring buffer barrier names the new buffer.
+        let second = buffers("b");
+        barriers.prepare(&plan, &second);
+        assert_eq!(recorded(&barriers), expected(&second));
+        assert_ne!(expected(&second), expected(&first));
+        drop((first, second));
         let m = ctx.validation_messages();
         assert!(m == 0, "{m}");
     }

@@ -197,6 +197,7 @@ mod on_a_device {
                 resources: Vec::new(),
                 versions: Vec::new(),
                 plan: plan(6),
+                barriers: Default::default(),
             };
             let token = CompletionToken::new(pools.device.clone());
             let recording = execution.record(&token)?;
