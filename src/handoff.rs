@@ -61,12 +61,13 @@
 //! with nothing in the pass, so that the states it committed hold.
 
 use crate::error::{Error, Result};
-use crate::execute::{barrier_structs, dependency_info, Begun, Execution};
+use crate::execute::{barrier_structs, Begun, Execution};
 use crate::graph::{plan_and_verify, Graph};
 use crate::lowering::{lower, Lists, LowerScratch, Lowered};
 use crate::pass::PassEntry;
 use crate::pass::{Declare, FnPass, Pass, PassSlot};
 use crate::plan::{Plan, WaitTarget};
+use crate::pools::dependency_info;
 use crate::queue::Queue;
 use ash::vk;
 use std::fmt;

@@ -20,11 +20,13 @@ use std::any::Any;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+mod plan_barriers;
 mod spares;
 mod timestamps;
 mod workers;
 
-pub(crate) use spares::{give, take, BarrierScratch, EmptyVec, PlanBarriers, Spares, SubmitScratch};
+pub(crate) use plan_barriers::{dependency_info, PlanBarriers};
+pub(crate) use spares::{give, take, BarrierScratch, EmptyVec, Spares, SubmitScratch};
 pub(crate) use timestamps::{ExecutionTimer, Instrumentation};
 pub(crate) use workers::{RecordingWorkers, Task};
 

@@ -179,9 +179,7 @@ fn clear_and_read_back(
                 d.uses(image, Access::CLEAR_COLOR_WRITE).discard();
             },
             |r| {
-                let color = vk::ClearColorValue {
-                    uint32: [value; 4],
-                };
+                let color = vk::ClearColorValue { uint32: [value; 4] };
                 // SAFETY: `cmd` is recording; the image is alive, in TRANSFER_DST_OPTIMAL.
                 unsafe {
                     r.device().cmd_clear_color_image(

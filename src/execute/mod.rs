@@ -24,7 +24,7 @@ mod submit;
 
 use crate::pass::PassEntry;
 pub(crate) use handoff::Begun;
-pub(crate) use recording::{barrier_structs, dependency_info};
+pub(crate) use recording::barrier_structs;
 
 use crate::completion::CompletionToken;
 use crate::error::Result;

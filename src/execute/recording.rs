@@ -10,7 +10,9 @@ use crate::completion::CompletionToken;
 use crate::error::{Error, Result};
 use crate::pass::{PassEntry, Recorder};
 use crate::plan::{BarrierCmd, Command};
-use crate::pools::{give, take, ExecutionTimer, GraphPools, InFlight, PoolKey, Reusable, Spares};
+use crate::pools::{
+    dependency_info, give, take, ExecutionTimer, GraphPools, InFlight, PoolKey, Reusable, Spares,
+};
 use crate::queue::Queue;
 use crate::resource::Resource;
 use ash::vk;
@@ -201,7 +203,7 @@ impl Execution<'_> {
             ..
         } = self;
         let device: &ash::Device = &pools.device;
-        plan_barriers.prepare(plan, resources);
+        barrier_scratch::prepare(plan_barriers, plan, resources);
         // Barrier commands so far, in the order `prepare` built them.
         let mut barrier_k = 0;
         // Pass and barrier labels, unless the graph turned them off.
@@ -240,7 +242,7 @@ impl Execution<'_> {
                 for (ci, c) in batch.commands.iter().enumerate() {
                     match c {
                         Command::Barrier(b) => {
-                            let dep = plan_barriers.dependency(barrier_k);
+                            let built = plan_barriers.dependency(barrier_k);
                             barrier_k += 1;
                             instrument::labelled_barrier(
                                 debug,
@@ -248,10 +250,15 @@ impl Execution<'_> {
                                 family,
                                 (batch, ci, b),
                                 |p| passes[p].name.as_str(),
-                                // SAFETY: `cmd` is recording; every handle is alive (the
-                                // resources are held by this execution) and the barriers
-                                // come from a validated plan.
-                                || unsafe { device.cmd_pipeline_barrier2(cmd, &dep) },
+                                || match built {
+                                    // SAFETY: `cmd` is recording; every handle is alive (the
+                                    // resources are held by this execution) and the barriers
+                                    // come from a validated plan.
+                                    Some(dep) => unsafe { device.cmd_pipeline_barrier2(cmd, dep) },
+                                    // Not among the plan's (they are built in this loop's
+                                    // order, so never): built here instead.
+                                    None => record_barrier(device, cmd, b, resources, barriers),
+                                },
                             )
                         }
                         Command::Pass(i) => {
@@ -332,29 +339,6 @@ fn record_barrier(
     // SAFETY: `cmd` is recording; every handle is alive (the resources are held by this
     // execution) and the barriers come from a validated plan.
     unsafe { device.cmd_pipeline_barrier2(cmd, &dep) };
-}
-
-/// A `VkDependencyInfo` that points only at the arrays that hold barriers.
-///
-/// Empty slices would still be passed as non-null pointers, and a driver that copies the
-/// command (lavapipe, capture layers) then allocates and copies each one: on lavapipe that is
-/// two more allocations per barrier command than a hand-written memory barrier costs.
-pub(crate) fn dependency_info<'a>(
-    memory: &'a [vk::MemoryBarrier2<'a>],
-    buffers: &'a [vk::BufferMemoryBarrier2<'a>],
-    images: &'a [vk::ImageMemoryBarrier2<'a>],
-) -> vk::DependencyInfo<'a> {
-    let mut dep = vk::DependencyInfo::default();
-    if !memory.is_empty() {
-        dep = dep.memory_barriers(memory);
-    }
-    if !buffers.is_empty() {
-        dep = dep.buffer_memory_barriers(buffers);
-    }
-    if !images.is_empty() {
-        dep = dep.image_memory_barriers(images);
-    }
-    dep
 }
 
 /// The Vulkan barriers of `b`, for `resources` (the plan's resource indices).

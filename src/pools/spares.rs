@@ -150,35 +150,6 @@ pub(crate) struct BarrierScratch {
     pub(crate) buffers: Vec<vk::BufferMemoryBarrier2<'static>>,
 }
 
-/// The Vulkan structs of every barrier command of one plan, in recording order, kept with
-/// the plan: a reused or held plan records its barriers from here without building them
-/// again. Built by the recording (`execute/recording/barrier_scratch.rs`).
-#[derive(Default)]
-pub(crate) struct PlanBarriers {
-    /// The raw handles of the plan's resources (by plan index) that the structs name; `None`
-    /// until built for the plan they travel with.
-    pub(crate) built_for: Option<Vec<u64>>,
-    /// Every command's structs, one after another.
-    pub(crate) structs: BarrierScratch,
-    /// Per barrier command: where its structs end in `memory`, `buffers` and `images`.
-    pub(crate) ends: Vec<[u32; 3]>,
-}
-
-// SAFETY: the structs' only pointer is `p_next`, which is null in every one of them (they are
-// made with `Default` and setters that leave it alone); everything else is plain data. So
-// nothing is borrowed or shared through them.
-unsafe impl Send for PlanBarriers {}
-// SAFETY: as for `Send`.
-unsafe impl Sync for PlanBarriers {}
-
-impl PlanBarriers {
-    /// Drops the claim that the structs belong to the plan they travel with (a new plan came),
-    /// keeping the arrays' allocations.
-    pub(crate) fn forget(&mut self) {
-        self.built_for = None;
-    }
-}
-
 impl BarrierScratch {
     /// The arrays the graph kept.
     pub(crate) fn from_spares(kept: &mut [EmptyVec<vk::MemoryBarrier2<'static>>; 3]) -> Self {

@@ -50,7 +50,7 @@ impl BarrierScratch {
     }
 
     /// Appends the Vulkan structs of `b`; memory barriers merge only with those of `b`.
-    fn push(&mut self, b: &BarrierCmd, resources: &[Resource]) {
+    pub(crate) fn push(&mut self, b: &BarrierCmd, resources: &[Resource]) {
         let families = |f: Option<(u32, u32)>| {
             f.unwrap_or((vk::QUEUE_FAMILY_IGNORED, vk::QUEUE_FAMILY_IGNORED))
         };
@@ -112,51 +112,20 @@ impl BarrierScratch {
     }
 }
 
-impl PlanBarriers {
-    /// Makes the structs those of `plan`'s barrier commands for `resources`, building them
-    /// unless they already are: built for this plan (the caller [`PlanBarriers::forget`]s them
-    /// when the plan changes) and for the same handles (a transient's, or a rebound plan's
-    /// resources, may differ from one execution to the next).
-    pub(super) fn prepare(&mut self, plan: &Plan, resources: &[Resource]) {
-        if let Some(handles) = &self.built_for {
-            let same = handles.len() == resources.len()
-                && resources.iter().zip(handles).all(|(r, &h)| raw(r) == h);
-            if same {
-                return;
-            }
-        }
-        let mut handles = self.built_for.take().unwrap_or_default();
-        handles.clear();
-        handles.extend(resources.iter().map(raw));
-        let s = &mut self.structs;
-        s.memory.clear();
-        s.buffers.clear();
-        s.images.clear();
-        self.ends.clear();
-        let commands = plan.queues.iter().flat_map(|q| &q.batches);
-        for c in commands.flat_map(|b| &b.commands) {
-            if let Command::Barrier(b) = c {
-                s.push(b, resources);
-                let end = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
-                (self.ends).push([end(s.memory.len()), end(s.buffers.len()), end(s.images.len())]);
-            }
-        }
-        self.built_for = Some(handles);
+/// Makes `barriers` those of `plan`'s barrier commands for `resources`, building them unless
+/// they already are (built for this plan, and for the same handles).
+pub(super) fn prepare(barriers: &mut PlanBarriers, plan: &Plan, resources: &[Resource]) {
+    if barriers.built_for(resources.iter().map(raw)) {
+        return;
     }
-
-    /// The `VkDependencyInfo` of barrier command `k` (counted in recording order: queue by
-    /// queue, batch by batch), after [`PlanBarriers::prepare`].
-    pub(super) fn dependency(&self, k: usize) -> vk::DependencyInfo<'_> {
-        let start = k.checked_sub(1).map_or([0; 3], |p| self.ends[p]);
-        let end = self.ends[k];
-        let s = &self.structs;
-        let range = |i: usize| start[i] as usize..end[i] as usize;
-        super::dependency_info(
-            &s.memory[range(0)],
-            &s.buffers[range(1)],
-            &s.images[range(2)],
-        )
-    }
+    let commands = (plan.queues.iter().flat_map(|q| &q.batches)).flat_map(|b| &b.commands);
+    let barrier_cmds = commands.filter_map(|c| match c {
+        Command::Barrier(b) => Some(b),
+        Command::Pass(_) => None,
+    });
+    barriers.rebuild(resources.iter().map(raw), barrier_cmds, |s, b| {
+        s.push(b, resources)
+    });
 }
 
 /// A resource's Vulkan handle as a number.
@@ -271,7 +240,6 @@ mod tests {
         assert!(m == 0, "{m}");
     }
 
-
     /// What a reused plan records: each barrier command's structs, exactly what `fill` makes
     /// for it alone (memory barriers never merge across commands), built once while the plan
     /// and the handles stay, and again when either changes.
@@ -355,7 +323,7 @@ mod tests {
             (commands.iter())
                 .map(|c| {
                     scratch.fill(c, resources);
-                    let d = crate::execute::dependency_info(
+                    let d = crate::pools::dependency_info(
                         &scratch.memory,
                         &scratch.buffers,
                         &scratch.images,
@@ -365,30 +333,34 @@ mod tests {
                 .collect()
         };
         let recorded = |barriers: &PlanBarriers| -> Vec<_> {
-            (0..2).map(|k| shape(barriers.dependency(k))).collect()
+            (0..2)
+                .map(|k| shape(*barriers.dependency(k).unwrap()))
+                .collect()
         };
 
         let first = buffers("a");
         let mut barriers = PlanBarriers::default();
-        barriers.prepare(&plan, &first);
+        prepare(&mut barriers, &plan, &first);
         assert_eq!(recorded(&barriers), expected(&first));
         assert_eq!(recorded(&barriers)[0].0.len(), 1);
         assert_eq!(recorded(&barriers)[1].0.len(), 1);
         assert_eq!(recorded(&barriers)[1].1.len(), 1);
 
-        // Same plan, same handles: nothing is built (a mark left in the structs stays).
-        barriers.structs.memory[0].dst_access_mask = vk::AccessFlags2::SHADER_READ;
-        barriers.prepare(&plan, &first);
-        assert_eq!(barriers.structs.memory[0].dst_access_mask, vk::AccessFlags2::SHADER_READ);
+        assert!(barriers.dependency(2).is_none(), "two barrier commands");
+        let handles = |r: &[Resource]| r.iter().map(raw).collect::<Vec<_>>();
+        // Same plan, same handles: `prepare` builds nothing.
+        assert!(barriers.built_for(handles(&first).into_iter()));
         // Forgotten (the plan changed): built again.
         barriers.forget();
-        barriers.prepare(&plan, &first);
+        assert!(!barriers.built_for(handles(&first).into_iter()));
+        prepare(&mut barriers, &plan, &first);
         assert_eq!(recorded(&barriers), expected(&first));
 
         // Other resources of the same shape (a reused plan, a transient bound elsewhere): the
         // transferring buffer barrier names the new buffer.
         let second = buffers("b");
-        barriers.prepare(&plan, &second);
+        assert!(!barriers.built_for(handles(&second).into_iter()));
+        prepare(&mut barriers, &plan, &second);
         assert_eq!(recorded(&barriers), expected(&second));
         assert_ne!(expected(&second), expected(&first));
         drop((first, second));
