@@ -73,6 +73,9 @@ pub struct Rebinder {
     values: Vec<Vec<(u64, u64)>>,
     /// (semaphore in the plan's input, semaphore in the new input).
     semaphores: Vec<(u64, u64)>,
+    /// The passes are the plan's own ([`Rebinder::rebind_states`]): every binary semaphore
+    /// stands for itself, and `semaphores` is not filled.
+    same_semaphores: bool,
 }
 
 /// Whether `plan` is the planner's answer to its own input under `schedule`: made with that
@@ -178,6 +181,7 @@ impl Rebinder {
             self.values.resize_with(old.queues.len(), Vec::new);
         }
         self.semaphores.clear();
+        self.same_semaphores = !declarations;
         // Destructured in full, so that a field added to the input fails to compile here
         // until this check knows whether it matters.
         let PlanInput {
@@ -206,13 +210,7 @@ impl Rebinder {
             return false;
         }
         if !declarations {
-            // The same passes: each binary semaphore stands for itself.
-            for p in passes {
-                let waits = p.waits.iter().map(|w| w.semaphore);
-                for s in waits.chain(p.signals.iter().map(|s| s.semaphore)) {
-                    self.semaphores.push((s.as_raw(), s.as_raw()));
-                }
-            }
+            // The same passes: each binary semaphore stands for itself (`same_semaphores`).
             return true;
         }
         self.match_passes(passes, &new.passes)
@@ -353,6 +351,9 @@ impl Rebinder {
     }
 
     fn semaphore(&self, old: vk::Semaphore) -> Option<vk::Semaphore> {
+        if self.same_semaphores {
+            return Some(old);
+        }
         let i = self
             .semaphores
             .binary_search_by_key(&old.as_raw(), |&(x, _)| x)
