@@ -74,14 +74,14 @@ done
 [ -x "$dbg/headless" ] && run debug_headless "$dbg/headless"
 [ -x "$dbg/async_compute" ] && run debug_async_compute "$dbg/async_compute" --frames 24
 [ -x "$dbg/async_compute" ] && run debug_async_compute_exclusive "$dbg/async_compute" --exclusive --frames 12
-[ -x "$dbg/streaming_upload" ] && run debug_streaming_upload "$dbg/streaming_upload" --all-sizes --scale 0.02 --repeat 1
+[ -x "$dbg/streaming_upload" ] && run debug_streaming_upload "$dbg/streaming_upload" --all-sizes --scale 0.02 --repeat 1 --min-ms 0
 [ -x "$dbg/incremental" ] && run debug_incremental "$dbg/incremental"
 [ -x "$dbg/deferred" ] && run debug_deferred "$dbg/deferred" --frames 4
 [ -x "$dbg/deferred" ] && run debug_deferred_exclusive "$dbg/deferred" --frames 4 --exclusive
 run headless "$bin/headless"
 [ -x "$bin/async_compute" ] && run async_compute "$bin/async_compute" --frames 200
 [ -x "$bin/async_compute" ] && run async_compute_exclusive "$bin/async_compute" --exclusive --frames 20
-[ -x "$bin/streaming_upload" ] && run streaming_upload "$bin/streaming_upload" --all-sizes --scale 0.05 --repeat 1
+[ -x "$bin/streaming_upload" ] && run streaming_upload "$bin/streaming_upload" --all-sizes --scale 0.05 --repeat 1 --min-ms 0
 [ -x "$bin/incremental" ] && run incremental "$bin/incremental"
 [ -x "$bin/deferred" ] && run deferred "$bin/deferred" --width 1920 --height 1080 --shadow 2048 --frames 20
 [ -x "$bin/deferred" ] && run deferred_exclusive "$bin/deferred" --width 1920 --height 1080 --shadow 2048 --frames 20 --exclusive

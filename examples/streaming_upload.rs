@@ -40,7 +40,7 @@ use vk_baton::{BufferDesc, Context};
 use vk_baton_passes::UploadBuffer;
 use workload::{Item, Workload};
 
-const USAGE: &str = "usage: streaming_upload [--all-sizes [--scale F]] [--count N --kib KIB | --mib MIB] [--images N --size PIXELS] [--batch-mib MIB] [--in-flight N] [--repeat N] [--groups N] [--fixed-cost N] [--sync-only] [--plan-svg PATH]";
+const USAGE: &str = "usage: streaming_upload [--all-sizes [--scale F]] [--count N --kib KIB | --mib MIB] [--images N --size PIXELS] [--batch-mib MIB] [--in-flight N] [--repeat N] [--min-ms MS] [--groups N] [--fixed-cost N] [--sync-only] [--plan-svg PATH]";
 
 /// Default graphs (or hand-written submits) in flight (`--in-flight`).
 const IN_FLIGHT: usize = 3;
@@ -48,6 +48,8 @@ const IN_FLIGHT: usize = 3;
 const GROUPS: u32 = 256;
 /// The most workgroups a checksum may use (the partial-sums buffers are sized for it).
 pub const MAX_GROUPS: u32 = 4096;
+/// Default least length of a timed run, in milliseconds (`--min-ms`).
+const MIN_MS: u64 = 250;
 /// Default bytes per batch (`--batch-mib`): items are gathered until a batch holds this much.
 const BATCH_MIB: u64 = 16;
 
@@ -59,6 +61,8 @@ fn gib_per_s(bytes: u64, secs: f64) -> f64 {
 struct Row {
     label: String,
     batches: usize,
+    /// Times each timed run went round the stream.
+    rounds: usize,
     per_batch: usize,
     hand_up: f64,
     baton_up: f64,
@@ -88,6 +92,9 @@ struct Options {
     in_flight: usize,
     /// Runs of each measurement; the best counts.
     repeat: usize,
+    /// The least a timed run should last: it goes round the stream as often as that takes
+    /// (0: once).
+    min_ms: u64,
     groups: u32,
     sync_only: bool,
 }
@@ -109,21 +116,37 @@ fn run_stream(
     // Uploads only, then with the consumer.
     let mut phases = [Phases::default(); 2];
 
-    let mut time_hand = |consume: bool| -> vk_baton::Result<f64> {
+    // `n` batches (going round the stream as often as that takes); host times `counted` or not.
+    let mut time_hand = |consume: bool, n: usize, counted: bool| -> vk_baton::Result<f64> {
         // The warm-up's host times are not counted, as on the vk-baton side.
-        let counted = hand.phases;
+        let before = hand.phases;
         for b in 0..warm {
             hand.batch(w, b, consume, dispatched)?;
         }
         hand.wait_all()?;
-        hand.phases = counted;
+        hand.phases = before;
         let t = Instant::now();
-        for b in 0..batches {
+        for b in 0..n {
             hand.batch(w, b, consume, dispatched)?;
         }
         hand.wait_all()?;
-        Ok(t.elapsed().as_secs_f64())
+        let elapsed = t.elapsed().as_secs_f64();
+        if !counted {
+            hand.phases = before;
+        }
+        Ok(elapsed)
     };
+    // A run of a few milliseconds moves by several percent from one run to the next (the
+    // host's copy into write-combined memory, the clocks): a timed run goes round the stream
+    // until it lasts `min_ms`, sized from one uploads-only run of the hand-written side (not
+    // counted; it warms the staging memory up as well).
+    let once = time_hand(false, batches, false)?;
+    let rounds = if o.min_ms == 0 {
+        1
+    } else {
+        ((o.min_ms as f64 / 1e3 / once).ceil() as usize).clamp(1, 10_000)
+    };
+    let timed = batches * rounds;
 
     // The warm-up goes once around the staging ring (and every slot), so that the timed run
     // pays no first-touch page faults on either side.
@@ -152,16 +175,16 @@ fn run_stream(
             Ok(t.elapsed().as_secs_f64())
         };
         run(warm, &mut Phases::default())?;
-        run(batches, &mut phases[usize::from(consume)])
+        run(timed, &mut phases[usize::from(consume)])
     };
     // Each figure is the best of `repeat` runs, the two sides interleaved, so that a burst of
     // other load on the machine does not decide a ratio.
     let (mut hand_up, mut baton_up, mut hand_both, mut baton_both) =
         (f64::MAX, f64::MAX, f64::MAX, f64::MAX);
     for _ in 0..o.repeat {
-        hand_up = hand_up.min(time_hand(false)?);
+        hand_up = hand_up.min(time_hand(false, timed, true)?);
         baton_up = baton_up.min(time_baton(false)?);
-        hand_both = hand_both.min(time_hand(true)?);
+        hand_both = hand_both.min(time_hand(true, timed, true)?);
         baton_both = baton_both.min(time_baton(true)?);
     }
     if plan.is_none() {
@@ -190,7 +213,7 @@ fn run_stream(
         )
     };
     println!(
-        "{}: {} batches of {} ({:.1} MiB each); vk-baton staging ring {staging_mib:.1} MiB in {} buffer(s); vk-baton host time per batch: uploads only {}; with the consumer {}; hand-written host time per batch: uploads only {}; with the consumer {}",
+        "{}: {} batches of {} ({:.1} MiB each), {rounds} time(s) round per timed run; vk-baton staging ring {staging_mib:.1} MiB in {} buffer(s); vk-baton host time per batch: uploads only {}; with the consumer {}; hand-written host time per batch: uploads only {}; with the consumer {}",
         w.label,
         batches,
         w.per_batch,
@@ -204,6 +227,7 @@ fn run_stream(
     Ok(Row {
         label: w.label.clone(),
         batches,
+        rounds,
         per_batch: w.per_batch,
         hand_up,
         baton_up,
@@ -213,7 +237,7 @@ fn run_stream(
         consumed: if o.sync_only {
             0
         } else {
-            o.repeat * (warm + batches)
+            o.repeat * (warm + timed)
         },
     })
 }
@@ -310,6 +334,7 @@ fn run() -> vk_baton::Result<bool> {
     let mut o = Options {
         in_flight: IN_FLIGHT,
         repeat: 3,
+        min_ms: MIN_MS,
         groups: GROUPS,
         sync_only: false,
     };
@@ -325,6 +350,7 @@ fn run() -> vk_baton::Result<bool> {
             "batch-mib" => batch_mib = p.value()?.parse()?,
             "in-flight" => o.in_flight = p.value()?.parse()?,
             "repeat" => o.repeat = p.value()?.parse()?,
+            "min-ms" => o.min_ms = p.value()?.parse()?,
             "groups" => o.groups = p.value()?.parse()?,
             "fixed-cost" => fixed = Some(p.value()?.parse()?),
             "sync-only" => o.sync_only = true,
@@ -415,8 +441,8 @@ fn run() -> vk_baton::Result<bool> {
         }
     );
     println!(
-        "{} in flight, batches of up to {batch_mib} MiB, best of {} runs; every figure includes the host copy into staging memory\n",
-        o.in_flight, o.repeat
+        "{} in flight, batches of up to {batch_mib} MiB, best of {} runs of at least {} ms each; every figure includes the host copy into staging memory\n",
+        o.in_flight, o.repeat, o.min_ms
     );
 
     let mut rows = Vec::new();
@@ -435,11 +461,11 @@ fn run() -> vk_baton::Result<bool> {
         fixed_cost(&ctx, fixed, &spirv)?;
     }
 
-    println!("\n| stream | batches | hand-written upload | vk-baton upload | ratio | hand-written upload + consumer | vk-baton upload + consumer | ratio | checked (vk-baton, hand-written) |");
+    println!("\n| stream | batches x items x rounds | hand-written upload | vk-baton upload | ratio | hand-written upload + consumer | vk-baton upload + consumer | ratio | checked (vk-baton, hand-written) |");
     println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     let mut all_ok = true;
     for (r, w) in rows.iter().zip(&streams) {
-        let total = w.total_bytes();
+        let total = w.total_bytes() * r.rounds as u64;
         let g = |s: f64| gib_per_s(total, s);
         let want = Checks {
             checked: r.consumed,
@@ -448,10 +474,11 @@ fn run() -> vk_baton::Result<bool> {
         let ok = r.checks == (want, want);
         all_ok &= ok;
         println!(
-            "| {} | {} x {} | {:.2} GiB/s | {:.2} GiB/s | {:.1}% | {:.2} GiB/s | {:.2} GiB/s | {:.1}% | {}/{}, {}/{}{} |",
+            "| {} | {} x {} x {} | {:.2} GiB/s | {:.2} GiB/s | {:.1}% | {:.2} GiB/s | {:.2} GiB/s | {:.1}% | {}/{}, {}/{}{} |",
             r.label,
             r.batches,
             r.per_batch,
+            r.rounds,
             g(r.hand_up),
             g(r.baton_up),
             r.hand_up / r.baton_up * 100.0,

@@ -186,10 +186,22 @@ fn streaming_upload_verifies_every_batch_and_reports_throughput() {
         "1",
         "--fixed-cost",
         "4",
+        "--min-ms",
+        "5",
     ]));
-    // Best of 3 runs, each with a warm-up of 3 batches (once around the 3 slots) and the 3
-    // timed ones: 18 consumed batches per side.
-    check_stream_row(&out, "12 x 256 KiB", "3 x 4", 18);
+    // Each timed run goes round the stream R times to last 5 ms (R from the machine's speed).
+    // Best of 3 runs, each with a warm-up of 3 batches (once around the 3 slots) and the 3 R
+    // timed ones: 3 (3 + 3 R) consumed batches per side.
+    let batching = table_row(&out, "12 x 256 KiB")[1];
+    let rounds: usize = (batching.strip_prefix("3 x 4 x "))
+        .and_then(|r| r.parse().ok())
+        .unwrap_or_else(|| panic!("batches x items x rounds: {batching}"));
+    assert!(rounds >= 1, "{batching}");
+    assert!(
+        line(&out, "12 x 256 KiB: ").contains(&format!(", {rounds} time(s) round per timed run;")),
+        "{out}"
+    );
+    check_stream_row(&out, "12 x 256 KiB", batching, 3 * (3 + 3 * rounds));
     assert!(
         out.contains("check: every consumed batch verified by the compute checksum on both sides"),
         "{out}"
@@ -220,9 +232,11 @@ fn streaming_upload_checks_every_mip_of_every_image() {
         "64",
         "--batch-mib",
         "1",
+        "--min-ms",
+        "0",
     ]));
-    // 3 runs of a 1-batch warm-up and the 1 timed batch.
-    check_stream_row(&out, "5 images 64x64 RGBA8 + mips", "1 x 5", 6);
+    // 3 runs of a 1-batch warm-up and the 1 timed batch (once round the stream).
+    check_stream_row(&out, "5 images 64x64 RGBA8 + mips", "1 x 5 x 1", 6);
     let plan = &out[out
         .find("plan of one batch with its consumer:")
         .expect("plan")..];
@@ -253,8 +267,10 @@ fn streaming_upload_reuses_the_plan_on_every_slot() {
         "1",
         "--repeat",
         "1",
+        "--min-ms",
+        "0",
     ]));
-    check_stream_row(&out, "240 images 64x64 RGBA8 + mips", "5 x 48", 9);
+    check_stream_row(&out, "240 images 64x64 RGBA8 + mips", "5 x 48 x 1", 9);
     let line = line(&out, "240 images 64x64 RGBA8 + mips: ");
     // vk-baton's phases, then the hand-written side's.
     let (host, hand) = line.split_at(line.find("; hand-written host time").expect("hand phases"));

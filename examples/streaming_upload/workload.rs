@@ -109,8 +109,10 @@ impl Workload {
         self.count.div_ceil(self.per_batch)
     }
 
-    /// The items of batch `b`.
+    /// The items of batch `b`; a timed run that goes round the stream more than once counts
+    /// on, so batch `batches() + b` is batch `b` again.
     pub fn items(&self, b: usize) -> std::ops::Range<usize> {
+        let b = b % self.batches();
         b * self.per_batch..((b + 1) * self.per_batch).min(self.count)
     }
 
