@@ -10,7 +10,10 @@
 //!
 //! In the same run the same stream is written by hand with raw ash (its own staging buffers,
 //! command buffers, barriers, ownership transfers, timeline semaphore and fences), and both
-//! sides are timed twice: uploads only, and upload plus consumer. `--all-sizes` runs the four
+//! sides are timed twice: uploads only, and upload plus consumer. Each timed run goes round
+//! the stream until it lasts `--min-ms` (250 by default), the sides take turns `--repeat`
+//! times, and the ratio printed is the median over those paired runs (each run's ratio is
+//! printed too). `--all-sizes` runs the four
 //! standard streams (64 × 16 MiB, 256 × 1 MiB, 4096 × 64 KiB, 1000 textures of 512²) and the
 //! fixed-cost loop in one process and prints one table.
 //!
@@ -57,6 +60,23 @@ fn gib_per_s(bytes: u64, secs: f64) -> f64 {
     bytes as f64 / secs / (1u64 << 30) as f64
 }
 
+/// The median of hand-written time / vk-baton time over paired runs, in percent (vk-baton's
+/// throughput relative to the hand-written one's).
+fn median_ratio(pairs: &[(f64, f64)]) -> f64 {
+    let mut r: Vec<f64> = pairs.iter().map(|(h, b)| h / b * 100.0).collect();
+    r.sort_by(f64::total_cmp);
+    match r.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => r[n / 2],
+        n => (r[n / 2 - 1] + r[n / 2]) / 2.0,
+    }
+}
+
+/// The shortest of the runs' times of one side.
+fn best(pairs: &[(f64, f64)], side: impl Fn(&(f64, f64)) -> f64) -> f64 {
+    pairs.iter().map(side).fold(f64::MAX, f64::min)
+}
+
 /// One stream's figures.
 struct Row {
     label: String,
@@ -64,10 +84,9 @@ struct Row {
     /// Times each timed run went round the stream.
     rounds: usize,
     per_batch: usize,
-    hand_up: f64,
-    baton_up: f64,
-    hand_both: f64,
-    baton_both: f64,
+    /// Per run: (hand-written, vk-baton) seconds, uploads only and with the consumer.
+    up: Vec<(f64, f64)>,
+    both: Vec<(f64, f64)>,
     /// vk-baton's checks, then the hand-written side's.
     checks: (Checks, Checks),
     /// The consumed batch executions each side ran (warm-ups included): each must be checked.
@@ -90,7 +109,7 @@ impl Checks {
 
 struct Options {
     in_flight: usize,
-    /// Runs of each measurement; the best counts.
+    /// Runs of each measurement per side (best throughput, median ratio).
     repeat: usize,
     /// The least a timed run should last: it goes round the stream as often as that takes
     /// (0: once).
@@ -177,15 +196,14 @@ fn run_stream(
         run(warm, &mut Phases::default())?;
         run(timed, &mut phases[usize::from(consume)])
     };
-    // Each figure is the best of `repeat` runs, the two sides interleaved, so that a burst of
-    // other load on the machine does not decide a ratio.
-    let (mut hand_up, mut baton_up, mut hand_both, mut baton_both) =
-        (f64::MAX, f64::MAX, f64::MAX, f64::MAX);
+    // `repeat` runs of each side, interleaved: each vk-baton run is paired with the hand-written
+    // run right before it, and the ratio is the median over the pairs, so that neither a burst
+    // of other load nor a slow drift of the machine's speed (both seen on the H100 host)
+    // decides it. The throughputs printed are each side's best run.
+    let (mut up, mut both) = (Vec::new(), Vec::new());
     for _ in 0..o.repeat {
-        hand_up = hand_up.min(time_hand(false, timed, true)?);
-        baton_up = baton_up.min(time_baton(false)?);
-        hand_both = hand_both.min(time_hand(true, timed, true)?);
-        baton_both = baton_both.min(time_baton(true)?);
+        up.push((time_hand(false, timed, true)?, time_baton(false)?));
+        both.push((time_hand(true, timed, true)?, time_baton(true)?));
     }
     if plan.is_none() {
         *plan = baton.plan.take();
@@ -224,15 +242,26 @@ fn run_stream(
         hand_host(&hand.phases[0]),
         hand_host(&hand.phases[1]),
     );
+    let percents = |pairs: &[(f64, f64)]| {
+        let p: Vec<String> = pairs
+            .iter()
+            .map(|(h, b)| format!("{:.1}", h / b * 100.0))
+            .collect();
+        p.join(", ")
+    };
+    println!(
+        "{}: vk-baton / hand-written, run by run: uploads only {} %; with the consumer {} %",
+        w.label,
+        percents(&up),
+        percents(&both)
+    );
     Ok(Row {
         label: w.label.clone(),
         batches,
         rounds,
         per_batch: w.per_batch,
-        hand_up,
-        baton_up,
-        hand_both,
-        baton_both,
+        up,
+        both,
         checks: (baton.checks, hand.checks),
         consumed: if o.sync_only {
             0
@@ -441,7 +470,7 @@ fn run() -> vk_baton::Result<bool> {
         }
     );
     println!(
-        "{} in flight, batches of up to {batch_mib} MiB, best of {} runs of at least {} ms each; every figure includes the host copy into staging memory\n",
+        "{} in flight, batches of up to {batch_mib} MiB, {} runs of at least {} ms each per side, interleaved: throughputs are each side's best run, ratios the median over the runs of vk-baton / hand-written; every figure includes the host copy into staging memory\n",
         o.in_flight, o.repeat, o.min_ms
     );
 
@@ -479,12 +508,12 @@ fn run() -> vk_baton::Result<bool> {
             r.batches,
             r.per_batch,
             r.rounds,
-            g(r.hand_up),
-            g(r.baton_up),
-            r.hand_up / r.baton_up * 100.0,
-            g(r.hand_both),
-            g(r.baton_both),
-            r.hand_both / r.baton_both * 100.0,
+            g(best(&r.up, |p| p.0)),
+            g(best(&r.up, |p| p.1)),
+            median_ratio(&r.up),
+            g(best(&r.both, |p| p.0)),
+            g(best(&r.both, |p| p.1)),
+            median_ratio(&r.both),
             r.checks.0.ok,
             r.checks.0.checked,
             r.checks.1.ok,
