@@ -33,6 +33,7 @@
 mod batch;
 mod images;
 mod ring;
+mod written;
 
 pub use batch::{UploadBatch, UploadTicket};
 
@@ -42,9 +43,10 @@ use crate::util::{check_bytes, merge_bytes};
 use ash::vk;
 use batch::BufferCopies;
 use ring::{BatchLease, Staged, StagingRing};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::Arc;
 use vk_baton::{SharedAllocator, StBuffer};
+use written::WrittenRanges;
 
 /// The alignment of a buffer upload's staging bytes (copies of aligned data run faster).
 pub(crate) const BUFFER_ALIGN: u64 = 16;
@@ -75,10 +77,12 @@ pub struct Uploader {
     lease: Arc<BatchLease>,
     buffers: Vec<PendingBuffer>,
     images: Vec<CopyBufferToImage>,
-    /// Per destination buffer (by id), the byte ranges written in this batch: start -> end.
-    written: HashMap<u64, BTreeMap<u64, u64>>,
+    /// Per destination buffer, the byte ranges written in this batch.
+    written: WrittenRanges,
     images_written: HashSet<u64>,
     chunks_used: BTreeSet<usize>,
+    /// The chunk inserted into `chunks_used` last (most uploads of a batch share one).
+    last_chunk: Option<usize>,
     bytes: u64,
 }
 
@@ -119,9 +123,10 @@ impl Uploader {
             lease: Arc::new(BatchLease),
             buffers: Vec::new(),
             images: Vec::new(),
-            written: HashMap::new(),
+            written: WrittenRanges::default(),
             images_written: HashSet::new(),
             chunks_used: BTreeSet::new(),
+            last_chunk: None,
             bytes: 0,
         })
     }
@@ -183,15 +188,7 @@ impl Uploader {
             Some(end) if end <= dst.size() => offset..end,
             _ => check_bytes(&what(), offset, size, dst.size())?,
         };
-        let written = self.written.get(&dst.id());
-        // The nearest earlier start: if it ends past our start, the ranges overlap; so do we
-        // if the next start lies before our end.
-        let overlaps = written.is_some_and(|w| {
-            w.range(..range.end)
-                .next_back()
-                .is_some_and(|(_, &end)| end > range.start)
-        });
-        if overlaps {
+        if self.written.overlaps(dst.id(), &range) {
             return Err(Error::InvalidRegion(format!(
                 "{}: bytes {range:?} overlap an earlier upload to it in this batch (flush first)",
                 what()
@@ -199,11 +196,8 @@ impl Uploader {
         }
         let staged = self.ring.alloc(size, BUFFER_ALIGN, &self.lease)?;
         self.ring.write_with(staged, fill)?;
-        self.written
-            .entry(dst.id())
-            .or_default()
-            .insert(range.start, range.end);
-        self.chunks_used.insert(staged.chunk);
+        self.written.record(range);
+        self.use_chunk(staged.chunk);
         self.bytes += size;
         self.buffers.push(PendingBuffer {
             staged,
@@ -224,6 +218,14 @@ impl Uploader {
         self.buffers.len() + self.images.len()
     }
 
+    /// Notes that the batch stages bytes in chunk `chunk`.
+    fn use_chunk(&mut self, chunk: usize) {
+        if self.last_chunk != Some(chunk) {
+            self.chunks_used.insert(chunk);
+            self.last_chunk = Some(chunk);
+        }
+    }
+
     /// Ends the current batch: every upload since the last flush, as one pass. The uploader
     /// starts a new batch at once, so it can stage the next uploads while this one runs.
     ///
@@ -238,6 +240,7 @@ impl Uploader {
         let mut pending = std::mem::take(&mut self.buffers);
         let images = std::mem::take(&mut self.images);
         let chunks_used = std::mem::take(&mut self.chunks_used);
+        self.last_chunk = None;
         self.written.clear();
         self.images_written.clear();
         let uploads = pending.len() + images.len();

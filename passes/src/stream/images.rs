@@ -149,7 +149,7 @@ impl Uploader {
         let copy = CopyBufferToImage::regions(src, dst.clone(), &shifted)?;
         self.ring.write_with(staged, fill)?;
         self.images_written.insert(dst.id());
-        self.chunks_used.insert(staged.chunk);
+        self.use_chunk(staged.chunk);
         self.bytes += size;
         self.images.push(copy);
         Ok(())

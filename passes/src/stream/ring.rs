@@ -367,7 +367,7 @@ fn ring_alloc(
         Some(last)
             if last.end == *head
                 && last.end <= start
-                && Weak::ptr_eq(&last.lease, &Arc::downgrade(lease)) =>
+                && std::ptr::eq(last.lease.as_ptr(), Arc::as_ptr(lease)) =>
         {
             last.end = end
         }
