@@ -203,7 +203,7 @@ impl Execution<'_> {
             ..
         } = self;
         let device: &ash::Device = &pools.device;
-        barrier_scratch::prepare(plan_barriers, plan, resources);
+        let kept_barriers = barrier_scratch::prepare(plan_barriers, plan, resources);
         // Barrier commands so far, in the order `prepare` built them.
         let mut barrier_k = 0;
         // Pass and barrier labels, unless the graph turned them off.
@@ -242,7 +242,8 @@ impl Execution<'_> {
                 for (ci, c) in batch.commands.iter().enumerate() {
                     match c {
                         Command::Barrier(b) => {
-                            let built = plan_barriers.dependency(barrier_k);
+                            let built =
+                                (plan_barriers.dependency(barrier_k)).filter(|_| kept_barriers);
                             barrier_k += 1;
                             instrument::labelled_barrier(
                                 debug,
@@ -255,8 +256,8 @@ impl Execution<'_> {
                                     // resources are held by this execution) and the barriers
                                     // come from a validated plan.
                                     Some(dep) => unsafe { device.cmd_pipeline_barrier2(cmd, dep) },
-                                    // Not among the plan's (they are built in this loop's
-                                    // order, so never): built here instead.
+                                    // The plan's first recording (or, never, a command
+                                    // missing from the plan's): built here.
                                     None => record_barrier(device, cmd, b, resources, barriers),
                                 },
                             )

@@ -6,8 +6,9 @@ use ash::vk;
 
 /// Every barrier command of one plan as a ready `VkDependencyInfo`, in recording order.
 ///
-/// The executor builds them with [`PlanBarriers::rebuild`] the first time it records a plan
-/// (and again when the resources' handles change), then records command `k` with
+/// The executor builds them with [`PlanBarriers::rebuild`] the second time it records a plan
+/// (a plan recorded once, as every planned frame's is, gains nothing from them; and again
+/// when the resources' handles change), then records command `k` with
 /// [`PlanBarriers::dependency`]: one lookup instead of building the structs, frame after
 /// frame. Whoever pairs them with a new plan calls [`PlanBarriers::forget`].
 #[derive(Default)]
@@ -15,6 +16,8 @@ pub(crate) struct PlanBarriers {
     /// The raw handles of the plan's resources (by plan index) that the structs name; `None`
     /// until built for the plan they travel with.
     built_for: Option<Vec<u64>>,
+    /// Whether the plan they travel with was recorded since it came.
+    recorded: bool,
     /// Every command's structs, one after another.
     structs: BarrierScratch,
     /// Per barrier command: where its structs end in `memory`, `buffers` and `images`.
@@ -39,6 +42,12 @@ impl PlanBarriers {
         self.built_for
             .as_ref()
             .is_some_and(|b| b.len() == handles.len() && b.iter().copied().eq(handles))
+    }
+
+    /// Notes that the plan is being recorded; `true` the first time since it came (then the
+    /// caller builds its barriers as it goes rather than keeping them).
+    pub(crate) fn first_recording(&mut self) -> bool {
+        !std::mem::replace(&mut self.recorded, true)
     }
 
     /// Rebuilds every command's structs: `push(structs, command)` appends the structs of one
@@ -91,6 +100,7 @@ impl PlanBarriers {
     /// keeping the arrays' allocations.
     pub(crate) fn forget(&mut self) {
         self.built_for = None;
+        self.recorded = false;
     }
 }
 

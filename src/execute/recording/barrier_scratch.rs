@@ -113,10 +113,14 @@ impl BarrierScratch {
 }
 
 /// Makes `barriers` those of `plan`'s barrier commands for `resources`, building them unless
-/// they already are (built for this plan, and for the same handles).
-pub(super) fn prepare(barriers: &mut PlanBarriers, plan: &Plan, resources: &[Resource]) {
+/// they already are (built for this plan, and for the same handles) or this is the plan's
+/// first recording. `false`: not built, the recording builds each command as it goes.
+pub(super) fn prepare(barriers: &mut PlanBarriers, plan: &Plan, resources: &[Resource]) -> bool {
+    if barriers.first_recording() {
+        return false;
+    }
     if barriers.built_for(resources.iter().map(raw)) {
-        return;
+        return true;
     }
     let commands = (plan.queues.iter().flat_map(|q| &q.batches)).flat_map(|b| &b.commands);
     let barrier_cmds = commands.filter_map(|c| match c {
@@ -126,6 +130,7 @@ pub(super) fn prepare(barriers: &mut PlanBarriers, plan: &Plan, resources: &[Res
     barriers.rebuild(resources.iter().map(raw), barrier_cmds, |s, b| {
         s.push(b, resources)
     });
+    true
 }
 
 /// A resource's Vulkan handle as a number.
@@ -340,7 +345,10 @@ mod tests {
 
         let first = buffers("a");
         let mut barriers = PlanBarriers::default();
-        prepare(&mut barriers, &plan, &first);
+        // The plan's first recording builds its barriers as it goes; the second keeps them.
+        assert!(!prepare(&mut barriers, &plan, &first));
+        assert!(barriers.dependency(0).is_none());
+        assert!(prepare(&mut barriers, &plan, &first));
         assert_eq!(recorded(&barriers), expected(&first));
         assert_eq!(recorded(&barriers)[0].0.len(), 1);
         assert_eq!(recorded(&barriers)[1].0.len(), 1);
@@ -353,14 +361,18 @@ mod tests {
         // Forgotten (the plan changed): built again.
         barriers.forget();
         assert!(!barriers.built_for(handles(&first).into_iter()));
-        prepare(&mut barriers, &plan, &first);
+        assert!(
+            !prepare(&mut barriers, &plan, &first),
+            "a new plan's first recording"
+        );
+        assert!(prepare(&mut barriers, &plan, &first));
         assert_eq!(recorded(&barriers), expected(&first));
 
         // Other resources of the same shape (a reused plan, a transient bound elsewhere): the
         // transferring buffer barrier names the new buffer.
         let second = buffers("b");
         assert!(!barriers.built_for(handles(&second).into_iter()));
-        prepare(&mut barriers, &plan, &second);
+        assert!(prepare(&mut barriers, &plan, &second));
         assert_eq!(recorded(&barriers), expected(&second));
         assert_ne!(expected(&second), expected(&first));
         drop((first, second));
