@@ -21,7 +21,7 @@
 //! cargo run --release --example streaming_upload -- --all-sizes
 //! cargo run --release --example streaming_upload -- --count 4096 --kib 64
 //! cargo run --release --example streaming_upload -- --images 1000 --size 512
-//! VK_BATON_VALIDATION=1 cargo run --example streaming_upload -- --all-sizes --scale 0.05
+//! VK_BATON_VALIDATION=1 cargo run --example streaming_upload -- --all-sizes --scale 0.05 --min-ms 0
 //! ```
 //!
 //! `--plan-svg PATH` draws the plan of one batch with its consumer there. Exits non-zero on any
