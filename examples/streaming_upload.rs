@@ -11,7 +11,7 @@
 //! In the same run the same stream is written by hand with raw ash (its own staging buffers,
 //! command buffers, barriers, ownership transfers, timeline semaphore and fences), and both
 //! sides are timed twice: uploads only, and upload plus consumer. Each timed run goes round
-//! the stream until it lasts `--min-ms` (250 by default), the sides take turns `--repeat`
+//! the stream about as often as it takes to last `--min-ms` (250 by default), the sides take turns `--repeat`
 //! times, and the ratio printed is the median over those paired runs (each run's ratio is
 //! printed too). `--all-sizes` runs the four
 //! standard streams (64 × 16 MiB, 256 × 1 MiB, 4096 × 64 KiB, 1000 textures of 512²) and the
@@ -157,8 +157,9 @@ fn run_stream(
     };
     // A run of a few milliseconds moves by several percent from one run to the next (the
     // host's copy into write-combined memory, the clocks): a timed run goes round the stream
-    // until it lasts `min_ms`, sized from one uploads-only run of the hand-written side (not
-    // counted; it warms the staging memory up as well).
+    // as many times as one uploads-only run of the hand-written side (not counted; it warms
+    // the staging memory up as well) says it takes to last `min_ms`. Runs with the consumer
+    // last longer; a slow sizing run gives shorter ones.
     let once = time_hand(false, batches, false)?;
     let rounds = if o.min_ms == 0 {
         1

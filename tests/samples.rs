@@ -216,7 +216,6 @@ fn streaming_upload_verifies_every_batch_and_reports_throughput() {
     let rounds: usize = (batching.strip_prefix("3 x 4 x "))
         .and_then(|r| r.parse().ok())
         .unwrap_or_else(|| panic!("batches x items x rounds: {batching}"));
-    assert!(rounds >= 1, "{batching}");
     assert!(
         line(&out, "12 x 256 KiB: ").contains(&format!(", {rounds} time(s) round per timed run;")),
         "{out}"

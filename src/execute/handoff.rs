@@ -61,6 +61,8 @@ impl Execution<'_> {
         // Record the release-only batches before taking any lock, as `run` records first.
         let token = CompletionToken::new(self.pools.device.clone());
         let app_batches = std::mem::take(&mut self.plan.queues[app].batches);
+        // A part of the plan is recorded: barriers kept for another part must not be used.
+        self.barriers.forget();
         let recorded = self.record(&token);
         self.plan.queues[app].batches = app_batches;
         let recording = recorded?;
@@ -211,6 +213,8 @@ impl Execution<'_> {
             .map(|q| std::mem::take(&mut q.batches))
             .collect();
         self.plan.queues[app].batches = std::mem::take(&mut others[app]);
+        // As in `begin_handoff`: another part of the plan than the last recording's.
+        self.barriers.forget();
         let recorded = self.record(&token);
         for (q, batches) in others.into_iter().enumerate() {
             if q != app {

@@ -27,14 +27,6 @@ pub(crate) struct PlanBarriers {
     infos: Vec<vk::DependencyInfo<'static>>,
 }
 
-// SAFETY: the barrier structs' only pointer, `p_next`, is null in every one of them (made with
-// `Default` and setters that leave it alone). The `infos` point only into this value's own
-// `structs` arrays (their heap storage, which stays put when the value moves), never written
-// while `infos` exist (see `rebuild`); so sending or sharing the value shares nothing else.
-unsafe impl Send for PlanBarriers {}
-// SAFETY: as for `Send`; `&PlanBarriers` only reads.
-unsafe impl Sync for PlanBarriers {}
-
 impl PlanBarriers {
     /// Whether the structs were built for the plan they travel with and for these handles (a
     /// transient's, or a reused plan's resources, may differ from one execution to the next).
