@@ -223,10 +223,12 @@ impl<'a> GraphBuilder<'a> {
     /// let b = graph.record().insert_pass("p", p, q);
     /// # }
     /// ```
+    #[inline]
     pub fn insert_pass(self, name: &str, pass: &'a mut (dyn Pass + 'a), queue: &Queue) -> Self {
         self.insert_slot(name, PassSlot::Borrowed(pass), queue)
     }
 
+    #[inline]
     fn insert_slot(mut self, name: &str, pass: PassSlot<'a>, queue: &Queue) -> Self {
         if self.error.is_none() && queue.device_handle() != self.graph.pools.device.handle() {
             self.error = Some(Box::new(Error::ForeignDevice {
