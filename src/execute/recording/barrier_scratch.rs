@@ -152,6 +152,18 @@ mod tests {
     use crate::range::BufferRange;
     use crate::{BufferDesc, Context};
 
+    /// A barrier on all 64 bytes of buffer `resource`.
+    fn whole_buffer(resource: usize, scopes: Scopes) -> BufferBarrier {
+        BufferBarrier {
+            resource,
+            range: BufferRange {
+                offset: 0,
+                size: 64,
+            },
+            scopes,
+        }
+    }
+
     fn scopes(src: vk::PipelineStageFlags2, families: Option<(u32, u32)>) -> Scopes {
         Scopes {
             src_stages: src,
@@ -180,14 +192,7 @@ mod tests {
             .collect();
         let copy = vk::PipelineStageFlags2::COPY;
         let clear = vk::PipelineStageFlags2::CLEAR;
-        let barrier = |resource, scopes| BufferBarrier {
-            resource,
-            range: BufferRange {
-                offset: 0,
-                size: 64,
-            },
-            scopes,
-        };
+        let barrier = whole_buffer;
         let cmd = BarrierCmd {
             images: vec![],
             buffers: vec![
@@ -262,14 +267,7 @@ mod tests {
                 .collect()
         };
         let copy = vk::PipelineStageFlags2::COPY;
-        let barrier = |resource, families| BufferBarrier {
-            resource,
-            range: BufferRange {
-                offset: 0,
-                size: 64,
-            },
-            scopes: scopes(copy, families),
-        };
+        let barrier = |resource, families| whole_buffer(resource, scopes(copy, families));
         // Same stage masks in both commands: one memory barrier each, not one for both.
         let commands = [
             BarrierCmd {
