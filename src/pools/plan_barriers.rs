@@ -118,3 +118,42 @@ pub(crate) fn dependency_info<'a>(
     }
     dep
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Arrays without barriers are not passed at all (null pointer, count 0), so a driver that
+    /// copies the command copies only what is there.
+    #[test]
+    fn dependency_info_points_only_at_arrays_that_hold_barriers() {
+        let memory = [vk::MemoryBarrier2::default()];
+        let buffers = [vk::BufferMemoryBarrier2::default(); 2];
+        let images = [vk::ImageMemoryBarrier2::default(); 3];
+        let shape = |d: vk::DependencyInfo<'_>| {
+            (
+                (d.memory_barrier_count, d.p_memory_barriers.is_null()),
+                (
+                    d.buffer_memory_barrier_count,
+                    d.p_buffer_memory_barriers.is_null(),
+                ),
+                (
+                    d.image_memory_barrier_count,
+                    d.p_image_memory_barriers.is_null(),
+                ),
+            )
+        };
+        assert_eq!(
+            shape(dependency_info(&memory, &[], &[])),
+            ((1, false), (0, true), (0, true))
+        );
+        assert_eq!(
+            shape(dependency_info(&[], &buffers, &images)),
+            ((0, true), (2, false), (3, false))
+        );
+        assert_eq!(
+            shape(dependency_info(&[], &[], &[])),
+            ((0, true), (0, true), (0, true))
+        );
+    }
+}
