@@ -11,9 +11,9 @@
 //! In the same run the same stream is written by hand with raw ash (its own staging buffers,
 //! command buffers, barriers, ownership transfers, timeline semaphore and fences), and both
 //! sides are timed twice: uploads only, and upload plus consumer. Each timed run goes round
-//! the stream about as often as it takes to last `--min-ms` (250 by default), the sides take turns `--repeat`
-//! times, and the ratio printed is the median over those paired runs (each run's ratio is
-//! printed too). `--all-sizes` runs the four
+//! the stream about as often as it takes to last `--min-ms` (250 by default), the sides take
+//! turns `--repeat` times, and the ratio printed is the median over those paired runs (each
+//! run's ratio is printed too). `--all-sizes` runs the four
 //! standard streams (64 × 16 MiB, 256 × 1 MiB, 4096 × 64 KiB, 1000 textures of 512²) and the
 //! fixed-cost loop in one process and prints one table.
 //!
@@ -60,10 +60,15 @@ fn gib_per_s(bytes: u64, secs: f64) -> f64 {
     bytes as f64 / secs / (1u64 << 30) as f64
 }
 
-/// The median of hand-written time / vk-baton time over paired runs, in percent (vk-baton's
-/// throughput relative to the hand-written one's).
+/// Per paired run, hand-written time / vk-baton time in percent (vk-baton's throughput
+/// relative to the hand-written one's).
+fn percents(pairs: &[(f64, f64)]) -> impl Iterator<Item = f64> + '_ {
+    pairs.iter().map(|(h, b)| h / b * 100.0)
+}
+
+/// The median of [`percents`].
 fn median_ratio(pairs: &[(f64, f64)]) -> f64 {
-    let mut r: Vec<f64> = pairs.iter().map(|(h, b)| h / b * 100.0).collect();
+    let mut r: Vec<f64> = percents(pairs).collect();
     r.sort_by(f64::total_cmp);
     match r.len() {
         0 => f64::NAN,
@@ -243,18 +248,15 @@ fn run_stream(
         hand_host(&hand.phases[0]),
         hand_host(&hand.phases[1]),
     );
-    let percents = |pairs: &[(f64, f64)]| {
-        let p: Vec<String> = pairs
-            .iter()
-            .map(|(h, b)| format!("{:.1}", h / b * 100.0))
-            .collect();
+    let by_run = |pairs: &[(f64, f64)]| {
+        let p: Vec<String> = percents(pairs).map(|p| format!("{p:.1}")).collect();
         p.join(", ")
     };
     println!(
         "{}: vk-baton / hand-written, run by run: uploads only {} %; with the consumer {} %",
         w.label,
-        percents(&up),
-        percents(&both)
+        by_run(&up),
+        by_run(&both)
     );
     Ok(Row {
         label: w.label.clone(),

@@ -152,15 +152,6 @@ impl Rebinder {
         if !answers(plan, schedule) {
             return Err(input);
         }
-        self.rebind_checking(plan, input, declarations)
-    }
-
-    fn rebind_checking(
-        &mut self,
-        plan: &mut Plan,
-        input: PlanInput,
-        declarations: bool,
-    ) -> Result<PlanInput, PlanInput> {
         if !self.match_inputs(&plan.input, &input, declarations)
             || !self.settle()
             || !self.maps_plan(plan)
