@@ -1,4 +1,5 @@
-//! A fast hasher for small integer keys we issue ourselves (resource ids in lowering).
+//! A fast hasher for small integer keys we issue ourselves (resource ids in lowering, command
+//! pool keys).
 //!
 //! The standard `HashMap` hashes with SipHash, which resists collision attacks on keys an
 //! attacker picks; resource ids are ours, sequential and trusted, so that protection buys

@@ -87,7 +87,8 @@ impl Default for RecordingThreads {
 /// recording (command pools need external synchronization).
 #[derive(Default)]
 pub(crate) struct Reusable {
-    pub(crate) families: HashMap<PoolKey, FamilyPool>,
+    /// Keyed by (family, thread): Fx-hashed, looked up twice per execution.
+    pub(crate) families: HashMap<PoolKey, FamilyPool, crate::fx::FxBuildHasher>,
     /// Unsignalled, ready to submit with.
     pub(crate) fences: Vec<vk::Fence>,
     /// Timestamp query pools and command buffer names.

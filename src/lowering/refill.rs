@@ -7,6 +7,14 @@
 use crate::plan::{PassDecl, QueueDecl, ResourceDecl, ResourceKind};
 use ash::vk;
 
+/// Frame after frame the names repeat: comparing is cheaper than copying.
+fn set_name(dst: &mut String, name: &str) {
+    if dst != name {
+        dst.clear();
+        dst.push_str(name);
+    }
+}
+
 /// Entry `i` of `list` as pass `name` on queue `queue`, with no uses, waits or signals yet.
 pub(super) fn pass<'l>(
     list: &'l mut Vec<PassDecl>,
@@ -16,8 +24,7 @@ pub(super) fn pass<'l>(
 ) -> &'l mut PassDecl {
     if i < list.len() {
         let pd = &mut list[i];
-        pd.name.clear();
-        pd.name.push_str(name);
+        set_name(&mut pd.name, name);
         pd.queue = queue;
         pd.uses.clear();
         pd.waits.clear();
@@ -38,8 +45,7 @@ pub(super) fn resource<'l>(
 ) -> &'l mut ResourceDecl {
     if i < list.len() {
         let rd = &mut list[i];
-        rd.name.clear();
-        rd.name.push_str(name);
+        set_name(&mut rd.name, name);
         rd.kind = kind;
         rd.concurrent = concurrent;
         rd.transient = None;
@@ -65,8 +71,7 @@ pub(super) fn queue(
 ) {
     if i < list.len() {
         let qd = &mut list[i];
-        qd.name.clear();
-        qd.name.push_str(name);
+        set_name(&mut qd.name, name);
         qd.family = family;
         qd.caps = caps;
     } else {

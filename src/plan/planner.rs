@@ -132,7 +132,7 @@ struct Planner<'a> {
     /// Per queue, its nodes sorted by position.
     nodes: Vec<Vec<(Pos, Node)>>,
     /// Resolved stage masks of binary waits, by (pass, wait index).
-    binary_wait_stages: HashMap<(usize, usize), vk::PipelineStageFlags2>,
+    binary_wait_stages: HashMap<(usize, usize), vk::PipelineStageFlags2, crate::fx::FxBuildHasher>,
     /// Effective stages per pass (what its uses ran at), for binary signal masks.
     pass_stages: Vec<vk::PipelineStageFlags2>,
     /// Waits of each first batch of a proto, resolved after all queues are batched.
@@ -346,7 +346,7 @@ fn plan_parts(
         nodes: (0..input.queues.len())
             .map(|q| Vec::with_capacity(input.passes.iter().filter(|p| p.queue == q).count() + 4))
             .collect(),
-        binary_wait_stages: HashMap::new(),
+        binary_wait_stages: HashMap::default(),
         pass_stages: vec![vk::PipelineStageFlags2::NONE; input.passes.len()],
         proto_waits: Vec::new(),
         spare,

@@ -9,7 +9,11 @@ fn cell_ranges(
     kind: &ResourceKind,
     range: Option<SubRange>,
 ) -> SmallVec<[std::ops::Range<u64>; 1]> {
-    match (kind, range.unwrap_or(kind.whole())) {
+    // A whole resource is one run of cells, whatever its kind.
+    let Some(range) = range else {
+        return smallvec::smallvec![0..kind.cells()];
+    };
+    match (kind, range) {
         (ResourceKind::Image { layers, .. }, SubRange::Image(r))
             if r.base_layer == 0 && r.layer_count == *layers =>
         {
