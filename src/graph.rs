@@ -18,7 +18,7 @@ use crate::lowering::{lower, Lists, LowerScratch, Lowered};
 use crate::pass::{Declare, FnPass, Pass, PassEntry, PassSlot, Recorder};
 use crate::plan::{self, Plan, PlanInput, QueuePlan, Schedule};
 use crate::pools::GraphPools;
-use crate::pools::KeptPlan;
+use crate::pools::{KeptPlans, Match, PlanBarriers};
 use crate::queue::Queue;
 use std::fmt;
 use std::sync::atomic::Ordering;
@@ -109,10 +109,11 @@ impl Graph {
         }
     }
 
-    /// Whether `finish()` may reuse the last executed plan (on by default): a frame that
-    /// declares what the last one did, with resources in the same states up to timeline values
-    /// and binary semaphores, executes that plan again instead of planning anew
-    /// ([`Planned::reused`]). Off, every frame is planned; for measurements and for ruling
+    /// Whether `finish()` may reuse an executed plan (on by default): a frame that declares
+    /// what one of the last four executions did, with resources in the same states up to
+    /// timeline values and binary semaphores, executes that plan again instead of planning anew
+    /// ([`Planned::reused`]). Four are kept so that loops alternating between a few frame
+    /// shapes (a pass every other frame) reuse each shape's plan. Off, every frame is planned; for measurements and for ruling
     /// reuse out when chasing a bug. Reuse never changes what is executed: the reused plan is
     /// the one the planner would make (`tests/random_graphs.rs` and [`crate::simulate`] check
     /// this), and debug builds verify it like a new one.
@@ -331,17 +332,8 @@ impl<'a> GraphBuilder<'a> {
             &mut self.graph.lowering.lock(),
             Lists::from_spares(&mut pools.spares.lock()),
         )?;
-        let (plan, barriers, reused) = {
-            let mut kept = pools.kept.lock();
-            let (plan, reused) = reuse_or_plan(&mut kept, input, &queues, self.schedule)?;
-            // The last plan's barrier structs go with it when it is reused; a new plan only
-            // takes their arrays.
-            let mut barriers = std::mem::take(&mut kept.barriers);
-            if !reused {
-                barriers.forget();
-            }
-            (plan, barriers, reused)
-        };
+        let (plan, barriers, reused) =
+            reuse_or_plan(&mut pools.kept.lock(), input, &queues, self.schedule)?;
         Ok(Planned {
             graph: self.graph,
             execution: Execution {
@@ -359,64 +351,30 @@ impl<'a> GraphBuilder<'a> {
     }
 }
 
-/// The last plan again if the planner would answer `input` with it (values and semaphores
-/// mapped: [`crate::plan::Rebinder`]); otherwise a new plan, refilling the last one's vectors.
-/// `true` with a reused plan.
+/// A kept plan again if the planner would answer `input` with it (values and semaphores
+/// mapped: [`crate::plan::Rebinder`]), with the barriers built for it; otherwise a new plan,
+/// refilling the vectors of the oldest kept one. `true` with a reused plan.
 fn reuse_or_plan(
-    kept: &mut KeptPlan,
+    kept: &mut KeptPlans,
     input: PlanInput,
     queues: &[Queue],
     schedule: Schedule,
-) -> Result<(Plan, bool)> {
-    let KeptPlan {
-        last,
-        spare_input,
-        rebinder,
-        planned,
-        reused,
-        disabled,
-        barriers: _,
-    } = kept;
-    let input = match last.take() {
-        Some(plan) if *disabled => {
-            let Plan {
-                input: old,
-                queues: spare_queues,
-                ..
-            } = plan;
-            *spare_input = Some(old);
-            *planned += 1;
-            return Ok((
-                plan_and_verify(input, spare_queues, queues, schedule)?,
-                false,
-            ));
+) -> Result<(Plan, PlanBarriers, bool)> {
+    match kept.take_matching(input, schedule) {
+        Match::Reused(plan, barriers) => {
+            verify_in_debug(&plan, queues)?;
+            Ok((plan, barriers, true))
         }
-        Some(mut plan) => match rebinder.rebind_scheduled(&mut plan, input, schedule) {
-            Ok(old_input) => {
-                *spare_input = Some(old_input);
-                *reused += 1;
-                log::trace!("reused the last plan ({reused} reused, {planned} planned)");
-                verify_in_debug(&plan, queues)?;
-                return Ok((plan, true));
-            }
-            Err(input) => {
-                let Plan {
-                    input: old,
-                    queues: spare_queues,
-                    ..
-                } = plan;
-                *spare_input = Some(old);
-                *planned += 1;
-                return Ok((
-                    plan_and_verify(input, spare_queues, queues, schedule)?,
-                    false,
-                ));
-            }
-        },
-        None => input,
-    };
-    *planned += 1;
-    Ok((plan_and_verify(input, Vec::new(), queues, schedule)?, false))
+        Match::New {
+            input,
+            spare,
+            barriers,
+        } => Ok((
+            plan_and_verify(input, spare, queues, schedule)?,
+            barriers,
+            false,
+        )),
+    }
 }
 
 /// Plans `input`; debug builds with the feature "verify" also check the plan with the
@@ -472,7 +430,7 @@ pub struct Planned<'a> {
     /// Borrowed so that the graph outlives its plans.
     graph: &'a Graph,
     execution: Execution<'a>,
-    /// Whether `finish()` reused the graph's last plan.
+    /// Whether `finish()` reused one of the graph's kept plans.
     reused: bool,
     /// The builder's schedule, for a held plan to re-plan with.
     schedule: Schedule,
@@ -490,10 +448,11 @@ impl<'a> Planned<'a> {
         &self.execution.plan
     }
 
-    /// Whether this is the graph's last executed plan again, rebound to this frame's timeline
-    /// values and semaphores instead of planned anew. `finish()` reuses the last plan when
-    /// the frame declares the same passes, uses and resource states (up to names, timeline
-    /// values and binary semaphores); see [`crate::plan::Rebinder`].
+    /// Whether this is a plan the graph executed before, rebound to this frame's timeline
+    /// values and semaphores instead of planned anew. `finish()` reuses one of the plans of
+    /// the last four executions (the most recent that fits) when the frame declares the same
+    /// passes, uses and resource states (up to names, timeline values and binary semaphores);
+    /// see [`crate::plan::Rebinder`].
     ///
     /// ```no_run
     /// # fn f(graph: &vk_baton::Graph, q: &vk_baton::Queue, p: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {

@@ -8,7 +8,8 @@
 use crate::error::{Error, Result};
 use crate::pass::{Declare, Declared, PassEntry, ResourceIndex};
 use crate::plan::{
-    refill_segments, BinarySignalDecl, BinaryWaitDecl, PlanInput, Recorded, ResourceKind,
+    refill_segments, BinarySignalDecl, BinaryWaitDecl, PassDecl, PlanInput, Recorded, ResourceDecl,
+    ResourceKind,
 };
 use crate::pools::{take, Spares};
 use crate::queue::Queue;
@@ -24,6 +25,10 @@ pub(crate) struct LowerScratch {
     declared: Declared,
     /// Resource id -> planner index, and the resources.
     index: ResourceIndex,
+    /// Declarations a longer frame had, for the next longer one (frame loops alternate
+    /// between shapes): plain data, no resource.
+    spare_passes: Vec<PassDecl>,
+    spare_resources: Vec<ResourceDecl>,
 }
 
 /// Empties the scratch's lists when dropped.
@@ -81,8 +86,8 @@ pub(crate) fn lower(
     scratch: &mut LowerScratch,
     lists: Lists,
 ) -> Result<Lowered> {
-    // The last plan's declarations are refilled in place: their strings and vectors keep
-    // their capacity, so a frame like the last one allocates none of them again.
+    // An earlier plan's declarations are refilled in place: their strings and vectors keep
+    // their capacity, so a frame like an earlier one allocates none of them again.
     let PlanInput {
         queues: mut queue_decls,
         resources: mut res_decls,
@@ -99,7 +104,12 @@ pub(crate) fn lower(
     // Emptied when lowering ends, also if a pass's `declare` panics: the scratch outlives the
     // frame and must keep no resource alive.
     let scratch = EmptiedOnDrop(scratch);
-    let LowerScratch { declared: d, index } = &mut *scratch.0;
+    let LowerScratch {
+        declared: d,
+        index,
+        spare_passes,
+        spare_resources,
+    } = &mut *scratch.0;
     index.start(resources);
     let queue_index = |q: &Queue, queues: &mut Vec<Queue>| -> usize {
         match queues.iter().position(|x| x == q) {
@@ -118,7 +128,7 @@ pub(crate) fn lower(
             d.waits.clear();
             d.signals.clear();
             let qi = queue_index(&p.queue, &mut queues);
-            let pd = refill::pass(&mut pass_decls, pi, &p.name, qi);
+            let pd = refill::pass(&mut pass_decls, spare_passes, pi, &p.name, qi);
             let seen = index.resources.len();
             p.pass.declare(&mut Declare {
                 out: d,
@@ -155,7 +165,7 @@ pub(crate) fn lower(
     d.signals.clear();
     let resources = index.finish();
     declared?;
-    pass_decls.truncate(passes.len());
+    refill::truncate(&mut pass_decls, passes.len(), spare_passes);
 
     // Snapshot each resource's state; queues seen only in earlier records join the list.
     for (ri, r) in resources.iter().enumerate() {
@@ -180,7 +190,14 @@ pub(crate) fn lower(
                 b.desc().sharing.is_concurrent(),
             ),
         };
-        let rd = refill::resource(&mut res_decls, ri, r.name(), kind, concurrent);
+        let rd = refill::resource(
+            &mut res_decls,
+            spare_resources,
+            ri,
+            r.name(),
+            kind,
+            concurrent,
+        );
         rd.transient = r.transient().map(|(memory, _graph)| memory);
         let t = r.tracked().lock();
         versions.push(t.version);
@@ -191,7 +208,7 @@ pub(crate) fn lower(
             access: rec.access,
         });
     }
-    res_decls.truncate(resources.len());
+    refill::truncate(&mut res_decls, resources.len(), spare_resources);
     for q in &queues {
         if q.device_handle() != device {
             return Err(Error::ForeignDevice {

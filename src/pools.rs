@@ -10,7 +10,6 @@
 use crate::completion::CompletionToken;
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
-use crate::plan::{Plan, PlanInput, Rebinder};
 use crate::queue::Queue;
 use crate::resource::Resource;
 use crate::transient::Transients;
@@ -20,11 +19,13 @@ use std::any::Any;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+mod kept;
 mod plan_barriers;
 mod spares;
 mod timestamps;
 mod workers;
 
+pub(crate) use kept::{KeptPlans, Match, KEPT_PLANS};
 pub(crate) use plan_barriers::{dependency_info, PlanBarriers};
 pub(crate) use spares::{give, take, BarrierScratch, EmptyVec, Spares, SubmitScratch};
 pub(crate) use timestamps::{ExecutionTimer, Instrumentation};
@@ -98,27 +99,6 @@ pub(crate) struct Reusable {
     pub(crate) workers: RecordingWorkers,
 }
 
-/// The last executed plan and the scratch to match the next frame against it.
-///
-/// `finish()` lowers the next frame into `spare_input`; if [`Rebinder::rebind`] finds that the
-/// planner would answer with `last` (values and semaphores mapped), `last` is executed again.
-/// Otherwise the planner refills `last`'s vectors instead of allocating new ones. The submit
-/// path puts the plan back here, so it drops no plan either.
-#[derive(Default)]
-pub(crate) struct KeptPlan {
-    pub(crate) last: Option<Plan>,
-    /// The Vulkan barriers of `last`, when they were built for it.
-    pub(crate) barriers: PlanBarriers,
-    /// The declarations of the plan before `last`, refilled by the next lowering.
-    pub(crate) spare_input: Option<PlanInput>,
-    pub(crate) rebinder: Rebinder,
-    /// Frames planned and frames reused, for the log.
-    pub(crate) planned: u64,
-    pub(crate) reused: u64,
-    /// Off: every frame is planned anew ([`crate::Graph::set_plan_reuse`]).
-    pub(crate) disabled: bool,
-}
-
 /// The part of a graph that its executions and their fences share.
 pub(crate) struct GraphPools {
     pub(crate) device: Arc<ash::Device>,
@@ -130,8 +110,8 @@ pub(crate) struct GraphPools {
     pub(crate) reusable: Mutex<Reusable>,
     /// Contents of dropped, incomplete execution fences.
     pending: Mutex<Vec<InFlight>>,
-    /// The last executed plan, kept so that the next `finish()` reuses or refills it.
-    pub(crate) kept: Mutex<KeptPlan>,
+    /// The last few executed plans, kept so that the next `finish()` reuses or refills one.
+    pub(crate) kept: Mutex<KeptPlans>,
     /// Emptied vectors, scratch space and spent tokens for the next execution.
     pub(crate) spares: Mutex<Spares>,
     /// Pass-name strings of the last execution, refilled by the next builder's passes.
@@ -163,7 +143,7 @@ impl GraphPools {
             recording: RecordingThreads::default(),
             reusable: Mutex::new(Reusable::default()),
             pending: Mutex::new(Vec::new()),
-            kept: Mutex::new(KeptPlan::default()),
+            kept: Mutex::new(KeptPlans::default()),
             spares: Mutex::new(Spares::default()),
             spare_names: Mutex::new(Vec::new()),
             pass_count_hint: std::sync::atomic::AtomicUsize::new(0),

@@ -101,13 +101,14 @@ pub enum SimError {
         /// What the verifier found.
         violations: Vec<Violation>,
     },
-    /// `finish()` would have reused the previous frame's plan ([`Rebinder`]), but the planner
-    /// answers this frame with another plan: a bug in the library. Both plans are given.
+    /// `finish()` would have reused a kept plan of an earlier frame ([`Rebinder`]), but the
+    /// planner answers this frame with another plan: a bug in the library. Both plans are
+    /// given.
     #[error("frame {frame}: the reused plan differs from a new plan\nreused:\n{reused}\nplanned:\n{planned}")]
     Reuse {
         /// The frame's number.
         frame: usize,
-        /// The previous frame's plan, rebound to this frame.
+        /// The earlier frame's plan, rebound to this frame.
         reused: Box<Plan>,
         /// The planner's own answer.
         planned: Box<Plan>,
@@ -131,8 +132,8 @@ pub struct FrameReport {
     pub values: TimelineValues,
     /// How many frames the chained verification covered (this one included).
     pub chained: usize,
-    /// Whether `finish()` would reuse the previous frame's plan (the simulation checked that
-    /// it equals the planner's answer).
+    /// Whether `finish()` would reuse a kept plan of an earlier frame (the simulation checked
+    /// that every kept plan that rebinds equals the planner's answer).
     pub reused: bool,
 }
 
@@ -181,8 +182,9 @@ pub struct Simulation {
     chain: VecDeque<(Plan, TimelineValues)>,
     window: usize,
     frames: usize,
-    /// The last frame's plan, which `finish()` would try to reuse, and the matcher.
-    kept: Option<Plan>,
+    /// The plans of the last frames, the most recent first, which `finish()` would try to
+    /// reuse (it keeps as many), and the matcher.
+    kept: VecDeque<Plan>,
     rebinder: Rebinder,
 }
 
@@ -197,7 +199,7 @@ impl Simulation {
             chain: VecDeque::new(),
             window: 16,
             frames: 0,
-            kept: None,
+            kept: VecDeque::new(),
             rebinder: Rebinder::default(),
         }
     }
@@ -271,22 +273,24 @@ impl Simulation {
         let (input, qmap, rmap) = self.lower(passes)?;
         let plan = crate::plan::plan_owned(input.clone())
             .map_err(|error| SimError::Plan { frame, error })?;
-        // What `finish()` would execute instead, if it reuses the last plan: it must be the
-        // planner's answer exactly.
-        let mut reused = false;
-        if let Some(mut last) = self.kept.clone() {
-            if self.rebinder.rebind(&mut last, input).is_ok() {
-                if last.queues != plan.queues
-                    || last.final_states != plan.final_states
-                    || last.transients != plan.transients
+        // What `finish()` would execute instead, if it reuses a kept plan: it must be the
+        // planner's answer exactly. Every kept plan that rebinds is checked, not only the
+        // first one `finish()` would take.
+        let mut reused = None;
+        for (i, kept) in self.kept.iter().enumerate() {
+            let mut candidate = kept.clone();
+            if self.rebinder.rebind(&mut candidate, input.clone()).is_ok() {
+                if candidate.queues != plan.queues
+                    || candidate.final_states != plan.final_states
+                    || candidate.transients != plan.transients
                 {
                     return Err(SimError::Reuse {
                         frame,
-                        reused: Box::new(last),
+                        reused: Box::new(candidate),
                         planned: Box::new(plan),
                     });
                 }
-                reused = true;
+                reused.get_or_insert(i);
             }
         }
         let mut last: Vec<u64> = qmap.iter().map(|&q| self.last[q]).collect();
@@ -322,10 +326,15 @@ impl Simulation {
         }
         self.chain = chain;
         self.frames += 1;
-        self.kept = Some(plan.clone());
+        // The plan `finish()` reused goes back in front, as the new one would.
+        if let Some(i) = reused {
+            self.kept.remove(i);
+        }
+        self.kept.push_front(plan.clone());
+        self.kept.truncate(crate::pools::KEPT_PLANS);
         Ok(FrameReport {
             frame,
-            reused,
+            reused: reused.is_some(),
             plan,
             chained: self.chain.len(),
             queues: qmap,

@@ -142,6 +142,41 @@ fn a_reused_plan_allocates_nothing() {
     common::assert_clean(&ctx);
 }
 
+/// A loop that alternates between two shapes (100 and 101 passes) reuses both plans, which
+/// the graph keeps side by side: nothing either, once both have been planned.
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "debug builds verify every plan, which allocates per pass: cargo test --release --test allocations"
+)]
+fn a_loop_alternating_two_shapes_allocates_nothing() {
+    let ctx = common::ctx();
+    let graph = ctx.graph().unwrap();
+    let q = ctx.graphics().clone();
+    let bufs = buffers(&ctx);
+    let mut steps = steps(&bufs, 101);
+    // (allocations, reused) of a frame of the first `n` steps.
+    let mut frame = |n: usize| {
+        let before = allocations();
+        let mut b = graph.record();
+        for s in steps[..n].iter_mut() {
+            b = b.insert_pass("step", s, &q);
+        }
+        let planned = b.finish().unwrap();
+        let reused = planned.reused();
+        planned.execute().unwrap().wait().unwrap();
+        (allocations() - before, reused)
+    };
+    for k in 0..10 {
+        frame(100 + k % 2);
+    }
+    let frames: Vec<(u64, bool)> = (0..6).map(|k| frame(100 + k % 2)).collect();
+    eprintln!("(allocations, reused) per frame, alternating 100 and 101 passes: {frames:?}");
+    assert_eq!(frames, [(0, true); 6]);
+    drop(graph);
+    common::assert_clean(&ctx);
+}
+
 /// Recording threads on, in a frame of `Send` passes too small to spread (under two threads'
 /// minimum): nothing either, so turning threads on costs small frames nothing.
 #[test]

@@ -275,3 +275,69 @@ fn a_reused_plan_records_its_barriers_on_the_frames_own_resources() {
     drop(graph);
     common::assert_clean(&ctx);
 }
+
+/// A frame loop that cycles through a few shapes (here one to four fills of a buffer, then a
+/// copy out of it and a host read) reuses each shape's plan from the shape's second round on:
+/// the graph keeps the plans of its last four executions. A cycle of five shapes outgrows them
+/// and plans every frame. The data is right every frame either way.
+#[test]
+fn a_frame_loop_of_a_few_shapes_reuses_each_shapes_plan() {
+    let ctx = common::ctx();
+    let q = ctx.graphics().clone();
+    let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+    // Which frames of a cycle through `shapes` shapes reused a plan, on a graph and buffers
+    // of their own.
+    let run = |shapes: u32, frames: u32| -> Vec<bool> {
+        let graph = ctx.graph().unwrap();
+        let a = ctx.buffer(BufferDesc::new(SIZE, usage), "a").unwrap();
+        let out = ctx
+            .buffer(BufferDesc::readback(SIZE, usage), "out")
+            .unwrap();
+        let value = Arc::new(AtomicU32::new(0));
+        let mut copy = Copy {
+            src: a.clone(),
+            dst: out.clone(),
+        };
+        let mut read = HostRead(out.clone());
+        (0..frames)
+            .map(|frame| {
+                let fills = frame % shapes + 1;
+                value.store(0x0101_0101 * (frame + 1), Ordering::Relaxed);
+                let mut fill: Vec<Fill> = (0..fills)
+                    .map(|_| Fill {
+                        dst: a.clone(),
+                        value: value.clone(),
+                    })
+                    .collect();
+                let mut b = graph.record();
+                for f in &mut fill {
+                    b = b.insert_pass("fill", f, &q);
+                }
+                let planned = b
+                    .insert_pass("copy", &mut copy, &q)
+                    .insert_pass("read", &mut read, &q)
+                    .finish()
+                    .unwrap();
+                let reused = planned.reused();
+                planned.execute().unwrap().wait().unwrap();
+                assert_eq!(
+                    read_u32s(&out),
+                    vec![0x0101_0101 * (frame + 1); 64],
+                    "{shapes} shapes, frame {frame}"
+                );
+                reused
+            })
+            .collect()
+    };
+    // Frame 0 finds `a` never used; frames 1 to 3 are new shapes; frame 4 has frame 0's shape
+    // but finds `a` written, which plans differently. From frame 5 on, each shape's plan.
+    let four = run(4, 12);
+    let want: Vec<bool> = (0..12).map(|frame| frame >= 5).collect();
+    assert_eq!(four, want, "which frames of a 4-shape cycle reused a plan");
+    assert_eq!(
+        run(5, 15),
+        vec![false; 15],
+        "a 5-shape cycle outgrows the kept plans"
+    );
+    common::assert_clean(&ctx);
+}

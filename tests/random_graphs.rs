@@ -54,11 +54,11 @@ struct Seen {
     /// A handoff (the first pass of a graph, submitted by the app) after which the library
     /// submitted a release-only batch on another family's queue.
     handoffs_after_a_release: Cell<u32>,
-    /// A graph run again whose last plan was reused (rebound), and checked equal to a new one.
+    /// A graph run again whose kept plan was reused (rebound), and checked equal to a new one.
     rebound: Cell<u32>,
-    /// A plan reused for the next, different graph of the chain (rebound: equal to a new one).
+    /// A kept plan of another graph of the chain reused (rebound: equal to a new one).
     rebound_across_graphs: Cell<u32>,
-    /// A graph run again, reordered, whose last reordered plan was reused and checked equal
+    /// A graph run again, reordered, whose kept reordered plan was reused and checked equal
     /// to a new one.
     rebound_scheduled: Cell<u32>,
     /// A transient placed on memory of an earlier one: an aliasing dependency.
@@ -141,12 +141,17 @@ fn check_rebinding(case: &Case, seen: &Seen) -> Result<(), String> {
     Ok(())
 }
 
-/// (a plan rebound for the same graph, a plan rebound across graphs).
+/// How many plans a graph keeps for reuse (`finish()` tries each, the most recent first).
+const KEPT_PLANS: usize = 4;
+
+/// (a plan rebound for the same graph, a plan rebound across graphs). Every plan of the last
+/// `KEPT_PLANS` frames that rebinds to a frame must equal the planner's answer.
 fn check_rebinding_with(case: &Case, schedule: Schedule) -> Result<(bool, bool), String> {
     let mut resources = case.resources.clone();
     let mut last = case.start.clone();
     let mut rebinder = Rebinder::default();
-    let mut previous: Option<Plan> = None;
+    // (graph, plan), the most recent first.
+    let mut kept: std::collections::VecDeque<(usize, Plan)> = Default::default();
     let (mut same, mut across) = (false, false);
     for (g, passes) in case.graphs.iter().enumerate() {
         for frame in 0..3 {
@@ -157,23 +162,24 @@ fn check_rebinding_with(case: &Case, schedule: Schedule) -> Result<(bool, bool),
             };
             let planned = plan_scheduled(&input, schedule)
                 .map_err(|e| format!("graph {g} frame {frame}: {e}"))?;
-            if let Some(mut kept) = previous.take() {
-                if let Ok(old) = rebinder.rebind_scheduled(&mut kept, input.clone(), schedule) {
-                    if kept.queues != planned.queues
-                        || kept.order != planned.order
-                        || kept.reordered != planned.reordered
-                        || kept.final_states != planned.final_states
-                        || kept.transients != planned.transients
+            for (kept_g, kept_plan) in &kept {
+                let mut rebound = kept_plan.clone();
+                if let Ok(old) = rebinder.rebind_scheduled(&mut rebound, input.clone(), schedule) {
+                    if rebound.queues != planned.queues
+                        || rebound.order != planned.order
+                        || rebound.reordered != planned.reordered
+                        || rebound.final_states != planned.final_states
+                        || rebound.transients != planned.transients
                     {
                         return Err(format!(
-                            "graph {g} frame {frame}: the rebound plan differs from a new one\nrebound:\n{kept}\nplanned:\n{planned}\nplanned from:\n{:#?}",
+                            "graph {g} frame {frame}: the plan of graph {kept_g}, rebound, differs from a new one\nrebound:\n{rebound}\nplanned:\n{planned}\nplanned from:\n{:#?}",
                             old
                         ));
                     }
-                    if frame == 0 {
-                        across = true;
-                    } else {
+                    if *kept_g == g {
                         same = true;
+                    } else {
+                        across = true;
                     }
                 }
             }
@@ -184,7 +190,8 @@ fn check_rebinding_with(case: &Case, schedule: Schedule) -> Result<(bool, bool),
             {
                 r.initial = st;
             }
-            previous = Some(planned);
+            kept.push_front((g, planned));
+            kept.truncate(KEPT_PLANS);
         }
     }
     Ok((same, across))

@@ -104,7 +104,7 @@ impl S {
             reused: Vec::new(),
         }
     }
-    /// The frames that reuse the previous frame's plan, as a string of `r` (reused) and `p`
+    /// The frames that reuse a kept plan, as a string of `r` (reused) and `p`
     /// (planned).
     fn reuse_pattern(&self) -> String {
         self.reused

@@ -69,11 +69,7 @@ impl Execution<'_> {
         } = self;
         // Kept for the next `finish()` to reuse or refill, and the lists for the next
         // builder and lowering: nothing dropped here, nothing allocated again.
-        {
-            let mut kept = pools.kept.lock();
-            kept.last = Some(plan);
-            kept.barriers = barriers;
-        }
+        pools.kept.lock().put_back(plan, barriers);
         pools
             .spare_names
             .lock()

@@ -1,8 +1,9 @@
-//! Refilling the last plan's declarations in place.
+//! Refilling an earlier plan's declarations in place.
 //!
 //! Each function sets entry `i` of a list to new contents, reusing the entry's strings and
 //! vectors when there is one (clear, then push: no allocation while the capacity suffices),
-//! and appending a fresh entry otherwise. The caller truncates the list to its new length.
+//! and appending a spare or fresh entry otherwise. The caller cuts the list to its new length
+//! with [`truncate`], which keeps the entries cut as spares.
 
 use crate::plan::{PassDecl, QueueDecl, ResourceDecl, ResourceKind};
 use ash::vk;
@@ -15,50 +16,62 @@ fn set_name(dst: &mut String, name: &str) {
     }
 }
 
-/// Entry `i` of `list` as pass `name` on queue `queue`, with no uses, waits or signals yet.
+/// Entry `i` of `list` (at most one past its end) as pass `name` on queue `queue`, with no
+/// uses, waits or signals yet. Past the end, an entry from `spare` (what a longer frame had)
+/// is taken before a new one.
 pub(super) fn pass<'l>(
     list: &'l mut Vec<PassDecl>,
+    spare: &mut Vec<PassDecl>,
     i: usize,
     name: &str,
     queue: usize,
 ) -> &'l mut PassDecl {
-    if i < list.len() {
-        let pd = &mut list[i];
-        set_name(&mut pd.name, name);
-        pd.queue = queue;
-        pd.uses.clear();
-        pd.waits.clear();
-        pd.signals.clear();
-    } else {
-        list.push(PassDecl::new(name, queue));
+    debug_assert!(i <= list.len(), "passes are refilled in order");
+    if i == list.len() {
+        list.push(spare.pop().unwrap_or_else(|| PassDecl::new(name, queue)));
     }
-    &mut list[i]
+    let pd = &mut list[i];
+    set_name(&mut pd.name, name);
+    pd.queue = queue;
+    pd.uses.clear();
+    pd.waits.clear();
+    pd.signals.clear();
+    pd
 }
 
-/// Entry `i` of `list` as this resource, its initial state left for the caller to refill.
+/// Entry `i` of `list` (at most one past its end) as this resource, its initial state left for
+/// the caller to refill. Past the end, an entry from `spare` is taken before a new one.
 pub(super) fn resource<'l>(
     list: &'l mut Vec<ResourceDecl>,
+    spare: &mut Vec<ResourceDecl>,
     i: usize,
     name: &str,
     kind: ResourceKind,
     concurrent: bool,
 ) -> &'l mut ResourceDecl {
-    if i < list.len() {
-        let rd = &mut list[i];
-        set_name(&mut rd.name, name);
-        rd.kind = kind;
-        rd.concurrent = concurrent;
-        rd.transient = None;
-    } else {
-        list.push(ResourceDecl {
+    debug_assert!(i <= list.len(), "resources are refilled in order");
+    if i == list.len() {
+        list.push(spare.pop().unwrap_or_else(|| ResourceDecl {
             name: name.to_owned(),
             kind,
             concurrent,
             initial: Vec::new(),
             transient: None,
-        });
+        }));
     }
-    &mut list[i]
+    let rd = &mut list[i];
+    set_name(&mut rd.name, name);
+    rd.kind = kind;
+    rd.concurrent = concurrent;
+    rd.transient = None;
+    rd
+}
+
+/// Cuts `list` to `len` entries; the ones cut go to `spare` for a later, longer frame.
+pub(super) fn truncate<T>(list: &mut Vec<T>, len: usize, spare: &mut Vec<T>) {
+    if list.len() > len {
+        spare.extend(list.drain(len..));
+    }
 }
 
 /// Entry `i` of `list` as this queue.
@@ -92,7 +105,8 @@ mod tests {
             .with_use(UseDecl::new(0, Access::TRANSFER_WRITE))
             .with_use(UseDecl::new(1, Access::TRANSFER_READ))];
         let (name_ptr, uses_ptr) = (list[0].name.as_ptr(), list[0].uses.as_ptr());
-        let pd = pass(&mut list, 0, "new", 1);
+        let mut spare = Vec::new();
+        let pd = pass(&mut list, &mut spare, 0, "new", 1);
         pd.uses.push(UseDecl::new(2, Access::COPY_READ));
         let expected = PassDecl::new("new", 1).with_use(UseDecl::new(2, Access::COPY_READ));
         assert_eq!(format!("{:?}", list[0]), format!("{expected:?}"));
@@ -102,12 +116,25 @@ mod tests {
         );
 
         // Past the end: appended.
-        pass(&mut list, 1, "second", 0);
+        pass(&mut list, &mut spare, 1, "second", 0);
         assert_eq!(list.len(), 2);
         assert_eq!(
             format!("{:?}", list[1]),
             format!("{:?}", PassDecl::new("second", 0))
         );
+
+        // A shorter frame leaves its last entry spare; a longer one takes it back, refilled.
+        list[1].uses.push(UseDecl::new(0, Access::COPY_WRITE));
+        let uses_ptr = list[1].uses.as_ptr();
+        truncate(&mut list, 1, &mut spare);
+        assert_eq!((list.len(), spare.len()), (1, 1));
+        pass(&mut list, &mut spare, 1, "third", 2);
+        assert_eq!((list.len(), spare.len()), (2, 0));
+        assert_eq!(
+            format!("{:?}", list[1]),
+            format!("{:?}", PassDecl::new("third", 2))
+        );
+        assert_eq!(list[1].uses.as_ptr(), uses_ptr);
 
         let mut queues = vec![QueueDecl::new("old", 5, vk::QueueFlags::TRANSFER)];
         queue(&mut queues, 0, "gfx", 0, vk::QueueFlags::GRAPHICS);

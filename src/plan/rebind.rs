@@ -197,14 +197,14 @@ impl Rebinder {
         if !queues_match {
             return false;
         }
-        if !self.match_resources(resources, &new.resources) {
+        // The passes first: a frame of another shape (a graph keeps several plans) usually
+        // differs there, before every resource's state is compared. Without `declarations`
+        // the passes are the same, and each binary semaphore stands for itself
+        // (`same_semaphores`).
+        if declarations && !self.match_passes(passes, &new.passes) {
             return false;
         }
-        if !declarations {
-            // The same passes: each binary semaphore stands for itself (`same_semaphores`).
-            return true;
-        }
-        self.match_passes(passes, &new.passes)
+        self.match_resources(resources, &new.resources)
     }
 
     fn match_resources(

@@ -1,0 +1,197 @@
+//! The plans of the last few executions, kept so that a frame like one of them executes that
+//! plan again instead of planning anew.
+//!
+//! `finish()` lowers the next frame into [`KeptPlans::spare_input`]; if [`Rebinder`] finds that
+//! the planner would answer it with a kept plan (values and semaphores mapped), that plan is
+//! taken out and executed again. Otherwise the planner refills the vectors of the oldest kept
+//! plan once the cache is full. The submit path puts the executed plan back in front, so no
+//! plan is dropped and a frame like a kept one allocates nothing.
+//!
+//! More than one plan is kept because frame loops alternate: a pass every other frame, a
+//! readback every few frames. With only the last plan kept, every frame of such a loop is
+//! planned anew although nothing changed since the same frame a few executions ago.
+
+use super::PlanBarriers;
+use crate::plan::{Plan, PlanInput, QueuePlan, Rebinder, Schedule};
+
+/// How many executed plans a graph keeps: a loop that cycles through at most this many frame
+/// shapes reuses each one's plan; a shape not executed in the last `KEPT_PLANS` executions is
+/// planned anew.
+pub(crate) const KEPT_PLANS: usize = 4;
+
+/// Kept plans and the scratch to match a frame against them.
+#[derive(Default)]
+pub(crate) struct KeptPlans {
+    /// Executed plans with the Vulkan barriers built for them, the most recent first.
+    entries: Vec<(Plan, PlanBarriers)>,
+    /// Declarations to refill: the input a reused plan was matched against, or an evicted
+    /// plan's.
+    pub(crate) spare_input: Option<PlanInput>,
+    rebinder: Rebinder,
+    /// Frames planned and frames reused, for the log.
+    planned: u64,
+    reused: u64,
+    /// Off: every frame is planned anew ([`crate::Graph::set_plan_reuse`]).
+    pub(crate) disabled: bool,
+}
+
+/// What [`KeptPlans::take_matching`] found for a frame.
+pub(crate) enum Match {
+    /// A kept plan, rebound to the frame's values and semaphores, with its barriers.
+    Reused(Plan, PlanBarriers),
+    /// None: the frame's input back, with the vectors of a plan to refill and barriers that
+    /// were forgotten, to build for the new plan.
+    New {
+        input: PlanInput,
+        spare: Vec<QueuePlan>,
+        barriers: PlanBarriers,
+    },
+}
+
+impl KeptPlans {
+    /// Takes out the most recent kept plan that the planner would answer `input` with, rebound
+    /// to it; or gives `input` back with what the new plan can refill.
+    pub(crate) fn take_matching(&mut self, mut input: PlanInput, schedule: Schedule) -> Match {
+        if !self.disabled {
+            for i in 0..self.entries.len() {
+                match self
+                    .rebinder
+                    .rebind_scheduled(&mut self.entries[i].0, input, schedule)
+                {
+                    Ok(matched) => {
+                        let (plan, barriers) = self.entries.remove(i);
+                        self.spare_input = Some(matched);
+                        self.reused += 1;
+                        log::trace!(
+                            "reused the plan executed {} executions ago ({} reused, {} planned)",
+                            i + 1,
+                            self.reused,
+                            self.planned
+                        );
+                        return Match::Reused(plan, barriers);
+                    }
+                    // A failed match leaves the plan as it was.
+                    Err(back) => input = back,
+                }
+            }
+        }
+        self.planned += 1;
+        // The new plan takes the place of the oldest once the cache is full; with reuse off
+        // the last plan is kept only for its vectors.
+        let room = if self.disabled { 0 } else { KEPT_PLANS - 1 };
+        let evicted = if self.entries.len() > room {
+            self.entries.pop()
+        } else {
+            None
+        };
+        let (spare, mut barriers) = match evicted {
+            Some((Plan { input, queues, .. }, barriers)) => {
+                self.spare_input.get_or_insert(input);
+                (queues, barriers)
+            }
+            None => (Vec::new(), PlanBarriers::default()),
+        };
+        barriers.forget();
+        Match::New {
+            input,
+            spare,
+            barriers,
+        }
+    }
+
+    /// Puts an executed plan back in front.
+    pub(crate) fn put_back(&mut self, plan: Plan, barriers: PlanBarriers) {
+        self.entries.insert(0, (plan, barriers));
+        // With reuse switched off meanwhile, fewer are kept: the extra ones are dropped.
+        self.entries
+            .truncate(if self.disabled { 1 } else { KEPT_PLANS });
+    }
+
+    /// How many plans are kept.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{plan_owned, PassDecl, QueueDecl, ResourceDecl, UseDecl};
+    use crate::Access;
+    use ash::vk;
+
+    /// Frame shape `fills`: that many fills of one buffer, then a copy out of it. The
+    /// resources start fresh every frame, so a shape's input repeats exactly.
+    fn frame(fills: usize) -> PlanInput {
+        let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+        let mut passes: Vec<PassDecl> = (0..fills)
+            .map(|_| PassDecl::new("fill", 0).with_use(UseDecl::new(0, Access::TRANSFER_WRITE)))
+            .collect();
+        passes.push(
+            PassDecl::new("copy", 0)
+                .with_use(UseDecl::new(0, Access::COPY_READ))
+                .with_use(UseDecl::new(1, Access::COPY_WRITE)),
+        );
+        PlanInput {
+            queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::TRANSFER)],
+            resources: vec![
+                ResourceDecl::buffer("a", 64, usage),
+                ResourceDecl::buffer("b", 64, usage),
+            ],
+            passes,
+        }
+    }
+
+    /// Runs `frames` frames cycling through `shapes` shapes the way `finish()` and the submit
+    /// path do; returns which were reused.
+    fn cycle(kept: &mut KeptPlans, shapes: usize, frames: usize) -> Vec<bool> {
+        (0..frames)
+            .map(|f| {
+                let fills = f % shapes + 1;
+                let (plan, barriers, reused) =
+                    match kept.take_matching(frame(fills), Schedule::PROGRAM_ORDER) {
+                        Match::Reused(plan, barriers) => (plan, barriers, true),
+                        Match::New { input, .. } => {
+                            (plan_owned(input).unwrap(), PlanBarriers::default(), false)
+                        }
+                    };
+                // Whatever was taken out, the plan executed is the one for this shape.
+                assert_eq!(plan.input.passes.len(), fills + 1, "frame {f}");
+                kept.put_back(plan, barriers);
+                reused
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_cycle_of_up_to_four_shapes_reuses_every_plan_from_its_second_round() {
+        let mut kept = KeptPlans::default();
+        let got = cycle(&mut kept, KEPT_PLANS, 3 * KEPT_PLANS);
+        let want: Vec<bool> = (0..3 * KEPT_PLANS).map(|f| f >= KEPT_PLANS).collect();
+        assert_eq!(got, want);
+        assert_eq!((kept.len(), kept.reused, kept.planned), (4, 8, 4));
+        // One fill again, three executions after the last one: still kept.
+        assert_eq!(cycle(&mut kept, 1, 1), [true]);
+    }
+
+    #[test]
+    fn a_cycle_of_five_shapes_outgrows_the_kept_plans() {
+        let mut kept = KeptPlans::default();
+        let got = cycle(&mut kept, KEPT_PLANS + 1, 3 * (KEPT_PLANS + 1));
+        assert_eq!(got, vec![false; 3 * (KEPT_PLANS + 1)]);
+        assert_eq!(kept.len(), KEPT_PLANS);
+        // An evicted plan's declarations are refilled by the next lowering.
+        assert!(kept.spare_input.is_some());
+    }
+
+    #[test]
+    fn with_reuse_off_every_frame_is_planned_and_one_plan_kept_for_its_vectors() {
+        let mut kept = KeptPlans {
+            disabled: true,
+            ..KeptPlans::default()
+        };
+        assert_eq!(cycle(&mut kept, 1, 3), [false, false, false]);
+        assert_eq!(kept.len(), 1);
+    }
+}
