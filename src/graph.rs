@@ -18,7 +18,7 @@ use crate::lowering::{lower, Lists, LowerScratch, Lowered};
 use crate::pass::{Declare, FnPass, Pass, PassEntry, PassSlot, Recorder};
 use crate::plan::{self, Plan, PlanInput, QueuePlan, Schedule};
 use crate::pools::GraphPools;
-use crate::pools::{KeptPlans, Match, PlanBarriers};
+use crate::pools::{Match, PlanBarriers};
 use crate::queue::Queue;
 use std::fmt;
 use std::sync::atomic::Ordering;
@@ -110,11 +110,12 @@ impl Graph {
     }
 
     /// Whether `finish()` may reuse an executed plan (on by default): a frame that declares
-    /// what one of the last four executions did, with resources in the same states up to
-    /// timeline values and binary semaphores, executes that plan again instead of planning anew
-    /// ([`Planned::reused`]). Four are kept so that loops alternating between a few frame
-    /// shapes (a pass every other frame) reuse each shape's plan. Off, every frame is planned; for measurements and for ruling
-    /// reuse out when chasing a bug. Reuse never changes what is executed: the reused plan is
+    /// what one of the last [`crate::plan::KEPT_PLANS`] executions did, with resources in the
+    /// same states up to timeline values and binary semaphores, executes that plan again
+    /// instead of planning anew ([`Planned::reused`]). Several are kept so that loops
+    /// alternating between a few frame shapes (a pass every other frame) reuse each shape's
+    /// plan. Off, every frame is planned; for measurements and for ruling reuse out when
+    /// chasing a bug. Reuse never changes what is executed: the reused plan is
     /// the one the planner would make (`tests/random_graphs.rs` and [`crate::simulate`] check
     /// this), and debug builds verify it like a new one.
     ///
@@ -318,7 +319,8 @@ impl<'a> GraphBuilder<'a> {
             .store(self.passes.len(), Ordering::Relaxed);
         // Emptied, but with its capacity: the execution's names go back into it.
         *pools.spare_names.lock() = self.names;
-        // Lowered into the declarations of the plan before the last, refilled in place.
+        // Lowered into spare declarations (the input a reused plan was matched against, or an
+        // evicted plan's), refilled in place.
         let spare_input = pools.kept.lock().spare_input.take();
         let Lowered {
             input,
@@ -332,8 +334,10 @@ impl<'a> GraphBuilder<'a> {
             &mut self.graph.lowering.lock(),
             Lists::from_spares(&mut pools.spares.lock()),
         )?;
-        let (plan, barriers, reused) =
-            reuse_or_plan(&mut pools.kept.lock(), input, &queues, self.schedule)?;
+        // The kept plans are locked only to take one out: planning a new one, and verifying
+        // in debug builds, runs without the lock an `execute()` needs to put its plan back.
+        let found = pools.kept.lock().take_matching(input, self.schedule);
+        let (plan, barriers, reused) = reuse_or_plan(found, &queues, self.schedule)?;
         Ok(Planned {
             graph: self.graph,
             execution: Execution {
@@ -351,16 +355,15 @@ impl<'a> GraphBuilder<'a> {
     }
 }
 
-/// A kept plan again if the planner would answer `input` with it (values and semaphores
-/// mapped: [`crate::plan::Rebinder`]), with the barriers built for it; otherwise a new plan,
-/// refilling the vectors of the oldest kept one. `true` with a reused plan.
+/// The kept plan that [`crate::pools::KeptPlans::take_matching`] found (the planner's answer,
+/// values and semaphores mapped: [`crate::plan::Rebinder`]), with the barriers built for it;
+/// otherwise a new plan, refilling the vectors it was given. `true` with a reused plan.
 fn reuse_or_plan(
-    kept: &mut KeptPlans,
-    input: PlanInput,
+    found: Match,
     queues: &[Queue],
     schedule: Schedule,
 ) -> Result<(Plan, PlanBarriers, bool)> {
-    match kept.take_matching(input, schedule) {
+    match found {
         Match::Reused(plan, barriers) => {
             verify_in_debug(&plan, queues)?;
             Ok((plan, barriers, true))

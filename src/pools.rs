@@ -25,7 +25,7 @@ mod spares;
 mod timestamps;
 mod workers;
 
-pub(crate) use kept::{KeptPlans, Match, KEPT_PLANS};
+pub(crate) use kept::{KeptPlans, Match};
 pub(crate) use plan_barriers::{dependency_info, PlanBarriers};
 pub(crate) use spares::{give, take, BarrierScratch, EmptyVec, Spares, SubmitScratch};
 pub(crate) use timestamps::{ExecutionTimer, Instrumentation};

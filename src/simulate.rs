@@ -331,7 +331,7 @@ impl Simulation {
             self.kept.remove(i);
         }
         self.kept.push_front(plan.clone());
-        self.kept.truncate(crate::pools::KEPT_PLANS);
+        self.kept.truncate(crate::plan::KEPT_PLANS);
         Ok(FrameReport {
             frame,
             reused: reused.is_some(),

@@ -119,8 +119,8 @@ fn check(case: &Case, seen: &Seen) -> Result<(), String> {
 
 /// Runs each graph of the case three times in a row, as frames, and the next graph after it,
 /// in program order and reordered (with and without the fallback to program order); wherever
-/// `Rebinder` accepts the previous frame's plan for the next input (what `finish()` then
-/// executes), that plan must be exactly the planner's answer for the input.
+/// `Rebinder` accepts a kept plan of the last frames for the next input (what `finish()` may
+/// execute), that plan must be exactly the planner's answer for the input.
 fn check_rebinding(case: &Case, seen: &Seen) -> Result<(), String> {
     let mut reordered_rebound = false;
     for schedule in [
@@ -141,9 +141,6 @@ fn check_rebinding(case: &Case, seen: &Seen) -> Result<(), String> {
     Ok(())
 }
 
-/// How many plans a graph keeps for reuse (`finish()` tries each, the most recent first).
-const KEPT_PLANS: usize = 4;
-
 /// (a plan rebound for the same graph, a plan rebound across graphs). Every plan of the last
 /// `KEPT_PLANS` frames that rebinds to a frame must equal the planner's answer.
 fn check_rebinding_with(case: &Case, schedule: Schedule) -> Result<(bool, bool), String> {
@@ -162,7 +159,10 @@ fn check_rebinding_with(case: &Case, schedule: Schedule) -> Result<(bool, bool),
             };
             let planned = plan_scheduled(&input, schedule)
                 .map_err(|e| format!("graph {g} frame {frame}: {e}"))?;
-            for (kept_g, kept_plan) in &kept {
+            // Like `finish()`, the plan it would take (the first that rebinds) goes back in
+            // front as the new one; every one that rebinds is checked.
+            let mut taken = None;
+            for (i, (kept_g, kept_plan)) in kept.iter().enumerate() {
                 let mut rebound = kept_plan.clone();
                 if let Ok(old) = rebinder.rebind_scheduled(&mut rebound, input.clone(), schedule) {
                     if rebound.queues != planned.queues
@@ -181,6 +181,7 @@ fn check_rebinding_with(case: &Case, schedule: Schedule) -> Result<(bool, bool),
                     } else {
                         across = true;
                     }
+                    taken.get_or_insert(i);
                 }
             }
             let values = planned.assign_values(&mut last);
@@ -190,8 +191,11 @@ fn check_rebinding_with(case: &Case, schedule: Schedule) -> Result<(bool, bool),
             {
                 r.initial = st;
             }
+            if let Some(i) = taken {
+                kept.remove(i);
+            }
             kept.push_front((g, planned));
-            kept.truncate(KEPT_PLANS);
+            kept.truncate(vk_baton::plan::KEPT_PLANS);
         }
     }
     Ok((same, across))

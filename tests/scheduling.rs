@@ -368,7 +368,7 @@ fn reordered_three_family_frame_groups_its_ownership_transfers() {
 /// One graph, frames alternating between program order and reordering: a program-order frame
 /// never reuses a reordered plan (it would run another order, or barriers regrouped), though
 /// the graph keeps both kinds, and every frame computes the same bytes. Then two reordered
-/// frames in a row: the second reuses the first's plan.
+/// frames in a row: the second reuses the plan of the first, now the most recent.
 #[test]
 fn program_order_frames_never_reuse_a_reordered_plan() {
     let ctx = ctx();

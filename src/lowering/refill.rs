@@ -30,13 +30,21 @@ pub(super) fn pass<'l>(
     if i == list.len() {
         list.push(spare.pop().unwrap_or_else(|| PassDecl::new(name, queue)));
     }
-    let pd = &mut list[i];
-    set_name(&mut pd.name, name);
-    pd.queue = queue;
-    pd.uses.clear();
-    pd.waits.clear();
-    pd.signals.clear();
-    pd
+    // Destructured in full, so that a field added to the declaration fails to compile here
+    // until it is reset too: a spare entry may come from any earlier frame.
+    let PassDecl {
+        name: old_name,
+        queue: old_queue,
+        uses,
+        waits,
+        signals,
+    } = &mut list[i];
+    set_name(old_name, name);
+    *old_queue = queue;
+    uses.clear();
+    waits.clear();
+    signals.clear();
+    &mut list[i]
 }
 
 /// Entry `i` of `list` (at most one past its end) as this resource, its initial state left for
@@ -59,12 +67,20 @@ pub(super) fn resource<'l>(
             transient: None,
         }));
     }
-    let rd = &mut list[i];
-    set_name(&mut rd.name, name);
-    rd.kind = kind;
-    rd.concurrent = concurrent;
-    rd.transient = None;
-    rd
+    // In full, as in `pass`; `initial` is the caller's to refill (`refill_segments` cuts and
+    // overwrites every segment).
+    let ResourceDecl {
+        name: old_name,
+        kind: old_kind,
+        concurrent: old_concurrent,
+        initial: _,
+        transient,
+    } = &mut list[i];
+    set_name(old_name, name);
+    *old_kind = kind;
+    *old_concurrent = concurrent;
+    *transient = None;
+    &mut list[i]
 }
 
 /// Cuts `list` to `len` entries; the ones cut go to `spare` for a later, longer frame.

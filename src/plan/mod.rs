@@ -107,7 +107,7 @@ pub use output::{
 };
 pub(crate) use planner::plan_scheduled_reusing;
 pub use planner::{plan, plan_owned};
-pub use rebind::Rebinder;
+pub use rebind::{Rebinder, KEPT_PLANS};
 pub use schedule::{plan_scheduled, Schedule};
 pub(crate) use state::refill_segments;
 pub use state::{Recorded, SegmentState};

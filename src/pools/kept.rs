@@ -12,12 +12,7 @@
 //! planned anew although nothing changed since the same frame a few executions ago.
 
 use super::PlanBarriers;
-use crate::plan::{Plan, PlanInput, QueuePlan, Rebinder, Schedule};
-
-/// How many executed plans a graph keeps: a loop that cycles through at most this many frame
-/// shapes reuses each one's plan; a shape not executed in the last `KEPT_PLANS` executions is
-/// planned anew.
-pub(crate) const KEPT_PLANS: usize = 4;
+use crate::plan::{Plan, PlanInput, QueuePlan, Rebinder, Schedule, KEPT_PLANS};
 
 /// Kept plans and the scratch to match a frame against them.
 #[derive(Default)]
@@ -63,8 +58,9 @@ impl KeptPlans {
                         self.spare_input = Some(matched);
                         self.reused += 1;
                         log::trace!(
-                            "reused the plan executed {} executions ago ({} reused, {} planned)",
+                            "reused kept plan {} of {} ({} reused, {} planned)",
                             i + 1,
+                            self.entries.len() + 1,
                             self.reused,
                             self.planned
                         );
@@ -144,20 +140,35 @@ mod tests {
     }
 
     /// Runs `frames` frames cycling through `shapes` shapes the way `finish()` and the submit
-    /// path do; returns which were reused.
+    /// path do; returns which were reused. Each plan's barriers are marked as built for its
+    /// shape (the number of fills as the one "handle"), so that a plan that came back with
+    /// barriers of another plan, or a new plan with barriers not forgotten, is caught.
     fn cycle(kept: &mut KeptPlans, shapes: usize, frames: usize) -> Vec<bool> {
         (0..frames)
             .map(|f| {
                 let fills = f % shapes + 1;
-                let (plan, barriers, reused) =
+                let tag = || std::iter::once(fills as u64);
+                let (plan, mut barriers, reused) =
                     match kept.take_matching(frame(fills), Schedule::PROGRAM_ORDER) {
-                        Match::Reused(plan, barriers) => (plan, barriers, true),
-                        Match::New { input, .. } => {
-                            (plan_owned(input).unwrap(), PlanBarriers::default(), false)
+                        Match::Reused(plan, barriers) => {
+                            assert!(barriers.built_for(tag()), "frame {f}: its own barriers");
+                            (plan, barriers, true)
+                        }
+                        Match::New {
+                            input, barriers, ..
+                        } => {
+                            let any = (1..=KEPT_PLANS + 1).map(|t| t as u64);
+                            assert!(
+                                !any.into_iter()
+                                    .any(|t| barriers.built_for(std::iter::once(t))),
+                                "frame {f}: a new plan's barriers are forgotten"
+                            );
+                            (plan_owned(input).unwrap(), barriers, false)
                         }
                     };
                 // Whatever was taken out, the plan executed is the one for this shape.
                 assert_eq!(plan.input.passes.len(), fills + 1, "frame {f}");
+                barriers.rebuild(tag(), std::iter::empty::<()>(), |_, ()| {});
                 kept.put_back(plan, barriers);
                 reused
             })
