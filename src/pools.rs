@@ -21,12 +21,14 @@ use std::sync::Arc;
 
 mod kept;
 mod plan_barriers;
+mod plan_labels;
 mod spares;
 mod timestamps;
 mod workers;
 
 pub(crate) use kept::{KeptPlans, Match};
 pub(crate) use plan_barriers::{dependency_info, PlanBarriers};
+pub(crate) use plan_labels::PlanLabels;
 pub(crate) use spares::{give, take, BarrierScratch, EmptyVec, Spares, SubmitScratch};
 pub(crate) use timestamps::{ExecutionTimer, Instrumentation};
 pub(crate) use workers::{RecordingWorkers, Task};

@@ -90,28 +90,32 @@ fn the_layer_reports_the_batch_name_and_the_pass_label_in_its_colour() {
     let write = |d: &mut vk_baton::Declare<'_>| {
         d.uses(&buf, Access::TRANSFER_WRITE);
     };
-    graph
-        .record()
-        .insert_fn("first fill", ctx.graphics(), write, fill)
-        // A barrier command comes between the two: its label must be closed again.
-        .insert_fn("faulty fill", ctx.graphics(), write, |r| {
-            r.begin_label("inner");
-            // SAFETY: the error on purpose (see the module's docs): `wrong` lacks
-            // TRANSFER_DST, and is otherwise a live buffer of 256 bytes.
-            unsafe {
-                r.device()
-                    .cmd_fill_buffer(r.cmd(), wrong.handle(), 0, 256, 1)
-            };
-            // SAFETY: closes the label just opened.
-            unsafe { r.end_label() };
-            Ok(())
-        })
-        .finish()
-        .unwrap()
-        .execute()
-        .unwrap()
-        .wait()
-        .unwrap();
+    // Four frames: the second plans again (the buffer is written now), the third reuses that
+    // plan and keeps its labels with it, the fourth records the kept labels.
+    let mut reused = Vec::new();
+    for _ in 0..4 {
+        let planned = graph
+            .record()
+            .insert_fn("first fill", ctx.graphics(), write, fill)
+            // A barrier command comes between the two: its label must be closed again.
+            .insert_fn("faulty fill", ctx.graphics(), write, |r| {
+                r.begin_label("inner");
+                // SAFETY: the error on purpose (see the module's docs): `wrong` lacks
+                // TRANSFER_DST, and is otherwise a live buffer of 256 bytes.
+                unsafe {
+                    r.device()
+                        .cmd_fill_buffer(r.cmd(), wrong.handle(), 0, 256, 1)
+                };
+                // SAFETY: closes the label just opened.
+                unsafe { r.end_label() };
+                Ok(())
+            })
+            .finish()
+            .unwrap();
+        reused.push(planned.reused());
+        planned.execute().unwrap().wait().unwrap();
+    }
+    assert_eq!(reused, [false, false, true, true]);
     drop(graph);
     // SAFETY: made above from this loader; nothing uses it any more.
     unsafe { loader.destroy_debug_utils_messenger(messenger, None) };
@@ -119,10 +123,17 @@ fn the_layer_reports_the_batch_name_and_the_pass_label_in_its_colour() {
     let seen = std::mem::take(&mut *SEEN.lock().unwrap());
     let ids: Vec<&str> = seen.iter().map(|s| s.id.as_str()).collect();
     assert_eq!(
-        ids,
-        ["VUID-vkCmdFillBuffer-dstBuffer-00029"],
-        "only the planted error"
+        ids, ["VUID-vkCmdFillBuffer-dstBuffer-00029"; 4],
+        "only the planted error, once per frame"
     );
+    // Labels kept with a reused plan are the ones built for a new one.
+    for (frame, later) in seen.iter().enumerate().skip(1) {
+        assert_eq!(
+            (&later.objects, &later.labels),
+            (&seen[0].objects, &seen[0].labels),
+            "frame {frame}"
+        );
+    }
     let s = &seen[0];
     assert_eq!(s.objects, ["graphics batch 0", "wrong"]);
     // Innermost first. This layer reports each open label twice, so the test asks for the
@@ -138,6 +149,6 @@ fn the_layer_reports_the_batch_name_and_the_pass_label_in_its_colour() {
     }
 
     let m = ctx.validation_messages();
-    assert_eq!(m.count, 1, "{m}");
+    assert_eq!(m.count, 4, "{m}");
     assert!(m.texts[0].contains("name = graphics batch 0"), "{m}");
 }

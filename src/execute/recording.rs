@@ -211,6 +211,15 @@ impl Execution<'_> {
             .debug
             .as_ref()
             .filter(|_| pools.labels.load(Ordering::Relaxed));
+        // Barrier labels are kept with the plan like its barriers (not on its first recording).
+        if debug.is_some() && kept_barriers && !plan_barriers.labels.built() {
+            instrument::keep_labels(
+                &mut plan_barriers.labels,
+                plan,
+                |q| queues[q].family(),
+                |p| passes[p].name.as_str(),
+            );
+        }
         *timer = reusable.instrument.timer(device, passes.len())?;
         for (qi, qp) in plan.queues.iter().enumerate() {
             let family = queues[qi].family();
@@ -244,12 +253,17 @@ impl Execution<'_> {
                         Command::Barrier(b) => {
                             let built =
                                 (plan_barriers.dependency(barrier_k)).filter(|_| kept_barriers);
+                            let label = debug.and_then(|_| {
+                                (plan_barriers.labels)
+                                    .barrier(barrier_k, |p| passes[p].name.as_str())
+                            });
                             barrier_k += 1;
                             instrument::labelled_barrier(
                                 debug,
                                 cmd,
                                 family,
                                 (batch, ci, b),
+                                label,
                                 |p| passes[p].name.as_str(),
                                 || match built {
                                     // SAFETY: `cmd` is recording; every handle is alive (the
@@ -264,6 +278,7 @@ impl Execution<'_> {
                         }
                         Command::Pass(i) => {
                             let PassEntry { name, pass, queue } = &mut passes[*i];
+                            let label = debug.and_then(|_| plan_barriers.labels.pass(*i, name));
                             let end = instrument::begin_pass(
                                 device,
                                 debug,
@@ -272,7 +287,7 @@ impl Execution<'_> {
                                 mask,
                                 (qi, &queues[qi]),
                                 *i,
-                                name,
+                                (name, label),
                             );
                             let mut r = Recorder {
                                 device,

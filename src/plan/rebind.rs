@@ -4,10 +4,10 @@ use super::{Plan, PlanInput, Recorded, Schedule, SegmentState, WaitTarget};
 use ash::vk;
 use ash::vk::Handle;
 
-/// How many executed plans a [`crate::Graph`] keeps for `finish()` to match a frame against
-/// with a [`Rebinder`], the most recent first: a frame loop that cycles through at most this
-/// many shapes reuses each one's plan; a shape not executed in the last `KEPT_PLANS`
-/// executions is planned anew. [`crate::simulate`] and the random suite model the same cache.
+/// How many executed plans a graph keeps for `finish()` to match a frame against with a
+/// [`Rebinder`], the most recent first: a frame loop that cycles through at most this many
+/// shapes reuses each one's plan; a shape not executed in the last `KEPT_PLANS` executions is
+/// planned anew. The simulation and the random suite model the same cache.
 pub const KEPT_PLANS: usize = 4;
 
 /// Matches a new input against the one a plan was made from, and rewrites the plan for it.

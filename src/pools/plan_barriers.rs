@@ -1,7 +1,7 @@
 //! [`PlanBarriers`]: the Vulkan structs of every barrier command of one plan, kept with the
 //! plan so that a reused or held plan records its barriers without building them again.
 
-use super::BarrierScratch;
+use super::{BarrierScratch, PlanLabels};
 use ash::vk;
 
 /// Every barrier command of one plan as a ready `VkDependencyInfo`, in recording order.
@@ -25,6 +25,9 @@ pub(crate) struct PlanBarriers {
     /// Per barrier command, pointing into `structs`. Built last by `rebuild`, and cleared
     /// before `structs` can change, so every pointer is into the arrays as they are now.
     infos: Vec<vk::DependencyInfo<'static>>,
+    /// The commands' debug labels, built (with labels on) when the structs first are; they
+    /// name passes, not resources, so new handles leave them as they are.
+    pub(crate) labels: PlanLabels,
 }
 
 impl PlanBarriers {
@@ -93,6 +96,7 @@ impl PlanBarriers {
     pub(crate) fn forget(&mut self) {
         self.built_for = None;
         self.recorded = false;
+        self.labels.forget();
     }
 }
 

@@ -410,6 +410,7 @@ fn record_piece<P: Pass + ?Sized>(
                 cmd,
                 queue.family(),
                 (batch, ci, b),
+                None,
                 |p| s.names[p],
                 || record_barrier(device, cmd, b, s.resources, barriers),
             ),
