@@ -90,8 +90,8 @@ fn the_layer_reports_the_batch_name_and_the_pass_label_in_its_colour() {
     let write = |d: &mut vk_baton::Declare<'_>| {
         d.uses(&buf, Access::TRANSFER_WRITE);
     };
-    // Four frames: the second plans again (the buffer is written now), the third reuses that
-    // plan and keeps its labels with it, the fourth records the kept labels.
+    // Four frames: the second plans again (the buffer is written now); the third reuses that
+    // plan, keeps its labels with it and records them, as the fourth does.
     let mut reused = Vec::new();
     for _ in 0..4 {
         let planned = graph

@@ -23,6 +23,7 @@ use std::sync::atomic::Ordering;
 
 mod barrier_scratch;
 mod instrument;
+mod labels;
 mod parallel;
 
 /// What recording an execution produced, all of it to hand back to the graph once done.
@@ -206,14 +207,18 @@ impl Execution<'_> {
         let kept_barriers = barrier_scratch::prepare(plan_barriers, plan, resources);
         // Barrier commands so far, in the order `prepare` built them.
         let mut barrier_k = 0;
+        // Whether a kept label named a pass that is named otherwise now: then they are built
+        // again next time.
+        let mut labels_missed = false;
         // Pass and barrier labels, unless the graph turned them off.
         let debug = pools
             .debug
             .as_ref()
             .filter(|_| pools.labels.load(Ordering::Relaxed));
-        // Barrier labels are kept with the plan like its barriers (not on its first recording).
+        // Pass and barrier labels are kept with the plan like its barriers (not on its first
+        // recording).
         if debug.is_some() && kept_barriers && !plan_barriers.labels.built() {
-            instrument::keep_labels(
+            labels::keep(
                 &mut plan_barriers.labels,
                 plan,
                 |q| queues[q].family(),
@@ -253,10 +258,11 @@ impl Execution<'_> {
                         Command::Barrier(b) => {
                             let built =
                                 (plan_barriers.dependency(barrier_k)).filter(|_| kept_barriers);
+                            let labels = &plan_barriers.labels;
                             let label = debug.and_then(|_| {
-                                (plan_barriers.labels)
-                                    .barrier(barrier_k, |p| passes[p].name.as_str())
+                                labels.barrier(barrier_k, |p| passes[p].name.as_str())
                             });
+                            labels_missed |= debug.is_some() && labels.built() && label.is_none();
                             barrier_k += 1;
                             instrument::labelled_barrier(
                                 debug,
@@ -278,7 +284,9 @@ impl Execution<'_> {
                         }
                         Command::Pass(i) => {
                             let PassEntry { name, pass, queue } = &mut passes[*i];
-                            let label = debug.and_then(|_| plan_barriers.labels.pass(*i, name));
+                            let labels = &plan_barriers.labels;
+                            let label = debug.and_then(|_| labels.pass(*i, name));
+                            labels_missed |= debug.is_some() && labels.built() && label.is_none();
                             let end = instrument::begin_pass(
                                 device,
                                 debug,
@@ -313,6 +321,9 @@ impl Execution<'_> {
                 fences.push(fence);
                 queue_fences[qi] = Some(fence);
             }
+        }
+        if labels_missed {
+            plan_barriers.labels.forget();
         }
         Ok(())
     }

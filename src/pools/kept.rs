@@ -163,12 +163,14 @@ mod tests {
                                     .any(|t| barriers.built_for(std::iter::once(t))),
                                 "frame {f}: a new plan's barriers are forgotten"
                             );
+                            assert!(!barriers.labels.built(), "frame {f}: and its labels");
                             (plan_owned(input).unwrap(), barriers, false)
                         }
                     };
                 // Whatever was taken out, the plan executed is the one for this shape.
                 assert_eq!(plan.input.passes.len(), fills + 1, "frame {f}");
                 barriers.rebuild(tag(), std::iter::empty::<()>(), |_, ()| {});
+                barriers.labels.rebuild(|_| {});
                 kept.put_back(plan, barriers);
                 reused
             })

@@ -25,8 +25,9 @@ pub(crate) struct PlanBarriers {
     /// Per barrier command, pointing into `structs`. Built last by `rebuild`, and cleared
     /// before `structs` can change, so every pointer is into the arrays as they are now.
     infos: Vec<vk::DependencyInfo<'static>>,
-    /// The commands' debug labels, built (with labels on) when the structs first are; they
-    /// name passes, not resources, so new handles leave them as they are.
+    /// The passes' and commands' debug labels, built (with labels on) at a recording that
+    /// keeps the structs and finds them not built; they name passes, not resources, so new
+    /// handles leave them as they are.
     pub(crate) labels: PlanLabels,
 }
 

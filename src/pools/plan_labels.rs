@@ -36,6 +36,7 @@ impl PlanLabels {
     /// Builds them anew: `each` pushes every pass's name by index, then every barrier
     /// command's label in recording order.
     pub(crate) fn rebuild(&mut self, each: impl FnOnce(&mut Self)) {
+        self.built = false;
         self.text.clear();
         self.passes.clear();
         self.barriers.clear();
@@ -50,8 +51,10 @@ impl PlanLabels {
         let start = self.text.len();
         self.text
             .extend(name.bytes().map(|b| if b == 0 { b'?' } else { b }));
-        self.passes.push(start..self.text.len());
+        let end = self.text.len();
+        // The NUL before the range: a range is only ever recorded for a whole string.
         self.text.push(0);
+        self.passes.push(start..end);
     }
 
     /// Appends the next barrier command's label: `text`, drawn in `color`, naming pass `pass`
@@ -91,10 +94,10 @@ impl PlanLabels {
     fn c_str(&self, start: usize, end: usize) -> &CStr {
         let bytes = &self.text[start..=end];
         debug_assert!(bytes[end - start] == 0 && !bytes[..end - start].contains(&0));
-        // SAFETY: every string in `text` was appended whole with its NUL after it and no NUL
-        // inside (`push_pass` replaces them, `push_barrier` copies a `CStr`), and `text`
-        // only changes in `rebuild`, which clears the ranges too. Checking would scan each
-        // label once per frame, which is what keeping them saves.
+        // SAFETY: a range is recorded only after its string was appended whole with its NUL
+        // after it and no NUL inside (`push_pass` replaces them, `push_barrier` copies a
+        // `CStr`); `text` is otherwise only appended to, or cleared together with the ranges
+        // (`rebuild`). Checking would scan each label once per frame, which keeping them saves.
         unsafe { CStr::from_bytes_with_nul_unchecked(bytes) }
     }
 
@@ -142,5 +145,16 @@ mod tests {
             "forgotten with a new plan"
         );
         assert_eq!(labels.pass(0, "a"), None);
+        // Built again, for a plan with no barrier command and one pass.
+        labels.rebuild(|l| l.push_pass("only"));
+        assert_eq!(labels.pass(0, "only"), Some(c"only"));
+        assert_eq!(
+            (labels.pass(1, "b?c"), labels.barrier(0, |_| "only")),
+            (None, None)
+        );
+        // And for nothing at all.
+        labels.rebuild(|_| {});
+        assert!(labels.built());
+        assert_eq!(labels.pass(0, "only"), None);
     }
 }

@@ -6,8 +6,8 @@
 //! a timer. Label text is built on the stack, so a frame allocates nothing for it.
 
 use crate::debug::DebugUtils;
-use crate::plan::{barrier_rgb, queue_rgb, BarrierCmd, Batch, Command, Plan};
-use crate::pools::{ExecutionTimer, Instrumentation, PlanLabels};
+use crate::plan::{barrier_rgb, queue_rgb, BarrierCmd, Batch, Command};
+use crate::pools::{ExecutionTimer, Instrumentation};
 use crate::queue::Queue;
 use crate::timing::PassTiming;
 use ash::vk;
@@ -126,7 +126,7 @@ pub(super) fn barrier_label(
 
 /// Records barrier command `b` (command `c` of `batch`) with `record`, inside a label region
 /// that names it ([`barrier_label`]) when debug utils are on: the label `kept` with the plan
-/// ([`keep_labels`]), or else one built here. `pass_name`: a pass's name by its index.
+/// ([`super::labels::keep`]), or else one built here. `pass_name`: a pass's name by its index.
 pub(super) fn labelled_barrier<'n>(
     debug: Option<&DebugUtils>,
     cmd: vk::CommandBuffer,
@@ -154,15 +154,21 @@ fn labelled_barrier_in<'n>(
     pass_name: impl Fn(usize) -> &'n str,
     record: impl FnOnce(),
 ) {
-    // Built only when no kept label is given.
+    // Built only when no kept label is given (debug builds build it anyway, to check the
+    // kept one: every test that records a plan twice with labels on checks them).
     let mut label: LabelText;
     let (text, color) = match kept {
-        Some(kept) => kept,
-        None => {
+        Some(kept) if !cfg!(debug_assertions) => kept,
+        _ => {
             label = LabelText::new();
-            let (before, after) = neighbours(batch, c, pass_name);
-            let color = barrier_label(&mut label, b, family, before, after);
-            (label.as_c_str(), color)
+            let (next, prev) = neighbours(batch, c, pass_name);
+            let color = barrier_label(&mut label, b, family, next, prev);
+            let built = (label.as_c_str(), color);
+            debug_assert!(
+                kept.is_none_or(|k| k == built),
+                "kept {kept:?}, built {built:?}"
+            );
+            built
         }
     };
     // SAFETY: `cmd` is recording on this thread; the graph's debug functions belong to its
@@ -173,40 +179,9 @@ fn labelled_barrier_in<'n>(
     unsafe { d.end_label(cmd) };
 }
 
-/// Builds the label of every barrier command of `plan`, in recording order, into `labels`
-/// (kept with the plan, so that later recordings only look them up). `family`: a planner
-/// queue's family; `pass_name`: a pass's name by its index.
-pub(super) fn keep_labels<'n>(
-    labels: &mut PlanLabels,
-    plan: &Plan,
-    family: impl Fn(usize) -> u32,
-    pass_name: impl Fn(usize) -> &'n str + Copy,
-) {
-    labels.rebuild(|labels| {
-        for p in 0..plan.input.passes.len() {
-            labels.push_pass(pass_name(p));
-        }
-        for (qi, qp) in plan.queues.iter().enumerate() {
-            for batch in &qp.batches {
-                for (c, command) in batch.commands.iter().enumerate() {
-                    let Command::Barrier(b) = command else {
-                        continue;
-                    };
-                    let mut text = LabelText::new();
-                    let (before, after) = neighbour_passes(batch, c);
-                    let name = |p: Option<usize>| p.map(pass_name);
-                    let color = barrier_label(&mut text, b, family(qi), name(before), name(after));
-                    // The label names the pass after the command, or else the one before.
-                    labels.push_barrier(text.as_c_str(), color, before.or(after));
-                }
-            }
-        }
-    });
-}
-
 /// The passes on either side of command `c` of `batch`: (the pass right after, the pass
 /// right before).
-fn neighbour_passes(batch: &Batch, c: usize) -> (Option<usize>, Option<usize>) {
+pub(super) fn neighbour_passes(batch: &Batch, c: usize) -> (Option<usize>, Option<usize>) {
     let pass = |i: Option<usize>| match i.and_then(|i| batch.commands.get(i)) {
         Some(Command::Pass(p)) => Some(*p),
         _ => None,
@@ -221,8 +196,8 @@ pub(super) fn neighbours<'n>(
     c: usize,
     name: impl Fn(usize) -> &'n str,
 ) -> (Option<&'n str>, Option<&'n str>) {
-    let (before, after) = neighbour_passes(batch, c);
-    (before.map(&name), after.map(&name))
+    let (next, prev) = neighbour_passes(batch, c);
+    (next.map(&name), prev.map(&name))
 }
 
 /// Names `cmd` "`queue` batch `b`" unless it has that name already (command buffers go back
@@ -314,6 +289,10 @@ fn begin_pass_in(
                 None => d.begin_label_with_color(cmd, name, pass_color(qi)),
             }
         };
+        debug_assert!(
+            kept.is_none_or(|k| k.to_bytes() == name.replace('\0', "?").as_bytes()),
+            "kept pass label {kept:?} for `{name}`"
+        );
     }
     let (t, mask) = (timer?, mask?);
     let query = t.next_query();
@@ -454,105 +433,6 @@ mod tests {
             [0x2f, 0x6d, 0xb5],
             "the diagram's blue"
         );
-    }
-
-    /// The labels kept with a plan are, command by command in recording order, the ones
-    /// recording would build, on three queue families with ownership transfers both ways; and
-    /// a pass named otherwise in a later frame gets its labels built again.
-    #[test]
-    fn kept_labels_are_the_labels_recording_builds() {
-        use crate::plan::{plan, PassDecl, PlanInput, QueueDecl, ResourceDecl, UseDecl};
-        use crate::Access;
-        let q = vk::QueueFlags::TRANSFER;
-        let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
-        let pass = |name: &str, queue, uses: &[(usize, Access)]| {
-            (uses.iter()).fold(PassDecl::new(name, queue), |p, &(r, a)| {
-                p.with_use(UseDecl::new(r, a))
-            })
-        };
-        let input = PlanInput {
-            queues: (0..3)
-                .map(|f| QueueDecl::new(&format!("q{f}"), f, q))
-                .collect(),
-            resources: (0..2)
-                .map(|r| ResourceDecl::buffer(&format!("b{r}"), 64, usage))
-                .collect(),
-            passes: vec![
-                pass("fill", 0, &[(0, Access::TRANSFER_WRITE)]),
-                pass(
-                    "copy",
-                    1,
-                    &[(0, Access::COPY_READ), (1, Access::COPY_WRITE)],
-                ),
-                pass(
-                    "again",
-                    1,
-                    &[(1, Access::COPY_READ), (0, Access::COPY_WRITE)],
-                ),
-                pass(
-                    "back",
-                    0,
-                    &[(0, Access::COPY_READ), (1, Access::COPY_WRITE)],
-                ),
-                pass("last", 2, &[(1, Access::COPY_READ)]),
-            ],
-        };
-        let plan = plan(&input).unwrap();
-        let names: Vec<String> = input.passes.iter().map(|p| p.name.clone()).collect();
-        let family = |qi: usize| input.queues[qi].family;
-        let mut labels = PlanLabels::default();
-        keep_labels(&mut labels, &plan, family, |p| names[p].as_str());
-        let mut k = 0;
-        let mut transfers = 0;
-        for (qi, qp) in plan.queues.iter().enumerate() {
-            for batch in &qp.batches {
-                for (c, command) in batch.commands.iter().enumerate() {
-                    match command {
-                        Command::Barrier(b) => {
-                            let (before, after) = neighbours(batch, c, |p| names[p].as_str());
-                            let mut t = LabelText::new();
-                            let color = barrier_label(&mut t, b, family(qi), before, after);
-                            transfers += t.as_str().contains(" from family ") as usize;
-                            let kept = labels.barrier(k, |p| names[p].as_str());
-                            assert_eq!(kept, Some((t.as_c_str(), color)), "barrier command {k}");
-                            k += 1;
-                        }
-                        Command::Pass(p) => {
-                            let kept = labels.pass(*p, &names[*p]);
-                            assert_eq!(kept.map(|c| c.to_str().unwrap()), Some(names[*p].as_str()));
-                        }
-                    }
-                }
-            }
-        }
-        assert!(
-            k >= 4 && transfers >= 2,
-            "{k} barrier commands, {transfers} acquires:\n{plan}"
-        );
-        assert_eq!(
-            labels.barrier(k, |p| names[p].as_str()),
-            None,
-            "past the last"
-        );
-        // "copy" is named otherwise now: each barrier label that names it is built again, and
-        // the others stay.
-        let renamed = |p: usize| if p == 1 { "renamed" } else { names[p].as_str() };
-        let kept_now = (0..k)
-            .filter(|&k| labels.barrier(k, renamed).is_some())
-            .count();
-        let naming_copy = (0..k)
-            .filter(|&k| {
-                labels
-                    .barrier(k, |p| names[p].as_str())
-                    .unwrap()
-                    .0
-                    .to_str()
-                    .unwrap()
-                    .contains("`copy`")
-            })
-            .count();
-        assert!(naming_copy >= 1);
-        assert_eq!(kept_now, k - naming_copy);
     }
 
     #[test]
