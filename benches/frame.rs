@@ -14,9 +14,11 @@
 //!   hand-written side still submits three batches chained by semaphores.
 //!
 //! Per frame, the graph side does `record()`, `insert_pass` ×N, `finish()`, `execute()` and
-//! waits for the frame's fence, two ways: **planned** (plan reuse off, so `finish()` plans
-//! every frame) and **reused** (the default: a frame like the last executes the last plan,
-//! rebound to its timeline values). A third side executes a plan the bench holds
+//! waits for the frame's fence, two ways, each on a graph of its own: **planned** (plan reuse
+//! off, so `finish()` plans every frame) and **reused** (the default: a frame like an earlier
+//! one executes that plan, rebound to its timeline values; on its own graph every frame
+//! reuses the plan, as in an app's steady loop, with the plan's barriers and labels built
+//! once). A third side executes a plan the bench holds
 //! (`Planned::hold`): no declaring, lowering or matching of passes, only the resources'
 //! states are re-checked. The hand side resets its command pools, records the
 //! fewest correct barriers (one global `VkMemoryBarrier2` per pass boundary on one queue, one
@@ -304,8 +306,12 @@ fn main() {
     };
     let ctx = Context::with_options(ContextOptions::default()).expect("a Vulkan device");
     let log = ctx.message_log();
+    // The reused and held sides' graph, and the planned side's, which never reuses a plan.
     let graph = ctx.graph().expect("graph");
     graph.set_labels(!no_labels);
+    let planning = ctx.graph().expect("graph");
+    planning.set_labels(!no_labels);
+    planning.set_plan_reuse(false);
     let bufs: Arc<Vec<Arc<StBuffer>>> = Arc::new(
         (0..BUFFERS)
             .map(|i| {
@@ -390,12 +396,10 @@ fn main() {
                 fence.wait().expect("wait");
                 (cpu, t.elapsed())
             };
-            // `reuse`: the graph may reuse the last plan (the default); off, every frame is
-            // planned anew.
-            let mut graph_frame = |reuse: bool| {
-                graph.set_plan_reuse(reuse);
+            // A frame on `g`: `graph` reuses its plan, `planning` plans every frame.
+            let mut graph_frame = |g: &vk_baton::Graph| {
                 let t = Instant::now();
-                let mut b = graph.record();
+                let mut b = g.record();
                 for (i, s) in steps.iter_mut().enumerate() {
                     b = b.insert_pass("step", s, &queues[run_of(i, n, queues.len())]);
                 }
@@ -417,8 +421,8 @@ fn main() {
                 let t = Instant::now();
                 for _ in 0..only_frames {
                     match side {
-                        "planned" => drop(graph_frame(false)),
-                        "reused" => drop(graph_frame(true)),
+                        "planned" => drop(graph_frame(&planning)),
+                        "reused" => drop(graph_frame(&graph)),
                         "held" => drop(held_frame()),
                         _ => drop(hand_frame()),
                     }
@@ -430,19 +434,20 @@ fn main() {
                 continue;
             }
             for _ in 0..3 {
-                graph_frame(false);
-                graph_frame(true);
+                graph_frame(&planning);
+                graph_frame(&graph);
                 held_frame();
                 hand_frame();
             }
             // Alternate the sides so that all see the same machine load. The reused frame
-            // reuses the plan of the planned frame before it.
+            // reuses its graph's plan, made in the first frames above.
             let (mut planned, mut reused, mut kept, mut h) =
                 (Vec::new(), Vec::new(), Vec::new(), Vec::new());
             let mut total = Duration::ZERO;
             while (total < 3 * per_side || h.len() < 11) && h.len() < 100_000 {
-                let (pc, pf, _) = graph_frame(false);
-                let (rc, rf, was_reused) = graph_frame(true);
+                let (pc, pf, was_reused) = graph_frame(&planning);
+                assert!(!was_reused, "reuse is off on the planned side's graph");
+                let (rc, rf, was_reused) = graph_frame(&graph);
                 assert!(was_reused, "a frame like the last reuses its plan");
                 let (p, r) = ((pc, pf), (rc, rf));
                 let k = held_frame();
@@ -485,6 +490,7 @@ fn main() {
         }
     }
     drop(graph);
+    drop(planning);
     if ctx.validation() {
         let messages = log.validation();
         println!("validation messages: {messages}");
