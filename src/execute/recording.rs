@@ -225,6 +225,8 @@ impl Execution<'_> {
                 |p| passes[p].name.as_str(),
             );
         }
+        // The kept labels to look up: with labels on, once built for this plan.
+        let kept_labels = Some(&plan_barriers.labels).filter(|l| debug.is_some() && l.built());
         *timer = reusable.instrument.timer(device, passes.len())?;
         for (qi, qp) in plan.queues.iter().enumerate() {
             let family = queues[qi].family();
@@ -258,11 +260,10 @@ impl Execution<'_> {
                         Command::Barrier(b) => {
                             let built =
                                 (plan_barriers.dependency(barrier_k)).filter(|_| kept_barriers);
-                            let labels = &plan_barriers.labels;
-                            let label = debug.and_then(|_| {
+                            let label = kept_labels.and_then(|labels| {
                                 labels.barrier(barrier_k, |p| passes[p].name.as_str())
                             });
-                            labels_missed |= debug.is_some() && labels.built() && label.is_none();
+                            labels_missed |= kept_labels.is_some() && label.is_none();
                             barrier_k += 1;
                             instrument::labelled_barrier(
                                 debug,
@@ -284,9 +285,8 @@ impl Execution<'_> {
                         }
                         Command::Pass(i) => {
                             let PassEntry { name, pass, queue } = &mut passes[*i];
-                            let labels = &plan_barriers.labels;
-                            let label = debug.and_then(|_| labels.pass(*i, name));
-                            labels_missed |= debug.is_some() && labels.built() && label.is_none();
+                            let label = kept_labels.and_then(|labels| labels.pass(*i, name));
+                            labels_missed |= kept_labels.is_some() && label.is_none();
                             let end = instrument::begin_pass(
                                 device,
                                 debug,

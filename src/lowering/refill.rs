@@ -18,7 +18,8 @@ fn set_name(dst: &mut String, name: &str) {
 
 /// Entry `i` of `list` (at most one past its end) as pass `name` on queue `queue`, with no
 /// uses, waits or signals yet. Past the end, an entry from `spare` (what a longer frame had)
-/// is taken before a new one.
+/// is taken before a new one. Inlined: it runs once per pass per frame.
+#[inline]
 pub(super) fn pass<'l>(
     list: &'l mut Vec<PassDecl>,
     spare: &mut Vec<PassDecl>,
@@ -49,6 +50,7 @@ pub(super) fn pass<'l>(
 
 /// Entry `i` of `list` (at most one past its end) as this resource, its initial state left for
 /// the caller to refill. Past the end, an entry from `spare` is taken before a new one.
+#[inline]
 pub(super) fn resource<'l>(
     list: &'l mut Vec<ResourceDecl>,
     spare: &mut Vec<ResourceDecl>,
