@@ -61,6 +61,9 @@ struct Seen {
     /// A graph run again, reordered, whose kept reordered plan was reused and checked equal
     /// to a new one.
     rebound_scheduled: Cell<u32>,
+    /// Frames cycling through the three schedules over one kept cache, a kept plan reused
+    /// (only one made with the frame's schedule answers it) and checked equal to a new one.
+    rebound_mixed_schedules: Cell<u32>,
     /// A transient placed on memory of an earlier one: an aliasing dependency.
     aliased_transients: Cell<u32>,
     /// An aliasing dependency across queues (the later transient's first use on another queue
@@ -118,18 +121,20 @@ fn check(case: &Case, seen: &Seen) -> Result<(), String> {
 }
 
 /// Runs each graph of the case three times in a row, as frames, and the next graph after it,
-/// in program order and reordered (with and without the fallback to program order); wherever
+/// in program order and reordered (with and without the fallback to program order); then
+/// five times, alternating two schedules, so that the kept plans mix schedules. Wherever
 /// `Rebinder` accepts a kept plan of the last frames for the next input (what `finish()` may
 /// execute), that plan must be exactly the planner's answer for the input.
 fn check_rebinding(case: &Case, seen: &Seen) -> Result<(), String> {
     let mut reordered_rebound = false;
-    for schedule in [
+    let schedules = [
         Schedule::PROGRAM_ORDER,
         Schedule::REORDER,
         Schedule::REORDER.without_fallback(),
-    ] {
-        let (same, across) =
-            check_rebinding_with(case, schedule).map_err(|e| format!("{schedule:?}: {e}"))?;
+    ];
+    for schedule in schedules {
+        let (same, across) = check_rebinding_with(case, 3, |_, _| schedule)
+            .map_err(|e| format!("{schedule:?}: {e}"))?;
         if schedule == Schedule::PROGRAM_ORDER {
             bump(&seen.rebound, same);
             bump(&seen.rebound_across_graphs, across);
@@ -138,12 +143,25 @@ fn check_rebinding(case: &Case, seen: &Seen) -> Result<(), String> {
         }
     }
     bump(&seen.rebound_scheduled, reordered_rebound);
+    // One cache that holds plans of every schedule, as a graph whose frames change schedule:
+    // each graph's frames alternate between two of them (which two moves on with the graph),
+    // so a frame finds in front the plan of the other schedule, and behind it its own.
+    let alternate = |g: usize, frame: usize| schedules[(g + frame % 2) % schedules.len()];
+    let (same, across) =
+        check_rebinding_with(case, 5, alternate).map_err(|e| format!("mixed schedules: {e}"))?;
+    bump(&seen.rebound_mixed_schedules, same || across);
     Ok(())
 }
 
-/// (a plan rebound for the same graph, a plan rebound across graphs). Every plan of the last
-/// `KEPT_PLANS` frames that rebinds to a frame must equal the planner's answer.
-fn check_rebinding_with(case: &Case, schedule: Schedule) -> Result<(bool, bool), String> {
+/// (a plan rebound for the same graph, a plan rebound across graphs), running each graph
+/// `frames` times, frame `f` of graph `g` with schedule `schedule_of(g, f)`. Every plan of the
+/// last `KEPT_PLANS` frames that rebinds to a frame must equal the planner's answer with the
+/// frame's schedule.
+fn check_rebinding_with(
+    case: &Case,
+    frames: usize,
+    schedule_of: impl Fn(usize, usize) -> Schedule,
+) -> Result<(bool, bool), String> {
     let mut resources = case.resources.clone();
     let mut last = case.start.clone();
     let mut rebinder = Rebinder::default();
@@ -151,7 +169,8 @@ fn check_rebinding_with(case: &Case, schedule: Schedule) -> Result<(bool, bool),
     let mut kept: std::collections::VecDeque<(usize, Plan)> = Default::default();
     let (mut same, mut across) = (false, false);
     for (g, passes) in case.graphs.iter().enumerate() {
-        for frame in 0..3 {
+        for frame in 0..frames {
+            let schedule = schedule_of(g, frame);
             let input = PlanInput {
                 queues: case.queues.clone(),
                 resources: resources.clone(),
@@ -172,7 +191,7 @@ fn check_rebinding_with(case: &Case, schedule: Schedule) -> Result<(bool, bool),
                         || rebound.transients != planned.transients
                     {
                         return Err(format!(
-                            "graph {g} frame {frame}: the plan of graph {kept_g}, rebound, differs from a new one\nrebound:\n{rebound}\nplanned:\n{planned}\nplanned from:\n{:#?}",
+                            "graph {g} frame {frame} ({schedule:?}): the plan of graph {kept_g}, rebound, differs from a new one\nrebound:\n{rebound}\nplanned:\n{planned}\nplanned from:\n{:#?}",
                             old
                         ));
                     }
@@ -542,6 +561,11 @@ fn random_graphs_verify() {
             "reordered plans reused for the same graph",
             &seen.rebound_scheduled,
             2,
+        ),
+        (
+            "plans reused with schedules mixed in one cache",
+            &seen.rebound_mixed_schedules,
+            4,
         ),
         ("aliased transients", &seen.aliased_transients, 10),
         (
