@@ -157,10 +157,10 @@ mod tests {
                         Match::New {
                             input, barriers, ..
                         } => {
-                            let any = (1..=KEPT_PLANS + 1).map(|t| t as u64);
+                            // Every shape's tag the tests use (at most KEPT_PLANS + 1 shapes).
+                            let mut tags = (1..=KEPT_PLANS + 1).map(|t| t as u64);
                             assert!(
-                                !any.into_iter()
-                                    .any(|t| barriers.built_for(std::iter::once(t))),
+                                !tags.any(|t| barriers.built_for(std::iter::once(t))),
                                 "frame {f}: a new plan's barriers are forgotten"
                             );
                             assert!(!barriers.labels.built(), "frame {f}: and its labels");
