@@ -1,0 +1,214 @@
+//! The same graphs through the library's other paths: transients made ordinary resources
+//! (aliasing must ride on the plan's own order), and each graph's first pass handed to the
+//! app (`Graph::hand_off`).
+
+use super::*;
+
+/// Aliasing rides on the plan's own order: graph 0 with its transients made ordinary
+/// resources has the same batches and waits. And each aliased image's first barrier is needed:
+/// without its first scope, the verifier finds the transients on shared memory unordered.
+pub(super) fn check_aliasing(planned: &[Planned], seen: &Seen) -> Result<(), String> {
+    let Some(first) = planned.first() else {
+        return Ok(());
+    };
+    let mut plain = first.plan.input.clone();
+    for r in &mut plain.resources {
+        r.transient = None;
+    }
+    let plain = plan(&plain).map_err(|e| format!("without transients: {e}"))?;
+    // Per batch, what it waits on (in any order).
+    let waits = |p: &Plan| -> Vec<Vec<Vec<String>>> {
+        p.queues
+            .iter()
+            .map(|q| {
+                q.batches
+                    .iter()
+                    .map(|b| {
+                        let mut w: Vec<String> =
+                            b.waits.iter().map(|w| format!("{:?}", w.target)).collect();
+                        w.sort();
+                        w
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    // A plan with aliasing dependencies is not pruned of redundant entries (the pruning does
+    // not know them), so it may keep waits the plain plan drops: the batches must be the same,
+    // and every wait of the plain plan must be there.
+    let (aliased, unaliased) = (waits(&first.plan), waits(&plain));
+    let same_batches = aliased.len() == unaliased.len()
+        && aliased
+            .iter()
+            .zip(&unaliased)
+            .all(|(a, b)| a.len() == b.len());
+    let keeps_waits = same_batches
+        && aliased
+            .iter()
+            .flatten()
+            .zip(unaliased.iter().flatten())
+            .all(|(a, b)| b.iter().all(|w| a.contains(w)));
+    let pruned = first
+        .plan
+        .input
+        .resources
+        .iter()
+        .all(|r| r.transient.is_none())
+        || first
+            .plan
+            .transients
+            .placements
+            .iter()
+            .all(|p| p.after.is_empty());
+    if !keeps_waits || (pruned && aliased != unaliased) {
+        return Err(format!(
+            "aliasing changed the batches or waits:\n{}\nwithout transients:\n{plain}",
+            first.plan
+        ));
+    }
+    for p in planned {
+        for b in p
+            .plan
+            .transients
+            .placements
+            .iter()
+            .filter(|b| !b.after.is_empty())
+        {
+            let site = b.first_use;
+            let mut mutant = p.plan.clone();
+            let commands = &mut mutant.queues[site.queue].batches[site.batch].commands;
+            let entry = match site.command.checked_sub(1).map(|c| &mut commands[c]) {
+                Some(Command::Barrier(bc)) => {
+                    bc.images.iter_mut().find(|e| e.resource == b.resource)
+                }
+                _ => None,
+            };
+            let Some(entry) = entry else { continue };
+            entry.scopes.src_stages = vk::PipelineStageFlags2::NONE;
+            entry.scopes.src_access = vk::AccessFlags2::NONE;
+            let caught = mutant
+                .verify_from(&p.values.start)
+                .is_err_and(|v| v.iter().any(|x| x.to_string().contains("share memory")));
+            if !caught {
+                return Err(format!(
+                    "removing the aliasing barrier of `{}` went unnoticed:\n{}",
+                    p.plan.input.resources[b.resource].name, p.plan
+                ));
+            }
+            bump(&seen.aliasing_mutants_caught, true);
+        }
+    }
+    Ok(())
+}
+
+fn uses_a_transient(case: &Case, pass: &PassDecl) -> bool {
+    pass.uses
+        .iter()
+        .any(|u| case.resources[u.resource].transient.is_some())
+}
+
+/// The same graphs with each one's first pass handed to the app (`Graph::hand_off`): a plan of
+/// that pass alone, then the rest. Program order is the same, so the chain must verify, and
+/// each handoff must have the shape the executor splits (`Plan::app_batch`): the pass's batch
+/// for the app, release-only batches for the library. The first handoff records the barrier
+/// the whole first graph records before that pass.
+pub(super) fn check_handoffs(case: &Case, whole: &[Planned], seen: &Seen) -> Result<(), String> {
+    let mut split = case.clone();
+    split.graphs = case
+        .graphs
+        .iter()
+        .flat_map(|g| match g.split_first() {
+            // A transient's contents do not outlive a plan: no split after its first use.
+            Some((first, rest)) if !rest.is_empty() && !uses_a_transient(case, first) => {
+                vec![vec![first.clone()], rest.to_vec()]
+            }
+            _ => vec![g.clone()],
+        })
+        .collect();
+    let planned = plan_case(&split).map_err(|e| format!("with handoffs: {e}"))?;
+    let handoffs: Vec<usize> = (0..split.graphs.len())
+        .filter(|&g| split.graphs[g].len() == 1)
+        .collect();
+    for &g in &handoffs {
+        let app = planned[g]
+            .plan
+            .app_batch()
+            .map_err(|e| format!("handoff {g}: {e}\n{}", planned[g].plan))?;
+        let releases = planned[g]
+            .plan
+            .queues
+            .iter()
+            .enumerate()
+            .any(|(q, qp)| q != app.queue && !qp.batches.is_empty());
+        bump(&seen.handoffs_after_a_release, releases);
+    }
+    if let Err((g, v)) = verify_each_alone(&planned) {
+        return Err(report(
+            &format!("with handoffs: graph {g} alone"),
+            &v,
+            case,
+            &planned,
+        ));
+    }
+    if let Err(v) = verify_all(&planned) {
+        return Err(report("with handoffs: the chain", &v, case, &planned));
+    }
+    // A whole graph with aliasing dependencies is not pruned of redundant entries (the first
+    // handoff, with no transient, is), so its barrier may hold more: compared without them.
+    let aliased = whole[0]
+        .plan
+        .transients
+        .placements
+        .iter()
+        .any(|p| !p.after.is_empty());
+    if handoffs.first() == Some(&0) && !aliased {
+        // Pass 0 comes first in program order: its barriers depend on the initial states
+        // alone. The whole graph may put other passes' releases into the same command, and
+        // the barriers of later passes that pass 0 does not touch (hoisted into it): only the
+        // entries over ranges pass 0 uses are its own.
+        let app = planned[0].plan.app_batch().map_err(|e| e.to_string())?;
+        let used: Vec<(usize, SubRange)> = case.graphs[0][0]
+            .uses
+            .iter()
+            .map(|u| {
+                let whole = case.resources[u.resource].kind.whole();
+                (u.resource, u.range.unwrap_or(whole))
+            })
+            .collect();
+        let own = |resource: usize, range: SubRange| {
+            used.iter().any(|&(r, u)| {
+                r == resource
+                    && match (u, range) {
+                        (SubRange::Image(a), SubRange::Image(b)) => a.overlaps(&b),
+                        (SubRange::Buffer(a), SubRange::Buffer(b)) => a.overlaps(&b),
+                        _ => false,
+                    }
+            })
+        };
+        let mut whole_barrier = BarrierCmd::default();
+        for b in &whole[0].plan.queues[app.queue].batches {
+            for w in b.commands.windows(2) {
+                if let [Command::Barrier(b), Command::Pass(0)] = w {
+                    whole_barrier.images.extend(
+                        b.images
+                            .iter()
+                            .filter(|x| own(x.resource, SubRange::Image(x.range))),
+                    );
+                    whole_barrier.buffers.extend(
+                        b.buffers
+                            .iter()
+                            .filter(|x| own(x.resource, SubRange::Buffer(x.range))),
+                    );
+                }
+            }
+        }
+        let handoff_barrier = app.barrier.cloned().unwrap_or_default();
+        if handoff_barrier != whole_barrier {
+            return Err(format!(
+                "the first handoff's barrier differs from the graph's before pass 0:\n{}\n{}",
+                planned[0].plan, whole[0].plan
+            ));
+        }
+    }
+    Ok(())
+}
