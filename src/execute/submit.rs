@@ -131,7 +131,8 @@ impl Execution<'_> {
 
     /// Locks every resource (by id; the caller holds its queues' locks already) and checks
     /// that none changed since `finish()` in a way that makes the plan stale. `res_order` is
-    /// scratch space.
+    /// the order the last execution locked in: frame after frame the resources are the same,
+    /// so it is checked rather than sorted again.
     pub(super) fn lock_resources<'e>(
         &'e self,
         locked: &mut Locked<'e>,
@@ -141,9 +142,11 @@ impl Execution<'_> {
         locked
             .resources
             .extend((0..self.resources.len()).map(|_| None));
-        res_order.clear();
-        res_order.extend(0..self.resources.len());
-        res_order.sort_unstable_by_key(|&r| self.resources[r].id());
+        if !is_lock_order(res_order, self.resources.len(), |r| self.resources[r].id()) {
+            res_order.clear();
+            res_order.extend(0..self.resources.len());
+            res_order.sort_unstable_by_key(|&r| self.resources[r].id());
+        }
         for &r in res_order.iter() {
             let g = self.resources[r].tracked().lock();
             // Another execution may have committed since `finish()`. Reads it added leave this
@@ -325,5 +328,35 @@ impl Execution<'_> {
             }
         }
         SubmitFailure { error, settled }
+    }
+}
+
+/// Whether `order` names each of `len` resources once, in increasing `id` order (the order
+/// every execution takes its locks in, so that no two wait on each other). Strictly increasing
+/// ids of in-range indices, `len` of them, are each index once.
+fn is_lock_order(order: &[usize], len: usize, id: impl Fn(usize) -> u64) -> bool {
+    order.len() == len
+        && order.iter().all(|&r| r < len)
+        && order.windows(2).all(|w| id(w[0]) < id(w[1]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_lock_order;
+
+    #[test]
+    fn a_kept_lock_order_is_taken_only_if_it_locks_each_resource_once_by_id() {
+        let ids = [30, 10, 20];
+        let id = |r: usize| ids[r];
+        assert!(is_lock_order(&[1, 2, 0], 3, id));
+        assert!(is_lock_order(&[], 0, id));
+        // Not by id, an index twice (equal ids), one missing, one out of range.
+        assert!(!is_lock_order(&[0, 1, 2], 3, id));
+        assert!(!is_lock_order(&[1, 1, 2], 3, id));
+        assert!(!is_lock_order(&[1, 2], 3, id));
+        assert!(!is_lock_order(&[1, 2, 3], 3, |r| r as u64));
+        // Another frame's resources: the same indices, other ids.
+        let other = [5, 50, 7];
+        assert!(!is_lock_order(&[1, 2, 0], 3, |r| other[r]));
     }
 }

@@ -307,7 +307,12 @@ impl Rebinder {
         match (a.value, b.value) {
             (None, None) => true,
             (Some(x), Some(y)) if a.queue < self.values.len() => {
-                self.values[a.queue].push((x, y));
+                // Most records of a frame name the same value of their queue (the last
+                // frame's): a pair equal to the last one is not pushed again for `settle`.
+                let pairs = &mut self.values[a.queue];
+                if pairs.last() != Some(&(x, y)) {
+                    pairs.push((x, y));
+                }
                 true
             }
             _ => false,
