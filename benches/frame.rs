@@ -1,9 +1,9 @@
 //! The cost of a whole frame through vk-baton against the floor: what an expert writes by hand
 //! with raw ash, measured side by side in one run.
 //!
-//! Both sides do the same GPU work. Pass 0 fills `buf[1]`; pass `i > 0` copies `buf[i % 8]`
-//! into `buf[(i + 1) % 8]` (4 KiB each), so every pass reads what the one before wrote and
-//! every pass boundary is a dependency. Writes cover the whole buffer and are declared
+//! Both sides do the same GPU work. Pass 0 fills `buf[1]`; pass `i > 0` copies `buf[i % B]`
+//! into `buf[(i + 1) % B]` (4 KiB each, B = 8 buffers), so every pass reads what the one
+//! before wrote and every pass boundary is a dependency. Writes cover the whole buffer and are declared
 //! `discard`, so no contents cross a frame.
 //!
 //! - **chain**: N passes on the graphics queue.
@@ -35,6 +35,11 @@
 //! VK_BATON_VALIDATION=1 cargo bench --bench frame -- --quick   # checks both sides
 //! ```
 //!
+//! `--buffers N` rotates the passes through N buffers instead of 8. The passes and barriers
+//! are the same; what grows is the per-resource share of a frame: a reused or held frame checks,
+//! locks and commits the tracked state of every resource it uses, which the hand side, knowing
+//! its frame, never does (`--buffers 64`: every frame of 100 or more passes uses 64).
+//!
 //! `--only SIDE --passes N --frames F` runs only one side (`planned`, `reused`, `held` or
 //! `hand`) of the chain, F frames of N passes, for an instruction count that this noisy
 //! machine cannot give as a time:
@@ -50,19 +55,20 @@ use vk_baton::{
     Access, BufferDesc, Context, ContextOptions, Declare, Pass, Queue, Recorder, StBuffer,
 };
 
+/// How many buffers the passes rotate through, unless `--buffers N` says otherwise.
 const BUFFERS: usize = 8;
 const BUFFER_SIZE: u64 = 4096;
 
 /// Pass `i` of the workload, as both sides record it.
 fn record_pass(device: &ash::Device, cmd: vk::CommandBuffer, bufs: &[Arc<StBuffer>], i: usize) {
-    let dst = bufs[(i + 1) % BUFFERS].handle();
+    let dst = bufs[(i + 1) % bufs.len()].handle();
     if i == 0 {
         // SAFETY: `cmd` is recording and the buffer is alive.
         unsafe { device.cmd_fill_buffer(cmd, dst, 0, vk::WHOLE_SIZE, 7) };
     } else {
         let region = vk::BufferCopy::default().size(BUFFER_SIZE);
         // SAFETY: `cmd` is recording; both buffers are alive and BUFFER_SIZE long.
-        unsafe { device.cmd_copy_buffer(cmd, bufs[i % BUFFERS].handle(), dst, &[region]) };
+        unsafe { device.cmd_copy_buffer(cmd, bufs[i % bufs.len()].handle(), dst, &[region]) };
     }
 }
 
@@ -74,11 +80,11 @@ struct Step {
 
 impl Pass for Step {
     fn declare(&self, d: &mut Declare<'_>) {
-        let dst = &self.bufs[(self.i + 1) % BUFFERS];
+        let dst = &self.bufs[(self.i + 1) % self.bufs.len()];
         if self.i == 0 {
             d.uses(dst, Access::TRANSFER_WRITE).discard();
         } else {
-            d.uses(&self.bufs[self.i % BUFFERS], Access::COPY_READ);
+            d.uses(&self.bufs[self.i % self.bufs.len()], Access::COPY_READ);
             d.uses(dst, Access::COPY_WRITE).discard();
         }
     }
@@ -170,7 +176,7 @@ impl Hand {
             // queue (the fence wait covers other queues'); a later run after an earlier run
             // on the same family is ordered by the semaphore, on another family by the
             // acquire.
-            let crossing = bufs[first % BUFFERS].handle();
+            let crossing = bufs[first % bufs.len()].handle();
             let family = self.runs[r].0.family();
             let prev_family = (r > 0).then(|| self.runs[r - 1].0.family());
             let acquire = [vk::BufferMemoryBarrier2::default()
@@ -206,7 +212,7 @@ impl Hand {
                     .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
                     .src_queue_family_index(family)
                     .dst_queue_family_index(next)
-                    .buffer(bufs[(last + 1) % BUFFERS].handle())
+                    .buffer(bufs[(last + 1) % bufs.len()].handle())
                     .size(vk::WHOLE_SIZE)];
                 let dep = vk::DependencyInfo::default().buffer_memory_barriers(&release);
                 // SAFETY: recording; the buffer is alive.
@@ -299,6 +305,8 @@ fn main() {
     }
     // Like the hand side, record no debug labels around passes (they are on by default).
     let no_labels = std::env::args().any(|a| a == "--no-labels");
+    // More buffers, the same passes: what each resource adds to a frame.
+    let buffers: usize = arg("--buffers").unwrap_or(BUFFERS).max(2);
     let per_side = if quick {
         Duration::from_millis(400)
     } else {
@@ -313,7 +321,7 @@ fn main() {
     planning.set_labels(!no_labels);
     planning.set_plan_reuse(false);
     let bufs: Arc<Vec<Arc<StBuffer>>> = Arc::new(
-        (0..BUFFERS)
+        (0..buffers)
             .map(|i| {
                 let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
                 ctx.buffer(BufferDesc::new(BUFFER_SIZE, usage), &format!("buf{i}"))
@@ -322,7 +330,7 @@ fn main() {
             .collect(),
     );
     println!(
-        "device: {}, validation {}, pass labels {}, {}",
+        "device: {}, validation {}, pass labels {}, {}, {buffers} buffers",
         ctx.device_name(),
         if ctx.validation() { "on" } else { "off" },
         if no_labels { "off" } else { "on" },
