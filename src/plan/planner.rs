@@ -334,7 +334,15 @@ fn plan_parts(
             .resources
             .iter()
             .map(|r| {
-                let mut m = RangeMap::new(r.kind.cells(), WState::default());
+                let cells = r.kind.cells();
+                // Usually one segment over the whole resource: made directly, without a
+                // default to overwrite and a copy of the state.
+                if let [(range, s)] = r.initial.as_slice() {
+                    if *range == (0..cells) {
+                        return RangeMap::new(cells, WState::from_recorded(s));
+                    }
+                }
+                let mut m = RangeMap::new(cells, WState::default());
                 for (range, s) in &r.initial {
                     let w = WState::from_recorded(s);
                     m.update(range.clone(), |_| w.clone());
