@@ -16,7 +16,7 @@ use crate::execute::Execution;
 use crate::fence::ExecutionFence;
 use crate::lowering::{lower, Lists, LowerScratch, Lowered};
 use crate::pass::{Declare, FnPass, Pass, PassEntry, PassSlot, Recorder};
-use crate::plan::{self, Plan, PlanInput, QueuePlan, Schedule};
+use crate::plan::{self, Plan, PlanInput, Schedule};
 use crate::pools::GraphPools;
 use crate::pools::{Match, PlanBarriers};
 use crate::queue::Queue;
@@ -385,7 +385,7 @@ fn reuse_or_plan(
 /// earlier graphs' work this plan waits on is at or below them).
 pub(crate) fn plan_and_verify(
     input: PlanInput,
-    spare: Vec<QueuePlan>,
+    spare: plan::SparePlan,
     queues: &[Queue],
     schedule: Schedule,
 ) -> Result<Plan> {

@@ -132,7 +132,7 @@ impl Graph {
             &mut LowerScratch::default(),
             Lists::default(),
         )?;
-        let plan = plan_and_verify(input, Vec::new(), &queues, Default::default())?;
+        let plan = plan_and_verify(input, Default::default(), &queues, Default::default())?;
         let app = plan.app_batch()?.queue;
         let mut execution = Execution {
             pools: self.pools().clone(),

@@ -153,7 +153,7 @@ impl<'a> HeldPlan<'a> {
             Lists::default(),
         )?;
         // On an error the held plan stays as it was, and so does the scratch it is matched with.
-        let plan = plan_and_verify(input, Vec::new(), &queues, self.schedule)?;
+        let plan = plan_and_verify(input, Default::default(), &queues, self.schedule)?;
         log::debug!(
             "held plan: re-planned ({} of {} executions)",
             self.replanned,

@@ -105,8 +105,8 @@ pub use output::{
     BarrierCmd, Batch, BufferBarrier, Command, ImageBarrier, Plan, QueuePlan, Scopes, Wait,
     WaitTarget,
 };
-pub(crate) use planner::plan_scheduled_reusing;
 pub use planner::{plan, plan_owned};
+pub(crate) use planner::{plan_scheduled_reusing, SparePlan};
 pub use rebind::{Rebinder, KEPT_PLANS};
 pub use schedule::{plan_scheduled, Schedule};
 pub(crate) use state::refill_segments;

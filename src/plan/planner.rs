@@ -198,12 +198,39 @@ pub fn plan(input: &PlanInput) -> Result<Plan> {
 /// assert_eq!(plan.batch_count(), 1);
 /// ```
 pub fn plan_owned(input: PlanInput) -> Result<Plan> {
-    plan_reusing(input, Vec::new())
+    plan_reusing(input, SparePlan::default())
 }
 
-/// [`plan_owned`], filling the barrier lists of `spare`, an earlier plan's batches, before
-/// allocating new ones. The plan is the same as without them.
-pub(crate) fn plan_reusing(input: PlanInput, spare: Vec<QueuePlan>) -> Result<Plan> {
+/// An earlier plan's vectors for a new plan to refill before allocating: its batches' barrier
+/// lists and its final states. A plan made with them is the same as one made without.
+#[derive(Default)]
+pub(crate) struct SparePlan {
+    pub(crate) queues: Vec<QueuePlan>,
+    pub(crate) final_states: FinalStates,
+}
+
+impl SparePlan {
+    /// The vectors of `plan`, which is given up.
+    pub(crate) fn of(plan: Plan) -> (PlanInput, Self) {
+        let Plan {
+            input,
+            queues,
+            final_states,
+            ..
+        } = plan;
+        (
+            input,
+            SparePlan {
+                queues,
+                final_states,
+            },
+        )
+    }
+}
+
+/// [`plan_owned`], filling the vectors of `spare` before allocating new ones. The plan is the
+/// same as without them.
+pub(crate) fn plan_reusing(input: PlanInput, spare: SparePlan) -> Result<Plan> {
     plan_scheduled_reusing(input, spare, Schedule::PROGRAM_ORDER)
 }
 
@@ -214,7 +241,7 @@ pub(crate) fn plan_reusing(input: PlanInput, spare: Vec<QueuePlan>) -> Result<Pl
 /// batches or waits).
 pub(crate) fn plan_scheduled_reusing(
     mut input: PlanInput,
-    spare: Vec<QueuePlan>,
+    spare: SparePlan,
     schedule: Schedule,
 ) -> Result<Plan> {
     validate(&input)?;
@@ -230,7 +257,7 @@ pub(crate) fn plan_scheduled_reusing(
             ..schedule
         };
         let in_order = super::schedule::schedule(&input, in_order_schedule);
-        let other = plan_in_scheduled_order(&input, in_order, Vec::new())?;
+        let other = plan_in_scheduled_order(&input, in_order, SparePlan::default())?;
         let (kept, reordered) = (figures(&other.0), figures(&chosen.0 .0));
         if kept <= reordered {
             log::debug!(
@@ -274,18 +301,29 @@ type PlanParts = (Vec<QueuePlan>, FinalStates, TransientPlan, Vec<usize>);
 fn plan_in_scheduled_order(
     input: &PlanInput,
     scheduled: super::schedule::Scheduled,
-    spare: Vec<QueuePlan>,
+    spare: SparePlan,
 ) -> Result<PlanParts> {
     // Regrouping a reordered plan moves barriers and drops waits by its own rules, which
     // assume every dependency is still emitted: redundant entries are pruned in program order.
     // Pruning does not know aliasing dependencies either: a plan with them keeps every entry.
     let prune = !scheduled.reorders();
     let no_aliasing = Aliasing::default();
-    let spare = SpareBarriers::from_queues(spare);
+    let SparePlan {
+        queues: spare_queues,
+        final_states: spare_finals,
+    } = spare;
+    let spare = SpareBarriers::from_queues(spare_queues);
     // Joining barrier commands is for program order without aliasing (see `hoist`).
     let hoist = prune;
-    let (mut queues, mut final_states) =
-        plan_parts(input, &scheduled.order, spare, &no_aliasing, prune, hoist)?;
+    let (mut queues, mut final_states) = plan_parts(
+        input,
+        &scheduled.order,
+        spare,
+        spare_finals,
+        &no_aliasing,
+        prune,
+        hoist,
+    )?;
     let mut transients = TransientPlan::default();
     let mut aliased = false;
     if transient::any(input) {
@@ -294,8 +332,15 @@ fn plan_in_scheduled_order(
         let (placed, aliasing) = transient::place(input, &queues);
         if aliasing.after.iter().any(|a| !a.is_empty()) {
             let spare = SpareBarriers::from_queues(queues);
-            (queues, final_states) =
-                plan_parts(input, &scheduled.order, spare, &aliasing, false, false)?;
+            (queues, final_states) = plan_parts(
+                input,
+                &scheduled.order,
+                spare,
+                final_states,
+                &aliasing,
+                false,
+                false,
+            )?;
             aliased = true;
         }
         transients = placed;
@@ -311,14 +356,16 @@ fn plan_in_scheduled_order(
     Ok((queues, final_states, transients, scheduled.order))
 }
 
-type FinalStates = Vec<Vec<(std::ops::Range<u64>, SegmentState<usize>)>>;
+/// Per resource, the state of each segment after the plan ([`Plan::final_states`]).
+pub(crate) type FinalStates = Vec<Vec<(std::ops::Range<u64>, SegmentState<usize>)>>;
 
 /// Plans a validated input whose stages fit its queues, taking the passes in `order`, with
-/// transients ordered as `aliasing` says.
+/// transients ordered as `aliasing` says. The final states refill `finals`.
 fn plan_parts(
     input: &PlanInput,
     order: &[usize],
     spare: SpareBarriers,
+    finals: FinalStates,
     aliasing: &Aliasing,
     prune: bool,
     hoist: bool,
@@ -373,49 +420,91 @@ fn plan_parts(
     if prune {
         p.drop_redundant(&mut queues);
     }
-    Ok((queues, p.final_states()))
+    Ok((queues, p.final_states_into(finals)))
 }
 
 impl Planner<'_> {
-    /// The segments' states after the last pass, as the plan reports them.
-    fn final_states(&self) -> FinalStates {
-        self.states
-            .iter()
-            .zip(&self.input.resources)
-            .map(|(m, res)| {
-                if res.transient.is_some() {
-                    // Its contents end with the execution.
-                    return vec![(0..res.kind.cells(), SegmentState::default())];
-                }
-                m.iter()
-                    .map(|(c, s)| {
-                        let rec = |x: &Rec| Recorded {
-                            queue: x.queue,
-                            value: match x.at {
-                                At::Value(v) => Some(v),
-                                At::Node(_) => None,
-                            },
-                            stages: match x.binary_wait {
-                                Some(k) => self
-                                    .binary_wait_stages
-                                    .get(&k)
-                                    .copied()
-                                    .unwrap_or(vk::PipelineStageFlags2::ALL_COMMANDS),
-                                None => x.stages,
-                            },
-                            access: x.access,
-                        };
-                        let state = SegmentState {
-                            layout: s.layout,
-                            defined: s.defined,
-                            owner: s.owner,
-                            write: s.write.as_ref().map(rec),
-                            reads: s.reads.iter().map(rec).collect(),
-                        };
-                        (c.clone(), state)
-                    })
-                    .collect()
-            })
-            .collect()
+    /// The segments' states after the last pass, as the plan reports them, refilling `out` (an
+    /// earlier plan's final states: their vectors are kept, so a frame like an earlier one
+    /// allocates none of them).
+    fn final_states_into(&self, mut out: FinalStates) -> FinalStates {
+        let rec = |x: &Rec| Recorded {
+            queue: x.queue,
+            value: match x.at {
+                At::Value(v) => Some(v),
+                At::Node(_) => None,
+            },
+            stages: match x.binary_wait {
+                Some(k) => self
+                    .binary_wait_stages
+                    .get(&k)
+                    .copied()
+                    .unwrap_or(vk::PipelineStageFlags2::ALL_COMMANDS),
+                None => x.stages,
+            },
+            access: x.access,
+        };
+        out.truncate(self.states.len());
+        for (ri, (m, res)) in self.states.iter().zip(&self.input.resources).enumerate() {
+            if ri == out.len() {
+                out.push(Vec::new());
+            }
+            let segs = &mut out[ri];
+            if res.transient.is_some() {
+                // Its contents end with the execution.
+                let fresh = (vk::ImageLayout::UNDEFINED, false, None);
+                set_segment(
+                    segs,
+                    0,
+                    0..res.kind.cells(),
+                    fresh,
+                    None,
+                    std::iter::empty(),
+                );
+                segs.truncate(1);
+                continue;
+            }
+            let mut n = 0;
+            for (i, (c, s)) in m.iter().enumerate() {
+                let write = s.write.as_ref().map(rec);
+                let facts = (s.layout, s.defined, s.owner);
+                set_segment(segs, i, c.clone(), facts, write, s.reads.iter().map(rec));
+                n = i + 1;
+            }
+            segs.truncate(n);
+        }
+        out
     }
+}
+
+/// Sets segment `i` of `segs` (at most one past its end) to `cells` with `facts` (layout,
+/// whether defined, owner) and the given records, keeping the vector of its reads.
+fn set_segment(
+    segs: &mut Vec<(std::ops::Range<u64>, SegmentState<usize>)>,
+    i: usize,
+    cells: std::ops::Range<u64>,
+    facts: (vk::ImageLayout, bool, Option<u32>),
+    new_write: Option<Recorded<usize>>,
+    new_reads: impl Iterator<Item = Recorded<usize>>,
+) {
+    debug_assert!(i <= segs.len(), "segments are set in order");
+    if i == segs.len() {
+        segs.push((0..0, SegmentState::default()));
+    }
+    // Destructured in full, so that a field added to the state fails to compile here.
+    let (
+        c,
+        SegmentState {
+            layout,
+            defined,
+            owner,
+            write,
+            reads,
+        },
+    ) = &mut segs[i];
+    *c = cells;
+    (*layout, *defined, *owner) = facts;
+    *write = new_write;
+    reads.clear();
+    reads.extend(new_reads);
 }

@@ -12,7 +12,7 @@
 //! planned anew although nothing changed since the same frame a few executions ago.
 
 use super::PlanBarriers;
-use crate::plan::{Plan, PlanInput, QueuePlan, Rebinder, Schedule, KEPT_PLANS};
+use crate::plan::{Plan, PlanInput, Rebinder, Schedule, SparePlan, KEPT_PLANS};
 
 /// Kept plans and the scratch to match a frame against them.
 #[derive(Default)]
@@ -38,7 +38,7 @@ pub(crate) enum Match {
     /// were forgotten, to build for the new plan.
     New {
         input: PlanInput,
-        spare: Vec<QueuePlan>,
+        spare: SparePlan,
         barriers: PlanBarriers,
     },
 }
@@ -81,11 +81,12 @@ impl KeptPlans {
             None
         };
         let (spare, mut barriers) = match evicted {
-            Some((Plan { input, queues, .. }, barriers)) => {
+            Some((plan, barriers)) => {
+                let (input, spare) = SparePlan::of(plan);
                 self.spare_input.get_or_insert(input);
-                (queues, barriers)
+                (spare, barriers)
             }
-            None => (Vec::new(), PlanBarriers::default()),
+            None => (SparePlan::default(), PlanBarriers::default()),
         };
         barriers.forget();
         Match::New {

@@ -187,7 +187,7 @@ impl Schedule {
 ///
 /// Errors: those of [`plan`](super::plan). See the [module example](self).
 pub fn plan_scheduled(input: &PlanInput, schedule: Schedule) -> Result<Plan> {
-    super::planner::plan_scheduled_reusing(input.clone(), Vec::new(), schedule)
+    super::planner::plan_scheduled_reusing(input.clone(), Default::default(), schedule)
 }
 
 /// What the planner needs from a schedule: the order in which to take the passes and, when
