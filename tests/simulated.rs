@@ -23,6 +23,8 @@ use vk_baton::{Access, BufferRange, ImageRange, SubRange};
 
 #[path = "simulated/deferred.rs"]
 mod deferred;
+#[path = "simulated/frame_bench.rs"]
+mod frame_bench;
 #[path = "simulated/multi_family.rs"]
 mod multi_family;
 #[path = "simulated/passes_multi_family.rs"]
@@ -33,6 +35,7 @@ mod samples;
 mod streaming_images;
 
 use deferred::*;
+use frame_bench::*;
 use multi_family::*;
 use passes_multi_family::*;
 use samples::*;
@@ -358,4 +361,12 @@ fn sample_deferred_1080p() {
     on_every_topology("deferred --width 1920 --height 1080 --shadow 2048", |t| {
         deferred(t, 1920, 1080, 2048)
     });
+}
+#[test]
+fn bench_frame_three_queues_many_buffers() {
+    for (buffers, passes) in [(8, 100), (64, 10), (64, 100)] {
+        on_every_topology("benches/frame.rs 3 queues", |t| {
+            chained_copies_on_three_queues(t, buffers, passes)
+        });
+    }
 }

@@ -122,6 +122,8 @@ use ash::vk;
 #[cfg(test)]
 mod tests;
 #[cfg(all(test, feature = "verify"))]
+mod tests_coalesce;
+#[cfg(all(test, feature = "verify"))]
 mod tests_hoist;
 #[cfg(test)]
 pub(crate) mod tests_host_present;

@@ -39,6 +39,7 @@ use std::collections::HashMap;
 
 mod barrier;
 mod batches;
+mod coalesce;
 mod dependencies;
 mod hoist;
 mod reach;
@@ -419,6 +420,7 @@ fn plan_parts(
     let mut queues = p.batch_all();
     if prune {
         p.drop_redundant(&mut queues);
+        coalesce::coalesce_batches(&mut queues);
     }
     Ok((queues, p.final_states_into(finals)))
 }

@@ -5,8 +5,13 @@
 use super::*;
 
 /// Aliasing rides on the plan's own order: graph 0 with its transients made ordinary
-/// resources has the same batches and waits. And each aliased image's first barrier is needed:
-/// without its first scope, the verifier finds the transients on shared memory unordered.
+/// resources has the same passes on each queue, and its batches and waits are those of the
+/// aliased plan, or fewer. A plan with aliasing dependencies is not pruned of redundant waits
+/// and entries (the pruning does not know them), so it may keep a wait the plain plan drops,
+/// and with it the batch that wait started, where the plain plan joins that batch to the one
+/// before. Without aliasing the two plans are the same. And each aliased image's first barrier
+/// is needed: without its first scope, the verifier finds the transients on shared memory
+/// unordered.
 pub(super) fn check_aliasing(planned: &[Planned], seen: &Seen) -> Result<(), String> {
     let Some(first) = planned.first() else {
         return Ok(());
@@ -16,38 +21,33 @@ pub(super) fn check_aliasing(planned: &[Planned], seen: &Seen) -> Result<(), Str
         r.transient = None;
     }
     let plain = plan(&plain).map_err(|e| format!("without transients: {e}"))?;
-    // Per batch, what it waits on (in any order).
-    let waits = |p: &Plan| -> Vec<Vec<Vec<String>>> {
+    let (aliased, unaliased) = (batch_shapes(&first.plan), batch_shapes(&plain));
+    let passes = |p: &Plan| -> Vec<Vec<usize>> {
         p.queues
             .iter()
             .map(|q| {
                 q.batches
                     .iter()
-                    .map(|b| {
-                        let mut w: Vec<String> =
-                            b.waits.iter().map(|w| format!("{:?}", w.target)).collect();
-                        w.sort();
-                        w
+                    .flat_map(|b| &b.commands)
+                    .filter_map(|c| match c {
+                        Command::Pass(i) => Some(*i),
+                        Command::Barrier(_) => None,
                     })
                     .collect()
             })
             .collect()
     };
-    // A plan with aliasing dependencies is not pruned of redundant entries (the pruning does
-    // not know them), so it may keep waits the plain plan drops: the batches must be the same,
-    // and every wait of the plain plan must be there.
-    let (aliased, unaliased) = (waits(&first.plan), waits(&plain));
-    let same_batches = aliased.len() == unaliased.len()
-        && aliased
-            .iter()
-            .zip(&unaliased)
-            .all(|(a, b)| a.len() == b.len());
-    let keeps_waits = same_batches
-        && aliased
-            .iter()
-            .flatten()
-            .zip(unaliased.iter().flatten())
-            .all(|(a, b)| b.iter().all(|w| a.contains(w)));
+    // Each batch of the plain plan starts where one of the aliased plan does, and that one
+    // has every wait the plain one has.
+    let refines = passes(&first.plan) == passes(&plain)
+        && aliased.len() == unaliased.len()
+        && unaliased.iter().zip(&aliased).all(|(plain_q, aliased_q)| {
+            plain_q.iter().all(|(start, waits)| {
+                aliased_q
+                    .iter()
+                    .any(|(s, w)| s == start && waits.iter().all(|x| w.contains(x)))
+            })
+        });
     let pruned = first
         .plan
         .input
@@ -60,7 +60,7 @@ pub(super) fn check_aliasing(planned: &[Planned], seen: &Seen) -> Result<(), Str
             .placements
             .iter()
             .all(|p| p.after.is_empty());
-    if !keeps_waits || (pruned && aliased != unaliased) {
+    if !refines || (pruned && aliased != unaliased) {
         return Err(format!(
             "aliasing changed the batches or waits:\n{}\nwithout transients:\n{plain}",
             first.plan
@@ -99,6 +99,60 @@ pub(super) fn check_aliasing(planned: &[Planned], seen: &Seen) -> Result<(), Str
         }
     }
     Ok(())
+}
+
+/// Per queue, per batch: where it starts (the passes before it on its queue, and whether it has
+/// none of its own: a release-only batch), and what it waits on, sorted. A wait on a batch of
+/// this execution names the queue and the passes up to the end of that batch, which joining
+/// batches does not change.
+type BatchShapes = Vec<Vec<((usize, bool), Vec<String>)>>;
+
+fn batch_shapes(p: &Plan) -> BatchShapes {
+    let own = |b: &Batch| {
+        b.commands
+            .iter()
+            .filter(|c| matches!(c, Command::Pass(_)))
+            .count()
+    };
+    // Per queue, per batch: the passes up to its end.
+    let ends: Vec<Vec<usize>> = p
+        .queues
+        .iter()
+        .map(|q| {
+            q.batches
+                .iter()
+                .scan(0, |n, b| {
+                    *n += own(b);
+                    Some(*n)
+                })
+                .collect()
+        })
+        .collect();
+    p.queues
+        .iter()
+        .map(|q| {
+            let mut before = 0;
+            q.batches
+                .iter()
+                .map(|b| {
+                    let start = (before, own(b) == 0);
+                    before += own(b);
+                    let mut w: Vec<String> = b
+                        .waits
+                        .iter()
+                        .map(|w| match w.target {
+                            WaitTarget::Batch { queue, batch } => {
+                                format!("queue {queue} after {} passes", ends[queue][batch])
+                            }
+                            other => format!("{other:?}"),
+                        })
+                        .collect();
+                    w.sort();
+                    (start, w)
+                })
+                .collect()
+        })
+        .collect()
 }
 
 fn uses_a_transient(case: &Case, pass: &PassDecl) -> bool {
