@@ -15,7 +15,8 @@
 //! 3. **Redundancy**, on the batched plan. Phases 1 and 2 decide each dependency on its own;
 //!    a timeline wait that other waits already imply through other queues, and a barrier entry
 //!    whose prior accesses the semaphore waits or other barriers already order before its pass,
-//!    are dropped. Layout transitions and ownership transfers always stay.
+//!    are dropped. Layout transitions and ownership transfers always stay. Batches that only
+//!    dropped waits kept apart are then joined ([`coalesce`]).
 //!
 //! Under a reordering [`Schedule`], [`super::schedule`] then groups each queue's batches by
 //! level and joins barrier commands within them.
@@ -26,9 +27,9 @@
 //!
 //! This file holds the planner's working types and its entry points;
 //! [`validate`](mod@validate) refuses impossible input, [`dependencies`] is phase 1,
-//! [`batches`] phase 2, [`redundant_waits`] and [`redundant`] phase 3 (with [`reach`], what a
-//! plan's semaphores order), [`segment`] moves one segment's state past an access and
-//! [`barrier`] merges barriers into a command.
+//! [`batches`] phase 2, [`redundant_waits`], [`redundant`] and [`coalesce`] phase 3 (with
+//! [`reach`], what a plan's semaphores order), [`segment`] moves one segment's state past an
+//! access and [`barrier`] merges barriers into a command.
 
 use super::queue_stages::{self, on_queue};
 use super::*;
