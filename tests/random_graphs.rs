@@ -77,6 +77,9 @@ struct Seen {
     aliased_across_queues: Cell<u32>,
     /// Aliased images whose first barrier, without its first scope, the verifier rejected.
     aliasing_mutants_caught: Cell<u32>,
+    /// Aliased plans that kept a wait the plan without transients drops, and verified without
+    /// it.
+    aliasing_waits_not_needed: Cell<u32>,
     /// Scheduled plans against program order.
     schedules: graphgen::scheduled::ScheduleSeen,
 }
@@ -274,6 +277,11 @@ fn random_graphs_verify() {
             "aliasing barriers removed and caught",
             &seen.aliasing_mutants_caught,
             10,
+        ),
+        (
+            "aliased plans verified without the waits pruning drops",
+            &seen.aliasing_waits_not_needed,
+            200,
         ),
     ] {
         println!("  {name}: {} of {n}", c.get());

@@ -78,7 +78,7 @@ queue `transfer` (family 2):
     barrier
       buffer `b1` bytes 0..64: COPY/TRANSFER_WRITE -> COPY/TRANSFER_READ
     pass   `t2`
-    signal timeline at ALL_COMMANDS | COPY
+    signal timeline at ALL_COMMANDS
 ";
     assert_eq!(planned(&input).to_string(), expected);
 }

@@ -9,9 +9,10 @@ use super::*;
 /// aliased plan, or fewer. A plan with aliasing dependencies is not pruned of redundant waits
 /// and entries (the pruning does not know them), so it may keep a wait the plain plan drops,
 /// and with it the batch that wait started, where the plain plan joins that batch to the one
-/// before. Without aliasing the two plans are the same. And each aliased image's first barrier
-/// is needed: without its first scope, the verifier finds the transients on shared memory
-/// unordered.
+/// before. Those waits are not needed: the aliased plan with only the plain plan's waits still
+/// verifies. Without aliasing the two plans are the same. And each aliased image's first
+/// barrier is needed: without its first scope, the verifier finds the transients on shared
+/// memory unordered.
 pub(super) fn check_aliasing(planned: &[Planned], seen: &Seen) -> Result<(), String> {
     let Some(first) = planned.first() else {
         return Ok(());
@@ -66,6 +67,41 @@ pub(super) fn check_aliasing(planned: &[Planned], seen: &Seen) -> Result<(), Str
             first.plan
         ));
     }
+    if !pruned {
+        // Aliasing needs no semaphore the plain plan lacks: keep only the waits a batch of the
+        // plain plan starting at the same place has, and the plan must still verify.
+        let mut lean = first.plan.clone();
+        let names = wait_names(&first.plan);
+        for (q, qp) in lean.queues.iter_mut().enumerate() {
+            for (b, batch) in qp.batches.iter_mut().enumerate() {
+                let (start, _) = &aliased[q][b];
+                let kept = unaliased[q].iter().find(|(s, _)| s == start);
+                let mut k = 0;
+                batch.waits.retain(|_| {
+                    let keep = kept.is_some_and(|(_, w)| w.contains(&names[q][b][k]));
+                    k += 1;
+                    keep
+                });
+            }
+        }
+        let waits = |p: &Plan| -> usize {
+            p.queues
+                .iter()
+                .flat_map(|q| &q.batches)
+                .map(|b| b.waits.len())
+                .sum()
+        };
+        bump(
+            &seen.aliasing_waits_not_needed,
+            waits(&lean) < waits(&first.plan),
+        );
+        if let Err(v) = lean.verify_from(&first.values.start) {
+            return Err(format!(
+                "aliasing needs a wait the plan without transients drops: {v:?}\n{}\nwithout transients:\n{plain}",
+                first.plan
+            ));
+        }
+    }
     for p in planned {
         for b in p
             .plan
@@ -102,28 +138,54 @@ pub(super) fn check_aliasing(planned: &[Planned], seen: &Seen) -> Result<(), Str
 }
 
 /// Per queue, per batch: where it starts (the passes before it on its queue, and whether it has
-/// none of its own: a release-only batch), and what it waits on, sorted. A wait on a batch of
-/// this execution names the queue and the passes up to the end of that batch, which joining
-/// batches does not change.
+/// none of its own: a release-only batch), and what it waits on, sorted (see [`wait_names`]).
 type BatchShapes = Vec<Vec<((usize, bool), Vec<String>)>>;
 
 fn batch_shapes(p: &Plan) -> BatchShapes {
-    let own = |b: &Batch| {
-        b.commands
-            .iter()
-            .filter(|c| matches!(c, Command::Pass(_)))
-            .count()
-    };
-    // Per queue, per batch: the passes up to its end.
-    let ends: Vec<Vec<usize>> = p
+    let names = wait_names(p);
+    p.queues
+        .iter()
+        .enumerate()
+        .map(|(q, qp)| {
+            let mut before = 0;
+            qp.batches
+                .iter()
+                .enumerate()
+                .map(|(b, batch)| {
+                    let start = (before, own_passes(batch) == 0);
+                    before += own_passes(batch);
+                    let mut w = names[q][b].clone();
+                    w.sort();
+                    (start, w)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn own_passes(b: &Batch) -> usize {
+    b.commands
+        .iter()
+        .filter(|c| matches!(c, Command::Pass(_)))
+        .count()
+}
+
+/// Per queue, per batch, per wait in order: what it waits on. A wait on a batch of this
+/// execution names the queue, the passes up to the end of that batch and whether the batch ends
+/// with its release phase (a barrier command after its last pass), none of which joining
+/// batches changes: a release-only batch and the batch before it differ.
+fn wait_names(p: &Plan) -> Vec<Vec<Vec<String>>> {
+    // Per queue, per batch: (passes up to its end, whether it ends with a release phase).
+    let ends: Vec<Vec<(usize, bool)>> = p
         .queues
         .iter()
         .map(|q| {
             q.batches
                 .iter()
                 .scan(0, |n, b| {
-                    *n += own(b);
-                    Some(*n)
+                    *n += own_passes(b);
+                    let release = matches!(b.commands.last(), Some(Command::Barrier(_)));
+                    Some((*n, release))
                 })
                 .collect()
         })
@@ -131,24 +193,20 @@ fn batch_shapes(p: &Plan) -> BatchShapes {
     p.queues
         .iter()
         .map(|q| {
-            let mut before = 0;
             q.batches
                 .iter()
                 .map(|b| {
-                    let start = (before, own(b) == 0);
-                    before += own(b);
-                    let mut w: Vec<String> = b
-                        .waits
+                    b.waits
                         .iter()
                         .map(|w| match w.target {
                             WaitTarget::Batch { queue, batch } => {
-                                format!("queue {queue} after {} passes", ends[queue][batch])
+                                let (n, release) = ends[queue][batch];
+                                let release = if release { " and its release" } else { "" };
+                                format!("queue {queue} after {n} passes{release}")
                             }
                             other => format!("{other:?}"),
                         })
-                        .collect();
-                    w.sort();
-                    (start, w)
+                        .collect()
                 })
                 .collect()
         })

@@ -13,9 +13,10 @@
 //! is waited on by no other batch and signals no binary semaphore (a present must not wait for
 //! later work). Timeline values only grow: a wait on a later batch of the queue orders the
 //! earlier one too, so a signal that no batch waits on orders nothing. The joined batch signals
-//! with both masks. The commands keep their order: a release at the end of the earlier batch
-//! and the barrier before the later one's first pass stay two commands, one after the other,
-//! as phase 2 records a release node and the next pass's barrier within a batch.
+//! with both masks (`ALL_COMMANDS` alone when one of them is). The commands keep their order: a
+//! release at the end of the earlier batch and the barrier before the later one's first pass
+//! stay two commands, one after the other, as phase 2 records a release node and the next
+//! pass's barrier within a batch.
 
 use super::*;
 
@@ -59,7 +60,7 @@ pub(super) fn coalesce_batches(queues: &mut [QueuePlan]) {
                     x.commands.extend(commands);
                     x.binary_signals = binary_signals;
                     x.signal = match (x.signal, signal) {
-                        (Some(s), Some(t)) => Some(s | t),
+                        (Some(s), Some(t)) => Some(union_of_stages(s, t)),
                         (s, t) => s.or(t),
                     };
                     *x_awaited = batch_awaited;
@@ -87,7 +88,12 @@ pub(super) fn coalesce_batches(queues: &mut [QueuePlan]) {
         {
             if let WaitTarget::Batch { queue, batch } = &mut w.target {
                 if *queue == q {
-                    *batch = map[*batch];
+                    // Phase 2 waits only on batches it made; `awaited_batches` skips others
+                    // alike.
+                    debug_assert!(*batch < map.len(), "a wait on batch {batch} of queue {q}");
+                    if let Some(&to) = map.get(*batch) {
+                        *batch = to;
+                    }
                 }
             }
         }
@@ -111,4 +117,17 @@ fn awaited_batches(queues: &[QueuePlan], q: usize) -> SmallVec<[bool; 16]> {
         }
     }
     awaited
+}
+
+/// Both stage masks, as `ALL_COMMANDS` alone when one of them is: it holds every other stage.
+fn union_of_stages(
+    s: vk::PipelineStageFlags2,
+    t: vk::PipelineStageFlags2,
+) -> vk::PipelineStageFlags2 {
+    let all = s | t;
+    if all.contains(vk::PipelineStageFlags2::ALL_COMMANDS) {
+        vk::PipelineStageFlags2::ALL_COMMANDS
+    } else {
+        all
+    }
 }

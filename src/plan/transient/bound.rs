@@ -167,7 +167,7 @@ mod tests {
                     (0..n)
                         .filter(|a| set & (1 << a) != 0)
                         .map(|a| weights[a])
-                        .sum()
+                        .sum::<u64>()
                 })
                 .max()
                 .unwrap();
