@@ -17,7 +17,7 @@ use crate::debug::DebugUtils;
 use crate::error::Result;
 use crate::graph::Graph;
 use crate::messages::Messages;
-pub use crate::messages::{MessageLog, ValidationMessages};
+pub use crate::messages::{MessageLog, ValidationMessage, ValidationMessages};
 use crate::queue::Queue;
 use crate::resource::{BufferDesc, ImageDesc, SharedAllocator, StBuffer, StImage};
 use crate::timing::TimestampSupport;

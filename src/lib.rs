@@ -76,7 +76,7 @@ pub use fence::{CompletionToken, ExecutionFence};
 pub use gpu_allocator;
 pub use graph::{Graph, GraphBuilder, HeldPlan, Planned};
 pub use handoff::Handoff;
-pub use messages::{MessageLog, ValidationMessages};
+pub use messages::{MessageLog, ValidationMessage, ValidationMessages};
 /// The lock crate of [`SharedAllocator::lock`]'s guard.
 pub use parking_lot;
 pub use pass::{Declare, Pass, Recorder};

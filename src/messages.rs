@@ -29,8 +29,49 @@ use std::sync::Arc;
 pub struct ValidationMessages {
     /// How many.
     pub count: usize,
-    /// Their texts.
-    pub texts: Vec<String>,
+    /// Each message, in the order they came.
+    pub messages: Vec<ValidationMessage>,
+}
+
+/// One debug-utils message: its id, its text, and the objects it names.
+///
+/// A test that plants an error finds its report by content (the message id and the planted
+/// object's handle), not by the wording of one layer version:
+///
+/// ```no_run
+/// # fn f(ctx: &vk_baton::Context, buf: &vk_baton::StBuffer) {
+/// use ash::vk::Handle;
+/// let m = ctx.validation_messages();
+/// let hazard = m.messages.iter().any(|x| x.id.starts_with("SYNC-") && x.names(buf.handle().as_raw()));
+/// # }
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ValidationMessage {
+    /// The message id name (`VUID-…`, `SYNC-HAZARD-…`), or empty.
+    pub id: String,
+    /// The message text.
+    pub text: String,
+    /// The objects the message names: type, handle and debug name, if any.
+    pub objects: Vec<(vk::ObjectType, u64, Option<String>)>,
+}
+
+impl ValidationMessage {
+    /// Whether the message names the object with this raw handle, in its object list or in
+    /// its text (as the layer prints handles: `0x…` in lower-case hex).
+    ///
+    /// ```
+    /// use vk_baton::ValidationMessage;
+    /// let m = ValidationMessage { text: "VkBuffer 0x2a[a]".into(), ..Default::default() };
+    /// assert!(m.names(0x2a) && !m.names(0x2));
+    /// ```
+    pub fn names(&self, handle: u64) -> bool {
+        let hex = format!("0x{handle:x}");
+        self.objects.iter().any(|o| o.1 == handle)
+            || self.text.match_indices(&hex).any(|(at, _)| {
+                let next = self.text[at + hex.len()..].chars().next();
+                !next.is_some_and(|c| c.is_ascii_hexdigit())
+            })
+    }
 }
 
 impl PartialEq<usize> for ValidationMessages {
@@ -42,8 +83,8 @@ impl PartialEq<usize> for ValidationMessages {
 impl fmt::Display for ValidationMessages {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "{} message(s)", self.count)?;
-        for t in &self.texts {
-            writeln!(f, "- {t}")?;
+        for m in &self.messages {
+            writeln!(f, "- {}", m.text)?;
         }
         Ok(())
     }
@@ -53,19 +94,19 @@ impl fmt::Display for ValidationMessages {
 #[derive(Default)]
 pub(crate) struct Tally {
     count: AtomicUsize,
-    texts: Mutex<Vec<String>>,
+    messages: Mutex<Vec<ValidationMessage>>,
 }
 
 impl Tally {
-    fn push(&self, text: String) {
+    fn push(&self, message: ValidationMessage) {
         self.count.fetch_add(1, Ordering::Relaxed);
-        self.texts.lock().push(text);
+        self.messages.lock().push(message);
     }
 
     pub(crate) fn snapshot(&self) -> ValidationMessages {
         ValidationMessages {
             count: self.count.load(Ordering::Relaxed),
-            texts: self.texts.lock().clone(),
+            messages: self.messages.lock().clone(),
         }
     }
 }
@@ -159,6 +200,36 @@ impl fmt::Debug for MessageLog {
     }
 }
 
+/// A NUL-terminated string the layer owns during the callback, or `None` for null.
+///
+/// # Safety
+///
+/// `p` is null or points to a NUL-terminated string that lives for the call.
+unsafe fn layer_str(p: *const std::ffi::c_char) -> Option<String> {
+    // SAFETY: non-null, so a NUL-terminated string alive for the call (the caller's promise).
+    (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
+}
+
+/// The objects a message names, from its callback data.
+fn objects_of(
+    d: &vk::DebugUtilsMessengerCallbackDataEXT<'_>,
+) -> Vec<(vk::ObjectType, u64, Option<String>)> {
+    if d.p_objects.is_null() || d.object_count == 0 {
+        return Vec::new();
+    }
+    // SAFETY: the layer passes `object_count` valid entries at `p_objects` for the call.
+    let objects = unsafe { std::slice::from_raw_parts(d.p_objects, d.object_count as usize) };
+    objects
+        .iter()
+        // SAFETY: each name is null or a NUL-terminated string the layer owns for the call.
+        .map(|o| {
+            (o.object_type, o.object_handle, unsafe {
+                layer_str(o.p_object_name)
+            })
+        })
+        .collect()
+}
+
 pub(crate) unsafe extern "system" fn on_message(
     severity: vk::DebugUtilsMessageSeverityFlagsEXT,
     types: vk::DebugUtilsMessageTypeFlagsEXT,
@@ -167,29 +238,28 @@ pub(crate) unsafe extern "system" fn on_message(
 ) -> vk::Bool32 {
     // SAFETY: the layer passes valid callback data for the duration of the call (or null).
     let data = unsafe { data.as_ref() };
+    // SAFETY: the message and its id are null or NUL-terminated strings owned by the layer
+    // during the call.
     let text = data
-        .filter(|d| !d.p_message.is_null())
-        // SAFETY: `p_message` is a NUL-terminated string owned by the layer during the call.
-        .map(|d| {
-            unsafe { CStr::from_ptr(d.p_message) }
-                .to_string_lossy()
-                .into_owned()
-        })
+        .and_then(|d| unsafe { layer_str(d.p_message) })
         .unwrap_or_default();
-    let id_name = data
-        .filter(|d| !d.p_message_id_name.is_null())
-        // SAFETY: a NUL-terminated string owned by the layer during the call.
-        .map(|d| unsafe { CStr::from_ptr(d.p_message_id_name) }.to_string_lossy());
+    // SAFETY: as above.
+    let id = data.and_then(|d| unsafe { layer_str(d.p_message_id_name) });
     use vk::DebugUtilsMessageSeverityFlagsEXT as S;
     if severity.intersects(S::ERROR | S::WARNING) {
         // SAFETY: `user` is the `Messages` the context keeps alive until after the
         // messenger is destroyed (or leaks, with the messenger).
         if let Some(m) = unsafe { (user as *const Messages).as_ref() } {
-            if is_validation_message(types, id_name.as_deref()) {
-                m.validation.push(text.clone());
+            let tally = if is_validation_message(types, id.as_deref()) {
+                &m.validation
             } else {
-                m.driver.push(text.clone());
-            }
+                &m.driver
+            };
+            tally.push(ValidationMessage {
+                id: id.unwrap_or_default(),
+                text: text.clone(),
+                objects: data.map(objects_of).unwrap_or_default(),
+            });
         }
     }
     if severity.contains(S::ERROR) {
@@ -236,24 +306,40 @@ mod tests {
 
     #[test]
     fn tallies_count_apart() {
+        let text = |t: &str| ValidationMessage {
+            text: t.into(),
+            ..Default::default()
+        };
         let m = Messages::default();
-        m.validation.push("a".into());
-        m.driver.push("b".into());
-        m.driver.push("c".into());
+        m.validation.push(text("a"));
+        m.driver.push(text("b"));
+        m.driver.push(text("c"));
         let log = MessageLog(Arc::new(m));
         assert_eq!(
             log.validation(),
             ValidationMessages {
                 count: 1,
-                texts: vec!["a".into()]
+                messages: vec![text("a")]
             }
         );
         assert_eq!(
             log.driver(),
             ValidationMessages {
                 count: 2,
-                texts: vec!["b".into(), "c".into()]
+                messages: vec![text("b"), text("c")]
             }
         );
+    }
+
+    /// A handle is named by the object list, or by the text as a whole hex number.
+    #[test]
+    fn a_message_names_a_handle_in_its_objects_or_its_text() {
+        let m = ValidationMessage {
+            id: "SYNC-HAZARD-WRITE-AFTER-WRITE".into(),
+            text: "Hazard for VkBuffer 0xab12[scratch] in VkCommandBuffer 0x7f".into(),
+            objects: vec![(vk::ObjectType::QUEUE, 0x99, None)],
+        };
+        assert!(m.names(0x99) && m.names(0xab12) && m.names(0x7f));
+        assert!(!m.names(0xab1) && !m.names(0x12) && !m.names(0x98));
     }
 }

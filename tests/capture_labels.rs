@@ -42,11 +42,23 @@ unsafe extern "system" fn capture(
         // SAFETY: the layer's strings are NUL-terminated and live for the call.
         (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
     };
-    // SAFETY: the layer passes arrays of the counts it gives, valid for the call.
+    /// An array the layer passes, empty where its pointer is null.
+    ///
+    /// # Safety
+    ///
+    /// `p` is null or points to `n` valid elements for the call.
+    unsafe fn array<'a, T>(p: *const T, n: u32) -> &'a [T] {
+        if p.is_null() {
+            return &[];
+        }
+        // SAFETY: non-null, so `n` valid elements (this function's contract).
+        unsafe { std::slice::from_raw_parts(p, n as usize) }
+    }
+    // SAFETY: the layer passes arrays of the counts it gives (or null), valid for the call.
     let (objects, labels) = unsafe {
         (
-            std::slice::from_raw_parts(d.p_objects, d.object_count as usize),
-            std::slice::from_raw_parts(d.p_cmd_buf_labels, d.cmd_buf_label_count as usize),
+            array(d.p_objects, d.object_count),
+            array(d.p_cmd_buf_labels, d.cmd_buf_label_count),
         )
     };
     let seen = Seen {
@@ -150,5 +162,11 @@ fn the_layer_reports_the_batch_name_and_the_pass_label_in_its_colour() {
 
     let m = ctx.validation_messages();
     assert_eq!(m.count, 4, "{m}");
-    assert!(m.texts[0].contains("name = graphics batch 0"), "{m}");
+    // The context's own messenger keeps the same objects, names included.
+    let names: Vec<Option<&str>> = m.messages[0]
+        .objects
+        .iter()
+        .map(|o| o.2.as_deref())
+        .collect();
+    assert_eq!(names, [Some("graphics batch 0"), Some("wrong")], "{m}");
 }

@@ -77,6 +77,10 @@ fn image_frame(
         };
         Ok(())
     };
+    // Held back until the gate opens.
+    if let Some(g) = gate {
+        g.hold();
+    }
     let planned = graph
         .record()
         .insert_fn(
@@ -87,18 +91,6 @@ fn image_frame(
             },
             |r| {
                 *seen.lock().unwrap() = a.handle();
-                if let Some(g) = gate {
-                    // A host-set event: the wait's first scope holds host operations only.
-                    let barrier = [vk::MemoryBarrier2::default()
-                        .src_stage_mask(vk::PipelineStageFlags2::HOST)
-                        .src_access_mask(vk::AccessFlags2::HOST_WRITE)
-                        .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
-                        .dst_access_mask(vk::AccessFlags2::MEMORY_READ)];
-                    let dep = [vk::DependencyInfo::default().memory_barriers(&barrier)];
-                    // SAFETY: recording; the event outlives the execution (the gate drops
-                    // after the queue is idle).
-                    unsafe { r.device().cmd_wait_events2(r.cmd(), &[g.event], &dep) };
-                }
                 // SAFETY: `a` is bound for this execution and in TRANSFER_DST_OPTIMAL.
                 unsafe {
                     r.device().cmd_clear_color_image(

@@ -156,8 +156,8 @@ pub fn report_validation(ctx: &Context) -> usize {
             "layer off: set VK_BATON_VALIDATION=1 to turn it on"
         }
     );
-    for t in &m.texts {
-        println!("  - {t}");
+    for x in &m.messages {
+        println!("  - {}", x.text);
     }
     m.count
 }

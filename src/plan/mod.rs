@@ -84,9 +84,9 @@ pub mod handoff;
 mod input;
 #[cfg(feature = "serde")]
 mod json;
+mod last_use;
 mod output;
 mod planner;
-mod presented;
 mod queue_stages;
 mod rebind;
 pub mod schedule;

@@ -7,7 +7,8 @@
 //!   HOST/HOST_* that makes the writes available to the host. The host waits on the fence.
 //!   The planner used to acquire the buffer for the pass's family with HOST stages only.
 //! - A use after PRESENT in the same graph: the image belongs to the presentation engine
-//!   until it is acquired again, which no barrier can express. An input error.
+//!   until it is acquired again, which no barrier can express. An input error; so is a use
+//!   after a host access (the host acts after the fence), and a present of a buffer.
 
 use super::*;
 use crate::error::Error;
@@ -204,6 +205,67 @@ fn a_use_after_present_in_the_same_graph_is_refused() {
             )
         );
     }
+}
+
+/// A use after a host access in the same graph is refused, on the host access's queue as on
+/// another, for a read as for a write: the host acts only once the fence signals, so no
+/// barrier or semaphore can order a later use after it. A use of another resource is not.
+#[test]
+fn a_use_after_a_host_access_in_the_same_graph_is_refused() {
+    for host in [Access::HOST_READ, Access::HOST_WRITE] {
+        for later in [
+            on("again", 1, Access::COMPUTE_SHADER_WRITE),
+            on("again", 0, Access::TRANSFER_READ),
+            on("again", 2, Access::TRANSFER_WRITE),
+        ] {
+            let e = plan(&PlanInput {
+                queues: queues(),
+                resources: vec![buffer()],
+                passes: vec![
+                    on("write", 1, Access::COMPUTE_SHADER_WRITE),
+                    on("host", 1, host),
+                    later,
+                ],
+            })
+            .unwrap_err();
+            let Error::InvalidInput(msg) = &e else {
+                panic!("{e}")
+            };
+            assert_eq!(
+                *msg,
+                "pass `again` uses `buf` after pass `host` declared a host access to it: the \
+                 host acts only once the execution's fence signals, after every pass of the \
+                 graph; use it again in a later graph"
+            );
+        }
+    }
+    // Another resource after the host access plans as usual.
+    let other = PassDecl::new("other", 0).with_use(UseDecl::new(1, Access::TRANSFER_WRITE));
+    let p = plan(&PlanInput {
+        queues: queues(),
+        resources: vec![buffer(), buffer()],
+        passes: vec![on("host", 1, Access::HOST_READ), other],
+    })
+    .unwrap();
+    p.verify().unwrap();
+}
+
+/// Only images are presented: a present of a buffer is refused.
+#[test]
+fn presenting_a_buffer_is_refused() {
+    let e = plan(&PlanInput {
+        queues: queues(),
+        resources: vec![buffer()],
+        passes: vec![on("present", 0, Access::PRESENT)],
+    })
+    .unwrap_err();
+    let Error::InvalidInput(msg) = &e else {
+        panic!("{e}")
+    };
+    assert_eq!(
+        *msg,
+        "pass `present` presents `buf`, a buffer: only swapchain images are presented"
+    );
 }
 
 /// An app declared state whose stages the queue a barrier lands on lacks: the compute family

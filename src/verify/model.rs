@@ -229,6 +229,32 @@ fn structure(msg: String) -> Violation {
     }
 }
 
+/// `VkSemaphoreSubmitInfo`'s valid usage: a semaphore wait or signal is a queue operation, and
+/// its stage mask must not include `HOST` (the host is no stage of a queue).
+fn host_in_semaphore_masks(k: usize, p: &Plan) -> Vec<Violation> {
+    let host = |s: vk::PipelineStageFlags2| s.intersects(vk::PipelineStageFlags2::HOST);
+    let mut found = vec![];
+    for (q, qp) in p.queues.iter().enumerate() {
+        for (b, batch) in qp.batches.iter().enumerate() {
+            let waits = batch.waits.iter().map(|w| ("wait", w.stages));
+            let signals = batch.signal.iter().map(|s| ("timeline signal", *s));
+            let binary = batch
+                .binary_signals
+                .iter()
+                .map(|(_, s)| ("binary signal", *s));
+            for (what, stages) in waits.chain(signals).chain(binary) {
+                if host(stages) {
+                    found.push(structure(format!(
+                        "execution {k}, queue {q}, batch {b}: a semaphore {what} with HOST in its \
+                         stage mask ({stages:?}); HOST is no stage of a queue"
+                    )));
+                }
+            }
+        }
+    }
+    found
+}
+
 impl Model {
     pub fn build(execs: &[(&Plan, &TimelineValues)]) -> Model {
         let first = &execs[0].0.input;
@@ -274,6 +300,7 @@ impl Model {
                     return m;
                 }
             }
+            m.violations.extend(host_in_semaphore_masks(k, p));
         }
 
         // 1. Universe of named bits, and segment boundaries per resource.

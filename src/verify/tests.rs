@@ -168,3 +168,26 @@ fn a_memory_write_alone_is_a_write() {
     let v = m.verify().unwrap_err();
     assert!(v.iter().any(|x| x.kind == HazardKind::War), "{v:#?}");
 }
+
+/// A semaphore's stage mask holding `HOST` is invalid usage, wherever it is: a timeline signal,
+/// a wait or a binary signal. The verifier names each.
+#[test]
+fn host_in_a_semaphore_stage_mask_is_reported() {
+    let mut p = upload_then_draw();
+    let signal = p.queues[1].batches[0].signal.as_mut().unwrap();
+    *signal |= S::HOST;
+    p.queues[0].batches[0].waits[0].stages |= S::HOST;
+    p.queues[0].batches[0]
+        .binary_signals
+        .push((vk::Semaphore::null(), S::HOST));
+    let v = p.verify().unwrap_err();
+    let host: Vec<&str> = v
+        .iter()
+        .filter(|x| x.kind == HazardKind::Structure && x.missing.contains("HOST"))
+        .map(|x| x.missing.as_str())
+        .collect();
+    assert_eq!(host.len(), 3, "{v:#?}");
+    assert!(host[0].starts_with("execution 0, queue 0, batch 0: a semaphore wait"));
+    assert!(host[1].starts_with("execution 0, queue 0, batch 0: a semaphore binary signal"));
+    assert!(host[2].starts_with("execution 0, queue 1, batch 0: a semaphore timeline signal"));
+}

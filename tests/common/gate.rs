@@ -1,46 +1,89 @@
 //! [`Gate`]: holds GPU work back until the test opens it, so a test can prove that an
 //! execution is incomplete at a given point instead of hoping the GPU is slow.
 //!
-//! A pass wrapped in [`Gated`] first waits (`vkCmdWaitEvents2`) on a `VkEvent` that only the
-//! host sets, in [`Gate::open`]. A semaphore would not do on lavapipe: its `vkQueueSubmit2`
-//! blocks the submitting thread until every binary semaphore it waits on has a signal in
-//! flight, so a submit gated on a host-signalled semaphore chain never returns.
+//! The gate is a timeline semaphore that only the host signals, in [`Gate::open`]. Before the
+//! graph executes, [`Gate::hold`] submits a batch to the gate's queue that waits on it, and
+//! the graph's batches queue up behind. Unlike a host-set `VkEvent` that a pending command
+//! buffer waits on (`VUID-vkSetEvent-event-09543`), every step is valid usage. (A binary
+//! semaphore signalled by that batch and awaited by the graph would order the graph after the
+//! gate by the specification's rules too, but lavapipe's `vkQueueSubmit2` blocks until a
+//! binary semaphore it waits on has its signal in flight, which the host holds back.)
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use vk_baton::ash::vk;
-use vk_baton::{Context, Declare, Pass, Queue, Recorder};
+use vk_baton::{Context, Queue};
 
-/// A host-set `VkEvent` that [`Gated`] passes wait on.
+/// A host-signalled timeline semaphore that holds back the work submitted to one queue.
 pub struct Gate {
     device: vk_baton::ash::Device,
     queue: Queue,
-    /// The event a [`Gated`] pass waits on.
-    pub event: vk::Event,
+    timeline: vk::Semaphore,
+    /// The value the next [`Gate::open`] signals; a [`Gate::hold`] now waits for it.
+    target: AtomicU64,
 }
 
 impl Gate {
-    /// A closed gate; `queue` is waited idle before the event is destroyed.
+    /// A closed gate on `queue`; the queue is waited idle before the semaphore is destroyed.
     pub fn new(ctx: &Context, queue: &Queue) -> Gate {
         let device = ctx.device().clone();
-        // SAFETY: a valid create info on a live device; destroyed in Drop. Not DEVICE_ONLY:
-        // the host sets it.
-        let event = unsafe { device.create_event(&vk::EventCreateInfo::default(), None) }.unwrap();
+        let mut kind = vk::SemaphoreTypeCreateInfo::default()
+            .semaphore_type(vk::SemaphoreType::TIMELINE)
+            .initial_value(0);
+        let info = vk::SemaphoreCreateInfo::default().push_next(&mut kind);
+        // SAFETY: a valid create info on a live device; destroyed in Drop.
+        let timeline = unsafe { device.create_semaphore(&info, None) }.unwrap();
         Gate {
             device,
             queue: queue.clone(),
-            event,
+            timeline,
+            target: AtomicU64::new(1),
         }
     }
 
-    /// Lets the held-back work run.
-    pub fn open(&self) {
-        // SAFETY: a live event of this device.
-        unsafe { self.device.set_event(self.event).unwrap() };
+    /// Holds back what is submitted to the gate's queue from now on until the gate opens: a
+    /// submit that waits on the timeline for the next [`Gate::open`] (a wait before its signal,
+    /// which timeline semaphores allow).
+    ///
+    /// Queues start batches in submission order, and the implementations we run on (lavapipe,
+    /// NVIDIA) start no batch before an earlier one's waits are met. The specification does
+    /// not promise the latter, so tests that rely on it check that the work is indeed
+    /// incomplete: a device that ran it early fails them rather than passing them falsely.
+    pub fn hold(&self) {
+        let wait = [vk::SemaphoreSubmitInfo::default()
+            .semaphore(self.timeline)
+            .value(self.target.load(Ordering::SeqCst))
+            .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+        let submit = [vk::SubmitInfo2::default().wait_semaphore_infos(&wait)];
+        let lock = self.queue.lock();
+        // SAFETY: the queue's submit lock is held; the timeline lives until the queue is idle
+        // (Drop).
+        unsafe {
+            self.device
+                .queue_submit2(lock.handle(), &submit, vk::Fence::null())
+        }
+        .unwrap();
     }
 
-    /// Closes the gate again. Only once the work that waited on it has completed.
+    /// Lets the held-back work run. Opening an open gate does nothing.
+    pub fn open(&self) {
+        let target = self.target.load(Ordering::SeqCst);
+        // SAFETY: a live timeline semaphore of this device.
+        let now = unsafe { self.device.get_semaphore_counter_value(self.timeline) }.unwrap();
+        if now < target {
+            let info = vk::SemaphoreSignalInfo::default()
+                .semaphore(self.timeline)
+                .value(target);
+            // SAFETY: a live timeline semaphore; `target` is above its current value, and no
+            // queue signals it.
+            unsafe { self.device.signal_semaphore(&info) }.unwrap();
+        }
+    }
+
+    /// Closes the gate again: a [`Gate::hold`] from now on waits for the next [`Gate::open`].
     pub fn close(&self) {
-        // SAFETY: a live event; no pending command waits on it (the caller's promise).
-        unsafe { self.device.reset_event(self.event).unwrap() };
+        // SAFETY: a live timeline semaphore of this device.
+        let now = unsafe { self.device.get_semaphore_counter_value(self.timeline) }.unwrap();
+        self.target.store(now + 1, Ordering::SeqCst);
     }
 }
 
@@ -48,34 +91,10 @@ impl Drop for Gate {
     fn drop(&mut self) {
         self.open();
         let lock = self.queue.lock();
-        // SAFETY: the queue's submit lock is held; once idle, nothing uses the event.
+        // SAFETY: the queue's submit lock is held; once idle, nothing uses the semaphore.
         unsafe {
             let _ = self.device.queue_wait_idle(lock.handle());
-            self.device.destroy_event(self.event, None);
+            self.device.destroy_semaphore(self.timeline, None);
         }
-    }
-}
-
-/// `inner`, recorded after a wait on a [`Gate`]'s event.
-pub struct Gated<P> {
-    pub inner: P,
-    pub gate: vk::Event,
-}
-
-impl<P: Pass> Pass for Gated<P> {
-    fn declare(&self, d: &mut Declare<'_>) {
-        self.inner.declare(d);
-    }
-    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
-        // A host-set event: the wait's first scope holds host operations only.
-        let barrier = [vk::MemoryBarrier2::default()
-            .src_stage_mask(vk::PipelineStageFlags2::HOST)
-            .src_access_mask(vk::AccessFlags2::HOST_WRITE)
-            .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
-            .dst_access_mask(vk::AccessFlags2::MEMORY_READ)];
-        let dep = [vk::DependencyInfo::default().memory_barriers(&barrier)];
-        // SAFETY: recording; the event lives until the gate drops, after the queue is idle.
-        unsafe { r.device().cmd_wait_events2(r.cmd(), &[self.gate], &dep) };
-        self.inner.record(r)
     }
 }

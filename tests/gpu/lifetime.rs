@@ -23,15 +23,13 @@ fn fence_wait_timeout_and_completion() {
     let set = kit.buffer_set(&buf);
     let graph = ctx.graph().unwrap();
     let gate = Gate::new(&ctx, ctx.async_compute());
-    let mut fill = Gated {
-        inner: Fill {
-            kit: &kit,
-            buf: buf.clone(),
-            set,
-            seed: 1,
-            repeat: 8,
-        },
-        gate: gate.event,
+    gate.hold();
+    let mut fill = Fill {
+        kit: &kit,
+        buf: buf.clone(),
+        set,
+        seed: 1,
+        repeat: 8,
     };
     let fence = graph
         .record()
@@ -90,15 +88,13 @@ fn dropping_an_incomplete_fence_frees_nothing_early() {
             .unwrap();
         weak = Arc::downgrade(&buf);
         let set = kit.buffer_set(&buf);
-        let mut fill = Gated {
-            inner: Fill {
-                kit: &kit,
-                buf,
-                set,
-                seed: 2,
-                repeat: 1,
-            },
-            gate: gate.event,
+        gate.hold();
+        let mut fill = Fill {
+            kit: &kit,
+            buf,
+            set,
+            seed: 2,
+            repeat: 1,
         };
         let fence = graph
             .record()
@@ -141,15 +137,13 @@ fn dropping_an_incomplete_fence_frees_nothing_early() {
         .unwrap();
     let weak = Arc::downgrade(&buf);
     let set = kit.buffer_set(&buf);
-    let mut fill = Gated {
-        inner: Fill {
-            kit: &kit,
-            buf,
-            set,
-            seed: 3,
-            repeat: 1,
-        },
-        gate: gate.event,
+    gate.hold();
+    let mut fill = Fill {
+        kit: &kit,
+        buf,
+        set,
+        seed: 3,
+        repeat: 1,
     };
     let fence = graph
         .record()

@@ -133,5 +133,5 @@ pub(super) fn validate(input: &PlanInput) -> Result<()> {
             }
         }
     }
-    super::presented::check(input)
+    super::last_use::check(input)
 }
