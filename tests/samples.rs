@@ -9,13 +9,24 @@
 //! `cargo test -p vk-baton` alone does not build them, so run `cargo build --examples` first
 //! in that case.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+/// This test binary's path. A runner that starts it through a dynamic loader (CI's
+/// `.ci/layer-run`) makes `current_exe` the loader, and passes the path as `argv[0]`.
+fn this_test() -> PathBuf {
+    let exe = std::env::current_exe().expect("current_exe");
+    if exe.parent().and_then(|p| p.file_name()) == Some("deps".as_ref()) {
+        return exe;
+    }
+    PathBuf::from(std::env::args_os().next().expect("argv[0]"))
+}
+
 /// `target/<profile>/examples/<name>`, from this test binary's own path
 /// (`target/<profile>/deps/samples-<hash>`).
-fn example(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().expect("current_exe");
+fn example_path(name: &str) -> PathBuf {
+    let exe = this_test();
     let profile_dir = exe
         .parent()
         .and_then(|deps| deps.parent())
@@ -29,6 +40,25 @@ fn example(name: &str) -> PathBuf {
         path.display()
     );
     path
+}
+
+/// The command line that runs sample `name`: through the runner this test runs under, if it
+/// asks for that in `VK_BATON_RUNNER` (CI's `.ci/layer-run`, which brings a newer validation
+/// layer), so that the samples are validated as the tests are.
+fn example_argv(name: &str) -> Vec<OsString> {
+    let runner = std::env::var_os("VK_BATON_RUNNER").filter(|r| !r.is_empty());
+    runner
+        .into_iter()
+        .chain([example_path(name).into_os_string()])
+        .collect()
+}
+
+/// A command that runs sample `name` (see [`example_argv`]).
+fn example(name: &str) -> Command {
+    let argv = example_argv(name);
+    let mut cmd = Command::new(&argv[0]);
+    cmd.args(&argv[1..]);
+    cmd
 }
 
 fn run(cmd: &mut Command) -> (Output, String) {
@@ -76,8 +106,8 @@ fn number_after(text: &str, after: &str) -> f64 {
 
 #[test]
 fn async_compute_runs_checks_and_reports_overlap() {
-    let (_, out) = run(Command::new(example("async_compute"))
-        .args(["--frames", "6", "--size", "4", "--iters", "500"]));
+    let (_, out) =
+        run(example("async_compute").args(["--frames", "6", "--size", "4", "--iters", "500"]));
     assert!(out.contains("check: simulation state after 6 steps: OK"));
     assert!(out.contains("check: render of frame 5: OK"));
     let times = line(&out, "per-queue GPU time per frame:");
@@ -106,7 +136,7 @@ fn async_compute_runs_checks_and_reports_overlap() {
 fn headless_writes_its_files_and_prints_per_pass_gpu_times() {
     let dir = std::env::temp_dir().join(format!("vk-baton-headless-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let out = Command::new(example("headless"))
+    let out = example("headless")
         .current_dir(&dir)
         .env("VK_BATON_VALIDATION", "1")
         .env("RUST_LOG", "warn")
@@ -197,7 +227,7 @@ fn check_stream_row(out: &str, label: &str, batching: &str, runs: usize, consume
 
 #[test]
 fn streaming_upload_verifies_every_batch_and_reports_throughput() {
-    let (_, out) = run(Command::new(example("streaming_upload")).args([
+    let (_, out) = run(example("streaming_upload").args([
         "--count",
         "12",
         "--kib",
@@ -244,7 +274,7 @@ fn streaming_upload_verifies_every_batch_and_reports_throughput() {
 
 #[test]
 fn streaming_upload_checks_every_mip_of_every_image() {
-    let (_, out) = run(Command::new(example("streaming_upload")).args([
+    let (_, out) = run(example("streaming_upload").args([
         "--images",
         "5",
         "--size",
@@ -277,7 +307,7 @@ fn streaming_upload_reuses_the_plan_on_every_slot() {
     // 5 batches of 48 images on 3 slots, after a warm-up of 4: the slots are alike, so once
     // each has been used with the consumer, every batch declares what the last one did, on
     // resources in the same states, and `finish()` reuses the last plan.
-    let (_, out) = run(Command::new(example("streaming_upload")).args([
+    let (_, out) = run(example("streaming_upload").args([
         "--images",
         "240",
         "--size",
@@ -301,7 +331,7 @@ fn streaming_upload_reuses_the_plan_on_every_slot() {
 
 #[test]
 fn incremental_hands_state_back_and_forth() {
-    let (_, out) = run(Command::new(example("incremental")).args(["--frames", "2"]));
+    let (_, out) = run(example("incremental").args(["--frames", "2"]));
     assert_eq!(
         out.matches("check: 2048 of 2048 texels correct (OK)")
             .count(),
@@ -350,7 +380,7 @@ fn deferred_aliases_transients_within_the_targets_and_renders_the_same_without()
     let dir = std::env::temp_dir().join(format!("vk-baton-deferred-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let png_path = dir.join("deferred.png");
-    let (_, out) = run(Command::new(example("deferred"))
+    let (_, out) = run(example("deferred")
         .args(["--frames", "4", "--width", "320", "--height", "180"])
         .arg("--png")
         .arg(&png_path));
@@ -448,7 +478,7 @@ fn window_under_xvfb_presents_and_screenshots_the_expected_frame() {
     let frames = 10u32;
     let (_, out) = run(Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1024x768x24"])
-        .arg(example("window"))
+        .args(example_argv("window"))
         .args([
             "--frames",
             &frames.to_string(),
