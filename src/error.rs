@@ -108,8 +108,10 @@ pub enum Error {
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
     /// The Vulkan environment lacks something the library needs: no loader, no suitable
-    /// device, no graphics queue family, or a requested validation layer is not installed.
-    /// The message says what to install or change.
+    /// device, no graphics queue family, a requested validation layer is not installed, or
+    /// the device given to [`crate::Graph::new`] or [`crate::Queue::new`] is below Vulkan 1.3
+    /// or lacks an entry point the library records with (an instance created with
+    /// `apiVersion` 1.0 hides them). The message says what to install or change.
     #[error("the Vulkan environment is not usable: {0}")]
     Environment(String),
     /// The host asked for a mapped buffer's bytes while GPU work that uses them may still be
