@@ -191,7 +191,7 @@ fn run() -> vk_baton::Result<bool> {
                 .begin_command_buffer(cmd, &begin)
                 .map_err(vkerr("vkBeginCommandBuffer"))?;
             handoff.record_barriers(cmd);
-            pipe.record_commands(cmd);
+            pipe.record_commands(cmd)?;
             device
                 .end_command_buffer(cmd)
                 .map_err(vkerr("vkEndCommandBuffer"))?;
