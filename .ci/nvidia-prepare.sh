@@ -48,8 +48,12 @@ rm -f .gl/bin/vk_baton-* .gl/bin/vk_baton_passes-* .gl/bin/simulated-* .gl/bin/m
   .gl/bin/plan-* .gl/bin/support-* .gl/bin/vk_baton_examples-*
 # The peer comparison (peers/, not a workspace member): vk-baton against hand-written ash and
 # vk-graph, GPU time per frame (issue 11).
+# peers/ is its own workspace, so it builds into peers/target, not the workspace's target/
+# (unless CARGO_TARGET_DIR or a cargo config says otherwise): ask cargo where.
 cargo build --release --manifest-path peers/Cargo.toml
-cp "${CARGO_TARGET_DIR:-target}/release/vk-baton-peers" .gl/bin/
+peers_target=$(cargo metadata --manifest-path peers/Cargo.toml --format-version 1 --no-deps \
+  | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+cp "$peers_target/release/vk-baton-peers" .gl/bin/
 strip .gl/debug/*
 find .gl/bin -type f -exec strip {} +
 du -sh .gl .gl/bin .gl/debug

@@ -36,8 +36,9 @@ fn run() -> vk_baton::Result<bool> {
         Ok(true)
     });
     // The app already has an instance, a device and queues. `Context` stands in for them
-    // here; an app with its own makes the queues with `vk_baton::Queue::new(&device, family,
-    // index, caps, name)`, once per VkQueue, and clones them wherever they are needed.
+    // here; an app with its own makes the queues with `vk_baton::Queue::new(&instance,
+    // physical_device, &device, family, index, caps, name)`, once per VkQueue, and clones them
+    // wherever they are needed.
     let ctx = Context::new()?;
     let device = ctx.device();
     let (graphics, transfer) = (ctx.graphics(), ctx.transfer());
@@ -190,7 +191,7 @@ fn run() -> vk_baton::Result<bool> {
                 .begin_command_buffer(cmd, &begin)
                 .map_err(vkerr("vkBeginCommandBuffer"))?;
             handoff.record_barriers(cmd);
-            pipe.record_commands(cmd);
+            pipe.record_commands(cmd)?;
             device
                 .end_command_buffer(cmd)
                 .map_err(vkerr("vkEndCommandBuffer"))?;

@@ -150,7 +150,14 @@ impl Context {
             .then(|| DebugUtils::new(&instance.instance, &device));
         let (entry, vk_instance) = (instance.entry.clone(), instance.instance.clone());
         let owner = Arc::new(DeviceOwner::new(device.clone(), instance));
-        let queues = setup::create_queues(&owner, &families, &choice, debug.as_ref())?;
+        let queues = setup::create_queues(
+            &vk_instance,
+            physical_device,
+            &owner,
+            &families,
+            &choice,
+            debug.as_ref(),
+        )?;
         let allocator = setup::create_allocator(&vk_instance, &device, physical_device)?;
         owner.watch_allocator(&allocator);
 

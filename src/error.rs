@@ -108,8 +108,10 @@ pub enum Error {
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
     /// The Vulkan environment lacks something the library needs: no loader, no suitable
-    /// device, no graphics queue family, or a requested validation layer is not installed.
-    /// The message says what to install or change.
+    /// device, no graphics queue family, a requested validation layer is not installed, or
+    /// the device given to [`crate::Graph::new`] or [`crate::Queue::new`] is below Vulkan 1.3
+    /// or lacks an entry point the library records with (an instance created with
+    /// `apiVersion` 1.0 hides them). The message says what to install or change.
     #[error("the Vulkan environment is not usable: {0}")]
     Environment(String),
     /// The host asked for a mapped buffer's bytes while GPU work that uses them may still be
@@ -123,6 +125,24 @@ pub enum Error {
     /// The GPU has not finished yet (e.g. reading a download before its fence completes).
     #[error("the GPU work has not completed yet")]
     NotReady,
+    /// Every heap set a graph binds transients to was still used by an earlier execution
+    /// after waiting `waited` for the oldest: GPU work that does not finish (it waits on a
+    /// semaphore nobody signals), or more executions in flight than the graph keeps sets for.
+    /// The execution failed before recording; nothing was submitted and no state changed.
+    /// Wait for an earlier execution's fence, then execute again.
+    ///
+    /// ```
+    /// use vk_baton::Error;
+    /// let e = Error::TransientSetsBusy { sets: 4, waited: std::time::Duration::from_secs(10) };
+    /// assert!(e.to_string().starts_with("all 4 transient heap sets are still in use after 10s"));
+    /// ```
+    #[error("all {sets} transient heap sets are still in use after {waited:?}: wait for an earlier execution's fence (does its GPU work wait on a semaphore that is never signalled?)")]
+    TransientSetsBusy {
+        /// The sets the graph keeps.
+        sets: usize,
+        /// How long binding waited for the oldest.
+        waited: std::time::Duration,
+    },
     /// The execution failed before its work reached the GPU (a recording error, a stale
     /// plan, a failed submit): its results will never appear.
     #[error("the execution failed before its work reached the GPU")]

@@ -36,9 +36,12 @@ pub use held::HeldPlan;
 /// [`ExecutionFence`] still alive keeps the graph's pools alive too.
 ///
 /// ```no_run
-/// # fn f(device: &ash::Device, debug: Option<vk_baton::DebugUtils>) -> vk_baton::Result<()> {
-/// // SAFETY: `debug` was loaded for `device`, which outlives the graph.
-/// let graph = unsafe { vk_baton::Graph::new(device, debug)? };
+/// # fn f(instance: &ash::Instance, physical_device: ash::vk::PhysicalDevice, device: &ash::Device,
+/// #      debug: Option<vk_baton::DebugUtils>) -> vk_baton::Result<()> {
+/// // SAFETY: `device` was created from `physical_device` of `instance` with the
+/// // synchronization2 and timelineSemaphore features, outlives the graph, and `debug` was
+/// // loaded for it.
+/// let graph = unsafe { vk_baton::Graph::new(instance, physical_device, device, debug)? };
 /// # Ok(()) }
 /// ```
 pub struct Graph {
@@ -55,19 +58,46 @@ impl Graph {
     /// A graph for an app-owned `device`; with `debug`, command buffers get pass labels.
     /// [`crate::Context::graph`] makes one for the context's device safely.
     ///
+    /// `instance` and `physical_device` are only used to check the device first: a device
+    /// whose physical device is below Vulkan 1.3, or that lacks an entry point the graph
+    /// records with (`vkCmdPipelineBarrier2`, `vkQueueSubmit2`, ...; an instance created with
+    /// `apiVersion` 1.0 hides them), gets [`Error::Environment`] saying what is missing,
+    /// rather than a crash at the first execution. The README's "What the device must
+    /// enable" lists everything.
+    ///
     /// ```no_run
-    /// # fn f(device: &ash::Device) -> vk_baton::Result<()> {
-    /// // SAFETY: `device` has the features the queues need and outlives the graph.
-    /// let graph = unsafe { vk_baton::Graph::new(device, None)? };
+    /// # fn f(instance: &ash::Instance, physical_device: ash::vk::PhysicalDevice, device: &ash::Device) -> vk_baton::Result<()> {
+    /// // SAFETY: `device` was created from `physical_device` of `instance` with the features
+    /// // below, and outlives the graph.
+    /// match unsafe { vk_baton::Graph::new(instance, physical_device, device, None) } {
+    ///     Ok(graph) => { /* record frames */ }
+    ///     Err(vk_baton::Error::Environment(why)) => eprintln!("cannot use this device: {why}"),
+    ///     Err(e) => return Err(e),
+    /// }
     /// # Ok(()) }
     /// ```
     ///
     /// # Safety
     ///
-    /// `device` was created with the `synchronization2` and `timelineSemaphore` features and
-    /// stays alive until the graph and every [`crate::ExecutionFence`] from it are dropped;
-    /// `debug`, if any, was loaded for `device`.
-    pub unsafe fn new(device: &ash::Device, debug: Option<DebugUtils>) -> Result<Graph> {
+    /// The library checks the API version and the entry points; it cannot check these, and
+    /// each is undefined behaviour in a later Vulkan call:
+    ///
+    /// - `instance` is alive, `physical_device` is one of its physical devices, and `device`
+    ///   was created from `physical_device` (its function table loaded for it, as
+    ///   `ash::Instance::create_device` does).
+    /// - `device` was created with the `synchronization2` (Vulkan 1.3) and
+    ///   `timelineSemaphore` (Vulkan 1.2) features enabled: Vulkan has no query for the
+    ///   features a device was created with.
+    /// - `device` stays alive until the graph and every [`crate::ExecutionFence`] from it are
+    ///   dropped; `debug`, if any, was loaded for `device`.
+    pub unsafe fn new(
+        instance: &ash::Instance,
+        physical_device: ash::vk::PhysicalDevice,
+        device: &ash::Device,
+        debug: Option<DebugUtils>,
+    ) -> Result<Graph> {
+        // SAFETY: the three belong together and are alive (this function's contract).
+        unsafe { crate::requirements::check_device(instance, physical_device, device, "graph") }?;
         Ok(Graph {
             pools: Arc::new(GraphPools::new(device, debug, None)),
             lowering: Default::default(),

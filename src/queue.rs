@@ -5,11 +5,12 @@
 //! would each have a timeline of their own, and graphs could no longer order work between them.
 //!
 //! ```no_run
-//! # fn f(device: &ash::Device) -> vk_baton::Result<()> {
+//! # fn f(instance: &ash::Instance, physical_device: ash::vk::PhysicalDevice, device: &ash::Device) -> vk_baton::Result<()> {
 //! use vk_baton::{ash::vk, Queue};
-//! // SAFETY: `device` was created with one queue of family 0, which has these capabilities,
-//! // and with the timelineSemaphore and synchronization2 features.
-//! let graphics = unsafe { Queue::new(device, 0, 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE, "graphics")? };
+//! // SAFETY: `device` was created from `physical_device` of `instance` with one queue of
+//! // family 0, and with the timelineSemaphore and synchronization2 features.
+//! let caps = vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE;
+//! let graphics = unsafe { Queue::new(instance, physical_device, device, 0, 0, caps, "graphics")? };
 //! // No dedicated compute family: async compute is the very same queue.
 //! let async_compute = graphics.clone();
 //! assert_eq!(graphics, async_compute);
@@ -53,33 +54,56 @@ pub struct Queue(Arc<Inner>);
 impl Queue {
     /// Gets queue `index` of `family` from `device` and creates its timeline semaphore.
     ///
-    /// `caps` are the family's capabilities (from `vkGetPhysicalDeviceQueueFamilyProperties`);
-    /// the planner checks accesses against them.
+    /// `caps` are the capabilities the planner may use on the queue: at most the family's
+    /// (`VkQueueFamilyProperties::queueFlags`, plus `TRANSFER` for a graphics or compute
+    /// family, which always supports transfers); the planner checks accesses against them.
+    ///
+    /// `instance` and `physical_device` serve to check the arguments and the device first,
+    /// each failure an error that creates nothing: a family, queue index or capability the
+    /// physical device does not have is [`Error::InvalidArgument`]; a physical device below
+    /// Vulkan 1.3, or a device without an entry point the library calls (`vkQueueSubmit2`,
+    /// `vkWaitSemaphores`, ...; an instance created with `apiVersion` 1.0 hides them), is
+    /// [`Error::Environment`], rather than a crash at the first execution. The README's
+    /// "What the device must enable" lists everything.
     ///
     /// ```no_run
-    /// # fn f(device: &ash::Device) -> vk_baton::Result<()> {
+    /// # fn f(instance: &ash::Instance, physical_device: ash::vk::PhysicalDevice, device: &ash::Device) -> vk_baton::Result<()> {
+    /// use vk_baton::ash::vk;
     /// // SAFETY: see the module example.
-    /// let q = unsafe { vk_baton::Queue::new(device, 0, 0, ash::vk::QueueFlags::GRAPHICS, "graphics")? };
+    /// let q = unsafe { vk_baton::Queue::new(instance, physical_device, device, 0, 0, vk::QueueFlags::GRAPHICS, "graphics")? };
     /// # Ok(()) }
     /// ```
     ///
     /// # Safety
     ///
-    /// The library cannot check these, and each is undefined behaviour in a later Vulkan call:
+    /// The library checks the family, index, capabilities, API version and entry points
+    /// against `physical_device`; it cannot check these, and each is undefined behaviour in a
+    /// later Vulkan call:
     ///
-    /// - `device` was created with at least `index + 1` queues of `family`, and with the
-    ///   `timelineSemaphore` and `synchronization2` features enabled.
-    /// - `caps` are no more than family `family`'s capabilities (the planner records only
-    ///   commands they allow).
+    /// - `instance` is alive, `physical_device` is one of its physical devices, and `device`
+    ///   was created from `physical_device` (its function table loaded for it, as
+    ///   `ash::Instance::create_device` does).
+    /// - `device` was created with at least `index + 1` queues of `family` (the family may
+    ///   have more than the app created).
+    /// - `device` was created with the `timelineSemaphore` (Vulkan 1.2) and `synchronization2`
+    ///   (Vulkan 1.3) features enabled: Vulkan has no query for the features a device was
+    ///   created with.
     /// - Every submission to this `VkQueue` outside vk-baton holds [`Queue::lock`]: Vulkan
     ///   needs queue submissions externally synchronized.
     pub unsafe fn new(
+        instance: &ash::Instance,
+        physical_device: vk::PhysicalDevice,
         device: &ash::Device,
         family: u32,
         index: u32,
         caps: vk::QueueFlags,
         name: &str,
     ) -> Result<Queue> {
+        // SAFETY: the three belong together and are alive (this function's contract).
+        unsafe { check_family(instance, physical_device, family, index, caps, name) }?;
+        let what = format!("queue `{name}`");
+        // SAFETY: as above.
+        unsafe { crate::requirements::check_device(instance, physical_device, device, &what) }?;
         // SAFETY: the caller created `device` with queue `index` of `family` (this
         // function's contract); getting a queue has no other precondition.
         let handle = unsafe { device.get_device_queue(family, index) };
@@ -261,6 +285,46 @@ impl Queue {
         let _ = self.0.device_owner.set(owner);
         self
     }
+}
+
+/// Checks that `physical_device` has queue family `family` with at least `index + 1` queues
+/// and every capability of `caps` (a graphics or compute family counts as having `TRANSFER`).
+///
+/// # Safety
+///
+/// `instance` is alive and `physical_device` is one of its physical devices.
+unsafe fn check_family(
+    instance: &ash::Instance,
+    physical_device: vk::PhysicalDevice,
+    family: u32,
+    index: u32,
+    caps: vk::QueueFlags,
+    name: &str,
+) -> Result<()> {
+    // SAFETY: a plain query on a physical device of the live `instance` (the contract).
+    let families = unsafe { instance.get_physical_device_queue_family_properties(physical_device) };
+    let Some(props) = families.get(family as usize) else {
+        return Err(Error::InvalidArgument(format!(
+            "queue `{name}`: family {family}, but the device has {} queue families",
+            families.len()
+        )));
+    };
+    if index >= props.queue_count {
+        return Err(Error::InvalidArgument(format!(
+            "queue `{name}`: index {index}, but family {family} has {} queue(s)",
+            props.queue_count
+        )));
+    }
+    let mut has = props.queue_flags;
+    if has.intersects(vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE) {
+        has |= vk::QueueFlags::TRANSFER;
+    }
+    if !has.contains(caps) {
+        return Err(Error::InvalidArgument(format!(
+            "queue `{name}`: capabilities {caps:?}, but family {family} has only {has:?}"
+        )));
+    }
+    Ok(())
 }
 
 impl PartialEq for Queue {

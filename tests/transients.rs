@@ -426,9 +426,10 @@ fn transients_are_kept_by_name_and_misuse_is_refused() {
         .err()
         .unwrap();
     assert!(matches!(err, Error::InvalidArgument(_)), "{err}");
-    // SAFETY: the context's device has synchronization2 and timeline semaphores and outlives
-    // the graph.
-    let bare = unsafe { Graph::new(ctx.device(), None) }.unwrap();
+    // SAFETY: the context's device, from its instance and physical device, has
+    // synchronization2 and timeline semaphores and outlives the graph.
+    let bare =
+        unsafe { Graph::new(ctx.instance(), ctx.physical_device(), ctx.device(), None) }.unwrap();
     let err = bare.transient_image(image_desc(), "a").err().unwrap();
     assert!(
         err.to_string().contains("no allocator for transients"),

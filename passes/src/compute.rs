@@ -10,6 +10,15 @@
 //! one shared object that every execution keeps alive with [`Recorder::keep_alive`], so
 //! dropping the pass while the GPU still runs it frees nothing early.
 //!
+//! **Transients are supported** ([`vk_baton::Graph::transient_buffer`],
+//! [`vk_baton::Graph::transient_image`]): a transient has a `VkBuffer` or `VkImage` only while
+//! its graph records an execution, and possibly another one per execution in flight, so a pass
+//! with a transient binding writes a set per execution instead, in [`Pass::record`], from the
+//! handles bound for that execution (views of transient images made there too). The set's
+//! pool goes back to the pass once that execution completes, so a steady frame loop reuses as
+//! many pools as it keeps executions in flight. Such a pass runs only inside its graph:
+//! [`ComputeDispatch::record_commands`] refuses it.
+//!
 //! ```no_run
 //! # fn f(ctx: &vk_baton::Context, spirv: &[u32], buf: std::sync::Arc<vk_baton::StBuffer>) -> vk_baton_passes::Result<()> {
 //! use vk_baton_passes::{ComputeDispatch, ShaderAccess};
@@ -32,6 +41,9 @@ use std::sync::Arc;
 use vk_baton::{Access, BufferRange, Declare, ImageRange, Pass, Recorder, StBuffer, StImage};
 
 mod builder;
+mod descriptors;
+
+use descriptors::{dtype, FrameSet};
 
 /// How a shader uses a storage binding.
 ///
@@ -134,19 +146,17 @@ struct Objects {
     set_layout: vk::DescriptorSetLayout,
     layout: vk::PipelineLayout,
     pipeline: vk::Pipeline,
+    /// The set written at build time, and its pool: null when there are no bindings, or
+    /// when a binding is transient (then each execution writes a [`FrameSet`]).
     pool: vk::DescriptorPool,
     set: vk::DescriptorSet,
+    /// Per binding, the view made at build time: null for a buffer, and for a transient
+    /// image (each execution makes its own).
     views: Vec<vk::ImageView>,
     sampler: vk::Sampler,
+    /// Pools of [`FrameSet`]s whose executions completed, reset, for the next ones.
+    spare_pools: parking_lot::Mutex<Vec<vk::DescriptorPool>>,
     name: String,
-}
-
-fn dtype(r: &Resource) -> vk::DescriptorType {
-    match r {
-        Resource::Buffer { .. } => vk::DescriptorType::STORAGE_BUFFER,
-        Resource::StorageImage { .. } => vk::DescriptorType::STORAGE_IMAGE,
-        Resource::Sampled { .. } => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
-    }
 }
 
 impl Objects {
@@ -221,125 +231,20 @@ impl Objects {
                 .map_err(|e| Error::vk("vkCreateSampler", e))?;
         }
 
-        if b.bindings.is_empty() {
+        // Views of the app's images, made once; a transient image's is made per execution.
+        for x in &b.bindings {
+            let view = match x.view_range().filter(|_| !x.is_transient()) {
+                Some((image, range)) => descriptors::create_view(&dev, image, range)?,
+                None => vk::ImageView::null(),
+            };
+            self.views.push(view);
+        }
+        if b.bindings.is_empty() || b.bindings.iter().any(Binding::is_transient) {
             return Ok(());
         }
-        let mut sizes: Vec<vk::DescriptorPoolSize> = Vec::new();
-        for x in &b.bindings {
-            let ty = dtype(&x.resource);
-            match sizes.iter_mut().find(|s| s.ty == ty) {
-                Some(s) => s.descriptor_count += 1,
-                None => sizes.push(vk::DescriptorPoolSize {
-                    ty,
-                    descriptor_count: 1,
-                }),
-            }
-        }
-        let info = vk::DescriptorPoolCreateInfo::default()
-            .max_sets(1)
-            .pool_sizes(&sizes);
-        // SAFETY: as above.
-        self.pool = unsafe { dev.create_descriptor_pool(&info, None) }
-            .map_err(|e| Error::vk("vkCreateDescriptorPool", e))?;
-        let info = vk::DescriptorSetAllocateInfo::default()
-            .descriptor_pool(self.pool)
-            .set_layouts(&set_layouts);
-        // SAFETY: the pool has room for exactly this set.
-        self.set = unsafe { dev.allocate_descriptor_sets(&info) }
-            .map_err(|e| Error::vk("vkAllocateDescriptorSets", e))?[0];
-
-        // Views first (the writes point into these vectors, which must not reallocate).
-        let mut buffer_infos = Vec::with_capacity(b.bindings.len());
-        let mut image_infos = Vec::with_capacity(b.bindings.len());
-        for x in &b.bindings {
-            match &x.resource {
-                Resource::Buffer { buffer, range, .. } => buffer_infos.push((
-                    x.binding,
-                    [vk::DescriptorBufferInfo {
-                        buffer: buffer.handle(),
-                        offset: range.offset,
-                        range: range.size,
-                    }],
-                )),
-                Resource::StorageImage { image, level, .. } => {
-                    let view =
-                        self.view(image, ImageRange::mip(*level, image.desc().array_layers))?;
-                    image_infos.push((
-                        x.binding,
-                        vk::DescriptorType::STORAGE_IMAGE,
-                        [vk::DescriptorImageInfo {
-                            sampler: vk::Sampler::null(),
-                            image_view: view,
-                            image_layout: vk::ImageLayout::GENERAL,
-                        }],
-                    ));
-                }
-                Resource::Sampled { image, sampler } => {
-                    let d = image.desc();
-                    let view = self.view(
-                        image,
-                        ImageRange {
-                            base_mip: 0,
-                            mip_count: d.mip_levels,
-                            base_layer: 0,
-                            layer_count: d.array_layers,
-                        },
-                    )?;
-                    image_infos.push((
-                        x.binding,
-                        vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
-                        [vk::DescriptorImageInfo {
-                            sampler: sampler.unwrap_or(self.sampler),
-                            image_view: view,
-                            image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
-                        }],
-                    ));
-                }
-            }
-        }
-        let mut writes: Vec<vk::WriteDescriptorSet<'_>> = Vec::new();
-        for (binding, info) in &buffer_infos {
-            writes.push(
-                vk::WriteDescriptorSet::default()
-                    .dst_set(self.set)
-                    .dst_binding(*binding)
-                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                    .buffer_info(info),
-            );
-        }
-        for (binding, ty, info) in &image_infos {
-            writes.push(
-                vk::WriteDescriptorSet::default()
-                    .dst_set(self.set)
-                    .dst_binding(*binding)
-                    .descriptor_type(*ty)
-                    .image_info(info),
-            );
-        }
-        // SAFETY: the set is not in use by any command buffer yet; every handle is live.
-        unsafe { dev.update_descriptor_sets(&writes, &[]) };
-        Ok(())
-    }
-
-    fn view(&mut self, image: &StImage, range: ImageRange) -> Result<vk::ImageView> {
-        let d = image.desc();
-        let view_type = match (d.image_type, range.layer_count > 1) {
-            (vk::ImageType::TYPE_1D, false) => vk::ImageViewType::TYPE_1D,
-            (vk::ImageType::TYPE_1D, true) => vk::ImageViewType::TYPE_1D_ARRAY,
-            (vk::ImageType::TYPE_3D, _) => vk::ImageViewType::TYPE_3D,
-            (_, false) => vk::ImageViewType::TYPE_2D,
-            (_, true) => vk::ImageViewType::TYPE_2D_ARRAY,
-        };
-        let info = vk::ImageViewCreateInfo::default()
-            .image(image.handle())
-            .view_type(view_type)
-            .format(d.format)
-            .subresource_range(range.to_vk(d.aspect()));
-        // SAFETY: a live image of this device and a range inside it.
-        let v = unsafe { self.device.create_image_view(&info, None) }
-            .map_err(|e| Error::vk("vkCreateImageView", e))?;
-        self.views.push(v);
-        Ok(v)
+        self.pool = descriptors::create_pool(&dev, &b.bindings)?;
+        self.set = descriptors::allocate_set(&dev, self.pool, self.set_layout)?;
+        descriptors::write_set(&dev, self.set, &b.bindings, &self.views, self.sampler)
     }
 }
 
@@ -353,6 +258,9 @@ impl Drop for Objects {
             for v in self.views.drain(..) {
                 d.destroy_image_view(v, None);
             }
+            for p in self.spare_pools.get_mut().drain(..) {
+                d.destroy_descriptor_pool(p, None);
+            }
             d.destroy_descriptor_pool(self.pool, None);
             d.destroy_sampler(self.sampler, None);
             d.destroy_pipeline(self.pipeline, None);
@@ -363,8 +271,8 @@ impl Drop for Objects {
     }
 }
 
-/// A compute dispatch: one pipeline, one descriptor set written once, push constants, a
-/// workgroup count. Runs on compute queues.
+/// A compute dispatch: one pipeline, one descriptor set written once (or once per execution,
+/// when a binding is transient), push constants, a workgroup count. Runs on compute queues.
 ///
 /// ```no_run
 /// # fn f(device: &ash::Device, spirv: &[u32], a: std::sync::Arc<vk_baton::StBuffer>, img: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
@@ -382,6 +290,8 @@ impl Drop for Objects {
 pub struct ComputeDispatch {
     objects: Arc<Objects>,
     bindings: Vec<Binding>,
+    /// Whether a binding is transient: each execution then writes a [`FrameSet`].
+    per_execution: bool,
     push: Vec<u8>,
     groups: [u32; 3],
 }
@@ -516,10 +426,19 @@ impl Pass for ComputeDispatch {
             self.objects.name,
             self.groups
         );
+        if self.per_execution {
+            // The transients are bound for this execution now: write a set from their handles.
+            let frame = FrameSet::new(self)?;
+            // SAFETY: as below, with the frame's set, which the frame keeps (with the
+            // objects) until the GPU is done.
+            unsafe { self.record_with(r.cmd(), frame.set) };
+            r.keep_alive(frame);
+            return Ok(());
+        }
         // SAFETY: `r.cmd()` is recording on a compute-capable queue of this device; the
         // objects are kept alive below until the GPU is done; the graph put every bound
         // resource in its declared state before this pass.
-        unsafe { self.record_commands(r.cmd()) };
+        unsafe { self.record_with(r.cmd(), self.objects.set) };
         r.keep_alive(self.objects.clone());
         Ok(())
     }
@@ -531,12 +450,16 @@ impl ComputeDispatch {
     /// its frame by hand and uses the pass's pipeline and descriptor set there. Inside a
     /// graph, insert the pass instead; the graph then does all of the below.
     ///
+    /// A pass with a transient binding has no set of its own to bind here (a transient has a
+    /// Vulkan object only while its graph records an execution): it is refused with
+    /// [`Error::InvalidInput`], recording nothing.
+    ///
     /// ```no_run
-    /// # fn f(pass: &vk_baton_passes::ComputeDispatch, cmd: ash::vk::CommandBuffer) {
+    /// # fn f(pass: &vk_baton_passes::ComputeDispatch, cmd: ash::vk::CommandBuffer) -> vk_baton_passes::Result<()> {
     /// // SAFETY: `cmd` is recording; the app's barriers put every binding in its declared
     /// // state, and the app waits for the submission before dropping `pass`.
-    /// unsafe { pass.record_commands(cmd) };
-    /// # }
+    /// unsafe { pass.record_commands(cmd) }?;
+    /// # Ok(()) }
     /// ```
     ///
     /// # Safety
@@ -546,20 +469,40 @@ impl ComputeDispatch {
     /// images in SHADER_READ_ONLY_OPTIMAL), with the app's own barriers making earlier
     /// writes visible. The pass (which owns the pipeline and descriptor set) is not dropped
     /// before that execution completes: outside a graph nothing keeps it alive.
-    pub unsafe fn record_commands(&self, cmd: vk::CommandBuffer) {
-        let o = &self.objects;
-        let dev = &o.device;
+    pub unsafe fn record_commands(&self, cmd: vk::CommandBuffer) -> Result<()> {
+        if self.per_execution {
+            return Err(Error::InvalidInput(format!(
+                "`{}` binds a transient, which has a Vulkan object only while its graph records \
+                 an execution: insert the pass into that graph instead",
+                self.objects.name
+            )));
+        }
         // SAFETY: as the caller promises; the set was written once at build time and never
         // changes.
+        unsafe { self.record_with(cmd, self.objects.set) };
+        Ok(())
+    }
+
+    /// Binds the pipeline and `set` (null: the pass has no bindings), pushes the constants
+    /// and dispatches.
+    ///
+    /// # Safety
+    /// As for [`ComputeDispatch::record_commands`], and `set` holds every binding of the pass
+    /// (written for the execution `cmd` belongs to, for a pass with transient bindings) and
+    /// stays alive until that execution completes.
+    unsafe fn record_with(&self, cmd: vk::CommandBuffer, set: vk::DescriptorSet) {
+        let o = &self.objects;
+        let dev = &o.device;
+        // SAFETY: as the caller promises.
         unsafe {
             dev.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, o.pipeline);
-            if o.set != vk::DescriptorSet::null() {
+            if set != vk::DescriptorSet::null() {
                 dev.cmd_bind_descriptor_sets(
                     cmd,
                     vk::PipelineBindPoint::COMPUTE,
                     o.layout,
                     0,
-                    &[o.set],
+                    &[set],
                     &[],
                 );
             }

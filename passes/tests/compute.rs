@@ -236,3 +236,208 @@ fn write_discard_storage_image_starts_from_undefined() {
     drop(graph);
     assert_clean(&ctx);
 }
+
+/// Reads `bytes` as little-endian `u32`s.
+fn words_of(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// A `ComputeDispatch` on a transient storage buffer: its descriptor is written per execution
+/// from the handle the graph bound. Three frames in flight at once bind the transient to
+/// other `VkBuffer`s (one heap set per execution in flight), and each frame's copy out of it
+/// reads exactly what that frame's dispatch wrote.
+#[test]
+fn storage_buffer_transient_is_written_per_execution() {
+    let ctx = ctx();
+    let words = vk_baton_shaders::words(vk_baton_shaders::FILL_COMP);
+    let graph = ctx.graph().unwrap();
+    let n = 1000u32;
+    let size = n as u64 * 4;
+    let scratch = graph
+        .transient_buffer(
+            BufferDesc::new(size, vk::BufferUsageFlags::STORAGE_BUFFER | XFER),
+            "scratch",
+        )
+        .unwrap();
+    // SAFETY: the crate's own shader, through the bindings it declares.
+    let mut fill = unsafe { ComputeDispatch::builder(ctx.device(), &words) }
+        .name("fill")
+        .storage_buffer(0, scratch.clone(), ShaderAccess::WriteDiscard)
+        .push_constant_size(8)
+        .groups(n.div_ceil(64), 1, 1)
+        .build()
+        .unwrap();
+    let handles = std::sync::Mutex::new(Vec::new());
+    let seeds = [5u32, 60, 700];
+    let mut fences = Vec::new();
+    let mut results = Vec::new();
+    for seed in seeds {
+        let out = buffer(&ctx, size, "out");
+        let mut down = DownloadBuffer::whole(ctx.device(), ctx.allocator(), out.clone()).unwrap();
+        results.push(down.handle());
+        fill.set_push_constants(&[n.to_le_bytes(), seed.to_le_bytes()].concat())
+            .unwrap();
+        let (src, dst) = (scratch.clone(), out.clone());
+        let fence = graph
+            .record()
+            .insert_pass("fill", &mut fill, ctx.async_compute())
+            .insert_fn(
+                "copy out",
+                ctx.graphics(),
+                |d| {
+                    d.uses(&src, vk_baton::Access::COPY_READ);
+                    d.uses(&dst, vk_baton::Access::COPY_WRITE).discard();
+                },
+                |r| {
+                    handles.lock().unwrap().push(src.handle());
+                    let region = vk::BufferCopy::default().size(size);
+                    // SAFETY: both are bound for this execution and in the declared states.
+                    unsafe {
+                        r.device()
+                            .cmd_copy_buffer(r.cmd(), src.handle(), dst.handle(), &[region])
+                    };
+                    Ok(())
+                },
+            )
+            .insert_pass("down", &mut down, ctx.graphics())
+            .finish()
+            .unwrap()
+            .execute()
+            .unwrap();
+        fences.push(fence);
+    }
+    for f in &fences {
+        f.wait().unwrap();
+    }
+    for (seed, result) in seeds.iter().zip(&results) {
+        let want: Vec<u32> = (0..n).map(|i| i * 3 + seed).collect();
+        assert_eq!(words_of(&result.read().unwrap()), want, "seed {seed}");
+    }
+    let mut distinct = handles.into_inner().unwrap();
+    distinct.sort_by_key(|h| vk::Handle::as_raw(*h));
+    distinct.dedup();
+    assert!(distinct.len() > 1, "frames in flight bind other buffers");
+    refused_outside_its_graph(&ctx, &fill);
+    drop((fences, fill, graph));
+    assert_clean(&ctx);
+}
+
+/// `record_commands` (for an app's own command buffer) refuses a pass with a transient
+/// binding, recording nothing: outside its graph's executions a transient has no object.
+fn refused_outside_its_graph(ctx: &vk_baton::Context, pass: &ComputeDispatch) {
+    let device = ctx.device();
+    let info = vk::CommandPoolCreateInfo::default().queue_family_index(ctx.graphics().family());
+    // SAFETY: plain object creation on the context's live device; destroyed below.
+    let pool = unsafe { device.create_command_pool(&info, None) }.unwrap();
+    let info = vk::CommandBufferAllocateInfo::default()
+        .command_pool(pool)
+        .command_buffer_count(1);
+    // SAFETY: a live pool of this device.
+    let cmd = unsafe { device.allocate_command_buffers(&info) }.unwrap()[0];
+    // SAFETY: `cmd` is a new primary command buffer, begun and ended here, never submitted.
+    let refused = unsafe {
+        device
+            .begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default())
+            .unwrap();
+        let refused = pass.record_commands(cmd);
+        device.end_command_buffer(cmd).unwrap();
+        refused
+    };
+    let err = refused.unwrap_err().to_string();
+    assert!(err.contains("`fill` binds a transient"), "{err}");
+    // SAFETY: `cmd` was never submitted; the pool and its buffer go together.
+    unsafe { device.destroy_command_pool(pool, None) };
+}
+
+/// A transient storage image written by one dispatch and sampled by the next: both
+/// descriptors are written per execution (a storage view and a sampled view of the image bound
+/// for that execution), over two frames in flight. The result is the inverse of the same
+/// pattern drawn into an image of the app's, bit for bit.
+#[test]
+fn transient_image_as_storage_then_sampled() {
+    let ctx = ctx();
+    let pattern = vk_baton_shaders::words(vk_baton_shaders::PATTERN_COMP);
+    let invert = vk_baton_shaders::words(vk_baton_shaders::INVERT_COMP);
+    let (w, h) = (16u32, 8u32);
+    let n = (w * h) as usize;
+    let graph = ctx.graph().unwrap();
+    let storage_sampled = vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::SAMPLED;
+    let desc = ImageDesc::new_2d(w, h, vk::Format::R8G8B8A8_UNORM, storage_sampled | IXFER);
+    let reference = ctx.image(desc.clone(), "reference").unwrap();
+    let drawn = graph.transient_image(desc, "drawn").unwrap();
+    let draw = |img| {
+        // SAFETY: the crate's own shader, through the bindings it declares.
+        unsafe { ComputeDispatch::builder(ctx.device(), &pattern) }
+            .storage_image(0, img, ShaderAccess::WriteDiscard)
+            .groups(w.div_ceil(8), h.div_ceil(8), 1)
+            .build()
+            .unwrap()
+    };
+    let mut draw_reference = draw(reference.clone());
+    let mut down_ref =
+        DownloadImage::all_levels(ctx.device(), ctx.allocator(), reference.clone()).unwrap();
+    let want = down_ref.handle();
+    graph
+        .record()
+        .insert_pass("draw reference", &mut draw_reference, ctx.graphics())
+        .insert_pass("down reference", &mut down_ref, ctx.graphics())
+        .finish()
+        .unwrap()
+        .execute()
+        .unwrap()
+        .wait()
+        .unwrap();
+    let want: Vec<u8> = want.read().unwrap().iter().map(|v| 255 - v).collect();
+
+    let mut draw_transient = draw(drawn.clone());
+    let mut fences = Vec::new();
+    let mut results = Vec::new();
+    for _round in 0..2 {
+        let dst = ctx
+            .image(
+                ImageDesc::storage_2d(w, h, vk::Format::R8G8B8A8_UNORM),
+                "dst",
+            )
+            .unwrap();
+        let sums = ctx
+            .buffer(
+                BufferDesc::new(n as u64 * 4, vk::BufferUsageFlags::STORAGE_BUFFER | XFER),
+                "sums",
+            )
+            .unwrap();
+        // SAFETY: the crate's own shader, through the bindings it declares.
+        let mut inv = unsafe { ComputeDispatch::builder(ctx.device(), &invert) }
+            .sampled_image(0, drawn.clone())
+            .storage_image(1, dst.clone(), ShaderAccess::Write)
+            .storage_buffer(2, sums, ShaderAccess::ReadWrite)
+            .push_constant_size(12)
+            .groups(w.div_ceil(8), h.div_ceil(8), 1)
+            .build()
+            .unwrap();
+        inv.set_push_constants(&[w.to_le_bytes(), h.to_le_bytes(), 0u32.to_le_bytes()].concat())
+            .unwrap();
+        let mut down = DownloadImage::all_levels(ctx.device(), ctx.allocator(), dst).unwrap();
+        results.push(down.handle());
+        let fence = graph
+            .record()
+            .insert_pass("draw", &mut draw_transient, ctx.async_compute())
+            .insert_pass("invert", &mut inv, ctx.graphics())
+            .insert_pass("down", &mut down, ctx.graphics())
+            .finish()
+            .unwrap()
+            .execute()
+            .unwrap();
+        fences.push(fence);
+    }
+    for f in &fences {
+        f.wait().unwrap();
+    }
+    for r in &results {
+        assert_eq!(r.read().unwrap(), want);
+    }
+    drop((fences, draw_transient, graph));
+    assert_clean(&ctx);
+}

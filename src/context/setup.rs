@@ -272,8 +272,11 @@ pub(super) struct Queues {
 }
 
 /// Makes a [`Queue`] (with its timeline semaphore) for every queue `choice` created, each
-/// debug-named and keeping `owner` alive.
+/// debug-named and keeping `owner` alive. `physical_device` is the one of `instance` that
+/// `owner`'s device was created from.
 pub(super) fn create_queues(
+    instance: &ash::Instance,
+    physical_device: vk::PhysicalDevice,
     owner: &Arc<DeviceOwner>,
     families: &[vk::QueueFamilyProperties],
     choice: &FamilyChoice,
@@ -291,11 +294,21 @@ pub(super) fn create_queues(
         }
         for index in 0..choice.counts[f] {
             let name = choice.queue_name(f, index);
-            // SAFETY: the device was created with `counts[f]` queues of family `f`, `caps` is
-            // the family's own, and both features are enabled; the context's own submissions
-            // all go through the queue's lock.
-            let q = unsafe { Queue::new(&owner.device, f as u32, index, caps, &name) }?
-                .keep_alive_with(owner.clone());
+            // SAFETY: the device was created from `physical_device` of the live `instance`
+            // with `counts[f]` queues of family `f` and both features enabled; the context's
+            // own submissions all go through the queue's lock.
+            let q = unsafe {
+                Queue::new(
+                    instance,
+                    physical_device,
+                    &owner.device,
+                    f as u32,
+                    index,
+                    caps,
+                    &name,
+                )
+            }?
+            .keep_alive_with(owner.clone());
             if let Some(d) = debug {
                 // SAFETY: the queue and its semaphore are live objects of the device, which
                 // `d` was loaded for.

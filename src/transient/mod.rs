@@ -48,7 +48,8 @@ pub(crate) use sets::HeapSets;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct TransientStats {
-    /// Heap sets: one per execution in flight at once, at most.
+    /// Heap sets: one per execution in flight at once, at most four, plus any set left to an
+    /// execution that failed while part of it may still run on the GPU (never bound again).
     pub sets: usize,
     /// Heaps (device memory allocations) held now, over every set.
     pub heaps: usize,

@@ -5,6 +5,14 @@
 //! else one to refit, else a new one, else it waits for the one bound longest ago), allocates
 //! the heaps that are missing or too small, and binds each transient to the set's object of its
 //! description at its heap and offset, creating that object only the first time.
+//!
+//! A set is marked with its execution's [`CompletionToken`] before the execution submits, so
+//! the token may never complete: an execution that fails after part of it was submitted, and
+//! whose queues could not be waited idle, fails its token without completing it. Its set is
+//! then *lost* (the GPU may still use its memory): never bound again, not counted against
+//! [`MAX_SETS`], leaked when the graph drops. So the wait for a busy set ends when the set is
+//! done, when it is found lost (and a new set takes its place), or after
+//! [`HeapSets::wait_limit`] with [`Error::TransientSetsBusy`]: never forever.
 
 use super::TransientStats;
 use crate::completion::CompletionToken;
@@ -19,6 +27,10 @@ use ash::vk;
 use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
 use gpu_allocator::MemoryLocation;
 use std::sync::Arc;
+use std::time::Duration;
+use usage::{Status, Use, WAIT_LIMIT};
+
+mod usage;
 
 /// More sets than executions a frame loop keeps in flight only hold memory: past this many,
 /// binding waits for a set to be done rather than allocate another.
@@ -82,8 +94,7 @@ enum Kind {
 struct HeapSet {
     heaps: Vec<Heap>,
     objects: Vec<Object>,
-    /// The last execution bound to it, until it is seen complete.
-    busy: Option<CompletionToken>,
+    user: Use,
     /// How many executions were bound to it.
     binds: u64,
     /// The clock value of its last binding.
@@ -91,24 +102,6 @@ struct HeapSet {
 }
 
 impl HeapSet {
-    /// Whether no execution is using it; forgets a completed execution.
-    fn is_free(&mut self) -> bool {
-        let Some(token) = &self.busy else {
-            return true;
-        };
-        match token.poll() {
-            Ok(true) => {
-                self.busy = None;
-                true
-            }
-            Ok(false) => false,
-            Err(e) => {
-                log::error!("transient heap set: {e}; keeping it out of use");
-                false
-            }
-        }
-    }
-
     fn fits(&self, need: &[HeapNeed]) -> bool {
         self.heaps.len() >= need.len() && need.iter().zip(&self.heaps).all(|(n, h)| h.fits(n))
     }
@@ -121,6 +114,8 @@ pub(crate) struct HeapSets {
     granularity: u64,
     /// Off: every transient gets memory of its own ([`crate::Graph::set_transient_aliasing`]).
     pub(super) aliasing: bool,
+    /// How long binding waits for a busy set ([`WAIT_LIMIT`]; shorter in tests).
+    wait_limit: Duration,
     sets: Vec<HeapSet>,
     /// Scratch: the heaps this execution needs, and each placement's heap and offset.
     need: Vec<HeapNeed>,
@@ -144,6 +139,7 @@ impl HeapSets {
             allocator: None,
             granularity: 1,
             aliasing: true,
+            wait_limit: WAIT_LIMIT,
             sets: Vec::new(),
             need: Vec::new(),
             at: Vec::new(),
@@ -191,7 +187,7 @@ impl HeapSets {
         debug: Option<&DebugUtils>,
     ) -> Result<()> {
         self.layout(plan)?;
-        let s = self.choose_set();
+        let s = self.choose_set()?;
         self.fit_heaps(s)?;
         self.clock += 1;
         self.sets[s].binds += 1;
@@ -227,7 +223,7 @@ impl HeapSets {
             )));
         }
         let set = &mut self.sets[s];
-        set.busy = Some(token.clone());
+        set.user = Use::Busy(token.clone());
         set.last_bound = self.clock;
         self.last_set = Some(s);
         self.trim(s);
@@ -273,36 +269,6 @@ impl HeapSets {
             n.alignment = n.alignment.max(g);
         }
         Ok(())
-    }
-
-    /// A set no execution uses: the first whose heaps fit, else any free one, else a new one,
-    /// else (at [`MAX_SETS`]) the one bound longest ago once it is done.
-    fn choose_set(&mut self) -> usize {
-        let mut free = None;
-        for i in 0..self.sets.len() {
-            if self.sets[i].is_free() {
-                if self.sets[i].fits(&self.need) {
-                    return i;
-                }
-                free.get_or_insert(i);
-            }
-        }
-        if let Some(i) = free {
-            return i;
-        }
-        if self.sets.len() < MAX_SETS {
-            self.sets.push(HeapSet::default());
-            return self.sets.len() - 1;
-        }
-        let oldest = (0..self.sets.len())
-            .min_by_key(|&i| self.sets[i].last_bound)
-            .expect("MAX_SETS > 0");
-        log::debug!("transients: every heap set is in use; waiting for the oldest");
-        // Polling rather than waiting on the fences: the pools may recycle them meanwhile.
-        while !self.sets[oldest].is_free() {
-            std::thread::sleep(std::time::Duration::from_micros(50));
-        }
-        oldest
     }
 
     /// Gives set `s` the heaps of `need`: each heap that is missing or does not fit is
@@ -545,7 +511,7 @@ impl Drop for HeapSets {
     fn drop(&mut self) {
         for set in std::mem::take(&mut self.sets) {
             let mut set = set;
-            if !set.is_free() {
+            if !matches!(set.poll(), Ok(Status::Free)) {
                 // Its execution never completed (a submit failed and the queues could not be
                 // waited for): leak rather than free memory the GPU may use.
                 log::error!("a transient heap set is still in use: leaking its memory");
@@ -561,3 +527,6 @@ impl Drop for HeapSets {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

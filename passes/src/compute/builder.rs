@@ -180,8 +180,10 @@ impl ComputeBuilder<'_> {
     }
 
     /// Creates the shader module, layouts, pipeline, views, sampler, descriptor pool and
-    /// set, and writes the set. Fails on duplicate bindings, missing usage flags, bad ranges,
-    /// or a Vulkan error (destroying whatever it had created).
+    /// set, and writes the set; with a transient binding, the set (and the transient images'
+    /// views) are left to each execution instead (see the module docs). Fails on duplicate
+    /// bindings, missing usage flags, bad ranges, or a Vulkan error (destroying whatever it
+    /// had created).
     ///
     /// ```no_run
     /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>) -> vk_baton_passes::Result<()> {
@@ -200,6 +202,7 @@ impl ComputeBuilder<'_> {
             set: vk::DescriptorSet::null(),
             views: Vec::new(),
             sampler: vk::Sampler::null(),
+            spare_pools: Default::default(),
             name: self.name.clone(),
         };
         // On error `o` drops and destroys what was created so far.
@@ -210,9 +213,17 @@ impl ComputeBuilder<'_> {
             self.bindings.len(),
             self.push_size
         );
+        let per_execution = self.bindings.iter().any(Binding::is_transient);
+        if per_execution {
+            log::debug!(
+                "compute pass `{}`: a binding is transient, so each execution writes its own set",
+                self.name
+            );
+        }
         Ok(ComputeDispatch {
             objects: Arc::new(o),
             bindings: self.bindings,
+            per_execution,
             push: vec![0; self.push_size as usize],
             groups: self.groups,
         })
