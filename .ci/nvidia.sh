@@ -51,7 +51,7 @@ fi
 # 10 processes of 10,000 (each draws its own proptest seed).
 for t in "$bin"/random_graphs-*; do
   for shard in 0 1 2 3 4 5 6 7 8 9; do
-    [ -x "$t" ] && (VK_BATON_CASES=10000 timeout 560 "$t" random_graphs_verify --exact >"$out/random_long_$shard.log" 2>&1; echo "exit $?" >>"$out/random_long_$shard.log") &
+    [ -x "$t" ] && (VK_BATON_CASES=10000 timeout "${NVIDIA_RANDOM_SECONDS:-560}" "$t" random_graphs_verify --exact >"$out/random_long_$shard.log" 2>&1; echo "exit $?" >>"$out/random_long_$shard.log") &
   done
 done
 for t in "$bin"/*-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]; do

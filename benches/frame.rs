@@ -1,10 +1,10 @@
 //! The cost of a whole frame through vk-baton against the floor: what an expert writes by hand
 //! with raw ash, measured side by side in one run.
 //!
-//! Both sides do the same GPU work. Pass 0 fills `buf[1]`; pass `i > 0` copies `buf[i % B]`
-//! into `buf[(i + 1) % B]` (4 KiB each, B = 8 buffers), so every pass reads what the one
-//! before wrote and every pass boundary is a dependency. Writes cover the whole buffer and are declared
-//! `discard`, so no contents cross a frame.
+//! Both sides do the same GPU work, each on buffers of its own. Pass 0 fills `buf[1]`; pass
+//! `i > 0` copies `buf[i % B]` into `buf[(i + 1) % B]` (4 KiB each, B = 8 buffers), so every
+//! pass reads what the one before wrote and every pass boundary is a dependency. Writes cover
+//! the whole buffer and are declared `discard`, so no contents cross a frame.
 //!
 //! - **chain**: N passes on the graphics queue.
 //! - **3 queues**: the N passes cut into three runs, on the transfer, async-compute and
@@ -221,15 +221,25 @@ impl Hand {
             // SAFETY: recording.
             unsafe { d.end_command_buffer(cmd) }.expect("end");
             cmd_infos[r] = vk::CommandBufferSubmitInfo::default().command_buffer(cmd);
+            // Without VK_KHR_maintenance8, a release is outside its barrier's second scope and
+            // an acquire outside its barrier's first: only a signal after all commands orders
+            // the release, and only a wait before all commands orders the acquire.
+            let stages = |crosses: bool| {
+                if crosses {
+                    vk::PipelineStageFlags2::ALL_COMMANDS
+                } else {
+                    transfer
+                }
+            };
             if r > 0 {
                 waits[r] = vk::SemaphoreSubmitInfo::default()
                     .semaphore(self.semaphores[r - 1])
-                    .stage_mask(transfer);
+                    .stage_mask(stages(prev_family.is_some_and(|p| p != family)));
             }
             if r + 1 < runs {
                 signals[r] = vk::SemaphoreSubmitInfo::default()
                     .semaphore(self.semaphores[r])
-                    .stage_mask(transfer);
+                    .stage_mask(stages(next_family.is_some_and(|f| f != family)));
             }
         }
         for r in 0..runs {
@@ -320,15 +330,21 @@ fn main() {
     let planning = ctx.graph().expect("graph");
     planning.set_labels(!no_labels);
     planning.set_plan_reuse(false);
-    let bufs: Arc<Vec<Arc<StBuffer>>> = Arc::new(
-        (0..buffers)
-            .map(|i| {
-                let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
-                ctx.buffer(BufferDesc::new(BUFFER_SIZE, usage), &format!("buf{i}"))
-                    .expect("buffer")
-            })
-            .collect(),
-    );
+    let make_buffers = |side: &str| -> Arc<Vec<Arc<StBuffer>>> {
+        let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+        let made = (0..buffers).map(|i| {
+            ctx.buffer(
+                BufferDesc::new(BUFFER_SIZE, usage),
+                &format!("{side} buf{i}"),
+            )
+            .expect("buffer")
+        });
+        Arc::new(made.collect())
+    };
+    // The graph sides' buffers, tracked by the graphs; the hand side's own, which the graphs
+    // never see (sharing them undeclared would make the two sides race).
+    let bufs = make_buffers("graph");
+    let hand_bufs = make_buffers("hand");
     println!(
         "device: {}, validation {}, pass labels {}, {}, {buffers} buffers",
         ctx.device_name(),
@@ -420,7 +436,7 @@ fn main() {
             };
             let hand_frame = || {
                 let t = Instant::now();
-                hand.submit_frame(&bufs, n);
+                hand.submit_frame(&hand_bufs, n);
                 let cpu = t.elapsed();
                 hand.wait();
                 (cpu, t.elapsed())

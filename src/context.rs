@@ -40,7 +40,8 @@ pub struct ContextOptions {
     pub validation: bool,
     /// The application name given to the driver.
     pub app_name: String,
-    /// Enable `VK_KHR_swapchain` on the device.
+    /// Enable `VK_KHR_swapchain` on the device, and the `VK_KHR_surface` it requires on the
+    /// instance.
     pub swapchain: bool,
     /// Extra instance extensions (e.g. surface extensions from `ash-window`).
     pub instance_extensions: Vec<CString>,

@@ -408,3 +408,17 @@ fn app_declared_state_and_raw_handles() {
     ctx.allocator().lock().free(alloc).unwrap();
     assert_clean(&ctx);
 }
+
+/// A context that enables `VK_KHR_swapchain` also enables the `VK_KHR_surface` it requires,
+/// without the app naming it (the layer reports a missing dependency at `vkCreateDevice`).
+#[test]
+fn a_swapchain_context_enables_the_surface_extension_it_needs() {
+    let _ = env_logger::builder().is_test(true).try_init();
+    let ctx = vk_baton::Context::with_options(vk_baton::ContextOptions {
+        validation: true,
+        swapchain: true,
+        ..Default::default()
+    })
+    .unwrap();
+    assert_clean(&ctx);
+}

@@ -2,8 +2,8 @@
 //! would: its own persistently mapped staging buffers (one per slot, the host copies each
 //! item in), command pools and buffers, the barriers, the release/acquire pair when transfer
 //! and compute are different families, a timeline semaphore from the transfer submit to the
-//! compute submit, and one fence per slot. Its device buffers and images are its own (the
-//! graph never sees them).
+//! compute submit, and per slot one fence for each of its two submits. Its device buffers and
+//! images are its own (the graph never sees them).
 
 use crate::workload::{image_regions, Item, Workload};
 use std::sync::Arc;
@@ -12,7 +12,7 @@ use support::vkerr;
 use vk_baton::ash::vk;
 use vk_baton::{BufferDesc, Context, ImageDesc, Queue, StBuffer, StImage};
 
-/// Per-slot resources: staging, destinations, command buffers, fence, descriptor set.
+/// Per-slot resources: staging, destinations, command buffers, fences, descriptor set.
 struct Slot {
     staging: Arc<StBuffer>,
     /// The buffer the checksum reads: the destination of buffer pieces, or the images'
@@ -21,7 +21,12 @@ struct Slot {
     images: Vec<Arc<StImage>>,
     upload_cmd: vk::CommandBuffer,
     consume_cmd: vk::CommandBuffer,
-    fence: vk::Fence,
+    /// Signalled by the upload's submit and by the consumer's. A wait on both covers each
+    /// queue's work directly: the consumer's fence alone orders the upload before it too
+    /// (through the semaphore), but validation layer 1.4.309 does not follow a fence wait
+    /// through a semaphore to the other queue, and reports the next upload into the slot as a
+    /// write-after-write hazard.
+    fences: [vk::Fence; 2],
     set: vk::DescriptorSet,
 }
 
@@ -236,19 +241,21 @@ impl HandWritten {
                         .buffer_info(&infos[b])
                 });
                 d.update_descriptor_sets(&writes, &[]);
-                let fence = d
-                    .create_fence(
-                        &vk::FenceCreateInfo::default().flags(vk::FenceCreateFlags::SIGNALED),
-                        None,
-                    )
-                    .map_err(vkerr("vkCreateFence"))?;
+                let signalled =
+                    vk::FenceCreateInfo::default().flags(vk::FenceCreateFlags::SIGNALED);
+                let fences = [
+                    d.create_fence(&signalled, None)
+                        .map_err(vkerr("vkCreateFence"))?,
+                    d.create_fence(&signalled, None)
+                        .map_err(vkerr("vkCreateFence"))?,
+                ];
                 slots.push(Slot {
                     staging,
                     data,
                     images,
                     upload_cmd: ucmds[s],
                     consume_cmd: ccmds[s],
-                    fence,
+                    fences,
                     set: sets[s],
                 });
             }
@@ -289,8 +296,8 @@ impl HandWritten {
         let t0 = Instant::now();
         let d = self.device.clone();
         let s = b % self.slots.len();
-        // SAFETY: the fence is live, and submitted or created signalled.
-        unsafe { d.wait_for_fences(&[self.slots[s].fence], true, u64::MAX) }
+        // SAFETY: the fences are live, and submitted or created signalled.
+        unsafe { d.wait_for_fences(&self.slots[s].fences, true, u64::MAX) }
             .map_err(vkerr("vkWaitForFences"))?;
         self.check_slot(s)?;
         let t1 = Instant::now();
@@ -333,8 +340,12 @@ impl HandWritten {
         // destinations idle before they are reused; every handle is live; submits happen under
         // the queues' locks.
         unsafe {
-            d.reset_fences(&[slot.fence])
-                .map_err(vkerr("vkResetFences"))?;
+            let submitted = if consume {
+                &slot.fences[..]
+            } else {
+                &slot.fences[..1]
+            };
+            d.reset_fences(submitted).map_err(vkerr("vkResetFences"))?;
             let begin = vk::CommandBufferBeginInfo::default()
                 .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
             let cmd = slot.upload_cmd;
@@ -425,12 +436,7 @@ impl HandWritten {
             }
             {
                 let lock = self.transfer.lock();
-                let fence = if consume {
-                    vk::Fence::null()
-                } else {
-                    slot.fence
-                };
-                d.queue_submit2(lock.handle(), &[submit], fence)
+                d.queue_submit2(lock.handle(), &[submit], slot.fences[0])
                     .map_err(vkerr("vkQueueSubmit2"))?;
             }
             if !consume {
@@ -538,6 +544,13 @@ impl HandWritten {
             d.end_command_buffer(cmd)
                 .map_err(vkerr("vkEndCommandBuffer"))?;
             let cmds = [vk::CommandBufferSubmitInfo::default().command_buffer(cmd)];
+            // Without VK_KHR_maintenance8 an acquire is outside its barrier's first scope: only
+            // a wait before all commands orders it after the release.
+            let wait_stage = if other_family {
+                vk::PipelineStageFlags2::ALL_COMMANDS
+            } else {
+                wait_stage
+            };
             let wait = [vk::SemaphoreSubmitInfo::default()
                 .semaphore(self.timeline)
                 .value(self.value)
@@ -546,7 +559,7 @@ impl HandWritten {
                 .command_buffer_infos(&cmds)
                 .wait_semaphore_infos(&wait);
             let lock = self.compute.lock();
-            d.queue_submit2(lock.handle(), &[submit], slot.fence)
+            d.queue_submit2(lock.handle(), &[submit], slot.fences[1])
                 .map_err(vkerr("vkQueueSubmit2"))?;
         }
         if dispatched > 0 {
@@ -569,7 +582,7 @@ impl HandWritten {
 
     /// Waits for every slot and checks what they consumed.
     pub fn wait_all(&mut self) -> vk_baton::Result<()> {
-        let fences: Vec<vk::Fence> = self.slots.iter().map(|s| s.fence).collect();
+        let fences: Vec<vk::Fence> = self.slots.iter().flat_map(|s| s.fences).collect();
         // SAFETY: the fences are live; every one was submitted or created signalled.
         unsafe { self.device.wait_for_fences(&fences, true, u64::MAX) }
             .map_err(vkerr("vkWaitForFences"))?;
@@ -584,8 +597,8 @@ impl Drop for HandWritten {
         unsafe {
             let _ = self.device.device_wait_idle();
             let d = &self.device;
-            for s in &self.slots {
-                d.destroy_fence(s.fence, None);
+            for f in self.slots.iter().flat_map(|s| s.fences) {
+                d.destroy_fence(f, None);
             }
             d.destroy_descriptor_pool(self.descriptor_pool, None);
             d.destroy_pipeline(self.pipeline, None);

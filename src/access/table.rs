@@ -334,16 +334,20 @@ access_table! {
     // --- Outside the queue ------------------------------------------------------------------
     /// The host reads a mapped buffer after the GPU wrote it: the pass's queue makes the
     /// writes available to the host (a barrier to `HOST`), and the host reads once the
-    /// execution's fence signals. Takes no queue family ownership.
+    /// execution's fence signals. Takes no queue family ownership. The last use of the
+    /// resource in its graph: a later pass that uses it is refused (it would run before the
+    /// host access); use it again in the next graph.
     HOST_READ { stages: S::HOST, access: A::HOST_READ,
         layout: L::GENERAL, queue: ANY_QUEUE,
         image_usage: NO_IMAGE, buffer_usage: NO_BUFFER }
-    /// The host writes a mapped buffer (see [`Access::HOST_READ`] for the ordering).
+    /// The host writes a mapped buffer (see [`Access::HOST_READ`] for the ordering); likewise
+    /// the last use of the resource in its graph.
     HOST_WRITE { stages: S::HOST, access: A::HOST_WRITE,
         layout: L::GENERAL, queue: ANY_QUEUE,
         image_usage: NO_IMAGE, buffer_usage: NO_BUFFER }
-    /// Handed to the presentation engine (`PRESENT_SRC_KHR`). Stages are chosen by the
-    /// planner to chain from the previous access into the semaphore signal.
+    /// Handed to the presentation engine (`PRESENT_SRC_KHR`; images only). Stages are chosen
+    /// by the planner to chain from the previous access into the semaphore signal. The last
+    /// use of the image in its graph: it is the presentation engine's until acquired again.
     PRESENT { stages: S::NONE, access: A::NONE,
         layout: L::PRESENT_SRC_KHR, queue: ANY_QUEUE,
         image_usage: NO_IMAGE, buffer_usage: NO_BUFFER }

@@ -48,6 +48,21 @@ pub(super) fn create_instance(
     if debug_utils {
         ext_names.push(ash::ext::debug_utils::NAME.as_ptr());
     }
+    // VK_KHR_swapchain on the device requires VK_KHR_surface on the instance.
+    let surface = ash::khr::surface::NAME;
+    if opts.swapchain
+        && !opts
+            .instance_extensions
+            .iter()
+            .any(|e| e.as_c_str() == surface)
+    {
+        if !has_ext(surface) {
+            return Err(Error::Environment(
+                "a swapchain was requested but the instance has no VK_KHR_surface".into(),
+            ));
+        }
+        ext_names.push(surface.as_ptr());
+    }
     let mut layer_names = Vec::new();
     if opts.validation {
         layer_names.push(VALIDATION_LAYER.as_ptr());

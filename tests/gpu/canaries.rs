@@ -2,10 +2,11 @@
 //! validation message" in every other test means something. One within a command buffer, one
 //! across two submits to one queue, and one across two queues.
 //!
-//! Each report is found by content: a synchronization message (`SYNC-…` id) of the
-//! write-after-write kind that names the planted buffer's handle. Nothing depends on one layer
-//! version's wording. The planted passes declare nothing, so the graph orders nothing between
-//! them: the hazard is real.
+//! Each report is found by content: a synchronization hazard (`SYNC-HAZARD-…` id) between two
+//! writes that names the planted buffer's handle. Nothing depends on one layer version's
+//! wording: 1.4.309 calls the same hazard `WRITE-AFTER-WRITE` within a queue and
+//! `WRITE-RACING-WRITE` across queues. The planted passes declare nothing, so the graph orders
+//! nothing between them: the hazard is real.
 //!
 //! Checks across submits and queues need a layer that validates at submit time (Khronos layer
 //! 1.4.309 or newer; Debian 12's 1.3.239 misses both): the README says how the tests get one.
@@ -38,16 +39,47 @@ fn planted(ctx: &Context) -> Arc<StBuffer> {
     .unwrap()
 }
 
-/// Asserts that validation reported a write-after-write hazard on `buf`, and how many messages
-/// there were in all (the planted hazard may be reported once per submit that sees it).
+/// Whether a message id names a synchronization hazard between two writes:
+/// `SYNC-HAZARD-<first>-<relation>-<second>` with both accesses `WRITE`.
+fn is_write_write_hazard(id: &str) -> bool {
+    let Some(kind) = id
+        .replace('_', "-")
+        .strip_prefix("SYNC-HAZARD-")
+        .map(str::to_owned)
+    else {
+        return false;
+    };
+    let words: Vec<&str> = kind.split('-').collect();
+    words.len() >= 3 && words.first() == Some(&"WRITE") && words.last() == Some(&"WRITE")
+}
+
+#[test]
+fn write_write_hazards_are_told_apart_from_others() {
+    for id in [
+        "SYNC-HAZARD-WRITE-AFTER-WRITE",
+        "SYNC-HAZARD-WRITE-RACING-WRITE",
+        "SYNC-HAZARD-WRITE_AFTER_WRITE",
+    ] {
+        assert!(is_write_write_hazard(id), "{id}");
+    }
+    for id in [
+        "SYNC-HAZARD-READ-AFTER-WRITE",
+        "SYNC-HAZARD-WRITE-AFTER-READ",
+        "VUID-x-WRITE-y-WRITE",
+        "SYNC-HAZARD-WRITE",
+    ] {
+        assert!(!is_write_write_hazard(id), "{id}");
+    }
+}
+
+/// Asserts that validation reported a hazard between two writes of `buf`.
 fn assert_reported(ctx: &Context, buf: &StBuffer, where_: &str) {
     let m = ctx.validation_messages();
     let handle = buf.handle().as_raw();
-    let hazard = m.messages.iter().any(|x| {
-        x.id.starts_with("SYNC-")
-            && x.id.replace('_', "-").contains("WRITE-AFTER-WRITE")
-            && x.names(handle)
-    });
+    let hazard = m
+        .messages
+        .iter()
+        .any(|x| is_write_write_hazard(&x.id) && x.names(handle));
     assert!(
         hazard,
         "the layer did not report the write-after-write hazard planted {where_} on buffer \
@@ -117,6 +149,8 @@ fn canary_hazard_across_two_queues() {
         a != b,
         "this device has one queue: run it where there are two"
     );
+    // The queues' handles, to read the report by.
+    println!("graphics {:?}, transfer {:?}", a.handle(), b.handle());
     let buf = planted(&ctx);
     fill_twice(&ctx, &buf, [a, b]);
     assert_reported(&ctx, &buf, "across two queues");
