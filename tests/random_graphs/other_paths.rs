@@ -213,7 +213,7 @@ fn wait_names(p: &Plan) -> Vec<Vec<Vec<String>>> {
         .collect()
 }
 
-fn uses_a_transient(case: &Case, pass: &PassDecl) -> bool {
+pub(super) fn uses_a_transient(case: &Case, pass: &PassDecl) -> bool {
     pass.uses
         .iter()
         .any(|u| case.resources[u.resource].transient.is_some())
