@@ -310,8 +310,12 @@ impl<'a> GraphBuilder<'a> {
 
     /// Plans the passes in the order `schedule` gives rather than in insertion order, with the
     /// same results: see [`plan::schedule`]. The plan's printout says which pass moved.
-    /// Culling drops nothing here yet: every resource of a graph is the app's until the graph
-    /// has transient resources of its own.
+    ///
+    /// With [`Schedule::cull`], a pass that uses only the graph's transients
+    /// ([`Graph::transient_image`], [`Graph::transient_buffer`]) is dropped when nothing later
+    /// uses what it writes: it is never recorded, and a transient that only dropped passes use
+    /// gets no memory. Resources the app made are never culled for: the app may read them
+    /// after the graph.
     ///
     /// ```no_run
     /// # fn f(graph: &vk_baton::Graph, q: &vk_baton::Queue, a: &mut dyn vk_baton::Pass,

@@ -4,18 +4,28 @@
 //! A [`Topology`] names the distinct `VkQueue`s (family, capabilities) and the roles that map
 //! onto them (`graphics`, `async_compute`, `transfer`), as [`Context`](crate::Context) picks
 //! them. A [`Simulation`] keeps the resources' tracked states and each queue's timeline between
-//! frames. [`Simulation::frame`] does what `finish()` and `execute()` do, minus Vulkan:
+//! frames. [`Simulation::frame`] does what `finish()` and `execute()` do (or `hand_off`, for a
+//! [`Frame::HandOff`]), minus Vulkan:
 //!
 //! 1. lowers the passes the way `finish()` does: queues and resources in first-use order, then
 //!    the queues that the resources' recorded states name (a release-only batch may go there);
-//! 2. plans, and verifies the plan **alone** from the queues' current timeline values
+//! 2. plans with the frame's [`Schedule`](crate::plan::Schedule) (reordering, culling) through
+//!    the planner's entry point that `finish()` uses, places the
+//!    [transient](crate::plan::ResourceDecl::transient) resources as it does, and checks that
+//!    every kept plan `finish()` could reuse instead is that same answer;
+//! 3. verifies the plan **alone** from the queues' current timeline values
 //!    ([`Plan::verify_from`], what `finish()` runs in debug builds);
-//! 3. assigns the values the executor would ([`Plan::assign_values`], one timeline per
+//! 4. checks what the executor checks before it submits: the transients it binds (a culled
+//!    pass is not recorded, and a transient only culled passes use needs no memory), and for a
+//!    handoff, the batch the app submits ([`Plan::app_batch`]). A plan the executor would
+//!    refuse is [`SimError::Refused`];
+//! 5. assigns the values the executor would ([`Plan::assign_values`], one timeline per
 //!    `VkQueue`: two roles on one queue share it), and verifies the **chain** of the frames
 //!    so far (up to [`Simulation::with_window`] frames) as one sequence of executions;
-//! 4. commits the final states, as the executor does at submit time.
+//! 6. commits the final states, as the executor does at submit time.
 //!
-//! Frames in flight need nothing more: the executor commits states when it submits, and
+//! Frames in flight need nothing more on the GPU's side (the host's accesses are another
+//! matter: see the host's wait, below): the executor commits states when it submits, and
 //! completion changes no state. The verifier assumes no frame has completed (every frame's
 //! work may overlap every earlier frame's), which is the case of unbounded frames in flight.
 //! Work the app records itself ([`Simulation::declare_state`]) is invisible to the verifier,
@@ -52,12 +62,54 @@
 //! }
 //! assert_eq!(sim.last_values(), &[8, 0, 8]); // graphics, transfer, async_compute
 //! ```
+//!
+//! # The host's wait
+//!
+//! A `HOST_READ` or `HOST_WRITE` pass stands for the app's own access once it has waited for
+//! the frame's fence (`ExecutionFence::wait`), and only that wait orders the host's access
+//! before the GPU work of later frames. Say where the app waits with
+//! [`Simulation::host_waited`]: the frames so far are then complete. Without it, the chain
+//! finds a later frame's use of the resource on another queue unordered with the host's
+//! access, which is what happens on a device when the app submits the next frame before it
+//! waits.
+//!
+//! ```
+//! use vk_baton::plan::*;
+//! use vk_baton::simulate::*;
+//! use vk_baton::verify::{Actor, HazardKind};
+//! use vk_baton::{ash::vk, Access};
+//! let topo = Topology::nvidia();
+//! let (gfx, compute) = (topo.queue("graphics").unwrap(), topo.queue("async_compute").unwrap());
+//! let mut sim = Simulation::new(topo);
+//! let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC;
+//! let stats = sim.add_resource(ResourceDecl::buffer("stats", 256, usage).concurrent());
+//! // Async compute writes statistics, which the app reads on the host after the fence.
+//! let frame = [
+//!     PassDecl::new("count", compute)
+//!         .with_use(UseDecl::new(stats, Access::COMPUTE_SHADER_WRITE).discard()),
+//!     PassDecl::new("read on the host", gfx).with_use(UseDecl::new(stats, Access::HOST_READ)),
+//! ];
+//! sim.frame(&frame).unwrap();
+//! // Submitted before the app waited: the next frame's write races the host's read.
+//! let mut racing = sim.clone();
+//! let Err(SimError::Verification { chained: true, violations, .. }) = racing.frame(&frame) else {
+//!     panic!("the race goes unnoticed");
+//! };
+//! let host_read = |a: &Option<Actor>| matches!(a, Some(Actor::Pass { execution: 0, name, .. })
+//!     if name == "read on the host");
+//! assert!(violations.iter().any(|v| v.kind == HazardKind::War && host_read(&v.first)));
+//! // The app waits for the fence (`ExecutionFence::wait`), reads, then records the next frame.
+//! sim.host_waited();
+//! sim.frame(&frame).unwrap();
+//! ```
 
+mod frame;
 mod topology;
 
 #[cfg(all(test, feature = "verify"))]
 mod diagram_tests;
 
+pub use frame::{Frame, FrameReport};
 pub use topology::Topology;
 
 use crate::plan::{Command, Plan, PlanInput, QueuePlan, ResourceDecl, SegmentState};
@@ -101,6 +153,16 @@ pub enum SimError {
         /// What the verifier found.
         violations: Vec<Violation>,
     },
+    /// The executor would refuse the plan that was made and verified: `execute()` (or
+    /// [`Graph::hand_off`](crate::Graph::hand_off)) returns this error before submitting
+    /// anything.
+    #[error("frame {frame}: the executor refuses the plan: {error}")]
+    Refused {
+        /// The frame's number.
+        frame: usize,
+        /// The executor's error.
+        error: crate::Error,
+    },
     /// `finish()` would have reused a kept plan of an earlier frame ([`Rebinder`]), but the
     /// planner answers this frame with another plan: a bug in the library. Both plans are
     /// given.
@@ -113,59 +175,6 @@ pub enum SimError {
         /// The planner's own answer.
         planned: Box<Plan>,
     },
-}
-
-/// What one simulated frame produced.
-#[derive(Clone, Debug)]
-#[non_exhaustive]
-pub struct FrameReport {
-    /// The frame's number, from 0.
-    pub frame: usize,
-    /// The plan exactly as `finish()` makes it: its queue and resource indices are this
-    /// frame's own (see [`FrameReport::queues`] and [`FrameReport::resources`]).
-    pub plan: Plan,
-    /// For each plan queue, the topology queue it is.
-    pub queues: Vec<usize>,
-    /// For each plan resource, the simulation's resource it is.
-    pub resources: Vec<usize>,
-    /// The timeline values the executor assigns this frame.
-    pub values: TimelineValues,
-    /// How many frames the chained verification covered (this one included).
-    pub chained: usize,
-    /// Whether `finish()` would reuse a kept plan of an earlier frame (the simulation checked
-    /// that every kept plan that rebinds equals the planner's answer).
-    pub reused: bool,
-}
-
-impl FrameReport {
-    /// Ownership-transfer barriers (releases plus acquires).
-    pub fn ownership_transfers(&self) -> usize {
-        self.barriers()
-            .map(|b| {
-                b.images
-                    .iter()
-                    .filter(|i| i.scopes.families.is_some())
-                    .count()
-                    + b.buffers
-                        .iter()
-                        .filter(|x| x.scopes.families.is_some())
-                        .count()
-            })
-            .sum()
-    }
-
-    /// The plan's queue that is topology queue `queue`, if this frame uses it.
-    pub fn plan_queue(&self, queue: usize) -> Option<usize> {
-        self.queues.iter().position(|&q| q == queue)
-    }
-
-    fn barriers(&self) -> impl Iterator<Item = &crate::plan::BarrierCmd> {
-        let cmds = self.plan.queues.iter().flat_map(|q| &q.batches);
-        cmds.flat_map(|b| &b.commands).filter_map(|c| match c {
-            Command::Barrier(b) => Some(b),
-            Command::Pass(_) => None,
-        })
-    }
 }
 
 type Segments = Vec<(Range<u64>, SegmentState<usize>)>;
@@ -217,7 +226,12 @@ impl Simulation {
     }
 
     /// Declares a resource; returns the index [`UseDecl::resource`](crate::plan::UseDecl) takes.
-    /// Queue indices in its initial state are topology queues.
+    /// Queue indices in its initial state are topology queues. A
+    /// [transient](ResourceDecl::transient) one stands for
+    /// [`Graph::transient_image`](crate::Graph::transient_image) or
+    /// [`Graph::transient_buffer`](crate::Graph::transient_buffer): each frame places it as
+    /// `finish()` does (sharing memory with the transients the plan orders it after), and the
+    /// executor binds it only in frames whose recorded passes use it.
     pub fn add_resource(&mut self, decl: ResourceDecl) -> usize {
         // Earlier frames never used it: it stays in its declared state through them.
         for (p, _) in &mut self.chain {
@@ -246,7 +260,9 @@ impl Simulation {
 
     /// The host waited for every frame so far (`ExecutionFence::wait`): their work is
     /// complete before any later submit, so later frames are verified without them (the chain
-    /// restarts), as `finish()` verifies. Work handed to the presentation engine is not
+    /// restarts), as `finish()` verifies. Call it where the app waits before a host access
+    /// (a `HOST_READ` or `HOST_WRITE` pass) and only then records the next frame: see the
+    /// [module docs](self#the-hosts-wait). Work handed to the presentation engine is not
     /// covered by a fence; a present followed by a use in a later frame without a guarded
     /// binary wait is only caught by the chain.
     pub fn host_waited(&mut self) {
@@ -266,21 +282,91 @@ impl Simulation {
         &self.last
     }
 
-    /// Plans, verifies and commits one frame of `passes` (queues: topology indices; resources:
-    /// [`Simulation::add_resource`] indices). On error nothing changes.
-    pub fn frame(&mut self, passes: &[PassDecl]) -> Result<FrameReport, SimError> {
+    /// Plans, verifies and commits one frame (queues: topology indices; resources:
+    /// [`Simulation::add_resource`] indices), as [`Frame`] says the app hands it to the
+    /// library: a graph's passes (`&passes` plans them in program order) or a handoff. On
+    /// error nothing changes.
+    pub fn frame<'a>(&mut self, frame: impl Into<Frame<'a>>) -> Result<FrameReport, SimError> {
+        let how = frame.into();
         let frame = self.frames;
-        let (input, qmap, rmap) = self.lower(passes)?;
-        let plan = crate::plan::plan_owned(input.clone())
+        let (input, qmap, rmap) = self.lower(how.passes())?;
+        let (plan, reused) = self.plan(input, how)?;
+        let mut last: Vec<u64> = qmap.iter().map(|&q| self.last[q]).collect();
+        plan.verify_from(&last)
+            .map_err(|violations| SimError::Verification {
+                frame,
+                chained: false,
+                violations,
+            })?;
+        executable(&plan, how).map_err(|error| SimError::Refused { frame, error })?;
+        let values = plan.assign_values(&mut last);
+        let global = self.chained(&plan, &values, &qmap, &rmap)?;
+        for (r, segs) in global
+            .0
+            .resolved_final_states(&global.1)
+            .into_iter()
+            .enumerate()
+        {
+            self.resources[r].initial = segs;
+        }
+        for (l, &q) in qmap.iter().enumerate() {
+            self.last[q] = last[l];
+        }
+        self.chain.push_back(global);
+        while self.chain.len() > self.window {
+            self.chain.pop_front();
+        }
+        self.frames += 1;
+        if let Frame::Graph(..) = how {
+            // The plan `finish()` reused goes back in front, as the new one would.
+            if let Some(i) = reused {
+                self.kept.remove(i);
+            }
+            self.kept.push_front(plan.clone());
+            self.kept.truncate(crate::plan::KEPT_PLANS);
+        }
+        Ok(FrameReport {
+            frame,
+            reused: reused.is_some(),
+            plan,
+            chained: self.chain.len(),
+            queues: qmap,
+            resources: rmap,
+            values,
+        })
+    }
+
+    /// The planner's answer for `input`, by the entry point `finish()` and `hand_off` plan
+    /// with, and for a graph's frame the kept plan `finish()` would reuse instead (its index).
+    /// Every kept plan that rebinds must be the planner's answer exactly, not only the first
+    /// one `finish()` would take.
+    fn plan(
+        &mut self,
+        input: PlanInput,
+        how: Frame<'_>,
+    ) -> Result<(Plan, Option<usize>), SimError> {
+        let frame = self.frames;
+        let schedule = how.schedule();
+        let plan = crate::plan::plan_scheduled_reusing(input.clone(), Default::default(), schedule)
             .map_err(|error| SimError::Plan { frame, error })?;
-        // What `finish()` would execute instead, if it reuses a kept plan: it must be the
-        // planner's answer exactly. Every kept plan that rebinds is checked, not only the
-        // first one `finish()` would take.
+        if let Frame::HandOff(_) = how {
+            // `hand_off` plans anew: it neither reuses nor keeps plans.
+            return Ok((plan, None));
+        }
         let mut reused = None;
         for (i, kept) in self.kept.iter().enumerate() {
+            if !self.rebinder.rebinds(kept, &input, schedule) {
+                continue;
+            }
             let mut candidate = kept.clone();
-            if self.rebinder.rebind(&mut candidate, input.clone()).is_ok() {
+            if self
+                .rebinder
+                .rebind_scheduled(&mut candidate, input.clone(), schedule)
+                .is_ok()
+            {
                 if candidate.queues != plan.queues
+                    || candidate.order != plan.order
+                    || candidate.reordered != plan.reordered
                     || candidate.final_states != plan.final_states
                     || candidate.transients != plan.transients
                 {
@@ -293,54 +379,33 @@ impl Simulation {
                 reused.get_or_insert(i);
             }
         }
-        let mut last: Vec<u64> = qmap.iter().map(|&q| self.last[q]).collect();
-        plan.verify_from(&last)
-            .map_err(|violations| SimError::Verification {
-                frame,
-                chained: false,
-                violations,
-            })?;
-        let values = plan.assign_values(&mut last);
-        let (global, global_values) = self.to_global(&plan, &values, &qmap, &rmap);
-        let mut chain = self.chain.clone();
-        chain.push_back((global, global_values));
-        while chain.len() > self.window {
-            chain.pop_front();
-        }
-        let execs: Vec<(&Plan, &TimelineValues)> = chain.iter().map(|(p, v)| (p, v)).collect();
+        Ok((plan, reused))
+    }
+
+    /// `plan` and its values re-indexed onto every topology queue and resource, once the
+    /// chain of the last frames ending with it verifies as one sequence of executions.
+    fn chained(
+        &self,
+        plan: &Plan,
+        values: &TimelineValues,
+        qmap: &[usize],
+        rmap: &[usize],
+    ) -> Result<(Plan, TimelineValues), SimError> {
+        let global = self.to_global(plan, values, qmap, rmap);
+        let earlier = self.chain.len().min(self.window - 1);
+        let execs: Vec<(&Plan, &TimelineValues)> = self
+            .chain
+            .iter()
+            .skip(self.chain.len() - earlier)
+            .map(|(p, v)| (p, v))
+            .chain([(&global.0, &global.1)])
+            .collect();
         verify(&execs).map_err(|violations| SimError::Verification {
-            frame,
+            frame: self.frames,
             chained: true,
             violations,
         })?;
-        let (global, global_values) = chain.back().expect("just pushed");
-        for (r, segs) in global
-            .resolved_final_states(global_values)
-            .into_iter()
-            .enumerate()
-        {
-            self.resources[r].initial = segs;
-        }
-        for (l, &q) in qmap.iter().enumerate() {
-            self.last[q] = last[l];
-        }
-        self.chain = chain;
-        self.frames += 1;
-        // The plan `finish()` reused goes back in front, as the new one would.
-        if let Some(i) = reused {
-            self.kept.remove(i);
-        }
-        self.kept.push_front(plan.clone());
-        self.kept.truncate(crate::plan::KEPT_PLANS);
-        Ok(FrameReport {
-            frame,
-            reused: reused.is_some(),
-            plan,
-            chained: self.chain.len(),
-            queues: qmap,
-            resources: rmap,
-            values,
-        })
+        Ok(global)
     }
 
     /// The `PlanInput` `finish()` would build, with its queue and resource maps.
@@ -460,4 +525,15 @@ impl Simulation {
         }
         (g, gv)
     }
+}
+
+/// What the executor checks of a verified plan before it submits anything: the transients it
+/// binds are exactly those the recorded passes use ([`Plan::check_placements`], run by
+/// `execute()`), and a handoff has the shape `hand_off` splits between the library and the app
+/// ([`Plan::app_batch`]).
+fn executable(plan: &Plan, how: Frame<'_>) -> crate::Result<()> {
+    if let Frame::HandOff(_) = how {
+        plan.app_batch()?;
+    }
+    plan.check_placements()
 }

@@ -2,7 +2,9 @@
 //! graph alone (as `GraphBuilder::finish()` checks it, from the timeline values the queues had
 //! reached) and the chain of graphs as a whole. Every case is also planned reordered, and
 //! reordered and culled (`graphgen/scheduled.rs`): those plans must verify too and leave the
-//! resources as program order does, in a CPU model of the passes' results.
+//! resources as program order does, in a CPU model of the passes' results. And every case runs
+//! through `vk_baton::simulate::Simulation` on its own queues, frame after frame: culled and
+//! reordered, culled in program order, with a pass handed to the app (`random_graphs/simulated.rs`).
 //!
 //! `cargo test --test random_graphs` runs 2,000 cases; `VK_BATON_LONG=1` runs 100,000;
 //! `VK_BATON_CASES=n` runs n.
@@ -12,11 +14,14 @@ mod graphgen;
 mod other_paths;
 #[path = "random_graphs/rebinding.rs"]
 mod rebinding;
+#[path = "random_graphs/simulated.rs"]
+mod simulated;
 
 use graphgen::*;
 use other_paths::{check_aliasing, check_handoffs};
 use proptest::prelude::*;
 use rebinding::check_rebinding;
+use simulated::check_simulated;
 use std::cell::Cell;
 use vk_baton::ash::vk;
 use vk_baton::plan::*;
@@ -82,6 +87,8 @@ struct Seen {
     aliasing_waits_not_needed: Cell<u32>,
     /// Scheduled plans against program order.
     schedules: graphgen::scheduled::ScheduleSeen,
+    /// Frames through the simulation.
+    simulated: simulated::SimSeen,
 }
 
 fn bump(c: &Cell<u32>, yes: bool) {
@@ -125,6 +132,7 @@ fn check(case: &Case, seen: &Seen) -> Result<(), String> {
     check_rebinding(case, seen)?;
     check_aliasing(&planned, seen)?;
     graphgen::scheduled::check_schedules(case, &seen.schedules)?;
+    check_simulated(case, &seen.simulated)?;
     count(case, &planned, seen);
     Ok(())
 }
@@ -225,6 +233,10 @@ fn random_graphs_verify() {
         s.batches_reordered.get(),
         s.batches_in_order.get(),
     );
+    let sim = &seen.simulated;
+    println!("  simulated frames: {}", sim.frames.get());
+    // Every graph ran as at least three frames (two culled, then handed off or whole).
+    assert!(sim.frames.get() >= 3 * n);
     // Every graph was planned twice with a schedule, and scheduling did something.
     assert!(s.graphs.get() >= 2 * n);
     assert!(
@@ -282,6 +294,22 @@ fn random_graphs_verify() {
             "aliased plans verified without the waits pruning drops",
             &seen.aliasing_waits_not_needed,
             200,
+        ),
+        (
+            "simulated culled frames with a transient left unplaced",
+            &sim.unplaced_transients,
+            2,
+        ),
+        (
+            "simulated culled frames reusing a kept plan",
+            &sim.reused_culled,
+            40,
+        ),
+        ("simulated handoffs", &sim.handoffs, 2),
+        (
+            "simulated handoffs with a transient refused",
+            &sim.refused_handoffs,
+            4,
         ),
     ] {
         println!("  {name}: {} of {n}", c.get());

@@ -1,4 +1,5 @@
 //! Every multi-queue GPU test and every sample's frame loop, restated at the `PlanInput` level
+//! (and culled frames with transients, and handoffs between frames: `simulated/scheduled.rs`)
 //! and run frame after frame on simulated topologies, without a GPU: the NVIDIA 3-family
 //! device, one family with one queue (lavapipe), and one family with two and three queues.
 //! Each frame is planned, verified alone from the queues' timeline values (what a debug
@@ -17,7 +18,7 @@ use vk_baton::ash::vk;
 use vk_baton::plan::{
     BinarySignalDecl, BinaryWaitDecl, PassDecl, ResourceDecl, UseDecl, WaitTarget,
 };
-use vk_baton::simulate::{FrameReport, SimError, Simulation, Topology};
+use vk_baton::simulate::{Frame, FrameReport, SimError, Simulation, Topology};
 use vk_baton::verify::{Actor, HazardKind};
 use vk_baton::{Access, BufferRange, ImageRange, SubRange};
 
@@ -31,6 +32,8 @@ mod multi_family;
 mod passes_multi_family;
 #[path = "simulated/samples.rs"]
 mod samples;
+#[path = "simulated/scheduled.rs"]
+mod scheduled;
 #[path = "simulated/streaming_images.rs"]
 mod streaming_images;
 
@@ -39,6 +42,7 @@ use frame_bench::*;
 use multi_family::*;
 use passes_multi_family::*;
 use samples::*;
+use scheduled::*;
 use streaming_images::*;
 
 const XFER: vk::BufferUsageFlags = vk::BufferUsageFlags::from_raw(
@@ -131,7 +135,10 @@ impl S {
             .add_resource(ResourceDecl::image(name, mips, layers, usage))
     }
     fn run(&mut self, passes: Vec<PassDecl>) -> FrameReport {
-        match self.sim.frame(&passes) {
+        self.run_as(Frame::from(&passes))
+    }
+    fn run_as(&mut self, frame: Frame<'_>) -> FrameReport {
+        match self.sim.frame(frame) {
             Ok(r) => {
                 self.reused.push(r.reused);
                 r
@@ -317,6 +324,14 @@ fn passes_packed_levels_and_depth_copies() {
         "aligned_packed_levels_and_depth_copies_on_transfer_family",
         packed_levels_and_depth,
     );
+}
+#[test]
+fn scheduled_culled_frames_with_transients() {
+    on_every_topology("culled frames with transients", culled_transients);
+}
+#[test]
+fn handoffs_between_frames() {
+    on_every_topology("handoffs between frames", handoffs);
 }
 #[test]
 fn sample_headless() {

@@ -1,11 +1,13 @@
 //! Transient resources on the GPU: memory shared between transients the plan orders, the same
 //! results with aliasing off, steady frames that create nothing, a heap set per execution in
-//! flight, and the errors. Validation and synchronization validation are on (syncval tracks
+//! flight, culled graphs (`transients/culled.rs`), and the errors. Validation and synchronization validation are on (syncval tracks
 //! memory, so a missing aliasing barrier is a hazard it reports).
 
 #[path = "transients/buffers.rs"]
 mod buffers;
 mod common;
+#[path = "transients/culled.rs"]
+mod culled;
 
 use common::gate::Gate;
 use common::*;

@@ -51,13 +51,6 @@ impl Execution<'_> {
         app_queue: &'q Queue,
     ) -> Result<Begun<'q>> {
         self.pools.collect();
-        if !self.plan.transients.placements.is_empty() {
-            return Err(Error::InvalidInput(
-                "a handoff cannot use transients: the app records its pass after the graph \
-                 has bound their memory for other executions"
-                    .into(),
-            ));
-        }
         // Record the release-only batches before taking any lock, as `run` records first.
         let token = CompletionToken::new(self.pools.device.clone());
         let app_batches = std::mem::take(&mut self.plan.queues[app].batches);

@@ -71,7 +71,10 @@ impl Plan {
     /// timeline; on every other queue only
     /// barrier commands (release-only batches, which the library submits first), none of them
     /// waiting on the pass's batch. The planner makes every plan of one pass that way; the
-    /// check keeps the executor from submitting a plan it could not split.
+    /// check keeps the executor from submitting a plan it could not split. It also fails for a
+    /// plan that places a transient: the app records its pass outside the graph's executions,
+    /// which alone bind transient memory. [`Graph::hand_off`](crate::Graph::hand_off) and
+    /// [`crate::simulate`] refuse what this refuses.
     ///
     /// See the [module example](crate::plan::handoff).
     pub fn app_batch(&self) -> Result<AppBatch<'_>> {
@@ -99,6 +102,13 @@ impl Plan {
             [Command::Barrier(b), Command::Pass(0)] => Some(b),
             other => return Err(bad(format!("the pass's batch holds {other:?}"))),
         };
+        if !self.transients.placements.is_empty() {
+            return Err(Error::InvalidInput(
+                "a handoff cannot use transients: the app records its pass after the graph \
+                 has bound their memory for other executions"
+                    .into(),
+            ));
+        }
         if batch.signal.is_none() {
             return Err(bad("the pass's batch signals no timeline value".into()));
         }
@@ -266,6 +276,26 @@ mod tests {
         // Written on this very queue: submission order orders it, no semaphore.
         assert_eq!(app.batch.waits, vec![]);
         assert!(plan.queues[1].batches.is_empty());
+    }
+
+    /// The app records its pass outside the graph's executions, which alone bind transient
+    /// memory: a handoff that uses a transient is refused.
+    #[test]
+    fn a_handoff_with_a_transient_is_refused() {
+        let usage = vk::BufferUsageFlags::STORAGE_BUFFER;
+        let input = PlanInput {
+            queues: queues(),
+            resources: vec![ResourceDecl::buffer("scratch", 64, usage)
+                .transient(TransientMemory::buffer(64, 16, 0b1))],
+            passes: vec![PassDecl::new("app", 0)
+                .with_use(UseDecl::new(0, Access::COMPUTE_SHADER_WRITE).discard())],
+        };
+        let e = plan(&input).unwrap().app_batch().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid plan input: a handoff cannot use transients: the app records its pass \
+             after the graph has bound their memory for other executions"
+        );
     }
 
     #[test]

@@ -145,6 +145,9 @@ struct Planner<'a> {
     hoist: bool,
     /// Per pass (by index), its node position: where it comes in the order taken.
     pos: Vec<Pos>,
+    /// The passes in the order taken: the `k`-th, at node position `2k + 2`, is `order[k]`
+    /// (not pass `k` once a pass was culled).
+    order: &'a [usize],
     /// Why each barrier entry is there: each node's reasons are one consecutive range.
     reasons: Vec<Why>,
     /// The reasons of each barrier command once batched.
@@ -410,6 +413,7 @@ fn plan_parts(
         spare,
         hoist,
         pos,
+        order,
         // Usually at most one entry per use: reserved, not grown.
         reasons: Vec::with_capacity(input.passes.iter().map(|p| p.uses.len()).sum()),
         whys: Vec::new(),

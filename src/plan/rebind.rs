@@ -155,17 +155,32 @@ impl Rebinder {
         schedule: Schedule,
         declarations: bool,
     ) -> Result<PlanInput, PlanInput> {
-        if !answers(plan, schedule) {
-            return Err(input);
-        }
-        if !self.match_inputs(&plan.input, &input, declarations)
-            || !self.settle()
-            || !self.maps_plan(plan)
-        {
+        if !self.answers_input(plan, &input, schedule, declarations) {
             return Err(input);
         }
         self.rewrite(plan);
         Ok(std::mem::replace(&mut plan.input, input))
+    }
+
+    /// Whether [`Rebinder::rebind_scheduled`] would rebind `plan` to `input`, leaving `plan`
+    /// as it is.
+    pub(crate) fn rebinds(&mut self, plan: &Plan, input: &PlanInput, schedule: Schedule) -> bool {
+        self.answers_input(plan, input, schedule, true)
+    }
+
+    /// Whether `plan`, with values and semaphores mapped, is the answer to `input` under
+    /// `schedule` (see [`Rebinder::rebind_answering`]).
+    fn answers_input(
+        &mut self,
+        plan: &Plan,
+        input: &PlanInput,
+        schedule: Schedule,
+        declarations: bool,
+    ) -> bool {
+        answers(plan, schedule)
+            && self.match_inputs(&plan.input, input, declarations)
+            && self.settle()
+            && self.maps_plan(plan)
     }
 
     /// Compares the inputs field by field (queues and passes only with `declarations`),

@@ -325,3 +325,58 @@ queue `b` (family 0):
 "
     );
 }
+
+/// Found by the random suite's simulated culled frames: with a pass culled, a pass's place in
+/// the order taken is not its index. Pruning looked for the barriers between a prior access and
+/// the pass back to the pass whose *index* was the prior's place in the order, here
+/// `write img` instead of `sample img and data`, and counted the barrier before the prior
+/// access, which orders nothing after it, as ordering the prior read before `overwrite data`:
+/// the WAR barrier was dropped.
+#[test]
+fn pruning_in_a_culled_program_order_finds_the_prior_pass_by_its_place() {
+    let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER;
+    let defined = SegmentState::handed_over(vk::ImageLayout::UNDEFINED, Some(0), None);
+    let input = PlanInput {
+        queues: vec![QueueDecl::new("gfx", 0, GC)],
+        resources: vec![
+            ResourceDecl::buffer("scratch", 64, usage)
+                .transient(TransientMemory::buffer(64, 16, 0b1)),
+            ResourceDecl::image(
+                "img",
+                1,
+                1,
+                vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::SAMPLED,
+            ),
+            ResourceDecl::buffer("data", 64, usage).with_state(defined),
+        ],
+        passes: vec![
+            PassDecl::new("fill scratch", 0)
+                .with_use(UseDecl::new(0, Access::COMPUTE_SHADER_WRITE)),
+            PassDecl::new("write img", 0).with_use(UseDecl::new(1, Access::COMPUTE_SHADER_WRITE)),
+            PassDecl::new("sample img and data", 0)
+                .with_use(UseDecl::new(1, Access::COMPUTE_SHADER_SAMPLED_READ))
+                .with_use(UseDecl::new(2, Access::COMPUTE_SHADER_SAMPLED_READ)),
+            PassDecl::new("overwrite data", 0)
+                .with_use(UseDecl::new(2, Access::COMPUTE_SHADER_WRITE)),
+        ],
+    };
+    let p = plan_scheduled(&input, Schedule::PROGRAM_ORDER.with_culling()).unwrap();
+    assert_eq!(
+        p.to_string(),
+        "queue `gfx` (family 0):
+  batch 0:
+    barrier
+      image  `img` mips 0+1 layers 0+1: UNDEFINED -> GENERAL, NONE/NONE -> COMPUTE_SHADER/SHADER_STORAGE_WRITE
+    pass   `write img`
+    barrier
+      image  `img` mips 0+1 layers 0+1: GENERAL -> SHADER_READ_ONLY_OPTIMAL, COMPUTE_SHADER/SHADER_STORAGE_WRITE -> COMPUTE_SHADER/SHADER_SAMPLED_READ
+    pass   `sample img and data`
+    barrier
+      buffer `data` bytes 0..64: COMPUTE_SHADER/NONE -> COMPUTE_SHADER/SHADER_STORAGE_WRITE
+    pass   `overwrite data`
+    signal timeline at ALL_COMMANDS
+culled `fill scratch`
+"
+    );
+    p.verify().unwrap_or_else(|v| panic!("{p}\n{v:#?}"));
+}

@@ -199,8 +199,13 @@ impl Transients {
     }
 
     /// Binds the transients of `plan` (whose resource indices refer to `resources`) for the
-    /// execution of `token`, which is about to be recorded: `None` for a plan without
-    /// transients. Keep the guard until the recording ends.
+    /// execution of `token`, which is about to be recorded: `None` for a plan that places no
+    /// transient. Keep the guard until the recording ends.
+    ///
+    /// The plan must place exactly the transients its recorded passes use
+    /// ([`Plan::check_placements`]), and `resources` must be transient exactly where the plan
+    /// declares them so: then every transient a recorded pass uses is bound. A transient that
+    /// only culled passes use is not: nothing records a use of it.
     pub(crate) fn bind(
         &self,
         plan: &Plan,
@@ -208,13 +213,26 @@ impl Transients {
         token: &CompletionToken,
         debug: Option<&DebugUtils>,
     ) -> Result<Option<MutexGuard<'_, HeapSets>>> {
+        plan.check_placements()?;
+        let decls = &plan.input.resources;
+        if decls.len() != resources.len() {
+            return Err(Error::InvalidInput(format!(
+                "{} resources for a plan of {}",
+                resources.len(),
+                decls.len()
+            )));
+        }
+        if let Some((r, _)) = resources
+            .iter()
+            .zip(decls)
+            .find(|(r, d)| r.transient().is_some() != d.transient.is_some())
+        {
+            return Err(Error::InvalidInput(format!(
+                "`{}` is transient in the plan or in the graph, not in both",
+                r.name()
+            )));
+        }
         if plan.transients.placements.is_empty() {
-            if let Some(r) = resources.iter().find(|r| r.transient().is_some()) {
-                return Err(Error::InvalidInput(format!(
-                    "transient `{}` has no place in the plan",
-                    r.name()
-                )));
-            }
             return Ok(None);
         }
         let mut sets = self.sets.lock();

@@ -176,8 +176,9 @@ impl HeapSets {
         }
     }
 
-    /// Binds every transient of `plan` to objects of a free set, which `token`'s execution
-    /// then holds until it completes. `graph`: the id the transients must carry.
+    /// Binds every transient `plan` places to objects of a free set, which `token`'s execution
+    /// then holds until it completes. `graph`: the id the transients must carry. The caller
+    /// checked that the placements are the transients the plan uses ([`super::Transients::bind`]).
     pub(super) fn bind(
         &mut self,
         plan: &Plan,
@@ -214,13 +215,6 @@ impl HeapSets {
             }
             let (heap, offset) = self.at[i];
             self.bind_one(s, r, heap, offset, p.size, debug)?;
-        }
-        let transients = resources.iter().filter(|r| r.transient().is_some()).count();
-        if transients != placements.len() {
-            return Err(Error::InvalidInput(format!(
-                "{transients} transients but {} placements",
-                placements.len()
-            )));
         }
         let set = &mut self.sets[s];
         set.user = Use::Busy(token.clone());

@@ -213,7 +213,7 @@ fn wait_names(p: &Plan) -> Vec<Vec<Vec<String>>> {
         .collect()
 }
 
-fn uses_a_transient(case: &Case, pass: &PassDecl) -> bool {
+pub(super) fn uses_a_transient(case: &Case, pass: &PassDecl) -> bool {
     pass.uses
         .iter()
         .any(|u| case.resources[u.resource].transient.is_some())
@@ -238,8 +238,10 @@ pub(super) fn check_handoffs(case: &Case, whole: &[Planned], seen: &Seen) -> Res
         })
         .collect();
     let planned = plan_case(&split).map_err(|e| format!("with handoffs: {e}"))?;
+    // A graph of one pass has a handoff's shape, unless it uses a transient (which
+    // `Plan::app_batch` refuses: the app records outside the graph's binding of memory).
     let handoffs: Vec<usize> = (0..split.graphs.len())
-        .filter(|&g| split.graphs[g].len() == 1)
+        .filter(|&g| matches!(&split.graphs[g][..], [p] if !uses_a_transient(case, p)))
         .collect();
     for &g in &handoffs {
         let app = planned[g]

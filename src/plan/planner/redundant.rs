@@ -306,8 +306,9 @@ impl Planner<'_> {
                 each_bit(stages).all(|s| (by_waits[s] | same[s] | between[s]) & dst == dst)
             };
             // Barrier commands between the prior access and this one, latest first.
+            // The pass taken at (or just before the release at) that position.
             let prior_pass = match x.at {
-                At::Node(p) => Some(((p - 2) / 2) as usize),
+                At::Node(p) => Some(self.order[((p - 2) / 2) as usize]),
                 At::Value(_) => None,
             };
             let batches = &queues[q].batches;

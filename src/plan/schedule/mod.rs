@@ -23,8 +23,12 @@
 //!   is already in level order with nothing to gain.
 //! - **cull** ([`Schedule::cull`]): drop a pass that touches only
 //!   [transient](super::ResourceDecl::transient) resources when no later kept pass uses what it
-//!   writes. Resources are user-owned unless declared transient, so today nothing is culled
-//!   outside hand-made [`PlanInput`]s.
+//!   writes. In a graph those are the graph's own transients
+//!   ([`Graph::transient_image`](crate::Graph::transient_image),
+//!   [`Graph::transient_buffer`](crate::Graph::transient_buffer)); a resource the app made
+//!   outlives the graph, so a pass that uses one is kept. A culled pass is never recorded, and
+//!   a transient that only culled passes use gets no place in
+//!   [`Plan::transients`](super::Plan::transients): no memory is bound for it.
 //!
 //! The plan records the order taken in [`Plan::order`]; its printout says which pass moved
 //! before which, and which were culled. Pass indices stay insertion indices, so the executor
@@ -172,6 +176,8 @@ impl Schedule {
     /// assert_eq!(culled.order, [1]);
     /// assert_eq!(culled.culled(), [0]);
     /// assert!(culled.to_string().contains("culled `fill scratch`"));
+    /// // No pass left uses `scratch`: it gets no memory.
+    /// assert!(culled.transients.placements.is_empty());
     /// // `out` is the app's: its pass stays, though nobody reads `out` in this graph. Without
     /// // culling, every pass stays.
     /// assert_eq!(plan(&input).unwrap().order, [0, 1]);
