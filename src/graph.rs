@@ -425,6 +425,8 @@ pub(crate) fn plan_and_verify(
 ) -> Result<Plan> {
     let passes = input.passes.len();
     let plan = plan::plan_scheduled_reusing(input, spare, schedule)?;
+    // Once per plan, not per execution: a kept or held plan keeps its placements.
+    plan.check_placements()?;
     verify_in_debug(&plan, queues)?;
     log::debug!(
         "planned {passes} passes on {} queues: {} batches, {} barrier commands, {} waits",

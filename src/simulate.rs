@@ -527,9 +527,9 @@ impl Simulation {
     }
 }
 
-/// What the executor checks of a verified plan before it submits anything: the transients it
+/// What the library checks of a verified plan before it submits anything: the transients it
 /// binds are exactly those the recorded passes use ([`Plan::check_placements`], run by
-/// `execute()`), and a handoff has the shape `hand_off` splits between the library and the app
+/// `finish()`), and a handoff has the shape `hand_off` splits between the library and the app
 /// ([`Plan::app_batch`]).
 fn executable(plan: &Plan, how: Frame<'_>) -> crate::Result<()> {
     if let Frame::HandOff(_) = how {

@@ -202,10 +202,10 @@ impl Transients {
     /// execution of `token`, which is about to be recorded: `None` for a plan that places no
     /// transient. Keep the guard until the recording ends.
     ///
-    /// The plan must place exactly the transients its recorded passes use
-    /// ([`Plan::check_placements`]), and `resources` must be transient exactly where the plan
-    /// declares them so: then every transient a recorded pass uses is bound. A transient that
-    /// only culled passes use is not: nothing records a use of it.
+    /// The plan places exactly the transients its recorded passes use (`finish()` checked
+    /// that with [`Plan::check_placements`] when it planned), and `resources` must be transient
+    /// exactly where the plan declares them so: then every transient a recorded pass uses is
+    /// bound. A transient that only culled passes use is not: nothing records a use of it.
     pub(crate) fn bind(
         &self,
         plan: &Plan,
@@ -213,7 +213,6 @@ impl Transients {
         token: &CompletionToken,
         debug: Option<&DebugUtils>,
     ) -> Result<Option<MutexGuard<'_, HeapSets>>> {
-        plan.check_placements()?;
         let decls = &plan.input.resources;
         if decls.len() != resources.len() {
             return Err(Error::InvalidInput(format!(

@@ -244,8 +244,9 @@ impl super::Plan {
     /// missing from [`Plan::order`](super::Plan::order) (culled) is never recorded, so a
     /// transient that only culled passes use has no place and needs no memory.
     ///
-    /// `execute()` runs this before binding the transients, and [`crate::simulate`] runs it on
-    /// every frame, so that a plan the executor would refuse is refused in simulation too.
+    /// `finish()` runs this on every plan it makes (a kept or held plan keeps its
+    /// placements), and [`crate::simulate`] on every frame, so that a plan the executor could
+    /// not bind is refused in simulation too.
     pub(crate) fn check_placements(&self) -> Result<()> {
         let resources = &self.input.resources;
         let bad = |what: String| Err(Error::InvalidInput(what));

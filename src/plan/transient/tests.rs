@@ -400,7 +400,7 @@ fn culled_copy() -> PlanInput {
     }
 }
 
-/// What the executor checks before binding (`Plan::check_placements`): the placements are
+/// What `finish()` checks of a new plan (`Plan::check_placements`): the placements are
 /// exactly the transients the recorded passes use. The culled copy is not recorded, so
 /// `dropped` has no place and needs none; every other set of placements is refused.
 #[test]
