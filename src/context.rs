@@ -10,6 +10,7 @@
 //! # Ok(()) }
 //! ```
 
+mod features;
 mod owner;
 mod setup;
 
@@ -45,6 +46,15 @@ pub struct ContextOptions {
     pub swapchain: bool,
     /// Extra instance extensions (e.g. surface extensions from `ash-window`).
     pub instance_extensions: Vec<CString>,
+    /// Core features the app needs beyond those the context enables anyway (see
+    /// [`Context::features`]): [`Error::Environment`](crate::Error::Environment) if the
+    /// device lacks one.
+    pub features: vk::PhysicalDeviceFeatures,
+    /// Device extensions the app needs (say `VK_KHR_ray_query`):
+    /// [`Error::Environment`](crate::Error::Environment) if the device lacks one. Features of
+    /// extensions that must be enabled through `pNext` are not covered: bring your own device
+    /// for those ([`crate::Graph::new`]).
+    pub device_extensions: Vec<CString>,
     /// How many queues to create in the graphics family (default 1): two or more let two
     /// graphs, or two passes of one graph, run side by side on one family. They are
     /// [`Context::graphics_queues`], named "graphics", "graphics 1", ... Asking for more than
@@ -60,6 +70,8 @@ impl Default for ContextOptions {
             app_name: "vk-baton".into(),
             swapchain: false,
             instance_extensions: Vec::new(),
+            features: vk::PhysicalDeviceFeatures::default(),
+            device_extensions: Vec::new(),
             graphics_queues: 1,
         }
     }
@@ -98,6 +110,8 @@ pub struct Context {
     graphics_queues: Vec<Queue>,
     messages: Arc<Messages>,
     timestamps: TimestampSupport,
+    /// The core features enabled on the device.
+    features: vk::PhysicalDeviceFeatures,
     /// The last field: the queues and the allocator above drop before the device can go.
     owner: Arc<DeviceOwner>,
 }
@@ -137,8 +151,23 @@ impl Context {
         // From here on, a failure drops the owners made so far, which destroy what they own.
         let (physical_device, families) = setup::pick_physical_device(&instance.instance)?;
         let choice = FamilyChoice::new(&families, opts.graphics_queues)?;
-        let (device, host_query_reset) =
-            setup::create_device(&instance.instance, physical_device, &choice, opts.swapchain)?;
+        // SAFETY: the physical device belongs to the instance, which is alive.
+        let chosen = unsafe {
+            features::choose(
+                &instance.instance,
+                physical_device,
+                &opts.features,
+                &opts.device_extensions,
+            )
+        }?;
+        let device = setup::create_device(
+            &instance.instance,
+            physical_device,
+            &choice,
+            &chosen,
+            opts.swapchain,
+        )?;
+        let host_query_reset = chosen.host_query_reset;
         // SAFETY: the physical device belongs to the instance, which is alive.
         let mut timestamps =
             unsafe { TimestampSupport::query(&instance.instance, physical_device) };
@@ -190,8 +219,30 @@ impl Context {
             graphics_queues: queues.graphics,
             messages,
             timestamps,
+            features: chosen.core,
             owner,
         })
+    }
+
+    /// The core (Vulkan 1.0) features enabled on the device: those of
+    /// [`ContextOptions::features`], and where the device has them, the ones raster frames
+    /// commonly use: `independentBlend`, `multiDrawIndirect`, `drawIndirectFirstInstance`,
+    /// `vertexPipelineStoresAndAtomics`, `fragmentStoresAndAtomics`, `samplerAnisotropy`,
+    /// `sampleRateShading`, `depthClamp` and `fillModeNonSolid`.
+    ///
+    /// Beyond them the device always has `synchronization2`, `dynamicRendering` and
+    /// `maintenance4` (Vulkan 1.3) and `timelineSemaphore` (1.2), and `hostQueryReset` (1.2)
+    /// where the device has it: a graphics pipeline with dynamic rendering needs nothing else.
+    ///
+    /// ```no_run
+    /// let ctx = vk_baton::Context::new()?;
+    /// if ctx.features().fragment_stores_and_atomics == vk_baton::ash::vk::TRUE {
+    ///     // fragment shaders may write storage buffers and images
+    /// }
+    /// # Ok::<(), vk_baton::Error>(())
+    /// ```
+    pub fn features(&self) -> vk::PhysicalDeviceFeatures {
+        self.features
     }
 
     /// The validation layer's warnings and errors seen so far. The driver's own messages (an

@@ -38,6 +38,24 @@ impl ImageRange {
         }
     }
 
+    /// One mip level of one array layer: a single subresource (a render target, a face of a
+    /// cube map).
+    ///
+    /// ```
+    /// use vk_baton::ImageRange;
+    /// let face = ImageRange::subresource(0, 3); // mip 0 of layer 3
+    /// assert_eq!(face, ImageRange { base_mip: 0, mip_count: 1, base_layer: 3, layer_count: 1 });
+    /// assert!(face.fits(1, 6) && !face.fits(1, 3));
+    /// ```
+    pub const fn subresource(mip: u32, layer: u32) -> Self {
+        Self {
+            base_mip: mip,
+            mip_count: 1,
+            base_layer: layer,
+            layer_count: 1,
+        }
+    }
+
     /// Whether two ranges share a cell.
     ///
     /// ```

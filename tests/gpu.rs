@@ -422,3 +422,69 @@ fn a_swapchain_context_enables_the_surface_extension_it_needs() {
     .unwrap();
     assert_clean(&ctx);
 }
+
+/// The context enables the raster features the device has, and what the app asks for; a
+/// feature or an extension the device lacks is an error that names it.
+#[test]
+fn a_context_enables_raster_features_and_refuses_what_the_device_lacks() {
+    let ctx = ctx();
+    // SAFETY: the context's live instance and physical device.
+    let has = unsafe {
+        ctx.instance()
+            .get_physical_device_features(ctx.physical_device())
+    };
+    let on = ctx.features();
+    let pairs = [
+        (has.independent_blend, on.independent_blend),
+        (has.multi_draw_indirect, on.multi_draw_indirect),
+        (
+            has.draw_indirect_first_instance,
+            on.draw_indirect_first_instance,
+        ),
+        (
+            has.vertex_pipeline_stores_and_atomics,
+            on.vertex_pipeline_stores_and_atomics,
+        ),
+        (
+            has.fragment_stores_and_atomics,
+            on.fragment_stores_and_atomics,
+        ),
+        (has.sampler_anisotropy, on.sampler_anisotropy),
+        (has.sample_rate_shading, on.sample_rate_shading),
+        (has.depth_clamp, on.depth_clamp),
+        (has.fill_mode_non_solid, on.fill_mode_non_solid),
+    ];
+    assert!(pairs.iter().all(|(h, o)| h == o), "{pairs:?}");
+    // Lavapipe and NVIDIA both have these two, which a raster sample needs.
+    assert_eq!(
+        (on.fragment_stores_and_atomics, on.independent_blend),
+        (vk::TRUE, vk::TRUE)
+    );
+    let options = |features, device_extensions| vk_baton::ContextOptions {
+        validation: true,
+        features,
+        device_extensions,
+        ..Default::default()
+    };
+    if has.shader_resource_residency == vk::FALSE {
+        let wanted = vk::PhysicalDeviceFeatures {
+            shader_resource_residency: vk::TRUE,
+            ..Default::default()
+        };
+        let e = vk_baton::Context::with_options(options(wanted, vec![])).unwrap_err();
+        assert!(
+            matches!(&e, Error::Environment(m) if m.ends_with("asked for: shader_resource_residency")),
+            "{e}"
+        );
+    }
+    let e = vk_baton::Context::with_options(options(
+        vk::PhysicalDeviceFeatures::default(),
+        vec![c"VK_VKBATON_no_such_extension".to_owned()],
+    ))
+    .unwrap_err();
+    assert!(
+        matches!(&e, Error::Environment(m) if m.ends_with("asked for: VK_VKBATON_no_such_extension")),
+        "{e}"
+    );
+    assert_clean(&ctx);
+}

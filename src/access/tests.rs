@@ -174,6 +174,20 @@ fn rules() -> Vec<BitRule> {
 /// levels between layouts itself, and the row's layout is where it leaves them.
 const CHANGES_LAYOUTS_ITSELF: &str = "MIP_CHAIN_BLIT_READ_WRITE";
 
+/// Input attachments of a `VkRenderPass`, with their load op: the attachment read bit stands
+/// for the load (LOAD), which happens in the input attachment's own layout and needs no usage
+/// beyond `INPUT_ATTACHMENT`. Only the input attachment bit's rule decides layout and usage.
+const INPUT_ATTACHMENTS_WITH_LOAD: [(&str, A); 2] = [
+    (
+        "FRAGMENT_SHADER_INPUT_ATTACHMENT_READ",
+        A::COLOR_ATTACHMENT_READ,
+    ),
+    (
+        "FRAGMENT_SHADER_DEPTH_INPUT_ATTACHMENT_READ",
+        A::DEPTH_STENCIL_ATTACHMENT_READ,
+    ),
+];
+
 #[test]
 fn every_row_is_consistent_with_the_specification() {
     let rules = rules();
@@ -210,6 +224,11 @@ fn every_row_is_consistent_with_the_specification() {
         assert!(performing.contains(row.stages), "{ctx}: {:?}", row.stages);
 
         // Layout: allowed for every access bit.
+        let load = INPUT_ATTACHMENTS_WITH_LOAD
+            .iter()
+            .find(|(name, _)| *name == row.name)
+            .map(|(_, bit)| *bit);
+        let bits: Vec<&BitRule> = bits.into_iter().filter(|r| Some(r.bit) != load).collect();
         if row.name != CHANGES_LAYOUTS_ITSELF {
             for r in &bits {
                 assert!(r.layouts.contains(&row.layout), "{ctx}: {:?}", r.bit);
@@ -399,5 +418,44 @@ fn reads_and_writes_are_classified() {
     assert_eq!(
         Access::COLOR_ATTACHMENT_READ_WRITE.write_bits(),
         A::COLOR_ATTACHMENT_WRITE
+    );
+}
+
+/// The lines each access constant's rustdoc ends with: what the row stands for in Vulkan's
+/// terms.
+fn summary_lines(row: &crate::access::AccessRow) -> [String; 3] {
+    let layout = if row.layout == L::UNDEFINED {
+        "none (buffers only)".to_owned()
+    } else {
+        format!("`{:?}`", row.layout)
+    };
+    [
+        format!("/// - stages: `{:?}`", row.stages),
+        format!("/// - access: `{:?}`", row.access),
+        format!("/// - layout: {layout}"),
+    ]
+}
+
+/// Every row's documentation ends with its stages, access flags and layout as the table
+/// holds them (a blank doc line, then [`summary_lines`]), so rustdoc shows each constant's
+/// meaning in Vulkan's terms and the text cannot drift from the values.
+#[test]
+fn every_access_constant_documents_its_stages_access_and_layout() {
+    let source = include_str!("table.rs");
+    let mut wrong = Vec::new();
+    for row in ACCESS_TABLE {
+        let at = source
+            .find(&format!("    {} {{", row.name))
+            .unwrap_or_else(|| panic!("{}: no row in table.rs", row.name));
+        let docs: Vec<&str> = source[..at].lines().rev().take(4).map(str::trim).collect();
+        let [stages, access, layout] = summary_lines(row);
+        if docs != [layout.as_str(), access.as_str(), stages.as_str(), "///"] {
+            wrong.push(format!("{}:\n{stages}\n{access}\n{layout}", row.name));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "rows whose docs do not end with their summary:\n{}",
+        wrong.join("\n")
     );
 }

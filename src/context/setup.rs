@@ -236,15 +236,15 @@ impl FamilyChoice {
     }
 }
 
-/// Creates the device with `choice.counts` queues of each family, timeline semaphores and
-/// synchronization2 (and the swapchain extension if asked), and `hostQueryReset` where the
-/// device has it (GPU timings reset their queries with it); `true` if so.
+/// Creates the device with `choice.counts` queues of each family and the features and
+/// extensions `chosen` names (see [`super::features`]), with the swapchain extension if asked.
 pub(super) fn create_device(
     instance: &ash::Instance,
     physical_device: vk::PhysicalDevice,
     choice: &FamilyChoice,
+    chosen: &super::features::Chosen,
     swapchain: bool,
-) -> Result<(ash::Device, bool)> {
+) -> Result<ash::Device> {
     let most = choice.counts.iter().copied().max().unwrap_or(1) as usize;
     let priorities = vec![1.0f32; most];
     let queue_infos: Vec<vk::DeviceQueueCreateInfo<'_>> = (0..choice.counts.len())
@@ -254,28 +254,34 @@ pub(super) fn create_device(
                 .queue_priorities(&priorities[..choice.counts[f] as usize])
         })
         .collect();
-    let mut has12 = vk::PhysicalDeviceVulkan12Features::default();
-    let mut has = vk::PhysicalDeviceFeatures2::default().push_next(&mut has12);
-    // SAFETY: plain query on a physical device of `instance`.
-    unsafe { instance.get_physical_device_features2(physical_device, &mut has) };
-    let host_query_reset = has12.host_query_reset == vk::TRUE;
     let mut f12 = vk::PhysicalDeviceVulkan12Features::default()
         .timeline_semaphore(true)
-        .host_query_reset(host_query_reset);
-    let mut f13 = vk::PhysicalDeviceVulkan13Features::default().synchronization2(true);
-    let mut dev_exts: Vec<*const std::ffi::c_char> = Vec::new();
-    if swapchain {
+        .host_query_reset(chosen.host_query_reset);
+    let mut f13 = vk::PhysicalDeviceVulkan13Features::default()
+        .synchronization2(true)
+        .dynamic_rendering(true)
+        .maintenance4(true);
+    let mut dev_exts: Vec<*const std::ffi::c_char> =
+        chosen.extensions.iter().map(|e| e.as_ptr()).collect();
+    if swapchain
+        && !chosen
+            .extensions
+            .iter()
+            .any(|e| e.as_c_str() == ash::khr::swapchain::NAME)
+    {
         dev_exts.push(ash::khr::swapchain::NAME.as_ptr());
     }
+    let mut features = vk::PhysicalDeviceFeatures2::default().features(chosen.core);
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queue_infos)
         .enabled_extension_names(&dev_exts)
+        .push_next(&mut features)
         .push_next(&mut f12)
         .push_next(&mut f13);
-    // SAFETY: valid create info for a physical device of this instance.
-    let device = unsafe { instance.create_device(physical_device, &info, None) }
-        .map_err(|e| Error::vk("vkCreateDevice", e))?;
-    Ok((device, host_query_reset))
+    // SAFETY: valid create info for a physical device of this instance; every feature and
+    // extension was checked to be supported (`features::choose`).
+    unsafe { instance.create_device(physical_device, &info, None) }
+        .map_err(|e| Error::vk("vkCreateDevice", e))
 }
 
 /// The device's queues: queue 0 of every family, and every queue of the graphics family.

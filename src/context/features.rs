@@ -1,0 +1,224 @@
+//! What [`Context`](crate::Context) enables on its device.
+//!
+//! Always, since vk-baton and a raster frame need them (all are required of a Vulkan 1.3
+//! device): `synchronization2`, `dynamicRendering` and `maintenance4` (1.3),
+//! `timelineSemaphore` (1.2). Where the device has them: `hostQueryReset` (1.2, GPU timings
+//! reset their queries with it) and the core features a renderer usually needs, listed in
+//! [`WHERE_SUPPORTED`]. Then whatever the app asks for in
+//! [`ContextOptions::features`](crate::ContextOptions::features) and
+//! [`ContextOptions::device_extensions`](crate::ContextOptions::device_extensions), which the
+//! device must have.
+
+use crate::error::{Error, Result};
+use ash::vk;
+use std::ffi::CString;
+
+/// Core features the context enables when the device has them: what raster frames commonly
+/// use (independent blending, multi-draw and first-instance indirect draws, stores from vertex
+/// and fragment shaders, anisotropic sampling, sample shading, depth clamping, wireframes).
+pub(crate) const WHERE_SUPPORTED: vk::PhysicalDeviceFeatures = vk::PhysicalDeviceFeatures {
+    independent_blend: vk::TRUE,
+    multi_draw_indirect: vk::TRUE,
+    draw_indirect_first_instance: vk::TRUE,
+    vertex_pipeline_stores_and_atomics: vk::TRUE,
+    fragment_stores_and_atomics: vk::TRUE,
+    sampler_anisotropy: vk::TRUE,
+    sample_rate_shading: vk::TRUE,
+    depth_clamp: vk::TRUE,
+    fill_mode_non_solid: vk::TRUE,
+    ..ZERO
+};
+
+const ZERO: vk::PhysicalDeviceFeatures = vk::PhysicalDeviceFeatures {
+    robust_buffer_access: 0,
+    full_draw_index_uint32: 0,
+    image_cube_array: 0,
+    independent_blend: 0,
+    geometry_shader: 0,
+    tessellation_shader: 0,
+    sample_rate_shading: 0,
+    dual_src_blend: 0,
+    logic_op: 0,
+    multi_draw_indirect: 0,
+    draw_indirect_first_instance: 0,
+    depth_clamp: 0,
+    depth_bias_clamp: 0,
+    fill_mode_non_solid: 0,
+    depth_bounds: 0,
+    wide_lines: 0,
+    large_points: 0,
+    alpha_to_one: 0,
+    multi_viewport: 0,
+    sampler_anisotropy: 0,
+    texture_compression_etc2: 0,
+    texture_compression_astc_ldr: 0,
+    texture_compression_bc: 0,
+    occlusion_query_precise: 0,
+    pipeline_statistics_query: 0,
+    vertex_pipeline_stores_and_atomics: 0,
+    fragment_stores_and_atomics: 0,
+    shader_tessellation_and_geometry_point_size: 0,
+    shader_image_gather_extended: 0,
+    shader_storage_image_extended_formats: 0,
+    shader_storage_image_multisample: 0,
+    shader_storage_image_read_without_format: 0,
+    shader_storage_image_write_without_format: 0,
+    shader_uniform_buffer_array_dynamic_indexing: 0,
+    shader_sampled_image_array_dynamic_indexing: 0,
+    shader_storage_buffer_array_dynamic_indexing: 0,
+    shader_storage_image_array_dynamic_indexing: 0,
+    shader_clip_distance: 0,
+    shader_cull_distance: 0,
+    shader_float64: 0,
+    shader_int64: 0,
+    shader_int16: 0,
+    shader_resource_residency: 0,
+    shader_resource_min_lod: 0,
+    sparse_binding: 0,
+    sparse_residency_buffer: 0,
+    sparse_residency_image2_d: 0,
+    sparse_residency_image3_d: 0,
+    sparse_residency2_samples: 0,
+    sparse_residency4_samples: 0,
+    sparse_residency8_samples: 0,
+    sparse_residency16_samples: 0,
+    sparse_residency_aliased: 0,
+    variable_multisample_rate: 0,
+    inherited_queries: 0,
+};
+
+/// The features as one `VkBool32` per feature, in declaration order.
+fn words(f: &vk::PhysicalDeviceFeatures) -> &[vk::Bool32] {
+    const N: usize = std::mem::size_of::<vk::PhysicalDeviceFeatures>() / 4;
+    const { assert!(N * 4 == std::mem::size_of::<vk::PhysicalDeviceFeatures>()) };
+    // SAFETY: `VkPhysicalDeviceFeatures` is `repr(C)` with only `VkBool32` (u32) fields, so it
+    // is `N` consecutive, aligned u32 values, borrowed for as long as `f`.
+    unsafe { std::slice::from_raw_parts((f as *const vk::PhysicalDeviceFeatures).cast(), N) }
+}
+
+/// The features set in both `a` and `b`.
+fn both(
+    a: &vk::PhysicalDeviceFeatures,
+    b: &vk::PhysicalDeviceFeatures,
+) -> vk::PhysicalDeviceFeatures {
+    let mut out = *a;
+    for (o, y) in words_mut(&mut out).iter_mut().zip(words(b)) {
+        *o = u32::from(*o != 0 && *y != 0);
+    }
+    out
+}
+
+/// The names of the features set in `f` (for messages), as ash spells its fields.
+pub(crate) fn names(f: &vk::PhysicalDeviceFeatures) -> Vec<String> {
+    let text = format!("{f:?}");
+    let body = text
+        .split_once('{')
+        .and_then(|(_, b)| b.rsplit_once('}'))
+        .map_or("", |(b, _)| b);
+    body.split(',')
+        .filter_map(|kv| kv.split_once(':'))
+        .filter(|(_, v)| v.trim() != "0")
+        .map(|(k, _)| k.trim().to_owned())
+        .collect()
+}
+
+/// What to enable on the device: the core features, whether `hostQueryReset` is on, and the
+/// device extensions the app asked for.
+pub(crate) struct Chosen {
+    pub(crate) core: vk::PhysicalDeviceFeatures,
+    pub(crate) host_query_reset: bool,
+    pub(crate) extensions: Vec<CString>,
+}
+
+/// Chooses the features and extensions of the context's device: [`WHERE_SUPPORTED`] as far as
+/// the device has them, plus `wanted`, which it must have, as it must have every extension of
+/// `extensions`.
+///
+/// # Safety
+///
+/// `physical_device` is a physical device of the live `instance`.
+pub(crate) unsafe fn choose(
+    instance: &ash::Instance,
+    physical_device: vk::PhysicalDevice,
+    wanted: &vk::PhysicalDeviceFeatures,
+    extensions: &[CString],
+) -> Result<Chosen> {
+    let mut has12 = vk::PhysicalDeviceVulkan12Features::default();
+    let mut has = vk::PhysicalDeviceFeatures2::default().push_next(&mut has12);
+    // SAFETY: a plain query on a physical device of `instance` (this function's contract).
+    unsafe { instance.get_physical_device_features2(physical_device, &mut has) };
+    let supported = has.features;
+    let missing = names(&both(wanted, &invert(&supported)));
+    if !missing.is_empty() {
+        return Err(Error::Environment(format!(
+            "the device lacks features the app asked for: {}",
+            missing.join(", ")
+        )));
+    }
+    // SAFETY: as above.
+    let available = unsafe { instance.enumerate_device_extension_properties(physical_device) }
+        .map_err(|e| Error::vk("vkEnumerateDeviceExtensionProperties", e))?;
+    if let Some(e) = extensions.iter().find(|e| {
+        !available
+            .iter()
+            .any(|a| a.extension_name_as_c_str() == Ok(e.as_c_str()))
+    }) {
+        return Err(Error::Environment(format!(
+            "the device lacks the extension the app asked for: {}",
+            e.to_string_lossy()
+        )));
+    }
+    let mut core = both(&WHERE_SUPPORTED, &supported);
+    for (c, w) in words_mut(&mut core).iter_mut().zip(words(wanted)) {
+        *c |= *w;
+    }
+    Ok(Chosen {
+        core,
+        host_query_reset: has12.host_query_reset == vk::TRUE,
+        extensions: extensions.to_vec(),
+    })
+}
+
+/// The features not set in `f`.
+fn invert(f: &vk::PhysicalDeviceFeatures) -> vk::PhysicalDeviceFeatures {
+    let mut out = *f;
+    for w in words_mut(&mut out) {
+        *w = u32::from(*w == 0);
+    }
+    out
+}
+
+/// As [`words`], mutably.
+fn words_mut(f: &mut vk::PhysicalDeviceFeatures) -> &mut [vk::Bool32] {
+    let n = words(f).len();
+    // SAFETY: as in `words`: `n` consecutive u32 fields, each of which stays a valid VkBool32
+    // whatever u32 is written (Vulkan reads any non-zero value as true).
+    unsafe { std::slice::from_raw_parts_mut((f as *mut vk::PhysicalDeviceFeatures).cast(), n) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn feature_sets_combine_field_by_field_and_name_their_fields() {
+        let a = vk::PhysicalDeviceFeatures {
+            independent_blend: vk::TRUE,
+            wide_lines: vk::TRUE,
+            ..ZERO
+        };
+        let b = vk::PhysicalDeviceFeatures {
+            wide_lines: vk::TRUE,
+            inherited_queries: vk::TRUE,
+            ..ZERO
+        };
+        assert_eq!(names(&both(&a, &b)), ["wide_lines"]);
+        assert_eq!(names(&a), ["independent_blend", "wide_lines"]);
+        let not_a = invert(&a);
+        assert!(names(&not_a).contains(&"inherited_queries".to_owned()));
+        assert!(!names(&not_a).contains(&"wide_lines".to_owned()));
+        assert_eq!(names(&both(&a, &not_a)), Vec::<String>::new());
+        assert_eq!(names(&ZERO), Vec::<String>::new());
+        assert_eq!(words(&ZERO).len(), 55);
+    }
+}
