@@ -1,4 +1,5 @@
-//! Compiles every `*.comp` in this directory to SPIR-V in OUT_DIR with `glslangValidator -V`.
+//! Compiles every shader in this directory (`*.comp`, `*.vert`, `*.frag`) to SPIR-V in OUT_DIR
+//! with `glslangValidator -V`.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -9,7 +10,10 @@ fn main() {
     let mut shaders: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("read the shaders directory")
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "comp"))
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|e| e == "comp" || e == "vert" || e == "frag")
+        })
         .collect();
     shaders.sort();
     for src in shaders {

@@ -16,6 +16,7 @@
 //! | [`clear`] | [`ClearColor`], [`ClearDepthStencil`], [`FillBuffer`] |
 //! | [`external`] | [`WaitExternal`], [`SignalExternal`] |
 //! | [`compute`] | [`ComputeDispatch`] |
+//! | [`render`] | [`Render`] (dynamic rendering from [`render::ColorTarget`]s and a [`render::DepthTarget`]) |
 //! | [`swapchain`] | [`Swapchain`], [`SwapchainAcquire`], [`SwapchainPresent`] |
 //!
 //! Constructors check their input and return [`Error`] values; nothing here panics on bad
@@ -50,6 +51,7 @@ pub mod error;
 pub mod external;
 pub mod format;
 pub mod mipmaps;
+pub mod render;
 pub mod stream;
 pub mod swapchain;
 pub mod upload;
@@ -64,6 +66,7 @@ pub use error::{Error, Result};
 pub use external::{SignalExternal, WaitExternal};
 pub use format::FormatSupport;
 pub use mipmaps::GenerateMipmaps;
+pub use render::Render;
 pub use stream::{UploadBatch, UploadTicket, Uploader};
 pub use swapchain::{
     AcquireOutcome, Frame, PresentOutcome, Swapchain, SwapchainAcquire, SwapchainConfig,

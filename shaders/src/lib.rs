@@ -1,8 +1,8 @@
-//! SPIR-V of the compute shaders used by vk-baton's examples and tests.
+//! SPIR-V of the shaders used by vk-baton's examples and tests.
 //!
-//! The GLSL sources live beside this crate (`shaders/*.comp`); `build.rs` compiles them with
-//! `glslangValidator` (Debian/Ubuntu package `glslang-tools`). Library users never need it:
-//! only vk-baton's own examples and tests depend on this crate.
+//! The GLSL sources live beside this crate (`shaders/*.comp`, `*.vert`, `*.frag`); `build.rs`
+//! compiles them with `glslangValidator` (Debian/Ubuntu package `glslang-tools`). Library
+//! users never need it: only vk-baton's own examples and tests depend on this crate.
 
 /// `pattern.comp`: a Mandelbrot set written to `layout(set 0, binding 0, rgba8) image2D`,
 /// workgroups of 8×8.
@@ -30,6 +30,13 @@ pub const ANIM_COMP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/anim.comp
 /// storage buffer, binding 1 an `r32ui` storage image; workgroups of 8×8.
 pub const INCREMENTAL_COMP: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/incremental.comp.spv"));
+
+/// `raster.vert`: `gl_Position = vec4(position, 1)` from `location 0` (`vec3`), passing the
+/// `location 1` colour (`vec4`) on.
+pub const RASTER_VERT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/raster.vert.spv"));
+
+/// `raster.frag`: writes the interpolated colour to `location 0`.
+pub const RASTER_FRAG: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/raster.frag.spv"));
 
 /// SPIR-V bytes as 32-bit words (what `vkCreateShaderModule` takes), through
 /// [`ash::util::read_spv`] (which also byte-swaps big-endian SPIR-V). For this crate's

@@ -124,6 +124,19 @@ impl ImageDesc {
         )
     }
 
+    /// The same description with `samples` samples per texel (a multisampled render target).
+    ///
+    /// ```
+    /// # use vk_baton::{ash::vk, ImageDesc};
+    /// let msaa = ImageDesc::new_2d(64, 64, vk::Format::R8G8B8A8_UNORM, vk::ImageUsageFlags::COLOR_ATTACHMENT)
+    ///     .samples(vk::SampleCountFlags::TYPE_4);
+    /// assert_eq!(msaa.samples, vk::SampleCountFlags::TYPE_4);
+    /// ```
+    pub fn samples(mut self, samples: vk::SampleCountFlags) -> Self {
+        self.samples = samples;
+        self
+    }
+
     /// The same description with `n` mip levels.
     ///
     /// ```

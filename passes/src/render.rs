@@ -1,0 +1,412 @@
+//! [`Render`]: draws with dynamic rendering into color and depth targets described by their
+//! load and store ops.
+//!
+//! The pass begins and ends `vkCmdBeginRendering` from the [`ColorTarget`]s and the
+//! [`DepthTarget`], sets the viewport and scissor to the render area, and calls the app's draw
+//! code in between. It declares exactly what the ops imply:
+//!
+//! | target | declared access | old contents |
+//! | --- | --- | --- |
+//! | color, load op CLEAR or DONT_CARE | [`Access::COLOR_ATTACHMENT_WRITE`] | discarded when the render area covers the texels |
+//! | color, load op LOAD, or blended into | [`Access::COLOR_ATTACHMENT_READ_WRITE`] | kept |
+//! | resolve target | [`Access::COLOR_ATTACHMENT_WRITE`] (resolves write at `COLOR_ATTACHMENT_OUTPUT`) | discarded when the render area covers it |
+//! | depth/stencil, tested and written | [`Access::DEPTH_ATTACHMENT_WRITE`] | discarded for CLEAR or DONT_CARE over the whole area |
+//! | depth/stencil, read-only | [`Access::DEPTH_ATTACHMENT_READ`], load op LOAD, store op NONE | kept |
+//!
+//! Each attachment's `imageLayout` in `VkRenderingAttachmentInfo` is the declared access's
+//! layout ([`Access::layout`]): the graph has put the image there before the pass records.
+//! The buffers and textures the draw code reads are declared with [`Render::reads`]. An app that
+//! records its own `vkCmdBeginRendering` does the same: declare each attachment with the row
+//! above, and use that row's layout.
+//!
+//! ```no_run
+//! # fn f(ctx: &vk_baton::Context, graph: &vk_baton::Graph, color: std::sync::Arc<vk_baton::StImage>,
+//! #      depth: std::sync::Arc<vk_baton::StImage>, vertices: std::sync::Arc<vk_baton::StBuffer>,
+//! #      pipeline: ash::vk::Pipeline) -> vk_baton_passes::Result<()> {
+//! use vk_baton::{ash::vk, Access};
+//! use vk_baton_passes::render::{ColorTarget, DepthTarget, Render};
+//! let area = vk::Rect2D { offset: vk::Offset2D::default(), extent: vk::Extent2D { width: 640, height: 480 } };
+//! let vb = vertices.handle();
+//! let mut scene = Render::new(ctx.device(), area,
+//!     vec![ColorTarget::clear(color, [0.0, 0.0, 0.0, 1.0])],
+//!     Some(DepthTarget::clear(depth, 1.0)),
+//!     move |r| {
+//!         // SAFETY: a pipeline made for these targets' formats (`Render::formats`).
+//!         unsafe {
+//!             r.device().cmd_bind_pipeline(r.cmd(), vk::PipelineBindPoint::GRAPHICS, pipeline);
+//!             r.device().cmd_bind_vertex_buffers(r.cmd(), 0, &[vb], &[0]);
+//!             r.device().cmd_draw(r.cmd(), 3, 1, 0, 0);
+//!         }
+//!         Ok(())
+//!     })?
+//!     .reads(&vertices, Access::VERTEX_BUFFER);
+//! graph.record().insert_pass("scene", &mut scene, ctx.graphics()).finish()?.execute()?.wait()?;
+//! # Ok(()) }
+//! ```
+
+mod targets;
+mod views;
+
+pub use targets::{ColorTarget, DepthTarget, Load, Store};
+
+use crate::error::{Error, Result};
+use ash::vk;
+use std::sync::Arc;
+use targets::{check_target, covers};
+use views::Views;
+use vk_baton::{Access, Declare, ImageRange, Pass, Recorder, StBuffer, StImage};
+
+/// A resource the draw code reads or writes besides the targets.
+enum Used {
+    Buffer(Arc<StBuffer>, Access),
+    Image(Arc<StImage>, Access),
+}
+
+/// A pass that draws with dynamic rendering; see the [module docs](self).
+pub struct Render<F> {
+    area: vk::Rect2D,
+    colors: Vec<ColorTarget>,
+    depth: Option<DepthTarget>,
+    used: Vec<Used>,
+    views: Arc<Views>,
+    draw: F,
+}
+
+/// The attachment formats and sample count a pipeline that draws in a [`Render`] is made for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RenderFormats {
+    /// One per color target, in order.
+    pub colors: Vec<vk::Format>,
+    /// The depth target's format if it has a depth aspect, else `UNDEFINED`.
+    pub depth: vk::Format,
+    /// The depth target's format if it has a stencil aspect, else `UNDEFINED`.
+    pub stencil: vk::Format,
+    /// Samples per texel of every target (for `VkPipelineMultisampleStateCreateInfo`).
+    pub samples: vk::SampleCountFlags,
+}
+
+impl RenderFormats {
+    /// `VkPipelineRenderingCreateInfo` for a pipeline's `pNext` chain.
+    ///
+    /// ```
+    /// use vk_baton::ash::vk;
+    /// let f = vk_baton_passes::render::RenderFormats {
+    ///     colors: vec![vk::Format::R8G8B8A8_UNORM], depth: vk::Format::D32_SFLOAT,
+    ///     stencil: vk::Format::UNDEFINED, samples: vk::SampleCountFlags::TYPE_4 };
+    /// let info = f.info();
+    /// assert_eq!((info.color_attachment_count, info.depth_attachment_format), (1, vk::Format::D32_SFLOAT));
+    /// ```
+    pub fn info(&self) -> vk::PipelineRenderingCreateInfo<'_> {
+        vk::PipelineRenderingCreateInfo::default()
+            .color_attachment_formats(&self.colors)
+            .depth_attachment_format(self.depth)
+            .stencil_attachment_format(self.stencil)
+    }
+}
+
+impl<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()>> Render<F> {
+    /// A pass that renders into `colors` and `depth` over `area`, calling `draw` between
+    /// `vkCmdBeginRendering` and `vkCmdEndRendering`, with the viewport and scissor set to
+    /// `area` (depth range 0 to 1).
+    ///
+    /// Errors, before anything is planned: no target; a target that is not one mip level of
+    /// one layer, lacks the attachment usage, or does not contain `area`; a color target on a
+    /// depth/stencil format or a depth target on a color format; targets with different sample
+    /// counts; a resolve target of a single-sample color target, or one whose format, sample
+    /// count, usage or size does not fit; a read-only depth target that does not load, or
+    /// stores. A target on a queue without graphics is refused by `finish()`
+    /// ([`vk_baton::Error::QueueCapability`]).
+    pub fn new(
+        device: &ash::Device,
+        area: vk::Rect2D,
+        colors: Vec<ColorTarget>,
+        depth: Option<DepthTarget>,
+        draw: F,
+    ) -> Result<Self> {
+        check(area, &colors, depth.as_ref())?;
+        let views = Views::new(device, &colors, depth.as_ref())?;
+        Ok(Render {
+            area,
+            colors,
+            depth,
+            used: Vec::new(),
+            views: Arc::new(views),
+            draw,
+        })
+    }
+
+    /// Declares that the draw code uses `buffer` with `access` (a vertex, index, indirect,
+    /// uniform or storage buffer).
+    pub fn reads(mut self, buffer: &Arc<StBuffer>, access: Access) -> Self {
+        self.used.push(Used::Buffer(buffer.clone(), access));
+        self
+    }
+
+    /// Declares that the draw code uses all of `image` with `access` (a sampled texture, a
+    /// storage image).
+    pub fn reads_image(mut self, image: &Arc<StImage>, access: Access) -> Self {
+        self.used.push(Used::Image(image.clone(), access));
+        self
+    }
+
+    /// The formats and sample count to make the pipelines for.
+    pub fn formats(&self) -> RenderFormats {
+        formats(&self.colors, self.depth.as_ref())
+    }
+}
+
+fn formats(colors: &[ColorTarget], depth: Option<&DepthTarget>) -> RenderFormats {
+    let (mut d, mut s) = (vk::Format::UNDEFINED, vk::Format::UNDEFINED);
+    if let Some(t) = depth {
+        let desc = t.image.desc();
+        if desc.aspect().contains(vk::ImageAspectFlags::DEPTH) {
+            d = desc.format;
+        }
+        if desc.aspect().contains(vk::ImageAspectFlags::STENCIL) {
+            s = desc.format;
+        }
+    }
+    let first = colors.first().map(|c| &c.image).or(depth.map(|t| &t.image));
+    RenderFormats {
+        colors: colors.iter().map(|c| c.image.desc().format).collect(),
+        depth: d,
+        stencil: s,
+        samples: first.map_or(vk::SampleCountFlags::TYPE_1, |i| i.desc().samples),
+    }
+}
+
+/// Every check of [`Render::new`].
+fn check(area: vk::Rect2D, colors: &[ColorTarget], depth: Option<&DepthTarget>) -> Result<()> {
+    if colors.is_empty() && depth.is_none() {
+        return Err(Error::InvalidInput("a render pass with no target".into()));
+    }
+    let samples = formats(colors, depth).samples;
+    for c in colors {
+        if c.image.desc().aspect() != vk::ImageAspectFlags::COLOR {
+            return Err(Error::UnsupportedFormat {
+                format: c.image.desc().format,
+                detail: format!(
+                    "color target `{}` has a depth/stencil format",
+                    c.image.name()
+                ),
+            });
+        }
+        check_target(
+            "color target",
+            &c.image,
+            c.subresource,
+            area,
+            vk::ImageUsageFlags::COLOR_ATTACHMENT,
+        )?;
+        if let Some(r) = &c.resolve {
+            check_resolve(c, r, area)?;
+        }
+    }
+    if let Some(t) = depth {
+        if t.image
+            .desc()
+            .aspect()
+            .contains(vk::ImageAspectFlags::COLOR)
+        {
+            return Err(Error::UnsupportedFormat {
+                format: t.image.desc().format,
+                detail: format!("depth target `{}` has a color format", t.image.name()),
+            });
+        }
+        check_target(
+            "depth target",
+            &t.image,
+            t.subresource,
+            area,
+            vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
+        )?;
+        if t.read_only && (!t.load.reads() || t.store != Store::None) {
+            return Err(Error::InvalidInput(format!(
+                "read-only depth target `{}`: a read-only target loads (LOAD) and stores nothing \
+                 (NONE); CLEAR, DONT_CARE and a store op STORE or DONT_CARE write it",
+                t.image.name()
+            )));
+        }
+    }
+    let targets = colors
+        .iter()
+        .map(|c| &c.image)
+        .chain(depth.map(|t| &t.image));
+    if let Some(other) = targets.clone().find(|i| i.desc().samples != samples) {
+        return Err(Error::InvalidInput(format!(
+            "target `{}` has {:?} samples, the others {samples:?}",
+            other.name(),
+            other.desc().samples
+        )));
+    }
+    Ok(())
+}
+
+fn check_resolve(c: &ColorTarget, r: &StImage, area: vk::Rect2D) -> Result<()> {
+    let (src, dst) = (c.image.desc(), r.desc());
+    let why = if src.samples == vk::SampleCountFlags::TYPE_1 {
+        Some("the color target has one sample: there is nothing to resolve".to_owned())
+    } else if dst.samples != vk::SampleCountFlags::TYPE_1 {
+        Some(format!(
+            "the resolve target has {:?} samples, not one",
+            dst.samples
+        ))
+    } else if dst.format != src.format {
+        Some(format!(
+            "formats differ: {:?} into {:?}",
+            src.format, dst.format
+        ))
+    } else {
+        None
+    };
+    if let Some(why) = why {
+        return Err(Error::InvalidInput(format!(
+            "resolve of `{}` into `{}`: {why}",
+            c.image.name(),
+            r.name()
+        )));
+    }
+    check_target(
+        "resolve target",
+        r,
+        ImageRange::subresource(0, 0),
+        area,
+        vk::ImageUsageFlags::COLOR_ATTACHMENT,
+    )
+}
+
+impl<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()>> Pass for Render<F> {
+    fn declare(&self, d: &mut Declare<'_>) {
+        let area = self.area;
+        for c in &self.colors {
+            let u = d.uses(&c.image, c.access()).range(c.subresource);
+            if !c.load.reads() && covers(area, &c.image, c.subresource) {
+                u.discard();
+            }
+            if let Some(r) = &c.resolve {
+                let whole = ImageRange::subresource(0, 0);
+                let u = d.uses(r, Access::COLOR_ATTACHMENT_WRITE).range(whole);
+                if covers(area, r, whole) {
+                    u.discard();
+                }
+            }
+        }
+        if let Some(t) = &self.depth {
+            let u = d.uses(&t.image, t.access()).range(t.subresource);
+            if !t.load.reads() && covers(area, &t.image, t.subresource) {
+                u.discard();
+            }
+        }
+        for used in &self.used {
+            match used {
+                Used::Buffer(b, a) => {
+                    d.uses(b, *a);
+                }
+                Used::Image(i, a) => {
+                    d.uses(i, *a);
+                }
+            }
+        }
+    }
+
+    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        let views = self
+            .views
+            .for_execution(&self.colors, self.depth.as_ref())?;
+        // The views live until this execution completes, even if the pass is dropped first.
+        r.keep_alive(self.views.clone());
+        let colors: Vec<vk::RenderingAttachmentInfo<'_>> = self
+            .colors
+            .iter()
+            .zip(&views.colors)
+            .map(|(c, &(view, resolve))| color_info(c, view, resolve))
+            .collect();
+        let depth = self
+            .depth
+            .as_ref()
+            .zip(views.depth)
+            .map(|(t, view)| depth_info(t, view));
+        let aspect = self.depth.as_ref().map(|t| t.image.desc().aspect());
+        let has = |a: vk::ImageAspectFlags| aspect.is_some_and(|x| x.contains(a));
+        let mut info = vk::RenderingInfo::default()
+            .render_area(self.area)
+            .layer_count(1)
+            .color_attachments(&colors);
+        if let Some(d) = &depth {
+            if has(vk::ImageAspectFlags::DEPTH) {
+                info = info.depth_attachment(d);
+            }
+            if has(vk::ImageAspectFlags::STENCIL) {
+                info = info.stencil_attachment(d);
+            }
+        }
+        let a = self.area;
+        let viewport = vk::Viewport {
+            x: a.offset.x as f32,
+            y: a.offset.y as f32,
+            width: a.extent.width as f32,
+            height: a.extent.height as f32,
+            min_depth: 0.0,
+            max_depth: 1.0,
+        };
+        let (device, cmd) = (r.device().clone(), r.cmd());
+        // SAFETY: recording; the graph put every target in the layout its access names
+        // (the layouts used here), and the views are alive until the execution completes.
+        unsafe {
+            device.cmd_begin_rendering(cmd, &info);
+            device.cmd_set_viewport(cmd, 0, &[viewport]);
+            device.cmd_set_scissor(cmd, 0, &[a]);
+        }
+        let drawn = (self.draw)(r);
+        // SAFETY: closes the rendering begun above, whatever the draw code returned.
+        unsafe { device.cmd_end_rendering(cmd) };
+        drawn
+    }
+}
+
+fn color_info(
+    c: &ColorTarget,
+    view: vk::ImageView,
+    resolve: Option<vk::ImageView>,
+) -> vk::RenderingAttachmentInfo<'static> {
+    let mut info = vk::RenderingAttachmentInfo::default()
+        .image_view(view)
+        .image_layout(c.access().layout)
+        .load_op(c.load.op())
+        .store_op(c.store.op());
+    if let Load::Clear(value) = c.load {
+        info = info.clear_value(vk::ClearValue { color: value });
+    }
+    if let Some(rv) = resolve {
+        info = info
+            .resolve_mode(resolve_mode(c.image.desc().format))
+            .resolve_image_view(rv)
+            .resolve_image_layout(Access::COLOR_ATTACHMENT_WRITE.layout);
+    }
+    info
+}
+
+fn depth_info(t: &DepthTarget, view: vk::ImageView) -> vk::RenderingAttachmentInfo<'static> {
+    let mut info = vk::RenderingAttachmentInfo::default()
+        .image_view(view)
+        .image_layout(t.layout())
+        .load_op(t.load.op())
+        .store_op(t.store.op());
+    if let Load::Clear(value) = t.load {
+        info = info.clear_value(vk::ClearValue {
+            depth_stencil: value,
+        });
+    }
+    info
+}
+
+/// Averages for float and normalized formats; integer formats resolve to sample 0 (the only
+/// mode core Vulkan guarantees for them).
+fn resolve_mode(format: vk::Format) -> vk::ResolveModeFlags {
+    let name = format!("{format:?}");
+    if name.contains("UINT") || name.contains("SINT") {
+        vk::ResolveModeFlags::SAMPLE_ZERO
+    } else {
+        vk::ResolveModeFlags::AVERAGE
+    }
+}
