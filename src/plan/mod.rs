@@ -129,6 +129,8 @@ mod tests_hoist;
 pub(crate) mod tests_host_present;
 #[cfg(test)]
 mod tests_queues;
+#[cfg(all(test, feature = "verify"))]
+mod tests_raster;
 #[cfg(test)]
 mod tests_rebind;
 #[cfg(test)]
