@@ -211,17 +211,22 @@ unsafe fn layer_str(p: *const std::ffi::c_char) -> Option<String> {
 }
 
 /// The objects a message names, from its callback data.
-fn objects_of(
+///
+/// # Safety
+///
+/// `d` is callback data the layer passed for the current call: `p_objects` is null or points
+/// to `object_count` entries whose names are null or NUL-terminated strings.
+unsafe fn objects_of(
     d: &vk::DebugUtilsMessengerCallbackDataEXT<'_>,
 ) -> Vec<(vk::ObjectType, u64, Option<String>)> {
     if d.p_objects.is_null() || d.object_count == 0 {
         return Vec::new();
     }
-    // SAFETY: the layer passes `object_count` valid entries at `p_objects` for the call.
+    // SAFETY: `object_count` valid entries at `p_objects` (this function's contract).
     let objects = unsafe { std::slice::from_raw_parts(d.p_objects, d.object_count as usize) };
     objects
         .iter()
-        // SAFETY: each name is null or a NUL-terminated string the layer owns for the call.
+        // SAFETY: each name is null or a NUL-terminated string (this function's contract).
         .map(|o| {
             (o.object_type, o.object_handle, unsafe {
                 layer_str(o.p_object_name)
@@ -258,7 +263,8 @@ pub(crate) unsafe extern "system" fn on_message(
             tally.push(ValidationMessage {
                 id: id.unwrap_or_default(),
                 text: text.clone(),
-                objects: data.map(objects_of).unwrap_or_default(),
+                // SAFETY: the layer's callback data for this call.
+                objects: data.map(|d| unsafe { objects_of(d) }).unwrap_or_default(),
             });
         }
     }

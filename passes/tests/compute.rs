@@ -2,6 +2,10 @@
 //! exactly.
 
 mod common;
+// The core tests' gate: holds a queue's work back until the test opens it.
+#[path = "../../tests/common/gate.rs"]
+#[allow(dead_code)]
+mod gate;
 
 use common::*;
 use vk_baton::ash::vk;
@@ -248,7 +252,8 @@ fn words_of(bytes: &[u8]) -> Vec<u32> {
 /// A `ComputeDispatch` on a transient storage buffer: its descriptor is written per execution
 /// from the handle the graph bound. Three frames in flight at once bind the transient to
 /// other `VkBuffer`s (one heap set per execution in flight), and each frame's copy out of it
-/// reads exactly what that frame's dispatch wrote.
+/// reads exactly what that frame's dispatch wrote. A gate holds the frames back until all three
+/// are submitted: a fast GPU would otherwise finish each before the next binds.
 #[test]
 fn storage_buffer_transient_is_written_per_execution() {
     let ctx = ctx();
@@ -271,6 +276,8 @@ fn storage_buffer_transient_is_written_per_execution() {
         .build()
         .unwrap();
     let handles = std::sync::Mutex::new(Vec::new());
+    let gate = gate::Gate::new(&ctx, ctx.async_compute());
+    gate.hold();
     let seeds = [5u32, 60, 700];
     let mut fences = Vec::new();
     let mut results = Vec::new();
@@ -309,6 +316,11 @@ fn storage_buffer_transient_is_written_per_execution() {
             .unwrap();
         fences.push(fence);
     }
+    assert!(
+        fences.iter().all(|f| !f.is_complete()),
+        "the gate holds them"
+    );
+    gate.open();
     for f in &fences {
         f.wait().unwrap();
     }
@@ -321,7 +333,7 @@ fn storage_buffer_transient_is_written_per_execution() {
     distinct.dedup();
     assert!(distinct.len() > 1, "frames in flight bind other buffers");
     refused_outside_its_graph(&ctx, &fill);
-    drop((fences, fill, graph));
+    drop((fences, fill, graph, gate));
     assert_clean(&ctx);
 }
 
@@ -354,7 +366,8 @@ fn refused_outside_its_graph(ctx: &vk_baton::Context, pass: &ComputeDispatch) {
 
 /// A transient storage image written by one dispatch and sampled by the next: both
 /// descriptors are written per execution (a storage view and a sampled view of the image bound
-/// for that execution), over two frames in flight. The result is the inverse of the same
+/// for that execution), over two frames in flight (a gate holds both back until both are
+/// submitted). The result is the inverse of the same
 /// pattern drawn into an image of the app's, bit for bit.
 #[test]
 fn transient_image_as_storage_then_sampled() {
@@ -393,6 +406,9 @@ fn transient_image_as_storage_then_sampled() {
     let want: Vec<u8> = want.read().unwrap().iter().map(|v| 255 - v).collect();
 
     let mut draw_transient = draw(drawn.clone());
+    // Held back until both frames are submitted, so both are in flight at once.
+    let gate = gate::Gate::new(&ctx, ctx.async_compute());
+    gate.hold();
     let mut fences = Vec::new();
     let mut results = Vec::new();
     for _round in 0..2 {
@@ -432,12 +448,17 @@ fn transient_image_as_storage_then_sampled() {
             .unwrap();
         fences.push(fence);
     }
+    assert!(
+        fences.iter().all(|f| !f.is_complete()),
+        "the gate holds them"
+    );
+    gate.open();
     for f in &fences {
         f.wait().unwrap();
     }
     for r in &results {
         assert_eq!(r.read().unwrap(), want);
     }
-    drop((fences, draw_transient, graph));
+    drop((fences, draw_transient, graph, gate));
     assert_clean(&ctx);
 }
