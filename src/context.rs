@@ -230,9 +230,9 @@ impl Context {
     /// `vertexPipelineStoresAndAtomics`, `fragmentStoresAndAtomics`, `samplerAnisotropy`,
     /// `sampleRateShading`, `depthClamp` and `fillModeNonSolid`.
     ///
-    /// Beyond them the device always has `synchronization2`, `dynamicRendering` and
-    /// `maintenance4` (Vulkan 1.3) and `timelineSemaphore` (1.2), and `hostQueryReset` (1.2)
-    /// where the device has it: a graphics pipeline with dynamic rendering needs nothing else.
+    /// Beyond them the device always has `synchronization2` and `dynamicRendering` (Vulkan
+    /// 1.3) and `timelineSemaphore` (1.2), and `hostQueryReset` (1.2) where the device has it:
+    /// a graphics pipeline with dynamic rendering needs nothing else.
     ///
     /// ```no_run
     /// let ctx = vk_baton::Context::new()?;

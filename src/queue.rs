@@ -198,8 +198,11 @@ impl Queue {
         }
     }
 
-    /// Takes the submit lock. `vkQueueSubmit*` needs external synchronization, so every
-    /// submission to this `VkQueue`, the app's own included, must happen while holding it.
+    /// Takes the submit lock. Every command that needs the `VkQueue` externally synchronized
+    /// must happen while holding it, the app's own included: `vkQueueSubmit*`,
+    /// `vkQueuePresentKHR`, `vkQueueWaitIdle` and `vkQueueBindSparse` (the Vulkan
+    /// specification marks their `queue` parameter "externally synchronized"; the graph submits
+    /// from whatever thread calls `execute()`).
     ///
     /// ```no_run
     /// # fn f(device: &ash::Device, q: &vk_baton::Queue, submit: &ash::vk::SubmitInfo2<'_>) {

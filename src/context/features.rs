@@ -1,10 +1,9 @@
 //! What [`Context`](crate::Context) enables on its device.
 //!
 //! Always, since vk-baton and a raster frame need them (all are required of a Vulkan 1.3
-//! device): `synchronization2`, `dynamicRendering` and `maintenance4` (1.3),
-//! `timelineSemaphore` (1.2). Where the device has them: `hostQueryReset` (1.2, GPU timings
-//! reset their queries with it) and the core features a renderer usually needs, listed in
-//! [`WHERE_SUPPORTED`]. Then whatever the app asks for in
+//! device): `synchronization2` and `dynamicRendering` (1.3), `timelineSemaphore` (1.2). Where
+//! the device has them: `hostQueryReset` (1.2, GPU timings reset their queries with it) and the
+//! core features a renderer usually needs, listed in [`WHERE_SUPPORTED`]. Then whatever the app asks for in
 //! [`ContextOptions::features`](crate::ContextOptions::features) and
 //! [`ContextOptions::device_extensions`](crate::ContextOptions::device_extensions), which the
 //! device must have.

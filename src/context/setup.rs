@@ -259,8 +259,7 @@ pub(super) fn create_device(
         .host_query_reset(chosen.host_query_reset);
     let mut f13 = vk::PhysicalDeviceVulkan13Features::default()
         .synchronization2(true)
-        .dynamic_rendering(true)
-        .maintenance4(true);
+        .dynamic_rendering(true);
     let mut dev_exts: Vec<*const std::ffi::c_char> =
         chosen.extensions.iter().map(|e| e.as_ptr()).collect();
     if swapchain
