@@ -73,8 +73,8 @@ impl Plan {
     /// waiting on the pass's batch. The planner makes every plan of one pass that way; the
     /// check keeps the executor from submitting a plan it could not split. It also fails for a
     /// plan that places a transient: the app records its pass outside the graph's executions,
-    /// which alone bind transient memory. [`Graph::hand_off`](crate::Graph::hand_off) and
-    /// [`crate::simulate`] refuse what this refuses.
+    /// which alone bind transient memory. [`Graph::hand_off`](crate::Graph::hand_off) and the
+    /// simulation refuse what this refuses.
     ///
     /// See the [module example](crate::plan::handoff).
     pub fn app_batch(&self) -> Result<AppBatch<'_>> {

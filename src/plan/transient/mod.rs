@@ -245,8 +245,8 @@ impl super::Plan {
     /// transient that only culled passes use has no place and needs no memory.
     ///
     /// `finish()` runs this on every plan it makes (a kept or held plan keeps its
-    /// placements), and [`crate::simulate`] on every frame, so that a plan the executor could
-    /// not bind is refused in simulation too.
+    /// placements), and the simulation (module `simulate`, above this one) on every frame, so
+    /// that a plan the executor could not bind is refused in simulation too.
     pub(crate) fn check_placements(&self) -> Result<()> {
         let resources = &self.input.resources;
         let bad = |what: String| Err(Error::InvalidInput(what));
