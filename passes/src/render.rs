@@ -349,7 +349,8 @@ impl<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()>> Pass for Render<F> {
             min_depth: 0.0,
             max_depth: 1.0,
         };
-        let (device, cmd) = (r.device().clone(), r.cmd());
+        // The pass's own handle to the device: `r` goes to the draw code in between.
+        let (device, cmd) = (&self.views.device, r.cmd());
         // SAFETY: recording; the graph put every target in the layout its access names
         // (the layouts used here), and the views are alive until the execution completes.
         unsafe {

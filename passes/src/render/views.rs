@@ -14,7 +14,7 @@ use vk_baton::{ImageRange, StImage};
 /// The views the pass made (`None` where the target is a transient), per color target (and
 /// its resolve target), and for the depth target.
 pub(super) struct Views {
-    device: ash::Device,
+    pub(super) device: ash::Device,
     colors: Vec<(Option<vk::ImageView>, Option<vk::ImageView>)>,
     depth: Option<vk::ImageView>,
 }
