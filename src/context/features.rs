@@ -3,7 +3,7 @@
 //! Always, since vk-baton and a raster frame need them (all are required of a Vulkan 1.3
 //! device): `synchronization2` and `dynamicRendering` (1.3), `timelineSemaphore` (1.2). Where
 //! the device has them: `hostQueryReset` (1.2, GPU timings reset their queries with it) and the
-//! core features a renderer usually needs, listed in [`WHERE_SUPPORTED`]. Then whatever the app asks for in
+//! core features a renderer usually needs, listed in [`where_supported`]. Then whatever the app asks for in
 //! [`ContextOptions::features`](crate::ContextOptions::features) and
 //! [`ContextOptions::device_extensions`](crate::ContextOptions::device_extensions), which the
 //! device must have.
@@ -15,76 +15,20 @@ use std::ffi::CString;
 /// Core features the context enables when the device has them: what raster frames commonly
 /// use (independent blending, multi-draw and first-instance indirect draws, stores from vertex
 /// and fragment shaders, anisotropic sampling, sample shading, depth clamping, wireframes).
-pub(crate) const WHERE_SUPPORTED: vk::PhysicalDeviceFeatures = vk::PhysicalDeviceFeatures {
-    independent_blend: vk::TRUE,
-    multi_draw_indirect: vk::TRUE,
-    draw_indirect_first_instance: vk::TRUE,
-    vertex_pipeline_stores_and_atomics: vk::TRUE,
-    fragment_stores_and_atomics: vk::TRUE,
-    sampler_anisotropy: vk::TRUE,
-    sample_rate_shading: vk::TRUE,
-    depth_clamp: vk::TRUE,
-    fill_mode_non_solid: vk::TRUE,
-    ..ZERO
-};
-
-const ZERO: vk::PhysicalDeviceFeatures = vk::PhysicalDeviceFeatures {
-    robust_buffer_access: 0,
-    full_draw_index_uint32: 0,
-    image_cube_array: 0,
-    independent_blend: 0,
-    geometry_shader: 0,
-    tessellation_shader: 0,
-    sample_rate_shading: 0,
-    dual_src_blend: 0,
-    logic_op: 0,
-    multi_draw_indirect: 0,
-    draw_indirect_first_instance: 0,
-    depth_clamp: 0,
-    depth_bias_clamp: 0,
-    fill_mode_non_solid: 0,
-    depth_bounds: 0,
-    wide_lines: 0,
-    large_points: 0,
-    alpha_to_one: 0,
-    multi_viewport: 0,
-    sampler_anisotropy: 0,
-    texture_compression_etc2: 0,
-    texture_compression_astc_ldr: 0,
-    texture_compression_bc: 0,
-    occlusion_query_precise: 0,
-    pipeline_statistics_query: 0,
-    vertex_pipeline_stores_and_atomics: 0,
-    fragment_stores_and_atomics: 0,
-    shader_tessellation_and_geometry_point_size: 0,
-    shader_image_gather_extended: 0,
-    shader_storage_image_extended_formats: 0,
-    shader_storage_image_multisample: 0,
-    shader_storage_image_read_without_format: 0,
-    shader_storage_image_write_without_format: 0,
-    shader_uniform_buffer_array_dynamic_indexing: 0,
-    shader_sampled_image_array_dynamic_indexing: 0,
-    shader_storage_buffer_array_dynamic_indexing: 0,
-    shader_storage_image_array_dynamic_indexing: 0,
-    shader_clip_distance: 0,
-    shader_cull_distance: 0,
-    shader_float64: 0,
-    shader_int64: 0,
-    shader_int16: 0,
-    shader_resource_residency: 0,
-    shader_resource_min_lod: 0,
-    sparse_binding: 0,
-    sparse_residency_buffer: 0,
-    sparse_residency_image2_d: 0,
-    sparse_residency_image3_d: 0,
-    sparse_residency2_samples: 0,
-    sparse_residency4_samples: 0,
-    sparse_residency8_samples: 0,
-    sparse_residency16_samples: 0,
-    sparse_residency_aliased: 0,
-    variable_multisample_rate: 0,
-    inherited_queries: 0,
-};
+pub(crate) fn where_supported() -> vk::PhysicalDeviceFeatures {
+    vk::PhysicalDeviceFeatures {
+        independent_blend: vk::TRUE,
+        multi_draw_indirect: vk::TRUE,
+        draw_indirect_first_instance: vk::TRUE,
+        vertex_pipeline_stores_and_atomics: vk::TRUE,
+        fragment_stores_and_atomics: vk::TRUE,
+        sampler_anisotropy: vk::TRUE,
+        sample_rate_shading: vk::TRUE,
+        depth_clamp: vk::TRUE,
+        fill_mode_non_solid: vk::TRUE,
+        ..Default::default()
+    }
+}
 
 /// The features as one `VkBool32` per feature, in declaration order.
 fn words(f: &vk::PhysicalDeviceFeatures) -> &[vk::Bool32] {
@@ -129,7 +73,7 @@ pub(crate) struct Chosen {
     pub(crate) extensions: Vec<CString>,
 }
 
-/// Chooses the features and extensions of the context's device: [`WHERE_SUPPORTED`] as far as
+/// Chooses the features and extensions of the context's device: [`where_supported`] as far as
 /// the device has them, plus `wanted`, which it must have, as it must have every extension of
 /// `extensions`.
 ///
@@ -167,7 +111,7 @@ pub(crate) unsafe fn choose(
             e.to_string_lossy()
         )));
     }
-    let mut core = both(&WHERE_SUPPORTED, &supported);
+    let mut core = both(&where_supported(), &supported);
     for (c, w) in words_mut(&mut core).iter_mut().zip(words(wanted)) {
         *c |= *w;
     }
@@ -204,12 +148,12 @@ mod tests {
         let a = vk::PhysicalDeviceFeatures {
             independent_blend: vk::TRUE,
             wide_lines: vk::TRUE,
-            ..ZERO
+            ..Default::default()
         };
         let b = vk::PhysicalDeviceFeatures {
             wide_lines: vk::TRUE,
             inherited_queries: vk::TRUE,
-            ..ZERO
+            ..Default::default()
         };
         assert_eq!(names(&both(&a, &b)), ["wide_lines"]);
         assert_eq!(names(&a), ["independent_blend", "wide_lines"]);
@@ -217,7 +161,8 @@ mod tests {
         assert!(names(&not_a).contains(&"inherited_queries".to_owned()));
         assert!(!names(&not_a).contains(&"wide_lines".to_owned()));
         assert_eq!(names(&both(&a, &not_a)), Vec::<String>::new());
-        assert_eq!(names(&ZERO), Vec::<String>::new());
-        assert_eq!(words(&ZERO).len(), 55);
+        let zero = vk::PhysicalDeviceFeatures::default();
+        assert_eq!(names(&zero), Vec::<String>::new());
+        assert_eq!(words(&zero).len(), 55);
     }
 }
