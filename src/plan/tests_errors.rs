@@ -68,6 +68,74 @@ fn a_queue_without_the_capability_is_rejected() {
     assert!(e.to_string().contains("transfer"));
 }
 
+/// A discard of contents the access only reads (LOAD with a discard, a read-only depth test
+/// that discards) contradicts itself; a write that discards is the normal CLEAR.
+#[test]
+fn a_discard_on_a_read_only_use_is_rejected() {
+    let input = |access| PlanInput {
+        queues: vec![QueueDecl::new("gfx", 0, GFX)],
+        resources: vec![image("target")],
+        passes: vec![PassDecl::new("draw", 0).with_use(UseDecl::new(0, access).discard())],
+    };
+    for read in [
+        Access::DEPTH_ATTACHMENT_READ,
+        Access::FRAGMENT_SHADER_SAMPLED_READ,
+    ] {
+        let e = plan(&input(read)).expect_err("a read that discards");
+        assert!(matches!(e, Error::InvalidInput(_)), "{e}");
+        let text = e.to_string();
+        assert!(
+            text.contains("discards the contents of `target` but only reads"),
+            "{text}"
+        );
+    }
+    assert!(plan(&input(Access::COLOR_ATTACHMENT_WRITE)).is_ok());
+    assert!(plan(&input(Access::COLOR_ATTACHMENT_READ_WRITE)).is_ok()); // CLEAR, then blend
+}
+
+/// An attachment access must fit the format's aspects, whatever usage flags claim.
+#[test]
+fn an_attachment_on_the_wrong_aspect_is_rejected() {
+    let usage =
+        vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT;
+    let mut depth = ResourceDecl::image("depth", 1, 1, usage);
+    if let ResourceKind::Image { aspect, .. } = &mut depth.kind {
+        *aspect = vk::ImageAspectFlags::DEPTH;
+    }
+    let color = ResourceDecl::image("albedo", 1, 1, usage);
+    let cases = [
+        (
+            depth.clone(),
+            Access::COLOR_ATTACHMENT_WRITE,
+            "as a color attachment",
+        ),
+        (
+            color.clone(),
+            Access::DEPTH_ATTACHMENT_WRITE,
+            "as a depth/stencil attachment",
+        ),
+        (
+            color,
+            Access::DEPTH_ATTACHMENT_READ,
+            "only the COLOR aspect",
+        ),
+    ];
+    for (res, access, says) in cases {
+        let e = plan_err(
+            vec![QueueDecl::new("gfx", 0, GFX)],
+            vec![res],
+            vec![pass("draw", 0, &[(0, access)])],
+        );
+        assert!(e.to_string().contains(says), "{e}");
+    }
+    let ok = PlanInput {
+        queues: vec![QueueDecl::new("gfx", 0, GFX)],
+        resources: vec![depth],
+        passes: vec![pass("draw", 0, &[(0, Access::DEPTH_ATTACHMENT_WRITE)])],
+    };
+    assert!(plan(&ok).is_ok());
+}
+
 #[test]
 fn usage_flags_are_checked() {
     let no_storage = ResourceDecl::image("img", 1, 1, vk::ImageUsageFlags::SAMPLED);

@@ -81,7 +81,8 @@ fn buffer(concurrent: bool) -> ResourceDecl {
     }
 }
 
-fn image(concurrent: bool) -> ResourceDecl {
+/// An image of every usage, with a depth aspect for the depth/stencil attachment rows.
+fn image(concurrent: bool, access: Access) -> ResourceDecl {
     let usage = vk::ImageUsageFlags::TRANSFER_SRC
         | vk::ImageUsageFlags::TRANSFER_DST
         | vk::ImageUsageFlags::SAMPLED
@@ -89,7 +90,15 @@ fn image(concurrent: bool) -> ResourceDecl {
         | vk::ImageUsageFlags::COLOR_ATTACHMENT
         | vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
         | vk::ImageUsageFlags::INPUT_ATTACHMENT;
-    let r = ResourceDecl::image("img", 1, 1, usage);
+    let mut r = ResourceDecl::image("img", 1, 1, usage);
+    if access
+        .image_usage
+        .contains(vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT)
+    {
+        if let ResourceKind::Image { aspect, .. } = &mut r.kind {
+            *aspect = vk::ImageAspectFlags::DEPTH;
+        }
+    }
     if concurrent {
         r.concurrent()
     } else {
@@ -168,7 +177,7 @@ fn every_named_access_on_every_kind_of_queue() {
                 for concurrent in [false, true] {
                     let kinds = [
                         (for_buffer, buffer(concurrent)),
-                        (for_image, image(concurrent)),
+                        (for_image, image(concurrent, a)),
                     ];
                     for res in kinds.into_iter().filter(|r| r.0).map(|r| r.1) {
                         let write = on("write-other", o, Access::TRANSFER_WRITE);

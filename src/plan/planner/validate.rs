@@ -48,6 +48,7 @@ pub(super) fn validate(input: &PlanInput) -> Result<()> {
                 ))
             })?;
             let a = &u.access;
+            check_meaning(pass, res, u)?;
             if !a.runs_on(queue.caps) {
                 return Err(Error::QueueCapability {
                     pass: pass.name.clone(),
@@ -134,4 +135,50 @@ pub(super) fn validate(input: &PlanInput) -> Result<()> {
         }
     }
     super::last_use::check(input)
+}
+
+/// A use that contradicts itself or its resource: a discard of contents the access only reads
+/// (a load op LOAD, a read-only attachment), or an attachment access on an image without that
+/// aspect (a color attachment on a depth format, a depth attachment on a color format).
+fn check_meaning(pass: &PassDecl, res: &ResourceDecl, u: &UseDecl) -> Result<()> {
+    let a = &u.access;
+    if u.discard && !a.is_write() {
+        return Err(Error::InvalidInput(format!(
+            "pass `{}` discards the contents of `{}` but only reads them ({}): a load op LOAD \
+             or a read-only use needs the old contents; drop the discard, or declare a write",
+            pass.name,
+            res.name,
+            a.name().unwrap_or("a read-only access"),
+        )));
+    }
+    let ResourceKind::Image { aspect, .. } = res.kind else {
+        return Ok(());
+    };
+    let needs = if a
+        .image_usage
+        .contains(vk::ImageUsageFlags::COLOR_ATTACHMENT)
+    {
+        vk::ImageAspectFlags::COLOR
+    } else if a
+        .image_usage
+        .contains(vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT)
+    {
+        vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL
+    } else {
+        return Ok(());
+    };
+    if !aspect.intersects(needs) {
+        return Err(Error::InvalidInput(format!(
+            "pass `{}` uses `{}` as a {} attachment, but its format has only the {aspect:?} \
+             aspect",
+            pass.name,
+            res.name,
+            if needs == vk::ImageAspectFlags::COLOR {
+                "color"
+            } else {
+                "depth/stencil"
+            },
+        )));
+    }
+    Ok(())
 }
