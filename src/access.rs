@@ -116,6 +116,49 @@ impl Access {
         self
     }
 
+    /// The layout this access takes on `aspect` alone: a use narrowed to DEPTH or STENCIL of
+    /// a depth/stencil image ([`Use::aspect`](crate::pass::Use::aspect)) moves that aspect to its own
+    /// layout, `DEPTH_STENCIL_ATTACHMENT_OPTIMAL` becoming `DEPTH_ATTACHMENT_OPTIMAL` or
+    /// `STENCIL_ATTACHMENT_OPTIMAL`, and `DEPTH_STENCIL_READ_ONLY_OPTIMAL` becoming
+    /// `DEPTH_READ_ONLY_OPTIMAL` or `STENCIL_READ_ONLY_OPTIMAL`. Any other layout, and any
+    /// other aspect mask (both aspects, COLOR), is [`Access::layout`](Self::layout) unchanged.
+    ///
+    /// A pass that records `vkCmdBeginRendering` names these layouts in its attachments. A
+    /// decal pass tests depth without writing it and writes stencil:
+    ///
+    /// ```
+    /// use vk_baton::{ash::vk, Access};
+    /// use vk::ImageAspectFlags as A;
+    /// let (depth, stencil) = (Access::DEPTH_ATTACHMENT_READ, Access::DEPTH_ATTACHMENT_WRITE);
+    /// let view = vk::ImageView::null(); // a view of both aspects of the D24_UNORM_S8_UINT image
+    /// let depth_attachment = vk::RenderingAttachmentInfo::default()
+    ///     .image_view(view)
+    ///     .image_layout(depth.layout_in(A::DEPTH))
+    ///     .load_op(vk::AttachmentLoadOp::LOAD)
+    ///     .store_op(vk::AttachmentStoreOp::NONE);
+    /// let stencil_attachment = vk::RenderingAttachmentInfo::default()
+    ///     .image_view(view)
+    ///     .image_layout(stencil.layout_in(A::STENCIL))
+    ///     .load_op(vk::AttachmentLoadOp::CLEAR)
+    ///     .store_op(vk::AttachmentStoreOp::STORE);
+    /// assert_eq!(depth_attachment.image_layout, vk::ImageLayout::DEPTH_READ_ONLY_OPTIMAL);
+    /// assert_eq!(stencil_attachment.image_layout, vk::ImageLayout::STENCIL_ATTACHMENT_OPTIMAL);
+    /// // Both aspects together keep the combined layout.
+    /// assert_eq!(stencil.layout_in(A::DEPTH | A::STENCIL), vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL);
+    /// ```
+    pub const fn layout_in(&self, aspect: vk::ImageAspectFlags) -> vk::ImageLayout {
+        use vk::ImageLayout as L;
+        let depth = aspect.as_raw() == vk::ImageAspectFlags::DEPTH.as_raw();
+        let stencil = aspect.as_raw() == vk::ImageAspectFlags::STENCIL.as_raw();
+        match self.layout {
+            L::DEPTH_STENCIL_ATTACHMENT_OPTIMAL if depth => L::DEPTH_ATTACHMENT_OPTIMAL,
+            L::DEPTH_STENCIL_ATTACHMENT_OPTIMAL if stencil => L::STENCIL_ATTACHMENT_OPTIMAL,
+            L::DEPTH_STENCIL_READ_ONLY_OPTIMAL if depth => L::DEPTH_READ_ONLY_OPTIMAL,
+            L::DEPTH_STENCIL_READ_ONLY_OPTIMAL if stencil => L::STENCIL_READ_ONLY_OPTIMAL,
+            other => other,
+        }
+    }
+
     /// The name of the table row this access is, if it is one.
     ///
     /// ```

@@ -1,10 +1,15 @@
 //! Subresource and byte ranges, and the interval map the planner tracks state in.
 //!
-//! An image's state is tracked per (mip level, array layer) cell; a buffer's per byte. Both
-//! become half-open intervals of `u64` keys so one [`RangeMap`] serves both.
+//! An image's state is tracked per (mip level, array layer, plane) cell, where a format with
+//! both depth and stencil has two planes (depth, then stencil) and every other format one; a
+//! buffer's per byte. Both become half-open intervals of `u64` keys so one [`RangeMap`] serves
+//! both. [`CellGrid`] is the one place that numbers an image's cells.
 
 use ash::vk;
 use std::ops::Range;
+
+mod cells;
+pub(crate) use cells::CellGrid;
 
 /// Mip levels and array layers of an image (all aspects of its format).
 ///
@@ -95,9 +100,9 @@ impl ImageRange {
                 .is_some_and(|e| e <= layers)
     }
 
-    /// The cell intervals (`mip * layers + layer`) this range covers, in an image of `layers`
-    /// array layers.
-    pub(crate) fn cells(&self, layers: u32) -> Vec<Range<u64>> {
+    /// The (mip, layer) intervals (`mip * layers + layer`) this range covers, in an image of
+    /// `layers` array layers. [`CellGrid::cells`] adds the planes.
+    fn cells(&self, layers: u32) -> Vec<Range<u64>> {
         let l = layers as u64;
         if self.base_layer == 0 && self.layer_count == layers {
             let s = self.base_mip as u64 * l;
@@ -112,11 +117,8 @@ impl ImageRange {
             .collect()
     }
 
-    /// The smallest set of rectangular ranges covering a cell interval.
-    pub(crate) fn from_cells(
-        cells: Range<u64>,
-        layers: u32,
-    ) -> smallvec::SmallVec<[ImageRange; 1]> {
+    /// The smallest set of rectangular ranges covering a (mip, layer) interval.
+    fn from_cells(cells: Range<u64>, layers: u32) -> smallvec::SmallVec<[ImageRange; 1]> {
         let l = layers as u64;
         let mut out = smallvec::SmallVec::new();
         let mut c = cells.start;

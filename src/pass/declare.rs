@@ -130,7 +130,8 @@ pub(crate) struct Declared {
 /// Collects a pass's declarations; handed to [`Pass::declare`](super::Pass::declare).
 ///
 /// Every use is one call to [`Declare::uses`]: the resource, the access, then optionally
-/// [`Use::range`] (part of it) and [`Use::discard`] (its old contents are not needed).
+/// [`Use::range`] (part of it), [`Use::aspect`] (depth or stencil alone) and [`Use::discard`]
+/// (its old contents are not needed).
 ///
 /// ```no_run
 /// # fn f(d: &mut vk_baton::Declare<'_>, img: &std::sync::Arc<vk_baton::StImage>, buf: &std::sync::Arc<vk_baton::StBuffer>) {
@@ -223,7 +224,8 @@ impl UseTarget for Resource {
     type Range = SubRange;
 }
 
-/// The use [`Declare::uses`] just declared, to narrow it: [`Use::range`], [`Use::discard`].
+/// The use [`Declare::uses`] just declared, to narrow it: [`Use::range`], [`Use::aspect`],
+/// [`Use::discard`].
 /// The use is declared already; dropping this changes nothing.
 ///
 /// ```no_run
@@ -249,6 +251,31 @@ impl<T: UseTarget + ?Sized> Use<'_, T> {
     /// ```
     pub fn range(self, range: T::Range) -> Self {
         self.declared.range = Some(T::sub_range(range));
+        self
+    }
+
+    /// Only `aspect` of an image (DEPTH or STENCIL of a depth/stencil format); without it,
+    /// the use covers every aspect. The two aspects of a format with both are tracked apart,
+    /// each with its own layout and last accesses, so one pass may test depth read-only while
+    /// it writes stencil (decals, stencil-masked lighting): two uses, one per aspect. A use
+    /// on one aspect takes that aspect's layout ([`Access::layout_in`]), which the pass names
+    /// in its `VkRenderingAttachmentInfo`.
+    ///
+    /// A barrier on one aspect of an image with both needs the device feature
+    /// `separateDepthStencilLayouts` (Vulkan 1.2; [`Context`](crate::Context) enables it
+    /// where supported). An aspect the format lacks, or one on a buffer, fails the graph's
+    /// `finish()` with [`Error::InvalidInput`](crate::Error::InvalidInput).
+    ///
+    /// ```no_run
+    /// # fn f(d: &mut vk_baton::Declare<'_>, ds: &std::sync::Arc<vk_baton::StImage>) {
+    /// use vk_baton::{ash::vk, Access};
+    /// // Depth tested, not written; stencil written where a decal lands.
+    /// d.uses(ds, Access::DEPTH_ATTACHMENT_READ).aspect(vk::ImageAspectFlags::DEPTH);
+    /// d.uses(ds, Access::DEPTH_ATTACHMENT_WRITE).aspect(vk::ImageAspectFlags::STENCIL);
+    /// # }
+    /// ```
+    pub fn aspect(self, aspect: vk::ImageAspectFlags) -> Self {
+        self.declared.aspect = aspect;
         self
     }
 

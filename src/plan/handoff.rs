@@ -186,6 +186,7 @@ mod tests {
         let image = |scopes| ImageBarrier {
             resource: 0,
             range: ImageRange::mip(0, 1),
+            aspect: vk::ImageAspectFlags::COLOR,
             scopes,
             old_layout: vk::ImageLayout::TRANSFER_DST_OPTIMAL,
             new_layout: vk::ImageLayout::GENERAL,

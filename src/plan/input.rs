@@ -3,7 +3,7 @@
 
 use super::{SegmentState, TransientMemory};
 use crate::access::Access;
-use crate::range::{BufferRange, ImageRange, SubRange};
+use crate::range::{BufferRange, CellGrid, ImageRange, SubRange};
 use ash::vk;
 
 /// Everything the planner needs: the queues, the resources (with the state earlier graphs left
@@ -116,8 +116,9 @@ pub struct ResourceDecl {
     pub kind: ResourceKind,
     /// `VK_SHARING_MODE_CONCURRENT`: never an ownership transfer.
     pub concurrent: bool,
-    /// The tracked state per cell range (images: `mip * layers + layer`; buffers: bytes),
-    /// as earlier graphs or the app left it. Queue fields index [`PlanInput::queues`].
+    /// The tracked state per cell range (images: `(mip * layers + layer) * planes + plane`,
+    /// where a format with depth and stencil has two planes, depth then stencil, and others
+    /// one; buffers: bytes), as earlier graphs or the app left it. Queue fields index [`PlanInput::queues`].
     pub initial: Vec<(std::ops::Range<u64>, SegmentState<usize>)>,
     /// `Some`: a transient, whose contents live only inside one execution and whose memory
     /// the plan places, possibly shared with other transients ([`ResourceDecl::transient`]).
@@ -238,11 +239,30 @@ impl ResourceDecl {
 }
 
 impl ResourceKind {
-    /// Number of tracking cells: mips × layers for images, bytes for buffers.
+    /// Number of tracking cells: mips × layers × planes for images (two planes, depth and
+    /// stencil, for a format with both; one otherwise), bytes for buffers.
+    ///
+    /// ```
+    /// use vk_baton::{ash::vk, plan::ResourceKind};
+    /// let usage = vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT;
+    /// let aspect = vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL;
+    /// // Depth and stencil of each (mip, layer) are tracked apart.
+    /// assert_eq!(ResourceKind::Image { mips: 1, layers: 6, aspect, usage }.cells(), 12);
+    /// let aspect = vk::ImageAspectFlags::DEPTH;
+    /// assert_eq!(ResourceKind::Image { mips: 1, layers: 6, aspect, usage }.cells(), 6);
+    /// ```
     pub fn cells(&self) -> u64 {
         match *self {
-            Self::Image { mips, layers, .. } => mips as u64 * layers as u64,
+            Self::Image { mips, .. } => self.grid().map_or(0, |g| g.count(mips)),
             Self::Buffer { size, .. } => size,
+        }
+    }
+
+    /// How an image's cells are numbered; `None` for a buffer.
+    pub(crate) fn grid(&self) -> Option<CellGrid> {
+        match *self {
+            Self::Image { layers, aspect, .. } => Some(CellGrid::new(layers, aspect)),
+            Self::Buffer { .. } => None,
         }
     }
 
@@ -279,6 +299,7 @@ impl ResourceKind {
 /// assert_eq!(u.resource, 2);
 /// assert!(u.access.is_write() && u.discard);
 /// assert_eq!(u.range, Some(SubRange::Buffer(BufferRange { offset: 64, size: 64 })));
+/// assert!(u.aspect.is_empty()); // every aspect (buffers have none)
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct UseDecl {
@@ -288,6 +309,9 @@ pub struct UseDecl {
     pub access: Access,
     /// Which part; `None` is the whole resource.
     pub range: Option<SubRange>,
+    /// Which aspects of an image; empty is every aspect of its format. Only DEPTH or STENCIL
+    /// of a format with both narrows anything (see [`UseDecl::aspect`]); buffers take none.
+    pub aspect: vk::ImageAspectFlags,
     /// The pass overwrites every byte of the range without reading it: old contents are not
     /// needed, so there is no ownership transfer and images transition from UNDEFINED.
     pub discard: bool,
@@ -300,6 +324,7 @@ impl UseDecl {
             resource,
             access,
             range: None,
+            aspect: vk::ImageAspectFlags::empty(),
             discard: false,
         }
     }
@@ -364,6 +389,49 @@ impl UseDecl {
     /// ```
     pub fn discard(mut self) -> Self {
         self.discard = true;
+        self
+    }
+
+    /// The same use, limited to `aspect` of an image: DEPTH or STENCIL of a format with both
+    /// is tracked apart from the other, with its own layout ([`Access::layout_in`]) and last
+    /// accesses. A decal pass tests depth read-only while it writes stencil.
+    ///
+    /// An aspect the format lacks, or any aspect on a buffer, is refused
+    /// ([`Error::InvalidInput`](crate::Error::InvalidInput)). A barrier on one aspect of a
+    /// two-aspect image needs the device's `separateDepthStencilLayouts` feature (Vulkan 1.2,
+    /// which [`Context`](crate::Context) enables where supported).
+    ///
+    /// ```
+    /// use vk_baton::plan::*;
+    /// use vk_baton::{ash::vk, Access};
+    /// use vk::ImageAspectFlags as A;
+    /// let mut ds = ResourceDecl::image("depth", 1, 1, vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT);
+    /// ds.kind = ResourceKind::Image { aspect: A::DEPTH | A::STENCIL, ..ds.kind };
+    /// let input = PlanInput {
+    ///     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS)],
+    ///     resources: vec![ds],
+    ///     passes: vec![
+    ///         PassDecl::new("prepass", 0).with_use(UseDecl::new(0, Access::DEPTH_ATTACHMENT_WRITE).discard()),
+    ///         PassDecl::new("decals", 0)
+    ///             .with_use(UseDecl::new(0, Access::DEPTH_ATTACHMENT_READ).aspect(A::DEPTH))
+    ///             .with_use(UseDecl::new(0, Access::DEPTH_ATTACHMENT_WRITE).aspect(A::STENCIL)),
+    ///     ],
+    /// };
+    /// let plan = plan(&input).unwrap();
+    /// let Command::Barrier(b) = &plan.queues[0].batches[0].commands[2] else { panic!("{plan}") };
+    /// // Depth becomes read-only; stencil stays writable, each in its own layout.
+    /// let layouts: Vec<_> = b.images.iter().map(|i| (i.aspect, i.new_layout)).collect();
+    /// assert_eq!(layouts, [
+    ///     (A::DEPTH, vk::ImageLayout::DEPTH_READ_ONLY_OPTIMAL),
+    ///     (A::STENCIL, vk::ImageLayout::STENCIL_ATTACHMENT_OPTIMAL),
+    /// ]);
+    /// // Narrowing to an aspect the image lacks is refused.
+    /// let mut color = input.clone();
+    /// color.resources[0] = ResourceDecl::image("c", 1, 1, vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT);
+    /// assert!(matches!(plan(&color), Err(vk_baton::Error::InvalidInput(_))));
+    /// ```
+    pub fn aspect(mut self, aspect: vk::ImageAspectFlags) -> Self {
+        self.aspect = aspect;
         self
     }
 }

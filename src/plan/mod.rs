@@ -116,7 +116,9 @@ pub use timeline::TimelineValues;
 pub use transient::{TransientHeap, TransientMemory, TransientPlacement, TransientPlan, UseSite};
 
 use crate::access::Access;
-use crate::range::{BufferRange, ImageRange, SubRange};
+#[cfg(test)]
+use crate::range::ImageRange;
+use crate::range::{BufferRange, SubRange};
 use ash::vk;
 
 #[cfg(test)]

@@ -189,6 +189,10 @@ pub struct ImageBarrier {
     pub resource: usize,
     /// The mip levels and layers.
     pub range: ImageRange,
+    /// The aspects: every aspect of the format, or DEPTH or STENCIL alone where the two
+    /// planes of a depth/stencil image are in different states
+    /// ([`UseDecl::aspect`](super::UseDecl::aspect)).
+    pub aspect: vk::ImageAspectFlags,
     /// Stages, accesses and ownership.
     pub scopes: Scopes,
     /// Layout before.

@@ -34,7 +34,7 @@
 use super::queue_stages::{self, on_queue};
 use super::*;
 use crate::error::{Error, Result};
-use crate::range::RangeMap;
+use crate::range::{CellGrid, RangeMap};
 use smallvec::SmallVec;
 use std::collections::HashMap;
 

@@ -83,6 +83,7 @@ fn img_barrier(r: usize, old: L, new: L, s: Scopes) -> ImageBarrier {
             base_layer: 0,
             layer_count: 1,
         },
+        aspect: vk::ImageAspectFlags::COLOR,
         scopes: s,
         old_layout: old,
         new_layout: new,

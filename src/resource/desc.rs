@@ -206,14 +206,23 @@ impl ImageDesc {
         }
     }
 
-    /// Number of tracking cells: `mip_levels * array_layers`.
+    /// Number of tracking cells: `mip_levels * array_layers * planes`, where a format with
+    /// both depth and stencil has two planes (each aspect has its own layout and last
+    /// accesses) and any other format one.
     ///
     /// ```
     /// # use vk_baton::{ash::vk, ImageDesc};
     /// assert_eq!(ImageDesc::storage_2d(4, 4, vk::Format::R8_UNORM).mips(2).layers(3).cells(), 6);
+    /// let ds = ImageDesc::new_2d(4, 4, vk::Format::D32_SFLOAT_S8_UINT, vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT);
+    /// assert_eq!(ds.cells(), 2);
     /// ```
     pub fn cells(&self) -> u64 {
-        self.mip_levels as u64 * self.array_layers as u64
+        self.grid().count(self.mip_levels)
+    }
+
+    /// How the image's cells are numbered.
+    pub(crate) fn grid(&self) -> crate::range::CellGrid {
+        crate::range::CellGrid::new(self.array_layers, self.aspect())
     }
 
     pub(super) fn create_info(&self) -> vk::ImageCreateInfo<'_> {

@@ -13,7 +13,7 @@
 use super::flags::{Scope, Universe, OWNERSHIP_STAGE, WRITES};
 use super::{Actor, HazardKind, Violation, OWNERSHIP_TRANSFER_USES_ALL_STAGES};
 use crate::plan::{Command, Plan, ResourceKind, TimelineValues, WaitTarget};
-use crate::range::{ImageRange, SubRange};
+use crate::range::{CellGrid, SubRange};
 use ash::vk;
 use std::collections::BTreeSet;
 use std::ops::Range;
@@ -53,6 +53,8 @@ pub(super) enum OpKind {
         old: vk::ImageLayout,
         new: vk::ImageLayout,
         range: SubRange,
+        /// The image aspects it names (empty for a buffer).
+        aspect: vk::ImageAspectFlags,
     },
     /// A queue family ownership acquire (destination family side).
     Acquire {
@@ -61,6 +63,8 @@ pub(super) enum OpKind {
         old: vk::ImageLayout,
         new: vk::ImageLayout,
         range: SubRange,
+        /// The image aspects it names (empty for a buffer).
+        aspect: vk::ImageAspectFlags,
     },
     /// The presentation engine handing a swapchain image back (a binary wait with guards).
     External,
@@ -205,16 +209,42 @@ pub(super) struct Model {
     pub violations: Vec<Violation>,
 }
 
-fn use_cells(kind: &ResourceKind, range: Option<SubRange>) -> Option<Vec<Range<u64>>> {
+/// The cells a use or a barrier names: `range` (`None`: all of it) on `aspect` (empty: every
+/// aspect). `None` where they do not fit the resource.
+fn use_cells(
+    kind: &ResourceKind,
+    range: Option<SubRange>,
+    aspect: vk::ImageAspectFlags,
+) -> Option<Vec<Range<u64>>> {
+    if let ResourceKind::Image {
+        mips,
+        layers,
+        aspect: all,
+        ..
+    } = *kind
+    {
+        let r = match range.unwrap_or(kind.whole()) {
+            SubRange::Image(r) => r,
+            SubRange::Buffer(_) => return None,
+        };
+        let fits = r.fits(mips, layers) && all.contains(aspect);
+        return fits.then(|| CellGrid::new(layers, all).cells(&r, aspect).to_vec());
+    }
     match (kind, range) {
-        (_, None) => Some(std::iter::once(0..kind.cells()).collect()),
-        (ResourceKind::Image { mips, layers, .. }, Some(SubRange::Image(r))) => {
-            r.fits(*mips, *layers).then(|| r.cells(*layers))
-        }
+        (_, None) if aspect.is_empty() => Some(std::iter::once(0..kind.cells()).collect()),
         (ResourceKind::Buffer { size, .. }, Some(SubRange::Buffer(b))) => (b.size > 0
             && b.offset.checked_add(b.size).is_some_and(|e| e <= *size))
         .then(|| vec![b.bytes()]),
         _ => None,
+    }
+}
+
+/// The layout a use expects: its access's, or that aspect's own where it names one plane of a
+/// depth/stencil image (`Access::layout_in`).
+fn use_layout(kind: &ResourceKind, us: &crate::plan::UseDecl) -> vk::ImageLayout {
+    match kind.grid().and_then(|g| g.narrowed(us.aspect)) {
+        Some(a) => us.access.layout_in(a),
+        None => us.access.layout,
     }
 }
 
@@ -333,7 +363,7 @@ impl Model {
                     if let Some(c) = m
                         .res_kinds
                         .get(us.resource)
-                        .and_then(|k| use_cells(k, us.range))
+                        .and_then(|k| use_cells(k, us.range, us.aspect))
                     {
                         add(&mut bounds, us.resource, &c);
                     }
@@ -361,10 +391,10 @@ impl Model {
                             u.note_access(s.src_access | s.dst_access);
                         }
                         for i in &bc.images {
-                            if let Some(ResourceKind::Image { layers, .. }) =
-                                m.res_kinds.get(i.resource)
-                            {
-                                add(&mut bounds, i.resource, &i.range.cells(*layers));
+                            let kind = m.res_kinds.get(i.resource);
+                            let range = Some(SubRange::Image(i.range));
+                            if let Some(c) = kind.and_then(|k| use_cells(k, range, i.aspect)) {
+                                add(&mut bounds, i.resource, &c);
                             }
                         }
                         for b in &bc.buffers {
@@ -487,16 +517,21 @@ impl Model {
             }
         }
         let parts: Vec<String> = match self.res_kinds[r] {
-            ResourceKind::Image { layers, .. } => merged
+            ResourceKind::Image { layers, aspect, .. } => merged
                 .iter()
-                .flat_map(|c| ImageRange::from_cells(c.clone(), layers))
-                .map(|i| {
+                .flat_map(|c| CellGrid::new(layers, aspect).ranges(c.clone()))
+                .map(|(i, a)| {
                     format!(
-                        "mips {}..{} layers {}..{}",
+                        "mips {}..{} layers {}..{}{}",
                         i.base_mip,
                         i.base_mip + i.mip_count,
                         i.base_layer,
-                        i.base_layer + i.layer_count
+                        i.base_layer + i.layer_count,
+                        if a == aspect {
+                            String::new()
+                        } else {
+                            format!(" {a:?}")
+                        }
                     )
                 })
                 .collect(),

@@ -70,7 +70,7 @@ impl BarrierScratch {
                     .src_queue_family_index(src_family)
                     .dst_queue_family_index(dst_family)
                     .image(img.handle())
-                    .subresource_range(ib.range.to_vk(img.desc().aspect())),
+                    .subresource_range(ib.range.to_vk(ib.aspect)),
             );
         }
         let first_memory = self.memory.len();

@@ -397,6 +397,7 @@ mod tests {
         let image = ImageBarrier {
             resource: 1,
             range: ImageRange::mip(0, 1),
+            aspect: vk::ImageAspectFlags::COLOR,
             scopes: scopes(Some((2, 0))),
             old_layout: vk::ImageLayout::GENERAL,
             new_layout: vk::ImageLayout::GENERAL,

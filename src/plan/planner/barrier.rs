@@ -22,11 +22,12 @@ pub(super) fn push_barrier(
         a.dst_access |= s.dst_access;
     };
     match *kind {
-        ResourceKind::Image { layers, .. } => {
-            for range in ImageRange::from_cells(cells, layers) {
+        ResourceKind::Image { layers, aspect, .. } => {
+            for (range, aspect) in CellGrid::new(layers, aspect).ranges(cells) {
                 let at = match cmd.images.iter().position(|b| {
                     b.resource == r
                         && b.range == range
+                        && b.aspect == aspect
                         && b.old_layout == old_layout
                         && b.new_layout == new_layout
                         && b.scopes.families == s.families
@@ -39,6 +40,7 @@ pub(super) fn push_barrier(
                         cmd.images.push(ImageBarrier {
                             resource: r,
                             range,
+                            aspect,
                             scopes: s,
                             old_layout,
                             new_layout,

@@ -5,26 +5,35 @@
 use super::*;
 use std::collections::BTreeMap;
 
-fn cell_ranges(
-    kind: &ResourceKind,
-    range: Option<SubRange>,
-) -> SmallVec<[std::ops::Range<u64>; 1]> {
-    // A whole resource is one run of cells, whatever its kind.
-    let Some(range) = range else {
-        return smallvec::smallvec![0..kind.cells()];
+/// The cells a use covers, and the access it performs there: a use narrowed to one plane of
+/// a depth/stencil image takes that aspect's layout.
+fn use_cells(kind: &ResourceKind, u: &UseDecl) -> (SmallVec<[std::ops::Range<u64>; 1]>, Access) {
+    let Some(grid) = kind.grid() else {
+        let cells = match u.range {
+            Some(SubRange::Buffer(b)) => smallvec::smallvec![b.bytes()],
+            None => smallvec::smallvec![0..kind.cells()],
+            // Mismatched kinds are rejected by `validate`.
+            Some(SubRange::Image(_)) => SmallVec::new(),
+        };
+        return (cells, u.access);
     };
-    match (kind, range) {
-        (ResourceKind::Image { layers, .. }, SubRange::Image(r))
-            if r.base_layer == 0 && r.layer_count == *layers =>
-        {
-            let l = *layers as u64;
-            smallvec::smallvec![r.base_mip as u64 * l..(r.base_mip + r.mip_count) as u64 * l]
-        }
-        (ResourceKind::Image { layers, .. }, SubRange::Image(r)) => r.cells(*layers).into(),
-        (ResourceKind::Buffer { .. }, SubRange::Buffer(b)) => smallvec::smallvec![b.bytes()],
+    let plane = grid.narrowed(u.aspect);
+    let access = match plane {
+        Some(a) => u.access.with_layout(u.access.layout_in(a)),
+        None => u.access,
+    };
+    let cells = match (u.range, plane) {
+        // Every plane of the whole image is one run of cells.
+        (None, None) => smallvec::smallvec![0..kind.cells()],
+        (None, Some(_)) => match kind.whole() {
+            SubRange::Image(r) => grid.cells(&r, u.aspect),
+            SubRange::Buffer(_) => SmallVec::new(),
+        },
+        (Some(SubRange::Image(r)), _) => grid.cells(&r, u.aspect),
         // Mismatched kinds are rejected by `validate`.
-        _ => SmallVec::new(),
-    }
+        (Some(SubRange::Buffer(_)), _) => SmallVec::new(),
+    };
+    (cells, access)
 }
 
 /// What one pass does to one segment, after folding all its uses of it.
@@ -71,11 +80,12 @@ impl Planner<'_> {
             .any(|(k, u)| uses[..k].iter().any(|v| v.resource == u.resource));
         if !repeated {
             for u in uses {
+                let (cells, access) = use_cells(&self.input.resources[u.resource].kind, u);
                 let seg_use = SegUse {
-                    access: u.access,
+                    access,
                     discard: u.discard,
                 };
-                for cells in cell_ranges(&self.input.resources[u.resource].kind, u.range) {
+                for cells in cells {
                     self.access_cells(i, u.resource, cells, seg_use, &mut node)?;
                 }
             }
@@ -86,17 +96,18 @@ impl Planner<'_> {
                 let m = by_resource
                     .entry(u.resource)
                     .or_insert_with(|| RangeMap::new(kind.cells(), None));
-                for cells in cell_ranges(kind, u.range) {
+                let (cells, access) = use_cells(kind, u);
+                for cells in cells {
                     m.update(cells, |old| {
                         Some(match old {
                             None => SegUse {
-                                access: u.access,
+                                access,
                                 discard: u.discard,
                             },
                             Some(o) => SegUse {
                                 access: Access {
-                                    stages: o.access.stages | u.access.stages,
-                                    access: o.access.access | u.access.access,
+                                    stages: o.access.stages | access.stages,
+                                    access: o.access.access | access.access,
                                     ..o.access
                                 },
                                 discard: o.discard && u.discard,

@@ -58,6 +58,7 @@ pub(super) fn validate(input: &PlanInput) -> Result<()> {
                     has: queue.caps,
                 });
             }
+            check_aspect(pass, res, u)?;
             match (res.kind, u.range.unwrap_or(res.kind.whole())) {
                 (
                     ResourceKind::Image {
@@ -109,23 +110,7 @@ pub(super) fn validate(input: &PlanInput) -> Result<()> {
             }
             // Two uses of one resource in one pass: overlapping writes, or two layouts.
             for v in &pass.uses[..ui] {
-                if v.resource != u.resource {
-                    continue;
-                }
-                let overlap = match (
-                    u.range.unwrap_or(res.kind.whole()),
-                    v.range.unwrap_or(res.kind.whole()),
-                ) {
-                    (SubRange::Image(x), SubRange::Image(y)) => x.overlaps(&y),
-                    (SubRange::Buffer(x), SubRange::Buffer(y)) => x.overlaps(&y),
-                    _ => false,
-                };
-                let is_image = matches!(res.kind, ResourceKind::Image { .. });
-                if overlap
-                    && (a.is_write()
-                        || v.access.is_write()
-                        || (is_image && a.layout != v.access.layout))
-                {
+                if v.resource == u.resource && conflicting(&res.kind, u, v) {
                     return Err(Error::ConflictingUses {
                         pass: pass.name.clone(),
                         resource: res.name.clone(),
@@ -181,4 +166,53 @@ fn check_meaning(pass: &PassDecl, res: &ResourceDecl, u: &UseDecl) -> Result<()>
         )));
     }
     Ok(())
+}
+
+/// An aspect must be one the image's format has; a buffer has none.
+fn check_aspect(pass: &PassDecl, res: &ResourceDecl, u: &UseDecl) -> Result<()> {
+    if u.aspect.is_empty() {
+        return Ok(());
+    }
+    let problem = match res.kind {
+        ResourceKind::Buffer { .. } => format!("aspect {:?} on a buffer", u.aspect),
+        ResourceKind::Image { aspect, .. } if !aspect.contains(u.aspect) => {
+            format!(
+                "aspect {:?} of an image whose format has {aspect:?}",
+                u.aspect
+            )
+        }
+        ResourceKind::Image { .. } => return Ok(()),
+    };
+    Err(Error::InvalidInput(format!(
+        "pass `{}` declares a use of `{}` on {problem}: name only aspects the format has \
+         (DEPTH or STENCIL of a depth/stencil image), or none for all of it",
+        pass.name, res.name
+    )))
+}
+
+/// Whether two uses of one resource in one pass conflict: they share a cell (a range and a
+/// plane) and one writes, or they want two layouts there.
+fn conflicting(kind: &ResourceKind, u: &UseDecl, v: &UseDecl) -> bool {
+    let whole = kind.whole();
+    let (ur, vr) = (u.range.unwrap_or(whole), v.range.unwrap_or(whole));
+    let overlap = match (ur, vr) {
+        (SubRange::Image(x), SubRange::Image(y)) => x.overlaps(&y),
+        (SubRange::Buffer(x), SubRange::Buffer(y)) => x.overlaps(&y),
+        _ => false,
+    };
+    let Some(grid) = kind.grid() else {
+        return overlap && (u.access.is_write() || v.access.is_write());
+    };
+    // Each use's plane (`None`: every plane), and the layout it takes there.
+    let (up, vp) = (grid.narrowed(u.aspect), grid.narrowed(v.aspect));
+    let planes_meet = match (up, vp) {
+        (Some(a), Some(b)) => a == b,
+        _ => true,
+    };
+    let layout = |w: &UseDecl, p: Option<vk::ImageAspectFlags>| match p {
+        Some(a) => w.access.layout_in(a),
+        None => w.access.layout,
+    };
+    let (ul, vl) = (layout(u, up), layout(v, vp));
+    overlap && planes_meet && (u.access.is_write() || v.access.is_write() || ul != vl)
 }

@@ -485,6 +485,7 @@ fn barrier_commands_join_only_over_passes_that_do_not_need_them() {
     let img = |old: L, new: L| ImageBarrier {
         resource: 2,
         range: ImageRange::mip(0, 1),
+        aspect: vk::ImageAspectFlags::COLOR,
         scopes: Scopes {
             src_stages: S::COPY,
             src_access: A::NONE,

@@ -157,6 +157,7 @@ impl Checker<'_> {
                 old,
                 new,
                 range,
+                aspect,
             } => {
                 // "The buffer range or image subresource range specified in an acquire
                 // operation must match exactly that of a previous release operation", with the
@@ -170,15 +171,16 @@ impl Checker<'_> {
                             old: o2,
                             new: n2,
                             range: r2,
+                            aspect: a2,
                         },
                     )) => {
                         if s != src || d != dst || o2 != old || n2 != new {
                             out.push((Some(r), HazardKind::Ownership, format!(
                                 "a matching release: the acquire is {src} -> {dst}, {old:?} -> {new:?}, the release {s} -> {d}, {o2:?} -> {n2:?}"
                             )));
-                        } else if r2 != range {
+                        } else if r2 != range || a2 != aspect {
                             out.push((Some(r), HazardKind::Ownership, format!(
-                                "a release of exactly the acquired range: the acquire covers {}, the release {}",
+                                "a release of exactly the acquired range: the acquire covers {} {aspect:?}, the release {} {a2:?}",
                                 range_desc(range),
                                 range_desc(r2)
                             )));

@@ -71,7 +71,7 @@ impl Model {
                 )));
                 continue;
             };
-            let Some(cells) = use_cells(&kind, us.range) else {
+            let Some(cells) = use_cells(&kind, us.range, us.aspect) else {
                 self.violations.push(structure(format!(
                     "execution {k}: pass `{}` declares a range outside `{}`",
                     pass.name, self.res_names[us.resource]
@@ -96,7 +96,7 @@ impl Model {
                 stages,
                 access,
                 write: access & WRITES != 0,
-                layout: us.access.layout,
+                layout: use_layout(&kind, us),
                 actor: Actor::Pass {
                     execution: k,
                     pass: i,
@@ -153,6 +153,7 @@ impl Model {
             (
                 i.resource,
                 Some(SubRange::Image(i.range)),
+                i.aspect,
                 i.scopes,
                 i.old_layout,
                 i.new_layout,
@@ -162,19 +163,20 @@ impl Model {
             (
                 b.resource,
                 Some(SubRange::Buffer(b.range)),
+                vk::ImageAspectFlags::empty(),
                 b.scopes,
                 vk::ImageLayout::UNDEFINED,
                 vk::ImageLayout::UNDEFINED,
             )
         });
-        for (r, range, sc, old, new) in imgs.chain(bufs) {
+        for (r, range, aspect, sc, old, new) in imgs.chain(bufs) {
             let Some(kind) = self.res_kinds.get(r).copied() else {
                 self.violations.push(structure(format!(
                     "execution {k}: a barrier names resource {r}, which does not exist"
                 )));
                 continue;
             };
-            let Some(cells) = use_cells(&kind, range) else {
+            let Some(cells) = use_cells(&kind, range, aspect) else {
                 self.violations.push(structure(format!("execution {k}: a barrier on queue `{}` has a range outside `{}` or of the wrong kind", qname(q), self.res_names[r])));
                 continue;
             };
@@ -222,6 +224,7 @@ impl Model {
                             old,
                             new,
                             range: range.unwrap(),
+                            aspect,
                         }),
                         "ownership release",
                     )
@@ -235,6 +238,7 @@ impl Model {
                             old,
                             new,
                             range: range.unwrap(),
+                            aspect,
                         }),
                         "ownership acquire",
                     )
