@@ -95,15 +95,27 @@ pub(super) fn wait_line(plan: &Plan, w: &Wait) -> String {
     }
 }
 
-/// One image barrier: resource, range, layouts, scopes and ownership.
+/// The aspect of a barrier that names one plane of a depth/stencil image (`DEPTH`,
+/// `STENCIL`); `None` where it names every aspect of the format.
+pub(super) fn single_aspect(plan: &Plan, ib: &ImageBarrier) -> Option<String> {
+    let all = match plan.input.resources.get(ib.resource).map(|r| r.kind) {
+        Some(super::ResourceKind::Image { aspect, .. }) => aspect,
+        _ => return None,
+    };
+    (ib.aspect != all).then(|| flags(ib.aspect))
+}
+
+/// One image barrier: resource, range (and aspect, if only one of two), layouts, scopes and
+/// ownership.
 pub(super) fn image_barrier_line(plan: &Plan, ib: &ImageBarrier) -> String {
     format!(
-        "`{}` mips {}+{} layers {}+{}: {:?} -> {:?}, {}",
+        "`{}` mips {}+{} layers {}+{}{}: {:?} -> {:?}, {}",
         resource_name(plan, ib.resource),
         ib.range.base_mip,
         ib.range.mip_count,
         ib.range.base_layer,
         ib.range.layer_count,
+        single_aspect(plan, ib).map_or(String::new(), |a| format!(" {a}")),
         ib.old_layout,
         ib.new_layout,
         scopes(&ib.scopes)

@@ -216,6 +216,31 @@ impl ResourceDecl {
         self
     }
 
+    /// The same image, of a format with these aspects (a [`ResourceDecl::image`] is COLOR):
+    /// DEPTH, STENCIL, or both, which makes two planes per (mip, layer), tracked apart.
+    /// Ignored for a buffer.
+    ///
+    /// ```
+    /// use vk_baton::{ash::vk, plan::ResourceDecl};
+    /// use vk::ImageAspectFlags as A;
+    /// let ds = ResourceDecl::image("ds", 1, 1, vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT)
+    ///     .aspect(A::DEPTH | A::STENCIL);
+    /// // Depth (cell 0) and stencil (cell 1), fresh.
+    /// assert_eq!(ds.initial[0].0, 0..2);
+    /// ```
+    pub fn aspect(mut self, aspect: vk::ImageAspectFlags) -> Self {
+        if let ResourceKind::Image { aspect: a, .. } = &mut self.kind {
+            *a = aspect;
+            // A fresh image covers its new count of cells.
+            if let [(range, state)] = self.initial.as_mut_slice() {
+                if *state == SegmentState::default() {
+                    *range = 0..self.kind.cells();
+                }
+            }
+        }
+        self
+    }
+
     /// The same resource, starting in `state` everywhere.
     ///
     /// ```
@@ -405,8 +430,8 @@ impl UseDecl {
     /// use vk_baton::plan::*;
     /// use vk_baton::{ash::vk, Access};
     /// use vk::ImageAspectFlags as A;
-    /// let mut ds = ResourceDecl::image("depth", 1, 1, vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT);
-    /// ds.kind = ResourceKind::Image { aspect: A::DEPTH | A::STENCIL, ..ds.kind };
+    /// let ds = ResourceDecl::image("depth", 1, 1, vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT)
+    ///     .aspect(A::DEPTH | A::STENCIL);
     /// let input = PlanInput {
     ///     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS)],
     ///     resources: vec![ds],
@@ -433,6 +458,15 @@ impl UseDecl {
     pub fn aspect(mut self, aspect: vk::ImageAspectFlags) -> Self {
         self.aspect = aspect;
         self
+    }
+
+    /// The layout this use wants on a resource of `kind`: its access's, or, narrowed to one
+    /// plane of a depth/stencil image, that aspect's own ([`Access::layout_in`]).
+    pub(crate) fn layout_on(&self, kind: &ResourceKind) -> vk::ImageLayout {
+        match kind.grid().and_then(|g| g.narrowed(self.aspect)) {
+            Some(a) => self.access.layout_in(a),
+            None => self.access.layout,
+        }
     }
 }
 

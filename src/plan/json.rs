@@ -5,7 +5,7 @@
 //! the text form), layouts their Debug names (`"SHADER_READ_ONLY_OPTIMAL"`), semaphores their
 //! raw handle (`u64`).
 
-use super::display::{flags, pass_name, queue_name, resource_name};
+use super::display::{flags, pass_name, queue_name, resource_name, single_aspect};
 use super::{BarrierCmd, Batch, Command, Plan, Scopes, Wait, WaitTarget};
 use ash::vk::Handle;
 use serde::Serialize;
@@ -77,6 +77,10 @@ struct ImageBarrierJson<'a> {
     mip_count: u32,
     base_layer: u32,
     layer_count: u32,
+    /// `"DEPTH"` or `"STENCIL"` where the barrier names one plane of a depth/stencil image;
+    /// absent where it names every aspect of the format.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    aspect: Option<String>,
     old_layout: String,
     new_layout: String,
     #[serde(flatten)]
@@ -114,7 +118,8 @@ impl Plan {
     /// (`Display`), as data for tools, logs and diffs. Every queue appears, in order (a wait's
     /// `queue` indexes the list); each batch lists its waits, its commands (passes and barrier
     /// commands, each barrier with its resource, range, layouts, scopes and ownership
-    /// transfer), its binary signals and its timeline signal. Vulkan flags are their Debug
+    /// transfer, and `aspect` where it names only DEPTH or STENCIL of an image with both),
+    /// its binary signals and its timeline signal. Vulkan flags are their Debug
     /// names (`"COMPUTE_SHADER | TRANSFER"`, `"NONE"` when empty), layouts their Debug names,
     /// semaphores their raw handles.
     ///
@@ -220,6 +225,7 @@ fn barrier<'a>(plan: &'a Plan, bar: &BarrierCmd) -> CommandJson<'a> {
                 mip_count: b.range.mip_count,
                 base_layer: b.range.base_layer,
                 layer_count: b.range.layer_count,
+                aspect: single_aspect(plan, b),
                 old_layout: format!("{:?}", b.old_layout),
                 new_layout: format!("{:?}", b.new_layout),
                 scopes: scopes(&b.scopes),

@@ -124,6 +124,8 @@ use ash::vk;
 #[cfg(test)]
 mod tests;
 #[cfg(all(test, feature = "verify"))]
+mod tests_aspects;
+#[cfg(all(test, feature = "verify"))]
 mod tests_coalesce;
 #[cfg(all(test, feature = "verify"))]
 mod tests_hoist;

@@ -22,18 +22,33 @@ pub(super) fn push_barrier(
         a.dst_access |= s.dst_access;
     };
     match *kind {
-        ResourceKind::Image { layers, aspect, .. } => {
-            for (range, aspect) in CellGrid::new(layers, aspect).ranges(cells) {
-                let at = match cmd.images.iter().position(|b| {
+        ResourceKind::Image {
+            layers,
+            aspect: all,
+            ..
+        } => {
+            for (range, aspect) in CellGrid::new(layers, all).ranges(cells) {
+                let same = |b: &ImageBarrier| {
                     b.resource == r
                         && b.range == range
-                        && b.aspect == aspect
                         && b.old_layout == old_layout
                         && b.new_layout == new_layout
                         && b.scopes.families == s.families
-                }) {
+                };
+                // The other plane of the same range, in the same layouts: one barrier of
+                // both aspects, which needs no separate depth/stencil layouts. Never for an
+                // ownership transfer, whose acquire must name exactly what one release names.
+                let other_plane = |b: &ImageBarrier| {
+                    s.families.is_none() && aspect != all && b.aspect | aspect == all
+                };
+                let at = match cmd
+                    .images
+                    .iter()
+                    .position(|b| same(b) && (b.aspect == aspect || other_plane(b)))
+                {
                     Some(i) => {
                         merge(&mut cmd.images[i].scopes);
+                        cmd.images[i].aspect |= aspect;
                         i
                     }
                     None => {

@@ -18,10 +18,7 @@ fn use_cells(kind: &ResourceKind, u: &UseDecl) -> (SmallVec<[std::ops::Range<u64
         return (cells, u.access);
     };
     let plane = grid.narrowed(u.aspect);
-    let access = match plane {
-        Some(a) => u.access.with_layout(u.access.layout_in(a)),
-        None => u.access,
-    };
+    let access = u.access.with_layout(u.layout_on(kind));
     let cells = match (u.range, plane) {
         // Every plane of the whole image is one run of cells.
         (None, None) => smallvec::smallvec![0..kind.cells()],

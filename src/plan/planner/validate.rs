@@ -203,16 +203,12 @@ fn conflicting(kind: &ResourceKind, u: &UseDecl, v: &UseDecl) -> bool {
     let Some(grid) = kind.grid() else {
         return overlap && (u.access.is_write() || v.access.is_write());
     };
-    // Each use's plane (`None`: every plane), and the layout it takes there.
+    // Each use's plane (`None`: every plane).
     let (up, vp) = (grid.narrowed(u.aspect), grid.narrowed(v.aspect));
     let planes_meet = match (up, vp) {
         (Some(a), Some(b)) => a == b,
         _ => true,
     };
-    let layout = |w: &UseDecl, p: Option<vk::ImageAspectFlags>| match p {
-        Some(a) => w.access.layout_in(a),
-        None => w.access.layout,
-    };
-    let (ul, vl) = (layout(u, up), layout(v, vp));
+    let (ul, vl) = (u.layout_on(kind), v.layout_on(kind));
     overlap && planes_meet && (u.access.is_write() || v.access.is_write() || ul != vl)
 }

@@ -45,7 +45,7 @@ fn uses_conflict(
         || b.access.is_write()
         || a.discard
         || b.discard
-        || (image && a.access.layout != b.access.layout)
+        || (image && a.layout_on(&res.kind) != b.layout_on(&res.kind))
         || (!res.concurrent && family(pa) != family(pb))
 }
 

@@ -9,14 +9,17 @@
 
 use super::conflict::contains;
 use crate::access::is_write_flags;
-use crate::plan::{BarrierCmd, Command, PlanInput, QueuePlan, Scopes};
+use crate::plan::{BarrierCmd, Command, PlanInput, QueuePlan, ResourceKind, Scopes};
 use crate::range::SubRange;
+use ash::vk;
 
 /// One image or buffer barrier of a command, as the join rules see it.
 #[derive(Clone, Copy)]
 struct Entry {
     resource: usize,
     range: SubRange,
+    /// The image aspects it names (empty for a buffer).
+    aspect: vk::ImageAspectFlags,
     /// No layout change, no ownership transfer, and the accesses it makes memory visible to
     /// only read: moving it before a pass that only reads its range changes nothing for that
     /// pass, which is ordered after the same writes by its own barrier or an earlier one.
@@ -31,11 +34,13 @@ fn entries(b: &BarrierCmd) -> impl Iterator<Item = Entry> + '_ {
     let images = b.images.iter().map(|i| Entry {
         resource: i.resource,
         range: SubRange::Image(i.range),
+        aspect: i.aspect,
         plain_read: plain_read(&i.scopes, i.old_layout == i.new_layout),
     });
     let buffers = b.buffers.iter().map(|x| Entry {
         resource: x.resource,
         range: SubRange::Buffer(x.range),
+        aspect: vk::ImageAspectFlags::empty(),
         plain_read: plain_read(&x.scopes, true),
     });
     images.chain(buffers)
@@ -62,6 +67,7 @@ fn join(target: &mut BarrierCmd, b: BarrierCmd) {
         let same = target.images.iter_mut().find(|f| {
             f.resource == e.resource
                 && f.range == e.range
+                && f.aspect == e.aspect
                 && f.old_layout == e.old_layout
                 && f.new_layout == e.new_layout
                 && f.scopes.families.is_none()
@@ -89,6 +95,9 @@ fn join(target: &mut BarrierCmd, b: BarrierCmd) {
 struct Touch {
     pos: usize,
     range: SubRange,
+    /// The image aspects (every aspect of the format for a use of all of them; empty for a
+    /// buffer).
+    aspect: vk::ImageAspectFlags,
     /// `Some(writes)`: a pass's use; `None`: a barrier entry, plain read or not.
     pass_writes: Option<bool>,
     plain_read: bool,
@@ -101,7 +110,7 @@ fn blocks(e: &Entry, t: &Touch, upwards: bool) -> bool {
     overlaps(&t.range, &e.range)
         && match t.pass_writes {
             Some(writes) => !(upwards && e.plain_read && !writes),
-            None => !(e.plain_read && t.plain_read && t.range == e.range),
+            None => !(e.plain_read && t.plain_read && t.range == e.range && t.aspect == e.aspect),
         }
 }
 
@@ -125,13 +134,21 @@ impl Touches {
     fn add_pass(&mut self, input: &PlanInput, i: usize, pos: usize) {
         for u in &input.passes[i].uses {
             let writes = u.access.is_write() || u.discard;
-            let range = u.range.unwrap_or(input.resources[u.resource].kind.whole());
+            let kind = &input.resources[u.resource].kind;
+            let range = u.range.unwrap_or(kind.whole());
+            // A use of every aspect names them all, as a barrier of every aspect does.
+            let aspect = match kind {
+                ResourceKind::Image { aspect, .. } if u.aspect.is_empty() => *aspect,
+                _ => u.aspect,
+            };
             if writes {
-                self.by_resource[u.resource].retain(|t| !contains(&range, &t.range));
+                self.by_resource[u.resource]
+                    .retain(|t| !(contains(&range, &t.range) && aspect.contains(t.aspect)));
             }
             let t = Touch {
                 pos,
                 range,
+                aspect,
                 pass_writes: Some(writes),
                 plain_read: false,
             };
@@ -144,6 +161,7 @@ impl Touches {
             let t = Touch {
                 pos,
                 range: e.range,
+                aspect: e.aspect,
                 pass_writes: None,
                 plain_read: e.plain_read,
             };
