@@ -47,7 +47,7 @@
 mod targets;
 mod views;
 
-pub use targets::{ColorTarget, DepthTarget, Load, Store};
+pub use targets::{ColorTarget, DepthTarget, Load, StencilTarget, Store};
 
 use crate::error::{Error, Result};
 use ash::vk;
@@ -113,8 +113,9 @@ impl<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()>> Render<F> {
     /// one layer, lacks the attachment usage, or does not contain `area`; a color target on a
     /// depth/stencil format or a depth target on a color format; targets with different sample
     /// counts; a resolve target of a single-sample color target, or one whose format, sample
-    /// count, usage or size does not fit; a read-only depth target that does not load, or
-    /// stores. A target on a queue without graphics is refused by `finish()`
+    /// count, usage or size does not fit; a read-only depth (or stencil) target that does not
+    /// load, or stores; stencil ops of their own ([`DepthTarget::stencil`]) on a format
+    /// without both depth and stencil. A target on a queue without graphics is refused by `finish()`
     /// ([`vk_baton::Error::QueueCapability`]).
     pub fn new(
         device: &ash::Device,
@@ -220,13 +221,7 @@ fn check(area: vk::Rect2D, colors: &[ColorTarget], depth: Option<&DepthTarget>) 
             area,
             vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
         )?;
-        if t.read_only && (!t.load.reads() || t.store != Store::None) {
-            return Err(Error::InvalidInput(format!(
-                "read-only depth target `{}`: a read-only target loads (LOAD) and stores nothing \
-                 (NONE); CLEAR, DONT_CARE and a store op STORE or DONT_CARE write it",
-                t.image.name()
-            )));
-        }
+        check_depth_ops(t)?;
     }
     let targets = colors
         .iter()
@@ -238,6 +233,39 @@ fn check(area: vk::Rect2D, colors: &[ColorTarget], depth: Option<&DepthTarget>) 
             other.name(),
             other.desc().samples
         )));
+    }
+    Ok(())
+}
+
+/// A read-only aspect loads and stores nothing; stencil ops of their own need both aspects.
+fn check_depth_ops(t: &DepthTarget) -> Result<()> {
+    let read_only_ok = |read_only: bool, loads: bool, store: Store| {
+        !read_only || (loads && store == Store::None)
+    };
+    if !read_only_ok(t.read_only, t.load.reads(), t.store) {
+        return Err(Error::InvalidInput(format!(
+            "read-only depth target `{}`: a read-only target loads (LOAD) and stores nothing \
+             (NONE); CLEAR, DONT_CARE and a store op STORE or DONT_CARE write it",
+            t.image.name()
+        )));
+    }
+    if let Some(s) = t.stencil_ops {
+        let both = vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL;
+        if t.image.desc().aspect() != both {
+            return Err(Error::InvalidInput(format!(
+                "depth target `{}` ({:?}): stencil ops of their own need a format with depth \
+                 and stencil",
+                t.image.name(),
+                t.image.desc().format
+            )));
+        }
+        if !read_only_ok(s.read_only, s.load.reads(), s.store) {
+            return Err(Error::InvalidInput(format!(
+                "read-only stencil of depth target `{}`: it loads (LOAD) and stores nothing \
+                 (NONE)",
+                t.image.name()
+            )));
+        }
     }
     Ok(())
 }
@@ -292,9 +320,11 @@ impl<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()>> Pass for Render<F> {
             }
         }
         if let Some(t) = &self.depth {
-            let u = d.uses(&t.image, t.access()).range(t.subresource);
-            if !t.load.reads() && covers(area, &t.image, t.subresource) {
-                u.discard();
+            for (access, aspect, discard) in t.uses(covers(area, &t.image, t.subresource)) {
+                let u = d.uses(&t.image, access).range(t.subresource).aspect(aspect);
+                if discard {
+                    u.discard();
+                }
             }
         }
         for used in &self.used {
@@ -321,23 +351,24 @@ impl<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()>> Pass for Render<F> {
             .zip(&views.colors)
             .map(|(c, &(view, resolve))| color_info(c, view, resolve))
             .collect();
+        let area = self.area;
         let depth = self
             .depth
             .as_ref()
             .zip(views.depth)
-            .map(|(t, view)| depth_info(t, view));
+            .map(|(t, view)| depth_infos(t, view, covers(area, &t.image, t.subresource)));
         let aspect = self.depth.as_ref().map(|t| t.image.desc().aspect());
         let has = |a: vk::ImageAspectFlags| aspect.is_some_and(|x| x.contains(a));
         let mut info = vk::RenderingInfo::default()
             .render_area(self.area)
             .layer_count(1)
             .color_attachments(&colors);
-        if let Some(d) = &depth {
+        if let Some((depth, stencil)) = &depth {
             if has(vk::ImageAspectFlags::DEPTH) {
-                info = info.depth_attachment(d);
+                info = info.depth_attachment(depth);
             }
             if has(vk::ImageAspectFlags::STENCIL) {
-                info = info.stencil_attachment(d);
+                info = info.stencil_attachment(stencil);
             }
         }
         let a = self.area;
@@ -387,18 +418,46 @@ fn color_info(
     info
 }
 
-fn depth_info(t: &DepthTarget, view: vk::ImageView) -> vk::RenderingAttachmentInfo<'static> {
-    let mut info = vk::RenderingAttachmentInfo::default()
-        .image_view(view)
-        .image_layout(t.layout())
-        .load_op(t.load.op())
-        .store_op(t.store.op());
+/// The depth and the stencil attachment of `t` (the same view), each in the layout its use
+/// declared: both aspects' combined layout, or each aspect's own where the stencil has its own
+/// ops that make it another use. `covered`: the render area covers the target.
+fn depth_infos(
+    t: &DepthTarget,
+    view: vk::ImageView,
+    covered: bool,
+) -> (
+    vk::RenderingAttachmentInfo<'static>,
+    vk::RenderingAttachmentInfo<'static>,
+) {
+    let (depth_layout, stencil_layout) = t.layouts(covered);
+    let info = |layout, load: vk::AttachmentLoadOp, store: Store| {
+        vk::RenderingAttachmentInfo::default()
+            .image_view(view)
+            .image_layout(layout)
+            .load_op(load)
+            .store_op(store.op())
+    };
+    let mut depth = info(depth_layout, t.load.op(), t.store);
     if let Load::Clear(value) = t.load {
-        info = info.clear_value(vk::ClearValue {
+        depth = depth.clear_value(vk::ClearValue {
             depth_stencil: value,
         });
     }
-    info
+    let stencil = match t.stencil_ops {
+        None => depth.image_layout(stencil_layout),
+        Some(s) => {
+            let mut stencil = info(stencil_layout, s.load.op(), s.store);
+            if let Load::Clear(value) = s.load {
+                let depth_stencil = vk::ClearDepthStencilValue {
+                    depth: 0.0,
+                    stencil: value,
+                };
+                stencil = stencil.clear_value(vk::ClearValue { depth_stencil });
+            }
+            stencil
+        }
+    };
+    (depth, stencil)
 }
 
 /// Averages for float and normalized formats; integer formats resolve to sample 0 (the only

@@ -3,9 +3,12 @@
 //! loads that image and blends into it. The vertex, index and indirect buffers come from the
 //! transfer queue. Every pixel is checked exactly (edges lie on pixel boundaries, so each pixel
 //! is covered by all of its samples or none), for several frames of one graph, with validation
-//! and synchronization validation on.
+//! and synchronization validation on. `render/decals.rs`: a depth test read-only while stencil
+//! is written, on the two aspects of one image.
 
 mod common;
+#[path = "render/decals.rs"]
+mod decals;
 #[path = "render/pipeline.rs"]
 mod pipeline;
 
@@ -141,6 +144,7 @@ fn draws_with_depth_blending_resolve_and_indirect_arguments() {
         Options {
             depth_write: Some(true),
             additive: false,
+            stencil_replace: false,
         },
     );
     let overlay_pipeline = Pipeline::new(
@@ -149,6 +153,7 @@ fn draws_with_depth_blending_resolve_and_indirect_arguments() {
         Options {
             depth_write: None,
             additive: true,
+            stencil_replace: false,
         },
     );
     let (scene_p, overlay_p) = (scene_pipeline.pipeline, overlay_pipeline.pipeline);

@@ -2,8 +2,10 @@
 //!
 //! Always, since vk-baton and a raster frame need them (all are required of a Vulkan 1.3
 //! device): `synchronization2` and `dynamicRendering` (1.3), `timelineSemaphore` (1.2). Where
-//! the device has them: `hostQueryReset` (1.2, GPU timings reset their queries with it) and the
-//! core features a renderer usually needs, listed in [`where_supported`]. Then whatever the app asks for in
+//! the device has them: `hostQueryReset` (1.2, GPU timings reset their queries with it),
+//! `separateDepthStencilLayouts` (1.2, which a barrier on one aspect of a depth/stencil image
+//! needs: see [`Use::aspect`](crate::pass::Use::aspect)) and the core features a renderer
+//! usually needs, listed in [`where_supported`]. Then whatever the app asks for in
 //! [`ContextOptions::features`](crate::ContextOptions::features) and
 //! [`ContextOptions::device_extensions`](crate::ContextOptions::device_extensions), which the
 //! device must have.
@@ -65,11 +67,12 @@ pub(crate) fn names(f: &vk::PhysicalDeviceFeatures) -> Vec<String> {
         .collect()
 }
 
-/// What to enable on the device: the core features, whether `hostQueryReset` is on, and the
-/// device extensions the app asked for.
+/// What to enable on the device: the core features, whether `hostQueryReset` and
+/// `separateDepthStencilLayouts` are on, and the device extensions the app asked for.
 pub(crate) struct Chosen {
     pub(crate) core: vk::PhysicalDeviceFeatures,
     pub(crate) host_query_reset: bool,
+    pub(crate) separate_depth_stencil_layouts: bool,
     pub(crate) extensions: Vec<CString>,
 }
 
@@ -118,6 +121,7 @@ pub(crate) unsafe fn choose(
     Ok(Chosen {
         core,
         host_query_reset: has12.host_query_reset == vk::TRUE,
+        separate_depth_stencil_layouts: has12.separate_depth_stencil_layouts == vk::TRUE,
         extensions: extensions.to_vec(),
     })
 }

@@ -256,7 +256,8 @@ pub(super) fn create_device(
         .collect();
     let mut f12 = vk::PhysicalDeviceVulkan12Features::default()
         .timeline_semaphore(true)
-        .host_query_reset(chosen.host_query_reset);
+        .host_query_reset(chosen.host_query_reset)
+        .separate_depth_stencil_layouts(chosen.separate_depth_stencil_layouts);
     let mut f13 = vk::PhysicalDeviceVulkan13Features::default()
         .synchronization2(true)
         .dynamic_rendering(true);

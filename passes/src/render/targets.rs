@@ -165,13 +165,17 @@ impl ColorTarget {
 }
 
 /// The depth/stencil attachment: one mip level of one layer, its ops, and whether it is only
-/// tested (read-only: `DEPTH_STENCIL_READ_ONLY_OPTIMAL`, load op LOAD, store op NONE).
+/// tested (read-only: `DEPTH_STENCIL_READ_ONLY_OPTIMAL`, load op LOAD, store op NONE). The
+/// stencil aspect of a depth/stencil format follows the depth aspect, unless
+/// [`DepthTarget::stencil`] gives it its own ops.
 ///
 /// ```no_run
 /// # fn f(depth: std::sync::Arc<vk_baton::StImage>) {
-/// use vk_baton_passes::render::DepthTarget;
+/// use vk_baton_passes::render::{DepthTarget, StencilTarget};
 /// let prepass = DepthTarget::clear(depth.clone(), 1.0); // written
-/// let transparent = DepthTarget::read_only(depth);      // tested, not written
+/// let transparent = DepthTarget::read_only(depth.clone()); // tested, not written
+/// // Decals: depth tested read-only, stencil cleared to 0 and written where a decal lands.
+/// let decals = DepthTarget::read_only(depth).stencil(StencilTarget::clear(0));
 /// # }
 /// ```
 #[derive(Clone, Debug)]
@@ -180,12 +184,64 @@ pub struct DepthTarget {
     pub image: Arc<StImage>,
     /// The mip level and layer drawn into (one of each).
     pub subresource: ImageRange,
-    /// The load op, for depth and stencil alike.
+    /// The load op, for depth (and stencil, unless [`DepthTarget::stencil_ops`] is set).
     pub load: Load<vk::ClearDepthStencilValue>,
-    /// The store op, for depth and stencil alike.
+    /// The store op, for depth (and stencil, unless [`DepthTarget::stencil_ops`] is set).
     pub store: Store,
-    /// Tested only: the pipeline writes neither depth nor stencil.
+    /// Tested only: the pipeline writes neither depth nor stencil (nor depth alone, with
+    /// [`DepthTarget::stencil_ops`]).
     pub read_only: bool,
+    /// The stencil aspect's own ops, for a format with depth and stencil; `None`: as depth.
+    pub stencil_ops: Option<StencilTarget>,
+}
+
+/// The stencil aspect's own ops in a [`DepthTarget`] of a depth/stencil format. Where they
+/// make it a different access than depth (one is read-only, or one discards its old contents),
+/// the pass declares one use per aspect, and each attachment is in its aspect's own layout
+/// (`DEPTH_READ_ONLY_OPTIMAL`, `STENCIL_ATTACHMENT_OPTIMAL`, ...): the device needs the
+/// `separateDepthStencilLayouts` feature, which `vk_baton::Context` enables where supported.
+#[derive(Clone, Copy, Debug)]
+pub struct StencilTarget {
+    /// The load op (a clear takes this stencil value).
+    pub load: Load<u32>,
+    /// The store op.
+    pub store: Store,
+    /// Tested only: the pipeline writes no stencil (load op LOAD, store op NONE).
+    pub read_only: bool,
+}
+
+impl StencilTarget {
+    /// Cleared to `value`, written, stored.
+    pub fn clear(value: u32) -> Self {
+        StencilTarget {
+            load: Load::Clear(value),
+            store: Store::Store,
+            read_only: false,
+        }
+    }
+
+    /// Loaded, tested and written, stored.
+    pub fn load() -> Self {
+        StencilTarget {
+            load: Load::Load,
+            ..Self::clear(0)
+        }
+    }
+
+    /// Loaded and tested only: load op LOAD, store op NONE.
+    pub fn read_only() -> Self {
+        StencilTarget {
+            store: Store::None,
+            read_only: true,
+            ..Self::load()
+        }
+    }
+
+    /// With this store op.
+    pub fn store(mut self, store: Store) -> Self {
+        self.store = store;
+        self
+    }
 }
 
 impl DepthTarget {
@@ -197,6 +253,7 @@ impl DepthTarget {
             load: Load::Clear(vk::ClearDepthStencilValue { depth, stencil: 0 }),
             store: Store::Store,
             read_only: false,
+            stencil_ops: None,
         }
     }
 
@@ -224,16 +281,71 @@ impl DepthTarget {
         self
     }
 
+    /// Gives the stencil aspect (of a format with depth and stencil) its own ops; the depth
+    /// aspect keeps this target's. A read-only depth test with a stencil write is a decal or
+    /// stencil-masked lighting pass.
+    ///
+    /// ```no_run
+    /// # fn f(ds: std::sync::Arc<vk_baton::StImage>) {
+    /// use vk_baton_passes::render::{DepthTarget, StencilTarget};
+    /// let decals = DepthTarget::read_only(ds).stencil(StencilTarget::load());
+    /// # }
+    /// ```
+    pub fn stencil(mut self, stencil: StencilTarget) -> Self {
+        self.stencil_ops = Some(stencil);
+        self
+    }
+
+    /// The depth aspect's access (and the stencil's, unless it has its own ops).
     pub(super) fn access(&self) -> Access {
-        if self.read_only {
-            Access::DEPTH_ATTACHMENT_READ
-        } else {
-            Access::DEPTH_ATTACHMENT_WRITE
+        attachment_access(self.read_only)
+    }
+
+    /// The uses to declare: one of every aspect, or, where the stencil's own ops make it
+    /// another access (or another discard) than depth, one per aspect. Each with whether it
+    /// discards the old contents (given whether the render area covers the target).
+    pub(super) fn uses(&self, covered: bool) -> Vec<(Access, vk::ImageAspectFlags, bool)> {
+        let depth = (self.access(), !self.load.reads() && covered);
+        match self.stencil_ops {
+            Some(s) => {
+                let stencil = (attachment_access(s.read_only), !s.load.reads() && covered);
+                if stencil == depth {
+                    vec![(depth.0, vk::ImageAspectFlags::empty(), depth.1)]
+                } else {
+                    vec![
+                        (depth.0, vk::ImageAspectFlags::DEPTH, depth.1),
+                        (stencil.0, vk::ImageAspectFlags::STENCIL, stencil.1),
+                    ]
+                }
+            }
+            None => vec![(depth.0, vk::ImageAspectFlags::empty(), depth.1)],
         }
     }
 
-    pub(super) fn layout(&self) -> vk::ImageLayout {
-        self.access().layout
+    /// The depth attachment's and the stencil attachment's layouts, as [`DepthTarget::uses`]
+    /// declares them: each aspect's own where the uses are apart
+    /// ([`Access::layout_in`]).
+    pub(super) fn layouts(&self, covered: bool) -> (vk::ImageLayout, vk::ImageLayout) {
+        let uses = self.uses(covered);
+        let layout_of = |aspect: vk::ImageAspectFlags| {
+            uses.iter()
+                .find(|(_, a, _)| a.is_empty() || *a == aspect)
+                .map_or(vk::ImageLayout::UNDEFINED, |(access, a, _)| {
+                    access.layout_in(*a)
+                })
+        };
+        (
+            layout_of(vk::ImageAspectFlags::DEPTH),
+            layout_of(vk::ImageAspectFlags::STENCIL),
+        )
+    }
+}
+
+fn attachment_access(read_only: bool) -> Access {
+    if read_only {
+        Access::DEPTH_ATTACHMENT_READ
+    } else {
+        Access::DEPTH_ATTACHMENT_WRITE
     }
 }
 

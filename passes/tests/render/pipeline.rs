@@ -12,6 +12,9 @@ pub struct Options {
     pub depth_write: Option<bool>,
     /// Additive blending (ONE, ONE) instead of none.
     pub additive: bool,
+    /// Stencil test ALWAYS, writing the reference 1 where the depth test passes; no stencil
+    /// test when `false`.
+    pub stencil_replace: bool,
 }
 
 /// A pipeline and what it owns; destroyed on drop (after the queue is idle: the tests wait).
@@ -88,7 +91,10 @@ impl Pipeline {
         let depth = vk::PipelineDepthStencilStateCreateInfo::default()
             .depth_test_enable(o.depth_write.is_some())
             .depth_write_enable(o.depth_write == Some(true))
-            .depth_compare_op(vk::CompareOp::LESS);
+            .depth_compare_op(vk::CompareOp::LESS)
+            .stencil_test_enable(o.stencil_replace)
+            .front(stencil_replace())
+            .back(stencil_replace());
         let blend: Vec<vk::PipelineColorBlendAttachmentState> = formats
             .colors
             .iter()
@@ -135,6 +141,19 @@ impl Pipeline {
             layout,
             pipeline,
         }
+    }
+}
+
+/// Always passes; where the depth test passes too, writes the reference 1.
+fn stencil_replace() -> vk::StencilOpState {
+    vk::StencilOpState {
+        fail_op: vk::StencilOp::KEEP,
+        pass_op: vk::StencilOp::REPLACE,
+        depth_fail_op: vk::StencilOp::KEEP,
+        compare_op: vk::CompareOp::ALWAYS,
+        compare_mask: 0xff,
+        write_mask: 0xff,
+        reference: 1,
     }
 }
 
