@@ -239,9 +239,8 @@ fn check(area: vk::Rect2D, colors: &[ColorTarget], depth: Option<&DepthTarget>) 
 
 /// A read-only aspect loads and stores nothing; stencil ops of their own need both aspects.
 fn check_depth_ops(t: &DepthTarget) -> Result<()> {
-    let read_only_ok = |read_only: bool, loads: bool, store: Store| {
-        !read_only || (loads && store == Store::None)
-    };
+    let read_only_ok =
+        |read_only: bool, loads: bool, store: Store| !read_only || (loads && store == Store::None);
     if !read_only_ok(t.read_only, t.load.reads(), t.store) {
         return Err(Error::InvalidInput(format!(
             "read-only depth target `{}`: a read-only target loads (LOAD) and stores nothing \

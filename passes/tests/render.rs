@@ -17,7 +17,7 @@ use pipeline::{rect, rect_indices, Options, Pipeline};
 use std::sync::Arc;
 use vk_baton::ash::vk;
 use vk_baton::{Access, BufferDesc, Context, ImageDesc, StBuffer, StImage};
-use vk_baton_passes::render::{ColorTarget, DepthTarget, Render, Store};
+use vk_baton_passes::render::{ColorTarget, DepthTarget, Render, StencilTarget, Store};
 use vk_baton_passes::{DownloadImage, UploadBuffer};
 
 const SIDE: u32 = 32;
@@ -359,6 +359,14 @@ fn bad_targets_are_refused_with_a_clear_error() {
                 a,
             ),
             "a read-only target loads (LOAD) and stores nothing",
+        ),
+        (
+            refuse(
+                vec![],
+                Some(DepthTarget::clear(depth.clone(), 1.0).stencil(StencilTarget::clear(0))),
+                a,
+            ),
+            "stencil ops of their own need a format with depth and stencil",
         ),
         (
             refuse(

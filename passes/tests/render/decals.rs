@@ -66,8 +66,12 @@ fn expected() -> (Vec<u8>, Vec<u8>) {
     (depth, stencil)
 }
 
-/// The aspects named by the image barriers of `resource` right before pass `pass`.
-fn aspects_before(plan: &Plan, resource: &str, pass: &str) -> Vec<vk::ImageAspectFlags> {
+/// The aspects and new layouts of the image barriers of `resource` right before pass `pass`.
+fn aspects_before(
+    plan: &Plan,
+    resource: &str,
+    pass: &str,
+) -> Vec<(vk::ImageAspectFlags, vk::ImageLayout)> {
     let index = plan.input.resources.iter().position(|r| r.name == resource);
     let mut last = Vec::new();
     for batch in plan.queues.iter().flat_map(|q| &q.batches) {
@@ -78,7 +82,7 @@ fn aspects_before(plan: &Plan, resource: &str, pass: &str) -> Vec<vk::ImageAspec
                         .images
                         .iter()
                         .filter(|i| Some(i.resource) == index)
-                        .map(|i| i.aspect)
+                        .map(|i| (i.aspect, i.new_layout))
                         .collect();
                 }
                 Command::Pass(p) if plan.input.passes[*p].name == pass => return last,
@@ -167,10 +171,16 @@ fn decals_test_depth_read_only_while_writing_stencil() {
         }
     };
     let render = |targets: (Vec<ColorTarget>, DepthTarget), p: vk::Pipeline, first| {
-        Render::new(ctx.device(), super::area(), targets.0, Some(targets.1), draw(p, first))
-            .unwrap()
-            .reads(&vertices, Access::VERTEX_BUFFER)
-            .reads(&indices, Access::INDEX_BUFFER)
+        Render::new(
+            ctx.device(),
+            super::area(),
+            targets.0,
+            Some(targets.1),
+            draw(p, first),
+        )
+        .unwrap()
+        .reads(&vertices, Access::VERTEX_BUFFER)
+        .reads(&indices, Access::INDEX_BUFFER)
     };
     let mut prepass = render(prepass_targets, prepass_pipeline.pipeline, 0);
     let mut decals = render(decal_targets, decal_pipeline.pipeline, 6);
@@ -199,14 +209,21 @@ fn decals_test_depth_read_only_while_writing_stencil() {
         // Each aspect moves to its own layout before the decals; the copy takes both back.
         let plan = planned.plan();
         use vk::ImageAspectFlags as A;
+        use vk::ImageLayout as L;
         assert_eq!(
             aspects_before(plan, "ds", "decals"),
-            [A::DEPTH, A::STENCIL],
+            [
+                (A::DEPTH, L::DEPTH_READ_ONLY_OPTIMAL),
+                (A::STENCIL, L::STENCIL_ATTACHMENT_OPTIMAL)
+            ],
             "{plan}"
         );
         assert_eq!(
             aspects_before(plan, "ds", "download"),
-            [A::DEPTH, A::STENCIL],
+            [
+                (A::DEPTH, L::TRANSFER_SRC_OPTIMAL),
+                (A::STENCIL, L::TRANSFER_SRC_OPTIMAL)
+            ],
             "{plan}"
         );
         planned.execute().unwrap().wait().unwrap();
@@ -214,7 +231,8 @@ fn decals_test_depth_read_only_while_writing_stencil() {
         let (depth, stencil) = expected();
         let (got_depth, got_stencil) = got.split_at(depth_bytes as usize);
         let first_wrong = |got: &[u8], want: &[u8], texel: usize| {
-            (0..want.len() / texel).find(|&p| got[p * texel..][..texel] != want[p * texel..][..texel])
+            (0..want.len() / texel)
+                .find(|&p| got[p * texel..][..texel] != want[p * texel..][..texel])
         };
         if let Some(p) = first_wrong(got_depth, &depth, 4) {
             let at = |b: &[u8]| f32::from_le_bytes(b[p * 4..p * 4 + 4].try_into().unwrap());
