@@ -24,6 +24,8 @@ use vk_baton::{Access, BufferRange, ImageRange, SubRange};
 
 #[path = "simulated/deferred.rs"]
 mod deferred;
+#[path = "simulated/depth_stencil.rs"]
+mod depth_stencil;
 #[path = "simulated/frame_bench.rs"]
 mod frame_bench;
 #[path = "simulated/multi_family.rs"]
@@ -38,6 +40,7 @@ mod scheduled;
 mod streaming_images;
 
 use deferred::*;
+use depth_stencil::*;
 use frame_bench::*;
 use multi_family::*;
 use passes_multi_family::*;
@@ -266,6 +269,11 @@ fn on_every_topology(name: &str, f: impl Fn(Topo) -> usize) {
         frames += n;
     }
     println!("{name}: {frames} frames on {} topologies", TOPOLOGIES.len());
+}
+
+#[test]
+fn depth_and_stencil_planes_on_two_queues() {
+    on_every_topology("depth and stencil planes", depth_to_compute_stencil_stays);
 }
 
 #[test]
