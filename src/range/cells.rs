@@ -170,6 +170,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::single_range_in_vec_init)] // one interval, not a list of indices
     fn depth_stencil_cells_put_the_plane_innermost() {
         let g = grid(2);
         assert_eq!((g.planes(), g.count(3)), (2, 12));

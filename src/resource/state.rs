@@ -18,7 +18,10 @@ use std::ops::Range;
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct StateSnapshot {
-    /// Per cell range (image: `mip * array_layers + layer`; buffer: bytes), its state.
+    /// Per cell range, its state. An image's cells are
+    /// `(mip * array_layers + layer) * planes + plane`, where a format with depth and stencil
+    /// has two planes (0: depth, 1: stencil, each with its own layout and last accesses) and
+    /// any other format one; a buffer's are its bytes.
     pub segments: Vec<(Range<u64>, SegmentState<Queue>)>,
     /// Bumped every time a graph or the app changes the state (reads included).
     pub version: u64,
