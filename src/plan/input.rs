@@ -442,8 +442,8 @@ impl UseDecl {
     ///             .with_use(UseDecl::new(0, Access::DEPTH_ATTACHMENT_WRITE).aspect(A::STENCIL)),
     ///     ],
     /// };
-    /// let plan = plan(&input).unwrap();
-    /// let Command::Barrier(b) = &plan.queues[0].batches[0].commands[2] else { panic!("{plan}") };
+    /// let planned = plan(&input).unwrap();
+    /// let Command::Barrier(b) = &planned.queues[0].batches[0].commands[2] else { panic!("{planned}") };
     /// // Depth becomes read-only; stencil stays writable, each in its own layout.
     /// let layouts: Vec<_> = b.images.iter().map(|i| (i.aspect, i.new_layout)).collect();
     /// assert_eq!(layouts, [
