@@ -312,3 +312,59 @@ fn aspects_are_checked_before_planning() {
     assert!(!conflicts((read, A::DEPTH), (write, A::STENCIL)));
     assert!(!conflicts((write, A::DEPTH), (write, A::STENCIL)));
 }
+
+/// The decal plan's barriers (see `decals_test_depth_read_only_and_write_stencil`).
+fn decal_plan() -> Plan {
+    planned(&input(vec![
+        pass(
+            "prepass",
+            0,
+            &[(Access::DEPTH_ATTACHMENT_WRITE, A::empty())],
+        ),
+        pass(
+            "decals",
+            0,
+            &[
+                (Access::DEPTH_ATTACHMENT_READ, A::DEPTH),
+                (Access::DEPTH_ATTACHMENT_WRITE, A::STENCIL),
+            ],
+        ),
+    ]))
+}
+
+/// The diagram's barrier tooltips name the aspect of a single-aspect barrier, as the text does.
+#[test]
+fn the_diagram_names_a_single_aspect() {
+    let svg = decal_plan().to_svg();
+    // `->` is escaped in the SVG's text.
+    let depth = "`ds` mips 0+1 layers 0+1 DEPTH: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -&gt; \
+                 DEPTH_READ_ONLY_OPTIMAL";
+    assert!(svg.contains(depth), "{svg}");
+    assert!(svg.contains("layers 0+1 STENCIL: "), "{svg}");
+    // The barrier of both aspects names none.
+    assert!(svg.contains("`ds` mips 0+1 layers 0+1: UNDEFINED"), "{svg}");
+}
+
+/// JSON: `aspect` on a barrier of one aspect, absent on a barrier of both.
+#[cfg(feature = "serde")]
+#[test]
+fn json_names_a_single_aspect() {
+    let json: serde_json::Value = serde_json::from_str(&decal_plan().to_json()).unwrap();
+    let commands = &json["queues"][0]["batches"][0]["commands"];
+    let both = &commands[0]["images"][0];
+    assert!(both.get("aspect").is_none(), "{both}");
+    let split: Vec<&serde_json::Value> = commands[2]["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| &i["aspect"])
+        .collect();
+    assert_eq!(
+        split,
+        [&serde_json::json!("DEPTH"), &serde_json::json!("STENCIL")]
+    );
+    assert_eq!(
+        commands[2]["images"][1]["new_layout"],
+        "STENCIL_ATTACHMENT_OPTIMAL"
+    );
+}
