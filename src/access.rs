@@ -117,7 +117,7 @@ impl Access {
     }
 
     /// The layout this access takes on `aspect` alone: a use narrowed to DEPTH or STENCIL of
-    /// a depth/stencil image ([`Use::aspect`](crate::pass::Use::aspect)) moves that aspect to its own
+    /// a depth/stencil image (`Use::aspect`, `UseDecl::aspect`) moves that aspect to its own
     /// layout, `DEPTH_STENCIL_ATTACHMENT_OPTIMAL` becoming `DEPTH_ATTACHMENT_OPTIMAL` or
     /// `STENCIL_ATTACHMENT_OPTIMAL`, and `DEPTH_STENCIL_READ_ONLY_OPTIMAL` becoming
     /// `DEPTH_READ_ONLY_OPTIMAL` or `STENCIL_READ_ONLY_OPTIMAL`. Any other layout, and any

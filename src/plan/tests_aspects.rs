@@ -368,3 +368,32 @@ fn json_names_a_single_aspect() {
         "STENCIL_ATTACHMENT_OPTIMAL"
     );
 }
+
+/// A transient's first use writes all of it: with depth and stencil apart, both planes.
+#[test]
+fn a_transient_first_written_on_one_plane_is_refused() {
+    let transient = |passes| PlanInput {
+        resources: vec![ds().transient(TransientMemory::image(4096, 256, 0b1))],
+        ..input(passes)
+    };
+    // The depth test also reads: a first write discards.
+    let write = |aspect| {
+        UseDecl::new(0, Access::DEPTH_ATTACHMENT_WRITE)
+            .aspect(aspect)
+            .discard()
+    };
+    let depth_only = transient(vec![PassDecl::new("p", 0).with_use(write(A::DEPTH))]);
+    let depth_only = transient_first_write(&depth_only);
+    assert!(depth_only.contains("must write all of it"), "{depth_only}");
+    let both = PassDecl::new("p", 0)
+        .with_use(write(A::DEPTH))
+        .with_use(write(A::STENCIL));
+    planned(&transient(vec![both]));
+}
+
+fn transient_first_write(input: &PlanInput) -> String {
+    match plan(input) {
+        Err(Error::InvalidInput(m)) => m,
+        other => panic!("{other:?}"),
+    }
+}

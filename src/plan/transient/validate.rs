@@ -48,11 +48,9 @@ pub(in crate::plan) fn validate(input: &PlanInput) -> Result<()> {
         let Some(p) = first[r] else { continue };
         let pass = &input.passes[p];
         // Other uses of it in this pass overlap a whole-range write and were refused already.
-        let whole_write = pass
-            .uses
-            .iter()
-            .filter(|u| u.resource == r)
-            .all(|u| writes_all_without_reading(u, &res.kind));
+        let uses = || pass.uses.iter().filter(|u| u.resource == r);
+        let whole_write = uses().all(|u| writes_all_without_reading(u, &res.kind))
+            && every_plane(uses(), &res.kind);
         if !whole_write {
             return Err(Error::InvalidInput(format!(
                 "transient `{}` is first used by pass `{}`, which reads it or writes only part \
@@ -93,6 +91,19 @@ pub(in crate::plan) fn validate(input: &PlanInput) -> Result<()> {
 }
 
 /// Whether `u` writes every cell of a resource of `kind` and reads none of its old contents.
+/// Whether `uses` together cover every plane of the resource: one of them covers all its
+/// aspects, or (a depth/stencil image) one covers depth and another stencil.
+fn every_plane<'a>(uses: impl Iterator<Item = &'a UseDecl>, kind: &ResourceKind) -> bool {
+    let Some(grid) = kind.grid() else {
+        return true;
+    };
+    let mut covered = vk::ImageAspectFlags::empty();
+    for u in uses {
+        covered |= grid.narrowed(u.aspect).unwrap_or(grid.aspect);
+    }
+    covered.contains(grid.aspect)
+}
+
 fn writes_all_without_reading(u: &UseDecl, kind: &ResourceKind) -> bool {
     let whole = u.range.is_none_or(|r| r == kind.whole());
     let reads = !u.discard && !(u.access.access & !u.access.write_bits()).is_empty();
