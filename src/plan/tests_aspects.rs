@@ -397,3 +397,50 @@ fn transient_first_write(input: &PlanInput) -> String {
         other => panic!("{other:?}"),
     }
 }
+
+/// Decals on every layer of a 6-layer depth/stencil array (a cube shadow map): one plane's
+/// cells are apart, one per layer, yet each plane gets one barrier over all six layers.
+///
+/// ```text
+/// graphics:  [prepass: 6 layers, both] --> [decals: DEPTH read-only, STENCIL written]
+/// ```
+#[test]
+fn one_plane_of_many_layers_is_one_barrier() {
+    let usage = IU::DEPTH_STENCIL_ATTACHMENT;
+    let cube = ResourceDecl::image("cube", 1, 6, usage).aspect(A::DEPTH | A::STENCIL);
+    let p = planned(&PlanInput {
+        resources: vec![cube],
+        ..input(vec![
+            pass(
+                "prepass",
+                0,
+                &[(Access::DEPTH_ATTACHMENT_WRITE, A::empty())],
+            ),
+            pass(
+                "decals",
+                0,
+                &[
+                    (Access::DEPTH_ATTACHMENT_READ, A::DEPTH),
+                    (Access::DEPTH_ATTACHMENT_WRITE, A::STENCIL),
+                ],
+            ),
+        ])
+    });
+    let Command::Barrier(b) = &p.queues[0].batches[0].commands[2] else {
+        panic!("{p}")
+    };
+    let tests = "EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS";
+    let lines: Vec<String> = b
+        .images
+        .iter()
+        .map(|i| display::image_barrier_line(&p, i))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            format!("`cube` mips 0+1 layers 0+6 DEPTH: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> DEPTH_READ_ONLY_OPTIMAL, {tests}/DEPTH_STENCIL_ATTACHMENT_WRITE -> {tests}/DEPTH_STENCIL_ATTACHMENT_READ"),
+            format!("`cube` mips 0+1 layers 0+6 STENCIL: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> STENCIL_ATTACHMENT_OPTIMAL, {tests}/DEPTH_STENCIL_ATTACHMENT_WRITE -> {tests}/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE"),
+        ],
+        "{p}"
+    );
+}

@@ -1,5 +1,7 @@
 //! Barrier merging: a barrier joins an existing one of the same resource, range, layouts
-//! and ownership transfer, so each command names each range once.
+//! and ownership transfer, so each command names each range once; the two planes of a
+//! depth/stencil image in the same state become one barrier of both aspects, and one plane of
+//! neighbouring layers one barrier over them.
 
 use super::*;
 
@@ -41,17 +43,35 @@ pub(super) fn push_barrier(
                 let other_plane = |b: &ImageBarrier| {
                     s.families.is_none() && aspect != all && b.aspect | aspect == all
                 };
-                let at = match cmd
+                // One plane of the next layers of a mip, with equal scopes: one barrier over
+                // the layers (a plane's cells are apart, so each layer comes on its own).
+                let next_layers = |b: &ImageBarrier| {
+                    s.families.is_none()
+                        && aspect != all
+                        && b.resource == r
+                        && b.aspect == aspect
+                        && (b.old_layout, b.new_layout) == (old_layout, new_layout)
+                        && b.scopes == s
+                        && (b.range.base_mip, b.range.mip_count) == (range.base_mip, 1)
+                        && range.mip_count == 1
+                        && b.range.base_layer + b.range.layer_count == range.base_layer
+                };
+                let joined = cmd
                     .images
                     .iter()
-                    .position(|b| same(b) && (b.aspect == aspect || other_plane(b)))
-                {
-                    Some(i) => {
+                    .position(|b| same(b) && (b.aspect == aspect || other_plane(b)));
+                let extended = || cmd.images.iter().position(next_layers);
+                let at = match (joined, joined.is_none().then(extended).flatten()) {
+                    (Some(i), _) => {
                         merge(&mut cmd.images[i].scopes);
                         cmd.images[i].aspect |= aspect;
                         i
                     }
-                    None => {
+                    (None, Some(i)) => {
+                        cmd.images[i].range.layer_count += range.layer_count;
+                        i
+                    }
+                    (None, None) => {
                         cmd.images.push(ImageBarrier {
                             resource: r,
                             range,
