@@ -32,20 +32,45 @@ fn range_of(kind: &ResourceKind, draw: &Option<[Index; 4]>) -> Option<SubRange> 
     })
 }
 
+const DEPTH_STENCIL: vk::ImageAspectFlags = vk::ImageAspectFlags::from_raw(
+    vk::ImageAspectFlags::DEPTH.as_raw() | vk::ImageAspectFlags::STENCIL.as_raw(),
+);
+
+/// What a use of an image with depth and stencil names: every aspect, depth, stencil.
+const ASPECTS: [vk::ImageAspectFlags; 3] = [
+    vk::ImageAspectFlags::empty(),
+    vk::ImageAspectFlags::DEPTH,
+    vk::ImageAspectFlags::STENCIL,
+];
+
+/// The aspect a use names alone (DEPTH or STENCIL of an image with both), or `None`.
+fn plane(res: &ResourceDecl, u: &UseDecl) -> Option<vk::ImageAspectFlags> {
+    let two = matches!(res.kind, ResourceKind::Image { aspect, .. } if aspect == DEPTH_STENCIL);
+    (two && !u.aspect.is_empty() && u.aspect != DEPTH_STENCIL).then_some(u.aspect)
+}
+
 /// Whether two uses of one resource in one pass are allowed together (the planner's rule:
-/// overlapping uses must both read, and of an image in one layout).
+/// overlapping uses must both read, and of an image in one layout; uses of the two aspects of
+/// a depth/stencil image apart never overlap, and each takes its aspect's layout).
 fn compatible(res: &ResourceDecl, a: &UseDecl, b: &UseDecl) -> bool {
     let whole = res.kind.whole();
-    let overlap = match (a.range.unwrap_or(whole), b.range.unwrap_or(whole)) {
-        (SubRange::Image(x), SubRange::Image(y)) => x.overlaps(&y),
-        (SubRange::Buffer(x), SubRange::Buffer(y)) => x.overlaps(&y),
-        _ => true,
+    let (pa, pb) = (plane(res, a), plane(res, b));
+    let planes_meet = pa.is_none() || pb.is_none() || pa == pb;
+    let overlap = planes_meet
+        && match (a.range.unwrap_or(whole), b.range.unwrap_or(whole)) {
+            (SubRange::Image(x), SubRange::Image(y)) => x.overlaps(&y),
+            (SubRange::Buffer(x), SubRange::Buffer(y)) => x.overlaps(&y),
+            _ => true,
+        };
+    let layout = |u: &UseDecl, p: Option<vk::ImageAspectFlags>| match p {
+        Some(aspect) => u.access.layout_in(aspect),
+        None => u.access.layout,
     };
     let is_image = matches!(res.kind, ResourceKind::Image { .. });
     !overlap
         || !(a.access.is_write()
             || b.access.is_write()
-            || (is_image && a.access.layout != b.access.layout))
+            || (is_image && layout(a, pa) != layout(b, pb)))
 }
 
 /// The memory of transient `i` of `kind`: a few KiB, of one of three overlapping sets of
@@ -79,18 +104,17 @@ fn resource(i: usize, d: &ResourceDraw, queues: &[QueueDecl], transient: bool) -
             d.layers,
             image_usage(&COLOR_USAGE),
         ),
-        Kind::Depth => {
-            let mut r = ResourceDecl::image(
-                &format!("depth{i}"),
-                d.mips,
-                d.layers,
-                image_usage(&DEPTH_USAGE),
-            );
-            if let ResourceKind::Image { aspect, .. } = &mut r.kind {
-                *aspect = vk::ImageAspectFlags::DEPTH;
-            }
-            r
-        }
+        Kind::Depth => ResourceDecl::image(
+            &format!("depth{i}"),
+            d.mips,
+            d.layers,
+            image_usage(&DEPTH_USAGE),
+        )
+        .aspect(if d.stencil {
+            DEPTH_STENCIL
+        } else {
+            vk::ImageAspectFlags::DEPTH
+        }),
         Kind::Swapchain => ResourceDecl::image(
             &format!("swap{i}"),
             1,
@@ -196,6 +220,11 @@ pub(super) fn build(d: &CaseDraw) -> Case {
                     }
                     if may_discard && ud.discard {
                         u = u.discard();
+                    }
+                    let two = matches!(resources[r].kind,
+                        ResourceKind::Image { aspect, .. } if aspect == DEPTH_STENCIL);
+                    if two {
+                        u = u.aspect(ASPECTS[ud.aspect as usize]);
                     }
                     u
                 };

@@ -7,6 +7,7 @@
 //! orders of the passes give the same contents exactly when every pair that one of them
 //! writes where the other reads or writes keeps its order.
 
+use vk_baton::ash::vk;
 use vk_baton::plan::{PlanInput, ResourceDecl, ResourceKind, UseDecl};
 use vk_baton::SubRange;
 
@@ -26,15 +27,29 @@ fn hash(parts: &[u64]) -> u64 {
     parts.iter().fold(0x5EED, |h, &p| mix(h, p))
 }
 
-/// The cells a use covers.
+/// The cells a use covers: an image's `(mip * layers + layer) * planes + plane`, where an
+/// image with depth and stencil has two planes (depth, stencil) and a use may name one.
 pub fn cells(r: &ResourceDecl, u: &UseDecl) -> Vec<usize> {
     match (r.kind, u.range.unwrap_or(r.kind.whole())) {
-        (ResourceKind::Image { layers, .. }, SubRange::Image(i)) => (i.base_mip
-            ..i.base_mip + i.mip_count)
-            .flat_map(|m| {
-                (i.base_layer..i.base_layer + i.layer_count).map(move |l| (m * layers + l) as usize)
-            })
-            .collect(),
+        (ResourceKind::Image { layers, aspect, .. }, SubRange::Image(i)) => {
+            let depth_stencil = vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL;
+            let planes: &[u32] = match (aspect == depth_stencil, u.aspect) {
+                (false, _) => &[0],
+                (true, a) if a == vk::ImageAspectFlags::DEPTH => &[0],
+                (true, a) if a == vk::ImageAspectFlags::STENCIL => &[1],
+                (true, _) => &[0, 1],
+            };
+            let count = if aspect == depth_stencil { 2 } else { 1 };
+            let mut out = vec![];
+            for m in i.base_mip..i.base_mip + i.mip_count {
+                for l in i.base_layer..i.base_layer + i.layer_count {
+                    for &p in planes {
+                        out.push(((m * layers + l) * count + p) as usize);
+                    }
+                }
+            }
+            out
+        }
         (ResourceKind::Buffer { .. }, SubRange::Buffer(b)) => {
             (b.offset as usize..(b.offset + b.size) as usize).collect()
         }
