@@ -21,8 +21,6 @@ pub(super) struct ResourceDraw {
     pub(super) usage_dropped: u8,
     /// Handed over by the app, last written by a transfer on this queue.
     pub(super) handed_over: Option<Index>,
-    /// A depth image has a stencil aspect too (two planes, tracked apart).
-    pub(super) stencil: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -32,8 +30,6 @@ pub(super) struct UseDraw {
     /// (base, count) of mips and of layers, or of 16-byte chunks; `None`: the whole resource.
     pub(super) range: Option<[Index; 4]>,
     pub(super) discard: bool,
-    /// Of an image with depth and stencil: 0 every aspect, 1 depth, 2 stencil.
-    pub(super) aspect: u8,
 }
 
 #[derive(Clone, Debug)]
@@ -89,20 +85,16 @@ fn resource_draw() -> impl Strategy<Value = ResourceDraw> {
         prop::bool::weighted(1.0 / 3.0),
         prop_oneof![3 => Just(0u8), 1 => any::<u8>()],
         prop::option::weighted(0.2, any::<Index>()),
-        prop::bool::weighted(0.5),
     )
         .prop_map(
-            |(kind, mips, layers, chunks, concurrent, usage_dropped, handed_over, stencil)| {
-                ResourceDraw {
-                    kind,
-                    mips,
-                    layers,
-                    chunks,
-                    concurrent,
-                    usage_dropped,
-                    handed_over,
-                    stencil,
-                }
+            |(kind, mips, layers, chunks, concurrent, usage_dropped, handed_over)| ResourceDraw {
+                kind,
+                mips,
+                layers,
+                chunks,
+                concurrent,
+                usage_dropped,
+                handed_over,
             },
         )
 }
@@ -113,14 +105,12 @@ fn use_draw() -> impl Strategy<Value = UseDraw> {
         any::<Index>(),
         prop::option::of(any::<[Index; 4]>()),
         prop::bool::weighted(1.0 / 3.0),
-        0u8..3,
     )
-        .prop_map(|(resource, access, range, discard, aspect)| UseDraw {
+        .prop_map(|(resource, access, range, discard)| UseDraw {
             resource,
             access,
             range,
             discard,
-            aspect,
         })
 }
 
