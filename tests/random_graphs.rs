@@ -62,6 +62,8 @@ struct Seen {
     waits_on_earlier_values: Cell<u32>,
     /// An ownership transfer between families.
     ownership_transfers: Cell<u32>,
+    /// A barrier naming one aspect of an image with depth and stencil (the planes apart).
+    single_aspect_barriers: Cell<u32>,
     /// A handoff (the first pass of a graph, submitted by the app) after which the library
     /// submitted a release-only batch on another family's queue.
     handoffs_after_a_release: Cell<u32>,
@@ -168,6 +170,23 @@ fn count(case: &Case, planned: &[Planned], seen: &Seen) {
             .any(|f| f.is_some_and(|(s, d)| s != d)),
         _ => false,
     });
+    let single_aspect = planned.iter().any(|p| {
+        let two = |r: usize| {
+            matches!(p.plan.input.resources[r].kind,
+                ResourceKind::Image { aspect, .. } if aspect.as_raw().count_ones() == 2)
+        };
+        let plan = &p.plan;
+        plan.queues
+            .iter()
+            .flat_map(|q| &q.batches)
+            .flat_map(|b| &b.commands)
+            .any(|c| {
+                matches!(c, Command::Barrier(bc) if bc.images.iter().any(|i| {
+                    two(i.resource) && i.aspect.as_raw().count_ones() == 1
+                }))
+            })
+    });
+    bump(&seen.single_aspect_barriers, single_aspect);
     bump(&seen.cases, true);
     bump(&seen.two_queues_of_one_family, shared_family);
     bump(&seen.compute_transfer_pass, busy_with(COMPUTE_TRANSFER));
@@ -263,6 +282,11 @@ fn random_graphs_verify() {
         ("timelines starting above 0", &seen.nonzero_start, 10),
         ("waits on earlier values", &seen.waits_on_earlier_values, 20),
         ("ownership transfers", &seen.ownership_transfers, 20),
+        (
+            "barriers on one aspect of a depth/stencil image",
+            &seen.single_aspect_barriers,
+            10,
+        ),
         (
             "handoffs after a release",
             &seen.handoffs_after_a_release,
