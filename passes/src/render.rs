@@ -12,9 +12,13 @@
 //! | resolve target | [`Access::COLOR_ATTACHMENT_WRITE`] (resolves write at `COLOR_ATTACHMENT_OUTPUT`) | discarded when the render area covers it |
 //! | depth/stencil, tested and written | [`Access::DEPTH_ATTACHMENT_WRITE`] | discarded for CLEAR or DONT_CARE over the whole area |
 //! | depth/stencil, read-only | [`Access::DEPTH_ATTACHMENT_READ`], load op LOAD, store op NONE | kept |
+//! | depth and stencil with their own ops ([`DepthTarget::stencil`]) that make them different uses | one use per aspect, each as above, narrowed with `.aspect(DEPTH)` / `.aspect(STENCIL)` | each aspect as above |
 //!
 //! Each attachment's `imageLayout` in `VkRenderingAttachmentInfo` is the declared access's
-//! layout ([`Access::layout`]): the graph has put the image there before the pass records.
+//! layout ([`Access::layout`]), or, for uses of one aspect, that aspect's own
+//! ([`Access::layout_in`]: `DEPTH_READ_ONLY_OPTIMAL` in `pDepthAttachment`,
+//! `STENCIL_ATTACHMENT_OPTIMAL` in `pStencilAttachment`, ...): the graph has put the image
+//! there before the pass records.
 //! The buffers and textures the draw code reads are declared with [`Render::reads`]. An app that
 //! records its own `vkCmdBeginRendering` does the same: declare each attachment with the row
 //! above, and use that row's layout.
