@@ -33,7 +33,7 @@ pub enum Write {
     /// A 4× multisampled color attachment resolved into the data image.
     Resolve,
     /// A depth attachment written by the fragment shader (`gl_FragDepth`).
-    DepthWrite,
+    DepthAttachment,
     // A stencil attachment written apart from depth belongs here: `StencilWrite`, an image of
     // `Kind::Stencil` read by a stencil test, a copy of the stencil aspect and a sampled read.
     // Not yet: depth and stencil are still tracked as one (README, "Drawing"), and tracking
@@ -60,7 +60,7 @@ pub const WRITES: [Write; 12] = [
     Write::ColorClear,
     Write::ColorLoadBlend,
     Write::Resolve,
-    Write::DepthWrite,
+    Write::DepthAttachment,
     Write::FragmentStorage,
     Write::VertexStorage,
     Write::CopyBuffer,
@@ -78,7 +78,7 @@ impl Write {
             ColorClear | ColorLoadBlend | Resolve | CopyImage | ClearImage | ComputeImage => {
                 Kind::Color
             }
-            DepthWrite => Kind::Depth,
+            DepthAttachment => Kind::Depth,
             FragmentStorage | VertexStorage | CopyBuffer | FillBuffer | ComputeBuffer => {
                 Kind::Buffer
             }
@@ -428,7 +428,7 @@ pub fn write_passes(p: &Pair) -> Vec<PassSpec> {
             (d, Access::COLOR_ATTACHMENT_WRITE, true),
             fs_src,
         ])],
-        W::DepthWrite => vec![w(&[(d, Access::DEPTH_ATTACHMENT_WRITE, true), fs_src])],
+        W::DepthAttachment => vec![w(&[(d, Access::DEPTH_ATTACHMENT_WRITE, true), fs_src])],
         W::FragmentStorage => vec![w(&[
             (Scratch, Access::COLOR_ATTACHMENT_WRITE, true),
             fs_src,

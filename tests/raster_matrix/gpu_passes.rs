@@ -122,7 +122,7 @@ impl Case {
                     Box::new(points(kit.write_msaa, Some(src_set(&kit.write_msaa)), 3, 0)),
                 )
             }
-            Write::DepthWrite => {
+            Write::DepthAttachment => {
                 let t = DepthTarget::clear(self.image_of(Slot::Data), 1.0);
                 self.render(
                     ctx,

@@ -228,7 +228,9 @@ pub fn run(placement: Placement) {
             }
             fences.push(planned.execute().unwrap());
         }
+        println!("{placement:?} frame {frame}: submitted, the gate opens");
         gate.open();
+        println!("{placement:?} frame {frame}: the gate is open");
         for f in fences {
             f.wait().unwrap();
         }
