@@ -66,8 +66,7 @@ impl Case {
         w: Write,
     ) -> Box<dyn Pass + 'k> {
         let src = Bind::storage;
-        let (clear, first) = (unpack(clear_color(&self.pair)), self.content[0]);
-        let data = self.get(Slot::Data).clone();
+        let clear = unpack(clear_color(&self.pair));
         let src_set = |p: &Prog| kit.set(p, &[src(self.buffer_of(Slot::Src))]);
         let storage_set = |p: &Prog| {
             kit.set(
@@ -157,6 +156,25 @@ impl Case {
                     Box::new(points(kit.write_vs_storage, Some(set), 0, 0)),
                 )
             }
+            _ => self.write_command(kit, s, w),
+        }
+    }
+
+    /// The transfer and compute writes' passes.
+    fn write_command<'k>(&self, kit: &'k Kit, s: &PassSpec, w: Write) -> Box<dyn Pass + 'k> {
+        let src = Bind::storage;
+        let first = self.content[0];
+        let data = self.get(Slot::Data).clone();
+        let storage_set = |p: &Prog| {
+            kit.set(
+                p,
+                &[
+                    src(self.buffer_of(Slot::Src)),
+                    src(self.buffer_of(Slot::Data)),
+                ],
+            )
+        };
+        match w {
             Write::CopyBuffer => {
                 let (a, b) = (self.buffer_of(Slot::Src), self.buffer_of(Slot::Data));
                 let region = vk::BufferCopy {
@@ -243,6 +261,7 @@ impl Case {
                     unsafe { r.device().cmd_dispatch(r.cmd(), 1, 1, 1) };
                 })
             }
+            _ => unreachable!("{w:?} is drawn"),
         }
     }
 
@@ -255,7 +274,6 @@ impl Case {
         rd: Read,
     ) -> Box<dyn Pass + 'k> {
         let access = rd.access(self.pair.kind());
-        let depth = u32::from(self.pair.kind() == Kind::Depth);
         match rd.output() {
             Output::Compute if rd == Read::IndirectDispatch => {
                 let (prog, args) = (kit.cs_dispatch, self.buffer_of(Slot::Data));
@@ -283,6 +301,20 @@ impl Case {
             };
             return self.render(ctx, s, vec![t], Some(d), Box::new(draw));
         }
+        self.draw_read(ctx, kit, s, rd, out)
+    }
+
+    /// A draw that reads the data, one point per word, into the r32ui result image `out`.
+    fn draw_read<'k>(
+        &self,
+        ctx: &Context,
+        kit: &'k Kit,
+        s: &PassSpec,
+        rd: Read,
+        out: std::sync::Arc<vk_baton::StImage>,
+    ) -> Box<dyn Pass + 'k> {
+        let access = rd.access(self.pair.kind());
+        let depth = u32::from(self.pair.kind() == Kind::Depth);
         let targets = vec![ColorTarget::clear_value(out, ZERO)];
         let data = self.get(Slot::Data).clone();
         let buffer = |b: Bind, p: &Prog| Some(kit.set(p, &[b]));

@@ -436,23 +436,8 @@ impl KitBuilder {
             .line_width(1.0);
         let multisample =
             vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(g.samples);
-        let depth = vk::PipelineDepthStencilStateCreateInfo::default()
-            .depth_test_enable(g.depth_write.is_some())
-            .depth_write_enable(g.depth_write == Some(true))
-            .depth_compare_op(if g.depth_write == Some(true) {
-                vk::CompareOp::ALWAYS
-            } else {
-                vk::CompareOp::LESS
-            });
-        let attachment = vk::PipelineColorBlendAttachmentState::default()
-            .blend_enable(g.blend)
-            .src_color_blend_factor(vk::BlendFactor::ONE)
-            .dst_color_blend_factor(vk::BlendFactor::ONE)
-            .color_blend_op(vk::BlendOp::ADD)
-            .src_alpha_blend_factor(vk::BlendFactor::ONE)
-            .dst_alpha_blend_factor(vk::BlendFactor::ONE)
-            .alpha_blend_op(vk::BlendOp::ADD)
-            .color_write_mask(vk::ColorComponentFlags::RGBA);
+        let depth = depth_state(&g);
+        let attachment = blend_attachment(&g);
         let attachments: Vec<_> = g.color.iter().map(|_| attachment).collect();
         let blending = vk::PipelineColorBlendStateCreateInfo::default().attachments(&attachments);
         let dynamic = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
@@ -492,6 +477,32 @@ impl KitBuilder {
             bind_point: vk::PipelineBindPoint::GRAPHICS,
         })
     }
+}
+
+/// Depth test ALWAYS with writes, LESS without, or none (`Gfx::depth_write`).
+fn depth_state(g: &Gfx) -> vk::PipelineDepthStencilStateCreateInfo<'static> {
+    let op = if g.depth_write == Some(true) {
+        vk::CompareOp::ALWAYS
+    } else {
+        vk::CompareOp::LESS
+    };
+    vk::PipelineDepthStencilStateCreateInfo::default()
+        .depth_test_enable(g.depth_write.is_some())
+        .depth_write_enable(g.depth_write == Some(true))
+        .depth_compare_op(op)
+}
+
+/// Additive blending (ONE, ONE) where `Gfx::blend`, else none.
+fn blend_attachment(g: &Gfx) -> vk::PipelineColorBlendAttachmentState {
+    vk::PipelineColorBlendAttachmentState::default()
+        .blend_enable(g.blend)
+        .src_color_blend_factor(vk::BlendFactor::ONE)
+        .dst_color_blend_factor(vk::BlendFactor::ONE)
+        .color_blend_op(vk::BlendOp::ADD)
+        .src_alpha_blend_factor(vk::BlendFactor::ONE)
+        .dst_alpha_blend_factor(vk::BlendFactor::ONE)
+        .alpha_blend_op(vk::BlendOp::ADD)
+        .color_write_mask(vk::ColorComponentFlags::RGBA)
 }
 
 impl Drop for Kit {

@@ -6,7 +6,7 @@ use super::gpu::Case;
 use super::kit::Kit;
 use vk_baton::ash::vk;
 use vk_baton::plan::{Command, Plan};
-use vk_baton::{Context, ContextOptions, Pass, Queue};
+use vk_baton::{Context, ContextOptions, ExecutionFence, Pass, Queue};
 
 /// Where the writes, the middle reads and the reads go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -154,9 +154,62 @@ fn ownership_transfers(plan: &Plan) -> usize {
         .sum()
 }
 
-/// Runs every case of the matrix in `placement` on the GPU, `GPU_FRAMES` frames, and fails
-/// with every wrong case (or any validation message).
-pub fn run(placement: Placement) {
+/// What a GPU run of one placement needs at hand.
+struct Run<'a> {
+    ctx: &'a Context,
+    kit: &'a Kit,
+    placement: Placement,
+    pairs: Vec<Pair>,
+}
+
+impl Run<'_> {
+    fn queue(&self, q: Q) -> &Queue {
+        match q {
+            Q::Graphics => self.ctx.graphics(),
+            Q::Graphics1 => &self.ctx.graphics_queues()[1],
+            Q::Compute => self.ctx.async_compute(),
+            Q::Transfer => self.ctx.transfer(),
+        }
+    }
+
+    /// Plans and executes `specs` in `graph`, checking the ownership transfers.
+    fn execute(
+        &self,
+        graph: &vk_baton::Graph,
+        specs: &[(usize, PassSpec)],
+        cases: &[Case],
+        frame: u32,
+    ) -> ExecutionFence {
+        let placement = self.placement;
+        let mut passes: Vec<(&str, Q, Box<dyn Pass + '_>)> = specs
+            .iter()
+            .map(|(i, s)| {
+                let q = placement.queue(&self.pairs[*i], s.role);
+                (s.name.as_str(), q, cases[*i].pass(self.ctx, self.kit, s))
+            })
+            .collect();
+        let mut b = graph.record();
+        for (name, q, p) in passes.iter_mut() {
+            b = b.insert_pass(name, p.as_mut(), self.queue(*q));
+        }
+        let planned = b
+            .finish()
+            .unwrap_or_else(|e| panic!("{placement:?} frame {frame}: {e}"));
+        if let Some(want) = placement.transfers(self.pairs.len()) {
+            let got = ownership_transfers(planned.plan());
+            assert_eq!(
+                got,
+                want,
+                "{placement:?} frame {frame}: ownership-transfer barriers\n{}",
+                planned.plan()
+            );
+        }
+        planned.execute().unwrap()
+    }
+}
+
+/// The context a placement needs; fails, naming what is missing, on a device without it.
+fn placement_context(placement: Placement) -> Context {
     let ctx = context(if placement == Placement::TwoQueues {
         2
     } else {
@@ -173,61 +226,41 @@ pub fn run(placement: Placement) {
             t
         );
     }
-    let queue = |q: Q| -> &Queue {
-        match q {
-            Q::Graphics => g,
-            Q::Graphics1 => &ctx.graphics_queues()[1],
-            Q::Compute => c,
-            Q::Transfer => t,
-        }
-    };
+    ctx
+}
+
+/// Runs every case of the matrix in `placement` on the GPU, `GPU_FRAMES` frames, and fails
+/// with every wrong case (or any validation message).
+pub fn run(placement: Placement) {
+    let ctx = placement_context(placement);
     let kit = Kit::new(&ctx);
-    let pairs = pairs();
-    let families = [g.family(), c.family()];
+    let run = Run {
+        ctx: &ctx,
+        kit: &kit,
+        placement,
+        pairs: pairs(),
+    };
+    let families = [ctx.graphics().family(), ctx.async_compute().family()];
     let shared = (placement == Placement::FamiliesConcurrent).then_some(&families[..]);
-    let mut cases: Vec<Case> = pairs
+    let mut cases: Vec<Case> = run
+        .pairs
         .iter()
         .map(|p| Case::new(&ctx, *p, placement.middle(), shared, 0))
         .collect();
-    let specs = placement.graphs(&pairs);
+    let specs = placement.graphs(&run.pairs);
     let graphs: Vec<vk_baton::Graph> = specs.iter().map(|_| ctx.graph().unwrap()).collect();
-    let gate = Gate::new(&ctx, g);
+    let gate = Gate::new(&ctx, ctx.graphics());
     for frame in 0..GPU_FRAMES {
         if frame > 0 {
             cases.iter_mut().for_each(|c| c.reset(frame));
             gate.close();
         }
         gate.hold();
-        let mut fences = Vec::new();
-        for (graph, specs) in graphs.iter().zip(&specs) {
-            let mut passes: Vec<(&str, Q, Box<dyn Pass + '_>)> = specs
-                .iter()
-                .map(|(i, s)| {
-                    (
-                        s.name.as_str(),
-                        placement.queue(&pairs[*i], s.role),
-                        cases[*i].pass(&ctx, &kit, s),
-                    )
-                })
-                .collect();
-            let mut b = graph.record();
-            for (name, q, p) in passes.iter_mut() {
-                b = b.insert_pass(name, p.as_mut(), queue(*q));
-            }
-            let planned = b
-                .finish()
-                .unwrap_or_else(|e| panic!("{placement:?} frame {frame}: {e}"));
-            if let Some(want) = placement.transfers(pairs.len()) {
-                let got = ownership_transfers(planned.plan());
-                assert_eq!(
-                    got,
-                    want,
-                    "{placement:?} frame {frame}: ownership-transfer barriers\n{}",
-                    planned.plan()
-                );
-            }
-            fences.push(planned.execute().unwrap());
-        }
+        let fences: Vec<ExecutionFence> = graphs
+            .iter()
+            .zip(&specs)
+            .map(|(graph, specs)| run.execute(graph, specs, &cases, frame))
+            .collect();
         println!("{placement:?} frame {frame}: submitted, the gate opens");
         gate.open();
         println!("{placement:?} frame {frame}: the gate is open");
