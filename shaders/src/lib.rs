@@ -103,3 +103,76 @@ pub mod deferred {
     pub const SHARPEN: &[u8] =
         include_bytes!(concat!(env!("OUT_DIR"), "/deferred_sharpen.comp.spv"));
 }
+
+/// The raster matrix's shaders (`tests/raster_matrix.rs`, `matrix_*`): 8×8 targets, one point
+/// or invocation per pixel, data of 64 words. Each file says what it does; push constants
+/// `{ uint mode; uint depth; uint pad0; uint pad1; }` where used (`matrix_points.glsl`).
+pub mod matrix {
+    /// `matrix_copy.comp`.
+    pub const COPY_COMP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/matrix_copy.comp.spv"));
+    /// `matrix_cs_dispatch.comp`.
+    pub const CS_DISPATCH_COMP: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_cs_dispatch.comp.spv"));
+    /// `matrix_cs_sampled_read.comp`.
+    pub const CS_SAMPLED_READ_COMP: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_cs_sampled_read.comp.spv"));
+    /// `matrix_cs_storage_read.comp`.
+    pub const CS_STORAGE_READ_COMP: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_cs_storage_read.comp.spv"));
+    /// `matrix_cs_write_image.comp`.
+    pub const CS_WRITE_IMAGE_COMP: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_cs_write_image.comp.spv"));
+    /// `matrix_depth_count.frag`.
+    pub const DEPTH_COUNT_FRAG: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_depth_count.frag.spv"));
+    /// `matrix_depth_count.vert`.
+    pub const DEPTH_COUNT_VERT: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_depth_count.vert.spv"));
+    /// `matrix_fixed.vert`.
+    pub const FIXED_VERT: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_fixed.vert.spv"));
+    /// `matrix_flat.frag`.
+    pub const FLAT_FRAG: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/matrix_flat.frag.spv"));
+    /// `matrix_fs_sampled.frag`.
+    pub const FS_SAMPLED_FRAG: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_fs_sampled.frag.spv"));
+    /// `matrix_fs_ssbo.frag`.
+    pub const FS_SSBO_FRAG: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_fs_ssbo.frag.spv"));
+    /// `matrix_fs_storage.frag`.
+    pub const FS_STORAGE_FRAG: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_fs_storage.frag.spv"));
+    /// `matrix_fs_ubo.frag`.
+    pub const FS_UBO_FRAG: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_fs_ubo.frag.spv"));
+    /// `matrix_vb.vert`.
+    pub const VB_VERT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/matrix_vb.vert.spv"));
+    /// `matrix_vs_sampled.vert`.
+    pub const VS_SAMPLED_VERT: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_vs_sampled.vert.spv"));
+    /// `matrix_vs_ssbo.vert`.
+    pub const VS_SSBO_VERT: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_vs_ssbo.vert.spv"));
+    /// `matrix_vs_storage.vert`.
+    pub const VS_STORAGE_VERT: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_vs_storage.vert.spv"));
+    /// `matrix_vs_ubo.vert`.
+    pub const VS_UBO_VERT: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_vs_ubo.vert.spv"));
+    /// `matrix_write_color.frag`.
+    pub const WRITE_COLOR_FRAG: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_write_color.frag.spv"));
+    /// `matrix_write_depth.frag`.
+    pub const WRITE_DEPTH_FRAG: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_write_depth.frag.spv"));
+    /// `matrix_write_fs_storage.frag`.
+    pub const WRITE_FS_STORAGE_FRAG: &[u8] = include_bytes!(concat!(
+        env!("OUT_DIR"),
+        "/matrix_write_fs_storage.frag.spv"
+    ));
+    /// `matrix_write_vs_storage.vert`.
+    pub const WRITE_VS_STORAGE_VERT: &[u8] = include_bytes!(concat!(
+        env!("OUT_DIR"),
+        "/matrix_write_vs_storage.vert.spv"
+    ));
+}
