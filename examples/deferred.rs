@@ -51,7 +51,8 @@
 //! shadow map, HDR image, the draw commands, and the scene's buffers, which the transfer queue
 //! writes too) is CONCURRENT between the families, so both can read it at once;
 //! `--exclusive` keeps it EXCLUSIVE (ownership transfers) for comparison. `--plan` prints the
-//! steady frame's plan. Exits non-zero on a validation message or a failed check.
+//! steady frame's plan; `--skip PASS` makes a raster pass draw nothing (what the test's
+//! comparison with the reference picture must notice). Exits non-zero on a validation message or a failed check.
 
 #[path = "deferred/dispatch.rs"]
 mod dispatch;
@@ -75,7 +76,7 @@ use vk_baton::{Access, BufferDesc, Context, ExecutionFence, Graph, Queue, StImag
 use vk_baton_passes::Uploader;
 
 const USAGE: &str = "usage: deferred [--width W] [--height H] [--frames N] [--shadow SIZE] \
-                     [--exclusive] [--plan] [--png PATH]";
+                     [--exclusive] [--plan] [--png PATH] [--skip PASS]";
 
 /// Executions the sample keeps in flight: fewer than the descriptor sets each pass cycles
 /// through.
@@ -117,6 +118,11 @@ pub struct Options {
     pub exclusive: bool,
     pub plan: bool,
     pub png: std::path::PathBuf,
+    /// Raster passes (by name) that draw nothing: they still begin and end their rendering
+    /// (clearing or loading their targets) and declare the same uses, so the plan is the same.
+    /// What the reference comparison in tests/samples.rs must notice. (A compute pass left
+    /// out would leave its output undefined, and the culling's draws are indirect arguments.)
+    pub skip: Vec<String>,
 }
 
 fn options() -> Options {
@@ -128,6 +134,7 @@ fn options() -> Options {
         exclusive: false,
         plan: false,
         png: "deferred.png".into(),
+        skip: Vec::new(),
     };
     support::parse_args(USAGE, |name, p| {
         match name {
@@ -138,6 +145,7 @@ fn options() -> Options {
             "exclusive" => o.exclusive = true,
             "plan" => o.plan = true,
             "png" => o.png = p.value()?.into(),
+            "skip" => o.skip.push(p.value()?.string()?),
             _ => return Ok(false),
         }
         Ok(true)
@@ -271,7 +279,17 @@ fn run() -> vk_baton::Result<bool> {
         .execute()?;
     let scene = Arc::new(scene);
     let t = targets(&ctx, &graph, &o, &scene)?;
-    let mut passes = passes(&ctx, &t, &scene, &samplers)?;
+    let mut passes = passes(&ctx, &t, &scene, &samplers, &o.skip)?;
+    let raster = |name: &str| {
+        passes
+            .iter()
+            .any(|p| p.0 == name && matches!(p.1, Step::Draw(_)))
+    };
+    if let Some(unknown) = o.skip.iter().find(|s| !raster(s)) {
+        return Err(vk_baton::Error::InvalidInput(format!(
+            "--skip {unknown}: not a raster pass"
+        )));
+    }
 
     // Aliased frames, FRAMES_IN_FLIGHT at a time; the first ones make the heaps and objects.
     let mut in_flight: VecDeque<ExecutionFence> = VecDeque::new();

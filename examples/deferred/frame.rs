@@ -215,12 +215,19 @@ fn boxed<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()> + 'static>(pass: Re
 }
 
 /// Builds the `Render` passes, then the pipelines for their formats.
-fn raster(ctx: &Context, t: &Targets, scene: &Arc<Scene>) -> vk_baton::Result<Raster> {
+/// `skip`: names of passes that draw nothing (they still clear or load their targets).
+fn raster(
+    ctx: &Context,
+    t: &Targets,
+    scene: &Arc<Scene>,
+    skip: &[String],
+) -> vk_baton::Result<Raster> {
     let dev = ctx.device();
+    let on = |name: &str| !skip.iter().any(|s| s == name);
     let shared: Shared = Arc::default();
     let multi_draw = ctx.features().multi_draw_indirect == vk::TRUE;
     let err = |e: vk_baton_passes::Error| vk_baton::Error::InvalidInput(e.to_string());
-    let (sh, sc) = (shared.clone(), scene.clone());
+    let (sh, sc, draw_on) = (shared.clone(), scene.clone(), on("shadow map"));
     let shadow_size = size(&t.shadow);
     let shadow = Render::new(
         dev,
@@ -229,6 +236,9 @@ fn raster(ctx: &Context, t: &Targets, scene: &Arc<Scene>) -> vk_baton::Result<Ra
         Some(DepthTarget::clear(t.shadow.clone(), 1.0)),
         move |r| {
             let p = pipelines(&sh, r)?;
+            if !draw_on {
+                return Ok(());
+            }
             // SAFETY: inside the rendering of the shadow map (depth only, the format the
             // pipeline was made for); the scene's buffers are declared read below.
             unsafe { draw::shadow(r.device(), r.cmd(), &p, &sc, shadow_size) };
@@ -240,6 +250,7 @@ fn raster(ctx: &Context, t: &Targets, scene: &Arc<Scene>) -> vk_baton::Result<Ra
 
     let full = size(&t.depth);
     let (sh, sc, draws) = (shared.clone(), scene.clone(), t.draws.clone());
+    let draw_on = on("gbuffer");
     let gbuffer = Render::new(
         dev,
         area(&t.depth),
@@ -251,6 +262,9 @@ fn raster(ctx: &Context, t: &Targets, scene: &Arc<Scene>) -> vk_baton::Result<Ra
         move |r| {
             let p = pipelines(&sh, r)?;
             let d = draws.handle();
+            if !draw_on {
+                return Ok(());
+            }
             // SAFETY: inside the G-buffer's rendering; `draws` is declared an indirect buffer
             // (the culling's writes are visible), the scene's buffers are declared read.
             unsafe { draw::culled(r.device(), r.cmd(), &p, &sc, p.gbuffer, d, full, multi_draw) };
@@ -264,6 +278,7 @@ fn raster(ctx: &Context, t: &Targets, scene: &Arc<Scene>) -> vk_baton::Result<Ra
     // The forward pass is multisampled: the opaque scene's depth again at 4 samples (the
     // culled draws once more), then the glass tested against it without writing it.
     let (sh, sc, draws) = (shared.clone(), scene.clone(), t.draws.clone());
+    let draw_on = on("forward depth");
     let forward_depth = Render::new(
         dev,
         area(&t.msaa_depth),
@@ -272,6 +287,9 @@ fn raster(ctx: &Context, t: &Targets, scene: &Arc<Scene>) -> vk_baton::Result<Ra
         move |r| {
             let p = pipelines(&sh, r)?;
             let (d, pipe) = (draws.handle(), p.forward_depth);
+            if !draw_on {
+                return Ok(());
+            }
             // SAFETY: as the G-buffer's, into the multisampled depth.
             unsafe { draw::culled(r.device(), r.cmd(), &p, &sc, pipe, d, full, multi_draw) };
             Ok(())
@@ -281,7 +299,7 @@ fn raster(ctx: &Context, t: &Targets, scene: &Arc<Scene>) -> vk_baton::Result<Ra
     .reads(&t.draws, Access::INDIRECT_BUFFER);
     let forward_depth = mesh_reads(forward_depth, scene);
 
-    let (sh, sc) = (shared.clone(), scene.clone());
+    let (sh, sc, draw_on) = (shared.clone(), scene.clone(), on("transparent"));
     let transparent = Render::new(
         dev,
         area(&t.msaa_color),
@@ -292,6 +310,9 @@ fn raster(ctx: &Context, t: &Targets, scene: &Arc<Scene>) -> vk_baton::Result<Ra
         Some(DepthTarget::read_only(t.msaa_depth.clone())),
         move |r| {
             let p = pipelines(&sh, r)?;
+            if !draw_on {
+                return Ok(());
+            }
             // SAFETY: inside the forward rendering (multisampled layer, read-only depth).
             unsafe { draw::transparent(r.device(), r.cmd(), &p, &sc, full) };
             Ok(())
@@ -300,7 +321,7 @@ fn raster(ctx: &Context, t: &Targets, scene: &Arc<Scene>) -> vk_baton::Result<Ra
     .map_err(err)?;
     let transparent = mesh_reads(transparent, scene);
 
-    let sh = shared.clone();
+    let (sh, draw_on) = (shared.clone(), on("ui"));
     let ui = Render::new(
         dev,
         area(&t.output),
@@ -308,6 +329,9 @@ fn raster(ctx: &Context, t: &Targets, scene: &Arc<Scene>) -> vk_baton::Result<Ra
         None,
         move |r| {
             let p = pipelines(&sh, r)?;
+            if !draw_on {
+                return Ok(());
+            }
             // SAFETY: inside the rendering of the output, which the UI pipeline is made for.
             unsafe { draw::ui(r.device(), r.cmd(), &p, full) };
             Ok(())
@@ -337,11 +361,13 @@ fn raster(ctx: &Context, t: &Targets, scene: &Arc<Scene>) -> vk_baton::Result<Ra
 
 /// The frame's passes, in program order. The culling, SSAO, light culling and lighting run on
 /// the async compute queue; the shadow map, the G-buffer and the forward pass on graphics.
+/// The raster passes named in `skip` draw nothing (see `Options::skip`).
 pub fn passes(
     ctx: &Context,
     t: &Targets,
     scene: &Arc<Scene>,
     samplers: &Arc<Samplers>,
+    skip: &[String],
 ) -> vk_baton::Result<Passes> {
     let dev = ctx.device();
     let (gfx, compute) = (ctx.graphics().clone(), ctx.async_compute().clone());
@@ -358,7 +384,7 @@ pub fn passes(
         forward_depth,
         transparent,
         ui,
-    } = raster(ctx, t, scene)?;
+    } = raster(ctx, t, scene, skip)?;
     let aspect = (full[0] as f32 / full[1] as f32).to_bits();
     let cull = vec![
         Bind::ReadBuffer(scene.instances.clone()),
