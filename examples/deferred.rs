@@ -5,17 +5,24 @@
 //!
 //! 1. **cull** [async compute]: one `VkDrawIndexedIndirectCommand` per opaque instance, with no
 //!    instance where the camera's frustum culls it (`deferred_cull.comp`).
-//! 2. **shadow map** [graphics]: the sun's depth-only draws of every opaque instance (D32).
+//! 2. **forward depth**, **transparent** [graphics, 4× MSAA]: the opaque scene's depth at 4
+//!    samples from the culled draws, then glass tested against it read-only
+//!    (`DepthTarget::read_only`, store op NONE) and blended into a layer that is resolved to one
+//!    sample (`resolve_into`).
 //! 3. **gbuffer** [graphics]: albedo, normal and depth, drawn with one
 //!    `vkCmdDrawIndexedIndirect` from the culling's commands.
-//! 4. **ssao**, **ssao blur**, **light culling**, **lighting** [async compute]: sample the
-//!    G-buffer, the depth buffer and the shadow map; write the HDR image.
-//! 5. **forward depth**, **transparent** [graphics, 4× MSAA, beside step 4]: the opaque depth
-//!    again at 4 samples, then glass tested against it read-only (`DepthTarget::read_only`,
-//!    store op NONE) and blended into a layer resolved to one sample (`resolve_into`).
+//! 4. **ssao**, **ssao blur**, **light culling** [async compute] beside the **shadow map**
+//!    [graphics]: the sun's depth-only draws of every opaque instance.
+//! 5. **lighting** [async compute]: samples the G-buffer, the depth buffer, the shadow map and
+//!    the SSAO; writes the HDR image.
 //! 6. **bloom** down and up, **tonemap** [graphics]: HDR under the glass layer, plus bloom,
 //!    into the app's output image.
 //! 7. **ui** [graphics]: an overlay drawn over the output with load op LOAD and blending.
+//!
+//! The forward layer comes first because it needs only the culled draws: its multisampled
+//! targets are gone before the G-buffer, so their memory holds what follows, and the queues
+//! overlap where little is alive (shadow map beside SSAO). `tests/simulated/deferred.rs`
+//! plans and verifies the same frame on the multi-family topologies the CI machine lacks.
 //!
 //! The meshes (a box and a sphere), their instances (the ground, boxes, balls, glass) and their
 //! indices are streamed in once by the stock `Uploader` on the transfer queue, in a graph of

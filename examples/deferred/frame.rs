@@ -360,7 +360,11 @@ fn raster(
 }
 
 /// The frame's passes, in program order. The culling, SSAO, light culling and lighting run on
-/// the async compute queue; the shadow map, the G-buffer and the forward pass on graphics.
+/// the async compute queue; the forward layer, the G-buffer and the shadow map on graphics.
+///
+/// The order keeps what is alive at once small where the two queues overlap (and every
+/// transient's memory can be shared): the multisampled forward targets come and go before the
+/// G-buffer, and the shadow map is drawn while SSAO and the light culling run.
 /// The raster passes named in `skip` draw nothing (see `Options::skip`).
 pub fn passes(
     ctx: &Context,
@@ -396,7 +400,10 @@ pub fn passes(
             pass(spv::CULL, cull, [scene.opaque, 1], aspect, false)?,
             compute.clone(),
         ),
-        ("shadow map", shadow, gfx.clone()),
+        // The forward layer first: it needs only the culled draws, and its multisampled
+        // targets are dead before the G-buffer, so they share memory with what follows.
+        ("forward depth", forward_depth, gfx.clone()),
+        ("transparent", transparent, gfx.clone()),
         ("gbuffer", gbuffer, gfx.clone()),
         (
             "ssao",
@@ -431,6 +438,8 @@ pub fn passes(
             )?,
             compute.clone(),
         ),
+        // Beside SSAO and the light culling on async compute.
+        ("shadow map", shadow, gfx.clone()),
         (
             "lighting",
             pass(
@@ -450,8 +459,6 @@ pub fn passes(
             )?,
             compute,
         ),
-        ("forward depth", forward_depth, gfx.clone()),
-        ("transparent", transparent, gfx.clone()),
     ];
     const DOWN: [&str; 4] = [
         "bloom down 0",
