@@ -26,9 +26,10 @@
 //!
 //! The meshes (a box and a sphere), their instances (the ground, boxes, balls, glass) and their
 //! indices are streamed in once by the stock `Uploader` on the transfer queue, in a graph of
-//! their own that the first frame waits for. The raster passes are the stock `Render` pass; what they record is in the plain
-//! functions of `deferred/draw.rs`, which a hand-written version of this frame can call between
-//! its own barriers.
+//! their own that the first frame waits for. The raster passes are the stock `Render` pass;
+//! what they record is in the plain functions of `deferred/draw.rs` (and the compute passes'
+//! in `deferred/dispatch.rs`), which a hand-written version of this frame can call between its
+//! own barriers and submits.
 //!
 //! The transients come from the graph (`graph.transient_image(desc, name)`) and are used like
 //! any image. The plan places them in shared heaps: two transients share memory when every
@@ -54,12 +55,13 @@
 //! VK_BATON_VALIDATION=1 cargo run --example deferred -- --width 320 --height 180 --frames 4
 //! ```
 //!
-//! Where async compute is another queue family, what both queues use (the G-buffer, depth,
-//! shadow map, HDR image, the draw commands, and the scene's buffers, which the transfer queue
-//! writes too) is CONCURRENT between the families, so both can read it at once;
-//! `--exclusive` keeps it EXCLUSIVE (ownership transfers) for comparison. `--plan` prints the
-//! steady frame's plan; `--skip PASS` makes a raster pass draw nothing (what the test's
-//! comparison with the reference picture must notice). Exits non-zero on a validation message or a failed check.
+//! Where async compute is another queue family, the images and the draw commands both queues
+//! use (the G-buffer, depth, shadow map, HDR image, draws) are CONCURRENT between the families,
+//! so both can read them at once; `--exclusive` keeps them EXCLUSIVE (ownership transfers) for
+//! comparison. The scene's buffers are CONCURRENT either way (see `Scene::new`). `--plan`
+//! prints the steady frame's plan; `--skip PASS` makes a raster pass draw nothing (what the
+//! test's comparison with the reference picture must notice). Exits non-zero on a validation
+//! message or a failed check.
 
 #[path = "deferred/dispatch.rs"]
 mod dispatch;
@@ -274,7 +276,7 @@ fn run() -> vk_baton::Result<bool> {
     let families = [ctx.transfer().family(), gfx.family(), compute.family()];
     let mut uploader = Uploader::new(ctx.device(), ctx.allocator(), 1 << 20)
         .map_err(|e| vk_baton::Error::InvalidInput(e.to_string()))?;
-    let (scene, mut upload) = Scene::new(&ctx, &mut uploader, &families, o.exclusive)?;
+    let (scene, mut upload) = Scene::new(&ctx, &mut uploader, &families)?;
     // The upload goes first, in a graph of its own: the first frame waits for it (on the
     // transfer queue's timeline, and takes the buffers' ownership where that is another
     // family). Not waited on here; the frames after the first start from the same states, so

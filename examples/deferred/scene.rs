@@ -125,14 +125,19 @@ pub struct Scene {
 impl Scene {
     /// Makes the scene's buffers and stages their contents in `uploader`; the returned batch is
     /// the pass that copies them (on the transfer queue). `families`: the queue families that
-    /// use the buffers (the transfer, graphics and async compute queues'): CONCURRENT between
-    /// them when there are several and `exclusive` is off, else EXCLUSIVE, and the graph moves
-    /// their ownership.
+    /// use the buffers (the transfer, graphics and async compute queues').
+    ///
+    /// The buffers are CONCURRENT between those families when there are several, with the
+    /// sample's `--exclusive` too: they never change after the upload, and both queues read the
+    /// instances every frame, so EXCLUSIVE would move the instances' ownership from graphics to
+    /// compute and back in every frame (two release/acquire pairs) for nothing. (Seen on the
+    /// NVIDIA machine: with EXCLUSIVE buffers acquired from the transfer family, the first
+    /// steady frame also plans anew instead of reusing the plan of the frame before, although
+    /// the two plans are the same.)
     pub fn new(
         ctx: &Context,
         uploader: &mut Uploader,
         families: &[u32],
-        exclusive: bool,
     ) -> vk_baton::Result<(Scene, UploadBatch)> {
         let mut g = Geometry::default();
         let (v, i) = cube();
@@ -158,7 +163,7 @@ impl Scene {
         unique.dedup();
         let buffer = |name: &str, size: usize, usage: vk::BufferUsageFlags| {
             let mut desc = BufferDesc::new(size as u64, usage | vk::BufferUsageFlags::TRANSFER_DST);
-            if unique.len() > 1 && !exclusive {
+            if unique.len() > 1 {
                 desc = desc.concurrent(&unique);
             }
             ctx.buffer(desc, name)
