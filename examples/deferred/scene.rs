@@ -212,7 +212,7 @@ fn opaque_instances(cube: Mesh, ball: Mesh) -> Vec<Instance> {
             mesh,
             flags: 0,
         };
-    let mut list = vec![
+    vec![
         Instance {
             flags: FLAG_CHECKER,
             ..solid(
@@ -295,9 +295,7 @@ fn opaque_instances(cube: Mesh, ball: Mesh) -> Vec<Instance> {
         solid([0.0, 1.0, 12.0], 0.0, [1.0; 3], [1.0, 0.0, 1.0], 0.5, cube),
         solid([-14.0, 1.0, 2.0], 0.0, [1.0; 3], [1.0, 0.0, 1.0], 0.5, cube),
         solid([14.0, 1.0, 2.0], 0.0, [1.0; 3], [1.0, 0.0, 1.0], 0.5, ball),
-    ];
-    list.shrink_to_fit();
-    list
+    ]
 }
 
 /// A glass ball and a glass slab in front of the boxes.

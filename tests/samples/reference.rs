@@ -23,8 +23,9 @@ pub(crate) fn read_rgba(path: &std::path::Path) -> (u32, u32, Vec<u8>) {
 /// `REFERENCE_CHANNEL` levels off, and at most `REFERENCE_PIXELS` of the 57 600 may.
 ///
 /// The reference, `tests/reference/deferred_320x180.png`, is the deferred sample's frame 3 at
-/// 320x180, rendered by the command of the test below on lavapipe and checked by eye (lit boxes
-/// and balls with their shadows, the glass ball and slab, the UI panel). Lavapipe is
+/// 320x180, rendered on lavapipe by the command of the test
+/// `deferred_aliases_transients_within_the_targets_and_renders_the_same_without` and checked by
+/// eye (lit boxes and balls with their shadows, the glass ball and slab, the UI panel). Lavapipe is
 /// deterministic: the same build renders the same bytes, run after run (0 pixels differ). The
 /// tolerance absorbs what another Mesa or LLVM version may round differently (a channel off by a
 /// level or two, or a few edge pixels), not a pass: each raster pass drawing nothing changes far
