@@ -13,6 +13,10 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+#[path = "samples/reference.rs"]
+mod reference;
+use reference::{compare_with_reference, read_rgba};
+
 /// This test binary's path. A runner that starts it through a dynamic loader (CI's
 /// `.ci/layer-run`) makes `current_exe` the loader, and passes the path as `argv[0]`.
 fn this_test() -> PathBuf {
@@ -426,16 +430,10 @@ fn deferred_aliases_transients_within_the_targets_and_renders_the_same_without()
         out.contains("check: frame 3 without aliasing is identical bit for bit (230400 bytes)"),
         "{out}"
     );
-    // The picture: the right size, and not blank.
-    let decoder = png::Decoder::new(std::fs::File::open(&png_path).expect("deferred.png exists"));
-    let mut reader = decoder.read_info().unwrap();
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    assert_eq!((info.width, info.height), (320, 180));
-    let mut colours: Vec<[u8; 3]> = buf[..info.buffer_size()]
-        .chunks_exact(4)
-        .map(|p| [p[0], p[1], p[2]])
-        .collect();
+    // The picture: the right size, not blank, and the reference frame.
+    let (w, h, rgba) = read_rgba(&png_path);
+    assert_eq!((w, h), (320, 180));
+    let mut colours: Vec<[u8; 3]> = rgba.chunks_exact(4).map(|p| [p[0], p[1], p[2]]).collect();
     colours.sort_unstable();
     colours.dedup();
     assert!(
@@ -443,6 +441,11 @@ fn deferred_aliases_transients_within_the_targets_and_renders_the_same_without()
         "only {} distinct colours",
         colours.len()
     );
+    if line(&out, "device:").contains("llvmpipe") {
+        compare_with_reference(&rgba, &png_path);
+    } else {
+        println!("not lavapipe: the picture is not compared with the reference (made on lavapipe)");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
