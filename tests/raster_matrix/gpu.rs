@@ -226,7 +226,7 @@ impl Case {
             assert!(!discard, "Render::reads declares no discard");
             pass = match self.get(slot) {
                 Res::Buffer(b) => pass.reads(b, a),
-                Res::Image(i) => pass.reads_image(i, a),
+                Res::Image(i) => pass.reads_image(i, a).expect("a sampled or storage read"),
             };
         }
         Box::new(pass)
