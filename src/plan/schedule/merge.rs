@@ -124,7 +124,7 @@ impl Touches {
     /// blocked, and is nearer: the touches it covers go.
     fn add_pass(&mut self, input: &PlanInput, i: usize, pos: usize) {
         for u in &input.passes[i].uses {
-            let writes = u.access.is_write() || u.discard;
+            let writes = u.writes() || u.discards();
             let range = u.range.unwrap_or(input.resources[u.resource].kind.whole());
             if writes {
                 self.by_resource[u.resource].retain(|t| !contains(&range, &t.range));

@@ -28,7 +28,10 @@ impl Checker<'_> {
         match &op.kind {
             OpKind::Initial { .. } => {}
             OpKind::Access {
-                discard, present, ..
+                discard,
+                present,
+                leaves,
+                ..
             } => {
                 let needs = !(*discard && op.write);
                 if is_image && op.layout != vk::ImageLayout::UNDEFINED && c.layout != op.layout {
@@ -71,6 +74,10 @@ impl Checker<'_> {
                 if op.write {
                     c.defined = true;
                     c.lost = None;
+                }
+                if let (Some(l), true) = (*leaves, is_image) {
+                    c.layout = l;
+                    c.layout_by = Some(o);
                 }
                 if !present && exclusive && family.is_some() {
                     c.owner = family;
