@@ -1,0 +1,396 @@
+//! An app's own `VkRenderPass` inside a graph: attachments declared with their
+//! `initialLayout` and `finalLayout`, the render pass made with the external dependencies of
+//! `vk_baton::render_pass`, its results copied out by graph passes and checked bit for bit,
+//! under the validation layer with synchronization validation (any message fails).
+
+mod common;
+
+use common::{assert_clean, ctx};
+use std::sync::Arc;
+use vk::ImageLayout as L;
+use vk_baton::ash::{self, vk};
+use vk_baton::{Access, BufferDesc, Context, ImageDesc, StBuffer, StImage};
+use vk_baton_passes::{DownloadImage, UploadBuffer};
+
+const SIDE: u32 = 16;
+const FORMAT: vk::Format = vk::Format::R8G8B8A8_UNORM;
+/// The triangle's colour, and the clear colours of the two render passes.
+const GREEN: [f32; 4] = [0.0, 1.0, 0.0, 1.0];
+const BLUE: [f32; 4] = [0.0, 0.0, 1.0, 1.0];
+const RED: [f32; 4] = [1.0, 0.0, 0.0, 1.0];
+
+/// One triangle over the top-left half: its long edge is `x + y = 1/16` in clip space, which
+/// no pixel centre lies on, so pixel (i, j) is covered exactly when `i + j <= 15`.
+fn triangle() -> Vec<u8> {
+    let far = 1.0625f32;
+    [[-1.0, -1.0], [far, -1.0], [-1.0, far]]
+        .iter()
+        .flat_map(|p| [p[0], p[1], 0.0].into_iter().chain(GREEN))
+        .flat_map(f32::to_le_bytes)
+        .collect()
+}
+
+fn expected(clear: [f32; 4]) -> Vec<u8> {
+    let px = |c: [f32; 4]| c.map(|x| (x * 255.0) as u8);
+    (0..SIDE * SIDE)
+        .flat_map(|p| {
+            let (i, j) = (p % SIDE, p / SIDE);
+            px(if i + j <= 15 { GREEN } else { clear })
+        })
+        .collect()
+}
+
+/// A render pass of one subpass drawing one colour attachment, with its framebuffer and
+/// pipeline; destroyed on drop (the test waits for the GPU first).
+struct AppRenderPass {
+    device: ash::Device,
+    render_pass: vk::RenderPass,
+    view: vk::ImageView,
+    framebuffer: vk::Framebuffer,
+    layout: vk::PipelineLayout,
+    pipeline: vk::Pipeline,
+}
+
+impl AppRenderPass {
+    fn new(ctx: &Context, image: &StImage, initial: L, last: L) -> AppRenderPass {
+        let device = ctx.device().clone();
+        let attachment = vk::AttachmentDescription2::default()
+            .format(FORMAT)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .load_op(vk::AttachmentLoadOp::CLEAR)
+            .store_op(vk::AttachmentStoreOp::STORE)
+            .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
+            .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
+            .initial_layout(initial)
+            .final_layout(last);
+        let color = [vk::AttachmentReference2::default()
+            .attachment(0)
+            .layout(Access::COLOR_ATTACHMENT_WRITE.layout)
+            .aspect_mask(vk::ImageAspectFlags::COLOR)];
+        let subpass = vk::SubpassDescription2::default()
+            .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
+            .color_attachments(&color);
+        // What chains the render pass's own transitions with the graph's barriers.
+        let deps = vk_baton::render_pass::external_dependencies(&[Access::COLOR_ATTACHMENT_WRITE]);
+        let attachments = [attachment];
+        let subpasses = [subpass];
+        let info = vk::RenderPassCreateInfo2::default()
+            .attachments(&attachments)
+            .subpasses(&subpasses)
+            .dependencies(&deps);
+        // SAFETY: a complete create info on a live device (render pass 2 is core in 1.2).
+        let render_pass = unsafe { device.create_render_pass2(&info, None) }.unwrap();
+        let view_info = vk::ImageViewCreateInfo::default()
+            .image(image.handle())
+            .view_type(vk::ImageViewType::TYPE_2D)
+            .format(FORMAT)
+            .subresource_range(
+                vk::ImageSubresourceRange::default()
+                    .aspect_mask(vk::ImageAspectFlags::COLOR)
+                    .level_count(1)
+                    .layer_count(1),
+            );
+        // SAFETY: the image is alive and has COLOR_ATTACHMENT usage.
+        let view = unsafe { device.create_image_view(&view_info, None) }.unwrap();
+        let views = [view];
+        let fb_info = vk::FramebufferCreateInfo::default()
+            .render_pass(render_pass)
+            .attachments(&views)
+            .width(SIDE)
+            .height(SIDE)
+            .layers(1);
+        // SAFETY: the view matches the render pass's attachment.
+        let framebuffer = unsafe { device.create_framebuffer(&fb_info, None) }.unwrap();
+        // SAFETY: an empty layout on a live device.
+        let layout = unsafe {
+            device.create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default(), None)
+        }
+        .unwrap();
+        let pipeline = pipeline(&device, render_pass, layout);
+        AppRenderPass {
+            device,
+            render_pass,
+            view,
+            framebuffer,
+            layout,
+            pipeline,
+        }
+    }
+
+    /// Clears to `clear` and draws the triangle from `vertices`.
+    ///
+    /// # Safety
+    ///
+    /// `cmd` is recording outside a render pass, on a graphics queue, and the graph has put
+    /// the attachment in the render pass's initial layout and the vertices where a vertex
+    /// input reads them.
+    unsafe fn record(&self, cmd: vk::CommandBuffer, vertices: vk::Buffer, clear: [f32; 4]) {
+        let d = &self.device;
+        let area = vk::Rect2D::default().extent(vk::Extent2D {
+            width: SIDE,
+            height: SIDE,
+        });
+        let clears = [vk::ClearValue {
+            color: vk::ClearColorValue { float32: clear },
+        }];
+        let begin = vk::RenderPassBeginInfo::default()
+            .render_pass(self.render_pass)
+            .framebuffer(self.framebuffer)
+            .render_area(area)
+            .clear_values(&clears);
+        let viewport = vk::Viewport {
+            width: SIDE as f32,
+            height: SIDE as f32,
+            max_depth: 1.0,
+            ..Default::default()
+        };
+        // SAFETY: as the caller vouches; the objects are alive.
+        unsafe {
+            d.cmd_begin_render_pass2(
+                cmd,
+                &begin,
+                &vk::SubpassBeginInfo::default().contents(vk::SubpassContents::INLINE),
+            );
+            d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, self.pipeline);
+            d.cmd_set_viewport(cmd, 0, &[viewport]);
+            d.cmd_set_scissor(cmd, 0, &[area]);
+            d.cmd_bind_vertex_buffers(cmd, 0, &[vertices], &[0]);
+            d.cmd_draw(cmd, 3, 1, 0, 0);
+            d.cmd_end_render_pass2(cmd, &vk::SubpassEndInfo::default());
+        }
+    }
+}
+
+impl Drop for AppRenderPass {
+    fn drop(&mut self) {
+        // SAFETY: the test waited for every execution that used them.
+        unsafe {
+            self.device.destroy_pipeline(self.pipeline, None);
+            self.device.destroy_pipeline_layout(self.layout, None);
+            self.device.destroy_framebuffer(self.framebuffer, None);
+            self.device.destroy_image_view(self.view, None);
+            self.device.destroy_render_pass(self.render_pass, None);
+        }
+    }
+}
+
+/// `raster.vert` and `raster.frag` for subpass 0 of `render_pass`: a position (`vec3`) and a
+/// colour (`vec4`) per vertex, dynamic viewport and scissor.
+fn pipeline(
+    device: &ash::Device,
+    render_pass: vk::RenderPass,
+    layout: vk::PipelineLayout,
+) -> vk::Pipeline {
+    let module = |spirv: &[u8]| {
+        let words = vk_baton_shaders::words(spirv);
+        // SAFETY: valid SPIR-V from the shaders crate, on a live device.
+        unsafe {
+            device.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&words), None)
+        }
+        .unwrap()
+    };
+    let (vert, frag) = (
+        module(vk_baton_shaders::RASTER_VERT),
+        module(vk_baton_shaders::RASTER_FRAG),
+    );
+    let stages = [
+        vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::VERTEX)
+            .module(vert)
+            .name(c"main"),
+        vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::FRAGMENT)
+            .module(frag)
+            .name(c"main"),
+    ];
+    let bindings = [vk::VertexInputBindingDescription {
+        binding: 0,
+        stride: 28,
+        input_rate: vk::VertexInputRate::VERTEX,
+    }];
+    let attribute = |location, format, offset| vk::VertexInputAttributeDescription {
+        location,
+        binding: 0,
+        format,
+        offset,
+    };
+    let attributes = [
+        attribute(0, vk::Format::R32G32B32_SFLOAT, 0),
+        attribute(1, vk::Format::R32G32B32A32_SFLOAT, 12),
+    ];
+    let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
+        .vertex_binding_descriptions(&bindings)
+        .vertex_attribute_descriptions(&attributes);
+    let assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
+        .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+    let viewport = vk::PipelineViewportStateCreateInfo::default()
+        .viewport_count(1)
+        .scissor_count(1);
+    let raster = vk::PipelineRasterizationStateCreateInfo::default()
+        .polygon_mode(vk::PolygonMode::FILL)
+        .cull_mode(vk::CullModeFlags::NONE)
+        .line_width(1.0);
+    let multisample = vk::PipelineMultisampleStateCreateInfo::default()
+        .rasterization_samples(vk::SampleCountFlags::TYPE_1);
+    let blend = [vk::PipelineColorBlendAttachmentState::default()
+        .color_write_mask(vk::ColorComponentFlags::RGBA)];
+    let blending = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend);
+    let dynamic = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
+    let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic);
+    let info = vk::GraphicsPipelineCreateInfo::default()
+        .stages(&stages)
+        .vertex_input_state(&vertex_input)
+        .input_assembly_state(&assembly)
+        .viewport_state(&viewport)
+        .rasterization_state(&raster)
+        .multisample_state(&multisample)
+        .color_blend_state(&blending)
+        .dynamic_state(&dynamic)
+        .layout(layout)
+        .render_pass(render_pass)
+        .subpass(0);
+    // SAFETY: a complete create info for subpass 0 of a live render pass.
+    let pipeline =
+        unsafe { device.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None) }
+            .map_err(|(_, e)| e)
+            .unwrap()[0];
+    // SAFETY: the modules are only needed while the pipeline is created.
+    unsafe {
+        device.destroy_shader_module(vert, None);
+        device.destroy_shader_module(frag, None);
+    }
+    pipeline
+}
+
+/// The barriers of `plan` that move `resource` out of one layout into another, as
+/// "old -> new before `pass`".
+fn transitions(plan: &vk_baton::plan::Plan) -> Vec<String> {
+    use vk_baton::plan::Command;
+    let mut out = vec![];
+    for b in plan.queues.iter().flat_map(|q| &q.batches) {
+        for (k, c) in b.commands.iter().enumerate() {
+            let Command::Barrier(bar) = c else { continue };
+            let next = b.commands[k + 1..].iter().find_map(|c| match c {
+                Command::Pass(i) => Some(plan.input.passes[*i].name.as_str()),
+                _ => None,
+            });
+            for i in bar.images.iter().filter(|i| i.old_layout != i.new_layout) {
+                let name = &plan.input.resources[i.resource].name;
+                out.push(format!(
+                    "{name}: {:?} -> {:?} before `{}`",
+                    i.old_layout,
+                    i.new_layout,
+                    next.unwrap_or("end")
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Two render passes draw the target in turn, each followed by a copy out: the first takes
+/// the image in GENERAL and leaves it in TRANSFER_SRC_OPTIMAL (so the copy after it needs no
+/// transition), the second takes it in any layout (UNDEFINED) and leaves it in
+/// SHADER_READ_ONLY_OPTIMAL (so the copy after it transitions from there). Twice, so the second
+/// frame starts from the state the first left.
+#[test]
+fn an_apps_render_pass_with_its_own_initial_and_final_layouts() {
+    let ctx = ctx();
+    let graph = ctx.graph().unwrap();
+    use vk::ImageUsageFlags as U;
+    let target: Arc<StImage> = ctx
+        .image(
+            ImageDesc::new_2d(
+                SIDE,
+                SIDE,
+                FORMAT,
+                U::COLOR_ATTACHMENT | U::TRANSFER_SRC | U::SAMPLED,
+            ),
+            "target",
+        )
+        .unwrap();
+    let bytes = triangle();
+    let usage = vk::BufferUsageFlags::VERTEX_BUFFER | vk::BufferUsageFlags::TRANSFER_DST;
+    let vertices: Arc<StBuffer> = ctx
+        .buffer(BufferDesc::new(bytes.len() as u64, usage), "vertices")
+        .unwrap();
+    let mut upload =
+        UploadBuffer::new(ctx.device(), ctx.allocator(), vertices.clone(), 0, &bytes).unwrap();
+    let first = AppRenderPass::new(&ctx, &target, L::GENERAL, L::TRANSFER_SRC_OPTIMAL);
+    let second = AppRenderPass::new(&ctx, &target, L::UNDEFINED, L::SHADER_READ_ONLY_OPTIMAL);
+    let vb = vertices.handle();
+    for frame in 0..2 {
+        let down = |t: &Arc<StImage>| {
+            DownloadImage::level(ctx.device(), ctx.allocator(), t.clone(), 0).unwrap()
+        };
+        let (mut down_a, mut down_b) = (down(&target), down(&target));
+        let (a, b) = (down_a.handle(), down_b.handle());
+        let mut builder = graph.record();
+        if frame == 0 {
+            builder = builder.insert_pass("upload", &mut upload, ctx.graphics());
+        }
+        let planned = builder
+            .insert_fn(
+                "render pass A",
+                ctx.graphics(),
+                |d| {
+                    d.uses(&vertices, Access::VERTEX_BUFFER);
+                    d.uses(&target, Access::COLOR_ATTACHMENT_WRITE)
+                        .discard()
+                        .initial_layout(L::GENERAL)
+                        .final_layout(L::TRANSFER_SRC_OPTIMAL);
+                },
+                |r| {
+                    // SAFETY: the graph put the target in GENERAL and the vertices in place.
+                    unsafe { first.record(r.cmd(), vb, BLUE) };
+                    Ok(())
+                },
+            )
+            .insert_pass("copy A", &mut down_a, ctx.graphics())
+            .insert_fn(
+                "render pass B",
+                ctx.graphics(),
+                |d| {
+                    d.uses(&vertices, Access::VERTEX_BUFFER);
+                    d.uses(&target, Access::COLOR_ATTACHMENT_WRITE)
+                        .initial_layout(L::UNDEFINED)
+                        .final_layout(L::SHADER_READ_ONLY_OPTIMAL);
+                },
+                |r| {
+                    // SAFETY: the render pass takes the target in any layout.
+                    unsafe { second.record(r.cmd(), vb, RED) };
+                    Ok(())
+                },
+            )
+            .insert_pass("copy B", &mut down_b, ctx.graphics())
+            .finish()
+            .unwrap();
+        assert_eq!(
+            transitions(planned.plan()),
+            [
+                // Render pass A clears all of it (`discard`): from UNDEFINED, also in frame 1.
+                "target: UNDEFINED -> GENERAL before `render pass A`".to_string(),
+                // Not before `copy A`: render pass A left it in TRANSFER_SRC_OPTIMAL.
+                "target: UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL before `render pass B`".into(),
+                "target: SHADER_READ_ONLY_OPTIMAL -> TRANSFER_SRC_OPTIMAL before `copy B`".into(),
+            ],
+            "{}",
+            planned.plan()
+        );
+        planned.execute().unwrap().wait().unwrap();
+        assert_eq!(
+            a.read().unwrap(),
+            expected(BLUE),
+            "frame {frame}, render pass A"
+        );
+        assert_eq!(
+            b.read().unwrap(),
+            expected(RED),
+            "frame {frame}, render pass B"
+        );
+        assert_eq!(target.state().layout(), Some(L::TRANSFER_SRC_OPTIMAL));
+    }
+    drop((first, second));
+    drop(graph);
+    assert_clean(&ctx);
+}
