@@ -2,8 +2,7 @@
 //! layout transitions chain with the graph's barriers.
 //!
 //! A pass that begins a `VkRenderPass` declares each attachment with its `initialLayout` and
-//! `finalLayout` ([`Use::initial_layout`](crate::pass::Use::initial_layout),
-//! [`Use::final_layout`](crate::pass::Use::final_layout)). The graph then moves the image to
+//! `finalLayout` (`d.uses(&image, access).initial_layout(..).final_layout(..)`). The graph then moves the image to
 //! `initialLayout` before the pass, and tracks it in `finalLayout` after it. Between the two,
 //! the render pass transitions the attachment itself, and those transitions must be ordered
 //! against the graph's barriers on both sides:

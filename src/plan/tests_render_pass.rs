@@ -178,7 +178,8 @@ fn the_verifier_sees_the_render_pass_transitions() {
         .verify()
         .expect_err("the sampling is not ordered after the transition");
     assert!(
-        v.iter().any(|v| v.kind == crate::verify::HazardKind::Raw),
+        v.iter()
+            .any(|v| v.kind == crate::violation::HazardKind::Raw),
         "{v:#?}"
     );
 
@@ -194,7 +195,7 @@ fn the_verifier_sees_the_render_pass_transitions() {
         .expect_err("the image is not in the sampler's layout");
     assert!(
         v.iter()
-            .any(|v| v.kind == crate::verify::HazardKind::Layout),
+            .any(|v| v.kind == crate::violation::HazardKind::Layout),
         "{v:#?}"
     );
 }
