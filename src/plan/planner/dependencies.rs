@@ -27,6 +27,17 @@ fn cell_ranges(
     }
 }
 
+/// After a pass whose render pass changed the image's layout itself: its transitions (the
+/// last one at the end of the render pass) are a write that no later access sees yet, even
+/// one at the same stages, so the pass's own access is not one that later reads can stand
+/// behind (as the access after a barrier's transition is).
+fn forget_reads_if(transitions: bool, st: &mut WState) {
+    if transitions {
+        st.reads.clear();
+        st.visible.clear();
+    }
+}
+
 /// What one pass does to one segment, after folding all its uses of it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct SegUse {
@@ -331,6 +342,7 @@ impl Planner<'_> {
                     family,
                     after_layout,
                 );
+                forget_reads_if(u.transitions, st);
                 return Ok(());
             }
             if cross {
@@ -388,6 +400,7 @@ impl Planner<'_> {
             family,
             after_layout,
         );
+        forget_reads_if(u.transitions, st);
         Ok(())
     }
 

@@ -71,7 +71,9 @@ impl Checker<'_> {
                         }
                     }
                 }
-                if op.write {
+                // Written memory is meaningful; a render pass's own layout transitions (a
+                // write for ordering) keep whatever the contents were.
+                if op.access & WRITES != 0 {
                     c.defined = true;
                     c.lost = None;
                 }
