@@ -238,3 +238,34 @@ fn impossible_render_pass_declarations_are_refused() {
     let e = plan(&input(vec![color], vec![input_attachment, also])).unwrap_err();
     assert!(matches!(e, Error::ConflictingUses { .. }), "{e}");
 }
+
+/// Two render passes in a row read an input attachment that each moves GENERAL ->
+/// SHADER_READ_ONLY_OPTIMAL -> GENERAL. The second reads at the same stages as the first, but
+/// the first's last transition ends its render pass, after its reads: the second is ordered
+/// after it (and its own transitions after the first's reads) by a barrier, where two plain
+/// reads in one layout would need none.
+#[test]
+fn a_render_pass_after_another_that_transitions_waits_for_it_even_at_the_same_stages() {
+    let state = SegmentState::handed_over(L::GENERAL, Some(0), None);
+    let usage = IU::COLOR_ATTACHMENT | IU::INPUT_ATTACHMENT;
+    let read = UseDecl::new(0, Access::FRAGMENT_SHADER_INPUT_ATTACHMENT_READ)
+        .render_pass(layouts(L::GENERAL, L::GENERAL));
+    let input = PlanInput {
+        queues: queues(),
+        resources: vec![ResourceDecl::image("gbuffer", 1, 1, usage).with_state(state)],
+        passes: vec![
+            PassDecl::new("first", 0).with_use(read),
+            PassDecl::new("second", 0).with_use(read),
+        ],
+    };
+    let expected = "\
+queue `graphics` (family 0):
+  batch 0:
+    pass   `first`
+    barrier
+      image  `gbuffer` mips 0+1 layers 0+1: GENERAL -> GENERAL, FRAGMENT_SHADER | COLOR_ATTACHMENT_OUTPUT/NONE -> FRAGMENT_SHADER | COLOR_ATTACHMENT_OUTPUT/INPUT_ATTACHMENT_READ | COLOR_ATTACHMENT_READ
+    pass   `second`
+    signal timeline at ALL_COMMANDS
+";
+    assert_eq!(planned(&input).to_string(), expected);
+}
