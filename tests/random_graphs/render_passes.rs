@@ -39,7 +39,7 @@ fn layouts(access: Access, pick: u64) -> RenderPassLayouts {
 /// at device stages, of a resource the pass uses once. Counts them in `converted`.
 fn with_render_passes(case: &Case, converted: &Cell<u32>) -> Case {
     let mut out = case.clone();
-    let mut rng = Rng::new(case.graphs.iter().map(Vec::len).sum::<usize>() as u64 + 7);
+    let mut rng = graphgen::Rng::new(case.graphs.iter().map(Vec::len).sum::<usize>() as u64 + 7);
     for passes in &mut out.graphs {
         for pass in passes.iter_mut() {
             if !out.queues[pass.queue]
