@@ -120,6 +120,30 @@ fn the_app_waits_on_its_own_fence_and_semaphores_then_reads_the_results() {
         let reached = unsafe { ctx.device().get_semaphore_counter_value(sync.timeline) }.unwrap();
         assert_eq!(reached, frame + 1);
     }
+    // A held plan signals the app's fence the same way.
+    let bytes = vec![0x5a; 256];
+    let mut up =
+        UploadBuffer::new(ctx.device(), ctx.allocator(), buffer.clone(), 0, &bytes).unwrap();
+    let mut held = graph
+        .record()
+        .insert_pass("upload", &mut up, gfx)
+        .finish()
+        .unwrap()
+        .hold();
+    for _ in 0..2 {
+        let signals = AppSignals::new().fence(sync.fence);
+        // SAFETY: the fence is unsignalled (reset after each wait) and alive.
+        let execution = unsafe { held.execute_signalling(&signals) }.unwrap();
+        // SAFETY: a live fence whose signal was submitted.
+        unsafe {
+            ctx.device()
+                .wait_for_fences(&[sync.fence], true, u64::MAX)
+                .unwrap();
+            ctx.device().reset_fences(&[sync.fence]).unwrap();
+        }
+        assert!(execution.is_complete());
+    }
+    drop(held);
     // SAFETY: the app's last submit (the binary wait) is on this queue.
     unsafe { ctx.device().queue_wait_idle(gfx.lock().handle()) }.unwrap();
 
@@ -134,6 +158,55 @@ fn the_app_waits_on_its_own_fence_and_semaphores_then_reads_the_results() {
             .execute_signalling(&signals)
     };
     assert!(matches!(err, Err(Error::InvalidArgument(_))), "{err:?}");
+    drop(sync);
+    drop(graph);
+    assert_clean(&ctx);
+}
+
+/// Work on the transfer queue, then on the graphics queue (two queues, and two families, where
+/// the device has them: an ownership transfer between them): the app's fence is signalled by
+/// one more submit that waits for the other queue's last timeline value, and a timeline
+/// semaphore on the transfer queue when that queue's part is done.
+#[test]
+fn the_app_fence_covers_every_queue_of_the_execution() {
+    let ctx = ctx();
+    let graph = ctx.graph().unwrap();
+    let sync = AppSync::new(ctx.device());
+    let usage = vk::BufferUsageFlags::TRANSFER_DST | vk::BufferUsageFlags::TRANSFER_SRC;
+    let buffer = ctx.buffer(BufferDesc::new(4096, usage), "data").unwrap();
+    for frame in 0..3u64 {
+        let bytes: Vec<u8> = (0..4096).map(|i| (i as u64 * 13 + frame) as u8).collect();
+        let mut up =
+            UploadBuffer::new(ctx.device(), ctx.allocator(), buffer.clone(), 0, &bytes).unwrap();
+        let mut down =
+            DownloadBuffer::whole(ctx.device(), ctx.allocator(), buffer.clone()).unwrap();
+        let result = down.handle();
+        let planned = graph
+            .record()
+            .insert_pass("upload", &mut up, ctx.transfer())
+            .insert_pass("download", &mut down, ctx.graphics())
+            .finish()
+            .unwrap();
+        let signals =
+            AppSignals::new()
+                .fence(sync.fence)
+                .timeline(ctx.transfer(), sync.timeline, frame + 1);
+        // SAFETY: the fence is unsignalled (reset after each wait); the timeline's value grows
+        // by one a frame; both live until the end of the test.
+        let execution = unsafe { planned.execute_signalling(&signals) }.unwrap();
+        // SAFETY: live objects whose signals were submitted.
+        unsafe {
+            ctx.device()
+                .wait_for_fences(&[sync.fence], true, u64::MAX)
+                .unwrap();
+            ctx.device().reset_fences(&[sync.fence]).unwrap();
+        }
+        assert!(execution.is_complete(), "frame {frame}");
+        assert_eq!(result.read().unwrap(), bytes, "frame {frame}");
+        // SAFETY: a live timeline semaphore.
+        let reached = unsafe { ctx.device().get_semaphore_counter_value(sync.timeline) }.unwrap();
+        assert_eq!(reached, frame + 1);
+    }
     drop(sync);
     drop(graph);
     assert_clean(&ctx);
