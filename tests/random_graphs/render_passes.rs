@@ -22,6 +22,8 @@ fn layouts(access: Access, pick: u64) -> RenderPassLayouts {
         L::GENERAL,
         L::TRANSFER_SRC_OPTIMAL,
         L::SHADER_READ_ONLY_OPTIMAL,
+        // Presented without a transition of the graph's, when the image is a swapchain's.
+        L::PRESENT_SRC_KHR,
     ];
     let initial = [
         access.layout,
@@ -31,13 +33,14 @@ fn layouts(access: Access, pick: u64) -> RenderPassLayouts {
     ];
     RenderPassLayouts {
         initial_layout: initial[(pick % 4) as usize],
-        final_layout: some[((pick / 4) % 4) as usize],
+        final_layout: some[((pick / 4) % 5) as usize],
     }
 }
 
 /// `case` with some image uses of graphics-queue passes made render pass attachments: uses
-/// at device stages, of a resource the pass uses once. Counts them in `converted`.
-fn with_render_passes(case: &Case, converted: &Cell<u32>) -> Case {
+/// at device stages, of a resource the pass uses once. Counts them in `converted`, and those
+/// that leave a swapchain image ready to present in `presented`.
+fn with_render_passes(case: &Case, converted: &Cell<u32>, presented: &Cell<u32>) -> Case {
     let mut out = case.clone();
     let mut rng = graphgen::Rng::new(case.graphs.iter().map(Vec::len).sum::<usize>() as u64 + 7);
     for passes in &mut out.graphs {
@@ -57,6 +60,10 @@ fn with_render_passes(case: &Case, converted: &Cell<u32>) -> Case {
                 if image && once && device && rng.chance(1, 2) {
                     *u = u.render_pass(layouts(u.access, rng.next()));
                     converted.set(converted.get() + 1);
+                    let swapchain = out.resources[u.resource].name.starts_with("swap");
+                    if swapchain && u.layout_after() == L::PRESENT_SRC_KHR {
+                        presented.set(presented.get() + 1);
+                    }
                 }
             }
         }
@@ -73,10 +80,10 @@ fn random_graphs_with_render_pass_attachments_verify() {
         ..ProptestConfig::default()
     };
     let mut runner = proptest::test_runner::TestRunner::new(config);
-    let converted = Cell::new(0);
+    let (converted, presented) = (Cell::new(0), Cell::new(0));
     let schedules = graphgen::scheduled::ScheduleSeen::default();
     let result = runner.run(&graphgen::cases(&Sizes::suite()), |case| {
-        let case = with_render_passes(&case, &converted);
+        let case = with_render_passes(&case, &converted, &presented);
         let planned = plan_case(&case).map_err(TestCaseError::fail)?;
         if let Err((g, v)) = verify_each_alone(&planned) {
             let what = format!("graph {g} verified alone");
@@ -91,7 +98,15 @@ fn random_graphs_with_render_pass_attachments_verify() {
     if let Err(e) = result {
         panic!("{e}");
     }
-    println!("render pass attachments: {} in {n} cases", converted.get());
+    println!(
+        "render pass attachments: {} in {n} cases, {} leaving a swapchain image in PRESENT_SRC_KHR",
+        converted.get(),
+        presented.get()
+    );
+    assert!(
+        presented.get() > 0,
+        "no render pass left a swapchain image ready to present"
+    );
     assert!(
         converted.get() > n,
         "too few uses converted: {}",
