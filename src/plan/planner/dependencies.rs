@@ -27,11 +27,40 @@ fn cell_ranges(
     }
 }
 
+/// After a pass whose render pass changed the image's layout itself: its transitions (the
+/// last one at the end of the render pass) are a write that no later access sees yet, even
+/// one at the same stages, so the pass's own access is not one that later reads can stand
+/// behind (as the access after a barrier's transition is).
+fn forget_reads_if(transitions: bool, st: &mut WState) {
+    if transitions {
+        st.reads.clear();
+        st.visible.clear();
+    }
+}
+
 /// What one pass does to one segment, after folding all its uses of it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct SegUse {
     access: Access,
     discard: bool,
+    /// The layout the image must be in before the pass, and the one it is in after: the
+    /// access's, or a `VkRenderPass`'s `initialLayout` and `finalLayout`.
+    before: vk::ImageLayout,
+    after: vk::ImageLayout,
+    /// The pass changes the layout itself (a render pass's own transitions): a write.
+    transitions: bool,
+}
+
+impl SegUse {
+    fn of(u: &UseDecl) -> Self {
+        SegUse {
+            access: u.access,
+            discard: u.discards(),
+            before: u.layout_before(),
+            after: u.layout_after(),
+            transitions: u.render_pass_transitions(),
+        }
+    }
 }
 
 impl Planner<'_> {
@@ -71,10 +100,7 @@ impl Planner<'_> {
             .any(|(k, u)| uses[..k].iter().any(|v| v.resource == u.resource));
         if !repeated {
             for u in uses {
-                let seg_use = SegUse {
-                    access: u.access,
-                    discard: u.discard,
-                };
+                let seg_use = SegUse::of(u);
                 for cells in cell_ranges(&self.input.resources[u.resource].kind, u.range) {
                     self.access_cells(i, u.resource, cells, seg_use, &mut node)?;
                 }
@@ -88,18 +114,18 @@ impl Planner<'_> {
                     .or_insert_with(|| RangeMap::new(kind.cells(), None));
                 for cells in cell_ranges(kind, u.range) {
                     m.update(cells, |old| {
+                        // Overlapping uses of one pass are reads in one layout (`validate`
+                        // refuses the rest, render passes that transition included).
                         Some(match old {
-                            None => SegUse {
-                                access: u.access,
-                                discard: u.discard,
-                            },
+                            None => SegUse::of(u),
                             Some(o) => SegUse {
                                 access: Access {
                                     stages: o.access.stages | u.access.stages,
                                     access: o.access.access | u.access.access,
                                     ..o.access
                                 },
-                                discard: o.discard && u.discard,
+                                discard: o.discard && u.discards(),
+                                ..*o
                             },
                         })
                     });
@@ -156,7 +182,7 @@ impl Planner<'_> {
 
         let contents_needed = st.defined && !u.discard;
         let new_layout = if is_image {
-            a.layout
+            u.before
         } else {
             vk::ImageLayout::UNDEFINED
         };
@@ -184,7 +210,13 @@ impl Planner<'_> {
             }
             _ => None,
         };
-        let write_like = a.is_write() || layout_change || transfer_from.is_some();
+        let write_like = a.is_write() || layout_change || transfer_from.is_some() || u.transitions;
+        // Where the pass leaves an image: its render pass's `finalLayout`, or where it was.
+        let after_layout = if is_image {
+            u.after
+        } else {
+            vk::ImageLayout::UNDEFINED
+        };
 
         // The prior accesses this one must be ordered after.
         let priors: SmallVec<[Rec; 2]> = if write_like {
@@ -288,7 +320,15 @@ impl Planner<'_> {
             // writes available in the device domain only; a HOST second scope and access make
             // them available to the host.
             let host_after_cross = cross && eff.contains(vk::PipelineStageFlags2::HOST);
-            if !same_queue && !layout_change && !host_after_cross {
+            // A present that needs no transition (a render pass left the image in
+            // PRESENT_SRC_KHR) is ordered by the pass's binary signal, whose stage mask is the
+            // stages it chains from here (`pass_stages`): it needs no barrier either.
+            let signalled_present = super::super::last_use::is_present(&a)
+                && self.input.passes[pass]
+                    .signals
+                    .iter()
+                    .any(|s| s.stages.is_none());
+            if (!same_queue || signalled_present) && !layout_change && !host_after_cross {
                 // Semaphores (or nothing at all) order it; no barrier.
                 apply_access(
                     st,
@@ -300,8 +340,9 @@ impl Planner<'_> {
                     u.discard,
                     res.concurrent,
                     family,
-                    new_layout,
+                    after_layout,
                 );
+                forget_reads_if(u.transitions, st);
                 return Ok(());
             }
             if cross {
@@ -357,8 +398,9 @@ impl Planner<'_> {
             u.discard,
             res.concurrent,
             family,
-            new_layout,
+            after_layout,
         );
+        forget_reads_if(u.transitions, st);
         Ok(())
     }
 

@@ -58,6 +58,18 @@ pub(super) fn validate(input: &PlanInput) -> Result<()> {
                     has: queue.caps,
                 });
             }
+            if let Some(rp) = u.render_pass {
+                let is_image = matches!(res.kind, ResourceKind::Image { .. });
+                let bad = |l: vk::ImageLayout| {
+                    l == vk::ImageLayout::UNDEFINED || l == vk::ImageLayout::PREINITIALIZED
+                };
+                if !is_image || bad(rp.final_layout) {
+                    return Err(Error::InvalidInput(format!(
+                        "pass `{}` declares `{}` a render pass attachment with final layout {:?}: only an image can be, and a render pass cannot leave it UNDEFINED or PREINITIALIZED",
+                        pass.name, res.name, rp.final_layout
+                    )));
+                }
+            }
             match (res.kind, u.range.unwrap_or(res.kind.whole())) {
                 (
                     ResourceKind::Image {
@@ -122,9 +134,9 @@ pub(super) fn validate(input: &PlanInput) -> Result<()> {
                 };
                 let is_image = matches!(res.kind, ResourceKind::Image { .. });
                 if overlap
-                    && (a.is_write()
-                        || v.access.is_write()
-                        || (is_image && a.layout != v.access.layout))
+                    && (u.writes()
+                        || v.writes()
+                        || (is_image && u.layout_before() != v.layout_before()))
                 {
                     return Err(Error::ConflictingUses {
                         pass: pass.name.clone(),
