@@ -148,7 +148,7 @@ impl<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()>> Render<F> {
     /// Two reads are refused, before anything is planned, since dynamic rendering cannot do
     /// them as declared:
     /// - an input attachment (`FRAGMENT_SHADER_INPUT_ATTACHMENT_READ` and its depth form):
-    ///   that needs a `VkRenderPass` (see `vk_baton::render_pass`) or
+    ///   that needs a `VkRenderPass` (see [`vk_baton::render_pass`]) or
     ///   `VK_KHR_dynamic_rendering_local_read`, which the library does not plan; sample the
     ///   image in the next pass instead;
     /// - one of this pass's own targets (a feedback loop): end the rendering and sample the
