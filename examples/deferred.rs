@@ -1,8 +1,35 @@
-//! A deferred-style frame whose intermediate images live in transient memory: a G-buffer, two
-//! shadow maps each resolved into a screen-space shadow mask, SSAO and tiled light culling on
-//! the async compute queue, lighting, a bloom chain, tone mapping and a sharpen; 20 transients
-//! (19 images and a buffer) and one image the app keeps, the final output. Every pass is a compute shader
-//! (`shaders/deferred_*.comp`) ray-casting or filtering an analytic scene.
+//! The flagship sample: a rasterized deferred frame on two queues, whose intermediate images
+//! live in transient memory.
+//!
+//! The frame, in program order (queue in brackets):
+//!
+//! 1. **cull** [async compute]: one `VkDrawIndexedIndirectCommand` per opaque instance, with no
+//!    instance where the camera's frustum culls it (`deferred_cull.comp`).
+//! 2. **forward depth**, **transparent** [graphics, 4× MSAA]: the opaque scene's depth at 4
+//!    samples from the culled draws, then glass tested against it read-only
+//!    (`DepthTarget::read_only`, store op NONE) and blended into a layer that is resolved to one
+//!    sample (`resolve_into`).
+//! 3. **gbuffer** [graphics]: albedo, normal and depth, drawn with one
+//!    `vkCmdDrawIndexedIndirect` from the culling's commands.
+//! 4. **ssao**, **ssao blur**, **light culling** [async compute] beside the **shadow map**
+//!    [graphics]: the sun's depth-only draws of every opaque instance.
+//! 5. **lighting** [async compute]: samples the G-buffer, the depth buffer, the shadow map and
+//!    the SSAO; writes the HDR image.
+//! 6. **bloom** down and up, **tonemap** [graphics]: HDR under the glass layer, plus bloom,
+//!    into the app's output image.
+//! 7. **ui** [graphics]: an overlay drawn over the output with load op LOAD and blending.
+//!
+//! The forward layer comes first because it needs only the culled draws: its multisampled
+//! targets are gone before the G-buffer, so their memory holds what follows, and the queues
+//! overlap where little is alive (shadow map beside SSAO). `tests/simulated/deferred.rs`
+//! plans and verifies the same frame on the multi-family topologies the CI machine lacks.
+//!
+//! The meshes (a box and a sphere), their instances (the ground, boxes, balls, glass) and their
+//! indices are streamed in once by the stock `Uploader` on the transfer queue, in a graph of
+//! their own that the first frame waits for. The raster passes are the stock `Render` pass;
+//! what they record is in the plain functions of `deferred/draw.rs` (and the compute passes'
+//! in `deferred/dispatch.rs`), which a hand-written version of this frame can call between its
+//! own barriers and submits.
 //!
 //! The transients come from the graph (`graph.transient_image(desc, name)`) and are used like
 //! any image. The plan places them in shared heaps: two transients share memory when every
@@ -20,41 +47,76 @@
 //! - the last frame rendered again without aliasing (`Graph::set_transient_aliasing(false)`)
 //!   is identical bit for bit.
 //!
-//! It writes the last frame to `deferred.png` (or `--png PATH`).
+//! It writes the last frame to `deferred.png` (or `--png PATH`); `tests/samples.rs` compares
+//! it with `tests/reference/deferred_320x180.png`.
 //!
 //! ```text
 //! cargo run --release --example deferred -- --width 1920 --height 1080 --frames 60
 //! VK_BATON_VALIDATION=1 cargo run --example deferred -- --width 320 --height 180 --frames 4
 //! ```
 //!
-//! Where async compute is another queue family, the images both queues read (depth, normals,
-//! SSAO, the light tiles) are CONCURRENT between the two families, so both can read them at
-//! once; `--exclusive` keeps them EXCLUSIVE (ownership transfers) for comparison. `--plan`
-//! prints the steady frame's plan. Exits non-zero on a validation message or a failed check.
+//! Where async compute is another queue family, the images and the draw commands both queues
+//! use (the G-buffer, depth, shadow map, HDR image, draws) are CONCURRENT between the families,
+//! so both can read them at once; `--exclusive` keeps them EXCLUSIVE (ownership transfers) for
+//! comparison. The scene's buffers are CONCURRENT either way (see `Scene::new`). `--plan`
+//! prints the steady frame's plan; `--skip PASS` makes a raster pass draw nothing (what the
+//! test's comparison with the reference picture must notice). Exits non-zero on a validation
+//! message or a failed check.
 
 #[path = "deferred/dispatch.rs"]
 mod dispatch;
+#[path = "deferred/draw.rs"]
+mod draw;
 #[path = "deferred/frame.rs"]
 mod frame;
+#[path = "deferred/pipelines.rs"]
+mod pipelines;
+#[path = "deferred/scene.rs"]
+mod scene;
 
 use dispatch::{Dispatch, Samplers};
 use frame::{passes, size, targets};
+use scene::Scene;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use support::{report_validation, ValueExt};
 use vk_baton::ash::vk;
 use vk_baton::{Access, BufferDesc, Context, ExecutionFence, Graph, Queue, StImage};
+use vk_baton_passes::Uploader;
 
 const USAGE: &str = "usage: deferred [--width W] [--height H] [--frames N] [--shadow SIZE] \
-                     [--exclusive] [--plan] [--png PATH]";
+                     [--exclusive] [--plan] [--png PATH] [--skip PASS]";
 
 /// Executions the sample keeps in flight: fewer than the descriptor sets each pass cycles
 /// through.
 const FRAMES_IN_FLIGHT: usize = 2;
 const _: () = assert!(FRAMES_IN_FLIGHT < dispatch::SETS);
 
+/// One of the frame's passes: a compute dispatch (whose push constants carry the frame number),
+/// or a draw (a stock `Render` pass).
+pub enum Step {
+    Compute(Dispatch),
+    Draw(Box<dyn vk_baton::Pass>),
+}
+
+impl vk_baton::Pass for Step {
+    fn declare(&self, d: &mut vk_baton::Declare<'_>) {
+        match self {
+            Step::Compute(p) => p.declare(d),
+            Step::Draw(p) => p.declare(d),
+        }
+    }
+
+    fn record(&mut self, r: &mut vk_baton::Recorder<'_>) -> vk_baton::Result<()> {
+        match self {
+            Step::Compute(p) => p.record(r),
+            Step::Draw(p) => p.record(r),
+        }
+    }
+}
+
 /// The frame's passes in program order: name, pass, queue.
-pub type Passes = Vec<(&'static str, Dispatch, Queue)>;
+pub type Passes = Vec<(&'static str, Step, Queue)>;
 
 /// Options from the command line.
 pub struct Options {
@@ -65,6 +127,11 @@ pub struct Options {
     pub exclusive: bool,
     pub plan: bool,
     pub png: std::path::PathBuf,
+    /// Raster passes (by name) that draw nothing: they still begin and end their rendering
+    /// (clearing or loading their targets) and declare the same uses, so the plan is the same.
+    /// What the reference comparison in tests/samples.rs must notice. (A compute pass left
+    /// out would leave its output undefined, and the culling's draws are indirect arguments.)
+    pub skip: Vec<String>,
 }
 
 fn options() -> Options {
@@ -76,6 +143,7 @@ fn options() -> Options {
         exclusive: false,
         plan: false,
         png: "deferred.png".into(),
+        skip: Vec::new(),
     };
     support::parse_args(USAGE, |name, p| {
         match name {
@@ -86,6 +154,7 @@ fn options() -> Options {
             "exclusive" => o.exclusive = true,
             "plan" => o.plan = true,
             "png" => o.png = p.value()?.into(),
+            "skip" => o.skip.push(p.value()?.string()?),
             _ => return Ok(false),
         }
         Ok(true)
@@ -93,7 +162,7 @@ fn options() -> Options {
     o
 }
 
-/// Plans frame `n` (the passes' push constants carry it: the point lights move).
+/// Plans frame `n` (the compute passes' push constants carry it: the point lights move).
 fn plan_frame<'a>(
     graph: &'a Graph,
     passes: &'a mut Passes,
@@ -101,7 +170,9 @@ fn plan_frame<'a>(
 ) -> vk_baton::Result<vk_baton::Planned<'a>> {
     let mut b = graph.record();
     for (name, pass, queue) in passes.iter_mut() {
-        pass.push[2] = n;
+        if let Step::Compute(d) = pass {
+            d.push[2] = n;
+        }
         b = b.insert_pass(name, pass, queue);
     }
     b.finish()
@@ -202,8 +273,32 @@ fn run() -> vk_baton::Result<bool> {
     );
     let graph = ctx.graph()?;
     let samplers = Samplers::new(ctx.device())?;
-    let t = targets(&ctx, &graph, &o)?;
-    let mut passes = passes(&ctx, &t, &samplers)?;
+    let families = [ctx.transfer().family(), gfx.family(), compute.family()];
+    let mut uploader = Uploader::new(ctx.device(), ctx.allocator(), 1 << 20)
+        .map_err(|e| vk_baton::Error::InvalidInput(e.to_string()))?;
+    let (scene, mut upload) = Scene::new(&ctx, &mut uploader, &families)?;
+    // The upload goes first, in a graph of its own: the first frame waits for it (on the
+    // transfer queue's timeline, and takes the buffers' ownership where that is another
+    // family). Not waited on here; the frames after the first start from the same states, so
+    // they reuse one plan.
+    let uploaded = graph
+        .record()
+        .insert_pass("upload", &mut upload, ctx.transfer())
+        .finish()?
+        .execute()?;
+    let scene = Arc::new(scene);
+    let t = targets(&ctx, &graph, &o, &scene)?;
+    let mut passes = passes(&ctx, &t, &scene, &samplers, &o.skip)?;
+    let raster = |name: &str| {
+        passes
+            .iter()
+            .any(|p| p.0 == name && matches!(p.1, Step::Draw(_)))
+    };
+    if let Some(unknown) = o.skip.iter().find(|s| !raster(s)) {
+        return Err(vk_baton::Error::InvalidInput(format!(
+            "--skip {unknown}: not a raster pass"
+        )));
+    }
 
     // Aliased frames, FRAMES_IN_FLIGHT at a time; the first ones make the heaps and objects.
     let mut in_flight: VecDeque<ExecutionFence> = VecDeque::new();
@@ -232,6 +327,8 @@ fn run() -> vk_baton::Result<bool> {
     while let Some(f) = in_flight.pop_front() {
         f.wait()?;
     }
+    uploaded.wait()?;
+    drop(upload);
     let steady_ms = start.elapsed().as_secs_f64() * 1e3;
     let (warm, steady) = (
         warm.expect("frames > FRAMES_IN_FLIGHT"),
@@ -265,9 +362,10 @@ fn run() -> vk_baton::Result<bool> {
         println!("\nplan of the last frame:\n{plan}");
     }
     println!(
-        "frame: {}x{}, shadow maps {s}x{s}; {} passes, {} batches, {} barrier commands, {} semaphore waits",
+        "frame: {}x{}, shadow map {s}x{s}, {} instances; {} passes, {} batches, {} barrier commands, {} semaphore waits",
         o.width,
         o.height,
+        scene.opaque as usize + scene.transparent.len(),
         plan.input.passes.len(),
         plan.batch_count(),
         plan.barrier_commands(),
@@ -275,8 +373,9 @@ fn run() -> vk_baton::Result<bool> {
         s = o.shadow
     );
     println!(
-        "transients: {} ({images} images, {buffers} buffer)",
-        tp.placements.len()
+        "transients: {} ({images} images, {buffers} buffer{})",
+        tp.placements.len(),
+        if buffers == 1 { "" } else { "s" }
     );
     println!(
         "transient memory with aliasing: {total} bytes ({:.2} MiB) in {} heap(s)",

@@ -23,7 +23,7 @@ void main() {
             if (p.x >= size.x || p.y >= size.y) {
                 continue;
             }
-            float t = texelFetch(depth, ivec2(p), 0).r;
+            float t = scene_distance(texelFetch(depth, ivec2(p), 0).r, p, size);
             if (t < 1e20) {
                 vec3 w = world_at(p, size, t);
                 lo = min(lo, w);

@@ -1,10 +1,11 @@
 #version 450
 // The deferred sample's screen-space ambient occlusion: per pixel, the share of 12 points in
-// the hemisphere over the surface that the depth buffer does not hide.
+// the hemisphere over the surface that the depth buffer does not hide (camera distances from
+// the rasterized depth).
 #extension GL_GOOGLE_include_directive : require
 #include "deferred_scene.glsl"
 layout(local_size_x = 8, local_size_y = 8) in;
-layout(set = 0, binding = 0) uniform sampler2D depth;
+layout(set = 0, binding = 0) uniform sampler2D depth; // the depth attachment (D32)
 layout(set = 0, binding = 1) uniform sampler2D normals;
 layout(set = 0, binding = 2, r32f) uniform writeonly image2D ao;
 layout(push_constant) uniform Push { uint width; uint height; uint frame; uint param; } pc;
@@ -24,7 +25,7 @@ void main() {
         return;
     }
     uvec2 size = uvec2(pc.width, pc.height);
-    float t = texelFetch(depth, ivec2(p), 0).r;
+    float t = scene_distance(texelFetch(depth, ivec2(p), 0).r, p, size);
     if (t >= 1e20) {
         imageStore(ao, ivec2(p), vec4(1.0));
         return;
@@ -48,7 +49,7 @@ void main() {
         if (any(lessThan(c, ivec2(0))) || any(greaterThanEqual(c, ivec2(size)))) {
             continue;
         }
-        float scene = texelFetch(depth, c, 0).r;
+        float scene = scene_distance(texelFetch(depth, c, 0).r, uvec2(c), size);
         if (scene < q.z - 0.03 && q.z - scene < 1.0) {
             hidden += 1.0;
         }

@@ -30,7 +30,9 @@ pub enum Error {
     DeviceLost,
     /// A pass declares one resource twice with overlapping writes or different layouts.
     #[error(
-        "pass `{pass}` declares `{resource}` twice with overlapping writes or different layouts"
+        "pass `{pass}` declares `{resource}` twice with overlapping writes or different layouts \
+         (an attachment that the same pass also samples is a feedback loop: read it in the next \
+         pass; uses of different mips, layers or aspects do not overlap)"
     )]
     ConflictingUses {
         /// The pass.

@@ -12,7 +12,7 @@
 
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
-use crate::execute::Execution;
+use crate::execute::{AppSignals, Execution};
 use crate::fence::ExecutionFence;
 use crate::lowering::{lower, Lists, LowerScratch, Lowered};
 use crate::pass::{Declare, FnPass, Pass, PassEntry, PassSlot, Recorder};
@@ -26,6 +26,7 @@ use std::sync::Arc;
 
 mod held;
 mod recording_threads;
+mod signalling;
 mod transients;
 
 pub use held::HeldPlan;
@@ -531,7 +532,7 @@ impl<'a> Planned<'a> {
     /// # Ok(()) }
     /// ```
     pub fn execute(self) -> Result<ExecutionFence> {
-        self.execution.run()
+        self.execution.run(&AppSignals::default())
     }
 
     /// Keeps the plan to execute again and again: see [`HeldPlan`]. Each

@@ -10,7 +10,8 @@
 //! The modules form layers, and each calls only into the layers below it: no two modules
 //! import each other, directly or through others. From the bottom up:
 //!
-//! 1. **Vocabulary**: [`error`], [`access`], `range` (re-exported: [`ImageRange`], [`BufferRange`], [`SubRange`]), [`debug`], [`messages`], `fx` (a fast hasher), `requirements` (the device check of [`Graph::new`] and [`Queue::new`]): plain
+//! 1. **Vocabulary**: [`error`], [`access`], [`render_pass`] (the subpass dependencies an app's
+//!    `VkRenderPass` needs), `range` (re-exported: [`ImageRange`], [`BufferRange`], [`SubRange`]), [`debug`], [`messages`], `fx` (a fast hasher), `requirements` (the device check of [`Graph::new`] and [`Queue::new`]): plain
 //!    types and the debug-utils helpers, importing no other module but `error`.
 //! 2. **Planning**: [`plan`] turns declarations into barriers, ownership transfers, semaphores
 //!    and the submission order; pure functions, no Vulkan call. [`verify`] and [`simulate`]
@@ -55,6 +56,7 @@ pub mod plan;
 mod pools;
 pub mod queue;
 mod range;
+pub mod render_pass;
 mod requirements;
 pub mod resource;
 #[cfg(feature = "verify")]
@@ -71,6 +73,7 @@ pub use ash;
 pub use context::{Context, ContextOptions};
 pub use debug::DebugUtils;
 pub use error::{Error, Result};
+pub use execute::AppSignals;
 pub use fence::{CompletionToken, ExecutionFence};
 /// The allocator crate whose types appear in this crate's signatures ([`SharedAllocator`],
 /// [`BufferDesc::location`], [`Error::Allocator`]).

@@ -14,6 +14,8 @@ mod graphgen;
 mod other_paths;
 #[path = "random_graphs/rebinding.rs"]
 mod rebinding;
+#[path = "random_graphs/render_passes.rs"]
+mod render_passes;
 #[path = "random_graphs/simulated.rs"]
 mod simulated;
 

@@ -1,7 +1,7 @@
 //! Runs every sample (examples/) for a few frames with validation and synchronization
 //! validation on, and asserts on what it prints: its figures, its own checks, exit status 0
-//! and zero validation messages. The window sample runs under `xvfb-run`, and its screenshot
-//! is compared with the animation frame recomputed on the host.
+//! and zero validation messages. The window and bring-your-own samples run under `xvfb-run`,
+//! and their screenshots are compared with the frame recomputed on the host.
 //!
 //! The sample binaries are the ones `cargo test` (or `cargo test --workspace`) at the root
 //! builds next to this test (`target/<profile>/examples/`): they belong to the
@@ -12,6 +12,10 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::{Command, Output};
+
+#[path = "samples/reference.rs"]
+mod reference;
+use reference::{compare_with_reference, read_rgba};
 
 /// This test binary's path. A runner that starts it through a dynamic loader (CI's
 /// `.ci/layer-run`) makes `current_exe` the loader, and passes the path as `argv[0]`.
@@ -426,16 +430,10 @@ fn deferred_aliases_transients_within_the_targets_and_renders_the_same_without()
         out.contains("check: frame 3 without aliasing is identical bit for bit (230400 bytes)"),
         "{out}"
     );
-    // The picture: the right size, and not blank.
-    let decoder = png::Decoder::new(std::fs::File::open(&png_path).expect("deferred.png exists"));
-    let mut reader = decoder.read_info().unwrap();
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    assert_eq!((info.width, info.height), (320, 180));
-    let mut colours: Vec<[u8; 3]> = buf[..info.buffer_size()]
-        .chunks_exact(4)
-        .map(|p| [p[0], p[1], p[2]])
-        .collect();
+    // The picture: the right size, not blank, and the reference frame.
+    let (w, h, rgba) = read_rgba(&png_path);
+    assert_eq!((w, h), (320, 180));
+    let mut colours: Vec<[u8; 3]> = rgba.chunks_exact(4).map(|p| [p[0], p[1], p[2]]).collect();
     colours.sort_unstable();
     colours.dedup();
     assert!(
@@ -443,6 +441,11 @@ fn deferred_aliases_transients_within_the_targets_and_renders_the_same_without()
         "only {} distinct colours",
         colours.len()
     );
+    if line(&out, "device:").contains("llvmpipe") {
+        compare_with_reference(&rgba, &png_path);
+    } else {
+        println!("not lavapipe: the picture is not compared with the reference (made on lavapipe)");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -529,5 +532,56 @@ fn window_under_xvfb_presents_and_screenshots_the_expected_frame() {
         "the screenshot is not frame {t}"
     );
     assert!(mismatches(rgba, w, h, t + 1) > (w * h / 2) as usize);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The host's copy of `expected_pixel` in examples/byo/scene.rs: frame `t`'s background and bar.
+fn byo_expected_pixel(x: u32, y: u32, w: u32, h: u32, t: u32) -> [u8; 4] {
+    let x0 = (t * 24) % (w - 64);
+    if x >= x0 && x < x0 + 64 && y >= h / 4 && y < 3 * h / 4 {
+        return [255, 255, 255, 255];
+    }
+    let r = (t * 16) & 255;
+    [r as u8, 64, 255 - r as u8, 255]
+}
+
+#[test]
+fn bring_your_own_vulkan_under_xvfb_presents_and_screenshots_the_expected_frame() {
+    let dir = std::env::temp_dir().join(format!("vk-baton-byo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let shot = dir.join("shot.png");
+    let frames = 6u32;
+    let (_, out) = run(Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1024x768x24"])
+        .args(example_argv("byo"))
+        .args(["--frames", &frames.to_string(), "--screenshot"])
+        .arg(&shot));
+    assert!(out.contains("swapchain: 640x480"), "{out}");
+    assert!(out.contains(&format!("rendered {frames} frames")), "{out}");
+    // The app's render pass left the scene in TRANSFER_SRC_OPTIMAL: the blit only orders.
+    assert!(
+        out.contains("`scene` mips 0+1 layers 0+1: TRANSFER_SRC_OPTIMAL -> TRANSFER_SRC_OPTIMAL"),
+        "{out}"
+    );
+    let t = number_after(line(&out, "screenshot:"), "frame") as u32;
+    assert_eq!(t, frames - 1);
+    let decoder = png::Decoder::new(std::fs::File::open(&shot).expect("the screenshot exists"));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgba);
+    let (w, h) = (info.width, info.height);
+    let rgba = &buf[..info.buffer_size()];
+    let wrong = |t: u32| {
+        (0..w * h)
+            .filter(|&p| {
+                let i = (p * 4) as usize;
+                rgba[i..i + 4] != byo_expected_pixel(p % w, p / w, w, h, t)
+            })
+            .count()
+    };
+    // Frame `t` exactly, and not its neighbour.
+    assert_eq!(wrong(t), 0, "the screenshot is not frame {t}");
+    assert!(wrong(t + 1) > (w * h / 2) as usize);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -377,12 +377,18 @@ fn sample_window() {
 }
 #[test]
 fn sample_deferred() {
-    on_every_topology("deferred", |t| deferred(t, 640, 360, 1024));
+    on_every_topology("deferred", |t| deferred(t, 640, 360, 1024, false));
+}
+#[test]
+fn sample_deferred_exclusive() {
+    on_every_topology("deferred --exclusive", |t| {
+        deferred(t, 640, 360, 1024, true)
+    });
 }
 #[test]
 fn sample_deferred_1080p() {
     on_every_topology("deferred --width 1920 --height 1080 --shadow 2048", |t| {
-        deferred(t, 1920, 1080, 2048)
+        deferred(t, 1920, 1080, 2048, false)
     });
 }
 #[test]

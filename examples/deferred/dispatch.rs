@@ -299,6 +299,23 @@ impl Pass for Dispatch {
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        let set = self.write_set(r.device())?;
+        // SAFETY: `cmd` is recording; the set was just written for this execution; the
+        // objects outlive it (kept alive below).
+        unsafe { self.dispatch(r.device(), r.cmd(), set) };
+        r.keep_alive(self.keep_alive());
+        Ok(())
+    }
+}
+
+impl Dispatch {
+    /// Writes the next descriptor set with the views and buffers of the execution being
+    /// recorded, and returns it. A hand-written frame calls it, then [`Dispatch::dispatch`],
+    /// where the graph's pass would record.
+    ///
+    /// The set was last used `SETS` executions ago, which must have completed (the sample keeps
+    /// fewer in flight).
+    pub fn write_set(&mut self, dev: &ash::Device) -> vk_baton::Result<vk::DescriptorSet> {
         let set = self.sets[self.next % SETS];
         self.next += 1;
         let mut images = Vec::with_capacity(self.bindings.len());
@@ -349,20 +366,31 @@ impl Pass for Dispatch {
                     .buffer_info(info),
             );
         }
-        let dev = r.device();
+        // SAFETY: the set is not in use (see above); every view and buffer is alive.
+        unsafe { dev.update_descriptor_sets(&writes, &[]) };
+        Ok(set)
+    }
+
+    /// Records the dispatch with `set` (from [`Dispatch::write_set`]).
+    ///
+    /// # Safety
+    ///
+    /// `cmd` is recording on a queue with compute; what the bindings read was made visible to
+    /// the compute shader, in the layouts the set names (`GENERAL` for storage images,
+    /// `SHADER_READ_ONLY_OPTIMAL` for sampled ones); [`Dispatch::keep_alive`]'s objects outlive
+    /// the commands.
+    pub unsafe fn dispatch(
+        &self,
+        dev: &ash::Device,
+        cmd: vk::CommandBuffer,
+        set: vk::DescriptorSet,
+    ) {
         let push: Vec<u8> = self.push.iter().flat_map(|v| v.to_le_bytes()).collect();
-        // SAFETY: the set was last used `SETS` executions ago, which have completed (the sample
-        // keeps fewer in flight); every view and buffer is bound for this execution; `cmd` is
-        // recording and the objects outlive it (kept alive below).
+        // SAFETY: the caller's promise.
         unsafe {
-            dev.update_descriptor_sets(&writes, &[]);
-            dev.cmd_bind_pipeline(
-                r.cmd(),
-                vk::PipelineBindPoint::COMPUTE,
-                self.objects.pipeline,
-            );
+            dev.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, self.objects.pipeline);
             dev.cmd_bind_descriptor_sets(
-                r.cmd(),
+                cmd,
                 vk::PipelineBindPoint::COMPUTE,
                 self.objects.layout,
                 0,
@@ -370,15 +398,19 @@ impl Pass for Dispatch {
                 &[],
             );
             dev.cmd_push_constants(
-                r.cmd(),
+                cmd,
                 self.objects.layout,
                 vk::ShaderStageFlags::COMPUTE,
                 0,
                 &push,
             );
-            dev.cmd_dispatch(r.cmd(), self.groups[0], self.groups[1], 1);
+            dev.cmd_dispatch(cmd, self.groups[0], self.groups[1], 1);
         }
-        r.keep_alive((self.objects.clone(), self.samplers.clone()));
-        Ok(())
+    }
+
+    /// What the commands use and must outlive them: the pipeline and descriptor objects, and
+    /// the samplers.
+    pub fn keep_alive(&self) -> impl std::any::Any + Send + Sync {
+        (self.objects.clone(), self.samplers.clone())
     }
 }

@@ -1,99 +1,163 @@
 //! The deferred sample's frame: its transients (and the app's output image), and its passes
-//! in program order.
+//! in program order. The raster passes are the stock `Render` pass around the recording
+//! functions of `draw.rs`; the compute passes are [`Dispatch`]es.
 
 use super::dispatch::{Bind, Dispatch, Samplers};
-use super::{Options, Passes};
-use std::sync::Arc;
+use super::draw;
+use super::pipelines::{Formats, Pipelines};
+use super::scene::{Scene, DRAW_STRIDE};
+use super::{Options, Passes, Step};
+use std::sync::{Arc, OnceLock};
 use vk_baton::ash::vk;
-use vk_baton::{BufferDesc, Context, Graph, ImageDesc, StBuffer, StImage};
+use vk_baton::{Access, BufferDesc, Context, Graph, ImageDesc, Recorder, StBuffer, StImage};
+use vk_baton_passes::render::{ColorTarget, DepthTarget, Render, Store};
 use vk_baton_shaders::deferred as spv;
 
 /// Point lights the shaders cull per tile (`POINT_LIGHTS` in `deferred_scene.glsl`).
 const POINT_LIGHTS: u64 = 12;
+/// Samples per pixel of the forward (transparency) pass.
+const MSAA: vk::SampleCountFlags = vk::SampleCountFlags::TYPE_4;
 
 /// The transients, and the app's output image.
 pub struct Targets {
+    /// The culling's `VkDrawIndexedIndirectCommand`s, one per opaque instance.
+    pub draws: Arc<StBuffer>,
+    /// The sun's shadow map (D32).
+    pub shadow: Arc<StImage>,
+    /// The G-buffer: depth (D32), albedo and roughness, normal and emissive.
     pub depth: Arc<StImage>,
     pub albedo: Arc<StImage>,
     pub normal: Arc<StImage>,
-    pub material: Arc<StImage>,
     pub ssao_raw: Arc<StImage>,
     pub ssao: Arc<StImage>,
     pub tiles: Arc<StBuffer>,
-    /// Per directional light: its shadow map, and the screen-space mask resolved from it.
-    pub shadow: [Arc<StImage>; 2],
-    pub mask: [Arc<StImage>; 2],
     pub hdr: Arc<StImage>,
+    /// The forward pass's multisampled depth (the opaque scene again) and transparency layer,
+    /// and the layer resolved.
+    pub msaa_depth: Arc<StImage>,
+    pub msaa_color: Arc<StImage>,
+    pub transparent: Arc<StImage>,
     /// Half, quarter, eighth and sixteenth size.
     pub down: [Arc<StImage>; 4],
     /// The same sizes as `down[0..3]`.
     pub up: [Arc<StImage>; 3],
-    /// Tone-mapped, before the sharpen.
-    pub ldr: Arc<StImage>,
     pub output: Arc<StImage>,
 }
 
-pub fn targets(ctx: &Context, graph: &Graph, o: &Options) -> vk_baton::Result<Targets> {
+pub fn targets(
+    ctx: &Context,
+    graph: &Graph,
+    o: &Options,
+    scene: &Scene,
+) -> vk_baton::Result<Targets> {
     let (w, h) = (o.width, o.height);
     let (gfx, compute) = (ctx.graphics().family(), ctx.async_compute().family());
-    // What both queues read: CONCURRENT across two families, unless --exclusive.
+    // What both queues use: CONCURRENT across two families, unless --exclusive.
     let both = (gfx != compute && !o.exclusive).then_some([gfx, compute]);
-    let usage = vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::SAMPLED;
-    let image = |name: &str, format, w: u32, h: u32, shared: bool| {
+    use vk::ImageUsageFlags as U;
+    let image = |name: &str, format, [w, h]: [u32; 2], usage, shared: bool| {
         let mut desc = ImageDesc::new_2d(w.max(1), h.max(1), format, usage);
         if let (true, Some(f)) = (shared, both) {
             desc = desc.concurrent(&f);
         }
         graph.transient_image(desc, name)
     };
+    let storage = U::STORAGE | U::SAMPLED;
+    let color = U::COLOR_ATTACHMENT | U::SAMPLED;
+    let depth = U::DEPTH_STENCIL_ATTACHMENT | U::SAMPLED;
+    let msaa = |name: &str, format, usage| {
+        graph.transient_image(ImageDesc::new_2d(w, h, format, usage).samples(MSAA), name)
+    };
     use vk::Format as F;
+    let buffer = |name: &str, bytes: u64, usage, shared: bool| {
+        let mut desc = BufferDesc::new(bytes, usage);
+        if let (true, Some(f)) = (shared, both) {
+            desc = desc.concurrent(&f);
+        }
+        graph.transient_buffer(desc, name)
+    };
     let tiles = (w.div_ceil(16) * h.div_ceil(16)) as u64 * (POINT_LIGHTS + 1) * 4;
-    let mut tiles_desc = BufferDesc::new(tiles, vk::BufferUsageFlags::STORAGE_BUFFER);
-    if let Some(f) = both {
-        tiles_desc = tiles_desc.concurrent(&f);
-    }
-    let s = o.shadow;
+    let draws = scene.opaque as u64 * DRAW_STRIDE as u64;
+    let indirect = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::INDIRECT_BUFFER;
+    let (full, s) = ([w, h], [o.shadow, o.shadow]);
+    let half = |k: u32| [w >> k, h >> k];
     Ok(Targets {
-        depth: image("depth", F::R32_SFLOAT, w, h, true)?,
-        albedo: image("albedo", F::R8G8B8A8_UNORM, w, h, false)?,
-        normal: image("normal", F::R16G16B16A16_SFLOAT, w, h, true)?,
-        material: image("material", F::R8G8B8A8_UNORM, w, h, false)?,
-        ssao_raw: image("ssao raw", F::R32_SFLOAT, w, h, false)?,
-        ssao: image("ssao", F::R32_SFLOAT, w, h, true)?,
-        tiles: graph.transient_buffer(tiles_desc, "light tiles")?,
-        shadow: [
-            image("shadow map sun", F::R32_SFLOAT, s, s, false)?,
-            image("shadow map rim", F::R32_SFLOAT, s, s, false)?,
-        ],
-        mask: [
-            image("shadow mask sun", F::R32_SFLOAT, w, h, false)?,
-            image("shadow mask rim", F::R32_SFLOAT, w, h, false)?,
-        ],
-        hdr: image("hdr", F::R16G16B16A16_SFLOAT, w, h, false)?,
+        draws: buffer("draws", draws, indirect, true)?,
+        shadow: image("shadow map", F::D32_SFLOAT, s, depth, true)?,
+        depth: image("depth", F::D32_SFLOAT, full, depth, true)?,
+        albedo: image("albedo", F::R8G8B8A8_UNORM, full, color, true)?,
+        normal: image("normal", F::R16G16B16A16_SFLOAT, full, color, true)?,
+        ssao_raw: image("ssao raw", F::R32_SFLOAT, full, storage, false)?,
+        ssao: image("ssao", F::R32_SFLOAT, full, storage, false)?,
+        tiles: buffer(
+            "light tiles",
+            tiles,
+            vk::BufferUsageFlags::STORAGE_BUFFER,
+            false,
+        )?,
+        hdr: image("hdr", F::R16G16B16A16_SFLOAT, full, storage, true)?,
+        msaa_depth: msaa("msaa depth", F::D32_SFLOAT, U::DEPTH_STENCIL_ATTACHMENT)?,
+        msaa_color: msaa("msaa color", F::R16G16B16A16_SFLOAT, U::COLOR_ATTACHMENT)?,
+        transparent: image("transparent", F::R16G16B16A16_SFLOAT, full, color, false)?,
         down: [
-            image("bloom down 0", F::R16G16B16A16_SFLOAT, w / 2, h / 2, false)?,
-            image("bloom down 1", F::R16G16B16A16_SFLOAT, w / 4, h / 4, false)?,
-            image("bloom down 2", F::R16G16B16A16_SFLOAT, w / 8, h / 8, false)?,
+            image(
+                "bloom down 0",
+                F::R16G16B16A16_SFLOAT,
+                half(1),
+                storage,
+                false,
+            )?,
+            image(
+                "bloom down 1",
+                F::R16G16B16A16_SFLOAT,
+                half(2),
+                storage,
+                false,
+            )?,
+            image(
+                "bloom down 2",
+                F::R16G16B16A16_SFLOAT,
+                half(3),
+                storage,
+                false,
+            )?,
             image(
                 "bloom down 3",
                 F::R16G16B16A16_SFLOAT,
-                w / 16,
-                h / 16,
+                half(4),
+                storage,
                 false,
             )?,
         ],
         up: [
-            image("bloom up 0", F::R16G16B16A16_SFLOAT, w / 2, h / 2, false)?,
-            image("bloom up 1", F::R16G16B16A16_SFLOAT, w / 4, h / 4, false)?,
-            image("bloom up 2", F::R16G16B16A16_SFLOAT, w / 8, h / 8, false)?,
+            image(
+                "bloom up 0",
+                F::R16G16B16A16_SFLOAT,
+                half(1),
+                storage,
+                false,
+            )?,
+            image(
+                "bloom up 1",
+                F::R16G16B16A16_SFLOAT,
+                half(2),
+                storage,
+                false,
+            )?,
+            image(
+                "bloom up 2",
+                F::R16G16B16A16_SFLOAT,
+                half(3),
+                storage,
+                false,
+            )?,
         ],
-        ldr: image("ldr", F::R8G8B8A8_UNORM, w, h, false)?,
         output: ctx.image(
             ImageDesc::new_2d(
                 w,
                 h,
                 F::R8G8B8A8_UNORM,
-                vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::TRANSFER_SRC,
+                U::STORAGE | U::COLOR_ATTACHMENT | U::TRANSFER_SRC,
             ),
             "output",
         )?,
@@ -105,35 +169,242 @@ pub fn size(img: &StImage) -> [u32; 2] {
     [e.width, e.height]
 }
 
-/// The frame's passes, in program order. SSAO and light culling run on the async compute
-/// queue, beside the shadow maps on graphics.
-pub fn passes(ctx: &Context, t: &Targets, samplers: &Arc<Samplers>) -> vk_baton::Result<Passes> {
+fn area(img: &StImage) -> vk::Rect2D {
+    let [width, height] = size(img);
+    vk::Rect2D {
+        offset: vk::Offset2D::default(),
+        extent: vk::Extent2D { width, height },
+    }
+}
+
+/// The pipelines, made once every `Render` pass exists (they are made for its formats); the
+/// draw closures take them from here.
+type Shared = Arc<OnceLock<Arc<Pipelines>>>;
+
+/// The pipelines for a draw closure, kept alive until its execution completes.
+fn pipelines(shared: &Shared, r: &mut Recorder<'_>) -> vk_baton::Result<Arc<Pipelines>> {
+    let p = shared
+        .get()
+        .cloned()
+        .ok_or_else(|| vk_baton::Error::PassFailed("the pipelines are not made yet".into()))?;
+    r.keep_alive(p.clone());
+    Ok(p)
+}
+
+/// The raster passes, before their pipelines exist.
+struct Raster {
+    shadow: Step,
+    gbuffer: Step,
+    forward_depth: Step,
+    transparent: Step,
+    ui: Step,
+}
+
+/// Declares what the mesh draws read: the scene's vertices, indices and instances.
+fn mesh_reads<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()>>(
+    pass: Render<F>,
+    scene: &Scene,
+) -> Render<F> {
+    pass.reads(&scene.vertices, Access::VERTEX_BUFFER)
+        .reads(&scene.indices, Access::INDEX_BUFFER)
+        .reads(&scene.instances, Access::VERTEX_SHADER_STORAGE_READ)
+}
+
+fn boxed<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()> + 'static>(pass: Render<F>) -> Step {
+    Step::Draw(Box::new(pass))
+}
+
+/// Builds the `Render` passes, then the pipelines for their formats.
+/// `skip`: names of passes that draw nothing (they still clear or load their targets).
+fn raster(
+    ctx: &Context,
+    t: &Targets,
+    scene: &Arc<Scene>,
+    skip: &[String],
+) -> vk_baton::Result<Raster> {
+    let dev = ctx.device();
+    let on = |name: &str| !skip.iter().any(|s| s == name);
+    let shared: Shared = Arc::default();
+    let multi_draw = ctx.features().multi_draw_indirect == vk::TRUE;
+    let err = |e: vk_baton_passes::Error| vk_baton::Error::InvalidInput(e.to_string());
+    let (sh, sc, draw_on) = (shared.clone(), scene.clone(), on("shadow map"));
+    let shadow_size = size(&t.shadow);
+    let shadow = Render::new(
+        dev,
+        area(&t.shadow),
+        vec![],
+        Some(DepthTarget::clear(t.shadow.clone(), 1.0)),
+        move |r| {
+            let p = pipelines(&sh, r)?;
+            if !draw_on {
+                return Ok(());
+            }
+            // SAFETY: inside the rendering of the shadow map (depth only, the format the
+            // pipeline was made for); the scene's buffers are declared read below.
+            unsafe { draw::shadow(r.device(), r.cmd(), &p, &sc, shadow_size) };
+            Ok(())
+        },
+    )
+    .map_err(err)?;
+    let shadow = mesh_reads(shadow, scene);
+
+    let full = size(&t.depth);
+    let (sh, sc, draws) = (shared.clone(), scene.clone(), t.draws.clone());
+    let draw_on = on("gbuffer");
+    let gbuffer = Render::new(
+        dev,
+        area(&t.depth),
+        vec![
+            ColorTarget::clear(t.albedo.clone(), [0.0; 4]),
+            ColorTarget::clear(t.normal.clone(), [0.0; 4]),
+        ],
+        Some(DepthTarget::clear(t.depth.clone(), 1.0)),
+        move |r| {
+            let p = pipelines(&sh, r)?;
+            let d = draws.handle();
+            if !draw_on {
+                return Ok(());
+            }
+            // SAFETY: inside the G-buffer's rendering; `draws` is declared an indirect buffer
+            // (the culling's writes are visible), the scene's buffers are declared read.
+            unsafe { draw::culled(r.device(), r.cmd(), &p, &sc, p.gbuffer, d, full, multi_draw) };
+            Ok(())
+        },
+    )
+    .map_err(err)?
+    .reads(&t.draws, Access::INDIRECT_BUFFER);
+    let gbuffer = mesh_reads(gbuffer, scene);
+
+    // The forward pass is multisampled: the opaque scene's depth again at 4 samples (the
+    // culled draws once more), then the glass tested against it without writing it.
+    let (sh, sc, draws) = (shared.clone(), scene.clone(), t.draws.clone());
+    let draw_on = on("forward depth");
+    let forward_depth = Render::new(
+        dev,
+        area(&t.msaa_depth),
+        vec![],
+        Some(DepthTarget::clear(t.msaa_depth.clone(), 1.0)),
+        move |r| {
+            let p = pipelines(&sh, r)?;
+            let (d, pipe) = (draws.handle(), p.forward_depth);
+            if !draw_on {
+                return Ok(());
+            }
+            // SAFETY: as the G-buffer's, into the multisampled depth.
+            unsafe { draw::culled(r.device(), r.cmd(), &p, &sc, pipe, d, full, multi_draw) };
+            Ok(())
+        },
+    )
+    .map_err(err)?
+    .reads(&t.draws, Access::INDIRECT_BUFFER);
+    let forward_depth = mesh_reads(forward_depth, scene);
+
+    let (sh, sc, draw_on) = (shared.clone(), scene.clone(), on("transparent"));
+    let transparent = Render::new(
+        dev,
+        area(&t.msaa_color),
+        vec![ColorTarget::clear(t.msaa_color.clone(), [0.0; 4])
+            .blending()
+            .resolve_into(t.transparent.clone())
+            .store(Store::DontCare)],
+        Some(DepthTarget::read_only(t.msaa_depth.clone())),
+        move |r| {
+            let p = pipelines(&sh, r)?;
+            if !draw_on {
+                return Ok(());
+            }
+            // SAFETY: inside the forward rendering (multisampled layer, read-only depth).
+            unsafe { draw::transparent(r.device(), r.cmd(), &p, &sc, full) };
+            Ok(())
+        },
+    )
+    .map_err(err)?;
+    let transparent = mesh_reads(transparent, scene);
+
+    let (sh, draw_on) = (shared.clone(), on("ui"));
+    let ui = Render::new(
+        dev,
+        area(&t.output),
+        vec![ColorTarget::load(t.output.clone()).blending()],
+        None,
+        move |r| {
+            let p = pipelines(&sh, r)?;
+            if !draw_on {
+                return Ok(());
+            }
+            // SAFETY: inside the rendering of the output, which the UI pipeline is made for.
+            unsafe { draw::ui(r.device(), r.cmd(), &p, full) };
+            Ok(())
+        },
+    )
+    .map_err(err)?;
+
+    let formats = Formats {
+        gbuffer: gbuffer.formats(),
+        shadow: shadow.formats(),
+        forward_depth: forward_depth.formats(),
+        transparent: transparent.formats(),
+        ui: ui.formats(),
+    };
+    let made = Pipelines::new(dev, &formats, scene)?;
+    shared
+        .set(made)
+        .map_err(|_| vk_baton::Error::InvalidInput("pipelines made twice".into()))?;
+    Ok(Raster {
+        shadow: boxed(shadow),
+        gbuffer: boxed(gbuffer),
+        forward_depth: boxed(forward_depth),
+        transparent: boxed(transparent),
+        ui: boxed(ui),
+    })
+}
+
+/// The frame's passes, in program order. The culling, SSAO, light culling and lighting run on
+/// the async compute queue; the forward layer, the G-buffer and the shadow map on graphics.
+///
+/// The order keeps what is alive at once small where the two queues overlap (and every
+/// transient's memory can be shared): the multisampled forward targets come and go before the
+/// G-buffer, and the shadow map is drawn while SSAO and the light culling run.
+/// The raster passes named in `skip` draw nothing (see `Options::skip`).
+pub fn passes(
+    ctx: &Context,
+    t: &Targets,
+    scene: &Arc<Scene>,
+    samplers: &Arc<Samplers>,
+    skip: &[String],
+) -> vk_baton::Result<Passes> {
     let dev = ctx.device();
     let (gfx, compute) = (ctx.graphics().clone(), ctx.async_compute().clone());
     let full = size(&t.depth);
     let pass = |spirv, bindings, size, param, per_tile| {
-        Dispatch::new(dev, samplers, spirv, bindings, size, param, per_tile)
+        Dispatch::new(dev, samplers, spirv, bindings, size, param, per_tile).map(Step::Compute)
     };
     let nearest = |img: &Arc<StImage>| Bind::Sampled(img.clone(), false);
     let linear = |img: &Arc<StImage>| Bind::Sampled(img.clone(), true);
     let write = |img: &Arc<StImage>| Bind::Write(img.clone());
+    let Raster {
+        shadow,
+        gbuffer,
+        forward_depth,
+        transparent,
+        ui,
+    } = raster(ctx, t, scene, skip)?;
+    let aspect = (full[0] as f32 / full[1] as f32).to_bits();
+    let cull = vec![
+        Bind::ReadBuffer(scene.instances.clone()),
+        Bind::WriteBuffer(t.draws.clone()),
+    ];
     let mut p: Passes = vec![
         (
-            "gbuffer",
-            pass(
-                spv::GBUFFER,
-                vec![
-                    write(&t.depth),
-                    write(&t.albedo),
-                    write(&t.normal),
-                    write(&t.material),
-                ],
-                full,
-                0,
-                false,
-            )?,
-            gfx.clone(),
+            "cull",
+            pass(spv::CULL, cull, [scene.opaque, 1], aspect, false)?,
+            compute.clone(),
         ),
+        // The forward layer first: it needs only the culled draws, and its multisampled
+        // targets are dead before the G-buffer, so they share memory with what follows.
+        ("forward depth", forward_depth, gfx.clone()),
+        ("transparent", transparent, gfx.clone()),
+        ("gbuffer", gbuffer, gfx.clone()),
         (
             "ssao",
             pass(
@@ -167,48 +438,28 @@ pub fn passes(ctx: &Context, t: &Targets, samplers: &Arc<Samplers>) -> vk_baton:
             )?,
             compute.clone(),
         ),
+        // Beside SSAO and the light culling on async compute.
+        ("shadow map", shadow, gfx.clone()),
+        (
+            "lighting",
+            pass(
+                spv::LIGHTING,
+                vec![
+                    nearest(&t.depth),
+                    nearest(&t.albedo),
+                    nearest(&t.normal),
+                    nearest(&t.shadow),
+                    nearest(&t.ssao),
+                    Bind::ReadBuffer(t.tiles.clone()),
+                    write(&t.hdr),
+                ],
+                full,
+                0,
+                false,
+            )?,
+            compute,
+        ),
     ];
-    // One light at a time: the rim light's shadow map can take the sun's memory.
-    let names = [
-        ["shadow map sun", "shadow mask sun"],
-        ["shadow map rim", "shadow mask rim"],
-    ];
-    for (k, [map_name, mask_name]) in names.into_iter().enumerate() {
-        let (map, mask) = (&t.shadow[k], &t.mask[k]);
-        let k = k as u32;
-        p.push((
-            map_name,
-            pass(spv::SHADOW, vec![write(map)], size(map), k, false)?,
-            gfx.clone(),
-        ));
-        let b = vec![nearest(&t.depth), nearest(map), write(mask)];
-        p.push((
-            mask_name,
-            pass(spv::SHADOW_MASK, b, full, k, false)?,
-            gfx.clone(),
-        ));
-    }
-    p.push((
-        "lighting",
-        pass(
-            spv::LIGHTING,
-            vec![
-                nearest(&t.depth),
-                nearest(&t.albedo),
-                nearest(&t.normal),
-                nearest(&t.material),
-                nearest(&t.mask[0]),
-                nearest(&t.mask[1]),
-                nearest(&t.ssao),
-                Bind::ReadBuffer(t.tiles.clone()),
-                write(&t.hdr),
-            ],
-            full,
-            0,
-            false,
-        )?,
-        gfx.clone(),
-    ));
     const DOWN: [&str; 4] = [
         "bloom down 0",
         "bloom down 1",
@@ -237,27 +488,17 @@ pub fn passes(ctx: &Context, t: &Targets, samplers: &Arc<Samplers>) -> vk_baton:
         ));
         from = to;
     }
+    let tonemap = vec![
+        nearest(&t.hdr),
+        linear(&t.up[0]),
+        nearest(&t.transparent),
+        write(&t.output),
+    ];
     p.push((
         "tonemap",
-        pass(
-            spv::TONEMAP,
-            vec![nearest(&t.hdr), linear(&t.up[0]), write(&t.ldr)],
-            full,
-            0,
-            false,
-        )?,
+        pass(spv::TONEMAP, tonemap, full, 0, false)?,
         gfx.clone(),
     ));
-    p.push((
-        "sharpen",
-        pass(
-            spv::SHARPEN,
-            vec![nearest(&t.ldr), write(&t.output)],
-            full,
-            0,
-            false,
-        )?,
-        gfx,
-    ));
+    p.push(("ui", ui, gfx));
     Ok(p)
 }

@@ -69,7 +69,7 @@ pub use mipmaps::GenerateMipmaps;
 pub use render::Render;
 pub use stream::{UploadBatch, UploadTicket, Uploader};
 pub use swapchain::{
-    AcquireOutcome, Frame, PresentOutcome, Swapchain, SwapchainAcquire, SwapchainConfig,
-    SwapchainPresent,
+    wrap_swapchain_images, AcquireOutcome, Frame, PresentOutcome, Swapchain, SwapchainAcquire,
+    SwapchainConfig, SwapchainPresent,
 };
 pub use upload::{UploadBuffer, UploadImage};

@@ -149,9 +149,58 @@ impl<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()>> Render<F> {
 
     /// Declares that the draw code uses all of `image` with `access` (a sampled texture, a
     /// storage image).
-    pub fn reads_image(mut self, image: &Arc<StImage>, access: Access) -> Self {
+    ///
+    /// Two reads are refused, before anything is planned, since dynamic rendering cannot do
+    /// them as declared:
+    /// - an input attachment (`FRAGMENT_SHADER_INPUT_ATTACHMENT_READ` and its depth form):
+    ///   that needs a `VkRenderPass` (see [`vk_baton::render_pass`]) or
+    ///   `VK_KHR_dynamic_rendering_local_read`, which the library does not plan; sample the
+    ///   image in the next pass instead;
+    /// - one of this pass's own targets (a feedback loop): end the rendering and sample the
+    ///   target in the next pass.
+    ///
+    /// ```no_run
+    /// # fn f(ctx: &vk_baton::Context, out: std::sync::Arc<vk_baton::StImage>,
+    /// #      albedo: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
+    /// use vk_baton::{ash::vk, Access};
+    /// use vk_baton_passes::render::{ColorTarget, Render};
+    /// let area = vk::Rect2D { offset: vk::Offset2D::default(), extent: vk::Extent2D { width: 64, height: 64 } };
+    /// let lighting = Render::new(ctx.device(), area, vec![ColorTarget::dont_care(out.clone())], None, |_| Ok(()))?
+    ///     .reads_image(&albedo, Access::FRAGMENT_SHADER_SAMPLED_READ)?;
+    /// // Sampling what this pass draws into is a feedback loop: refused.
+    /// let looped = Render::new(ctx.device(), area, vec![ColorTarget::load(out.clone())], None, |_| Ok(()))?
+    ///     .reads_image(&out, Access::FRAGMENT_SHADER_SAMPLED_READ);
+    /// assert!(looped.is_err());
+    /// # Ok(()) }
+    /// ```
+    pub fn reads_image(mut self, image: &Arc<StImage>, access: Access) -> Result<Self> {
+        let input = [
+            Access::FRAGMENT_SHADER_INPUT_ATTACHMENT_READ,
+            Access::FRAGMENT_SHADER_DEPTH_INPUT_ATTACHMENT_READ,
+        ];
+        if input.contains(&access) {
+            return Err(Error::InvalidInput(format!(
+                "`{}` as an input attachment: dynamic rendering reads input attachments only \
+                 with VK_KHR_dynamic_rendering_local_read, which the library does not plan; \
+                 sample it in the next pass, or draw in an app VkRenderPass \
+                 (vk_baton::render_pass)",
+                image.name()
+            )));
+        }
+        let targets = self
+            .colors
+            .iter()
+            .flat_map(|c| [Some(&c.image), c.resolve.as_ref()]);
+        let targets = targets.chain([self.depth.as_ref().map(|t| &t.image)]);
+        if targets.flatten().any(|t| t.id() == image.id()) {
+            return Err(Error::InvalidInput(format!(
+                "`{}` is a target of this pass and read by its draws (a feedback loop): end the \
+                 rendering and read it in the next pass",
+                image.name()
+            )));
+        }
         self.used.push(Used::Image(image.clone(), access));
-        self
+        Ok(self)
     }
 
     /// The formats and sample count to make the pipelines for.

@@ -13,6 +13,11 @@
 //!
 //! [`SwapchainSync`] holds that bookkeeping as plain data, testable without a surface.
 //!
+//! A swapchain the app made itself (and acquires from and presents itself) adopts the same
+//! passes: [`wrap_swapchain_images`] wraps its images, and [`SwapchainAcquire::from_raw`] and
+//! [`SwapchainPresent::from_raw`] take the app's semaphores (module `app`'s example). An app
+//! that presents on a queue the library submits to presents under [`Queue::lock`].
+//!
 //! The transition to PRESENT_SRC_KHR is the graph's: [`SwapchainPresent`] declares
 //! [`Access::PRESENT`] on the image and signals the image's present semaphore. Presenting
 //! from a queue of another family than the one that rendered works the same way: insert
@@ -50,9 +55,11 @@ use vk_baton::{
     StImage,
 };
 
+mod app;
 mod handle;
 mod sync;
 
+pub use app::wrap_swapchain_images;
 pub use handle::{Swapchain, SwapchainConfig};
 pub use sync::{IsComplete, SwapchainSync};
 
@@ -187,7 +194,7 @@ impl Frame {
             slot: self.slot,
             semaphore: self.acquire_semaphore,
             image: self.image.clone(),
-            shared: self.shared.clone(),
+            shared: Some(self.shared.clone()),
         }
     }
 
@@ -198,7 +205,7 @@ impl Frame {
             index: self.index,
             semaphore: self.present_semaphore,
             image: self.image.clone(),
-            shared: self.shared.clone(),
+            shared: Some(self.shared.clone()),
         }
     }
 }
@@ -210,7 +217,9 @@ pub struct SwapchainAcquire {
     slot: usize,
     semaphore: vk::Semaphore,
     image: Arc<StImage>,
-    shared: Arc<Shared>,
+    /// The stock [`Swapchain`]'s bookkeeping; `None` for a swapchain the app made
+    /// (`from_raw`), whose semaphores the app manages.
+    shared: Option<Arc<Shared>>,
 }
 
 impl std::fmt::Debug for SwapchainAcquire {
@@ -226,7 +235,7 @@ impl std::fmt::Debug for SwapchainAcquire {
 
 impl Pass for SwapchainAcquire {
     fn declare(&self, d: &mut Declare<'_>) {
-        if self.shared.retired() {
+        if self.shared.as_ref().is_some_and(|s| s.retired()) {
             // The semaphore and the image are destroyed: declare neither; `record` fails.
             log::error!("{self:?}: its swapchain was recreated or dropped");
             return;
@@ -238,14 +247,17 @@ impl Pass for SwapchainAcquire {
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
-        self.shared.check_live(self)?;
+        let Some(shared) = &self.shared else {
+            return Ok(());
+        };
+        shared.check_live(self)?;
         log::trace!(
             "{}: waits for `{}` (slot {})",
             r.pass_name(),
             self.image.name(),
             self.slot
         );
-        self.shared
+        shared
             .sync
             .lock()
             .submitted(self.slot, r.completion())
@@ -260,7 +272,9 @@ pub struct SwapchainPresent {
     index: u32,
     semaphore: vk::Semaphore,
     image: Arc<StImage>,
-    shared: Arc<Shared>,
+    /// The stock [`Swapchain`]'s bookkeeping; `None` for a swapchain the app made
+    /// (`from_raw`), whose semaphores the app manages.
+    shared: Option<Arc<Shared>>,
 }
 
 impl std::fmt::Debug for SwapchainPresent {
@@ -276,7 +290,7 @@ impl std::fmt::Debug for SwapchainPresent {
 
 impl Pass for SwapchainPresent {
     fn declare(&self, d: &mut Declare<'_>) {
-        if self.shared.retired() {
+        if self.shared.as_ref().is_some_and(|s| s.retired()) {
             // The semaphore and the image are destroyed: declare neither; `record` fails.
             log::error!("{self:?}: its swapchain was recreated or dropped");
             return;
@@ -288,9 +302,12 @@ impl Pass for SwapchainPresent {
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
-        self.shared.check_live(self)?;
+        let Some(shared) = &self.shared else {
+            return Ok(());
+        };
+        shared.check_live(self)?;
         log::trace!("{}: `{}` to present", r.pass_name(), self.image.name());
-        self.shared
+        shared
             .sync
             .lock()
             .present_signalled(self.index as usize, r.completion())

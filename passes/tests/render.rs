@@ -391,5 +391,31 @@ fn bad_targets_are_refused_with_a_clear_error() {
     for (got, want) in &cases {
         assert!(got.contains(want), "`{got}` does not say `{want}`");
     }
+    // Reads dynamic rendering cannot do as declared: an input attachment, a feedback loop.
+    let texture = img(FORMAT, U::SAMPLED | U::INPUT_ATTACHMENT, one, "texture");
+    let reading = |image: &Arc<StImage>, access| match Render::new(
+        ctx.device(),
+        a,
+        vec![ColorTarget::load(color.clone())],
+        None,
+        |_| Ok(()),
+    )
+    .unwrap()
+    .reads_image(image, access)
+    {
+        Ok(_) => None,
+        Err(e) => Some(e.to_string()),
+    };
+    let input = reading(&texture, Access::FRAGMENT_SHADER_INPUT_ATTACHMENT_READ).unwrap();
+    assert!(
+        input.contains("VK_KHR_dynamic_rendering_local_read"),
+        "{input}"
+    );
+    let feedback = reading(&color, Access::FRAGMENT_SHADER_SAMPLED_READ).unwrap();
+    assert!(feedback.contains("a feedback loop"), "{feedback}");
+    assert_eq!(
+        reading(&texture, Access::FRAGMENT_SHADER_SAMPLED_READ),
+        None
+    );
     assert_clean(&ctx);
 }

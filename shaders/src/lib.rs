@@ -60,31 +60,42 @@ pub fn words(spirv: &[u8]) -> Vec<u32> {
 /// workgroups of 8×8.
 pub const INVERT_COMP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/invert.comp.spv"));
 
-/// The deferred sample's compute shaders (`deferred_*.comp`, sharing the scene of
-/// `deferred_scene.glsl`). Each has workgroups of 8×8 and the push constants `{ uint width;
-/// uint height; uint frame; uint param; }` (the size of the image it writes, the frame number,
-/// and a per-shader parameter).
+/// The deferred sample's shaders (`deferred_*`, sharing the camera, lights and instance layout
+/// of `deferred_scene.glsl`). The compute shaders have workgroups of 8×8 and the push constants
+/// `{ uint width; uint height; uint frame; uint param; }` (the size of the image or array they
+/// write, the frame number, and a per-shader parameter); the raster shaders take the same block
+/// as `{ width, height, frame, view }`.
 pub mod deferred {
-    /// Writes the G-buffer: r32f camera distance (binding 0), rgba8 albedo (1), rgba16f normal
-    /// (2), rgba8 roughness/metallic/emissive (3).
-    pub const GBUFFER: &[u8] =
-        include_bytes!(concat!(env!("OUT_DIR"), "/deferred_gbuffer.comp.spv"));
-    /// Writes the r32f shadow map (binding 0) of directional light `param` (0 sun, 1 rim).
-    pub const SHADOW: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/deferred_shadow.comp.spv"));
-    /// Samples the depth (binding 0) and the shadow map (1) of light `param`; writes its r32f
-    /// shadow mask (2).
-    pub const SHADOW_MASK: &[u8] =
-        include_bytes!(concat!(env!("OUT_DIR"), "/deferred_shadow_mask.comp.spv"));
-    /// Samples the depth (binding 0); writes the tiles' light lists (storage buffer 1). One
-    /// invocation per 16×16 tile.
+    /// Vertex shader of every mesh draw: vertex `location` 0 position and 1 normal (`vec3`s),
+    /// the instances in storage buffer `set 0, binding 0` (indexed by `gl_InstanceIndex`);
+    /// `view` 0 is the camera, 1 the sun's shadow map.
+    pub const MESH_VERT: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/deferred_mesh.vert.spv"));
+    /// Writes the G-buffer: albedo and roughness (`location` 0, rgba8), normal and emissive
+    /// (1, rgba16f).
+    pub const GBUFFER_FRAG: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/deferred_gbuffer.frag.spv"));
+    /// Lit glass, premultiplied (`location` 0), for blending ONE, ONE_MINUS_SRC_ALPHA.
+    pub const TRANSPARENT_FRAG: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/deferred_transparent.frag.spv"));
+    /// The UI overlay's rectangles: `vkCmdDraw(48)`, no vertex input.
+    pub const UI_VERT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/deferred_ui.vert.spv"));
+    /// The UI overlay's colours, for alpha blending.
+    pub const UI_FRAG: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/deferred_ui.frag.spv"));
+    /// Reads `width` instances (storage buffer 0); writes one `VkDrawIndexedIndirectCommand`
+    /// each (storage buffer 1), with no instance where the camera's frustum culls it. `param`:
+    /// the aspect ratio's `f32` bits.
+    pub const CULL: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/deferred_cull.comp.spv"));
+    /// Samples the depth buffer (binding 0); writes the tiles' light lists (storage buffer 1).
+    /// One invocation per 16×16 tile.
     pub const LIGHT_CULL: &[u8] =
         include_bytes!(concat!(env!("OUT_DIR"), "/deferred_light_cull.comp.spv"));
-    /// Samples depth (binding 0) and normals (1); writes r32f ambient occlusion (2).
+    /// Samples the depth buffer (binding 0) and normals (1); writes r32f ambient occlusion (2).
     pub const SSAO: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/deferred_ssao.comp.spv"));
     /// Samples r32f (binding 0); writes its 5×5 box blur (1).
     pub const BLUR: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/deferred_blur.comp.spv"));
-    /// Samples depth, albedo, normal, material, the sun's and the rim light's shadow masks,
-    /// SSAO (bindings 0-6), reads the light tiles (storage buffer 7); writes rgba16f HDR (8).
+    /// Samples depth, albedo, normal, the sun's shadow map and SSAO (bindings 0-4), reads the
+    /// light tiles (storage buffer 5); writes rgba16f HDR (6).
     pub const LIGHTING: &[u8] =
         include_bytes!(concat!(env!("OUT_DIR"), "/deferred_lighting.comp.spv"));
     /// Samples (linearly) the level above (binding 0); writes rgba16f at half its size (1),
@@ -95,11 +106,81 @@ pub mod deferred {
     /// (1); writes their sum (2).
     pub const BLOOM_UP: &[u8] =
         include_bytes!(concat!(env!("OUT_DIR"), "/deferred_bloom_up.comp.spv"));
-    /// Samples HDR (binding 0) and the bloom (1, linearly); writes the tone-mapped rgba8
-    /// image (2).
+    /// Samples HDR (binding 0), the bloom (1, linearly) and the transparency layer (2); writes
+    /// the tone-mapped rgba8 image (3).
     pub const TONEMAP: &[u8] =
         include_bytes!(concat!(env!("OUT_DIR"), "/deferred_tonemap.comp.spv"));
-    /// Samples the tone-mapped image (binding 0); writes it lightly sharpened (rgba8, 1).
-    pub const SHARPEN: &[u8] =
-        include_bytes!(concat!(env!("OUT_DIR"), "/deferred_sharpen.comp.spv"));
+}
+
+/// The raster matrix's shaders (`tests/raster_matrix.rs`, `matrix_*`): 8×8 targets, one point
+/// or invocation per pixel, data of 64 words. Each file says what it does; push constants
+/// `{ uint mode; uint depth; uint pad0; uint pad1; }` where used (`matrix_points.glsl`).
+pub mod matrix {
+    /// `matrix_copy.comp`.
+    pub const COPY_COMP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/matrix_copy.comp.spv"));
+    /// `matrix_cs_dispatch.comp`.
+    pub const CS_DISPATCH_COMP: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_cs_dispatch.comp.spv"));
+    /// `matrix_cs_sampled_read.comp`.
+    pub const CS_SAMPLED_READ_COMP: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_cs_sampled_read.comp.spv"));
+    /// `matrix_cs_storage_read.comp`.
+    pub const CS_STORAGE_READ_COMP: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_cs_storage_read.comp.spv"));
+    /// `matrix_cs_write_image.comp`.
+    pub const CS_WRITE_IMAGE_COMP: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_cs_write_image.comp.spv"));
+    /// `matrix_depth_count.frag`.
+    pub const DEPTH_COUNT_FRAG: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_depth_count.frag.spv"));
+    /// `matrix_depth_count.vert`.
+    pub const DEPTH_COUNT_VERT: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_depth_count.vert.spv"));
+    /// `matrix_fixed.vert`.
+    pub const FIXED_VERT: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_fixed.vert.spv"));
+    /// `matrix_flat.frag`.
+    pub const FLAT_FRAG: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/matrix_flat.frag.spv"));
+    /// `matrix_fs_sampled.frag`.
+    pub const FS_SAMPLED_FRAG: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_fs_sampled.frag.spv"));
+    /// `matrix_fs_ssbo.frag`.
+    pub const FS_SSBO_FRAG: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_fs_ssbo.frag.spv"));
+    /// `matrix_fs_storage.frag`.
+    pub const FS_STORAGE_FRAG: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_fs_storage.frag.spv"));
+    /// `matrix_fs_ubo.frag`.
+    pub const FS_UBO_FRAG: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_fs_ubo.frag.spv"));
+    /// `matrix_vb.vert`.
+    pub const VB_VERT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/matrix_vb.vert.spv"));
+    /// `matrix_vs_sampled.vert`.
+    pub const VS_SAMPLED_VERT: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_vs_sampled.vert.spv"));
+    /// `matrix_vs_ssbo.vert`.
+    pub const VS_SSBO_VERT: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_vs_ssbo.vert.spv"));
+    /// `matrix_vs_storage.vert`.
+    pub const VS_STORAGE_VERT: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_vs_storage.vert.spv"));
+    /// `matrix_vs_ubo.vert`.
+    pub const VS_UBO_VERT: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_vs_ubo.vert.spv"));
+    /// `matrix_write_color.frag`.
+    pub const WRITE_COLOR_FRAG: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_write_color.frag.spv"));
+    /// `matrix_write_depth.frag`.
+    pub const WRITE_DEPTH_FRAG: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_write_depth.frag.spv"));
+    /// `matrix_write_fs_storage.frag`.
+    pub const WRITE_FS_STORAGE_FRAG: &[u8] = include_bytes!(concat!(
+        env!("OUT_DIR"),
+        "/matrix_write_fs_storage.frag.spv"
+    ));
+    /// `matrix_write_vs_storage.vert`.
+    pub const WRITE_VS_STORAGE_VERT: &[u8] = include_bytes!(concat!(
+        env!("OUT_DIR"),
+        "/matrix_write_vs_storage.vert.spv"
+    ));
 }

@@ -20,11 +20,13 @@
 
 mod handoff;
 mod recording;
+mod signals;
 mod submit;
 
 use crate::pass::PassEntry;
 pub(crate) use handoff::Begun;
 pub(crate) use recording::barrier_structs;
+pub use signals::AppSignals;
 
 use crate::completion::CompletionToken;
 use crate::error::Result;
@@ -56,8 +58,8 @@ pub(crate) struct Execution<'a> {
 impl Execution<'_> {
     /// Records and submits the plan, and commits the resources' new states; see
     /// [`crate::Planned::execute`].
-    pub(crate) fn run(mut self) -> Result<ExecutionFence> {
-        let result = self.submit_once(None);
+    pub(crate) fn run(mut self, signals: &AppSignals) -> Result<ExecutionFence> {
+        let result = self.submit_once(None, signals);
         let Execution {
             pools,
             mut passes,
@@ -84,14 +86,14 @@ impl Execution<'_> {
 
     /// Records, submits and commits the plan again, leaving the execution as it is (a
     /// [`crate::HeldPlan`]); the fence holds clones of its queues and resources.
-    pub(crate) fn run_again(&mut self) -> Result<ExecutionFence> {
+    pub(crate) fn run_again(&mut self, signals: &AppSignals) -> Result<ExecutionFence> {
         let (mut resources, mut queues) = {
             let mut spares = self.pools.spares.lock();
             (take(&mut spares.resources), take(&mut spares.queues))
         };
         resources.extend(self.resources.iter().cloned());
         queues.extend(self.queues.iter().cloned());
-        self.submit_once(Some((resources, queues)))
+        self.submit_once(Some((resources, queues)), signals)
     }
 
     /// Records, submits and commits. The fence keeps `to_fence` (clones of this execution's
@@ -99,8 +101,9 @@ impl Execution<'_> {
     fn submit_once(
         &mut self,
         to_fence: Option<(Vec<Resource>, Vec<Queue>)>,
+        signals: &AppSignals,
     ) -> Result<ExecutionFence> {
-        let (token, recording, submitted) = self.submit_with_lists()?;
+        let (token, recording, submitted) = self.submit_with_lists(signals)?;
         let (resources, queues) = to_fence.unwrap_or_else(|| {
             (
                 std::mem::take(&mut self.resources),
@@ -143,16 +146,18 @@ impl Execution<'_> {
     #[allow(clippy::type_complexity)]
     fn submit_with_lists(
         &mut self,
+        signals: &AppSignals,
     ) -> Result<(
         CompletionToken,
         recording::Recording,
         Result<(), SubmitFailure>,
     )> {
+        self.check_signals(signals)?;
         self.pools.collect();
         let token = self.pools.spares.lock().token(&self.pools.device);
         let recording = self.record(&token)?;
         let mut scratch = self.pools.spares.lock().submit.take().unwrap_or_default();
-        let submitted = self.submit_and_commit(&recording, &mut scratch);
+        let submitted = self.submit_and_commit(&recording, &mut scratch, signals);
         self.pools.spares.lock().submit = Some(scratch);
         Ok((token, recording, submitted))
     }

@@ -6,6 +6,7 @@
 //! committed before any lock is released.
 
 use super::recording::Recording;
+use super::signals::AppSignals;
 use super::Execution;
 use crate::error::Error;
 use crate::plan::{
@@ -40,6 +41,7 @@ impl Execution<'_> {
         &self,
         recording: &Recording,
         scratch: &mut SubmitScratch,
+        signals: &AppSignals,
     ) -> Result<(), SubmitFailure> {
         let mut order = std::mem::take(&mut scratch.order);
         order.clear();
@@ -49,7 +51,7 @@ impl Execution<'_> {
             queues: scratch.queue_locks.take(),
             resources: scratch.state_locks.take(),
         };
-        let result = self.submit_locked(recording, scratch, &order, &mut locked);
+        let result = self.submit_locked(recording, scratch, &order, &mut locked, signals);
         // Unlocks in the same order as before (states, then queues), and keeps the lists.
         scratch.state_locks = EmptyVec::keep(std::mem::take(&mut locked.resources));
         scratch.queue_locks = EmptyVec::keep(std::mem::take(&mut locked.queues));
@@ -63,6 +65,7 @@ impl Execution<'_> {
         scratch: &mut SubmitScratch,
         order: &[usize],
         locked: &mut Locked<'e>,
+        signals: &AppSignals,
     ) -> Result<(), SubmitFailure> {
         locked.queues.extend((0..self.queues.len()).map(|_| None));
         for &q in order {
@@ -108,7 +111,21 @@ impl Execution<'_> {
             let Some(lock) = locked.queues[q].as_ref() else {
                 continue;
             };
-            if let Err(e) = self.submit_run(lock, run, &values, recording, fence, scratch) {
+            // The app's semaphores on this queue join its last batch's signals.
+            let app: smallvec::SmallVec<[(vk::Semaphore, u64); 2]> =
+                if scratch.last_run[q] == Some(ri) {
+                    signals
+                        .semaphores
+                        .iter()
+                        .filter(|(queue, ..)| *queue == self.queues[q])
+                        .map(|&(_, s, v)| (s, v))
+                        .collect()
+                } else {
+                    smallvec::SmallVec::new()
+                };
+            let submitted =
+                self.submit_run_with(lock, run, &values, recording, fence, scratch, &app);
+            if let Err(e) = submitted {
                 let started = std::mem::take(&mut scratch.started);
                 outcome = Err(self.fail_after_partial_submit(locked, &runs[..ri], &started, e));
                 scratch.started = started;
@@ -120,6 +137,16 @@ impl Execution<'_> {
                 run.batches.len(),
                 self.queues[q].name()
             );
+        }
+        if let (Ok(()), Some(last)) = (&outcome, runs.last()) {
+            if signals.fence != vk::Fence::null() {
+                let started = std::mem::take(&mut scratch.started);
+                let fenced = self.signal_app_fence(locked, last.queue, &values, signals.fence);
+                if let Err(e) = fenced {
+                    outcome = Err(self.fail_after_partial_submit(locked, &runs, &started, e));
+                }
+                scratch.started = started;
+            }
         }
         if outcome.is_ok() {
             self.commit(locked, &values);
@@ -181,6 +208,22 @@ impl Execution<'_> {
         fence: vk::Fence,
         scratch: &mut SubmitScratch,
     ) -> ash::prelude::VkResult<()> {
+        self.submit_run_with(lock, run, values, recording, fence, scratch, &[])
+    }
+
+    /// [`Self::submit_run`], whose last batch also signals the app's semaphores `app`
+    /// (semaphore, value: 0 for a binary one) at `ALL_COMMANDS`.
+    #[allow(clippy::too_many_arguments)]
+    fn submit_run_with(
+        &self,
+        lock: &QueueLock<'_>,
+        run: &SubmissionRun,
+        values: &TimelineValues,
+        recording: &Recording,
+        fence: vk::Fence,
+        scratch: &mut SubmitScratch,
+        app: &[(vk::Semaphore, u64)],
+    ) -> ash::prelude::VkResult<()> {
         let q = run.queue;
         let qp = &self.plan.queues[q];
         let mut waits: Vec<vk::SemaphoreSubmitInfo<'_>> = scratch.waits.take();
@@ -225,6 +268,17 @@ impl Execution<'_> {
             }
             ends.push((waits.len(), cbs.len(), signals.len()));
         }
+        if let Some(last) = ends.last_mut().filter(|_| !app.is_empty()) {
+            for &(s, value) in app {
+                signals.push(
+                    vk::SemaphoreSubmitInfo::default()
+                        .semaphore(s)
+                        .value(value)
+                        .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS),
+                );
+            }
+            last.2 = signals.len();
+        }
         let mut infos: Vec<vk::SubmitInfo2<'_>> = scratch.submits.take();
         let mut from = (0, 0, 0);
         for &(w, c, s) in &ends {
@@ -249,6 +303,42 @@ impl Execution<'_> {
         scratch.signals = EmptyVec::keep(signals);
         scratch.cbs = EmptyVec::keep(cbs);
         result
+    }
+
+    /// Signals the app's `fence` once all of the execution is done: an empty `vkQueueSubmit2`
+    /// on `queue` (submitted to last, so the fence covers its submits), waiting at
+    /// `ALL_COMMANDS` for every other queue's last timeline value of this execution.
+    fn signal_app_fence(
+        &self,
+        locked: &Locked<'_>,
+        queue: usize,
+        values: &TimelineValues,
+        fence: vk::Fence,
+    ) -> ash::prelude::VkResult<()> {
+        let waits: smallvec::SmallVec<[vk::SemaphoreSubmitInfo<'_>; 4]> = values
+            .last
+            .iter()
+            .enumerate()
+            .filter(|&(q, _)| q != queue)
+            .filter_map(|(q, v)| v.map(|v| (q, v)))
+            .map(|(q, v)| {
+                vk::SemaphoreSubmitInfo::default()
+                    .semaphore(self.queues[q].timeline())
+                    .value(v)
+                    .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+            })
+            .collect();
+        let lock = locked.queues[queue]
+            .as_ref()
+            .expect("the queue submitted to last is locked");
+        let info = vk::SubmitInfo2::default().wait_semaphore_infos(&waits);
+        // SAFETY: the queue's submit lock is held; the waits are on timeline values this
+        // execution's submits signal; the caller of `execute_signalling` vouched for `fence`.
+        unsafe {
+            self.pools
+                .device
+                .queue_submit2(lock.handle(), &[info], fence)
+        }
     }
 
     /// Commits the new states, mapping planner queue indices back to queues.

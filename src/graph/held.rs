@@ -3,7 +3,7 @@
 
 use super::{plan_and_verify, verify_in_debug, Graph};
 use crate::error::Result;
-use crate::execute::Execution;
+use crate::execute::{AppSignals, Execution};
 use crate::fence::ExecutionFence;
 use crate::lowering::{lower, Lists, Lowered};
 use crate::plan::{refill_segments, Plan, PlanInput, Rebinder, Recorded, Schedule};
@@ -71,12 +71,34 @@ impl<'a> HeldPlan<'a> {
     /// Fails as [`crate::Planned::execute`] does; a failed execution leaves the plan held, to
     /// try again.
     pub fn execute(&mut self) -> Result<ExecutionFence> {
+        self.execute_with(&AppSignals::default())
+    }
+
+    /// [`HeldPlan::execute`], also signalling the app's semaphores and fence, as
+    /// [`crate::Planned::execute_signalling`] does.
+    ///
+    /// ```no_run
+    /// # fn f(held: &mut vk_baton::HeldPlan<'_>, frame_done: vk_baton::ash::vk::Fence) -> vk_baton::Result<()> {
+    /// // SAFETY: `frame_done` is unsignalled, of the graph's device, used by no other submit,
+    /// // and alive until it signals.
+    /// let _fence = unsafe { held.execute_signalling(&vk_baton::AppSignals::new().fence(frame_done))? };
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Safety
+    ///
+    /// As for [`crate::Planned::execute_signalling`].
+    pub unsafe fn execute_signalling(&mut self, signals: &AppSignals) -> Result<ExecutionFence> {
+        self.execute_with(signals)
+    }
+
+    fn execute_with(&mut self, signals: &AppSignals) -> Result<ExecutionFence> {
         if !self.rebind() {
             self.replan()?;
         }
         verify_in_debug(&self.execution.plan, &self.execution.queues)?;
         self.executed += 1;
-        self.execution.run_again()
+        self.execution.run_again(signals)
     }
 
     /// The plan as it was last executed (or made).

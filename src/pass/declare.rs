@@ -2,7 +2,7 @@
 
 use crate::access::Access;
 use crate::fx::FxBuildHasher;
-use crate::plan::UseDecl;
+use crate::plan::{RenderPassLayouts, UseDecl};
 use crate::range::{BufferRange, ImageRange, SubRange};
 use crate::resource::{Resource, StBuffer, StImage};
 use ash::vk;
@@ -291,6 +291,61 @@ impl<T: UseTarget + ?Sized> Use<'_, T> {
     /// ```
     pub fn discard(self) -> Self {
         self.declared.discard = true;
+        self
+    }
+}
+
+impl Use<'_, Arc<StImage>> {
+    /// The image is an attachment of the app's own `VkRenderPass`, whose
+    /// `VkAttachmentDescription::initialLayout` is `layout`: the graph leaves the image in
+    /// `layout` before the pass (from UNDEFINED, if the use [discards](Use::discard)), and the
+    /// render pass moves it on to the subpass's layout (the access's) itself. An
+    /// `initialLayout` of UNDEFINED (any layout, contents discarded) makes the use a discard.
+    /// Without [`Use::final_layout`], the render pass leaves the image in the subpass's layout.
+    ///
+    /// Give the render pass the dependencies of [`crate::render_pass::external_dependencies`]
+    /// so that its own transitions chain with the graph's barriers.
+    ///
+    /// ```no_run
+    /// # fn f(d: &mut vk_baton::Declare<'_>, color: &std::sync::Arc<vk_baton::StImage>) {
+    /// use vk_baton::{ash::vk::ImageLayout as L, Access};
+    /// // initialLayout UNDEFINED, load op CLEAR, finalLayout SHADER_READ_ONLY_OPTIMAL.
+    /// d.uses(color, Access::COLOR_ATTACHMENT_WRITE)
+    ///     .initial_layout(L::UNDEFINED)
+    ///     .final_layout(L::SHADER_READ_ONLY_OPTIMAL);
+    /// # }
+    /// ```
+    pub fn initial_layout(self, layout: vk::ImageLayout) -> Self {
+        let subpass = self.declared.access.layout;
+        let rp = self.declared.render_pass.get_or_insert(RenderPassLayouts {
+            initial_layout: subpass,
+            final_layout: subpass,
+        });
+        rp.initial_layout = layout;
+        self
+    }
+
+    /// The image is an attachment of the app's own `VkRenderPass`, whose
+    /// `VkAttachmentDescription::finalLayout` is `layout`: after the pass the graph tracks the
+    /// image in `layout`, and does not transition it again. Where the render pass changes the
+    /// layout, the use counts as a write (a layout transition is one) even if its access only
+    /// reads. Without [`Use::initial_layout`], the render pass's `initialLayout` is the
+    /// subpass's layout (the access's).
+    ///
+    /// ```no_run
+    /// # fn f(d: &mut vk_baton::Declare<'_>, target: &std::sync::Arc<vk_baton::StImage>) {
+    /// use vk_baton::{ash::vk::ImageLayout as L, Access};
+    /// // initialLayout COLOR_ATTACHMENT_OPTIMAL, finalLayout PRESENT_SRC_KHR.
+    /// d.uses(target, Access::COLOR_ATTACHMENT_WRITE).final_layout(L::PRESENT_SRC_KHR);
+    /// # }
+    /// ```
+    pub fn final_layout(self, layout: vk::ImageLayout) -> Self {
+        let subpass = self.declared.access.layout;
+        let rp = self.declared.render_pass.get_or_insert(RenderPassLayouts {
+            initial_layout: subpass,
+            final_layout: subpass,
+        });
+        rp.final_layout = layout;
         self
     }
 }

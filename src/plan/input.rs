@@ -340,6 +340,41 @@ pub struct UseDecl {
     /// The pass overwrites every byte of the range without reading it: old contents are not
     /// needed, so there is no ownership transfer and images transition from UNDEFINED.
     pub discard: bool,
+    /// `Some`: an attachment of the app's own `VkRenderPass`, which moves the image from its
+    /// `initialLayout` to the subpass's layout (`access.layout`) and on to its `finalLayout`
+    /// itself ([`UseDecl::render_pass`]).
+    pub render_pass: Option<RenderPassLayouts>,
+}
+
+/// The layouts a `VkRenderPass` moves one attachment through on its own: the
+/// `VkAttachmentDescription`'s `initialLayout` and `finalLayout`. The layout of the subpass
+/// that uses it is the use's [`Access::layout`].
+///
+/// ```
+/// use vk_baton::{ash::vk, plan::{RenderPassLayouts, UseDecl}, Access};
+/// let drawn = UseDecl::new(0, Access::COLOR_ATTACHMENT_WRITE).render_pass(RenderPassLayouts {
+///     initial_layout: vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+///     final_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+/// });
+/// assert_eq!(drawn.layout_before(), vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL);
+/// assert_eq!(drawn.layout_after(), vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL);
+/// // A read-only depth attachment the render pass moves on to another layout: a transition,
+/// // so a write as far as hazards go.
+/// let depth = UseDecl::new(1, Access::DEPTH_ATTACHMENT_READ).render_pass(RenderPassLayouts {
+///     initial_layout: vk::ImageLayout::DEPTH_STENCIL_READ_ONLY_OPTIMAL,
+///     final_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+/// });
+/// assert!(!depth.access.is_write() && depth.writes());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RenderPassLayouts {
+    /// `initialLayout`: the layout the graph leaves the image in before the pass. UNDEFINED
+    /// (the render pass takes the image in any layout and discards its contents) makes the use
+    /// a discard: the graph moves the image from UNDEFINED to the subpass's layout.
+    pub initial_layout: vk::ImageLayout,
+    /// `finalLayout`: the layout the render pass leaves the image in, which the graph tracks
+    /// from then on.
+    pub final_layout: vk::ImageLayout,
 }
 
 impl UseDecl {
@@ -351,7 +386,79 @@ impl UseDecl {
             range: None,
             aspect: vk::ImageAspectFlags::empty(),
             discard: false,
+            render_pass: None,
         }
+    }
+
+    /// The same use, by an attachment of the app's own `VkRenderPass` with these
+    /// `initialLayout` and `finalLayout` (see [`RenderPassLayouts`]).
+    ///
+    /// ```
+    /// use vk_baton::plan::*;
+    /// use vk_baton::{ash::vk, Access};
+    /// let usage = vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::SAMPLED;
+    /// let input = PlanInput {
+    ///     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS)],
+    ///     resources: vec![ResourceDecl::image("target", 1, 1, usage)],
+    ///     passes: vec![
+    ///         PassDecl::new("draw", 0).with_use(UseDecl::new(0, Access::COLOR_ATTACHMENT_WRITE)
+    ///             .discard()
+    ///             .render_pass(RenderPassLayouts {
+    ///                 initial_layout: vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+    ///                 final_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+    ///             })),
+    ///         PassDecl::new("sample", 0).with_use(UseDecl::new(0, Access::FRAGMENT_SHADER_SAMPLED_READ)),
+    ///     ],
+    /// };
+    /// let plan = plan(&input).unwrap();
+    /// // The render pass left it in SHADER_READ_ONLY_OPTIMAL: the barrier before `sample` only
+    /// // orders, it does not transition again.
+    /// let Command::Barrier(b) = &plan.queues[0].batches[0].commands[2] else { panic!("{plan}") };
+    /// assert_eq!(b.images[0].old_layout, vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL);
+    /// assert_eq!(b.images[0].new_layout, vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL);
+    /// ```
+    pub fn render_pass(mut self, layouts: RenderPassLayouts) -> Self {
+        self.render_pass = Some(layouts);
+        self
+    }
+
+    /// The layout the graph moves an image to before the pass: the render pass's
+    /// `initialLayout` if it names one, else the access's layout.
+    pub fn layout_before(&self) -> vk::ImageLayout {
+        match self.render_pass {
+            Some(rp) if rp.initial_layout != vk::ImageLayout::UNDEFINED => rp.initial_layout,
+            _ => self.access.layout,
+        }
+    }
+
+    /// The layout an image is in after the pass: the render pass's `finalLayout`, else the
+    /// access's layout.
+    pub fn layout_after(&self) -> vk::ImageLayout {
+        self.render_pass
+            .map_or(self.access.layout, |rp| rp.final_layout)
+    }
+
+    /// Whether the pass does not need the old contents: [`UseDecl::discard`], or a render
+    /// pass whose `initialLayout` is UNDEFINED.
+    pub fn discards(&self) -> bool {
+        self.discard
+            || self
+                .render_pass
+                .is_some_and(|rp| rp.initial_layout == vk::ImageLayout::UNDEFINED)
+    }
+
+    /// Whether the use writes as far as hazards go: its access writes, or its render pass
+    /// changes the image's layout (a layout transition is a write).
+    pub fn writes(&self) -> bool {
+        self.access.is_write() || self.render_pass_transitions()
+    }
+
+    /// Whether the use's render pass moves the image through more than one layout: from
+    /// `initialLayout` to the subpass's layout, or from there to `finalLayout`.
+    pub fn render_pass_transitions(&self) -> bool {
+        self.render_pass.is_some_and(|rp| {
+            rp.initial_layout != self.access.layout || self.access.layout != rp.final_layout
+        })
     }
     /// The same use, limited to `range`.
     ///
@@ -460,12 +567,16 @@ impl UseDecl {
         self
     }
 
-    /// The layout this use wants on a resource of `kind`: its access's, or, narrowed to one
-    /// plane of a depth/stencil image, that aspect's own ([`Access::layout_in`]).
-    pub(crate) fn layout_on(&self, kind: &ResourceKind) -> vk::ImageLayout {
+    /// The same use, its access in the layout it takes on a resource of `kind`: the access's,
+    /// or, narrowed to one plane of a depth/stencil image, that aspect's own
+    /// ([`Access::layout_in`]).
+    pub(crate) fn on_plane(&self, kind: &ResourceKind) -> UseDecl {
         match kind.grid().and_then(|g| g.narrowed(self.aspect)) {
-            Some(a) => self.access.layout_in(a),
-            None => self.access.layout,
+            Some(a) => UseDecl {
+                access: self.access.with_layout(self.access.layout_in(a)),
+                ..*self
+            },
+            None => *self,
         }
     }
 }

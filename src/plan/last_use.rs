@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use ash::vk;
 
 /// Whether `a` hands the image to the presentation engine ([`Access::PRESENT`]).
-fn is_present(a: &Access) -> bool {
+pub(super) fn is_present(a: &Access) -> bool {
     a.stages.is_empty() && a.layout == Access::PRESENT.layout
 }
 

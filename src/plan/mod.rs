@@ -98,8 +98,8 @@ pub mod transient;
 pub(crate) use diagram::{barrier_rgb, queue_rgb};
 pub use handoff::AppBatch;
 pub use input::{
-    BinarySignalDecl, BinaryWaitDecl, PassDecl, PlanInput, QueueDecl, ResourceDecl, ResourceKind,
-    UseDecl,
+    BinarySignalDecl, BinaryWaitDecl, PassDecl, PlanInput, QueueDecl, RenderPassLayouts,
+    ResourceDecl, ResourceKind, UseDecl,
 };
 pub use output::{
     BarrierCmd, Batch, BufferBarrier, Command, ImageBarrier, Plan, QueuePlan, Scopes, Wait,
@@ -139,3 +139,5 @@ mod tests_raster;
 mod tests_rebind;
 #[cfg(test)]
 mod tests_redundant;
+#[cfg(all(test, feature = "verify"))]
+mod tests_render_pass;

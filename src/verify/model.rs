@@ -40,6 +40,8 @@ pub(super) enum OpKind {
         discard: bool,
         /// No pipeline stage: the presentation engine reads it after the pass's binary signal.
         present: bool,
+        /// An attachment of the app's `VkRenderPass`: the `finalLayout` it leaves it in.
+        leaves: Option<vk::ImageLayout>,
     },
     /// An image layout transition of an image memory barrier.
     Transition {

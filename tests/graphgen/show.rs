@@ -60,6 +60,12 @@ fn use_text(u: &UseDecl) -> String {
         Some(SubRange::Buffer(b)) => s += &format!(" bytes {}+{}", b.offset, b.size),
         None => {}
     }
+    if let Some(rp) = u.render_pass {
+        s += &format!(
+            " render pass {:?} -> {:?}",
+            rp.initial_layout, rp.final_layout
+        );
+    }
     if u.discard {
         s += " discard";
     }

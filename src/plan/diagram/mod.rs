@@ -238,7 +238,13 @@ fn pass_tooltip(plan: &Plan, pass: usize) -> String {
     )];
     for u in &p.uses {
         let layout = match plan.input.resources.get(u.resource).map(|r| r.kind) {
-            Some(super::ResourceKind::Image { .. }) => format!(", {:?}", u.access.layout),
+            Some(super::ResourceKind::Image { .. }) => match u.render_pass {
+                Some(rp) => format!(
+                    ", render pass {:?} -> {:?} -> {:?}",
+                    rp.initial_layout, u.access.layout, rp.final_layout
+                ),
+                None => format!(", {:?}", u.access.layout),
+            },
             _ => String::new(),
         };
         lines.push(format!(

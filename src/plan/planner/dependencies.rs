@@ -5,21 +5,18 @@
 use super::*;
 use std::collections::BTreeMap;
 
-/// The cells a use covers, and the access it performs there: a use narrowed to one plane of
-/// a depth/stencil image takes that aspect's layout.
-fn use_cells(kind: &ResourceKind, u: &UseDecl) -> (SmallVec<[std::ops::Range<u64>; 1]>, Access) {
+/// The cells a use covers: a use narrowed to one plane of a depth/stencil image covers that
+/// plane's cells only.
+fn use_cells(kind: &ResourceKind, u: &UseDecl) -> SmallVec<[std::ops::Range<u64>; 1]> {
     let Some(grid) = kind.grid() else {
-        let cells = match u.range {
+        return match u.range {
             Some(SubRange::Buffer(b)) => smallvec::smallvec![b.bytes()],
             None => smallvec::smallvec![0..kind.cells()],
             // Mismatched kinds are rejected by `validate`.
             Some(SubRange::Image(_)) => SmallVec::new(),
         };
-        return (cells, u.access);
     };
-    let plane = grid.narrowed(u.aspect);
-    let access = u.access.with_layout(u.layout_on(kind));
-    let cells = match (u.range, plane) {
+    match (u.range, grid.narrowed(u.aspect)) {
         // Every plane of the whole image is one run of cells.
         (None, None) => smallvec::smallvec![0..kind.cells()],
         (None, Some(_)) => match kind.whole() {
@@ -29,8 +26,18 @@ fn use_cells(kind: &ResourceKind, u: &UseDecl) -> (SmallVec<[std::ops::Range<u64
         (Some(SubRange::Image(r)), _) => grid.cells(&r, u.aspect),
         // Mismatched kinds are rejected by `validate`.
         (Some(SubRange::Buffer(_)), _) => SmallVec::new(),
-    };
-    (cells, access)
+    }
+}
+
+/// After a pass whose render pass changed the image's layout itself: its transitions (the
+/// last one at the end of the render pass) are a write that no later access sees yet, even
+/// one at the same stages, so the pass's own access is not one that later reads can stand
+/// behind (as the access after a barrier's transition is).
+fn forget_reads_if(transitions: bool, st: &mut WState) {
+    if transitions {
+        st.reads.clear();
+        st.visible.clear();
+    }
 }
 
 /// What one pass does to one segment, after folding all its uses of it.
@@ -38,6 +45,27 @@ fn use_cells(kind: &ResourceKind, u: &UseDecl) -> (SmallVec<[std::ops::Range<u64
 struct SegUse {
     access: Access,
     discard: bool,
+    /// The layout the image must be in before the pass, and the one it is in after: the
+    /// access's, or a `VkRenderPass`'s `initialLayout` and `finalLayout`.
+    before: vk::ImageLayout,
+    after: vk::ImageLayout,
+    /// The pass changes the layout itself (a render pass's own transitions): a write.
+    transitions: bool,
+}
+
+impl SegUse {
+    /// What `u` does to a resource of `kind`: a use narrowed to one plane of a depth/stencil
+    /// image takes that aspect's layout ([`UseDecl::on_plane`]).
+    fn of(u: &UseDecl, kind: &ResourceKind) -> Self {
+        let u = u.on_plane(kind);
+        SegUse {
+            access: u.access,
+            discard: u.discards(),
+            before: u.layout_before(),
+            after: u.layout_after(),
+            transitions: u.render_pass_transitions(),
+        }
+    }
 }
 
 impl Planner<'_> {
@@ -77,12 +105,9 @@ impl Planner<'_> {
             .any(|(k, u)| uses[..k].iter().any(|v| v.resource == u.resource));
         if !repeated {
             for u in uses {
-                let (cells, access) = use_cells(&self.input.resources[u.resource].kind, u);
-                let seg_use = SegUse {
-                    access,
-                    discard: u.discard,
-                };
-                for cells in cells {
+                let kind = &self.input.resources[u.resource].kind;
+                let seg_use = SegUse::of(u, kind);
+                for cells in use_cells(kind, u) {
                     self.access_cells(i, u.resource, cells, seg_use, &mut node)?;
                 }
             }
@@ -93,21 +118,21 @@ impl Planner<'_> {
                 let m = by_resource
                     .entry(u.resource)
                     .or_insert_with(|| RangeMap::new(kind.cells(), None));
-                let (cells, access) = use_cells(kind, u);
-                for cells in cells {
+                let seg_use = SegUse::of(u, kind);
+                for cells in use_cells(kind, u) {
                     m.update(cells, |old| {
+                        // Overlapping uses of one pass are reads in one layout (`validate`
+                        // refuses the rest, render passes that transition included).
                         Some(match old {
-                            None => SegUse {
-                                access,
-                                discard: u.discard,
-                            },
+                            None => seg_use,
                             Some(o) => SegUse {
                                 access: Access {
-                                    stages: o.access.stages | access.stages,
-                                    access: o.access.access | access.access,
+                                    stages: o.access.stages | seg_use.access.stages,
+                                    access: o.access.access | seg_use.access.access,
                                     ..o.access
                                 },
-                                discard: o.discard && u.discard,
+                                discard: o.discard && u.discards(),
+                                ..*o
                             },
                         })
                     });
@@ -164,7 +189,7 @@ impl Planner<'_> {
 
         let contents_needed = st.defined && !u.discard;
         let new_layout = if is_image {
-            a.layout
+            u.before
         } else {
             vk::ImageLayout::UNDEFINED
         };
@@ -192,7 +217,13 @@ impl Planner<'_> {
             }
             _ => None,
         };
-        let write_like = a.is_write() || layout_change || transfer_from.is_some();
+        let write_like = a.is_write() || layout_change || transfer_from.is_some() || u.transitions;
+        // Where the pass leaves an image: its render pass's `finalLayout`, or where it was.
+        let after_layout = if is_image {
+            u.after
+        } else {
+            vk::ImageLayout::UNDEFINED
+        };
 
         // The prior accesses this one must be ordered after.
         let priors: SmallVec<[Rec; 2]> = if write_like {
@@ -296,7 +327,15 @@ impl Planner<'_> {
             // writes available in the device domain only; a HOST second scope and access make
             // them available to the host.
             let host_after_cross = cross && eff.contains(vk::PipelineStageFlags2::HOST);
-            if !same_queue && !layout_change && !host_after_cross {
+            // A present that needs no transition (a render pass left the image in
+            // PRESENT_SRC_KHR) is ordered by the pass's binary signal, whose stage mask is the
+            // stages it chains from here (`pass_stages`): it needs no barrier either.
+            let signalled_present = super::super::last_use::is_present(&a)
+                && self.input.passes[pass]
+                    .signals
+                    .iter()
+                    .any(|s| s.stages.is_none());
+            if (!same_queue || signalled_present) && !layout_change && !host_after_cross {
                 // Semaphores (or nothing at all) order it; no barrier.
                 apply_access(
                     st,
@@ -308,8 +347,9 @@ impl Planner<'_> {
                     u.discard,
                     res.concurrent,
                     family,
-                    new_layout,
+                    after_layout,
                 );
+                forget_reads_if(u.transitions, st);
                 return Ok(());
             }
             if cross {
@@ -365,8 +405,9 @@ impl Planner<'_> {
             u.discard,
             res.concurrent,
             family,
-            new_layout,
+            after_layout,
         );
+        forget_reads_if(u.transitions, st);
         Ok(())
     }
 

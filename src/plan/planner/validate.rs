@@ -59,6 +59,18 @@ pub(super) fn validate(input: &PlanInput) -> Result<()> {
                 });
             }
             check_aspect(pass, res, u)?;
+            if let Some(rp) = u.render_pass {
+                let is_image = matches!(res.kind, ResourceKind::Image { .. });
+                let bad = |l: vk::ImageLayout| {
+                    l == vk::ImageLayout::UNDEFINED || l == vk::ImageLayout::PREINITIALIZED
+                };
+                if !is_image || bad(rp.final_layout) {
+                    return Err(Error::InvalidInput(format!(
+                        "pass `{}` declares `{}` a render pass attachment with final layout {:?}: only an image can be, and a render pass cannot leave it UNDEFINED or PREINITIALIZED",
+                        pass.name, res.name, rp.final_layout
+                    )));
+                }
+            }
             match (res.kind, u.range.unwrap_or(res.kind.whole())) {
                 (
                     ResourceKind::Image {
@@ -201,7 +213,7 @@ fn conflicting(kind: &ResourceKind, u: &UseDecl, v: &UseDecl) -> bool {
         _ => false,
     };
     let Some(grid) = kind.grid() else {
-        return overlap && (u.access.is_write() || v.access.is_write());
+        return overlap && (u.writes() || v.writes());
     };
     // Each use's plane (`None`: every plane).
     let (up, vp) = (grid.narrowed(u.aspect), grid.narrowed(v.aspect));
@@ -209,6 +221,7 @@ fn conflicting(kind: &ResourceKind, u: &UseDecl, v: &UseDecl) -> bool {
         (Some(a), Some(b)) => a == b,
         _ => true,
     };
-    let (ul, vl) = (u.layout_on(kind), v.layout_on(kind));
-    overlap && planes_meet && (u.access.is_write() || v.access.is_write() || ul != vl)
+    // The layout each wants before the pass, on its plane.
+    let before = |w: &UseDecl| w.on_plane(kind).layout_before();
+    overlap && planes_meet && (u.writes() || v.writes() || before(u) != before(v))
 }

@@ -41,11 +41,15 @@ fn uses_conflict(
     let res = &input.resources[a.resource];
     let image = matches!(res.kind, ResourceKind::Image { .. });
     let family = |p: &PassDecl| input.queues[p.queue].family;
-    a.access.is_write()
-        || b.access.is_write()
-        || a.discard
-        || b.discard
-        || (image && a.layout_on(&res.kind) != b.layout_on(&res.kind))
+    // The layouts on each use's plane (a use of one aspect of a depth/stencil image takes
+    // that aspect's own).
+    let (a, b) = (a.on_plane(&res.kind), b.on_plane(&res.kind));
+    a.writes()
+        || b.writes()
+        || a.discards()
+        || b.discards()
+        || (image
+            && (a.layout_before() != b.layout_before() || a.layout_after() != b.layout_after()))
         || (!res.concurrent && family(pa) != family(pb))
 }
 
@@ -116,7 +120,7 @@ pub(super) fn for_each_conflict(
                 users[u.resource].iter().for_each(|&i| check(i));
             }
         }
-        for w in pj.uses.iter().filter(|u| u.access.is_write() || u.discard) {
+        for w in pj.uses.iter().filter(|u| u.writes() || u.discards()) {
             let written = range_of(w);
             users[w.resource].retain(|&i| {
                 !input.passes[i]

@@ -27,7 +27,7 @@ pub(super) fn kept(input: &PlanInput) -> Vec<usize> {
         let used_later = || {
             pass.uses
                 .iter()
-                .filter(|u| u.access.is_write() || u.discard)
+                .filter(|u| u.writes() || u.discards())
                 .any(|u| {
                     later_users[u.resource].iter().any(|&j| {
                         input.passes[j]

@@ -30,12 +30,16 @@ fn plain_read(scopes: &Scopes, same_layout: bool) -> bool {
     scopes.families.is_none() && same_layout && !is_write_flags(scopes.dst_access)
 }
 
-fn entries(b: &BarrierCmd) -> impl Iterator<Item = Entry> + '_ {
+/// The entries of `b`. `transitioned[r]`: a pass of the batch has a render pass that changes
+/// resource `r`'s layout itself. Its barrier guards that write (a transition) though its
+/// accesses read, so no entry of `r` is a plain read.
+fn entries<'a>(b: &'a BarrierCmd, transitioned: &'a [bool]) -> impl Iterator<Item = Entry> + 'a {
     let images = b.images.iter().map(|i| Entry {
         resource: i.resource,
         range: SubRange::Image(i.range),
         aspect: i.aspect,
-        plain_read: plain_read(&i.scopes, i.old_layout == i.new_layout),
+        plain_read: plain_read(&i.scopes, i.old_layout == i.new_layout)
+            && !transitioned[i.resource],
     });
     let buffers = b.buffers.iter().map(|x| Entry {
         resource: x.resource,
@@ -118,6 +122,9 @@ fn blocks(e: &Entry, t: &Touch, upwards: bool) -> bool {
 struct Touches {
     by_resource: Vec<Vec<Touch>>,
     used: Vec<usize>,
+    /// Per resource: a pass of the batch has a render pass that changes its layout (see
+    /// [`entries`]).
+    transitioned: Vec<bool>,
 }
 
 impl Touches {
@@ -133,7 +140,7 @@ impl Touches {
     /// blocked, and is nearer: the touches it covers go.
     fn add_pass(&mut self, input: &PlanInput, i: usize, pos: usize) {
         for u in &input.passes[i].uses {
-            let writes = u.access.is_write() || u.discard;
+            let writes = u.writes() || u.discards();
             let kind = &input.resources[u.resource].kind;
             let range = u.range.unwrap_or(kind.whole());
             // A use of every aspect names them all, as a barrier of every aspect does.
@@ -157,7 +164,8 @@ impl Touches {
     }
 
     fn add_barrier(&mut self, b: &BarrierCmd, pos: usize) {
-        for e in entries(b) {
+        let transitioned = std::mem::take(&mut self.transitioned);
+        for e in entries(b, &transitioned) {
             let t = Touch {
                 pos,
                 range: e.range,
@@ -167,6 +175,7 @@ impl Touches {
             };
             self.add(e.resource, t);
         }
+        self.transitioned = transitioned;
     }
 
     /// The positions of what keeps `b` from moving (up when `upwards`).
@@ -175,7 +184,7 @@ impl Touches {
         b: &'a BarrierCmd,
         upwards: bool,
     ) -> impl Iterator<Item = usize> + 'a {
-        entries(b).flat_map(move |e| {
+        entries(b, &self.transitioned).flat_map(move |e| {
             self.by_resource[e.resource]
                 .iter()
                 .filter(move |t| blocks(&e, t, upwards))
@@ -252,8 +261,17 @@ pub(super) fn join_barriers(input: &PlanInput, queues: &mut [QueuePlan]) {
     let mut touches = Touches {
         by_resource: vec![Vec::new(); input.resources.len()],
         used: Vec::new(),
+        transitioned: vec![false; input.resources.len()],
     };
     for batch in queues.iter_mut().flat_map(|q| q.batches.iter_mut()) {
+        touches.transitioned.fill(false);
+        for c in &batch.commands {
+            if let Command::Pass(i) = c {
+                for u in input.passes[*i].uses.iter() {
+                    touches.transitioned[u.resource] |= u.render_pass_transitions();
+                }
+            }
+        }
         join_one_way(input, &mut batch.commands, &mut touches, true);
         join_one_way(input, &mut batch.commands, &mut touches, false);
     }

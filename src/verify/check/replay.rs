@@ -28,7 +28,10 @@ impl Checker<'_> {
         match &op.kind {
             OpKind::Initial { .. } => {}
             OpKind::Access {
-                discard, present, ..
+                discard,
+                present,
+                leaves,
+                ..
             } => {
                 let needs = !(*discard && op.write);
                 if is_image && op.layout != vk::ImageLayout::UNDEFINED && c.layout != op.layout {
@@ -68,9 +71,15 @@ impl Checker<'_> {
                         }
                     }
                 }
-                if op.write {
+                // Written memory is meaningful; a render pass's own layout transitions (a
+                // write for ordering) keep whatever the contents were.
+                if op.access & WRITES != 0 {
                     c.defined = true;
                     c.lost = None;
+                }
+                if let (Some(l), true) = (*leaves, is_image) {
+                    c.layout = l;
+                    c.layout_by = Some(o);
                 }
                 if !present && exclusive && family.is_some() {
                     c.owner = family;

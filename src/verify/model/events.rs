@@ -80,14 +80,27 @@ impl Model {
             };
             let stages = uni.stages(us.access.stages, Scope::Op);
             let access = uni.access(us.access.access);
+            // An app's `VkRenderPass` moves the attachment itself, from `initialLayout` (any
+            // layout, contents discarded, if UNDEFINED) through the subpass's layout to
+            // `finalLayout`. Each move is a layout transition, a write, inside the render
+            // pass's external dependencies: at the use's stages.
+            // A use of one plane of a depth/stencil image: that aspect's own layout.
+            let layout = use_layout(&kind, us);
+            let rp = us.render_pass;
+            let expects = rp.map_or(layout, |rp| rp.initial_layout);
+            let moves =
+                rp.is_some_and(|rp| rp.initial_layout != layout || layout != rp.final_layout);
+            let discards =
+                us.discard || rp.is_some_and(|rp| rp.initial_layout == vk::ImageLayout::UNDEFINED);
             // No pipeline stage at all (Access::PRESENT): the presentation engine's read.
             let present = us.access.stages.is_empty();
             let id = self.ops.len();
             self.ops.push(Op {
                 kind: OpKind::Access {
                     pass: i,
-                    discard: us.discard,
+                    discard: discards,
                     present,
+                    leaves: rp.map(|rp| rp.final_layout),
                 },
                 exec: k,
                 queue: Some(q),
@@ -95,8 +108,8 @@ impl Model {
                 segs: segs_of(us.resource, &cells, &self.segs),
                 stages,
                 access,
-                write: access & WRITES != 0,
-                layout: use_layout(&kind, us),
+                write: access & WRITES != 0 || moves,
+                layout: expects,
                 actor: Actor::Pass {
                     execution: k,
                     pass: i,

@@ -1,0 +1,11 @@
+// The raster matrix's (tests/raster_matrix.rs) shared vertex code: 8x8 targets, one point per
+// pixel, pixel `slot` at (slot % 8, slot / 8). Push constants: `mode` picks what a shader with
+// several ways of reading does; `depth` says a sampled image is a depth image (its float's
+// bits are the value) rather than RGBA8 (packed into a uint).
+layout(push_constant) uniform Push { uint mode; uint depth; uint pad0; uint pad1; } pc;
+
+void place(uint slot) {
+    vec2 pixel = vec2(float(slot % 8u), float(slot / 8u)) + 0.5;
+    gl_Position = vec4(pixel / 4.0 - 1.0, 0.5, 1.0);
+    gl_PointSize = 1.0;
+}
