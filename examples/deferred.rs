@@ -63,12 +63,18 @@
 //! test's comparison with the reference picture must notice). Exits non-zero on a validation
 //! message or a failed check.
 
+#[path = "deferred/compare.rs"]
+mod compare;
 #[path = "deferred/dispatch.rs"]
 mod dispatch;
 #[path = "deferred/draw.rs"]
 mod draw;
 #[path = "deferred/frame.rs"]
 mod frame;
+#[path = "deferred/hand.rs"]
+mod hand;
+#[path = "deferred/hand_record.rs"]
+mod hand_record;
 #[path = "deferred/pipelines.rs"]
 mod pipelines;
 #[path = "deferred/scene.rs"]
@@ -81,11 +87,11 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use support::{report_validation, ValueExt};
 use vk_baton::ash::vk;
-use vk_baton::{Access, BufferDesc, Context, ExecutionFence, Graph, Queue, StImage};
+use vk_baton::{Access, BufferDesc, Context, ExecutionFence, Graph, GraphBuilder, Queue, StImage};
 use vk_baton_passes::Uploader;
 
 const USAGE: &str = "usage: deferred [--width W] [--height H] [--frames N] [--shadow SIZE] \
-                     [--exclusive] [--plan] [--png PATH] [--skip PASS]";
+                     [--exclusive] [--plan] [--png PATH] [--skip PASS] [--compare]";
 
 /// Executions the sample keeps in flight: fewer than the descriptor sets each pass cycles
 /// through.
@@ -132,6 +138,9 @@ pub struct Options {
     /// What the reference comparison in tests/samples.rs must notice. (A compute pass left
     /// out would leave its output undefined, and the culling's draws are indirect arguments.)
     pub skip: Vec<String>,
+    /// Run the hand-written frame beside the library's, time both and compare their pictures
+    /// (`deferred/compare.rs`).
+    pub compare: bool,
 }
 
 fn options() -> Options {
@@ -144,6 +153,7 @@ fn options() -> Options {
         plan: false,
         png: "deferred.png".into(),
         skip: Vec::new(),
+        compare: false,
     };
     support::parse_args(USAGE, |name, p| {
         match name {
@@ -155,6 +165,7 @@ fn options() -> Options {
             "plan" => o.plan = true,
             "png" => o.png = p.value()?.into(),
             "skip" => o.skip.push(p.value()?.string()?),
+            "compare" => o.compare = true,
             _ => return Ok(false),
         }
         Ok(true)
@@ -168,14 +179,25 @@ fn plan_frame<'a>(
     passes: &'a mut Passes,
     n: u32,
 ) -> vk_baton::Result<vk_baton::Planned<'a>> {
-    let mut b = graph.record();
+    plan_frame_with(graph, passes, n, |b| b, |b| b)
+}
+
+/// [`plan_frame`] with the passes `before` inserts first and those `after` inserts last.
+fn plan_frame_with<'a>(
+    graph: &'a Graph,
+    passes: &'a mut Passes,
+    n: u32,
+    before: impl FnOnce(GraphBuilder<'a>) -> GraphBuilder<'a>,
+    after: impl FnOnce(GraphBuilder<'a>) -> GraphBuilder<'a>,
+) -> vk_baton::Result<vk_baton::Planned<'a>> {
+    let mut b = before(graph.record());
     for (name, pass, queue) in passes.iter_mut() {
         if let Step::Compute(d) = pass {
             d.push[2] = n;
         }
         b = b.insert_pass(name, pass, queue);
     }
-    b.finish()
+    after(b).finish()
 }
 
 /// Copies the output into a host-visible buffer and reads it.
@@ -256,6 +278,12 @@ fn run() -> vk_baton::Result<bool> {
              --shadow at least 1"
         )));
     }
+    if o.compare && o.exclusive {
+        // The hand-written frame shares its images as the library's does by default.
+        return Err(vk_baton::Error::InvalidInput(
+            "--compare runs with CONCURRENT shared images: leave out --exclusive".into(),
+        ));
+    }
     let ctx = Context::new()?;
     println!("device: {}", ctx.device_name());
     let (gfx, compute) = (ctx.graphics(), ctx.async_compute());
@@ -286,9 +314,12 @@ fn run() -> vk_baton::Result<bool> {
         .insert_pass("upload", &mut upload, ctx.transfer())
         .finish()?
         .execute()?;
+    // What the upload signals on the transfer queue's timeline (the hand-written frame waits
+    // for it).
+    let upload_value = ctx.transfer().last_value();
     let scene = Arc::new(scene);
     let t = targets(&ctx, &graph, &o, &scene)?;
-    let mut passes = passes(&ctx, &t, &scene, &samplers, &o.skip)?;
+    let (mut passes, pipelines) = passes(&ctx, &t, &scene, &samplers, &o.skip)?;
     let raster = |name: &str| {
         passes
             .iter()
@@ -299,6 +330,26 @@ fn run() -> vk_baton::Result<bool> {
             "--skip {unknown}: not a raster pass"
         )));
     }
+    if o.compare {
+        let ok = compare::run(
+            &ctx,
+            &graph,
+            &o,
+            &mut passes,
+            &t.output,
+            &scene,
+            &samplers,
+            &pipelines,
+            upload_value,
+        )?;
+        uploaded.wait()?;
+        drop(upload);
+        drop(passes);
+        drop(graph);
+        let messages = report_validation(&ctx);
+        return Ok(ok && messages == 0);
+    }
+    drop(pipelines);
 
     // Aliased frames, FRAMES_IN_FLIGHT at a time; the first ones make the heaps and objects.
     let mut in_flight: VecDeque<ExecutionFence> = VecDeque::new();
