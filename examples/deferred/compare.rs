@@ -132,8 +132,13 @@ pub fn run(
     };
     let result = compare(ctx, graph, o, passes, output, &mut hand, &stamps);
     drop(hand);
-    // SAFETY: every library frame was waited for (`compare` drains them, or its error left
-    // them in fences that waited when dropped).
+    if result.is_err() {
+        // A library frame in flight may still write its timestamps (a dropped fence need not
+        // block).
+        // SAFETY: no other thread submits meanwhile.
+        unsafe { ctx.device().device_wait_idle() }.map_err(vkerr("vkDeviceWaitIdle"))?;
+    }
+    // SAFETY: every library frame was waited for (by `compare`, or just above).
     unsafe { ctx.device().destroy_query_pool(stamps.pool, None) };
     result
 }
@@ -301,8 +306,6 @@ fn compare(
         done += count;
         round += 1;
     }
-    drop(lib_block);
-    drop(hand_block);
     assert_eq!((lib_n, hand_n), (total, total));
 
     let last = total - 1;
@@ -345,16 +348,29 @@ fn compare(
         o.frames,
         if reused_ok { "OK" } else { "MISSED" }
     );
-    let (differ, worst) = lib_pixels
+    // Per pixel, the largest difference of a channel.
+    let diffs: Vec<u8> = lib_pixels
         .chunks_exact(4)
         .zip(hand_pixels.chunks_exact(4))
         .map(|(a, b)| (0..4).map(|c| a[c].abs_diff(b[c])).max().unwrap_or(0))
-        .fold((0usize, 0u8), |(n, w), d| (n + (d > 0) as usize, w.max(d)));
-    let same = lib_pixels.len() == hand_pixels.len() && differ == 0;
+        .collect();
+    let differ = diffs.iter().filter(|&&d| d > 0).count();
+    let worst = diffs.iter().copied().max().unwrap_or(0);
+    // The sample's reference tolerance (tests/samples/reference.rs): a channel off by at most
+    // 2 levels, more only in 60 of 57 600 pixels (in proportion).
+    let beyond = diffs.iter().filter(|&&d| d > 2).count();
+    let sized = lib_pixels.len() == hand_pixels.len();
+    let same = sized && differ == 0;
+    let close = sized && beyond * 960 <= diffs.len();
     println!(
-        "check: frame {last} of the hand-written side is {} the library's ({} pixels differ, by at most {worst})",
-        if same { "identical bit for bit to" } else { "DIFFERENT from" },
-        differ
+        "check: frame {last} of the hand-written side is {} the library's ({differ} pixels differ, by at most {worst})",
+        if same {
+            "identical bit for bit to"
+        } else if close {
+            "within the reference tolerance of"
+        } else {
+            "DIFFERENT from"
+        },
     );
-    Ok(same && reused_ok)
+    Ok(close && reused_ok)
 }
