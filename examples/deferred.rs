@@ -108,7 +108,7 @@ use vk_baton::{Access, BufferDesc, Context, ExecutionFence, Graph, GraphBuilder,
 use vk_baton_passes::Uploader;
 
 const USAGE: &str = "usage: deferred [--width W] [--height H] [--frames N] [--shadow SIZE] \
-                     [--exclusive] [--plan] [--png PATH] [--skip PASS] [--compare]";
+                     [--exclusive] [--plan] [--png PATH] [--skip PASS] [--compare [--hand-split]]";
 
 /// Executions the sample keeps in flight: fewer than the descriptor sets each pass cycles
 /// through.
@@ -158,6 +158,9 @@ pub struct Options {
     /// Run the hand-written frame beside the library's, time both and compare their pictures
     /// (`deferred/compare.rs`).
     pub compare: bool,
+    /// With `--compare` on one VkQueue: the hand-written frame records its two-queue version
+    /// on that queue (see `deferred/hand.rs`).
+    pub hand_split: bool,
 }
 
 fn options() -> Options {
@@ -171,6 +174,7 @@ fn options() -> Options {
         png: "deferred.png".into(),
         skip: Vec::new(),
         compare: false,
+        hand_split: false,
     };
     support::parse_args(USAGE, |name, p| {
         match name {
@@ -183,6 +187,7 @@ fn options() -> Options {
             "png" => o.png = p.value()?.into(),
             "skip" => o.skip.push(p.value()?.string()?),
             "compare" => o.compare = true,
+            "hand-split" => o.hand_split = true,
             _ => return Ok(false),
         }
         Ok(true)

@@ -320,10 +320,10 @@ fn compare(
     println!(
         "compare: {} timed frames per side after {WARM_UP} warm-up frames, in blocks of {BLOCK}; {}",
         o.frames,
-        if st.two {
-            "two queues (shared images CONCURRENT on both sides where the families differ)"
-        } else {
-            "one VkQueue"
+        match (st.two, o.hand_split) {
+            (true, _) => "two queues (shared images CONCURRENT on both sides where the families differ)",
+            (false, false) => "one VkQueue",
+            (false, true) => "one VkQueue (the hand-written side in its two-queue batches on it)",
         }
     );
     println!("library cpu per frame (record + submit, reused plan): {lc}");

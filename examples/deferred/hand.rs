@@ -12,7 +12,9 @@
 //!   default: no ownership transfer. A layout change of such an image happens on the queue that
 //!   reads it next, after its semaphore wait, chained from the wait's stage.
 //! - **One VkQueue** (graphics and async compute the same, as on lavapipe): one command
-//!   buffer, one submit, barriers only.
+//!   buffer, one submit, barriers only. With `--hand-split` the two-queue frame below runs on
+//!   that one queue instead (its batches in the same order, chained by the same semaphores):
+//!   the validation layer checks its semaphores and barriers there too.
 //! - **Two queues** (same family or not): one timeline semaphore per queue, two values per frame
 //!   on each. Compute: [cull] signals 1; [SSAO, blur, light culling] waits for graphics 1;
 //!   [lighting] waits for graphics 2 and signals 2. Graphics: [forward depth, transparent,
@@ -110,7 +112,8 @@ impl Hand {
     ) -> vk_baton::Result<Hand> {
         let device = ctx.device().clone();
         let (gfx, compute) = (ctx.graphics().clone(), ctx.async_compute().clone());
-        let two = gfx.handle() != compute.handle();
+        // `--hand-split`: the two-queue frame on one VkQueue, where lavapipe can validate it.
+        let two = gfx.handle() != compute.handle() || o.hand_split;
         let timeline = || {
             let mut ty = vk::SemaphoreTypeCreateInfo::default()
                 .semaphore_type(vk::SemaphoreType::TIMELINE)
