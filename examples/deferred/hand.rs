@@ -22,8 +22,9 @@
 //!   waits for compute 2. Each batch is submitted after the batch it waits for (no wait before
 //!   signal): compute, graphics, compute, graphics, each with its batches in one
 //!   `vkQueueSubmit2`; the last one of each queue with that queue's fence.
-//! - The first frame also waits for the scene's upload (the library's upload graph on the
-//!   transfer queue), on the transfer queue's timeline. Nothing writes the scene again.
+//! - The first frame in each slot also waits for the scene's upload (the library's upload graph
+//!   on the transfer queue), on the transfer queue's timeline; later frames come after those on
+//!   the host (the fences). Nothing writes the scene again.
 //! - Timestamps at the start and end of each queue's work in the frame, for the GPU time.
 
 use super::dispatch::Samplers;
@@ -72,7 +73,7 @@ pub struct Hand {
     two: bool,
     /// One timeline semaphore per queue (graphics, compute).
     timelines: [vk::Semaphore; 2],
-    /// The scene's upload, which the first frame waits for: the transfer queue's timeline and
+    /// The scene's upload, which the first frame of each slot waits for: the transfer queue's timeline and
     /// the value it reaches.
     upload: Option<(vk::Semaphore, u64)>,
     slots: Vec<Slot>,
@@ -454,14 +455,18 @@ impl Hand {
         }
     }
 
-    /// The wait of the first frame's first batch on each queue for the scene's upload, at the
-    /// stages that read the scene there.
+    /// The wait for the scene's upload, at the stages that read the scene there, of the first
+    /// batch on each queue of the first frame in each slot. Every later frame is submitted
+    /// after the host waited for the fences of a frame that waited for the upload; nothing
+    /// writes the scene again.
     fn upload_wait(&self, stages: S) -> Vec<vk::SemaphoreSubmitInfo<'static>> {
-        match (self.frames, self.upload) {
-            (0, Some((semaphore, value))) => vec![vk::SemaphoreSubmitInfo::default()
-                .semaphore(semaphore)
-                .value(value)
-                .stage_mask(stages)],
+        match self.upload {
+            Some((semaphore, value)) if self.frames < self.slots.len() as u64 => {
+                vec![vk::SemaphoreSubmitInfo::default()
+                    .semaphore(semaphore)
+                    .value(value)
+                    .stage_mask(stages)]
+            }
             _ => Vec::new(),
         }
     }
