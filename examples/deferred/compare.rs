@@ -18,11 +18,13 @@
 //! The last frame of both sides (the same frame number) must give the same picture.
 
 use super::hand::Hand;
+use super::hand_record::BARRIER_CALLS;
 use super::{plan_frame_with, read_output, Options, Passes, FRAMES_IN_FLIGHT};
 use crate::dispatch::Samplers;
 use crate::pipelines::Pipelines;
 use crate::scene::Scene;
 use std::collections::VecDeque;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use support::vkerr;
@@ -190,7 +192,9 @@ fn compare(
     let (mut lib_cpu, mut lib_gpu, mut hand_cpu, mut hand_gpu) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut in_flight = InFlight::new();
+    let mut lib_sync = (0, 0);
     let mut hand_timed = vec![false; slots];
+    let mut hand_barriers = 0;
     let (mut reused, mut lib_n, mut hand_n) = (0u32, 0u32, 0u32);
     let pool = st.pool;
     let total = WARM_UP + o.frames;
@@ -256,6 +260,9 @@ fn compare(
                 },
             )?;
             let was_reused = planned.reused();
+            let plan = planned.plan();
+            // The four timestamp passes record no barrier and wait for nothing.
+            lib_sync = (plan.barrier_commands(), plan.semaphore_waits());
             let fence = planned.execute()?;
             let cpu = start.elapsed();
             if timed {
@@ -273,7 +280,9 @@ fn compare(
     let mut hand_block = |count: u32, timed: bool| -> vk_baton::Result<()> {
         for _ in 0..count {
             let s = hand_n as usize % slots;
+            let before = BARRIER_CALLS.load(Ordering::Relaxed);
             let (cpu, gpu) = hand.frame(hand_n)?;
+            hand_barriers = BARRIER_CALLS.load(Ordering::Relaxed) - before;
             if let (Some(g), true) = (gpu, hand_timed[s]) {
                 hand_gpu.push(g);
             }
@@ -325,6 +334,12 @@ fn compare(
             (false, false) => "one VkQueue",
             (false, true) => "one VkQueue (the hand-written side in its two-queue batches on it)",
         }
+    );
+    println!(
+        "per frame: library {} barrier commands, {} semaphore waits; hand {hand_barriers} barrier commands, {} semaphore waits",
+        lib_sync.0,
+        lib_sync.1,
+        hand.semaphore_waits()
     );
     println!("library cpu per frame (record + submit, reused plan): {lc}");
     println!("hand    cpu per frame (record + submit): {hc}");

@@ -241,6 +241,15 @@ impl Hand {
         Ok(Some(span(&ts[..n], self.masks, self.period_ns)))
     }
 
+    /// The semaphore waits of a steady frame (the first frames also wait for the upload).
+    pub fn semaphore_waits(&self) -> usize {
+        if self.two {
+            4
+        } else {
+            0
+        }
+    }
+
     /// Waits for every frame in flight; their GPU times.
     pub fn wait_all(&mut self) -> vk_baton::Result<Vec<Duration>> {
         let mut out = Vec::new();

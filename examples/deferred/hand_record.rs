@@ -7,6 +7,7 @@ use super::draw;
 use super::frame::{size, Targets};
 use super::pipelines::Pipelines;
 use super::scene::Scene;
+use std::sync::atomic::{AtomicU64, Ordering};
 use vk_baton::ash::{self, vk};
 use vk_baton::{StBuffer, StImage};
 
@@ -74,6 +75,9 @@ pub fn buffer(buf: &StBuffer, src: Scope, dst: Scope) -> vk::BufferMemoryBarrier
         .size(vk::WHOLE_SIZE)
 }
 
+/// `vkCmdPipelineBarrier2` calls recorded so far (the comparison prints them per frame).
+pub static BARRIER_CALLS: AtomicU64 = AtomicU64::new(0);
+
 /// One `vkCmdPipelineBarrier2` with every barrier of a pass boundary.
 ///
 /// # Safety
@@ -90,6 +94,7 @@ pub unsafe fn barrier(
         .buffer_memory_barriers(buffers);
     // SAFETY: the caller's promise.
     unsafe { dev.cmd_pipeline_barrier2(cmd, &info) };
+    BARRIER_CALLS.fetch_add(1, Ordering::Relaxed);
 }
 
 /// The first use of each image in a frame, from UNDEFINED (old contents never needed), in the
