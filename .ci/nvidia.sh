@@ -96,6 +96,9 @@ run headless "$bin/headless"
 # The library's frame against the hand-written one, side by side in one run (CPU and GPU time
 # per frame, their ratios, the same picture).
 [ -x "$bin/deferred" ] && VK_BATON_VALIDATION=0 run deferred_compare_timed "$bin/deferred" --compare --width 1920 --height 1080 --shadow 2048 --frames 200
+# The same with the hand side writing its descriptor sets every frame, as the library's passes
+# must: what of the CPU gap that part is.
+[ -x "$bin/deferred" ] && VK_BATON_VALIDATION=0 run deferred_compare_timed_sets "$bin/deferred" --compare --width 1920 --height 1080 --shadow 2048 --frames 200 --hand-write-sets
 # The frame-cost bench (graph against the hand-written floor, one run, both sides alternating):
 # with validation first (both sides must be clean, the hand side's ownership transfers too),
 # then timed without it.

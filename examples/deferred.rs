@@ -108,7 +108,7 @@ use vk_baton::{Access, BufferDesc, Context, ExecutionFence, Graph, GraphBuilder,
 use vk_baton_passes::Uploader;
 
 const USAGE: &str = "usage: deferred [--width W] [--height H] [--frames N] [--shadow SIZE] \
-                     [--exclusive] [--plan] [--png PATH] [--skip PASS] [--compare [--hand-split]]";
+                     [--exclusive] [--plan] [--png PATH] [--skip PASS] [--compare [--hand-split] [--hand-write-sets]]";
 
 /// Executions the sample keeps in flight: fewer than the descriptor sets each pass cycles
 /// through.
@@ -161,6 +161,9 @@ pub struct Options {
     /// With `--compare` on one VkQueue: the hand-written frame records its two-queue version
     /// on that queue (see `deferred/hand.rs`).
     pub hand_split: bool,
+    /// With `--compare`: the hand-written frame writes its descriptor sets in every frame, as
+    /// the library's passes do (see `deferred/hand.rs`).
+    pub hand_write_sets: bool,
 }
 
 fn options() -> Options {
@@ -175,6 +178,7 @@ fn options() -> Options {
         skip: Vec::new(),
         compare: false,
         hand_split: false,
+        hand_write_sets: false,
     };
     support::parse_args(USAGE, |name, p| {
         match name {
@@ -188,6 +192,7 @@ fn options() -> Options {
             "skip" => o.skip.push(p.value()?.string()?),
             "compare" => o.compare = true,
             "hand-split" => o.hand_split = true,
+            "hand-write-sets" => o.hand_write_sets = true,
             _ => return Ok(false),
         }
         Ok(true)

@@ -342,7 +342,14 @@ fn compare(
         hand.semaphore_waits()
     );
     println!("library cpu per frame (record + submit, reused plan): {lc}");
-    println!("hand    cpu per frame (record + submit): {hc}");
+    println!(
+        "hand    cpu per frame (record + submit{}): {hc}",
+        if o.hand_write_sets {
+            ", descriptor sets written every frame"
+        } else {
+            ""
+        }
+    );
     println!("library gpu per frame (first to last timestamp): {lg}");
     println!("hand    gpu per frame (first to last timestamp): {hg}");
     let cpu_ratio = lc.median / hc.median;

@@ -25,6 +25,9 @@
 //! - The first frame in each slot also waits for the scene's upload (the library's upload graph
 //!   on the transfer queue), on the transfer queue's timeline; later frames come after those on
 //!   the host (the fences). Nothing writes the scene again.
+//! - Each compute pass's descriptor set is written once per slot (its targets never change);
+//!   `--hand-write-sets` writes them in every frame instead, as the library's passes must,
+//!   to tell that cost apart in the CPU times.
 //! - Timestamps at the start and end of each queue's work in the frame, for the GPU time.
 
 use super::dispatch::Samplers;
@@ -83,6 +86,10 @@ pub struct Hand {
     scene: Arc<Scene>,
     multi_draw: bool,
     skip: Vec<String>,
+    /// `--hand-write-sets`: write every compute pass's descriptor set in every frame, as the
+    /// library's passes must (their transients are other images from one execution to the
+    /// next), rather than once.
+    write_sets: bool,
     /// Four timestamps per slot: graphics start and end, compute start and end.
     queries: vk::QueryPool,
     period_ns: f64,
@@ -139,6 +146,7 @@ impl Hand {
             scene: scene.clone(),
             multi_draw: ctx.features().multi_draw_indirect == vk::TRUE,
             skip: o.skip.clone(),
+            write_sets: o.hand_write_sets,
             period_ns: ctx.timestamp_support().period_ns() as f64,
             masks: [mask(ctx, gfx.family()), mask(ctx, compute.family())],
             gfx,
@@ -273,6 +281,11 @@ impl Hand {
                 dev.reset_command_pool(self.slots[s].pools[q], vk::CommandPoolResetFlags::empty())
             }
             .map_err(vkerr("vkResetCommandPool"))?;
+        }
+        if self.write_sets {
+            for c in &mut self.slots[s].compute {
+                c.set = c.dispatch.write_set(&dev)?;
+            }
         }
         if self.two {
             self.record_two(s, n)?;
