@@ -120,13 +120,14 @@ impl Hand {
         let (t, v) = (&slot.t, &slot.views);
         let cmds = slot.cmds;
         let compute_first = |name: &str| COMPUTE_FIRST.contains(&name);
-        // SAFETY (every block below): each command buffer is recording on its queue (compute
+        // Every block below: each command buffer is recording on its queue (compute
         // passes on a queue with compute, raster passes on graphics); each barrier puts what
         // the next pass uses in the layout it names, with the earlier writes visible: on this
         // queue by the barrier, from the other queue by the batch's semaphore wait, with the
         // layout change chained from the wait's stage (AFTER_WAIT); every object is alive until
         // the slot's fences.
         let c = self.begin(s, 1, 0)?;
+        // SAFETY: as above; the compute-first images leave UNDEFINED.
         unsafe {
             self.stamp_start(c, s, 1);
             barrier(dev, c, &first_uses(t, compute_first), &[]);
@@ -134,6 +135,7 @@ impl Hand {
         }
         self.end(c)?;
         let g = self.begin(s, 0, 0)?;
+        // SAFETY: as above; the other images leave UNDEFINED.
         unsafe {
             self.stamp_start(g, s, 0);
             // The culling's draws: visible to DRAW_INDIRECT by the semaphore wait.
@@ -149,6 +151,7 @@ impl Hand {
         unsafe { r.shadow(g, t, v) };
         self.end(g)?;
         let c = self.begin(s, 1, 1)?;
+        // SAFETY: as above, after the wait for the G-buffer.
         unsafe {
             barrier(dev, c, &gbuffer_to_compute(t, AFTER_WAIT, AFTER_WAIT), &[]);
             compute[1].record(dev, c, n); // ssao
@@ -163,6 +166,7 @@ impl Hand {
         }
         self.end(c)?;
         let c = self.begin(s, 1, 2)?;
+        // SAFETY: as above, after the wait for the shadow map.
         unsafe {
             let (images, buffers) = before_lighting(t, AFTER_WAIT);
             barrier(dev, c, &images, &buffers);
@@ -171,6 +175,7 @@ impl Hand {
         }
         self.end(c)?;
         let g = self.begin(s, 0, 2)?;
+        // SAFETY: as above, after the wait for the lighting (`post`'s contract).
         unsafe {
             self.post(g, t, v, compute, n, AFTER_WAIT);
             self.stamp_end(g, s, 0);
