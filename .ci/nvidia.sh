@@ -45,6 +45,7 @@ if [ "${NVIDIA_FIGURES:-0}" = 1 ]; then
   done
   VK_BATON_VALIDATION=0 run streaming_upload_timed "$bin/streaming_upload" --all-sizes --repeat 5
   VK_BATON_VALIDATION=0 run streaming_upload_timed_2 "$bin/streaming_upload" --all-sizes --repeat 5
+  VK_BATON_VALIDATION=0 run deferred_compare_timed "$bin/deferred" --compare --width 1920 --height 1080 --shadow 2048 --frames 200
   exit $status
 fi
 # The long randomized verifier run uses spare cores while the GPU work runs: 100,000 cases in
@@ -78,6 +79,9 @@ done
 [ -x "$dbg/incremental" ] && run debug_incremental "$dbg/incremental"
 [ -x "$dbg/deferred" ] && run debug_deferred "$dbg/deferred" --frames 4
 [ -x "$dbg/deferred" ] && run debug_deferred_exclusive "$dbg/deferred" --frames 4 --exclusive
+# The hand-written frame beside the library's, both validated, with the layer's shader-access
+# heuristic on (hazards through descriptors are not checked by default).
+[ -x "$dbg/deferred" ] && VK_KHRONOS_VALIDATION_SYNCVAL_SHADER_ACCESSES_HEURISTIC=1 run debug_deferred_compare "$dbg/deferred" --compare --frames 4 --width 640 --height 360
 run headless "$bin/headless"
 [ -x "$bin/async_compute" ] && run async_compute "$bin/async_compute" --frames 200
 [ -x "$bin/async_compute" ] && run async_compute_exclusive "$bin/async_compute" --exclusive --frames 20
@@ -89,6 +93,12 @@ run headless "$bin/headless"
 [ -x "$bin/async_compute" ] && VK_BATON_VALIDATION=0 run async_compute_timed "$bin/async_compute" --frames 200
 [ -x "$bin/streaming_upload" ] && VK_BATON_VALIDATION=0 run streaming_upload_timed "$bin/streaming_upload" --all-sizes
 [ -x "$bin/deferred" ] && VK_BATON_VALIDATION=0 run deferred_timed "$bin/deferred" --width 1920 --height 1080 --shadow 2048 --frames 200 --png "$out/deferred.png"
+# The library's frame against the hand-written one, side by side in one run (CPU and GPU time
+# per frame, their ratios, the same picture).
+[ -x "$bin/deferred" ] && VK_BATON_VALIDATION=0 run deferred_compare_timed "$bin/deferred" --compare --width 1920 --height 1080 --shadow 2048 --frames 200
+# The same with the hand side writing its descriptor sets every frame, as the library's passes
+# must: what of the CPU gap that part is.
+[ -x "$bin/deferred" ] && VK_BATON_VALIDATION=0 run deferred_compare_timed_sets "$bin/deferred" --compare --width 1920 --height 1080 --shadow 2048 --frames 200 --hand-write-sets
 # The frame-cost bench (graph against the hand-written floor, one run, both sides alternating):
 # with validation first (both sides must be clean, the hand side's ownership transfers too),
 # then timed without it.

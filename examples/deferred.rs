@@ -62,13 +62,36 @@
 //! prints the steady frame's plan; `--skip PASS` makes a raster pass draw nothing (what the
 //! test's comparison with the reference picture must notice). Exits non-zero on a validation
 //! message or a failed check.
+//!
+//! `--compare` runs the same frame written by hand with raw ash beside the library's
+//! (`deferred/hand.rs`: its own targets, barriers, semaphores and submits; the same scene,
+//! pipelines, shaders and recording functions), `--frames` timed frames per side in alternating
+//! blocks, and prints each side's CPU time per frame (record + submit; the library's with a
+//! reused plan, which it checks) and GPU time per frame (timestamps at either end of each
+//! queue's work), their medians and spread, and the ratios library / hand; it checks that the
+//! hand-written frame's picture is the library's (`deferred/compare.rs`). The aliasing checks
+//! above are not run then.
+//!
+//! ```text
+//! cargo run --release --example deferred -- --compare --width 1920 --height 1080 --shadow 2048 --frames 200
+//! VK_BATON_VALIDATION=1 VK_KHRONOS_VALIDATION_SYNCVAL_SHADER_ACCESSES_HEURISTIC=1 cargo run --example deferred -- --compare --frames 4
+//! ```
+//!
+//! (The layer checks hazards through descriptors, such as a compute pass's storage buffer,
+//! only with its shader-access heuristic on, as above.)
 
+#[path = "deferred/compare.rs"]
+mod compare;
 #[path = "deferred/dispatch.rs"]
 mod dispatch;
 #[path = "deferred/draw.rs"]
 mod draw;
 #[path = "deferred/frame.rs"]
 mod frame;
+#[path = "deferred/hand.rs"]
+mod hand;
+#[path = "deferred/hand_record.rs"]
+mod hand_record;
 #[path = "deferred/pipelines.rs"]
 mod pipelines;
 #[path = "deferred/scene.rs"]
@@ -81,11 +104,11 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use support::{report_validation, ValueExt};
 use vk_baton::ash::vk;
-use vk_baton::{Access, BufferDesc, Context, ExecutionFence, Graph, Queue, StImage};
+use vk_baton::{Access, BufferDesc, Context, ExecutionFence, Graph, GraphBuilder, Queue, StImage};
 use vk_baton_passes::Uploader;
 
 const USAGE: &str = "usage: deferred [--width W] [--height H] [--frames N] [--shadow SIZE] \
-                     [--exclusive] [--plan] [--png PATH] [--skip PASS]";
+                     [--exclusive] [--plan] [--png PATH] [--skip PASS] [--compare [--hand-split] [--hand-write-sets]]";
 
 /// Executions the sample keeps in flight: fewer than the descriptor sets each pass cycles
 /// through.
@@ -132,6 +155,15 @@ pub struct Options {
     /// What the reference comparison in tests/samples.rs must notice. (A compute pass left
     /// out would leave its output undefined, and the culling's draws are indirect arguments.)
     pub skip: Vec<String>,
+    /// Run the hand-written frame beside the library's, time both and compare their pictures
+    /// (`deferred/compare.rs`).
+    pub compare: bool,
+    /// With `--compare` on one VkQueue: the hand-written frame records its two-queue version
+    /// on that queue (see `deferred/hand.rs`).
+    pub hand_split: bool,
+    /// With `--compare`: the hand-written frame writes its descriptor sets in every frame, as
+    /// the library's passes do (see `deferred/hand.rs`).
+    pub hand_write_sets: bool,
 }
 
 fn options() -> Options {
@@ -144,6 +176,9 @@ fn options() -> Options {
         plan: false,
         png: "deferred.png".into(),
         skip: Vec::new(),
+        compare: false,
+        hand_split: false,
+        hand_write_sets: false,
     };
     support::parse_args(USAGE, |name, p| {
         match name {
@@ -155,6 +190,9 @@ fn options() -> Options {
             "plan" => o.plan = true,
             "png" => o.png = p.value()?.into(),
             "skip" => o.skip.push(p.value()?.string()?),
+            "compare" => o.compare = true,
+            "hand-split" => o.hand_split = true,
+            "hand-write-sets" => o.hand_write_sets = true,
             _ => return Ok(false),
         }
         Ok(true)
@@ -168,14 +206,25 @@ fn plan_frame<'a>(
     passes: &'a mut Passes,
     n: u32,
 ) -> vk_baton::Result<vk_baton::Planned<'a>> {
-    let mut b = graph.record();
+    plan_frame_with(graph, passes, n, |b| b, |b| b)
+}
+
+/// [`plan_frame`] with the passes `before` inserts first and those `after` inserts last.
+fn plan_frame_with<'a>(
+    graph: &'a Graph,
+    passes: &'a mut Passes,
+    n: u32,
+    before: impl FnOnce(GraphBuilder<'a>) -> GraphBuilder<'a>,
+    after: impl FnOnce(GraphBuilder<'a>) -> GraphBuilder<'a>,
+) -> vk_baton::Result<vk_baton::Planned<'a>> {
+    let mut b = before(graph.record());
     for (name, pass, queue) in passes.iter_mut() {
         if let Step::Compute(d) = pass {
             d.push[2] = n;
         }
         b = b.insert_pass(name, pass, queue);
     }
-    b.finish()
+    after(b).finish()
 }
 
 /// Copies the output into a host-visible buffer and reads it.
@@ -256,6 +305,12 @@ fn run() -> vk_baton::Result<bool> {
              --shadow at least 1"
         )));
     }
+    if o.compare && o.exclusive {
+        // The hand-written frame shares its images as the library's does by default.
+        return Err(vk_baton::Error::InvalidInput(
+            "--compare runs with CONCURRENT shared images: leave out --exclusive".into(),
+        ));
+    }
     let ctx = Context::new()?;
     println!("device: {}", ctx.device_name());
     let (gfx, compute) = (ctx.graphics(), ctx.async_compute());
@@ -286,9 +341,12 @@ fn run() -> vk_baton::Result<bool> {
         .insert_pass("upload", &mut upload, ctx.transfer())
         .finish()?
         .execute()?;
+    // What the upload signals on the transfer queue's timeline (the hand-written frame waits
+    // for it).
+    let upload_value = ctx.transfer().last_value();
     let scene = Arc::new(scene);
     let t = targets(&ctx, &graph, &o, &scene)?;
-    let mut passes = passes(&ctx, &t, &scene, &samplers, &o.skip)?;
+    let (mut passes, pipelines) = passes(&ctx, &t, &scene, &samplers, &o.skip)?;
     let raster = |name: &str| {
         passes
             .iter()
@@ -299,6 +357,26 @@ fn run() -> vk_baton::Result<bool> {
             "--skip {unknown}: not a raster pass"
         )));
     }
+    if o.compare {
+        let ok = compare::run(
+            &ctx,
+            &graph,
+            &o,
+            &mut passes,
+            &t.output,
+            &scene,
+            &samplers,
+            &pipelines,
+            upload_value,
+        )?;
+        uploaded.wait()?;
+        drop(upload);
+        drop(passes);
+        drop(graph);
+        let messages = report_validation(&ctx);
+        return Ok(ok && messages == 0);
+    }
+    drop(pipelines);
 
     // Aliased frames, FRAMES_IN_FLIGHT at a time; the first ones make the heaps and objects.
     let mut in_flight: VecDeque<ExecutionFence> = VecDeque::new();

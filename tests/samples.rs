@@ -449,6 +449,52 @@ fn deferred_aliases_transients_within_the_targets_and_renders_the_same_without()
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The deferred frame written by hand beside the library's (`--compare`), briefly: both sides
+/// run under validation, with the layer's shader-access heuristic on as well, so that hazards
+/// through descriptors (the compute passes' storage buffers and images, which the layer does
+/// not check by default) are reported too; the hand-written frame gives the library's picture
+/// bit for bit; every timed library frame reuses its plan; both sides' times are printed. Twice:
+/// the hand side's one-queue frame, then (`--hand-split`) its two-queue frame on the one queue
+/// lavapipe has, so that its semaphores and the barriers around them are validated too.
+#[test]
+fn deferred_compare_runs_the_hand_written_frame_correctly_with_the_same_picture() {
+    for split in [&[][..], &["--hand-split"][..]] {
+        let (_, out) = run(example("deferred")
+            .args([
+                "--compare",
+                "--frames",
+                "3",
+                "--width",
+                "160",
+                "--height",
+                "90",
+            ])
+            .args(["--shadow", "256"])
+            .args(split)
+            .env(
+                "VK_KHRONOS_VALIDATION_SYNCVAL_SHADER_ACCESSES_HEURISTIC",
+                "1",
+            ));
+        let check = line(&out, "check: frame");
+        assert!(
+            check.contains("hand-written side is identical bit for bit to the library's"),
+            "{out}"
+        );
+        assert!(
+            line(&out, "library plans reused:")
+                .starts_with("library plans reused: 3 of 3 timed frames (OK)"),
+            "{out}"
+        );
+        for side in ["library", "hand   "] {
+            for what in ["cpu", "gpu"] {
+                let l = line(&out, &format!("{side} {what} per frame"));
+                assert!(number_after(l, "median") > 0.0, "{out}");
+            }
+        }
+        line(&out, "ratios library / hand: cpu");
+    }
+}
+
 /// The host's copy of `shaders/anim.comp` (and of `expected_pixel` in examples/window.rs).
 fn expected_pixel(x: u32, y: u32, w: u32, h: u32, t: u32) -> [u8; 4] {
     let dx = x as i32 - (w / 2) as i32;

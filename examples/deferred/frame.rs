@@ -50,6 +50,45 @@ pub fn targets(
     o: &Options,
     scene: &Scene,
 ) -> vk_baton::Result<Targets> {
+    build_targets(
+        ctx,
+        o,
+        scene,
+        |desc, name| graph.transient_image(desc, name),
+        |desc, name| graph.transient_buffer(desc, name),
+        |desc, name| ctx.image(desc, name),
+    )
+}
+
+/// The same targets as [`targets`], each image and buffer in memory of its own (not the
+/// graph's transients): the hand-written frame's, one set per frame in flight. Their names
+/// start with `prefix`.
+pub fn own_targets(
+    ctx: &Context,
+    o: &Options,
+    scene: &Scene,
+    prefix: &str,
+) -> vk_baton::Result<Targets> {
+    build_targets(
+        ctx,
+        o,
+        scene,
+        |desc, name| ctx.image(desc, &format!("{prefix}{name}")),
+        |desc, name| ctx.buffer(desc, &format!("{prefix}{name}")),
+        |desc, name| ctx.image(desc, &format!("{prefix}{name}")),
+    )
+}
+
+/// The targets, made by `make_image` and `make_buffer` from their descriptions and names, and
+/// the output image by `make_output` (the app's image on either side, never a transient).
+fn build_targets(
+    ctx: &Context,
+    o: &Options,
+    scene: &Scene,
+    make_image: impl Fn(ImageDesc, &str) -> vk_baton::Result<Arc<StImage>>,
+    make_buffer: impl Fn(BufferDesc, &str) -> vk_baton::Result<Arc<StBuffer>>,
+    make_output: impl Fn(ImageDesc, &str) -> vk_baton::Result<Arc<StImage>>,
+) -> vk_baton::Result<Targets> {
     let (w, h) = (o.width, o.height);
     let (gfx, compute) = (ctx.graphics().family(), ctx.async_compute().family());
     // What both queues use: CONCURRENT across two families, unless --exclusive.
@@ -60,13 +99,13 @@ pub fn targets(
         if let (true, Some(f)) = (shared, both) {
             desc = desc.concurrent(&f);
         }
-        graph.transient_image(desc, name)
+        make_image(desc, name)
     };
     let storage = U::STORAGE | U::SAMPLED;
     let color = U::COLOR_ATTACHMENT | U::SAMPLED;
     let depth = U::DEPTH_STENCIL_ATTACHMENT | U::SAMPLED;
     let msaa = |name: &str, format, usage| {
-        graph.transient_image(ImageDesc::new_2d(w, h, format, usage).samples(MSAA), name)
+        make_image(ImageDesc::new_2d(w, h, format, usage).samples(MSAA), name)
     };
     use vk::Format as F;
     let buffer = |name: &str, bytes: u64, usage, shared: bool| {
@@ -74,7 +113,7 @@ pub fn targets(
         if let (true, Some(f)) = (shared, both) {
             desc = desc.concurrent(&f);
         }
-        graph.transient_buffer(desc, name)
+        make_buffer(desc, name)
     };
     let tiles = (w.div_ceil(16) * h.div_ceil(16)) as u64 * (POINT_LIGHTS + 1) * 4;
     let draws = scene.opaque as u64 * DRAW_STRIDE as u64;
@@ -152,7 +191,7 @@ pub fn targets(
                 false,
             )?,
         ],
-        output: ctx.image(
+        output: make_output(
             ImageDesc::new_2d(
                 w,
                 h,
@@ -221,7 +260,7 @@ fn raster(
     t: &Targets,
     scene: &Arc<Scene>,
     skip: &[String],
-) -> vk_baton::Result<Raster> {
+) -> vk_baton::Result<(Raster, Arc<Pipelines>)> {
     let dev = ctx.device();
     let on = |name: &str| !skip.iter().any(|s| s == name);
     let shared: Shared = Arc::default();
@@ -348,63 +387,45 @@ fn raster(
     };
     let made = Pipelines::new(dev, &formats, scene)?;
     shared
-        .set(made)
+        .set(made.clone())
         .map_err(|_| vk_baton::Error::InvalidInput("pipelines made twice".into()))?;
-    Ok(Raster {
+    let raster = Raster {
         shadow: boxed(shadow),
         gbuffer: boxed(gbuffer),
         forward_depth: boxed(forward_depth),
         transparent: boxed(transparent),
         ui: boxed(ui),
-    })
+    };
+    Ok((raster, made))
 }
 
-/// The frame's passes, in program order. The culling, SSAO, light culling and lighting run on
-/// the async compute queue; the forward layer, the G-buffer and the shadow map on graphics.
-///
-/// The order keeps what is alive at once small where the two queues overlap (and every
-/// transient's memory can be shared): the multisampled forward targets come and go before the
-/// G-buffer, and the shadow map is drawn while SSAO and the light culling run.
-/// The raster passes named in `skip` draw nothing (see `Options::skip`).
-pub fn passes(
-    ctx: &Context,
+/// The frame's compute passes, in program order: `cull`, `ssao`, `ssao blur`,
+/// `light culling`, `lighting`, `bloom down 0..=3`, `bloom up 2..=0`, `tonemap` (the first five
+/// on async compute, the rest on graphics). Each reads and writes the targets in `t`; the
+/// library's frame and the hand-written one (each with targets of its own) make theirs here.
+pub fn dispatches(
+    dev: &vk_baton::ash::Device,
     t: &Targets,
-    scene: &Arc<Scene>,
+    scene: &Scene,
     samplers: &Arc<Samplers>,
-    skip: &[String],
-) -> vk_baton::Result<Passes> {
-    let dev = ctx.device();
-    let (gfx, compute) = (ctx.graphics().clone(), ctx.async_compute().clone());
+) -> vk_baton::Result<Vec<(&'static str, Dispatch)>> {
     let full = size(&t.depth);
     let pass = |spirv, bindings, size, param, per_tile| {
-        Dispatch::new(dev, samplers, spirv, bindings, size, param, per_tile).map(Step::Compute)
+        Dispatch::new(dev, samplers, spirv, bindings, size, param, per_tile)
     };
     let nearest = |img: &Arc<StImage>| Bind::Sampled(img.clone(), false);
     let linear = |img: &Arc<StImage>| Bind::Sampled(img.clone(), true);
     let write = |img: &Arc<StImage>| Bind::Write(img.clone());
-    let Raster {
-        shadow,
-        gbuffer,
-        forward_depth,
-        transparent,
-        ui,
-    } = raster(ctx, t, scene, skip)?;
     let aspect = (full[0] as f32 / full[1] as f32).to_bits();
     let cull = vec![
         Bind::ReadBuffer(scene.instances.clone()),
         Bind::WriteBuffer(t.draws.clone()),
     ];
-    let mut p: Passes = vec![
+    let mut p = vec![
         (
             "cull",
             pass(spv::CULL, cull, [scene.opaque, 1], aspect, false)?,
-            compute.clone(),
         ),
-        // The forward layer first: it needs only the culled draws, and its multisampled
-        // targets are dead before the G-buffer, so they share memory with what follows.
-        ("forward depth", forward_depth, gfx.clone()),
-        ("transparent", transparent, gfx.clone()),
-        ("gbuffer", gbuffer, gfx.clone()),
         (
             "ssao",
             pass(
@@ -414,7 +435,6 @@ pub fn passes(
                 0,
                 false,
             )?,
-            compute.clone(),
         ),
         (
             "ssao blur",
@@ -425,7 +445,6 @@ pub fn passes(
                 0,
                 false,
             )?,
-            compute.clone(),
         ),
         (
             "light culling",
@@ -436,10 +455,7 @@ pub fn passes(
                 0,
                 true,
             )?,
-            compute.clone(),
         ),
-        // Beside SSAO and the light culling on async compute.
-        ("shadow map", shadow, gfx.clone()),
         (
             "lighting",
             pass(
@@ -457,7 +473,6 @@ pub fn passes(
                 0,
                 false,
             )?,
-            compute,
         ),
     ];
     const DOWN: [&str; 4] = [
@@ -470,22 +485,14 @@ pub fn passes(
     for (i, to) in t.down.iter().enumerate() {
         let bright = (i == 0) as u32;
         let b = vec![linear(from), write(to)];
-        p.push((
-            DOWN[i],
-            pass(spv::BLOOM_DOWN, b, size(to), bright, false)?,
-            gfx.clone(),
-        ));
+        p.push((DOWN[i], pass(spv::BLOOM_DOWN, b, size(to), bright, false)?));
         from = to;
     }
     const UP: [&str; 3] = ["bloom up 0", "bloom up 1", "bloom up 2"];
     for i in (0..3).rev() {
         let to = &t.up[i];
         let b = vec![linear(from), nearest(&t.down[i]), write(to)];
-        p.push((
-            UP[i],
-            pass(spv::BLOOM_UP, b, size(to), 0, false)?,
-            gfx.clone(),
-        ));
+        p.push((UP[i], pass(spv::BLOOM_UP, b, size(to), 0, false)?));
         from = to;
     }
     let tonemap = vec![
@@ -494,11 +501,68 @@ pub fn passes(
         nearest(&t.transparent),
         write(&t.output),
     ];
-    p.push((
-        "tonemap",
-        pass(spv::TONEMAP, tonemap, full, 0, false)?,
-        gfx.clone(),
-    ));
-    p.push(("ui", ui, gfx));
+    p.push(("tonemap", pass(spv::TONEMAP, tonemap, full, 0, false)?));
     Ok(p)
+}
+
+/// The compute passes that run on the async compute queue (the others run on graphics).
+pub const ON_COMPUTE: [&str; 5] = ["cull", "ssao", "ssao blur", "light culling", "lighting"];
+
+/// The frame's passes, in program order, and the pipelines their draws use. The culling, SSAO,
+/// light culling and lighting run on the async compute queue; the forward layer, the G-buffer
+/// and the shadow map on graphics.
+///
+/// The order keeps what is alive at once small where the two queues overlap (and every
+/// transient's memory can be shared): the multisampled forward targets come and go before the
+/// G-buffer, and the shadow map is drawn while SSAO and the light culling run.
+/// The raster passes named in `skip` draw nothing (see `Options::skip`).
+pub fn passes(
+    ctx: &Context,
+    t: &Targets,
+    scene: &Arc<Scene>,
+    samplers: &Arc<Samplers>,
+    skip: &[String],
+) -> vk_baton::Result<(Passes, Arc<Pipelines>)> {
+    let (gfx, compute) = (ctx.graphics().clone(), ctx.async_compute().clone());
+    let (
+        Raster {
+            shadow,
+            gbuffer,
+            forward_depth,
+            transparent,
+            ui,
+        },
+        pipelines,
+    ) = raster(ctx, t, scene, skip)?;
+    let mut raster = [
+        // The forward layer first: it needs only the culled draws, and its multisampled
+        // targets are dead before the G-buffer, so they share memory with what follows.
+        ("forward depth", Some(forward_depth)),
+        ("transparent", Some(transparent)),
+        ("gbuffer", Some(gbuffer)),
+        // Beside SSAO and the light culling on async compute.
+        ("shadow map", Some(shadow)),
+        ("ui", Some(ui)),
+    ];
+    let mut take = |i: usize, p: &mut Passes| {
+        let (name, step) = &mut raster[i];
+        p.push((*name, step.take().expect("taken once"), gfx.clone()));
+    };
+    let mut p: Passes = Vec::new();
+    for (name, d) in dispatches(ctx.device(), t, scene, samplers)? {
+        if name == "lighting" {
+            take(3, &mut p);
+        }
+        let queue = if ON_COMPUTE.contains(&name) {
+            &compute
+        } else {
+            &gfx
+        };
+        p.push((name, Step::Compute(d), queue.clone()));
+        if name == "cull" {
+            (0..3).for_each(|i| take(i, &mut p));
+        }
+    }
+    take(4, &mut p);
+    Ok((p, pipelines))
 }

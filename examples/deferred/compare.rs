@@ -1,0 +1,398 @@
+//! `--compare`: the library's frame and the hand-written one (`hand.rs`) in one run, timed
+//! side by side, and their pictures compared.
+//!
+//! Each side renders `WARM_UP` frames, then `--frames` timed ones, in alternating blocks of
+//! `BLOCK` frames (the side that goes first alternates too); each block ends with its frames
+//! waited for, so the two sides never share the GPU. Per frame:
+//!
+//! - **CPU time**: the host's time to record and submit the frame (library: `record()`, the
+//!   passes, `finish()` with a reused plan, which is checked, and `execute()`; hand-written:
+//!   resetting its command pools, recording and submitting). Waiting for the frame in flight
+//!   whose resources the new frame reuses is not counted on either side.
+//! - **GPU time**: from the first timestamp to the last across the queues, written at the
+//!   start and end of each queue's work in the frame (on the library side by a pass with no
+//!   uses at either end of each queue's program order, so the plan is the same otherwise).
+//!   Timestamps of two queues are compared as one clock (on the NVIDIA machine and lavapipe
+//!   they are).
+//!
+//! The last frame of both sides (the same frame number) must give the same picture.
+
+use super::hand::Hand;
+use super::hand_record::BARRIER_CALLS;
+use super::{plan_frame_with, read_output, Options, Passes, FRAMES_IN_FLIGHT};
+use crate::dispatch::Samplers;
+use crate::pipelines::Pipelines;
+use crate::scene::Scene;
+use std::collections::VecDeque;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use support::vkerr;
+use vk_baton::ash::vk;
+use vk_baton::{Context, Graph, Recorder, StImage};
+
+/// Frames per side before timing: the library makes its heap sets and plan, both sides touch
+/// their memory.
+const WARM_UP: u32 = 2 * FRAMES_IN_FLIGHT as u32 + 1;
+/// Frames per side between switches.
+const BLOCK: u32 = 10;
+
+/// The median, quartiles and extremes of one side's times, in milliseconds.
+struct Stats {
+    median: f64,
+    p25: f64,
+    p75: f64,
+    min: f64,
+    max: f64,
+}
+
+impl Stats {
+    fn of(times: &[Duration]) -> Stats {
+        let mut ms: Vec<f64> = times.iter().map(|d| d.as_secs_f64() * 1e3).collect();
+        ms.sort_by(f64::total_cmp);
+        let at = |q: f64| ms[((ms.len() - 1) as f64 * q).round() as usize];
+        Stats {
+            median: at(0.5),
+            p25: at(0.25),
+            p75: at(0.75),
+            min: ms[0],
+            max: ms[ms.len() - 1],
+        }
+    }
+}
+
+impl std::fmt::Display for Stats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "median {:.3} ms (quartiles {:.3}..{:.3}, min {:.3}, max {:.3})",
+            self.median, self.p25, self.p75, self.min, self.max
+        )
+    }
+}
+
+/// The library side's timestamps: four per frame in flight (graphics start and end, compute
+/// start and end), like the hand side's.
+struct Stamps {
+    pool: vk::QueryPool,
+    period_ns: f64,
+    masks: [u64; 2],
+    two: bool,
+}
+
+/// Resets queue `q`'s two queries of slot `s` and writes the first (`end`: writes the second).
+fn stamp(r: &mut Recorder<'_>, pool: vk::QueryPool, s: usize, q: usize, end: bool) {
+    let first = 4 * s as u32 + 2 * q as u32;
+    let (dev, cmd) = (r.device(), r.cmd());
+    // SAFETY: `cmd` is recording outside a rendering on a graphics or compute queue; the
+    // queries of slot `s` were read once the frame that wrote them completed; the reset comes
+    // before the writes on the same queue (query commands run in submission order). The end is
+    // a timestamp when all earlier commands are done (ALL_COMMANDS), not a barrier.
+    unsafe {
+        if end {
+            dev.cmd_write_timestamp2(cmd, vk::PipelineStageFlags2::ALL_COMMANDS, pool, first + 1);
+        } else {
+            dev.cmd_reset_query_pool(cmd, pool, first, 2);
+            dev.cmd_write_timestamp2(cmd, vk::PipelineStageFlags2::TOP_OF_PIPE, pool, first);
+        }
+    }
+}
+
+/// Runs both sides and prints their times; whether every check passed.
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    ctx: &Context,
+    graph: &Graph,
+    o: &Options,
+    passes: &mut Passes,
+    output: &Arc<StImage>,
+    scene: &Arc<Scene>,
+    samplers: &Arc<Samplers>,
+    pipelines: &Arc<Pipelines>,
+    upload: u64,
+) -> vk_baton::Result<bool> {
+    let slots = FRAMES_IN_FLIGHT;
+    let mut hand = Hand::new(ctx, o, scene, samplers, pipelines, upload, slots)?;
+    let (gfx, compute) = (ctx.graphics().clone(), ctx.async_compute().clone());
+    let two = gfx.handle() != compute.handle();
+    let info = vk::QueryPoolCreateInfo::default()
+        .query_type(vk::QueryType::TIMESTAMP)
+        .query_count(4 * slots as u32);
+    let support = ctx.timestamp_support();
+    let mask = |family: u32| match support.valid_bits(family) {
+        0 => 0,
+        64.. => u64::MAX,
+        b => (1u64 << b) - 1,
+    };
+    let stamps = Stamps {
+        // SAFETY: a valid create info on a live device; destroyed below, after every frame.
+        pool: unsafe { ctx.device().create_query_pool(&info, None) }
+            .map_err(vkerr("vkCreateQueryPool"))?,
+        period_ns: support.period_ns() as f64,
+        masks: [mask(gfx.family()), mask(compute.family())],
+        two,
+    };
+    let result = compare(ctx, graph, o, passes, output, &mut hand, &stamps);
+    drop(hand);
+    if result.is_err() {
+        // A library frame in flight may still write its timestamps (a dropped fence need not
+        // block).
+        // SAFETY: no other thread submits meanwhile.
+        unsafe { ctx.device().device_wait_idle() }.map_err(vkerr("vkDeviceWaitIdle"))?;
+    }
+    // SAFETY: every library frame was waited for (by `compare`, or just above).
+    unsafe { ctx.device().destroy_query_pool(stamps.pool, None) };
+    result
+}
+
+/// The library side's frames in flight: fence, query slot, whether the frame is timed.
+type InFlight = VecDeque<(vk_baton::ExecutionFence, usize, bool)>;
+
+/// Waits for the library frame at the front; its GPU time if it is timed.
+fn wait_front(
+    ctx: &Context,
+    in_flight: &mut InFlight,
+    st: &Stamps,
+    gpu: &mut Vec<Duration>,
+) -> vk_baton::Result<()> {
+    let Some((fence, s, timed)) = in_flight.pop_front() else {
+        return Ok(());
+    };
+    fence.wait()?;
+    let n = if st.two { 4 } else { 2 };
+    let mut ts = [0u64; 4];
+    // SAFETY: the frame that wrote these queries has completed (its fence).
+    unsafe {
+        ctx.device().get_query_pool_results(
+            st.pool,
+            4 * s as u32,
+            &mut ts[..n],
+            vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+        )
+    }
+    .map_err(vkerr("vkGetQueryPoolResults"))?;
+    if timed {
+        gpu.push(super::hand::span(&ts[..n], st.masks, st.period_ns));
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn compare(
+    ctx: &Context,
+    graph: &Graph,
+    o: &Options,
+    passes: &mut Passes,
+    output: &Arc<StImage>,
+    hand: &mut Hand,
+    st: &Stamps,
+) -> vk_baton::Result<bool> {
+    let (gfx, compute) = (ctx.graphics(), ctx.async_compute());
+    let slots = FRAMES_IN_FLIGHT;
+    let (mut lib_cpu, mut lib_gpu, mut hand_cpu, mut hand_gpu) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut in_flight = InFlight::new();
+    let mut lib_sync = (0, 0);
+    let mut hand_timed = vec![false; slots];
+    let mut hand_barriers = 0;
+    let (mut reused, mut lib_n, mut hand_n) = (0u32, 0u32, 0u32);
+    let pool = st.pool;
+    let total = WARM_UP + o.frames;
+    let mut lib_block = |count: u32, timed: bool| -> vk_baton::Result<()> {
+        for _ in 0..count {
+            let s = lib_n as usize % slots;
+            if in_flight.len() == slots {
+                wait_front(ctx, &mut in_flight, st, &mut lib_gpu)?;
+            }
+            let start = Instant::now();
+            let planned = plan_frame_with(
+                graph,
+                passes,
+                lib_n,
+                |b| {
+                    // The timestamps at either end of each queue's program order.
+                    let b = b.insert_fn(
+                        "gpu start",
+                        gfx,
+                        |_| {},
+                        move |r| {
+                            stamp(r, pool, s, 0, false);
+                            Ok(())
+                        },
+                    );
+                    if st.two {
+                        b.insert_fn(
+                            "gpu start (compute)",
+                            compute,
+                            |_| {},
+                            move |r| {
+                                stamp(r, pool, s, 1, false);
+                                Ok(())
+                            },
+                        )
+                    } else {
+                        b
+                    }
+                },
+                |b| {
+                    let b = if st.two {
+                        b.insert_fn(
+                            "gpu end (compute)",
+                            compute,
+                            |_| {},
+                            move |r| {
+                                stamp(r, pool, s, 1, true);
+                                Ok(())
+                            },
+                        )
+                    } else {
+                        b
+                    };
+                    b.insert_fn(
+                        "gpu end",
+                        gfx,
+                        |_| {},
+                        move |r| {
+                            stamp(r, pool, s, 0, true);
+                            Ok(())
+                        },
+                    )
+                },
+            )?;
+            let was_reused = planned.reused();
+            let plan = planned.plan();
+            // The four timestamp passes record no barrier and wait for nothing.
+            lib_sync = (plan.barrier_commands(), plan.semaphore_waits());
+            let fence = planned.execute()?;
+            let cpu = start.elapsed();
+            if timed {
+                lib_cpu.push(cpu);
+                reused += was_reused as u32;
+            }
+            in_flight.push_back((fence, s, timed));
+            lib_n += 1;
+        }
+        while !in_flight.is_empty() {
+            wait_front(ctx, &mut in_flight, st, &mut lib_gpu)?;
+        }
+        Ok(())
+    };
+    let mut hand_block = |count: u32, timed: bool| -> vk_baton::Result<()> {
+        for _ in 0..count {
+            let s = hand_n as usize % slots;
+            let before = BARRIER_CALLS.load(Ordering::Relaxed);
+            let (cpu, gpu) = hand.frame(hand_n)?;
+            hand_barriers = BARRIER_CALLS.load(Ordering::Relaxed) - before;
+            if let (Some(g), true) = (gpu, hand_timed[s]) {
+                hand_gpu.push(g);
+            }
+            hand_timed[s] = timed;
+            if timed {
+                hand_cpu.push(cpu);
+            }
+            hand_n += 1;
+        }
+        for (s, was_timed) in hand_timed.iter().enumerate() {
+            if let (Some(g), true) = (hand.wait_slot(s)?, *was_timed) {
+                hand_gpu.push(g);
+            }
+        }
+        Ok(())
+    };
+    lib_block(WARM_UP, false)?;
+    hand_block(WARM_UP, false)?;
+    let mut round = 0;
+    let mut done = 0;
+    while done < o.frames {
+        let count = BLOCK.min(o.frames - done);
+        if round % 2 == 0 {
+            lib_block(count, true)?;
+            hand_block(count, true)?;
+        } else {
+            hand_block(count, true)?;
+            lib_block(count, true)?;
+        }
+        done += count;
+        round += 1;
+    }
+    assert_eq!((lib_n, hand_n), (total, total));
+
+    let last = total - 1;
+    let lib_pixels = read_output(ctx, graph, output)?;
+    let hand_pixels = hand.readback(ctx, last)?;
+    let (lc, lg, hc, hg) = (
+        Stats::of(&lib_cpu),
+        Stats::of(&lib_gpu),
+        Stats::of(&hand_cpu),
+        Stats::of(&hand_gpu),
+    );
+    println!(
+        "compare: {} timed frames per side after {WARM_UP} warm-up frames, in blocks of {BLOCK}; {}",
+        o.frames,
+        match (st.two, o.hand_split) {
+            (true, _) => "two queues (shared images CONCURRENT on both sides where the families differ)",
+            (false, false) => "one VkQueue",
+            (false, true) => "one VkQueue (the hand-written side in its two-queue batches on it)",
+        }
+    );
+    println!(
+        "per frame: library {} barrier commands, {} semaphore waits; hand {hand_barriers} barrier commands, {} semaphore waits",
+        lib_sync.0,
+        lib_sync.1,
+        hand.semaphore_waits()
+    );
+    println!("library cpu per frame (record + submit, reused plan): {lc}");
+    println!(
+        "hand    cpu per frame (record + submit{}): {hc}",
+        if o.hand_write_sets {
+            ", descriptor sets written every frame"
+        } else {
+            ""
+        }
+    );
+    println!("library gpu per frame (first to last timestamp): {lg}");
+    println!("hand    gpu per frame (first to last timestamp): {hg}");
+    let cpu_ratio = lc.median / hc.median;
+    let gpu_ratio = lg.median / hg.median;
+    // Within the run's spread: the medians differ by less than half the wider interquartile
+    // range of the two sides.
+    let spread = ((lg.p75 - lg.p25).max(hg.p75 - hg.p25) / 2.0) / hg.median;
+    let gpu_ok = gpu_ratio <= 1.0 + spread;
+    println!(
+        "ratios library / hand: cpu {cpu_ratio:.3}x (target at most 1.2x: {}), gpu {gpu_ratio:.3}x (target at most 1.00x within the spread of {:.1} %: {})",
+        if cpu_ratio <= 1.2 { "OK" } else { "MISSED" },
+        spread * 100.0,
+        if gpu_ok { "OK" } else { "MISSED" }
+    );
+    let reused_ok = reused == o.frames;
+    println!(
+        "library plans reused: {reused} of {} timed frames ({})",
+        o.frames,
+        if reused_ok { "OK" } else { "MISSED" }
+    );
+    // Per pixel, the largest difference of a channel.
+    let diffs: Vec<u8> = lib_pixels
+        .chunks_exact(4)
+        .zip(hand_pixels.chunks_exact(4))
+        .map(|(a, b)| (0..4).map(|c| a[c].abs_diff(b[c])).max().unwrap_or(0))
+        .collect();
+    let differ = diffs.iter().filter(|&&d| d > 0).count();
+    let worst = diffs.iter().copied().max().unwrap_or(0);
+    // The sample's reference tolerance (tests/samples/reference.rs): a channel off by at most
+    // 2 levels, more only in 60 of 57 600 pixels (in proportion).
+    let beyond = diffs.iter().filter(|&&d| d > 2).count();
+    let sized = lib_pixels.len() == hand_pixels.len();
+    let same = sized && differ == 0;
+    let close = sized && beyond * 960 <= diffs.len();
+    println!(
+        "check: frame {last} of the hand-written side is {} the library's ({differ} pixels differ, by at most {worst})",
+        if same {
+            "identical bit for bit to"
+        } else if close {
+            "within the reference tolerance of"
+        } else {
+            "DIFFERENT from"
+        },
+    );
+    Ok(close && reused_ok)
+}
