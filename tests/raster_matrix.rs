@@ -48,13 +48,19 @@ mod cases;
 mod gpu;
 #[path = "raster_matrix/gpu_passes.rs"]
 mod gpu_passes;
+#[path = "raster_matrix/gpu_stencil.rs"]
+mod gpu_stencil;
 #[path = "raster_matrix/kit.rs"]
 mod kit;
 #[path = "raster_matrix/placements.rs"]
 mod placements;
+#[path = "raster_matrix/resources.rs"]
+mod resources;
 #[cfg(feature = "verify")]
 #[path = "raster_matrix/simulated.rs"]
 mod simulated;
+#[path = "raster_matrix/stencil.rs"]
+mod stencil;
 
 use cases::*;
 use placements::{run, Placement, PLACEMENTS};
@@ -77,11 +83,12 @@ fn matrix_lists_its_pairs() {
         (
             per_kind(Kind::Buffer),
             per_kind(Kind::Color),
-            per_kind(Kind::Depth)
+            per_kind(Kind::Depth),
+            per_kind(Kind::Stencil)
         ),
-        (50, 48, 5)
+        (50, 48, 5, 5)
     );
-    assert_eq!(pairs.len(), 103);
+    assert_eq!(pairs.len(), 108);
     println!(
         "{} pairs x {} placements = {} cases",
         pairs.len(),
@@ -93,6 +100,8 @@ fn matrix_lists_its_pairs() {
 /// A word changed the way a missed write would change it, still shaped for its read.
 fn perturb(p: &Pair, w: u32) -> u32 {
     match (p.kind(), p.read) {
+        // Depth step and stencil both: each read takes one.
+        (Kind::Stencil, _) => w ^ 0x0101,
         (Kind::Depth, _) => {
             let k = (f32::from_bits(w) * 256.0) as u32;
             (((k + 1) % 255) as f32 / 256.0).to_bits()
@@ -167,7 +176,7 @@ mod sim {
     fn check(placement: Placement) {
         let transfers = simulate(placement);
         assert_eq!(transfers.len(), SIM_FRAMES);
-        if let Some(want) = placement.transfers(super::pairs().len()) {
+        if let Some(want) = placement.transfers(&super::pairs()) {
             assert!(
                 transfers.iter().all(|&t| t == want),
                 "{placement:?}: ownership-transfer barriers per frame {transfers:?}, expected {want}"
