@@ -5,26 +5,30 @@
 //!
 //! - **Writes** (`cases.rs`, `Write`): a color attachment with load op CLEAR, one with load op
 //!   LOAD and additive blending, a 4× multisampled attachment resolved into the data, a depth
-//!   attachment, storage buffer writes from the fragment and the vertex shader, a buffer
-//!   copy and fill, an image copy and clear, compute writes of a buffer and an image. The
-//!   attachment writes use the stock `Render` pass. (Stencil written apart from depth has its
-//!   place marked in `Write`: depth and stencil are still tracked as one.)
+//!   attachment, the stencil of a D32_SFLOAT_S8_UINT attachment written apart from its depth
+//!   (depth tested read-only: one use per plane, `stencil.rs`), storage buffer writes from the
+//!   fragment and the vertex shader, a buffer copy and fill, an image copy and clear, compute
+//!   writes of a buffer and an image. The attachment writes use the stock `Render` pass.
 //! - **Reads** (`Read`): vertex and index buffers, indirect draw and dispatch arguments,
 //!   uniform, storage and sampled reads in the vertex and in the fragment shader, a
-//!   read-only depth test, copies, a blit, and compute storage and sampled reads. Input
-//!   attachments are not in it: dynamic rendering reads them only with
-//!   `VK_KHR_dynamic_rendering_local_read`, which vk-baton does not plan for.
+//!   read-only depth test, a stencil test, copies, a blit, and compute storage and sampled
+//!   reads. The stencil row is read by a stencil test, a depth test of its depth alone, a copy
+//!   of its stencil aspect and sampled reads of that aspect, each use narrowed to the plane it
+//!   reads (`Use::aspect`). Input attachments are not in it: dynamic rendering reads them
+//!   only with `VK_KHR_dynamic_rendering_local_read`, which vk-baton does not plan for.
 //! - **Pairs** (`pairs()`): buffers written by storage, transfer and compute writes meet
 //!   every buffer read; images written by attachments, resolves, transfers and compute meet
-//!   every image read that their format allows. 5 × 10 + 6 × 8 + 1 × 5 = 103 pairs.
+//!   every image read that their format allows; the stencil row meets its 5 reads.
+//!   5 × 10 + 6 × 8 + 1 × 5 + 1 × 5 = 108 pairs.
 //! - **Data**: each case writes 64 words of its own (from a host-written source buffer, or a
 //!   fill value or clear colour), shaped so its read can take them (index values name distinct
-//!   pixels, indirect arguments stay small, depths are k/256). The read turns every word it
-//!   read into a word of its result: a point per word into an r32ui target (the value read
-//!   in the vertex or fragment shader, the vertex attribute, the index, the indirect draw's
-//!   vertex and instance numbers), a compute copy, a copy, a blit; the read-only depth test
-//!   counts, per pixel, which of 255 depths pass. The result is copied to a host buffer and
-//!   compared with the CPU's model (`expected`), bit for bit.
+//!   pixels, indirect arguments stay small, depths are k/256; the stencil row's word is
+//!   `k << 8 | stencil`). The read turns every word it read into a word of its result: a
+//!   point per word into an r32ui target (the value read in the vertex or fragment shader, the
+//!   vertex attribute, the index, the indirect draw's vertex and instance numbers), a compute
+//!   copy, a copy, a blit; the read-only depth test counts, per pixel, which of 255 depths
+//!   pass; the stencil test adds each bit that passes an EQUAL test on it alone. The result
+//!   is copied to a host buffer and compared with the CPU's model (`expected`), bit for bit.
 //! - **Placements** (`placements.rs`): one queue; graphics → async compute → graphics across
 //!   families with EXCLUSIVE (ownership transfers there and back) and with CONCURRENT data;
 //!   two queues of the graphics family; the write in one graph and the read in the next; and
@@ -34,6 +38,10 @@
 //!   that did not wait would run first. Lavapipe has one queue of one family: the placements
 //!   it lacks are `#[ignore]`d here and run on the NVIDIA machine with `--include-ignored`
 //!   (`.ci/nvidia.sh`); on a device without them they fail, naming what is missing.
+//!   Across families (EXCLUSIVE) each plane of the data makes its own release and acquire each
+//!   way (counted per plane: `placements::ownership_transfers`). Outside them, the read of
+//!   the stencil row's depth alone must need no barrier on the data in the graph of the write
+//!   (`gpu_stencil::depth_read_barriers`; also checked in the simulation).
 //! - **Simulated** (`simulated.rs`): every placement, planned and verified frame after frame
 //!   on a simulated NVIDIA-like topology (graphics, compute-only and transfer-only
 //!   families), from the same pass declarations.
@@ -48,13 +56,19 @@ mod cases;
 mod gpu;
 #[path = "raster_matrix/gpu_passes.rs"]
 mod gpu_passes;
+#[path = "raster_matrix/gpu_stencil.rs"]
+mod gpu_stencil;
 #[path = "raster_matrix/kit.rs"]
 mod kit;
 #[path = "raster_matrix/placements.rs"]
 mod placements;
+#[path = "raster_matrix/resources.rs"]
+mod resources;
 #[cfg(feature = "verify")]
 #[path = "raster_matrix/simulated.rs"]
 mod simulated;
+#[path = "raster_matrix/stencil.rs"]
+mod stencil;
 
 use cases::*;
 use placements::{run, Placement, PLACEMENTS};
@@ -77,11 +91,12 @@ fn matrix_lists_its_pairs() {
         (
             per_kind(Kind::Buffer),
             per_kind(Kind::Color),
-            per_kind(Kind::Depth)
+            per_kind(Kind::Depth),
+            per_kind(Kind::Stencil)
         ),
-        (50, 48, 5)
+        (50, 48, 5, 5)
     );
-    assert_eq!(pairs.len(), 103);
+    assert_eq!(pairs.len(), 108);
     println!(
         "{} pairs x {} placements = {} cases",
         pairs.len(),
@@ -93,6 +108,8 @@ fn matrix_lists_its_pairs() {
 /// A word changed the way a missed write would change it, still shaped for its read.
 fn perturb(p: &Pair, w: u32) -> u32 {
     match (p.kind(), p.read) {
+        // Depth step and stencil both: each read takes one.
+        (Kind::Stencil, _) => w ^ 0x0101,
         (Kind::Depth, _) => {
             let k = (f32::from_bits(w) * 256.0) as u32;
             (((k + 1) % 255) as f32 / 256.0).to_bits()
@@ -167,7 +184,7 @@ mod sim {
     fn check(placement: Placement) {
         let transfers = simulate(placement);
         assert_eq!(transfers.len(), SIM_FRAMES);
-        if let Some(want) = placement.transfers(super::pairs().len()) {
+        if let Some(want) = placement.transfers(&super::pairs()) {
             assert!(
                 transfers.iter().all(|&t| t == want),
                 "{placement:?}: ownership-transfer barriers per frame {transfers:?}, expected {want}"

@@ -167,6 +167,21 @@ pub mod matrix {
     /// `matrix_vs_ubo.vert`.
     pub const VS_UBO_VERT: &[u8] =
         include_bytes!(concat!(env!("OUT_DIR"), "/matrix_vs_ubo.vert.spv"));
+    /// `matrix_cs_ds_read.comp`.
+    pub const CS_DS_READ_COMP: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_cs_ds_read.comp.spv"));
+    /// `matrix_cs_stencil.comp`.
+    pub const CS_STENCIL_COMP: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_cs_stencil.comp.spv"));
+    /// `matrix_fs_stencil.frag`.
+    pub const FS_STENCIL_FRAG: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_fs_stencil.frag.spv"));
+    /// `matrix_stencil_bits.frag`.
+    pub const STENCIL_BITS_FRAG: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_stencil_bits.frag.spv"));
+    /// `matrix_stencil_write.frag`.
+    pub const STENCIL_WRITE_FRAG: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_stencil_write.frag.spv"));
     /// `matrix_write_color.frag`.
     pub const WRITE_COLOR_FRAG: &[u8] =
         include_bytes!(concat!(env!("OUT_DIR"), "/matrix_write_color.frag.spv"));

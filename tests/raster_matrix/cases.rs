@@ -3,6 +3,8 @@
 //! every pass's declared uses. The GPU tests (`gpu.rs`) and the simulation (`simulated.rs`)
 //! both take their passes from [`passes`], so they plan the same declarations.
 
+pub use super::resources::*;
+use super::stencil;
 use vk_baton::ash::vk;
 use vk_baton::Access;
 
@@ -13,6 +15,8 @@ pub const WORDS: usize = 64;
 pub const DEPTH_STEPS: u32 = 255;
 pub const COLOR: vk::Format = vk::Format::R8G8B8A8_UNORM;
 pub const DEPTH: vk::Format = vk::Format::D32_SFLOAT;
+/// The image whose stencil is written apart from its depth.
+pub const DEPTH_STENCIL: vk::Format = vk::Format::D32_SFLOAT_S8_UINT;
 pub const RESULT: vk::Format = vk::Format::R32_UINT;
 
 /// What a write leaves its data in.
@@ -21,6 +25,9 @@ pub enum Kind {
     Buffer,
     Color,
     Depth,
+    /// Depth and stencil, the stencil written apart (`stencil.rs`): word `k << 8 | s` holds
+    /// depth `k / 256` and stencil `s`.
+    Stencil,
 }
 
 /// The write operations, one row of the matrix each.
@@ -34,10 +41,10 @@ pub enum Write {
     Resolve,
     /// A depth attachment written by the fragment shader (`gl_FragDepth`).
     DepthAttachment,
-    // A stencil attachment written apart from depth belongs here: `StencilWrite`, an image of
-    // `Kind::Stencil` read by a stencil test, a copy of the stencil aspect and a sampled read.
-    // Not yet: depth and stencil are still tracked as one (README, "Drawing"), and tracking
-    // them apart is being added in another change; the row joins the matrix with it.
+    /// The stencil aspect of a depth/stencil attachment, written apart from depth: cleared,
+    /// then REPLACEd by each point's own reference where a read-only depth test passes
+    /// (`stencil.rs`).
+    StencilAttachment,
     /// A storage buffer written by the fragment shader.
     FragmentStorage,
     /// A storage buffer written by the vertex shader.
@@ -56,11 +63,12 @@ pub enum Write {
     ComputeImage,
 }
 
-pub const WRITES: [Write; 12] = [
+pub const WRITES: [Write; 13] = [
     Write::ColorClear,
     Write::ColorLoadBlend,
     Write::Resolve,
     Write::DepthAttachment,
+    Write::StencilAttachment,
     Write::FragmentStorage,
     Write::VertexStorage,
     Write::CopyBuffer,
@@ -79,6 +87,7 @@ impl Write {
                 Kind::Color
             }
             DepthAttachment => Kind::Depth,
+            StencilAttachment => Kind::Stencil,
             FragmentStorage | VertexStorage | CopyBuffer | FillBuffer | ComputeBuffer => {
                 Kind::Buffer
             }
@@ -99,8 +108,11 @@ pub enum Read {
     StorageFragment,
     SampledVertex,
     SampledFragment,
-    /// A depth test against a read-only depth attachment (load LOAD, store NONE).
+    /// A depth test against a read-only depth attachment (load LOAD, store NONE); of a
+    /// depth/stencil image, on its depth aspect alone (`stencil.rs`).
     DepthTest,
+    /// Stencil tests (EQUAL, one bit each) against a read-only depth/stencil attachment.
+    StencilTest,
     /// `vkCmdCopyBuffer` or `vkCmdCopyImageToBuffer` into the readback buffer.
     Copy,
     /// `vkCmdBlitImage` into another image.
@@ -116,7 +128,9 @@ pub enum Read {
 /// rendering reads only with `VK_KHR_dynamic_rendering_local_read`, which vk-baton does not
 /// plan for (`Access::FRAGMENT_SHADER_INPUT_ATTACHMENT_READ`). A depth image has no storage
 /// reads (no depth format supports storage) and no blit (a blit into a depth image needs
-/// `BLIT_DST` on a depth format, which Vulkan does not require).
+/// `BLIT_DST` on a depth format, which Vulkan does not require). The stencil of a
+/// depth/stencil image is read by a stencil test, a copy and sampled reads of its aspect, and
+/// its depth by a depth test (`stencil.rs`).
 pub fn reads_of(kind: Kind) -> &'static [Read] {
     use Read::*;
     match kind {
@@ -149,6 +163,13 @@ pub fn reads_of(kind: Kind) -> &'static [Read] {
             Copy,
             ComputeSampled,
         ],
+        Kind::Stencil => &[
+            StencilTest,
+            DepthTest,
+            SampledFragment,
+            Copy,
+            ComputeSampled,
+        ],
     }
 }
 
@@ -166,8 +187,8 @@ impl Read {
             StorageFragment => Access::FRAGMENT_SHADER_STORAGE_READ,
             SampledVertex => Access::VERTEX_SHADER_SAMPLED_READ,
             SampledFragment => Access::FRAGMENT_SHADER_SAMPLED_READ,
-            DepthTest => Access::DEPTH_ATTACHMENT_READ,
-            Copy if kind == Kind::Depth => Access::DEPTH_STENCIL_COPY_READ,
+            DepthTest | StencilTest => Access::DEPTH_ATTACHMENT_READ,
+            Copy if matches!(kind, Kind::Depth | Kind::Stencil) => Access::DEPTH_STENCIL_COPY_READ,
             Copy => Access::COPY_READ,
             Blit => Access::BLIT_READ,
             ComputeStorage => Access::COMPUTE_SHADER_READ,
@@ -179,7 +200,7 @@ impl Read {
     pub fn output(self) -> Output {
         use Read::*;
         match self {
-            DepthTest | Blit => Output::Image(COLOR),
+            DepthTest | StencilTest | Blit => Output::Image(COLOR),
             Copy => Output::Direct,
             IndirectDispatch | ComputeStorage | ComputeSampled => Output::Compute,
             _ => Output::Image(RESULT),
@@ -248,6 +269,7 @@ pub fn source(p: &Pair, frame: u32) -> Vec<u32> {
     let uniform = matches!(p.write, Write::FillBuffer | Write::ClearImage);
     let word = |i: usize, r: &mut dyn FnMut() -> u32| match (p.kind(), p.read) {
         (Kind::Depth, _) => ((r() % 256) as f32 / 256.0).to_bits(),
+        (Kind::Stencil, _) => stencil::source_word(r),
         // Distinct slots in the top half (a permutation when not uniform), random low half.
         (_, Read::IndexBuffer) => ((i as u32 * 37 + r()) % 64) << 16 | (r() & 0xffff),
         (_, Read::IndirectDraw) => match i {
@@ -293,6 +315,7 @@ pub fn content(p: &Pair, src: &[u32]) -> Vec<u32> {
         .map(|i| match p.write {
             Write::ColorClear | Write::Resolve if i % 9 == 0 => c,
             Write::ColorLoadBlend => add_bytes(src[i], c),
+            Write::StencilAttachment => stencil::written(p, src[i]),
             _ => src[i],
         })
         .collect()
@@ -305,6 +328,9 @@ fn add_bytes(a: u32, b: u32) -> u32 {
 
 /// What the read gives back from data holding `c` (the readback's 64 words).
 pub fn expected(p: &Pair, c: &[u32]) -> Vec<u32> {
+    if p.kind() == Kind::Stencil {
+        return stencil::expected(p, c);
+    }
     let mut out = vec![0u32; WORDS];
     match p.read {
         Read::IndexBuffer => {
@@ -391,15 +417,31 @@ pub struct PassSpec {
     pub name: String,
     pub role: Role,
     pub rec: Rec,
-    pub uses: Vec<(Slot, Access, bool)>,
+    pub uses: Vec<UseSpec>,
 }
 
-fn spec(p: &Pair, what: &str, role: Role, rec: Rec, uses: &[(Slot, Access, bool)]) -> PassSpec {
+/// A declared use: the slot, its access, whether it discards the old contents, and the aspect
+/// it is narrowed to (empty: every aspect of the image).
+#[derive(Clone, Copy, Debug)]
+pub struct UseSpec {
+    pub slot: Slot,
+    pub access: Access,
+    pub discard: bool,
+    pub aspect: vk::ImageAspectFlags,
+}
+
+pub fn spec(p: &Pair, what: &str, role: Role, rec: Rec, uses: &[(Slot, Access, bool)]) -> PassSpec {
+    let uses = uses.iter().map(|&(slot, access, discard)| UseSpec {
+        slot,
+        access,
+        discard,
+        aspect: vk::ImageAspectFlags::empty(),
+    });
     PassSpec {
         name: format!("{} #{}: {what}", p.name(), p.index),
         role,
         rec,
-        uses: uses.to_vec(),
+        uses: uses.collect(),
     }
 }
 
@@ -429,6 +471,7 @@ pub fn write_passes(p: &Pair) -> Vec<PassSpec> {
             fs_src,
         ])],
         W::DepthAttachment => vec![w(&[(d, Access::DEPTH_ATTACHMENT_WRITE, true), fs_src])],
+        W::StencilAttachment => stencil::write_passes(p),
         W::FragmentStorage => vec![w(&[
             (Scratch, Access::COLOR_ATTACHMENT_WRITE, true),
             fs_src,
@@ -456,7 +499,7 @@ pub fn write_passes(p: &Pair) -> Vec<PassSpec> {
 pub fn middle_access(kind: Kind) -> Access {
     match kind {
         Kind::Buffer | Kind::Color => Access::COMPUTE_SHADER_READ,
-        Kind::Depth => Access::COMPUTE_SHADER_SAMPLED_READ,
+        Kind::Depth | Kind::Stencil => Access::COMPUTE_SHADER_SAMPLED_READ,
     }
 }
 
@@ -493,12 +536,17 @@ pub fn read_passes(p: &Pair) -> Vec<PassSpec> {
     let mut out = vec![match (p.read, p.read.output()) {
         (Read::Blit, _) => r(&[data, (Out, Access::BLIT_WRITE, true)]),
         (_, Output::Image(_)) => r(&[(Out, Access::COLOR_ATTACHMENT_WRITE, true), data]),
-        (_, Output::Direct) => r(&[data, (Readback, Access::COPY_WRITE, true)]),
+        // A copy of the stencil aspect writes 64 bytes: the rest stay as the host wrote them.
+        (_, Output::Direct) => r(&[
+            data,
+            (Readback, Access::COPY_WRITE, p.kind() != Kind::Stencil),
+        ]),
         // The dispatch writes only the words of its workgroups: the rest stay as the host
         // wrote them.
         (Read::IndirectDispatch, _) => r(&[data, (Readback, Access::COMPUTE_SHADER_WRITE, false)]),
         (_, Output::Compute) => r(&[data, (Readback, Access::COMPUTE_SHADER_WRITE, true)]),
     }];
+    stencil::narrow_read(p, &mut out[0]);
     if let Output::Image(_) = p.read.output() {
         out.push(spec(
             p,
@@ -519,67 +567,4 @@ pub fn read_passes(p: &Pair) -> Vec<PassSpec> {
         &[(Readback, Access::HOST_READ, false)],
     ));
     out
-}
-
-/// The slots a case uses.
-pub fn slots(p: &Pair, middle: bool) -> Vec<Slot> {
-    let mut all: Vec<PassSpec> = write_passes(p);
-    all.extend(read_passes(p));
-    if middle {
-        all.extend(middle_passes(p));
-    }
-    let mut out: Vec<Slot> = Vec::new();
-    for s in all.iter().flat_map(|s| s.uses.iter().map(|u| u.0)) {
-        if !out.contains(&s) {
-            out.push(s);
-        }
-    }
-    out
-}
-
-/// Usage flags of a buffer slot.
-pub fn buffer_usage(s: Slot) -> vk::BufferUsageFlags {
-    use vk::BufferUsageFlags as U;
-    match s {
-        Slot::Src => U::STORAGE_BUFFER | U::TRANSFER_SRC,
-        Slot::Readback | Slot::MidReadback => U::STORAGE_BUFFER | U::TRANSFER_DST,
-        _ => {
-            U::VERTEX_BUFFER
-                | U::INDEX_BUFFER
-                | U::INDIRECT_BUFFER
-                | U::UNIFORM_BUFFER
-                | U::STORAGE_BUFFER
-                | U::TRANSFER_SRC
-                | U::TRANSFER_DST
-        }
-    }
-}
-
-/// Format and usage of an image slot.
-pub fn image_desc(p: &Pair, s: Slot) -> (vk::Format, vk::ImageUsageFlags) {
-    use vk::ImageUsageFlags as U;
-    let out = U::COLOR_ATTACHMENT | U::TRANSFER_SRC | U::TRANSFER_DST;
-    match (s, p.kind()) {
-        (Slot::Data, Kind::Depth) => (
-            DEPTH,
-            U::DEPTH_STENCIL_ATTACHMENT | U::SAMPLED | U::TRANSFER_SRC,
-        ),
-        (Slot::Data, _) => (COLOR, out | U::SAMPLED | U::STORAGE),
-        (Slot::Msaa, _) => (COLOR, U::COLOR_ATTACHMENT),
-        (Slot::Scratch, _) => (RESULT, U::COLOR_ATTACHMENT),
-        (Slot::Out, _) => match p.read.output() {
-            Output::Image(f) => (f, out),
-            _ => unreachable!("no result image"),
-        },
-        _ => unreachable!("{s:?} is a buffer"),
-    }
-}
-
-/// Whether the slot is a buffer.
-pub fn is_buffer(p: &Pair, s: Slot) -> bool {
-    match s {
-        Slot::Src | Slot::Readback | Slot::MidReadback => true,
-        Slot::Data => p.kind() == Kind::Buffer,
-        _ => false,
-    }
 }

@@ -37,6 +37,8 @@ impl Res {
 pub struct Case {
     pub pair: Pair,
     pub res: HashMap<Slot, Res>,
+    /// The frame's source words, and what the data holds after the write.
+    pub src: Vec<u32>,
     pub content: Vec<u32>,
 }
 
@@ -87,6 +89,7 @@ impl Case {
             pair,
             res,
             content: content(&pair, &src),
+            src,
         };
         case.reset(frame);
         case
@@ -95,10 +98,12 @@ impl Case {
     /// Takes the frame's data: writes the source, zeroes the readback (the dispatch writes
     /// part of it).
     pub fn reset(&mut self, frame: u32) {
-        let src = source(&self.pair, frame);
-        self.content = content(&self.pair, &src);
+        self.src = source(&self.pair, frame);
+        self.content = content(&self.pair, &self.src);
         if let Some(r) = self.res.get(&Slot::Src) {
-            r.buffer().write(0, &bytes(&src)).expect("write the source");
+            r.buffer()
+                .write(0, &bytes(&self.src))
+                .expect("write the source");
         }
         self.res[&Slot::Readback]
             .buffer()
@@ -131,6 +136,8 @@ impl Case {
             }
         };
         compare("read", read(Slot::Readback), expected(&self.pair, content));
+        // The middle read returns the data's words (depth and stencil together for the
+        // stencil row: `matrix_cs_ds_read.comp`).
         if self.res.contains_key(&Slot::MidReadback) {
             compare(
                 "middle compute read",
@@ -151,27 +158,32 @@ impl Case {
 
 /// A pass that declares its spec's uses and records a closure.
 pub(super) struct Step<'k> {
-    uses: Vec<(Res, Access, bool)>,
+    uses: Vec<(Res, UseSpec)>,
     rec: Box<dyn FnMut(&Recorder<'_>) + 'k>,
+}
+
+/// Declares `u` of `r`, narrowed to its aspect (images) and discarding where it says so.
+fn declare_use(d: &mut Declare<'_>, r: &Res, u: &UseSpec) {
+    match r {
+        Res::Buffer(b) => {
+            let used = d.uses(b, u.access);
+            if u.discard {
+                used.discard();
+            }
+        }
+        Res::Image(i) => {
+            let used = d.uses(i, u.access).aspect(u.aspect);
+            if u.discard {
+                used.discard();
+            }
+        }
+    }
 }
 
 impl Pass for Step<'_> {
     fn declare(&self, d: &mut Declare<'_>) {
-        for (r, a, discard) in &self.uses {
-            match r {
-                Res::Buffer(b) => {
-                    let u = d.uses(b, *a);
-                    if *discard {
-                        u.discard();
-                    }
-                }
-                Res::Image(i) => {
-                    let u = d.uses(i, *a);
-                    if *discard {
-                        u.discard();
-                    }
-                }
-            }
+        for (r, u) in &self.uses {
+            declare_use(d, r, u);
         }
     }
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
@@ -187,6 +199,24 @@ pub(super) fn area() -> vk::Rect2D {
             width: SIDE,
             height: SIDE,
         },
+    }
+}
+
+/// A stock pass with uses declared beside its own (reads narrowed to an aspect).
+struct Beside<'k> {
+    pass: Box<dyn Pass + 'k>,
+    uses: Vec<(Res, UseSpec)>,
+}
+
+impl Pass for Beside<'_> {
+    fn declare(&self, d: &mut Declare<'_>) {
+        self.pass.declare(d);
+        for (r, u) in &self.uses {
+            declare_use(d, r, u);
+        }
+    }
+    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        self.pass.record(r)
     }
 }
 
@@ -219,17 +249,28 @@ impl Case {
             Ok(())
         })
         .expect("render pass");
-        for &(slot, a, discard) in &s.uses {
-            if is_target(a) {
+        let mut narrowed = Vec::new();
+        for u in &s.uses {
+            if is_target(u.access) {
                 continue;
             }
-            assert!(!discard, "Render::reads declares no discard");
-            pass = match self.get(slot) {
-                Res::Buffer(b) => pass.reads(b, a),
-                Res::Image(i) => pass.reads_image(i, a).expect("a sampled or storage read"),
+            assert!(!u.discard, "Render::reads declares no discard");
+            // `Render::reads_image` declares every aspect: a read of one is declared beside.
+            if !u.aspect.is_empty() {
+                narrowed.push((self.get(u.slot).clone(), *u));
+                continue;
+            }
+            pass = match self.get(u.slot) {
+                Res::Buffer(b) => pass.reads(b, u.access),
+                Res::Image(i) => pass
+                    .reads_image(i, u.access)
+                    .expect("a sampled or storage read"),
             };
         }
-        Box::new(pass)
+        Box::new(Beside {
+            pass: Box::new(pass),
+            uses: narrowed,
+        })
     }
 
     pub(super) fn step<'k>(
@@ -240,7 +281,7 @@ impl Case {
         let uses = s
             .uses
             .iter()
-            .map(|&(slot, a, d)| (self.get(slot).clone(), a, d))
+            .map(|u| (self.get(u.slot).clone(), *u))
             .collect();
         Box::new(Step {
             uses,
@@ -251,12 +292,14 @@ impl Case {
     /// The pass `s` of this case.
     pub fn pass<'k>(&self, ctx: &Context, kit: &'k Kit, s: &PassSpec) -> Box<dyn Pass + 'k> {
         match s.rec {
+            Rec::Base if self.pair.kind() == Kind::Stencil => self.stencil_base(ctx, kit, s),
             Rec::Base => {
                 let c = unpack(clear_color(&self.pair));
                 let t = ColorTarget::clear(self.get(Slot::Data).image().clone(), c);
                 self.render(ctx, s, vec![t], None, Box::new(|_| {}))
             }
             Rec::Write(w) => self.write(ctx, kit, s, w),
+            Rec::Middle if self.pair.kind() == Kind::Stencil => self.stencil_middle(kit, s),
             Rec::Middle => {
                 self.compute_read(kit, s, Slot::MidReadback, middle_access(self.pair.kind()))
             }

@@ -121,6 +121,7 @@ impl Case {
                     Box::new(points(kit.write_msaa, Some(src_set(&kit.write_msaa)), 3, 0)),
                 )
             }
+            Write::StencilAttachment => self.stencil_write(ctx, kit, s),
             Write::DepthAttachment => {
                 let t = DepthTarget::clear(self.image_of(Slot::Data), 1.0);
                 self.render(
@@ -273,6 +274,9 @@ impl Case {
         s: &PassSpec,
         rd: Read,
     ) -> Box<dyn Pass + 'k> {
+        if self.pair.kind() == Kind::Stencil {
+            return self.stencil_read(ctx, kit, s, rd);
+        }
         let access = rd.access(self.pair.kind());
         match rd.output() {
             Output::Compute if rd == Read::IndirectDispatch => {

@@ -2,6 +2,7 @@
 //! and image views, all destroyed on drop (after the tests waited for their executions).
 
 use super::cases::{COLOR, DEPTH, RESULT};
+use super::gpu_stencil::StencilProgs;
 use std::sync::Mutex;
 use vk_baton::ash::{self, vk};
 use vk_baton::{Context, StImage};
@@ -16,25 +17,56 @@ pub struct Prog {
     pub bind_point: vk::PipelineBindPoint,
 }
 
-/// How a graphics pipeline draws.
-#[derive(Clone, Copy)]
-struct Gfx {
-    vert: &'static [u8],
-    frag: &'static [u8],
-    color: Option<vk::Format>,
-    depth: Option<vk::Format>,
-    samples: vk::SampleCountFlags,
-    /// A `uint` vertex attribute at location 0.
-    vertex_input: bool,
-    points: bool,
-    blend: bool,
-    /// Depth test ALWAYS with writes (`Some(true)`), LESS without (`Some(false)`), or none.
-    depth_write: Option<bool>,
+/// What a pipeline does with the stencil of its depth/stencil format.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum StencilOp {
+    /// No test (the rendering has a stencil attachment all the same).
+    Keep,
+    /// ALWAYS, REPLACE where the depth test passes, by the dynamic reference.
+    Replace,
+    /// EQUAL with the dynamic reference and compare mask; no writes.
+    Equal,
 }
 
-const SB: vk::DescriptorType = vk::DescriptorType::STORAGE_BUFFER;
+/// How a graphics pipeline draws.
+#[derive(Clone, Copy)]
+pub(super) struct Gfx {
+    pub vert: &'static [u8],
+    pub frag: &'static [u8],
+    pub color: Option<vk::Format>,
+    pub depth: Option<vk::Format>,
+    /// A stencil attachment of the depth format, and what the pipeline does with it.
+    pub stencil: Option<StencilOp>,
+    pub samples: vk::SampleCountFlags,
+    /// A `uint` vertex attribute at location 0.
+    pub vertex_input: bool,
+    pub points: bool,
+    pub blend: bool,
+    /// Depth test ALWAYS with writes (`Some(true)`), LESS without (`Some(false)`), or none.
+    pub depth_write: Option<bool>,
+}
+
+impl Gfx {
+    /// Points from `vert` and `frag` into a single-sample `color` target, nothing else.
+    pub fn new(vert: &'static [u8], frag: &'static [u8], color: Option<vk::Format>) -> Gfx {
+        Gfx {
+            vert,
+            frag,
+            color,
+            depth: None,
+            stencil: None,
+            samples: vk::SampleCountFlags::TYPE_1,
+            vertex_input: false,
+            points: true,
+            blend: false,
+            depth_write: None,
+        }
+    }
+}
+
+pub(super) const SB: vk::DescriptorType = vk::DescriptorType::STORAGE_BUFFER;
 const UB: vk::DescriptorType = vk::DescriptorType::UNIFORM_BUFFER;
-const SI: vk::DescriptorType = vk::DescriptorType::SAMPLED_IMAGE;
+pub(super) const SI: vk::DescriptorType = vk::DescriptorType::SAMPLED_IMAGE;
 const ST: vk::DescriptorType = vk::DescriptorType::STORAGE_IMAGE;
 
 /// Every pipeline of the matrix, by what it does.
@@ -65,6 +97,7 @@ pub struct Kit {
     pub cs_storage: Prog,
     pub cs_sampled: Prog,
     pub cs_dispatch: Prog,
+    pub stencil: StencilProgs,
 }
 
 fn module(device: &ash::Device, spirv: &[u8]) -> vk::ShaderModule {
@@ -92,18 +125,7 @@ impl Kit {
             device: device.clone(),
             progs: Vec::new(),
         };
-        let one = vk::SampleCountFlags::TYPE_1;
-        let g = |vert, frag, color: Option<vk::Format>| Gfx {
-            vert,
-            frag,
-            color,
-            depth: None,
-            samples: one,
-            vertex_input: false,
-            points: true,
-            blend: false,
-            depth_write: None,
-        };
+        let g = Gfx::new;
         let colour = g(spv::FIXED_VERT, spv::WRITE_COLOR_FRAG, Some(COLOR));
         let result = |vert, frag| g(vert, frag, Some(RESULT));
         Kit {
@@ -170,6 +192,7 @@ impl Kit {
             cs_storage: k.compute(spv::CS_STORAGE_READ_COMP, &[ST, SB]),
             cs_sampled: k.compute(spv::CS_SAMPLED_READ_COMP, &[SI, SB]),
             cs_dispatch: k.compute(spv::CS_DISPATCH_COMP, &[SB]),
+            stencil: StencilProgs::new(&mut k),
             device,
             pool,
             progs: k.progs,
@@ -179,12 +202,17 @@ impl Kit {
 
     /// A view of all of `image` (its aspect), destroyed with the kit.
     pub fn view(&self, image: &StImage) -> vk::ImageView {
+        self.view_of(image, image.desc().aspect())
+    }
+
+    /// A view of `aspect` of `image`, destroyed with the kit.
+    pub fn view_of(&self, image: &StImage, aspect: vk::ImageAspectFlags) -> vk::ImageView {
         let info = vk::ImageViewCreateInfo::default()
             .image(image.handle())
             .view_type(vk::ImageViewType::TYPE_2D)
             .format(image.desc().format)
             .subresource_range(vk::ImageSubresourceRange {
-                aspect_mask: image.desc().aspect(),
+                aspect_mask: aspect,
                 base_mip_level: 0,
                 level_count: 1,
                 base_array_layer: 0,
@@ -311,7 +339,7 @@ pub fn bind(
     }
 }
 
-struct KitBuilder {
+pub(super) struct KitBuilder {
     device: ash::Device,
     progs: Vec<Prog>,
 }
@@ -358,7 +386,7 @@ impl KitBuilder {
         }
     }
 
-    fn compute(&mut self, spirv: &[u8], bindings: &[vk::DescriptorType]) -> Prog {
+    pub(super) fn compute(&mut self, spirv: &[u8], bindings: &[vk::DescriptorType]) -> Prog {
         let (set_layout, layout) = self.layouts(bindings);
         let m = module(&self.device, spirv);
         let stage = vk::PipelineShaderStageCreateInfo::default()
@@ -391,7 +419,7 @@ impl KitBuilder {
         p
     }
 
-    fn gfx(&mut self, g: Gfx, bindings: &[vk::DescriptorType]) -> Prog {
+    pub(super) fn gfx(&mut self, g: Gfx, bindings: &[vk::DescriptorType]) -> Prog {
         let (set_layout, layout) = self.layouts(bindings);
         let (vert, frag) = (module(&self.device, g.vert), module(&self.device, g.frag));
         let stages = [
@@ -440,12 +468,17 @@ impl KitBuilder {
         let attachment = blend_attachment(&g);
         let attachments: Vec<_> = g.color.iter().map(|_| attachment).collect();
         let blending = vk::PipelineColorBlendStateCreateInfo::default().attachments(&attachments);
-        let dynamic = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
+        let mut dynamic = vec![vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
+        dynamic.extend(stencil_dynamic(&g));
         let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic);
         let colors: Vec<vk::Format> = g.color.into_iter().collect();
         let mut rendering = vk::PipelineRenderingCreateInfo::default()
             .color_attachment_formats(&colors)
-            .depth_attachment_format(g.depth.unwrap_or(vk::Format::UNDEFINED));
+            .depth_attachment_format(g.depth.unwrap_or(vk::Format::UNDEFINED))
+            .stencil_attachment_format(match g.stencil {
+                Some(_) => g.depth.expect("a depth/stencil format"),
+                None => vk::Format::UNDEFINED,
+            });
         let info = vk::GraphicsPipelineCreateInfo::default()
             .stages(&stages)
             .vertex_input_state(&vertex_input)
@@ -486,10 +519,52 @@ fn depth_state(g: &Gfx) -> vk::PipelineDepthStencilStateCreateInfo<'static> {
     } else {
         vk::CompareOp::LESS
     };
+    let stencil = stencil_state(g.stencil);
     vk::PipelineDepthStencilStateCreateInfo::default()
         .depth_test_enable(g.depth_write.is_some())
         .depth_write_enable(g.depth_write == Some(true))
         .depth_compare_op(op)
+        .stencil_test_enable(matches!(
+            g.stencil,
+            Some(StencilOp::Replace | StencilOp::Equal)
+        ))
+        .front(stencil)
+        .back(stencil)
+}
+
+/// The stencil test and ops of `StencilOp` (masks and references dynamic where it tests).
+fn stencil_state(op: Option<StencilOp>) -> vk::StencilOpState {
+    let replace = op == Some(StencilOp::Replace);
+    vk::StencilOpState {
+        fail_op: vk::StencilOp::KEEP,
+        pass_op: if replace {
+            vk::StencilOp::REPLACE
+        } else {
+            vk::StencilOp::KEEP
+        },
+        depth_fail_op: vk::StencilOp::KEEP,
+        compare_op: if op == Some(StencilOp::Equal) {
+            vk::CompareOp::EQUAL
+        } else {
+            vk::CompareOp::ALWAYS
+        },
+        compare_mask: 0xff,
+        write_mask: if replace { 0xff } else { 0 },
+        reference: 0,
+    }
+}
+
+/// The dynamic stencil state of `g`: the reference where it tests, the compare mask too for
+/// EQUAL.
+fn stencil_dynamic(g: &Gfx) -> Vec<vk::DynamicState> {
+    match g.stencil {
+        Some(StencilOp::Replace) => vec![vk::DynamicState::STENCIL_REFERENCE],
+        Some(StencilOp::Equal) => vec![
+            vk::DynamicState::STENCIL_REFERENCE,
+            vk::DynamicState::STENCIL_COMPARE_MASK,
+        ],
+        _ => vec![],
+    }
 }
 
 /// Additive blending (ONE, ONE) where `Gfx::blend`, else none.

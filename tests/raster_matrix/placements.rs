@@ -3,6 +3,7 @@
 use super::cases::*;
 use super::common::gate::Gate;
 use super::gpu::Case;
+use super::gpu_stencil::depth_read_barriers;
 use super::kit::Kit;
 use vk_baton::ash::vk;
 use vk_baton::plan::{Command, Plan};
@@ -91,13 +92,31 @@ impl Placement {
         vec![one.collect()]
     }
 
-    /// Ownership-transfer barriers a frame must have (rules 5 to 7 of the contract): the
-    /// data goes to the other family and back, needed both ways, so a release and an acquire
-    /// each way per case when EXCLUSIVE; none when CONCURRENT or on one family. `None`: not
+    /// Ownership transfers a frame must have (rules 5 to 7 of the contract), counted by
+    /// [`ownership_transfers`]: the data goes to the other family and back, needed both ways,
+    /// so a release and an acquire each way per case (per plane of a depth/stencil image that
+    /// goes that way) when EXCLUSIVE; none when CONCURRENT or on one family. `None`: not
     /// stated (writes on their own queues: the count depends on the write).
-    pub fn transfers(self, cases: usize) -> Option<usize> {
+    pub fn transfers(self, pairs: &[Pair]) -> Option<usize> {
+        // A release and an acquire of each plane of the data each way: the planes the middle
+        // read takes there, the planes the read takes back (`stencil.rs`: one of two).
+        let planes = |p: &Pair, specs: Vec<PassSpec>| {
+            let uses = specs.into_iter().flat_map(|s| s.uses);
+            let data = uses
+                .filter(|u| u.slot == Slot::Data)
+                .map(|u| match u.aspect {
+                    a if !a.is_empty() => a,
+                    _ if p.kind() == Kind::Stencil => {
+                        vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL
+                    }
+                    _ => vk::ImageAspectFlags::COLOR,
+                });
+            let aspects = data.fold(vk::ImageAspectFlags::empty(), |a, b| a | b);
+            aspects.as_raw().count_ones() as usize
+        };
+        let both_ways = |p: &Pair| 2 * planes(p, middle_passes(p)) + 2 * planes(p, read_passes(p));
         match self {
-            Placement::FamiliesExclusive => Some(4 * cases),
+            Placement::FamiliesExclusive => Some(pairs.iter().map(both_ways).sum()),
             Placement::WriterQueues => None,
             _ => Some(0),
         }
@@ -130,8 +149,10 @@ pub fn context(queues: u32) -> Context {
     ctx
 }
 
-/// Ownership-transfer barriers (releases and acquires) in a plan.
-fn ownership_transfers(plan: &Plan) -> usize {
+/// Ownership transfers (releases and acquires) in a plan, of buffers and of image planes: a
+/// barrier on both planes of a depth/stencil image (the planner joins them where they are in
+/// one state) counts two.
+pub fn ownership_transfers(plan: &Plan) -> usize {
     let barriers = plan
         .queues
         .iter()
@@ -143,7 +164,8 @@ fn ownership_transfers(plan: &Plan) -> usize {
                 b.images
                     .iter()
                     .filter(|i| i.scopes.families.is_some())
-                    .count()
+                    .map(|i| i.aspect.as_raw().count_ones() as usize)
+                    .sum::<usize>()
                     + b.buffers
                         .iter()
                         .filter(|x| x.scopes.families.is_some())
@@ -195,12 +217,27 @@ impl Run<'_> {
         let planned = b
             .finish()
             .unwrap_or_else(|e| panic!("{placement:?} frame {frame}: {e}"));
-        if let Some(want) = placement.transfers(self.pairs.len()) {
+        if let Some(want) = placement.transfers(&self.pairs) {
             let got = ownership_transfers(planned.plan());
             assert_eq!(
                 got,
                 want,
                 "{placement:?} frame {frame}: ownership-transfer barriers\n{}",
+                planned.plan()
+            );
+        }
+        if !placement.middle() {
+            let same_graph = placement != Placement::TwoGraphs;
+            let needless: Vec<String> = self
+                .pairs
+                .iter()
+                .filter_map(|p| depth_read_barriers(planned.plan(), p, same_graph).err())
+                .collect();
+            assert!(
+                needless.is_empty(),
+                "{placement:?} frame {frame}: a read of depth alone after the stencil write \
+                 needs no barrier:\n{}\n{}",
+                needless.join("\n"),
                 planned.plan()
             );
         }

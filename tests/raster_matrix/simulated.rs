@@ -3,10 +3,11 @@
 //! verified alone and chained with the ones before (`vk_baton::simulate`).
 
 use super::cases::*;
-use super::placements::{Placement, Q};
+use super::gpu_stencil::depth_read_barriers;
+use super::placements::{ownership_transfers, Placement, Q};
 use std::collections::HashMap;
 use vk_baton::ash::vk;
-use vk_baton::plan::{PassDecl, ResourceDecl, ResourceKind, UseDecl};
+use vk_baton::plan::{PassDecl, ResourceDecl, UseDecl};
 use vk_baton::simulate::{FrameReport, SimError, Simulation, Topology};
 
 pub const SIM_FRAMES: usize = 8;
@@ -40,13 +41,14 @@ fn resources(
                 ResourceDecl::buffer(&name, (WORDS * 4) as u64, buffer_usage(s))
             } else {
                 let (format, usage) = image_desc(p, s);
-                let mut d = ResourceDecl::image(&name, 1, 1, usage);
-                if format == DEPTH {
-                    if let ResourceKind::Image { aspect, .. } = &mut d.kind {
-                        *aspect = vk::ImageAspectFlags::DEPTH;
+                let d = ResourceDecl::image(&name, 1, 1, usage);
+                match format {
+                    DEPTH => d.aspect(vk::ImageAspectFlags::DEPTH),
+                    DEPTH_STENCIL => {
+                        d.aspect(vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL)
                     }
+                    _ => d,
                 }
-                d
             };
             if s == Slot::Data && placement == Placement::FamiliesConcurrent {
                 decl = decl.concurrent();
@@ -104,9 +106,9 @@ pub fn simulate(placement: Placement) -> Vec<usize> {
                         Q::Transfer => queues["t"],
                     };
                     let mut pass = PassDecl::new(&s.name, queue);
-                    for &(slot, access, discard) in &s.uses {
-                        let u = UseDecl::new(res[&(*i, slot)], access);
-                        pass = pass.with_use(if discard { u.discard() } else { u });
+                    for u in &s.uses {
+                        let d = UseDecl::new(res[&(*i, u.slot)], u.access).aspect(u.aspect);
+                        pass = pass.with_use(if u.discard { d.discard() } else { d });
                     }
                     pass
                 })
@@ -122,7 +124,15 @@ pub fn simulate(placement: Placement) -> Vec<usize> {
                 passes,
                 &format!("{placement:?} frame {n}, graph {g}"),
             );
-            count += r.ownership_transfers();
+            count += ownership_transfers(&r.plan);
+            if !placement.middle() {
+                let same_graph = placement != Placement::TwoGraphs;
+                for p in &pairs {
+                    if let Err(e) = depth_read_barriers(&r.plan, p, same_graph) {
+                        panic!("{placement:?} frame {n}, graph {g}: needless barriers, {e}");
+                    }
+                }
+            }
         }
         // The app reads the results after the frame's fence, before the next frame.
         sim.host_waited();
