@@ -307,6 +307,17 @@ pub fn run(placement: Placement) {
         for f in fences {
             f.wait().unwrap();
         }
+        // The fences are signalled: the GPU is done with this frame. Layer 1.4.309 does not
+        // retire the batches that waited on the gate (a host-signalled timeline) when their
+        // fence is waited, and reports the next frame's accesses as racing these finished
+        // ones (seen on an H100 with the CONCURRENT placement, reported at the next
+        // `vkSignalSemaphore`). Waiting for each queue to be idle retires them in the layer
+        // too; on the device it waits for nothing.
+        for q in [ctx.graphics(), ctx.async_compute(), ctx.transfer()] {
+            let lock = q.lock();
+            // SAFETY: the queue's lock is held; the queue belongs to `ctx`'s live device.
+            unsafe { ctx.device().queue_wait_idle(lock.handle()) }.unwrap();
+        }
         let wrong: Vec<String> = cases.iter().filter_map(Case::check).collect();
         assert!(
             wrong.is_empty(),
