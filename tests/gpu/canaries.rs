@@ -4,7 +4,9 @@
 //! and two (within a command buffer, across two submits) between a compute shader's write of a
 //! storage buffer and another dispatch's read of it through a descriptor, which the layer
 //! checks only with its shader-access heuristic on (`Context` turns it on through
-//! `VK_EXT_layer_settings`; Vulkan-ValidationLayers issue #11011).
+//! `VK_EXT_layer_settings`; Vulkan-ValidationLayers issue #11011). Last, not a canary, a test
+//! of how coarse that heuristic is: it takes a dispatch to access the whole range of each
+//! descriptor it uses.
 //!
 //! Each report is found by content: a synchronization hazard (`SYNC-HAZARD-…` id) between the
 //! two planted accesses (the first word of the id the later access, the last the earlier) that
@@ -179,42 +181,18 @@ fn canary_hazard_across_two_queues() {
     assert_reported(&ctx, &buf, "across two queues");
 }
 
-/// What the shader-access canaries plant on: `fill.comp` writes the planted storage buffer
-/// (binding 0, `writeonly`), and `matrix_copy.comp` reads its 64 words through a descriptor
-/// (binding 0, `readonly`) into a second buffer (binding 1, `writeonly`).
-struct ShaderAccesses {
+/// A compute pipeline whose set 0 holds two storage buffers (bindings 0 and 1), with 8 bytes
+/// of push constants, and a pool of a few sets for it.
+struct TwoBuffers {
     device: vk_baton::ash::Device,
-    fill: Compute,
-    fill_set: vk::DescriptorSet,
-    planted: Arc<StBuffer>,
-    /// The copy's destination, kept alive for the copy's descriptor set.
-    _copied: Arc<StBuffer>,
     set_layout: vk::DescriptorSetLayout,
     layout: vk::PipelineLayout,
     pipeline: vk::Pipeline,
     pool: vk::DescriptorPool,
-    copy_set: vk::DescriptorSet,
 }
 
-/// The words `matrix_copy.comp` copies: one workgroup of 64.
-const WORDS: u32 = 64;
-
-impl ShaderAccesses {
-    fn new(ctx: &Context) -> ShaderAccesses {
-        let storage = |name| {
-            ctx.buffer(
-                BufferDesc::new(u64::from(WORDS) * 4, vk::BufferUsageFlags::STORAGE_BUFFER),
-                name,
-            )
-            .unwrap()
-        };
-        let (planted, copied) = (storage("planted"), storage("copied"));
-        let fill = Compute::new(
-            ctx,
-            vk_baton_shaders::FILL_COMP,
-            vk::DescriptorType::STORAGE_BUFFER,
-        );
-        let fill_set = fill.buffer_set(&planted);
+impl TwoBuffers {
+    fn new(ctx: &Context, spirv: &[u8]) -> TwoBuffers {
         let d = ctx.device();
         let bindings = [0, 1].map(|b| {
             vk::DescriptorSetLayoutBinding::default()
@@ -223,9 +201,14 @@ impl ShaderAccesses {
                 .descriptor_count(1)
                 .stage_flags(vk::ShaderStageFlags::COMPUTE)
         });
-        let code = vk_baton_shaders::words(vk_baton_shaders::matrix::COPY_COMP);
-        // SAFETY: plain object creation and a descriptor update with valid create infos; the
-        // set is not in use; everything is destroyed in Drop, after the tests' waits.
+        let push = [vk::PushConstantRange {
+            stage_flags: vk::ShaderStageFlags::COMPUTE,
+            offset: 0,
+            size: 8,
+        }];
+        let code = vk_baton_shaders::words(spirv);
+        // SAFETY: plain object creation with valid create infos; everything is destroyed in
+        // Drop, after the tests' waits.
         unsafe {
             let set_layout = d
                 .create_descriptor_set_layout(
@@ -233,10 +216,11 @@ impl ShaderAccesses {
                     None,
                 )
                 .unwrap();
-            let set_layouts = [set_layout];
             let layout = d
                 .create_pipeline_layout(
-                    &vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts),
+                    &vk::PipelineLayoutCreateInfo::default()
+                        .set_layouts(&[set_layout])
+                        .push_constant_ranges(&push),
                     None,
                 )
                 .unwrap();
@@ -260,50 +244,145 @@ impl ShaderAccesses {
             d.destroy_shader_module(module, None);
             let sizes = [vk::DescriptorPoolSize {
                 ty: vk::DescriptorType::STORAGE_BUFFER,
-                descriptor_count: 2,
+                descriptor_count: 8,
             }];
             let pool = d
                 .create_descriptor_pool(
                     &vk::DescriptorPoolCreateInfo::default()
-                        .max_sets(1)
+                        .max_sets(4)
                         .pool_sizes(&sizes),
                     None,
                 )
                 .unwrap();
-            let copy_set = d
-                .allocate_descriptor_sets(
-                    &vk::DescriptorSetAllocateInfo::default()
-                        .descriptor_pool(pool)
-                        .set_layouts(&set_layouts),
-                )
-                .unwrap()[0];
-            let infos = [&planted, &copied].map(|b| {
-                [vk::DescriptorBufferInfo {
-                    buffer: b.handle(),
-                    offset: 0,
-                    range: vk::WHOLE_SIZE,
-                }]
-            });
-            let writes = [0, 1].map(|b| {
-                vk::WriteDescriptorSet::default()
-                    .dst_set(copy_set)
-                    .dst_binding(b)
-                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                    .buffer_info(&infos[b as usize])
-            });
-            d.update_descriptor_sets(&writes, &[]);
-            ShaderAccesses {
+            TwoBuffers {
                 device: d.clone(),
-                fill,
-                fill_set,
-                planted,
-                _copied: copied,
                 set_layout,
                 layout,
                 pipeline,
                 pool,
-                copy_set,
             }
+        }
+    }
+
+    /// A set whose binding `i` covers `bytes[i]` (a range) of `buffers[i]`.
+    fn set(&self, buffers: [&StBuffer; 2], bytes: [std::ops::Range<u64>; 2]) -> vk::DescriptorSet {
+        let infos = [0, 1].map(|i| {
+            [vk::DescriptorBufferInfo {
+                buffer: buffers[i].handle(),
+                offset: bytes[i].start,
+                range: bytes[i].end - bytes[i].start,
+            }]
+        });
+        // SAFETY: the pool has room for the few sets a test allocates; the new set is not in
+        // use when it is written.
+        unsafe {
+            let set = self
+                .device
+                .allocate_descriptor_sets(
+                    &vk::DescriptorSetAllocateInfo::default()
+                        .descriptor_pool(self.pool)
+                        .set_layouts(&[self.set_layout]),
+                )
+                .unwrap()[0];
+            let writes = [0, 1].map(|b| {
+                vk::WriteDescriptorSet::default()
+                    .dst_set(set)
+                    .dst_binding(b as u32)
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .buffer_info(&infos[b])
+            });
+            self.device.update_descriptor_sets(&writes, &[]);
+            set
+        }
+    }
+
+    /// Binds the pipeline and `set`, pushes `push` and dispatches one workgroup.
+    fn dispatch(&self, r: &Recorder<'_>, set: vk::DescriptorSet, push: [u32; 2]) {
+        let d = r.device();
+        let bytes: Vec<u8> = push.iter().flat_map(|v| v.to_le_bytes()).collect();
+        // SAFETY: every object is alive; the command buffer is recording; the tests' missing
+        // barriers are the point.
+        unsafe {
+            d.cmd_bind_pipeline(r.cmd(), vk::PipelineBindPoint::COMPUTE, self.pipeline);
+            d.cmd_bind_descriptor_sets(
+                r.cmd(),
+                vk::PipelineBindPoint::COMPUTE,
+                self.layout,
+                0,
+                &[set],
+                &[],
+            );
+            d.cmd_push_constants(
+                r.cmd(),
+                self.layout,
+                vk::ShaderStageFlags::COMPUTE,
+                0,
+                &bytes,
+            );
+            d.cmd_dispatch(r.cmd(), 1, 1, 1);
+        }
+    }
+}
+
+impl Drop for TwoBuffers {
+    fn drop(&mut self) {
+        // SAFETY: the tests wait for their executions before dropping the kit.
+        unsafe {
+            self.device.destroy_descriptor_pool(self.pool, None);
+            self.device.destroy_pipeline(self.pipeline, None);
+            self.device.destroy_pipeline_layout(self.layout, None);
+            self.device
+                .destroy_descriptor_set_layout(self.set_layout, None);
+        }
+    }
+}
+
+/// The words `matrix_copy.comp` copies: one workgroup of 64.
+const WORDS: u32 = 64;
+
+fn storage(ctx: &Context, bytes: u64, name: &str) -> Arc<StBuffer> {
+    ctx.buffer(
+        BufferDesc::new(bytes, vk::BufferUsageFlags::STORAGE_BUFFER),
+        name,
+    )
+    .unwrap()
+}
+
+/// What the shader-access canaries plant on: `fill.comp` writes the planted storage buffer
+/// (binding 0, `writeonly`), and `matrix_copy.comp` reads its 64 words through a descriptor
+/// (binding 0, `readonly`) into a second buffer (binding 1, `writeonly`).
+struct ShaderAccesses {
+    fill: Compute,
+    fill_set: vk::DescriptorSet,
+    planted: Arc<StBuffer>,
+    /// The copy's destination, kept alive for the copy's descriptor set.
+    _copied: Arc<StBuffer>,
+    copy: TwoBuffers,
+    copy_set: vk::DescriptorSet,
+}
+
+impl ShaderAccesses {
+    fn new(ctx: &Context) -> ShaderAccesses {
+        let bytes = u64::from(WORDS) * 4;
+        let (planted, copied) = (
+            storage(ctx, bytes, "planted"),
+            storage(ctx, bytes, "copied"),
+        );
+        let fill = Compute::new(
+            ctx,
+            vk_baton_shaders::FILL_COMP,
+            vk::DescriptorType::STORAGE_BUFFER,
+        );
+        let fill_set = fill.buffer_set(&planted);
+        let copy = TwoBuffers::new(ctx, vk_baton_shaders::matrix::COPY_COMP);
+        let copy_set = copy.set([&planted, &copied], [0..bytes, 0..bytes]);
+        ShaderAccesses {
+            fill,
+            fill_set,
+            planted,
+            _copied: copied,
+            copy,
+            copy_set,
         }
     }
 
@@ -314,34 +393,7 @@ impl ShaderAccesses {
 
     /// `matrix_copy.comp` reads the planted buffer through its descriptor.
     fn record_read(&self, r: &Recorder<'_>) {
-        let d = r.device();
-        // SAFETY: every object is alive; the command buffer is recording; the missing
-        // barrier after the write is the point.
-        unsafe {
-            d.cmd_bind_pipeline(r.cmd(), vk::PipelineBindPoint::COMPUTE, self.pipeline);
-            d.cmd_bind_descriptor_sets(
-                r.cmd(),
-                vk::PipelineBindPoint::COMPUTE,
-                self.layout,
-                0,
-                &[self.copy_set],
-                &[],
-            );
-            d.cmd_dispatch(r.cmd(), 1, 1, 1);
-        }
-    }
-}
-
-impl Drop for ShaderAccesses {
-    fn drop(&mut self) {
-        // SAFETY: the tests wait for their executions before dropping the kit.
-        unsafe {
-            self.device.destroy_descriptor_pool(self.pool, None);
-            self.device.destroy_pipeline(self.pipeline, None);
-            self.device.destroy_pipeline_layout(self.layout, None);
-            self.device
-                .destroy_descriptor_set_layout(self.set_layout, None);
-        }
+        self.copy.dispatch(r, self.copy_set, [0, 0]);
     }
 }
 
@@ -425,5 +477,92 @@ fn canary_shader_read_after_write_across_two_submits() {
         "READ",
         "WRITE",
         "through a descriptor across two submits",
+    );
+}
+
+/// Records one dispatch of `checksum.comp` through `set`, declaring nothing.
+struct Checksum<'a> {
+    kit: &'a TwoBuffers,
+    set: vk::DescriptorSet,
+    /// Where the one workgroup writes its partial sum, in words from the start of binding 1.
+    first: u32,
+}
+
+impl Pass for Checksum<'_> {
+    fn declare(&self, _d: &mut Declare<'_>) {}
+    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        // `words` 0: the loop reads nothing; the one workgroup writes one partial sum.
+        self.kit.dispatch(r, self.set, [0, self.first]);
+        Ok(())
+    }
+}
+
+/// Not a canary: how coarse the shader-access heuristic is, shown on a false positive that the
+/// streaming_upload sample's hand-written side ran into. Two dispatches of `checksum.comp`
+/// (one workgroup each: it writes exactly `partials[first]`) write words 0 and 64 of one
+/// buffer, in two submits to one queue with nothing ordering them. Those are different memory
+/// locations, so by the Vulkan memory model the two writes do not race and need no ordering;
+/// but when both dispatches' descriptors cover the whole buffer, layer 1.4.309 reports a
+/// write-after-write hazard: it takes a dispatch to access the whole range its descriptor
+/// covers (it cannot evaluate the shader's indices). When each descriptor covers only its
+/// dispatch's share (offsets 0 and 256 bytes, 256 being the largest
+/// `minStorageBufferOffsetAlignment` the spec allows; `first` 0 for both), the same writes are
+/// reported clean. Code whose unordered dispatches share a buffer therefore binds each one's
+/// share, as the sample now does.
+///
+/// (Within one command buffer, layer 1.4.309 reports no write-after-write hazard between two
+/// dispatches' storage writes at all, even to the same words; it does report a read after a
+/// write and a write after a read there, which the first canary above relies on.)
+#[test]
+fn shader_access_heuristic_takes_a_descriptor_s_whole_range_as_accessed() {
+    let ctx = ctx();
+    let kit = TwoBuffers::new(&ctx, vk_baton_shaders::CHECKSUM_COMP);
+    let data = storage(&ctx, 256, "checksum data");
+    // One dispatch per execution, both submitted before either is waited for.
+    let submit_two = |sets: [vk::DescriptorSet; 2], firsts: [u32; 2]| {
+        let graph = ctx.graph().unwrap();
+        let mut passes = [0, 1].map(|i| Checksum {
+            kit: &kit,
+            set: sets[i],
+            first: firsts[i],
+        });
+        let [a, b] = &mut passes;
+        let first = graph
+            .record()
+            .insert_pass("first checksum", a, ctx.graphics())
+            .finish()
+            .unwrap()
+            .execute()
+            .unwrap();
+        let second = graph
+            .record()
+            .insert_pass("second checksum", b, ctx.graphics())
+            .finish()
+            .unwrap()
+            .execute()
+            .unwrap();
+        first.wait().unwrap();
+        second.wait().unwrap();
+    };
+    // Whole-buffer descriptors, the dispatches' words told apart by `first`: reported.
+    let whole = storage(&ctx, 512, "partials, whole-buffer descriptors");
+    let set = kit.set([&data, &whole], [0..256, 0..512]);
+    submit_two([set, set], [0, 64]);
+    assert_hazard(
+        &ctx,
+        &whole,
+        "WRITE",
+        "WRITE",
+        "(a false positive: the two dispatches write different words)",
+    );
+    let before = ctx.validation_messages();
+    // One descriptor per share: the same two words written, and nothing reported.
+    let shares = storage(&ctx, 512, "partials, one descriptor per share");
+    let sets = [0, 256].map(|at| kit.set([&data, &shares], [0..256, at..at + 4]));
+    submit_two(sets, [0, 0]);
+    let after = ctx.validation_messages();
+    assert!(
+        after.count == before.count,
+        "writes through descriptors of disjoint ranges were reported: {after}"
     );
 }
