@@ -416,6 +416,24 @@ mod tests {
     }
 
     #[test]
+    fn the_shader_access_setting_is_one_bool32_for_the_khronos_layer() {
+        let on: vk::Bool32 = vk::TRUE;
+        let s = shader_accesses_heuristic(&on);
+        // SAFETY: the names point at static NUL-terminated strings, and the value at `on`,
+        // alive here.
+        unsafe {
+            assert_eq!(s.layer_name_as_c_str(), Some(VALIDATION_LAYER));
+            assert_eq!(
+                s.setting_name_as_c_str(),
+                Some(c"syncval_shader_accesses_heuristic")
+            );
+            assert_eq!(*s.p_values.cast::<vk::Bool32>(), vk::TRUE);
+        }
+        assert_eq!(s.ty, vk::LayerSettingTypeEXT::BOOL32);
+        assert_eq!(s.value_count, 1);
+    }
+
+    #[test]
     fn dedicated_families_are_chosen_and_extra_graphics_queues_counted() {
         use vk::QueueFlags as Q;
         let families = [
