@@ -511,8 +511,11 @@ impl Pass for Checksum<'_> {
 /// share, as the sample now does.
 ///
 /// (Within one command buffer, layer 1.4.309 reports no write-after-write hazard between two
-/// dispatches' storage writes at all, even to the same words; it does report a read after a
-/// write and a write after a read there, which the first canary above relies on.)
+/// dispatches' writes through bound descriptors at all, even to the same words: its
+/// `SuppressedBoundDescriptorWAW` applies to command-buffer validation only, not at submit
+/// time; Vulkan-ValidationLayers PR #8277 names the gap and PR #12026 removes the suppression.
+/// It does report a read after a write there, which the shader canary within one command
+/// buffer relies on.)
 #[test]
 fn shader_access_heuristic_takes_a_descriptor_s_whole_range_as_accessed() {
     let ctx = ctx();
