@@ -106,7 +106,8 @@ pub(super) fn create_instance(
     if layer_settings {
         info = info.push_next(&mut settings_info);
     }
-    // SAFETY: valid create info; every pointed-to name outlives the call.
+    // SAFETY: valid create info (VK_EXT_layer_settings is enabled where its struct is
+    // chained); every pointed-to name and setting value outlives the call.
     let instance = unsafe { entry.create_instance(&info, None) }
         .map_err(|e| Error::vk("vkCreateInstance", e))?;
     let messenger = if debug_utils {
@@ -127,8 +128,10 @@ pub(super) fn create_instance(
 /// shaders make through descriptors (storage and uniform buffers, storage images, sampled
 /// images), which it skips by default: `syncval_shader_accesses_heuristic` (a boolean; the
 /// layer's manifest, `VkLayer_khronos_validation.json`, lists it), set to `*on`. The layer
-/// takes each shader's accesses from its SPIR-V, so a buffer or image a shader only reads must
-/// be declared `readonly` (and one it only writes `writeonly`), or it counts as written.
+/// takes each shader's accesses from its SPIR-V, so a buffer or image a shader only reads is
+/// declared `readonly` (or it counts as written too), and one it only writes `writeonly` (or it
+/// counts as read too). The layer's environment variable
+/// `VK_KHRONOS_VALIDATION_SYNCVAL_SHADER_ACCESSES_HEURISTIC`, where set, overrides this.
 ///
 /// The value is one `VkBool32`: `value_count` counts values, not bytes, so the fields are set
 /// here rather than through ash's byte-slice `values` (which would make it 4).
