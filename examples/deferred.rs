@@ -74,11 +74,11 @@
 //!
 //! ```text
 //! cargo run --release --example deferred -- --compare --width 1920 --height 1080 --shadow 2048 --frames 200
-//! VK_BATON_VALIDATION=1 VK_KHRONOS_VALIDATION_SYNCVAL_SHADER_ACCESSES_HEURISTIC=1 cargo run --example deferred -- --compare --frames 4
+//! VK_BATON_VALIDATION=1 cargo run --example deferred -- --compare --frames 4
 //! ```
 //!
 //! (The layer checks hazards through descriptors, such as a compute pass's storage buffer,
-//! only with its shader-access heuristic on, as above.)
+//! only with its shader-access heuristic on: `Context` turns it on with validation.)
 
 #[path = "deferred/compare.rs"]
 mod compare;

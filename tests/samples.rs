@@ -450,10 +450,11 @@ fn deferred_aliases_transients_within_the_targets_and_renders_the_same_without()
 }
 
 /// The deferred frame written by hand beside the library's (`--compare`), briefly: both sides
-/// run under validation, with the layer's shader-access heuristic on as well, so that hazards
-/// through descriptors (the compute passes' storage buffers and images, which the layer does
-/// not check by default) are reported too; the hand-written frame gives the library's picture
-/// bit for bit; every timed library frame reuses its plan; both sides' times are printed. Twice:
+/// run under validation, with the layer's shader-access heuristic on (`Context` sets it), so
+/// that hazards through descriptors (the compute passes' storage buffers and images, which the
+/// layer does not check by default) are reported too; the hand-written frame gives the
+/// library's picture bit for bit; every timed library frame reuses its plan; both sides' times
+/// are printed. Twice:
 /// the hand side's one-queue frame, then (`--hand-split`) its two-queue frame on the one queue
 /// lavapipe has, so that its semaphores and the barriers around them are validated too.
 #[test]
@@ -470,11 +471,7 @@ fn deferred_compare_runs_the_hand_written_frame_correctly_with_the_same_picture(
                 "90",
             ])
             .args(["--shadow", "256"])
-            .args(split)
-            .env(
-                "VK_KHRONOS_VALIDATION_SYNCVAL_SHADER_ACCESSES_HEURISTIC",
-                "1",
-            ));
+            .args(split));
         let check = line(&out, "check: frame");
         assert!(
             check.contains("hand-written side is identical bit for bit to the library's"),

@@ -1,7 +1,7 @@
 //! The app's own Vulkan, with raw ash and no vk-baton: instance (with debug utils and, under
-//! `VK_BATON_VALIDATION=1`, the validation layer with synchronization validation), device,
-//! queue, allocator and swapchain. This is what an existing renderer already has; `byo.rs`
-//! adopts vk-baton on top of it.
+//! `VK_BATON_VALIDATION=1`, the validation layer with synchronization validation, shader
+//! accesses included), device, queue, allocator and swapchain. This is what an existing
+//! renderer already has; `byo.rs` adopts vk-baton on top of it.
 
 use std::ffi::{c_void, CStr, CString};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -78,6 +78,32 @@ pub fn instance(surface_exts: &[*const i8], validation: bool) -> Result<Instance
     } else {
         vec![]
     };
+    // Synchronization validation checks the accesses shaders make through descriptors (a
+    // storage buffer a compute shader reads, say) only with the layer's shader-access
+    // heuristic on: set through VK_EXT_layer_settings, as vk-baton's own `Context` does, where
+    // the layer has that extension. It reads each shader's accesses from its SPIR-V, so
+    // buffers and images a shader only reads are declared `readonly` in it.
+    let layer_settings = validation && {
+        // SAFETY: plain query.
+        unsafe { entry.enumerate_instance_extension_properties(Some(layer)) }
+            .unwrap_or_default()
+            .iter()
+            .any(|e| e.extension_name_as_c_str() == Ok(ash::ext::layer_settings::NAME))
+    };
+    if layer_settings {
+        names.push(ash::ext::layer_settings::NAME.as_ptr());
+    }
+    let on: vk::Bool32 = vk::TRUE;
+    // One VkBool32: `value_count` counts values, not bytes, hence the fields set by hand.
+    let settings = [vk::LayerSettingEXT {
+        p_layer_name: layer.as_ptr(),
+        p_setting_name: c"syncval_shader_accesses_heuristic".as_ptr(),
+        ty: vk::LayerSettingTypeEXT::BOOL32,
+        value_count: 1,
+        p_values: (&on as *const vk::Bool32).cast(),
+        ..Default::default()
+    }];
+    let mut settings_info = vk::LayerSettingsCreateInfoEXT::default().settings(&settings);
     let app_name = CString::new("vk-baton byo").expect("no NUL");
     let app = vk::ApplicationInfo::default()
         .application_name(&app_name)
@@ -90,6 +116,9 @@ pub fn instance(surface_exts: &[*const i8], validation: bool) -> Result<Instance
         .enabled_layer_names(&layer_names);
     if validation {
         info = info.push_next(&mut features);
+    }
+    if layer_settings {
+        info = info.push_next(&mut settings_info);
     }
     // SAFETY: a valid create info whose names are all available.
     let instance = unsafe { entry.create_instance(&info, None) }

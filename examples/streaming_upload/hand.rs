@@ -43,6 +43,7 @@ pub struct HandWritten {
     layout: vk::PipelineLayout,
     pipeline: vk::Pipeline,
     descriptor_pool: vk::DescriptorPool,
+    /// Every slot's partial sums: slot `s`'s share starts at word `s * MAX_GROUPS`.
     partials: Arc<StBuffer>,
     /// Per slot, the consumed batch whose partial sums are still to be checked.
     pending: Vec<Option<usize>>,
@@ -65,6 +66,11 @@ pub struct HandPhases {
     /// Recording the command buffers and submitting them.
     pub record_submit: f64,
     pub batches: usize,
+}
+
+/// The byte offset of slot `s`'s share of the partial sums.
+fn share_offset(s: usize) -> u64 {
+    s as u64 * 4 * u64::from(crate::MAX_GROUPS)
 }
 
 fn buffer_barrier(b: &StBuffer) -> vk::BufferMemoryBarrier2<'static> {
@@ -225,13 +231,19 @@ impl HandWritten {
                         })
                         .collect::<vk_baton::Result<_>>()?,
                 };
+                // The slot's set covers its own share of the partial sums only (at a multiple of
+                // 16 KiB, which meets any device's minStorageBufferOffsetAlignment): the slots'
+                // checksums are not ordered among themselves, and the validation layer's
+                // shader-access heuristic takes a dispatch to write the whole range its
+                // descriptor covers, whatever the shader's indices.
                 let infos = [
                     [vk::DescriptorBufferInfo::default()
                         .buffer(data.handle())
                         .range(vk::WHOLE_SIZE)],
                     [vk::DescriptorBufferInfo::default()
                         .buffer(partials.handle())
-                        .range(vk::WHOLE_SIZE)],
+                        .offset(share_offset(s))
+                        .range(4 * u64::from(groups))],
                 ];
                 let writes = [0usize, 1].map(|b| {
                     vk::WriteDescriptorSet::default()
@@ -515,7 +527,8 @@ impl HandWritten {
                 }
             };
             let words = (n as u64 * item_bytes / 4) as u32;
-            let first = (b % self.slots.len()) as u32 * self.groups;
+            // The set's partial-sums binding starts at the slot's share.
+            let first = 0u32;
             let push: Vec<u8> = [words, first]
                 .iter()
                 .flat_map(|v| v.to_le_bytes())
@@ -572,8 +585,7 @@ impl HandWritten {
     /// slot's fence must have signalled.
     fn check_slot(&mut self, s: usize) -> vk_baton::Result<()> {
         if let Some(b) = self.pending[s].take() {
-            let sum =
-                crate::baton::sum_u32s(&self.partials, s as u64 * self.groups as u64, self.groups)?;
+            let sum = crate::baton::sum_u32s(&self.partials, share_offset(s) / 4, self.groups)?;
             self.checks
                 .add(sum == self.expected[b % self.expected.len()]);
         }

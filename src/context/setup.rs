@@ -64,17 +64,26 @@ pub(super) fn create_instance(
         ext_names.push(surface.as_ptr());
     }
     let mut layer_names = Vec::new();
+    let mut layer_settings = false;
     if opts.validation {
         layer_names.push(VALIDATION_LAYER.as_ptr());
         // SAFETY: plain query.
         let layer_exts =
             unsafe { entry.enumerate_instance_extension_properties(Some(VALIDATION_LAYER)) }
                 .unwrap_or_default();
-        if layer_exts
-            .iter()
-            .any(|e| e.extension_name_as_c_str() == Ok(ash::ext::validation_features::NAME))
-        {
+        let layer_has = |name: &CStr| {
+            layer_exts
+                .iter()
+                .any(|e| e.extension_name_as_c_str() == Ok(name))
+        };
+        if layer_has(ash::ext::validation_features::NAME) {
             ext_names.push(ash::ext::validation_features::NAME.as_ptr());
+        }
+        if layer_has(ash::ext::layer_settings::NAME) {
+            ext_names.push(ash::ext::layer_settings::NAME.as_ptr());
+            layer_settings = true;
+        } else {
+            log::warn!("the validation layer has no VK_EXT_layer_settings: synchronization validation will not check accesses through descriptors (syncval_shader_accesses_heuristic)");
         }
     }
     let app_name = CString::new(opts.app_name.replace('\0', "?")).unwrap_or_default();
@@ -84,6 +93,9 @@ pub(super) fn create_instance(
         .api_version(vk::API_VERSION_1_3);
     let enabled = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
     let mut features = vk::ValidationFeaturesEXT::default().enabled_validation_features(&enabled);
+    let on: vk::Bool32 = vk::TRUE;
+    let settings = [shader_accesses_heuristic(&on)];
+    let mut settings_info = vk::LayerSettingsCreateInfoEXT::default().settings(&settings);
     let mut info = vk::InstanceCreateInfo::default()
         .application_info(&app)
         .enabled_layer_names(&layer_names)
@@ -91,7 +103,11 @@ pub(super) fn create_instance(
     if opts.validation {
         info = info.push_next(&mut features);
     }
-    // SAFETY: valid create info; every pointed-to name outlives the call.
+    if layer_settings {
+        info = info.push_next(&mut settings_info);
+    }
+    // SAFETY: valid create info (VK_EXT_layer_settings is enabled where its struct is
+    // chained); every pointed-to name and setting value outlives the call.
     let instance = unsafe { entry.create_instance(&info, None) }
         .map_err(|e| Error::vk("vkCreateInstance", e))?;
     let messenger = if debug_utils {
@@ -106,6 +122,28 @@ pub(super) fn create_instance(
         debug_utils,
         messages,
     })
+}
+
+/// The validation layer's setting that makes synchronization validation check the accesses
+/// shaders make through descriptors (storage and uniform buffers, storage images, sampled
+/// images), which it skips by default: `syncval_shader_accesses_heuristic` (a boolean; the
+/// layer's manifest, `VkLayer_khronos_validation.json`, lists it), set to `*on`. The layer
+/// takes each shader's accesses from its SPIR-V, so a buffer or image a shader only reads is
+/// declared `readonly` (or it counts as written too), and one it only writes `writeonly` (or it
+/// counts as read too). The layer's environment variable
+/// `VK_KHRONOS_VALIDATION_SYNCVAL_SHADER_ACCESSES_HEURISTIC`, where set, overrides this.
+///
+/// The value is one `VkBool32`: `value_count` counts values, not bytes, so the fields are set
+/// here rather than through ash's byte-slice `values` (which would make it 4).
+fn shader_accesses_heuristic(on: &vk::Bool32) -> vk::LayerSettingEXT<'_> {
+    vk::LayerSettingEXT {
+        p_layer_name: VALIDATION_LAYER.as_ptr(),
+        p_setting_name: c"syncval_shader_accesses_heuristic".as_ptr(),
+        ty: vk::LayerSettingTypeEXT::BOOL32,
+        value_count: 1,
+        p_values: (on as *const vk::Bool32).cast(),
+        ..Default::default()
+    }
 }
 
 /// A messenger that counts warnings and errors into `messages` and logs every message. A
@@ -378,6 +416,24 @@ mod tests {
             queue_count,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn the_shader_access_setting_is_one_bool32_for_the_khronos_layer() {
+        let on: vk::Bool32 = vk::TRUE;
+        let s = shader_accesses_heuristic(&on);
+        // SAFETY: the names point at static NUL-terminated strings, and the value at `on`,
+        // alive here.
+        unsafe {
+            assert_eq!(s.layer_name_as_c_str(), Some(VALIDATION_LAYER));
+            assert_eq!(
+                s.setting_name_as_c_str(),
+                Some(c"syncval_shader_accesses_heuristic")
+            );
+            assert_eq!(*s.p_values.cast::<vk::Bool32>(), vk::TRUE);
+        }
+        assert_eq!(s.ty, vk::LayerSettingTypeEXT::BOOL32);
+        assert_eq!(s.value_count, 1);
     }
 
     #[test]
