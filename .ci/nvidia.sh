@@ -46,6 +46,7 @@ if [ "${NVIDIA_FIGURES:-0}" = 1 ]; then
   VK_BATON_VALIDATION=0 run streaming_upload_timed "$bin/streaming_upload" --all-sizes --repeat 5
   VK_BATON_VALIDATION=0 run streaming_upload_timed_2 "$bin/streaming_upload" --all-sizes --repeat 5
   VK_BATON_VALIDATION=0 run deferred_compare_timed "$bin/deferred" --compare --width 1920 --height 1080 --shadow 2048 --frames 200
+  VK_BATON_VALIDATION=0 run deferred_compare_timed_held "$bin/deferred" --compare --held --width 1920 --height 1080 --shadow 2048 --frames 200
   exit $status
 fi
 # The long randomized verifier run uses spare cores while the GPU work runs: 100,000 cases in
@@ -96,6 +97,9 @@ run headless "$bin/headless"
 # The library's frame against the hand-written one, side by side in one run (CPU and GPU time
 # per frame, their ratios, the same picture).
 [ -x "$bin/deferred" ] && VK_BATON_VALIDATION=0 run deferred_compare_timed "$bin/deferred" --compare --width 1920 --height 1080 --shadow 2048 --frames 200
+# The same with the library side executing a held plan (`--held`: no declaring, lowering or
+# planning per frame), the "reused plan" target.
+[ -x "$bin/deferred" ] && VK_BATON_VALIDATION=0 run deferred_compare_timed_held "$bin/deferred" --compare --held --width 1920 --height 1080 --shadow 2048 --frames 200
 # The same with the hand side writing its descriptor sets every frame, as the library's passes
 # must: what of the CPU gap that part is.
 [ -x "$bin/deferred" ] && VK_BATON_VALIDATION=0 run deferred_compare_timed_sets "$bin/deferred" --compare --width 1920 --height 1080 --shadow 2048 --frames 200 --hand-write-sets

@@ -72,8 +72,13 @@
 //! hand-written frame's picture is the library's (`deferred/compare.rs`). The aliasing checks
 //! above are not run then.
 //!
+//! `--held` (with or without `--compare`) executes a plan the sample holds instead of building
+//! the frame every frame (`deferred/held.rs`: `Planned::hold` on the first frame, then
+//! `HeldPlan::execute`, which must not re-plan once the upload's frame is past).
+//!
 //! ```text
 //! cargo run --release --example deferred -- --compare --width 1920 --height 1080 --shadow 2048 --frames 200
+//! cargo run --release --example deferred -- --compare --held --width 1920 --height 1080 --shadow 2048 --frames 200
 //! VK_BATON_VALIDATION=1 cargo run --example deferred -- --compare --frames 4
 //! ```
 //!
@@ -92,6 +97,8 @@ mod frame;
 mod hand;
 #[path = "deferred/hand_record.rs"]
 mod hand_record;
+#[path = "deferred/held.rs"]
+mod held;
 #[path = "deferred/pipelines.rs"]
 mod pipelines;
 #[path = "deferred/scene.rs"]
@@ -100,6 +107,7 @@ mod scene;
 use dispatch::{Dispatch, Samplers};
 use frame::{passes, size, targets};
 use scene::Scene;
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use support::{report_validation, ValueExt};
@@ -108,7 +116,7 @@ use vk_baton::{Access, BufferDesc, Context, ExecutionFence, Graph, GraphBuilder,
 use vk_baton_passes::Uploader;
 
 const USAGE: &str = "usage: deferred [--width W] [--height H] [--frames N] [--shadow SIZE] \
-                     [--exclusive] [--plan] [--png PATH] [--skip PASS] [--compare [--hand-split] [--hand-write-sets]]";
+                     [--exclusive] [--plan] [--png PATH] [--skip PASS] [--held] [--compare [--hand-split] [--hand-write-sets]]";
 
 /// Executions the sample keeps in flight: fewer than the descriptor sets each pass cycles
 /// through.
@@ -164,6 +172,9 @@ pub struct Options {
     /// With `--compare`: the hand-written frame writes its descriptor sets in every frame, as
     /// the library's passes do (see `deferred/hand.rs`).
     pub hand_write_sets: bool,
+    /// The library's frames execute a held plan (`Planned::hold`, `HeldPlan::execute`) instead
+    /// of building the frame every frame (see `deferred/held.rs`); with `--compare` too.
+    pub held: bool,
 }
 
 fn options() -> Options {
@@ -179,6 +190,7 @@ fn options() -> Options {
         compare: false,
         hand_split: false,
         hand_write_sets: false,
+        held: false,
     };
     support::parse_args(USAGE, |name, p| {
         match name {
@@ -193,6 +205,7 @@ fn options() -> Options {
             "compare" => o.compare = true,
             "hand-split" => o.hand_split = true,
             "hand-write-sets" => o.hand_write_sets = true,
+            "held" => o.held = true,
             _ => return Ok(false),
         }
         Ok(true)
@@ -379,6 +392,24 @@ fn run() -> vk_baton::Result<bool> {
     drop(pipelines);
 
     // Aliased frames, FRAMES_IN_FLIGHT at a time; the first ones make the heaps and objects.
+    // `--held`: the first frame's plan is held and executed again each frame (`held.rs`).
+    let frame = Cell::new(0);
+    let (mut builder_passes, mut numbered) = (None, Vec::new());
+    if o.held {
+        numbered = held::numbered(&mut passes, &frame);
+    } else {
+        builder_passes = Some(&mut passes);
+    }
+    let mut numbered = Some(&mut numbered);
+    let mut held_plan: Option<vk_baton::HeldPlan<'_>> = None;
+    println!(
+        "frame loop: {}",
+        if o.held {
+            "held plan (Planned::hold once, then HeldPlan::execute each frame)"
+        } else {
+            "builder (record, insert_pass, finish with the plan cache, execute each frame)"
+        }
+    );
     let mut in_flight: VecDeque<ExecutionFence> = VecDeque::new();
     let (mut reused, mut warm, mut plan) = (0, None::<vk_baton::TransientStats>, None);
     let (mut start, mut steady_from) = (std::time::Instant::now(), FRAMES_IN_FLIGHT as u32);
@@ -393,15 +424,40 @@ fn run() -> vk_baton::Result<bool> {
         if n == FRAMES_IN_FLIGHT as u32 || new_set {
             (warm, start, steady_from, reused) = (Some(now), std::time::Instant::now(), n, 0);
         }
-        let planned = plan_frame(&graph, &mut passes, n)?;
+        frame.set(n);
+        let (fence, was_reused) = if let Some(passes) = builder_passes.as_deref_mut() {
+            let planned = plan_frame(&graph, passes, n)?;
+            if n == o.frames - 1 {
+                plan = Some(planned.plan().clone());
+            }
+            let was_reused = planned.reused();
+            (planned.execute()?, was_reused)
+        } else if let Some(h) = held_plan.as_mut() {
+            // Not re-planned: the plan reused.
+            let before = h.replanned();
+            (h.execute()?, h.replanned() == before)
+        } else {
+            let planned = held::plan_to_hold(&graph, numbered.take().expect("once"), |b| b, |b| b)?;
+            let was_reused = planned.reused();
+            (held_plan.insert(planned.hold()).execute()?, was_reused)
+        };
+        if let (Some(h), true) = (&held_plan, n == o.frames - 1) {
+            plan = Some(h.plan().clone());
+        }
         if n >= steady_from {
-            reused += planned.reused() as u32;
+            reused += was_reused as u32;
         }
-        if n == o.frames - 1 {
-            plan = Some(planned.plan().clone());
-        }
-        in_flight.push_back(planned.execute()?);
+        in_flight.push_back(fence);
     }
+    if let Some(h) = &held_plan {
+        println!(
+            "held plan: re-planned {} of {} executions",
+            h.replanned(),
+            o.frames
+        );
+    }
+    // The passes again, for the frame without aliasing.
+    drop(held_plan);
     while let Some(f) = in_flight.pop_front() {
         f.wait()?;
     }

@@ -454,12 +454,13 @@ fn deferred_aliases_transients_within_the_targets_and_renders_the_same_without()
 /// that hazards through descriptors (the compute passes' storage buffers and images, which the
 /// layer does not check by default) are reported too; the hand-written frame gives the
 /// library's picture bit for bit; every timed library frame reuses its plan; both sides' times
-/// are printed. Twice:
+/// are printed. Three times:
 /// the hand side's one-queue frame, then (`--hand-split`) its two-queue frame on the one queue
-/// lavapipe has, so that its semaphores and the barriers around them are validated too.
+/// lavapipe has, so that its semaphores and the barriers around them are validated too, then
+/// (`--held`) the library side executing a held plan, which no timed frame re-plans.
 #[test]
 fn deferred_compare_runs_the_hand_written_frame_correctly_with_the_same_picture() {
-    for split in [&[][..], &["--hand-split"][..]] {
+    for split in [&[][..], &["--hand-split"][..], &["--held"][..]] {
         let (_, out) = run(example("deferred")
             .args([
                 "--compare",
@@ -482,6 +483,22 @@ fn deferred_compare_runs_the_hand_written_frame_correctly_with_the_same_picture(
                 .starts_with("library plans reused: 3 of 3 timed frames (OK)"),
             "{out}"
         );
+        let held = split.contains(&"--held");
+        let mode = line(&out, "library side:");
+        assert!(
+            mode.starts_with(if held {
+                "library side: held plan"
+            } else {
+                "library side: builder loop"
+            }),
+            "{out}"
+        );
+        if held {
+            assert!(
+                line(&out, "library held plan:").ends_with("0 of them in the 3 timed frames"),
+                "{out}"
+            );
+        }
         for side in ["library", "hand   "] {
             for what in ["cpu", "gpu"] {
                 let l = line(&out, &format!("{side} {what} per frame"));

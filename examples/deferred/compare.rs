@@ -8,7 +8,13 @@
 //! - **CPU time**: the host's time to record and submit the frame (library: `record()`, the
 //!   passes, `finish()` with a reused plan, which is checked, and `execute()`; hand-written:
 //!   resetting its command pools, recording and submitting). Waiting for the frame in flight
-//!   whose resources the new frame reuses is not counted on either side.
+//!   whose resources the new frame reuses is not counted on either side. With `--held` the
+//!   library side instead executes a plan it holds (`Planned::hold`, made by the first frame):
+//!   `HeldPlan::execute` rebinds it to the new timeline values and records it, with no
+//!   declaring, lowering or planning; each timed frame must do without a re-plan
+//!   (`HeldPlan::replanned`). One held plan serves both frames in flight: the transients'
+//!   heap set is picked for each execution (a free one of the graph's), and each compute pass
+//!   writes the next of its descriptor sets with that execution's views as it records.
 //! - **GPU time**: from the first timestamp to the last across the queues, written at the
 //!   start and end of each queue's work in the frame (on the library side by a pass with no
 //!   uses at either end of each queue's program order, so the plan is the same otherwise).
@@ -19,17 +25,18 @@
 
 use super::hand::Hand;
 use super::hand_record::BARRIER_CALLS;
-use super::{plan_frame_with, read_output, Options, Passes, FRAMES_IN_FLIGHT};
+use super::{held, plan_frame_with, read_output, Options, Passes, FRAMES_IN_FLIGHT};
 use crate::dispatch::Samplers;
 use crate::pipelines::Pipelines;
 use crate::scene::Scene;
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use support::vkerr;
 use vk_baton::ash::vk;
-use vk_baton::{Context, Graph, Recorder, StImage};
+use vk_baton::{Context, Graph, GraphBuilder, HeldPlan, Queue, Recorder, StImage};
 
 /// Frames per side before timing: the library makes its heap sets and plan, both sides touch
 /// their memory.
@@ -145,6 +152,72 @@ pub fn run(
     result
 }
 
+/// Inserts the timestamp passes that come first on each queue: passes with no uses, so the plan
+/// is otherwise the same. They write the query slot `slot` holds when they record.
+fn stamps<'a>(
+    b: GraphBuilder<'a>,
+    st: &Stamps,
+    gfx: &Queue,
+    compute: &Queue,
+    slot: &'a Cell<usize>,
+) -> GraphBuilder<'a> {
+    let pool = st.pool;
+    let b = b.insert_fn(
+        "gpu start",
+        gfx,
+        |_| {},
+        move |r| {
+            stamp(r, pool, slot.get(), 0, false);
+            Ok(())
+        },
+    );
+    if !st.two {
+        return b;
+    }
+    b.insert_fn(
+        "gpu start (compute)",
+        compute,
+        |_| {},
+        move |r| {
+            stamp(r, pool, slot.get(), 1, false);
+            Ok(())
+        },
+    )
+}
+
+/// Inserts the timestamp passes that come last on each queue, as [`stamps`].
+fn stamps_last<'a>(
+    b: GraphBuilder<'a>,
+    st: &Stamps,
+    gfx: &Queue,
+    compute: &Queue,
+    slot: &'a Cell<usize>,
+) -> GraphBuilder<'a> {
+    let pool = st.pool;
+    let b = if st.two {
+        b.insert_fn(
+            "gpu end (compute)",
+            compute,
+            |_| {},
+            move |r| {
+                stamp(r, pool, slot.get(), 1, true);
+                Ok(())
+            },
+        )
+    } else {
+        b
+    };
+    b.insert_fn(
+        "gpu end",
+        gfx,
+        |_| {},
+        move |r| {
+            stamp(r, pool, slot.get(), 0, true);
+            Ok(())
+        },
+    )
+}
+
 /// The library side's frames in flight: fence, query slot, whether the frame is timed.
 type InFlight = VecDeque<(vk_baton::ExecutionFence, usize, bool)>;
 
@@ -196,8 +269,20 @@ fn compare(
     let mut hand_timed = vec![false; slots];
     let mut hand_barriers = 0;
     let (mut reused, mut lib_n, mut hand_n) = (0u32, 0u32, 0u32);
-    let pool = st.pool;
     let total = WARM_UP + o.frames;
+    // The query slot and frame number of the library frame being recorded: the timestamp
+    // passes and (held) the compute passes read them while they record.
+    let (slot, frame) = (Cell::new(0usize), Cell::new(0u32));
+    // `--held`: the passes, each reading the frame number as it records, in a plan the first
+    // frame makes and holds (one for both frames in flight: see `held.rs`).
+    let (mut builder_passes, mut numbered) = (None, Vec::new());
+    if o.held {
+        numbered = held::numbered(passes, &frame);
+    } else {
+        builder_passes = Some(passes);
+    }
+    let mut numbered = Some(&mut numbered);
+    let mut held_plan: Option<HeldPlan<'_>> = None;
     let mut lib_block = |count: u32, timed: bool| -> vk_baton::Result<()> {
         for _ in 0..count {
             let s = lib_n as usize % slots;
@@ -205,66 +290,40 @@ fn compare(
                 wait_front(ctx, &mut in_flight, st, &mut lib_gpu)?;
             }
             let start = Instant::now();
-            let planned = plan_frame_with(
-                graph,
-                passes,
-                lib_n,
-                |b| {
-                    // The timestamps at either end of each queue's program order.
-                    let b = b.insert_fn(
-                        "gpu start",
-                        gfx,
-                        |_| {},
-                        move |r| {
-                            stamp(r, pool, s, 0, false);
-                            Ok(())
-                        },
-                    );
-                    if st.two {
-                        b.insert_fn(
-                            "gpu start (compute)",
-                            compute,
-                            |_| {},
-                            move |r| {
-                                stamp(r, pool, s, 1, false);
-                                Ok(())
-                            },
-                        )
-                    } else {
-                        b
-                    }
-                },
-                |b| {
-                    let b = if st.two {
-                        b.insert_fn(
-                            "gpu end (compute)",
-                            compute,
-                            |_| {},
-                            move |r| {
-                                stamp(r, pool, s, 1, true);
-                                Ok(())
-                            },
-                        )
-                    } else {
-                        b
-                    };
-                    b.insert_fn(
-                        "gpu end",
-                        gfx,
-                        |_| {},
-                        move |r| {
-                            stamp(r, pool, s, 0, true);
-                            Ok(())
-                        },
-                    )
-                },
-            )?;
-            let was_reused = planned.reused();
-            let plan = planned.plan();
-            // The four timestamp passes record no barrier and wait for nothing.
-            lib_sync = (plan.barrier_commands(), plan.semaphore_waits());
-            let fence = planned.execute()?;
+            slot.set(s);
+            frame.set(lib_n);
+            let (fence, was_reused) = if let Some(passes) = builder_passes.as_deref_mut() {
+                let planned = plan_frame_with(
+                    graph,
+                    passes,
+                    lib_n,
+                    |b| stamps(b, st, gfx, compute, &slot),
+                    |b| stamps_last(b, st, gfx, compute, &slot),
+                )?;
+                let was_reused = planned.reused();
+                let plan = planned.plan();
+                // The four timestamp passes record no barrier and wait for nothing.
+                lib_sync = (plan.barrier_commands(), plan.semaphore_waits());
+                (planned.execute()?, was_reused)
+            } else if let Some(h) = held_plan.as_mut() {
+                let before = h.replanned();
+                let fence = h.execute()?;
+                (fence, h.replanned() == before)
+            } else {
+                // The first frame plans, as the builder loop's does, and the plan is held.
+                let planned = held::plan_to_hold(
+                    graph,
+                    numbered.take().expect("held once"),
+                    |b| stamps(b, st, gfx, compute, &slot),
+                    |b| stamps_last(b, st, gfx, compute, &slot),
+                )?;
+                let was_reused = planned.reused();
+                (held_plan.insert(planned.hold()).execute()?, was_reused)
+            };
             let cpu = start.elapsed();
+            if let Some(h) = &held_plan {
+                lib_sync = (h.plan().barrier_commands(), h.plan().semaphore_waits());
+            }
             if timed {
                 lib_cpu.push(cpu);
                 reused += was_reused as u32;
@@ -341,7 +400,19 @@ fn compare(
         lib_sync.1,
         hand.semaphore_waits()
     );
-    println!("library cpu per frame (record + submit, reused plan): {lc}");
+    let held_replanned = held_plan.as_ref().map(HeldPlan::replanned);
+    println!(
+        "library side: {}",
+        if o.held {
+            "held plan (Planned::hold once, then HeldPlan::execute each frame; one plan for both frames in flight)"
+        } else {
+            "builder loop (record, insert_pass, finish with the plan cache, execute each frame)"
+        }
+    );
+    println!(
+        "library cpu per frame (record + submit, {}): {lc}",
+        if o.held { "held plan" } else { "reused plan" }
+    );
     println!(
         "hand    cpu per frame (record + submit{}): {hc}",
         if o.hand_write_sets {
@@ -370,6 +441,14 @@ fn compare(
         o.frames,
         if reused_ok { "OK" } else { "MISSED" }
     );
+    if let Some(n) = held_replanned {
+        // Timed frames that re-planned count as not reused above.
+        println!(
+            "library held plan: re-planned {n} of {total} executions, {} of them in the {} timed frames",
+            o.frames - reused,
+            o.frames
+        );
+    }
     // Per pixel, the largest difference of a channel.
     let diffs: Vec<u8> = lib_pixels
         .chunks_exact(4)
