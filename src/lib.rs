@@ -11,8 +11,11 @@
 //! import each other, directly or through others. From the bottom up:
 //!
 //! 1. **Vocabulary**: [`error`], [`access`], [`render_pass`] (the subpass dependencies an app's
-//!    `VkRenderPass` needs), `range` (re-exported: [`ImageRange`], [`BufferRange`], [`SubRange`]), [`debug`], [`messages`], `fx` (a fast hasher), `requirements` (the device check of [`Graph::new`] and [`Queue::new`]): plain
-//!    types and the debug-utils helpers, importing no other module but `error`.
+//!    `VkRenderPass` needs), `range` (re-exported: [`ImageRange`], [`BufferRange`],
+//!    [`SubRange`]), [`debug`], [`messages`], `fx` (a fast hasher), `requirements` (the device
+//!    check of [`Graph::new`] and [`Queue::new`]): plain types and the debug-utils helpers,
+//!    importing only each other (`render_pass` reads `access`; the rest import `error` at
+//!    most).
 //! 2. **Planning**: [`plan`] turns declarations into barriers, ownership transfers, semaphores
 //!    and the submission order; pure functions, no Vulkan call. [`verify`] and [`simulate`]
 //!    check plans independently, above it.

@@ -26,6 +26,11 @@
 //! `VkSubpassDependency` of `vkCreateRenderPass`), with the accesses of every attachment
 //! the graph hands the render pass.
 //!
+//! Declare what the attachment's ops do: a load op CLEAR or DONT_CARE and a store op STORE or
+//! DONT_CARE are writes. A read-only attachment (an input attachment, a depth buffer only
+//! tested) is declared with a read access only if its store op is NONE
+//! (`VK_ATTACHMENT_STORE_OP_NONE`, core in 1.3); with STORE, declare the write access.
+//!
 //! ```
 //! use vk_baton::{ash::vk, render_pass, Access};
 //! let deps = render_pass::external_dependencies(&[Access::COLOR_ATTACHMENT_WRITE]);
@@ -114,13 +119,10 @@ fn stages_sync1(s: vk::PipelineStageFlags2) -> vk::PipelineStageFlags {
             S2::INDEX_INPUT | S2::VERTEX_ATTRIBUTE_INPUT,
             S1::VERTEX_INPUT,
         ),
-        (
-            S2::PRE_RASTERIZATION_SHADERS,
-            S1::VERTEX_SHADER
-                | S1::TESSELLATION_CONTROL_SHADER
-                | S1::TESSELLATION_EVALUATION_SHADER
-                | S1::GEOMETRY_SHADER,
-        ),
+        // Naming the tessellation and geometry stages is invalid on a device without those
+        // features, and VERTEX_SHADER alone would miss them where they run: ALL_GRAPHICS holds
+        // every pre-rasterization stage and is valid everywhere.
+        (S2::PRE_RASTERIZATION_SHADERS, S1::ALL_GRAPHICS),
     ];
     let mut known = S2::from_raw(u32::MAX as u64);
     for (two, one) in to {

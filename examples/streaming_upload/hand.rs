@@ -438,10 +438,17 @@ impl HandWritten {
                 .map_err(vkerr("vkEndCommandBuffer"))?;
             let cmds = [vk::CommandBufferSubmitInfo::default().command_buffer(cmd)];
             self.value += 1;
+            // After the copies; a release barrier (across families) has no stage of its own
+            // to signal after, so then the signal covers every stage.
+            let stages = if other_family {
+                vk::PipelineStageFlags2::ALL_COMMANDS
+            } else {
+                vk::PipelineStageFlags2::COPY
+            };
             let signal = [vk::SemaphoreSubmitInfo::default()
                 .semaphore(self.timeline)
                 .value(self.value)
-                .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+                .stage_mask(stages)];
             let mut submit = vk::SubmitInfo2::default().command_buffer_infos(&cmds);
             if consume {
                 submit = submit.signal_semaphore_infos(&signal);

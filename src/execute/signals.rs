@@ -85,7 +85,7 @@ impl AppSignals {
 impl Execution<'_> {
     /// Refuses signals the plan cannot carry, before anything is recorded: a semaphore on a
     /// queue without work in the plan, or a fence for a plan without work.
-    pub(super) fn check_signals(&self, signals: &AppSignals) -> Result<()> {
+    pub(crate) fn check_signals(&self, signals: &AppSignals) -> Result<()> {
         for (queue, _, _) in &signals.semaphores {
             if self.queue_with_work(queue).is_none() {
                 return Err(Error::InvalidArgument(format!(

@@ -93,6 +93,8 @@ impl<'a> HeldPlan<'a> {
     }
 
     fn execute_with(&mut self, signals: &AppSignals) -> Result<ExecutionFence> {
+        // Refused signals leave the held plan as it was (checked again after a re-plan).
+        self.execution.check_signals(signals)?;
         if !self.rebind() {
             self.replan()?;
         }

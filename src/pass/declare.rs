@@ -302,6 +302,8 @@ impl Use<'_, Arc<StImage>> {
     /// render pass moves it on to the subpass's layout (the access's) itself. An
     /// `initialLayout` of UNDEFINED (any layout, contents discarded) makes the use a discard.
     /// Without [`Use::final_layout`], the render pass leaves the image in the subpass's layout.
+    /// The access must say what the attachment's ops do: a store op STORE or DONT_CARE writes,
+    /// so a read-only attachment has store op NONE.
     ///
     /// Give the render pass the dependencies of [`crate::render_pass::external_dependencies`]
     /// so that its own transitions chain with the graph's barriers.

@@ -316,8 +316,6 @@ impl ResourceKind {
     }
 }
 
-/// One declared use of a resource by a pass.
-
 /// A binary semaphore a pass waits on (swapchain acquire, external producers).
 ///
 /// ```

@@ -200,8 +200,9 @@ fn the_verifier_sees_the_render_pass_transitions() {
     );
 }
 
-/// What a render pass attachment cannot be: a buffer, left UNDEFINED, or in one pass beside
-/// another use of the same image (the render pass changes its layout in the middle).
+/// What a render pass attachment cannot be: a buffer, left UNDEFINED, moved to PREINITIALIZED,
+/// a read whose initialLayout UNDEFINED discards it, or in one pass beside another use of the
+/// same image (the render pass changes its layout in the middle).
 #[test]
 fn impossible_render_pass_declarations_are_refused() {
     let input = |resources: Vec<ResourceDecl>, uses: Vec<UseDecl>| PlanInput {
@@ -221,6 +222,19 @@ fn impossible_render_pass_declarations_are_refused() {
     assert!(matches!(e, Error::InvalidInput(_)), "{e}");
     let e = plan(&input(vec![color()], vec![rp(L::UNDEFINED, L::UNDEFINED)])).unwrap_err();
     assert!(matches!(e, Error::InvalidInput(_)), "{e}");
+    // The graph cannot move an image to PREINITIALIZED; a read-only attachment whose
+    // initialLayout UNDEFINED throws its contents away.
+    let says = |uses: Vec<UseDecl>, what: &str| {
+        let e = plan(&input(vec![color()], uses)).unwrap_err().to_string();
+        assert!(e.contains(what), "`{e}` does not say `{what}`");
+    };
+    says(
+        vec![rp(L::PREINITIALIZED, L::SHADER_READ_ONLY_OPTIMAL)],
+        "initial layout PREINITIALIZED",
+    );
+    let loaded = UseDecl::new(0, Access::FRAGMENT_SHADER_INPUT_ATTACHMENT_READ)
+        .render_pass(layouts(L::UNDEFINED, L::SHADER_READ_ONLY_OPTIMAL));
+    says(vec![loaded], "but only reads them");
     // A read-only input attachment that the render pass moves on to another layout, and a
     // sampling of the same image in the same pass.
     let input_attachment = UseDecl::new(0, Access::FRAGMENT_SHADER_INPUT_ATTACHMENT_READ)
@@ -268,4 +282,60 @@ queue `graphics` (family 0):
     signal timeline at ALL_COMMANDS
 ";
     assert_eq!(planned(&input).to_string(), expected);
+}
+
+/// An app's render pass that draws the depth plane of a depth/stencil image and leaves it
+/// SHADER_READ_ONLY_OPTIMAL, declared with the default `initialLayout` (the access's): on one
+/// aspect, that default is the aspect's own layout, so the graph moves the depth plane to
+/// DEPTH_ATTACHMENT_OPTIMAL (what the render pass's `initialLayout` then is) and no further;
+/// the stencil plane is not touched.
+///
+/// ```text
+/// graphics:  [shadow: render pass, depth plane DEPTH_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY]
+/// ```
+#[test]
+fn a_render_pass_on_one_aspect_starts_from_that_aspect_s_layout() {
+    use vk::ImageAspectFlags as A;
+    let usage = IU::DEPTH_STENCIL_ATTACHMENT | IU::SAMPLED;
+    let ds = ResourceDecl::image("ds", 1, 1, usage).aspect(A::DEPTH | A::STENCIL);
+    let shadow = UseDecl::new(0, Access::DEPTH_ATTACHMENT_WRITE)
+        .aspect(A::DEPTH)
+        .render_pass(layouts(
+            Access::DEPTH_ATTACHMENT_WRITE.layout,
+            L::SHADER_READ_ONLY_OPTIMAL,
+        ))
+        .discard();
+    let input = PlanInput {
+        queues: queues(),
+        resources: vec![ds],
+        passes: vec![PassDecl::new("shadow", 0).with_use(shadow)],
+    };
+    let p = plan(&input).unwrap();
+    p.verify().unwrap_or_else(|v| panic!("{p}\n{v:#?}"));
+    let barriers: Vec<_> = p.queues[0].batches[0]
+        .commands
+        .iter()
+        .filter_map(|c| match c {
+            Command::Barrier(b) => Some(b.images.clone()),
+            _ => None,
+        })
+        .flatten()
+        .map(|b| (b.aspect, b.old_layout, b.new_layout))
+        .collect();
+    assert_eq!(
+        barriers,
+        vec![(A::DEPTH, L::UNDEFINED, L::DEPTH_ATTACHMENT_OPTIMAL)],
+        "{p}"
+    );
+    // Afterwards the depth plane (cell 0) is where the render pass left it; stencil (cell 1)
+    // was never used.
+    let layouts: Vec<_> = p.final_states[0]
+        .iter()
+        .map(|(cells, st)| (cells.clone(), st.layout))
+        .collect();
+    assert_eq!(
+        layouts,
+        vec![(0..1, L::SHADER_READ_ONLY_OPTIMAL), (1..2, L::UNDEFINED)],
+        "{p}"
+    );
 }

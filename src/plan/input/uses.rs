@@ -1,11 +1,14 @@
 //! [`UseDecl`]: one declared use of a resource by a pass, and the layouts an app's own
 //! `VkRenderPass` moves an attachment through ([`RenderPassLayouts`]).
 
+#[cfg(doc)]
+use super::PlanInput;
 use super::ResourceKind;
 use crate::access::Access;
 use crate::range::SubRange;
 use ash::vk;
 
+/// One declared use of a resource by a pass.
 ///
 /// ```
 /// use vk_baton::{plan::UseDecl, Access, BufferRange, SubRange};
@@ -263,10 +266,19 @@ impl UseDecl {
     /// ([`Access::layout_in`]).
     pub(crate) fn on_plane(&self, kind: &ResourceKind) -> UseDecl {
         match kind.grid().and_then(|g| g.narrowed(self.aspect)) {
-            Some(a) => UseDecl {
-                access: self.access.with_layout(self.access.layout_in(a)),
-                ..*self
-            },
+            Some(a) => {
+                // A render pass's layouts name the aspect's own layout too (the defaults are
+                // the access's combined layout).
+                let on = |l: vk::ImageLayout| self.access.with_layout(l).layout_in(a);
+                UseDecl {
+                    access: self.access.with_layout(self.access.layout_in(a)),
+                    render_pass: self.render_pass.map(|rp| RenderPassLayouts {
+                        initial_layout: on(rp.initial_layout),
+                        final_layout: on(rp.final_layout),
+                    }),
+                    ..*self
+                }
+            }
             None => *self,
         }
     }

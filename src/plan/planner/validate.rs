@@ -59,18 +59,7 @@ pub(super) fn validate(input: &PlanInput) -> Result<()> {
                 });
             }
             check_aspect(pass, res, u)?;
-            if let Some(rp) = u.render_pass {
-                let is_image = matches!(res.kind, ResourceKind::Image { .. });
-                let bad = |l: vk::ImageLayout| {
-                    l == vk::ImageLayout::UNDEFINED || l == vk::ImageLayout::PREINITIALIZED
-                };
-                if !is_image || bad(rp.final_layout) {
-                    return Err(Error::InvalidInput(format!(
-                        "pass `{}` declares `{}` a render pass attachment with final layout {:?}: only an image can be, and a render pass cannot leave it UNDEFINED or PREINITIALIZED",
-                        pass.name, res.name, rp.final_layout
-                    )));
-                }
-            }
+            check_render_pass(pass, res, u)?;
             match (res.kind, u.range.unwrap_or(res.kind.whole())) {
                 (
                     ResourceKind::Image {
@@ -139,7 +128,7 @@ pub(super) fn validate(input: &PlanInput) -> Result<()> {
 /// aspect (a color attachment on a depth format, a depth attachment on a color format).
 fn check_meaning(pass: &PassDecl, res: &ResourceDecl, u: &UseDecl) -> Result<()> {
     let a = &u.access;
-    if u.discard && !a.is_write() {
+    if u.discards() && !a.is_write() {
         return Err(Error::InvalidInput(format!(
             "pass `{}` discards the contents of `{}` but only reads them ({}): a load op LOAD \
              or a read-only use needs the old contents; drop the discard, or declare a write",
@@ -224,4 +213,31 @@ fn conflicting(kind: &ResourceKind, u: &UseDecl, v: &UseDecl) -> bool {
     // The layout each wants before the pass, on its plane.
     let before = |w: &UseDecl| w.on_plane(kind).layout_before();
     overlap && planes_meet && (u.writes() || v.writes() || before(u) != before(v))
+}
+
+/// An attachment of an app's own `VkRenderPass`: an image that the graph can move to the
+/// `initialLayout` and that the render pass leaves in a layout the graph can track.
+fn check_render_pass(pass: &PassDecl, res: &ResourceDecl, u: &UseDecl) -> Result<()> {
+    let Some(rp) = u.render_pass else {
+        return Ok(());
+    };
+    let why = if !matches!(res.kind, ResourceKind::Image { .. }) {
+        "only an image can be one".to_owned()
+    } else if rp.initial_layout == vk::ImageLayout::PREINITIALIZED {
+        "the graph cannot move an image to the initial layout PREINITIALIZED".to_owned()
+    } else if matches!(
+        rp.final_layout,
+        vk::ImageLayout::UNDEFINED | vk::ImageLayout::PREINITIALIZED
+    ) {
+        format!(
+            "a render pass cannot leave it in the final layout {:?}",
+            rp.final_layout
+        )
+    } else {
+        return Ok(());
+    };
+    Err(Error::InvalidInput(format!(
+        "pass `{}` declares `{}` a render pass attachment, but {why}",
+        pass.name, res.name
+    )))
 }

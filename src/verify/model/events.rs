@@ -86,7 +86,7 @@ impl Model {
             // pass's external dependencies: at the use's stages.
             // A use of one plane of a depth/stencil image: that aspect's own layout.
             let layout = use_layout(&kind, us);
-            let rp = us.render_pass;
+            let rp = render_pass_layouts(&kind, us);
             let expects = rp.map_or(layout, |rp| rp.initial_layout);
             let moves =
                 rp.is_some_and(|rp| rp.initial_layout != layout || layout != rp.final_layout);
