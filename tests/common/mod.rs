@@ -127,8 +127,8 @@ impl Pass for HostRead {
     }
 }
 
-/// A compute pipeline with one storage descriptor (buffer or image) at set 0, binding 0,
-/// and 8 bytes of push constants.
+/// A compute pipeline with storage descriptors (buffers or images) at set 0, bindings 0, 1,
+/// ..., and 8 bytes of push constants.
 pub struct Compute {
     device: vk_baton::ash::Device,
     pub set_layout: vk::DescriptorSetLayout,
@@ -138,14 +138,25 @@ pub struct Compute {
 }
 
 impl Compute {
+    /// One descriptor of `kind` at binding 0.
     pub fn new(ctx: &Context, spirv: &[u8], kind: vk::DescriptorType) -> Compute {
+        Self::with_bindings(ctx, spirv, &[kind])
+    }
+
+    /// Binding `i` holds one descriptor of `kinds[i]`.
+    pub fn with_bindings(ctx: &Context, spirv: &[u8], kinds: &[vk::DescriptorType]) -> Compute {
         let d = ctx.device();
         let code = vk_baton_shaders::words(spirv);
-        let binding = [vk::DescriptorSetLayoutBinding::default()
-            .binding(0)
-            .descriptor_type(kind)
-            .descriptor_count(1)
-            .stage_flags(vk::ShaderStageFlags::COMPUTE)];
+        let binding: Vec<_> = (0u32..)
+            .zip(kinds)
+            .map(|(b, &kind)| {
+                vk::DescriptorSetLayoutBinding::default()
+                    .binding(b)
+                    .descriptor_type(kind)
+                    .descriptor_count(1)
+                    .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            })
+            .collect();
         let push = [vk::PushConstantRange {
             stage_flags: vk::ShaderStageFlags::COMPUTE,
             offset: 0,
@@ -183,10 +194,13 @@ impl Compute {
                 .map_err(|(_, e)| e)
                 .unwrap()[0];
             d.destroy_shader_module(module, None);
-            let sizes = [vk::DescriptorPoolSize {
-                ty: kind,
-                descriptor_count: 16,
-            }];
+            let sizes: Vec<_> = kinds
+                .iter()
+                .map(|&ty| vk::DescriptorPoolSize {
+                    ty,
+                    descriptor_count: 16,
+                })
+                .collect();
             let pool = d
                 .create_descriptor_pool(
                     &vk::DescriptorPoolCreateInfo::default()
@@ -220,6 +234,35 @@ impl Compute {
             .buffer_info(&info);
         // SAFETY: the set is not in use.
         unsafe { self.device.update_descriptor_sets(&[w], &[]) };
+        set
+    }
+
+    /// A descriptor set whose binding `i` covers the byte range `buffers[i].1` of the storage
+    /// buffer `buffers[i].0`.
+    pub fn buffers_set(&self, buffers: &[(&StBuffer, std::ops::Range<u64>)]) -> vk::DescriptorSet {
+        let set = self.alloc();
+        let infos: Vec<_> = buffers
+            .iter()
+            .map(|(b, bytes)| {
+                [vk::DescriptorBufferInfo {
+                    buffer: b.handle(),
+                    offset: bytes.start,
+                    range: bytes.end - bytes.start,
+                }]
+            })
+            .collect();
+        let writes: Vec<_> = (0u32..)
+            .zip(&infos)
+            .map(|(b, info)| {
+                vk::WriteDescriptorSet::default()
+                    .dst_set(set)
+                    .dst_binding(b)
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .buffer_info(info)
+            })
+            .collect();
+        // SAFETY: the set is not in use.
+        unsafe { self.device.update_descriptor_sets(&writes, &[]) };
         set
     }
 

@@ -181,162 +181,6 @@ fn canary_hazard_across_two_queues() {
     assert_reported(&ctx, &buf, "across two queues");
 }
 
-/// A compute pipeline whose set 0 holds two storage buffers (bindings 0 and 1), with 8 bytes
-/// of push constants, and a pool of a few sets for it.
-struct TwoBuffers {
-    device: vk_baton::ash::Device,
-    set_layout: vk::DescriptorSetLayout,
-    layout: vk::PipelineLayout,
-    pipeline: vk::Pipeline,
-    pool: vk::DescriptorPool,
-}
-
-impl TwoBuffers {
-    fn new(ctx: &Context, spirv: &[u8]) -> TwoBuffers {
-        let d = ctx.device();
-        let bindings = [0, 1].map(|b| {
-            vk::DescriptorSetLayoutBinding::default()
-                .binding(b)
-                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                .descriptor_count(1)
-                .stage_flags(vk::ShaderStageFlags::COMPUTE)
-        });
-        let push = [vk::PushConstantRange {
-            stage_flags: vk::ShaderStageFlags::COMPUTE,
-            offset: 0,
-            size: 8,
-        }];
-        let code = vk_baton_shaders::words(spirv);
-        // SAFETY: plain object creation with valid create infos; everything is destroyed in
-        // Drop, after the tests' waits.
-        unsafe {
-            let set_layout = d
-                .create_descriptor_set_layout(
-                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
-                    None,
-                )
-                .unwrap();
-            let layout = d
-                .create_pipeline_layout(
-                    &vk::PipelineLayoutCreateInfo::default()
-                        .set_layouts(&[set_layout])
-                        .push_constant_ranges(&push),
-                    None,
-                )
-                .unwrap();
-            let module = d
-                .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&code), None)
-                .unwrap();
-            let stage = vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::COMPUTE)
-                .module(module)
-                .name(c"main");
-            let pipeline = d
-                .create_compute_pipelines(
-                    vk::PipelineCache::null(),
-                    &[vk::ComputePipelineCreateInfo::default()
-                        .stage(stage)
-                        .layout(layout)],
-                    None,
-                )
-                .map_err(|(_, e)| e)
-                .unwrap()[0];
-            d.destroy_shader_module(module, None);
-            let sizes = [vk::DescriptorPoolSize {
-                ty: vk::DescriptorType::STORAGE_BUFFER,
-                descriptor_count: 8,
-            }];
-            let pool = d
-                .create_descriptor_pool(
-                    &vk::DescriptorPoolCreateInfo::default()
-                        .max_sets(4)
-                        .pool_sizes(&sizes),
-                    None,
-                )
-                .unwrap();
-            TwoBuffers {
-                device: d.clone(),
-                set_layout,
-                layout,
-                pipeline,
-                pool,
-            }
-        }
-    }
-
-    /// A set whose binding `i` covers `bytes[i]` (a range) of `buffers[i]`.
-    fn set(&self, buffers: [&StBuffer; 2], bytes: [std::ops::Range<u64>; 2]) -> vk::DescriptorSet {
-        let infos = [0, 1].map(|i| {
-            [vk::DescriptorBufferInfo {
-                buffer: buffers[i].handle(),
-                offset: bytes[i].start,
-                range: bytes[i].end - bytes[i].start,
-            }]
-        });
-        // SAFETY: the pool has room for the few sets a test allocates; the new set is not in
-        // use when it is written.
-        unsafe {
-            let set = self
-                .device
-                .allocate_descriptor_sets(
-                    &vk::DescriptorSetAllocateInfo::default()
-                        .descriptor_pool(self.pool)
-                        .set_layouts(&[self.set_layout]),
-                )
-                .unwrap()[0];
-            let writes = [0, 1].map(|b| {
-                vk::WriteDescriptorSet::default()
-                    .dst_set(set)
-                    .dst_binding(b as u32)
-                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                    .buffer_info(&infos[b])
-            });
-            self.device.update_descriptor_sets(&writes, &[]);
-            set
-        }
-    }
-
-    /// Binds the pipeline and `set`, pushes `push` and dispatches one workgroup.
-    fn dispatch(&self, r: &Recorder<'_>, set: vk::DescriptorSet, push: [u32; 2]) {
-        let d = r.device();
-        let bytes: Vec<u8> = push.iter().flat_map(|v| v.to_le_bytes()).collect();
-        // SAFETY: every object is alive; the command buffer is recording; the tests' missing
-        // barriers are the point.
-        unsafe {
-            d.cmd_bind_pipeline(r.cmd(), vk::PipelineBindPoint::COMPUTE, self.pipeline);
-            d.cmd_bind_descriptor_sets(
-                r.cmd(),
-                vk::PipelineBindPoint::COMPUTE,
-                self.layout,
-                0,
-                &[set],
-                &[],
-            );
-            d.cmd_push_constants(
-                r.cmd(),
-                self.layout,
-                vk::ShaderStageFlags::COMPUTE,
-                0,
-                &bytes,
-            );
-            d.cmd_dispatch(r.cmd(), 1, 1, 1);
-        }
-    }
-}
-
-impl Drop for TwoBuffers {
-    fn drop(&mut self) {
-        // SAFETY: the tests wait for their executions before dropping the kit.
-        unsafe {
-            self.device.destroy_descriptor_pool(self.pool, None);
-            self.device.destroy_pipeline(self.pipeline, None);
-            self.device.destroy_pipeline_layout(self.layout, None);
-            self.device
-                .destroy_descriptor_set_layout(self.set_layout, None);
-        }
-    }
-}
-
 /// The words `matrix_copy.comp` copies: one workgroup of 64.
 const WORDS: u32 = 64;
 
@@ -357,7 +201,7 @@ struct ShaderAccesses {
     planted: Arc<StBuffer>,
     /// The copy's destination, kept alive for the copy's descriptor set.
     _copied: Arc<StBuffer>,
-    copy: TwoBuffers,
+    copy: Compute,
     copy_set: vk::DescriptorSet,
 }
 
@@ -374,8 +218,12 @@ impl ShaderAccesses {
             vk::DescriptorType::STORAGE_BUFFER,
         );
         let fill_set = fill.buffer_set(&planted);
-        let copy = TwoBuffers::new(ctx, vk_baton_shaders::matrix::COPY_COMP);
-        let copy_set = copy.set([&planted, &copied], [0..bytes, 0..bytes]);
+        let copy = Compute::with_bindings(
+            ctx,
+            vk_baton_shaders::matrix::COPY_COMP,
+            &[vk::DescriptorType::STORAGE_BUFFER; 2],
+        );
+        let copy_set = copy.buffers_set(&[(&planted, 0..bytes), (&copied, 0..bytes)]);
         ShaderAccesses {
             fill,
             fill_set,
@@ -393,7 +241,7 @@ impl ShaderAccesses {
 
     /// `matrix_copy.comp` reads the planted buffer through its descriptor.
     fn record_read(&self, r: &Recorder<'_>) {
-        self.copy.dispatch(r, self.copy_set, [0, 0]);
+        self.copy.dispatch(r, self.copy_set, [0, 0], [1, 1, 1]);
     }
 }
 
@@ -482,7 +330,7 @@ fn canary_shader_read_after_write_across_two_submits() {
 
 /// Records one dispatch of `checksum.comp` through `set`, declaring nothing.
 struct Checksum<'a> {
-    kit: &'a TwoBuffers,
+    kit: &'a Compute,
     set: vk::DescriptorSet,
     /// Where the one workgroup writes its partial sum, in words from the start of binding 1.
     first: u32,
@@ -492,7 +340,7 @@ impl Pass for Checksum<'_> {
     fn declare(&self, _d: &mut Declare<'_>) {}
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
         // `words` 0: the loop reads nothing; the one workgroup writes one partial sum.
-        self.kit.dispatch(r, self.set, [0, self.first]);
+        self.kit.dispatch(r, self.set, [0, self.first], [1, 1, 1]);
         Ok(())
     }
 }
@@ -519,7 +367,11 @@ impl Pass for Checksum<'_> {
 #[test]
 fn shader_access_heuristic_takes_a_descriptor_s_whole_range_as_accessed() {
     let ctx = ctx();
-    let kit = TwoBuffers::new(&ctx, vk_baton_shaders::CHECKSUM_COMP);
+    let kit = Compute::with_bindings(
+        &ctx,
+        vk_baton_shaders::CHECKSUM_COMP,
+        &[vk::DescriptorType::STORAGE_BUFFER; 2],
+    );
     let data = storage(&ctx, 256, "checksum data");
     // One dispatch per execution, both submitted before either is waited for.
     let submit_two = |sets: [vk::DescriptorSet; 2], firsts: [u32; 2]| {
@@ -549,7 +401,7 @@ fn shader_access_heuristic_takes_a_descriptor_s_whole_range_as_accessed() {
     };
     // Whole-buffer descriptors, the dispatches' words told apart by `first`: reported.
     let whole = storage(&ctx, 512, "partials, whole-buffer descriptors");
-    let set = kit.set([&data, &whole], [0..256, 0..512]);
+    let set = kit.buffers_set(&[(&data, 0..256), (&whole, 0..512)]);
     submit_two([set, set], [0, 64]);
     assert_hazard(
         &ctx,
@@ -561,7 +413,7 @@ fn shader_access_heuristic_takes_a_descriptor_s_whole_range_as_accessed() {
     let before = ctx.validation_messages();
     // One descriptor per share: the same two words written, and nothing reported.
     let shares = storage(&ctx, 512, "partials, one descriptor per share");
-    let sets = [0, 256].map(|at| kit.set([&data, &shares], [0..256, at..at + 4]));
+    let sets = [0, 256].map(|at| kit.buffers_set(&[(&data, 0..256), (&shares, at..at + 4)]));
     submit_two(sets, [0, 0]);
     let after = ctx.validation_messages();
     assert!(
