@@ -158,6 +158,24 @@ fn the_app_waits_on_its_own_fence_and_semaphores_then_reads_the_results() {
             .execute_signalling(&signals)
     };
     assert!(matches!(err, Err(Error::InvalidArgument(_))), "{err:?}");
+    // Nor a timeline signal of 0 (a signal must raise the value): refused, nothing submitted.
+    let bytes = vec![0x33; 256];
+    let mut up =
+        UploadBuffer::new(ctx.device(), ctx.allocator(), buffer.clone(), 0, &bytes).unwrap();
+    let signals = AppSignals::new().timeline(gfx, sync.timeline, 0);
+    // SAFETY: refused before anything is submitted.
+    let err = unsafe {
+        graph
+            .record()
+            .insert_pass("upload", &mut up, gfx)
+            .finish()
+            .unwrap()
+            .execute_signalling(&signals)
+    };
+    let Err(Error::InvalidArgument(why)) = err else {
+        panic!("{err:?}");
+    };
+    assert!(why.contains("a signal must raise the value"), "{why}");
     drop(sync);
     drop(graph);
     assert_clean(&ctx);

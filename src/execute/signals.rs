@@ -33,7 +33,8 @@ use ash::vk;
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct AppSignals {
-    pub(crate) semaphores: Vec<(Queue, vk::Semaphore, u64)>,
+    /// (queue, semaphore, the timeline value to signal; `None` for a binary semaphore).
+    pub(crate) semaphores: Vec<(Queue, vk::Semaphore, Option<u64>)>,
     pub(crate) fence: vk::Fence,
 }
 
@@ -51,12 +52,12 @@ impl AppSignals {
     /// # }
     /// ```
     pub fn binary(mut self, queue: &Queue, semaphore: vk::Semaphore) -> Self {
-        self.semaphores.push((queue.clone(), semaphore, 0));
+        self.semaphores.push((queue.clone(), semaphore, None));
         self
     }
 
     /// Signals the timeline `semaphore` with `value` when the execution's work on `queue` is
-    /// done.
+    /// done. A value of 0 is refused when the execution starts (no signal can set it).
     ///
     /// ```no_run
     /// # fn f(q: &vk_baton::Queue, s: vk_baton::ash::vk::Semaphore, frame: u64) {
@@ -64,7 +65,8 @@ impl AppSignals {
     /// # }
     /// ```
     pub fn timeline(mut self, queue: &Queue, semaphore: vk::Semaphore, value: u64) -> Self {
-        self.semaphores.push((queue.clone(), semaphore, value));
+        self.semaphores
+            .push((queue.clone(), semaphore, Some(value)));
         self
     }
 
@@ -86,7 +88,14 @@ impl Execution<'_> {
     /// Refuses signals the plan cannot carry, before anything is recorded: a semaphore on a
     /// queue without work in the plan, or a fence for a plan without work.
     pub(crate) fn check_signals(&self, signals: &AppSignals) -> Result<()> {
-        for (queue, _, _) in &signals.semaphores {
+        for (queue, _, value) in &signals.semaphores {
+            if *value == Some(0) {
+                return Err(Error::InvalidArgument(format!(
+                    "an app timeline semaphore to signal with 0 on queue `{}`: a signal must \
+                     raise the value",
+                    queue.name()
+                )));
+            }
             if self.queue_with_work(queue).is_none() {
                 return Err(Error::InvalidArgument(format!(
                     "an app semaphore to signal on queue `{}`, which has no work in this execution",

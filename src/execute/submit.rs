@@ -111,14 +111,15 @@ impl Execution<'_> {
             let Some(lock) = locked.queues[q].as_ref() else {
                 continue;
             };
-            // The app's semaphores on this queue join its last batch's signals.
+            // The app's semaphores on this queue join its last batch's signals (a binary
+            // semaphore's value is ignored).
             let app: smallvec::SmallVec<[(vk::Semaphore, u64); 2]> =
                 if scratch.last_run[q] == Some(ri) {
                     signals
                         .semaphores
                         .iter()
                         .filter(|(queue, ..)| *queue == self.queues[q])
-                        .map(|&(_, s, v)| (s, v))
+                        .map(|&(_, s, v)| (s, v.unwrap_or(0)))
                         .collect()
                 } else {
                     smallvec::SmallVec::new()
