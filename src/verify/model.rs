@@ -241,32 +241,6 @@ fn use_cells(
     }
 }
 
-/// The layout a use expects: its access's, or that aspect's own where it names one plane of a
-/// depth/stencil image (`Access::layout_in`).
-fn use_layout(kind: &ResourceKind, us: &crate::plan::UseDecl) -> vk::ImageLayout {
-    match kind.grid().and_then(|g| g.narrowed(us.aspect)) {
-        Some(a) => us.access.layout_in(a),
-        None => us.access.layout,
-    }
-}
-
-/// The layouts of a use's render pass, on its plane: the aspect's own layouts where the use
-/// names one aspect of a depth/stencil image.
-fn render_pass_layouts(
-    kind: &ResourceKind,
-    us: &crate::plan::UseDecl,
-) -> Option<crate::plan::RenderPassLayouts> {
-    let rp = us.render_pass?;
-    let on = |l: vk::ImageLayout| match kind.grid().and_then(|g| g.narrowed(us.aspect)) {
-        Some(a) => us.access.with_layout(l).layout_in(a),
-        None => l,
-    };
-    Some(crate::plan::RenderPassLayouts {
-        initial_layout: on(rp.initial_layout),
-        final_layout: on(rp.final_layout),
-    })
-}
-
 fn structure(msg: String) -> Violation {
     Violation {
         kind: HazardKind::Structure,

@@ -85,8 +85,8 @@ impl Model {
             // `finalLayout`. Each move is a layout transition, a write, inside the render
             // pass's external dependencies: at the use's stages.
             // A use of one plane of a depth/stencil image: that aspect's own layout.
-            let layout = use_layout(&kind, us);
-            let rp = render_pass_layouts(&kind, us);
+            let on_plane = us.on_plane(&kind);
+            let (layout, rp) = (on_plane.access.layout, on_plane.render_pass);
             let expects = rp.map_or(layout, |rp| rp.initial_layout);
             let moves =
                 rp.is_some_and(|rp| rp.initial_layout != layout || layout != rp.final_layout);
