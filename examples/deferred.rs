@@ -116,7 +116,7 @@ use vk_baton::{Access, BufferDesc, Context, ExecutionFence, Graph, GraphBuilder,
 use vk_baton_passes::Uploader;
 
 const USAGE: &str = "usage: deferred [--width W] [--height H] [--frames N] [--shadow SIZE] \
-                     [--exclusive] [--plan] [--png PATH] [--skip PASS] [--held] [--compare [--hand-split] [--hand-write-sets]]";
+                     [--exclusive] [--plan] [--png PATH] [--skip PASS] [--held] [--compare [--hand-split] [--hand-write-sets] [--labels]]";
 
 /// Executions the sample keeps in flight: fewer than the descriptor sets each pass cycles
 /// through.
@@ -175,6 +175,9 @@ pub struct Options {
     /// The library's frames execute a held plan (`Planned::hold`, `HeldPlan::execute`) instead
     /// of building the frame every frame (see `deferred/held.rs`); with `--compare` too.
     pub held: bool,
+    /// With `--compare`: the library side records its debug labels (pass and barrier labels,
+    /// `Graph::set_labels`). Off by default there, as the hand-written frame records none.
+    pub labels: bool,
 }
 
 fn options() -> Options {
@@ -191,6 +194,7 @@ fn options() -> Options {
         hand_split: false,
         hand_write_sets: false,
         held: false,
+        labels: false,
     };
     support::parse_args(USAGE, |name, p| {
         match name {
@@ -206,6 +210,7 @@ fn options() -> Options {
             "hand-split" => o.hand_split = true,
             "hand-write-sets" => o.hand_write_sets = true,
             "held" => o.held = true,
+            "labels" => o.labels = true,
             _ => return Ok(false),
         }
         Ok(true)

@@ -158,6 +158,7 @@ impl ExecutionFence {
         if done {
             self.token.mark_done();
             if let Some(mut c) = contents.take() {
+                c.note_reached();
                 // Read before the query pool goes back to the graph.
                 *self.timings.lock() = c.timer.as_mut().and_then(|t| t.finish(&self.pools.device));
                 self.pools.recycle(c);

@@ -42,9 +42,24 @@ pub(crate) struct InFlight {
     pub(crate) cmds: Vec<(PoolKey, vk::CommandBuffer)>,
     pub(crate) resources: Vec<Resource>,
     pub(crate) queues: Vec<Queue>,
+    /// Per queue of `queues`: the timeline value known reached once the execution's fences
+    /// signal (its own last value there, or the highest it waited for), 0 for none.
+    pub(crate) reached: Vec<u64>,
     pub(crate) keep: Vec<Box<dyn Any + Send + Sync>>,
     /// The timestamp queries, when the graph is timed.
     pub(crate) timer: Option<ExecutionTimer>,
+}
+
+impl InFlight {
+    /// Tells the queues what the host now knows complete: call once its fences were seen
+    /// signalled (never for an execution that failed).
+    pub(crate) fn note_reached(&self) {
+        for (q, &v) in self.queues.iter().zip(&self.reached) {
+            if v != 0 {
+                q.note_host_complete(v);
+            }
+        }
+    }
 }
 
 /// Reusable objects of one queue family.
@@ -162,6 +177,7 @@ impl GraphPools {
             mut cmds,
             resources,
             queues,
+            reached,
             mut keep,
             timer,
         } = c;
@@ -197,6 +213,7 @@ impl GraphPools {
         give(&mut spares.keep, keep);
         give(&mut spares.resources, resources);
         give(&mut spares.queues, queues);
+        give(&mut spares.reached, reached);
         spares.give_token(token);
     }
 
@@ -230,6 +247,7 @@ impl GraphPools {
     /// Recycles a completed execution whose fence is gone, logging its GPU times first (at
     /// debug level, if timed): nobody else will see them.
     pub(crate) fn recycle_completed(&self, mut c: InFlight) {
+        c.note_reached();
         let logged = log::log_enabled!(target: crate::timing::LOG_TARGET, log::Level::Debug);
         if let (Some(t), true) = (&mut c.timer, logged) {
             t.finish(&self.device);

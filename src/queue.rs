@@ -21,6 +21,7 @@ use crate::error::{Error, Result};
 use ash::vk;
 use parking_lot::{Mutex, MutexGuard};
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 struct Inner {
@@ -34,6 +35,9 @@ struct Inner {
     /// The highest value handed out for the timeline so far. Guarded together with
     /// submissions to the queue.
     last: Mutex<u64>,
+    /// The highest timeline value the host knows to be reached because it saw a fence of
+    /// vk-baton signal after it (see [`Queue::host_complete`]).
+    host_complete: AtomicU64,
     /// What must outlive the queue's semaphore (the [`crate::Context`]'s device, for its
     /// queues); dropped last, after `Drop` destroyed the semaphore.
     device_owner: std::sync::OnceLock<Arc<dyn std::any::Any + Send + Sync>>,
@@ -126,6 +130,7 @@ impl Queue {
             name: name.to_owned(),
             timeline,
             last: Mutex::new(0),
+            host_complete: AtomicU64::new(0),
             device_owner: std::sync::OnceLock::new(),
         })))
     }
@@ -280,6 +285,35 @@ impl Queue {
     /// Whether both are clones of one `Queue` (not merely the same VkQueue).
     pub(crate) fn same_object(&self, other: &Queue) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// The highest timeline value the host has seen reached through vk-baton's fences: the
+    /// last value of an execution whose [`ExecutionFence`](crate::ExecutionFence) it saw
+    /// signalled (by `wait`, `is_complete`, or the graph collecting a dropped fence), or a
+    /// value such an execution waited for.
+    ///
+    /// Work up to it completed before anything submitted since (the host's fence wait, then
+    /// the submit, order the two and make its writes visible), so a plan's wait for an earlier
+    /// graph's value at or below it is left out of the submit: it would be a no-op. The
+    /// timeline's counter (`vkGetSemaphoreCounterValue`, [`Queue::completed_value`]) is not
+    /// used for this, as reading it defines no synchronization. An app's own waits (its
+    /// fences, `vkQueueWaitIdle`) are not seen.
+    ///
+    /// ```no_run
+    /// # fn f(graph: &vk_baton::Graph, q: &vk_baton::Queue, pass: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {
+    /// graph.record().insert_pass("upload", pass, q).finish()?.execute()?.wait()?;
+    /// // Later graphs that read the upload on other queues need no semaphore wait for it.
+    /// assert_eq!(q.host_complete(), q.last_value());
+    /// # Ok(()) }
+    /// ```
+    pub fn host_complete(&self) -> u64 {
+        self.0.host_complete.load(Ordering::Acquire)
+    }
+
+    /// Raises [`Queue::host_complete`] to `value` (never lowers it). Call only after the host
+    /// saw a fence signal that follows the queue's work up to `value`.
+    pub(crate) fn note_host_complete(&self, value: u64) {
+        self.0.host_complete.fetch_max(value, Ordering::AcqRel);
     }
 
     /// Keeps `owner` (what destroys the device) alive until the last clone of the queue has

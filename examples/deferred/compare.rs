@@ -8,7 +8,9 @@
 //! - **CPU time**: the host's time to record and submit the frame (library: `record()`, the
 //!   passes, `finish()` with a reused plan, which is checked, and `execute()`; hand-written:
 //!   resetting its command pools, recording and submitting). Waiting for the frame in flight
-//!   whose resources the new frame reuses is not counted on either side. With `--held` the
+//!   whose resources the new frame reuses is not counted on either side. Neither side records
+//!   debug labels unless `--labels` turns the library's on (`Graph::set_labels`), as
+//!   `benches/frame.rs --no-labels` compares. With `--held` the
 //!   library side instead executes a plan it holds (`Planned::hold`, made by the first frame):
 //!   `HeldPlan::execute` rebinds it to the new timeline values and records it, with no
 //!   declaring, lowering or planning; each timed frame must do without a re-plan
@@ -36,6 +38,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use support::vkerr;
 use vk_baton::ash::vk;
+use vk_baton::plan::WaitTarget;
 use vk_baton::{Context, Graph, GraphBuilder, HeldPlan, Queue, Recorder, StImage};
 
 /// Frames per side before timing: the library makes its heap sets and plan, both sides touch
@@ -139,7 +142,10 @@ pub fn run(
         masks: [mask(gfx.family()), mask(compute.family())],
         two,
     };
+    // Like for like: the hand-written frame records no debug labels.
+    graph.set_labels(o.labels);
     let result = compare(ctx, graph, o, passes, output, &mut hand, &stamps);
+    graph.set_labels(true);
     drop(hand);
     if result.is_err() {
         // A library frame in flight may still write its timestamps (a dropped fence need not
@@ -216,6 +222,26 @@ fn stamps_last<'a>(
             Ok(())
         },
     )
+}
+
+/// The semaphore waits `plan` submits: those on an earlier graph's value that the host saw
+/// reached through a fence are left out (`Queue::host_complete`).
+fn submitted_waits(plan: &vk_baton::plan::Plan, ctx: &Context) -> usize {
+    let queues = [ctx.graphics(), ctx.async_compute(), ctx.transfer()];
+    let reached = |queue: usize, value: u64| {
+        let name = &plan.input.queues[queue].name;
+        queues
+            .iter()
+            .any(|q| q.name() == name && value <= q.host_complete())
+    };
+    plan.queues
+        .iter()
+        .flat_map(|q| &q.batches)
+        .flat_map(|b| &b.waits)
+        .filter(
+            |w| !matches!(w.target, WaitTarget::Value { queue, value } if reached(queue, value)),
+        )
+        .count()
 }
 
 /// The library side's frames in flight: fence, query slot, whether the frame is timed.
@@ -303,7 +329,7 @@ fn compare(
                 let was_reused = planned.reused();
                 let plan = planned.plan();
                 // The four timestamp passes record no barrier and wait for nothing.
-                lib_sync = (plan.barrier_commands(), plan.semaphore_waits());
+                lib_sync = (plan.barrier_commands(), submitted_waits(plan, ctx));
                 (planned.execute()?, was_reused)
             } else if let Some(h) = held_plan.as_mut() {
                 let before = h.replanned();
@@ -322,7 +348,7 @@ fn compare(
             };
             let cpu = start.elapsed();
             if let Some(h) = &held_plan {
-                lib_sync = (h.plan().barrier_commands(), h.plan().semaphore_waits());
+                lib_sync = (h.plan().barrier_commands(), submitted_waits(h.plan(), ctx));
             }
             if timed {
                 lib_cpu.push(cpu);
@@ -407,6 +433,14 @@ fn compare(
             "held plan (Planned::hold once, then HeldPlan::execute each frame; one plan for both frames in flight)"
         } else {
             "builder loop (record, insert_pass, finish with the plan cache, execute each frame)"
+        }
+    );
+    println!(
+        "debug labels: {}",
+        if o.labels {
+            "library side on (--labels), hand side none"
+        } else {
+            "off on both sides (--labels turns the library's on)"
         }
     );
     println!(

@@ -103,7 +103,7 @@ impl Execution<'_> {
         to_fence: Option<(Vec<Resource>, Vec<Queue>)>,
         signals: &AppSignals,
     ) -> Result<ExecutionFence> {
-        let (token, recording, submitted) = self.submit_with_lists(signals)?;
+        let (token, recording, submitted, reached) = self.submit_with_lists(signals)?;
         let (resources, queues) = to_fence.unwrap_or_else(|| {
             (
                 std::mem::take(&mut self.resources),
@@ -111,9 +111,10 @@ impl Execution<'_> {
             )
         });
         let pools = self.pools.clone();
-        let in_flight = recording.into_in_flight(&pools, token.clone(), resources, queues);
+        let mut in_flight = recording.into_in_flight(&pools, token.clone(), resources, queues);
         match submitted {
             Ok(()) => {
+                in_flight.reached = reached;
                 token.set_submitted(&in_flight.fences);
                 Ok(ExecutionFence::new(in_flight, pools))
             }
@@ -151,15 +152,22 @@ impl Execution<'_> {
         CompletionToken,
         recording::Recording,
         Result<(), SubmitFailure>,
+        Vec<u64>,
     )> {
         self.check_signals(signals)?;
         self.pools.collect();
         let token = self.pools.spares.lock().token(&self.pools.device);
         let recording = self.record(&token)?;
-        let mut scratch = self.pools.spares.lock().submit.take().unwrap_or_default();
-        let submitted = self.submit_and_commit(&recording, &mut scratch, signals);
+        let (mut scratch, mut reached) = {
+            let mut spares = self.pools.spares.lock();
+            (
+                spares.submit.take().unwrap_or_default(),
+                take(&mut spares.reached),
+            )
+        };
+        let submitted = self.submit_and_commit(&recording, &mut scratch, signals, &mut reached);
         self.pools.spares.lock().submit = Some(scratch);
-        Ok((token, recording, submitted))
+        Ok((token, recording, submitted, reached))
     }
 
     /// Records the plan into command buffers and throws them away, submitting nothing and

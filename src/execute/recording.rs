@@ -111,6 +111,7 @@ impl Recording {
             cmds,
             resources,
             queues,
+            reached: Vec::new(),
             keep,
             timer,
         }

@@ -36,12 +36,14 @@ pub(super) struct Locked<'e> {
 impl Execution<'_> {
     /// Locks the queues and resources, checks that no state changed since planning, submits
     /// one `vkQueueSubmit2` per run and commits the final states. `scratch` holds every
-    /// temporary list, so a frame like the last one allocates nothing here.
+    /// temporary list, so a frame like the last one allocates nothing here. Once submitted,
+    /// `reached` holds what the execution's fences will show reached, per queue.
     pub(super) fn submit_and_commit(
         &self,
         recording: &Recording,
         scratch: &mut SubmitScratch,
         signals: &AppSignals,
+        reached: &mut Vec<u64>,
     ) -> Result<(), SubmitFailure> {
         let mut order = std::mem::take(&mut scratch.order);
         order.clear();
@@ -52,6 +54,9 @@ impl Execution<'_> {
             resources: scratch.state_locks.take(),
         };
         let result = self.submit_locked(recording, scratch, &order, &mut locked, signals);
+        if let (Ok(()), Some(values)) = (&result, &scratch.values) {
+            self.reached_into(values, reached);
+        }
         // Unlocks in the same order as before (states, then queues), and keeps the lists.
         scratch.state_locks = EmptyVec::keep(std::mem::take(&mut locked.resources));
         scratch.queue_locks = EmptyVec::keep(std::mem::take(&mut locked.queues));
@@ -236,7 +241,17 @@ impl Execution<'_> {
             let b = &qp.batches[bi];
             for w in &b.waits {
                 let (sem, value) = match w.target {
-                    WaitTarget::Batch { queue, .. } | WaitTarget::Value { queue, .. } => (
+                    WaitTarget::Value { queue, .. } => {
+                        let value = self.plan.wait_value(w.target, values).unwrap_or(0);
+                        // An earlier graph's value that the host saw reached through a fence:
+                        // its work is complete and visible to everything submitted since (the
+                        // fence wait, then this submit), so the wait would be a no-op.
+                        if value <= self.queues[queue].host_complete() {
+                            continue;
+                        }
+                        (self.queues[queue].timeline(), value)
+                    }
+                    WaitTarget::Batch { queue, .. } => (
                         self.queues[queue].timeline(),
                         self.plan.wait_value(w.target, values).unwrap_or(0),
                     ),
@@ -339,6 +354,24 @@ impl Execution<'_> {
             self.pools
                 .device
                 .queue_submit2(lock.handle(), &[info], fence)
+        }
+    }
+
+    /// Per queue, the highest timeline value that is reached once every batch of this execution
+    /// completed: its own last value there, or the highest value one of its batches waited for
+    /// (a timeline reaches a value only after all earlier work on its queue).
+    fn reached_into(&self, values: &TimelineValues, reached: &mut Vec<u64>) {
+        reached.clear();
+        reached.extend(values.last.iter().map(|v| v.unwrap_or(0)));
+        reached.resize(self.queues.len(), 0);
+        for qp in &self.plan.queues {
+            for w in qp.batches.iter().flat_map(|b| &b.waits) {
+                if let WaitTarget::Batch { queue, .. } | WaitTarget::Value { queue, .. } = w.target
+                {
+                    let v = self.plan.wait_value(w.target, values).unwrap_or(0);
+                    reached[queue] = reached[queue].max(v);
+                }
+            }
         }
     }
 

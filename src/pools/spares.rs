@@ -81,6 +81,7 @@ impl<T> EmptyVec<T> {
 pub(crate) struct Spares {
     pub(crate) resources: Vec<Vec<Resource>>,
     pub(crate) queues: Vec<Vec<Queue>>,
+    pub(crate) reached: Vec<Vec<u64>>,
     pub(crate) versions: Vec<Vec<u64>>,
     pub(crate) fences: Vec<Vec<vk::Fence>>,
     pub(crate) cmds: Vec<Vec<(super::PoolKey, vk::CommandBuffer)>>,

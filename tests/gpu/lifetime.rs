@@ -372,3 +372,73 @@ fn a_graph_may_outlive_its_context() {
     assert!(log.validation() == 0, "{}", log.validation());
     assert!(log.driver() == 0, "{}", log.driver());
 }
+
+/// `Queue::host_complete` moves only when the host sees a fence signal: not while the work is
+/// held back, then to the execution's value once `wait` returns, and for a dropped fence once
+/// the graph collects it (at the next `execute()`).
+#[test]
+fn host_complete_follows_the_fences_the_host_saw() {
+    let ctx = ctx();
+    let kit = Compute::new(
+        &ctx,
+        vk_baton_shaders::FILL_COMP,
+        vk::DescriptorType::STORAGE_BUFFER,
+    );
+    let buf = ctx
+        .buffer(
+            BufferDesc::new(4096, vk::BufferUsageFlags::STORAGE_BUFFER),
+            "buf",
+        )
+        .unwrap();
+    let set = kit.buffer_set(&buf);
+    let graph = ctx.graph().unwrap();
+    let q = ctx.async_compute();
+    let gate = Gate::new(&ctx, q);
+    let mut fill = Fill {
+        kit: &kit,
+        buf: buf.clone(),
+        set,
+        seed: 1,
+        repeat: 1,
+    };
+    let run = |fill: &mut Fill<'_>| {
+        let fence = graph
+            .record()
+            .insert_pass("fill", fill, q)
+            .finish()
+            .unwrap()
+            .execute()
+            .unwrap();
+        (fence, q.last_value())
+    };
+    gate.hold();
+    let before = q.host_complete();
+    let (fence, value) = run(&mut fill);
+    assert!(value > before);
+    assert!(!fence.is_complete(), "the gate is closed");
+    assert_eq!(q.host_complete(), before, "nothing was seen complete");
+    gate.open();
+    fence.wait().unwrap();
+    assert_eq!(q.host_complete(), value);
+
+    // A dropped fence: seen when the graph collects it, at the next execution.
+    let (dropped, value) = run(&mut fill);
+    drop(dropped);
+    assert!(q.host_complete() < value);
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while q.completed_value().unwrap() < value {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the fill never finished"
+        );
+        std::thread::yield_now();
+    }
+    let (last, _) = run(&mut fill);
+    assert!(
+        q.host_complete() >= value,
+        "collected at the next execution"
+    );
+    last.wait().unwrap();
+    drop(fill);
+    assert_clean(&ctx);
+}
