@@ -40,6 +40,8 @@ pub struct ExecutionFence {
     /// The GPU times, read when the execution completed (timed graphs only).
     timings: Mutex<Option<GpuTimings>>,
     pools: Arc<GraphPools>,
+    /// The semaphore waits the execution's submits carried (`None`: a handoff's).
+    submitted_waits: Option<usize>,
 }
 
 impl ExecutionFence {
@@ -49,7 +51,31 @@ impl ExecutionFence {
             contents: Mutex::new(Some(contents)),
             timings: Mutex::new(None),
             pools,
+            submitted_waits: None,
         }
+    }
+
+    /// The fence of an execution whose submits carried `waits` semaphore waits.
+    pub(crate) fn with_submitted_waits(mut self, waits: usize) -> Self {
+        self.submitted_waits = Some(waits);
+        self
+    }
+
+    /// How many semaphore waits the execution's `vkQueueSubmit2` calls carried: the plan's
+    /// ([`Plan::semaphore_waits`](crate::plan::Plan::semaphore_waits)) less the waits for
+    /// earlier graphs' work the host had already seen complete, which are left out
+    /// ([`Queue::host_complete`](crate::Queue::host_complete)). `None` for a handoff's fence
+    /// (the app submits its own batch).
+    ///
+    /// ```no_run
+    /// # fn f(planned: vk_baton::Planned<'_>) -> vk_baton::Result<()> {
+    /// let in_plan = planned.plan().semaphore_waits();
+    /// let fence = planned.execute()?;
+    /// assert!(fence.submitted_semaphore_waits().is_some_and(|n| n <= in_plan));
+    /// # Ok(()) }
+    /// ```
+    pub fn submitted_semaphore_waits(&self) -> Option<usize> {
+        self.submitted_waits
     }
 
     /// Blocks until the GPU has finished the execution, then releases what it kept alive.

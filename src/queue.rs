@@ -287,23 +287,26 @@ impl Queue {
         Arc::ptr_eq(&self.0, &other.0)
     }
 
-    /// The highest timeline value the host has seen reached through vk-baton's fences: the
-    /// last value of an execution whose [`ExecutionFence`](crate::ExecutionFence) it saw
-    /// signalled (by `wait`, `is_complete`, or the graph collecting a dropped fence), or a
-    /// value such an execution waited for.
+    /// The highest timeline value up to which the host knows this queue's work complete,
+    /// through vk-baton's fences: the last value of an execution whose
+    /// [`ExecutionFence`](crate::ExecutionFence) it saw signalled (`wait`, `wait_timeout`,
+    /// `is_complete`, or the graph collecting a dropped fence), or a value such an execution
+    /// waited for. (The timeline's counter may show it a moment later: Vulkan does not order a
+    /// fence signal after the semaphore signals of the same submit.)
     ///
-    /// Work up to it completed before anything submitted since (the host's fence wait, then
-    /// the submit, order the two and make its writes visible), so a plan's wait for an earlier
-    /// graph's value at or below it is left out of the submit: it would be a no-op. The
-    /// timeline's counter (`vkGetSemaphoreCounterValue`, [`Queue::completed_value`]) is not
-    /// used for this, as reading it defines no synchronization. An app's own waits (its
-    /// fences, `vkQueueWaitIdle`) are not seen.
+    /// That work completed before anything submitted since (the host's fence wait, then the
+    /// submit, order the two, and the submit makes the writes the fence made available
+    /// visible), so a plan's wait for an earlier graph's value at or below it is left out of
+    /// the submit: it would be a no-op. Only the library's fences count: the app's own waits
+    /// (its fences, `vkQueueWaitIdle`), handoffs and the timeline's counter do not.
     ///
     /// ```no_run
     /// # fn f(graph: &vk_baton::Graph, q: &vk_baton::Queue, pass: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {
-    /// graph.record().insert_pass("upload", pass, q).finish()?.execute()?.wait()?;
-    /// // Later graphs that read the upload on other queues need no semaphore wait for it.
-    /// assert_eq!(q.host_complete(), q.last_value());
+    /// let fence = graph.record().insert_pass("upload", pass, q).finish()?.execute()?;
+    /// let uploaded = q.last_value(); // (no other thread submits to `q` meanwhile)
+    /// fence.wait()?;
+    /// // Later graphs that read the upload on other queues submit no semaphore wait for it.
+    /// assert!(q.host_complete() >= uploaded);
     /// # Ok(()) }
     /// ```
     pub fn host_complete(&self) -> u64 {

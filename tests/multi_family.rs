@@ -423,13 +423,15 @@ fn concurrent_sharing_needs_no_transfer() {
     assert_clean(&ctx);
 }
 
-/// A read on graphics of what async compute wrote in an earlier graph whose fence the host
-/// waited for: the plan names the wait for the compute queue's value, and the submit leaves it
-/// out (`Queue::host_complete`), as a hand-written renderer relies on its fence. The data must
-/// arrive, and the validation layer (which sees host waits across submits) must agree.
+/// A read on graphics of what async compute wrote in an earlier graph. While the host has not
+/// seen that work complete, the submit waits for it; once the host saw a fence that follows it
+/// (here the reader's own fence, which waited for the writer: the host never waits for the
+/// writer's fence), the next reader's submit leaves the wait out (`Queue::host_complete`), as a
+/// hand-written renderer relies on its frame fence. The data must arrive both times, and the
+/// validation layer (which sees host waits across submits) must agree.
 #[test]
 #[ignore = "needs several queue families (run on the NVIDIA machine)"]
-fn a_read_after_a_write_the_host_saw_complete_needs_no_semaphore() {
+fn a_wait_for_work_the_host_saw_complete_is_left_out_of_the_submit() {
     let ctx = multi_ctx();
     let kit = Compute::new(
         &ctx,
@@ -465,47 +467,66 @@ fn a_read_after_a_write_the_host_saw_complete_needs_no_semaphore() {
         repeat: 1,
     };
     let compute = ctx.async_compute();
-    graph
+    let gate = common::gate::Gate::new(&ctx, compute);
+    gate.hold();
+    let filled = graph
         .record()
         .insert_pass("fill", &mut fill, compute)
         .finish()
         .unwrap()
         .execute()
-        .unwrap()
-        .wait()
         .unwrap();
     let written = compute.last_value();
-    assert_eq!(compute.host_complete(), written);
+    assert!(compute.host_complete() < written, "the gate is closed");
 
-    let mut copy = CopyBuffer {
-        src: storage.clone(),
-        dst: readback.clone(),
+    let read = |expect: usize| {
+        let mut copy = CopyBuffer {
+            src: storage.clone(),
+            dst: readback.clone(),
+        };
+        let mut host = HostRead(readback.clone());
+        let planned = graph
+            .record()
+            .insert_pass("copy", &mut copy, ctx.graphics())
+            .insert_pass("host read", &mut host, ctx.graphics())
+            .finish()
+            .unwrap();
+        // The plan waits for the fill's value either way.
+        let waits: Vec<_> = planned
+            .plan()
+            .queues
+            .iter()
+            .flat_map(|q| &q.batches)
+            .flat_map(|b| &b.waits)
+            .map(|w| w.target)
+            .collect();
+        assert!(
+            matches!(waits[..], [vk_baton::plan::WaitTarget::Value { value, .. }] if value == written),
+            "{waits:?}"
+        );
+        let fence = planned.execute().unwrap();
+        assert_eq!(fence.submitted_semaphore_waits(), Some(expect));
+        fence
     };
-    let mut host = HostRead(readback.clone());
-    let planned = graph
-        .record()
-        .insert_pass("copy", &mut copy, ctx.graphics())
-        .insert_pass("host read", &mut host, ctx.graphics())
-        .finish()
-        .unwrap();
-    println!("{planned}");
-    // The plan waits for the fill's value; the host saw it reached, so the submit does not.
-    let waits: Vec<_> = planned
-        .plan()
-        .queues
-        .iter()
-        .flat_map(|q| &q.batches)
-        .flat_map(|b| &b.waits)
-        .map(|w| w.target)
-        .collect();
-    assert!(
-        matches!(waits[..], [vk_baton::plan::WaitTarget::Value { value, .. }] if value == written),
-        "{waits:?}"
+    // Not seen complete: the wait is submitted (and holds the copy back until the gate opens).
+    let first = read(1);
+    gate.open();
+    first.wait().unwrap();
+    assert_eq!(
+        compute.host_complete(),
+        written,
+        "through the reader's wait"
     );
-    planned.execute().unwrap().wait().unwrap();
     let mut out = vec![0u8; len as usize];
     readback.read(0, &mut out).unwrap();
     assert!(out == fill_expected(count, 9));
+
+    // Seen complete: left out.
+    readback.write(0, &vec![0u8; len as usize]).unwrap();
+    read(0).wait().unwrap();
+    readback.read(0, &mut out).unwrap();
+    assert!(out == fill_expected(count, 9));
+    drop(filled);
     drop(fill);
     assert_clean(&ctx);
 }

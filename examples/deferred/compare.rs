@@ -38,7 +38,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use support::vkerr;
 use vk_baton::ash::vk;
-use vk_baton::plan::WaitTarget;
 use vk_baton::{Context, Graph, GraphBuilder, HeldPlan, Queue, Recorder, StImage};
 
 /// Frames per side before timing: the library makes its heap sets and plan, both sides touch
@@ -224,26 +223,6 @@ fn stamps_last<'a>(
     )
 }
 
-/// The semaphore waits `plan` submits: those on an earlier graph's value that the host saw
-/// reached through a fence are left out (`Queue::host_complete`).
-fn submitted_waits(plan: &vk_baton::plan::Plan, ctx: &Context) -> usize {
-    let queues = [ctx.graphics(), ctx.async_compute(), ctx.transfer()];
-    let reached = |queue: usize, value: u64| {
-        let name = &plan.input.queues[queue].name;
-        queues
-            .iter()
-            .any(|q| q.name() == name && value <= q.host_complete())
-    };
-    plan.queues
-        .iter()
-        .flat_map(|q| &q.batches)
-        .flat_map(|b| &b.waits)
-        .filter(
-            |w| !matches!(w.target, WaitTarget::Value { queue, value } if reached(queue, value)),
-        )
-        .count()
-}
-
 /// The library side's frames in flight: fence, query slot, whether the frame is timed.
 type InFlight = VecDeque<(vk_baton::ExecutionFence, usize, bool)>;
 
@@ -327,10 +306,11 @@ fn compare(
                     |b| stamps_last(b, st, gfx, compute, &slot),
                 )?;
                 let was_reused = planned.reused();
-                let plan = planned.plan();
                 // The four timestamp passes record no barrier and wait for nothing.
-                lib_sync = (plan.barrier_commands(), submitted_waits(plan, ctx));
-                (planned.execute()?, was_reused)
+                let barriers = planned.plan().barrier_commands();
+                let fence = planned.execute()?;
+                lib_sync = (barriers, fence.submitted_semaphore_waits().unwrap_or(0));
+                (fence, was_reused)
             } else if let Some(h) = held_plan.as_mut() {
                 let before = h.replanned();
                 let fence = h.execute()?;
@@ -348,7 +328,10 @@ fn compare(
             };
             let cpu = start.elapsed();
             if let Some(h) = &held_plan {
-                lib_sync = (h.plan().barrier_commands(), submitted_waits(h.plan(), ctx));
+                lib_sync = (
+                    h.plan().barrier_commands(),
+                    fence.submitted_semaphore_waits().unwrap_or(0),
+                );
             }
             if timed {
                 lib_cpu.push(cpu);

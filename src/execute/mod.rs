@@ -103,7 +103,7 @@ impl Execution<'_> {
         to_fence: Option<(Vec<Resource>, Vec<Queue>)>,
         signals: &AppSignals,
     ) -> Result<ExecutionFence> {
-        let (token, recording, submitted, reached) = self.submit_with_lists(signals)?;
+        let (token, recording, submitted, (reached, waits)) = self.submit_with_lists(signals)?;
         let (resources, queues) = to_fence.unwrap_or_else(|| {
             (
                 std::mem::take(&mut self.resources),
@@ -116,7 +116,7 @@ impl Execution<'_> {
             Ok(()) => {
                 in_flight.reached = reached;
                 token.set_submitted(&in_flight.fences);
-                Ok(ExecutionFence::new(in_flight, pools))
+                Ok(ExecutionFence::new(in_flight, pools).with_submitted_waits(waits))
             }
             Err(SubmitFailure {
                 error,
@@ -152,7 +152,7 @@ impl Execution<'_> {
         CompletionToken,
         recording::Recording,
         Result<(), SubmitFailure>,
-        Vec<u64>,
+        (Vec<u64>, usize),
     )> {
         self.check_signals(signals)?;
         self.pools.collect();
@@ -166,8 +166,9 @@ impl Execution<'_> {
             )
         };
         let submitted = self.submit_and_commit(&recording, &mut scratch, signals, &mut reached);
+        let waits = scratch.waits_submitted;
         self.pools.spares.lock().submit = Some(scratch);
-        Ok((token, recording, submitted, reached))
+        Ok((token, recording, submitted, (reached, waits)))
     }
 
     /// Records the plan into command buffers and throws them away, submitting nothing and

@@ -45,6 +45,7 @@ impl Execution<'_> {
         signals: &AppSignals,
         reached: &mut Vec<u64>,
     ) -> Result<(), SubmitFailure> {
+        scratch.waits_submitted = 0;
         let mut order = std::mem::take(&mut scratch.order);
         order.clear();
         order.extend((0..self.queues.len()).filter(|&q| !self.plan.queues[q].batches.is_empty()));
@@ -243,9 +244,10 @@ impl Execution<'_> {
                 let (sem, value) = match w.target {
                     WaitTarget::Value { queue, .. } => {
                         let value = self.plan.wait_value(w.target, values).unwrap_or(0);
-                        // An earlier graph's value that the host saw reached through a fence:
-                        // its work is complete and visible to everything submitted since (the
-                        // fence wait, then this submit), so the wait would be a no-op.
+                        // An earlier graph's value whose work the host saw complete through a
+                        // fence: the fence signal made its writes available, the host's wait
+                        // and then this submit order it before the batch, and the submit's
+                        // visibility operation covers available writes; the wait is a no-op.
                         if value <= self.queues[queue].host_complete() {
                             continue;
                         }
@@ -315,6 +317,7 @@ impl Execution<'_> {
                 .queue_submit2(lock.handle(), &infos, fence)
         };
         scratch.submits = EmptyVec::keep(infos);
+        scratch.waits_submitted += waits.len();
         scratch.waits = EmptyVec::keep(waits);
         scratch.signals = EmptyVec::keep(signals);
         scratch.cbs = EmptyVec::keep(cbs);

@@ -126,6 +126,8 @@ impl Spares {
 /// vectors whose elements borrow are kept `'static` and [`recast`] for each use.
 #[derive(Default)]
 pub(crate) struct SubmitScratch {
+    /// The semaphore waits submitted by the current execution so far.
+    pub(crate) waits_submitted: usize,
     pub(crate) order: Vec<usize>,
     pub(crate) last: Vec<u64>,
     pub(crate) values: Option<TimelineValues>,
