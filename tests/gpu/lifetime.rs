@@ -421,7 +421,9 @@ fn host_complete_follows_the_fences_the_host_saw() {
     fence.wait().unwrap();
     assert_eq!(q.host_complete(), value);
 
-    // A dropped fence: seen when the graph collects it, at the next execution.
+    // A dropped fence: seen when the graph collects it, at the next execution. (An opened
+    // gate holds nothing back until it is closed again.)
+    gate.close();
     gate.hold();
     let (dropped, value) = run(&mut fill);
     let token = dropped.completion();
