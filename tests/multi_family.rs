@@ -23,6 +23,30 @@ fn multi_ctx() -> Context {
     ctx
 }
 
+/// A storage buffer of `len` bytes shared CONCURRENT by async compute and graphics (a copy
+/// source), and a host-readable buffer to copy it into.
+fn concurrent_storage(
+    ctx: &Context,
+    len: u64,
+    name: &str,
+) -> (
+    std::sync::Arc<vk_baton::StBuffer>,
+    std::sync::Arc<vk_baton::StBuffer>,
+) {
+    let families = [ctx.async_compute().family(), ctx.graphics().family()];
+    let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC;
+    let storage = ctx
+        .buffer(BufferDesc::new(len, usage).concurrent(&families), name)
+        .unwrap();
+    let readback = ctx
+        .buffer(
+            BufferDesc::readback(len, vk::BufferUsageFlags::TRANSFER_DST),
+            "readback",
+        )
+        .unwrap();
+    (storage, readback)
+}
+
 /// Every (queue index, family transfer) of the plan's barriers.
 fn transfers(plan: &Plan) -> Vec<(usize, (u32, u32), vk::ImageLayout, vk::ImageLayout)> {
     let mut out = Vec::new();
@@ -371,23 +395,7 @@ fn concurrent_sharing_needs_no_transfer() {
     );
     let count = 1024usize;
     let len = (count * 4) as u64;
-    let families = [ctx.async_compute().family(), ctx.graphics().family()];
-    let storage = ctx
-        .buffer(
-            BufferDesc::new(
-                len,
-                vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC,
-            )
-            .concurrent(&families),
-            "concurrent",
-        )
-        .unwrap();
-    let readback = ctx
-        .buffer(
-            BufferDesc::readback(len, vk::BufferUsageFlags::TRANSFER_DST),
-            "readback",
-        )
-        .unwrap();
+    let (storage, readback) = concurrent_storage(&ctx, len, "concurrent");
     let set = kit.buffer_set(&storage);
     let graph = ctx.graph().unwrap();
     let mut fill = Fill {
@@ -441,23 +449,7 @@ fn a_wait_for_work_the_host_saw_complete_is_left_out_of_the_submit() {
     );
     let count = 1024usize;
     let len = (count * 4) as u64;
-    let families = [ctx.async_compute().family(), ctx.graphics().family()];
-    let storage = ctx
-        .buffer(
-            BufferDesc::new(
-                len,
-                vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC,
-            )
-            .concurrent(&families),
-            "written on compute",
-        )
-        .unwrap();
-    let readback = ctx
-        .buffer(
-            BufferDesc::readback(len, vk::BufferUsageFlags::TRANSFER_DST),
-            "readback",
-        )
-        .unwrap();
+    let (storage, readback) = concurrent_storage(&ctx, len, "written on compute");
     let set = kit.buffer_set(&storage);
     let graph = ctx.graph().unwrap();
     let mut fill = Fill {
