@@ -170,7 +170,9 @@ fn run() -> vk_baton::Result<bool> {
         println!(
             "  handoff: {} wait(s), {} barrier(s){}, signals `graphics` timeline value {}",
             handoff.waits().len(),
-            handoff.image_barriers().len() + handoff.buffer_barriers().len(),
+            handoff.memory_barriers().len()
+                + handoff.image_barriers().len()
+                + handoff.buffer_barriers().len(),
             if acquire {
                 " (the buffer's acquire from the transfer family)"
             } else {

@@ -12,19 +12,21 @@
 
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
+use crate::execute::PlanBarriers;
 use crate::execute::{AppSignals, Execution};
 use crate::fence::ExecutionFence;
 use crate::lowering::{lower, Lists, LowerScratch, Lowered};
 use crate::pass::{Declare, FnPass, Pass, PassEntry, PassSlot, Recorder};
 use crate::plan::{self, Plan, PlanInput, Schedule};
 use crate::pools::GraphPools;
-use crate::pools::{Match, PlanBarriers};
+use crate::pools::Match;
 use crate::queue::Queue;
 use std::fmt;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 mod held;
+#[cfg(feature = "parallel-recording")]
 mod recording_threads;
 mod signalling;
 mod transients;

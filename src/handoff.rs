@@ -34,8 +34,10 @@
 //!
 //! - [`Handoff::record_barriers`] records its one `vkCmdPipelineBarrier2` (the layout
 //!   transitions, the memory dependencies on earlier work, the acquire half of an ownership
-//!   transfer); [`Handoff::image_barriers`] and [`Handoff::buffer_barriers`] are the same
-//!   barriers for an app that merges them with its own;
+//!   transfer); [`Handoff::memory_barriers`], [`Handoff::image_barriers`] and
+//!   [`Handoff::buffer_barriers`] are the same barriers for an app that merges them with its
+//!   own (buffer barriers that transfer no ownership become memory barriers, as in a graph's
+//!   own batches);
 //! - [`Handoff::waits`]: the semaphore waits for the app's `VkSubmitInfo2`, one per queue
 //!   timeline at the highest value needed, with stage masks that fit the app's queue;
 //! - [`Handoff::signals`]: the signal of the app queue's timeline with the value reserved for
@@ -61,13 +63,12 @@
 //! with nothing in the pass, so that the states it committed hold.
 
 use crate::error::{Error, Result};
-use crate::execute::{barrier_structs, Begun, Execution};
+use crate::execute::{dependency_info, BarrierStructs, Begun, Execution};
 use crate::graph::{plan_and_verify, Graph};
 use crate::lowering::{lower, Lists, LowerScratch, Lowered};
 use crate::pass::PassEntry;
 use crate::pass::{Declare, FnPass, Pass, PassSlot};
 use crate::plan::{Plan, WaitTarget};
-use crate::pools::dependency_info;
 use crate::queue::Queue;
 use ash::vk;
 use std::fmt;
@@ -84,8 +85,7 @@ pub struct Handoff<'q> {
     execution: Execution<'q>,
     /// `None` once submitted or dropped.
     begun: Option<Begun<'q>>,
-    image_barriers: Vec<vk::ImageMemoryBarrier2<'static>>,
-    buffer_barriers: Vec<vk::BufferMemoryBarrier2<'static>>,
+    barriers: BarrierStructs,
     waits: Vec<vk::SemaphoreSubmitInfo<'static>>,
     signals: Vec<vk::SemaphoreSubmitInfo<'static>>,
     signal_value: u64,
@@ -150,8 +150,7 @@ impl Graph {
             app,
             execution,
             begun: None,
-            image_barriers: Vec::new(),
-            buffer_barriers: Vec::new(),
+            barriers: BarrierStructs::default(),
             waits: Vec::new(),
             signals: Vec::new(),
             signal_value: 0,
@@ -159,10 +158,11 @@ impl Graph {
         handoff.fill_submit_info(&begun);
         handoff.begun = Some(begun);
         log::debug!(
-            "handoff `{name}` on `{}`: {} image and {} buffer barrier(s), {} wait(s), signals value {}{}",
+            "handoff `{name}` on `{}`: {} memory, {} image and {} buffer barrier(s), {} wait(s), signals value {}{}",
             queue.name(),
-            handoff.image_barriers.len(),
-            handoff.buffer_barriers.len(),
+            handoff.barriers.memory.len(),
+            handoff.barriers.images.len(),
+            handoff.barriers.buffers.len(),
             handoff.waits.len(),
             handoff.signal_value,
             if handoff.begun.as_ref().is_some_and(|b| b.release.is_some()) {
@@ -183,8 +183,9 @@ impl<'q> Handoff<'q> {
             return; // checked in `hand_off`
         };
         if let Some(b) = app.barrier {
-            (self.image_barriers, self.buffer_barriers) =
-                barrier_structs(b, &self.execution.resources);
+            let resources = &self.execution.resources;
+            let handles: Vec<u64> = resources.iter().map(crate::execute::raw).collect();
+            self.barriers.push(b, &handles);
         }
         let queues = &self.execution.queues;
         self.waits = app
@@ -240,15 +241,38 @@ impl<'q> Handoff<'q> {
         &self.execution.plan
     }
 
-    /// The image barriers to record before the app's commands (all in one
-    /// `vkCmdPipelineBarrier2`, or merged with the app's own barriers).
-    pub fn image_barriers(&self) -> &[vk::ImageMemoryBarrier2<'static>] {
-        &self.image_barriers
+    /// The handoff's barriers as one `VkDependencyInfo`, for an app that records them itself
+    /// (one `vkCmdPipelineBarrier2`); [`Handoff::record_barriers`] does the same.
+    ///
+    /// ```no_run
+    /// # fn f(device: &ash::Device, handoff: &vk_baton::Handoff<'_>, cmd: ash::vk::CommandBuffer) {
+    /// // SAFETY: `cmd` is recording on the handoff's queue family and goes in the submit
+    /// // that carries the handoff's waits and signals.
+    /// unsafe { device.cmd_pipeline_barrier2(cmd, &handoff.dependency_info()) };
+    /// # }
+    /// ```
+    pub fn dependency_info(&self) -> vk::DependencyInfo<'_> {
+        let b = &self.barriers;
+        dependency_info(&b.memory, &b.buffers, &b.images)
     }
 
-    /// The buffer barriers to record before the app's commands.
+    /// The memory barriers to record before the app's commands: the buffers' dependencies
+    /// that transfer no ownership, one per pair of stage masks (see
+    /// [`Handoff::dependency_info`] to record all three kinds together, or merge them with
+    /// the app's own barriers).
+    pub fn memory_barriers(&self) -> &[vk::MemoryBarrier2<'static>] {
+        &self.barriers.memory
+    }
+
+    /// The image barriers to record before the app's commands.
+    pub fn image_barriers(&self) -> &[vk::ImageMemoryBarrier2<'static>] {
+        &self.barriers.images
+    }
+
+    /// The buffer barriers to record before the app's commands: those that release or
+    /// acquire ownership.
     pub fn buffer_barriers(&self) -> &[vk::BufferMemoryBarrier2<'static>] {
-        &self.buffer_barriers
+        &self.barriers.buffers
     }
 
     /// The semaphore waits for the app's `VkSubmitInfo2`: at most one per queue timeline (the
@@ -278,14 +302,15 @@ impl<'q> Handoff<'q> {
     /// [`Handoff::waits`] and [`Handoff::signals`], before the app's first use of the handed
     /// resources in it. The resources stay alive until that submit has completed.
     pub unsafe fn record_barriers(&self, cmd: vk::CommandBuffer) {
-        if self.image_barriers.is_empty() && self.buffer_barriers.is_empty() {
+        let b = &self.barriers;
+        if b.memory.is_empty() && b.images.is_empty() && b.buffers.is_empty() {
             return;
         }
         let pools = self.execution.pools.clone();
         if let Some(d) = &pools.debug {
             d.begin_label(cmd, &format!("handoff `{}`: barriers", self.name));
         }
-        let dep = dependency_info(&[], &self.buffer_barriers, &self.image_barriers);
+        let dep = self.dependency_info();
         // SAFETY: the caller guarantees `cmd` is recording on this device and family; the
         // barriers name live resources (held by the handoff) and come from a verified plan.
         unsafe { pools.device.cmd_pipeline_barrier2(cmd, &dep) };

@@ -20,18 +20,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 mod kept;
-mod plan_barriers;
-mod plan_labels;
 mod spares;
 mod timestamps;
-mod workers;
 
 pub(crate) use kept::{KeptPlans, Match};
-pub(crate) use plan_barriers::{dependency_info, PlanBarriers};
-pub(crate) use plan_labels::PlanLabels;
-pub(crate) use spares::{give, take, BarrierScratch, EmptyVec, Spares, SubmitScratch};
+pub(crate) use spares::{give, take, Spare, Spares, SubmitScratch};
 pub(crate) use timestamps::{ExecutionTimer, Instrumentation};
-pub(crate) use workers::{RecordingWorkers, Task};
 
 /// Everything one execution keeps alive until its fences signal.
 pub(crate) struct InFlight {
@@ -79,19 +73,14 @@ pub(crate) struct PoolKey {
     pub(crate) thread: usize,
 }
 
-impl PoolKey {
-    /// The calling thread's pool of `family`.
-    pub(crate) fn main(family: u32) -> Self {
-        PoolKey { family, thread: 0 }
-    }
-}
-
 /// How executions spread their recording over threads ([`crate::Graph::set_recording_threads`]).
+#[cfg(feature = "parallel-recording")]
 pub(crate) struct RecordingThreads {
     pub(crate) threads: std::sync::atomic::AtomicUsize,
     pub(crate) min_passes: std::sync::atomic::AtomicUsize,
 }
 
+#[cfg(feature = "parallel-recording")]
 impl Default for RecordingThreads {
     fn default() -> Self {
         RecordingThreads {
@@ -111,9 +100,6 @@ pub(crate) struct Reusable {
     pub(crate) fences: Vec<vk::Fence>,
     /// Timestamp query pools and command buffer names.
     pub(crate) instrument: Instrumentation,
-    /// The threads that record beside the calling one, started by the first execution that
-    /// needs them.
-    pub(crate) workers: RecordingWorkers,
 }
 
 /// The part of a graph that its executions and their fences share.
@@ -123,6 +109,7 @@ pub(crate) struct GraphPools {
     /// Whether each pass is recorded inside a debug label with its name (with `debug`).
     pub(crate) labels: std::sync::atomic::AtomicBool,
     /// How many threads record an execution.
+    #[cfg(feature = "parallel-recording")]
     pub(crate) recording: RecordingThreads,
     pub(crate) reusable: Mutex<Reusable>,
     /// Contents of dropped, incomplete execution fences.
@@ -157,6 +144,7 @@ impl GraphPools {
             device,
             debug,
             labels: std::sync::atomic::AtomicBool::new(true),
+            #[cfg(feature = "parallel-recording")]
             recording: RecordingThreads::default(),
             reusable: Mutex::new(Reusable::default()),
             pending: Mutex::new(Vec::new()),

@@ -180,6 +180,7 @@ fn a_loop_alternating_two_shapes_allocates_nothing() {
 /// Recording threads on, in a frame of `Send` passes too small to spread (under two threads'
 /// minimum): nothing either, so turning threads on costs small frames nothing.
 #[test]
+#[cfg(feature = "parallel-recording")]
 #[cfg_attr(
     debug_assertions,
     ignore = "debug builds verify every plan, which allocates per pass: cargo test --release --test allocations"

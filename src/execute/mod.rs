@@ -18,21 +18,24 @@
 //! [`handoff`] runs an execution whose one pass the app submits itself: the library submits
 //! the other queues' batches and commits the states, and the app's batch goes to the app.
 
+mod barriers;
 mod handoff;
+mod labels;
 mod recording;
 mod signals;
 mod submit;
 
 use crate::pass::PassEntry;
+pub(crate) use barriers::{dependency_info, raw, BarrierStructs, PlanBarriers};
 pub(crate) use handoff::Begun;
-pub(crate) use recording::barrier_structs;
+pub(crate) use recording::RecordingLists;
 pub use signals::AppSignals;
 
 use crate::completion::CompletionToken;
 use crate::error::Result;
 use crate::fence::ExecutionFence;
 use crate::plan::Plan;
-use crate::pools::{give, take, EmptyVec, GraphPools, PlanBarriers};
+use crate::pools::{give, take, GraphPools, Spare};
 use crate::queue::Queue;
 use crate::resource::Resource;
 use std::sync::Arc;
@@ -77,7 +80,7 @@ impl Execution<'_> {
             .lock()
             .extend(passes.drain(..).map(|p| p.name));
         let mut spares = pools.spares.lock();
-        spares.passes = EmptyVec::keep(passes);
+        spares.passes = Spare::keep(passes);
         give(&mut spares.versions, versions);
         give(&mut spares.resources, resources);
         give(&mut spares.queues, queues);

@@ -1,30 +1,39 @@
 //! Recording a plan into command buffers, and putting everything back when a pass fails.
 //!
+//! There is one recording loop. A batch is recorded as *pieces*: runs of its commands, each
+//! into a primary command buffer of its own. Without recording threads every non-empty
+//! batch is one piece; with them ([`crate::Graph::set_recording_threads`]), `spread` cuts long
+//! runs of `Send` passes into pieces for other threads. Either way the calling thread first
+//! takes every command buffer, fence and timestamp query in recording order, then the pieces
+//! are recorded by [`record_piece`], which turns [`Command::Barrier`] into one
+//! `vkCmdPipelineBarrier2` from the plan's baked barriers and [`Command::Pass`] into the
+//! pass's own recording inside its debug label and timestamps.
+//!
 //! A pass's `record()` may return an error or panic. Either way the execution ends before
 //! anything is submitted, and it must leave the graph as it found it: the command buffers
 //! reset and back in their pool, the fences back in the spare list, the completion token
 //! marked failed (so nothing waits on it forever), and the pass's error naming the pass.
 
+use super::barriers::PlanBarriers;
+use super::labels::{self, pass_color, PlanLabels};
 use super::Execution;
 use crate::completion::CompletionToken;
+use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
-use crate::pass::{PassEntry, Recorder};
-use crate::plan::{BarrierCmd, Command};
-use crate::pools::{
-    dependency_info, give, take, ExecutionTimer, GraphPools, InFlight, PoolKey, Reusable, Spares,
-};
+use crate::pass::{Pass, PassEntry, Recorder};
+use crate::plan::{Batch, Command, Plan};
+use crate::pools::{give, take, ExecutionTimer, GraphPools, InFlight, PoolKey, Reusable, Spares};
 use crate::queue::Queue;
 use crate::resource::Resource;
+use crate::timing::PassTiming;
 use ash::vk;
-use barrier_scratch::BarrierScratch;
 use std::any::Any;
+use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-mod barrier_scratch;
-mod instrument;
-mod labels;
-mod parallel;
+#[cfg(feature = "parallel-recording")]
+mod spread;
 
 /// What recording an execution produced, all of it to hand back to the graph once done.
 /// Its vectors come from the graph's spares and go back there.
@@ -43,11 +52,46 @@ pub(crate) struct Recording {
     /// `batch_cmds` (they start where the previous batch's end).
     batch_ends: Vec<usize>,
     /// The command buffers of every batch, in submission order: none for a batch without
-    /// commands, one for a batch recorded on one thread, one per piece otherwise
-    /// ([`parallel`]).
+    /// commands, one per piece otherwise.
     batch_cmds: Vec<vk::CommandBuffer>,
     /// The timestamp queries, when the graph is timed.
     timer: Option<ExecutionTimer>,
+}
+
+/// Consecutive commands of one batch, recorded by one thread into one primary command buffer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Piece {
+    /// Indices into the batch's commands.
+    pub(crate) commands: Range<usize>,
+    /// The thread that records it: 0 is the thread that calls `execute()`.
+    pub(crate) thread: usize,
+}
+
+/// A piece with its command buffer, ready to record.
+pub(crate) struct Job {
+    queue: usize,
+    batch: usize,
+    commands: Range<usize>,
+    /// The thread that records it (0 without recording threads).
+    #[cfg_attr(not(feature = "parallel-recording"), allow(dead_code))]
+    thread: usize,
+    cmd: vk::CommandBuffer,
+    /// The plan's barrier commands before this piece, in recording order.
+    first_barrier: usize,
+    /// The batch's timestamp queries, reset at the start of its first piece (without host
+    /// reset).
+    reset: Option<Range<u32>>,
+}
+
+/// The per-frame lists of recording, kept in the graph's spares.
+#[derive(Default)]
+pub(crate) struct RecordingLists {
+    pieces: Vec<Piece>,
+    /// Per batch of every queue, in queue order: where its pieces end in `pieces`.
+    piece_ends: Vec<usize>,
+    jobs: Vec<Job>,
+    /// Per pass: its first timestamp query, if timed.
+    queries: Vec<Option<u32>>,
 }
 
 impl Recording {
@@ -147,11 +191,12 @@ impl Execution<'_> {
         out.queue_fences.resize(self.queues.len(), None);
         let outcome = {
             let mut reusable = pools.reusable.lock();
-            let mut barriers = BarrierScratch::from_spares(&mut pools.spares.lock().barriers);
+            let mut lists = std::mem::take(&mut pools.spares.lock().recording);
             let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
-                self.record_all(&mut reusable, token, &mut out, &mut barriers)
+                self.record_all(&mut reusable, token, &mut out, &mut lists)
             }));
-            barriers.into_spares(&mut pools.spares.lock().barriers);
+            lists.jobs.clear();
+            pools.spares.lock().recording = lists;
             if !matches!(outcome, Ok(Ok(()))) {
                 reset_unsubmitted(&pools.device, &out.cmds);
             }
@@ -179,154 +224,351 @@ impl Execution<'_> {
         reusable: &mut Reusable,
         token: &CompletionToken,
         out: &mut Recording,
-        barriers: &mut BarrierScratch,
+        lists: &mut RecordingLists,
     ) -> Result<()> {
-        let threads = self.pools.recording.threads.load(Ordering::Relaxed);
-        if threads > 1 && parallel::record(self, reusable, token, out, barriers, threads)? {
-            return Ok(());
-        }
-        let Recording {
-            keep,
-            cmds,
-            fences,
-            queue_fences,
-            batch_start,
-            batch_ends,
-            batch_cmds,
-            timer,
-        } = out;
+        let threads = self.cut_into_pieces(lists);
         let Execution {
             pools,
             passes,
             queues,
             resources,
             plan,
-            barriers: plan_barriers,
+            barriers,
             ..
         } = self;
         let device: &ash::Device = &pools.device;
-        let kept_barriers = barrier_scratch::prepare(plan_barriers, plan, resources);
-        // Barrier commands so far, in the order `prepare` built them.
-        let mut barrier_k = 0;
-        // Whether a kept label named a pass that is named otherwise now: then they are built
-        // again next time.
-        let mut labels_missed = false;
-        // Pass and barrier labels, unless the graph turned them off.
-        let debug = pools
-            .debug
-            .as_ref()
-            .filter(|_| pools.labels.load(Ordering::Relaxed));
-        // Pass and barrier labels are kept with the plan like its barriers (not on its first
-        // recording).
-        if debug.is_some() && kept_barriers && !plan_barriers.labels.built() {
+        barriers.prepare(plan, resources);
+        // Pass and barrier labels, unless the graph turned them off; kept with the plan.
+        let labels = (pools.debug.as_ref()).filter(|_| pools.labels.load(Ordering::Relaxed));
+        if labels.is_some() && !barriers.labels.built() {
+            let (passes, queues) = (&*passes, &*queues);
             labels::keep(
-                &mut plan_barriers.labels,
+                &mut barriers.labels,
                 plan,
                 |q| queues[q].family(),
                 |p| passes[p].name.as_str(),
             );
         }
-        // The kept labels to look up: with labels on, once built for this plan.
-        let kept_labels = Some(&plan_barriers.labels).filter(|l| debug.is_some() && l.built());
-        *timer = reusable.instrument.timer(device, passes.len())?;
-        for (qi, qp) in plan.queues.iter().enumerate() {
-            let family = queues[qi].family();
-            let support = reusable.instrument.support.as_ref();
-            let mask = support.and_then(|s| s.mask(family, queues[qi].caps()));
-            batch_start.push(batch_ends.len());
-            for (bi, batch) in qp.batches.iter().enumerate() {
-                if batch.commands.is_empty() {
-                    batch_ends.push(batch_cmds.len());
-                    continue;
-                }
-                let cmd = pools.command_buffer(reusable, PoolKey::main(family))?;
-                instrument::name_command_buffer(
-                    &mut reusable.instrument,
-                    debug,
-                    cmd,
-                    &queues[qi],
-                    bi,
-                );
-                cmds.push((PoolKey::main(family), cmd));
-                batch_cmds.push(cmd);
-                let begin = vk::CommandBufferBeginInfo::default()
-                    .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-                // SAFETY: `cmd` is not pending (fresh, or recycled after its fence signalled),
-                // and its pool is locked by the caller.
-                unsafe { device.begin_command_buffer(cmd, &begin) }
-                    .map_err(|e| Error::vk("vkBeginCommandBuffer", e))?;
-                instrument::reset_batch_queries(device, cmd, timer.as_ref(), mask, batch);
-                for (ci, c) in batch.commands.iter().enumerate() {
-                    match c {
-                        Command::Barrier(b) => {
-                            let built =
-                                (plan_barriers.dependency(barrier_k)).filter(|_| kept_barriers);
-                            let label = kept_labels.and_then(|labels| {
-                                labels.barrier(barrier_k, |p| passes[p].name.as_str())
-                            });
-                            labels_missed |= kept_labels.is_some() && label.is_none();
-                            barrier_k += 1;
-                            instrument::labelled_barrier(
-                                debug,
-                                cmd,
-                                family,
-                                (batch, ci, b),
-                                label,
-                                |p| passes[p].name.as_str(),
-                                || match built {
-                                    // SAFETY: `cmd` is recording; every handle is alive (the
-                                    // resources are held by this execution) and the barriers
-                                    // come from a validated plan.
-                                    Some(dep) => unsafe { device.cmd_pipeline_barrier2(cmd, dep) },
-                                    // The plan's first recording (or, never, a command
-                                    // missing from the plan's): built here.
-                                    None => record_barrier(device, cmd, b, resources, barriers),
-                                },
-                            )
-                        }
-                        Command::Pass(i) => {
-                            let PassEntry { name, pass, queue } = &mut passes[*i];
-                            let label = kept_labels.and_then(|labels| labels.pass(*i, name));
-                            labels_missed |= kept_labels.is_some() && label.is_none();
-                            let end = instrument::begin_pass(
-                                device,
-                                debug,
-                                cmd,
-                                timer.as_mut(),
-                                mask,
-                                (qi, &queues[qi]),
-                                *i,
-                                (name, label),
-                            );
-                            let mut r = Recorder {
-                                device,
-                                cmd,
-                                queue,
-                                keep,
-                                completion: token,
-                                debug: pools.debug.as_ref(),
-                                pass_name: name,
-                            };
-                            pass.record(&mut r).map_err(|e| name_the_pass(name, e))?;
-                            instrument::end_pass(device, debug, cmd, timer.as_ref(), end);
-                        }
-                    }
-                }
-                // SAFETY: `cmd` is recording.
-                unsafe { device.end_command_buffer(cmd) }
-                    .map_err(|e| Error::vk("vkEndCommandBuffer", e))?;
-                batch_ends.push(batch_cmds.len());
-            }
-            if !qp.batches.is_empty() {
-                let fence = pools.fence(reusable)?;
-                fences.push(fence);
-                queue_fences[qi] = Some(fence);
+        out.timer = reusable.instrument.timer(device, passes.len())?;
+        take_objects(pools, reusable, (plan, queues, passes), out, lists, labels)?;
+        let shared = Shared {
+            device,
+            labels,
+            debug: pools.debug.as_ref(),
+            plan,
+            queues,
+            barriers,
+            token,
+            queries: &lists.queries,
+            query_pool: (out.timer.as_ref()).map_or(vk::QueryPool::null(), |t| t.slot.pool),
+            labels_missed: AtomicBool::new(false),
+        };
+        if threads > 1 {
+            #[cfg(feature = "parallel-recording")]
+            spread::record(&shared, &lists.jobs, passes, &mut out.keep, threads, pools)?;
+        } else {
+            let mut serial = &mut passes[..];
+            for job in &lists.jobs {
+                record_piece(&shared, job, &mut serial, &mut out.keep)?;
             }
         }
-        if labels_missed {
-            plan_barriers.labels.forget();
+        if shared.labels_missed.load(Ordering::Relaxed) {
+            barriers.labels.forget();
         }
         Ok(())
+    }
+
+    /// Cuts every batch into pieces; returns how many threads record them (1: the calling
+    /// thread alone, every non-empty batch one piece).
+    fn cut_into_pieces(&self, lists: &mut RecordingLists) -> usize {
+        lists.pieces.clear();
+        lists.piece_ends.clear();
+        #[cfg(feature = "parallel-recording")]
+        if let Some(threads) = spread::cut(self, lists) {
+            return threads;
+        }
+        for batch in self.plan.queues.iter().flat_map(|q| &q.batches) {
+            if !batch.commands.is_empty() {
+                lists.pieces.push(Piece {
+                    commands: 0..batch.commands.len(),
+                    thread: 0,
+                });
+            }
+            lists.piece_ends.push(lists.pieces.len());
+        }
+        1
+    }
+}
+
+/// Takes, in recording order, a command buffer per piece (named for its batch), a fence per
+/// queue with batches, and two timestamp queries per timed pass; fills `lists.jobs`.
+fn take_objects(
+    pools: &GraphPools,
+    reusable: &mut Reusable,
+    (plan, queues, passes): (&Plan, &[Queue], &[PassEntry<'_>]),
+    out: &mut Recording,
+    lists: &mut RecordingLists,
+    labels: Option<&DebugUtils>,
+) -> Result<()> {
+    let RecordingLists {
+        pieces,
+        piece_ends,
+        jobs,
+        queries,
+    } = lists;
+    queries.clear();
+    queries.resize(passes.len(), None);
+    let (mut flat, mut from, mut first_barrier) = (0, 0, 0);
+    for (qi, qp) in plan.queues.iter().enumerate() {
+        let family = queues[qi].family();
+        let support = reusable.instrument.support.as_ref();
+        let mask = support.and_then(|s| s.mask(family, queues[qi].caps()));
+        out.batch_start.push(out.batch_ends.len());
+        for (bi, batch) in qp.batches.iter().enumerate() {
+            let reset = match (out.timer.as_mut(), mask) {
+                (Some(t), Some(mask)) => time_batch(t, batch, passes, &queues[qi], mask, queries),
+                _ => None,
+            };
+            let mut reset = reset.filter(|r| !r.is_empty());
+            for piece in &pieces[from..piece_ends[flat]] {
+                let key = PoolKey {
+                    family,
+                    thread: piece.thread,
+                };
+                let cmd = pools.command_buffer(reusable, key)?;
+                labels::name_command_buffer(&mut reusable.instrument, labels, cmd, &queues[qi], bi);
+                out.cmds.push((key, cmd));
+                out.batch_cmds.push(cmd);
+                jobs.push(Job {
+                    queue: qi,
+                    batch: bi,
+                    commands: piece.commands.clone(),
+                    thread: piece.thread,
+                    cmd,
+                    first_barrier,
+                    reset: reset.take(),
+                });
+                let commands = &batch.commands[piece.commands.clone()];
+                first_barrier += (commands.iter())
+                    .filter(|c| matches!(c, Command::Barrier(_)))
+                    .count();
+            }
+            (from, flat) = (piece_ends[flat], flat + 1);
+            out.batch_ends.push(out.batch_cmds.len());
+        }
+        if !qp.batches.is_empty() {
+            let fence = pools.fence(reusable)?;
+            out.fences.push(fence);
+            out.queue_fences[qi] = Some(fence);
+        }
+    }
+    Ok(())
+}
+
+/// Hands out the timestamp queries of `batch`'s passes, in recording order; returns the
+/// range the batch must reset itself (empty with host reset).
+fn time_batch(
+    t: &mut ExecutionTimer,
+    batch: &Batch,
+    passes: &[PassEntry<'_>],
+    queue: &Queue,
+    mask: u64,
+    queries: &mut [Option<u32>],
+) -> Option<Range<u32>> {
+    let first = t.next_query();
+    for c in &batch.commands {
+        if let Command::Pass(i) = c {
+            let (query, spare) = (t.next_query(), t.spares.name());
+            let name = &passes[*i].name;
+            (t.passes).push(PassTiming::new(spare, name, queue, *i, query, mask));
+            queries[*i] = Some(query);
+        }
+    }
+    (!t.host_reset).then(|| first..t.next_query())
+}
+
+/// What every piece's recording reads.
+pub(crate) struct Shared<'e> {
+    device: &'e ash::Device,
+    /// For labels: `None` when the graph has no debug utils or labels are off.
+    labels: Option<&'e DebugUtils>,
+    /// For the passes' recorders.
+    debug: Option<&'e DebugUtils>,
+    plan: &'e Plan,
+    queues: &'e [Queue],
+    barriers: &'e PlanBarriers,
+    token: &'e CompletionToken,
+    /// Per pass: its first timestamp query, if timed.
+    queries: &'e [Option<u32>],
+    query_pool: vk::QueryPool,
+    /// Whether a kept label named a pass that is named otherwise now: then the labels are
+    /// built again next time.
+    labels_missed: AtomicBool,
+}
+
+/// The passes a piece's recording takes its passes from: the execution's own list on the
+/// calling thread, or the passes handed to a recording thread.
+pub(crate) trait PassSource {
+    /// Pass `p`'s name (also of passes recorded elsewhere: barrier labels name neighbours).
+    fn name(&self, p: usize) -> &str;
+    /// Records pass `p` with `r`, made for its queue and name.
+    fn record(&mut self, p: usize, r: RecorderParts<'_>) -> Result<()>;
+}
+
+/// Everything of a [`Recorder`] but the pass's own queue and name.
+pub(crate) struct RecorderParts<'a> {
+    device: &'a ash::Device,
+    cmd: vk::CommandBuffer,
+    keep: &'a mut Vec<Box<dyn Any + Send + Sync>>,
+    completion: &'a CompletionToken,
+    debug: Option<&'a DebugUtils>,
+}
+
+impl RecorderParts<'_> {
+    /// Records `pass`, named `name`, on `queue`; a failure names the pass.
+    pub(crate) fn record<P: Pass + ?Sized>(
+        self,
+        pass: &mut P,
+        name: &str,
+        queue: &Queue,
+    ) -> Result<()> {
+        let mut r = Recorder {
+            device: self.device,
+            cmd: self.cmd,
+            queue,
+            keep: self.keep,
+            completion: self.completion,
+            debug: self.debug,
+            pass_name: name,
+        };
+        pass.record(&mut r).map_err(|e| name_the_pass(name, e))
+    }
+}
+
+impl PassSource for &mut [PassEntry<'_>] {
+    fn name(&self, p: usize) -> &str {
+        &self[p].name
+    }
+
+    fn record(&mut self, p: usize, r: RecorderParts<'_>) -> Result<()> {
+        let PassEntry { name, pass, queue } = &mut self[p];
+        r.record(&mut **pass, name, queue)
+    }
+}
+
+/// Records one piece into its command buffer, from begin to end.
+pub(crate) fn record_piece(
+    s: &Shared<'_>,
+    job: &Job,
+    passes: &mut impl PassSource,
+    keep: &mut Vec<Box<dyn Any + Send + Sync>>,
+) -> Result<()> {
+    let (device, cmd) = (s.device, job.cmd);
+    let family = s.queues[job.queue].family();
+    let batch = &s.plan.queues[job.queue].batches[job.batch];
+    let begin =
+        vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+    // SAFETY: `cmd` is not pending (fresh, or recycled after its fence signalled), and no
+    // other thread uses its pool: each thread records from its own (`PoolKey::thread`), and
+    // the calling thread holds the pools' lock until every thread has stopped.
+    unsafe { device.begin_command_buffer(cmd, &begin) }
+        .map_err(|e| Error::vk("vkBeginCommandBuffer", e))?;
+    if let Some(reset) = &job.reset {
+        // SAFETY: `cmd` is recording, outside any render pass, on a timed queue; the queries
+        // are the batch's, within the execution's pool, and written only after this reset in
+        // submission order (later in this command buffer or in the batch's next ones).
+        unsafe { device.cmd_reset_query_pool(cmd, s.query_pool, reset.start, reset.len() as u32) };
+    }
+    let kept_labels = Some(&s.barriers.labels).filter(|l| s.labels.is_some() && l.built());
+    let mut barrier_k = job.first_barrier;
+    for ci in job.commands.clone() {
+        match &batch.commands[ci] {
+            Command::Barrier(b) => {
+                let label = kept_labels.and_then(|l| l.barrier(barrier_k, |p| passes.name(p)));
+                note_missed(s, kept_labels, label.is_some());
+                let dep = s.barriers.dependency(barrier_k);
+                barrier_k += 1;
+                labels::labelled_barrier(
+                    s.labels,
+                    cmd,
+                    family,
+                    (batch, ci, b),
+                    label,
+                    |p| passes.name(p),
+                    || {
+                        if let Some(dep) = dep {
+                            // SAFETY: `cmd` is recording; every handle is alive (the resources
+                            // are held by this execution) and the barriers come from a
+                            // validated plan, baked for these resources.
+                            unsafe { device.cmd_pipeline_barrier2(cmd, &dep) }
+                        }
+                    },
+                )
+            }
+            Command::Pass(i) => {
+                let label = kept_labels.and_then(|l| l.pass(*i, passes.name(*i)));
+                note_missed(s, kept_labels, label.is_some());
+                open_pass(s, cmd, job.queue, (passes.name(*i), label), s.queries[*i]);
+                let parts = RecorderParts {
+                    device,
+                    cmd,
+                    keep: &mut *keep,
+                    completion: s.token,
+                    debug: s.debug,
+                };
+                passes.record(*i, parts)?;
+                close_pass(s, cmd, s.queries[*i]);
+            }
+        }
+    }
+    // SAFETY: `cmd` is recording.
+    unsafe { device.end_command_buffer(cmd) }.map_err(|e| Error::vk("vkEndCommandBuffer", e))
+}
+
+/// Notes a kept label that could not be used (its pass is named otherwise now).
+fn note_missed(s: &Shared<'_>, kept: Option<&PlanLabels>, found: bool) {
+    if kept.is_some() && !found {
+        s.labels_missed.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Before a pass: its label (the kept one if any), and its start timestamp into `query` if
+/// timed.
+fn open_pass(
+    s: &Shared<'_>,
+    cmd: vk::CommandBuffer,
+    qi: usize,
+    (name, kept): (&str, Option<&std::ffi::CStr>),
+    query: Option<u32>,
+) {
+    if let Some(d) = s.labels {
+        // SAFETY: `cmd` is recording on this thread only; the debug functions belong to the
+        // graph's device (`Graph::new`'s contract).
+        unsafe {
+            match kept {
+                Some(label) => d.begin_label_c(cmd, label, pass_color(qi)),
+                None => d.begin_label_with_color(cmd, name, pass_color(qi)),
+            }
+        };
+    }
+    if let Some(q) = query {
+        let top = vk::PipelineStageFlags2::TOP_OF_PIPE;
+        // SAFETY: `cmd` is recording on a queue with timestamps; the query was reset (on the
+        // host, or at the start of the batch) and is written once.
+        unsafe { s.device.cmd_write_timestamp2(cmd, top, s.query_pool, q) };
+    }
+}
+
+/// After a pass: its end timestamp into `query + 1` if timed, and the end of its label.
+fn close_pass(s: &Shared<'_>, cmd: vk::CommandBuffer, query: Option<u32>) {
+    if let Some(q) = query {
+        let all = vk::PipelineStageFlags2::ALL_COMMANDS;
+        // SAFETY: as in `open_pass`, for the pass's second query.
+        unsafe { s.device.cmd_write_timestamp2(cmd, all, s.query_pool, q + 1) };
+    }
+    if let Some(d) = s.labels {
+        // SAFETY: closes the label `open_pass` opened (a pass closes only labels it opened).
+        unsafe { d.end_label(cmd) };
     }
 }
 
@@ -354,198 +596,5 @@ fn reset_unsubmitted(device: &ash::Device, cmds: &[(PoolKey, vk::CommandBuffer)]
     }
 }
 
-/// Records one `vkCmdPipelineBarrier2` holding every barrier of `b`, through `scratch`.
-fn record_barrier(
-    device: &ash::Device,
-    cmd: vk::CommandBuffer,
-    b: &BarrierCmd,
-    resources: &[Resource],
-    scratch: &mut BarrierScratch,
-) {
-    scratch.fill(b, resources);
-    let dep = dependency_info(&scratch.memory, &scratch.buffers, &scratch.images);
-    // SAFETY: `cmd` is recording; every handle is alive (the resources are held by this
-    // execution) and the barriers come from a validated plan.
-    unsafe { device.cmd_pipeline_barrier2(cmd, &dep) };
-}
-
-/// The Vulkan barriers of `b`, for `resources` (the plan's resource indices).
-pub(crate) fn barrier_structs(
-    b: &BarrierCmd,
-    resources: &[Resource],
-) -> (
-    Vec<vk::ImageMemoryBarrier2<'static>>,
-    Vec<vk::BufferMemoryBarrier2<'static>>,
-) {
-    let families =
-        |f: Option<(u32, u32)>| f.unwrap_or((vk::QUEUE_FAMILY_IGNORED, vk::QUEUE_FAMILY_IGNORED));
-    let images: Vec<vk::ImageMemoryBarrier2<'static>> = b
-        .images
-        .iter()
-        .filter_map(|ib| {
-            let Resource::Image(img) = &resources[ib.resource] else {
-                return None;
-            };
-            let (src_family, dst_family) = families(ib.scopes.families);
-            Some(
-                vk::ImageMemoryBarrier2::default()
-                    .src_stage_mask(ib.scopes.src_stages)
-                    .src_access_mask(ib.scopes.src_access)
-                    .dst_stage_mask(ib.scopes.dst_stages)
-                    .dst_access_mask(ib.scopes.dst_access)
-                    .old_layout(ib.old_layout)
-                    .new_layout(ib.new_layout)
-                    .src_queue_family_index(src_family)
-                    .dst_queue_family_index(dst_family)
-                    .image(img.handle())
-                    .subresource_range(ib.range.to_vk(ib.aspect)),
-            )
-        })
-        .collect();
-    let buffers: Vec<vk::BufferMemoryBarrier2<'static>> = b
-        .buffers
-        .iter()
-        .filter_map(|bb| {
-            let Resource::Buffer(buf) = &resources[bb.resource] else {
-                return None;
-            };
-            let (src_family, dst_family) = families(bb.scopes.families);
-            Some(
-                vk::BufferMemoryBarrier2::default()
-                    .src_stage_mask(bb.scopes.src_stages)
-                    .src_access_mask(bb.scopes.src_access)
-                    .dst_stage_mask(bb.scopes.dst_stages)
-                    .dst_access_mask(bb.scopes.dst_access)
-                    .src_queue_family_index(src_family)
-                    .dst_queue_family_index(dst_family)
-                    .buffer(buf.handle())
-                    .offset(bb.range.offset)
-                    .size(bb.range.size),
-            )
-        })
-        .collect();
-    (images, buffers)
-}
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::plan::{Batch, Plan, QueuePlan};
-    use crate::pools::GraphPools;
-    use crate::{Context, Declare, Pass};
-
-    /// Records nothing, then does what it is told.
-    struct Step(Option<&'static str>);
-
-    impl Pass for Step {
-        fn declare(&self, _d: &mut Declare<'_>) {}
-        fn record(&mut self, _r: &mut Recorder<'_>) -> Result<()> {
-            match self.0 {
-                None => Ok(()),
-                Some("panic") => panic!("planted"),
-                Some(why) => Err(Error::PassFailed(why.into())),
-            }
-        }
-    }
-
-    /// A plan of two queues, one pass each: queue 0's fence is taken before queue 1's pass
-    /// records. Lavapipe has one `VkQueue`, so both planner queues use it.
-    fn two_queue_plan() -> Plan {
-        let batch = |pass| Batch {
-            commands: vec![Command::Pass(pass)],
-            ..Batch::default()
-        };
-        Plan {
-            input: Default::default(),
-            queues: vec![
-                QueuePlan {
-                    batches: vec![batch(0)],
-                },
-                QueuePlan {
-                    batches: vec![batch(1)],
-                },
-            ],
-            final_states: vec![],
-            schedule: Default::default(),
-            reordered: false,
-            transients: Default::default(),
-            order: vec![0, 1],
-        }
-    }
-
-    /// (spare fences, spare command buffers of `family`)
-    fn spares(pools: &GraphPools, family: u32) -> (usize, usize) {
-        let reusable = pools.reusable.lock();
-        let free = (reusable.families.get(&PoolKey::main(family))).map_or(0, |f| f.free.len());
-        (reusable.fences.len(), free)
-    }
-
-    /// The fence that leaked on a two-queue graph: taken for queue 0, then queue 1's pass
-    /// fails or panics. It must go back to the spares, with both command buffers.
-    #[test]
-    fn a_failed_recording_returns_every_fence_and_command_buffer() {
-        let ctx = Context::new_for_tests().expect("a Vulkan device (lavapipe in CI)");
-        let log = ctx.message_log();
-        let graph = ctx.graph().unwrap();
-        let shared = graph.pools().clone();
-        let q = ctx.graphics().clone();
-        let family = q.family();
-        let run = |second: Option<&'static str>| {
-            let (mut first, mut second) = (Step(None), Step(second));
-            let passes = vec![
-                PassEntry {
-                    name: "first".into(),
-                    pass: (&mut first).into(),
-                    queue: q.clone(),
-                },
-                PassEntry {
-                    name: "second".into(),
-                    pass: (&mut second).into(),
-                    queue: q.clone(),
-                },
-            ];
-            let mut execution = Execution {
-                pools: shared.clone(),
-                passes,
-                queues: vec![q.clone(), q.clone()],
-                resources: Vec::new(),
-                versions: Vec::new(),
-                plan: two_queue_plan(),
-                barriers: Default::default(),
-            };
-            let token = CompletionToken::new(shared.device.clone());
-            let r = panic::catch_unwind(AssertUnwindSafe(|| execution.record(&token)));
-            (r, token)
-        };
-
-        let (r, token) = run(Some("panic"));
-        assert!(r.is_err(), "the panic goes on to the caller");
-        assert!(token.has_failed());
-        assert_eq!(
-            spares(&shared, family),
-            (1, 2),
-            "queue 0's fence and both buffers"
-        );
-
-        let (r, token) = run(Some("no"));
-        let e = r.unwrap().err().expect("an error");
-        assert_eq!(e.to_string(), "pass `second` failed to record: no");
-        assert!(token.has_failed());
-        assert_eq!(spares(&shared, family), (1, 2), "reused, and back again");
-
-        // A good recording reuses them (taking one new fence for queue 1); handing it back
-        // unsubmitted returns all of them.
-        let (r, token) = run(None);
-        let recording = r.unwrap().unwrap();
-        assert_eq!(recording.fences.len(), 2);
-        assert_eq!(spares(&shared, family), (0, 0));
-        token.set_submitted(&[]);
-        shared.recycle(recording.into_in_flight(&shared, token, Vec::new(), Vec::new()));
-        assert_eq!(spares(&shared, family), (2, 2));
-
-        drop(shared);
-        drop(graph);
-        drop(q);
-        drop(ctx);
-        assert!(log.validation() == 0, "{}", log.validation());
-    }
-}
+mod tests;

@@ -12,7 +12,7 @@ use crate::error::Error;
 use crate::plan::{
     submission_runs_into, Command, SegmentState, SubmissionRun, TimelineValues, WaitTarget,
 };
-use crate::pools::{EmptyVec, SubmitScratch};
+use crate::pools::{Spare, SubmitScratch};
 use crate::queue::QueueLock;
 use crate::resource::Tracked;
 use ash::vk;
@@ -59,8 +59,8 @@ impl Execution<'_> {
             self.reached_into(values, reached);
         }
         // Unlocks in the same order as before (states, then queues), and keeps the lists.
-        scratch.state_locks = EmptyVec::keep(std::mem::take(&mut locked.resources));
-        scratch.queue_locks = EmptyVec::keep(std::mem::take(&mut locked.queues));
+        scratch.state_locks = Spare::keep(std::mem::take(&mut locked.resources));
+        scratch.queue_locks = Spare::keep(std::mem::take(&mut locked.queues));
         scratch.order = order;
         result
     }
@@ -316,11 +316,11 @@ impl Execution<'_> {
                 .device
                 .queue_submit2(lock.handle(), &infos, fence)
         };
-        scratch.submits = EmptyVec::keep(infos);
+        scratch.submits = Spare::keep(infos);
         scratch.waits_submitted += waits.len();
-        scratch.waits = EmptyVec::keep(waits);
-        scratch.signals = EmptyVec::keep(signals);
-        scratch.cbs = EmptyVec::keep(cbs);
+        scratch.waits = Spare::keep(waits);
+        scratch.signals = Spare::keep(signals);
+        scratch.cbs = Spare::keep(cbs);
         result
     }
 

@@ -78,10 +78,13 @@ impl<D, R> fmt::Debug for FnPass<D, R> {
 pub(crate) enum PassSlot<'a> {
     Borrowed(&'a mut (dyn Pass + 'a)),
     Owned(Box<dyn Pass + 'a>),
+    #[cfg(feature = "parallel-recording")]
     BorrowedSend(&'a mut (dyn Pass + Send + 'a)),
+    #[cfg(feature = "parallel-recording")]
     OwnedSend(Box<dyn Pass + Send + 'a>),
 }
 
+#[cfg(feature = "parallel-recording")]
 impl<'a> PassSlot<'a> {
     /// The pass, if it may be recorded on another thread.
     pub(crate) fn as_send(&mut self) -> Option<&mut (dyn Pass + Send + 'a)> {
@@ -105,7 +108,9 @@ impl<'a> Deref for PassSlot<'a> {
         match self {
             PassSlot::Borrowed(p) => &**p,
             PassSlot::Owned(p) => &**p,
+            #[cfg(feature = "parallel-recording")]
             PassSlot::BorrowedSend(p) => &**p,
+            #[cfg(feature = "parallel-recording")]
             PassSlot::OwnedSend(p) => &**p,
         }
     }
@@ -116,7 +121,9 @@ impl DerefMut for PassSlot<'_> {
         match self {
             PassSlot::Borrowed(p) => &mut **p,
             PassSlot::Owned(p) => &mut **p,
+            #[cfg(feature = "parallel-recording")]
             PassSlot::BorrowedSend(p) => &mut **p,
+            #[cfg(feature = "parallel-recording")]
             PassSlot::OwnedSend(p) => &mut **p,
         }
     }

@@ -164,6 +164,7 @@ impl Rebinder {
 
     /// Whether [`Rebinder::rebind_scheduled`] would rebind `plan` to `input`, leaving `plan`
     /// as it is.
+    #[cfg(feature = "verify")]
     pub(crate) fn rebinds(&mut self, plan: &Plan, input: &PlanInput, schedule: Schedule) -> bool {
         self.answers_input(plan, input, schedule, true)
     }

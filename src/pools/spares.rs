@@ -6,6 +6,7 @@
 //! lists are bounded, so a burst of executions in flight does not keep memory for good.
 
 use crate::completion::CompletionToken;
+use crate::execute::RecordingLists;
 use crate::pass::PassEntry;
 use crate::plan::{SubmissionRun, TimelineValues};
 use crate::queue::{Queue, QueueLock};
@@ -43,31 +44,28 @@ pub(crate) fn recast<A, B>(mut v: Vec<A>) -> Vec<B> {
 }
 
 /// An emptied vector's allocation, kept for element types that are not `Send` (they borrow,
-/// or are Vulkan structs with raw pointers): it never holds an element, so it may be shared
-/// between threads like plain memory.
-pub(crate) struct EmptyVec<T>(Vec<Uninit<T>>);
+/// or hold locks): it is stored as a vector of `W` machine words per element, which is
+/// `Send` and `Sync`, and never holds an element. [`recast`] moves the allocation between
+/// the two element types, keeping it where size and alignment agree (see [`words`]).
+pub(crate) struct Spare<const W: usize>(Vec<[usize; W]>);
 
-/// `T`'s size and alignment, holding nothing.
-#[repr(transparent)]
-struct Uninit<T>(std::mem::MaybeUninit<T>);
+/// How many machine words an element of `T` takes: the `W` of `T`'s [`Spare`]. The unit
+/// test `spares_keep_their_allocations` checks that every kept type fills whole words with
+/// the alignment of a word, so that no frame allocates.
+pub(crate) const fn words<T>() -> usize {
+    std::mem::size_of::<T>() / std::mem::size_of::<usize>()
+}
 
-// SAFETY: an `EmptyVec` never holds an element: `keep` empties the vector before taking its
-// allocation and `take` hands out an empty vector. Only the allocation (plain memory, freed
-// with the element layout it was allocated with) moves between threads.
-unsafe impl<T> Send for EmptyVec<T> {}
-// SAFETY: as for `Send`: there is no element to share.
-unsafe impl<T> Sync for EmptyVec<T> {}
-
-impl<T> Default for EmptyVec<T> {
+impl<const W: usize> Default for Spare<W> {
     fn default() -> Self {
-        EmptyVec(Vec::new())
+        Spare(Vec::new())
     }
 }
 
-impl<T> EmptyVec<T> {
+impl<const W: usize> Spare<W> {
     /// Keeps `v`'s allocation, dropping its elements.
     pub(crate) fn keep<A>(v: Vec<A>) -> Self {
-        EmptyVec(recast(v))
+        Spare(recast(v))
     }
 
     /// An empty vector with the kept allocation.
@@ -87,17 +85,17 @@ pub(crate) struct Spares {
     pub(crate) cmds: Vec<Vec<(super::PoolKey, vk::CommandBuffer)>>,
     pub(crate) keep: Vec<Vec<Box<dyn Any + Send + Sync>>>,
     /// The builder's pass list, emptied (its passes borrow; see [`recast`]).
-    pub(crate) passes: EmptyVec<PassEntry<'static>>,
+    pub(crate) passes: Spare<{ words::<PassEntry<'static>>() }>,
     pub(crate) queue_fences: Vec<Vec<Option<vk::Fence>>>,
     pub(crate) batch_start: Vec<Vec<usize>>,
     pub(crate) batch_ends: Vec<Vec<usize>>,
     pub(crate) batch_cmds: Vec<Vec<vk::CommandBuffer>>,
-    /// The recording's barrier arrays.
-    pub(crate) barriers: [EmptyVec<vk::MemoryBarrier2<'static>>; 3],
     /// Tokens of finished executions; one nobody else holds any more is reused.
     pub(crate) tokens: Vec<CompletionToken>,
     /// The submit path's scratch space.
     pub(crate) submit: Option<SubmitScratch>,
+    /// The recording's per-frame lists.
+    pub(crate) recording: RecordingLists,
 }
 
 impl Spares {
@@ -136,39 +134,41 @@ pub(crate) struct SubmitScratch {
     pub(crate) last_run: Vec<Option<usize>>,
     pub(crate) started: Vec<bool>,
     pub(crate) res_order: Vec<usize>,
-    pub(crate) queue_locks: EmptyVec<Option<QueueLock<'static>>>,
-    pub(crate) state_locks: EmptyVec<Option<MutexGuard<'static, Tracked>>>,
-    pub(crate) waits: EmptyVec<vk::SemaphoreSubmitInfo<'static>>,
-    pub(crate) signals: EmptyVec<vk::SemaphoreSubmitInfo<'static>>,
-    pub(crate) cbs: EmptyVec<vk::CommandBufferSubmitInfo<'static>>,
-    pub(crate) submits: EmptyVec<vk::SubmitInfo2<'static>>,
+    pub(crate) queue_locks: Spare<{ words::<Option<QueueLock<'static>>>() }>,
+    pub(crate) state_locks: Spare<{ words::<Option<MutexGuard<'static, Tracked>>>() }>,
+    pub(crate) waits: Spare<{ words::<vk::SemaphoreSubmitInfo<'static>>() }>,
+    pub(crate) signals: Spare<{ words::<vk::SemaphoreSubmitInfo<'static>>() }>,
+    pub(crate) cbs: Spare<{ words::<vk::CommandBufferSubmitInfo<'static>>() }>,
+    pub(crate) submits: Spare<{ words::<vk::SubmitInfo2<'static>>() }>,
 }
 
-/// The arrays of one `VkDependencyInfo`, kept between commands so that recording a barrier
-/// allocates nothing once they have grown.
-#[derive(Default)]
-pub(crate) struct BarrierScratch {
-    pub(crate) memory: Vec<vk::MemoryBarrier2<'static>>,
-    pub(crate) images: Vec<vk::ImageMemoryBarrier2<'static>>,
-    pub(crate) buffers: Vec<vk::BufferMemoryBarrier2<'static>>,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl BarrierScratch {
-    /// The arrays the graph kept.
-    pub(crate) fn from_spares(kept: &mut [EmptyVec<vk::MemoryBarrier2<'static>>; 3]) -> Self {
-        BarrierScratch {
-            memory: kept[0].take(),
-            images: kept[1].take(),
-            buffers: kept[2].take(),
-        }
+    /// Keeps `v` as a spare and takes it back: the same allocation.
+    fn round_trip<T, const W: usize>(v: Vec<T>) -> bool {
+        let (ptr, cap) = (v.as_ptr() as usize, v.capacity());
+        let mut spare = Spare::<W>::keep(v);
+        let back: Vec<T> = spare.take();
+        back.as_ptr() as usize == ptr && back.capacity() == cap
     }
 
-    /// Gives the arrays back to the graph.
-    pub(crate) fn into_spares(self, kept: &mut [EmptyVec<vk::MemoryBarrier2<'static>>; 3]) {
-        *kept = [
-            EmptyVec::keep(self.memory),
-            EmptyVec::keep(self.images),
-            EmptyVec::keep(self.buffers),
-        ];
+    /// Every element type kept as a [`Spare`] keeps its allocation: a frame like the last
+    /// one allocates nothing.
+    #[test]
+    fn spares_keep_their_allocations() {
+        macro_rules! kept {
+            ($t:ty) => {{
+                let v: Vec<$t> = Vec::with_capacity(5);
+                assert!(round_trip::<$t, { words::<$t>() }>(v), stringify!($t));
+            }};
+        }
+        kept!(PassEntry<'static>);
+        kept!(Option<QueueLock<'static>>);
+        kept!(Option<MutexGuard<'static, Tracked>>);
+        kept!(vk::SemaphoreSubmitInfo<'static>);
+        kept!(vk::CommandBufferSubmitInfo<'static>);
+        kept!(vk::SubmitInfo2<'static>);
     }
 }

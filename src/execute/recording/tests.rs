@@ -1,0 +1,124 @@
+//! A failed recording gives every object back.
+
+use super::*;
+use crate::plan::{Batch, Plan, QueuePlan};
+use crate::pools::GraphPools;
+use crate::{Context, Declare, Pass};
+
+/// Records nothing, then does what it is told.
+struct Step(Option<&'static str>);
+
+impl Pass for Step {
+    fn declare(&self, _d: &mut Declare<'_>) {}
+    fn record(&mut self, _r: &mut Recorder<'_>) -> Result<()> {
+        match self.0 {
+            None => Ok(()),
+            Some("panic") => panic!("planted"),
+            Some(why) => Err(Error::PassFailed(why.into())),
+        }
+    }
+}
+
+/// A plan of two queues, one pass each: queue 0's fence is taken before queue 1's pass
+/// records. Lavapipe has one `VkQueue`, so both planner queues use it.
+fn two_queue_plan() -> Plan {
+    let batch = |pass| Batch {
+        commands: vec![Command::Pass(pass)],
+        ..Batch::default()
+    };
+    Plan {
+        input: Default::default(),
+        queues: vec![
+            QueuePlan {
+                batches: vec![batch(0)],
+            },
+            QueuePlan {
+                batches: vec![batch(1)],
+            },
+        ],
+        final_states: vec![],
+        schedule: Default::default(),
+        reordered: false,
+        transients: Default::default(),
+        order: vec![0, 1],
+    }
+}
+
+/// (spare fences, spare command buffers of `family`)
+fn spares(pools: &GraphPools, family: u32) -> (usize, usize) {
+    let reusable = pools.reusable.lock();
+    let key = PoolKey { family, thread: 0 };
+    let free = (reusable.families.get(&key)).map_or(0, |f| f.free.len());
+    (reusable.fences.len(), free)
+}
+
+/// The fence that once leaked on a two-queue graph: taken for queue 0, then queue 1's pass
+/// fails or panics. Every fence must go back to the spares, with both command buffers.
+#[test]
+fn a_failed_recording_returns_every_fence_and_command_buffer() {
+    let ctx = Context::new_for_tests().expect("a Vulkan device (lavapipe in CI)");
+    let log = ctx.message_log();
+    let graph = ctx.graph().unwrap();
+    let shared = graph.pools().clone();
+    let q = ctx.graphics().clone();
+    let family = q.family();
+    let run = |second: Option<&'static str>| {
+        let (mut first, mut second) = (Step(None), Step(second));
+        let passes = vec![
+            PassEntry {
+                name: "first".into(),
+                pass: (&mut first).into(),
+                queue: q.clone(),
+            },
+            PassEntry {
+                name: "second".into(),
+                pass: (&mut second).into(),
+                queue: q.clone(),
+            },
+        ];
+        let mut execution = Execution {
+            pools: shared.clone(),
+            passes,
+            queues: vec![q.clone(), q.clone()],
+            resources: Vec::new(),
+            versions: Vec::new(),
+            plan: two_queue_plan(),
+            barriers: Default::default(),
+        };
+        let token = CompletionToken::new(shared.device.clone());
+        let r = panic::catch_unwind(AssertUnwindSafe(|| execution.record(&token)));
+        (r, token)
+    };
+
+    let (r, token) = run(Some("panic"));
+    assert!(r.is_err(), "the panic goes on to the caller");
+    assert!(token.has_failed());
+    // Every command buffer and fence is taken before any pass records: queue 1's pass
+    // fails with both queues' fences and both buffers out, and all of them come back.
+    assert_eq!(
+        spares(&shared, family),
+        (2, 2),
+        "both fences and both buffers"
+    );
+
+    let (r, token) = run(Some("no"));
+    let e = r.unwrap().err().expect("an error");
+    assert_eq!(e.to_string(), "pass `second` failed to record: no");
+    assert!(token.has_failed());
+    assert_eq!(spares(&shared, family), (2, 2), "reused, and back again");
+
+    // A good recording reuses them all; handing it back unsubmitted returns all of them.
+    let (r, token) = run(None);
+    let recording = r.unwrap().unwrap();
+    assert_eq!(recording.fences.len(), 2);
+    assert_eq!(spares(&shared, family), (0, 0));
+    token.set_submitted(&[]);
+    shared.recycle(recording.into_in_flight(&shared, token, Vec::new(), Vec::new()));
+    assert_eq!(spares(&shared, family), (2, 2));
+
+    drop(shared);
+    drop(graph);
+    drop(q);
+    drop(ctx);
+    assert!(log.validation() == 0, "{}", log.validation());
+}
