@@ -47,16 +47,12 @@ mod completion;
 pub mod context;
 pub mod debug;
 pub mod error;
-mod execute;
-pub mod fence;
+mod exec;
 mod fx;
 pub mod graph;
-pub mod handoff;
-mod lowering;
 pub mod messages;
 pub mod pass;
 pub mod plan;
-mod pools;
 pub mod queue;
 mod range;
 pub mod render_pass;
@@ -76,7 +72,8 @@ pub use ash;
 pub use context::{Context, ContextOptions};
 pub use debug::DebugUtils;
 pub use error::{Error, Result};
-pub use execute::AppSignals;
+pub use exec::AppSignals;
+pub use exec::{fence, handoff};
 pub use fence::{CompletionToken, ExecutionFence};
 /// The allocator crate whose types appear in this crate's signatures ([`SharedAllocator`],
 /// [`BufferDesc::location`], [`Error::Allocator`]).

@@ -3,9 +3,9 @@
 
 use super::{plan_and_verify, verify_in_debug, Graph};
 use crate::error::Result;
-use crate::execute::{AppSignals, Execution};
+use crate::exec::{AppSignals, Execution};
 use crate::fence::ExecutionFence;
-use crate::lowering::{lower, Lists, Lowered};
+use crate::graph::lowering::{lower, Lists, Lowered};
 use crate::plan::{refill_segments, Plan, PlanInput, Rebinder, Recorded, Schedule};
 use std::fmt;
 

@@ -3,7 +3,7 @@
 
 use super::Planned;
 use crate::error::Result;
-use crate::execute::AppSignals;
+use crate::exec::AppSignals;
 use crate::fence::ExecutionFence;
 
 impl Planned<'_> {

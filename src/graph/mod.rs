@@ -12,20 +12,23 @@
 
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
-use crate::execute::PlanBarriers;
-use crate::execute::{AppSignals, Execution};
+use crate::exec::GraphPools;
+use crate::exec::PlanBarriers;
+use crate::exec::{AppSignals, Execution};
 use crate::fence::ExecutionFence;
-use crate::lowering::{lower, Lists, LowerScratch, Lowered};
+use crate::graph::lowering::{lower, Lists, LowerScratch, Lowered};
 use crate::pass::{Declare, FnPass, Pass, PassEntry, PassSlot, Recorder};
 use crate::plan::{self, Plan, PlanInput, Schedule};
-use crate::pools::GraphPools;
-use crate::pools::Match;
 use crate::queue::Queue;
+pub(crate) use cache::KeptPlans;
+use cache::Match;
 use std::fmt;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+mod cache;
 mod held;
+pub(crate) mod lowering;
 #[cfg(feature = "parallel-recording")]
 mod recording_threads;
 mod signalling;
@@ -392,7 +395,7 @@ impl<'a> GraphBuilder<'a> {
     }
 }
 
-/// The kept plan that [`crate::pools::KeptPlans::take_matching`] found (the planner's answer,
+/// The kept plan that [`crate::exec::KeptPlans::take_matching`] found (the planner's answer,
 /// values and semaphores mapped: [`crate::plan::Rebinder`]), with the barriers built for it;
 /// otherwise a new plan, refilling the vectors it was given. `true` with a reused plan.
 fn reuse_or_plan(

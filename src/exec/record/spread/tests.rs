@@ -121,10 +121,10 @@ fn a_batch_of_barriers_only_is_one_piece() {
 mod on_a_device {
     use crate::completion::CompletionToken;
     use crate::error::{Error, Result};
-    use crate::execute::Execution;
+    use crate::exec::Execution;
+    use crate::exec::{GraphPools, PoolKey};
     use crate::pass::{PassEntry, PassSlot};
     use crate::plan::{Batch, Command, Plan, QueuePlan};
-    use crate::pools::{GraphPools, PoolKey};
     use crate::{Context, Declare, Pass, Recorder};
     use std::sync::Arc;
 

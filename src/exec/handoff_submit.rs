@@ -14,14 +14,14 @@
 //! submitted and nobody committed since) or submits the app's batch itself with nothing in the
 //! pass ([`Execution::submit_app_batch`]), so that every state it committed is true.
 
-use super::recording::Recording;
+use super::record::Recording;
 use super::submit::{Locked, SubmitFailure};
 use super::Execution;
 use crate::completion::CompletionToken;
 use crate::error::{Error, Result};
+use crate::exec::SubmitScratch;
 use crate::fence::ExecutionFence;
 use crate::plan::{submission_runs, SegmentState, SubmissionRun, TimelineValues};
-use crate::pools::SubmitScratch;
 use crate::queue::{Queue, QueueLock};
 use std::ops::Range;
 

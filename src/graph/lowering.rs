@@ -6,12 +6,12 @@
 //! the executor can tell whether the plan went stale). Nothing here calls Vulkan.
 
 use crate::error::{Error, Result};
+use crate::exec::{take, Spares};
 use crate::pass::{Declare, Declared, PassEntry, ResourceIndex};
 use crate::plan::{
     refill_segments, BinarySignalDecl, BinaryWaitDecl, PassDecl, PlanInput, Recorded, ResourceDecl,
     ResourceKind,
 };
-use crate::pools::{take, Spares};
 use crate::queue::Queue;
 use crate::resource::Resource;
 use ash::vk;

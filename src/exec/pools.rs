@@ -19,13 +19,9 @@ use std::any::Any;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-mod kept;
-mod spares;
-mod timestamps;
-
-pub(crate) use kept::{KeptPlans, Match};
-pub(crate) use spares::{give, take, Spare, Spares, SubmitScratch};
-pub(crate) use timestamps::{ExecutionTimer, Instrumentation};
+use super::scratch::{give, Spares};
+use super::timestamps::{ExecutionTimer, Instrumentation};
+use crate::graph::KeptPlans;
 
 /// Everything one execution keeps alive until its fences signal.
 pub(crate) struct InFlight {

@@ -12,7 +12,7 @@
 
 pub use crate::completion::CompletionToken;
 use crate::error::{Error, Result};
-use crate::pools::{GraphPools, InFlight};
+use crate::exec::{GraphPools, InFlight};
 use crate::timing::GpuTimings;
 use ash::vk;
 use parking_lot::Mutex;

@@ -8,8 +8,8 @@
 //! without building its text again.
 
 use crate::debug::DebugUtils;
+use crate::exec::Instrumentation;
 use crate::plan::{barrier_rgb, queue_rgb, BarrierCmd, Batch, Command, Plan};
-use crate::pools::Instrumentation;
 use crate::queue::Queue;
 use ash::vk;
 use std::ffi::CStr;

@@ -6,7 +6,7 @@
 //! lists are bounded, so a burst of executions in flight does not keep memory for good.
 
 use crate::completion::CompletionToken;
-use crate::execute::RecordingLists;
+use crate::exec::RecordingLists;
 use crate::pass::PassEntry;
 use crate::plan::{SubmissionRun, TimelineValues};
 use crate::queue::{Queue, QueueLock};

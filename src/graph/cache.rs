@@ -11,7 +11,7 @@
 //! readback every few frames. With only the last plan kept, every frame of such a loop is
 //! planned anew although nothing changed since the same frame a few executions ago.
 
-use crate::execute::PlanBarriers;
+use crate::exec::PlanBarriers;
 use crate::plan::{Plan, PlanInput, Rebinder, Schedule, SparePlan, KEPT_PLANS};
 
 /// Kept plans and the scratch to match a frame against them.

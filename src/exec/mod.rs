@@ -19,23 +19,30 @@
 //! the other queues' batches and commits the states, and the app's batch goes to the app.
 
 mod barriers;
-mod handoff;
+pub mod fence;
+pub mod handoff;
+mod handoff_submit;
 mod labels;
-mod recording;
+mod pools;
+mod record;
+mod scratch;
 mod signals;
 mod submit;
+mod timestamps;
 
 use crate::pass::PassEntry;
 pub(crate) use barriers::{dependency_info, raw, BarrierStructs, PlanBarriers};
-pub(crate) use handoff::Begun;
-pub(crate) use recording::RecordingLists;
+pub(crate) use handoff_submit::Begun;
+pub(crate) use pools::{GraphPools, InFlight, PoolKey, Reusable};
+pub(crate) use record::RecordingLists;
+pub(crate) use scratch::{give, take, Spare, Spares, SubmitScratch};
 pub use signals::AppSignals;
+pub(crate) use timestamps::{ExecutionTimer, Instrumentation};
 
 use crate::completion::CompletionToken;
 use crate::error::Result;
 use crate::fence::ExecutionFence;
 use crate::plan::Plan;
-use crate::pools::{give, take, GraphPools, Spare};
 use crate::queue::Queue;
 use crate::resource::Resource;
 use std::sync::Arc;
@@ -153,7 +160,7 @@ impl Execution<'_> {
         signals: &AppSignals,
     ) -> Result<(
         CompletionToken,
-        recording::Recording,
+        record::Recording,
         Result<(), SubmitFailure>,
         (Vec<u64>, usize),
     )> {

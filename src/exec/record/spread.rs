@@ -18,10 +18,10 @@
 
 use super::{record_piece, Job, PassSource, Piece, RecorderParts, RecordingLists, Shared};
 use crate::error::{Error, Result};
-use crate::execute::Execution;
+use crate::exec::Execution;
+use crate::exec::{give, take, GraphPools};
 use crate::pass::{Pass, PassEntry};
 use crate::plan::{Batch, Command};
-use crate::pools::{give, take, GraphPools};
 use crate::queue::Queue;
 use std::any::Any;
 use std::ops::Range;

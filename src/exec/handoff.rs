@@ -63,9 +63,9 @@
 //! with nothing in the pass, so that the states it committed hold.
 
 use crate::error::{Error, Result};
-use crate::execute::{dependency_info, BarrierStructs, Begun, Execution};
+use crate::exec::{dependency_info, BarrierStructs, Begun, Execution};
+use crate::graph::lowering::{lower, Lists, LowerScratch, Lowered};
 use crate::graph::{plan_and_verify, Graph};
-use crate::lowering::{lower, Lists, LowerScratch, Lowered};
 use crate::pass::PassEntry;
 use crate::pass::{Declare, FnPass, Pass, PassSlot};
 use crate::plan::{Plan, WaitTarget};
@@ -184,7 +184,7 @@ impl<'q> Handoff<'q> {
         };
         if let Some(b) = app.barrier {
             let resources = &self.execution.resources;
-            let handles: Vec<u64> = resources.iter().map(crate::execute::raw).collect();
+            let handles: Vec<u64> = resources.iter().map(crate::exec::raw).collect();
             self.barriers.push(b, &handles);
         }
         let queues = &self.execution.queues;

@@ -1,8 +1,8 @@
 //! A failed recording gives every object back.
 
 use super::*;
+use crate::exec::GraphPools;
 use crate::plan::{Batch, Plan, QueuePlan};
-use crate::pools::GraphPools;
 use crate::{Context, Declare, Pass};
 
 /// Records nothing, then does what it is told.

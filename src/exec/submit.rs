@@ -5,14 +5,14 @@
 //! locks, submitted in the order [`submission_runs`] decides, and the final states are
 //! committed before any lock is released.
 
-use super::recording::Recording;
+use super::record::Recording;
 use super::signals::AppSignals;
 use super::Execution;
 use crate::error::Error;
+use crate::exec::{Spare, SubmitScratch};
 use crate::plan::{
     submission_runs_into, Command, SegmentState, SubmissionRun, TimelineValues, WaitTarget,
 };
-use crate::pools::{Spare, SubmitScratch};
 use crate::queue::QueueLock;
 use crate::resource::Tracked;
 use ash::vk;
