@@ -64,11 +64,10 @@
 
 use crate::error::{Error, Result};
 use crate::exec::{dependency_info, BarrierStructs, Begun, Execution};
-use crate::graph::lowering::{lower, Lists, LowerScratch, Lowered};
-use crate::graph::{plan_and_verify, Graph};
+use crate::graph::{FromCache, Graph};
 use crate::pass::PassEntry;
 use crate::pass::{Declare, FnPass, Pass, PassSlot};
-use crate::plan::{Plan, WaitTarget};
+use crate::plan::{Plan, Schedule, WaitTarget};
 use crate::queue::Queue;
 use ash::vk;
 use std::fmt;
@@ -120,29 +119,9 @@ impl Graph {
             pass: PassSlot::Owned(pass),
             queue: queue.clone(),
         }];
-        let Lowered {
-            input,
-            queues,
-            resources,
-            versions,
-        } = lower(
-            device,
-            &passes,
-            None,
-            &mut LowerScratch::default(),
-            Lists::default(),
-        )?;
-        let plan = plan_and_verify(input, Default::default(), &queues, Default::default())?;
-        let app = plan.app_batch()?.queue;
-        let mut execution = Execution {
-            pools: self.pools().clone(),
-            passes,
-            queues,
-            resources,
-            versions,
-            plan,
-            barriers: Default::default(),
-        };
+        let prepared = self.prepare(&passes, Schedule::PROGRAM_ORDER, FromCache::No)?;
+        let app = prepared.plan.app_batch()?.queue;
+        let mut execution = prepared.into_execution(self.pools(), passes);
         let begun = execution.begin_handoff(app, queue)?;
         let mut handoff = Handoff {
             name: name.to_owned(),

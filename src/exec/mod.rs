@@ -35,7 +35,7 @@ pub(crate) use barriers::{dependency_info, raw, BarrierStructs, PlanBarriers};
 pub(crate) use handoff_submit::Begun;
 pub(crate) use pools::{GraphPools, InFlight, PoolKey, Reusable};
 pub(crate) use record::RecordingLists;
-pub(crate) use scratch::{give, take, Spare, Spares, SubmitScratch};
+pub(crate) use scratch::{give, take, words, Spare, Spares, SubmitScratch};
 pub use signals::AppSignals;
 pub(crate) use timestamps::{ExecutionTimer, Instrumentation};
 
@@ -65,35 +65,43 @@ pub(crate) struct Execution<'a> {
     pub(crate) barriers: PlanBarriers,
 }
 
-impl Execution<'_> {
+/// What an execution hands back to its graph once submitted: the plan with its baked
+/// barriers, for the plan cache, and the pass list, for the next builder.
+pub(crate) struct Executed<'a> {
+    pub(crate) plan: Plan,
+    pub(crate) barriers: PlanBarriers,
+    pub(crate) passes: Vec<PassEntry<'a>>,
+}
+
+impl<'a> Execution<'a> {
     /// Records and submits the plan, and commits the resources' new states; see
-    /// [`crate::Planned::execute`].
-    pub(crate) fn run(mut self, signals: &AppSignals) -> Result<ExecutionFence> {
+    /// [`crate::Planned::execute`]. The plan and the passes go back to the caller; the
+    /// lists go back to the spares.
+    pub(crate) fn run(mut self, signals: &AppSignals) -> (Result<ExecutionFence>, Executed<'a>) {
         let result = self.submit_once(None, signals);
         let Execution {
             pools,
-            mut passes,
+            passes,
             queues,
             resources,
             versions,
             plan,
             barriers,
         } = self;
-        // Kept for the next `finish()` to reuse or refill, and the lists for the next
-        // builder and lowering: nothing dropped here, nothing allocated again.
-        pools.kept.lock().put_back(plan, barriers);
-        pools
-            .spare_names
-            .lock()
-            .extend(passes.drain(..).map(|p| p.name));
         let mut spares = pools.spares.lock();
-        spares.passes = Spare::keep(passes);
         give(&mut spares.versions, versions);
         give(&mut spares.resources, resources);
         give(&mut spares.queues, queues);
-        result
+        let executed = Executed {
+            plan,
+            barriers,
+            passes,
+        };
+        (result, executed)
     }
+}
 
+impl Execution<'_> {
     /// Records, submits and commits the plan again, leaving the execution as it is (a
     /// [`crate::HeldPlan`]); the fence holds clones of its queues and resources.
     pub(crate) fn run_again(&mut self, signals: &AppSignals) -> Result<ExecutionFence> {

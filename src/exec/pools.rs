@@ -21,7 +21,6 @@ use std::sync::Arc;
 
 use super::scratch::{give, Spares};
 use super::timestamps::{ExecutionTimer, Instrumentation};
-use crate::graph::KeptPlans;
 
 /// Everything one execution keeps alive until its fences signal.
 pub(crate) struct InFlight {
@@ -110,14 +109,8 @@ pub(crate) struct GraphPools {
     pub(crate) reusable: Mutex<Reusable>,
     /// Contents of dropped, incomplete execution fences.
     pending: Mutex<Vec<InFlight>>,
-    /// The last few executed plans, kept so that the next `finish()` reuses or refills one.
-    pub(crate) kept: Mutex<KeptPlans>,
     /// Emptied vectors, scratch space and spent tokens for the next execution.
     pub(crate) spares: Mutex<Spares>,
-    /// Pass-name strings of the last execution, refilled by the next builder's passes.
-    pub(crate) spare_names: Mutex<Vec<String>>,
-    /// How many passes the last builder had: the next one reserves that many up front.
-    pub(crate) pass_count_hint: std::sync::atomic::AtomicUsize,
     /// The transients' handles, memory and objects (dropped after `Drop` has waited for every
     /// execution, before the device can go).
     pub(crate) transients: Transients,
@@ -144,10 +137,7 @@ impl GraphPools {
             recording: RecordingThreads::default(),
             reusable: Mutex::new(Reusable::default()),
             pending: Mutex::new(Vec::new()),
-            kept: Mutex::new(KeptPlans::default()),
             spares: Mutex::new(Spares::default()),
-            spare_names: Mutex::new(Vec::new()),
-            pass_count_hint: std::sync::atomic::AtomicUsize::new(0),
             device_owner,
         }
     }

@@ -7,7 +7,6 @@
 
 use crate::completion::CompletionToken;
 use crate::exec::RecordingLists;
-use crate::pass::PassEntry;
 use crate::plan::{SubmissionRun, TimelineValues};
 use crate::queue::{Queue, QueueLock};
 use crate::resource::{Resource, Tracked};
@@ -84,8 +83,6 @@ pub(crate) struct Spares {
     pub(crate) fences: Vec<Vec<vk::Fence>>,
     pub(crate) cmds: Vec<Vec<(super::PoolKey, vk::CommandBuffer)>>,
     pub(crate) keep: Vec<Vec<Box<dyn Any + Send + Sync>>>,
-    /// The builder's pass list, emptied (its passes borrow; see [`recast`]).
-    pub(crate) passes: Spare<{ words::<PassEntry<'static>>() }>,
     pub(crate) queue_fences: Vec<Vec<Option<vk::Fence>>>,
     pub(crate) batch_start: Vec<Vec<usize>>,
     pub(crate) batch_ends: Vec<Vec<usize>>,
@@ -145,6 +142,7 @@ pub(crate) struct SubmitScratch {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pass::PassEntry;
 
     /// Keeps `v` as a spare and takes it back: the same allocation.
     fn round_trip<T, const W: usize>(v: Vec<T>) -> bool {

@@ -1,7 +1,7 @@
 //! The plans of the last few executions, kept so that a frame like one of them executes that
 //! plan again instead of planning anew.
 //!
-//! `finish()` lowers the next frame into [`KeptPlans::spare_input`]; if [`Rebinder`] finds that
+//! `finish()` lowers the next frame into [`PlanCache::spare_input`]; if [`Rebinder`] finds that
 //! the planner would answer it with a kept plan (values and semaphores mapped), that plan is
 //! taken out and executed again. Otherwise the planner refills the vectors of the oldest kept
 //! plan once the cache is full. The submit path puts the executed plan back in front, so no
@@ -16,7 +16,7 @@ use crate::plan::{Plan, PlanInput, Rebinder, Schedule, SparePlan, KEPT_PLANS};
 
 /// Kept plans and the scratch to match a frame against them.
 #[derive(Default)]
-pub(crate) struct KeptPlans {
+pub(crate) struct PlanCache {
     /// Executed plans with the Vulkan barriers built for them, the most recent first.
     entries: Vec<(Plan, PlanBarriers)>,
     /// Declarations to refill: the input a reused plan was matched against, or an evicted
@@ -30,7 +30,7 @@ pub(crate) struct KeptPlans {
     pub(crate) disabled: bool,
 }
 
-/// What [`KeptPlans::take_matching`] found for a frame.
+/// What [`PlanCache::take_matching`] found for a frame.
 pub(crate) enum Match {
     /// A kept plan, rebound to the frame's values and semaphores, with its barriers.
     Reused(Plan, PlanBarriers),
@@ -43,7 +43,7 @@ pub(crate) enum Match {
     },
 }
 
-impl KeptPlans {
+impl PlanCache {
     /// Takes out the most recent kept plan that the planner would answer `input` with, rebound
     /// to it; or gives `input` back with what the new plan can refill.
     pub(crate) fn take_matching(&mut self, mut input: PlanInput, schedule: Schedule) -> Match {
@@ -144,7 +144,7 @@ mod tests {
     /// path do; returns which were reused. Each plan's barriers are marked as built for its
     /// shape (the number of fills as the one "handle"), so that a plan that came back with
     /// barriers of another plan, or a new plan with barriers not forgotten, is caught.
-    fn cycle(kept: &mut KeptPlans, shapes: usize, frames: usize) -> Vec<bool> {
+    fn cycle(kept: &mut PlanCache, shapes: usize, frames: usize) -> Vec<bool> {
         (0..frames)
             .map(|f| {
                 let fills = f % shapes + 1;
@@ -180,7 +180,7 @@ mod tests {
 
     #[test]
     fn a_cycle_of_up_to_four_shapes_reuses_every_plan_from_its_second_round() {
-        let mut kept = KeptPlans::default();
+        let mut kept = PlanCache::default();
         let got = cycle(&mut kept, KEPT_PLANS, 3 * KEPT_PLANS);
         let want: Vec<bool> = (0..3 * KEPT_PLANS).map(|f| f >= KEPT_PLANS).collect();
         assert_eq!(got, want);
@@ -191,7 +191,7 @@ mod tests {
 
     #[test]
     fn a_cycle_of_five_shapes_outgrows_the_kept_plans() {
-        let mut kept = KeptPlans::default();
+        let mut kept = PlanCache::default();
         let got = cycle(&mut kept, KEPT_PLANS + 1, 3 * (KEPT_PLANS + 1));
         assert_eq!(got, vec![false; 3 * (KEPT_PLANS + 1)]);
         assert_eq!(kept.len(), KEPT_PLANS);
@@ -201,9 +201,9 @@ mod tests {
 
     #[test]
     fn with_reuse_off_every_frame_is_planned_and_one_plan_kept_for_its_vectors() {
-        let mut kept = KeptPlans {
+        let mut kept = PlanCache {
             disabled: true,
-            ..KeptPlans::default()
+            ..PlanCache::default()
         };
         assert_eq!(cycle(&mut kept, 1, 3), [false, false, false]);
         assert_eq!(kept.len(), 1);

@@ -1,11 +1,10 @@
 //! [`HeldPlan`]: a plan the app keeps and executes frame after frame, re-checked against the
 //! resources' states each time and re-planned only when they changed in a way that matters.
 
-use super::{plan_and_verify, verify_in_debug, Graph};
+use super::{verify_in_debug, FromCache, Graph};
 use crate::error::Result;
 use crate::exec::{AppSignals, Execution};
 use crate::fence::ExecutionFence;
-use crate::graph::lowering::{lower, Lists, Lowered};
 use crate::plan::{refill_segments, Plan, PlanInput, Rebinder, Recorded, Schedule};
 use std::fmt;
 
@@ -163,32 +162,21 @@ impl<'a> HeldPlan<'a> {
     /// Lowers the passes again (asking them for their declarations) and plans anew.
     fn replan(&mut self) -> Result<()> {
         self.replanned += 1;
-        let pools = self.graph.pools();
-        let Lowered {
-            input,
-            queues,
-            resources,
-            versions,
-        } = lower(
-            pools.device.handle(),
-            &self.execution.passes,
-            None,
-            &mut self.graph.lowering.lock(),
-            Lists::default(),
-        )?;
         // On an error the held plan stays as it was, and so does the scratch it is matched with.
-        let plan = plan_and_verify(input, Default::default(), &queues, self.schedule)?;
+        let prepared =
+            (self.graph).prepare(&self.execution.passes, self.schedule, FromCache::No)?;
         log::debug!(
             "held plan: re-planned ({} of {} executions)",
             self.replanned,
             self.executed + 1
         );
-        self.scratch = plan.input.clone();
-        self.execution.plan = plan;
-        self.execution.barriers.forget();
-        self.execution.queues = queues;
-        self.execution.resources = resources;
-        self.execution.versions = versions;
+        self.scratch = prepared.plan.input.clone();
+        let execution = &mut self.execution;
+        execution.plan = prepared.plan;
+        execution.barriers = prepared.barriers;
+        execution.queues = prepared.queues;
+        execution.resources = prepared.resources;
+        execution.versions = prepared.versions;
         Ok(())
     }
 }

@@ -12,16 +12,13 @@
 
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
-use crate::exec::GraphPools;
-use crate::exec::PlanBarriers;
-use crate::exec::{AppSignals, Execution};
-use crate::fence::ExecutionFence;
-use crate::graph::lowering::{lower, Lists, LowerScratch, Lowered};
+use crate::exec::{words, Executed, GraphPools, Spare};
 use crate::pass::{Declare, FnPass, Pass, PassEntry, PassSlot, Recorder};
-use crate::plan::{self, Plan, PlanInput, Schedule};
+use crate::plan::Schedule;
 use crate::queue::Queue;
-pub(crate) use cache::KeptPlans;
-use cache::Match;
+use cache::PlanCache;
+use lowering::LowerScratch;
+use parking_lot::Mutex;
 use std::fmt;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -29,12 +26,17 @@ use std::sync::Arc;
 mod cache;
 mod held;
 pub(crate) mod lowering;
+mod planned;
+mod prepare;
 #[cfg(feature = "parallel-recording")]
 mod recording_threads;
 mod signalling;
 mod transients;
 
 pub use held::HeldPlan;
+pub use planned::Planned;
+use prepare::verify_in_debug;
+pub(crate) use prepare::FromCache;
 
 /// Owns the command pools, command buffers and fences that executions reuse.
 ///
@@ -52,8 +54,24 @@ pub use held::HeldPlan;
 /// ```
 pub struct Graph {
     pools: Arc<GraphPools>,
+    /// The last few executed plans, kept so that the next `finish()` reuses or refills one:
+    /// the graph's one plan cache.
+    cache: Mutex<PlanCache>,
     /// Lowering's scratch space, kept from one `finish()` to the next.
-    lowering: parking_lot::Mutex<LowerScratch>,
+    lowering: Mutex<LowerScratch>,
+    /// What the next builder reuses.
+    builder: Mutex<BuilderLists>,
+}
+
+/// The lists a builder reuses from one frame to the next.
+#[derive(Default)]
+struct BuilderLists {
+    /// The last builder's pass list, emptied (its passes borrow; see [`Spare`]).
+    passes: Spare<{ words::<PassEntry<'static>>() }>,
+    /// Pass-name strings of the last execution, refilled by the next builder's passes.
+    names: Vec<String>,
+    /// How many passes the last builder had: the next one reserves that many up front.
+    count_hint: usize,
 }
 
 impl Graph {
@@ -104,10 +122,7 @@ impl Graph {
     ) -> Result<Graph> {
         // SAFETY: the three belong together and are alive (this function's contract).
         unsafe { crate::requirements::check_device(instance, physical_device, device, "graph") }?;
-        Ok(Graph {
-            pools: Arc::new(GraphPools::new(device, debug, None)),
-            lowering: Default::default(),
-        })
+        Ok(Graph::with_pools(GraphPools::new(device, debug, None)))
     }
 
     /// A graph that keeps `device_owner` (what destroys the device) alive until it and its
@@ -117,10 +132,31 @@ impl Graph {
         debug: Option<DebugUtils>,
         device_owner: Arc<dyn std::any::Any + Send + Sync>,
     ) -> Graph {
+        Graph::with_pools(GraphPools::new(device, debug, Some(device_owner)))
+    }
+
+    fn with_pools(pools: GraphPools) -> Graph {
         Graph {
-            pools: Arc::new(GraphPools::new(device, debug, Some(device_owner))),
+            pools: Arc::new(pools),
+            cache: Default::default(),
             lowering: Default::default(),
+            builder: Default::default(),
         }
+    }
+
+    /// Takes back what an execution of one of this graph's plans handed back: the plan goes
+    /// to the cache, the pass list and names to the next builder. Nothing is dropped, so a
+    /// frame like the last allocates nothing.
+    pub(crate) fn executed(&self, executed: Executed<'_>) {
+        let Executed {
+            plan,
+            barriers,
+            mut passes,
+        } = executed;
+        self.cache.lock().put_back(plan, barriers);
+        let mut builder = self.builder.lock();
+        builder.names.extend(passes.drain(..).map(|p| p.name));
+        builder.passes = Spare::keep(passes);
     }
 
     /// Starts recording passes. Also releases finished executions whose fences were dropped.
@@ -132,14 +168,14 @@ impl Graph {
     /// ```
     pub fn record(&self) -> GraphBuilder<'_> {
         self.pools.collect();
-        let hint = self.pools.pass_count_hint.load(Ordering::Relaxed);
+        let mut builder = self.builder.lock();
         // The last builder's list, emptied: its allocation is reused for this frame's passes.
-        let mut passes: Vec<PassEntry<'_>> = self.pools.spares.lock().passes.take();
-        passes.reserve(hint);
+        let mut passes: Vec<PassEntry<'_>> = builder.passes.take();
+        passes.reserve(builder.count_hint);
         GraphBuilder {
             graph: self,
             passes,
-            names: std::mem::take(&mut *self.pools.spare_names.lock()),
+            names: std::mem::take(&mut builder.names),
             error: None,
             schedule: Schedule::PROGRAM_ORDER,
         }
@@ -161,7 +197,7 @@ impl Graph {
     /// # }
     /// ```
     pub fn set_plan_reuse(&self, on: bool) {
-        self.pools.kept.lock().disabled = !on;
+        self.cache.lock().disabled = !on;
     }
 
     /// Whether each pass and each barrier command is recorded inside a debug label (the pass's
@@ -353,228 +389,17 @@ impl<'a> GraphBuilder<'a> {
         if let Some(e) = self.error {
             return Err(*e);
         }
-        let pools = &self.graph.pools;
-        pools
-            .pass_count_hint
-            .store(self.passes.len(), Ordering::Relaxed);
+        self.graph.builder.lock().count_hint = self.passes.len();
         // Emptied, but with its capacity: the execution's names go back into it.
-        *pools.spare_names.lock() = self.names;
-        // Lowered into spare declarations (the input a reused plan was matched against, or an
-        // evicted plan's), refilled in place.
-        let spare_input = pools.kept.lock().spare_input.take();
-        let Lowered {
-            input,
-            queues,
-            resources,
-            versions,
-        } = lower(
-            pools.device.handle(),
-            &self.passes,
-            spare_input,
-            &mut self.graph.lowering.lock(),
-            Lists::from_spares(&mut pools.spares.lock()),
-        )?;
-        // The kept plans are locked only to take one out: planning a new one, and verifying
-        // in debug builds, runs without the lock an `execute()` needs to put its plan back.
-        let found = pools.kept.lock().take_matching(input, self.schedule);
-        let (plan, barriers, reused) = reuse_or_plan(found, &queues, self.schedule)?;
+        self.graph.builder.lock().names = self.names;
+        let prepared = self
+            .graph
+            .prepare(&self.passes, self.schedule, FromCache::Yes)?;
         Ok(Planned {
             graph: self.graph,
-            execution: Execution {
-                pools: self.graph.pools.clone(),
-                passes: self.passes,
-                queues,
-                resources,
-                versions,
-                plan,
-                barriers,
-            },
-            reused,
+            reused: prepared.reused,
+            execution: prepared.into_execution(&self.graph.pools, self.passes),
             schedule: self.schedule,
         })
-    }
-}
-
-/// The kept plan that [`crate::exec::KeptPlans::take_matching`] found (the planner's answer,
-/// values and semaphores mapped: [`crate::plan::Rebinder`]), with the barriers built for it;
-/// otherwise a new plan, refilling the vectors it was given. `true` with a reused plan.
-fn reuse_or_plan(
-    found: Match,
-    queues: &[Queue],
-    schedule: Schedule,
-) -> Result<(Plan, PlanBarriers, bool)> {
-    match found {
-        Match::Reused(plan, barriers) => {
-            verify_in_debug(&plan, queues)?;
-            Ok((plan, barriers, true))
-        }
-        Match::New {
-            input,
-            spare,
-            barriers,
-        } => Ok((
-            plan_and_verify(input, spare, queues, schedule)?,
-            barriers,
-            false,
-        )),
-    }
-}
-
-/// Plans `input`; debug builds with the feature "verify" also check the plan with the
-/// independent verifier, from the values `queues`' timelines have been given so far (the
-/// earlier graphs' work this plan waits on is at or below them).
-pub(crate) fn plan_and_verify(
-    input: PlanInput,
-    spare: plan::SparePlan,
-    queues: &[Queue],
-    schedule: Schedule,
-) -> Result<Plan> {
-    let passes = input.passes.len();
-    let plan = plan::plan_scheduled_reusing(input, spare, schedule)?;
-    // Once per plan, not per execution: a kept or held plan keeps its placements.
-    plan.check_placements()?;
-    verify_in_debug(&plan, queues)?;
-    log::debug!(
-        "planned {passes} passes on {} queues: {} batches, {} barrier commands, {} waits",
-        queues.len(),
-        plan.batch_count(),
-        plan.barrier_commands(),
-        plan.semaphore_waits()
-    );
-    Ok(plan)
-}
-
-/// Debug builds with the feature "verify" check `plan` with the independent verifier, from
-/// the values `queues`' timelines have been given so far (the earlier graphs' work this plan
-/// waits on is at or below them). Reused plans are checked too: each frame on its own terms.
-#[cfg_attr(
-    not(all(feature = "verify", debug_assertions)),
-    allow(unused_variables)
-)]
-fn verify_in_debug(plan: &Plan, queues: &[Queue]) -> Result<()> {
-    #[cfg(all(feature = "verify", debug_assertions))]
-    if let Err(violations) = {
-        let last: Vec<u64> = queues.iter().map(Queue::last_value).collect();
-        plan.verify_from(&last)
-    } {
-        return Err(Error::Verification(violations));
-    }
-    Ok(())
-}
-
-/// A planned graph: inspect or print its [`Plan`], then [`Planned::execute`] it.
-///
-/// ```no_run
-/// # fn f(planned: vk_baton::Planned<'_>) -> vk_baton::Result<()> {
-/// println!("{planned}");            // queues, batches, barriers, semaphores
-/// assert!(planned.plan().barrier_commands() <= 2);
-/// let fence = planned.execute()?;
-/// # Ok(()) }
-/// ```
-pub struct Planned<'a> {
-    /// Borrowed so that the graph outlives its plans.
-    graph: &'a Graph,
-    execution: Execution<'a>,
-    /// Whether `finish()` reused one of the graph's kept plans.
-    reused: bool,
-    /// The builder's schedule, for a held plan to re-plan with.
-    schedule: Schedule,
-}
-
-impl<'a> Planned<'a> {
-    /// The plan.
-    ///
-    /// ```no_run
-    /// # fn f(planned: &vk_baton::Planned<'_>) {
-    /// let batches = planned.plan().batch_count();
-    /// # }
-    /// ```
-    pub fn plan(&self) -> &Plan {
-        &self.execution.plan
-    }
-
-    /// Whether this is a plan the graph executed before, rebound to this frame's timeline
-    /// values and semaphores instead of planned anew. `finish()` reuses one of the plans of
-    /// the last four executions (the most recent that fits) when the frame declares the same
-    /// passes, uses and resource states (up to names, timeline values and binary semaphores);
-    /// see [`crate::plan::Rebinder`].
-    ///
-    /// ```no_run
-    /// # fn f(graph: &vk_baton::Graph, q: &vk_baton::Queue, p: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {
-    /// for frame in 0..3 {
-    ///     let planned = graph.record().insert_pass("p", &mut *p, q).finish()?;
-    ///     // From the second or third frame on, the states repeat and the plan is reused.
-    ///     println!("frame {frame}: reused {}", planned.reused());
-    ///     planned.execute()?.wait()?;
-    /// }
-    /// # Ok(()) }
-    /// ```
-    pub fn reused(&self) -> bool {
-        self.reused
-    }
-
-    /// The queues the plan's queue indices refer to.
-    ///
-    /// ```no_run
-    /// # fn f(planned: &vk_baton::Planned<'_>) {
-    /// for q in planned.queues() { println!("{}", q.name()); }
-    /// # }
-    /// ```
-    pub fn queues(&self) -> &[Queue] {
-        &self.execution.queues
-    }
-
-    /// Records and submits the plan (one `vkQueueSubmit2` per queue) and commits the
-    /// resources' new states. Fails with [`Error::StalePlan`], submitting nothing, if a
-    /// resource's state changed since `finish()` in a way that alters what this plan must
-    /// do: a write, a layout or ownership change, or reads by others where this plan writes.
-    /// Other executions' reads where this plan only reads keep it valid (and are kept in
-    /// the state it commits).
-    ///
-    /// ```no_run
-    /// # fn f(planned: vk_baton::Planned<'_>) -> vk_baton::Result<()> {
-    /// planned.execute()?.wait()?;
-    /// # Ok(()) }
-    /// ```
-    pub fn execute(self) -> Result<ExecutionFence> {
-        self.execution.run(&AppSignals::default())
-    }
-
-    /// Keeps the plan to execute again and again: see [`HeldPlan`]. Each
-    /// [`HeldPlan::execute`] re-checks it against the resources' states and rebinds or re-plans
-    /// it.
-    ///
-    /// ```no_run
-    /// # fn f(graph: &vk_baton::Graph, q: &vk_baton::Queue, p: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {
-    /// let mut held = graph.record().insert_pass("p", p, q).finish()?.hold();
-    /// held.execute()?.wait()?;
-    /// held.execute()?.wait()?;
-    /// # Ok(()) }
-    /// ```
-    pub fn hold(self) -> HeldPlan<'a> {
-        HeldPlan::new(self.graph, self.execution, self.schedule)
-    }
-
-    /// Records the plan into command buffers and discards them: no submit, no state change.
-    /// For benchmarks of planning plus recording cost.
-    #[doc(hidden)]
-    pub fn record_only(self) -> Result<()> {
-        self.execution.record_only()
-    }
-}
-
-impl fmt::Display for Planned<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.execution.plan, f)
-    }
-}
-
-impl fmt::Debug for Planned<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Planned")
-            .field("graph", self.graph)
-            .field("queues", &self.execution.queues)
-            .field("resources", &self.execution.resources)
-            .finish_non_exhaustive()
     }
 }

@@ -38,6 +38,6 @@ impl Planned<'_> {
     /// timeline semaphore's `value` is greater than its current value and than every value
     /// already pending a signal.
     pub unsafe fn execute_signalling(self, signals: &AppSignals) -> Result<ExecutionFence> {
-        self.execution.run(signals)
+        self.execute_with(signals)
     }
 }

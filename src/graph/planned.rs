@@ -1,0 +1,133 @@
+//! [`Planned`]: a builder's frame, planned, to inspect, execute or hold.
+
+use super::{Graph, HeldPlan};
+use crate::error::Result;
+use crate::exec::{AppSignals, Execution};
+use crate::fence::ExecutionFence;
+use crate::plan::{Plan, Schedule};
+use crate::queue::Queue;
+use std::fmt;
+
+/// A planned graph: inspect or print its [`Plan`], then [`Planned::execute`] it.
+///
+/// ```no_run
+/// # fn f(planned: vk_baton::Planned<'_>) -> vk_baton::Result<()> {
+/// println!("{planned}");            // queues, batches, barriers, semaphores
+/// assert!(planned.plan().barrier_commands() <= 2);
+/// let fence = planned.execute()?;
+/// # Ok(()) }
+/// ```
+pub struct Planned<'a> {
+    /// Borrowed so that the graph outlives its plans.
+    pub(super) graph: &'a Graph,
+    pub(super) execution: Execution<'a>,
+    /// Whether `finish()` reused one of the graph's kept plans.
+    pub(super) reused: bool,
+    /// The builder's schedule, for a held plan to re-plan with.
+    pub(super) schedule: Schedule,
+}
+
+impl<'a> Planned<'a> {
+    /// The plan.
+    ///
+    /// ```no_run
+    /// # fn f(planned: &vk_baton::Planned<'_>) {
+    /// let batches = planned.plan().batch_count();
+    /// # }
+    /// ```
+    pub fn plan(&self) -> &Plan {
+        &self.execution.plan
+    }
+
+    /// Whether this is a plan the graph executed before, rebound to this frame's timeline
+    /// values and semaphores instead of planned anew. `finish()` reuses one of the plans of
+    /// the last four executions (the most recent that fits) when the frame declares the same
+    /// passes, uses and resource states (up to names, timeline values and binary semaphores);
+    /// see [`crate::plan::Rebinder`].
+    ///
+    /// ```no_run
+    /// # fn f(graph: &vk_baton::Graph, q: &vk_baton::Queue, p: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {
+    /// for frame in 0..3 {
+    ///     let planned = graph.record().insert_pass("p", &mut *p, q).finish()?;
+    ///     // From the second or third frame on, the states repeat and the plan is reused.
+    ///     println!("frame {frame}: reused {}", planned.reused());
+    ///     planned.execute()?.wait()?;
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn reused(&self) -> bool {
+        self.reused
+    }
+
+    /// The queues the plan's queue indices refer to.
+    ///
+    /// ```no_run
+    /// # fn f(planned: &vk_baton::Planned<'_>) {
+    /// for q in planned.queues() { println!("{}", q.name()); }
+    /// # }
+    /// ```
+    pub fn queues(&self) -> &[Queue] {
+        &self.execution.queues
+    }
+
+    /// Records and submits the plan (one `vkQueueSubmit2` per queue) and commits the
+    /// resources' new states. Fails with [`Error::StalePlan`], submitting nothing, if a
+    /// resource's state changed since `finish()` in a way that alters what this plan must
+    /// do: a write, a layout or ownership change, or reads by others where this plan writes.
+    /// Other executions' reads where this plan only reads keep it valid (and are kept in
+    /// the state it commits).
+    ///
+    /// ```no_run
+    /// # fn f(planned: vk_baton::Planned<'_>) -> vk_baton::Result<()> {
+    /// planned.execute()?.wait()?;
+    /// # Ok(()) }
+    /// ```
+    pub fn execute(self) -> Result<ExecutionFence> {
+        self.execute_with(&AppSignals::default())
+    }
+
+    /// Executes, then hands the plan and passes back to the graph.
+    pub(super) fn execute_with(self, signals: &AppSignals) -> Result<ExecutionFence> {
+        let (fence, executed) = self.execution.run(signals);
+        self.graph.executed(executed);
+        fence
+    }
+
+    /// Keeps the plan to execute again and again: see [`HeldPlan`]. Each
+    /// [`HeldPlan::execute`] re-checks it against the resources' states and rebinds or re-plans
+    /// it.
+    ///
+    /// ```no_run
+    /// # fn f(graph: &vk_baton::Graph, q: &vk_baton::Queue, p: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {
+    /// let mut held = graph.record().insert_pass("p", p, q).finish()?.hold();
+    /// held.execute()?.wait()?;
+    /// held.execute()?.wait()?;
+    /// # Ok(()) }
+    /// ```
+    pub fn hold(self) -> HeldPlan<'a> {
+        HeldPlan::new(self.graph, self.execution, self.schedule)
+    }
+
+    /// Records the plan into command buffers and discards them: no submit, no state change.
+    /// For benchmarks of planning plus recording cost.
+    #[doc(hidden)]
+    pub fn record_only(self) -> Result<()> {
+        self.execution.record_only()
+    }
+}
+
+impl fmt::Display for Planned<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.execution.plan, f)
+    }
+}
+
+impl fmt::Debug for Planned<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Planned")
+            .field("graph", self.graph)
+            .field("queues", &self.execution.queues)
+            .field("resources", &self.execution.resources)
+            .finish_non_exhaustive()
+    }
+}

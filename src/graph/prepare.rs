@@ -1,0 +1,176 @@
+//! Passes to a plan: [`Graph::prepare`] lowers them with the resources' states, takes a kept
+//! plan from the cache or plans anew, and verifies the plan in debug builds. A builder's
+//! `finish()`, a held plan's re-plan and a handoff all come through here.
+
+use super::cache::Match;
+use super::lowering::{lower, Lists, Lowered};
+use super::Graph;
+use crate::error::{Error, Result};
+use crate::exec::{Execution, GraphPools, PlanBarriers};
+use crate::pass::PassEntry;
+use crate::plan::{self, Plan, PlanInput, Schedule};
+use crate::queue::Queue;
+use crate::resource::Resource;
+use std::sync::Arc;
+
+/// Whether [`Graph::prepare`] looks in the graph's plan cache.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FromCache {
+    /// A kept plan that the planner would answer with is reused, and a new plan refills an
+    /// evicted one's vectors: a builder's frame.
+    Yes,
+    /// Planned anew: a held plan's re-plan, a handoff.
+    No,
+}
+
+/// Passes lowered and planned, with the objects the plan's indices refer to.
+pub(crate) struct Prepared {
+    pub(crate) queues: Vec<Queue>,
+    pub(crate) resources: Vec<Resource>,
+    pub(crate) versions: Vec<u64>,
+    pub(crate) plan: Plan,
+    pub(crate) barriers: PlanBarriers,
+    /// Whether the plan came from the cache.
+    pub(crate) reused: bool,
+}
+
+impl Prepared {
+    /// The execution of the plan with `passes` (those it was prepared from).
+    pub(crate) fn into_execution<'a>(
+        self,
+        pools: &Arc<GraphPools>,
+        passes: Vec<PassEntry<'a>>,
+    ) -> Execution<'a> {
+        Execution {
+            pools: pools.clone(),
+            passes,
+            queues: self.queues,
+            resources: self.resources,
+            versions: self.versions,
+            plan: self.plan,
+            barriers: self.barriers,
+        }
+    }
+}
+
+impl Graph {
+    /// Lowers `passes` with the resources' current states and plans them (verified in debug
+    /// builds): the one way a graph turns passes into a plan.
+    pub(crate) fn prepare(
+        &self,
+        passes: &[PassEntry<'_>],
+        schedule: Schedule,
+        from_cache: FromCache,
+    ) -> Result<Prepared> {
+        let cached = from_cache == FromCache::Yes;
+        // Lowered into spare declarations (the input a reused plan was matched against, or an
+        // evicted plan's), refilled in place.
+        let spare_input = if cached {
+            self.cache.lock().spare_input.take()
+        } else {
+            None
+        };
+        let lists = match from_cache {
+            FromCache::Yes => Lists::from_spares(&mut self.pools.spares.lock()),
+            FromCache::No => Lists::default(),
+        };
+        let Lowered {
+            input,
+            queues,
+            resources,
+            versions,
+        } = lower(
+            self.pools.device.handle(),
+            passes,
+            spare_input,
+            &mut self.lowering.lock(),
+            lists,
+        )?;
+        // The cache is locked only to take a plan out: planning a new one, and verifying in
+        // debug builds, runs without the lock an execution needs to put its plan back.
+        let found = match from_cache {
+            FromCache::Yes => self.cache.lock().take_matching(input, schedule),
+            FromCache::No => Match::New {
+                input,
+                spare: Default::default(),
+                barriers: Default::default(),
+            },
+        };
+        let (plan, barriers, reused) = reuse_or_plan(found, &queues, schedule)?;
+        Ok(Prepared {
+            queues,
+            resources,
+            versions,
+            plan,
+            barriers,
+            reused,
+        })
+    }
+}
+
+/// The kept plan that [`crate::exec::PlanCache::take_matching`] found (the planner's answer,
+/// values and semaphores mapped: [`crate::plan::Rebinder`]), with the barriers built for it;
+/// otherwise a new plan, refilling the vectors it was given. `true` with a reused plan.
+fn reuse_or_plan(
+    found: Match,
+    queues: &[Queue],
+    schedule: Schedule,
+) -> Result<(Plan, PlanBarriers, bool)> {
+    match found {
+        Match::Reused(plan, barriers) => {
+            verify_in_debug(&plan, queues)?;
+            Ok((plan, barriers, true))
+        }
+        Match::New {
+            input,
+            spare,
+            barriers,
+        } => Ok((
+            plan_and_verify(input, spare, queues, schedule)?,
+            barriers,
+            false,
+        )),
+    }
+}
+
+/// Plans `input`; debug builds with the feature "verify" also check the plan with the
+/// independent verifier, from the values `queues`' timelines have been given so far (the
+/// earlier graphs' work this plan waits on is at or below them).
+pub(crate) fn plan_and_verify(
+    input: PlanInput,
+    spare: plan::SparePlan,
+    queues: &[Queue],
+    schedule: Schedule,
+) -> Result<Plan> {
+    let passes = input.passes.len();
+    let plan = plan::plan_scheduled_reusing(input, spare, schedule)?;
+    // Once per plan, not per execution: a kept or held plan keeps its placements.
+    plan.check_placements()?;
+    verify_in_debug(&plan, queues)?;
+    log::debug!(
+        "planned {passes} passes on {} queues: {} batches, {} barrier commands, {} waits",
+        queues.len(),
+        plan.batch_count(),
+        plan.barrier_commands(),
+        plan.semaphore_waits()
+    );
+    Ok(plan)
+}
+
+/// Debug builds with the feature "verify" check `plan` with the independent verifier, from
+/// the values `queues`' timelines have been given so far (the earlier graphs' work this plan
+/// waits on is at or below them). Reused plans are checked too: each frame on its own terms.
+#[cfg_attr(
+    not(all(feature = "verify", debug_assertions)),
+    allow(unused_variables)
+)]
+pub(super) fn verify_in_debug(plan: &Plan, queues: &[Queue]) -> Result<()> {
+    #[cfg(all(feature = "verify", debug_assertions))]
+    if let Err(violations) = {
+        let last: Vec<u64> = queues.iter().map(Queue::last_value).collect();
+        plan.verify_from(&last)
+    } {
+        return Err(Error::Verification(violations));
+    }
+    Ok(())
+}
