@@ -24,7 +24,6 @@ mod aspects;
 mod coalesce;
 #[path = "plan_scenarios/contract.rs"]
 mod contract;
-#[cfg(feature = "verify")]
 #[path = "plan_scenarios/errors.rs"]
 mod errors;
 #[cfg(feature = "verify")]
@@ -49,6 +48,12 @@ mod redundant;
 #[cfg(feature = "verify")]
 #[path = "plan_scenarios/render_pass.rs"]
 mod render_pass;
+#[cfg(feature = "verify")]
+#[path = "plan_scenarios/schedule.rs"]
+mod schedule;
+#[cfg(feature = "verify")]
+#[path = "plan_scenarios/schedule_frames.rs"]
+mod schedule_frames;
 
 /// Asserts that a plan's whole `Display` text is `expected`. The expected text may start with
 /// a newline (so that a raw string opens on its own line); that one newline is ignored. On a
