@@ -54,6 +54,12 @@ mod schedule;
 #[cfg(feature = "verify")]
 #[path = "plan_scenarios/schedule_frames.rs"]
 mod schedule_frames;
+#[cfg(feature = "verify")]
+#[path = "plan_scenarios/transient.rs"]
+mod transient;
+#[cfg(feature = "verify")]
+#[path = "plan_scenarios/transient_frame.rs"]
+mod transient_frame;
 
 /// Asserts that a plan's whole `Display` text is `expected`. The expected text may start with
 /// a newline (so that a raw string opens on its own line); that one newline is ignored. On a
