@@ -120,24 +120,3 @@ use crate::access::Access;
 use crate::range::ImageRange;
 use crate::range::{BufferRange, SubRange};
 use ash::vk;
-
-#[cfg(test)]
-mod tests;
-#[cfg(all(test, feature = "verify"))]
-mod tests_aspects;
-#[cfg(all(test, feature = "verify"))]
-mod tests_coalesce;
-#[cfg(all(test, feature = "verify"))]
-mod tests_hoist;
-#[cfg(test)]
-pub(crate) mod tests_host_present;
-#[cfg(test)]
-mod tests_queues;
-#[cfg(all(test, feature = "verify"))]
-mod tests_raster;
-#[cfg(test)]
-mod tests_rebind;
-#[cfg(test)]
-mod tests_redundant;
-#[cfg(all(test, feature = "verify"))]
-mod tests_render_pass;

@@ -121,7 +121,35 @@ fn removing_the_wait_on_the_earlier_graph_is_caught_alone_and_chained() {
 #[test]
 fn the_next_graph_acquires_the_presented_image_again() {
     let mut last = vec![0; 3];
-    use crate::plan::tests_host_present::{acquire, present, queues, swapchain};
+    use ash::vk::Handle;
+    // graphics (family 0), compute (family 1), transfer (family 2), as in the planner's
+    // scenarios (tests/plan_scenarios.rs).
+    let queues = || {
+        let q = vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE | vk::QueueFlags::TRANSFER;
+        vec![
+            QueueDecl::new("graphics", 0, q),
+            QueueDecl::new("compute", 1, q & !vk::QueueFlags::GRAPHICS),
+            QueueDecl::new("transfer", 2, vk::QueueFlags::TRANSFER),
+        ]
+    };
+    let swapchain = || {
+        let usage = vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC;
+        ResourceDecl::image("swap", 1, 1, usage)
+    };
+    let on = |name: &str, access| PassDecl::new(name, 0).with_use(UseDecl::new(0, access));
+    let acquire = |name: &str, semaphore, access| {
+        on(name, access).with_wait(BinaryWaitDecl {
+            semaphore: vk::Semaphore::from_raw(semaphore),
+            guards: vec![0],
+            stages: None,
+        })
+    };
+    let present = |semaphore| {
+        on("present", Access::PRESENT).with_signal(BinarySignalDecl {
+            semaphore: vk::Semaphore::from_raw(semaphore),
+            stages: None,
+        })
+    };
     let mut swap = swapchain();
     let mut plans = vec![];
     for frame in 0..2u64 {

@@ -82,8 +82,6 @@ mod merge;
 mod reorder;
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_frames;
 
 use super::{Plan, PlanInput};
 use crate::error::Result;

@@ -69,8 +69,6 @@ mod placement;
 mod show;
 #[cfg(test)]
 pub(crate) mod tests;
-#[cfg(test)]
-mod tests_frame;
 pub(super) mod validate;
 
 use super::{PlanInput, QueuePlan};

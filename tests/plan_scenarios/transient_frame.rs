@@ -4,9 +4,7 @@
 //! 21 transients. Its transient memory must come within 5 % of the live-set lower bound and
 //! save at least 30 % against no aliasing, with no semaphore wait or batch added.
 
-use crate::access::Access;
-use crate::plan::*;
-use ash::vk;
+use super::*;
 
 const GRANULARITY: u64 = 1024;
 const IMAGE_TYPES: u32 = 0b0110;
@@ -35,7 +33,7 @@ fn depth(name: &str, w: u64, h: u64) -> ResourceDecl {
 }
 
 /// The frame, and the index of each resource by name.
-pub(super) fn deferred_frame() -> (PlanInput, impl Fn(&str) -> usize) {
+fn deferred_frame() -> (PlanInput, impl Fn(&str) -> usize) {
     let target = vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::SAMPLED;
     let storage = vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::SAMPLED;
     let (w, h) = (1920, 1080);
@@ -292,7 +290,7 @@ fn deferred_frame_memory() {
     for r in &mut plain.resources {
         r.transient = None;
     }
-    let plain = super::super::plan(&plain).unwrap();
+    let plain = vk_baton::plan::plan(&plain).unwrap();
     assert_eq!(plan.batch_count(), plain.batch_count());
     assert_eq!(plan.semaphore_waits(), plain.semaphore_waits());
 }

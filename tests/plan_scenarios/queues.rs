@@ -3,25 +3,9 @@
 //! every barrier (ownership transfers included), semaphore wait and signal. No GPU.
 
 use super::*;
-use crate::access::{narrow_stages, supported_stages, ACCESS_TABLE};
-use crate::error::Error;
-use ash::vk;
-use ash::vk::Handle;
 use vk::PipelineStageFlags2 as S;
 use vk::QueueFlags as Q;
-
-const GCT: Q = Q::from_raw(Q::GRAPHICS.as_raw() | Q::COMPUTE.as_raw() | Q::TRANSFER.as_raw());
-const CT: Q = Q::from_raw(Q::COMPUTE.as_raw() | Q::TRANSFER.as_raw());
-
-/// The three kinds of queue of an NVIDIA or AMD GPU: graphics+compute+transfer (family 0),
-/// compute+transfer (family 1), transfer-only (family 2).
-fn queues() -> Vec<QueueDecl> {
-    vec![
-        QueueDecl::new("graphics", 0, GCT),
-        QueueDecl::new("compute", 1, CT),
-        QueueDecl::new("transfer", 2, Q::TRANSFER),
-    ]
-}
+use vk_baton::access::{narrow_stages, supported_stages, ACCESS_TABLE};
 
 /// Whether each named access can run on (graphics+compute+transfer, compute+transfer,
 /// transfer-only), written out from the specification rather than computed. A new row of the
@@ -104,10 +88,6 @@ fn image(concurrent: bool, access: Access) -> ResourceDecl {
     } else {
         r
     }
-}
-
-fn on(name: &str, queue: usize, access: Access) -> PassDecl {
-    PassDecl::new(name, queue).with_use(UseDecl::new(0, access))
 }
 
 /// Every stage mask of `plan` fits its queue; semaphore masks hold no HOST (no queue
@@ -258,6 +238,12 @@ fn every_named_access_on_every_kind_of_queue() {
 
 /// The accesses seen on the H100 (issue 8): a uniform read on the compute-only family keeps
 /// only COMPUTE_SHADER, in the acquire, the wait and the barrier after it.
+///
+/// ```text
+/// graphics (family 0):  [write] --release 0->1--.
+///                                               | semaphore
+/// compute  (family 1):          acquire 0->1 <--'  [uniforms] --buf--> [overwrite]
+/// ```
 #[test]
 fn uniform_read_on_a_compute_queue_is_narrowed_to_the_compute_shader() {
     let p = plan(&PlanInput {
@@ -270,64 +256,40 @@ fn uniform_read_on_a_compute_queue_is_narrowed_to_the_compute_shader() {
         ],
     })
     .unwrap();
+    assert_plan!(
+        p,
+        r#"
+queue `graphics` (family 0):
+  batch 0:
+    pass   `write`
+    barrier
+      buffer `buf` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> ALL_TRANSFER/NONE, family 0 -> 1
+    signal timeline at ALL_COMMANDS
+queue `compute` (family 1):
+  batch 0:
+    wait   `graphics` timeline after its batch 0 at ALL_COMMANDS
+    barrier
+      buffer `buf` bytes 0..256: COMPUTE_SHADER/NONE -> COMPUTE_SHADER/UNIFORM_READ, family 0 -> 1
+    pass   `uniforms`
+    barrier
+      buffer `buf` bytes 0..256: COMPUTE_SHADER/NONE -> ALL_TRANSFER/TRANSFER_WRITE
+    pass   `overwrite`
+    signal timeline at ALL_COMMANDS
+"#
+    );
     let cs = S::COMPUTE_SHADER;
-    let all = S::ALL_COMMANDS;
-    let copy = S::ALL_TRANSFER;
-    let buf = |src: (S, vk::AccessFlags2), dst: (S, vk::AccessFlags2), families| {
-        Command::Barrier(BarrierCmd {
-            images: vec![],
-            buffers: vec![BufferBarrier {
-                resource: 0,
-                range: BufferRange {
-                    offset: 0,
-                    size: 256,
-                },
-                scopes: Scopes {
-                    src_stages: src.0,
-                    src_access: src.1,
-                    dst_stages: dst.0,
-                    dst_access: dst.1,
-                    families,
-                },
-            }],
-        })
-    };
-    use vk::AccessFlags2 as A;
-    let expect = vec![
-        QueuePlan {
-            batches: vec![Batch {
-                waits: vec![],
-                commands: vec![
-                    Command::Pass(0),
-                    buf((copy, A::TRANSFER_WRITE), (copy, A::NONE), Some((0, 1))),
-                ],
-                signal: Some(all),
-                binary_signals: vec![],
-            }],
-        },
-        QueuePlan {
-            batches: vec![Batch {
-                waits: vec![Wait {
-                    target: WaitTarget::Batch { queue: 0, batch: 0 },
-                    stages: all,
-                }],
-                commands: vec![
-                    buf((cs, A::NONE), (cs, A::UNIFORM_READ), Some((0, 1))),
-                    Command::Pass(1),
-                    buf((cs, A::NONE), (copy, A::TRANSFER_WRITE), None),
-                    Command::Pass(2),
-                ],
-                signal: Some(all),
-                binary_signals: vec![],
-            }],
-        },
-        QueuePlan::default(),
-    ];
-    assert_eq!(p.queues, expect, "{p}");
     assert_eq!(p.input.passes[1].uses[0].access.stages, cs);
     p.verify().unwrap();
 }
 
+/// Indirect arguments written on graphics, read by a dispatch on compute: a CONCURRENT
+/// buffer, so a wait at `DRAW_INDIRECT` (a stage of compute queues too) and no transfer. On a
+/// transfer-only queue the use is refused, as is a uniform read there.
+///
+/// ```text
+/// graphics:  [write] --semaphore--.
+/// compute:                         '--> [dispatch]
+/// ```
 #[test]
 fn indirect_arguments_fit_a_compute_queue_and_not_a_transfer_queue() {
     let input = |q: usize| PlanInput {
@@ -339,13 +301,19 @@ fn indirect_arguments_fit_a_compute_queue_and_not_a_transfer_queue() {
         ],
     };
     let p = plan(&input(1)).unwrap();
-    assert_eq!(
-        p.queues[1].batches[0].waits,
-        vec![Wait {
-            target: WaitTarget::Batch { queue: 0, batch: 0 },
-            stages: S::DRAW_INDIRECT,
-        }],
-        "{p}"
+    assert_plan!(
+        p,
+        r#"
+queue `graphics` (family 0):
+  batch 0:
+    pass   `write`
+    signal timeline at ALL_COMMANDS
+queue `compute` (family 1):
+  batch 0:
+    wait   `graphics` timeline after its batch 0 at DRAW_INDIRECT
+    pass   `dispatch`
+    signal timeline at ALL_COMMANDS
+"#
     );
     p.verify().unwrap();
     for (access, q) in [(Access::INDIRECT_BUFFER, 2), (Access::UNIFORM_READ, 2)] {

@@ -8,18 +8,9 @@
 //! is ordered after them even where it only reads; and the graph tracks `finalLayout` after
 //! the pass, never transitioning there again.
 
-use super::tests_host_present::{acquire, present, queues, swapchain};
 use super::*;
-use crate::{Access, Error};
-use ash::vk;
 use vk::ImageLayout as L;
 use vk::ImageUsageFlags as IU;
-
-fn planned(input: &PlanInput) -> Plan {
-    let p = plan(input).unwrap();
-    p.verify().unwrap_or_else(|v| panic!("{p}\n{v:#?}"));
-    p
-}
 
 fn layouts(initial_layout: L, final_layout: L) -> RenderPassLayouts {
     RenderPassLayouts {
@@ -45,6 +36,10 @@ fn depth() -> ResourceDecl {
 /// finalLayout SHADER_READ_ONLY_OPTIMAL); the next pass samples it. The graph moves the fresh
 /// image to COLOR_ATTACHMENT_OPTIMAL, and before the sampling it only orders: the image is
 /// already SHADER_READ_ONLY_OPTIMAL, so there is no second transition.
+///
+/// ```text
+/// graphics:  [render pass: COLOR_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL] --color--> [sample]
+/// ```
 #[test]
 fn render_pass_leaves_the_target_readable_and_the_sampler_does_not_transition_again() {
     let draw = UseDecl::new(0, Access::COLOR_ATTACHMENT_WRITE)
@@ -62,7 +57,10 @@ fn render_pass_leaves_the_target_readable_and_the_sampler_does_not_transition_ag
                 .with_use(UseDecl::new(0, Access::FRAGMENT_SHADER_SAMPLED_READ)),
         ],
     };
-    let expected = "\
+    let p = planned(&input);
+    assert_plan!(
+        p,
+        r#"
 queue `graphics` (family 0):
   batch 0:
     barrier
@@ -72,9 +70,8 @@ queue `graphics` (family 0):
       image  `color` mips 0+1 layers 0+1: SHADER_READ_ONLY_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
     pass   `sample`
     signal timeline at ALL_COMMANDS
-";
-    let p = planned(&input);
-    assert_eq!(p.to_string(), expected);
+"#
+    );
     assert_eq!(p.final_states[0][0].1.layout, L::SHADER_READ_ONLY_OPTIMAL);
 }
 
@@ -83,6 +80,10 @@ queue `graphics` (family 0):
 /// from UNDEFINED to the subpass's layout after the acquire wait (which the render pass then
 /// accepts, as any layout), and the present needs no transition: the render pass left the
 /// image in PRESENT_SRC_KHR, and the binary signal after the pass orders it.
+///
+/// ```text
+/// binary 1 --> graphics:  [render pass: UNDEFINED -> PRESENT_SRC_KHR] --> [present] --> binary 2
+/// ```
 #[test]
 fn render_pass_that_ends_in_present_src_needs_no_transition_before_present() {
     let draw = UseDecl::new(0, Access::COLOR_ATTACHMENT_WRITE)
@@ -94,7 +95,10 @@ fn render_pass_that_ends_in_present_src_needs_no_transition_before_present() {
         resources: vec![swapchain()],
         passes: vec![first, present(2)],
     };
-    let expected = "\
+    let p = planned(&input);
+    assert_plan!(
+        p,
+        r#"
 queue `graphics` (family 0):
   batch 0:
     wait   binary 0x1 at COLOR_ATTACHMENT_OUTPUT
@@ -104,9 +108,8 @@ queue `graphics` (family 0):
     pass   `present`
     signal binary 0x2 at COLOR_ATTACHMENT_OUTPUT
     signal timeline at ALL_COMMANDS
-";
-    let p = planned(&input);
-    assert_eq!(p.to_string(), expected);
+"#
+    );
     assert_eq!(p.final_states[0][0].1.layout, L::PRESENT_SRC_KHR);
 }
 
@@ -115,6 +118,10 @@ queue `graphics` (family 0):
 /// pass transitions the image: a write. So the render pass waits for the earlier sampling
 /// (write after read: an execution dependency), and the later sampling waits for the
 /// transition, though all three accesses read.
+///
+/// ```text
+/// graphics:  [shadow lookup] --depth--> [depth test: render pass ends SHADER_READ_ONLY] --depth--> [sample]
+/// ```
 #[test]
 fn read_only_depth_whose_final_layout_differs_is_a_write() {
     let state = SegmentState::handed_over(L::DEPTH_STENCIL_READ_ONLY_OPTIMAL, Some(0), None);
@@ -135,7 +142,9 @@ fn read_only_depth_whose_final_layout_differs_is_a_write() {
             PassDecl::new("sample", 0).with_use(UseDecl::new(0, sampled)),
         ],
     };
-    let expected = "\
+    assert_plan!(
+        planned(&input),
+        r#"
 queue `graphics` (family 0):
   batch 0:
     pass   `shadow lookup`
@@ -146,8 +155,8 @@ queue `graphics` (family 0):
       image  `depth` mips 0+1 layers 0+1: SHADER_READ_ONLY_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/NONE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
     pass   `sample`
     signal timeline at ALL_COMMANDS
-";
-    assert_eq!(planned(&input).to_string(), expected);
+"#
+    );
 }
 
 /// The verifier models the render pass's transitions on its own: the depth plan above with
@@ -179,7 +188,7 @@ fn the_verifier_sees_the_render_pass_transitions() {
         .expect_err("the sampling is not ordered after the transition");
     assert!(
         v.iter()
-            .any(|v| v.kind == crate::violation::HazardKind::Raw),
+            .any(|v| v.kind == vk_baton::verify::HazardKind::Raw),
         "{v:#?}"
     );
 
@@ -195,7 +204,7 @@ fn the_verifier_sees_the_render_pass_transitions() {
         .expect_err("the image is not in the sampler's layout");
     assert!(
         v.iter()
-            .any(|v| v.kind == crate::violation::HazardKind::Layout),
+            .any(|v| v.kind == vk_baton::verify::HazardKind::Layout),
         "{v:#?}"
     );
 }
@@ -258,6 +267,10 @@ fn impossible_render_pass_declarations_are_refused() {
 /// the first's last transition ends its render pass, after its reads: the second is ordered
 /// after it (and its own transitions after the first's reads) by a barrier, where two plain
 /// reads in one layout would need none.
+///
+/// ```text
+/// graphics:  [first: GENERAL -> SHADER_READ_ONLY -> GENERAL] --gbuffer--> [second: the same]
+/// ```
 #[test]
 fn a_render_pass_after_another_that_transitions_waits_for_it_even_at_the_same_stages() {
     let state = SegmentState::handed_over(L::GENERAL, Some(0), None);
@@ -272,7 +285,9 @@ fn a_render_pass_after_another_that_transitions_waits_for_it_even_at_the_same_st
             PassDecl::new("second", 0).with_use(read),
         ],
     };
-    let expected = "\
+    assert_plan!(
+        planned(&input),
+        r#"
 queue `graphics` (family 0):
   batch 0:
     pass   `first`
@@ -280,8 +295,8 @@ queue `graphics` (family 0):
       image  `gbuffer` mips 0+1 layers 0+1: GENERAL -> GENERAL, FRAGMENT_SHADER | COLOR_ATTACHMENT_OUTPUT/NONE -> FRAGMENT_SHADER | COLOR_ATTACHMENT_OUTPUT/INPUT_ATTACHMENT_READ | COLOR_ATTACHMENT_READ
     pass   `second`
     signal timeline at ALL_COMMANDS
-";
-    assert_eq!(planned(&input).to_string(), expected);
+"#
+    );
 }
 
 /// An app's render pass that draws the depth plane of a depth/stencil image and leaves it
@@ -312,20 +327,17 @@ fn a_render_pass_on_one_aspect_starts_from_that_aspect_s_layout() {
     };
     let p = plan(&input).unwrap();
     p.verify().unwrap_or_else(|v| panic!("{p}\n{v:#?}"));
-    let barriers: Vec<_> = p.queues[0].batches[0]
-        .commands
-        .iter()
-        .filter_map(|c| match c {
-            Command::Barrier(b) => Some(b.images.clone()),
-            _ => None,
-        })
-        .flatten()
-        .map(|b| (b.aspect, b.old_layout, b.new_layout))
-        .collect();
-    assert_eq!(
-        barriers,
-        vec![(A::DEPTH, L::UNDEFINED, L::DEPTH_ATTACHMENT_OPTIMAL)],
-        "{p}"
+    // Only the depth plane moves, from UNDEFINED to DEPTH_ATTACHMENT_OPTIMAL.
+    assert_plan!(
+        p,
+        r#"
+queue `graphics` (family 0):
+  batch 0:
+    barrier
+      image  `ds` mips 0+1 layers 0+1 DEPTH: UNDEFINED -> DEPTH_ATTACHMENT_OPTIMAL, NONE/NONE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE
+    pass   `shadow`
+    signal timeline at ALL_COMMANDS
+"#
     );
     // Afterwards the depth plane (cell 0) is where the render pass left it; stencil (cell 1)
     // was never used.

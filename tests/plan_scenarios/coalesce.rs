@@ -2,19 +2,6 @@
 //! stated as text, and verified. No GPU.
 
 use super::*;
-use crate::Access;
-use ash::vk;
-use vk::Handle;
-use vk::QueueFlags as Q;
-
-/// Graphics (family 0), async compute (family 1), transfer (family 2), as on NVIDIA.
-fn three_families() -> Vec<QueueDecl> {
-    vec![
-        QueueDecl::new("graphics", 0, Q::GRAPHICS | Q::COMPUTE | Q::TRANSFER),
-        QueueDecl::new("compute", 1, Q::COMPUTE | Q::TRANSFER),
-        QueueDecl::new("transfer", 2, Q::TRANSFER),
-    ]
-}
 
 /// Concurrent buffers, so that no ownership transfer adds batches of its own.
 fn buffers(n: usize) -> Vec<ResourceDecl> {
@@ -30,12 +17,6 @@ fn copy(name: &str, queue: usize, src: usize, dst: usize) -> PassDecl {
         .with_use(UseDecl::new(dst, Access::COPY_WRITE))
 }
 
-fn planned(input: &PlanInput) -> Plan {
-    let p = plan(input).unwrap();
-    p.verify().unwrap_or_else(|v| panic!("{p}\n{v:#?}"));
-    p
-}
-
 /// Transfer fills and copies a chain, compute copies its end on, and graphics copies the
 /// compute result back over the first buffer and then overwrites the second. Each graphics
 /// pass overwrites what a transfer pass read, so phase 2 gives transfer a signal after `t1`
@@ -43,6 +24,12 @@ fn planned(input: &PlanInput) -> Plan {
 /// passes. Compute waited for `t2`, and graphics waits for compute: both of graphics' waits on
 /// transfer are implied, and phase 3 drops them. Without the waits nothing keeps the batches
 /// apart: one batch per queue, one signal each, as written by hand.
+///
+/// ```text
+/// transfer:  [fill] --> [t1] --> [t2] --semaphore--.
+/// compute:                                         '--> [c3] --semaphore--.
+/// graphics:                                                              '--> [g4] [g5]
+/// ```
 #[test]
 fn batches_split_for_waits_that_other_queues_imply_are_joined() {
     let input = PlanInput {
@@ -57,7 +44,9 @@ fn batches_split_for_waits_that_other_queues_imply_are_joined() {
             PassDecl::new("g5", 0).with_use(UseDecl::new(1, Access::COPY_WRITE)),
         ],
     };
-    let expected = "\
+    assert_plan!(
+        planned(&input),
+        r#"
 queue `graphics` (family 0):
   batch 0:
     wait   `compute` timeline after its batch 0 at COPY
@@ -79,12 +68,18 @@ queue `transfer` (family 2):
       buffer `b1` bytes 0..64: COPY/TRANSFER_WRITE -> COPY/TRANSFER_READ
     pass   `t2`
     signal timeline at ALL_COMMANDS
-";
-    assert_eq!(planned(&input).to_string(), expected);
+"#
+    );
 }
 
 /// A batch another queue waits on keeps its end (the wait is on its signal), and so does one
 /// that signals a binary semaphore (a present must not wait for later work).
+///
+/// ```text
+/// transfer:  [t0] --semaphore--. [t2] --semaphore--.
+/// compute:                     '--> [c1]            |
+/// graphics:                            [g3] <-------' --> binary 7 | [g4]
+/// ```
 #[test]
 fn an_awaited_batch_and_a_binary_signal_keep_their_batch_ends() {
     let input = PlanInput {
@@ -103,7 +98,9 @@ fn an_awaited_batch_and_a_binary_signal_keep_their_batch_ends() {
             PassDecl::new("g4", 0).with_use(UseDecl::new(2, Access::TRANSFER_WRITE)),
         ],
     };
-    let expected = "\
+    assert_plan!(
+        planned(&input),
+        r#"
 queue `graphics` (family 0):
   batch 0:
     wait   `transfer` timeline after its batch 1 at COPY
@@ -124,6 +121,6 @@ queue `transfer` (family 2):
   batch 1:
     pass   `t2`
     signal timeline at ALL_COMMANDS
-";
-    assert_eq!(planned(&input).to_string(), expected);
+"#
+    );
 }

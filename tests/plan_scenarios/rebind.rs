@@ -2,7 +2,6 @@
 //! values and one-to-one binary semaphores.
 
 use super::*;
-use ash::vk::Handle;
 
 const QUEUES: [(u32, vk::QueueFlags); 2] = [
     (
@@ -50,6 +49,16 @@ fn values_shifted_in_order_rebind_to_the_planners_answer() {
     let next = input(13, 20, Access::COMPUTE_SHADER_READ);
     let expected = plan_owned(next.clone()).unwrap();
     let old = Rebinder::default().rebind(&mut plan, next).unwrap();
+    assert_plan!(
+        plan,
+        r#"
+queue `q1` (family 1):
+  batch 0:
+    wait   `q0` timeline value 20 (earlier graph) at COMPUTE_SHADER
+    pass   `read`
+    signal timeline at ALL_COMMANDS
+"#
+    );
     assert_eq!(plan.queues, expected.queues);
     assert_eq!(plan.final_states, expected.final_states);
     // The wait is on the later write: 5 before, 20 now.

@@ -5,15 +5,7 @@
 //! commands. Each plan is checked whole, and verified. No GPU.
 
 use super::*;
-use crate::Access;
-use ash::vk;
 use vk::QueueFlags as Q;
-
-fn planned(input: &PlanInput) -> Plan {
-    let p = plan(input).unwrap();
-    p.verify().unwrap_or_else(|v| panic!("{p}\n{v:#?}"));
-    p
-}
 
 fn buffers(names: &[&str]) -> Vec<ResourceDecl> {
     let usage = vk::BufferUsageFlags::TRANSFER_SRC
@@ -27,6 +19,12 @@ fn buffers(names: &[&str]) -> Vec<ResourceDecl> {
 
 /// Two images uploaded on a transfer-only family, copied back into two halves of a buffer on
 /// a compute family, one pass per image, then read by a shader.
+///
+/// ```text
+/// transfer (family 1):  [upload A, B] --release A, B 1->2--.
+///                                                         | semaphore
+/// compute  (family 2):   acquire A, B 1->2 (one command) <-'  [copy back A] [copy back B] --data--> [verify]
+/// ```
 #[test]
 fn acquires_of_independent_copies_share_one_command() {
     let usage = vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST;
@@ -61,9 +59,10 @@ fn acquires_of_independent_copies_share_one_command() {
         ],
     };
     let p = planned(&input);
-    assert_eq!(
-        p.to_string(),
-        "queue `transfer` (family 1):
+    assert_plan!(
+        p,
+        r#"
+queue `transfer` (family 1):
   batch 0:
     barrier
       image  `A` mips 0+2 layers 0+1: UNDEFINED -> TRANSFER_DST_OPTIMAL, NONE/NONE -> COPY/TRANSFER_WRITE
@@ -85,7 +84,7 @@ queue `compute` (family 2):
       buffer `data` bytes 0..64: COPY/TRANSFER_WRITE -> COMPUTE_SHADER/SHADER_STORAGE_READ
     pass   `verify`
     signal timeline at ALL_COMMANDS
-"
+"#
     );
 }
 
@@ -93,6 +92,10 @@ queue `compute` (family 2):
 /// barrier joins the first one's. When `b` is written by a compute shader instead, joining
 /// would make the first reader wait for the compute write: two commands. When the second
 /// reader reads what the first wrote, its barrier must follow that pass: two commands.
+///
+/// ```text
+/// q:  [write a] [write b] --a--> [read a] --b (or a')--> [read b]
+/// ```
 #[test]
 fn a_barrier_joins_only_over_passes_that_neither_need_it_nor_would_wait_longer() {
     let input = |b_writer: Access, second_reads: usize| PlanInput {
@@ -110,9 +113,10 @@ fn a_barrier_joins_only_over_passes_that_neither_need_it_nor_would_wait_longer()
         ],
     };
     let joined = planned(&input(Access::COPY_WRITE, 1));
-    assert_eq!(
-        joined.to_string(),
-        "queue `q` (family 0):
+    assert_plan!(
+        joined,
+        r#"
+queue `q` (family 0):
   batch 0:
     pass   `write a`
     pass   `write b`
@@ -122,12 +126,13 @@ fn a_barrier_joins_only_over_passes_that_neither_need_it_nor_would_wait_longer()
     pass   `read a`
     pass   `read b`
     signal timeline at ALL_COMMANDS
-"
+"#
     );
     let compute = planned(&input(Access::COMPUTE_SHADER_WRITE, 1));
-    assert_eq!(
-        compute.to_string(),
-        "queue `q` (family 0):
+    assert_plan!(
+        compute,
+        r#"
+queue `q` (family 0):
   batch 0:
     pass   `write a`
     pass   `write b`
@@ -138,12 +143,13 @@ fn a_barrier_joins_only_over_passes_that_neither_need_it_nor_would_wait_longer()
       buffer `b` bytes 0..64: COMPUTE_SHADER/SHADER_STORAGE_WRITE -> COPY/TRANSFER_READ
     pass   `read b`
     signal timeline at ALL_COMMANDS
-"
+"#
     );
     let chained = planned(&input(Access::COPY_WRITE, 2));
-    assert_eq!(
-        chained.to_string(),
-        "queue `q` (family 0):
+    assert_plan!(
+        chained,
+        r#"
+queue `q` (family 0):
   batch 0:
     pass   `write a`
     pass   `write b`
@@ -154,7 +160,7 @@ fn a_barrier_joins_only_over_passes_that_neither_need_it_nor_would_wait_longer()
       buffer `a'` bytes 0..64: COPY/TRANSFER_WRITE -> COPY/TRANSFER_READ
     pass   `read b`
     signal timeline at ALL_COMMANDS
-"
+"#
     );
 }
 
@@ -164,6 +170,11 @@ fn a_barrier_joins_only_over_passes_that_neither_need_it_nor_would_wait_longer()
 /// into `read D`'s would need that wait and signal widened; batching credited the dependency
 /// to the second batch's wait instead, after the joined transition. A barrier joins only where
 /// the earlier pass's waits already dominate its own: here it stays in place.
+///
+/// ```text
+/// other:  [compute X] [sample D] --semaphore--. [write buf] --semaphore--.
+/// q:                         '--> [read D] <--'        '--> [read buf] [read X]
+/// ```
 #[test]
 fn a_barrier_joins_only_where_the_waits_already_order_it() {
     let usage = vk::ImageUsageFlags::TRANSFER_SRC
@@ -189,9 +200,10 @@ fn a_barrier_joins_only_where_the_waits_already_order_it() {
         ],
     };
     let p = planned(&input);
-    assert_eq!(
-        p.to_string(),
-        "queue `q` (family 0):
+    assert_plan!(
+        p,
+        r#"
+queue `q` (family 0):
   batch 0:
     wait   `other` timeline after its batch 0 at ALL_TRANSFER
     barrier
@@ -215,6 +227,6 @@ queue `other` (family 0):
   batch 1:
     pass   `write buf`
     signal timeline at ALL_COMMANDS
-"
+"#
     );
 }

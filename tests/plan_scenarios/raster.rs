@@ -12,18 +12,9 @@
 //! (a release `src -> src/NONE`, an acquire `dst/NONE -> dst`), with no access on the far
 //! side (the spec: "these masks should be set to 0").
 
-use super::tests_host_present::{acquire, on, present, queues, swapchain};
 use super::*;
-use crate::Access;
-use ash::vk;
 use vk::BufferUsageFlags as BU;
 use vk::ImageUsageFlags as IU;
-
-fn planned(input: &PlanInput) -> Plan {
-    let p = plan(input).unwrap();
-    p.verify().unwrap_or_else(|v| panic!("{p}\n{v:#?}"));
-    p
-}
 
 /// A single-sample color target that is also sampled.
 fn color(name: &str) -> ResourceDecl {
@@ -65,7 +56,9 @@ fn render_then_sample_in_a_fragment_shader() {
             on("sample", 0, Access::FRAGMENT_SHADER_SAMPLED_READ),
         ],
     };
-    let expected = "\
+    assert_plan!(
+        planned(&input),
+        r#"
 queue `graphics` (family 0):
   batch 0:
     barrier
@@ -75,8 +68,8 @@ queue `graphics` (family 0):
       image  `color` mips 0+1 layers 0+1: COLOR_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
     pass   `sample`
     signal timeline at ALL_COMMANDS
-";
-    assert_eq!(planned(&input).to_string(), expected);
+"#
+    );
 }
 
 /// Graphics (family 0) renders, async compute (family 1) samples.
@@ -108,7 +101,10 @@ fn render_then_compute_sample(concurrent: bool) -> PlanInput {
 /// ```
 #[test]
 fn render_then_sample_on_async_compute_of_another_family() {
-    let expected = "\
+    let input = render_then_compute_sample(false);
+    assert_plan!(
+        planned(&input),
+        r#"
 queue `graphics` (family 0):
   batch 0:
     barrier
@@ -124,9 +120,8 @@ queue `compute` (family 1):
       image  `color` mips 0+1 layers 0+1: COLOR_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, COMPUTE_SHADER/NONE -> COMPUTE_SHADER/SHADER_SAMPLED_READ, family 0 -> 1
     pass   `sample`
     signal timeline at ALL_COMMANDS
-";
-    let input = render_then_compute_sample(false);
-    assert_eq!(planned(&input).to_string(), expected);
+"#
+    );
 }
 
 /// A concurrent image needs no ownership transfer: the semaphore alone orders and makes the
@@ -139,7 +134,10 @@ queue `compute` (family 1):
 /// ```
 #[test]
 fn render_then_sample_on_async_compute_concurrent() {
-    let expected = "\
+    let input = render_then_compute_sample(true);
+    assert_plan!(
+        planned(&input),
+        r#"
 queue `graphics` (family 0):
   batch 0:
     barrier
@@ -153,9 +151,8 @@ queue `compute` (family 1):
       image  `color` mips 0+1 layers 0+1: COLOR_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, COMPUTE_SHADER/NONE -> COMPUTE_SHADER/SHADER_SAMPLED_READ
     pass   `sample`
     signal timeline at ALL_COMMANDS
-";
-    let input = render_then_compute_sample(true);
-    assert_eq!(planned(&input).to_string(), expected);
+"#
+    );
 }
 
 /// A depth prepass, a depth-tested read-only draw, then a pass that samples the depth.
@@ -184,7 +181,9 @@ fn depth_prepass_then_read_only_test_then_sampled() {
             on("fog", 0, Access::FRAGMENT_SHADER_SAMPLED_READ),
         ],
     };
-    let expected = "\
+    assert_plan!(
+        planned(&input),
+        r#"
 queue `graphics` (family 0):
   batch 0:
     barrier
@@ -197,8 +196,8 @@ queue `graphics` (family 0):
       image  `depth` mips 0+1 layers 0+1: DEPTH_STENCIL_READ_ONLY_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/NONE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
     pass   `fog`
     signal timeline at ALL_COMMANDS
-";
-    assert_eq!(planned(&input).to_string(), expected);
+"#
+    );
 }
 
 /// Soft particles after a read-only depth test: `DEPTH_READ_ONLY_SAMPLED` keeps
@@ -225,7 +224,9 @@ fn a_read_in_the_same_layout_at_a_new_stage_still_gets_visibility() {
             on("particles", 0, Access::DEPTH_READ_ONLY_SAMPLED),
         ],
     };
-    let expected = "\
+    assert_plan!(
+        planned(&input),
+        r#"
 queue `graphics` (family 0):
   batch 0:
     barrier
@@ -238,8 +239,8 @@ queue `graphics` (family 0):
       image  `depth` mips 0+1 layers 0+1: DEPTH_STENCIL_READ_ONLY_OPTIMAL -> DEPTH_STENCIL_READ_ONLY_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/NONE -> FRAGMENT_SHADER | EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ | SHADER_SAMPLED_READ
     pass   `particles`
     signal timeline at ALL_COMMANDS
-";
-    assert_eq!(planned(&input).to_string(), expected);
+"#
+    );
 }
 
 /// A 4x target drawn and resolved into a single-sample image in one rendering: both are
@@ -273,7 +274,9 @@ fn resolve_then_sample() {
             uses("sample", 0, &[(1, Access::FRAGMENT_SHADER_SAMPLED_READ)]),
         ],
     };
-    let expected = "\
+    assert_plan!(
+        planned(&input),
+        r#"
 queue `graphics` (family 0):
   batch 0:
     barrier
@@ -284,8 +287,8 @@ queue `graphics` (family 0):
       image  `resolved` mips 0+1 layers 0+1: COLOR_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
     pass   `sample`
     signal timeline at ALL_COMMANDS
-";
-    assert_eq!(planned(&input).to_string(), expected);
+"#
+    );
 }
 
 /// Example "first render pass writes a color attachment, the second loads it": the resolve
@@ -306,7 +309,9 @@ fn resolve_target_loaded_by_the_next_pass() {
             uses("overlay", 0, &[(1, Access::COLOR_ATTACHMENT_READ_WRITE)]),
         ],
     };
-    let expected = "\
+    assert_plan!(
+        planned(&input),
+        r#"
 queue `graphics` (family 0):
   batch 0:
     barrier
@@ -317,8 +322,8 @@ queue `graphics` (family 0):
       image  `resolved` mips 0+1 layers 0+1: COLOR_ATTACHMENT_OPTIMAL -> COLOR_ATTACHMENT_OPTIMAL, COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE -> COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_READ | COLOR_ATTACHMENT_WRITE
     pass   `overlay`
     signal timeline at ALL_COMMANDS
-";
-    assert_eq!(planned(&input).to_string(), expected);
+"#
+    );
 }
 
 /// A compute pass on queue `compute_queue` writes indirect arguments and vertices, and a draw on
@@ -360,7 +365,9 @@ fn indirect_draw(compute_queue: usize) -> PlanInput {
 /// ```
 #[test]
 fn compute_writes_indirect_arguments_and_vertices_for_a_draw() {
-    let expected = "\
+    assert_plan!(
+        planned(&indirect_draw(0)),
+        r#"
 queue `graphics` (family 0):
   batch 0:
     pass   `cull`
@@ -369,8 +376,8 @@ queue `graphics` (family 0):
       buffer `vertices` bytes 0..256: COMPUTE_SHADER/SHADER_STORAGE_WRITE -> VERTEX_ATTRIBUTE_INPUT/VERTEX_ATTRIBUTE_READ
     pass   `draw`
     signal timeline at ALL_COMMANDS
-";
-    assert_eq!(planned(&indirect_draw(0)).to_string(), expected);
+"#
+    );
 }
 
 /// The same with the dispatch on async compute (family 1): both exclusive buffers released by
@@ -384,7 +391,9 @@ queue `graphics` (family 0):
 /// ```
 #[test]
 fn async_compute_writes_indirect_arguments_and_vertices_for_a_draw() {
-    let expected = "\
+    assert_plan!(
+        planned(&indirect_draw(1)),
+        r#"
 queue `graphics` (family 0):
   batch 0:
     wait   `compute` timeline after its batch 0 at ALL_COMMANDS
@@ -400,8 +409,8 @@ queue `compute` (family 1):
       buffer `args` bytes 0..64: COMPUTE_SHADER/SHADER_STORAGE_WRITE -> COMPUTE_SHADER/NONE, family 1 -> 0
       buffer `vertices` bytes 0..256: COMPUTE_SHADER/SHADER_STORAGE_WRITE -> COMPUTE_SHADER/NONE, family 1 -> 0
     signal timeline at ALL_COMMANDS
-";
-    assert_eq!(planned(&indirect_draw(1)).to_string(), expected);
+"#
+    );
 }
 
 /// Example "swapchain image acquire and present": the acquire semaphore waited at
@@ -422,7 +431,9 @@ fn swapchain_acquire_render_present() {
         resources: vec![swapchain()],
         passes: vec![draw, present(2)],
     };
-    let expected = "\
+    assert_plan!(
+        planned(&input),
+        r#"
 queue `graphics` (family 0):
   batch 0:
     wait   binary 0x1 at COLOR_ATTACHMENT_OUTPUT
@@ -434,8 +445,8 @@ queue `graphics` (family 0):
     pass   `present`
     signal binary 0x2 at COLOR_ATTACHMENT_OUTPUT
     signal timeline at ALL_COMMANDS
-";
-    assert_eq!(planned(&input).to_string(), expected);
+"#
+    );
 }
 
 /// Example "upload on a dedicated transfer queue, then draw": the transfer family (2) writes
@@ -469,7 +480,9 @@ fn transfer_queue_upload_of_vertices_and_indices_drawn_on_graphics() {
             ),
         ],
     };
-    let expected = "\
+    assert_plan!(
+        planned(&input),
+        r#"
 queue `graphics` (family 0):
   batch 0:
     wait   `transfer` timeline after its batch 0 at ALL_COMMANDS
@@ -485,6 +498,6 @@ queue `transfer` (family 2):
       buffer `vertices` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> ALL_TRANSFER/NONE, family 2 -> 0
       buffer `indices` bytes 0..64: ALL_TRANSFER/TRANSFER_WRITE -> ALL_TRANSFER/NONE, family 2 -> 0
     signal timeline at ALL_COMMANDS
-";
-    assert_eq!(planned(&input).to_string(), expected);
+"#
+    );
 }

@@ -5,8 +5,6 @@
 //! No GPU.
 
 use super::*;
-use crate::Access;
-use ash::vk;
 use vk::QueueFlags as Q;
 
 const GC: Q = Q::from_raw(Q::GRAPHICS.as_raw() | Q::COMPUTE.as_raw());
@@ -35,6 +33,11 @@ fn planned(input: PlanInput) -> Plan {
 /// (a semaphore's access scopes are all memory accesses). The planner used to add
 /// `COMPUTE_SHADER/SHADER_STORAGE_WRITE -> COMPUTE_SHADER/SHADER_STORAGE_READ` for X before
 /// `read both`. The layout transition of the image Z, ordered by the same chain, stays.
+///
+/// ```text
+/// a:  [write X, Z] --semaphore--.              .--> [read both: X, Y, Z]
+/// b:                            '--> [X to Y] --'
+/// ```
 #[test]
 fn a_barrier_the_semaphores_already_give_is_dropped() {
     let image = ResourceDecl::image(
@@ -59,9 +62,10 @@ fn a_barrier_the_semaphores_already_give_is_dropped() {
                 .with_use(UseDecl::new(2, Access::COMPUTE_SHADER_SAMPLED_READ)),
         ],
     });
-    assert_eq!(
-        p.to_string(),
-        "queue `a` (family 0):
+    assert_plan!(
+        p,
+        r#"
+queue `a` (family 0):
   batch 0:
     barrier
       image  `Z` mips 0+1 layers 0+1: UNDEFINED -> GENERAL, NONE/NONE -> COMPUTE_SHADER/SHADER_STORAGE_WRITE
@@ -78,7 +82,7 @@ queue `b` (family 0):
     wait   `a` timeline after its batch 0 at COMPUTE_SHADER
     pass   `X to Y`
     signal timeline at ALL_COMMANDS
-"
+"#
     );
 }
 
@@ -86,6 +90,10 @@ queue `b` (family 0):
 /// only an execution dependency (the reads saw nothing that was ever written), and an
 /// execution dependency is not limited to its entry's resource. One entry gives
 /// `VERTEX_SHADER -> ALL_TRANSFER` to both.
+///
+/// ```text
+/// q:  [read: X, Y (vertex shader)] --X, Y--> [copy: writes X, Y]
+/// ```
 #[test]
 fn an_entry_that_only_orders_what_another_entry_orders_is_dropped() {
     let p = planned(PlanInput {
@@ -100,16 +108,17 @@ fn an_entry_that_only_orders_what_another_entry_orders_is_dropped() {
                 .with_use(UseDecl::new(1, Access::TRANSFER_WRITE)),
         ],
     });
-    assert_eq!(
-        p.to_string(),
-        "queue `q` (family 0):
+    assert_plan!(
+        p,
+        r#"
+queue `q` (family 0):
   batch 0:
     pass   `read`
     barrier
       buffer `Y` bytes 0..64: VERTEX_SHADER/NONE -> ALL_TRANSFER/TRANSFER_WRITE
     pass   `copy`
     signal timeline at ALL_COMMANDS
-"
+"#
     );
 }
 
@@ -117,6 +126,11 @@ fn an_entry_that_only_orders_what_another_entry_orders_is_dropped() {
 /// another queue, so its barrier cannot join the first copy's (it needs a wait the first copy
 /// does not). The barrier before the first copy already orders every vertex-shader read
 /// before it before every later transfer, so the second copy needs none.
+///
+/// ```text
+/// other:  [write Z] --semaphore------------------------------.
+/// q:      [read: X, Y] --Y--> [copy Y] --X (already ordered)-'--> [copy X: reads Z]
+/// ```
 #[test]
 fn an_entry_an_earlier_barrier_already_gives_is_dropped() {
     let p = planned(PlanInput {
@@ -136,9 +150,10 @@ fn an_entry_an_earlier_barrier_already_gives_is_dropped() {
                 .with_use(UseDecl::new(2, Access::TRANSFER_READ)),
         ],
     });
-    assert_eq!(
-        p.to_string(),
-        "queue `q` (family 0):
+    assert_plan!(
+        p,
+        r#"
+queue `q` (family 0):
   batch 0:
     pass   `read`
     barrier
@@ -152,7 +167,7 @@ queue `other` (family 0):
   batch 0:
     pass   `write Z`
     signal timeline at ALL_COMMANDS
-"
+"#
     );
 }
 
@@ -160,6 +175,12 @@ queue `other` (family 0):
 /// signal follows its wait on `a` through `b`'s compute work, so it orders `a`'s write before
 /// `c`'s compute shader too. When `c` reads X in the fragment shader instead, the wait on `b`
 /// (at COMPUTE_SHADER) does not reach that stage, and `c` still waits on `a`.
+///
+/// ```text
+/// a:  [write X] --semaphore--.
+/// b:                         '--> [X to Y] --semaphore--.
+/// c:                 (X in the fragment shader: a too) -'--> [read both]
+/// ```
 #[test]
 fn a_wait_implied_through_another_queue_is_dropped() {
     let input = |x_read: Access| PlanInput {
@@ -180,28 +201,45 @@ fn a_wait_implied_through_another_queue_is_dropped() {
         ],
     };
     let p = planned(input(Access::COMPUTE_SHADER_READ));
-    assert_eq!(
-        p.queues[2].batches[0].waits,
-        [Wait {
-            target: WaitTarget::Batch { queue: 1, batch: 0 },
-            stages: vk::PipelineStageFlags2::COMPUTE_SHADER,
-        }],
-        "{p}"
+    assert_plan!(
+        p,
+        r#"
+queue `a` (family 0):
+  batch 0:
+    pass   `write X`
+    signal timeline at ALL_COMMANDS
+queue `b` (family 0):
+  batch 0:
+    wait   `a` timeline after its batch 0 at COMPUTE_SHADER
+    pass   `X to Y`
+    signal timeline at ALL_COMMANDS
+queue `c` (family 0):
+  batch 0:
+    wait   `b` timeline after its batch 0 at COMPUTE_SHADER
+    pass   `read both`
+    signal timeline at ALL_COMMANDS
+"#
     );
     let p = planned(input(Access::FRAGMENT_SHADER_STORAGE_READ));
-    assert_eq!(
-        p.queues[2].batches[0].waits,
-        [
-            Wait {
-                target: WaitTarget::Batch { queue: 0, batch: 0 },
-                stages: vk::PipelineStageFlags2::FRAGMENT_SHADER,
-            },
-            Wait {
-                target: WaitTarget::Batch { queue: 1, batch: 0 },
-                stages: vk::PipelineStageFlags2::COMPUTE_SHADER,
-            },
-        ],
-        "{p}"
+    assert_plan!(
+        p,
+        r#"
+queue `a` (family 0):
+  batch 0:
+    pass   `write X`
+    signal timeline at ALL_COMMANDS
+queue `b` (family 0):
+  batch 0:
+    wait   `a` timeline after its batch 0 at COMPUTE_SHADER
+    pass   `X to Y`
+    signal timeline at ALL_COMMANDS
+queue `c` (family 0):
+  batch 0:
+    wait   `a` timeline after its batch 0 at FRAGMENT_SHADER
+    wait   `b` timeline after its batch 0 at COMPUTE_SHADER
+    pass   `read both`
+    signal timeline at ALL_COMMANDS
+"#
     );
 }
 
@@ -209,6 +247,12 @@ fn a_wait_implied_through_another_queue_is_dropped() {
 /// COMPUTE_SHADER (its compute read of X) and signals at ALL_TRANSFER (its copy into Y, which
 /// `c` awaits), so that signal does not follow `a`'s write. `c`, which copies from X and Y,
 /// waits on both queues.
+///
+/// ```text
+/// a:  [write X] --semaphore (COMPUTE_SHADER)--.-----------------------.
+/// b:                                          '--> [X to Y] [later]   |
+/// c:                              (ALL_TRANSFER) '--> [copy both] <---'
+/// ```
 #[test]
 fn a_wait_is_kept_when_the_chain_through_another_queue_breaks() {
     let p = planned(PlanInput {
@@ -238,9 +282,10 @@ fn a_wait_is_kept_when_the_chain_through_another_queue_breaks() {
             PassDecl::new("later", 1).with_use(UseDecl::new(2, Access::COMPUTE_SHADER_WRITE)),
         ],
     });
-    assert_eq!(
-        p.to_string(),
-        "queue `a` (family 0):
+    assert_plan!(
+        p,
+        r#"
+queue `a` (family 0):
   batch 0:
     pass   `write X`
     signal timeline at ALL_COMMANDS
@@ -258,7 +303,7 @@ queue `c` (family 0):
     wait   `b` timeline after its batch 0 at ALL_TRANSFER
     pass   `copy both`
     signal timeline at ALL_COMMANDS
-"
+"#
     );
 }
 
@@ -266,6 +311,11 @@ queue `c` (family 0):
 /// into the buffer on `a`. `a` waits on `b` at ALL_TRANSFER, and `b` waited on `a`'s value 5:
 /// that chain holds `a`'s device work up to the value, but no semaphore holds the host's read,
 /// so the copy keeps its barrier from HOST. (Found by the simulated frame loops.)
+///
+/// ```text
+/// a:  (earlier graph, value 5: writes Q, host reads R) --semaphore--.                .--> [copy S to R]
+/// b:                                                                '--> [Q to S] --'
+/// ```
 #[test]
 fn a_host_access_is_never_ordered_by_semaphores() {
     let at_5 = |stages, access| Recorded {
@@ -308,9 +358,10 @@ fn a_host_access_is_never_ordered_by_semaphores() {
                 .with_use(UseDecl::new(1, Access::TRANSFER_WRITE)),
         ],
     });
-    assert_eq!(
-        p.to_string(),
-        "queue `a` (family 0):
+    assert_plan!(
+        p,
+        r#"
+queue `a` (family 0):
   batch 0:
     wait   `b` timeline after its batch 0 at ALL_TRANSFER
     barrier
@@ -322,7 +373,7 @@ queue `b` (family 0):
     wait   `a` timeline value 5 (earlier graph) at COMPUTE_SHADER
     pass   `Q to S`
     signal timeline at ALL_COMMANDS
-"
+"#
     );
 }
 
@@ -332,6 +383,10 @@ queue `b` (family 0):
 /// `write img` instead of `sample img and data`, and counted the barrier before the prior
 /// access, which orders nothing after it, as ordering the prior read before `overwrite data`:
 /// the WAR barrier was dropped.
+///
+/// ```text
+/// gfx:  [fill scratch: culled] [write img] --img--> [sample img and data] --data (WAR)--> [overwrite data]
+/// ```
 #[test]
 fn pruning_in_a_culled_program_order_finds_the_prior_pass_by_its_place() {
     let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER;
@@ -361,9 +416,10 @@ fn pruning_in_a_culled_program_order_finds_the_prior_pass_by_its_place() {
         ],
     };
     let p = plan_scheduled(&input, Schedule::PROGRAM_ORDER.with_culling()).unwrap();
-    assert_eq!(
-        p.to_string(),
-        "queue `gfx` (family 0):
+    assert_plan!(
+        p,
+        r#"
+queue `gfx` (family 0):
   batch 0:
     barrier
       image  `img` mips 0+1 layers 0+1: UNDEFINED -> GENERAL, NONE/NONE -> COMPUTE_SHADER/SHADER_STORAGE_WRITE
@@ -376,7 +432,7 @@ fn pruning_in_a_culled_program_order_finds_the_prior_pass_by_its_place() {
     pass   `overwrite data`
     signal timeline at ALL_COMMANDS
 culled `fill scratch`
-"
+"#
     );
     p.verify().unwrap_or_else(|v| panic!("{p}\n{v:#?}"));
 }

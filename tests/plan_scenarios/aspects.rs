@@ -6,22 +6,12 @@
 //! (`DEPTH_STENCIL_ATTACHMENT_OPTIMAL` becomes `DEPTH_ATTACHMENT_OPTIMAL` or
 //! `STENCIL_ATTACHMENT_OPTIMAL`, the read-only layouts likewise) and gets barriers naming only
 //! its aspect; a barrier that treats both planes alike names both aspects, once. Scopes follow
-//! the contract as in `tests_raster.rs`: a barrier's source is the prior conflicting accesses
+//! the contract as in `raster.rs`: a barrier's source is the prior conflicting accesses
 //! of its own plane; a layout transition after reads waits for the reads, with no access.
 
-use super::tests_host_present::queues;
 use super::*;
-use crate::error::Error;
-use crate::Access;
-use ash::vk;
 use vk::ImageAspectFlags as A;
 use vk::ImageUsageFlags as IU;
-
-fn planned(input: &PlanInput) -> Plan {
-    let p = plan(input).unwrap();
-    p.verify().unwrap_or_else(|v| panic!("{p}\n{v:#?}"));
-    p
-}
 
 /// A D24_UNORM_S8_UINT-like depth/stencil target that is also sampled and copied from.
 fn ds() -> ResourceDecl {
@@ -77,26 +67,25 @@ fn decals_test_depth_read_only_and_write_stencil() {
             &[(Access::FRAGMENT_SHADER_SAMPLED_READ, A::DEPTH)],
         ),
     ]);
-    let tests = "EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS";
-    let expected = format!(
-        "\
+    let p = planned(&input);
+    assert_plan!(
+        p,
+        r#"
 queue `graphics` (family 0):
   batch 0:
     barrier
-      image  `ds` mips 0+1 layers 0+1: UNDEFINED -> DEPTH_STENCIL_ATTACHMENT_OPTIMAL, NONE/NONE -> {tests}/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE
+      image  `ds` mips 0+1 layers 0+1: UNDEFINED -> DEPTH_STENCIL_ATTACHMENT_OPTIMAL, NONE/NONE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE
     pass   `prepass`
     barrier
-      image  `ds` mips 0+1 layers 0+1 DEPTH: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> DEPTH_READ_ONLY_OPTIMAL, {tests}/DEPTH_STENCIL_ATTACHMENT_WRITE -> {tests}/DEPTH_STENCIL_ATTACHMENT_READ
-      image  `ds` mips 0+1 layers 0+1 STENCIL: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> STENCIL_ATTACHMENT_OPTIMAL, {tests}/DEPTH_STENCIL_ATTACHMENT_WRITE -> {tests}/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE
+      image  `ds` mips 0+1 layers 0+1 DEPTH: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> DEPTH_READ_ONLY_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_WRITE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ
+      image  `ds` mips 0+1 layers 0+1 STENCIL: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> STENCIL_ATTACHMENT_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_WRITE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE
     pass   `decals`
     barrier
-      image  `ds` mips 0+1 layers 0+1 DEPTH: DEPTH_READ_ONLY_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, {tests}/NONE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+      image  `ds` mips 0+1 layers 0+1 DEPTH: DEPTH_READ_ONLY_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/NONE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
     pass   `light`
     signal timeline at ALL_COMMANDS
-"
+"#
     );
-    let p = planned(&input);
-    assert_eq!(p.to_string(), expected);
     // The planes end in their own layouts: depth sampled, stencil attachment.
     let layouts: Vec<_> = p.final_states[0]
         .iter()
@@ -135,23 +124,25 @@ fn a_use_of_both_aspects_after_split_uses_gets_a_barrier_per_plane() {
         ),
         pass("copy", 0, &[(Access::DEPTH_STENCIL_COPY_READ, A::empty())]),
     ]);
-    let tests = "EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS";
     let p = planned(&input);
-    let Command::Barrier(b) = &p.queues[0].batches[0].commands[4] else {
-        panic!("{p}")
-    };
-    let lines: Vec<String> = b
-        .images
-        .iter()
-        .map(|i| display::image_barrier_line(&p, i))
-        .collect();
-    assert_eq!(
-        lines,
-        [
-            format!("`ds` mips 0+1 layers 0+1 DEPTH: DEPTH_READ_ONLY_OPTIMAL -> TRANSFER_SRC_OPTIMAL, {tests}/NONE -> COPY/TRANSFER_READ"),
-            format!("`ds` mips 0+1 layers 0+1 STENCIL: STENCIL_ATTACHMENT_OPTIMAL -> TRANSFER_SRC_OPTIMAL, {tests}/DEPTH_STENCIL_ATTACHMENT_WRITE -> COPY/TRANSFER_READ"),
-        ],
-        "{p}"
+    assert_plan!(
+        p,
+        r#"
+queue `graphics` (family 0):
+  batch 0:
+    barrier
+      image  `ds` mips 0+1 layers 0+1: UNDEFINED -> DEPTH_STENCIL_ATTACHMENT_OPTIMAL, NONE/NONE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE
+    pass   `prepass`
+    barrier
+      image  `ds` mips 0+1 layers 0+1 DEPTH: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> DEPTH_READ_ONLY_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_WRITE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ
+      image  `ds` mips 0+1 layers 0+1 STENCIL: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> STENCIL_ATTACHMENT_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_WRITE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE
+    pass   `decals`
+    barrier
+      image  `ds` mips 0+1 layers 0+1 DEPTH: DEPTH_READ_ONLY_OPTIMAL -> TRANSFER_SRC_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/NONE -> COPY/TRANSFER_READ
+      image  `ds` mips 0+1 layers 0+1 STENCIL: STENCIL_ATTACHMENT_OPTIMAL -> TRANSFER_SRC_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_WRITE -> COPY/TRANSFER_READ
+    pass   `copy`
+    signal timeline at ALL_COMMANDS
+"#
     );
 }
 
@@ -179,28 +170,27 @@ fn planes_that_agree_share_one_barrier_of_both_aspects() {
             &[(Access::DEPTH_STENCIL_COPY_READ, A::DEPTH | A::STENCIL)],
         ),
     ]);
-    let tests = "EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS";
-    let expected = format!(
-        "\
+    let p = planned(&input);
+    assert_plan!(
+        p,
+        r#"
 queue `graphics` (family 0):
   batch 0:
     barrier
-      image  `ds` mips 0+1 layers 0+1: UNDEFINED -> DEPTH_STENCIL_ATTACHMENT_OPTIMAL, NONE/NONE -> {tests}/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE
+      image  `ds` mips 0+1 layers 0+1: UNDEFINED -> DEPTH_STENCIL_ATTACHMENT_OPTIMAL, NONE/NONE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE
     pass   `prepass`
     barrier
-      image  `ds` mips 0+1 layers 0+1 DEPTH: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, {tests}/DEPTH_STENCIL_ATTACHMENT_WRITE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+      image  `ds` mips 0+1 layers 0+1 DEPTH: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_WRITE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
     pass   `sample depth`
     barrier
-      image  `ds` mips 0+1 layers 0+1 STENCIL: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, {tests}/DEPTH_STENCIL_ATTACHMENT_WRITE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+      image  `ds` mips 0+1 layers 0+1 STENCIL: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_WRITE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
     pass   `sample stencil`
     barrier
       image  `ds` mips 0+1 layers 0+1: SHADER_READ_ONLY_OPTIMAL -> TRANSFER_SRC_OPTIMAL, FRAGMENT_SHADER/NONE -> COPY/TRANSFER_READ
     pass   `copy`
     signal timeline at ALL_COMMANDS
-"
+"#
     );
-    let p = planned(&input);
-    assert_eq!(p.to_string(), expected);
     let Command::Barrier(b) = &p.queues[0].batches[0].commands[6] else {
         panic!("{p}")
     };
@@ -229,20 +219,21 @@ fn one_plane_changes_family_the_other_stays() {
         pass("ao", 1, &[(Access::COMPUTE_SHADER_SAMPLED_READ, A::DEPTH)]),
         pass("decals", 0, &[(Access::DEPTH_ATTACHMENT_WRITE, A::STENCIL)]),
     ]);
-    let tests = "EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS";
-    let expected = format!(
-        "\
+    let p = planned(&input);
+    assert_plan!(
+        p,
+        r#"
 queue `graphics` (family 0):
   batch 0:
     barrier
-      image  `ds` mips 0+1 layers 0+1: UNDEFINED -> DEPTH_STENCIL_ATTACHMENT_OPTIMAL, NONE/NONE -> {tests}/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE
+      image  `ds` mips 0+1 layers 0+1: UNDEFINED -> DEPTH_STENCIL_ATTACHMENT_OPTIMAL, NONE/NONE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE
     pass   `prepass`
     barrier
-      image  `ds` mips 0+1 layers 0+1 DEPTH: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, {tests}/DEPTH_STENCIL_ATTACHMENT_WRITE -> {tests}/NONE, family 0 -> 1
+      image  `ds` mips 0+1 layers 0+1 DEPTH: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_WRITE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/NONE, family 0 -> 1
     signal timeline at ALL_COMMANDS
   batch 1:
     barrier
-      image  `ds` mips 0+1 layers 0+1 STENCIL: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> STENCIL_ATTACHMENT_OPTIMAL, {tests}/DEPTH_STENCIL_ATTACHMENT_WRITE -> {tests}/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE
+      image  `ds` mips 0+1 layers 0+1 STENCIL: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> STENCIL_ATTACHMENT_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_WRITE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE
     pass   `decals`
     signal timeline at ALL_COMMANDS
 queue `compute` (family 1):
@@ -252,10 +243,8 @@ queue `compute` (family 1):
       image  `ds` mips 0+1 layers 0+1 DEPTH: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, COMPUTE_SHADER/NONE -> COMPUTE_SHADER/SHADER_SAMPLED_READ, family 0 -> 1
     pass   `ao`
     signal timeline at ALL_COMMANDS
-"
+"#
     );
-    let p = planned(&input);
-    assert_eq!(p.to_string(), expected);
 }
 
 /// An aspect the format lacks, or any aspect on a buffer, is an input error; two uses in one
@@ -426,21 +415,19 @@ fn one_plane_of_many_layers_is_one_barrier() {
             ),
         ])
     });
-    let Command::Barrier(b) = &p.queues[0].batches[0].commands[2] else {
-        panic!("{p}")
-    };
-    let tests = "EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS";
-    let lines: Vec<String> = b
-        .images
-        .iter()
-        .map(|i| display::image_barrier_line(&p, i))
-        .collect();
-    assert_eq!(
-        lines,
-        [
-            format!("`cube` mips 0+1 layers 0+6 DEPTH: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> DEPTH_READ_ONLY_OPTIMAL, {tests}/DEPTH_STENCIL_ATTACHMENT_WRITE -> {tests}/DEPTH_STENCIL_ATTACHMENT_READ"),
-            format!("`cube` mips 0+1 layers 0+6 STENCIL: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> STENCIL_ATTACHMENT_OPTIMAL, {tests}/DEPTH_STENCIL_ATTACHMENT_WRITE -> {tests}/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE"),
-        ],
-        "{p}"
+    assert_plan!(
+        p,
+        r#"
+queue `graphics` (family 0):
+  batch 0:
+    barrier
+      image  `cube` mips 0+1 layers 0+6: UNDEFINED -> DEPTH_STENCIL_ATTACHMENT_OPTIMAL, NONE/NONE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE
+    pass   `prepass`
+    barrier
+      image  `cube` mips 0+1 layers 0+6 DEPTH: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> DEPTH_READ_ONLY_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_WRITE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ
+      image  `cube` mips 0+1 layers 0+6 STENCIL: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> STENCIL_ATTACHMENT_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_WRITE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE
+    pass   `decals`
+    signal timeline at ALL_COMMANDS
+"#
     );
 }

@@ -11,23 +11,8 @@
 //!   after a host access (the host acts after the fence), and a present of a buffer.
 
 use super::*;
-use crate::error::Error;
-use ash::vk;
-use ash::vk::Handle;
 use vk::AccessFlags2 as A;
 use vk::PipelineStageFlags2 as S;
-use vk::QueueFlags as Q;
-
-const GCT: Q = Q::from_raw(Q::GRAPHICS.as_raw() | Q::COMPUTE.as_raw() | Q::TRANSFER.as_raw());
-const CT: Q = Q::from_raw(Q::COMPUTE.as_raw() | Q::TRANSFER.as_raw());
-
-pub(crate) fn queues() -> Vec<QueueDecl> {
-    vec![
-        QueueDecl::new("graphics", 0, GCT),
-        QueueDecl::new("compute", 1, CT),
-        QueueDecl::new("transfer", 2, Q::TRANSFER),
-    ]
-}
 
 fn buffer() -> ResourceDecl {
     ResourceDecl::buffer(
@@ -39,90 +24,110 @@ fn buffer() -> ResourceDecl {
     )
 }
 
-pub(crate) fn on(name: &str, queue: usize, access: Access) -> PassDecl {
-    PassDecl::new(name, queue).with_use(UseDecl::new(0, access))
-}
-
-fn whole_buffer(scopes: Scopes) -> Command {
-    Command::Barrier(BarrierCmd {
-        images: vec![],
-        buffers: vec![BufferBarrier {
-            resource: 0,
-            range: BufferRange {
-                offset: 0,
-                size: 256,
-            },
-            scopes,
-        }],
+/// Compute writes the buffer, then a pass on `host_queue` declares the host access: the plan,
+/// verified, with the buffer still owned by the compute family (the host took nothing).
+fn host_after_compute_write(host_queue: usize, host: Access) -> Plan {
+    let p = plan(&PlanInput {
+        queues: queues(),
+        resources: vec![buffer()],
+        passes: vec![
+            on("write", 1, Access::COMPUTE_SHADER_WRITE),
+            on("host", host_queue, host),
+        ],
     })
+    .unwrap();
+    p.verify().unwrap();
+    let mut last = vec![0; 3];
+    let values = p.assign_values(&mut last);
+    let fin = p.resolved_final_states(&values);
+    assert_eq!(fin[0].len(), 1);
+    assert_eq!(fin[0][0].1.owner, Some(1));
+    p
 }
 
-fn scopes(src: (S, A), dst: (S, A), families: Option<(u32, u32)>) -> Scopes {
-    Scopes {
-        src_stages: src.0,
-        src_access: src.1,
-        dst_stages: dst.0,
-        dst_access: dst.1,
-        families,
-    }
-}
-
-fn only(commands: Vec<Command>) -> Batch {
-    Batch {
-        waits: vec![],
-        commands,
-        signal: Some(S::ALL_COMMANDS),
-        binary_signals: vec![],
-    }
-}
-
-fn after(queue: usize, stages: S, commands: Vec<Command>) -> Batch {
-    Batch {
-        waits: vec![Wait {
-            target: WaitTarget::Batch { queue, batch: 0 },
-            stages,
-        }],
-        ..only(commands)
-    }
-}
-
+/// A host access after another family's write: a semaphore wait on the host pass's queue, at
+/// a stage that queue has (graphics has COMPUTE_SHADER to chain from; a transfer-only queue
+/// does not, so it waits for all commands), then a barrier from that stage to `HOST`. No
+/// ownership transfer: the host is no queue family.
+///
+/// ```text
+/// compute  (family 1):  [write] --semaphore--.
+/// graphics (family 0):                        '--> [host] --> host reads/writes after the fence
+/// transfer (family 2):  (or here)
+/// ```
 #[test]
 fn host_access_after_another_familys_write_needs_no_ownership_transfer() {
-    // (host queue, the wait's stage there): graphics has COMPUTE_SHADER to chain from; a
-    // transfer-only queue does not, so it waits for all commands.
-    for (hq, wait_at) in [(0, S::COMPUTE_SHADER), (2, S::ALL_COMMANDS)] {
-        for host in [Access::HOST_READ, Access::HOST_WRITE] {
-            let p = plan(&PlanInput {
-                queues: queues(),
-                resources: vec![buffer()],
-                passes: vec![
-                    on("write", 1, Access::COMPUTE_SHADER_WRITE),
-                    on("host", hq, host),
-                ],
-            })
-            .unwrap();
-            let mut expect = vec![QueuePlan::default(); 3];
-            expect[1].batches = vec![only(vec![Command::Pass(0)])];
-            expect[hq].batches = vec![after(
-                1,
-                wait_at,
-                vec![
-                    whole_buffer(scopes((wait_at, A::NONE), (S::HOST, host.access), None)),
-                    Command::Pass(1),
-                ],
-            )];
-            assert_eq!(p.queues, expect, "{p}");
-            p.verify().unwrap();
-            // The compute family still owns the buffer: the host took nothing.
-            let mut last = vec![0; 3];
-            let values = p.assign_values(&mut last);
-            let fin = p.resolved_final_states(&values);
-            assert_eq!(fin[0].len(), 1);
-            assert_eq!(fin[0][0].1.owner, Some(1));
-        }
-    }
+    assert_plan!(
+        host_after_compute_write(0, Access::HOST_READ),
+        r#"
+queue `graphics` (family 0):
+  batch 0:
+    wait   `compute` timeline after its batch 0 at COMPUTE_SHADER
+    barrier
+      buffer `buf` bytes 0..256: COMPUTE_SHADER/NONE -> HOST/HOST_READ
+    pass   `host`
+    signal timeline at ALL_COMMANDS
+queue `compute` (family 1):
+  batch 0:
+    pass   `write`
+    signal timeline at ALL_COMMANDS
+"#
+    );
+    assert_plan!(
+        host_after_compute_write(0, Access::HOST_WRITE),
+        r#"
+queue `graphics` (family 0):
+  batch 0:
+    wait   `compute` timeline after its batch 0 at COMPUTE_SHADER
+    barrier
+      buffer `buf` bytes 0..256: COMPUTE_SHADER/NONE -> HOST/HOST_WRITE
+    pass   `host`
+    signal timeline at ALL_COMMANDS
+queue `compute` (family 1):
+  batch 0:
+    pass   `write`
+    signal timeline at ALL_COMMANDS
+"#
+    );
+    assert_plan!(
+        host_after_compute_write(2, Access::HOST_READ),
+        r#"
+queue `compute` (family 1):
+  batch 0:
+    pass   `write`
+    signal timeline at ALL_COMMANDS
+queue `transfer` (family 2):
+  batch 0:
+    wait   `compute` timeline after its batch 0 at ALL_COMMANDS
+    barrier
+      buffer `buf` bytes 0..256: ALL_COMMANDS/NONE -> HOST/HOST_READ
+    pass   `host`
+    signal timeline at ALL_COMMANDS
+"#
+    );
+    assert_plan!(
+        host_after_compute_write(2, Access::HOST_WRITE),
+        r#"
+queue `compute` (family 1):
+  batch 0:
+    pass   `write`
+    signal timeline at ALL_COMMANDS
+queue `transfer` (family 2):
+  batch 0:
+    wait   `compute` timeline after its batch 0 at ALL_COMMANDS
+    barrier
+      buffer `buf` bytes 0..256: ALL_COMMANDS/NONE -> HOST/HOST_WRITE
+    pass   `host`
+    signal timeline at ALL_COMMANDS
+"#
+    );
 }
 
+/// A host read on the queue that wrote: one barrier to `HOST/HOST_READ`, no wait.
+///
+/// ```text
+/// compute:  [write] --buf--> [host] --> host reads after the fence
+/// ```
 #[test]
 fn host_access_on_the_writing_queue_is_one_barrier() {
     let p = plan(&PlanInput {
@@ -134,42 +139,19 @@ fn host_access_on_the_writing_queue_is_one_barrier() {
         ],
     })
     .unwrap();
-    let mut expect = vec![QueuePlan::default(); 3];
-    expect[1].batches = vec![only(vec![
-        Command::Pass(0),
-        whole_buffer(scopes(
-            (S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE),
-            (S::HOST, A::HOST_READ),
-            None,
-        )),
-        Command::Pass(1),
-    ])];
-    assert_eq!(p.queues, expect, "{p}");
+    assert_plan!(
+        p,
+        r#"
+queue `compute` (family 1):
+  batch 0:
+    pass   `write`
+    barrier
+      buffer `buf` bytes 0..256: COMPUTE_SHADER/SHADER_STORAGE_WRITE -> HOST/HOST_READ
+    pass   `host`
+    signal timeline at ALL_COMMANDS
+"#
+    );
     p.verify().unwrap();
-}
-
-pub(crate) fn swapchain() -> ResourceDecl {
-    ResourceDecl::image(
-        "swap",
-        1,
-        1,
-        vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
-    )
-}
-
-pub(crate) fn acquire(name: &str, semaphore: u64, access: Access) -> PassDecl {
-    on(name, 0, access).with_wait(BinaryWaitDecl {
-        semaphore: vk::Semaphore::from_raw(semaphore),
-        guards: vec![0],
-        stages: None,
-    })
-}
-
-pub(crate) fn present(semaphore: u64) -> PassDecl {
-    on("present", 0, Access::PRESENT).with_signal(BinarySignalDecl {
-        semaphore: vk::Semaphore::from_raw(semaphore),
-        stages: None,
-    })
 }
 
 /// Presenting then using the image again in one graph is refused, even after a binary wait
@@ -247,6 +229,19 @@ fn a_use_after_a_host_access_in_the_same_graph_is_refused() {
         passes: vec![on("host", 1, Access::HOST_READ), other],
     })
     .unwrap();
+    assert_plan!(
+        p,
+        r#"
+queue `graphics` (family 0):
+  batch 0:
+    pass   `other`
+    signal timeline at ALL_COMMANDS
+queue `compute` (family 1):
+  batch 0:
+    pass   `host`
+    signal timeline at ALL_COMMANDS
+"#
+    );
     p.verify().unwrap();
 }
 
@@ -272,6 +267,12 @@ fn presenting_a_buffer_is_refused() {
 /// owns the buffer, but the recorded write ran on graphics, in the fragment shader. The
 /// release runs on a compute queue after a wait, and chains from all commands there (the
 /// fragment stage is no stage of a compute queue).
+///
+/// ```text
+/// graphics (family 0):  (earlier graph's fragment write, value 5) --semaphore--.
+/// compute  (family 1):                   (owner) release 1->2 <---------------'--.
+/// transfer (family 2):                                       acquire 1->2 <------'  [read]
+/// ```
 #[test]
 fn a_release_after_another_familys_recorded_work_uses_stages_of_its_own_queue() {
     let state = SegmentState {
@@ -292,36 +293,32 @@ fn a_release_after_another_familys_recorded_work_uses_stages_of_its_own_queue() 
         passes: vec![on("read", 2, Access::TRANSFER_READ)],
     })
     .unwrap();
-    let all = S::ALL_COMMANDS;
-    let mut expect = vec![QueuePlan::default(); 3];
-    expect[1].batches = vec![Batch {
-        waits: vec![Wait {
-            target: WaitTarget::Value { queue: 0, value: 5 },
-            stages: all,
-        }],
-        ..only(vec![whole_buffer(scopes(
-            (all, A::NONE),
-            (all, A::NONE),
-            Some((1, 2)),
-        ))])
-    }];
-    expect[2].batches = vec![after(
-        1,
-        all,
-        vec![
-            whole_buffer(scopes(
-                (S::ALL_TRANSFER, A::NONE),
-                (S::ALL_TRANSFER, A::TRANSFER_READ),
-                Some((1, 2)),
-            )),
-            Command::Pass(0),
-        ],
-    )];
-    assert_eq!(p.queues, expect, "{p}");
+    assert_plan!(
+        p,
+        r#"
+queue `compute` (family 1):
+  batch 0:
+    wait   `graphics` timeline value 5 (earlier graph) at ALL_COMMANDS
+    barrier
+      buffer `buf` bytes 0..256: ALL_COMMANDS/NONE -> ALL_COMMANDS/NONE, family 1 -> 2
+    signal timeline at ALL_COMMANDS
+queue `transfer` (family 2):
+  batch 0:
+    wait   `compute` timeline after its batch 0 at ALL_COMMANDS
+    barrier
+      buffer `buf` bytes 0..256: ALL_TRANSFER/NONE -> ALL_TRANSFER/TRANSFER_READ, family 1 -> 2
+    pass   `read`
+    signal timeline at ALL_COMMANDS
+"#
+    );
 }
 
 /// State recorded on a queue with stages that queue cannot run (an app's mistake, or a
 /// declaration made for another queue) is read as all commands there.
+///
+/// ```text
+/// transfer (family 2):  (earlier graph's "fragment" write, recorded here) --buf--> [read]
+/// ```
 #[test]
 fn recorded_stages_a_queue_lacks_become_all_commands() {
     let state = SegmentState::handed_over(
@@ -335,16 +332,17 @@ fn recorded_stages_a_queue_lacks_become_all_commands() {
         passes: vec![on("read", 2, Access::TRANSFER_READ)],
     })
     .unwrap();
-    let mut expect = vec![QueuePlan::default(); 3];
-    expect[2].batches = vec![only(vec![
-        whole_buffer(scopes(
-            (S::ALL_COMMANDS, A::SHADER_STORAGE_WRITE),
-            (S::ALL_TRANSFER, A::TRANSFER_READ),
-            None,
-        )),
-        Command::Pass(0),
-    ])];
-    assert_eq!(p.queues, expect, "{p}");
+    assert_plan!(
+        p,
+        r#"
+queue `transfer` (family 2):
+  batch 0:
+    barrier
+      buffer `buf` bytes 0..256: ALL_COMMANDS/SHADER_STORAGE_WRITE -> ALL_TRANSFER/TRANSFER_READ
+    pass   `read`
+    signal timeline at ALL_COMMANDS
+"#
+    );
     assert_eq!(
         p.input.resources[0].initial[0].1.write.unwrap().stages,
         S::ALL_COMMANDS

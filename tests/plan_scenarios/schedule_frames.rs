@@ -2,17 +2,7 @@
 //! compute, transfer) that lavapipe does not have: barrier commands and batches in program
 //! order and reordered.
 
-use crate::plan::*;
-use crate::Access;
-use ash::vk;
-
-const GFX: vk::QueueFlags = vk::QueueFlags::from_raw(
-    vk::QueueFlags::GRAPHICS.as_raw()
-        | vk::QueueFlags::COMPUTE.as_raw()
-        | vk::QueueFlags::TRANSFER.as_raw(),
-);
-const COMPUTE: vk::QueueFlags =
-    vk::QueueFlags::from_raw(vk::QueueFlags::COMPUTE.as_raw() | vk::QueueFlags::TRANSFER.as_raw());
+use super::*;
 
 fn buffers(n: usize) -> Vec<ResourceDecl> {
     let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
@@ -112,6 +102,11 @@ fn chains_inserted_step_after_step() {
     assert_eq!(p.order, (0..32).collect::<Vec<_>>());
 }
 
+/// ```text
+/// transfer (family 2):  [upload0] [upload1] --release 2->1--.
+/// compute  (family 1):       acquire 2->1 <-----------------' [simulate0] [simulate1] --release 1->0--.
+/// graphics (family 0):                                             acquire 1->0 <-----------------' [draw0] [draw1]
+/// ```
 #[test]
 fn three_queue_frame() {
     // Per item in program order: a release and an acquire per hop, each pass in a batch of
@@ -121,9 +116,10 @@ fn three_queue_frame() {
     assert_eq!(figures(&three_queues(64)), [(256, 192), (4, 3)]);
     let p = plan_scheduled(&three_queues(2), Schedule::REORDER).unwrap();
     assert_eq!(p.semaphore_waits(), 2);
-    assert_eq!(
-        p.to_string(),
-        "queue `graphics` (family 0):
+    assert_plan!(
+        p,
+        r#"
+queue `graphics` (family 0):
   batch 0:
     wait   `compute` timeline after its batch 0 at ALL_COMMANDS
     barrier
@@ -152,10 +148,13 @@ queue `transfer` (family 2):
       buffer `buf0` bytes 0..4096: ALL_TRANSFER/TRANSFER_WRITE -> ALL_TRANSFER/NONE, family 2 -> 1
       buffer `buf3` bytes 0..4096: ALL_TRANSFER/TRANSFER_WRITE -> ALL_TRANSFER/NONE, family 2 -> 1
     signal timeline at ALL_COMMANDS
-"
+"#
     );
 }
 
+/// ```text
+/// graphics:  [a] --buf0 (WAW)--> [a again]   [b]
+/// ```
 #[test]
 fn reordering_falls_back_to_program_order_where_it_saves_nothing() {
     // `b` is independent of the two writes of `a`: reordering moves it up, but the one
@@ -178,6 +177,32 @@ fn reordering_falls_back_to_program_order_where_it_saves_nothing() {
     assert_eq!(
         (in_order.barrier_commands(), always.barrier_commands()),
         (1, 1)
+    );
+    assert_plan!(
+        in_order,
+        r#"
+queue `graphics` (family 0):
+  batch 0:
+    pass   `a`
+    barrier
+      buffer `buf0` bytes 0..4096: ALL_TRANSFER/TRANSFER_WRITE -> ALL_TRANSFER/TRANSFER_WRITE
+    pass   `a again`
+    pass   `b`
+    signal timeline at ALL_COMMANDS
+"#
+    );
+    assert_plan!(
+        always,
+        r#"
+queue `graphics` (family 0):
+  batch 0:
+    pass   `a`
+    pass   `b` (moved before `a again`)
+    barrier
+      buffer `buf0` bytes 0..4096: ALL_TRANSFER/TRANSFER_WRITE -> ALL_TRANSFER/TRANSFER_WRITE
+    pass   `a again`
+    signal timeline at ALL_COMMANDS
+"#
     );
     let chosen = plan_scheduled(&input, Schedule::REORDER).unwrap();
     assert_eq!(chosen.queues, in_order.queues);
