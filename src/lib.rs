@@ -60,6 +60,7 @@ mod requirements;
 pub mod resource;
 #[cfg(feature = "verify")]
 pub mod simulate;
+#[cfg(feature = "timing")]
 pub mod timing;
 mod transient;
 #[cfg(feature = "verify")]

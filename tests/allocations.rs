@@ -215,6 +215,7 @@ fn threads_on_and_a_frame_too_small_to_spread_allocate_nothing() {
 
 /// With GPU timings on, and the times taken from each fence and dropped: still nothing.
 #[test]
+#[cfg(feature = "timing")]
 #[cfg_attr(
     debug_assertions,
     ignore = "debug builds verify every plan, which allocates per pass: cargo test --release --test allocations"

@@ -13,6 +13,7 @@
 pub use crate::completion::CompletionToken;
 use crate::error::{Error, Result};
 use crate::exec::{GraphPools, InFlight};
+#[cfg(feature = "timing")]
 use crate::timing::GpuTimings;
 use ash::vk;
 use parking_lot::Mutex;
@@ -38,6 +39,7 @@ pub struct ExecutionFence {
     token: CompletionToken,
     contents: Mutex<Option<InFlight>>,
     /// The GPU times, read when the execution completed (timed graphs only).
+    #[cfg(feature = "timing")]
     timings: Mutex<Option<GpuTimings>>,
     pools: Arc<GraphPools>,
     /// The semaphore waits the execution's submits carried (`None`: a handoff's).
@@ -49,6 +51,7 @@ impl ExecutionFence {
         Self {
             token: contents.token.clone(),
             contents: Mutex::new(Some(contents)),
+            #[cfg(feature = "timing")]
             timings: Mutex::new(None),
             pools,
             submitted_waits: None,
@@ -143,6 +146,7 @@ impl ExecutionFence {
     /// }
     /// # Ok(()) }
     /// ```
+    #[cfg(feature = "timing")]
     pub fn take_gpu_timings(&self) -> Option<GpuTimings> {
         if !self.is_complete() {
             return None;
@@ -183,10 +187,15 @@ impl ExecutionFence {
         };
         if done {
             self.token.mark_done();
+            #[cfg_attr(not(feature = "timing"), allow(unused_mut))]
             if let Some(mut c) = contents.take() {
                 c.note_reached();
                 // Read before the query pool goes back to the graph.
-                *self.timings.lock() = c.timer.as_mut().and_then(|t| t.finish(&self.pools.device));
+                #[cfg(feature = "timing")]
+                {
+                    *self.timings.lock() =
+                        (c.timer.as_mut()).and_then(|t| t.finish(&self.pools.device));
+                }
                 self.pools.recycle(c);
             }
         }

@@ -8,7 +8,6 @@
 //! without building its text again.
 
 use crate::debug::DebugUtils;
-use crate::exec::Instrumentation;
 use crate::plan::{barrier_rgb, queue_rgb, BarrierCmd, Batch, Command, Plan};
 use crate::queue::Queue;
 use ash::vk;
@@ -205,14 +204,18 @@ pub(crate) fn neighbours<'n>(
 /// Names `cmd` "`queue` batch `b`" unless it has that name already (command buffers go back
 /// to a pool shared by the family's queues, and usually come back for the same batch).
 pub(crate) fn name_command_buffer(
-    instrument: &mut Instrumentation,
+    names: &mut std::collections::HashMap<
+        vk::CommandBuffer,
+        (vk::Queue, usize),
+        crate::fx::FxBuildHasher,
+    >,
     debug: Option<&DebugUtils>,
     cmd: vk::CommandBuffer,
     queue: &Queue,
     batch: usize,
 ) {
     let Some(d) = debug else { return };
-    if instrument.rename(cmd, queue.handle(), batch) {
+    if names.insert(cmd, (queue.handle(), batch)) != Some((queue.handle(), batch)) {
         let mut name = LabelText::new();
         let _ = write!(name, "{} batch {batch}", queue.name());
         // SAFETY: `cmd` is a live command buffer of the graph's device, which `d` was loaded

@@ -28,6 +28,7 @@ mod record;
 mod scratch;
 mod signals;
 mod submit;
+#[cfg(feature = "timing")]
 mod timestamps;
 
 use crate::pass::PassEntry;
@@ -37,7 +38,8 @@ pub(crate) use pools::{GraphPools, InFlight, PoolKey, Reusable};
 pub(crate) use record::RecordingLists;
 pub(crate) use scratch::{give, take, words, Spare, Spares, SubmitScratch};
 pub use signals::AppSignals;
-pub(crate) use timestamps::{ExecutionTimer, Instrumentation};
+#[cfg(feature = "timing")]
+pub(crate) use timestamps::ExecutionTimer;
 
 use crate::completion::CompletionToken;
 use crate::error::Result;

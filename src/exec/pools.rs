@@ -20,6 +20,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::scratch::{give, Spares};
+#[cfg(feature = "timing")]
 use super::timestamps::{ExecutionTimer, Instrumentation};
 
 /// Everything one execution keeps alive until its fences signal.
@@ -36,6 +37,7 @@ pub(crate) struct InFlight {
     pub(crate) reached: Vec<u64>,
     pub(crate) keep: Vec<Box<dyn Any + Send + Sync>>,
     /// The timestamp queries, when the graph is timed.
+    #[cfg(feature = "timing")]
     pub(crate) timer: Option<ExecutionTimer>,
 }
 
@@ -93,7 +95,10 @@ pub(crate) struct Reusable {
     pub(crate) families: HashMap<PoolKey, FamilyPool, crate::fx::FxBuildHasher>,
     /// Unsignalled, ready to submit with.
     pub(crate) fences: Vec<vk::Fence>,
-    /// Timestamp query pools and command buffer names.
+    /// Per command buffer, the (queue, batch) its debug name says.
+    pub(crate) names: HashMap<vk::CommandBuffer, (vk::Queue, usize), crate::fx::FxBuildHasher>,
+    /// Timestamp query pools.
+    #[cfg(feature = "timing")]
     pub(crate) instrument: Instrumentation,
 }
 
@@ -153,10 +158,12 @@ impl GraphPools {
             queues,
             reached,
             mut keep,
+            #[cfg(feature = "timing")]
             timer,
         } = c;
         {
             let mut reusable = self.reusable.lock();
+            #[cfg(feature = "timing")]
             if let Some(t) = timer {
                 reusable.instrument.give(t);
             }
@@ -220,11 +227,14 @@ impl GraphPools {
 
     /// Recycles a completed execution whose fence is gone, logging its GPU times first (at
     /// debug level, if timed): nobody else will see them.
+    #[cfg_attr(not(feature = "timing"), allow(unused_mut))]
     pub(crate) fn recycle_completed(&self, mut c: InFlight) {
         c.note_reached();
-        let logged = log::log_enabled!(target: crate::timing::LOG_TARGET, log::Level::Debug);
-        if let (Some(t), true) = (&mut c.timer, logged) {
-            t.finish(&self.device);
+        #[cfg(feature = "timing")]
+        if log::log_enabled!(target: crate::timing::LOG_TARGET, log::Level::Debug) {
+            if let Some(t) = &mut c.timer {
+                t.finish(&self.device);
+            }
         }
         self.recycle(c);
     }
@@ -312,7 +322,9 @@ impl Drop for GraphPools {
             std::mem::forget(self.device_owner.take());
             return;
         }
+        #[cfg_attr(not(feature = "timing"), allow(unused_mut))]
         let mut reusable = std::mem::take(self.reusable.get_mut());
+        #[cfg(feature = "timing")]
         reusable.instrument.destroy(&self.device);
         for f in reusable.fences {
             // SAFETY: recycled fences are not in use.

@@ -20,12 +20,13 @@ use super::Execution;
 use crate::completion::CompletionToken;
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
-use crate::exec::{give, take, ExecutionTimer, GraphPools, InFlight, PoolKey, Reusable, Spares};
+#[cfg(feature = "timing")]
+use crate::exec::ExecutionTimer;
+use crate::exec::{give, take, GraphPools, InFlight, PoolKey, Reusable, Spares};
 use crate::pass::{Pass, PassEntry, Recorder};
 use crate::plan::{Batch, Command, Plan};
 use crate::queue::Queue;
 use crate::resource::Resource;
-use crate::timing::PassTiming;
 use ash::vk;
 use std::any::Any;
 use std::ops::Range;
@@ -55,6 +56,7 @@ pub(crate) struct Recording {
     /// commands, one per piece otherwise.
     batch_cmds: Vec<vk::CommandBuffer>,
     /// The timestamp queries, when the graph is timed.
+    #[cfg(feature = "timing")]
     timer: Option<ExecutionTimer>,
 }
 
@@ -105,6 +107,7 @@ impl Recording {
             batch_start: take(&mut spares.batch_start),
             batch_ends: take(&mut spares.batch_ends),
             batch_cmds: take(&mut spares.batch_cmds),
+            #[cfg(feature = "timing")]
             timer: None,
         }
     }
@@ -142,6 +145,7 @@ impl Recording {
             batch_start,
             batch_ends,
             batch_cmds,
+            #[cfg(feature = "timing")]
             timer,
         } = self;
         let mut spares = pools.spares.lock();
@@ -157,8 +161,54 @@ impl Recording {
             queues,
             reached: Vec::new(),
             keep,
+            #[cfg(feature = "timing")]
             timer,
         }
+    }
+}
+
+impl Recording {
+    /// The execution's timestamp query pool (null when untimed).
+    fn query_pool(&self) -> vk::QueryPool {
+        #[cfg(feature = "timing")]
+        if let Some(t) = &self.timer {
+            return t.slot.pool;
+        }
+        vk::QueryPool::null()
+    }
+
+    /// Hands out the timestamp queries of `batch`'s passes on `queue`, in recording order,
+    /// when the graph is timed and the queue has timestamps; returns the range the batch must
+    /// reset itself (empty with host reset).
+    #[cfg_attr(not(feature = "timing"), allow(unused_variables))]
+    fn time_batch(
+        &mut self,
+        reusable: &Reusable,
+        batch: &Batch,
+        passes: &[PassEntry<'_>],
+        queue: &Queue,
+        queries: &mut [Option<u32>],
+    ) -> Option<Range<u32>> {
+        #[cfg(feature = "timing")]
+        {
+            let support = reusable.instrument.support.as_ref()?;
+            let mask = support.mask(queue.family(), queue.caps())?;
+            let t = self.timer.as_mut()?;
+            let first = t.next_query();
+            for c in &batch.commands {
+                if let Command::Pass(i) = c {
+                    let (query, spare) = (t.next_query(), t.spares.name());
+                    let name = &passes[*i].name;
+                    let timing =
+                        crate::timing::PassTiming::new(spare, name, queue, *i, query, mask);
+                    t.passes.push(timing);
+                    queries[*i] = Some(query);
+                }
+            }
+            (!t.host_reset).then(|| first..t.next_query())
+        }
+        #[cfg(not(feature = "timing"))]
+        None
     }
 }
 
@@ -249,7 +299,10 @@ impl Execution<'_> {
                 |p| passes[p].name.as_str(),
             );
         }
-        out.timer = reusable.instrument.timer(device, passes.len())?;
+        #[cfg(feature = "timing")]
+        {
+            out.timer = reusable.instrument.timer(device, passes.len())?;
+        }
         take_objects(pools, reusable, (plan, queues, passes), out, lists, labels)?;
         let shared = Shared {
             device,
@@ -260,7 +313,7 @@ impl Execution<'_> {
             barriers,
             token,
             queries: &lists.queries,
-            query_pool: (out.timer.as_ref()).map_or(vk::QueryPool::null(), |t| t.slot.pool),
+            query_pool: out.query_pool(),
             labels_missed: AtomicBool::new(false),
         };
         if threads > 1 {
@@ -321,14 +374,9 @@ fn take_objects(
     let (mut flat, mut from, mut first_barrier) = (0, 0, 0);
     for (qi, qp) in plan.queues.iter().enumerate() {
         let family = queues[qi].family();
-        let support = reusable.instrument.support.as_ref();
-        let mask = support.and_then(|s| s.mask(family, queues[qi].caps()));
         out.batch_start.push(out.batch_ends.len());
         for (bi, batch) in qp.batches.iter().enumerate() {
-            let reset = match (out.timer.as_mut(), mask) {
-                (Some(t), Some(mask)) => time_batch(t, batch, passes, &queues[qi], mask, queries),
-                _ => None,
-            };
+            let reset = out.time_batch(reusable, batch, passes, &queues[qi], queries);
             let mut reset = reset.filter(|r| !r.is_empty());
             for piece in &pieces[from..piece_ends[flat]] {
                 let key = PoolKey {
@@ -336,7 +384,7 @@ fn take_objects(
                     thread: piece.thread,
                 };
                 let cmd = pools.command_buffer(reusable, key)?;
-                labels::name_command_buffer(&mut reusable.instrument, labels, cmd, &queues[qi], bi);
+                labels::name_command_buffer(&mut reusable.names, labels, cmd, &queues[qi], bi);
                 out.cmds.push((key, cmd));
                 out.batch_cmds.push(cmd);
                 jobs.push(Job {
@@ -363,28 +411,6 @@ fn take_objects(
         }
     }
     Ok(())
-}
-
-/// Hands out the timestamp queries of `batch`'s passes, in recording order; returns the
-/// range the batch must reset itself (empty with host reset).
-fn time_batch(
-    t: &mut ExecutionTimer,
-    batch: &Batch,
-    passes: &[PassEntry<'_>],
-    queue: &Queue,
-    mask: u64,
-    queries: &mut [Option<u32>],
-) -> Option<Range<u32>> {
-    let first = t.next_query();
-    for c in &batch.commands {
-        if let Command::Pass(i) = c {
-            let (query, spare) = (t.next_query(), t.spares.name());
-            let name = &passes[*i].name;
-            (t.passes).push(PassTiming::new(spare, name, queue, *i, query, mask));
-            queries[*i] = Some(query);
-        }
-    }
-    (!t.host_reset).then(|| first..t.next_query())
 }
 
 /// What every piece's recording reads.

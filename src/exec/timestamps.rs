@@ -9,7 +9,6 @@
 use crate::error::{Error, Result};
 use crate::timing::{GpuTimings, PassTiming, TimestampSupport, TimingSpares};
 use ash::vk;
-use std::collections::HashMap;
 
 /// The smallest query pool made: room for 32 passes.
 const MIN_QUERIES: u32 = 64;
@@ -30,8 +29,6 @@ pub(crate) struct Instrumentation {
     free: Vec<QuerySlot>,
     /// The finished timings' strings and lists.
     pub(crate) spares: TimingSpares,
-    /// Per command buffer, the (queue, batch) its debug name says.
-    names: HashMap<vk::CommandBuffer, (vk::Queue, usize)>,
 }
 
 /// The timestamp queries of one execution, and the passes they time.
@@ -105,16 +102,6 @@ impl Instrumentation {
         } = timer;
         spares.give(passes);
         self.free.push(slot);
-    }
-
-    /// Whether `cmd` must be (re)named for batch `batch` of `queue`; remembers that it is.
-    pub(crate) fn rename(
-        &mut self,
-        cmd: vk::CommandBuffer,
-        queue: vk::Queue,
-        batch: usize,
-    ) -> bool {
-        self.names.insert(cmd, (queue, batch)) != Some((queue, batch))
     }
 
     /// Destroys the free query pools. Call only when no execution is in flight.

@@ -231,6 +231,7 @@ impl Graph {
     /// println!("{}", fence.take_gpu_timings().expect("timed, and complete"));
     /// # Ok(()) }
     /// ```
+    #[cfg(feature = "timing")]
     pub fn set_gpu_timings(&self, support: Option<crate::timing::TimestampSupport>) {
         self.pools.reusable.lock().instrument.support = support;
     }

@@ -5,7 +5,7 @@
 use super::cache::Match;
 use super::lowering::{lower, Lists, Lowered};
 use super::Graph;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::exec::{Execution, GraphPools, PlanBarriers};
 use crate::pass::PassEntry;
 use crate::plan::{self, Plan, PlanInput, Schedule};
@@ -170,7 +170,7 @@ pub(super) fn verify_in_debug(plan: &Plan, queues: &[Queue]) -> Result<()> {
         let last: Vec<u64> = queues.iter().map(Queue::last_value).collect();
         plan.verify_from(&last)
     } {
-        return Err(Error::Verification(violations));
+        return Err(crate::error::Error::Verification(violations));
     }
     Ok(())
 }
