@@ -7,11 +7,8 @@
 //! recording and hands them back, with everything else it kept alive, as an [`InFlight`] once
 //! its fences have signalled.
 
-use crate::completion::CompletionToken;
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
-use crate::queue::Queue;
-use crate::resource::Resource;
 use crate::transient::Transients;
 use ash::vk;
 use parking_lot::Mutex;
@@ -19,45 +16,16 @@ use std::any::Any;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::in_flight::InFlight;
 use super::scratch::{give, Spares};
 #[cfg(feature = "timing")]
-use super::timestamps::{ExecutionTimer, Instrumentation};
-
-/// Everything one execution keeps alive until its fences signal.
-pub(crate) struct InFlight {
-    pub(crate) token: CompletionToken,
-    /// Every VkFence of the execution (submitted or not) to return to the pools.
-    pub(crate) fences: Vec<vk::Fence>,
-    /// Command buffers to return to their pool.
-    pub(crate) cmds: Vec<(PoolKey, vk::CommandBuffer)>,
-    pub(crate) resources: Vec<Resource>,
-    pub(crate) queues: Vec<Queue>,
-    /// Per queue of `queues`: the timeline value known reached once the execution's fences
-    /// signal (its own last value there, or the highest it waited for), 0 for none.
-    pub(crate) reached: Vec<u64>,
-    pub(crate) keep: Vec<Box<dyn Any + Send + Sync>>,
-    /// The timestamp queries, when the graph is timed.
-    #[cfg(feature = "timing")]
-    pub(crate) timer: Option<ExecutionTimer>,
-}
-
-impl InFlight {
-    /// Tells the queues what the host now knows complete: call once its fences were seen
-    /// signalled (never for an execution that failed).
-    pub(crate) fn note_reached(&self) {
-        for (q, &v) in self.queues.iter().zip(&self.reached) {
-            if v != 0 {
-                q.note_host_complete(v);
-            }
-        }
-    }
-}
+use super::timestamps::Instrumentation;
 
 /// Reusable objects of one queue family.
 #[derive(Default)]
-pub(crate) struct FamilyPool {
-    pub(crate) pool: vk::CommandPool,
-    pub(crate) free: Vec<vk::CommandBuffer>,
+pub(super) struct FamilyPool {
+    pub(super) pool: vk::CommandPool,
+    pub(super) free: Vec<vk::CommandBuffer>,
 }
 
 /// Which command pool a command buffer comes from: its queue family, and the recording
@@ -66,15 +34,15 @@ pub(crate) struct FamilyPool {
 /// threads recording side by side each need their own.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) struct PoolKey {
-    pub(crate) family: u32,
-    pub(crate) thread: usize,
+    pub(super) family: u32,
+    pub(super) thread: usize,
 }
 
 /// How executions spread their recording over threads ([`crate::Graph::set_recording_threads`]).
 #[cfg(feature = "parallel-recording")]
 pub(crate) struct RecordingThreads {
-    pub(crate) threads: std::sync::atomic::AtomicUsize,
-    pub(crate) min_passes: std::sync::atomic::AtomicUsize,
+    pub(super) threads: std::sync::atomic::AtomicUsize,
+    pub(super) min_passes: std::sync::atomic::AtomicUsize,
 }
 
 #[cfg(feature = "parallel-recording")]
@@ -92,14 +60,14 @@ impl Default for RecordingThreads {
 #[derive(Default)]
 pub(crate) struct Reusable {
     /// Keyed by (family, thread): Fx-hashed, looked up twice per execution.
-    pub(crate) families: HashMap<PoolKey, FamilyPool, crate::fx::FxBuildHasher>,
+    pub(super) families: HashMap<PoolKey, FamilyPool, crate::fx::FxBuildHasher>,
     /// Unsignalled, ready to submit with.
-    pub(crate) fences: Vec<vk::Fence>,
+    pub(super) fences: Vec<vk::Fence>,
     /// Per command buffer, the (queue, batch) its debug name says.
-    pub(crate) names: HashMap<vk::CommandBuffer, (vk::Queue, usize), crate::fx::FxBuildHasher>,
+    pub(super) names: HashMap<vk::CommandBuffer, (vk::Queue, usize), crate::fx::FxBuildHasher>,
     /// Timestamp query pools.
     #[cfg(feature = "timing")]
-    pub(crate) instrument: Instrumentation,
+    pub(super) instrument: Instrumentation,
 }
 
 /// The part of a graph that its executions and their fences share.
@@ -110,8 +78,8 @@ pub(crate) struct GraphPools {
     pub(crate) labels: std::sync::atomic::AtomicBool,
     /// How many threads record an execution.
     #[cfg(feature = "parallel-recording")]
-    pub(crate) recording: RecordingThreads,
-    pub(crate) reusable: Mutex<Reusable>,
+    pub(super) recording: RecordingThreads,
+    pub(super) reusable: Mutex<Reusable>,
     /// Contents of dropped, incomplete execution fences.
     pending: Mutex<Vec<InFlight>>,
     /// Emptied vectors, scratch space and spent tokens for the next execution.
@@ -149,7 +117,7 @@ impl GraphPools {
 
     /// Returns an execution's command buffers and fences for reuse and drops the rest.
     /// Only call once its fences have signalled (or it was never submitted).
-    pub(crate) fn recycle(&self, c: InFlight) {
+    pub(super) fn recycle(&self, c: InFlight) {
         let InFlight {
             token,
             mut fences,
@@ -198,8 +166,26 @@ impl GraphPools {
         spares.give_token(token);
     }
 
+    /// Turns per-pass GPU timings on (`Some`) or off for the next executions.
+    #[cfg(feature = "timing")]
+    pub(crate) fn set_timestamps(&self, support: Option<crate::timing::TimestampSupport>) {
+        self.reusable.lock().instrument.support = support;
+    }
+
+    /// Sets how many threads record an execution, and the fewest passes one gets.
+    #[cfg(feature = "parallel-recording")]
+    pub(crate) fn set_recording_threads(&self, threads: Option<usize>, min_passes: Option<usize>) {
+        use std::sync::atomic::Ordering::Relaxed;
+        if let Some(t) = threads {
+            self.recording.threads.store(t, Relaxed);
+        }
+        if let Some(m) = min_passes {
+            self.recording.min_passes.store(m, Relaxed);
+        }
+    }
+
     /// Keeps an incomplete execution's contents until its fences signal.
-    pub(crate) fn defer(&self, c: InFlight) {
+    pub(super) fn defer(&self, c: InFlight) {
         self.pending.lock().push(c);
     }
 
@@ -228,7 +214,7 @@ impl GraphPools {
     /// Recycles a completed execution whose fence is gone, logging its GPU times first (at
     /// debug level, if timed): nobody else will see them.
     #[cfg_attr(not(feature = "timing"), allow(unused_mut))]
-    pub(crate) fn recycle_completed(&self, mut c: InFlight) {
+    pub(super) fn recycle_completed(&self, mut c: InFlight) {
         c.note_reached();
         #[cfg(feature = "timing")]
         if log::log_enabled!(target: crate::timing::LOG_TARGET, log::Level::Debug) {
@@ -241,7 +227,7 @@ impl GraphPools {
 
     /// Allocates (or reuses) a primary command buffer from the pool `key`. Call with
     /// `reusable` locked.
-    pub(crate) fn command_buffer(
+    pub(super) fn command_buffer(
         &self,
         reusable: &mut Reusable,
         key: PoolKey,
@@ -279,7 +265,7 @@ impl GraphPools {
     }
 
     /// An unsignalled fence. Call with `reusable` locked.
-    pub(crate) fn fence(&self, reusable: &mut Reusable) -> Result<vk::Fence> {
+    pub(super) fn fence(&self, reusable: &mut Reusable) -> Result<vk::Fence> {
         if let Some(f) = reusable.fences.pop() {
             return Ok(f);
         }

@@ -233,7 +233,7 @@ impl Graph {
     /// ```
     #[cfg(feature = "timing")]
     pub fn set_gpu_timings(&self, support: Option<crate::timing::TimestampSupport>) {
-        self.pools.reusable.lock().instrument.support = support;
+        self.pools.set_timestamps(support);
     }
 
     /// The device the graph records for.

@@ -6,7 +6,6 @@ use super::{Graph, GraphBuilder};
 use crate::error::Result;
 use crate::pass::{Declare, FnPass, Pass, PassSlot, Recorder};
 use crate::queue::Queue;
-use std::sync::atomic::Ordering;
 
 impl Graph {
     /// How many threads record an execution's command buffers (1, the default: only the
@@ -15,13 +14,13 @@ impl Graph {
     /// [`GraphBuilder::insert_send_fn`] are cut into up to `threads` chunks of at least
     /// [`Graph::set_min_passes_per_recording_thread`] passes each (barrier commands go with
     /// the pass after them). The calling thread records the first chunk of every run and all
-    /// other passes; `threads - 1` threads the graph keeps (started by the first execution
-    /// that spreads its recording, stopped when the graph drops) record the rest, each from
-    /// its own command pool per queue family, into its own primary command buffer. The batch
+    /// other passes; up to `threads - 1` scoped threads, started for the execution and joined
+    /// before `execute()` returns, record the rest, each from its own command pool per queue
+    /// family, into its own primary command buffer. The batch
     /// submits its command buffers in order, so the GPU sees the same commands as with one
     /// thread, with the same labels and GPU timings per pass.
     ///
-    /// When it pays off: handing a chunk to a kept thread and waiting for it costs a few
+    /// When it pays off: starting a thread for a chunk and joining it costs tens of
     /// microseconds, and each chunk adds a command buffer to begin, end and submit, so a chunk
     /// must record more than that: with the default minimum of
     /// [`Graph::DEFAULT_MIN_PASSES_PER_RECORDING_THREAD`] passes, passes that record one
@@ -47,9 +46,7 @@ impl Graph {
     /// # }
     /// ```
     pub fn set_recording_threads(&self, threads: usize) {
-        (self.pools.recording)
-            .threads
-            .store(threads.max(1), Ordering::Relaxed);
+        (self.pools).set_recording_threads(Some(threads.max(1)), None);
     }
 
     /// The fewest passes a thread gets when [`Graph::set_recording_threads`] spreads a run of
@@ -64,9 +61,7 @@ impl Graph {
     /// # }
     /// ```
     pub fn set_min_passes_per_recording_thread(&self, passes: usize) {
-        (self.pools.recording)
-            .min_passes
-            .store(passes.max(1), Ordering::Relaxed);
+        (self.pools).set_recording_threads(None, Some(passes.max(1)));
     }
 
     /// The default of [`Graph::set_min_passes_per_recording_thread`]: enough passes that
