@@ -76,29 +76,38 @@ impl<const W: usize> Spare<W> {
 /// What the executions of one graph hand back for the next one.
 #[derive(Default)]
 pub(crate) struct Spares {
-    pub(crate) resources: Vec<Vec<Resource>>,
-    pub(crate) queues: Vec<Vec<Queue>>,
-    pub(crate) reached: Vec<Vec<u64>>,
-    pub(crate) versions: Vec<Vec<u64>>,
-    pub(crate) fences: Vec<Vec<vk::Fence>>,
-    pub(crate) cmds: Vec<Vec<(super::PoolKey, vk::CommandBuffer)>>,
-    pub(crate) keep: Vec<Vec<Box<dyn Any + Send + Sync>>>,
-    pub(crate) queue_fences: Vec<Vec<Option<vk::Fence>>>,
-    pub(crate) batch_start: Vec<Vec<usize>>,
-    pub(crate) batch_ends: Vec<Vec<usize>>,
-    pub(crate) batch_cmds: Vec<Vec<vk::CommandBuffer>>,
+    pub(super) resources: Vec<Vec<Resource>>,
+    pub(super) queues: Vec<Vec<Queue>>,
+    pub(super) reached: Vec<Vec<u64>>,
+    pub(super) versions: Vec<Vec<u64>>,
+    pub(super) fences: Vec<Vec<vk::Fence>>,
+    pub(super) cmds: Vec<Vec<(super::PoolKey, vk::CommandBuffer)>>,
+    pub(super) keep: Vec<Vec<Box<dyn Any + Send + Sync>>>,
+    pub(super) queue_fences: Vec<Vec<Option<vk::Fence>>>,
+    pub(super) batch_start: Vec<Vec<usize>>,
+    pub(super) batch_ends: Vec<Vec<usize>>,
+    pub(super) batch_cmds: Vec<Vec<vk::CommandBuffer>>,
     /// Tokens of finished executions; one nobody else holds any more is reused.
-    pub(crate) tokens: Vec<CompletionToken>,
+    pub(super) tokens: Vec<CompletionToken>,
     /// The submit path's scratch space.
-    pub(crate) submit: Option<SubmitScratch>,
+    pub(super) submit: Option<SubmitScratch>,
     /// The recording's per-frame lists.
-    pub(crate) recording: RecordingLists,
+    pub(super) recording: RecordingLists,
 }
 
 impl Spares {
+    /// Emptied lists for lowering a frame: its queues, resources and their state versions.
+    pub(crate) fn lowering_lists(&mut self) -> (Vec<Queue>, Vec<Resource>, Vec<u64>) {
+        (
+            take(&mut self.queues),
+            take(&mut self.resources),
+            take(&mut self.versions),
+        )
+    }
+
     /// A token for a new execution: a spent one that only this list still holds, reset, or a
     /// new one.
-    pub(crate) fn token(&mut self, device: &std::sync::Arc<ash::Device>) -> CompletionToken {
+    pub(super) fn token(&mut self, device: &std::sync::Arc<ash::Device>) -> CompletionToken {
         if let Some(i) = self
             .tokens
             .iter_mut()
@@ -110,7 +119,7 @@ impl Spares {
     }
 
     /// Keeps a spent token for [`Spares::token`].
-    pub(crate) fn give_token(&mut self, token: CompletionToken) {
+    pub(super) fn give_token(&mut self, token: CompletionToken) {
         if self.tokens.len() < KEPT {
             self.tokens.push(token);
         }
@@ -122,21 +131,21 @@ impl Spares {
 #[derive(Default)]
 pub(crate) struct SubmitScratch {
     /// The semaphore waits submitted by the current execution so far.
-    pub(crate) waits_submitted: usize,
-    pub(crate) order: Vec<usize>,
-    pub(crate) last: Vec<u64>,
-    pub(crate) values: Option<TimelineValues>,
-    pub(crate) runs: Vec<SubmissionRun>,
-    pub(crate) runs_next: Vec<usize>,
-    pub(crate) last_run: Vec<Option<usize>>,
-    pub(crate) started: Vec<bool>,
-    pub(crate) res_order: Vec<usize>,
-    pub(crate) queue_locks: Spare<{ words::<Option<QueueLock<'static>>>() }>,
-    pub(crate) state_locks: Spare<{ words::<Option<MutexGuard<'static, Tracked>>>() }>,
-    pub(crate) waits: Spare<{ words::<vk::SemaphoreSubmitInfo<'static>>() }>,
-    pub(crate) signals: Spare<{ words::<vk::SemaphoreSubmitInfo<'static>>() }>,
-    pub(crate) cbs: Spare<{ words::<vk::CommandBufferSubmitInfo<'static>>() }>,
-    pub(crate) submits: Spare<{ words::<vk::SubmitInfo2<'static>>() }>,
+    pub(super) waits_submitted: usize,
+    pub(super) order: Vec<usize>,
+    pub(super) last: Vec<u64>,
+    pub(super) values: Option<TimelineValues>,
+    pub(super) runs: Vec<SubmissionRun>,
+    pub(super) runs_next: Vec<usize>,
+    pub(super) last_run: Vec<Option<usize>>,
+    pub(super) started: Vec<bool>,
+    pub(super) res_order: Vec<usize>,
+    pub(super) queue_locks: Spare<{ words::<Option<QueueLock<'static>>>() }>,
+    pub(super) state_locks: Spare<{ words::<Option<MutexGuard<'static, Tracked>>>() }>,
+    pub(super) waits: Spare<{ words::<vk::SemaphoreSubmitInfo<'static>>() }>,
+    pub(super) signals: Spare<{ words::<vk::SemaphoreSubmitInfo<'static>>() }>,
+    pub(super) cbs: Spare<{ words::<vk::CommandBufferSubmitInfo<'static>>() }>,
+    pub(super) submits: Spare<{ words::<vk::SubmitInfo2<'static>>() }>,
 }
 
 #[cfg(test)]

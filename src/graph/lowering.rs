@@ -6,7 +6,7 @@
 //! the executor can tell whether the plan went stale). Nothing here calls Vulkan.
 
 use crate::error::{Error, Result};
-use crate::exec::{take, Spares};
+use crate::exec::Spares;
 use crate::pass::{Declare, Declared, PassEntry, ResourceIndex};
 use crate::plan::{
     refill_segments, BinarySignalDecl, BinaryWaitDecl, PassDecl, PlanInput, Recorded, ResourceDecl,
@@ -53,10 +53,11 @@ pub(crate) struct Lists {
 impl Lists {
     /// Vectors an earlier execution gave back to the graph.
     pub(crate) fn from_spares(spares: &mut Spares) -> Self {
+        let (queues, resources, versions) = spares.lowering_lists();
         Lists {
-            queues: take(&mut spares.queues),
-            resources: take(&mut spares.resources),
-            versions: take(&mut spares.versions),
+            queues,
+            resources,
+            versions,
         }
     }
 }
