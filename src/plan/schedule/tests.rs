@@ -1,7 +1,7 @@
 //! Scheduling and culling on fake queue setups: the order taken, the barrier commands that
 //! result, and that every scheduled plan verifies. No GPU.
 
-use super::merge::join_barriers;
+use crate::plan::regroup::join_barriers;
 use crate::plan::*;
 use crate::Access;
 use ash::vk;
