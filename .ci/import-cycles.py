@@ -220,8 +220,8 @@ class Crate:
     def references(self, path):
         """(line, absolute path, alias, is_use) for each path in the module's file: the
         `crate::`/`super::`/`self::` paths anywhere, and the `use` declarations (which may
-        also start at a child module); `is_use` marks a name a `use` at the module's top level
-        brings into its scope, under `alias` when it has one."""
+        also start at a child module); `is_use` is "pub" or "private" for a name a `use` at the
+        module's top level brings into its scope (under `alias` when it has one), else None."""
         f, text = self.files[path]
         inline = self.inline_mods(text)
 
@@ -254,7 +254,10 @@ class Crate:
             for segs, alias in trees:
                 t = absolute(here, segs)
                 if t is not None:
-                    yield line, t, alias, len(here) == len(path)
+                    top = len(here) == len(path)
+                    before = text[max(0, m.start() - 40): m.start()]
+                    public = re.search(r"\bpub\s*(?:\([^)]*\))?\s*$", before)
+                    yield line, t, alias, ("pub" if public else "private") if top else None
         for m in START.finditer(text):
             if m.start() in uses:
                 continue
@@ -266,34 +269,41 @@ class Crate:
                 if t is not None:
                     yield line, t, None, False
 
-    def imports(self, path, seen=None):
-        """The names a module's `use` declarations bring in: name -> absolute path."""
+    def imports(self, path, viewer, seen=None):
+        """The names a module's `use` declarations bring in that module `viewer` sees: name ->
+        absolute path. Private ones are seen by the module and those inside it; a glob
+        `use x::*` brings in what `x` shows the module, and `x`'s child modules when the
+        module is inside `x`."""
         if path not in self.files:
             return {}
+        inside = viewer[: len(path)] == path
         names = {}
         for _, target, alias, is_use in self.references(path):
-            if not is_use or not target:
+            if not is_use or not target or (is_use != "pub" and not inside):
                 continue
             if target[-1] == "*":
+                src = target[:-1]
                 seen = (seen or set()) | {path}
-                if target[:-1] not in seen:
-                    names.update({k: v for k, v in self.imports(target[:-1], seen).items() if k not in names})
-                for child in self.children.get(target[:-1], ()):
-                    names.setdefault(child, target[:-1] + (child,))
+                if src not in seen:
+                    for k, v in self.imports(src, path, seen).items():
+                        names.setdefault(k, v)
+                if path[: len(src)] == src:
+                    for child in self.children.get(src, ()):
+                        names.setdefault(child, src + (child,))
             else:
                 names[alias or target[-1]] = target
         return names
 
-    def resolve(self, target, depth=0):
-        """Follows a path through the parents' imports to the module it names, as far as
-        the modules go."""
+    def resolve(self, target, viewer, depth=0):
+        """Follows a path (named in module `viewer`) through the imports of the modules on
+        it, to the module it names, as far as the modules go."""
         for k in range(len(target)):
             head, name = target[:k], target[k]
             if name in self.children.get(head, ()):
                 continue
-            via = self.imports(head).get(name) if depth < 8 else None
+            via = self.imports(head, viewer).get(name) if depth < 8 else None
             if via and via != target[: k + 1]:
-                return self.resolve(via + target[k + 1:], depth + 1)
+                return self.resolve(via + target[k + 1:], viewer, depth + 1)
             return target[:k]
         return target
 
@@ -303,15 +313,15 @@ class Crate:
         for path, (f, text) in sorted(self.files.items()):
             if self.is_test(path):
                 continue
-            refs = [(line, t) for line, t, _, _ in self.references(path) if t and t[-1] != "*"]
+            refs = [(line, t[:-1] if t[-1] == "*" else t) for line, t, _, _ in self.references(path)]
             for line, t, _, _ in self.references(path):  # names a glob brings in
                 if t and t[-1] == "*":
                     words = set(re.findall(IDENT, text))
-                    for name, via in self.imports(t[:-1]).items():
+                    for name, via in self.imports(t[:-1], path).items():
                         if name in words:
                             refs.append((line, via))
             for line, t in refs:
-                t = self.resolve(t)
+                t = self.resolve(t, path)
                 k = 0
                 while k < min(len(path), len(t)) and path[k] == t[k]:
                     k += 1

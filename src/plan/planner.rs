@@ -256,6 +256,11 @@ pub fn plan_scheduled(input: &PlanInput, schedule: Schedule) -> Result<Plan> {
 /// each. With [`Schedule::fallback`], a reordered plan is kept only when it is better than the
 /// program-order plan of the same passes (fewer barrier commands, or as many and fewer
 /// batches or waits).
+///
+/// So one call runs the planner's phases ([`plan_parts`]) up to four times: once per order
+/// (two with the fallback, whose choice compares finished plans), and for each a second time
+/// when transients share memory, because placement reads the first plan's batches (which
+/// transients are ordered) and the aliasing dependencies it adds change barriers and waits.
 pub(crate) fn plan_scheduled_reusing(
     mut input: PlanInput,
     spare: SparePlan,

@@ -13,12 +13,13 @@ use std::ops::Range;
 use std::ptr::NonNull;
 
 /// A multiple of every device's `nonCoherentAtomSize`: the spec's required limits cap it at
-/// 256, and devices report powers of two. [`StBuffer::new`] is given no physical device to
-/// ask, so the buffers it allocates are aligned and padded to this.
+/// 256, and devices report powers of two. [`StBuffer::new`](crate::StBuffer::new) is given no
+/// physical device to ask, so the buffers it allocates are aligned and padded to this.
 pub(crate) const MAX_NON_COHERENT_ATOM_SIZE: u64 = 256;
 
 /// Where a mapped buffer lives in its memory object, and which bytes of it
-/// [`StBuffer::flush`] and [`StBuffer::invalidate`] cover.
+/// [`StBuffer::flush`](crate::StBuffer::flush) and
+/// [`StBuffer::invalidate`](crate::StBuffer::invalidate) cover.
 ///
 /// ```no_run
 /// # fn f(a: &vk_baton::StBuffer, b: &vk_baton::StBuffer) {
@@ -45,7 +46,7 @@ pub struct HostMemory {
 }
 
 /// The host mapping of a buffer the app created and bound itself, for
-/// [`StBuffer::from_raw_mapped`].
+/// [`StBuffer::from_raw_mapped`](crate::StBuffer::from_raw_mapped).
 ///
 /// ```no_run
 /// # fn f(memory: ash::vk::DeviceMemory, ptr: std::ptr::NonNull<u8>, atom: u64) {

@@ -1,8 +1,9 @@
 //! Opt-in scheduling: the passes in another order than insertion order, and culling, with the
 //! same results as program order.
 //!
-//! Insertion order is program order, and [`plan`](super::plan) keeps it. [`plan_scheduled`](super::plan_scheduled)
-//! (or [`GraphBuilder::schedule`](crate::GraphBuilder::schedule)) may instead:
+//! Insertion order is program order, and [`plan`](super::plan) keeps it.
+//! [`plan_scheduled`](super::plan_scheduled) (or
+//! [`GraphBuilder::schedule`](crate::GraphBuilder::schedule)) may instead:
 //!
 //! - **reorder** ([`Schedule::reorder`]): move a pass past passes it does not
 //!   [conflict](self#conflicts) with, so that every conflicting pair keeps its program order.
@@ -30,8 +31,8 @@
 //!   a transient that only culled passes use gets no place in
 //!   [`Plan::transients`](super::Plan::transients): no memory is bound for it.
 //!
-//! The plan records the order taken in [`Plan::order`](super::Plan::order); its printout says which pass moved
-//! before which, and which were culled. Pass indices stay insertion indices, so the executor
+//! The plan records the order taken in [`Plan::order`](super::Plan::order); its printout says
+//! which pass moved before which, and which were culled. Pass indices stay insertion indices, so the executor
 //! records [`Command::Pass`](super::Command::Pass) the same way in any order.
 //!
 //! # Conflicts
@@ -85,8 +86,9 @@ mod tests_frames;
 
 use super::PlanInput;
 
-/// How [`plan_scheduled`](super::plan_scheduled) orders the passes; see the [module docs](self). The default is
-/// [`Schedule::PROGRAM_ORDER`]: every pass, in insertion order, exactly as [`plan`](super::plan).
+/// How [`plan_scheduled`](super::plan_scheduled) orders the passes; see the
+/// [module docs](self). The default is [`Schedule::PROGRAM_ORDER`]: every pass, in insertion
+/// order, exactly as [`plan`](super::plan).
 ///
 /// ```
 /// use vk_baton::plan::Schedule;
