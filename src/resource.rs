@@ -22,6 +22,7 @@ use std::sync::Arc;
 mod buffer;
 mod declare_access;
 mod desc;
+mod handle;
 mod host;
 mod image;
 mod memory;

@@ -1,11 +1,13 @@
 //! The planner's input: queues, resources with the state earlier graphs left them in, and
 //! passes with their uses and binary semaphores.
 
-use super::{SegmentState, TransientMemory};
+use super::SegmentState;
 use crate::range::{BufferRange, CellGrid, ImageRange, SubRange};
 use ash::vk;
 
+mod memory;
 mod uses;
+pub use memory::TransientMemory;
 pub use uses::{RenderPassLayouts, UseDecl};
 
 /// Everything the planner needs: the queues, the resources (with the state earlier graphs left

@@ -89,6 +89,7 @@ mod output;
 mod planner;
 mod queue_stages;
 mod rebind;
+mod regroup;
 pub mod schedule;
 mod state;
 mod submission;
@@ -105,10 +106,10 @@ pub use output::{
     BarrierCmd, Batch, BufferBarrier, Command, ImageBarrier, Plan, QueuePlan, Scopes, Wait,
     WaitTarget,
 };
-pub use planner::{plan, plan_owned};
+pub use planner::{plan, plan_owned, plan_scheduled};
 pub(crate) use planner::{plan_scheduled_reusing, SparePlan};
 pub use rebind::{Rebinder, KEPT_PLANS};
-pub use schedule::{plan_scheduled, Schedule};
+pub use schedule::Schedule;
 pub(crate) use state::refill_segments;
 pub use state::{Recorded, SegmentState};
 pub(crate) use submission::{submission_runs, submission_runs_into, SubmissionRun};

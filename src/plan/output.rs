@@ -1,7 +1,12 @@
 //! The planner's output: per queue, batches of semaphore waits, barrier commands and
 //! passes, and semaphore signals.
 
-use super::{PlanInput, SegmentState, TransientPlan};
+mod order;
+mod transients;
+pub use transients::{TransientHeap, TransientPlacement, TransientPlan, UseSite};
+
+use super::schedule::Schedule;
+use super::{PlanInput, SegmentState};
 use crate::range::{BufferRange, ImageRange};
 use ash::vk;
 
@@ -30,7 +35,7 @@ pub struct Plan {
     /// ([`Rebinder::rebind_scheduled`](super::Rebinder::rebind_scheduled)), and a plan that is
     /// not [`Plan::reordered`] nor culled also for program order (it is the program-order
     /// answer), so a program-order frame may run a plan whose `schedule` says `REORDER`.
-    pub schedule: super::Schedule,
+    pub schedule: Schedule,
     /// Whether the passes were taken level by level and the batches regrouped: `false` in
     /// program order, and where [`Schedule::fallback`](super::Schedule::fallback) kept the
     /// program-order plan (then the plan is exactly what [`plan`](super::plan) answers).

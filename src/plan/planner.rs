@@ -18,8 +18,9 @@
 //!    are dropped. Layout transitions and ownership transfers always stay. Batches that only
 //!    dropped waits kept apart are then joined ([`coalesce`]).
 //!
-//! Under a reordering [`Schedule`], [`super::schedule`] then groups each queue's batches by
-//! level and joins barrier commands within them.
+//! Under a reordering [`Schedule`], [`super::regroup`] then groups each queue's batches by
+//! the levels [`super::schedule`] gave and joins barrier commands within them. The schedule
+//! only hands the planner orders; it does not call back into it.
 //!
 //! Node positions interleave passes and releases: the `k`-th pass taken (in program order, or
 //! in a [`Schedule`]'s order) is at `2k + 2`, a release after it at `2k + 3`, and a release of
@@ -240,11 +241,26 @@ pub(crate) fn plan_reusing(input: PlanInput, spare: SparePlan) -> Result<Plan> {
     plan_scheduled_reusing(input, spare, Schedule::PROGRAM_ORDER)
 }
 
+/// [`plan`], taking the passes in the order `schedule` gives (see [`super::schedule`]). The
+/// plan has the results of program order: every pair of conflicting passes keeps its order,
+/// and a culled pass writes nothing that anything reads. [`Plan::order`] is the order taken.
+///
+/// Errors: those of [`plan`]. See the [schedule module's example](super::schedule).
+pub fn plan_scheduled(input: &PlanInput, schedule: Schedule) -> Result<Plan> {
+    plan_scheduled_reusing(input.clone(), Default::default(), schedule)
+}
+
 /// [`plan_reusing`], taking the passes in the order `schedule` gives (see [`super::schedule`]).
 ///
-/// With [`Schedule::fallback`], a reordered plan is kept only when it is better than the
+/// The schedule gives the orders first ([`super::schedule::orders`]); the planner then plans
+/// each. With [`Schedule::fallback`], a reordered plan is kept only when it is better than the
 /// program-order plan of the same passes (fewer barrier commands, or as many and fewer
 /// batches or waits).
+///
+/// So one call runs the planner's phases ([`plan_parts`]) up to four times: once per order
+/// (two with the fallback, whose choice compares finished plans), and for each a second time
+/// when transients share memory, because placement reads the first plan's batches (which
+/// transients are ordered) and the aliasing dependencies it adds change barriers and waits.
 pub(crate) fn plan_scheduled_reusing(
     mut input: PlanInput,
     spare: SparePlan,
@@ -253,16 +269,10 @@ pub(crate) fn plan_scheduled_reusing(
     validate(&input)?;
     transient::validate::validate(&input)?;
     queue_stages::narrow_input(&mut input);
-    let scheduled = super::schedule::schedule(&input, schedule);
+    let (scheduled, fallback) = super::schedule::orders(&input, schedule);
     let reorders = scheduled.reorders();
     let mut chosen = (plan_in_scheduled_order(&input, scheduled, spare)?, reorders);
-    if schedule.reorder && schedule.fallback {
-        let in_order_schedule = Schedule {
-            reorder: false,
-            fallback: false,
-            ..schedule
-        };
-        let in_order = super::schedule::schedule(&input, in_order_schedule);
+    if let Some(in_order) = fallback {
         let other = plan_in_scheduled_order(&input, in_order, SparePlan::default())?;
         let (kept, reordered) = (figures(&other.0), figures(&chosen.0 .0));
         if kept <= reordered {
@@ -353,8 +363,8 @@ fn plan_in_scheduled_order(
     }
     // Regrouping moves barrier commands by the passes' own uses; it does not know aliasing
     // dependencies, so a plan with them keeps its barriers where the planner put them.
-    if !aliased {
-        scheduled.regroup(input, &mut queues);
+    if let (Some(level), false) = (&scheduled.level, aliased) {
+        super::regroup::regroup(input, level, &mut queues);
     }
     if transient::any(input) {
         transient::sites(&mut transients, input, &queues);

@@ -2,6 +2,7 @@
 
 use super::Destroy;
 use crate::error::{Error, Result};
+use crate::plan::TransientMemory;
 use ash::vk;
 use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme, Allocator};
 use gpu_allocator::MemoryLocation;
@@ -110,7 +111,7 @@ pub(super) enum Memory {
     },
     Raw(Destroy),
     /// A transient: its objects and memory belong to the graph that made it.
-    Transient(super::transient::TransientSlot),
+    Transient(TransientSlot),
 }
 
 pub(super) fn allocate(
@@ -137,5 +138,25 @@ pub(super) fn allocate(
 pub(super) fn free(allocator: &SharedAllocator, allocation: Allocation, name: &str) {
     if let Err(e) = allocator.inner.lock().free(allocation) {
         log::error!("`{name}`: freeing memory failed: {e}");
+    }
+}
+
+/// What makes a resource transient.
+pub(super) struct TransientSlot {
+    /// The memory every image or buffer of its description needs.
+    pub(super) memory: TransientMemory,
+    /// The graph whose executions bind it.
+    pub(super) graph: u64,
+    /// An image's view of the execution being recorded (null: none).
+    pub(super) view: AtomicU64,
+}
+
+impl TransientSlot {
+    pub(super) fn new(memory: TransientMemory, graph: u64) -> Self {
+        TransientSlot {
+            memory,
+            graph,
+            view: AtomicU64::new(0),
+        }
     }
 }

@@ -8,7 +8,8 @@
 //! chose: the graph sets it before recording each execution, so [`StImage::handle`] (and
 //! [`StImage::view`]) return the objects of the execution being recorded.
 
-use super::memory::{next_id, Memory};
+use super::handle::CurrentHandle;
+use super::memory::{next_id, Memory, TransientSlot};
 use super::{BufferDesc, ImageDesc, Resource, StBuffer, StImage, Tracked};
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
@@ -16,46 +17,7 @@ use crate::plan::{SegmentState, TransientMemory};
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 use parking_lot::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
-
-/// A Vulkan handle that a transient resource changes for each execution (a plain one for
-/// every other resource).
-pub(super) struct CurrentHandle(AtomicU64);
-
-impl CurrentHandle {
-    pub(super) fn new<H: vk::Handle>(h: H) -> Self {
-        CurrentHandle(AtomicU64::new(h.as_raw()))
-    }
-
-    pub(super) fn get<H: vk::Handle>(&self) -> H {
-        // Relaxed: the graph sets it under its lock on the thread that then records the passes.
-        H::from_raw(self.0.load(Ordering::Relaxed))
-    }
-
-    fn set<H: vk::Handle>(&self, h: H) {
-        self.0.store(h.as_raw(), Ordering::Relaxed)
-    }
-}
-
-/// What makes a resource transient.
-pub(super) struct TransientSlot {
-    /// The memory every image or buffer of its description needs.
-    pub(super) memory: TransientMemory,
-    /// The graph whose executions bind it.
-    pub(super) graph: u64,
-    /// An image's view of the execution being recorded (null: none).
-    view: AtomicU64,
-}
-
-impl TransientSlot {
-    fn new(memory: TransientMemory, graph: u64) -> Self {
-        TransientSlot {
-            memory,
-            graph,
-            view: AtomicU64::new(0),
-        }
-    }
-}
+use std::sync::atomic::Ordering;
 
 /// Whether images with `usage` may have views (VUID-VkImageViewCreateInfo-image-04441).
 fn viewable(usage: vk::ImageUsageFlags) -> bool {

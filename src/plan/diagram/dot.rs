@@ -58,7 +58,7 @@ fn document(out: &mut String, plan: &Plan) -> fmt::Result {
     writeln!(
         out,
         r#"  graph [rankdir=LR, compound=true, newrank=true, nodesep=0.25, ranksep=0.3, fontname="{FONT}", fontsize=12, labelloc=t, label="{}"];"#,
-        esc(&super::svg::title(plan))
+        esc(&super::title(plan))
     )?;
     writeln!(out, r#"  node [fontname="{FONT}", fontsize=11];"#)?;
     writeln!(out, r#"  edge [fontname="{FONT}", fontsize=10];"#)?;

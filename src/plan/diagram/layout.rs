@@ -266,8 +266,8 @@ pub(super) fn layout(plan: &Plan) -> Layout {
         })
         .collect();
 
-    let mut arrows = arrows(plan, &lanes, earlier_x);
-    super::route::route(&lanes, &mut arrows);
+    // Each arrow's `turn` is left for `route`, which runs on the finished layout.
+    let arrows = arrows(plan, &lanes, earlier_x);
 
     let content_right = lanes
         .iter()
@@ -276,7 +276,7 @@ pub(super) fn layout(plan: &Plan) -> Layout {
         .fold(content_x, f32::max);
     let lanes_bottom = lane_y(queues) - LANE_GAP;
     let legend_y = lanes_bottom + 24.0;
-    let title_w = text::width(&super::svg::title(plan), 16.0 * text::BOLD);
+    let title_w = text::width(&super::title(plan), 16.0 * text::BOLD);
     let width = (content_right + MARGIN)
         .max(MARGIN + LEGEND_COLS as f32 * LEGEND_ITEM_W + MARGIN)
         .max(MARGIN + title_w + MARGIN)

@@ -70,7 +70,9 @@ impl Plan {
     /// assert!(svg.contains("shade &lt;hdr&gt;"));
     /// ```
     pub fn to_svg(&self) -> String {
-        svg::render(self, &layout::layout(self))
+        let mut layout = layout::layout(self);
+        route::route(&layout.lanes, &mut layout.arrows);
+        svg::render(self, &layout)
     }
 
     /// The plan as Graphviz DOT text, for `dot -Tsvg plan.dot -o plan.svg` or any DOT viewer.
@@ -360,3 +362,20 @@ pub(crate) fn barrier_rgb(ownership: bool) -> [u8; 3] {
 
 #[cfg(test)]
 pub(crate) mod tests;
+
+/// The picture's heading.
+fn title(plan: &Plan) -> String {
+    let count =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    format!(
+        "vk-baton plan: {}, {}, {}, {}",
+        count(plan.queues.len(), "queue", "queues"),
+        count(plan.batch_count(), "batch", "batches"),
+        count(
+            plan.barrier_commands(),
+            "barrier command",
+            "barrier commands"
+        ),
+        count(plan.semaphore_waits(), "semaphore wait", "semaphore waits")
+    )
+}

@@ -13,31 +13,14 @@ use super::route::path;
 use super::text::{fit, xml, BOLD, FONT};
 use super::{
     barrier_resources, barrier_tooltip, batch_tooltip, caps_label, family, family_label, pass_name,
-    pass_tooltip, queue_colour, queue_name, queue_tooltip, wait_line, BarrierKind, Rgb, BARRIER,
-    BINARY, MUTED, OWNERSHIP, QUEUE_COLOURS,
+    pass_tooltip, queue_colour, queue_name, queue_tooltip, title, wait_line, BarrierKind, Rgb,
+    BARRIER, BINARY, MUTED, OWNERSHIP, QUEUE_COLOURS,
 };
 use crate::plan::{Command, Plan, WaitTarget};
 use std::fmt::{self, Write};
 
 /// Dark text.
 const INK: Rgb = Rgb(0x1f, 0x1f, 0x1f);
-
-/// The picture's heading.
-pub(super) fn title(plan: &Plan) -> String {
-    let count =
-        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-    format!(
-        "vk-baton plan: {}, {}, {}, {}",
-        count(plan.queues.len(), "queue", "queues"),
-        count(plan.batch_count(), "batch", "batches"),
-        count(
-            plan.barrier_commands(),
-            "barrier command",
-            "barrier commands"
-        ),
-        count(plan.semaphore_waits(), "semaphore wait", "semaphore waits")
-    )
-}
 
 /// The SVG document.
 pub(super) fn render(plan: &Plan, layout: &Layout) -> String {

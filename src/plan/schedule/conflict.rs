@@ -64,22 +64,6 @@ pub(super) fn conflict(input: &PlanInput, a: usize, b: usize) -> bool {
             .any(|u| pb.uses.iter().any(|v| uses_conflict(input, pa, u, pb, v)))
 }
 
-/// Whether range `outer` of a resource holds all of `inner`.
-pub(super) fn contains(outer: &SubRange, inner: &SubRange) -> bool {
-    match (outer, inner) {
-        (SubRange::Image(o), SubRange::Image(i)) => {
-            o.base_mip <= i.base_mip
-                && i.base_mip + i.mip_count <= o.base_mip + o.mip_count
-                && o.base_layer <= i.base_layer
-                && i.base_layer + i.layer_count <= o.base_layer + o.layer_count
-        }
-        (SubRange::Buffer(o), SubRange::Buffer(i)) => {
-            o.offset <= i.offset && i.offset + i.size <= o.offset + o.size
-        }
-        _ => false,
-    }
-}
-
 /// Calls `f(j, i)` for conflicting passes `i` before `j` of `passes` (a program-ordered
 /// subset of a validated input's passes), with `j` in order: enough of the conflicting pairs
 /// that every conflicting pair is joined by a chain of reported ones, each forward in program
@@ -127,7 +111,7 @@ pub(super) fn for_each_conflict(
                     .uses
                     .iter()
                     .filter(|u| u.resource == w.resource)
-                    .all(|u| contains(&written, &range_of(u)))
+                    .all(|u| written.contains(&range_of(u)))
             });
         }
         for u in &pj.uses {

@@ -1,8 +1,9 @@
 //! Opt-in scheduling: the passes in another order than insertion order, and culling, with the
 //! same results as program order.
 //!
-//! Insertion order is program order, and [`plan`](super::plan) keeps it. [`plan_scheduled`]
-//! (or [`GraphBuilder::schedule`](crate::GraphBuilder::schedule)) may instead:
+//! Insertion order is program order, and [`plan`](super::plan) keeps it.
+//! [`plan_scheduled`](super::plan_scheduled) (or
+//! [`GraphBuilder::schedule`](crate::GraphBuilder::schedule)) may instead:
 //!
 //! - **reorder** ([`Schedule::reorder`]): move a pass past passes it does not
 //!   [conflict](self#conflicts) with, so that every conflicting pair keeps its program order.
@@ -30,8 +31,8 @@
 //!   a transient that only culled passes use gets no place in
 //!   [`Plan::transients`](super::Plan::transients): no memory is bound for it.
 //!
-//! The plan records the order taken in [`Plan::order`]; its printout says which pass moved
-//! before which, and which were culled. Pass indices stay insertion indices, so the executor
+//! The plan records the order taken in [`Plan::order`](super::Plan::order); its printout says
+//! which pass moved before which, and which were culled. Pass indices stay insertion indices, so the executor
 //! records [`Command::Pass`](super::Command::Pass) the same way in any order.
 //!
 //! # Conflicts
@@ -75,19 +76,17 @@
 //! scheduled.verify().unwrap();
 //! ```
 
-mod batches;
 mod conflict;
 mod cull;
-mod merge;
 mod reorder;
 #[cfg(test)]
 mod tests;
 
-use super::{Plan, PlanInput};
-use crate::error::Result;
+use super::PlanInput;
 
-/// How [`plan_scheduled`] orders the passes; see the [module docs](self). The default is
-/// [`Schedule::PROGRAM_ORDER`]: every pass, in insertion order, exactly as [`plan`](super::plan).
+/// How [`plan_scheduled`](super::plan_scheduled) orders the passes; see the
+/// [module docs](self). The default is [`Schedule::PROGRAM_ORDER`]: every pass, in insertion
+/// order, exactly as [`plan`](super::plan).
 ///
 /// ```
 /// use vk_baton::plan::Schedule;
@@ -185,41 +184,11 @@ impl Schedule {
     }
 }
 
-/// [`plan`](super::plan), taking the passes in the order `schedule` gives. The plan has the
-/// results of program order: every pair of conflicting passes keeps its order, and a culled
-/// pass writes nothing that anything reads. [`Plan::order`] is the order taken.
-///
-/// Errors: those of [`plan`](super::plan). See the [module example](self).
-pub fn plan_scheduled(input: &PlanInput, schedule: Schedule) -> Result<Plan> {
-    super::planner::plan_scheduled_reusing(input.clone(), Default::default(), schedule)
-}
-
-/// What the planner needs from a schedule: the order in which to take the passes and, when
-/// reordering, each pass's level (see [`reorder`]) for [`Scheduled::regroup`].
+/// What the planner takes from a schedule: the order in which to take the passes and, when
+/// reordering, each pass's level (see [`reorder`]), by which it regroups its batches.
 pub(super) struct Scheduled {
     pub(super) order: Vec<usize>,
-    level: Option<Vec<usize>>,
-}
-
-/// The passes of a validated `input` as `schedule` takes them.
-pub(super) fn schedule(input: &PlanInput, schedule: Schedule) -> Scheduled {
-    let kept: Vec<usize> = if schedule.cull {
-        cull::kept(input)
-    } else {
-        (0..input.passes.len()).collect()
-    };
-    if schedule.reorder {
-        let (order, level) = reorder::order(input, &kept);
-        Scheduled {
-            order,
-            level: Some(level),
-        }
-    } else {
-        Scheduled {
-            order: kept,
-            level: None,
-        }
-    }
+    pub(super) level: Option<Vec<usize>>,
 }
 
 impl Scheduled {
@@ -227,68 +196,32 @@ impl Scheduled {
     pub(super) fn reorders(&self) -> bool {
         self.level.is_some()
     }
-
-    /// When reordering: groups the batches the planner made by level and joins barrier
-    /// commands ([`batches`], [`merge`]).
-    pub(super) fn regroup(&self, input: &PlanInput, queues: &mut [super::QueuePlan]) {
-        if let Some(level) = &self.level {
-            batches::regroup(input, level, queues);
-        }
-    }
 }
 
-impl Plan {
-    /// The passes culled: in [`Plan::input`] but not in [`Plan::order`], in program order.
-    ///
-    /// See [`Schedule::with_culling`].
-    pub fn culled(&self) -> Vec<usize> {
-        let mut taken = vec![false; self.input.passes.len()];
-        for &i in &self.order {
-            if let Some(t) = taken.get_mut(i) {
-                *t = true;
-            }
-        }
-        (0..taken.len()).filter(|&i| !taken[i]).collect()
+/// The orders to plan a validated `input` in under `schedule`, best first: the order
+/// `schedule` takes and, when it reorders with [`Schedule::fallback`], program order of the
+/// same passes, whose plan the planner keeps unless the reordered one is better.
+pub(super) fn orders(input: &PlanInput, schedule: Schedule) -> (Scheduled, Option<Scheduled>) {
+    let kept: Vec<usize> = if schedule.cull {
+        cull::kept(input)
+    } else {
+        (0..input.passes.len()).collect()
+    };
+    if !schedule.reorder {
+        let in_order = Scheduled {
+            order: kept,
+            level: None,
+        };
+        return (in_order, None);
     }
-
-    /// Per pass, the earliest pass inserted before it that it now comes before (what the
-    /// printout calls "moved before"); `None` for passes that kept their place, or were culled.
-    ///
-    /// ```
-    /// use vk_baton::plan::*;
-    /// use vk_baton::{ash::vk, Access};
-    /// let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
-    /// let input = PlanInput {
-    ///     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::TRANSFER)],
-    ///     resources: vec![ResourceDecl::buffer("a", 64, usage), ResourceDecl::buffer("b", 64, usage)],
-    ///     passes: vec![
-    ///         PassDecl::new("write a", 0).with_use(UseDecl::new(0, Access::TRANSFER_WRITE)),
-    ///         PassDecl::new("read a", 0).with_use(UseDecl::new(0, Access::TRANSFER_READ)),
-    ///         PassDecl::new("write b", 0).with_use(UseDecl::new(1, Access::TRANSFER_WRITE)),
-    ///     ],
-    /// };
-    /// // Without the fallback: moving `write b` saves no barrier, so `REORDER` keeps program
-    /// // order.
-    /// let p = plan_scheduled(&input, Schedule::REORDER.without_fallback()).unwrap();
-    /// // `write b` depends on nothing: it joins `write a` before the barrier `read a` needs.
-    /// assert_eq!(p.order, [0, 2, 1]);
-    /// assert_eq!(p.moved_before(), [None, None, Some(1)]);
-    /// ```
-    pub fn moved_before(&self) -> Vec<Option<usize>> {
-        let n = self.input.passes.len();
-        let mut rank = vec![usize::MAX; n];
-        for (k, &i) in self.order.iter().enumerate() {
-            if let Some(r) = rank.get_mut(i) {
-                *r = k;
-            }
-        }
-        (0..n)
-            .map(|i| {
-                if rank[i] == usize::MAX {
-                    return None;
-                }
-                (0..i).find(|&j| rank[j] != usize::MAX && rank[j] > rank[i])
-            })
-            .collect()
-    }
+    let (order, level) = reorder::order(input, &kept);
+    let reordered = Scheduled {
+        order,
+        level: Some(level),
+    };
+    let fallback = schedule.fallback.then_some(Scheduled {
+        order: kept,
+        level: None,
+    });
+    (reordered, fallback)
 }

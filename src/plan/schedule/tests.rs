@@ -2,7 +2,7 @@
 //! commands on hand-made commands. The scheduling scenarios (orders taken, whole plans) are in
 //! `tests/plan_scenarios/schedule.rs`.
 
-use super::merge::join_barriers;
+use crate::plan::regroup::join_barriers;
 use crate::plan::*;
 use crate::Access;
 use ash::vk;

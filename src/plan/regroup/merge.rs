@@ -7,7 +7,6 @@
 //! them. With passes taken level by level, each batch keeps one barrier command per level,
 //! plus one for the releases.
 
-use super::conflict::contains;
 use crate::access::is_write_flags;
 use crate::plan::{BarrierCmd, Command, PlanInput, QueuePlan, ResourceKind, Scopes};
 use crate::range::SubRange;
@@ -150,7 +149,7 @@ impl Touches {
             };
             if writes {
                 self.by_resource[u.resource]
-                    .retain(|t| !(contains(&range, &t.range) && aspect.contains(t.aspect)));
+                    .retain(|t| !(range.contains(&t.range) && aspect.contains(t.aspect)));
             }
             let t = Touch {
                 pos,
@@ -257,7 +256,7 @@ fn join_one_way(
 
 /// Joins barrier commands within each batch of `queues`, a plan of `input`. Batches keep
 /// their boundaries: a command never moves before a semaphore wait or after a signal.
-pub(super) fn join_barriers(input: &PlanInput, queues: &mut [QueuePlan]) {
+pub(in crate::plan) fn join_barriers(input: &PlanInput, queues: &mut [QueuePlan]) {
     let mut touches = Touches {
         by_resource: vec![Vec::new(); input.resources.len()],
         used: Vec::new(),

@@ -1,3 +1,7 @@
+//! Regrouping a reordered plan: its batches grouped by level ([`regroup`]), then barrier
+//! commands joined within each batch ([`merge`]). The planner runs this on the batches it made
+//! in a [`Schedule`](super::Schedule)'s order, with the levels the schedule gave.
+//!
 //! Grouping batches by level. The planner ends a batch after each pass another queue waits on
 //! (signal as early as possible). With passes taken level by level, a queue often runs
 //! several such passes of one level in a row, each in a batch of its own, and the waiting
@@ -5,7 +9,13 @@
 //! awaited work is done; waits that an earlier wait of the same batch or queue now covers go,
 //! which lets the waiting queue's batches group the same way.
 
+mod merge;
+
 use crate::plan::{Command, PlanInput, QueuePlan, WaitTarget};
+
+/// The barrier joins on their own, for the schedule's tests.
+#[cfg(test)]
+pub(super) use merge::join_barriers;
 
 /// Per queue and batch: whether a batch of another queue waits on it.
 fn awaited(queues: &[QueuePlan]) -> Vec<Vec<bool>> {
@@ -139,5 +149,5 @@ fn merge_batches(level: &[usize], queues: &mut [QueuePlan]) -> bool {
 /// level, until nothing changes, then joins barrier commands within each batch.
 pub(super) fn regroup(input: &PlanInput, level: &[usize], queues: &mut [QueuePlan]) {
     while drop_covered_waits(queues) | merge_batches(level, queues) {}
-    super::merge::join_barriers(input, queues);
+    merge::join_barriers(input, queues);
 }
