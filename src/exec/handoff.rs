@@ -62,12 +62,9 @@
 //! queue, or a graph already planned after the app's work) it submits the pass's batch itself
 //! with nothing in the pass, so that the states it committed hold.
 
+use super::{dependency_info, BarrierStructs, Begun, Execution};
 use crate::error::{Error, Result};
-use crate::exec::{dependency_info, BarrierStructs, Begun, Execution};
-use crate::graph::{FromCache, Graph};
-use crate::pass::PassEntry;
-use crate::pass::{Declare, FnPass, Pass, PassSlot};
-use crate::plan::{Plan, Schedule, WaitTarget};
+use crate::plan::{Plan, WaitTarget};
 use crate::queue::Queue;
 use ash::vk;
 use std::fmt;
@@ -90,38 +87,15 @@ pub struct Handoff<'q> {
     signal_value: u64,
 }
 
-impl Graph {
-    /// Hands resources to the app's own work on `queue`: `declare` says what the app is about
-    /// to do, with the accesses a pass would declare. Plans it (verified in debug builds like
-    /// any plan), submits the release-only batches a resource on another queue family needs,
-    /// commits the new states, and returns the barriers, waits and signal for the app's own
-    /// submit, holding `queue`'s submit lock until then.
-    ///
-    /// Errors are those of [`GraphBuilder::finish`](crate::GraphBuilder::finish) and
-    /// [`Planned::execute`](crate::Planned::execute) (a release submit that failed); nothing
-    /// is committed then.
-    ///
-    /// See the [module docs](crate::handoff).
-    pub fn hand_off<'q, D>(&self, name: &str, queue: &'q Queue, declare: D) -> Result<Handoff<'q>>
-    where
-        D: Fn(&mut Declare<'_>) + 'q,
-    {
-        let device = self.pools().device.handle();
-        if queue.device_handle() != device {
-            return Err(Error::ForeignDevice {
-                what: format!("queue `{}` (handoff `{name}`)", queue.name()),
-            });
-        }
-        // The app's pass records nothing here; the app records its commands itself.
-        let pass: Box<dyn Pass + 'q> = Box::new(FnPass::new(declare, |_| Ok(())));
-        let passes = vec![PassEntry {
-            name: name.to_owned(),
-            pass: PassSlot::Owned(pass),
-            queue: queue.clone(),
-        }];
-        let prepared = self.prepare(&passes, Schedule::PROGRAM_ORDER, FromCache::No)?;
-        let app = prepared.plan.app_batch()?.queue;
-        let mut execution = prepared.into_execution(self.pools(), passes);
+impl<'q> Handoff<'q> {
+    /// Submits what the library submits for a planned handoff (the release-only batches)
+    /// and fills what the app submits.
+    pub(crate) fn begin(
+        name: &str,
+        queue: &'q Queue,
+        app: usize,
+        mut execution: Execution<'q>,
+    ) -> Result<Self> {
         let begun = execution.begin_handoff(app, queue)?;
         let mut handoff = Handoff {
             name: name.to_owned(),

@@ -24,9 +24,11 @@ pub mod handoff;
 mod handoff_submit;
 mod in_flight;
 mod labels;
+mod pieces;
 mod pools;
 mod record;
 mod scratch;
+mod shared;
 mod signals;
 mod submit;
 #[cfg(feature = "timing")]
@@ -36,9 +38,11 @@ use crate::pass::PassEntry;
 pub(crate) use barriers::{dependency_info, raw, BarrierStructs, PlanBarriers};
 pub(crate) use handoff_submit::Begun;
 pub(crate) use in_flight::InFlight;
-pub(crate) use pools::{GraphPools, PoolKey, Reusable};
-pub(crate) use record::RecordingLists;
+#[cfg(feature = "parallel-recording")]
+pub(crate) use pools::DEFAULT_MIN_PASSES_PER_RECORDING_THREAD;
+pub(crate) use pools::{PoolKey, Reusable};
 pub(crate) use scratch::{give, take, words, Spare, Spares, SubmitScratch};
+pub(crate) use shared::GraphPools;
 pub use signals::AppSignals;
 #[cfg(feature = "timing")]
 pub(crate) use timestamps::ExecutionTimer;

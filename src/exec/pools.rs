@@ -1,25 +1,11 @@
-//! The objects a graph reuses from one execution to the next: a command pool per queue family
-//! with its spare command buffers, spare fences, and the executions still in flight whose
-//! fences were dropped early.
-//!
-//! [`GraphPools`] is what a [`crate::Graph`], its executions and their
-//! [`crate::ExecutionFence`]s share. An execution takes command buffers and fences from it while
-//! recording and hands them back, with everything else it kept alive, as an [`InFlight`] once
-//! its fences have signalled.
+//! The Vulkan objects executions reuse: a command pool per queue family and recording
+//! thread, with its spare command buffers, and spare fences. [`Reusable`] is held locked while
+//! recording: command pools need external synchronization.
 
-use crate::debug::DebugUtils;
-use crate::error::{Error, Result};
-use crate::transient::Transients;
-use ash::vk;
-use parking_lot::Mutex;
-use std::any::Any;
-use std::collections::HashMap;
-use std::sync::Arc;
-
-use super::in_flight::InFlight;
-use super::scratch::{give, Spares};
 #[cfg(feature = "timing")]
 use super::timestamps::Instrumentation;
+use ash::vk;
+use std::collections::HashMap;
 
 /// Reusable objects of one queue family.
 #[derive(Default)]
@@ -38,6 +24,10 @@ pub(crate) struct PoolKey {
     pub(super) thread: usize,
 }
 
+/// The default of [`crate::Graph::set_min_passes_per_recording_thread`].
+#[cfg(feature = "parallel-recording")]
+pub(crate) const DEFAULT_MIN_PASSES_PER_RECORDING_THREAD: usize = 64;
+
 /// How executions spread their recording over threads ([`crate::Graph::set_recording_threads`]).
 #[cfg(feature = "parallel-recording")]
 pub(crate) struct RecordingThreads {
@@ -50,7 +40,7 @@ impl Default for RecordingThreads {
     fn default() -> Self {
         RecordingThreads {
             threads: 1.into(),
-            min_passes: crate::Graph::DEFAULT_MIN_PASSES_PER_RECORDING_THREAD.into(),
+            min_passes: DEFAULT_MIN_PASSES_PER_RECORDING_THREAD.into(),
         }
     }
 }
@@ -68,260 +58,4 @@ pub(crate) struct Reusable {
     /// Timestamp query pools.
     #[cfg(feature = "timing")]
     pub(super) instrument: Instrumentation,
-}
-
-/// The part of a graph that its executions and their fences share.
-pub(crate) struct GraphPools {
-    pub(crate) device: Arc<ash::Device>,
-    pub(crate) debug: Option<DebugUtils>,
-    /// Whether each pass is recorded inside a debug label with its name (with `debug`).
-    pub(crate) labels: std::sync::atomic::AtomicBool,
-    /// How many threads record an execution.
-    #[cfg(feature = "parallel-recording")]
-    pub(super) recording: RecordingThreads,
-    pub(super) reusable: Mutex<Reusable>,
-    /// Contents of dropped, incomplete execution fences.
-    pending: Mutex<Vec<InFlight>>,
-    /// Emptied vectors, scratch space and spent tokens for the next execution.
-    pub(crate) spares: Mutex<Spares>,
-    /// The transients' handles, memory and objects (dropped after `Drop` has waited for every
-    /// execution, before the device can go).
-    pub(crate) transients: Transients,
-    /// What must outlive the pools (the [`crate::Context`]'s device, for its graphs): the
-    /// last field, so it drops after `Drop` destroyed the pools and fences.
-    device_owner: Option<Arc<dyn Any + Send + Sync>>,
-}
-
-impl GraphPools {
-    /// Empty pools for `device`; with `debug`, the command pools get names. `device_owner`
-    /// (what destroys the device, if the pools should keep it alive) drops after them.
-    pub(crate) fn new(
-        device: &ash::Device,
-        debug: Option<DebugUtils>,
-        device_owner: Option<Arc<dyn Any + Send + Sync>>,
-    ) -> Self {
-        let device = Arc::new(device.clone());
-        Self {
-            transients: Transients::new(device.clone()),
-            device,
-            debug,
-            labels: std::sync::atomic::AtomicBool::new(true),
-            #[cfg(feature = "parallel-recording")]
-            recording: RecordingThreads::default(),
-            reusable: Mutex::new(Reusable::default()),
-            pending: Mutex::new(Vec::new()),
-            spares: Mutex::new(Spares::default()),
-            device_owner,
-        }
-    }
-
-    /// Returns an execution's command buffers and fences for reuse and drops the rest.
-    /// Only call once its fences have signalled (or it was never submitted).
-    pub(super) fn recycle(&self, c: InFlight) {
-        let InFlight {
-            token,
-            mut fences,
-            mut cmds,
-            resources,
-            queues,
-            reached,
-            mut keep,
-            #[cfg(feature = "timing")]
-            timer,
-        } = c;
-        {
-            let mut reusable = self.reusable.lock();
-            #[cfg(feature = "timing")]
-            if let Some(t) = timer {
-                reusable.instrument.give(t);
-            }
-            if !fences.is_empty() {
-                // SAFETY: the fences are signalled or were never submitted; none is in use.
-                match unsafe { self.device.reset_fences(&fences) } {
-                    Ok(()) => reusable.fences.append(&mut fences),
-                    Err(e) => {
-                        log::error!("vkResetFences failed ({e}); destroying the fences");
-                        for f in fences.drain(..) {
-                            // SAFETY: not in use (see above).
-                            unsafe { self.device.destroy_fence(f, None) };
-                        }
-                    }
-                }
-            }
-            // In reverse, so that the next execution takes them in this one's order: a command
-            // buffer keeps its batch (and debug name) from frame to frame.
-            for (key, cmd) in cmds.drain(..).rev() {
-                reusable.families.entry(key).or_default().free.push(cmd);
-            }
-        }
-        // What the execution kept alive is released here, before the lock below.
-        keep.clear();
-        let mut spares = self.spares.lock();
-        give(&mut spares.fences, fences);
-        give(&mut spares.cmds, cmds);
-        give(&mut spares.keep, keep);
-        give(&mut spares.resources, resources);
-        give(&mut spares.queues, queues);
-        give(&mut spares.reached, reached);
-        spares.give_token(token);
-    }
-
-    /// Turns per-pass GPU timings on (`Some`) or off for the next executions.
-    #[cfg(feature = "timing")]
-    pub(crate) fn set_timestamps(&self, support: Option<crate::timing::TimestampSupport>) {
-        self.reusable.lock().instrument.support = support;
-    }
-
-    /// Sets how many threads record an execution, and the fewest passes one gets.
-    #[cfg(feature = "parallel-recording")]
-    pub(crate) fn set_recording_threads(&self, threads: Option<usize>, min_passes: Option<usize>) {
-        use std::sync::atomic::Ordering::Relaxed;
-        if let Some(t) = threads {
-            self.recording.threads.store(t, Relaxed);
-        }
-        if let Some(m) = min_passes {
-            self.recording.min_passes.store(m, Relaxed);
-        }
-    }
-
-    /// Keeps an incomplete execution's contents until its fences signal.
-    pub(super) fn defer(&self, c: InFlight) {
-        self.pending.lock().push(c);
-    }
-
-    /// Releases the deferred executions that have completed.
-    pub(crate) fn collect(&self) {
-        let mut done = Vec::new();
-        {
-            let mut pending = self.pending.lock();
-            let mut i = 0;
-            while i < pending.len() {
-                match pending[i].token.poll() {
-                    Ok(true) => done.push(pending.swap_remove(i)),
-                    Ok(false) => i += 1,
-                    Err(e) => {
-                        log::error!("deferred execution: {e}; keeping its resources");
-                        i += 1;
-                    }
-                }
-            }
-        }
-        for c in done {
-            self.recycle_completed(c);
-        }
-    }
-
-    /// Recycles a completed execution whose fence is gone, logging its GPU times first (at
-    /// debug level, if timed): nobody else will see them.
-    #[cfg_attr(not(feature = "timing"), allow(unused_mut))]
-    pub(super) fn recycle_completed(&self, mut c: InFlight) {
-        c.note_reached();
-        #[cfg(feature = "timing")]
-        if log::log_enabled!(target: crate::timing::LOG_TARGET, log::Level::Debug) {
-            if let Some(t) = &mut c.timer {
-                t.finish(&self.device);
-            }
-        }
-        self.recycle(c);
-    }
-
-    /// Allocates (or reuses) a primary command buffer from the pool `key`. Call with
-    /// `reusable` locked.
-    pub(super) fn command_buffer(
-        &self,
-        reusable: &mut Reusable,
-        key: PoolKey,
-    ) -> Result<vk::CommandBuffer> {
-        let PoolKey { family, thread } = key;
-        let fp = reusable.families.entry(key).or_default();
-        if fp.pool == vk::CommandPool::null() {
-            let info = vk::CommandPoolCreateInfo::default()
-                .queue_family_index(family)
-                .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
-            // SAFETY: valid create info on a live device.
-            fp.pool = unsafe { self.device.create_command_pool(&info, None) }
-                .map_err(|e| Error::vk("vkCreateCommandPool", e))?;
-            if let Some(d) = &self.debug {
-                // SAFETY: the pool is a live object of the graph's device, which `d` was
-                // loaded for (`Graph::new`'s contract).
-                let name = match thread {
-                    0 => format!("vk-baton pool (family {family})"),
-                    t => format!("vk-baton pool (family {family}, recording thread {t})"),
-                };
-                unsafe { d.set_name(fp.pool, &name) };
-            }
-        }
-        if let Some(cmd) = fp.free.pop() {
-            return Ok(cmd);
-        }
-        let info = vk::CommandBufferAllocateInfo::default()
-            .command_pool(fp.pool)
-            .level(vk::CommandBufferLevel::PRIMARY)
-            .command_buffer_count(1);
-        // SAFETY: the pool is live and externally synchronized by the `reusable` lock.
-        let cmds = unsafe { self.device.allocate_command_buffers(&info) }
-            .map_err(|e| Error::vk("vkAllocateCommandBuffers", e))?;
-        Ok(cmds[0])
-    }
-
-    /// An unsignalled fence. Call with `reusable` locked.
-    pub(super) fn fence(&self, reusable: &mut Reusable) -> Result<vk::Fence> {
-        if let Some(f) = reusable.fences.pop() {
-            return Ok(f);
-        }
-        // SAFETY: valid create info on a live device.
-        unsafe {
-            self.device
-                .create_fence(&vk::FenceCreateInfo::default(), None)
-        }
-        .map_err(|e| Error::vk("vkCreateFence", e))
-    }
-}
-
-impl Drop for GraphPools {
-    fn drop(&mut self) {
-        // Wait for every deferred execution, then destroy pools and fences.
-        let pending = std::mem::take(self.pending.get_mut());
-        let mut leak = false;
-        for c in pending {
-            let fences = c.token.fences();
-            // SAFETY: the fences are live; waiting has no other precondition.
-            let r = if fences.is_empty() {
-                Ok(())
-            } else {
-                unsafe { self.device.wait_for_fences(&fences, true, u64::MAX) }
-            };
-            match r {
-                Ok(()) => {
-                    c.token.mark_done();
-                    self.recycle_completed(c);
-                }
-                Err(e) => {
-                    log::error!("graph dropped while an execution's fence failed ({e}): leaking its resources and pools");
-                    leak = true;
-                    std::mem::forget(c);
-                }
-            }
-        }
-        if leak {
-            // The device must then outlive what leaked.
-            std::mem::forget(self.device_owner.take());
-            return;
-        }
-        #[cfg_attr(not(feature = "timing"), allow(unused_mut))]
-        let mut reusable = std::mem::take(self.reusable.get_mut());
-        #[cfg(feature = "timing")]
-        reusable.instrument.destroy(&self.device);
-        for f in reusable.fences {
-            // SAFETY: recycled fences are not in use.
-            unsafe { self.device.destroy_fence(f, None) };
-        }
-        for (_, fp) in reusable.families {
-            if fp.pool != vk::CommandPool::null() {
-                // SAFETY: every command buffer of the pool has completed (all executions
-                // were waited for); destroying the pool frees them.
-                unsafe { self.device.destroy_command_pool(fp.pool, None) };
-            }
-        }
-    }
 }

@@ -16,6 +16,7 @@
 
 use super::barriers::PlanBarriers;
 use super::labels::{self, pass_color, PlanLabels};
+use super::pieces::{Job, Piece, RecordingLists};
 use super::Execution;
 use crate::completion::CompletionToken;
 use crate::debug::DebugUtils;
@@ -58,42 +59,6 @@ pub(crate) struct Recording {
     /// The timestamp queries, when the graph is timed.
     #[cfg(feature = "timing")]
     timer: Option<ExecutionTimer>,
-}
-
-/// Consecutive commands of one batch, recorded by one thread into one primary command buffer.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Piece {
-    /// Indices into the batch's commands.
-    pub(crate) commands: Range<usize>,
-    /// The thread that records it: 0 is the thread that calls `execute()`.
-    pub(crate) thread: usize,
-}
-
-/// A piece with its command buffer, ready to record.
-pub(crate) struct Job {
-    queue: usize,
-    batch: usize,
-    commands: Range<usize>,
-    /// The thread that records it (0 without recording threads).
-    #[cfg_attr(not(feature = "parallel-recording"), allow(dead_code))]
-    thread: usize,
-    cmd: vk::CommandBuffer,
-    /// The plan's barrier commands before this piece, in recording order.
-    first_barrier: usize,
-    /// The batch's timestamp queries, reset at the start of its first piece (without host
-    /// reset).
-    reset: Option<Range<u32>>,
-}
-
-/// The per-frame lists of recording, kept in the graph's spares.
-#[derive(Default)]
-pub(crate) struct RecordingLists {
-    pieces: Vec<Piece>,
-    /// Per batch of every queue, in queue order: where its pieces end in `pieces`.
-    piece_ends: Vec<usize>,
-    jobs: Vec<Job>,
-    /// Per pass: its first timestamp query, if timed.
-    queries: Vec<Option<u32>>,
 }
 
 impl Recording {

@@ -5,8 +5,8 @@
 //! lists and scratch when it is submitted, what it kept alive once its fences signal). The
 //! lists are bounded, so a burst of executions in flight does not keep memory for good.
 
+use super::pieces::RecordingLists;
 use crate::completion::CompletionToken;
-use crate::exec::RecordingLists;
 use crate::plan::{SubmissionRun, TimelineValues};
 use crate::queue::{Queue, QueueLock};
 use crate::resource::{Resource, Tracked};

@@ -24,6 +24,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 mod cache;
+mod handoff;
 mod held;
 pub(crate) mod lowering;
 mod planned;

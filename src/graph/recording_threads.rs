@@ -68,7 +68,8 @@ impl Graph {
     /// record one command each to pay for starting a thread (about 10 to 30 µs), so that
     /// turning threads on never slows a frame down much; passes that record more can take
     /// far fewer.
-    pub const DEFAULT_MIN_PASSES_PER_RECORDING_THREAD: usize = 64;
+    pub const DEFAULT_MIN_PASSES_PER_RECORDING_THREAD: usize =
+        crate::exec::DEFAULT_MIN_PASSES_PER_RECORDING_THREAD;
 }
 
 impl<'a> GraphBuilder<'a> {

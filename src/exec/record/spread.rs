@@ -16,8 +16,9 @@
 //! dependencies as from one command buffer. A piece ends right after a pass, so barrier
 //! commands stay with the pass they come before and no label straddles two pieces.
 
-use super::{record_piece, Job, PassSource, Piece, RecorderParts, RecordingLists, Shared};
+use super::{record_piece, PassSource, RecorderParts, Shared};
 use crate::error::{Error, Result};
+use crate::exec::pieces::{Job, Piece, RecordingLists};
 use crate::exec::Execution;
 use crate::exec::{give, take, GraphPools};
 use crate::pass::{Pass, PassEntry};
