@@ -45,8 +45,8 @@ pub(crate) const LOG_TARGET: &str = "vk_baton::timing";
 
 /// What a device can time: the length of one timestamp tick and, per queue family, how many
 /// bits of a timestamp are valid (0: the family has no timestamps, and its passes are not
-/// timed). From `vk_baton_context::Context::timestamp_support`, or [`TimestampSupport::query`] for an
-/// app's own device.
+/// timed). From `vk_baton_context::Context::timestamp_support`, or
+/// [`TimestampSupport::query`] for an app's own device.
 ///
 /// ```no_run
 /// # fn f(instance: &ash::Instance, physical_device: ash::vk::PhysicalDevice) {

@@ -131,8 +131,8 @@ fn is_validation_message(types: vk::DebugUtilsMessageTypeFlagsEXT, id_name: Opti
         || id_name.is_some_and(|n| LAYER_IDS.iter().any(|p| n.starts_with(p)))
 }
 
-/// The context's debug-utils messages; it stays readable after the [`Context`](super::Context) is dropped, so
-/// a test can check what destroying the device reported.
+/// The context's debug-utils messages; it stays readable after the [`Context`](super::Context)
+/// is dropped, so a test can check what destroying the device reported.
 ///
 /// ```no_run
 /// # fn f(ctx: vk_baton_context::Context) {

@@ -1,9 +1,11 @@
 //! Who destroys the instance and the device, and when.
 //!
-//! The [`DeviceOwner`] sits in an `Arc` that the [`Context`](super::Context) holds, and so does every
-//! queue, resource and graph the context makes (each drops it last, after destroying its own
-//! Vulkan objects). The device is therefore destroyed when the last of them drops, in whatever
-//! order the app drops them, and never under an object still alive.
+//! The [`DeviceOwner`] sits in an `Arc` that the [`Context`](super::Context) holds, and so does
+//! every queue, resource and graph the context makes (each drops it last, after destroying its
+//! own Vulkan objects: [`vk_baton::Queue::keep_alive_with`],
+//! [`vk_baton::StImage::keep_alive_with`], [`vk_baton::StBuffer::keep_alive_with`],
+//! [`vk_baton::Graph::with_device_owner`]). The device is therefore destroyed when the last of
+//! them drops, in whatever order the app drops them, and never under an object still alive.
 
 use super::messages::Messages;
 use ash::vk;
