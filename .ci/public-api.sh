@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The public API of vk-baton and vk-baton-passes as plain text, for review: every public item
+# The public API of vk-baton, vk-baton-context and vk-baton-passes as plain text, for review: every public item
 # (from rustdoc's all.html), its declaration, the methods of its inherent impls and the traits
 # it implements (blanket impls left out).
 #
-#   .ci/public-api.sh            writes api/vk-baton.txt and api/vk-baton-passes.txt
+#   .ci/public-api.sh            writes api/vk-baton.txt, api/vk-baton-context.txt and
+#                                api/vk-baton-passes.txt
 #   .ci/public-api.sh --check    fails (and shows the diff) when they differ from the code
 #
 # Uses $CARGO_TARGET_DIR (default: target). The listing follows rustdoc's HTML, so regenerate
@@ -19,7 +20,7 @@ case "${1:-}" in
 esac
 
 target="${CARGO_TARGET_DIR:-target}"
-cargo doc --no-deps -p vk-baton -p vk-baton-passes --quiet
+cargo doc --no-deps -p vk-baton -p vk-baton-context -p vk-baton-passes --quiet
 
 out="api"
 [ "$mode" = check ] && out="$(mktemp -d)"
@@ -60,7 +61,7 @@ def describe(kind, path, page):
             lines.append("    " + text(m.group(1)))
     return lines
 
-for crate, name in [("vk_baton", "vk-baton"), ("vk_baton_passes", "vk-baton-passes")]:
+for crate, name in [("vk_baton", "vk-baton"), ("vk_baton_context", "vk-baton-context"), ("vk_baton_passes", "vk-baton-passes")]:
     root = doc / crate
     listing = (root / "all.html").read_text()
     items = []
@@ -78,7 +79,7 @@ PY
 
 if [ "$mode" = check ]; then
   status=0
-  for f in vk-baton.txt vk-baton-passes.txt; do
+  for f in vk-baton.txt vk-baton-context.txt vk-baton-passes.txt; do
     if ! diff -u "api/$f" "$out/$f"; then
       echo "api/$f is out of date: run .ci/public-api.sh and review the change" >&2
       status=1

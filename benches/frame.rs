@@ -51,9 +51,8 @@
 use ash::vk;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use vk_baton::{
-    Access, BufferDesc, Context, ContextOptions, Declare, Pass, Queue, Recorder, StBuffer,
-};
+use vk_baton::{Access, BufferDesc, Declare, Pass, Queue, Recorder, StBuffer};
+use vk_baton_context::{Context, ContextOptions};
 
 /// How many buffers the passes rotate through, unless `--buffers N` says otherwise.
 const BUFFERS: usize = 8;

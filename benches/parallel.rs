@@ -36,9 +36,8 @@
 use ash::vk;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use vk_baton::{
-    Access, BufferDesc, Context, ContextOptions, Declare, Graph, Pass, Queue, Recorder, StBuffer,
-};
+use vk_baton::{Access, BufferDesc, Declare, Graph, Pass, Queue, Recorder, StBuffer};
+use vk_baton_context::{Context, ContextOptions};
 
 const BUFFERS: usize = 8;
 const BUFFER_SIZE: u64 = 1024;

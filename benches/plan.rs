@@ -17,10 +17,8 @@ use ash::vk;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::sync::Arc;
 use vk_baton::plan::{Command, Plan};
-use vk_baton::{
-    Access, BufferDesc, Context, ContextOptions, Declare, ImageDesc, Pass, Queue, Recorder,
-    StBuffer, StImage,
-};
+use vk_baton::{Access, BufferDesc, Declare, ImageDesc, Pass, Queue, Recorder, StBuffer, StImage};
+use vk_baton_context::{Context, ContextOptions};
 
 #[derive(Clone)]
 enum Res {

@@ -32,7 +32,8 @@ use std::sync::Arc;
 use std::time::Instant;
 use support::{push_u32s, report_validation, InFlight, ValueExt};
 use vk_baton::ash::vk;
-use vk_baton::{Access, BufferDesc, Context, Declare, ExecutionFence, Pass, Recorder, StBuffer};
+use vk_baton::{Access, BufferDesc, Declare, ExecutionFence, Pass, Recorder, StBuffer};
+use vk_baton_context::Context;
 use vk_baton_passes::{ComputeDispatch, ShaderAccess};
 
 const USAGE: &str =

@@ -1,6 +1,6 @@
 //! Bring your own Vulkan: an app that made everything itself with raw ash (instance with debug
 //! utils, device, queue, gpu-allocator allocator, swapchain, its own `VkRenderPass`) adopts
-//! vk-baton step by step, without `vk_baton::Context`:
+//! vk-baton step by step, without `vk_baton_context::Context`:
 //!
 //! 1. `Graph::new` on the app's instance, physical device and device.
 //! 2. `Queue::new` for the app's queue (the app submits and presents through its lock).

@@ -112,7 +112,8 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use support::{report_validation, ValueExt};
 use vk_baton::ash::vk;
-use vk_baton::{Access, BufferDesc, Context, ExecutionFence, Graph, GraphBuilder, Queue, StImage};
+use vk_baton::{Access, BufferDesc, ExecutionFence, Graph, GraphBuilder, Queue, StImage};
+use vk_baton_context::Context;
 use vk_baton_passes::Uploader;
 
 const USAGE: &str = "usage: deferred [--width W] [--height H] [--frames N] [--shadow SIZE] \

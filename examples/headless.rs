@@ -13,10 +13,8 @@
 
 use std::sync::Arc;
 use vk_baton::ash::vk;
-use vk_baton::{
-    Access, BufferDesc, Context, ContextOptions, Declare, ImageDesc, Pass, Recorder, StBuffer,
-    StImage,
-};
+use vk_baton::{Access, BufferDesc, Declare, ImageDesc, Pass, Recorder, StBuffer, StImage};
+use vk_baton_context::{Context, ContextOptions};
 use vk_baton_passes::{ComputeDispatch, ShaderAccess};
 
 const WIDTH: u32 = 640;

@@ -20,7 +20,8 @@
 use std::sync::Arc;
 use support::{report_validation, vkerr, ValueExt};
 use vk_baton::ash::vk;
-use vk_baton::{Access, BufferDesc, Context, Destroy, ImageDesc, ResourceState, StBuffer, StImage};
+use vk_baton::{Access, BufferDesc, Destroy, ImageDesc, ResourceState, StBuffer, StImage};
+use vk_baton_context::Context;
 use vk_baton_passes::{ComputeDispatch, DownloadImage, ShaderAccess, UploadBuffer};
 
 const WIDTH: u32 = 64;

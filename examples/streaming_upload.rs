@@ -39,7 +39,8 @@ use hand::HandWritten;
 use std::time::Instant;
 use support::{report_validation, InFlight, ValueExt};
 use vk_baton::ash::vk;
-use vk_baton::{BufferDesc, Context};
+use vk_baton::BufferDesc;
+use vk_baton_context::Context;
 use vk_baton_passes::UploadBuffer;
 use workload::{Item, Workload};
 

@@ -37,7 +37,8 @@ use std::sync::Arc;
 use std::time::Instant;
 use support::{push_u32s, report_validation, vkerr, ValueExt};
 use vk_baton::ash::vk;
-use vk_baton::{Context, ContextOptions, ExecutionFence, Graph, ImageDesc, StImage};
+use vk_baton::{ExecutionFence, Graph, ImageDesc, StImage};
+use vk_baton_context::{Context, ContextOptions};
 use vk_baton_passes::{
     AcquireOutcome, ComputeDispatch, DownloadImage, FormatSupport, ImageBlit, PresentOutcome,
     ShaderAccess, Swapchain, SwapchainConfig,

@@ -5,6 +5,12 @@
 //!
 //! See the README for the shape of the library; the modules each hold one job.
 //!
+//! The library takes an app's own instance, device, queues and allocator ([`Queue::new`],
+//! [`SharedAllocator::new`], [`Graph::new`]). The `vk-baton-context` crate of this workspace
+//! makes them for samples, tests and newcomers (its `Context`, with validation and the
+//! counting of its messages): it builds on this crate's public API, and nothing here knows it
+//! exists.
+//!
 //! # Layers
 //!
 //! The modules form layers, and each calls only into the layers below it: no two modules
@@ -12,10 +18,9 @@
 //!
 //! 1. **Vocabulary**: [`error`], [`access`], [`render_pass`] (the subpass dependencies an app's
 //!    `VkRenderPass` needs), `range` (re-exported: [`ImageRange`], [`BufferRange`],
-//!    [`SubRange`]), [`debug`], [`messages`], `fx` (a fast hasher), `requirements` (the device
-//!    check of [`Graph::new`] and [`Queue::new`]): plain types and the debug-utils helpers,
-//!    importing only each other (`render_pass` reads `access`; the rest import `error` at
-//!    most).
+//!    [`SubRange`]), [`debug`], `fx` (a fast hasher), `requirements` (the device check of
+//!    [`Graph::new`] and [`Queue::new`]): plain types and the debug-utils helpers, importing
+//!    only each other (`render_pass` reads `access`; the rest import `error` at most).
 //! 2. **Planning**: [`plan`] turns declarations into barriers, ownership transfers, semaphores
 //!    and the submission order; pure functions, no Vulkan call. [`verify`] and [`simulate`]
 //!    check plans independently, above it.
@@ -37,20 +42,22 @@
 //!    plans and verifies; `execute()` hands the plan to an execution.
 //! 10. **Handoff**: [`handoff`] ([`Handoff`], [`Graph::hand_off`]): a plan of one pass that
 //!     the app records and submits itself; the executor submits the rest.
-//! 11. **Bootstrap**: [`context`] ([`Context`]) makes an instance, device, queues, allocator
-//!     and graphs for samples and tests; nothing below it knows it exists.
+//!
+//! What destroys the device can ride along with the objects made on it
+//! ([`Queue::keep_alive_with`], [`StImage::keep_alive_with`], [`StBuffer::keep_alive_with`],
+//! [`Graph::with_device_owner`]; [`SharedAllocator::downgrade`] tells whether the allocator is
+//! still held): how a bootstrap such as `vk-baton-context` destroys its device only once the
+//! last of them is gone, in whatever order they drop.
 
 #![warn(missing_docs)]
 
 pub mod access;
 mod completion;
-pub mod context;
 pub mod debug;
 pub mod error;
 mod exec;
 mod fx;
 pub mod graph;
-pub mod messages;
 pub mod pass;
 pub mod plan;
 pub mod queue;
@@ -70,7 +77,6 @@ mod violation;
 
 pub use access::Access;
 pub use ash;
-pub use context::{Context, ContextOptions};
 pub use debug::DebugUtils;
 pub use error::{Error, Result};
 pub use exec::AppSignals;
@@ -81,7 +87,6 @@ pub use fence::{CompletionToken, ExecutionFence};
 pub use gpu_allocator;
 pub use graph::{Graph, GraphBuilder, HeldPlan, Planned};
 pub use handoff::Handoff;
-pub use messages::{MessageLog, ValidationMessage, ValidationMessages};
 /// The lock crate of [`SharedAllocator::lock`]'s guard.
 pub use parking_lot;
 pub use pass::{Declare, Pass, Recorder};
@@ -92,6 +97,18 @@ pub use resource::{
     SharedAllocator, Sharing, StBuffer, StImage, StateSnapshot,
 };
 pub use transient::TransientStats;
+
+// The unit tests that need a device make it with the `vk-baton-context` crate's `Context`,
+// compiled into them from its sources: as a dev-dependency it would link another build of
+// this crate, whose types are not this one's. Its paths name this crate `vk_baton`.
+#[cfg(test)]
+extern crate self as vk_baton;
+#[cfg(test)]
+#[doc(hidden)]
+#[path = "../context/src/lib.rs"]
+pub mod test_context;
+#[cfg(test)]
+pub(crate) use test_context::Context;
 
 // The README's code compiles as a doctest, so it stays true.
 #[cfg(doctest)]

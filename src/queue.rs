@@ -38,8 +38,8 @@ struct Inner {
     /// The highest timeline value the host knows to be reached because it saw a fence of
     /// vk-baton signal after it (see [`Queue::host_complete`]).
     host_complete: AtomicU64,
-    /// What must outlive the queue's semaphore (the [`crate::Context`]'s device, for its
-    /// queues); dropped last, after `Drop` destroyed the semaphore.
+    /// What must outlive the queue's semaphore ([`Queue::keep_alive_with`]: what destroys the
+    /// device); dropped last, after `Drop` destroyed the semaphore.
     device_owner: std::sync::OnceLock<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
@@ -319,9 +319,18 @@ impl Queue {
         self.0.host_complete.fetch_max(value, Ordering::AcqRel);
     }
 
-    /// Keeps `owner` (what destroys the device) alive until the last clone of the queue has
-    /// dropped. Set once, right after `new`; a second call is ignored.
-    pub(crate) fn keep_alive_with(self, owner: Arc<dyn std::any::Any + Send + Sync>) -> Self {
+    /// Keeps `owner` alive until the last clone of the queue has dropped, and drops it after
+    /// destroying the queue's timeline semaphore. Meant for what destroys the device, in its
+    /// `Drop` (the `vk-baton-context` crate's `Context` gives its queues the owner of its
+    /// device): the device then outlives the queue. Set once, right after [`Queue::new`]; a
+    /// second call is ignored (and drops its `owner` at once).
+    ///
+    /// ```no_run
+    /// # fn f(q: vk_baton::Queue, owner: std::sync::Arc<dyn std::any::Any + Send + Sync>) {
+    /// let q = q.keep_alive_with(owner);
+    /// # }
+    /// ```
+    pub fn keep_alive_with(self, owner: Arc<dyn std::any::Any + Send + Sync>) -> Self {
         let _ = self.0.device_owner.set(owner);
         self
     }

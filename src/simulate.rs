@@ -2,7 +2,7 @@
 //! it the way a debug build's `finish()` would on that device.
 //!
 //! A [`Topology`] names the distinct `VkQueue`s (family, capabilities) and the roles that map
-//! onto them (`graphics`, `async_compute`, `transfer`), as [`Context`](crate::Context) picks
+//! onto them (`graphics`, `async_compute`, `transfer`), as `vk_baton_context::Context` picks
 //! them. A [`Simulation`] keeps the resources' tracked states and each queue's timeline between
 //! frames. [`Simulation::frame`] does what `finish()` and `execute()` do (or `hand_off`, for a
 //! [`Frame::HandOff`]), minus Vulkan:

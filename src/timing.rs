@@ -6,7 +6,7 @@
 //! execution is complete its fence hands over the times:
 //!
 //! ```no_run
-//! # fn f(ctx: &vk_baton::Context, q: &vk_baton::Queue, pass: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {
+//! # fn f(ctx: &vk_baton_context::Context, q: &vk_baton::Queue, pass: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {
 //! let graph = ctx.graph()?;
 //! graph.set_gpu_timings(Some(ctx.timestamp_support()));
 //! let fence = graph.record().insert_pass("blur", pass, q).finish()?.execute()?;
@@ -45,8 +45,8 @@ pub(crate) const LOG_TARGET: &str = "vk_baton::timing";
 
 /// What a device can time: the length of one timestamp tick and, per queue family, how many
 /// bits of a timestamp are valid (0: the family has no timestamps, and its passes are not
-/// timed). From [`crate::Context::timestamp_support`], or [`TimestampSupport::query`] for an
-/// app's own device.
+/// timed). From `vk_baton_context::Context::timestamp_support`, or
+/// [`TimestampSupport::query`] for an app's own device.
 ///
 /// ```no_run
 /// # fn f(instance: &ash::Instance, physical_device: ash::vk::PhysicalDevice) {
@@ -70,7 +70,7 @@ impl TimestampSupport {
     /// [`TimestampSupport::with_host_query_reset`].
     ///
     /// ```no_run
-    /// # fn f(ctx: &vk_baton::Context) {
+    /// # fn f(ctx: &vk_baton_context::Context) {
     /// // SAFETY: the context's physical device belongs to its instance.
     /// let support = unsafe {
     ///     vk_baton::timing::TimestampSupport::query(ctx.instance(), ctx.physical_device())

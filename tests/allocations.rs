@@ -101,7 +101,7 @@ fn per_frame(graph: &Graph, q: &Queue, steps: &mut [Step], frames: usize) -> Vec
 }
 
 /// The chain's 8 buffers.
-fn buffers(ctx: &vk_baton::Context) -> Arc<Vec<Arc<StBuffer>>> {
+fn buffers(ctx: &vk_baton_context::Context) -> Arc<Vec<Arc<StBuffer>>> {
     let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
     Arc::new(
         (0..8)

@@ -7,7 +7,8 @@ mod common;
 use common::*;
 use std::sync::{Arc, Barrier};
 use vk_baton::ash::vk;
-use vk_baton::{BufferDesc, Context, Error, ExecutionFence, Graph, Planned, Queue, StBuffer};
+use vk_baton::{BufferDesc, Error, ExecutionFence, Graph, Planned, Queue, StBuffer};
+use vk_baton_context::Context;
 
 const ROUNDS: usize = 200;
 const SIZE: u64 = 256;

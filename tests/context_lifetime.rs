@@ -5,10 +5,8 @@
 use std::cell::Cell;
 use std::sync::{Arc, Once};
 use vk_baton::ash::vk;
-use vk_baton::{
-    Access, BufferDesc, Context, ContextOptions, Declare, ImageDesc, Pass, Recorder, StBuffer,
-    StImage,
-};
+use vk_baton::{Access, BufferDesc, Declare, ImageDesc, Pass, Recorder, StBuffer, StImage};
+use vk_baton_context::{Context, ContextOptions};
 
 thread_local! {
     /// Error-level log records emitted on this thread: every drop below runs on the test's

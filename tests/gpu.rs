@@ -414,7 +414,7 @@ fn app_declared_state_and_raw_handles() {
 #[test]
 fn a_swapchain_context_enables_the_surface_extension_it_needs() {
     let _ = env_logger::builder().is_test(true).try_init();
-    let ctx = vk_baton::Context::with_options(vk_baton::ContextOptions {
+    let ctx = vk_baton_context::Context::with_options(vk_baton_context::ContextOptions {
         validation: true,
         swapchain: true,
         ..Default::default()
@@ -460,7 +460,7 @@ fn a_context_enables_raster_features_and_refuses_what_the_device_lacks() {
         (on.fragment_stores_and_atomics, on.independent_blend),
         (vk::TRUE, vk::TRUE)
     );
-    let options = |features, device_extensions| vk_baton::ContextOptions {
+    let options = |features, device_extensions| vk_baton_context::ContextOptions {
         validation: true,
         features,
         device_extensions,
@@ -471,13 +471,13 @@ fn a_context_enables_raster_features_and_refuses_what_the_device_lacks() {
             shader_resource_residency: vk::TRUE,
             ..Default::default()
         };
-        let e = vk_baton::Context::with_options(options(wanted, vec![])).unwrap_err();
+        let e = vk_baton_context::Context::with_options(options(wanted, vec![])).unwrap_err();
         assert!(
             matches!(&e, Error::Environment(m) if m.ends_with("asked for: shader_resource_residency")),
             "{e}"
         );
     }
-    let e = vk_baton::Context::with_options(options(
+    let e = vk_baton_context::Context::with_options(options(
         vk::PhysicalDeviceFeatures::default(),
         vec![c"VK_VKBATON_no_such_extension".to_owned()],
     ))

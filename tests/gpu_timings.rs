@@ -8,7 +8,8 @@ use common::*;
 use std::sync::Arc;
 use vk_baton::ash::vk;
 use vk_baton::timing::{GpuTimings, TimestampSupport};
-use vk_baton::{Access, BufferDesc, Context, Declare, Graph, Pass, Queue, Recorder, StBuffer};
+use vk_baton::{Access, BufferDesc, Declare, Graph, Pass, Queue, Recorder, StBuffer};
+use vk_baton_context::Context;
 
 /// Enough bytes that filling them takes measurable time, even on a GPU.
 const BIG: u64 = 64 << 20;

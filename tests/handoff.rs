@@ -12,7 +12,8 @@ use common::*;
 use std::sync::Arc;
 use vk_baton::ash::vk;
 use vk_baton::plan::{Recorded, SegmentState};
-use vk_baton::{Access, BufferDesc, Context, Graph, ImageDesc, Queue, StBuffer, StImage};
+use vk_baton::{Access, BufferDesc, Graph, ImageDesc, Queue, StBuffer, StImage};
+use vk_baton_context::Context;
 
 const W: u32 = 16;
 const H: u32 = 8;

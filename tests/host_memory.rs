@@ -11,7 +11,8 @@ use common::*;
 use std::ptr::NonNull;
 use std::sync::Arc;
 use vk_baton::ash::vk;
-use vk_baton::{BufferDesc, Context, Destroy, Error, HostMapping, ResourceState, StBuffer};
+use vk_baton::{BufferDesc, Destroy, Error, HostMapping, ResourceState, StBuffer};
+use vk_baton_context::Context;
 
 const LEN: u64 = 100;
 

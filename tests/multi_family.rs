@@ -8,7 +8,8 @@ mod common;
 use common::*;
 use vk_baton::ash::vk;
 use vk_baton::plan::{Command, Plan};
-use vk_baton::{BufferDesc, Context, ImageDesc};
+use vk_baton::{BufferDesc, ImageDesc};
+use vk_baton_context::Context;
 
 fn multi_ctx() -> Context {
     let ctx = ctx();

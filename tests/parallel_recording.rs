@@ -12,7 +12,8 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 use std::thread::ThreadId;
 use vk_baton::ash::vk;
-use vk_baton::{Access, BufferDesc, Context, Declare, Error, Graph, Pass, Recorder, StBuffer};
+use vk_baton::{Access, BufferDesc, Declare, Error, Graph, Pass, Recorder, StBuffer};
+use vk_baton_context::Context;
 
 /// Ring buffers the passes shift through.
 const RING: usize = 8;

@@ -12,7 +12,8 @@ use pipeline::pipeline;
 use std::sync::Arc;
 use vk::ImageLayout as L;
 use vk_baton::ash::{self, vk};
-use vk_baton::{Access, BufferDesc, Context, ImageDesc, StBuffer, StImage};
+use vk_baton::{Access, BufferDesc, ImageDesc, StBuffer, StImage};
+use vk_baton_context::Context;
 use vk_baton_passes::{DownloadImage, UploadBuffer};
 
 const SIDE: u32 = 16;

@@ -12,7 +12,8 @@ use common::*;
 use std::sync::Arc;
 use vk_baton::ash::vk;
 use vk_baton::plan::Schedule;
-use vk_baton::{Access, BufferDesc, BufferRange, Context, GraphBuilder, Queue, StBuffer};
+use vk_baton::{Access, BufferDesc, BufferRange, GraphBuilder, Queue, StBuffer};
+use vk_baton_context::Context;
 
 const CHAINS: usize = 4;
 const SIZE: u64 = 256;

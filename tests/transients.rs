@@ -13,9 +13,8 @@ use common::gate::Gate;
 use common::*;
 use std::sync::{Arc, Mutex};
 use vk_baton::ash::vk;
-use vk_baton::{
-    Access, BufferDesc, Context, Error, ExecutionFence, Graph, ImageDesc, StBuffer, StImage,
-};
+use vk_baton::{Access, BufferDesc, Error, ExecutionFence, Graph, ImageDesc, StBuffer, StImage};
+use vk_baton_context::Context;
 
 const SIDE: u32 = 64;
 const BYTES: u64 = (SIDE * SIDE * 4) as u64;

@@ -9,9 +9,9 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 use vk_baton::ash::vk;
 use vk_baton::{
-    Access, BufferDesc, CompletionToken, Context, Declare, Error, Graph, Pass, Queue, Recorder,
-    StBuffer,
+    Access, BufferDesc, CompletionToken, Declare, Error, Graph, Pass, Queue, Recorder, StBuffer,
 };
+use vk_baton_context::Context;
 
 /// What [`Probe::record`] does after taking its completion token.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

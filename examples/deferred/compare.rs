@@ -38,7 +38,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use support::vkerr;
 use vk_baton::ash::vk;
-use vk_baton::{Context, Graph, GraphBuilder, HeldPlan, Queue, Recorder, StImage};
+use vk_baton::{Graph, GraphBuilder, HeldPlan, Queue, Recorder, StImage};
+use vk_baton_context::Context;
 
 /// Frames per side before timing: the library makes its heap sets and plan, both sides touch
 /// their memory.

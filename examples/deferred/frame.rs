@@ -9,7 +9,8 @@ use super::scene::{Scene, DRAW_STRIDE};
 use super::{Options, Passes, Step};
 use std::sync::{Arc, OnceLock};
 use vk_baton::ash::vk;
-use vk_baton::{Access, BufferDesc, Context, Graph, ImageDesc, Recorder, StBuffer, StImage};
+use vk_baton::{Access, BufferDesc, Graph, ImageDesc, Recorder, StBuffer, StImage};
+use vk_baton_context::Context;
 use vk_baton_passes::render::{ColorTarget, DepthTarget, Render, Store};
 use vk_baton_shaders::deferred as spv;
 

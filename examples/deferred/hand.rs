@@ -43,7 +43,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use support::vkerr;
 use vk_baton::ash::{self, vk};
-use vk_baton::{Context, Queue, StImage};
+use vk_baton::{Queue, StImage};
+use vk_baton_context::Context;
 
 use vk::AccessFlags2 as A;
 use vk::ImageLayout as L;

@@ -7,7 +7,8 @@ use super::{
 use crate::hand_record::{barrier, first_uses, image, Compute};
 use support::vkerr;
 use vk_baton::ash::vk;
-use vk_baton::{BufferDesc, Context};
+use vk_baton::BufferDesc;
+use vk_baton_context::Context;
 
 use vk::AccessFlags2 as A;
 use vk::ImageLayout as L;

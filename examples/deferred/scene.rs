@@ -8,7 +8,8 @@
 
 use std::sync::Arc;
 use vk_baton::ash::vk;
-use vk_baton::{BufferDesc, Context, StBuffer};
+use vk_baton::{BufferDesc, StBuffer};
+use vk_baton_context::Context;
 use vk_baton_passes::{UploadBatch, Uploader};
 
 /// Bytes per vertex: position and normal, three `f32`s each (`location` 0 and 1).

@@ -9,9 +9,10 @@ use std::time::Instant;
 use support::push_u32s;
 use vk_baton::ash::vk;
 use vk_baton::{
-    Access, BufferDesc, BufferRange, Context, Declare, ExecutionFence, Graph, ImageDesc, Pass,
-    Recorder, StBuffer, StImage,
+    Access, BufferDesc, BufferRange, Declare, ExecutionFence, Graph, ImageDesc, Pass, Recorder,
+    StBuffer, StImage,
 };
+use vk_baton_context::Context;
 use vk_baton_passes::{ComputeDispatch, CopyImageToBuffer, ShaderAccess, Uploader};
 
 /// The consumer: `checksum.comp` checksums `data` into the `groups` partial sums of its slot's

@@ -10,7 +10,8 @@ use std::sync::Arc;
 use std::time::Instant;
 use support::vkerr;
 use vk_baton::ash::vk;
-use vk_baton::{BufferDesc, Context, ImageDesc, Queue, StBuffer, StImage};
+use vk_baton::{BufferDesc, ImageDesc, Queue, StBuffer, StImage};
+use vk_baton_context::Context;
 
 /// Per-slot resources: staging, destinations, command buffers, fences, descriptor set.
 struct Slot {

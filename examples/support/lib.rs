@@ -7,7 +7,8 @@
 
 use std::collections::VecDeque;
 use vk_baton::ash::vk;
-use vk_baton::{Context, ExecutionFence};
+use vk_baton::ExecutionFence;
+use vk_baton_context::Context;
 
 pub use lexopt::{Parser, ValueExt};
 

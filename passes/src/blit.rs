@@ -6,7 +6,7 @@
 //! the planner refuses it on other queues.
 //!
 //! ```no_run
-//! # fn f(ctx: &vk_baton::Context, src: std::sync::Arc<vk_baton::StImage>, dst: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
+//! # fn f(ctx: &vk_baton_context::Context, src: std::sync::Arc<vk_baton::StImage>, dst: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
 //! use vk_baton::ash::vk;
 //! use vk_baton_passes::{FormatSupport, ImageBlit};
 //! let support = FormatSupport::new(ctx.instance(), ctx.physical_device());

@@ -20,7 +20,7 @@
 //! [`ComputeDispatch::record_commands`] refuses it.
 //!
 //! ```no_run
-//! # fn f(ctx: &vk_baton::Context, spirv: &[u32], buf: std::sync::Arc<vk_baton::StBuffer>) -> vk_baton_passes::Result<()> {
+//! # fn f(ctx: &vk_baton_context::Context, spirv: &[u32], buf: std::sync::Arc<vk_baton::StBuffer>) -> vk_baton_passes::Result<()> {
 //! use vk_baton_passes::{ComputeDispatch, ShaderAccess};
 //! // SAFETY: valid SPIR-V that uses just the bindings declared below, as declared.
 //! let mut fill = unsafe { ComputeDispatch::builder(ctx.device(), spirv) }

@@ -9,7 +9,7 @@
 //! [`Error::NotExecuted`], before the GPU finishes [`Error::NotReady`]; never stale data.
 //!
 //! ```no_run
-//! # fn f(ctx: &vk_baton::Context, src: std::sync::Arc<vk_baton::StBuffer>) -> vk_baton_passes::Result<()> {
+//! # fn f(ctx: &vk_baton_context::Context, src: std::sync::Arc<vk_baton::StBuffer>) -> vk_baton_passes::Result<()> {
 //! let mut down = vk_baton_passes::DownloadBuffer::whole(ctx.device(), ctx.allocator(), src)?;
 //! let handle = down.handle();
 //! let graph = ctx.graph()?;

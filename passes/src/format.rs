@@ -1,7 +1,7 @@
 //! [`FormatSupport`]: format feature queries for passes that need them (blits, mipmaps).
 //!
 //! ```no_run
-//! # fn f(ctx: &vk_baton::Context) -> vk_baton_passes::Result<()> {
+//! # fn f(ctx: &vk_baton_context::Context) -> vk_baton_passes::Result<()> {
 //! use vk_baton::ash::vk;
 //! let support = vk_baton_passes::FormatSupport::new(ctx.instance(), ctx.physical_device());
 //! let f = support.features(vk::Format::R8G8B8A8_UNORM, vk::ImageTiling::OPTIMAL);
@@ -36,7 +36,7 @@ impl FormatSupport {
     /// Format queries on `physical_device` of `instance`.
     ///
     /// ```no_run
-    /// # fn f(ctx: &vk_baton::Context) {
+    /// # fn f(ctx: &vk_baton_context::Context) {
     /// let support = vk_baton_passes::FormatSupport::new(ctx.instance(), ctx.physical_device());
     /// # }
     /// ```

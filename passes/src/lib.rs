@@ -24,7 +24,8 @@
 //!
 //! ```no_run
 //! # fn main() -> vk_baton_passes::Result<()> {
-//! use vk_baton::{ash::vk, BufferDesc, Context};
+//! use vk_baton::{ash::vk, BufferDesc};
+//! use vk_baton_context::Context;
 //! use vk_baton_passes::{DownloadBuffer, UploadBuffer};
 //! let ctx = Context::new()?;
 //! let buf = ctx.buffer(BufferDesc::new(16, vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST), "buf")?;

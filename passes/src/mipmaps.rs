@@ -13,7 +13,7 @@
 //! transition of level *i* back to SRC and of level *i+1* to DST share one barrier command.
 //!
 //! ```no_run
-//! # fn f(ctx: &vk_baton::Context, img: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
+//! # fn f(ctx: &vk_baton_context::Context, img: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
 //! use vk_baton::ash::vk;
 //! let support = vk_baton_passes::FormatSupport::new(ctx.instance(), ctx.physical_device());
 //! let mut mips = vk_baton_passes::GenerateMipmaps::new(&support, img, vk::Filter::LINEAR)?;

@@ -24,7 +24,7 @@
 //! above, and use that row's layout.
 //!
 //! ```no_run
-//! # fn f(ctx: &vk_baton::Context, graph: &vk_baton::Graph, color: std::sync::Arc<vk_baton::StImage>,
+//! # fn f(ctx: &vk_baton_context::Context, graph: &vk_baton::Graph, color: std::sync::Arc<vk_baton::StImage>,
 //! #      depth: std::sync::Arc<vk_baton::StImage>, vertices: std::sync::Arc<vk_baton::StBuffer>,
 //! #      pipeline: ash::vk::Pipeline) -> vk_baton_passes::Result<()> {
 //! use vk_baton::{ash::vk, Access};
@@ -160,7 +160,7 @@ impl<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()>> Render<F> {
     ///   target in the next pass.
     ///
     /// ```no_run
-    /// # fn f(ctx: &vk_baton::Context, out: std::sync::Arc<vk_baton::StImage>,
+    /// # fn f(ctx: &vk_baton_context::Context, out: std::sync::Arc<vk_baton::StImage>,
     /// #      albedo: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
     /// use vk_baton::{ash::vk, Access};
     /// use vk_baton_passes::render::{ColorTarget, Render};

@@ -14,7 +14,7 @@
 //! after the first few batches; [`Uploader::capacity`] tells.
 //!
 //! ```no_run
-//! # fn f(ctx: &vk_baton::Context, mesh: std::sync::Arc<vk_baton::StBuffer>, tex: std::sync::Arc<vk_baton::StImage>,
+//! # fn f(ctx: &vk_baton_context::Context, mesh: std::sync::Arc<vk_baton::StBuffer>, tex: std::sync::Arc<vk_baton::StImage>,
 //! #      vertices: &[u8], texels: &[u8], consumer: &mut dyn vk_baton::Pass) -> vk_baton_passes::Result<()> {
 //! use vk_baton_passes::Uploader;
 //! let mut up = Uploader::new(ctx.device(), ctx.allocator(), 64 << 20)?;
@@ -63,7 +63,7 @@ struct PendingBuffer {
 /// [module documentation](self).
 ///
 /// ```no_run
-/// # fn f(ctx: &vk_baton::Context, dst: std::sync::Arc<vk_baton::StBuffer>) -> vk_baton_passes::Result<()> {
+/// # fn f(ctx: &vk_baton_context::Context, dst: std::sync::Arc<vk_baton::StBuffer>) -> vk_baton_passes::Result<()> {
 /// let mut up = vk_baton_passes::Uploader::new(ctx.device(), ctx.allocator(), 16 << 20)?;
 /// for i in 0..64u64 {
 ///     up.buffer(&dst, i * 256, &[i as u8; 256])?;
@@ -92,7 +92,7 @@ impl Uploader {
     /// the staging buffer cannot be allocated.
     ///
     /// ```no_run
-    /// # fn f(ctx: &vk_baton::Context) -> vk_baton_passes::Result<()> {
+    /// # fn f(ctx: &vk_baton_context::Context) -> vk_baton_passes::Result<()> {
     /// let up = vk_baton_passes::Uploader::new(ctx.device(), ctx.allocator(), 32 << 20)?;
     /// # Ok(()) }
     /// ```
@@ -108,7 +108,7 @@ impl Uploader {
     /// that finds no room then fails with [`Error::StagingFull`].
     ///
     /// ```no_run
-    /// # fn f(ctx: &vk_baton::Context) -> vk_baton_passes::Result<()> {
+    /// # fn f(ctx: &vk_baton_context::Context) -> vk_baton_passes::Result<()> {
     /// let up = vk_baton_passes::Uploader::with_max_capacity(ctx.device(), ctx.allocator(), 16 << 20, 256 << 20)?;
     /// # Ok(()) }
     /// ```

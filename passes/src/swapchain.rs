@@ -26,7 +26,7 @@
 //! suboptimal are values ([`AcquireOutcome`], [`PresentOutcome`]), not errors.
 //!
 //! ```no_run
-//! # fn f(ctx: &vk_baton::Context, sc: &mut vk_baton_passes::Swapchain, render: &mut dyn vk_baton::Pass) -> vk_baton_passes::Result<()> {
+//! # fn f(ctx: &vk_baton_context::Context, sc: &mut vk_baton_passes::Swapchain, render: &mut dyn vk_baton::Pass) -> vk_baton_passes::Result<()> {
 //! use vk_baton_passes::{AcquireOutcome, PresentOutcome};
 //! let graph = ctx.graph()?;
 //! let frame = match sc.acquire(u64::MAX)? {

@@ -10,7 +10,7 @@
 //! to the state and queue family of its next user is the graph's job.
 //!
 //! ```no_run
-//! # fn f(ctx: &vk_baton::Context, dst: std::sync::Arc<vk_baton::StBuffer>) -> vk_baton_passes::Result<()> {
+//! # fn f(ctx: &vk_baton_context::Context, dst: std::sync::Arc<vk_baton::StBuffer>) -> vk_baton_passes::Result<()> {
 //! let mut up = vk_baton_passes::UploadBuffer::new(ctx.device(), ctx.allocator(), dst, 0, &[1, 2, 3, 4])?;
 //! let graph = ctx.graph()?;
 //! graph.record().insert_pass("upload", &mut up, ctx.transfer()).finish()?.execute()?.wait()?;

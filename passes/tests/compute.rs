@@ -339,7 +339,7 @@ fn storage_buffer_transient_is_written_per_execution() {
 
 /// `record_commands` (for an app's own command buffer) refuses a pass with a transient
 /// binding, recording nothing: outside its graph's executions a transient has no object.
-fn refused_outside_its_graph(ctx: &vk_baton::Context, pass: &ComputeDispatch) {
+fn refused_outside_its_graph(ctx: &vk_baton_context::Context, pass: &ComputeDispatch) {
     let device = ctx.device();
     let info = vk::CommandPoolCreateInfo::default().queue_family_index(ctx.graphics().family());
     // SAFETY: plain object creation on the context's live device; destroyed below.

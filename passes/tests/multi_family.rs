@@ -8,7 +8,8 @@ mod common;
 use common::*;
 use std::sync::Arc;
 use vk_baton::ash::vk;
-use vk_baton::{Access, Context, ContextOptions, Declare, Pass, Recorder, StImage};
+use vk_baton::{Access, Declare, Pass, Recorder, StImage};
+use vk_baton_context::{Context, ContextOptions};
 use vk_baton_passes::{
     ClearColor, CopyBuffer, DownloadBuffer, DownloadImage, UploadBuffer, UploadImage, WaitExternal,
 };

@@ -16,7 +16,8 @@ use common::*;
 use pipeline::{rect, rect_indices, Options, Pipeline};
 use std::sync::Arc;
 use vk_baton::ash::vk;
-use vk_baton::{Access, BufferDesc, Context, ImageDesc, StBuffer, StImage};
+use vk_baton::{Access, BufferDesc, ImageDesc, StBuffer, StImage};
+use vk_baton_context::Context;
 use vk_baton_passes::render::{ColorTarget, DepthTarget, Render, StencilTarget, Store};
 use vk_baton_passes::{DownloadImage, UploadBuffer};
 

@@ -9,7 +9,8 @@ use common::*;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use vk_baton::ash::vk;
-use vk_baton::{BufferDesc, Context, StBuffer};
+use vk_baton::{BufferDesc, StBuffer};
+use vk_baton_context::Context;
 use vk_baton_passes::{DownloadBuffer, DownloadImage, Error, Uploader};
 
 /// Downloads every byte of `bufs` in one execution on the graphics queue.

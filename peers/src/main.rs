@@ -32,7 +32,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use timer::FrameTimer;
 use vk_baton::ash::vk;
-use vk_baton::{BufferDesc, Context, ContextOptions, StBuffer};
+use vk_baton::{BufferDesc, StBuffer};
+use vk_baton_context::{Context, ContextOptions};
 use workload::{BUFFERS, BUFFER_SIZE};
 
 /// One side's samples: (cpu, gpu) per frame.

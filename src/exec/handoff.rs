@@ -5,7 +5,7 @@
 //! about to make (the same [`Declare`] vocabulary as a pass) and the queue it will submit to:
 //!
 //! ```no_run
-//! # fn f(ctx: &vk_baton::Context, graph: &vk_baton::Graph, cmd: vk_baton::ash::vk::CommandBuffer,
+//! # fn f(ctx: &vk_baton_context::Context, graph: &vk_baton::Graph, cmd: vk_baton::ash::vk::CommandBuffer,
 //! #      data: std::sync::Arc<vk_baton::StBuffer>, image: std::sync::Arc<vk_baton::StImage>,
 //! #      record_my_dispatch: impl Fn(vk_baton::ash::vk::CommandBuffer)) -> vk_baton::Result<()> {
 //! use vk_baton::{ash::vk, Access};

@@ -38,8 +38,8 @@ pub(crate) struct GraphPools {
     /// The transients' handles, memory and objects (dropped after `Drop` has waited for every
     /// execution, before the device can go).
     pub(crate) transients: Transients,
-    /// What must outlive the pools (the [`crate::Context`]'s device, for its graphs): the
-    /// last field, so it drops after `Drop` destroyed the pools and fences.
+    /// What must outlive the pools ([`crate::Graph::with_device_owner`]: what destroys the
+    /// device): the last field, so it drops after `Drop` destroyed the pools and fences.
     device_owner: Option<Arc<dyn Any + Send + Sync>>,
 }
 

@@ -2,7 +2,7 @@
 //! (passes in program order) and [`Planned`] (a plan ready to execute).
 //!
 //! ```no_run
-//! # fn f(ctx: &vk_baton::Context, q: &vk_baton::Queue, pass: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {
+//! # fn f(ctx: &vk_baton_context::Context, q: &vk_baton::Queue, pass: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {
 //! let graph = ctx.graph()?;
 //! let planned = graph.record().insert_pass("work", pass, q).finish()?;
 //! println!("{planned}");
@@ -80,8 +80,8 @@ impl Graph {
         &self.pools
     }
 
-    /// A graph for an app-owned `device`; with `debug`, command buffers get pass labels.
-    /// [`crate::Context::graph`] makes one for the context's device safely.
+    /// A graph for an app-owned `device`; with `debug`, command buffers get pass labels. (The
+    /// `vk-baton-context` crate's `Context::graph` makes one for its device safely.)
     ///
     /// `instance` and `physical_device` are only used to check the device first: a device
     /// whose physical device is below Vulkan 1.3, or that lacks an entry point the graph
@@ -126,14 +126,42 @@ impl Graph {
         Ok(Graph::with_pools(GraphPools::new(device, debug, None)))
     }
 
-    /// A graph that keeps `device_owner` (what destroys the device) alive until it and its
-    /// execution fences have dropped: how [`crate::Context::graph`] makes graphs.
-    pub(crate) fn with_device_owner(
+    /// As [`Graph::new`], and the graph keeps `device_owner` alive until it and every
+    /// [`ExecutionFence`] from it have dropped, dropping it after destroying its own Vulkan
+    /// objects (command pools, fences, query pools, transient memory). For a bootstrap whose
+    /// device is destroyed when the last object made on it drops (the `vk-baton-context`
+    /// crate's `Context::graph`): `device_owner` is what destroys the device, in its `Drop`.
+    ///
+    /// ```no_run
+    /// # fn f(instance: &ash::Instance, physical_device: ash::vk::PhysicalDevice, device: &ash::Device,
+    /// #      owner: std::sync::Arc<dyn std::any::Any + Send + Sync>) -> vk_baton::Result<()> {
+    /// // SAFETY: `device` was created from `physical_device` of `instance` with the features
+    /// // below, and `owner` destroys it only when dropped.
+    /// let graph = unsafe { vk_baton::Graph::with_device_owner(instance, physical_device, device, None, owner)? };
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Safety
+    ///
+    /// As for [`Graph::new`], except that `device` need only stay alive until `device_owner`
+    /// drops (the graph holds it until it and its fences are gone):
+    ///
+    /// - `instance` is alive, `physical_device` is one of its physical devices, and `device`
+    ///   was created from `physical_device` (its function table loaded for it).
+    /// - `device` was created with the `synchronization2` and `timelineSemaphore` features
+    ///   enabled.
+    /// - `device` is not destroyed before `device_owner` drops; `debug`, if any, was loaded
+    ///   for `device`.
+    pub unsafe fn with_device_owner(
+        instance: &ash::Instance,
+        physical_device: ash::vk::PhysicalDevice,
         device: &ash::Device,
         debug: Option<DebugUtils>,
         device_owner: Arc<dyn std::any::Any + Send + Sync>,
-    ) -> Graph {
-        Graph::with_pools(GraphPools::new(device, debug, Some(device_owner)))
+    ) -> Result<Graph> {
+        // SAFETY: the three belong together and are alive (this function's contract).
+        unsafe { crate::requirements::check_device(instance, physical_device, device, "graph") }?;
+        Ok(Graph::with_pools(GraphPools::new(device, debug, Some(device_owner))))
     }
 
     fn with_pools(pools: GraphPools) -> Graph {
@@ -224,7 +252,7 @@ impl Graph {
     /// and no query pool is made.
     ///
     /// ```no_run
-    /// # fn f(ctx: &vk_baton::Context, q: &vk_baton::Queue, pass: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {
+    /// # fn f(ctx: &vk_baton_context::Context, q: &vk_baton::Queue, pass: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {
     /// let graph = ctx.graph()?;
     /// graph.set_gpu_timings(Some(ctx.timestamp_support()));
     /// let fence = graph.record().insert_pass("work", pass, q).finish()?.execute()?;

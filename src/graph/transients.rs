@@ -30,8 +30,8 @@ impl Graph {
     ///
     /// The graph keeps the handle under `name`: asking again for the same name and description
     /// returns the same handle (so a frame loop may ask every frame), and another description
-    /// makes a new one. Needs the graph's allocator ([`crate::Context::graph`] sets it;
-    /// otherwise [`Graph::set_transient_allocator`]). Creating one asks the driver for the
+    /// makes a new one. Needs the graph's allocator (`vk_baton_context::Context::graph` sets
+    /// it; otherwise [`Graph::set_transient_allocator`]). Creating one asks the driver for the
     /// memory requirements of such an image, with a probe image destroyed at once.
     ///
     /// The example runs a chain of three transients into the app's own image: `c` is written
@@ -41,7 +41,8 @@ impl Graph {
     ///
     /// ```no_run
     /// # fn main() -> vk_baton::Result<()> {
-    /// use vk_baton::{ash::vk, Access, Context, ImageDesc, Recorder, StImage};
+    /// use vk_baton::{ash::vk, Access, ImageDesc, Recorder, StImage};
+    /// use vk_baton_context::Context;
     /// let ctx = Context::new()?;
     /// let graph = ctx.graph()?;
     /// let q = ctx.graphics();
@@ -122,8 +123,9 @@ impl Graph {
     }
 
     /// Gives the graph the allocator its transients' heaps come from, with the device's
-    /// `VkPhysicalDeviceLimits::bufferImageGranularity`. [`crate::Context::graph`] does this
-    /// for its graphs; a graph made with [`Graph::new`] needs it before its first transient.
+    /// `VkPhysicalDeviceLimits::bufferImageGranularity`. `vk_baton_context::Context::graph`
+    /// does this for its graphs; a graph made with [`Graph::new`] needs it before its first
+    /// transient.
     /// Fails on an allocator of another device, and once the graph holds transient memory.
     ///
     /// ```no_run

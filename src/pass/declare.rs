@@ -262,7 +262,7 @@ impl<T: UseTarget + ?Sized> Use<'_, T> {
     /// in its `VkRenderingAttachmentInfo`.
     ///
     /// A barrier on one aspect of an image with both needs the device feature
-    /// `separateDepthStencilLayouts` (Vulkan 1.2; [`Context`](crate::Context) enables it
+    /// `separateDepthStencilLayouts` (Vulkan 1.2; `vk_baton_context::Context` enables it
     /// where supported). An aspect the format lacks, or one on a buffer, fails the graph's
     /// `finish()` with [`Error::InvalidInput`](crate::Error::InvalidInput).
     ///

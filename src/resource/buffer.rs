@@ -39,8 +39,8 @@ pub struct StBuffer {
     /// Serializes host reads and writes through `read`/`write`.
     pub(super) host: Mutex<()>,
     pub(super) state: Mutex<Tracked>,
-    /// What must outlive the buffer and its memory (the [`crate::Context`]'s device); the last
-    /// field, so it drops after `memory` and its allocator.
+    /// What must outlive the buffer and its memory ([`StBuffer::keep_alive_with`]: what destroys
+    /// the device); the last field, so it drops after `memory` and its allocator.
     pub(super) device_owner: Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
 }
 
@@ -51,12 +51,24 @@ unsafe impl Send for StBuffer {}
 unsafe impl Sync for StBuffer {}
 
 impl StBuffer {
-    /// Keeps `owner` (what destroys the device) alive until this object has dropped.
-    pub(crate) fn keep_alive_with(
+    /// Keeps `owner` alive until this buffer has dropped, and drops it after destroying the
+    /// buffer and freeing its memory. Meant for what destroys the device, in its `Drop` (the
+    /// `vk-baton-context` crate's `Context` gives its buffers the owner of its device): the
+    /// device then outlives the buffer. Set once, right after [`StBuffer::new`]; a second call is
+    /// ignored (and drops its `owner` at once).
+    ///
+    /// ```no_run
+    /// # fn f(x: vk_baton::StBuffer, owner: std::sync::Arc<dyn std::any::Any + Send + Sync>) {
+    /// let x = std::sync::Arc::new(x.keep_alive_with(owner));
+    /// # }
+    /// ```
+    pub fn keep_alive_with(
         mut self,
         owner: std::sync::Arc<dyn std::any::Any + Send + Sync>,
     ) -> Self {
-        self.device_owner = Some(owner);
+        if self.device_owner.is_none() {
+            self.device_owner = Some(owner);
+        }
         self
     }
 

@@ -18,7 +18,8 @@ use std::sync::{Arc, Weak};
 ///
 /// ```no_run
 /// # fn main() -> vk_baton::Result<()> {
-/// use vk_baton::{Context, SharedAllocator};
+/// use vk_baton::SharedAllocator;
+/// use vk_baton_context::Context;
 /// let ctx = Context::new()?;
 /// // Every resource and stock pass allocates through this one handle; clones share it.
 /// let allocator: SharedAllocator = ctx.allocator().clone();
@@ -73,8 +74,20 @@ impl SharedAllocator {
         self.device
     }
 
-    /// A weak reference to the allocator, which does not keep it alive.
-    pub(crate) fn downgrade(&self) -> Weak<Mutex<Allocator>> {
+    /// A weak reference to the allocator, which does not keep it alive: whoever destroys the
+    /// device checks with it that no clone of the allocator (and no resource made from it)
+    /// is left, since the allocator frees its memory through the device. The
+    /// `vk-baton-context` crate's `Context` leaks its device rather than destroy it under a
+    /// live allocator.
+    ///
+    /// ```no_run
+    /// # fn f(allocator: vk_baton::SharedAllocator) {
+    /// let weak = allocator.downgrade();
+    /// drop(allocator);
+    /// assert_eq!(weak.strong_count(), 0); // no clone and no resource hold it
+    /// # }
+    /// ```
+    pub fn downgrade(&self) -> Weak<Mutex<Allocator>> {
         Arc::downgrade(&self.inner)
     }
 

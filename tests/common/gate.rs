@@ -11,7 +11,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use vk_baton::ash::vk;
-use vk_baton::{Context, Queue};
+use vk_baton::Queue;
+use vk_baton_context::Context;
 
 /// A host-signalled timeline semaphore that holds back the work submitted to one queue.
 pub struct Gate {

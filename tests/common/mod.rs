@@ -5,7 +5,8 @@ pub mod gate;
 
 use std::sync::Arc;
 use vk_baton::ash::vk;
-use vk_baton::{Access, Context, Declare, Pass, Recorder, StBuffer, StImage};
+use vk_baton::{Access, Declare, Pass, Recorder, StBuffer, StImage};
+use vk_baton_context::Context;
 
 /// A context with validation and synchronization validation on. A missing device panics:
 /// GPU tests fail, never skip, without one.

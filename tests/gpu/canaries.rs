@@ -20,7 +20,8 @@
 
 use super::*;
 use vk_baton::ash::vk::Handle;
-use vk_baton::{Context, Queue};
+use vk_baton::Queue;
+use vk_baton_context::Context;
 
 /// Fills the buffer without declaring it: a write the graph does not know about.
 struct HiddenFill(Arc<StBuffer>);

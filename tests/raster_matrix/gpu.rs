@@ -6,9 +6,8 @@ use super::kit::{bind, Bind, Kit};
 use std::collections::HashMap;
 use std::sync::Arc;
 use vk_baton::ash::vk;
-use vk_baton::{
-    Access, BufferDesc, Context, Declare, ImageDesc, Pass, Recorder, StBuffer, StImage,
-};
+use vk_baton::{Access, BufferDesc, Declare, ImageDesc, Pass, Recorder, StBuffer, StImage};
+use vk_baton_context::Context;
 use vk_baton_passes::render::{ColorTarget, DepthTarget, Render};
 
 /// A resource of a case.

@@ -4,7 +4,8 @@ use super::cases::*;
 use super::gpu::{copy_to_buffer, unpack, Case, Res};
 use super::kit::{bind, Bind, Kit, Prog};
 use vk_baton::ash::vk;
-use vk_baton::{Context, Pass, Recorder};
+use vk_baton::{Pass, Recorder};
+use vk_baton_context::Context;
 use vk_baton_passes::render::{ColorTarget, DepthTarget, Store};
 
 const ZERO: vk::ClearColorValue = vk::ClearColorValue { uint32: [0; 4] };

@@ -9,7 +9,8 @@ use super::stencil::{clear_stencil, read_aspect, test_clear};
 use std::sync::Arc;
 use vk_baton::ash::vk;
 use vk_baton::plan::{Command, ImageBarrier, Plan};
-use vk_baton::{Access, Context, Pass, Recorder, StBuffer, StImage};
+use vk_baton::{Access, Pass, Recorder, StBuffer, StImage};
+use vk_baton_context::Context;
 use vk_baton_passes::render::{ColorTarget, DepthTarget, StencilTarget};
 use vk_baton_shaders::matrix as spv;
 

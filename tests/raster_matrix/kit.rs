@@ -5,7 +5,8 @@ use super::cases::{COLOR, DEPTH, RESULT};
 use super::gpu_stencil::StencilProgs;
 use std::sync::Mutex;
 use vk_baton::ash::{self, vk};
-use vk_baton::{Context, StImage};
+use vk_baton::StImage;
+use vk_baton_context::Context;
 use vk_baton_shaders::matrix as spv;
 
 /// A pipeline with its layout; set 0 holds `bindings` in order.

@@ -7,7 +7,8 @@ use super::gpu_stencil::depth_read_barriers;
 use super::kit::Kit;
 use vk_baton::ash::vk;
 use vk_baton::plan::{Command, Plan};
-use vk_baton::{Context, ContextOptions, ExecutionFence, Pass, Queue};
+use vk_baton::{ExecutionFence, Pass, Queue};
+use vk_baton_context::{Context, ContextOptions};
 
 /// Where the writes, the middle reads and the reads go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

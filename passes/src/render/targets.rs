@@ -199,7 +199,7 @@ pub struct DepthTarget {
 /// make it a different access than depth (one is read-only, or one discards its old contents),
 /// the pass declares one use per aspect, and each attachment is in its aspect's own layout
 /// (`DEPTH_READ_ONLY_OPTIMAL`, `STENCIL_ATTACHMENT_OPTIMAL`, ...): the device needs the
-/// `separateDepthStencilLayouts` feature, which `vk_baton::Context` enables where supported.
+/// `separateDepthStencilLayouts` feature, which `vk_baton_context::Context` enables where supported.
 #[derive(Clone, Copy, Debug)]
 pub struct StencilTarget {
     /// The load op (a clear takes this stencil value).

@@ -99,7 +99,7 @@ pub(crate) struct BufferCopies {
 /// execution that recorded it has completed.
 ///
 /// ```no_run
-/// # fn f(ctx: &vk_baton::Context, up: &mut vk_baton_passes::Uploader) -> vk_baton_passes::Result<()> {
+/// # fn f(ctx: &vk_baton_context::Context, up: &mut vk_baton_passes::Uploader) -> vk_baton_passes::Result<()> {
 /// let mut batch = up.flush_pass();
 /// let ticket = batch.ticket();
 /// let graph = ctx.graph()?;

@@ -4,7 +4,7 @@
 //! always did; the graph does the waits, the layout transitions and the signals.
 //!
 //! ```no_run
-//! # fn f(ctx: &vk_baton::Context, device: &ash::Device, swapchain_fn: &ash::khr::swapchain::Device,
+//! # fn f(ctx: &vk_baton_context::Context, device: &ash::Device, swapchain_fn: &ash::khr::swapchain::Device,
 //! #      swapchain: ash::vk::SwapchainKHR, format: ash::vk::Format, extent: ash::vk::Extent2D,
 //! #      acquired: ash::vk::Semaphore, rendered: &[ash::vk::Semaphore],
 //! #      render: &mut dyn vk_baton::Pass) -> vk_baton_passes::Result<()> {

@@ -53,10 +53,10 @@ impl Default for SwapchainConfig {
 
 /// A swapchain on a surface, its images wrapped as [`StImage`]s (which the swapchain owns:
 /// [`Destroy::AppKeeps`]), and its semaphores. The device needs `VK_KHR_swapchain` (with
-/// [`vk_baton::Context`], `ContextOptions { swapchain: true, .. }`).
+/// `vk_baton_context::Context`, `ContextOptions { swapchain: true, .. }`).
 ///
 /// ```no_run
-/// # fn f(ctx: &vk_baton::Context, surface: ash::vk::SurfaceKHR) -> vk_baton_passes::Result<()> {
+/// # fn f(ctx: &vk_baton_context::Context, surface: ash::vk::SurfaceKHR) -> vk_baton_passes::Result<()> {
 /// use vk_baton_passes::{Swapchain, SwapchainConfig};
 /// let sc = Swapchain::new(ctx.entry(), ctx.instance(), ctx.device(), ctx.physical_device(), surface, SwapchainConfig::default())?;
 /// println!("{} images of {:?}", sc.images().len(), sc.extent());
@@ -98,7 +98,7 @@ impl Swapchain {
     /// [`AcquireOutcome::OutOfDate`], and [`Swapchain::recreate`] creates it later.
     ///
     /// ```no_run
-    /// # fn f(ctx: &vk_baton::Context, surface: ash::vk::SurfaceKHR) -> vk_baton_passes::Result<()> {
+    /// # fn f(ctx: &vk_baton_context::Context, surface: ash::vk::SurfaceKHR) -> vk_baton_passes::Result<()> {
     /// let sc = vk_baton_passes::Swapchain::new(ctx.entry(), ctx.instance(), ctx.device(), ctx.physical_device(), surface, Default::default())?;
     /// # Ok(()) }
     /// ```

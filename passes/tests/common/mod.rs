@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 use vk_baton::ash::vk;
-use vk_baton::{BufferDesc, Context, ImageDesc, StBuffer, StImage};
+use vk_baton::{BufferDesc, ImageDesc, StBuffer, StImage};
+use vk_baton_context::Context;
 
 /// A context with validation and synchronization validation on. A missing device or layer
 /// fails the test: GPU tests never skip.

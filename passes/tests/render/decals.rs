@@ -15,7 +15,8 @@ use super::pipeline::{rect, rect_indices, Options, Pipeline};
 use std::sync::Arc;
 use vk_baton::ash::vk;
 use vk_baton::plan::{Command, Plan};
-use vk_baton::{Access, BufferDesc, Context, ImageDesc, StBuffer};
+use vk_baton::{Access, BufferDesc, ImageDesc, StBuffer};
+use vk_baton_context::Context;
 use vk_baton_passes::render::{ColorTarget, DepthTarget, Render, StencilTarget};
 use vk_baton_passes::{DownloadImage, UploadBuffer};
 

@@ -225,7 +225,7 @@ impl UseDecl {
     /// An aspect the format lacks, or any aspect on a buffer, is refused
     /// ([`Error::InvalidInput`](crate::Error::InvalidInput)). A barrier on one aspect of a
     /// two-aspect image needs the device's `separateDepthStencilLayouts` feature (Vulkan 1.2,
-    /// which [`Context`](crate::Context) enables where supported).
+    /// which `vk_baton_context::Context` enables where supported).
     ///
     /// ```
     /// use vk_baton::plan::*;

@@ -1,18 +1,16 @@
-//! The steps of [`crate::Context::with_options`], in order: the instance with its debug
+//! The steps of [`Context::with_options`](super::Context::with_options), in order: the instance with its debug
 //! messenger, the physical device and the queue families, the device, its queues, and the
 //! allocator. Each step returns an owner of what it made, so a later step's failure destroys
 //! everything made before it, in the right order, by dropping.
 
+use super::messages::{on_message, Messages};
 use super::owner::{DeviceOwner, InstanceOwner, Messenger};
 use super::ContextOptions;
-use crate::debug::DebugUtils;
-use crate::error::{Error, Result};
-use crate::messages::{on_message, Messages};
-use crate::queue::Queue;
-use crate::resource::SharedAllocator;
 use ash::vk;
 use std::ffi::{c_void, CStr, CString};
 use std::sync::Arc;
+use vk_baton::gpu_allocator;
+use vk_baton::{DebugUtils, Error, Queue, Result, SharedAllocator};
 
 const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
 

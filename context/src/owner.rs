@@ -1,15 +1,19 @@
 //! Who destroys the instance and the device, and when.
 //!
-//! The [`DeviceOwner`] sits in an `Arc` that the [`crate::Context`] holds, and so does every
-//! queue, resource and graph the context makes (each drops it last, after destroying its own
-//! Vulkan objects). The device is therefore destroyed when the last of them drops, in whatever
-//! order the app drops them, and never under an object still alive.
+//! The [`DeviceOwner`] sits in an `Arc` that the [`Context`](super::Context) holds, and so does
+//! every queue, resource and graph the context makes (each drops it last, after destroying its
+//! own Vulkan objects: [`vk_baton::Queue::keep_alive_with`],
+//! [`vk_baton::StImage::keep_alive_with`], [`vk_baton::StBuffer::keep_alive_with`],
+//! [`vk_baton::Graph::with_device_owner`]). The device is therefore destroyed when the last of
+//! them drops, in whatever order the app drops them, and never under an object still alive.
 
-use crate::messages::Messages;
-use crate::resource::SharedAllocator;
+use super::messages::Messages;
 use ash::vk;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock, Weak};
+use vk_baton::gpu_allocator::vulkan::Allocator;
+use vk_baton::parking_lot::Mutex;
+use vk_baton::SharedAllocator;
 
 /// A debug-utils messenger with the instance functions that destroy it.
 pub(super) type Messenger = (ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT);
@@ -45,7 +49,7 @@ pub(crate) struct DeviceOwner {
     pub(super) device: ash::Device,
     /// The context's allocator, set once it exists: it frees its memory blocks through the
     /// device, so the device must outlive it.
-    pub(super) allocator: OnceLock<Weak<parking_lot::Mutex<gpu_allocator::vulkan::Allocator>>>,
+    pub(super) allocator: OnceLock<Weak<Mutex<Allocator>>>,
     /// Always `Some` until dropped (or leaked).
     instance: Option<InstanceOwner>,
 }

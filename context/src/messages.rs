@@ -3,24 +3,24 @@
 //! which an app that handles the error has nothing to fix for).
 //!
 //! ```no_run
-//! # fn f(ctx: &vk_baton::Context) {
+//! # fn f(ctx: &vk_baton_context::Context) {
 //! assert!(ctx.validation_messages() == 0, "{}", ctx.validation_messages());
 //! println!("driver said: {}", ctx.driver_messages());
 //! # }
 //! ```
 
 use ash::vk;
-use parking_lot::Mutex;
 use std::ffi::{c_void, CStr};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
+use vk_baton::parking_lot::Mutex;
 
 /// Debug-utils warnings and errors of one kind seen so far (validation-layer messages, or
 /// the driver's and loader's own); compares equal to a count.
 ///
 /// ```no_run
-/// # fn f(ctx: &vk_baton::Context) {
+/// # fn f(ctx: &vk_baton_context::Context) {
 /// let m = ctx.validation_messages();
 /// assert!(m == 0, "{m}");
 /// # }
@@ -39,7 +39,7 @@ pub struct ValidationMessages {
 /// object's handle), not by the wording of one layer version:
 ///
 /// ```no_run
-/// # fn f(ctx: &vk_baton::Context, buf: &vk_baton::StBuffer) {
+/// # fn f(ctx: &vk_baton_context::Context, buf: &vk_baton::StBuffer) {
 /// use ash::vk::Handle;
 /// let m = ctx.validation_messages();
 /// let hazard = m.messages.iter().any(|x| x.id.starts_with("SYNC-") && x.names(buf.handle().as_raw()));
@@ -60,7 +60,7 @@ impl ValidationMessage {
     /// its text (as the layer prints handles: `0x…` in lower-case hex).
     ///
     /// ```
-    /// use vk_baton::ValidationMessage;
+    /// use vk_baton_context::ValidationMessage;
     /// let m = ValidationMessage { text: "VkBuffer 0x2a[a]".into(), ..Default::default() };
     /// assert!(m.names(0x2a) && !m.names(0x2));
     /// ```
@@ -131,11 +131,11 @@ fn is_validation_message(types: vk::DebugUtilsMessageTypeFlagsEXT, id_name: Opti
         || id_name.is_some_and(|n| LAYER_IDS.iter().any(|p| n.starts_with(p)))
 }
 
-/// The context's debug-utils messages; it stays readable after the [`crate::Context`] is dropped, so
-/// a test can check what destroying the device reported.
+/// The context's debug-utils messages; it stays readable after the [`Context`](super::Context)
+/// is dropped, so a test can check what destroying the device reported.
 ///
 /// ```no_run
-/// # fn f(ctx: vk_baton::Context) {
+/// # fn f(ctx: vk_baton_context::Context) {
 /// let log = ctx.message_log();
 /// drop(ctx);
 /// assert!(log.validation() == 0, "{}", log.validation());
@@ -148,7 +148,7 @@ impl MessageLog {
     /// The validation layer's warnings and errors: usage errors, in the app or in vk-baton.
     ///
     /// ```no_run
-    /// # fn f(log: &vk_baton::context::MessageLog) {
+    /// # fn f(log: &vk_baton_context::MessageLog) {
     /// assert!(log.validation() == 0);
     /// # }
     /// ```
@@ -160,7 +160,7 @@ impl MessageLog {
     /// of an allocation it could not make), which are not usage errors.
     ///
     /// ```no_run
-    /// # fn f(log: &vk_baton::context::MessageLog) {
+    /// # fn f(log: &vk_baton_context::MessageLog) {
     /// println!("{}", log.driver());
     /// # }
     /// ```
@@ -173,7 +173,7 @@ impl MessageLog {
     /// one is alive, and for good if the device had to be leaked (an error is logged then).
     ///
     /// ```no_run
-    /// # fn f(ctx: vk_baton::Context) -> vk_baton::Result<()> {
+    /// # fn f(ctx: vk_baton_context::Context) -> vk_baton::Result<()> {
     /// let log = ctx.message_log();
     /// let buf = ctx.buffer(vk_baton::BufferDesc::new(64, ash::vk::BufferUsageFlags::TRANSFER_DST), "buf")?;
     /// drop(ctx);

@@ -1,38 +1,53 @@
-//! [`Context`]: a bootstrap for examples, tests and newcomers. Nothing else in the crate needs
-//! it: apps with their own instance, device, queues and allocator use [`crate::Queue::new`],
-//! [`crate::StImage::new`] and [`crate::Graph::new`] directly.
+//! # vk-baton-context
+//!
+//! [`Context`]: a bootstrap for [vk-baton](vk_baton)'s samples, tests and newcomers. It makes
+//! an instance (with the validation layer and synchronization validation when asked), a device
+//! with every queue family, three named queues, an allocator, and graphs; and it counts the
+//! validation layer's and the driver's messages ([`messages`]: [`ValidationMessages`],
+//! [`MessageLog`]). vk-baton itself does not need it: apps with their own instance, device,
+//! queues and allocator use [`vk_baton::Queue::new`], [`vk_baton::StImage::new`] and
+//! [`vk_baton::Graph::new`] directly.
+//!
+//! The context uses vk-baton's public API only. Its device is destroyed when the context and
+//! every queue, resource and graph it made have dropped, in any order: it gives them the owner
+//! of its device ([`vk_baton::Queue::keep_alive_with`],
+//! [`vk_baton::Graph::with_device_owner`], ...).
 //!
 //! ```no_run
 //! # fn main() -> vk_baton::Result<()> {
-//! let ctx = vk_baton::Context::new()?; // validation when VK_BATON_VALIDATION=1
+//! let ctx = vk_baton_context::Context::new()?; // validation when VK_BATON_VALIDATION=1
 //! println!("graphics: {:?}, async compute: {:?}", ctx.graphics(), ctx.async_compute());
 //! assert_eq!(ctx.validation_messages(), 0);
 //! # Ok(()) }
 //! ```
 
+// Every path to vk-baton is spelled `vk_baton::`, and to this crate's own items relatively
+// (never `crate::`): vk-baton's unit tests compile these sources into themselves.
+#![warn(missing_docs)]
+
 mod features;
+pub mod messages;
 mod owner;
 mod setup;
 
-use crate::debug::DebugUtils;
-use crate::error::Result;
-use crate::graph::Graph;
-use crate::messages::Messages;
-pub use crate::messages::{MessageLog, ValidationMessage, ValidationMessages};
-use crate::queue::Queue;
-use crate::resource::{BufferDesc, ImageDesc, SharedAllocator, StBuffer, StImage};
-use crate::timing::TimestampSupport;
+pub use messages::{MessageLog, ValidationMessage, ValidationMessages};
+
 use ash::vk;
+use messages::Messages;
 use owner::DeviceOwner;
 use setup::FamilyChoice;
 use std::ffi::CString;
 use std::fmt;
 use std::sync::Arc;
+use vk_baton::timing::TimestampSupport;
+use vk_baton::{
+    BufferDesc, DebugUtils, Graph, ImageDesc, Queue, Result, SharedAllocator, StBuffer, StImage,
+};
 
 /// How to build a [`Context`].
 ///
 /// ```
-/// let opts = vk_baton::ContextOptions { validation: true, ..Default::default() };
+/// let opts = vk_baton_context::ContextOptions { validation: true, ..Default::default() };
 /// ```
 #[derive(Clone, Debug)]
 pub struct ContextOptions {
@@ -47,13 +62,13 @@ pub struct ContextOptions {
     /// Extra instance extensions (e.g. surface extensions from `ash-window`).
     pub instance_extensions: Vec<CString>,
     /// Core features the app needs beyond those the context enables anyway (see
-    /// [`Context::features`]): [`Error::Environment`](crate::Error::Environment) if the
+    /// [`Context::features`]): [`Error::Environment`](vk_baton::Error::Environment) if the
     /// device lacks one.
     pub features: vk::PhysicalDeviceFeatures,
     /// Device extensions the app needs (say `VK_KHR_ray_query`):
-    /// [`Error::Environment`](crate::Error::Environment) if the device lacks one. Features of
+    /// [`Error::Environment`](vk_baton::Error::Environment) if the device lacks one. Features of
     /// extensions that must be enabled through `pNext` are not covered: bring your own device
-    /// for those ([`crate::Graph::new`]).
+    /// for those ([`vk_baton::Graph::new`]).
     pub device_extensions: Vec<CString>,
     /// How many queues to create in the graphics family (default 1): two or more let two
     /// graphs, or two passes of one graph, run side by side on one family. They are
@@ -89,7 +104,8 @@ impl Default for ContextOptions {
 ///
 /// ```no_run
 /// # fn main() -> vk_baton::Result<()> {
-/// use vk_baton::{ash::vk, Context, ImageDesc};
+/// use vk_baton::{ash::vk, ImageDesc};
+/// use vk_baton_context::Context;
 /// let ctx = Context::new_for_tests()?; // validation + synchronization validation on
 /// let img = ctx.image(ImageDesc::storage_2d(64, 64, vk::Format::R8G8B8A8_UNORM), "img")?;
 /// let graph = ctx.graph()?;
@@ -120,7 +136,7 @@ impl Context {
     /// A context with [`ContextOptions::default`]: validation when `VK_BATON_VALIDATION=1`.
     ///
     /// ```no_run
-    /// let ctx = vk_baton::Context::new().expect("a Vulkan 1.3 device");
+    /// let ctx = vk_baton_context::Context::new().expect("a Vulkan 1.3 device");
     /// ```
     pub fn new() -> Result<Context> {
         Self::with_options(ContextOptions::default())
@@ -129,7 +145,7 @@ impl Context {
     /// A context with validation and synchronization validation always on.
     ///
     /// ```no_run
-    /// let ctx = vk_baton::Context::new_for_tests().unwrap();
+    /// let ctx = vk_baton_context::Context::new_for_tests().unwrap();
     /// assert_eq!(ctx.validation_messages(), 0);
     /// ```
     pub fn new_for_tests() -> Result<Context> {
@@ -143,7 +159,7 @@ impl Context {
     /// A context with explicit options. Fails when no Vulkan 1.3 device is present.
     ///
     /// ```no_run
-    /// let ctx = vk_baton::Context::with_options(vk_baton::ContextOptions { swapchain: true, ..Default::default() }).unwrap();
+    /// let ctx = vk_baton_context::Context::with_options(vk_baton_context::ContextOptions { swapchain: true, ..Default::default() }).unwrap();
     /// ```
     pub fn with_options(opts: ContextOptions) -> Result<Context> {
         let messages = Arc::new(Messages::default());
@@ -235,7 +251,7 @@ impl Context {
     /// a graphics pipeline with dynamic rendering needs nothing else.
     ///
     /// ```no_run
-    /// let ctx = vk_baton::Context::new()?;
+    /// let ctx = vk_baton_context::Context::new()?;
     /// if ctx.features().fragment_stores_and_atomics == vk_baton::ash::vk::TRUE {
     ///     // fragment shaders may write storage buffers and images
     /// }
@@ -249,7 +265,7 @@ impl Context {
     /// out-of-memory report, say) are not counted here: see [`Context::driver_messages`].
     ///
     /// ```no_run
-    /// # fn f(ctx: &vk_baton::Context) {
+    /// # fn f(ctx: &vk_baton_context::Context) {
     /// let m = ctx.validation_messages();
     /// assert!(m == 0, "{m}");
     /// # }
@@ -262,7 +278,7 @@ impl Context {
     /// come from the validation layer.
     ///
     /// ```no_run
-    /// # fn f(ctx: &vk_baton::Context) {
+    /// # fn f(ctx: &vk_baton_context::Context) {
     /// println!("{}", ctx.driver_messages());
     /// # }
     /// ```
@@ -274,7 +290,7 @@ impl Context {
     /// reports arrives after the context is gone.
     ///
     /// ```no_run
-    /// # fn f(ctx: vk_baton::Context) {
+    /// # fn f(ctx: vk_baton_context::Context) {
     /// let log = ctx.message_log();
     /// drop(ctx);
     /// assert!(log.validation() == 0);
@@ -287,12 +303,23 @@ impl Context {
     /// A new [`Graph`] on this device, with debug labels when available.
     ///
     /// ```no_run
-    /// # fn f(ctx: &vk_baton::Context) -> vk_baton::Result<()> {
+    /// # fn f(ctx: &vk_baton_context::Context) -> vk_baton::Result<()> {
     /// let graph = ctx.graph()?;
     /// # Ok(()) }
     /// ```
     pub fn graph(&self) -> Result<Graph> {
-        let graph = Graph::with_device_owner(&self.device, self.debug.clone(), self.owner.clone());
+        // SAFETY: the device was created from the physical device of the live instance, with
+        // synchronization2 and timelineSemaphore; `owner` destroys it only once dropped, and
+        // the debug functions were loaded for it.
+        let graph = unsafe {
+            Graph::with_device_owner(
+                &self.instance,
+                self.physical_device,
+                &self.device,
+                self.debug.clone(),
+                self.owner.clone(),
+            )
+        }?;
         // SAFETY: a plain query on a live physical device, the one the device was made from,
         // whose granularity it is.
         unsafe {
@@ -309,7 +336,7 @@ impl Context {
     /// the device has it (the context enables it).
     ///
     /// ```no_run
-    /// # fn f(ctx: &vk_baton::Context) -> vk_baton::Result<()> {
+    /// # fn f(ctx: &vk_baton_context::Context) -> vk_baton::Result<()> {
     /// let graph = ctx.graph()?;
     /// graph.set_gpu_timings(Some(ctx.timestamp_support()));
     /// # Ok(()) }
@@ -323,7 +350,7 @@ impl Context {
     ///
     /// ```no_run
     /// # fn main() -> vk_baton::Result<()> {
-    /// use vk_baton::{Context, ContextOptions};
+    /// use vk_baton_context::{Context, ContextOptions};
     /// let ctx = Context::with_options(ContextOptions { graphics_queues: 2, ..Default::default() })?;
     /// let [main, side] = ctx.graphics_queues() else { unreachable!() };
     /// assert_eq!(side.name(), "graphics 1");
@@ -336,7 +363,7 @@ impl Context {
     /// Creates a device-local image, debug-named.
     ///
     /// ```no_run
-    /// # fn f(ctx: &vk_baton::Context) -> vk_baton::Result<()> {
+    /// # fn f(ctx: &vk_baton_context::Context) -> vk_baton::Result<()> {
     /// use vk_baton::{ash::vk, ImageDesc};
     /// let img = ctx.image(ImageDesc::storage_2d(16, 16, vk::Format::R8G8B8A8_UNORM), "img")?;
     /// # Ok(()) }
@@ -352,7 +379,7 @@ impl Context {
     /// Creates a buffer (device-local or mapped, per `desc.location`), debug-named.
     ///
     /// ```no_run
-    /// # fn f(ctx: &vk_baton::Context) -> vk_baton::Result<()> {
+    /// # fn f(ctx: &vk_baton_context::Context) -> vk_baton::Result<()> {
     /// use vk_baton::{ash::vk, BufferDesc};
     /// let buf = ctx.buffer(BufferDesc::upload(64, vk::BufferUsageFlags::TRANSFER_SRC), "staging")?;
     /// # Ok(()) }
@@ -368,7 +395,7 @@ impl Context {
     /// The device's name, as the driver reports it.
     ///
     /// ```no_run
-    /// # fn f(ctx: &vk_baton::Context) {
+    /// # fn f(ctx: &vk_baton_context::Context) {
     /// println!("running on {}", ctx.device_name());
     /// # }
     /// ```
@@ -444,7 +471,7 @@ impl Context {
     /// Whether the device has more than one queue family that the three named queues use.
     ///
     /// ```no_run
-    /// # fn f(ctx: &vk_baton::Context) {
+    /// # fn f(ctx: &vk_baton_context::Context) {
     /// if !ctx.has_several_families() { println!("single queue"); }
     /// # }
     /// ```
@@ -456,13 +483,11 @@ impl Context {
 impl Drop for Context {
     fn drop(&mut self) {
         // vkDeviceWaitIdle needs every queue externally synchronized: hold all submit locks.
-        let mut distinct: Vec<&Queue> = Vec::new();
-        for q in self.queues.iter().chain(&self.graphics_queues) {
-            if !distinct.iter().any(|d| d.same_object(q)) {
-                distinct.push(q);
-            }
-        }
+        let mut distinct: Vec<&Queue> = self.queues.iter().chain(&self.graphics_queues).collect();
         distinct.sort_by_key(|q| vk::Handle::as_raw(q.handle()));
+        // Queues compare by `VkQueue`, and the context made one `Queue` (and clones) for each:
+        // each submit lock is then taken once.
+        distinct.dedup();
         let locks: Vec<_> = distinct.iter().map(|q| q.lock()).collect();
         // SAFETY: every queue's submit lock is held. The fields (queues, allocator) then drop,
         // and `owner` destroys the device once nothing made through the context holds it.

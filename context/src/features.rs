@@ -1,18 +1,18 @@
-//! What [`Context`](crate::Context) enables on its device.
+//! What [`Context`](super::Context) enables on its device.
 //!
 //! Always, since vk-baton and a raster frame need them (all are required of a Vulkan 1.3
 //! device): `synchronization2` and `dynamicRendering` (1.3), `timelineSemaphore` (1.2). Where
 //! the device has them: `hostQueryReset` (1.2, GPU timings reset their queries with it),
 //! `separateDepthStencilLayouts` (1.2, which a barrier on one aspect of a depth/stencil image
-//! needs: see [`Use::aspect`](crate::pass::Use::aspect)) and the core features a renderer
+//! needs: see [`Use::aspect`](vk_baton::pass::Use::aspect)) and the core features a renderer
 //! usually needs, listed in [`where_supported`]. Then whatever the app asks for in
-//! [`ContextOptions::features`](crate::ContextOptions::features) and
-//! [`ContextOptions::device_extensions`](crate::ContextOptions::device_extensions), which the
+//! [`ContextOptions::features`](super::ContextOptions::features) and
+//! [`ContextOptions::device_extensions`](super::ContextOptions::device_extensions), which the
 //! device must have.
 
-use crate::error::{Error, Result};
 use ash::vk;
 use std::ffi::CString;
+use vk_baton::{Error, Result};
 
 /// Core features the context enables when the device has them: what raster frames commonly
 /// use (independent blending, multi-draw and first-instance indirect draws, stores from vertex
