@@ -69,6 +69,7 @@ pub mod resource;
 pub mod simulate;
 #[cfg(feature = "timing")]
 pub mod timing;
+#[cfg(feature = "transients")]
 mod transient;
 #[cfg(feature = "verify")]
 pub mod verify;
@@ -96,6 +97,7 @@ pub use resource::{
     BufferDesc, Destroy, HostMapping, HostMemory, ImageDesc, Resource, ResourceState,
     SharedAllocator, Sharing, StBuffer, StImage, StateSnapshot,
 };
+#[cfg(feature = "transients")]
 pub use transient::TransientStats;
 
 // The unit tests that need a device make it with the `vk-baton-context` crate's `Context`,

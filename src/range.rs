@@ -228,6 +228,7 @@ pub enum SubRange {
 
 impl SubRange {
     /// Whether this range of a resource holds all of `inner`.
+    #[cfg(feature = "schedule")]
     pub(crate) fn contains(&self, inner: &SubRange) -> bool {
         match (self, inner) {
             (SubRange::Image(o), SubRange::Image(i)) => {

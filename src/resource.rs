@@ -37,6 +37,7 @@ pub use image::StImage;
 pub use memory::SharedAllocator;
 pub use state::StateSnapshot;
 pub(crate) use state::Tracked;
+#[cfg(feature = "transients")]
 pub(crate) use transient::{create_buffer, create_image, create_view, name_object};
 
 /// An image or a buffer, for code that handles both.

@@ -107,6 +107,7 @@ mod frame;
 mod topology;
 
 #[cfg(all(test, feature = "verify"))]
+#[cfg(feature = "diagram")]
 mod diagram_tests;
 
 pub use frame::{Frame, FrameReport};

@@ -192,6 +192,7 @@ impl Execution<'_> {
     pub(super) fn record(&mut self, token: &CompletionToken) -> Result<Recording> {
         let pools = self.pools.clone();
         // The transients' objects for this execution, kept bound until the recording ends.
+        #[cfg(feature = "transients")]
         let _transients =
             match (pools.transients).bind(&self.plan, &self.resources, token, pools.debug.as_ref())
             {

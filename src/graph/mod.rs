@@ -32,6 +32,7 @@ mod prepare;
 #[cfg(feature = "parallel-recording")]
 mod recording_threads;
 mod signalling;
+#[cfg(feature = "transients")]
 mod transients;
 
 pub use held::HeldPlan;
@@ -161,7 +162,11 @@ impl Graph {
     ) -> Result<Graph> {
         // SAFETY: the three belong together and are alive (this function's contract).
         unsafe { crate::requirements::check_device(instance, physical_device, device, "graph") }?;
-        Ok(Graph::with_pools(GraphPools::new(device, debug, Some(device_owner))))
+        Ok(Graph::with_pools(GraphPools::new(
+            device,
+            debug,
+            Some(device_owner),
+        )))
     }
 
     fn with_pools(pools: GraphPools) -> Graph {

@@ -72,12 +72,14 @@
 //! assert_eq!(next[0][0].1.write.unwrap().value, Some(21));
 //! ```
 
+mod colours;
+#[cfg(feature = "diagram")]
 mod diagram;
 /// The diagram tests' checks, for the simulated pictures in `simulate`'s tests.
-#[cfg(test)]
+#[cfg(all(test, feature = "diagram"))]
 pub(crate) use diagram::tests::check as diagram_checks;
 /// The transient tests' inputs, for the verifier's tests across executions.
-#[cfg(test)]
+#[cfg(all(test, feature = "transients"))]
 pub(crate) use transient::tests as transient_tests;
 mod display;
 pub mod handoff;
@@ -89,6 +91,7 @@ mod output;
 mod planner;
 mod queue_stages;
 mod rebind;
+#[cfg(feature = "schedule")]
 mod regroup;
 pub mod schedule;
 mod state;
@@ -96,7 +99,7 @@ mod submission;
 mod timeline;
 pub mod transient;
 
-pub(crate) use diagram::{barrier_rgb, queue_rgb};
+pub(crate) use colours::{barrier_rgb, queue_rgb};
 pub use handoff::AppBatch;
 pub use input::{
     BinarySignalDecl, BinaryWaitDecl, PassDecl, PlanInput, QueueDecl, RenderPassLayouts,

@@ -269,7 +269,7 @@ pub(crate) fn plan_scheduled_reusing(
     validate(&input)?;
     transient::validate::validate(&input)?;
     queue_stages::narrow_input(&mut input);
-    let (scheduled, fallback) = super::schedule::orders(&input, schedule);
+    let (scheduled, fallback) = super::schedule::orders(&input, schedule)?;
     let reorders = scheduled.reorders();
     let mut chosen = (plan_in_scheduled_order(&input, scheduled, spare)?, reorders);
     if let Some(in_order) = fallback {
@@ -331,7 +331,7 @@ fn plan_in_scheduled_order(
     let spare = SpareBarriers::from_queues(spare_queues);
     // Joining barrier commands is for program order without aliasing (see `hoist`).
     let hoist = prune;
-    let (mut queues, mut final_states) = plan_parts(
+    let parts = plan_parts(
         input,
         &scheduled.order,
         spare,
@@ -340,36 +340,84 @@ fn plan_in_scheduled_order(
         prune,
         hoist,
     )?;
-    let mut transients = TransientPlan::default();
-    let mut aliased = false;
-    if transient::any(input) {
-        // Place the transients from the plan's order, then plan again with each one's first
-        // use ordered after the transients whose memory it takes.
-        let (placed, aliasing) = transient::place(input, &queues);
-        if aliasing.after.iter().any(|a| !a.is_empty()) {
-            let spare = SpareBarriers::from_queues(queues);
-            (queues, final_states) = plan_parts(
-                input,
-                &scheduled.order,
-                spare,
-                final_states,
-                &aliasing,
-                false,
-                false,
-            )?;
-            aliased = true;
-        }
-        transients = placed;
-    }
+    #[cfg_attr(not(feature = "schedule"), allow(unused_mut))]
+    let Placed {
+        parts: (mut queues, final_states),
+        transients,
+        aliased,
+    } = place_transients(input, &scheduled.order, parts)?;
     // Regrouping moves barrier commands by the passes' own uses; it does not know aliasing
     // dependencies, so a plan with them keeps its barriers where the planner put them.
+    #[cfg(feature = "schedule")]
     if let (Some(level), false) = (&scheduled.level, aliased) {
         super::regroup::regroup(input, level, &mut queues);
     }
+    #[cfg(not(feature = "schedule"))]
+    let _ = aliased;
+    #[cfg_attr(not(feature = "transients"), allow(unused_mut))]
+    let mut transients = transients;
+    #[cfg(feature = "transients")]
     if transient::any(input) {
         transient::sites(&mut transients, input, &queues);
     }
     Ok((queues, final_states, transients, scheduled.order))
+}
+
+/// A plan's queues and final states once its transients are placed.
+struct Placed {
+    parts: (Vec<QueuePlan>, FinalStates),
+    transients: TransientPlan,
+    /// Whether the plan was made again with aliasing dependencies.
+    aliased: bool,
+}
+
+/// Places the transients from the plan's order and, where one takes another's memory, plans
+/// again with each one's first use ordered after the transients whose memory it takes.
+#[cfg(feature = "transients")]
+fn place_transients(
+    input: &PlanInput,
+    order: &[usize],
+    (queues, final_states): (Vec<QueuePlan>, FinalStates),
+) -> Result<Placed> {
+    if !transient::any(input) {
+        let parts = (queues, final_states);
+        return Ok(Placed {
+            parts,
+            transients: TransientPlan::default(),
+            aliased: false,
+        });
+    }
+    let (transients, aliasing) = transient::place(input, &queues);
+    if !aliasing.after.iter().any(|a| !a.is_empty()) {
+        let parts = (queues, final_states);
+        let aliased = false;
+        return Ok(Placed {
+            parts,
+            transients,
+            aliased,
+        });
+    }
+    let spare = SpareBarriers::from_queues(queues);
+    let parts = plan_parts(input, order, spare, final_states, &aliasing, false, false)?;
+    Ok(Placed {
+        parts,
+        transients,
+        aliased: true,
+    })
+}
+
+/// Without the `transients` feature, no input has transients (validation refuses them).
+#[cfg(not(feature = "transients"))]
+fn place_transients(
+    _input: &PlanInput,
+    _order: &[usize],
+    parts: (Vec<QueuePlan>, FinalStates),
+) -> Result<Placed> {
+    Ok(Placed {
+        parts,
+        transients: TransientPlan::default(),
+        aliased: false,
+    })
 }
 
 /// Per resource, the state of each segment after the plan ([`Plan::final_states`]).

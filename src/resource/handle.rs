@@ -18,6 +18,7 @@ impl CurrentHandle {
         H::from_raw(self.0.load(Ordering::Relaxed))
     }
 
+    #[cfg(feature = "transients")]
     pub(super) fn set<H: vk::Handle>(&self, h: H) {
         self.0.store(h.as_raw(), Ordering::Relaxed)
     }

@@ -124,6 +124,7 @@ pub(super) enum Memory {
     },
     Raw(Destroy),
     /// A transient: its objects and memory belong to the graph that made it.
+    #[cfg_attr(not(feature = "transients"), allow(dead_code))]
     Transient(TransientSlot),
 }
 
@@ -164,6 +165,7 @@ pub(super) struct TransientSlot {
     pub(super) view: AtomicU64,
 }
 
+#[cfg_attr(not(feature = "transients"), allow(dead_code))]
 impl TransientSlot {
     pub(super) fn new(memory: TransientMemory, graph: u64) -> Self {
         TransientSlot {

@@ -8,6 +8,9 @@
 //! chose: the graph sets it before recording each execution, so [`StImage::handle`] (and
 //! [`StImage::view`]) return the objects of the execution being recorded.
 
+// Without the `transients` feature no transient is made: only the queries are used.
+#![cfg_attr(not(feature = "transients"), allow(dead_code, unused_imports))]
+
 use super::handle::CurrentHandle;
 use super::memory::{next_id, Memory, TransientSlot};
 use super::{BufferDesc, ImageDesc, Resource, StBuffer, StImage, Tracked};
@@ -99,6 +102,7 @@ pub(crate) fn create_buffer(
 impl StImage {
     /// A transient image of `desc` for the graph `graph`: no `VkImage` of its own, and the
     /// memory requirements of one (asked of a probe image, destroyed at once).
+    #[cfg(feature = "transients")]
     pub(crate) fn new_transient(
         device: &ash::Device,
         desc: ImageDesc,
@@ -163,6 +167,7 @@ impl StImage {
 
     /// Makes `image` and `view` this transient's objects for the execution about to be
     /// recorded.
+    #[cfg(feature = "transients")]
     pub(crate) fn bind_transient(&self, image: vk::Image, view: vk::ImageView) {
         if let Memory::Transient(slot) = &self.memory {
             self.handle.set(image);
@@ -192,6 +197,7 @@ impl ImageDesc {
 impl StBuffer {
     /// A transient buffer of `desc` for the graph `graph`: no `VkBuffer` of its own, and the
     /// memory requirements of one (asked of a probe buffer, destroyed at once).
+    #[cfg(feature = "transients")]
     pub(crate) fn new_transient(
         device: &ash::Device,
         desc: BufferDesc,
@@ -235,6 +241,7 @@ impl StBuffer {
     }
 
     /// Makes `buffer` this transient's buffer for the execution about to be recorded.
+    #[cfg(feature = "transients")]
     pub(crate) fn bind_transient(&self, buffer: vk::Buffer) {
         if let Memory::Transient(_) = &self.memory {
             self.handle.set(buffer);

@@ -173,6 +173,7 @@ fn the_next_graph_acquires_the_presented_image_again() {
 /// A transient is planned fresh in every execution: a chain of two executions verifies, and
 /// the second one's first use starts from UNDEFINED again.
 #[test]
+#[cfg(feature = "transients")]
 fn each_execution_starts_a_transient_fresh() {
     let mut input = crate::plan::transient_tests::two_queues();
     let mut last = [0u64, 0];

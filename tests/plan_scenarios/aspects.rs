@@ -323,6 +323,7 @@ fn decal_plan() -> Plan {
 
 /// The diagram's barrier tooltips name the aspect of a single-aspect barrier, as the text does.
 #[test]
+#[cfg(feature = "diagram")]
 fn the_diagram_names_a_single_aspect() {
     let svg = decal_plan().to_svg();
     // `->` is escaped in the SVG's text.

@@ -323,41 +323,34 @@ impl std::fmt::Display for Rgb {
     }
 }
 
-/// Queue colours, by queue index. No purple or orange: those mean ownership and binary
-/// semaphores.
-const QUEUE_COLOURS: [Rgb; 6] = [
-    Rgb(0x2f, 0x6d, 0xb5), // blue
-    Rgb(0x23, 0x8b, 0x4f), // green
-    Rgb(0xb0, 0x3a, 0x2e), // brick
-    Rgb(0x1d, 0x8a, 0x99), // teal
-    Rgb(0x86, 0x6a, 0x1c), // olive
-    Rgb(0xbf, 0x3f, 0x7f), // rose
-];
+/// Queue colours, by queue index ([`super::colours`]). No purple or orange: those mean
+/// ownership and binary semaphores.
+const QUEUE_COLOURS: [Rgb; 6] = {
+    let q = super::colours::QUEUES;
+    [
+        rgb(q[0]),
+        rgb(q[1]),
+        rgb(q[2]),
+        rgb(q[3]),
+        rgb(q[4]),
+        rgb(q[5]),
+    ]
+};
 /// Ownership release and acquire markers.
-const OWNERSHIP: Rgb = Rgb(0x7b, 0x3f, 0xa8);
+const OWNERSHIP: Rgb = rgb(super::colours::OWNERSHIP);
 /// Binary semaphores.
 const BINARY: Rgb = Rgb(0xe0, 0x7b, 0x00);
 /// Plain barrier markers.
-const BARRIER: Rgb = Rgb(0x4a, 0x4a, 0x4a);
+const BARRIER: Rgb = rgb(super::colours::BARRIER);
 /// Waits on earlier graphs, and lines of text that explain.
 const MUTED: Rgb = Rgb(0x6b, 0x6b, 0x6b);
 
+const fn rgb([r, g, b]: [u8; 3]) -> Rgb {
+    Rgb(r, g, b)
+}
+
 fn queue_colour(queue: usize) -> Rgb {
-    QUEUE_COLOURS[queue % QUEUE_COLOURS.len()]
-}
-
-/// Planner queue `queue`'s colour as RGB bytes: the colour of its passes' debug labels in
-/// captures, so that a capture and the plan's diagram match.
-pub(crate) fn queue_rgb(queue: usize) -> [u8; 3] {
-    let Rgb(r, g, b) = queue_colour(queue);
-    [r, g, b]
-}
-
-/// The barrier marker's colour as RGB bytes (`ownership`: the ownership marker's), for the
-/// debug labels of barrier commands.
-pub(crate) fn barrier_rgb(ownership: bool) -> [u8; 3] {
-    let Rgb(r, g, b) = if ownership { OWNERSHIP } else { BARRIER };
-    [r, g, b]
+    rgb(super::colours::queue_rgb(queue))
 }
 
 #[cfg(test)]

@@ -76,8 +76,11 @@
 //! scheduled.verify().unwrap();
 //! ```
 
+#[cfg(feature = "schedule")]
 mod conflict;
+#[cfg(feature = "schedule")]
 mod cull;
+#[cfg(feature = "schedule")]
 mod reorder;
 #[cfg(test)]
 mod tests;
@@ -200,8 +203,30 @@ impl Scheduled {
 
 /// The orders to plan a validated `input` in under `schedule`, best first: the order
 /// `schedule` takes and, when it reorders with [`Schedule::fallback`], program order of the
-/// same passes, whose plan the planner keeps unless the reordered one is better.
-pub(super) fn orders(input: &PlanInput, schedule: Schedule) -> (Scheduled, Option<Scheduled>) {
+/// same passes, whose plan the planner keeps unless the reordered one is better. Reordering
+/// and culling need the `schedule` feature; without it they are refused.
+pub(super) fn orders(
+    input: &PlanInput,
+    schedule: Schedule,
+) -> crate::Result<(Scheduled, Option<Scheduled>)> {
+    if !schedule.reorder && !schedule.cull {
+        let in_order = Scheduled {
+            order: (0..input.passes.len()).collect(),
+            level: None,
+        };
+        return Ok((in_order, None));
+    }
+    #[cfg(feature = "schedule")]
+    return Ok(scheduled_orders(input, schedule));
+    #[cfg(not(feature = "schedule"))]
+    Err(crate::Error::InvalidInput(format!(
+        "{schedule:?} reorders or culls passes, which needs vk-baton's `schedule` feature"
+    )))
+}
+
+/// [`orders`] for a schedule that reorders or culls.
+#[cfg(feature = "schedule")]
+fn scheduled_orders(input: &PlanInput, schedule: Schedule) -> (Scheduled, Option<Scheduled>) {
     let kept: Vec<usize> = if schedule.cull {
         cull::kept(input)
     } else {

@@ -63,18 +63,23 @@
 //! println!("{plan}");
 //! ```
 
+#[cfg(feature = "transients")]
 mod bound;
+#[cfg(feature = "transients")]
 mod lifetime;
+#[cfg(feature = "transients")]
 mod placement;
 mod show;
-#[cfg(test)]
+#[cfg(all(test, feature = "transients"))]
 pub(crate) mod tests;
 pub(super) mod validate;
 
 pub use super::input::TransientMemory;
 pub use super::output::{TransientHeap, TransientPlacement, TransientPlan, UseSite};
 
-use super::{PlanInput, QueuePlan};
+use super::PlanInput;
+#[cfg(feature = "transients")]
+use super::QueuePlan;
 use crate::error::{Error, Result};
 
 /// What the planner needs to order aliased transients: per resource, the pass of its first use
@@ -158,6 +163,7 @@ pub(super) fn any(input: &PlanInput) -> bool {
 
 /// Places the transients of `input` from a plan made without aliasing (`queues`): the heaps
 /// and offsets, and what the planner must order because of them.
+#[cfg(feature = "transients")]
 pub(super) fn place(input: &PlanInput, queues: &[QueuePlan]) -> (TransientPlan, Aliasing) {
     let lifetimes = lifetime::Lifetimes::new(input, queues);
     let requests: Vec<placement::Request> = lifetimes
@@ -229,6 +235,7 @@ pub(super) fn place(input: &PlanInput, queues: &[QueuePlan]) -> (TransientPlan, 
 }
 
 /// Fills the use sites of `plan`'s placements from the final plan's batches.
+#[cfg(feature = "transients")]
 pub(super) fn sites(plan: &mut TransientPlan, input: &PlanInput, queues: &[QueuePlan]) {
     let (transients, uses) = lifetime::uses(input, queues);
     for p in &mut plan.placements {
