@@ -13,35 +13,51 @@
 //!
 //! # Layers
 //!
-//! The modules form layers, and each calls only into the layers below it: no two modules
-//! import each other, directly or through others. From the bottom up:
+//! The modules form layers, and each imports only the layers below it; no two modules import
+//! each other, at the top or inside a folder (`.ci/import-cycles.py` checks every folder).
+//! `ARCHITECTURE.md` follows one frame through them. From the bottom up:
 //!
-//! 1. **Vocabulary**: [`error`], [`access`], [`render_pass`] (the subpass dependencies an app's
-//!    `VkRenderPass` needs), `range` (re-exported: [`ImageRange`], [`BufferRange`],
-//!    [`SubRange`]), [`debug`], `fx` (a fast hasher), `requirements` (the device check of
-//!    [`Graph::new`] and [`Queue::new`]): plain types and the debug-utils helpers, importing
-//!    only each other (`render_pass` reads `access`; the rest import `error` at most).
+//! 1. **Vocabulary**: [`error`], [`access`] (the one table of named accesses), `range`
+//!    (re-exported: [`ImageRange`], [`BufferRange`], [`SubRange`]), [`render_pass`], [`debug`],
+//!    `fx` (a fast hasher), `requirements` (the device check of [`Graph::new`] and
+//!    [`Queue::new`]), `completion` ([`CompletionToken`]).
 //! 2. **Planning**: [`plan`] turns declarations into barriers, ownership transfers, semaphores
-//!    and the submission order; pure functions, no Vulkan call. [`verify`] and [`simulate`]
-//!    check plans independently, above it.
-//! 3. **Vulkan objects with state**: [`queue`] (a `VkQueue`, its timeline and submit lock),
-//!    then [`resource`] (images and buffers with their tracked state), and [`timing`]
-//!    (per-pass GPU times, knowing only queues).
-//! 4. **Completion**: `completion` ([`CompletionToken`]), knowing only an execution's fences.
-//! 5. **Passes**: [`pass`] ([`Pass`], [`Declare`], [`Recorder`]), what user code implements.
-//! 6. **Pools**: `transient`, the memory, images and views a graph binds its transient
-//!    resources to for each execution; `pools`, the command pools, spare fences and in-flight
-//!    executions a graph reuses; then [`fence`] ([`ExecutionFence`]), which hands an execution
-//!    back to them.
-//! 7. **Execution**: `execute` records a plan (`execute::recording`, which also repairs the
-//!    pools after a pass's error or panic) and submits it (`execute::submit`, which checks
-//!    staleness and commits the new states).
-//! 8. **Lowering**: `lowering` turns inserted passes and the resources' states into the
-//!    planner's `PlanInput`.
-//! 9. **Graph**: [`graph`] ([`Graph`], [`GraphBuilder`], [`Planned`], [`HeldPlan`]): `finish()` lowers, then
-//!    plans and verifies; `execute()` hands the plan to an execution.
-//! 10. **Handoff**: [`handoff`] ([`Handoff`], [`Graph::hand_off`]): a plan of one pass that
-//!     the app records and submits itself; the executor submits the rest.
+//!    and the submission order: pure functions of plain data, no Vulkan call. [`verify`] and
+//!    [`simulate`] check plans independently, above it.
+//! 3. **Vulkan objects with state**: [`queue`] (a `VkQueue`, its timeline and submit lock) and
+//!    [`resource`] (images and buffers with their tracked state).
+//! 4. **Passes**: [`pass`] ([`Pass`], [`Declare`], [`Recorder`]): what user code implements.
+//! 5. **Execution**: `exec` records a decided plan (one recording loop, one barrier builder
+//!    whose baked form is kept with the plan), submits it, commits the new states, and hands
+//!    back what the GPU is done with through [`fence`] ([`ExecutionFence`]). It decides
+//!    nothing the plan does not say. [`handoff`] gives the app its own batch of a plan.
+//! 6. **Graph**: [`graph`] ([`Graph`], [`GraphBuilder`], [`Planned`], [`HeldPlan`]): lowering
+//!    the passes and the resources' states into the planner's input, the one plan cache, and
+//!    `finish()` and `execute()`.
+//!
+//! # Features
+//!
+//! The core (`--no-default-features`) plans, records and submits frames. Each optional part is
+//! a leaf that the core names in one place, its `#[cfg(feature = ...)]` items:
+//!
+//! | feature | default | what it adds |
+//! | --- | --- | --- |
+//! | `verify` | on | [`verify`]: the independent checker; debug builds check every plan in `finish()`; [`simulate`]: topologies you do not have |
+//! | `schedule` | on | [`plan::Schedule::REORDER`] and culling: passes planned out of insertion order |
+//! | `transients` | on | [`Graph::transient_image`], [`Graph::transient_buffer`]: per-execution resources in aliased memory |
+//! | `timing` | on | [`Graph::set_gpu_timings`], [`timing`]: per-pass GPU times |
+//! | `parallel-recording` | on | [`Graph::set_recording_threads`]: long runs of `Send` passes recorded on scoped threads |
+//! | `diagram` | on | [`plan::Plan::to_svg`], [`plan::Plan::to_dot`] |
+//! | `serde` | off | `Plan::to_json` |
+//!
+//! Without a feature its entry points are gone, and input that needs it (a schedule that
+//! reorders, a transient declared through [`plan`]) is refused with a clear error.
+//!
+//! # Allocation
+//!
+//! A frame that reuses a kept plan, and a held plan's frame, make no heap allocation once the
+//! graph has seen them (`tests/allocations.rs`, run in release builds). A newly planned frame
+//! may allocate.
 //!
 //! What destroys the device can ride along with the objects made on it
 //! ([`Queue::keep_alive_with`], [`StImage::keep_alive_with`], [`StBuffer::keep_alive_with`],

@@ -1,8 +1,8 @@
 //! [`Handoff`]: hand resources to code that records and submits Vulkan by hand, in one call.
 //!
 //! An app adopting vk-baton one piece at a time keeps recording its own command buffers. To
-//! touch a resource that a graph used, it calls [`Graph::hand_off`] with the accesses it is
-//! about to make (the same [`Declare`] vocabulary as a pass) and the queue it will submit to:
+//! touch a resource that a graph used, it calls [`Graph::hand_off`](crate::Graph::hand_off) with the accesses it is
+//! about to make (the same [`Declare`](crate::Declare) vocabulary as a pass) and the queue it will submit to:
 //!
 //! ```no_run
 //! # fn f(ctx: &vk_baton_context::Context, graph: &vk_baton::Graph, cmd: vk_baton::ash::vk::CommandBuffer,
@@ -69,7 +69,7 @@ use crate::queue::Queue;
 use ash::vk;
 use std::fmt;
 
-/// Resources handed to the app's own recording and submit; from [`Graph::hand_off`].
+/// Resources handed to the app's own recording and submit; from [`Graph::hand_off`](crate::Graph::hand_off).
 ///
 /// See the [module docs](crate::handoff) for the whole sequence.
 #[must_use = "submit the app's work with the handoff's barriers, waits and signal, then call submit() or submitted()"]

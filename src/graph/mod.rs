@@ -43,7 +43,7 @@ pub(crate) use prepare::FromCache;
 /// Owns the command pools, command buffers and fences that executions reuse.
 ///
 /// Dropping the graph waits for executions whose fences were dropped early. An
-/// [`ExecutionFence`] still alive keeps the graph's pools alive too.
+/// [`ExecutionFence`](crate::ExecutionFence) still alive keeps the graph's pools alive too.
 ///
 /// ```no_run
 /// # fn f(instance: &ash::Instance, physical_device: ash::vk::PhysicalDevice, device: &ash::Device,
@@ -128,7 +128,7 @@ impl Graph {
     }
 
     /// As [`Graph::new`], and the graph keeps `device_owner` alive until it and every
-    /// [`ExecutionFence`] from it have dropped, dropping it after destroying its own Vulkan
+    /// [`ExecutionFence`](crate::ExecutionFence) from it have dropped, dropping it after destroying its own Vulkan
     /// objects (command pools, fences, query pools, transient memory). For a bootstrap whose
     /// device is destroyed when the last object made on it drops (the `vk-baton-context`
     /// crate's `Context::graph`): `device_owner` is what destroys the device, in its `Drop`.
@@ -253,7 +253,7 @@ impl Graph {
     /// Times every pass on the GPU from now on (`Some`), or stops (`None`, the default). Each
     /// execution then writes a timestamp before and after each pass on the queues that have
     /// timestamps, and its fence hands over the times once complete
-    /// ([`ExecutionFence::take_gpu_timings`]); see [`crate::timing`]. Off, nothing is written
+    /// ([`ExecutionFence::take_gpu_timings`](crate::ExecutionFence::take_gpu_timings)); see [`crate::timing`]. Off, nothing is written
     /// and no query pool is made.
     ///
     /// ```no_run
@@ -386,7 +386,7 @@ impl<'a> GraphBuilder<'a> {
     }
 
     /// Plans the passes in the order `schedule` gives rather than in insertion order, with the
-    /// same results: see [`plan::schedule`]. The plan's printout says which pass moved.
+    /// same results: see [`plan::schedule`](crate::plan::schedule). The plan's printout says which pass moved.
     ///
     /// With [`Schedule::cull`], a pass that uses only the graph's transients
     /// ([`Graph::transient_image`], [`Graph::transient_buffer`]) is dropped when nothing later

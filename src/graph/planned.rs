@@ -71,7 +71,7 @@ impl<'a> Planned<'a> {
     }
 
     /// Records and submits the plan (one `vkQueueSubmit2` per queue) and commits the
-    /// resources' new states. Fails with [`Error::StalePlan`], submitting nothing, if a
+    /// resources' new states. Fails with [`Error::StalePlan`](crate::Error::StalePlan), submitting nothing, if a
     /// resource's state changed since `finish()` in a way that alters what this plan must
     /// do: a write, a layout or ownership change, or reads by others where this plan writes.
     /// Other executions' reads where this plan only reads keep it valid (and are kept in
