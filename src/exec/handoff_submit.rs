@@ -61,94 +61,24 @@ impl Execution<'_> {
         let recording = recorded?;
 
         let this = &*self;
-        let mut order: Vec<usize> = (0..this.queues.len())
-            .filter(|&q| !this.plan.queues[q].batches.is_empty())
-            .collect();
-        order.sort_by_key(|&q| ash::vk::Handle::as_raw(this.queues[q].handle()));
-        let mut locked = Locked {
-            queues: (0..this.queues.len()).map(|_| None).collect(),
-            resources: (0..this.resources.len()).map(|_| None).collect(),
-        };
+        let order = this.queues_by_handle();
         // The same order as every execution: queues by handle, then resources by id.
-        let mut app_lock = None;
-        for &q in &order {
-            if q == app {
-                app_lock = Some(app_queue.lock());
-            } else {
-                locked.queues[q] = Some(this.queues[q].lock());
+        let (mut locked, mut app_lock) = match this.lock_for_handoff(&order, app, app_queue) {
+            Ok(locks) => locks,
+            Err(e) => {
+                this.give_back(recording, token);
+                return Err(e);
             }
-        }
-        let Some(mut app_lock) = app_lock else {
-            this.give_back(recording, token);
-            return Err(Error::InvalidInput(
-                "a handoff plan has a batch on the app's queue".into(),
-            ));
         };
-        if let Err(f) = this.lock_resources(&mut locked, &mut Vec::new()) {
-            this.give_back(recording, token);
-            return Err(f.error);
-        }
-
-        let mut last: Vec<u64> = (0..this.queues.len())
-            .map(|q| match (q == app, &locked.queues[q]) {
-                (true, _) => app_lock.last_value(),
-                (false, Some(l)) => l.last_value(),
-                (false, None) => 0,
-            })
-            .collect();
-        let values = this.plan.assign_values(&mut last);
-        // Handed out now, even if the app never submits: a value is never reused.
-        app_lock.set_last_value(last[app]);
-        for (q, l) in locked.queues.iter_mut().enumerate() {
-            if let Some(l) = l {
-                l.set_last_value(last[q]);
-            }
-        }
-
+        let values = this.hand_out_values(&mut locked, &mut app_lock, app);
         let others: Vec<usize> = order.iter().copied().filter(|&q| q != app).collect();
         let runs = submission_runs(&this.plan, &others);
-        let mut started = vec![false; this.queues.len()];
-        for (ri, run) in runs.iter().enumerate() {
-            let q = run.queue;
-            let is_last = !runs[ri + 1..].iter().any(|r| r.queue == q);
-            let fence = match (is_last, recording.queue_fence(q)) {
-                (true, Some(f)) => f,
-                _ => ash::vk::Fence::null(),
-            };
-            let Some(lock) = locked.queues[q].as_ref() else {
-                continue;
-            };
-            if let Err(e) = this.submit_run(
-                lock,
-                run,
-                &values,
-                &recording,
-                fence,
-                &mut SubmitScratch::default(),
-            ) {
-                let failure = this.fail_after_partial_submit(&mut locked, &runs[..ri], &started, e);
-                drop(locked);
-                return Err(this.after_failed_release(failure, recording, token));
-            }
-            started[q] = true;
-            log::debug!(
-                "handoff: submitted {} release-only batch(es) to `{}`",
-                run.batches.len(),
-                this.queues[q].name()
-            );
+        if let Err(failure) = this.submit_releases(&mut locked, &runs, &values, &recording) {
+            drop(locked);
+            return Err(this.after_failed_release(failure, recording, token));
         }
-
-        let mut before: Vec<(Segments, u64)> = locked
-            .resources
-            .iter()
-            .map(|g| (g.as_ref().map_or_else(Vec::new, |g| g.segments.clone()), 0))
-            .collect();
-        this.commit(&mut locked, &values);
-        for (b, g) in before.iter_mut().zip(&locked.resources) {
-            b.1 = g.as_ref().map_or(0, |g| g.version);
-        }
+        let before = this.commit_keeping_before(&mut locked, &values);
         drop(locked);
-
         let release = if runs.is_empty() {
             this.give_back(recording, token);
             None
@@ -168,6 +98,123 @@ impl Execution<'_> {
             before,
             release,
         })
+    }
+
+    /// The plan's queues with batches, by `VkQueue` handle: the order every execution locks
+    /// them in.
+    fn queues_by_handle(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.queues.len())
+            .filter(|&q| !self.plan.queues[q].batches.is_empty())
+            .collect();
+        order.sort_by_key(|&q| ash::vk::Handle::as_raw(self.queues[q].handle()));
+        order
+    }
+
+    /// Locks the queues in `order` (the app's queue through `app_queue`, whose lock the app's
+    /// submit keeps), then the resources.
+    fn lock_for_handoff<'q, 's>(
+        &'s self,
+        order: &[usize],
+        app: usize,
+        app_queue: &'q Queue,
+    ) -> Result<(Locked<'s>, QueueLock<'q>)> {
+        let mut locked = Locked {
+            queues: (0..self.queues.len()).map(|_| None).collect(),
+            resources: (0..self.resources.len()).map(|_| None).collect(),
+        };
+        let mut app_lock = None;
+        for &q in order {
+            if q == app {
+                app_lock = Some(app_queue.lock());
+            } else {
+                locked.queues[q] = Some(self.queues[q].lock());
+            }
+        }
+        let Some(app_lock) = app_lock else {
+            return Err(Error::InvalidInput(
+                "a handoff plan has a batch on the app's queue".into(),
+            ));
+        };
+        if let Err(f) = self.lock_resources(&mut locked, &mut Vec::new()) {
+            return Err(f.error);
+        }
+        Ok((locked, app_lock))
+    }
+
+    /// Assigns the plan's timeline values and hands them out on the locked queues now, even
+    /// if the app never submits: a value is never reused.
+    fn hand_out_values(
+        &self,
+        locked: &mut Locked<'_>,
+        app_lock: &mut QueueLock<'_>,
+        app: usize,
+    ) -> TimelineValues {
+        let mut last: Vec<u64> = (0..self.queues.len())
+            .map(|q| match (q == app, &locked.queues[q]) {
+                (true, _) => app_lock.last_value(),
+                (false, Some(l)) => l.last_value(),
+                (false, None) => 0,
+            })
+            .collect();
+        let values = self.plan.assign_values(&mut last);
+        app_lock.set_last_value(last[app]);
+        for (q, l) in locked.queues.iter_mut().enumerate() {
+            if let Some(l) = l {
+                l.set_last_value(last[q]);
+            }
+        }
+        values
+    }
+
+    /// Submits the release-only batches on the other queues, one run at a time, through the
+    /// same `submit_run` as every execution.
+    fn submit_releases(
+        &self,
+        locked: &mut Locked<'_>,
+        runs: &[SubmissionRun],
+        values: &TimelineValues,
+        recording: &Recording,
+    ) -> std::result::Result<(), SubmitFailure> {
+        let mut started = vec![false; self.queues.len()];
+        for (ri, run) in runs.iter().enumerate() {
+            let q = run.queue;
+            let is_last = !runs[ri + 1..].iter().any(|r| r.queue == q);
+            let fence = match (is_last, recording.queue_fence(q)) {
+                (true, Some(f)) => f,
+                _ => ash::vk::Fence::null(),
+            };
+            let Some(lock) = locked.queues[q].as_ref() else {
+                continue;
+            };
+            let mut scratch = SubmitScratch::default();
+            if let Err(e) = self.submit_run(lock, run, values, recording, fence, &mut scratch) {
+                return Err(self.fail_after_partial_submit(locked, &runs[..ri], &started, e));
+            }
+            started[q] = true;
+            log::debug!(
+                "handoff: submitted {} release-only batch(es) to `{}`",
+                run.batches.len(),
+                self.queues[q].name()
+            );
+        }
+        Ok(())
+    }
+
+    /// Commits the final states, and returns each resource's segments from before with the
+    /// version the commit gave it (what [`Execution::restore_if_unobserved`] restores).
+    fn commit_keeping_before(
+        &self,
+        locked: &mut Locked<'_>,
+        values: &TimelineValues,
+    ) -> Vec<(Segments, u64)> {
+        let mut before: Vec<(Segments, u64)> = (locked.resources.iter())
+            .map(|g| (g.as_ref().map_or_else(Vec::new, |g| g.segments.clone()), 0))
+            .collect();
+        self.commit(locked, values);
+        for (b, g) in before.iter_mut().zip(&locked.resources) {
+            b.1 = g.as_ref().map_or(0, |g| g.version);
+        }
+        before
     }
 
     /// Puts the states from before the handoff back, if nobody committed to any of its

@@ -94,7 +94,6 @@ pub(crate) fn lower(
         resources: mut res_decls,
         passes: mut pass_decls,
     } = spare.unwrap_or_default();
-
     let Lists {
         mut queues,
         resources,
@@ -112,124 +111,24 @@ pub(crate) fn lower(
         spare_resources,
     } = &mut *scratch.0;
     index.start(resources);
-    let queue_index = |q: &Queue, queues: &mut Vec<Queue>| -> usize {
-        match queues.iter().position(|x| x == q) {
-            Some(i) => i,
-            None => {
-                queues.push(q.clone());
-                queues.len() - 1
-            }
-        }
-    };
-
-    // One `Declared` for every pass in turn: its vectors are reused from pass to pass. Uses
-    // go straight into the pass's refilled declaration.
-    let declared = (|| -> Result<()> {
-        for (pi, p) in passes.iter().enumerate() {
-            d.waits.clear();
-            d.signals.clear();
-            let qi = queue_index(&p.queue, &mut queues);
-            let pd = refill::pass(&mut pass_decls, spare_passes, pi, &p.name, qi);
-            let seen = index.resources.len();
-            p.pass.declare(&mut Declare {
-                out: d,
-                uses: &mut pd.uses,
-                index,
-            });
-            for w in &d.waits {
-                let mut guards = Vec::new();
-                for g in &w.guards {
-                    guards.push(index.index_of(g.id(), || Resource::Image(g.clone())));
-                }
-                pd.waits.push(BinaryWaitDecl {
-                    semaphore: w.semaphore,
-                    guards,
-                    stages: w.stages,
-                });
-            }
-            for &(semaphore, stages) in &d.signals {
-                pd.signals.push(BinarySignalDecl { semaphore, stages });
-            }
-            if let Some(r) = index.resources[seen..]
-                .iter()
-                .find(|r| r.device_handle() != device)
-            {
-                return Err(Error::ForeignDevice {
-                    what: format!("resource `{}` (pass `{}`)", r.name(), p.name),
-                });
-            }
-        }
-        Ok(())
-    })();
+    let declared = declare_passes(
+        device,
+        passes,
+        d,
+        index,
+        (&mut pass_decls, spare_passes),
+        &mut queues,
+    );
     // Emptied (keeping their capacity), so that the scratch keeps no resource alive.
     d.waits.clear();
     d.signals.clear();
     let resources = index.finish();
     declared?;
     refill::truncate(&mut pass_decls, passes.len(), spare_passes);
-
-    // Snapshot each resource's state; queues seen only in earlier records join the list.
-    for (ri, r) in resources.iter().enumerate() {
-        let (kind, concurrent) = match r {
-            Resource::Image(i) => {
-                let d = i.desc();
-                (
-                    ResourceKind::Image {
-                        mips: d.mip_levels,
-                        layers: d.array_layers,
-                        aspect: d.aspect(),
-                        usage: d.usage,
-                    },
-                    d.sharing.is_concurrent(),
-                )
-            }
-            Resource::Buffer(b) => (
-                ResourceKind::Buffer {
-                    size: b.size(),
-                    usage: b.desc().usage,
-                },
-                b.desc().sharing.is_concurrent(),
-            ),
-        };
-        let rd = refill::resource(
-            &mut res_decls,
-            spare_resources,
-            ri,
-            r.name(),
-            kind,
-            concurrent,
-        );
-        rd.transient = r.transient().map(|(memory, _graph)| memory);
-        let t = r.tracked().lock();
-        versions.push(t.version);
-        refill_segments(&mut rd.initial, &t.segments, |rec| Recorded {
-            queue: queue_index(&rec.queue, &mut queues),
-            value: rec.value,
-            stages: rec.stages,
-            access: rec.access,
-        });
-    }
+    let decls = (&mut res_decls, &mut *spare_resources);
+    snapshot_states(&resources, decls, &mut queues, &mut versions);
     refill::truncate(&mut res_decls, resources.len(), spare_resources);
-    for q in &queues {
-        if q.device_handle() != device {
-            return Err(Error::ForeignDevice {
-                what: format!("queue `{}` (recorded in a resource's state)", q.name()),
-            });
-        }
-    }
-    // Two `Queue` objects for one VkQueue would have two submit locks and two timelines.
-    for p in passes {
-        if let Some(q) = queues
-            .iter()
-            .find(|q| **q == p.queue && !q.same_object(&p.queue))
-        {
-            return Err(Error::InvalidInput(format!(
-                "queues `{}` and `{}` are two Queue objects for one VkQueue: create one Queue per VkQueue and clone it",
-                q.name(),
-                p.queue.name()
-            )));
-        }
-    }
+    check_queues(device, passes, &queues)?;
     for (qi, q) in queues.iter().enumerate() {
         refill::queue(&mut queue_decls, qi, q.name(), q.family(), q.caps());
     }
@@ -245,4 +144,124 @@ pub(crate) fn lower(
         resources,
         versions,
     })
+}
+
+/// `q`'s planner index in `queues`, which it joins if it is not there yet.
+fn queue_index(q: &Queue, queues: &mut Vec<Queue>) -> usize {
+    match queues.iter().position(|x| x == q) {
+        Some(i) => i,
+        None => {
+            queues.push(q.clone());
+            queues.len() - 1
+        }
+    }
+}
+
+/// Asks each pass for its declarations, into its refilled `PassDecl`. One `Declared` serves
+/// every pass in turn: its vectors are reused from pass to pass, and uses go straight into
+/// the pass's declaration. Fails on a resource of another device.
+fn declare_passes(
+    device: vk::Device,
+    passes: &[PassEntry<'_>],
+    d: &mut Declared,
+    index: &mut ResourceIndex,
+    (pass_decls, spare_passes): (&mut Vec<PassDecl>, &mut Vec<PassDecl>),
+    queues: &mut Vec<Queue>,
+) -> Result<()> {
+    for (pi, p) in passes.iter().enumerate() {
+        d.waits.clear();
+        d.signals.clear();
+        let qi = queue_index(&p.queue, queues);
+        let pd = refill::pass(pass_decls, spare_passes, pi, &p.name, qi);
+        let seen = index.resources.len();
+        p.pass.declare(&mut Declare {
+            out: d,
+            uses: &mut pd.uses,
+            index,
+        });
+        for w in &d.waits {
+            let mut guards = Vec::new();
+            for g in &w.guards {
+                guards.push(index.index_of(g.id(), || Resource::Image(g.clone())));
+            }
+            pd.waits.push(BinaryWaitDecl {
+                semaphore: w.semaphore,
+                guards,
+                stages: w.stages,
+            });
+        }
+        for &(semaphore, stages) in &d.signals {
+            pd.signals.push(BinarySignalDecl { semaphore, stages });
+        }
+        if let Some(r) = (index.resources[seen..].iter()).find(|r| r.device_handle() != device) {
+            return Err(Error::ForeignDevice {
+                what: format!("resource `{}` (pass `{}`)", r.name(), p.name),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Snapshots each resource's description and tracked state (with its version) into its
+/// refilled `ResourceDecl`; queues seen only in the states join `queues`.
+fn snapshot_states(
+    resources: &[Resource],
+    (res_decls, spare_resources): (&mut Vec<ResourceDecl>, &mut Vec<ResourceDecl>),
+    queues: &mut Vec<Queue>,
+    versions: &mut Vec<u64>,
+) {
+    for (ri, r) in resources.iter().enumerate() {
+        let (kind, concurrent) = match r {
+            Resource::Image(i) => {
+                let d = i.desc();
+                let kind = ResourceKind::Image {
+                    mips: d.mip_levels,
+                    layers: d.array_layers,
+                    aspect: d.aspect(),
+                    usage: d.usage,
+                };
+                (kind, d.sharing.is_concurrent())
+            }
+            Resource::Buffer(b) => {
+                let kind = ResourceKind::Buffer {
+                    size: b.size(),
+                    usage: b.desc().usage,
+                };
+                (kind, b.desc().sharing.is_concurrent())
+            }
+        };
+        let rd = refill::resource(res_decls, spare_resources, ri, r.name(), kind, concurrent);
+        rd.transient = r.transient().map(|(memory, _graph)| memory);
+        let t = r.tracked().lock();
+        versions.push(t.version);
+        refill_segments(&mut rd.initial, &t.segments, |rec| Recorded {
+            queue: queue_index(&rec.queue, queues),
+            value: rec.value,
+            stages: rec.stages,
+            access: rec.access,
+        });
+    }
+}
+
+/// Fails on a queue of another device (one a resource's state names), and on two `Queue`
+/// objects for one `VkQueue`, which would have two submit locks and two timelines.
+fn check_queues(device: vk::Device, passes: &[PassEntry<'_>], queues: &[Queue]) -> Result<()> {
+    if let Some(q) = queues.iter().find(|q| q.device_handle() != device) {
+        return Err(Error::ForeignDevice {
+            what: format!("queue `{}` (recorded in a resource's state)", q.name()),
+        });
+    }
+    for p in passes {
+        if let Some(q) = queues
+            .iter()
+            .find(|q| **q == p.queue && !q.same_object(&p.queue))
+        {
+            return Err(Error::InvalidInput(format!(
+                "queues `{}` and `{}` are two Queue objects for one VkQueue: create one Queue per VkQueue and clone it",
+                q.name(),
+                p.queue.name()
+            )));
+        }
+    }
+    Ok(())
 }

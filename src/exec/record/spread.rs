@@ -198,6 +198,66 @@ fn record_thread(
     Ok(())
 }
 
+/// The passes of an execution, each handed by reference to the thread that records it, in
+/// the order that thread records them; with every pass's name and queue, which all threads
+/// read.
+struct HandedOut<'l, 'p> {
+    names: Vec<&'l str>,
+    queues: Vec<&'l Queue>,
+    main: Vec<(usize, &'l mut (dyn Pass + 'p))>,
+    /// Per recording thread but the calling one.
+    workers: Vec<Vec<(usize, &'l mut (dyn Pass + Send + 'p))>>,
+}
+
+/// Hands each pass of `passes` to the thread whose job records it. Only `Send` passes go to
+/// other threads; the plan records each pass once.
+fn hand_out<'l, 'p>(
+    s: &Shared<'_>,
+    jobs: &[Job],
+    passes: &'l mut [PassEntry<'p>],
+    threads: usize,
+) -> Result<HandedOut<'l, 'p>> {
+    let mut out = HandedOut {
+        names: Vec::with_capacity(passes.len()),
+        queues: Vec::with_capacity(passes.len()),
+        main: Vec::new(),
+        workers: (1..threads).map(|_| Vec::new()).collect(),
+    };
+    let mut local: Vec<Option<&'l mut (dyn Pass + 'p)>> = Vec::with_capacity(passes.len());
+    let mut sendable: Vec<Option<&'l mut (dyn Pass + Send + 'p)>> =
+        Vec::with_capacity(passes.len());
+    for PassEntry { name, pass, queue } in passes.iter_mut() {
+        let (name, queue): (&String, &Queue) = (name, queue);
+        out.names.push(name.as_str());
+        out.queues.push(queue);
+        if pass.is_send() {
+            local.push(None);
+            sendable.push(pass.as_send());
+        } else {
+            local.push(Some(&mut **pass));
+            sendable.push(None);
+        }
+    }
+    let twice = || Error::InvalidInput("a plan records a pass twice".into());
+    for job in jobs {
+        let batch = &s.plan.queues[job.queue].batches[job.batch];
+        for c in &batch.commands[job.commands.clone()] {
+            let Command::Pass(i) = *c else { continue };
+            if job.thread == 0 {
+                let pass = match local[i].take() {
+                    Some(p) => p,
+                    None => sendable[i].take().ok_or_else(twice)?,
+                };
+                out.main.push((i, pass));
+            } else {
+                let pass = sendable[i].take().ok_or_else(twice)?;
+                out.workers[job.thread - 1].push((i, pass));
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// Records `jobs` on `threads` scoped threads, each pass by the thread its piece names. On
 /// an error, the first in recording order, as one thread would have met it; a thread's panic
 /// goes on once every thread has stopped.
@@ -209,73 +269,49 @@ pub(super) fn record(
     threads: usize,
     pools: &GraphPools,
 ) -> Result<()> {
-    // Each pass goes, by reference, to the thread that records it, in recording order.
-    let mut names = Vec::with_capacity(passes.len());
-    let mut pass_queues = Vec::with_capacity(passes.len());
-    let mut local: Vec<Option<&mut dyn Pass>> = Vec::with_capacity(passes.len());
-    let mut sendable: Vec<Option<&mut (dyn Pass + Send)>> = Vec::with_capacity(passes.len());
-    for PassEntry { name, pass, queue } in passes.iter_mut() {
-        let (name, queue): (&String, &Queue) = (name, queue);
-        names.push(name.as_str());
-        pass_queues.push(queue);
-        if pass.is_send() {
-            local.push(None);
-            sendable.push(pass.as_send());
-        } else {
-            local.push(Some(&mut **pass));
-            sendable.push(None);
-        }
-    }
-    let mut main_list: Vec<(usize, &mut dyn Pass)> = Vec::new();
-    let mut worker_lists: Vec<Vec<(usize, &mut (dyn Pass + Send))>> =
-        (1..threads).map(|_| Vec::new()).collect();
-    let twice = || Error::InvalidInput("a plan records a pass twice".into());
-    for job in jobs {
-        let batch = &s.plan.queues[job.queue].batches[job.batch];
-        for c in &batch.commands[job.commands.clone()] {
-            let Command::Pass(i) = *c else { continue };
-            if job.thread == 0 {
-                let pass = match local[i].take() {
-                    Some(p) => p,
-                    None => sendable[i].take().ok_or_else(twice)?,
-                };
-                main_list.push((i, pass));
-            } else {
-                let pass = sendable[i].take().ok_or_else(twice)?;
-                worker_lists[job.thread - 1].push((i, pass));
-            }
-        }
-    }
+    let HandedOut {
+        names,
+        queues,
+        mut main,
+        workers,
+    } = hand_out(s, jobs, passes, threads)?;
     let mut keeps: Vec<Vec<Box<dyn Any + Send + Sync>>> = {
         let mut spares = pools.spares.lock();
         (1..threads).map(|_| take(&mut spares.keep)).collect()
     };
-    let (names, pass_queues) = (&names[..], &pass_queues[..]);
+    let (names, queues) = (&names[..], &queues[..]);
     let (main, outcomes) = std::thread::scope(|scope| {
-        let handles: Vec<_> = (worker_lists.into_iter().zip(keeps.iter_mut()))
+        let handles: Vec<_> = (workers.into_iter().zip(keeps.iter_mut()))
             .enumerate()
             .filter(|&(w, _)| jobs.iter().any(|j| j.thread == w + 1))
             .map(|(w, (mut list, keep))| {
-                let thread =
-                    std::thread::Builder::new().name(format!("vk-baton recording {}", w + 1));
-                thread.spawn_scoped(scope, move || {
-                    let mut handed = Handed {
-                        list: list.iter_mut(),
-                        names,
-                        queues: pass_queues,
-                    };
-                    record_thread(s, jobs, w + 1, &mut handed, keep)
-                })
+                let name = format!("vk-baton recording {}", w + 1);
+                std::thread::Builder::new()
+                    .name(name)
+                    .spawn_scoped(scope, move || {
+                        let list = list.iter_mut();
+                        let mut handed = Handed {
+                            list,
+                            names,
+                            queues,
+                        };
+                        record_thread(s, jobs, w + 1, &mut handed, keep)
+                    })
             })
             .collect();
-        let mut handed = Handed {
-            list: main_list.iter_mut(),
-            names,
-            queues: pass_queues,
-        };
-        let main = record_thread(s, jobs, 0, &mut handed, keep);
-        let outcomes: Vec<_> = handles
-            .into_iter()
+        let list = main.iter_mut();
+        let main = record_thread(
+            s,
+            jobs,
+            0,
+            &mut Handed {
+                list,
+                names,
+                queues,
+            },
+            keep,
+        );
+        let outcomes: Vec<_> = (handles.into_iter())
             .map(|h| match h {
                 Ok(h) => h.join(),
                 // A thread that could not be started recorded nothing: its pieces fail.
@@ -294,6 +330,15 @@ pub(super) fn record(
             give(&mut spares.keep, kept);
         }
     }
+    first_failure(main, outcomes)
+}
+
+/// The outcome of a spread recording: the first panic goes on; otherwise the first error in
+/// recording order, as one thread would have met it.
+fn first_failure(
+    main: ThreadOutcome,
+    outcomes: Vec<std::thread::Result<ThreadOutcome>>,
+) -> Result<()> {
     let mut failed = main.err();
     let mut panicked = None;
     for outcome in outcomes {
