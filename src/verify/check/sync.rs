@@ -97,10 +97,10 @@ impl Checker<'_> {
         }
     }
 
-    /// One `vkCmdPipelineBarrier2` on queue `q`. Each entry is its own dependency, its scopes
-    /// taken against the state before the command (entries do not chain with each other); its
-    /// transition or ownership transfer is then checked and replayed, and last its dependency
-    /// applies to later work of `q`.
+    /// One `vkCmdPipelineBarrier2` on queue `q`. Each entry is its own dependency: first every
+    /// entry's scopes are read against the state before the command (entries do not chain
+    /// with each other), then the transitions and ownership transfers they perform are checked
+    /// and replayed, and last every entry's dependency applies to later work of `q`.
     pub(super) fn barrier(&mut self, q: usize, entries: &[Entry]) {
         let scopes: Vec<EntryScope> = entries.iter().map(|e| self.entry_scope(q, e)).collect();
         for (e, scope) in entries.iter().zip(&scopes) {
@@ -159,8 +159,8 @@ impl Checker<'_> {
         for &g in e.segs.iter().chain(&e.alias_segs) {
             range.or(&self.seg_units[g]);
         }
-        // Writes of ownership transfers are made available automatically.
         covered.and(&range);
+        // Writes of ownership transfers are made available automatically.
         covered.or(&self.auto_avail);
         let mut made = direct;
         made.and(&covered);
