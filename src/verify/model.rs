@@ -6,13 +6,14 @@
 //! are put in one linear order that respects submission order and every semaphore wait; the
 //! happens-before analysis (`check.rs`) walks that order once.
 //!
-//! This file holds the model's types and the reading of what all executions share (segments,
-//! initial state, timeline signals); `execution.rs` reads one execution's batch graph and order,
-//! and `events.rs` emits its events.
+//! This file holds the model's types and the reading of what all executions share (initial
+//! state, timeline signals); `segments.rs` cuts the resources into segments, `aliasing.rs` reads
+//! each execution's transient memory, `execution.rs` reads one execution's batch graph and
+//! order, and `events.rs` emits its events.
 
 use super::flags::{Scope, Universe, OWNERSHIP_STAGE, WRITES};
 use super::{Actor, HazardKind, Violation, OWNERSHIP_TRANSFER_USES_ALL_STAGES};
-use crate::plan::{Command, Plan, ResourceKind, TimelineValues, WaitTarget};
+use crate::plan::{Command, Plan, PlanInput, Recorded, ResourceKind, TimelineValues, WaitTarget};
 use crate::range::{CellGrid, SubRange};
 use ash::vk;
 use std::collections::BTreeSet;
@@ -21,6 +22,9 @@ use std::ops::Range;
 mod aliasing;
 mod events;
 mod execution;
+mod segments;
+
+use segments::{segs_of_owned, Bounds, SegsOf};
 
 /// What an operation is.
 #[derive(Clone, Debug)]
@@ -279,11 +283,39 @@ fn host_in_semaphore_masks(k: usize, p: &Plan) -> Vec<Violation> {
 }
 
 impl Model {
+    /// Reads consecutive executions `execs` (each plan with its timeline values): the segments
+    /// and initial state they share, then each execution's ops and events.
     pub fn build(execs: &[(&Plan, &TimelineValues)]) -> Model {
         let first = &execs[0].0.input;
-        let nq = first.queues.len();
-        let nr = first.resources.len();
-        let mut m = Model {
+        let mut m = Model::new(first);
+        if !m.check_shapes(execs) {
+            return m;
+        }
+        // 1. Universe of named bits, and segment boundaries per resource.
+        let mut bounds = Bounds::new(&m.res_kinds);
+        m.read_initial_bounds(first, &mut bounds);
+        for (p, _) in execs {
+            m.read_plan_bounds(p, &mut bounds);
+        }
+        m.cut_segments(&bounds);
+        // 2. The initial state of the first execution: per-segment layout/contents/owner, and
+        //    the earlier accesses as operations.
+        m.read_initial_state(first);
+        // 3. Signals of every execution, to resolve timeline waits.
+        let signals = timeline_signals(execs, m.families.len());
+        // 4. Per execution: which transients share memory, then ops, events, in a linear
+        //    order that respects every dependency.
+        let segs_of = segs_of_owned(&m.res_segs);
+        for (k, (p, values)) in execs.iter().enumerate() {
+            m.read_transients(k, p);
+            m.build_execution(k, p, values, &signals, &segs_of);
+        }
+        m
+    }
+
+    /// A model of no operations yet, of the queues and resources of `first`.
+    fn new(first: &PlanInput) -> Model {
+        Model {
             ops: vec![],
             events: vec![],
             segs: vec![],
@@ -302,7 +334,14 @@ impl Model {
             res_segs: vec![],
             aliases: Default::default(),
             violations: vec![],
-        };
+        }
+    }
+
+    /// Whether every execution has the first one's queues and resources, and timeline values
+    /// for its batches; structural violations for those that do not (the model then stops
+    /// there), and for semaphore stage masks that name `HOST`.
+    fn check_shapes(&mut self, execs: &[(&Plan, &TimelineValues)]) -> bool {
+        let (nq, nr) = (self.families.len(), self.res_kinds.len());
         for (k, (p, v)) in execs.iter().enumerate() {
             if p.input.queues.len() != nq
                 || p.input.resources.len() != nr
@@ -310,124 +349,28 @@ impl Model {
                 || v.per_batch.len() != nq
                 || v.start.len() != nq
             {
-                m.violations.push(structure(format!(
+                self.violations.push(structure(format!(
                     "execution {k} does not have the same queues and resources as execution 0"
                 )));
-                return m;
+                return false;
             }
             for (q, qp) in p.queues.iter().enumerate() {
                 if v.per_batch[q].len() != qp.batches.len() {
-                    m.violations.push(structure(format!(
+                    self.violations.push(structure(format!(
                         "execution {k}: timeline values do not match the batches of queue {q}"
                     )));
-                    return m;
+                    return false;
                 }
             }
-            m.violations.extend(host_in_semaphore_masks(k, p));
+            self.violations.extend(host_in_semaphore_masks(k, p));
         }
+        true
+    }
 
-        // 1. Universe of named bits, and segment boundaries per resource.
-        let mut bounds: Vec<BTreeSet<u64>> = m
-            .res_kinds
-            .iter()
-            .map(|k| [0, k.cells()].into_iter().collect())
-            .collect();
-        let add = |bounds: &mut Vec<BTreeSet<u64>>, r: usize, cells: &[Range<u64>]| {
-            for c in cells {
-                bounds[r].insert(c.start);
-                bounds[r].insert(c.end);
-            }
-        };
-        let u = &mut m.universe;
-        for (r, res) in first.resources.iter().enumerate() {
-            for (c, s) in &res.initial {
-                add(&mut bounds, r, std::slice::from_ref(c));
-                for rec in s.write.iter().chain(&s.reads) {
-                    u.note_stages(rec.stages);
-                    u.note_access(rec.access);
-                }
-            }
-        }
-        for (p, _) in execs {
-            for pass in &p.input.passes {
-                for us in &pass.uses {
-                    u.note_stages(us.access.stages);
-                    u.note_access(us.access.access);
-                    if let Some(c) = m
-                        .res_kinds
-                        .get(us.resource)
-                        .and_then(|k| use_cells(k, us.range, us.aspect))
-                    {
-                        add(&mut bounds, us.resource, &c);
-                    }
-                }
-            }
-            for b in p.queues.iter().flat_map(|q| &q.batches) {
-                for w in &b.waits {
-                    u.note_stages(w.stages);
-                }
-                if let Some(s) = b.signal {
-                    u.note_stages(s);
-                }
-                for (_, s) in &b.binary_signals {
-                    u.note_stages(*s);
-                }
-                for c in &b.commands {
-                    if let Command::Barrier(bc) = c {
-                        let scopes = bc
-                            .images
-                            .iter()
-                            .map(|i| (i.resource, &i.scopes))
-                            .chain(bc.buffers.iter().map(|b| (b.resource, &b.scopes)));
-                        for (_, s) in scopes {
-                            u.note_stages(s.src_stages | s.dst_stages);
-                            u.note_access(s.src_access | s.dst_access);
-                        }
-                        for i in &bc.images {
-                            let kind = m.res_kinds.get(i.resource);
-                            let range = Some(SubRange::Image(i.range));
-                            if let Some(c) = kind.and_then(|k| use_cells(k, range, i.aspect)) {
-                                add(&mut bounds, i.resource, &c);
-                            }
-                        }
-                        for b in &bc.buffers {
-                            if b.resource < nr {
-                                add(&mut bounds, b.resource, &[b.range.bytes()]);
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        let mut res_segs: Vec<Vec<usize>> = vec![];
-        for (r, b) in bounds.iter().enumerate() {
-            let pts: Vec<u64> = b
-                .iter()
-                .copied()
-                .filter(|&x| x <= m.res_kinds[r].cells())
-                .collect();
-            let mut ids = vec![];
-            for w in pts.windows(2) {
-                ids.push(m.segs.len());
-                m.segs.push(Seg { cells: w[0]..w[1] });
-            }
-            res_segs.push(ids);
-        }
-        let segs_of = |r: usize, cells: &[Range<u64>], segs: &[Seg]| -> Vec<usize> {
-            res_segs[r]
-                .iter()
-                .copied()
-                .filter(|&g| {
-                    cells
-                        .iter()
-                        .any(|c| c.start <= segs[g].cells.start && segs[g].cells.end <= c.end)
-                })
-                .collect()
-        };
-
-        // 2. The initial state of the first execution: per-segment layout/contents/owner, and
-        //    the earlier accesses as operations.
-        m.initial = m
+    /// The initial state of the first execution (`first`): each segment's layout, contents
+    /// and owner, and the earlier accesses as operations.
+    fn read_initial_state(&mut self, first: &PlanInput) {
+        self.initial = self
             .segs
             .iter()
             .map(|_| InitialCell {
@@ -436,12 +379,11 @@ impl Model {
                 owner: None,
             })
             .collect();
-        let uni = m.universe;
         for (r, res) in first.resources.iter().enumerate() {
             for (c, s) in &res.initial {
-                let segs = segs_of(r, std::slice::from_ref(c), &m.segs);
+                let segs = self.segs_of(r, std::slice::from_ref(c));
                 for &g in &segs {
-                    m.initial[g] = InitialCell {
+                    self.initial[g] = InitialCell {
                         layout: s.layout,
                         defined: s.defined,
                         owner: s.owner,
@@ -453,49 +395,32 @@ impl Model {
                     .map(|w| (w, true))
                     .chain(s.reads.iter().map(|w| (w, false)));
                 for (rec, write) in recs {
-                    let value = rec.value.unwrap_or(0);
-                    let queue = (rec.queue < nq).then_some(rec.queue);
-                    let app = value == 0 || queue.is_none();
-                    m.ops.push(Op {
-                        kind: OpKind::Initial { app, value },
-                        exec: 0,
-                        queue,
-                        resource: r,
-                        segs: segs.clone(),
-                        stages: uni.stages(rec.stages, Scope::Op),
-                        access: uni.access(rec.access),
-                        write,
-                        layout: vk::ImageLayout::UNDEFINED,
-                        actor: if app { Actor::App } else { Actor::EarlierGraph },
-                    });
+                    self.push_initial_op(r, &segs, rec, write);
                 }
             }
         }
+    }
 
-        // 3. Signals of every execution, to resolve timeline waits.
-        // signals[q] = (value, exec, batch), ascending.
-        let mut signals: Vec<Vec<(u64, usize, usize)>> = vec![vec![]; nq];
-        for (k, (_, v)) in execs.iter().enumerate() {
-            for (q, sig) in signals.iter_mut().enumerate() {
-                for (b, val) in v.per_batch[q].iter().enumerate() {
-                    if let Some(val) = val {
-                        sig.push((*val, k, b));
-                    }
-                }
-            }
-        }
-        for s in &mut signals {
-            s.sort();
-        }
-
-        // 4. Per execution: which transients share memory, then ops, events, in a linear
-        //    order that respects every dependency.
-        m.res_segs = res_segs.clone();
-        for (k, (p, values)) in execs.iter().enumerate() {
-            m.read_transients(k, p);
-            m.build_execution(k, p, values, &signals, &segs_of_owned(&res_segs, &m.segs));
-        }
-        m
+    /// Access `rec` (a write, if `write`) to segments `segs` of resource `r` before the first
+    /// execution, as an operation: the app's own, or an earlier graph's whose timeline value
+    /// covers it.
+    fn push_initial_op(&mut self, r: usize, segs: &[usize], rec: &Recorded<usize>, write: bool) {
+        let uni = self.universe;
+        let value = rec.value.unwrap_or(0);
+        let queue = (rec.queue < self.families.len()).then_some(rec.queue);
+        let app = value == 0 || queue.is_none();
+        self.ops.push(Op {
+            kind: OpKind::Initial { app, value },
+            exec: 0,
+            queue,
+            resource: r,
+            segs: segs.to_vec(),
+            stages: uni.stages(rec.stages, Scope::Op),
+            access: uni.access(rec.access),
+            write,
+            layout: vk::ImageLayout::UNDEFINED,
+            actor: if app { Actor::App } else { Actor::EarlierGraph },
+        });
     }
 
     /// Cell intervals of a segment set, merged, for reports.
@@ -537,20 +462,24 @@ impl Model {
     }
 }
 
-/// Maps a resource and cell intervals to the segments they cover.
-type SegsOf = dyn Fn(usize, &[Range<u64>], &[Seg]) -> Vec<usize>;
-
-fn segs_of_owned(res_segs: &[Vec<usize>], _segs: &[Seg]) -> Box<SegsOf> {
-    let res_segs = res_segs.to_vec();
-    Box::new(move |r: usize, cells: &[Range<u64>], segs: &[Seg]| {
-        res_segs[r]
-            .iter()
-            .copied()
-            .filter(|&g| {
-                cells
-                    .iter()
-                    .any(|c| c.start <= segs[g].cells.start && segs[g].cells.end <= c.end)
-            })
-            .collect()
-    })
+/// Every timeline signal of `execs`, per queue (of `nq`), ascending: (value, execution, batch).
+/// Timeline waits resolve against them.
+fn timeline_signals(
+    execs: &[(&Plan, &TimelineValues)],
+    nq: usize,
+) -> Vec<Vec<(u64, usize, usize)>> {
+    let mut signals: Vec<Vec<(u64, usize, usize)>> = vec![vec![]; nq];
+    for (k, (_, v)) in execs.iter().enumerate() {
+        for (q, sig) in signals.iter_mut().enumerate() {
+            for (b, val) in v.per_batch[q].iter().enumerate() {
+                if let Some(val) = val {
+                    sig.push((*val, k, b));
+                }
+            }
+        }
+    }
+    for s in &mut signals {
+        s.sort();
+    }
+    signals
 }

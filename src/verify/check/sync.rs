@@ -4,6 +4,16 @@
 
 use super::*;
 
+/// One entry of a barrier command, read against the state before the command.
+struct EntryScope {
+    /// Units in its first synchronization scope, with the chains that end in it.
+    chained: Bits,
+    /// Units whose writes' availability already happens-before its first scope.
+    available: Bits,
+    /// Units whose writes its own availability operation makes available.
+    made_available: Bits,
+}
+
 impl Checker<'_> {
     pub(super) fn start(
         &mut self,
@@ -87,98 +97,19 @@ impl Checker<'_> {
         }
     }
 
+    /// One `vkCmdPipelineBarrier2` on queue `q`. Each entry is its own dependency: first every
+    /// entry's scopes are read against the state before the command (entries do not chain
+    /// with each other), then the transitions and ownership transfers they perform are checked
+    /// and replayed, and last every entry's dependency applies to later work of `q`.
     pub(super) fn barrier(&mut self, q: usize, entries: &[Entry]) {
-        let m = self.m;
-        // Scopes of every entry against the state before the command.
-        let mut chained = vec![];
-        let mut av_before = vec![];
-        let mut created = vec![];
-        for e in entries {
-            let mut ch = self.union_over(&self.qs[q].before, e.src);
-            ch.or(&self.union_over(&self.qs[q].direct, e.src));
-            let av = self.union_over(&self.qs[q].avail, e.src);
-            let mut cr = Bits::new(self.words);
-            if e.role != Role::Acquire {
-                let direct = self.union_over(&self.qs[q].direct_w, e.src);
-                let mut covered = Bits::new(self.words);
-                for (wb, set) in &self.write_classes {
-                    if wb & !e.src_access == 0 {
-                        covered.or(set);
-                    }
-                }
-                // A barrier over all of a transient also holds the memory other transients
-                // share with it.
-                let mut range = Bits::new(self.words);
-                for &g in e.segs.iter().chain(&e.alias_segs) {
-                    range.or(&self.seg_units[g]);
-                }
-                // Writes of ownership transfers are made available automatically.
-                covered.and(&range);
-                covered.or(&self.auto_avail);
-                cr = direct;
-                cr.and(&covered);
-            }
-            chained.push(ch);
-            av_before.push(av);
-            created.push(cr);
-        }
-        // The transitions and ownership transfers of this command, as later operations. Each
-        // happens after what is ordered before the stage it runs in (none but a release or
-        // acquire in `OWNERSHIP_STAGE`) and, unless it is an acquire without USE_ALL_STAGES,
-        // after its entry's first scope and availability operation.
-        for (i, e) in entries.iter().enumerate() {
-            let Some(t) = e.op else { continue };
-            let mut after = self.union_over(&self.qs[q].before, m.ops[t].stages);
-            let mut avail = self.union_over(&self.qs[q].avail, m.ops[t].stages);
-            if e.role != Role::Acquire || OWNERSHIP_TRANSFER_USES_ALL_STAGES {
-                after.or(&chained[i]);
-                avail.or(&av_before[i]);
-                avail.or(&created[i]);
-            }
-            for &g in &e.segs {
-                for (x, gx) in self.earlier(t, g) {
-                    let xo = &m.ops[x];
-                    let r = self.unit_range(x, gx);
-                    let both_transitions = matches!(xo.kind, OpKind::Transition { .. })
-                        && matches!(m.ops[t].kind, OpKind::Transition { .. })
-                        && xo.queue == Some(q);
-                    let exec_ok = both_transitions || after.has_range(r.clone());
-                    let mem_ok = both_transitions || !xo.write || avail.has_range(r.clone());
-                    self.pair_result(x, t, g, exec_ok, mem_ok);
-                }
-                self.step(t, g);
+        let scopes: Vec<EntryScope> = entries.iter().map(|e| self.entry_scope(q, e)).collect();
+        for (e, scope) in entries.iter().zip(&scopes) {
+            if let Some(t) = e.op {
+                self.barrier_op(q, e, t, scope);
             }
         }
-        // Apply the dependencies.
-        let na = self.idx.na;
-        for (i, e) in entries.iter().enumerate() {
-            let mut ex = chained[i].clone();
-            let mut av = av_before[i].clone();
-            av.or(&created[i]);
-            let mut range = Bits::new(self.words);
-            for &g in &e.segs {
-                range.or(&self.seg_units[g]);
-            }
-            let mut vis = av.clone();
-            vis.and(&range);
-            // A release without USE_ALL_STAGES is not in its entry's second scope.
-            let second_applies = e.role != Role::Release || OWNERSHIP_TRANSFER_USES_ALL_STAGES;
-            if let Some(t) = e.op.filter(|_| second_applies) {
-                let own = self.all_units(t);
-                ex.or(&own);
-                av.or(&own);
-                vis.or(&own);
-            }
-            let ts: Vec<usize> = self.idx.ts(e.dst).collect();
-            let as_: Vec<usize> = self.idx.as_(e.dst_access).collect();
-            let qs = &mut self.qs[q];
-            for &t in &ts {
-                qs.before[t].or(&ex);
-                qs.avail[t].or(&av);
-                for &a in &as_ {
-                    qs.vis[t * na + a].or(&vis);
-                }
-            }
+        for (e, scope) in entries.iter().zip(scopes) {
+            self.apply_entry(q, e, scope);
         }
         for e in entries {
             if let Some(t) = e.op {
@@ -188,6 +119,118 @@ impl Checker<'_> {
                 // A release or acquire in `OWNERSHIP_STAGE` is in the first scope of a later
                 // all-stages synchronization command (a transition runs in no stage).
                 self.add_direct(t, q);
+            }
+        }
+    }
+
+    /// Entry `e` of a barrier command on queue `q`, against the state before the command.
+    fn entry_scope(&self, q: usize, e: &Entry) -> EntryScope {
+        let sets = &self.qs[q];
+        let mut chained = self.union_over(&sets.before, e.src);
+        chained.or(&self.union_over(&sets.direct, e.src));
+        let available = self.union_over(&sets.avail, e.src);
+        // An acquire's first access scope is ignored: it makes nothing available.
+        let made_available = if e.role == Role::Acquire {
+            Bits::new(self.words)
+        } else {
+            self.made_available(q, e)
+        };
+        EntryScope {
+            chained,
+            available,
+            made_available,
+        }
+    }
+
+    /// The writes entry `e`'s availability operation makes available: those of units directly
+    /// in its first scope on queue `q` whose write access types its first access scope holds
+    /// and whose segment it covers, and those of ownership transfers.
+    fn made_available(&self, q: usize, e: &Entry) -> Bits {
+        let direct = self.union_over(&self.qs[q].direct_w, e.src);
+        let mut covered = Bits::new(self.words);
+        for (wb, set) in &self.write_classes {
+            if wb & !e.src_access == 0 {
+                covered.or(set);
+            }
+        }
+        // A barrier over all of a transient also holds the memory other transients
+        // share with it.
+        let mut range = Bits::new(self.words);
+        for &g in e.segs.iter().chain(&e.alias_segs) {
+            range.or(&self.seg_units[g]);
+        }
+        covered.and(&range);
+        // Writes of ownership transfers are made available automatically.
+        covered.or(&self.auto_avail);
+        let mut made = direct;
+        made.and(&covered);
+        made
+    }
+
+    /// The transition, release or acquire `t` that entry `e` (on queue `q`) performs, as a
+    /// later operation: checked against the earlier operations on its segments, then
+    /// replayed. It happens after what is ordered before the stage it runs in (none but a
+    /// release or acquire in `OWNERSHIP_STAGE`) and, unless it is an acquire without
+    /// USE_ALL_STAGES, after its entry's first scope and availability operation.
+    fn barrier_op(&mut self, q: usize, e: &Entry, t: usize, scope: &EntryScope) {
+        let m = self.m;
+        let mut after = self.union_over(&self.qs[q].before, m.ops[t].stages);
+        let mut avail = self.union_over(&self.qs[q].avail, m.ops[t].stages);
+        if e.role != Role::Acquire || OWNERSHIP_TRANSFER_USES_ALL_STAGES {
+            after.or(&scope.chained);
+            avail.or(&scope.available);
+            avail.or(&scope.made_available);
+        }
+        for &g in &e.segs {
+            for (x, gx) in self.earlier(t, g) {
+                let xo = &m.ops[x];
+                let r = self.unit_range(x, gx);
+                // Layout transitions on one queue are ordered among themselves.
+                let both_transitions = matches!(xo.kind, OpKind::Transition { .. })
+                    && matches!(m.ops[t].kind, OpKind::Transition { .. })
+                    && xo.queue == Some(q);
+                let exec_ok = both_transitions || after.has_range(r.clone());
+                let mem_ok = both_transitions || !xo.write || avail.has_range(r.clone());
+                self.pair_result(x, t, g, exec_ok, mem_ok);
+            }
+            self.step(t, g);
+        }
+    }
+
+    /// Applies entry `e`'s dependency to the later work of queue `q` in its second scope: its
+    /// first scope happens-before it, what it made available (or found available) is
+    /// available and, on its segments, visible to its second access scope; so is its own
+    /// transition or acquire.
+    fn apply_entry(&mut self, q: usize, e: &Entry, scope: EntryScope) {
+        let EntryScope {
+            chained: mut ex,
+            available: mut av,
+            made_available,
+        } = scope;
+        av.or(&made_available);
+        let mut range = Bits::new(self.words);
+        for &g in &e.segs {
+            range.or(&self.seg_units[g]);
+        }
+        let mut vis = av.clone();
+        vis.and(&range);
+        // A release without USE_ALL_STAGES is not in its entry's second scope.
+        let second_applies = e.role != Role::Release || OWNERSHIP_TRANSFER_USES_ALL_STAGES;
+        if let Some(t) = e.op.filter(|_| second_applies) {
+            let own = self.all_units(t);
+            ex.or(&own);
+            av.or(&own);
+            vis.or(&own);
+        }
+        let na = self.idx.na;
+        let ts: Vec<usize> = self.idx.ts(e.dst).collect();
+        let as_: Vec<usize> = self.idx.as_(e.dst_access).collect();
+        let qs = &mut self.qs[q];
+        for &t in &ts {
+            qs.before[t].or(&ex);
+            qs.avail[t].or(&av);
+            for &a in &as_ {
+                qs.vis[t * na + a].or(&vis);
             }
         }
     }

@@ -4,7 +4,7 @@
 
 use super::execution::{Exec, Links};
 use super::*;
-use crate::plan::{BarrierCmd, Batch};
+use crate::plan::{BarrierCmd, Batch, PlanInput, Scopes};
 
 impl Model {
     /// Emits batch `b` of queue `q`: its start, its commands, its end.
@@ -145,10 +145,151 @@ impl Model {
         c: &Command,
         bc: &BarrierCmd,
     ) {
-        let Exec { k, p, segs_of, .. } = *ex;
-        let input = &p.input;
-        let uni = self.universe;
-        let qname = |q: usize| ex.qname(q);
+        let place = Place::new(&ex.p.input, batch, b, c);
+        let mut entries = vec![];
+        for d in Declared::all(bc) {
+            if let Some(e) = self.barrier_entry(ex, q, &place, &d) {
+                entries.push(e);
+            }
+        }
+        self.events.push(Event::Barrier { q, entries });
+    }
+
+    /// Barrier `d` of a command at `place` on queue `q`, as an entry: its segments, scopes and
+    /// role, and the op it performs. `None` (a structural violation) where it names no
+    /// resource, or cells the resource does not have.
+    fn barrier_entry(&mut self, ex: &Exec, q: usize, place: &Place, d: &Declared) -> Option<Entry> {
+        let Exec { k, segs_of, .. } = *ex;
+        let r = d.resource;
+        let Some(kind) = self.res_kinds.get(r).copied() else {
+            self.violations.push(structure(format!(
+                "execution {k}: a barrier names resource {r}, which does not exist"
+            )));
+            return None;
+        };
+        let Some(cells) = use_cells(&kind, Some(d.range), d.aspect) else {
+            self.violations.push(structure(format!("execution {k}: a barrier on queue `{}` has a range outside `{}` or of the wrong kind", ex.qname(q), self.res_names[r])));
+            return None;
+        };
+        let segs = segs_of(r, &cells, &self.segs);
+        let role = self.entry_role(ex, q, place, d);
+        let is_image = matches!(kind, ResourceKind::Image { .. });
+        let op = d
+            .performs(role, is_image)
+            .map(|(op_kind, name)| self.push_sync_op(ex, q, r, &segs, op_kind, place.what(name)));
+        let alias_segs = if self.transient[r] {
+            self.alias_segs(k, r, &segs)
+        } else {
+            vec![]
+        };
+        let (uni, sc) = (self.universe, d.scopes);
+        // A release ignores the second access scope; an acquire the first.
+        Some(Entry {
+            segs,
+            src: uni.stages(sc.src_stages, Scope::First),
+            dst: uni.stages(sc.dst_stages, Scope::Second),
+            src_access: if role == Role::Acquire {
+                0
+            } else {
+                uni.access(sc.src_access)
+            },
+            dst_access: if role == Role::Release {
+                0
+            } else {
+                uni.access(sc.dst_access)
+            },
+            role,
+            op,
+            alias_segs,
+        })
+    }
+
+    /// Whether barrier `d` on queue `q` releases or acquires ownership: a transfer between two
+    /// families, run on the source family (a release) or the destination family (an acquire).
+    /// A transfer of a `CONCURRENT` resource, or one run on a third family, is a violation,
+    /// and the barrier a plain one.
+    fn entry_role(&mut self, ex: &Exec, q: usize, place: &Place, d: &Declared) -> Role {
+        let Some((s, dst)) = d.scopes.families.filter(|(s, d)| s != d) else {
+            return Role::Plain;
+        };
+        let (k, r) = (ex.k, d.resource);
+        let fam = ex.p.input.queues[q].family;
+        if self.concurrent[r] {
+            self.violations.push(Violation {
+                kind: HazardKind::Ownership,
+                first: None,
+                second: Some(Actor::Sync {
+                    execution: k,
+                    queue: ex.qname(q),
+                    what: place.what("barrier"),
+                }),
+                resource: Some(self.res_names[r].clone()),
+                range: None,
+                missing: format!("ownership transfer {s} -> {dst} on a CONCURRENT resource"),
+            });
+            Role::Plain
+        } else if fam == s {
+            Role::Release
+        } else if fam == dst {
+            Role::Acquire
+        } else {
+            self.violations.push(structure(format!(
+                "execution {k}: an ownership transfer {s} -> {dst} of `{}` runs on queue `{}` of family {fam}",
+                self.res_names[r],
+                ex.qname(q)
+            )));
+            Role::Plain
+        }
+    }
+
+    /// Adds the transition, release or acquire `kind` that a barrier on queue `q` performs on
+    /// segments `segs` of resource `r`, named `what`; returns its op.
+    fn push_sync_op(
+        &mut self,
+        ex: &Exec,
+        q: usize,
+        r: usize,
+        segs: &[usize],
+        kind: OpKind,
+        what: String,
+    ) -> usize {
+        // Without USE_ALL_STAGES a release or acquire is outside its barrier's stage masks: it
+        // runs in the stage only an all-stages scope holds.
+        let transfer = matches!(kind, OpKind::Release { .. } | OpKind::Acquire { .. });
+        let in_ownership_stage = transfer && !OWNERSHIP_TRANSFER_USES_ALL_STAGES;
+        self.ops.push(Op {
+            kind,
+            exec: ex.k,
+            queue: Some(q),
+            resource: r,
+            segs: segs.to_vec(),
+            stages: if in_ownership_stage {
+                OWNERSHIP_STAGE
+            } else {
+                0
+            },
+            access: 0,
+            write: true,
+            layout: vk::ImageLayout::UNDEFINED,
+            actor: Actor::Sync {
+                execution: ex.k,
+                queue: ex.qname(q),
+                what,
+            },
+        });
+        self.ops.len() - 1
+    }
+}
+
+/// Where a barrier command is, as the names of what it performs say it: before the next pass
+/// of its batch, or at the end of the batch.
+struct Place {
+    at: String,
+}
+
+impl Place {
+    /// The place of barrier command `c` of batch `b` (`batch`).
+    fn new(input: &PlanInput, batch: &Batch, b: usize, c: &Command) -> Self {
         let next_pass = batch
             .commands
             .iter()
@@ -157,158 +298,84 @@ impl Model {
                 Command::Pass(i) => input.passes.get(*i).map(|p| p.name.clone()),
                 _ => None,
             });
-        let what = |s: &str| match &next_pass {
-            Some(n) => format!("{s} before pass `{n}`"),
-            None => format!("{s} at the end of batch {b}"),
+        let at = match next_pass {
+            Some(n) => format!("before pass `{n}`"),
+            None => format!("at the end of batch {b}"),
         };
-        let mut entries = vec![];
-        let imgs = bc.images.iter().map(|i| {
-            (
-                i.resource,
-                Some(SubRange::Image(i.range)),
-                i.aspect,
-                i.scopes,
-                i.old_layout,
-                i.new_layout,
-            )
+        Place { at }
+    }
+
+    /// `s` (a barrier, or what it performs) at this place.
+    fn what(&self, s: &str) -> String {
+        format!("{s} {}", self.at)
+    }
+}
+
+/// One image or buffer memory barrier of a barrier command, as the plan states it.
+struct Declared {
+    resource: usize,
+    range: SubRange,
+    /// The image aspects it names (empty for a buffer).
+    aspect: vk::ImageAspectFlags,
+    scopes: Scopes,
+    /// Its layouts (`UNDEFINED` for a buffer).
+    old: vk::ImageLayout,
+    new: vk::ImageLayout,
+}
+
+impl Declared {
+    /// The barriers of `bc`: its image barriers, then its buffer barriers.
+    fn all(bc: &BarrierCmd) -> impl Iterator<Item = Declared> + '_ {
+        let images = bc.images.iter().map(|i| Declared {
+            resource: i.resource,
+            range: SubRange::Image(i.range),
+            aspect: i.aspect,
+            scopes: i.scopes,
+            old: i.old_layout,
+            new: i.new_layout,
         });
-        let bufs = bc.buffers.iter().map(|b| {
-            (
-                b.resource,
-                Some(SubRange::Buffer(b.range)),
-                vk::ImageAspectFlags::empty(),
-                b.scopes,
-                vk::ImageLayout::UNDEFINED,
-                vk::ImageLayout::UNDEFINED,
-            )
+        let buffers = bc.buffers.iter().map(|b| Declared {
+            resource: b.resource,
+            range: SubRange::Buffer(b.range),
+            aspect: vk::ImageAspectFlags::empty(),
+            scopes: b.scopes,
+            old: vk::ImageLayout::UNDEFINED,
+            new: vk::ImageLayout::UNDEFINED,
         });
-        for (r, range, aspect, sc, old, new) in imgs.chain(bufs) {
-            let Some(kind) = self.res_kinds.get(r).copied() else {
-                self.violations.push(structure(format!(
-                    "execution {k}: a barrier names resource {r}, which does not exist"
-                )));
-                continue;
-            };
-            let Some(cells) = use_cells(&kind, range, aspect) else {
-                self.violations.push(structure(format!("execution {k}: a barrier on queue `{}` has a range outside `{}` or of the wrong kind", qname(q), self.res_names[r])));
-                continue;
-            };
-            let segs = segs_of(r, &cells, &self.segs);
-            let fam = input.queues[q].family;
-            let mut role = Role::Plain;
-            if let Some((s, d)) = sc.families {
-                if s != d {
-                    if self.concurrent[r] {
-                        self.violations.push(Violation {
-                            kind: HazardKind::Ownership,
-                            first: None,
-                            second: Some(Actor::Sync {
-                                execution: k,
-                                queue: qname(q),
-                                what: what("barrier"),
-                            }),
-                            resource: Some(self.res_names[r].clone()),
-                            range: None,
-                            missing: format!(
-                                "ownership transfer {s} -> {d} on a CONCURRENT resource"
-                            ),
-                        });
-                    } else if fam == s {
-                        role = Role::Release;
-                    } else if fam == d {
-                        role = Role::Acquire;
-                    } else {
-                        self.violations.push(structure(format!(
-                            "execution {k}: an ownership transfer {s} -> {d} of `{}` runs on queue `{}` of family {fam}",
-                            self.res_names[r],
-                            qname(q)
-                        )));
-                    }
-                }
+        images.chain(buffers)
+    }
+
+    /// The op it performs in `role`, and that op's name: an ownership release or acquire, a
+    /// layout transition of an image, or none.
+    fn performs(&self, role: Role, is_image: bool) -> Option<(OpKind, &'static str)> {
+        let (old, new, range, aspect) = (self.old, self.new, self.range, self.aspect);
+        match (role, self.scopes.families) {
+            (Role::Release, Some((src, dst))) => Some((
+                OpKind::Release {
+                    src,
+                    dst,
+                    old,
+                    new,
+                    range,
+                    aspect,
+                },
+                "ownership release",
+            )),
+            (Role::Acquire, Some((src, dst))) => Some((
+                OpKind::Acquire {
+                    src,
+                    dst,
+                    old,
+                    new,
+                    range,
+                    aspect,
+                },
+                "ownership acquire",
+            )),
+            (Role::Plain, _) if is_image && old != new => {
+                Some((OpKind::Transition { old, new }, "layout transition"))
             }
-            let is_image = matches!(kind, ResourceKind::Image { .. });
-            let (op_kind, name) = match role {
-                Role::Release => {
-                    let (s, d) = sc.families.unwrap();
-                    (
-                        Some(OpKind::Release {
-                            src: s,
-                            dst: d,
-                            old,
-                            new,
-                            range: range.unwrap(),
-                            aspect,
-                        }),
-                        "ownership release",
-                    )
-                }
-                Role::Acquire => {
-                    let (s, d) = sc.families.unwrap();
-                    (
-                        Some(OpKind::Acquire {
-                            src: s,
-                            dst: d,
-                            old,
-                            new,
-                            range: range.unwrap(),
-                            aspect,
-                        }),
-                        "ownership acquire",
-                    )
-                }
-                Role::Plain if is_image && old != new => {
-                    (Some(OpKind::Transition { old, new }), "layout transition")
-                }
-                Role::Plain => (None, ""),
-            };
-            // Without USE_ALL_STAGES a release or acquire is outside its
-            // barrier's stage masks: it runs in the stage only an all-stages
-            // scope holds.
-            let qfot = role != Role::Plain && !OWNERSHIP_TRANSFER_USES_ALL_STAGES;
-            let op = op_kind.map(|kind| {
-                self.ops.push(Op {
-                    kind,
-                    exec: k,
-                    queue: Some(q),
-                    resource: r,
-                    segs: segs.clone(),
-                    stages: if qfot { OWNERSHIP_STAGE } else { 0 },
-                    access: 0,
-                    write: true,
-                    layout: vk::ImageLayout::UNDEFINED,
-                    actor: Actor::Sync {
-                        execution: k,
-                        queue: qname(q),
-                        what: what(name),
-                    },
-                });
-                self.ops.len() - 1
-            });
-            let alias_segs = if self.transient[r] {
-                self.alias_segs(k, r, &segs)
-            } else {
-                vec![]
-            };
-            // A release ignores the second access scope; an acquire the first.
-            entries.push(Entry {
-                segs,
-                src: uni.stages(sc.src_stages, Scope::First),
-                dst: uni.stages(sc.dst_stages, Scope::Second),
-                src_access: if role == Role::Acquire {
-                    0
-                } else {
-                    uni.access(sc.src_access)
-                },
-                dst_access: if role == Role::Release {
-                    0
-                } else {
-                    uni.access(sc.dst_access)
-                },
-                role,
-                op,
-                alias_segs,
-            });
+            _ => None,
         }
-        self.events.push(Event::Barrier { q, entries });
     }
 }
