@@ -46,7 +46,7 @@
 //! | `schedule` | on | [`plan::Schedule::REORDER`] and culling: passes planned out of insertion order |
 //! | `transients` | on | [`Graph::transient_image`], [`Graph::transient_buffer`]: per-execution resources in aliased memory |
 //! | `timing` | on | [`Graph::set_gpu_timings`], [`timing`]: per-pass GPU times |
-//! | `parallel-recording` | on | [`Graph::set_recording_threads`]: long runs of `Send` passes recorded on scoped threads |
+//! | `parallel-recording` | on | [`Graph::set_recording_threads`]: long runs of `Send` passes recorded on threads the graph keeps (a `rayon-core` pool) |
 //! | `diagram` | on | [`plan::Plan::to_svg`], [`plan::Plan::to_dot`] |
 //! | `serde` | off | `Plan::to_json` |
 //!

@@ -33,6 +33,33 @@ pub(crate) const DEFAULT_MIN_PASSES_PER_RECORDING_THREAD: usize = 64;
 pub(crate) struct RecordingThreads {
     pub(super) threads: std::sync::atomic::AtomicUsize,
     pub(super) min_passes: std::sync::atomic::AtomicUsize,
+    /// The threads that record beside the calling one, kept from one execution to the next
+    /// (with the thread count they were made for): a driver sets up each new thread that
+    /// records, which costs far more than recording a few passes.
+    pub(super) pool: parking_lot::Mutex<Option<(usize, std::sync::Arc<rayon_core::ThreadPool>)>>,
+}
+
+#[cfg(feature = "parallel-recording")]
+impl RecordingThreads {
+    /// The pool of `threads - 1` recording threads, made the first time it is needed (and
+    /// again when the count changes).
+    pub(super) fn pool(
+        &self,
+        threads: usize,
+    ) -> Result<std::sync::Arc<rayon_core::ThreadPool>, rayon_core::ThreadPoolBuildError> {
+        let mut pool = self.pool.lock();
+        if let Some((n, p)) = pool.as_ref().filter(|(n, _)| *n == threads) {
+            debug_assert_eq!(*n, threads);
+            return Ok(p.clone());
+        }
+        let built = rayon_core::ThreadPoolBuilder::new()
+            .num_threads(threads.saturating_sub(1).max(1))
+            .thread_name(|i| format!("vk-baton recording {}", i + 1))
+            .build()?;
+        let built = std::sync::Arc::new(built);
+        *pool = Some((threads, built.clone()));
+        Ok(built)
+    }
 }
 
 #[cfg(feature = "parallel-recording")]
@@ -41,6 +68,7 @@ impl Default for RecordingThreads {
         RecordingThreads {
             threads: 1.into(),
             min_passes: DEFAULT_MIN_PASSES_PER_RECORDING_THREAD.into(),
+            pool: Default::default(),
         }
     }
 }

@@ -11,7 +11,7 @@ use super::Execution;
 use crate::error::Error;
 use crate::exec::{Spare, SubmitScratch};
 use crate::plan::{
-    submission_runs_into, Command, SegmentState, SubmissionRun, TimelineValues, WaitTarget,
+    submission_runs_into, Batch, Command, SegmentState, SubmissionRun, TimelineValues, WaitTarget,
 };
 use crate::queue::QueueLock;
 use crate::resource::Tracked;
@@ -240,47 +240,8 @@ impl Execution<'_> {
         let mut ends: smallvec::SmallVec<[(usize, usize, usize); 8]> = smallvec::SmallVec::new();
         for bi in run.batches.clone() {
             let b = &qp.batches[bi];
-            for w in &b.waits {
-                let (sem, value) = match w.target {
-                    WaitTarget::Value { queue, .. } => {
-                        let value = self.plan.wait_value(w.target, values).unwrap_or(0);
-                        // An earlier graph's value whose work the host saw complete through a
-                        // fence: the fence signal made its writes available, the host's wait
-                        // and then this submit order it before the batch, and the submit's
-                        // visibility operation covers available writes; the wait is a no-op.
-                        if value <= self.queues[queue].host_complete() {
-                            continue;
-                        }
-                        (self.queues[queue].timeline(), value)
-                    }
-                    WaitTarget::Batch { queue, .. } => (
-                        self.queues[queue].timeline(),
-                        self.plan.wait_value(w.target, values).unwrap_or(0),
-                    ),
-                    WaitTarget::Binary(s) => (s, 0),
-                };
-                waits.push(
-                    vk::SemaphoreSubmitInfo::default()
-                        .semaphore(sem)
-                        .value(value)
-                        .stage_mask(w.stages),
-                );
-            }
-            if let (Some(stages), Some(value)) = (b.signal, values.per_batch[q][bi]) {
-                signals.push(
-                    vk::SemaphoreSubmitInfo::default()
-                        .semaphore(self.queues[q].timeline())
-                        .value(value)
-                        .stage_mask(stages),
-                );
-            }
-            for &(s, stages) in &b.binary_signals {
-                signals.push(
-                    vk::SemaphoreSubmitInfo::default()
-                        .semaphore(s)
-                        .stage_mask(stages),
-                );
-            }
+            self.push_waits(b, values, &mut waits);
+            self.push_signals(q, b, values.per_batch[q][bi], &mut signals);
             for &c in recording.batch_cmds(q, bi) {
                 cbs.push(vk::CommandBufferSubmitInfo::default().command_buffer(c));
             }
@@ -322,6 +283,68 @@ impl Execution<'_> {
         scratch.signals = Spare::keep(signals);
         scratch.cbs = Spare::keep(cbs);
         result
+    }
+
+    /// Appends batch `b`'s semaphore waits, leaving out those for an earlier graph's work
+    /// that the host saw complete.
+    fn push_waits<'s>(
+        &'s self,
+        b: &Batch,
+        values: &TimelineValues,
+        waits: &mut Vec<vk::SemaphoreSubmitInfo<'s>>,
+    ) {
+        for w in &b.waits {
+            let (sem, value) = match w.target {
+                WaitTarget::Value { queue, .. } => {
+                    let value = self.plan.wait_value(w.target, values).unwrap_or(0);
+                    // An earlier graph's value whose work the host saw complete through a
+                    // fence: the fence signal made its writes available, the host's wait and
+                    // then this submit order it before the batch, and the submit's visibility
+                    // operation covers available writes; the wait is a no-op.
+                    if value <= self.queues[queue].host_complete() {
+                        continue;
+                    }
+                    (self.queues[queue].timeline(), value)
+                }
+                WaitTarget::Batch { queue, .. } => (
+                    self.queues[queue].timeline(),
+                    self.plan.wait_value(w.target, values).unwrap_or(0),
+                ),
+                WaitTarget::Binary(s) => (s, 0),
+            };
+            waits.push(
+                vk::SemaphoreSubmitInfo::default()
+                    .semaphore(sem)
+                    .value(value)
+                    .stage_mask(w.stages),
+            );
+        }
+    }
+
+    /// Appends batch `b`'s signals: queue `q`'s timeline at `value` (when the batch signals)
+    /// and its binary semaphores.
+    fn push_signals<'s>(
+        &'s self,
+        q: usize,
+        b: &Batch,
+        value: Option<u64>,
+        signals: &mut Vec<vk::SemaphoreSubmitInfo<'s>>,
+    ) {
+        if let (Some(stages), Some(value)) = (b.signal, value) {
+            signals.push(
+                vk::SemaphoreSubmitInfo::default()
+                    .semaphore(self.queues[q].timeline())
+                    .value(value)
+                    .stage_mask(stages),
+            );
+        }
+        for &(s, stages) in &b.binary_signals {
+            signals.push(
+                vk::SemaphoreSubmitInfo::default()
+                    .semaphore(s)
+                    .stage_mask(stages),
+            );
+        }
     }
 
     /// Signals the app's `fence` once all of the execution is done: an empty `vkQueueSubmit2`

@@ -14,13 +14,13 @@ impl Graph {
     /// [`GraphBuilder::insert_send_fn`] are cut into up to `threads` chunks of at least
     /// [`Graph::set_min_passes_per_recording_thread`] passes each (barrier commands go with
     /// the pass after them). The calling thread records the first chunk of every run and all
-    /// other passes; up to `threads - 1` scoped threads, started for the execution and joined
-    /// before `execute()` returns, record the rest, each from its own command pool per queue
-    /// family, into its own primary command buffer. The batch
+    /// other passes; `threads - 1` threads the graph keeps (started by the first execution
+    /// that spreads its recording, stopped when the graph drops) record the rest, each from
+    /// its own command pool per queue family, into its own primary command buffer. The batch
     /// submits its command buffers in order, so the GPU sees the same commands as with one
     /// thread, with the same labels and GPU timings per pass.
     ///
-    /// When it pays off: starting a thread for a chunk and joining it costs tens of
+    /// When it pays off: handing a chunk to a kept thread and waiting for it costs a few
     /// microseconds, and each chunk adds a command buffer to begin, end and submit, so a chunk
     /// must record more than that: with the default minimum of
     /// [`Graph::DEFAULT_MIN_PASSES_PER_RECORDING_THREAD`] passes, passes that record one

@@ -5,8 +5,10 @@
 //! records it: a pure function of the batch's commands, which passes are `Send`, the thread
 //! count and the fewest passes a thread gets. The recording loop then takes every command
 //! buffer on the calling thread (each recording thread has its own command pool per family:
-//! pools are externally synchronized) and [`record`] records the pieces on scoped threads,
-//! the calling thread recording thread 0's pieces meanwhile.
+//! pools are externally synchronized) and [`record`] records the pieces on the graph's
+//! recording threads (a `rayon_core` pool, kept from one execution to the next, whose scope
+//! lends them the execution's passes safely), the calling thread recording thread 0's pieces
+//! meanwhile.
 //!
 //! Why separate primary command buffers rather than secondaries: a secondary must inherit the
 //! render pass or dynamic rendering state it runs in, which a pass that begins its own
@@ -24,9 +26,9 @@ use crate::exec::{give, take, GraphPools};
 use crate::pass::{Pass, PassEntry};
 use crate::plan::{Batch, Command};
 use crate::queue::Queue;
+use parking_lot::Mutex;
 use std::any::Any;
 use std::ops::Range;
-use std::panic;
 use std::sync::atomic::Ordering;
 
 /// Cuts every batch into pieces for the graph's recording threads, if any batch has a run of
@@ -280,27 +282,35 @@ pub(super) fn record(
         (1..threads).map(|_| take(&mut spares.keep)).collect()
     };
     let (names, queues) = (&names[..], &queues[..]);
-    let (main, outcomes) = std::thread::scope(|scope| {
-        let handles: Vec<_> = (workers.into_iter().zip(keeps.iter_mut()))
-            .enumerate()
-            .filter(|&(w, _)| jobs.iter().any(|j| j.thread == w + 1))
-            .map(|(w, (mut list, keep))| {
-                let name = format!("vk-baton recording {}", w + 1);
-                std::thread::Builder::new()
-                    .name(name)
-                    .spawn_scoped(scope, move || {
-                        let list = list.iter_mut();
-                        let mut handed = Handed {
-                            list,
-                            names,
-                            queues,
-                        };
-                        record_thread(s, jobs, w + 1, &mut handed, keep)
-                    })
-            })
-            .collect();
+    let pool = (pools.recording.pool(threads))
+        .map_err(|e| Error::InvalidInput(format!("no recording threads: {e}")))?;
+    // Per recording thread but the calling one: its outcome, once it has run.
+    let mut outcomes: Vec<Option<ThreadOutcome>> = (1..threads).map(|_| None).collect();
+    // What each of the pool's threads takes: its passes, its list of objects to keep alive,
+    // and where its outcome goes.
+    let slots: Vec<_> = (workers.into_iter().zip(keeps.iter_mut()))
+        .zip(outcomes.iter_mut())
+        .map(|((list, keep), outcome)| Mutex::new(Some((list, keep, outcome))))
+        .collect();
+    // The calling thread records its own pieces (its passes need not be `Send`) while each of
+    // the pool's threads records those of one recording thread; the scope returns once all
+    // have, and a panic in any goes on from here after that.
+    let main = pool.in_place_scope(|scope| {
+        scope.spawn_broadcast(|_, thread| {
+            let w = thread.index();
+            let Some((mut list, keep, outcome)) = slots.get(w).and_then(|s| s.lock().take()) else {
+                return;
+            };
+            let list = list.iter_mut();
+            let mut handed = Handed {
+                list,
+                names,
+                queues,
+            };
+            *outcome = Some(record_thread(s, jobs, w + 1, &mut handed, keep));
+        });
         let list = main.iter_mut();
-        let main = record_thread(
+        record_thread(
             s,
             jobs,
             0,
@@ -310,19 +320,9 @@ pub(super) fn record(
                 queues,
             },
             keep,
-        );
-        let outcomes: Vec<_> = (handles.into_iter())
-            .map(|h| match h {
-                Ok(h) => h.join(),
-                // A thread that could not be started recorded nothing: its pieces fail.
-                Err(e) => Ok(Err((
-                    0,
-                    Error::InvalidInput(format!("no recording thread: {e}")),
-                ))),
-            })
-            .collect();
-        (main, outcomes)
+        )
     });
+    drop(slots);
     {
         let mut spares = pools.spares.lock();
         for mut kept in keeps {
@@ -330,32 +330,17 @@ pub(super) fn record(
             give(&mut spares.keep, kept);
         }
     }
-    first_failure(main, outcomes)
+    first_failure(main, outcomes.into_iter().flatten())
 }
 
-/// The outcome of a spread recording: the first panic goes on; otherwise the first error in
-/// recording order, as one thread would have met it.
-fn first_failure(
-    main: ThreadOutcome,
-    outcomes: Vec<std::thread::Result<ThreadOutcome>>,
-) -> Result<()> {
+/// The outcome of a spread recording: the first error in recording order, as one thread
+/// would have met it.
+fn first_failure(main: ThreadOutcome, outcomes: impl Iterator<Item = ThreadOutcome>) -> Result<()> {
     let mut failed = main.err();
-    let mut panicked = None;
-    for outcome in outcomes {
-        match outcome {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => {
-                if failed.as_ref().is_none_or(|f| e.0 < f.0) {
-                    failed = Some(e);
-                }
-            }
-            Err(payload) => {
-                panicked.get_or_insert(payload);
-            }
+    for e in outcomes.filter_map(|o| o.err()) {
+        if failed.as_ref().is_none_or(|f| e.0 < f.0) {
+            failed = Some(e);
         }
-    }
-    if let Some(payload) = panicked {
-        panic::resume_unwind(payload);
     }
     match failed {
         Some((_, e)) => Err(e),
