@@ -173,14 +173,15 @@ impl PlanBarriers {
 
     /// The `VkDependencyInfo` of barrier command `k` (in recording order), after
     /// [`PlanBarriers::prepare`]; `None` past the last one.
+    #[inline(always)]
     pub(crate) fn dependency(&self, k: usize) -> Option<vk::DependencyInfo<'_>> {
-        let end = *self.ends.get(k)?;
-        let start = k.checked_sub(1).map_or([0; 3], |p| self.ends[p]);
+        let [m, b, i] = *self.ends.get(k)?;
+        let [m0, b0, i0] = if k == 0 { [0; 3] } else { self.ends[k - 1] };
         let s = &self.structs;
         Some(dependency_info(
-            &s.memory[start[0]..end[0]],
-            &s.buffers[start[1]..end[1]],
-            &s.images[start[2]..end[2]],
+            &s.memory[m0..m],
+            &s.buffers[b0..b],
+            &s.images[i0..i],
         ))
     }
 
@@ -197,6 +198,7 @@ impl PlanBarriers {
 /// Empty slices would still be passed as non-null pointers, and a driver that copies the
 /// command (lavapipe, capture layers) then allocates and copies each one: on lavapipe that is
 /// two more allocations per barrier command than a hand-written memory barrier costs.
+#[inline(always)]
 pub(crate) fn dependency_info<'a>(
     memory: &'a [vk::MemoryBarrier2<'a>],
     buffers: &'a [vk::BufferMemoryBarrier2<'a>],

@@ -11,9 +11,8 @@ use crate::debug::DebugUtils;
 use crate::plan::{barrier_rgb, queue_rgb, BarrierCmd, Batch, Command, Plan};
 use crate::queue::Queue;
 use ash::vk;
-use std::ffi::CStr;
+use std::ffi::{CStr, CString};
 use std::fmt::{self, Write};
-use std::ops::Range;
 
 /// Label text up to 126 bytes, built without allocating and kept NUL-terminated, so that it
 /// goes to Vulkan as it is; longer text is cut at a character boundary, and a NUL in the text
@@ -226,8 +225,7 @@ pub(crate) fn name_command_buffer(
 
 /// One barrier command's label.
 struct BarrierLabel {
-    /// Its text with the NUL after it, in `PlanLabels::text`.
-    text: Range<usize>,
+    text: CString,
     color: [f32; 4],
     /// The pass whose name the text holds: a reused plan's passes may be named otherwise in a
     /// later frame, and then the label is built again.
@@ -239,11 +237,12 @@ struct BarrierLabel {
 #[derive(Default)]
 pub(crate) struct PlanLabels {
     built: bool,
-    /// Every string, each followed by its NUL (and holding none).
-    text: Vec<u8>,
-    /// Per pass (by index): its name in `text`, without the NUL.
-    passes: Vec<Range<usize>>,
+    /// Per pass (by index): its name.
+    passes: Vec<CString>,
     barriers: Vec<BarrierLabel>,
+    /// The byte buffers of the last build's strings, to build the next ones in without
+    /// allocating.
+    spare: Vec<Vec<u8>>,
 }
 
 impl PlanLabels {
@@ -256,44 +255,43 @@ impl PlanLabels {
     /// command's label in recording order.
     pub(crate) fn rebuild(&mut self, each: impl FnOnce(&mut Self)) {
         self.built = false;
-        self.text.clear();
-        self.passes.clear();
-        self.barriers.clear();
+        let spare = &mut self.spare;
+        spare.extend(self.passes.drain(..).map(CString::into_bytes_with_nul));
+        spare.extend((self.barriers.drain(..)).map(|b| b.text.into_bytes_with_nul()));
         each(self);
         self.built = true;
+    }
+
+    /// `bytes` (holding no NUL) as a C string, in a spare buffer.
+    fn c_string(&mut self, bytes: impl Iterator<Item = u8>) -> CString {
+        let mut buffer = self.spare.pop().unwrap_or_default();
+        buffer.clear();
+        buffer.extend(bytes);
+        buffer.push(0);
+        // A NUL inside cannot happen (the callers replace or exclude them); should one come,
+        // the label is empty rather than cut.
+        CString::from_vec_with_nul(buffer).unwrap_or_default()
     }
 
     /// Appends the next pass's name. A NUL, which a C string cannot hold, becomes `?` as in
     /// [`crate::DebugUtils::begin_label`]; such a name never matches itself in [`Self::pass`],
     /// so its label is built each time, the way it always was.
     pub(crate) fn push_pass(&mut self, name: &str) {
-        let start = self.text.len();
-        self.text
-            .extend(name.bytes().map(|b| if b == 0 { b'?' } else { b }));
-        let end = self.text.len();
-        // The NUL before the range: a range is only ever recorded for a whole string.
-        self.text.push(0);
-        self.passes.push(start..end);
+        let text = self.c_string(name.bytes().map(|b| if b == 0 { b'?' } else { b }));
+        self.passes.push(text);
     }
 
     /// Appends the next barrier command's label: `text`, drawn in `color`, naming pass `pass`
     /// (its name pushed already) if any.
     pub(crate) fn push_barrier(&mut self, text: &CStr, color: [f32; 4], pass: Option<usize>) {
-        let start = self.text.len();
-        self.text.extend_from_slice(text.to_bytes_with_nul());
-        self.barriers.push(BarrierLabel {
-            text: start..self.text.len(),
-            color,
-            pass,
-        });
+        let text = self.c_string(text.to_bytes().iter().copied());
+        self.barriers.push(BarrierLabel { text, color, pass });
     }
 
     /// Pass `p`'s label, if it is still named `name` and the labels were built for this plan.
     pub(crate) fn pass(&self, p: usize, name: &str) -> Option<&CStr> {
-        let range = self.passes.get(p).filter(|_| self.built)?;
-        (name.as_bytes() == &self.text[range.clone()])
-            .then(|| self.c_str(range.start, range.end))
-            .flatten()
+        let label = self.passes.get(p).filter(|_| self.built)?;
+        (name.as_bytes() == label.to_bytes()).then_some(label.as_c_str())
     }
 
     /// Barrier command `k`'s label, unless the pass it names is named otherwise now (`name`: a
@@ -307,15 +305,7 @@ impl PlanLabels {
         if let Some(p) = label.pass {
             self.pass(p, name(p))?;
         }
-        let text = self.c_str(label.text.start, label.text.end - 1)?;
-        Some((text, label.color))
-    }
-
-    /// The string at `start..end` of `text`, whose byte at `end` is its NUL. A range is
-    /// recorded only for a string appended whole with its NUL after it and none inside, so
-    /// the check (a scan for the NUL) always passes.
-    fn c_str(&self, start: usize, end: usize) -> Option<&CStr> {
-        CStr::from_bytes_with_nul(&self.text[start..=end]).ok()
+        Some((label.text.as_c_str(), label.color))
     }
 
     /// Drops the claim that the labels belong to the plan they travel with, keeping the

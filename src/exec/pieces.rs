@@ -22,8 +22,6 @@ pub(crate) struct Job {
     #[cfg_attr(not(feature = "parallel-recording"), allow(dead_code))]
     pub(super) thread: usize,
     pub(super) cmd: vk::CommandBuffer,
-    /// The plan's barrier commands before this piece, in recording order.
-    pub(super) first_barrier: usize,
     /// The batch's timestamp queries, reset at the start of its first piece (without host
     /// reset).
     pub(super) reset: Option<Range<u32>>,

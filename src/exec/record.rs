@@ -287,8 +287,12 @@ impl Execution<'_> {
             spread::record(&shared, &lists.jobs, passes, &mut out.keep, threads, pools)?;
         } else {
             let mut serial = &mut passes[..];
+            // Barrier commands so far, in recording order: the index of each in the baked
+            // barriers.
+            let mut barriers_before = 0;
             for job in &lists.jobs {
-                record_piece(&shared, job, &mut serial, &mut out.keep)?;
+                let keep = &mut out.keep;
+                barriers_before = record_piece(&shared, job, barriers_before, &mut serial, keep)?;
             }
         }
         if shared.labels_missed.load(Ordering::Relaxed) {
@@ -337,7 +341,7 @@ fn take_objects(
     } = lists;
     queries.clear();
     queries.resize(passes.len(), None);
-    let (mut flat, mut from, mut first_barrier) = (0, 0, 0);
+    let (mut flat, mut from) = (0, 0);
     for (qi, qp) in plan.queues.iter().enumerate() {
         let family = queues[qi].family();
         out.batch_start.push(out.batch_ends.len());
@@ -359,13 +363,8 @@ fn take_objects(
                     commands: piece.commands.clone(),
                     thread: piece.thread,
                     cmd,
-                    first_barrier,
                     reset: reset.take(),
                 });
-                let commands = &batch.commands[piece.commands.clone()];
-                first_barrier += (commands.iter())
-                    .filter(|c| matches!(c, Command::Barrier(_)))
-                    .count();
             }
             (from, flat) = (piece_ends[flat], flat + 1);
             out.batch_ends.push(out.batch_cmds.len());
@@ -448,13 +447,15 @@ impl PassSource for &mut [PassEntry<'_>] {
     }
 }
 
-/// Records one piece into its command buffer, from begin to end.
+/// Records one piece into its command buffer, from begin to end. `barriers_before`: the
+/// plan's barrier commands before the piece, in recording order; returns those up to its end.
 pub(crate) fn record_piece(
     s: &Shared<'_>,
     job: &Job,
+    barriers_before: usize,
     passes: &mut impl PassSource,
     keep: &mut Vec<Box<dyn Any + Send + Sync>>,
-) -> Result<()> {
+) -> Result<usize> {
     let (device, cmd) = (s.device, job.cmd);
     let family = s.queues[job.queue].family();
     let batch = &s.plan.queues[job.queue].batches[job.batch];
@@ -472,7 +473,7 @@ pub(crate) fn record_piece(
         unsafe { device.cmd_reset_query_pool(cmd, s.query_pool, reset.start, reset.len() as u32) };
     }
     let kept_labels = Some(&s.barriers.labels).filter(|l| s.labels.is_some() && l.built());
-    let mut barrier_k = job.first_barrier;
+    let mut barrier_k = barriers_before;
     for ci in job.commands.clone() {
         match &batch.commands[ci] {
             Command::Barrier(b) => {
@@ -514,7 +515,8 @@ pub(crate) fn record_piece(
         }
     }
     // SAFETY: `cmd` is recording.
-    unsafe { device.end_command_buffer(cmd) }.map_err(|e| Error::vk("vkEndCommandBuffer", e))
+    unsafe { device.end_command_buffer(cmd) }.map_err(|e| Error::vk("vkEndCommandBuffer", e))?;
+    Ok(barrier_k)
 }
 
 /// Notes a kept label that could not be used (its pass is named otherwise now).
@@ -526,6 +528,7 @@ fn note_missed(s: &Shared<'_>, kept: Option<&PlanLabels>, found: bool) {
 
 /// Before a pass: its label (the kept one if any), and its start timestamp into `query` if
 /// timed.
+#[inline]
 fn open_pass(
     s: &Shared<'_>,
     cmd: vk::CommandBuffer,
@@ -552,6 +555,7 @@ fn open_pass(
 }
 
 /// After a pass: its end timestamp into `query + 1` if timed, and the end of its label.
+#[inline]
 fn close_pass(s: &Shared<'_>, cmd: vk::CommandBuffer, query: Option<u32>) {
     if let Some(q) = query {
         let all = vk::PipelineStageFlags2::ALL_COMMANDS;

@@ -187,17 +187,34 @@ type ThreadOutcome = std::result::Result<(), (usize, Error)>;
 /// Records the jobs of `thread`, in order, with its passes.
 fn record_thread(
     s: &Shared<'_>,
-    jobs: &[Job],
+    (jobs, barriers_before): (&[Job], &[usize]),
     thread: usize,
     passes: &mut impl PassSource,
     keep: &mut Vec<Box<dyn Any + Send + Sync>>,
 ) -> ThreadOutcome {
     for (j, job) in jobs.iter().enumerate() {
         if job.thread == thread {
-            record_piece(s, job, passes, keep).map_err(|e| (j, e))?;
+            record_piece(s, job, barriers_before[j], passes, keep).map_err(|e| (j, e))?;
         }
     }
     Ok(())
+}
+
+/// Per job, the plan's barrier commands before it in recording order: where its barriers
+/// start in the baked barriers.
+fn barriers_before(s: &Shared<'_>, jobs: &[Job]) -> Vec<usize> {
+    let mut before = 0;
+    (jobs.iter())
+        .map(|job| {
+            let at = before;
+            let batch = &s.plan.queues[job.queue].batches[job.batch];
+            let commands = &batch.commands[job.commands.clone()];
+            before += (commands.iter())
+                .filter(|c| matches!(c, Command::Barrier(_)))
+                .count();
+            at
+        })
+        .collect()
 }
 
 /// The passes of an execution, each handed by reference to the thread that records it, in
@@ -282,6 +299,8 @@ pub(super) fn record(
         (1..threads).map(|_| take(&mut spares.keep)).collect()
     };
     let (names, queues) = (&names[..], &queues[..]);
+    let before = barriers_before(s, jobs);
+    let jobs = (jobs, &before[..]);
     let pool = (pools.recording.pool(threads))
         .map_err(|e| Error::InvalidInput(format!("no recording threads: {e}")))?;
     // Per recording thread but the calling one: its outcome, once it has run.
