@@ -5,6 +5,15 @@ use super::*;
 
 /// Checks everything that makes a plan impossible, before any state changes.
 pub(super) fn validate(input: &PlanInput) -> Result<()> {
+    check_initial_states(input)?;
+    for pass in &input.passes {
+        check_pass(input, pass)?;
+    }
+    super::last_use::check(input)
+}
+
+/// Each resource's initial state names queues and ranges that exist.
+fn check_initial_states(input: &PlanInput) -> Result<()> {
     for res in &input.resources {
         let cells = res.kind.cells();
         for (range, st) in &res.initial {
@@ -21,106 +30,132 @@ pub(super) fn validate(input: &PlanInput) -> Result<()> {
             }
         }
     }
-    for pass in &input.passes {
-        let queue = input.queues.get(pass.queue).ok_or_else(|| {
-            Error::InvalidInput(format!(
-                "pass `{}` names queue {} of {}",
-                pass.name,
-                pass.queue,
-                input.queues.len()
-            ))
-        })?;
-        for w in &pass.waits {
-            if let Some(&g) = w.guards.iter().find(|&&g| g >= input.resources.len()) {
-                return Err(Error::InvalidInput(format!(
-                    "pass `{}` guards resource {g} that does not exist",
-                    pass.name
-                )));
-            }
-        }
-        for (ui, u) in pass.uses.iter().enumerate() {
-            let res = input.resources.get(u.resource).ok_or_else(|| {
-                Error::InvalidInput(format!(
-                    "pass `{}` uses resource {} of {}",
-                    pass.name,
-                    u.resource,
-                    input.resources.len()
-                ))
-            })?;
-            let a = &u.access;
-            check_meaning(pass, res, u)?;
-            if !a.runs_on(queue.caps) {
-                return Err(Error::QueueCapability {
-                    pass: pass.name.clone(),
-                    resource: res.name.clone(),
-                    queue: queue.name.clone(),
-                    needs: a.queue_capabilities(),
-                    has: queue.caps,
-                });
-            }
-            check_aspect(pass, res, u)?;
-            check_render_pass(pass, res, u)?;
-            match (res.kind, u.range.unwrap_or(res.kind.whole())) {
-                (
-                    ResourceKind::Image {
-                        mips,
-                        layers,
-                        usage,
-                        ..
-                    },
-                    SubRange::Image(r),
-                ) => {
-                    if !r.fits(mips, layers) {
-                        return Err(Error::RangeOutOfBounds {
-                            pass: pass.name.clone(),
-                            resource: res.name.clone(),
-                            detail: format!("{r:?} in an image of {mips} mips and {layers} layers"),
-                        });
-                    }
-                    if !usage.contains(a.image_usage) {
-                        return Err(Error::UsageNotAllowed {
-                            pass: pass.name.clone(),
-                            resource: res.name.clone(),
-                            detail: format!("needs {:?}, created with {usage:?}", a.image_usage),
-                        });
-                    }
-                }
-                (ResourceKind::Buffer { size, usage }, SubRange::Buffer(b)) => {
-                    if b.size == 0 || b.offset.checked_add(b.size).is_none_or(|e| e > size) {
-                        return Err(Error::RangeOutOfBounds {
-                            pass: pass.name.clone(),
-                            resource: res.name.clone(),
-                            detail: format!("{b:?} in a buffer of {size} bytes"),
-                        });
-                    }
-                    if !usage.contains(a.buffer_usage) {
-                        return Err(Error::UsageNotAllowed {
-                            pass: pass.name.clone(),
-                            resource: res.name.clone(),
-                            detail: format!("needs {:?}, created with {usage:?}", a.buffer_usage),
-                        });
-                    }
-                }
-                _ => {
-                    return Err(Error::RangeOutOfBounds {
-                        pass: pass.name.clone(),
-                        resource: res.name.clone(),
-                        detail: "an image range for a buffer, or a byte range for an image".into(),
-                    });
-                }
-            }
-            // Two uses of one resource in one pass: overlapping writes, or two layouts.
-            for v in &pass.uses[..ui] {
-                if v.resource == u.resource && conflicting(&res.kind, u, v) {
-                    return Err(Error::ConflictingUses {
-                        pass: pass.name.clone(),
-                        resource: res.name.clone(),
-                    });
-                }
-            }
+    Ok(())
+}
+
+/// A pass names a queue and guards resources that exist, and each of its uses is one the
+/// queue and the resource allow.
+fn check_pass(input: &PlanInput, pass: &PassDecl) -> Result<()> {
+    let queue = input.queues.get(pass.queue).ok_or_else(|| {
+        Error::InvalidInput(format!(
+            "pass `{}` names queue {} of {}",
+            pass.name,
+            pass.queue,
+            input.queues.len()
+        ))
+    })?;
+    for w in &pass.waits {
+        if let Some(&g) = w.guards.iter().find(|&&g| g >= input.resources.len()) {
+            return Err(Error::InvalidInput(format!(
+                "pass `{}` guards resource {g} that does not exist",
+                pass.name
+            )));
         }
     }
-    super::last_use::check(input)
+    for (ui, u) in pass.uses.iter().enumerate() {
+        check_use(input, pass, queue, ui, u)?;
+    }
+    Ok(())
+}
+
+/// Use `u`, the `ui`-th of `pass` on `queue`: of a resource that exists, meaning what it
+/// says, that the queue can run, of aspects and a range the resource has, with usage it was
+/// created with, and in no conflict with an earlier use of the pass.
+fn check_use(
+    input: &PlanInput,
+    pass: &PassDecl,
+    queue: &QueueDecl,
+    ui: usize,
+    u: &UseDecl,
+) -> Result<()> {
+    let res = input.resources.get(u.resource).ok_or_else(|| {
+        Error::InvalidInput(format!(
+            "pass `{}` uses resource {} of {}",
+            pass.name,
+            u.resource,
+            input.resources.len()
+        ))
+    })?;
+    let a = &u.access;
+    check_meaning(pass, res, u)?;
+    if !a.runs_on(queue.caps) {
+        return Err(Error::QueueCapability {
+            pass: pass.name.clone(),
+            resource: res.name.clone(),
+            queue: queue.name.clone(),
+            needs: a.queue_capabilities(),
+            has: queue.caps,
+        });
+    }
+    check_aspect(pass, res, u)?;
+    check_render_pass(pass, res, u)?;
+    check_range_and_usage(pass, res, u)?;
+    // Two uses of one resource in one pass: overlapping writes, or two layouts.
+    for v in &pass.uses[..ui] {
+        if v.resource == u.resource && conflicting(&res.kind, u, v) {
+            return Err(Error::ConflictingUses {
+                pass: pass.name.clone(),
+                resource: res.name.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The range of a use is of the resource's kind and inside it, and the resource was created
+/// with the usage the access needs.
+fn check_range_and_usage(pass: &PassDecl, res: &ResourceDecl, u: &UseDecl) -> Result<()> {
+    let a = &u.access;
+    match (res.kind, u.range.unwrap_or(res.kind.whole())) {
+        (
+            ResourceKind::Image {
+                mips,
+                layers,
+                usage,
+                ..
+            },
+            SubRange::Image(r),
+        ) => {
+            if !r.fits(mips, layers) {
+                return Err(Error::RangeOutOfBounds {
+                    pass: pass.name.clone(),
+                    resource: res.name.clone(),
+                    detail: format!("{r:?} in an image of {mips} mips and {layers} layers"),
+                });
+            }
+            if !usage.contains(a.image_usage) {
+                return Err(Error::UsageNotAllowed {
+                    pass: pass.name.clone(),
+                    resource: res.name.clone(),
+                    detail: format!("needs {:?}, created with {usage:?}", a.image_usage),
+                });
+            }
+        }
+        (ResourceKind::Buffer { size, usage }, SubRange::Buffer(b)) => {
+            if b.size == 0 || b.offset.checked_add(b.size).is_none_or(|e| e > size) {
+                return Err(Error::RangeOutOfBounds {
+                    pass: pass.name.clone(),
+                    resource: res.name.clone(),
+                    detail: format!("{b:?} in a buffer of {size} bytes"),
+                });
+            }
+            if !usage.contains(a.buffer_usage) {
+                return Err(Error::UsageNotAllowed {
+                    pass: pass.name.clone(),
+                    resource: res.name.clone(),
+                    detail: format!("needs {:?}, created with {usage:?}", a.buffer_usage),
+                });
+            }
+        }
+        _ => {
+            return Err(Error::RangeOutOfBounds {
+                pass: pass.name.clone(),
+                resource: res.name.clone(),
+                detail: "an image range for a buffer, or a byte range for an image".into(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// A use that contradicts itself or its resource: a discard of contents the access only reads
