@@ -7,7 +7,55 @@ use super::*;
 pub(super) fn validate(input: &PlanInput) -> Result<()> {
     check_initial_states(input)?;
     for pass in &input.passes {
-        check_pass(input, pass)?;
+        let queue = input.queues.get(pass.queue).ok_or_else(|| {
+            Error::InvalidInput(format!(
+                "pass `{}` names queue {} of {}",
+                pass.name,
+                pass.queue,
+                input.queues.len()
+            ))
+        })?;
+        for w in &pass.waits {
+            if let Some(&g) = w.guards.iter().find(|&&g| g >= input.resources.len()) {
+                return Err(Error::InvalidInput(format!(
+                    "pass `{}` guards resource {g} that does not exist",
+                    pass.name
+                )));
+            }
+        }
+        for (ui, u) in pass.uses.iter().enumerate() {
+            let res = input.resources.get(u.resource).ok_or_else(|| {
+                Error::InvalidInput(format!(
+                    "pass `{}` uses resource {} of {}",
+                    pass.name,
+                    u.resource,
+                    input.resources.len()
+                ))
+            })?;
+            let a = &u.access;
+            check_meaning(pass, res, u)?;
+            if !a.runs_on(queue.caps) {
+                return Err(Error::QueueCapability {
+                    pass: pass.name.clone(),
+                    resource: res.name.clone(),
+                    queue: queue.name.clone(),
+                    needs: a.queue_capabilities(),
+                    has: queue.caps,
+                });
+            }
+            check_aspect(pass, res, u)?;
+            check_render_pass(pass, res, u)?;
+            check_range_and_usage(pass, res, u)?;
+            // Two uses of one resource in one pass: overlapping writes, or two layouts.
+            for v in &pass.uses[..ui] {
+                if v.resource == u.resource && conflicting(&res.kind, u, v) {
+                    return Err(Error::ConflictingUses {
+                        pass: pass.name.clone(),
+                        resource: res.name.clone(),
+                    });
+                }
+            }
+        }
     }
     super::last_use::check(input)
 }
@@ -28,75 +76,6 @@ fn check_initial_states(input: &PlanInput) -> Result<()> {
                     res.name
                 )));
             }
-        }
-    }
-    Ok(())
-}
-
-/// A pass names a queue and guards resources that exist, and each of its uses is one the
-/// queue and the resource allow.
-fn check_pass(input: &PlanInput, pass: &PassDecl) -> Result<()> {
-    let queue = input.queues.get(pass.queue).ok_or_else(|| {
-        Error::InvalidInput(format!(
-            "pass `{}` names queue {} of {}",
-            pass.name,
-            pass.queue,
-            input.queues.len()
-        ))
-    })?;
-    for w in &pass.waits {
-        if let Some(&g) = w.guards.iter().find(|&&g| g >= input.resources.len()) {
-            return Err(Error::InvalidInput(format!(
-                "pass `{}` guards resource {g} that does not exist",
-                pass.name
-            )));
-        }
-    }
-    for (ui, u) in pass.uses.iter().enumerate() {
-        check_use(input, pass, queue, ui, u)?;
-    }
-    Ok(())
-}
-
-/// Use `u`, the `ui`-th of `pass` on `queue`: of a resource that exists, meaning what it
-/// says, that the queue can run, of aspects and a range the resource has, with usage it was
-/// created with, and in no conflict with an earlier use of the pass.
-fn check_use(
-    input: &PlanInput,
-    pass: &PassDecl,
-    queue: &QueueDecl,
-    ui: usize,
-    u: &UseDecl,
-) -> Result<()> {
-    let res = input.resources.get(u.resource).ok_or_else(|| {
-        Error::InvalidInput(format!(
-            "pass `{}` uses resource {} of {}",
-            pass.name,
-            u.resource,
-            input.resources.len()
-        ))
-    })?;
-    let a = &u.access;
-    check_meaning(pass, res, u)?;
-    if !a.runs_on(queue.caps) {
-        return Err(Error::QueueCapability {
-            pass: pass.name.clone(),
-            resource: res.name.clone(),
-            queue: queue.name.clone(),
-            needs: a.queue_capabilities(),
-            has: queue.caps,
-        });
-    }
-    check_aspect(pass, res, u)?;
-    check_render_pass(pass, res, u)?;
-    check_range_and_usage(pass, res, u)?;
-    // Two uses of one resource in one pass: overlapping writes, or two layouts.
-    for v in &pass.uses[..ui] {
-        if v.resource == u.resource && conflicting(&res.kind, u, v) {
-            return Err(Error::ConflictingUses {
-                pass: pass.name.clone(),
-                resource: res.name.clone(),
-            });
         }
     }
     Ok(())
