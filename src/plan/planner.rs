@@ -27,10 +27,11 @@
 //! state left by an earlier graph at `1`.
 //!
 //! This file holds the planner's working types and its entry points;
-//! [`validate`](mod@validate) refuses impossible input, [`dependencies`] is phase 1,
-//! [`batches`] phase 2, [`redundant_waits`], [`redundant`] and [`coalesce`] phase 3 (with
-//! [`reach`], what a plan's semaphores order), [`segment`] moves one segment's state past an
-//! access and [`barrier`] merges barriers into a command.
+//! [`validate`](mod@validate) refuses impossible input, [`dependencies`] is phase 1 (with
+//! [`release`], the release half of an ownership transfer), [`batches`] phase 2,
+//! [`redundant_waits`], [`redundant`] and [`coalesce`] phase 3 (with [`reach`], what a plan's
+//! semaphores order), [`segment`] moves one segment's state past an access and [`barrier`]
+//! merges barriers into a command.
 
 use super::queue_stages::{self, on_queue};
 use super::*;
@@ -47,6 +48,7 @@ mod hoist;
 mod reach;
 mod redundant;
 mod redundant_waits;
+mod release;
 mod segment;
 mod spare;
 mod validate;

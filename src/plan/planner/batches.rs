@@ -52,15 +52,7 @@ impl Planner<'_> {
         // is not covered by an earlier wait starts a batch (wait as late as possible).
         let protos: Vec<Vec<Proto>> = nodes.iter().map(|q| self.place_waits(q)).collect();
         // B: the nodes other queues actually wait on (after merging to the highest value).
-        let index_of = |queue: usize, pos: Pos| nodes[queue].partition_point(|(p, _)| *p < pos);
-        let mut signal_src: Vec<Vec<Option<vk::PipelineStageFlags2>>> =
-            nodes.iter().map(|q| vec![None; q.len()]).collect();
-        for w in protos.iter().flatten().flat_map(|p| &p.waits) {
-            if let ProtoTarget::Node(queue, pos) = w.target {
-                let s = &mut signal_src[queue][index_of(queue, pos)];
-                *s = Some(s.unwrap_or_default() | w.src_stages);
-            }
-        }
+        let signal_src = signal_sources(&nodes, &protos);
         let node_index: Vec<Vec<Pos>> = nodes
             .iter()
             .map(|q| q.iter().map(|(p, _)| *p).collect())
@@ -71,85 +63,119 @@ impl Planner<'_> {
             nodes.iter().map(|q| vec![usize::MAX; q.len()]).collect();
         let mut plans: Vec<QueuePlan> = Vec::with_capacity(nodes.len());
         for (q, (qnodes, qprotos)) in nodes.into_iter().zip(protos).enumerate() {
-            let mut batches: Vec<Batch> = Vec::new();
-            let mut node_batch = vec![0; qnodes.len()];
-            // Protos take the queue's nodes in order, as consecutive ranges.
-            let mut in_order = qnodes.into_iter().map(|(_, n)| n).enumerate();
-            for proto in qprotos {
-                let mut cur = Batch {
-                    waits: proto
-                        .waits
-                        .iter()
-                        .map(|w| Wait {
-                            target: WaitTarget::Binary(vk::Semaphore::null()),
-                            stages: w.stages,
-                        })
-                        .collect(),
-                    // At most a barrier and a pass per node: reserved, not grown.
-                    commands: Vec::with_capacity(2 * proto.nodes.len()),
-                    ..Batch::default()
-                };
-                // Placeholders: targets are resolved below once every queue is batched.
-                let first = batches.len();
-                let mut pending_waits = Some(proto.waits);
-                for ni in proto.nodes {
-                    let (taken, node) = in_order.next().expect("a node per index");
-                    debug_assert_eq!(taken, ni, "protos take nodes in order");
-                    node_batch[ni] = batches.len();
-                    if !node.whys.is_empty() {
-                        self.whys.push(CommandWhy {
-                            queue: q,
-                            batch: batches.len(),
-                            command: cur.commands.len(),
-                            whys: node.whys,
-                        });
-                    }
-                    let mut ends = false;
-                    match node.kind {
-                        NodeKind::Pass(i) => {
-                            if !node.barrier.is_empty() {
-                                cur.commands.push(Command::Barrier(node.barrier));
-                            }
-                            cur.commands.push(Command::Pass(i));
-                            for sig in &self.input.passes[i].signals {
-                                let stages = sig.stages.unwrap_or(self.pass_stages[i]);
-                                let stages = if stages.is_empty() {
-                                    vk::PipelineStageFlags2::ALL_COMMANDS
-                                } else {
-                                    stages
-                                };
-                                cur.binary_signals.push((sig.semaphore, stages));
-                                ends = true;
-                            }
-                        }
-                        NodeKind::Release => cur.commands.push(Command::Barrier(node.barrier)),
-                    }
-                    if let Some(stages) = signal_src[q][ni] {
-                        cur.signal = Some(cur.signal.unwrap_or_default() | stages);
-                        batch_of[q][ni] = batches.len();
-                        ends = true;
-                    }
-                    if ends {
-                        batches.push(std::mem::take(&mut cur));
-                    }
-                }
-                if !cur.commands.is_empty() || !cur.waits.is_empty() {
-                    batches.push(cur);
-                }
-                // Keep the proto's waits beside its first batch for resolution.
-                if let Some(w) = pending_waits.take() {
-                    if first < batches.len() {
-                        self.proto_waits.push((q, first, w));
-                    }
-                }
-            }
-            // The last batch signals for the host, later graphs and resource lifetimes.
-            if let Some(last) = batches.last_mut() {
-                last.signal = Some(vk::PipelineStageFlags2::ALL_COMMANDS);
-            }
+            let (batches, node_batch) =
+                self.batch_queue(q, qnodes, qprotos, &signal_src[q], &mut batch_of[q]);
             plans.push(QueuePlan { batches });
             self.batched.push((node_index[q].clone(), node_batch));
         }
+        self.resolve_waits(&mut plans, &node_index, &batch_of);
+        plans
+    }
+
+    /// Step C of batching for queue `q`: its nodes into batches, one after another, ending a
+    /// batch after each node that `signal_src` (per node) says is awaited, marked in `batch_of`,
+    /// and after each binary signal. Returns the batches and each node's batch.
+    fn batch_queue(
+        &mut self,
+        q: usize,
+        nodes: Vec<(Pos, Node)>,
+        protos: Vec<Proto>,
+        signal_src: &[Option<vk::PipelineStageFlags2>],
+        batch_of: &mut [usize],
+    ) -> (Vec<Batch>, Vec<usize>) {
+        let mut batches: Vec<Batch> = Vec::new();
+        let mut node_batch = vec![0; nodes.len()];
+        // Protos take the queue's nodes in order, as consecutive ranges.
+        let mut in_order = nodes.into_iter().map(|(_, n)| n).enumerate();
+        for proto in protos {
+            let mut cur = Batch {
+                waits: proto
+                    .waits
+                    .iter()
+                    .map(|w| Wait {
+                        target: WaitTarget::Binary(vk::Semaphore::null()),
+                        stages: w.stages,
+                    })
+                    .collect(),
+                // At most a barrier and a pass per node: reserved, not grown.
+                commands: Vec::with_capacity(2 * proto.nodes.len()),
+                ..Batch::default()
+            };
+            // Placeholders: targets are resolved once every queue is batched.
+            let first = batches.len();
+            for ni in proto.nodes {
+                let (taken, node) = in_order.next().expect("a node per index");
+                debug_assert_eq!(taken, ni, "protos take nodes in order");
+                node_batch[ni] = batches.len();
+                let mut ends = self.push_node(q, batches.len(), &mut cur, node);
+                if let Some(stages) = signal_src[ni] {
+                    cur.signal = Some(cur.signal.unwrap_or_default() | stages);
+                    batch_of[ni] = batches.len();
+                    ends = true;
+                }
+                if ends {
+                    batches.push(std::mem::take(&mut cur));
+                }
+            }
+            if !cur.commands.is_empty() || !cur.waits.is_empty() {
+                batches.push(cur);
+            }
+            // Keep the proto's waits beside its first batch for resolution.
+            if first < batches.len() {
+                self.proto_waits.push((q, first, proto.waits));
+            }
+        }
+        // The last batch signals for the host, later graphs and resource lifetimes.
+        if let Some(last) = batches.last_mut() {
+            last.signal = Some(vk::PipelineStageFlags2::ALL_COMMANDS);
+        }
+        (batches, node_batch)
+    }
+
+    /// Puts `node`'s commands into `cur`, batch `batch` of queue `q`, and notes the reasons of
+    /// its barrier. Returns whether the batch ends after it (its pass signals a binary
+    /// semaphore).
+    fn push_node(&mut self, q: usize, batch: usize, cur: &mut Batch, node: Node) -> bool {
+        if !node.whys.is_empty() {
+            self.whys.push(CommandWhy {
+                queue: q,
+                batch,
+                command: cur.commands.len(),
+                whys: node.whys,
+            });
+        }
+        let mut ends = false;
+        match node.kind {
+            NodeKind::Pass(i) => {
+                if !node.barrier.is_empty() {
+                    cur.commands.push(Command::Barrier(node.barrier));
+                }
+                cur.commands.push(Command::Pass(i));
+                for sig in &self.input.passes[i].signals {
+                    let stages = sig.stages.unwrap_or(self.pass_stages[i]);
+                    let stages = if stages.is_empty() {
+                        vk::PipelineStageFlags2::ALL_COMMANDS
+                    } else {
+                        stages
+                    };
+                    cur.binary_signals.push((sig.semaphore, stages));
+                    ends = true;
+                }
+            }
+            NodeKind::Release => cur.commands.push(Command::Barrier(node.barrier)),
+        }
+        ends
+    }
+
+    /// Resolves the waits kept beside each proto's first batch to what they wait for: the
+    /// batch of an awaited node (found by `node_index` and `batch_of`), a value or a binary
+    /// semaphore.
+    fn resolve_waits(
+        &mut self,
+        plans: &mut [QueuePlan],
+        node_index: &[Vec<Pos>],
+        batch_of: &[Vec<usize>],
+    ) {
         for (q, b, waits) in std::mem::take(&mut self.proto_waits) {
             for (wi, w) in waits.into_iter().enumerate() {
                 if !w.serves.is_empty() {
@@ -168,7 +194,6 @@ impl Planner<'_> {
                 };
             }
         }
-        plans
     }
 
     /// Step A of batching for one queue: batch starts and their waits.
@@ -256,4 +281,22 @@ impl Planner<'_> {
         }
         protos
     }
+}
+
+/// Step B of batching: per queue, per node, the stages its signal must cover when another
+/// queue waits on it (`None`: none does).
+fn signal_sources(
+    nodes: &[Vec<(Pos, Node)>],
+    protos: &[Vec<Proto>],
+) -> Vec<Vec<Option<vk::PipelineStageFlags2>>> {
+    let index_of = |queue: usize, pos: Pos| nodes[queue].partition_point(|(p, _)| *p < pos);
+    let mut signal_src: Vec<Vec<Option<vk::PipelineStageFlags2>>> =
+        nodes.iter().map(|q| vec![None; q.len()]).collect();
+    for w in protos.iter().flatten().flat_map(|p| &p.waits) {
+        if let ProtoTarget::Node(queue, pos) = w.target {
+            let s = &mut signal_src[queue][index_of(queue, pos)];
+            *s = Some(s.unwrap_or_default() | w.src_stages);
+        }
+    }
+    signal_src
 }

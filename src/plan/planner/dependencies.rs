@@ -68,6 +68,95 @@ impl SegUse {
     }
 }
 
+/// What one use needs of one segment, decided from the segment's state before it.
+#[derive(Clone, Copy, Debug)]
+struct SegNeeds {
+    /// The layout the image is in, as far as the use cares: `UNDEFINED` where it needs no
+    /// contents and the layout changes anyway (`UNDEFINED` for a buffer, as the next two).
+    old_layout: vk::ImageLayout,
+    /// The layout the use needs.
+    new_layout: vk::ImageLayout,
+    /// Where the pass leaves an image: its render pass's `finalLayout`, or where it was.
+    after_layout: vk::ImageLayout,
+    layout_change: bool,
+    /// The family to take ownership from.
+    transfer_from: Option<u32>,
+    /// The use changes the segment as a write does: it writes, changes the layout or the
+    /// owner, or its render pass transitions the image.
+    write_like: bool,
+}
+
+impl SegNeeds {
+    /// What `u`, on a queue of `family`, needs of resource `res` in state `st`.
+    fn of(res: &ResourceDecl, family: u32, st: &WState, u: &SegUse) -> Self {
+        let a = &u.access;
+        let is_image = matches!(res.kind, ResourceKind::Image { .. });
+        let contents_needed = st.defined && !u.discard;
+        let new_layout = if is_image {
+            u.before
+        } else {
+            vk::ImageLayout::UNDEFINED
+        };
+        let old_layout = if !is_image {
+            vk::ImageLayout::UNDEFINED
+        } else if contents_needed || st.layout == new_layout {
+            st.layout
+        } else {
+            vk::ImageLayout::UNDEFINED
+        };
+        let layout_change = is_image && old_layout != new_layout;
+        // The host is no queue family: queue family ownership governs "read accesses performed
+        // by the second queue family", and mapped memory is read and written by the host after
+        // a memory dependency whose second scope is HOST. A host access therefore takes no
+        // ownership, unless an image must first change layout on this queue.
+        let host_only = is_host_only(a);
+        let transfer_from = match st.owner {
+            Some(o)
+                if !res.concurrent
+                    && contents_needed
+                    && o != family
+                    && (!host_only || layout_change) =>
+            {
+                Some(o)
+            }
+            _ => None,
+        };
+        let write_like = a.is_write() || layout_change || transfer_from.is_some() || u.transitions;
+        let after_layout = if is_image {
+            u.after
+        } else {
+            vk::ImageLayout::UNDEFINED
+        };
+        SegNeeds {
+            old_layout,
+            new_layout,
+            after_layout,
+            layout_change,
+            transfer_from,
+            write_like,
+        }
+    }
+}
+
+/// One use of one segment being planned: what the steps of `access_segment` share.
+struct SegAccess {
+    pass: usize,
+    /// The resource.
+    r: usize,
+    /// The pass's queue, its family, and the pass's node position.
+    queue: usize,
+    family: u32,
+    pos: Pos,
+    /// Whether the resource is shared by queue families without transfers.
+    concurrent: bool,
+    u: SegUse,
+    needs: SegNeeds,
+    /// The stages the use is synchronized at ([`Planner::effective_stages`]).
+    eff: vk::PipelineStageFlags2,
+    /// The prior accesses the use must be ordered after.
+    priors: SmallVec<[Rec; 2]>,
+}
+
 impl Planner<'_> {
     pub(super) fn add_pass(&mut self, i: usize) -> Result<()> {
         let pass = &self.input.passes[i];
@@ -180,72 +269,86 @@ impl Planner<'_> {
         u: SegUse,
         node: &mut Node,
     ) -> Result<()> {
+        let s = self.seg_access(pass, r, st, u);
+        // The barrier's scopes; none where semaphores (or nothing at all) order the use.
+        let scopes = match s.needs.transfer_from {
+            Some(from) => Some(self.acquire(&s, from, cells.clone(), st, node)?),
+            None => self.order_on_queue(&s, node),
+        };
+        if let Some(scopes) = scopes {
+            self.push_use_barrier(&s, cells, scopes, st, node);
+        }
+        apply_access(
+            st,
+            s.queue,
+            s.pos,
+            s.u.access,
+            s.eff,
+            s.needs.write_like,
+            s.u.discard,
+            s.concurrent,
+            s.family,
+            s.needs.after_layout,
+        );
+        forget_reads_if(s.u.transitions, st);
+        Ok(())
+    }
+
+    /// The facts of one use of one segment that [`Self::access_segment`]'s steps share, read
+    /// from the segment's state before the use. The use's stages join its pass's.
+    fn seg_access(&mut self, pass: usize, r: usize, st: &WState, u: SegUse) -> SegAccess {
         let res = &self.input.resources[r];
-        let q = self.input.passes[pass].queue;
-        let family = self.input.queues[q].family;
-        let p = self.pos[pass];
+        let queue = self.input.passes[pass].queue;
+        let family = self.input.queues[queue].family;
+        let needs = SegNeeds::of(res, family, st, &u);
         let a = u.access;
-        let is_image = matches!(res.kind, ResourceKind::Image { .. });
-
-        let contents_needed = st.defined && !u.discard;
-        let new_layout = if is_image {
-            u.before
-        } else {
-            vk::ImageLayout::UNDEFINED
-        };
-        let old_layout = if !is_image {
-            vk::ImageLayout::UNDEFINED
-        } else if contents_needed || st.layout == new_layout {
-            st.layout
-        } else {
-            vk::ImageLayout::UNDEFINED
-        };
-        let layout_change = is_image && old_layout != new_layout;
-        // The host is no queue family: queue family ownership governs "read accesses performed
-        // by the second queue family", and mapped memory is read and written by the host after
-        // a memory dependency whose second scope is HOST. A host access therefore takes no
-        // ownership, unless an image must first change layout on this queue.
-        let host_only = is_host_only(&a);
-        let transfer_from = match st.owner {
-            Some(o)
-                if !res.concurrent
-                    && contents_needed
-                    && o != family
-                    && (!host_only || layout_change) =>
-            {
-                Some(o)
-            }
-            _ => None,
-        };
-        let write_like = a.is_write() || layout_change || transfer_from.is_some() || u.transitions;
-        // Where the pass leaves an image: its render pass's `finalLayout`, or where it was.
-        let after_layout = if is_image {
-            u.after
-        } else {
-            vk::ImageLayout::UNDEFINED
-        };
-
         // The prior accesses this one must be ordered after.
-        let priors: SmallVec<[Rec; 2]> = if write_like {
+        let priors: SmallVec<[Rec; 2]> = if needs.write_like {
             let mut priors = write_priors(st);
             self.alias_priors(r, pass, &mut priors);
             priors
         } else {
             match st.write {
-                Some(w) if !covered(&st.visible, q, a.stages, a.access) => smallvec::smallvec![w],
+                Some(w) if !covered(&st.visible, queue, a.stages, a.access) => {
+                    smallvec::smallvec![w]
+                }
                 _ => SmallVec::new(),
             }
         };
+        let eff = self.effective_stages(queue, a.stages, &priors);
+        self.pass_stages[pass] |= eff;
+        SegAccess {
+            pass,
+            r,
+            queue,
+            family,
+            pos: self.pos[pass],
+            concurrent: res.concurrent,
+            u,
+            needs,
+            eff,
+            priors,
+        }
+    }
 
+    /// The stages a use on `queue` is synchronized at: its own `stages`, or, for a present
+    /// (which has none), those of the `priors` on its queue.
+    fn effective_stages(
+        &mut self,
+        queue: usize,
+        stages: vk::PipelineStageFlags2,
+        priors: &[Rec],
+    ) -> vk::PipelineStageFlags2 {
         // Present has no stages of its own: chain from whatever came before on this queue.
+        // Folded whatever the stages: resolving a binary wait's stages grows its stage mask.
         let same_queue_stages = priors
             .iter()
-            .filter(|x| x.queue == q)
+            .filter(|x| x.queue == queue)
             .fold(vk::PipelineStageFlags2::NONE, |s, x| {
-                s | self.rec_stages(x, a.stages)
+                s | self.rec_stages(x, stages)
             });
-        let eff = if !a.stages.is_empty() {
-            a.stages
+        if !stages.is_empty() {
+            stages
         } else if !same_queue_stages.is_empty() {
             same_queue_stages
         } else {
@@ -253,137 +356,159 @@ impl Planner<'_> {
             // queue's work): the only work here is the barrier itself, so waiting for
             // everything costs nothing.
             vk::PipelineStageFlags2::ALL_COMMANDS
-        };
-        self.pass_stages[pass] |= eff;
+        }
+    }
 
+    /// An ownership transfer of `cells` from family `from` to the use's: a release on the
+    /// queue of the most recent access, which the use's node waits for. Returns the scopes of
+    /// the acquire barrier.
+    fn acquire(
+        &mut self,
+        s: &SegAccess,
+        from: u32,
+        cells: std::ops::Range<u64>,
+        st: &WState,
+        node: &mut Node,
+    ) -> Result<Scopes> {
+        let layouts = (s.needs.old_layout, s.needs.new_layout);
+        let (rq, rpos) = self.add_release(s.r, cells, st, (from, s.family), layouts, s.pass)?;
+        // Without VK_KHR_maintenance8's USE_ALL_STAGES dependency flag (which the executor
+        // does not rely on), a release's second scope and an acquire's first scope do not
+        // apply: only an ALL_COMMANDS semaphore signal orders the release before the
+        // signal, and only an ALL_COMMANDS wait orders the acquire after the wait. The
+        // barriers' own stage masks still chain, for implementations that read them.
+        node.deps.push(Dep {
+            queue: rq,
+            at: At::Node(rpos),
+            wait_stages: vk::PipelineStageFlags2::ALL_COMMANDS,
+            src_stages: vk::PipelineStageFlags2::ALL_COMMANDS,
+        });
+        Ok(Scopes {
+            src_stages: s.eff,
+            src_access: vk::AccessFlags2::NONE,
+            dst_stages: s.eff,
+            dst_access: s.u.access.access,
+            families: Some((from, s.family)),
+        })
+    }
+
+    /// Orders a use that takes no ownership after its priors: those of its queue through a
+    /// barrier, the others through semaphore waits (dependencies of `node`). Returns the
+    /// barrier's scopes, or `None` where semaphores (or nothing at all) order it.
+    fn order_on_queue(&mut self, s: &SegAccess, node: &mut Node) -> Option<Scopes> {
         let mut scopes = Scopes {
             src_stages: vk::PipelineStageFlags2::NONE,
             src_access: vk::AccessFlags2::NONE,
-            dst_stages: eff,
-            dst_access: a.access,
+            dst_stages: s.eff,
+            dst_access: s.u.access.access,
             families: None,
         };
-
-        if let Some(from) = transfer_from {
-            // Ownership transfer: release on the queue of the most recent access, acquire here.
-            let (rq, rpos) = self.add_release(
-                r,
-                cells.clone(),
-                st,
-                from,
-                family,
-                old_layout,
-                new_layout,
-                pass,
-            )?;
-            // Without VK_KHR_maintenance8's USE_ALL_STAGES dependency flag (which the executor
-            // does not rely on), a release's second scope and an acquire's first scope do not
-            // apply: only an ALL_COMMANDS semaphore signal orders the release before the
-            // signal, and only an ALL_COMMANDS wait orders the acquire after the wait. The
-            // barriers' own stage masks still chain, for implementations that read them.
-            node.deps.push(Dep {
-                queue: rq,
-                at: At::Node(rpos),
-                wait_stages: vk::PipelineStageFlags2::ALL_COMMANDS,
-                src_stages: vk::PipelineStageFlags2::ALL_COMMANDS,
-            });
-            scopes.src_stages = eff;
-            scopes.families = Some((from, family));
-        } else {
-            let caps = self.input.queues[q].caps;
-            // The stages of this queue that semaphore waits guard, and that a barrier after
-            // them chains from.
-            let mut chain = vk::PipelineStageFlags2::NONE;
-            for x in &priors {
-                let stages = self.rec_stages(x, eff);
-                if x.queue == q {
-                    scopes.src_stages |= stages;
-                    scopes.src_access |= crate::access::write_bits_of(x.access);
-                } else {
-                    self.note_cross_queue_binary_wait(x);
-                    // HOST is no stage a semaphore wait can guard: the host access comes after
-                    // a barrier (HOST in its second scope) that chains from the wait, and the
-                    // wait guards the awaited work's stages as far as this queue has them.
-                    let device = eff & !vk::PipelineStageFlags2::HOST;
-                    let wait_stages = if device.is_empty() {
-                        on_queue(stages, caps)
-                    } else {
-                        device
-                    };
-                    if x.at != At::Value(0) {
-                        node.deps.push(Dep {
-                            queue: x.queue,
-                            at: x.at,
-                            wait_stages,
-                            src_stages: stages,
-                        });
-                    }
-                    chain |= wait_stages;
-                }
-            }
-            let cross = !chain.is_empty();
-            let same_queue = priors.iter().any(|x| x.queue == q);
-            // A host access needs the barrier even after a semaphore: the semaphore makes
-            // writes available in the device domain only; a HOST second scope and access make
-            // them available to the host.
-            let host_after_cross = cross && eff.contains(vk::PipelineStageFlags2::HOST);
-            // A present that needs no transition (a render pass left the image in
-            // PRESENT_SRC_KHR) is ordered by the pass's binary signal, whose stage mask is the
-            // stages it chains from here (`pass_stages`): it needs no barrier either.
-            let signalled_present = super::super::last_use::is_present(&a)
-                && self.input.passes[pass]
-                    .signals
-                    .iter()
-                    .any(|s| s.stages.is_none());
-            if (!same_queue || signalled_present) && !layout_change && !host_after_cross {
-                // Semaphores (or nothing at all) order it; no barrier.
-                apply_access(
-                    st,
-                    q,
-                    p,
-                    a,
-                    eff,
-                    write_like,
-                    u.discard,
-                    res.concurrent,
-                    family,
-                    after_layout,
-                );
-                forget_reads_if(u.transitions, st);
-                return Ok(());
-            }
-            if cross {
-                // Chain the transition (or the host barrier) from the semaphore wait's stages.
-                scopes.src_stages |= chain;
-            }
+        let chain = self.scope_and_waits(s, &mut scopes, node);
+        let cross = !chain.is_empty();
+        let same_queue = s.priors.iter().any(|x| x.queue == s.queue);
+        // A host access needs the barrier even after a semaphore: the semaphore makes
+        // writes available in the device domain only; a HOST second scope and access make
+        // them available to the host.
+        let host_after_cross = cross && s.eff.contains(vk::PipelineStageFlags2::HOST);
+        // A present that needs no transition (a render pass left the image in
+        // PRESENT_SRC_KHR) is ordered by the pass's binary signal, whose stage mask is the
+        // stages it chains from here (`pass_stages`): it needs no barrier either.
+        let signalled_present = super::super::last_use::is_present(&s.u.access)
+            && self.input.passes[s.pass]
+                .signals
+                .iter()
+                .any(|sig| sig.stages.is_none());
+        if (!same_queue || signalled_present) && !s.needs.layout_change && !host_after_cross {
+            // Semaphores (or nothing at all) order it; no barrier.
+            return None;
         }
-        self.spare.prepare(&mut node.barrier, &res.kind);
+        if cross {
+            // Chain the transition (or the host barrier) from the semaphore wait's stages.
+            scopes.src_stages |= chain;
+        }
+        Some(scopes)
+    }
+
+    /// Puts each prior of the use's queue into the first scope of `scopes`, and makes each
+    /// prior of another queue a dependency of `node`. Returns the stages of this queue that
+    /// those semaphore waits guard, and that a barrier after them chains from.
+    fn scope_and_waits(
+        &mut self,
+        s: &SegAccess,
+        scopes: &mut Scopes,
+        node: &mut Node,
+    ) -> vk::PipelineStageFlags2 {
+        let caps = self.input.queues[s.queue].caps;
+        let mut chain = vk::PipelineStageFlags2::NONE;
+        for x in &s.priors {
+            let stages = self.rec_stages(x, s.eff);
+            if x.queue == s.queue {
+                scopes.src_stages |= stages;
+                scopes.src_access |= crate::access::write_bits_of(x.access);
+                continue;
+            }
+            self.note_cross_queue_binary_wait(x);
+            // HOST is no stage a semaphore wait can guard: the host access comes after a
+            // barrier (HOST in its second scope) that chains from the wait, and the wait
+            // guards the awaited work's stages as far as this queue has them.
+            let device = s.eff & !vk::PipelineStageFlags2::HOST;
+            let wait_stages = if device.is_empty() {
+                on_queue(stages, caps)
+            } else {
+                device
+            };
+            if x.at != At::Value(0) {
+                node.deps.push(Dep {
+                    queue: x.queue,
+                    at: x.at,
+                    wait_stages,
+                    src_stages: stages,
+                });
+            }
+            chain |= wait_stages;
+        }
+        chain
+    }
+
+    /// Adds the use's barrier over `cells` to its node's command, and why each of its entries
+    /// is there.
+    fn push_use_barrier(
+        &mut self,
+        s: &SegAccess,
+        cells: std::ops::Range<u64>,
+        scopes: Scopes,
+        st: &WState,
+        node: &mut Node,
+    ) {
+        let kind = &self.input.resources[s.r].kind;
+        self.spare.prepare(&mut node.barrier, kind);
         let entries = push_barrier(
             &mut node.barrier,
-            r,
-            &res.kind,
+            s.r,
+            kind,
             cells,
             scopes,
-            old_layout,
-            new_layout,
+            s.needs.old_layout,
+            s.needs.new_layout,
         );
         // What dropping the entry after batching must prove (see `redundant`).
         let mut own: SmallVec<[Rec; 2]> = SmallVec::new();
-        for x in priors.iter().filter(|x| x.queue == q) {
+        for x in s.priors.iter().filter(|x| x.queue == s.queue) {
             own.push(*x);
         }
-        let keep = layout_change
-            || transfer_from.is_some()
-            || eff.intersects(vk::PipelineStageFlags2::HOST)
+        let keep = s.needs.layout_change
+            || s.needs.transfer_from.is_some()
+            || s.eff.intersects(vk::PipelineStageFlags2::HOST)
             || own.iter().any(|x| x.binary_wait.is_some());
+        let a = &s.u.access;
         let unseen = st
             .write
-            .filter(|_| !covered(&st.visible, q, a.stages, a.access));
+            .filter(|_| !covered(&st.visible, s.queue, a.stages, a.access));
         // Usually one entry, which takes `own` rather than a copy.
         let why = |entry, priors| Why {
             entry,
             priors,
-            dst: eff,
+            dst: s.eff,
             unseen,
             keep,
         };
@@ -395,20 +520,6 @@ impl Planner<'_> {
                 }
             }
         }
-        apply_access(
-            st,
-            q,
-            p,
-            a,
-            eff,
-            write_like,
-            u.discard,
-            res.concurrent,
-            family,
-            after_layout,
-        );
-        forget_reads_if(u.transitions, st);
-        Ok(())
     }
 
     /// A transient's first use also follows the last accesses of the transients whose memory
@@ -471,132 +582,5 @@ impl Planner<'_> {
             *self.binary_wait_stages.entry(key).or_default() |=
                 vk::PipelineStageFlags2::ALL_COMMANDS;
         }
-    }
-
-    /// Adds (or extends) the release node for an ownership transfer of `cells` of resource
-    /// `r`, on the queue of its most recent access. Returns (queue, position).
-    #[allow(clippy::too_many_arguments)]
-    fn add_release(
-        &mut self,
-        r: usize,
-        cells: std::ops::Range<u64>,
-        st: &WState,
-        from: u32,
-        to: u32,
-        old_layout: vk::ImageLayout,
-        new_layout: vk::ImageLayout,
-        pass: usize,
-    ) -> Result<(usize, Pos)> {
-        let recs: Vec<Rec> = st.write.iter().chain(st.reads.iter()).copied().collect();
-        // The latest access by the owning family (a host access keeps the owner, and may be
-        // later, on another family's queue). Timeline values of different queues do not
-        // compare: among earlier graphs' accesses the lowest queue index is taken, so the plan
-        // depends only on each queue's own order of values (what `Rebinder` relies on).
-        let latest = recs
-            .iter()
-            .filter(|x| self.input.queues[x.queue].family == from)
-            .max_by_key(|x| match x.at {
-                At::Node(p) => (true, Some(p), std::cmp::Reverse(0)),
-                At::Value(_) => (false, None, std::cmp::Reverse(x.queue)),
-            })
-            .copied();
-        let (rq, pos) = match latest {
-            Some(Rec {
-                queue,
-                at: At::Node(p),
-                ..
-            }) => (queue, p + 1),
-            Some(Rec {
-                queue,
-                at: At::Value(_),
-                ..
-            }) => (queue, PRE_GRAPH_RELEASE),
-            _ => {
-                // The app handed it over with an owner but no queue: release on any queue
-                // of that family.
-                let q = self
-                    .input
-                    .queues
-                    .iter()
-                    .position(|qd| qd.family == from)
-                    .ok_or_else(|| Error::NoQueueForRelease {
-                        resource: self.input.resources[r].name.clone(),
-                        family: from,
-                        pass: self.input.passes[pass].name.clone(),
-                    })?;
-                (q, PRE_GRAPH_RELEASE)
-            }
-        };
-        // The release is a write on `rq`: ordered after the reads since the last write, or
-        // after the write itself.
-        let priors = write_priors(st);
-        let mut src_stages = vk::PipelineStageFlags2::NONE;
-        let mut src_access = vk::AccessFlags2::NONE;
-        let mut deps = Vec::new();
-        for x in &priors {
-            if x.queue == rq {
-                src_stages |= x.stages;
-                src_access |= crate::access::write_bits_of(x.access);
-            } else if x.at != At::Value(0) {
-                deps.push(*x);
-            }
-        }
-        if src_stages.is_empty() {
-            // Only other queues (or the app) touched it: chain from the semaphore wait, at
-            // the awaited stages that this queue also has (or all commands).
-            let mut other = deps
-                .iter()
-                .fold(vk::PipelineStageFlags2::NONE, |s, x| s | x.stages);
-            if other.is_empty() {
-                other = recs
-                    .iter()
-                    .fold(vk::PipelineStageFlags2::NONE, |s, x| s | x.stages);
-            }
-            src_stages = on_queue(other, self.input.queues[rq].caps);
-        }
-        let scopes = Scopes {
-            src_stages,
-            src_access,
-            dst_stages: src_stages,
-            dst_access: vk::AccessFlags2::NONE,
-            families: Some((from, to)),
-        };
-        let kind = self.input.resources[r].kind;
-        let qn = &mut self.nodes[rq];
-        let at = qn.partition_point(|(p, _)| *p < pos);
-        if qn.get(at).is_none_or(|(p, _)| *p != pos) {
-            qn.insert(
-                at,
-                (
-                    pos,
-                    Node {
-                        kind: NodeKind::Release,
-                        barrier: BarrierCmd::default(),
-                        deps: Vec::new(),
-                        whys: 0..0,
-                    },
-                ),
-            );
-        }
-        let node = &mut qn[at].1;
-        for x in deps {
-            node.deps.push(Dep {
-                queue: x.queue,
-                at: x.at,
-                wait_stages: src_stages,
-                src_stages: x.stages,
-            });
-        }
-        self.spare.prepare(&mut node.barrier, &kind);
-        push_barrier(
-            &mut node.barrier,
-            r,
-            &kind,
-            cells,
-            scopes,
-            old_layout,
-            new_layout,
-        );
-        Ok((rq, pos))
     }
 }

@@ -156,6 +156,19 @@ impl Planner<'_> {
         if whys.is_empty() {
             return;
         }
+        let drops = self.decide_entries(queues, &mut reaches, &whys, &reasons);
+        remove_entries(queues, drops);
+    }
+
+    /// Decides which entries of each barrier command of `whys` go, with its `reasons`.
+    /// Returns (queue, batch, command, per entry: dropped) for the commands that lose some.
+    fn decide_entries(
+        &self,
+        queues: &[QueuePlan],
+        reaches: &mut Reaches,
+        whys: &[CommandWhy],
+        reasons: &[Why],
+    ) -> Vec<(usize, usize, usize, SmallVec<[bool; 8]>)> {
         // In submission order per queue, so that rule 2 sees earlier commands decided.
         let mut decided: Vec<Cmd> = Vec::with_capacity(whys.len());
         // Per queue, per batch, per command: its index in `decided`.
@@ -168,7 +181,7 @@ impl Planner<'_> {
                     .collect()
             })
             .collect();
-        for cw in &whys {
+        for cw in whys {
             let Command::Barrier(barrier) =
                 &queues[cw.queue].batches[cw.batch].commands[cw.command]
             else {
@@ -185,75 +198,65 @@ impl Planner<'_> {
                 continue;
             }
             let mut cmd = Cmd::new(cw, cw_whys, barrier);
-            for i in 0..cmd.count() {
-                let mut whys = whys_of(cw_whys, cmd.entry(i));
-                cmd.gone[i] = whys.peek().is_some()
-                    && whys.all(|w| {
-                        !w.keep
-                            && !w.priors.is_empty()
-                            && w.unseen.is_none_or(|x| x.binary_wait.is_none())
-                            && w.priors.iter().all(|x| {
-                                self.point(x).is_some_and(|at| {
-                                    reaches.orders(cw.queue, cw.batch, x.queue, at, x.stages, w.dst)
-                                })
-                            })
-                    });
-            }
-            // Narrow entries first, so that they are the ones dropped and wide ones stay.
-            let mut order: SmallVec<[usize; 8]> = (0..cmd.count()).collect();
-            order.sort_by_key(|&i| cmd.weight(i));
-            for i in order {
-                let mut whys = whys_of(cw_whys, cmd.entry(i));
-                if cmd.gone[i] || cmd.pinned[i] || whys.peek().is_none() {
-                    continue;
-                }
-                // The entries of this command it relies on, which must then stay.
-                let mut used: SmallVec<[bool; 8]> = smallvec::smallvec![false; cmd.count()];
-                let drop = whys.all(|w| {
-                    self.only_orders(
-                        queues,
-                        &mut reaches,
-                        (&decided, &index),
-                        &cmd,
-                        i,
-                        w,
-                        &mut used,
-                    )
-                });
-                if drop {
-                    cmd.gone[i] = true;
-                    for (p, u) in cmd.pinned.iter_mut().zip(used) {
-                        *p |= u;
-                    }
-                }
-            }
+            self.drop_by_waits(reaches, &mut cmd);
+            self.drop_by_barriers(queues, reaches, (&decided, &index), &mut cmd);
             index[cw.queue][cw.batch][cw.command] = decided.len();
             decided.push(cmd);
         }
-        let drops: Vec<(usize, usize, usize, SmallVec<[bool; 8]>)> = decided
+        decided
             .into_iter()
             .filter(|c| c.gone.contains(&true))
             .map(|c| (c.why.queue, c.why.batch, c.why.command, c.gone))
-            .collect();
-        // Commands in descending order, so that removing one keeps the others' indices.
-        for (q, b, c, gone) in drops.into_iter().rev() {
-            let commands = &mut queues[q].batches[b].commands;
-            let Command::Barrier(bc) = &mut commands[c] else {
+            .collect()
+    }
+
+    /// Rule 1: drops each entry of `cmd` whose reasons' prior accesses the semaphore waits
+    /// already order before the pass, with their writes made visible.
+    fn drop_by_waits(&self, reaches: &mut Reaches, cmd: &mut Cmd) {
+        let (q, b, cw_whys) = (cmd.why.queue, cmd.why.batch, cmd.whys);
+        for i in 0..cmd.count() {
+            let mut whys = whys_of(cw_whys, cmd.entry(i));
+            cmd.gone[i] = whys.peek().is_some()
+                && whys.all(|w| {
+                    !w.keep
+                        && !w.priors.is_empty()
+                        && w.unseen.is_none_or(|x| x.binary_wait.is_none())
+                        && w.priors.iter().all(|x| {
+                            self.point(x).is_some_and(|at| {
+                                reaches.orders(q, b, x.queue, at, x.stages, w.dst)
+                            })
+                        })
+                });
+        }
+    }
+
+    /// Rule 2: drops each entry of `cmd` that only orders what the waits, its command's other
+    /// entries (which then stay) and the `earlier` commands between already order.
+    fn drop_by_barriers(
+        &self,
+        queues: &[QueuePlan],
+        reaches: &mut Reaches,
+        earlier: (&[Cmd], &[Vec<Vec<usize>>]),
+        cmd: &mut Cmd,
+    ) {
+        let cw_whys = cmd.whys;
+        // Narrow entries first, so that they are the ones dropped and wide ones stay.
+        let mut order: SmallVec<[usize; 8]> = (0..cmd.count()).collect();
+        order.sort_by_key(|&i| cmd.weight(i));
+        for i in order {
+            let mut whys = whys_of(cw_whys, cmd.entry(i));
+            if cmd.gone[i] || cmd.pinned[i] || whys.peek().is_none() {
                 continue;
-            };
-            let n = bc.images.len();
-            let mut i = 0;
-            bc.images.retain(|_| {
-                i += 1;
-                !gone[i - 1]
-            });
-            let mut i = n;
-            bc.buffers.retain(|_| {
-                i += 1;
-                !gone[i - 1]
-            });
-            if bc.is_empty() {
-                commands.remove(c);
+            }
+            // The entries of this command it relies on, which must then stay.
+            let mut used: SmallVec<[bool; 8]> = smallvec::smallvec![false; cmd.count()];
+            let drop =
+                whys.all(|w| self.only_orders(queues, reaches, earlier, cmd, i, w, &mut used));
+            if drop {
+                cmd.gone[i] = true;
+                for (p, u) in cmd.pinned.iter_mut().zip(used) {
+                    *p |= u;
+                }
             }
         }
     }
@@ -364,6 +367,35 @@ impl Planner<'_> {
                 let i = positions.binary_search(&p).ok()?;
                 Some(Point::Batch(batches[i]))
             }
+        }
+    }
+}
+
+/// Removes the dropped entries of each command in `drops` (queue, batch, command, per entry:
+/// dropped), and the commands left empty.
+fn remove_entries(
+    queues: &mut [QueuePlan],
+    drops: Vec<(usize, usize, usize, SmallVec<[bool; 8]>)>,
+) {
+    // Commands in descending order, so that removing one keeps the others' indices.
+    for (q, b, c, gone) in drops.into_iter().rev() {
+        let commands = &mut queues[q].batches[b].commands;
+        let Command::Barrier(bc) = &mut commands[c] else {
+            continue;
+        };
+        let n = bc.images.len();
+        let mut i = 0;
+        bc.images.retain(|_| {
+            i += 1;
+            !gone[i - 1]
+        });
+        let mut i = n;
+        bc.buffers.retain(|_| {
+            i += 1;
+            !gone[i - 1]
+        });
+        if bc.is_empty() {
+            commands.remove(c);
         }
     }
 }

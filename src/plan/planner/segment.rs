@@ -39,7 +39,7 @@ pub(super) fn write_priors(st: &WState) -> SmallVec<[Rec; 2]> {
 }
 
 /// Moves a segment's state past one access.
-/// Inlined into its two callers: ten arguments cost more to pass than the body to copy.
+/// Inlined into its caller: ten arguments cost more to pass than the body to copy.
 #[allow(clippy::too_many_arguments)]
 #[inline]
 pub(super) fn apply_access(

@@ -5,22 +5,7 @@ use super::*;
 
 /// Checks everything that makes a plan impossible, before any state changes.
 pub(super) fn validate(input: &PlanInput) -> Result<()> {
-    for res in &input.resources {
-        let cells = res.kind.cells();
-        for (range, st) in &res.initial {
-            let bad_queue = st
-                .write
-                .iter()
-                .chain(&st.reads)
-                .any(|r| r.queue >= input.queues.len());
-            if bad_queue || range.start >= range.end || range.end > cells {
-                return Err(Error::InvalidInput(format!(
-                    "the initial state of `{}` names a queue or a range that does not exist",
-                    res.name
-                )));
-            }
-        }
-    }
+    check_initial_states(input)?;
     for pass in &input.passes {
         let queue = input.queues.get(pass.queue).ok_or_else(|| {
             Error::InvalidInput(format!(
@@ -60,55 +45,7 @@ pub(super) fn validate(input: &PlanInput) -> Result<()> {
             }
             check_aspect(pass, res, u)?;
             check_render_pass(pass, res, u)?;
-            match (res.kind, u.range.unwrap_or(res.kind.whole())) {
-                (
-                    ResourceKind::Image {
-                        mips,
-                        layers,
-                        usage,
-                        ..
-                    },
-                    SubRange::Image(r),
-                ) => {
-                    if !r.fits(mips, layers) {
-                        return Err(Error::RangeOutOfBounds {
-                            pass: pass.name.clone(),
-                            resource: res.name.clone(),
-                            detail: format!("{r:?} in an image of {mips} mips and {layers} layers"),
-                        });
-                    }
-                    if !usage.contains(a.image_usage) {
-                        return Err(Error::UsageNotAllowed {
-                            pass: pass.name.clone(),
-                            resource: res.name.clone(),
-                            detail: format!("needs {:?}, created with {usage:?}", a.image_usage),
-                        });
-                    }
-                }
-                (ResourceKind::Buffer { size, usage }, SubRange::Buffer(b)) => {
-                    if b.size == 0 || b.offset.checked_add(b.size).is_none_or(|e| e > size) {
-                        return Err(Error::RangeOutOfBounds {
-                            pass: pass.name.clone(),
-                            resource: res.name.clone(),
-                            detail: format!("{b:?} in a buffer of {size} bytes"),
-                        });
-                    }
-                    if !usage.contains(a.buffer_usage) {
-                        return Err(Error::UsageNotAllowed {
-                            pass: pass.name.clone(),
-                            resource: res.name.clone(),
-                            detail: format!("needs {:?}, created with {usage:?}", a.buffer_usage),
-                        });
-                    }
-                }
-                _ => {
-                    return Err(Error::RangeOutOfBounds {
-                        pass: pass.name.clone(),
-                        resource: res.name.clone(),
-                        detail: "an image range for a buffer, or a byte range for an image".into(),
-                    });
-                }
-            }
+            check_range_and_usage(pass, res, u)?;
             // Two uses of one resource in one pass: overlapping writes, or two layouts.
             for v in &pass.uses[..ui] {
                 if v.resource == u.resource && conflicting(&res.kind, u, v) {
@@ -121,6 +58,83 @@ pub(super) fn validate(input: &PlanInput) -> Result<()> {
         }
     }
     super::last_use::check(input)
+}
+
+/// Each resource's initial state names queues and ranges that exist.
+fn check_initial_states(input: &PlanInput) -> Result<()> {
+    for res in &input.resources {
+        let cells = res.kind.cells();
+        for (range, st) in &res.initial {
+            let bad_queue = st
+                .write
+                .iter()
+                .chain(&st.reads)
+                .any(|r| r.queue >= input.queues.len());
+            if bad_queue || range.start >= range.end || range.end > cells {
+                return Err(Error::InvalidInput(format!(
+                    "the initial state of `{}` names a queue or a range that does not exist",
+                    res.name
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The range of a use is of the resource's kind and inside it, and the resource was created
+/// with the usage the access needs.
+fn check_range_and_usage(pass: &PassDecl, res: &ResourceDecl, u: &UseDecl) -> Result<()> {
+    let a = &u.access;
+    match (res.kind, u.range.unwrap_or(res.kind.whole())) {
+        (
+            ResourceKind::Image {
+                mips,
+                layers,
+                usage,
+                ..
+            },
+            SubRange::Image(r),
+        ) => {
+            if !r.fits(mips, layers) {
+                return Err(Error::RangeOutOfBounds {
+                    pass: pass.name.clone(),
+                    resource: res.name.clone(),
+                    detail: format!("{r:?} in an image of {mips} mips and {layers} layers"),
+                });
+            }
+            if !usage.contains(a.image_usage) {
+                return Err(Error::UsageNotAllowed {
+                    pass: pass.name.clone(),
+                    resource: res.name.clone(),
+                    detail: format!("needs {:?}, created with {usage:?}", a.image_usage),
+                });
+            }
+        }
+        (ResourceKind::Buffer { size, usage }, SubRange::Buffer(b)) => {
+            if b.size == 0 || b.offset.checked_add(b.size).is_none_or(|e| e > size) {
+                return Err(Error::RangeOutOfBounds {
+                    pass: pass.name.clone(),
+                    resource: res.name.clone(),
+                    detail: format!("{b:?} in a buffer of {size} bytes"),
+                });
+            }
+            if !usage.contains(a.buffer_usage) {
+                return Err(Error::UsageNotAllowed {
+                    pass: pass.name.clone(),
+                    resource: res.name.clone(),
+                    detail: format!("needs {:?}, created with {usage:?}", a.buffer_usage),
+                });
+            }
+        }
+        _ => {
+            return Err(Error::RangeOutOfBounds {
+                pass: pass.name.clone(),
+                resource: res.name.clone(),
+                detail: "an image range for a buffer, or a byte range for an image".into(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// A use that contradicts itself or its resource: a discard of contents the access only reads
