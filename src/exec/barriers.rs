@@ -132,9 +132,13 @@ pub(crate) struct PlanBarriers {
     structs: BarrierStructs,
     /// Per barrier command: where its structs end in `memory`, `buffers` and `images`.
     ends: Vec<[usize; 3]>,
-    /// The passes' and commands' debug labels, built with labels on; they name passes, not
-    /// resources, so new handles leave them as they are.
+    /// The passes' and commands' debug labels, built with labels on from the plan's second
+    /// recording (a plan recorded once, as a newly planned frame's is, builds each label as
+    /// it goes, with nothing to keep); they name passes, not resources, so new handles leave
+    /// them as they are.
     pub(crate) labels: PlanLabels,
+    /// Whether the plan they travel with was recorded since it came.
+    pub(crate) recorded: bool,
 }
 
 impl PlanBarriers {
@@ -189,6 +193,7 @@ impl PlanBarriers {
     /// plan came), keeping the arrays' allocations.
     pub(crate) fn forget(&mut self) {
         self.built_for = None;
+        self.recorded = false;
         self.labels.forget();
     }
 }

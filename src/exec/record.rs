@@ -254,9 +254,10 @@ impl Execution<'_> {
         } = self;
         let device: &ash::Device = &pools.device;
         barriers.prepare(plan, resources);
-        // Pass and barrier labels, unless the graph turned them off; kept with the plan.
+        // Pass and barrier labels, unless the graph turned them off; kept with a plan that
+        // comes back.
         let labels = (pools.debug.as_ref()).filter(|_| pools.labels.load(Ordering::Relaxed));
-        if labels.is_some() && !barriers.labels.built() {
+        if labels.is_some() && barriers.recorded && !barriers.labels.built() {
             let (passes, queues) = (&*passes, &*queues);
             labels::keep(
                 &mut barriers.labels,
@@ -298,6 +299,7 @@ impl Execution<'_> {
         if shared.labels_missed.load(Ordering::Relaxed) {
             barriers.labels.forget();
         }
+        barriers.recorded = true;
         Ok(())
     }
 
