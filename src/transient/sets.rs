@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::plan::Plan;
 use crate::resource::{
     create_buffer, create_image, create_view, name_object, BufferDesc, ImageDesc, Resource,
-    SharedAllocator,
+    SharedAllocator, StBuffer, StImage,
 };
 use ash::vk;
 use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
@@ -306,103 +306,28 @@ impl HeapSets {
     ) -> Result<()> {
         let set = &mut self.sets[s];
         let binds = set.binds;
-        let found = set.objects.iter_mut().find(|o| {
-            o.heap == heap
-                && o.offset == offset
-                && match (&o.kind, r) {
-                    (Kind::Image { desc, .. }, Resource::Image(i)) => desc == i.desc(),
-                    (Kind::Buffer { desc, .. }, Resource::Buffer(b)) => desc == b.desc(),
-                    _ => false,
-                }
-        });
-        if let Some(o) = found {
-            o.last_bind = binds;
-            match (&o.kind, r) {
-                (Kind::Image { image, view, .. }, Resource::Image(i)) => {
-                    i.bind_transient(*image, *view)
-                }
-                (Kind::Buffer { buffer, .. }, Resource::Buffer(b)) => b.bind_transient(*buffer),
-                _ => unreachable!("matched by kind above"),
-            }
+        if rebind_existing(&mut set.objects, r, heap, offset, binds) {
             return Ok(());
         }
         let h = set.heaps.get(heap).ok_or_else(|| {
             Error::InvalidInput(format!("`{}` is placed in a missing heap", r.name()))
         })?;
+        let place = Place {
+            // SAFETY: the allocation is alive while the set holds it; its memory is bound to
+            // objects only through this set, which destroys them before freeing it.
+            memory: unsafe { h.allocation.memory() },
+            at: h.allocation.offset() + offset,
+            offset,
+            size,
+            heap_size: h.size,
+            memory_type_bits: h.memory_type_bits,
+        };
         let device = &*self.device;
-        // SAFETY: the allocation is alive while the set holds it; its memory is bound to
-        // objects only through this set, which destroys them before freeing it.
-        let memory = unsafe { h.allocation.memory() };
-        let at = h.allocation.offset() + offset;
-        let check = |req: vk::MemoryRequirements| -> Result<()> {
-            let ok = req.size <= size
-                && offset + req.size <= h.size
-                && at % req.alignment.max(1) == 0
-                && h.memory_type_bits & !req.memory_type_bits == 0;
-            if ok {
-                Ok(())
-            } else {
-                Err(Error::InvalidInput(format!(
-                    "transient `{}` needs {req:?}, which its place ({size} bytes at {offset} of a \
-                     {}-byte heap) does not satisfy",
-                    r.name(),
-                    h.size
-                )))
-            }
+        let (kind, created) = match r {
+            Resource::Image(img) => new_image(device, img, &place, debug, s)?,
+            Resource::Buffer(buf) => new_buffer(device, buf, &place, debug, s)?,
         };
-        let kind = match r {
-            Resource::Image(img) => {
-                let desc = img.desc();
-                let (image, req) = create_image(device, desc)?;
-                self.objects_created += 1;
-                // SAFETY: `image` is unbound and unused; `memory` is alive, of a type it
-                // accepts, with room at `at` (checked first).
-                let bound = check(req).and_then(|()| {
-                    unsafe { device.bind_image_memory(image, memory, at) }
-                        .map_err(|e| Error::vk("vkBindImageMemory", e))
-                });
-                let view = bound.and_then(|()| create_view(device, image, desc));
-                let view = match view {
-                    Ok(v) => v,
-                    Err(e) => {
-                        // SAFETY: never used.
-                        unsafe { device.destroy_image(image, None) };
-                        return Err(e);
-                    }
-                };
-                if view != vk::ImageView::null() {
-                    self.objects_created += 1;
-                }
-                name_object(debug, image, img.name(), s);
-                img.bind_transient(image, view);
-                Kind::Image {
-                    desc: desc.clone(),
-                    image,
-                    view,
-                }
-            }
-            Resource::Buffer(buf) => {
-                let desc = buf.desc();
-                let (buffer, req) = create_buffer(device, desc)?;
-                self.objects_created += 1;
-                // SAFETY: as for the image.
-                let bound = check(req).and_then(|()| {
-                    unsafe { device.bind_buffer_memory(buffer, memory, at) }
-                        .map_err(|e| Error::vk("vkBindBufferMemory", e))
-                });
-                if let Err(e) = bound {
-                    // SAFETY: never used.
-                    unsafe { device.destroy_buffer(buffer, None) };
-                    return Err(e);
-                }
-                name_object(debug, buffer, buf.name(), s);
-                buf.bind_transient(buffer);
-                Kind::Buffer {
-                    desc: desc.clone(),
-                    buffer,
-                }
-            }
-        };
+        self.objects_created += created;
         log::debug!(
             "transient `{}`: new object in heap set {s}, heap {heap}, offset {offset}",
             r.name()
@@ -520,6 +445,128 @@ impl Drop for HeapSets {
             }
         }
     }
+}
+
+/// Binds `r` to the object the set made for it at `heap` and `offset` in an earlier
+/// execution, if there is one of the same description; `false` if not.
+fn rebind_existing(
+    objects: &mut [Object],
+    r: &Resource,
+    heap: usize,
+    offset: u64,
+    binds: u64,
+) -> bool {
+    let found = objects.iter_mut().find(|o| {
+        o.heap == heap
+            && o.offset == offset
+            && match (&o.kind, r) {
+                (Kind::Image { desc, .. }, Resource::Image(i)) => desc == i.desc(),
+                (Kind::Buffer { desc, .. }, Resource::Buffer(b)) => desc == b.desc(),
+                _ => false,
+            }
+    });
+    let Some(o) = found else { return false };
+    o.last_bind = binds;
+    match (&o.kind, r) {
+        (Kind::Image { image, view, .. }, Resource::Image(i)) => i.bind_transient(*image, *view),
+        (Kind::Buffer { buffer, .. }, Resource::Buffer(b)) => b.bind_transient(*buffer),
+        _ => unreachable!("matched by kind above"),
+    }
+    true
+}
+
+/// Where a new object goes: `size` bytes at `offset` of a heap of `heap_size` bytes, which is
+/// `memory` from `at`.
+struct Place {
+    memory: vk::DeviceMemory,
+    at: u64,
+    offset: u64,
+    size: u64,
+    heap_size: u64,
+    memory_type_bits: u32,
+}
+
+impl Place {
+    /// Whether an object with requirements `req` fits here.
+    fn check(&self, req: vk::MemoryRequirements, name: &str) -> Result<()> {
+        let ok = req.size <= self.size
+            && self.offset + req.size <= self.heap_size
+            && self.at % req.alignment.max(1) == 0
+            && self.memory_type_bits & !req.memory_type_bits == 0;
+        if ok {
+            return Ok(());
+        }
+        Err(Error::InvalidInput(format!(
+            "transient `{name}` needs {req:?}, which its place ({} bytes at {} of a {}-byte heap) \
+             does not satisfy",
+            self.size, self.offset, self.heap_size
+        )))
+    }
+}
+
+/// A new image (and view) for `img` at `place`, bound and named; with how many Vulkan objects
+/// were made.
+fn new_image(
+    device: &ash::Device,
+    img: &StImage,
+    place: &Place,
+    debug: Option<&DebugUtils>,
+    set: usize,
+) -> Result<(Kind, u64)> {
+    let desc = img.desc();
+    let (image, req) = create_image(device, desc)?;
+    // SAFETY: `image` is unbound and unused; `memory` is alive, of a type it accepts, with
+    // room at `at` (checked first).
+    let bound = place.check(req, img.name()).and_then(|()| {
+        unsafe { device.bind_image_memory(image, place.memory, place.at) }
+            .map_err(|e| Error::vk("vkBindImageMemory", e))
+    });
+    let view = match bound.and_then(|()| create_view(device, image, desc)) {
+        Ok(v) => v,
+        Err(e) => {
+            // SAFETY: never used.
+            unsafe { device.destroy_image(image, None) };
+            return Err(e);
+        }
+    };
+    name_object(debug, image, img.name(), set);
+    img.bind_transient(image, view);
+    let created = 1 + u64::from(view != vk::ImageView::null());
+    let kind = Kind::Image {
+        desc: desc.clone(),
+        image,
+        view,
+    };
+    Ok((kind, created))
+}
+
+/// A new buffer for `buf` at `place`, bound and named; with how many Vulkan objects were made.
+fn new_buffer(
+    device: &ash::Device,
+    buf: &StBuffer,
+    place: &Place,
+    debug: Option<&DebugUtils>,
+    set: usize,
+) -> Result<(Kind, u64)> {
+    let desc = buf.desc();
+    let (buffer, req) = create_buffer(device, desc)?;
+    // SAFETY: as for an image.
+    let bound = place.check(req, buf.name()).and_then(|()| {
+        unsafe { device.bind_buffer_memory(buffer, place.memory, place.at) }
+            .map_err(|e| Error::vk("vkBindBufferMemory", e))
+    });
+    if let Err(e) = bound {
+        // SAFETY: never used.
+        unsafe { device.destroy_buffer(buffer, None) };
+        return Err(e);
+    }
+    name_object(debug, buffer, buf.name(), set);
+    buf.bind_transient(buffer);
+    let kind = Kind::Buffer {
+        desc: desc.clone(),
+        buffer,
+    };
+    Ok((kind, 1))
 }
 
 #[cfg(test)]
