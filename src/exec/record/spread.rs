@@ -277,7 +277,7 @@ fn hand_out<'l, 'p>(
     Ok(out)
 }
 
-/// Records `jobs` on `threads` scoped threads, each pass by the thread its piece names. On
+/// Records `jobs` on the graph's recording threads, each pass by the thread its piece names. On
 /// an error, the first in recording order, as one thread would have met it; a thread's panic
 /// goes on once every thread has stopped.
 pub(super) fn record(
