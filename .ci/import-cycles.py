@@ -10,8 +10,9 @@ parent, which may use its children freely. A sibling that names another sibling 
 path, `crate::a::b::…`, `super::…` (any number of them) or `self::…`, including groups such as
 `use super::{a, b}` and `crate::x::{y, z::w}`, depends on it; a name the parent imports
 (`use self::b::Thing;` in `mod.rs`) counts as the module it comes from, so `super::Thing`
-depends on `b`, and so do the names a `use super::*` brings in. Doc comments count (their
-links are paths rustdoc resolves); plain comments and string literals do not.
+depends on `b`, and so do the names a `use super::*` brings in (a module's private imports
+are seen only from inside it). Comments, doc comments too (their links import nothing), and
+string literals do not count. Modules are found by their files; `#[path]` is not read.
 
 Test code is ignored: files `tests*.rs`, folders `tests*/`, modules declared under a
 `#[cfg(...test...)]` attribute, and items (such as `mod tests { ... }` blocks) under one.
@@ -313,7 +314,7 @@ class Crate:
         for path, (f, text) in sorted(self.files.items()):
             if self.is_test(path):
                 continue
-            refs = [(line, t[:-1] if t[-1] == "*" else t) for line, t, _, _ in self.references(path)]
+            refs = [(line, t[:-1] if t[-1] == "*" else t) for line, t, _, _ in self.references(path) if t]
             for line, t, _, _ in self.references(path):  # names a glob brings in
                 if t and t[-1] == "*":
                     words = set(re.findall(IDENT, text))
