@@ -48,8 +48,7 @@ impl RecordingThreads {
         threads: usize,
     ) -> Result<std::sync::Arc<rayon_core::ThreadPool>, rayon_core::ThreadPoolBuildError> {
         let mut pool = self.pool.lock();
-        if let Some((n, p)) = pool.as_ref().filter(|(n, _)| *n == threads) {
-            debug_assert_eq!(*n, threads);
+        if let Some((_, p)) = pool.as_ref().filter(|(n, _)| *n == threads) {
             return Ok(p.clone());
         }
         let built = rayon_core::ThreadPoolBuilder::new()
