@@ -113,8 +113,10 @@ mod diagram_tests;
 pub use frame::{Frame, FrameReport};
 pub use topology::Topology;
 
+use crate::graph::cache::{Match, PlanCache};
+use crate::graph::lowering::first_use_index;
+use crate::plan::{refill_segments, PassDecl, Rebinder, Recorded, TimelineValues, WaitTarget};
 use crate::plan::{Command, Plan, PlanInput, QueuePlan, ResourceDecl, SegmentState};
-use crate::plan::{PassDecl, Rebinder, TimelineValues, WaitTarget};
 use crate::verify::{verify, Violation};
 use std::collections::VecDeque;
 use std::ops::Range;
@@ -192,9 +194,9 @@ pub struct Simulation {
     chain: VecDeque<(Plan, TimelineValues)>,
     window: usize,
     frames: usize,
-    /// The plans of the last frames, the most recent first, which `finish()` would try to
-    /// reuse (it keeps as many), and the matcher.
-    kept: VecDeque<Plan>,
+    /// The plans of the last frames that `finish()` would try to reuse: a graph's own cache.
+    cache: PlanCache,
+    /// Checks every kept plan that rebinds, not only the one the cache takes.
     rebinder: Rebinder,
 }
 
@@ -209,7 +211,7 @@ impl Simulation {
             chain: VecDeque::new(),
             window: 16,
             frames: 0,
-            kept: VecDeque::new(),
+            cache: PlanCache::default(),
             rebinder: Rebinder::default(),
         }
     }
@@ -291,7 +293,7 @@ impl Simulation {
         let how = frame.into();
         let frame = self.frames;
         let (input, qmap, rmap) = self.lower(how.passes())?;
-        let (plan, reused) = self.plan(input, how)?;
+        let plan = self.plan(&input, how)?;
         let mut last: Vec<u64> = qmap.iter().map(|&q| self.last[q]).collect();
         plan.verify_from(&last)
             .map_err(|violations| SimError::Verification {
@@ -318,17 +320,24 @@ impl Simulation {
             self.chain.pop_front();
         }
         self.frames += 1;
-        if let Frame::Graph(..) = how {
-            // The plan `finish()` reused goes back in front, as the new one would.
-            if let Some(i) = reused {
-                self.kept.remove(i);
-            }
-            self.kept.push_front(plan.clone());
-            self.kept.truncate(crate::plan::KEPT_PLANS);
-        }
+        // As `finish()` and the submit path do: a kept plan taken out or the new one, put back
+        // in front. `hand_off` neither reuses nor keeps plans.
+        let reused = match how {
+            Frame::Graph(..) => match self.cache.take_matching(input, how.schedule()) {
+                Match::Reused(kept, barriers) => {
+                    self.cache.put_back(kept, barriers);
+                    true
+                }
+                Match::New { barriers, .. } => {
+                    self.cache.put_back(plan.clone(), barriers);
+                    false
+                }
+            },
+            Frame::HandOff(_) => false,
+        };
         Ok(FrameReport {
             frame,
-            reused: reused.is_some(),
+            reused,
             plan,
             chained: self.chain.len(),
             queues: qmap,
@@ -338,49 +347,37 @@ impl Simulation {
     }
 
     /// The planner's answer for `input`, by the entry point `finish()` and `hand_off` plan
-    /// with, and for a graph's frame the kept plan `finish()` would reuse instead (its index).
-    /// Every kept plan that rebinds must be the planner's answer exactly, not only the first
-    /// one `finish()` would take.
-    fn plan(
-        &mut self,
-        input: PlanInput,
-        how: Frame<'_>,
-    ) -> Result<(Plan, Option<usize>), SimError> {
+    /// with. For a graph's frame, every kept plan that rebinds to `input` must be that answer
+    /// exactly, not only the one the cache would take.
+    fn plan(&mut self, input: &PlanInput, how: Frame<'_>) -> Result<Plan, SimError> {
         let frame = self.frames;
         let schedule = how.schedule();
         let plan = crate::plan::plan_scheduled_reusing(input.clone(), Default::default(), schedule)
             .map_err(|error| SimError::Plan { frame, error })?;
         if let Frame::HandOff(_) = how {
-            // `hand_off` plans anew: it neither reuses nor keeps plans.
-            return Ok((plan, None));
+            return Ok(plan);
         }
-        let mut reused = None;
-        for (i, kept) in self.kept.iter().enumerate() {
-            if !self.rebinder.rebinds(kept, &input, schedule) {
+        for kept in self.cache.plans() {
+            if !self.rebinder.rebinds(kept, input, schedule) {
                 continue;
             }
             let mut candidate = kept.clone();
-            if self
-                .rebinder
-                .rebind_scheduled(&mut candidate, input.clone(), schedule)
-                .is_ok()
-            {
-                if candidate.queues != plan.queues
+            let rebound = (self.rebinder).rebind_scheduled(&mut candidate, input.clone(), schedule);
+            if rebound.is_ok()
+                && (candidate.queues != plan.queues
                     || candidate.order != plan.order
                     || candidate.reordered != plan.reordered
                     || candidate.final_states != plan.final_states
-                    || candidate.transients != plan.transients
-                {
-                    return Err(SimError::Reuse {
-                        frame,
-                        reused: Box::new(candidate),
-                        planned: Box::new(plan),
-                    });
-                }
-                reused.get_or_insert(i);
+                    || candidate.transients != plan.transients)
+            {
+                return Err(SimError::Reuse {
+                    frame,
+                    reused: Box::new(candidate),
+                    planned: Box::new(plan),
+                });
             }
         }
-        Ok((plan, reused))
+        Ok(plan)
     }
 
     /// `plan` and its values re-indexed onto every topology queue and resource, once the
@@ -409,17 +406,12 @@ impl Simulation {
         Ok(global)
     }
 
-    /// The `PlanInput` `finish()` would build, with its queue and resource maps.
+    /// The `PlanInput` `finish()` would build, with its queue and resource maps: numbered in
+    /// first-use order and snapshot as lowering does (`graph/lowering.rs`), from indices
+    /// rather than Vulkan objects.
     fn lower(&self, passes: &[PassDecl]) -> Result<(PlanInput, Vec<usize>, Vec<usize>), SimError> {
         let frame = self.frames;
         let unknown = |what: String| SimError::UnknownIndex { frame, what };
-        let index = |map: &mut Vec<usize>, x: usize| match map.iter().position(|&y| y == x) {
-            Some(i) => i,
-            None => {
-                map.push(x);
-                map.len() - 1
-            }
-        };
         let (mut qmap, mut rmap) = (Vec::new(), Vec::new());
         let mut local = Vec::with_capacity(passes.len());
         for p in passes {
@@ -427,22 +419,25 @@ impl Simulation {
                 return Err(unknown(format!("pass `{}`: no queue {}", p.name, p.queue)));
             }
             let mut lp = p.clone();
-            lp.queue = index(&mut qmap, p.queue);
+            lp.queue = first_use_index(&p.queue, &mut qmap);
             let guards = lp.waits.iter_mut().flat_map(|w| &mut w.guards);
             for r in lp.uses.iter_mut().map(|u| &mut u.resource).chain(guards) {
                 if *r >= self.resources.len() {
                     return Err(unknown(format!("pass `{}`: no resource {r}", p.name)));
                 }
-                *r = index(&mut rmap, *r);
+                *r = first_use_index(r, &mut rmap);
             }
             local.push(lp);
         }
         let mut resources = Vec::with_capacity(rmap.len());
         for &r in &rmap {
             let mut decl = self.resources[r].clone();
-            for (_, s) in &mut decl.initial {
-                *s = s.map_queue(|q| index(&mut qmap, q));
-            }
+            refill_segments(&mut decl.initial, &self.resources[r].initial, |rec| {
+                Recorded {
+                    queue: first_use_index(&rec.queue, &mut qmap),
+                    ..*rec
+                }
+            });
             resources.push(decl);
         }
         let queues = qmap

@@ -15,6 +15,7 @@
 //! pass ([`Execution::submit_app_batch`]), so that every state it committed is true.
 
 use super::record::Recording;
+use super::signals::AppSignals;
 use super::submit::{Locked, SubmitFailure};
 use super::Execution;
 use crate::completion::CompletionToken;
@@ -166,8 +167,8 @@ impl Execution<'_> {
         values
     }
 
-    /// Submits the release-only batches on the other queues, one run at a time, through the
-    /// same `submit_run` as every execution.
+    /// Submits the release-only batches on the other queues through the same submit loop as
+    /// every execution, without app signals.
     fn submit_releases(
         &self,
         locked: &mut Locked<'_>,
@@ -175,28 +176,16 @@ impl Execution<'_> {
         values: &TimelineValues,
         recording: &Recording,
     ) -> std::result::Result<(), SubmitFailure> {
-        let mut started = vec![false; self.queues.len()];
-        for (ri, run) in runs.iter().enumerate() {
-            let q = run.queue;
-            let is_last = !runs[ri + 1..].iter().any(|r| r.queue == q);
-            let fence = match (is_last, recording.queue_fence(q)) {
-                (true, Some(f)) => f,
-                _ => ash::vk::Fence::null(),
-            };
-            let Some(lock) = locked.queues[q].as_ref() else {
-                continue;
-            };
-            let mut scratch = SubmitScratch::default();
-            if let Err(e) = self.submit_run(lock, run, values, recording, fence, &mut scratch) {
-                return Err(self.fail_after_partial_submit(locked, &runs[..ri], &started, e));
-            }
-            started[q] = true;
-            log::debug!(
-                "handoff: submitted {} release-only batch(es) to `{}`",
-                run.batches.len(),
-                self.queues[q].name()
-            );
-        }
+        let none = AppSignals::default();
+        self.submit_runs(
+            locked,
+            runs,
+            values,
+            recording,
+            &mut SubmitScratch::default(),
+            &none,
+        )?;
+        log::debug!("handoff: submitted {} release-only run(s)", runs.len());
         Ok(())
     }
 

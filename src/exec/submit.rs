@@ -99,52 +99,7 @@ impl Execution<'_> {
 
         let mut runs = std::mem::take(&mut scratch.runs);
         submission_runs_into(&self.plan, order, &mut runs, &mut scratch.runs_next);
-        scratch.last_run.clear();
-        scratch
-            .last_run
-            .extend((0..self.queues.len()).map(|q| runs.iter().rposition(|r| r.queue == q)));
-        scratch.started.clear();
-        scratch.started.resize(self.queues.len(), false);
-        let mut outcome = Ok(());
-        for (ri, run) in runs.iter().enumerate() {
-            let q = run.queue;
-            // The queue's fence goes with its last submit: it signals after all earlier ones.
-            let fence = if scratch.last_run[q] == Some(ri) {
-                recording.queue_fence(q).unwrap_or_default()
-            } else {
-                vk::Fence::null()
-            };
-            let Some(lock) = locked.queues[q].as_ref() else {
-                continue;
-            };
-            // The app's semaphores on this queue join its last batch's signals (a binary
-            // semaphore's value is ignored).
-            let app: smallvec::SmallVec<[(vk::Semaphore, u64); 2]> =
-                if scratch.last_run[q] == Some(ri) {
-                    signals
-                        .semaphores
-                        .iter()
-                        .filter(|(queue, ..)| *queue == self.queues[q])
-                        .map(|&(_, s, v)| (s, v.unwrap_or(0)))
-                        .collect()
-                } else {
-                    smallvec::SmallVec::new()
-                };
-            let submitted =
-                self.submit_run_with(lock, run, &values, recording, fence, scratch, &app);
-            if let Err(e) = submitted {
-                let started = std::mem::take(&mut scratch.started);
-                outcome = Err(self.fail_after_partial_submit(locked, &runs[..ri], &started, e));
-                scratch.started = started;
-                break;
-            }
-            scratch.started[q] = true;
-            log::trace!(
-                "submitted {} batches to `{}`",
-                run.batches.len(),
-                self.queues[q].name()
-            );
-        }
+        let mut outcome = self.submit_runs(locked, &runs, &values, recording, scratch, signals);
         if let (Ok(()), Some(last)) = (&outcome, runs.last()) {
             if signals.fence != vk::Fence::null() {
                 let started = std::mem::take(&mut scratch.started);
@@ -161,6 +116,63 @@ impl Execution<'_> {
         scratch.runs = runs;
         scratch.values = Some(values);
         outcome
+    }
+
+    /// Submits `runs` in order, one `vkQueueSubmit2` each on its queue (locked in `locked`).
+    /// Each queue's fence, and the app's semaphores on that queue, go with its last run. The
+    /// one submit loop of graphs and handoffs; a failure waits as
+    /// [`Self::fail_after_partial_submit`] does.
+    pub(super) fn submit_runs(
+        &self,
+        locked: &mut Locked<'_>,
+        runs: &[SubmissionRun],
+        values: &TimelineValues,
+        recording: &Recording,
+        scratch: &mut SubmitScratch,
+        signals: &AppSignals,
+    ) -> Result<(), SubmitFailure> {
+        scratch.last_run.clear();
+        scratch
+            .last_run
+            .extend((0..self.queues.len()).map(|q| runs.iter().rposition(|r| r.queue == q)));
+        scratch.started.clear();
+        scratch.started.resize(self.queues.len(), false);
+        for (ri, run) in runs.iter().enumerate() {
+            let q = run.queue;
+            let is_last = scratch.last_run[q] == Some(ri);
+            // The queue's fence goes with its last submit: it signals after all earlier ones.
+            let fence = match is_last {
+                true => recording.queue_fence(q).unwrap_or_default(),
+                false => vk::Fence::null(),
+            };
+            let Some(lock) = locked.queues[q].as_ref() else {
+                continue;
+            };
+            // The app's semaphores on this queue join its last batch's signals (a binary
+            // semaphore's value is ignored).
+            let app: smallvec::SmallVec<[(vk::Semaphore, u64); 2]> = match is_last {
+                true => (signals.semaphores.iter())
+                    .filter(|(queue, ..)| *queue == self.queues[q])
+                    .map(|&(_, s, v)| (s, v.unwrap_or(0)))
+                    .collect(),
+                false => smallvec::SmallVec::new(),
+            };
+            let submitted =
+                self.submit_run_with(lock, run, values, recording, fence, scratch, &app);
+            if let Err(e) = submitted {
+                let started = std::mem::take(&mut scratch.started);
+                let failure = self.fail_after_partial_submit(locked, &runs[..ri], &started, e);
+                scratch.started = started;
+                return Err(failure);
+            }
+            scratch.started[q] = true;
+            log::trace!(
+                "submitted {} batches to `{}`",
+                run.batches.len(),
+                self.queues[q].name()
+            );
+        }
+        Ok(())
     }
 
     /// Locks every resource (by id; the caller holds its queues' locks already) and checks

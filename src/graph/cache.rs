@@ -109,6 +109,40 @@ impl PlanCache {
     pub(crate) fn len(&self) -> usize {
         self.entries.len()
     }
+
+    /// The kept plans, the most recent first: what [`PlanCache::take_matching`] tries, in
+    /// that order.
+    #[cfg(feature = "verify")]
+    pub(crate) fn plans(&self) -> impl Iterator<Item = &Plan> {
+        self.entries.iter().map(|(plan, _)| plan)
+    }
+}
+
+/// The plans and counts; the barriers are rebuilt for a plan at its next recording.
+impl Clone for PlanCache {
+    fn clone(&self) -> Self {
+        PlanCache {
+            entries: (self.entries.iter())
+                .map(|(plan, _)| (plan.clone(), PlanBarriers::default()))
+                .collect(),
+            spare_input: None,
+            rebinder: Rebinder::default(),
+            planned: self.planned,
+            reused: self.reused,
+            disabled: self.disabled,
+        }
+    }
+}
+
+impl std::fmt::Debug for PlanCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PlanCache")
+            .field("kept", &self.entries.len())
+            .field("planned", &self.planned)
+            .field("reused", &self.reused)
+            .field("disabled", &self.disabled)
+            .finish()
+    }
 }
 
 #[cfg(test)]

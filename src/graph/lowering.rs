@@ -146,13 +146,14 @@ pub(crate) fn lower(
     })
 }
 
-/// `q`'s planner index in `queues`, which it joins if it is not there yet.
-fn queue_index(q: &Queue, queues: &mut Vec<Queue>) -> usize {
-    match queues.iter().position(|x| x == q) {
+/// `x`'s planner index in `list`, which it joins if it is not there yet: queues (and, in the
+/// simulation, resources) are numbered in first-use order.
+pub(crate) fn first_use_index<T: PartialEq + Clone>(x: &T, list: &mut Vec<T>) -> usize {
+    match list.iter().position(|y| y == x) {
         Some(i) => i,
         None => {
-            queues.push(q.clone());
-            queues.len() - 1
+            list.push(x.clone());
+            list.len() - 1
         }
     }
 }
@@ -171,7 +172,7 @@ fn declare_passes(
     for (pi, p) in passes.iter().enumerate() {
         d.waits.clear();
         d.signals.clear();
-        let qi = queue_index(&p.queue, queues);
+        let qi = first_use_index(&p.queue, queues);
         let pd = refill::pass(pass_decls, spare_passes, pi, &p.name, qi);
         let seen = index.resources.len();
         p.pass.declare(&mut Declare {
@@ -235,7 +236,7 @@ fn snapshot_states(
         let t = r.tracked().lock();
         versions.push(t.version);
         refill_segments(&mut rd.initial, &t.segments, |rec| Recorded {
-            queue: queue_index(&rec.queue, queues),
+            queue: first_use_index(&rec.queue, queues),
             value: rec.value,
             stages: rec.stages,
             access: rec.access,

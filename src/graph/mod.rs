@@ -23,7 +23,7 @@ use std::fmt;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-mod cache;
+pub(crate) mod cache;
 mod handoff;
 mod held;
 pub(crate) mod lowering;
@@ -221,9 +221,9 @@ impl Graph {
     /// instead of planning anew ([`Planned::reused`]). Several are kept so that loops
     /// alternating between a few frame shapes (a pass every other frame) reuse each shape's
     /// plan. Off, every frame is planned; for measurements and for ruling reuse out when
-    /// chasing a bug. Reuse never changes what is executed: the reused plan is
-    /// the one the planner would make (`tests/random_graphs.rs` and [`crate::simulate`] check
-    /// this), and debug builds verify it like a new one.
+    /// chasing a bug. Reuse never changes what is executed: the reused plan is the one the
+    /// planner would make (`tests/random_graphs.rs` and the simulation, `vk_baton::simulate`,
+    /// check this), and debug builds verify it like a new one.
     ///
     /// ```no_run
     /// # fn f(graph: &vk_baton::Graph) {
