@@ -203,11 +203,16 @@ impl Execution<'_> {
                     return Err(e);
                 }
             };
-        let mut out = Recording::new(&mut pools.spares.lock());
+        // The graph's spares are locked once to take this recording's lists, and once to give
+        // them back: during the recording they are passed down by `&mut`.
+        let (mut out, mut lists) = {
+            let mut spares = pools.spares.lock();
+            let lists = std::mem::take(&mut spares.recording);
+            (Recording::new(&mut spares), lists)
+        };
         out.queue_fences.resize(self.queues.len(), None);
         let outcome = {
             let mut reusable = pools.reusable.lock();
-            let mut lists = std::mem::take(&mut pools.spares.lock().recording);
             let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
                 self.record_all(&mut reusable, token, &mut out, &mut lists)
             }));
