@@ -193,27 +193,75 @@ fn target_batch(plan: &Plan, target: WaitTarget) -> Option<(usize, usize)> {
 /// Lays the plan out.
 pub(super) fn layout(plan: &Plan) -> Layout {
     let queues = plan.queues.len();
-    // The "earlier graphs" column: for value waits, and for batch waits the plan cannot place.
-    let mut earlier_marks = vec![false; queues];
+    let earlier_marks = earlier_marks(plan);
+    let label_right = MARGIN + LABEL_W;
+    let earlier_x = earlier_marks.contains(&true).then_some(label_right);
+    // With earlier markers, room for the arrows from them to turn before the first batch.
+    let content_x = label_right + earlier_x.map_or(0.0, |_| EARLIER_W + 20.0) + 12.0;
+
+    let lane_y = |q: usize| MARGIN + TITLE_H + q as f32 * (LANE_H + LANE_GAP);
+    let lanes: Vec<Lane> = place_batches(plan, content_x)
+        .into_iter()
+        .enumerate()
+        .map(|(queue, batches)| Lane {
+            queue,
+            y: lane_y(queue),
+            batches: batches.into_iter().flatten().collect(),
+        })
+        .collect();
+
+    // Each arrow's `turn` is left for `route`, which runs on the finished layout.
+    let arrows = arrows(plan, &lanes, earlier_x);
+
+    let content_right = lanes
+        .iter()
+        .filter_map(|l| l.batches.last())
+        .map(|b| b.x + b.w)
+        .fold(content_x, f32::max);
+    let lanes_bottom = lane_y(queues) - LANE_GAP;
+    let legend_y = lanes_bottom + 24.0;
+    let title_w = text::width(&super::title(plan), 16.0 * text::BOLD);
+    let width = (content_right + MARGIN)
+        .max(MARGIN + LEGEND_COLS as f32 * LEGEND_ITEM_W + MARGIN)
+        .max(MARGIN + title_w + MARGIN)
+        .ceil();
+    let height = (legend_y + LEGEND_ROWS as f32 * LEGEND_ROW + MARGIN).ceil();
+    Layout {
+        width,
+        height,
+        lanes,
+        earlier_x,
+        earlier_marks,
+        arrows,
+        legend_y,
+    }
+}
+
+/// Per queue, whether the "earlier graphs" column has a marker in its lane: for value waits,
+/// and for batch waits the plan cannot place.
+fn earlier_marks(plan: &Plan) -> Vec<bool> {
+    let queues = plan.queues.len();
+    let mut marks = vec![false; queues];
     for (q, qp) in plan.queues.iter().enumerate() {
         for w in qp.batches.iter().flat_map(|b| &b.waits) {
             match w.target {
                 WaitTarget::Binary(_) => {}
                 t if target_batch(plan, t).is_some() => {}
                 WaitTarget::Value { queue, .. } | WaitTarget::Batch { queue, .. } => {
-                    earlier_marks[if queue < queues { queue } else { q }] = true;
+                    marks[if queue < queues { queue } else { q }] = true;
                 }
             }
         }
     }
-    let label_right = MARGIN + LABEL_W;
-    let earlier_x = earlier_marks.contains(&true).then_some(label_right);
-    // With earlier markers, room for the arrows from them to turn before the first batch.
-    let content_x = label_right + earlier_x.map_or(0.0, |_| EARLIER_W + 20.0) + 12.0;
+    marks
+}
 
-    // Place batches: a batch starts when its lane is free and what it waits on has ended.
-    // Waits form no cycle in a plan the planner made; if a hand-made one has one, the lowest
-    // queue still waiting goes ahead and its unplaced waits are drawn from where they are.
+/// Places the batches from `content_x` on: a batch starts when its lane is free and what it
+/// waits on has ended. Waits form no cycle in a plan the planner made; if a hand-made one has
+/// one, the lowest queue still waiting goes ahead and its unplaced waits are drawn from where
+/// they are.
+fn place_batches(plan: &Plan, content_x: f32) -> Vec<Vec<Option<BatchBox>>> {
+    let queues = plan.queues.len();
     let mut placed: Vec<Vec<Option<BatchBox>>> = plan
         .queues
         .iter()
@@ -254,43 +302,7 @@ pub(super) fn layout(plan: &Plan) -> Layout {
         });
         next[q] += 1;
     }
-
-    let lane_y = |q: usize| MARGIN + TITLE_H + q as f32 * (LANE_H + LANE_GAP);
-    let lanes: Vec<Lane> = placed
-        .into_iter()
-        .enumerate()
-        .map(|(queue, batches)| Lane {
-            queue,
-            y: lane_y(queue),
-            batches: batches.into_iter().flatten().collect(),
-        })
-        .collect();
-
-    // Each arrow's `turn` is left for `route`, which runs on the finished layout.
-    let arrows = arrows(plan, &lanes, earlier_x);
-
-    let content_right = lanes
-        .iter()
-        .filter_map(|l| l.batches.last())
-        .map(|b| b.x + b.w)
-        .fold(content_x, f32::max);
-    let lanes_bottom = lane_y(queues) - LANE_GAP;
-    let legend_y = lanes_bottom + 24.0;
-    let title_w = text::width(&super::title(plan), 16.0 * text::BOLD);
-    let width = (content_right + MARGIN)
-        .max(MARGIN + LEGEND_COLS as f32 * LEGEND_ITEM_W + MARGIN)
-        .max(MARGIN + title_w + MARGIN)
-        .ceil();
-    let height = (legend_y + LEGEND_ROWS as f32 * LEGEND_ROW + MARGIN).ceil();
-    Layout {
-        width,
-        height,
-        lanes,
-        earlier_x,
-        earlier_marks,
-        arrows,
-        legend_y,
-    }
+    placed
 }
 
 /// One arrow per timeline wait: from the right edge of the batch that signals (or the
