@@ -34,7 +34,7 @@
 //!
 //! ## A minimal example
 //!
-//! ```rust,no_run
+//! ```rust
 //! use std::sync::Arc;
 //! use vk_baton::{ash::vk, Access, BufferDesc, Declare, Pass, Recorder, StBuffer};
 //! use vk_baton_context::Context; // the bootstrap crate: instance, device, queues, allocator
