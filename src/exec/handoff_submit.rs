@@ -20,7 +20,7 @@ use super::submit::{Locked, SubmitFailure};
 use super::Execution;
 use crate::completion::CompletionToken;
 use crate::error::{Error, Result};
-use crate::exec::SubmitScratch;
+use crate::exec::FrameScratch;
 use crate::fence::ExecutionFence;
 use crate::plan::{submission_runs, SegmentState, SubmissionRun, TimelineValues};
 use crate::queue::{Queue, QueueLock};
@@ -57,7 +57,8 @@ impl Execution<'_> {
         let app_batches = std::mem::take(&mut self.plan.queues[app].batches);
         // A part of the plan is recorded: barriers kept for another part must not be used.
         self.barriers.forget();
-        let recorded = self.record(&token);
+        let mut frame = FrameScratch::default();
+        let recorded = self.record(&token, &mut frame.recording);
         self.plan.queues[app].batches = app_batches;
         let recording = recorded?;
 
@@ -74,7 +75,8 @@ impl Execution<'_> {
         let values = this.hand_out_values(&mut locked, &mut app_lock, app);
         let others: Vec<usize> = order.iter().copied().filter(|&q| q != app).collect();
         let runs = submission_runs(&this.plan, &others);
-        if let Err(failure) = this.submit_releases(&mut locked, &runs, &values, &recording) {
+        let submitted = this.submit_releases(&mut locked, &runs, &values, &recording, &mut frame);
+        if let Err(failure) = submitted {
             drop(locked);
             return Err(this.after_failed_release(failure, recording, token));
         }
@@ -175,16 +177,10 @@ impl Execution<'_> {
         runs: &[SubmissionRun],
         values: &TimelineValues,
         recording: &Recording,
+        frame: &mut FrameScratch,
     ) -> std::result::Result<(), SubmitFailure> {
         let none = AppSignals::default();
-        self.submit_runs(
-            locked,
-            runs,
-            values,
-            recording,
-            &mut SubmitScratch::default(),
-            &none,
-        )?;
+        self.submit_runs(locked, runs, values, recording, &mut frame.submit, &none)?;
         log::debug!("handoff: submitted {} release-only run(s)", runs.len());
         Ok(())
     }
@@ -244,7 +240,8 @@ impl Execution<'_> {
         self.plan.queues[app].batches = std::mem::take(&mut others[app]);
         // As in `begin_handoff`: another part of the plan than the last recording's.
         self.barriers.forget();
-        let recorded = self.record(&token);
+        let mut frame = FrameScratch::default();
+        let recorded = self.record(&token, &mut frame.recording);
         for (q, batches) in others.into_iter().enumerate() {
             if q != app {
                 self.plan.queues[q].batches = batches;
@@ -256,14 +253,7 @@ impl Execution<'_> {
             batches: 0..self.plan.queues[app].batches.len(),
         };
         let fence = recording.queue_fence(app).unwrap_or_default();
-        if let Err(e) = self.submit_run(
-            lock,
-            &run,
-            values,
-            &recording,
-            fence,
-            &mut SubmitScratch::default(),
-        ) {
+        if let Err(e) = self.submit_run(lock, &run, values, &recording, fence, &mut frame.submit) {
             self.give_back(recording, token);
             return Err(Error::vk("vkQueueSubmit2", e));
         }

@@ -41,7 +41,7 @@ pub(crate) use in_flight::InFlight;
 #[cfg(feature = "parallel-recording")]
 pub(crate) use pools::DEFAULT_MIN_PASSES_PER_RECORDING_THREAD;
 pub(crate) use pools::{PoolKey, Reusable};
-pub(crate) use scratch::{give, take, words, Spare, Spares, SubmitScratch};
+pub(crate) use scratch::{give, take, words, FrameScratch, Spare, Spares, SubmitScratch};
 pub(crate) use shared::GraphPools;
 pub use signals::AppSignals;
 #[cfg(feature = "timing")]
@@ -182,26 +182,32 @@ impl Execution<'_> {
     )> {
         self.check_signals(signals)?;
         self.pools.collect();
-        let token = self.pools.spares.lock().token(&self.pools.device);
-        let recording = self.record(&token)?;
-        let (mut scratch, mut reached) = {
+        let (token, mut frame, mut reached) = {
             let mut spares = self.pools.spares.lock();
-            (
-                spares.submit.take().unwrap_or_default(),
-                take(&mut spares.reached),
-            )
+            let (token, frame) = spares.start_frame(&self.pools.device);
+            (token, frame, take(&mut spares.reached))
         };
-        let submitted = self.submit_and_commit(&recording, &mut scratch, signals, &mut reached);
-        let waits = scratch.waits_submitted;
-        self.pools.spares.lock().submit = Some(scratch);
+        let recording = match self.record(&token, &mut frame.recording) {
+            Ok(recording) => recording,
+            Err(e) => {
+                self.pools.spares.lock().keep_frame(frame);
+                return Err(e);
+            }
+        };
+        let submitted =
+            self.submit_and_commit(&recording, &mut frame.submit, signals, &mut reached);
+        let waits = frame.submit.waits_submitted;
+        self.pools.spares.lock().keep_frame(frame);
         Ok((token, recording, submitted, (reached, waits)))
     }
 
     /// Records the plan into command buffers and throws them away, submitting nothing and
     /// changing no state: what `benches/plan.rs` measures against hand-written recording.
     pub(crate) fn record_only(mut self) -> Result<()> {
-        let token = self.pools.spares.lock().token(&self.pools.device);
-        let recording = self.record(&token)?;
+        let (token, mut frame) = self.pools.spares.lock().start_frame(&self.pools.device);
+        let recorded = self.record(&token, &mut frame.recording);
+        self.pools.spares.lock().keep_frame(frame);
+        let recording = recorded?;
         token.set_submitted(&[]);
         token.set_failed();
         let Execution {

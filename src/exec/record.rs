@@ -189,7 +189,11 @@ impl Execution<'_> {
     /// not there; only the graph's own state is repaired first, which is all
     /// `AssertUnwindSafe` vouches for: the recording state below is only ever pushed to, so it
     /// is consistent at any unwind point.
-    pub(super) fn record(&mut self, token: &CompletionToken) -> Result<Recording> {
+    pub(super) fn record(
+        &mut self,
+        token: &CompletionToken,
+        lists: &mut RecordingLists,
+    ) -> Result<Recording> {
         let pools = self.pools.clone();
         // The transients' objects for this execution, kept bound until the recording ends.
         #[cfg(feature = "transients")]
@@ -203,21 +207,14 @@ impl Execution<'_> {
                     return Err(e);
                 }
             };
-        // The graph's spares are locked once to take this recording's lists, and once to give
-        // them back: during the recording they are passed down by `&mut`.
-        let (mut out, mut lists) = {
-            let mut spares = pools.spares.lock();
-            let lists = std::mem::take(&mut spares.recording);
-            (Recording::new(&mut spares), lists)
-        };
+        let mut out = Recording::new(&mut pools.spares.lock());
         out.queue_fences.resize(self.queues.len(), None);
         let outcome = {
             let mut reusable = pools.reusable.lock();
             let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
-                self.record_all(&mut reusable, token, &mut out, &mut lists)
+                self.record_all(&mut reusable, token, &mut out, lists)
             }));
             lists.jobs.clear();
-            pools.spares.lock().recording = lists;
             if !matches!(outcome, Ok(Ok(()))) {
                 reset_unsubmitted(&pools.device, &out.cmds);
             }

@@ -89,10 +89,8 @@ pub(crate) struct Spares {
     pub(super) batch_cmds: Vec<Vec<vk::CommandBuffer>>,
     /// Tokens of finished executions; one nobody else holds any more is reused.
     pub(super) tokens: Vec<CompletionToken>,
-    /// The submit path's scratch space.
-    pub(super) submit: Option<SubmitScratch>,
-    /// The recording's per-frame lists.
-    pub(super) recording: RecordingLists,
+    /// The scratch of recording and submitting, lent to one execution at a time.
+    pub(super) frame: Option<FrameScratch>,
 }
 
 impl Spares {
@@ -118,6 +116,21 @@ impl Spares {
         CompletionToken::new(device.clone())
     }
 
+    /// What an execution records and submits with: a token, the frame scratch, and the list
+    /// its fence will report reached values in. Taken under one lock, and given back with
+    /// [`Spares::keep_frame`].
+    pub(super) fn start_frame(
+        &mut self,
+        device: &std::sync::Arc<ash::Device>,
+    ) -> (CompletionToken, FrameScratch) {
+        (self.token(device), self.frame.take().unwrap_or_default())
+    }
+
+    /// Keeps an execution's frame scratch for the next one.
+    pub(super) fn keep_frame(&mut self, frame: FrameScratch) {
+        self.frame = Some(frame);
+    }
+
     /// Keeps a spent token for [`Spares::token`].
     pub(super) fn give_token(&mut self, token: CompletionToken) {
         if self.tokens.len() < KEPT {
@@ -126,7 +139,15 @@ impl Spares {
     }
 }
 
-/// Scratch space of recording and submitting, reused from one execution to the next. The
+/// The scratch of one execution, passed down by `&mut` through recording and submitting, and
+/// kept by the graph for the next one: a frame like the last one allocates nothing.
+#[derive(Default)]
+pub(crate) struct FrameScratch {
+    pub(super) recording: RecordingLists,
+    pub(super) submit: SubmitScratch,
+}
+
+/// Scratch space of submitting, reused from one execution to the next. The
 /// vectors whose elements borrow are kept `'static` and [`recast`] for each use.
 #[derive(Default)]
 pub(crate) struct SubmitScratch {

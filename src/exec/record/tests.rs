@@ -86,7 +86,9 @@ fn a_failed_recording_returns_every_fence_and_command_buffer() {
             barriers: Default::default(),
         };
         let token = CompletionToken::new(shared.device.clone());
-        let r = panic::catch_unwind(AssertUnwindSafe(|| execution.record(&token)));
+        let r = panic::catch_unwind(AssertUnwindSafe(|| {
+            execution.record(&token, &mut Default::default())
+        }));
         (r, token)
     };
 

@@ -200,7 +200,7 @@ mod on_a_device {
                 barriers: Default::default(),
             };
             let token = CompletionToken::new(pools.device.clone());
-            let recording = execution.record(&token)?;
+            let recording = execution.record(&token, &mut Default::default())?;
             let keys: Vec<_> = recording.cmds.iter().map(|c| c.0).collect();
             let cmds = recording.batch_cmds(0, 0).to_vec();
             assert_eq!(
