@@ -86,10 +86,8 @@ pub mod handoff;
 mod input;
 #[cfg(feature = "serde")]
 mod json;
-mod last_use;
 mod output;
 mod planner;
-mod queue_stages;
 mod rebind;
 #[cfg(feature = "schedule")]
 mod regroup;
