@@ -94,7 +94,6 @@ mod regroup;
 pub mod schedule;
 mod state;
 mod submission;
-mod timeline;
 pub mod transient;
 
 pub(crate) use colours::{barrier_rgb, queue_rgb};
@@ -113,8 +112,8 @@ pub use rebind::{Rebinder, KEPT_PLANS};
 pub use schedule::Schedule;
 pub(crate) use state::refill_segments;
 pub use state::{Recorded, SegmentState};
+pub use submission::TimelineValues;
 pub(crate) use submission::{submission_runs, submission_runs_into, SubmissionRun};
-pub use timeline::TimelineValues;
 pub use transient::{TransientHeap, TransientMemory, TransientPlacement, TransientPlan, UseSite};
 
 use crate::access::Access;
