@@ -5,6 +5,11 @@
 //! owning queue family, and the last write plus the reads since, each as a queue and timeline
 //! value. Graphs read that state when they plan and write it back when they execute.
 //!
+//! Each also records with a `CurrentHandle`: its own Vulkan handle or, for a transient, the
+//! one the graph bound for the execution being recorded. And the app can declare, in the
+//! access vocabulary of passes, what its own work did to a resource
+//! ([`StImage::declare_access`], [`StBuffer::declare_access`]).
+//!
 //! ```no_run
 //! # fn f(device: &ash::Device, alloc: &vk_baton::SharedAllocator) -> vk_baton::Result<()> {
 //! use std::sync::Arc;
@@ -15,14 +20,15 @@
 //! # Ok(()) }
 //! ```
 
+use crate::access::Access;
+use crate::queue::Queue;
 use ash::vk;
 use parking_lot::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 mod buffer;
-mod declare_access;
 mod desc;
-mod handle;
 mod host;
 mod image;
 mod memory;
@@ -123,5 +129,92 @@ impl Resource {
             Resource::Image(i) => i.tracked(),
             Resource::Buffer(b) => b.tracked(),
         }
+    }
+}
+
+/// A Vulkan handle that a transient resource changes for each execution (a plain one for
+/// every other resource).
+struct CurrentHandle(AtomicU64);
+
+impl CurrentHandle {
+    fn new<H: vk::Handle>(h: H) -> Self {
+        CurrentHandle(AtomicU64::new(h.as_raw()))
+    }
+
+    fn get<H: vk::Handle>(&self) -> H {
+        // Relaxed: the graph sets it under its lock on the thread that then records the passes.
+        H::from_raw(self.0.load(Ordering::Relaxed))
+    }
+
+    #[cfg(feature = "transients")]
+    fn set<H: vk::Handle>(&self, h: H) {
+        self.0.store(h.as_raw(), Ordering::Relaxed)
+    }
+}
+
+/// The state after the app's `access` on `queue`: defined, in the access's layout, owned by
+/// the queue's family unless the resource is CONCURRENT.
+fn after(
+    queue: &Queue,
+    access: Access,
+    layout: vk::ImageLayout,
+    concurrent: bool,
+) -> ResourceState {
+    let state = ResourceState::defined(layout).last_access(queue, access.stages, access.access);
+    if concurrent {
+        state
+    } else {
+        state.owned_by(queue.family())
+    }
+}
+
+impl StImage {
+    /// Declares that the app's own work on `queue` last touched the whole image with `access`
+    /// (the same constants a pass declares), leaving it in the access's layout. The next graph
+    /// chains from those stages and accesses and transitions from that layout. For work made
+    /// through a handoff (`Graph::hand_off`) there is nothing to declare.
+    ///
+    /// ```no_run
+    /// # fn f(img: &vk_baton::StImage, q: &vk_baton::Queue) {
+    /// use vk_baton::Access;
+    /// // SAFETY: the app's own compute shader wrote the whole image on `q` and left it in
+    /// // GENERAL; the next graph's work on `q` comes after it in submission order.
+    /// unsafe { img.declare_access(q, Access::COMPUTE_SHADER_WRITE) };
+    /// # }
+    /// ```
+    ///
+    /// # Safety
+    ///
+    /// As for [`StImage::declare_state`]: the next barriers are planned from this declaration
+    /// alone. The app's work really was `access` on `queue`, left the image in the access's
+    /// layout (owned by the queue's family unless CONCURRENT), and is ordered before the next
+    /// graph's work by submission order on `queue` or the app's own semaphores.
+    pub unsafe fn declare_access(&self, queue: &Queue, access: Access) {
+        let concurrent = self.desc().sharing.is_concurrent();
+        // SAFETY: this function's contract is `declare_state`'s.
+        unsafe { self.declare_state(after(queue, access, access.layout, concurrent)) };
+    }
+}
+
+impl StBuffer {
+    /// Declares that the app's own work on `queue` last touched the whole buffer with
+    /// `access`; see [`StImage::declare_access`].
+    ///
+    /// ```no_run
+    /// # fn f(buf: &vk_baton::StBuffer, q: &vk_baton::Queue) {
+    /// use vk_baton::Access;
+    /// // SAFETY: the app's own vkCmdFillBuffer on `q` wrote the whole buffer, before the next
+    /// // graph's work on `q` in submission order.
+    /// unsafe { buf.declare_access(q, Access::TRANSFER_WRITE) };
+    /// # }
+    /// ```
+    ///
+    /// # Safety
+    ///
+    /// As for [`StImage::declare_access`].
+    pub unsafe fn declare_access(&self, queue: &Queue, access: Access) {
+        let concurrent = self.desc().sharing.is_concurrent();
+        // SAFETY: this function's contract is `declare_state`'s.
+        unsafe { self.declare_state(after(queue, access, vk::ImageLayout::UNDEFINED, concurrent)) };
     }
 }

@@ -486,7 +486,7 @@ fn mutants_are_killed() {
     // Redundant synchronization: the planner drops a barrier entry whose prior accesses the
     // queue's semaphore waits already order, or that only orders what another entry of its
     // command, a barrier in between or the waits already order, and a timeline wait implied
-    // through other queues (`plan/planner/redundant.rs`, `redundant_waits.rs`). Over the default
+    // through other queues (`plan/planner/redundant.rs`). Over the default
     // 60 cases exactly these removals still survive, each inspected by hand; they need what the
     // planner's state does not keep:
     // - seed 36, `RemoveBarrier(Execution)`: a write after reads of two ages on one queue (an

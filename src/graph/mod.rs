@@ -31,7 +31,6 @@ mod planned;
 mod prepare;
 #[cfg(feature = "parallel-recording")]
 mod recording_threads;
-mod signalling;
 #[cfg(feature = "transients")]
 mod transients;
 

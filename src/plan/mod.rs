@@ -86,17 +86,14 @@ pub mod handoff;
 mod input;
 #[cfg(feature = "serde")]
 mod json;
-mod last_use;
 mod output;
 mod planner;
-mod queue_stages;
 mod rebind;
 #[cfg(feature = "schedule")]
 mod regroup;
 pub mod schedule;
 mod state;
 mod submission;
-mod timeline;
 pub mod transient;
 
 pub(crate) use colours::{barrier_rgb, queue_rgb};
@@ -115,8 +112,8 @@ pub use rebind::{Rebinder, KEPT_PLANS};
 pub use schedule::Schedule;
 pub(crate) use state::refill_segments;
 pub use state::{Recorded, SegmentState};
+pub use submission::TimelineValues;
 pub(crate) use submission::{submission_runs, submission_runs_into, SubmissionRun};
-pub use timeline::TimelineValues;
 pub use transient::{TransientHeap, TransientMemory, TransientPlacement, TransientPlan, UseSite};
 
 use crate::access::Access;

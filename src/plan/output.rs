@@ -1,9 +1,9 @@
 //! The planner's output: per queue, batches of semaphore waits, barrier commands and
 //! passes, and semaphore signals.
-
-mod order;
-mod transients;
-pub use transients::{TransientHeap, TransientPlacement, TransientPlan, UseSite};
+//!
+//! Also here: what a [`Schedule`] did to a plan (the passes it culled and those it moved
+//! before others: [`Plan::culled`], [`Plan::moved_before`]), and where the plan puts its
+//! transients ([`TransientPlan`]; see the [`transient` module](crate::plan::transient)).
 
 use super::schedule::Schedule;
 use super::{PlanInput, SegmentState};
@@ -219,6 +219,63 @@ pub struct BufferBarrier {
     pub scopes: Scopes,
 }
 
+// What a schedule did to the plan.
+impl Plan {
+    /// The passes culled: in [`Plan::input`] but not in [`Plan::order`], in program order.
+    ///
+    /// See [`Schedule::with_culling`](crate::plan::Schedule::with_culling).
+    pub fn culled(&self) -> Vec<usize> {
+        let mut taken = vec![false; self.input.passes.len()];
+        for &i in &self.order {
+            if let Some(t) = taken.get_mut(i) {
+                *t = true;
+            }
+        }
+        (0..taken.len()).filter(|&i| !taken[i]).collect()
+    }
+
+    /// Per pass, the earliest pass inserted before it that it now comes before (what the
+    /// printout calls "moved before"); `None` for passes that kept their place, or were culled.
+    ///
+    /// ```
+    /// use vk_baton::plan::*;
+    /// use vk_baton::{ash::vk, Access};
+    /// let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+    /// let input = PlanInput {
+    ///     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::TRANSFER)],
+    ///     resources: vec![ResourceDecl::buffer("a", 64, usage), ResourceDecl::buffer("b", 64, usage)],
+    ///     passes: vec![
+    ///         PassDecl::new("write a", 0).with_use(UseDecl::new(0, Access::TRANSFER_WRITE)),
+    ///         PassDecl::new("read a", 0).with_use(UseDecl::new(0, Access::TRANSFER_READ)),
+    ///         PassDecl::new("write b", 0).with_use(UseDecl::new(1, Access::TRANSFER_WRITE)),
+    ///     ],
+    /// };
+    /// // Without the fallback: moving `write b` saves no barrier, so `REORDER` keeps program
+    /// // order.
+    /// let p = plan_scheduled(&input, Schedule::REORDER.without_fallback()).unwrap();
+    /// // `write b` depends on nothing: it joins `write a` before the barrier `read a` needs.
+    /// assert_eq!(p.order, [0, 2, 1]);
+    /// assert_eq!(p.moved_before(), [None, None, Some(1)]);
+    /// ```
+    pub fn moved_before(&self) -> Vec<Option<usize>> {
+        let n = self.input.passes.len();
+        let mut rank = vec![usize::MAX; n];
+        for (k, &i) in self.order.iter().enumerate() {
+            if let Some(r) = rank.get_mut(i) {
+                *r = k;
+            }
+        }
+        (0..n)
+            .map(|i| {
+                if rank[i] == usize::MAX {
+                    return None;
+                }
+                (0..i).find(|&j| rank[j] != usize::MAX && rank[j] > rank[i])
+            })
+            .collect()
+    }
+}
+
 impl Plan {
     /// Total barrier commands over all queues.
     pub fn barrier_commands(&self) -> usize {
@@ -242,5 +299,88 @@ impl Plan {
     /// Total batches over all queues.
     pub fn batch_count(&self) -> usize {
         self.queues.iter().map(|q| q.batches.len()).sum()
+    }
+}
+
+/// Where the plan puts its transients: heaps to allocate and an offset in one for each.
+///
+/// The executor allocates each heap (`size` bytes of a memory type among
+/// `memory_type_bits`, aligned to `alignment`), binds each transient at its placement and
+/// records the plan, whose barriers and semaphores already order every transient after the
+/// ones whose memory it reuses. The memory belongs to one execution: it may serve another only
+/// once that execution's fence has signalled.
+///
+/// See the [module example](crate::plan::transient).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TransientPlan {
+    /// The heaps, each one allocation.
+    pub heaps: Vec<TransientHeap>,
+    /// One per transient that a pass uses, in resource order.
+    pub placements: Vec<TransientPlacement>,
+    /// The memory without aliasing: the sum of the placed transients' sizes.
+    pub unaliased_size: u64,
+    /// The live-set lower bound: the largest sum of sizes of transients that are pairwise
+    /// unordered (no use of one happens-before every use of the other, counting every chain of
+    /// semaphores and submission order in the plan). Those need disjoint memory in any
+    /// placement that keeps this plan's order, so no such placement needs less. Alignment
+    /// padding is not counted: the bound is exact for sizes that are multiples of their
+    /// alignment, as drivers report them.
+    pub lower_bound: u64,
+}
+
+/// One memory allocation that transients are bound into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TransientHeap {
+    /// Bytes.
+    pub size: u64,
+    /// The largest alignment of the transients in it.
+    pub alignment: u64,
+    /// The memory types every transient in it accepts (never empty).
+    pub memory_type_bits: u32,
+}
+
+/// Where one transient's memory is, and when it is used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TransientPlacement {
+    /// Index into [`PlanInput::resources`](crate::plan::PlanInput::resources).
+    pub resource: usize,
+    /// Index into [`TransientPlan::heaps`].
+    pub heap: usize,
+    /// Byte offset in the heap (a multiple of the transient's alignment).
+    pub offset: u64,
+    /// Bytes, from [`TransientMemory::size`](crate::plan::TransientMemory::size).
+    pub size: u64,
+    /// Its first use, which writes all of it.
+    pub first_use: UseSite,
+    /// Its last use on each queue that uses it, in queue order.
+    pub last_uses: Vec<UseSite>,
+    /// The transients whose memory (under this one's) it reuses and whose last uses its first
+    /// use is ordered after. An earlier transient wholly covered by a later one in that list
+    /// is left out: ordering after the later one orders after both.
+    pub after: Vec<usize>,
+}
+
+/// Where a pass is recorded in the plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct UseSite {
+    /// Index into [`PlanInput::passes`](crate::plan::PlanInput::passes).
+    pub pass: usize,
+    /// Index into [`Plan::queues`](crate::plan::Plan::queues).
+    pub queue: usize,
+    /// Batch index on that queue.
+    pub batch: usize,
+    /// Index into that batch's commands.
+    pub command: usize,
+}
+
+impl TransientPlan {
+    /// The memory all heaps take.
+    pub fn total_size(&self) -> u64 {
+        self.heaps.iter().map(|h| h.size).sum()
+    }
+
+    /// The placement of resource `r`, if it is a transient that a pass uses.
+    pub fn placement(&self, r: usize) -> Option<&TransientPlacement> {
+        self.placements.iter().find(|p| p.resource == r)
     }
 }

@@ -27,13 +27,12 @@
 //! state left by an earlier graph at `1`.
 //!
 //! This file holds the planner's working types and its entry points;
-//! [`validate`](mod@validate) refuses impossible input, [`dependencies`] is phase 1 (with
-//! [`release`], the release half of an ownership transfer), [`batches`] phase 2,
-//! [`redundant_waits`], [`redundant`] and [`coalesce`] phase 3 (with [`reach`], what a plan's
-//! semaphores order), [`segment`] moves one segment's state past an access and [`barrier`]
-//! merges barriers into a command.
+//! [`validate`](mod@validate) refuses impossible input and narrows the rest to the stages its
+//! queues run, [`dependencies`] is phase 1 (with [`release`], the release half of an ownership
+//! transfer), [`batches`] phase 2, [`redundant`] and [`coalesce`] phase 3 (with [`reach`], what
+//! a plan's semaphores order), [`segment`] moves one segment's state past an access and
+//! [`barrier`] merges barriers into a command.
 
-use super::queue_stages::{self, on_queue};
 use super::*;
 use crate::error::{Error, Result};
 use crate::range::{CellGrid, RangeMap};
@@ -47,7 +46,6 @@ mod dependencies;
 mod hoist;
 mod reach;
 mod redundant;
-mod redundant_waits;
 mod release;
 mod segment;
 mod spare;
@@ -59,7 +57,7 @@ use redundant::{CommandWhy, Why};
 use segment::{apply_access, covered, is_host_only, write_priors};
 use spare::SpareBarriers;
 use transient::Aliasing;
-use validate::validate;
+use validate::{narrow_input, on_queue, validate};
 
 type Pos = u64;
 
@@ -270,7 +268,7 @@ pub(crate) fn plan_scheduled_reusing(
 ) -> Result<Plan> {
     validate(&input)?;
     transient::validate::validate(&input)?;
-    queue_stages::narrow_input(&mut input);
+    narrow_input(&mut input);
     let (scheduled, fallback) = super::schedule::orders(&input, schedule)?;
     let reorders = scheduled.reorders();
     let mut chosen = (plan_in_scheduled_order(&input, scheduled, spare)?, reorders);

@@ -2,9 +2,9 @@
 
 mod host_access;
 
-use super::handle::CurrentHandle;
 use super::host::{Mapped, MAX_NON_COHERENT_ATOM_SIZE};
 use super::memory::{allocate, free, next_id, Memory, SharedAllocator};
+use super::CurrentHandle;
 use super::{BufferDesc, Destroy, ResourceState, StateSnapshot, Tracked};
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};

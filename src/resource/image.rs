@@ -1,7 +1,7 @@
 //! [`StImage`]: a state-tracked image.
 
-use super::handle::CurrentHandle;
 use super::memory::{allocate, free, next_id, Memory, SharedAllocator};
+use super::CurrentHandle;
 use super::{Destroy, ImageDesc, ResourceState, StateSnapshot, Tracked};
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};

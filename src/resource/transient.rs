@@ -11,8 +11,8 @@
 // Without the `transients` feature no transient is made: only the queries are used.
 #![cfg_attr(not(feature = "transients"), allow(dead_code, unused_imports))]
 
-use super::handle::CurrentHandle;
 use super::memory::{next_id, Memory, TransientSlot};
+use super::CurrentHandle;
 use super::{BufferDesc, ImageDesc, Resource, StBuffer, StImage, Tracked};
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};

@@ -413,7 +413,7 @@ impl Planner<'_> {
         // A present that needs no transition (a render pass left the image in
         // PRESENT_SRC_KHR) is ordered by the pass's binary signal, whose stage mask is the
         // stages it chains from here (`pass_stages`): it needs no barrier either.
-        let signalled_present = super::super::last_use::is_present(&s.u.access)
+        let signalled_present = super::validate::is_present(&s.u.access)
             && self.input.passes[s.pass]
                 .signals
                 .iter()

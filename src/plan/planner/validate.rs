@@ -1,7 +1,36 @@
 //! Input validation: everything that makes a plan impossible is refused before the planner
-//! changes any state.
+//! changes any state. Then the valid input is narrowed to the stages its queues run.
+//!
+//! # Last uses
+//!
+//! Two accesses end a resource's use in its graph, a present and a host access: nothing in the
+//! same graph may use the resource after them.
+//!
+//! - **Present.** After `vkQueuePresentKHR` the application must not use a swapchain image
+//!   until `vkAcquireNextImageKHR` returns it again (WSI chapter: "use of a presentable image
+//!   must occur only after the image is returned by vkAcquireNextImageKHR, and before it is
+//!   released by vkQueuePresentKHR"; layout transitions included). No barrier or semaphore
+//!   orders an access after the presentation engine's read; only a new acquire does, and that
+//!   acquire cannot return an image this graph presents: the app acquires before it submits
+//!   the graph, while it still holds the image. Only images are presented.
+//! - **Host access.** A [`Access::HOST_READ`] or [`Access::HOST_WRITE`] pass makes the GPU's
+//!   writes available to the host; the host itself reads or writes only once the execution's
+//!   fence has signalled, after every pass of the graph. A use of the resource later in the
+//!   same graph would run before the host access it follows in program order, and no barrier
+//!   or semaphore can wait for the host there.
+//!
+//! So any use after either, in the same graph, is an input error; the next graph may use the
+//! resource again.
+//!
+//! # Stage masks that fit the queue
+//!
+//! Once the input is valid, every access is narrowed to the stages its queue's family
+//! supports before planning, so that no barrier, ownership transfer or semaphore the planner
+//! derives from it names a stage the family lacks (`VUID-vkCmdPipelineBarrier2-srcStageMask-03849`
+//! and friends). The rule itself is [`crate::access::supported_stages`].
 
 use super::*;
+use crate::access::narrow_stages;
 
 /// Checks everything that makes a plan impossible, before any state changes.
 pub(super) fn validate(input: &PlanInput) -> Result<()> {
@@ -57,7 +86,7 @@ pub(super) fn validate(input: &PlanInput) -> Result<()> {
             }
         }
     }
-    super::last_use::check(input)
+    check_last_uses(input)
 }
 
 /// Each resource's initial state names queues and ranges that exist.
@@ -254,4 +283,102 @@ fn check_render_pass(pass: &PassDecl, res: &ResourceDecl, u: &UseDecl) -> Result
         "pass `{}` declares `{}` a render pass attachment, but {why}",
         pass.name, res.name
     )))
+}
+
+/// Whether `a` hands the image to the presentation engine ([`Access::PRESENT`]).
+pub(super) fn is_present(a: &Access) -> bool {
+    a.stages.is_empty() && a.layout == Access::PRESENT.layout
+}
+
+/// Whether `a` is an access of the host, which happens after the execution's fence.
+fn is_host(a: &Access) -> bool {
+    a.stages.intersects(vk::PipelineStageFlags2::HOST)
+}
+
+/// Refuses a present of a buffer, and any use of a resource after a pass presented it or
+/// declared a host access to it. Indices were validated before.
+fn check_last_uses(input: &PlanInput) -> Result<()> {
+    // Per resource: the pass whose access ended its use in this graph, and whether it was a
+    // present.
+    let mut ended_by: Vec<Option<(usize, bool)>> = vec![None; input.resources.len()];
+    for (pi, pass) in input.passes.iter().enumerate() {
+        for u in &pass.uses {
+            let resource = &input.resources[u.resource];
+            if let Some((by, present)) = ended_by[u.resource] {
+                let why = if present {
+                    "presented it: a presented image belongs to the presentation engine until \
+                     an acquire returns it, in a later graph"
+                } else {
+                    "declared a host access to it: the host acts only once the execution's fence \
+                     signals, after every pass of the graph; use it again in a later graph"
+                };
+                return Err(Error::InvalidInput(format!(
+                    "pass `{}` uses `{}` after pass `{}` {why}",
+                    pass.name, resource.name, input.passes[by].name
+                )));
+            }
+            if is_present(&u.access) && matches!(resource.kind, ResourceKind::Buffer { .. }) {
+                return Err(Error::InvalidInput(format!(
+                    "pass `{}` presents `{}`, a buffer: only swapchain images are presented",
+                    pass.name, resource.name
+                )));
+            }
+        }
+        for u in &pass.uses {
+            if is_present(&u.access) {
+                ended_by[u.resource] = Some((pi, true));
+            } else if is_host(&u.access) {
+                ended_by[u.resource] = Some((pi, false));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `stages` as a mask recorded on a queue with `caps`: narrowed to what the queue supports, or
+/// `ALL_COMMANDS` where nothing is left. That happens for stages another queue ran (a scope
+/// on this queue that chains from a semaphore wait cannot name them) and for state an app
+/// declared with stages its queue cannot run: all commands covers whatever ran.
+pub(super) fn on_queue(
+    stages: vk::PipelineStageFlags2,
+    caps: vk::QueueFlags,
+) -> vk::PipelineStageFlags2 {
+    let s = narrow_stages(stages, caps);
+    if s.is_empty() {
+        vk::PipelineStageFlags2::ALL_COMMANDS
+    } else {
+        s
+    }
+}
+
+/// Narrows every stage mask of a validated input to its queue: the uses' stages, the binary
+/// waits' and signals' stages an app gave, and the stages recorded in the resources' initial
+/// states. The plan keeps the narrowed declarations, so the verifier and the display see the
+/// stages the queue really runs.
+pub(super) fn narrow_input(input: &mut PlanInput) {
+    let caps: Vec<vk::QueueFlags> = input.queues.iter().map(|q| q.caps).collect();
+    for pass in &mut input.passes {
+        let c = caps[pass.queue];
+        for u in &mut pass.uses {
+            // `check_use` refused uses that lose every stage; Present has none to lose.
+            u.access.stages = narrow_stages(u.access.stages, c);
+        }
+        for w in &mut pass.waits {
+            w.stages = w.stages.map(|s| on_queue(s, c));
+        }
+        for s in &mut pass.signals {
+            s.stages = s.stages.map(|st| on_queue(st, c));
+        }
+    }
+    let fix = |r: &mut Recorded<usize>| {
+        if !r.stages.is_empty() {
+            r.stages = on_queue(r.stages, caps[r.queue]);
+        }
+    };
+    for res in &mut input.resources {
+        for (_, st) in &mut res.initial {
+            st.write.iter_mut().for_each(fix);
+            st.reads.iter_mut().for_each(fix);
+        }
+    }
 }

@@ -24,6 +24,10 @@
 //! 4. **Bounds** (`bound.rs`): the memory a placement needs can be compared with a live-set
 //!    lower bound, the heaviest set of pairwise unordered transients.
 //!
+//! [`Plan`](crate::plan::Plan)'s `Display` shows where the transients are: the heaps, and per
+//! transient its bytes, its first and last uses and the transients whose memory it takes; then
+//! the totals against the lower bound.
+//!
 //! The example plans three transients on one queue: `a` is last read before `b` and `c` are
 //! written, so one of them takes `a`'s memory.
 //!
@@ -69,7 +73,6 @@ mod bound;
 mod lifetime;
 #[cfg(feature = "transients")]
 mod placement;
-mod show;
 #[cfg(all(test, feature = "transients"))]
 pub(crate) mod tests;
 pub(super) mod validate;
@@ -81,6 +84,7 @@ use super::PlanInput;
 #[cfg(feature = "transients")]
 use super::QueuePlan;
 use crate::error::{Error, Result};
+use std::fmt;
 
 /// What the planner needs to order aliased transients: per resource, the pass of its first use
 /// and the transients it must be ordered after.
@@ -253,5 +257,59 @@ pub(super) fn sites(plan: &mut TransientPlan, input: &PlanInput, queues: &[Queue
         }
         last.sort_by_key(|u| u.queue);
         p.last_uses = last;
+    }
+}
+
+impl TransientPlan {
+    /// Writes the placements as `Plan`'s `Display` shows them (nothing without transients).
+    pub(crate) fn write(&self, f: &mut fmt::Formatter<'_>, input: &PlanInput) -> fmt::Result {
+        if self.placements.is_empty() {
+            return Ok(());
+        }
+        let rname = |r: usize| input.resources.get(r).map_or("?", |r| r.name.as_str());
+        let site = |u: &UseSite| {
+            let pass = input.passes.get(u.pass).map_or("?", |p| p.name.as_str());
+            let queue = input.queues.get(u.queue).map_or("?", |q| q.name.as_str());
+            format!(
+                "`{pass}` (`{queue}` batch {} command {})",
+                u.batch, u.command
+            )
+        };
+        writeln!(
+            f,
+            "transient memory: {} bytes in {} heap(s); without aliasing {}, live-set lower bound {}",
+            self.total_size(),
+            self.heaps.len(),
+            self.unaliased_size,
+            self.lower_bound
+        )?;
+        for (h, heap) in self.heaps.iter().enumerate() {
+            writeln!(
+                f,
+                "  heap {h}: {} bytes, alignment {}, memory types {:#b}",
+                heap.size, heap.alignment, heap.memory_type_bits
+            )?;
+            let mut here: Vec<_> = self.placements.iter().filter(|p| p.heap == h).collect();
+            here.sort_by_key(|p| (p.offset, p.resource));
+            for p in here {
+                let last: Vec<String> = p.last_uses.iter().map(site).collect();
+                write!(
+                    f,
+                    "    `{}` bytes {}..{}: first {}, last {}",
+                    rname(p.resource),
+                    p.offset,
+                    p.offset + p.size,
+                    site(&p.first_use),
+                    last.join(", ")
+                )?;
+                if !p.after.is_empty() {
+                    let after: Vec<String> =
+                        p.after.iter().map(|&a| format!("`{}`", rname(a))).collect();
+                    write!(f, "; after {}", after.join(", "))?;
+                }
+                writeln!(f)?;
+            }
+        }
+        Ok(())
     }
 }
