@@ -22,7 +22,6 @@ mod barriers;
 pub mod fence;
 pub mod handoff;
 mod handoff_submit;
-mod in_flight;
 mod labels;
 mod pieces;
 mod pools;
@@ -37,12 +36,12 @@ mod timestamps;
 use crate::pass::PassEntry;
 pub(crate) use barriers::{dependency_info, raw, BarrierStructs, PlanBarriers};
 pub(crate) use handoff_submit::Begun;
-pub(crate) use in_flight::InFlight;
 #[cfg(feature = "parallel-recording")]
 pub(crate) use pools::DEFAULT_MIN_PASSES_PER_RECORDING_THREAD;
 pub(crate) use pools::{PoolKey, Reusable};
 pub(crate) use scratch::{give, take, words, FrameScratch, Spare, Spares, SubmitScratch};
 pub(crate) use shared::GraphPools;
+pub(crate) use shared::InFlight;
 pub use signals::AppSignals;
 #[cfg(feature = "timing")]
 pub(crate) use timestamps::ExecutionTimer;

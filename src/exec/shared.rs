@@ -16,11 +16,15 @@ use parking_lot::Mutex;
 use std::any::Any;
 use std::sync::Arc;
 
-use super::in_flight::InFlight;
 #[cfg(feature = "parallel-recording")]
 use super::pools::RecordingThreads;
 use super::pools::{PoolKey, Reusable};
 use super::scratch::{give, Spares};
+#[cfg(feature = "timing")]
+use super::timestamps::ExecutionTimer;
+use crate::completion::CompletionToken;
+use crate::queue::Queue;
+use crate::resource::Resource;
 
 /// The part of a graph that its executions and their fences share.
 pub(crate) struct GraphPools {
@@ -275,6 +279,36 @@ impl Drop for GraphPools {
                 // SAFETY: every command buffer of the pool has completed (all executions
                 // were waited for); destroying the pool frees them.
                 unsafe { self.device.destroy_command_pool(fp.pool, None) };
+            }
+        }
+    }
+}
+
+/// Everything one execution keeps alive until its fences signal.
+pub(crate) struct InFlight {
+    pub(super) token: CompletionToken,
+    /// Every VkFence of the execution (submitted or not) to return to the pools.
+    pub(super) fences: Vec<vk::Fence>,
+    /// Command buffers to return to their pool.
+    pub(super) cmds: Vec<(PoolKey, vk::CommandBuffer)>,
+    pub(super) resources: Vec<Resource>,
+    pub(super) queues: Vec<Queue>,
+    /// Per queue of `queues`: the timeline value known reached once the execution's fences
+    /// signal (its own last value there, or the highest it waited for), 0 for none.
+    pub(super) reached: Vec<u64>,
+    pub(super) keep: Vec<Box<dyn Any + Send + Sync>>,
+    /// The timestamp queries, when the graph is timed.
+    #[cfg(feature = "timing")]
+    pub(super) timer: Option<ExecutionTimer>,
+}
+
+impl InFlight {
+    /// Tells the queues what the host now knows complete: call once its fences were seen
+    /// signalled (never for an execution that failed).
+    pub(super) fn note_reached(&self) {
+        for (q, &v) in self.queues.iter().zip(&self.reached) {
+            if v != 0 {
+                q.note_host_complete(v);
             }
         }
     }
