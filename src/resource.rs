@@ -32,7 +32,6 @@ mod desc;
 mod host;
 mod image;
 mod memory;
-mod staleness;
 mod state;
 mod transient;
 

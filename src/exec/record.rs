@@ -16,7 +16,7 @@
 
 use super::barriers::PlanBarriers;
 use super::labels::{self, pass_color, PlanLabels};
-use super::pieces::{Job, Piece, RecordingLists};
+use super::scratch::{Job, Piece, RecordingLists};
 use super::Execution;
 use crate::completion::CompletionToken;
 use crate::debug::DebugUtils;

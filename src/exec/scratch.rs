@@ -4,8 +4,10 @@
 //! Each execution takes what it needs here and gives it back, emptied, when it is done (the
 //! lists and scratch when it is submitted, what it kept alive once its fences signal). The
 //! lists are bounded, so a burst of executions in flight does not keep memory for good.
+//!
+//! Here too is the plain data of recording: the pieces a batch is cut into, the jobs that
+//! record them, and the per-frame lists that hold both.
 
-use super::pieces::RecordingLists;
 use crate::completion::CompletionToken;
 use crate::plan::{SubmissionRun, TimelineValues};
 use crate::queue::{Queue, QueueLock};
@@ -13,6 +15,7 @@ use crate::resource::{Resource, Tracked};
 use ash::vk;
 use parking_lot::MutexGuard;
 use std::any::Any;
+use std::ops::Range;
 
 /// How many emptied vectors of one kind are kept: one per execution in flight is enough for
 /// a frame loop; more only holds memory.
@@ -167,6 +170,40 @@ pub(crate) struct SubmitScratch {
     pub(super) signals: Spare<{ words::<vk::SemaphoreSubmitInfo<'static>>() }>,
     pub(super) cbs: Spare<{ words::<vk::CommandBufferSubmitInfo<'static>>() }>,
     pub(super) submits: Spare<{ words::<vk::SubmitInfo2<'static>>() }>,
+}
+
+/// Consecutive commands of one batch, recorded by one thread into one primary command buffer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Piece {
+    /// Indices into the batch's commands.
+    pub(crate) commands: Range<usize>,
+    /// The thread that records it: 0 is the thread that calls `execute()`.
+    pub(crate) thread: usize,
+}
+
+/// A piece with its command buffer, ready to record.
+pub(crate) struct Job {
+    pub(super) queue: usize,
+    pub(super) batch: usize,
+    pub(super) commands: Range<usize>,
+    /// The thread that records it (0 without recording threads).
+    #[cfg_attr(not(feature = "parallel-recording"), allow(dead_code))]
+    pub(super) thread: usize,
+    pub(super) cmd: vk::CommandBuffer,
+    /// The batch's timestamp queries, reset at the start of its first piece (without host
+    /// reset).
+    pub(super) reset: Option<Range<u32>>,
+}
+
+/// The per-frame lists of recording, kept in the graph's spares.
+#[derive(Default)]
+pub(crate) struct RecordingLists {
+    pub(super) pieces: Vec<Piece>,
+    /// Per batch of every queue, in queue order: where its pieces end in `pieces`.
+    pub(super) piece_ends: Vec<usize>,
+    pub(super) jobs: Vec<Job>,
+    /// Per pass: its first timestamp query, if timed.
+    pub(super) queries: Vec<Option<u32>>,
 }
 
 #[cfg(test)]

@@ -197,7 +197,7 @@ impl Execution<'_> {
             let g = self.resources[r].tracked().lock();
             // Another execution may have committed since `finish()`. Reads it added leave this
             // plan correct where the plan only reads; anything else makes it stale
-            // (resource/staleness.rs says why).
+            // (`resource/state.rs`, "Staleness", says why).
             if g.is_stale_for(
                 self.versions[r],
                 &self.plan.input.resources[r].initial,

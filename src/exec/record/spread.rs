@@ -20,7 +20,7 @@
 
 use super::{record_piece, PassSource, RecorderParts, Shared};
 use crate::error::{Error, Result};
-use crate::exec::pieces::{Job, Piece, RecordingLists};
+use crate::exec::scratch::{Job, Piece, RecordingLists};
 use crate::exec::Execution;
 use crate::exec::{give, take, GraphPools};
 use crate::pass::{Pass, PassEntry};
