@@ -277,6 +277,10 @@ impl<T: Clone + PartialEq> RangeMap<T> {
     /// Calls `f` on each segment within `r` (split at its edges) to change it in place, then
     /// merges equal neighbours. Stops at the first error; segments already visited keep
     /// their changes.
+    ///
+    /// The common case, a whole resource in one segment, is inlined into the caller: nothing
+    /// to split or merge, one call of `f`.
+    #[inline]
     pub(crate) fn try_update<E>(
         &mut self,
         r: Range<u64>,
@@ -285,12 +289,20 @@ impl<T: Clone + PartialEq> RangeMap<T> {
         if r.start >= r.end {
             return Ok(());
         }
-        // A whole resource in one segment: nothing to split or merge.
         if let [(whole, v)] = self.segs.as_mut_slice() {
             if *whole == r {
                 return f(r, v);
             }
         }
+        self.try_update_split(r, f)
+    }
+
+    /// [`RangeMap::try_update`] over several segments, or part of one.
+    fn try_update_split<E>(
+        &mut self,
+        r: Range<u64>,
+        mut f: impl FnMut(Range<u64>, &mut T) -> Result<(), E>,
+    ) -> Result<(), E> {
         // Split so that `r.start` and `r.end` fall on segment edges; the common case (a whole
         // resource in one segment) needs no allocation at all.
         let mut i = self.segs.partition_point(|(s, _)| s.end <= r.start);

@@ -23,6 +23,7 @@ pub mod fence;
 pub mod handoff;
 mod handoff_submit;
 mod labels;
+mod pools;
 mod record;
 mod scratch;
 mod shared;
@@ -34,12 +35,12 @@ mod timestamps;
 use crate::pass::PassEntry;
 pub(crate) use barriers::{dependency_info, raw, BarrierStructs, PlanBarriers};
 pub(crate) use handoff_submit::Begun;
+#[cfg(feature = "parallel-recording")]
+pub(crate) use pools::DEFAULT_MIN_PASSES_PER_RECORDING_THREAD;
+pub(crate) use pools::{PoolKey, Reusable};
 pub(crate) use scratch::{give, take, words, FrameScratch, Spare, Spares, SubmitScratch};
 pub(crate) use shared::GraphPools;
 pub(crate) use shared::InFlight;
-#[cfg(feature = "parallel-recording")]
-pub(crate) use shared::DEFAULT_MIN_PASSES_PER_RECORDING_THREAD;
-pub(crate) use shared::{PoolKey, Reusable};
 pub use signals::AppSignals;
 #[cfg(feature = "timing")]
 pub(crate) use timestamps::ExecutionTimer;

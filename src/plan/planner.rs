@@ -41,21 +41,18 @@ use std::collections::HashMap;
 
 mod barrier;
 mod batches;
-mod coalesce;
 mod dependencies;
-mod hoist;
 mod reach;
 mod redundant;
 mod release;
 mod segment;
-mod spare;
 mod validate;
 
+use barrier::SpareBarriers;
 use barrier::{push_barrier, EntryRef};
 use batches::ProtoWait;
 use redundant::{CommandWhy, Why};
-use segment::{apply_access, covered, is_host_only, write_priors};
-use spare::SpareBarriers;
+use segment::{apply_access, covered, is_host_only, write_priors, write_priors_into};
 use transient::Aliasing;
 use validate::{narrow_input, on_queue, validate};
 
@@ -484,7 +481,7 @@ fn plan_parts(
     let mut queues = p.batch_all();
     if prune {
         p.drop_redundant(&mut queues);
-        coalesce::coalesce_batches(&mut queues);
+        batches::coalesce_batches(&mut queues);
     }
     Ok((queues, p.final_states_into(finals)))
 }

@@ -1,4 +1,4 @@
-//! Batches that phase 3 left split for nothing are joined (`planner/coalesce.rs`): whole plans,
+//! Batches that phase 3 left split for nothing are joined (`planner/batches.rs`): whole plans,
 //! stated as text, and verified. No GPU.
 
 use super::*;

@@ -1,5 +1,5 @@
 //! A pass's barrier command joins an earlier one of its queue over passes that do not need it
-//! (`planner/hoist.rs`): the streaming sample's copy-back of N uploaded images on another
+//! (`planner/barrier.rs`): the streaming sample's copy-back of N uploaded images on another
 //! family gets one command with N acquires before the N copies, as a hand-written one does;
 //! and the cases where joining would be wrong or would make a pass wait for more keep their
 //! commands. Each plan is checked whole, and verified. No GPU.

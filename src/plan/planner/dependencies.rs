@@ -302,22 +302,8 @@ impl Planner<'_> {
         let family = self.input.queues[queue].family;
         let needs = SegNeeds::of(res, family, st, &u);
         let a = u.access;
-        // The prior accesses this one must be ordered after.
-        let priors: SmallVec<[Rec; 2]> = if needs.write_like {
-            let mut priors = write_priors(st);
-            self.alias_priors(r, pass, &mut priors);
-            priors
-        } else {
-            match st.write {
-                Some(w) if !covered(&st.visible, queue, a.stages, a.access) => {
-                    smallvec::smallvec![w]
-                }
-                _ => SmallVec::new(),
-            }
-        };
-        let eff = self.effective_stages(queue, a.stages, &priors);
-        self.pass_stages[pass] |= eff;
-        SegAccess {
+        // Built in place: the prior accesses are stored inline, too large to move per use.
+        let mut s = SegAccess {
             pass,
             r,
             queue,
@@ -326,9 +312,21 @@ impl Planner<'_> {
             concurrent: res.concurrent,
             u,
             needs,
-            eff,
-            priors,
+            eff: vk::PipelineStageFlags2::empty(),
+            priors: SmallVec::new(),
+        };
+        // The prior accesses this one must be ordered after.
+        if s.needs.write_like {
+            write_priors_into(st, &mut s.priors);
+            self.alias_priors(r, pass, &mut s.priors);
+        } else if let Some(w) = st.write {
+            if !covered(&st.visible, queue, a.stages, a.access) {
+                s.priors.push(w);
+            }
         }
+        s.eff = self.effective_stages(queue, a.stages, &s.priors);
+        self.pass_stages[pass] |= s.eff;
+        s
     }
 
     /// The stages a use on `queue` is synchronized at: its own `stages`, or, for a present

@@ -29,13 +29,19 @@ impl WState {
 /// left by an earlier graph is named as well, so that each plan is correct on its own terms,
 /// without relying on the barriers of a plan it cannot see.
 pub(super) fn write_priors(st: &WState) -> SmallVec<[Rec; 2]> {
+    let mut priors = SmallVec::new();
+    write_priors_into(st, &mut priors);
+    priors
+}
+
+/// [`write_priors`], appended to `priors` (empty), which the caller keeps in place.
+pub(super) fn write_priors_into(st: &WState, priors: &mut SmallVec<[Rec; 2]>) {
     // A plain copy of the `Copy` records: cheaper than `clone`, which extends one by one.
-    let mut priors = SmallVec::from_slice(&st.reads);
+    priors.extend_from_slice(&st.reads);
     match st.write {
         Some(w) if priors.is_empty() || matches!(w.at, At::Value(_)) => priors.push(w),
         _ => {}
     }
-    priors
 }
 
 /// Moves a segment's state past one access.
