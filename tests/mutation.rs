@@ -5,7 +5,7 @@
 //! redundant synchronization; both are counted and printed
 //! (`cargo test --test mutation -- --nocapture`), along with the redundancy report (barriers,
 //! batches and waits per plan, redundant barriers by class). The planner drops the redundant
-//! synchronization it can prove redundant (`plan/planner/redundant.rs`); the few entries left
+//! synchronization it can prove redundant (`plan/planner/prune.rs`); the few entries left
 //! are counted exactly (see the end of `mutants_are_killed`).
 
 mod graphgen;
@@ -486,7 +486,7 @@ fn mutants_are_killed() {
     // Redundant synchronization: the planner drops a barrier entry whose prior accesses the
     // queue's semaphore waits already order, or that only orders what another entry of its
     // command, a barrier in between or the waits already order, and a timeline wait implied
-    // through other queues (`plan/planner/redundant.rs`). Over the default
+    // through other queues (`plan/planner/prune.rs`). Over the default
     // 60 cases exactly these removals still survive, each inspected by hand; they need what the
     // planner's state does not keep:
     // - seed 36, `RemoveBarrier(Execution)`: a write after reads of two ages on one queue (an
