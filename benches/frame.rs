@@ -420,6 +420,8 @@ fn main() {
                 (cpu, t.elapsed())
             };
             // A frame on `g`: `graph` reuses its plan, `planning` plans every frame.
+            // The reused side's time to `finish()`'s return, per frame.
+            let finish_times = std::cell::RefCell::new(Vec::new());
             let mut graph_frame = |g: &vk_baton::Graph| {
                 let t = Instant::now();
                 let mut b = g.record();
@@ -428,6 +430,9 @@ fn main() {
                 }
                 let planned = b.finish().expect("plan");
                 let reused = planned.reused();
+                if reused {
+                    finish_times.borrow_mut().push(t.elapsed());
+                }
                 let fence = planned.execute().expect("execute");
                 let cpu = t.elapsed();
                 fence.wait().expect("wait");
@@ -489,6 +494,8 @@ fn main() {
                 held.replanned()
             );
             drop(held);
+            drop(graph_frame);
+            let finish = median(finish_times.into_inner());
             let cpu = |v: &[(Duration, Duration)]| median(v.iter().map(|x| x.0).collect());
             let frame = |v: &[(Duration, Duration)]| median(v.iter().map(|x| x.1).collect());
             let us = |d: Duration| d.as_secs_f64() * 1e6;
@@ -509,6 +516,11 @@ fn main() {
                 ratio(pf, hf),
                 ratio(rf, hf),
                 ratio(kf, hf),
+            );
+            println!(
+                "    reused split: finish {:.1}us, execute {:.1}us (medians over frames)",
+                us(finish),
+                us(rc) - us(finish),
             );
         }
     }
