@@ -494,7 +494,6 @@ fn main() {
                 held.replanned()
             );
             drop(held);
-            drop(graph_frame);
             let finish = median(finish_times.into_inner());
             let cpu = |v: &[(Duration, Duration)]| median(v.iter().map(|x| x.0).collect());
             let frame = |v: &[(Duration, Duration)]| median(v.iter().map(|x| x.1).collect());
