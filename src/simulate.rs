@@ -362,7 +362,9 @@ impl Simulation {
                 continue;
             }
             let mut candidate = kept.clone();
-            let rebound = (self.rebinder).rebind_scheduled(&mut candidate, input.clone(), schedule);
+            let rebound = self
+                .rebinder
+                .rebind_scheduled(&mut candidate, input.clone(), schedule);
             if rebound.is_ok()
                 && (candidate.queues != plan.queues
                     || candidate.order != plan.order

@@ -141,21 +141,23 @@ impl Execution<'_> {
             let q = run.queue;
             let is_last = scratch.last_run[q] == Some(ri);
             // The queue's fence goes with its last submit: it signals after all earlier ones.
-            let fence = match is_last {
-                true => recording.queue_fence(q).unwrap_or_default(),
-                false => vk::Fence::null(),
+            let fence = if is_last {
+                recording.queue_fence(q).unwrap_or_default()
+            } else {
+                vk::Fence::null()
             };
             let Some(lock) = locked.queues[q].as_ref() else {
                 continue;
             };
             // The app's semaphores on this queue join its last batch's signals (a binary
             // semaphore's value is ignored).
-            let app: smallvec::SmallVec<[(vk::Semaphore, u64); 2]> = match is_last {
-                true => (signals.semaphores.iter())
+            let app: smallvec::SmallVec<[(vk::Semaphore, u64); 2]> = if is_last {
+                (signals.semaphores.iter())
                     .filter(|(queue, ..)| *queue == self.queues[q])
                     .map(|&(_, s, v)| (s, v.unwrap_or(0)))
-                    .collect(),
-                false => smallvec::SmallVec::new(),
+                    .collect()
+            } else {
+                smallvec::SmallVec::new()
             };
             let submitted =
                 self.submit_run_with(lock, run, values, recording, fence, scratch, &app);
