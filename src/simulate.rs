@@ -115,7 +115,7 @@ pub use topology::Topology;
 
 use crate::graph::cache::{Match, PlanCache};
 use crate::graph::lowering::first_use_index;
-use crate::plan::{refill_segments, PassDecl, Rebinder, Recorded, TimelineValues, WaitTarget};
+use crate::plan::{refill_segments, PassDecl, Rebinder, TimelineValues, WaitTarget};
 use crate::plan::{Command, Plan, PlanInput, QueuePlan, ResourceDecl, SegmentState};
 use crate::verify::{verify, Violation};
 use std::collections::VecDeque;
@@ -434,12 +434,11 @@ impl Simulation {
         let mut resources = Vec::with_capacity(rmap.len());
         for &r in &rmap {
             let mut decl = self.resources[r].clone();
-            refill_segments(&mut decl.initial, &self.resources[r].initial, |rec| {
-                Recorded {
-                    queue: first_use_index(&rec.queue, &mut qmap),
-                    ..*rec
-                }
-            });
+            refill_segments(
+                &mut decl.initial,
+                &self.resources[r].initial,
+                |&q, value| (first_use_index(&q, &mut qmap), value),
+            );
             resources.push(decl);
         }
         let queues = qmap

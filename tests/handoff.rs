@@ -423,6 +423,7 @@ fn declare_access_states_the_app_s_work_in_the_access_vocabulary() {
         owner: Some(q.family()),
         write: Some(after_app(&q, 0, Access::COMPUTE_SHADER_WRITE)),
         reads: vec![],
+        visible: vec![],
     };
     assert_eq!(c.img.state().segments, vec![(0..1, want)]);
     // SAFETY: as above.

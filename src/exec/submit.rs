@@ -419,11 +419,9 @@ impl Execution<'_> {
     pub(super) fn commit(&self, locked: &mut Locked<'_>, values: &TimelineValues) {
         // "This execution" (no value yet) becomes the queue's last value of this execution,
         // as `Plan::resolved_final_states` does.
-        let to_queues = |r: &crate::plan::Recorded<usize>| crate::plan::Recorded {
-            queue: self.queues[r.queue].clone(),
-            value: Some(r.value.unwrap_or_else(|| values.last[r.queue].unwrap_or(0))),
-            stages: r.stages,
-            access: r.access,
+        let to_queues = |&q: &usize, value: Option<u64>| {
+            let value = value.unwrap_or_else(|| values.last[q].unwrap_or(0));
+            (self.queues[q].clone(), Some(value))
         };
         for (r, finals) in self.plan.final_states.iter().enumerate() {
             if let Some(g) = locked.resources[r].as_mut() {

@@ -5,7 +5,7 @@ use super::{verify_in_debug, FromCache, Graph};
 use crate::error::Result;
 use crate::exec::{AppSignals, Execution};
 use crate::fence::ExecutionFence;
-use crate::plan::{refill_segments, Plan, PlanInput, Rebinder, Recorded, Schedule};
+use crate::plan::{refill_segments, Plan, PlanInput, Rebinder, Schedule};
 use std::fmt;
 
 /// A plan the app holds and executes again and again, from [`crate::Planned::hold`].
@@ -127,21 +127,18 @@ impl<'a> HeldPlan<'a> {
             let t = resource.tracked().lock();
             versions[r] = t.version;
             let mut known = true;
-            refill_segments(&mut self.scratch.resources[r].initial, &t.segments, |rec| {
-                Recorded {
-                    queue: queues
-                        .iter()
-                        .position(|q| *q == rec.queue)
-                        .unwrap_or_else(|| {
-                            // A queue this plan does not know: it needs a release there.
-                            known = false;
-                            0
-                        }),
-                    value: rec.value,
-                    stages: rec.stages,
-                    access: rec.access,
-                }
-            });
+            refill_segments(
+                &mut self.scratch.resources[r].initial,
+                &t.segments,
+                |queue, value| {
+                    let index = queues.iter().position(|q| q == queue).unwrap_or_else(|| {
+                        // A queue this plan does not know: it needs a release there.
+                        known = false;
+                        0
+                    });
+                    (index, value)
+                },
+            );
             if !known {
                 return false;
             }

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::exec::Spares;
 use crate::pass::{Declare, Declared, PassEntry, ResourceIndex};
 use crate::plan::{
-    refill_segments, BinarySignalDecl, BinaryWaitDecl, PassDecl, PlanInput, QueueDecl, Recorded,
+    refill_segments, BinarySignalDecl, BinaryWaitDecl, PassDecl, PlanInput, QueueDecl,
     ResourceDecl, ResourceKind,
 };
 use crate::queue::Queue;
@@ -233,11 +233,8 @@ fn snapshot_states(
         rd.transient = r.transient().map(|(memory, _graph)| memory);
         let t = r.tracked().lock();
         versions.push(t.version);
-        refill_segments(&mut rd.initial, &t.segments, |rec| Recorded {
-            queue: first_use_index(&rec.queue, queues),
-            value: rec.value,
-            stages: rec.stages,
-            access: rec.access,
+        refill_segments(&mut rd.initial, &t.segments, |queue, value| {
+            (first_use_index(queue, queues), value)
         });
     }
 }

@@ -162,6 +162,7 @@ mod tests {
                 access: vk::AccessFlags2::TRANSFER_WRITE,
             }),
             reads: vec![],
+            visible: vec![],
         }
     }
 

@@ -111,7 +111,7 @@ pub(crate) use planner::{plan_scheduled_reusing, SparePlan};
 pub use rebind::{Rebinder, KEPT_PLANS};
 pub use schedule::Schedule;
 pub(crate) use state::refill_segments;
-pub use state::{Recorded, SegmentState};
+pub use state::{Recorded, SegmentState, Visible};
 pub use submission::TimelineValues;
 pub(crate) use submission::{submission_runs, submission_runs_into, SubmissionRun};
 pub use transient::{TransientHeap, TransientMemory, TransientPlacement, TransientPlan, UseSite};

@@ -516,14 +516,8 @@ impl Planner<'_> {
             if res.transient.is_some() {
                 // Its contents end with the execution.
                 let fresh = (vk::ImageLayout::UNDEFINED, false, None);
-                set_segment(
-                    segs,
-                    0,
-                    0..res.kind.cells(),
-                    fresh,
-                    None,
-                    std::iter::empty(),
-                );
+                let none = (None, std::iter::empty(), std::iter::empty());
+                set_segment(segs, 0, 0..res.kind.cells(), fresh, none);
                 segs.truncate(1);
                 continue;
             }
@@ -531,7 +525,8 @@ impl Planner<'_> {
             for (i, (c, s)) in m.iter().enumerate() {
                 let write = s.write.as_ref().map(rec);
                 let facts = (s.layout, s.defined, s.owner);
-                set_segment(segs, i, c.clone(), facts, write, s.reads.iter().map(rec));
+                let records = (write, s.reads.iter().map(rec), carried_visibility(s));
+                set_segment(segs, i, c.clone(), facts, records);
                 n = i + 1;
             }
             segs.truncate(n);
@@ -540,15 +535,33 @@ impl Planner<'_> {
     }
 }
 
+/// Where the segment's last write is visible, as the plan's final state carries it to later
+/// graphs. The host's entries stay behind: a later host access is ordered by the wait for its
+/// own execution's fence, and the barrier to the host domain belongs to that execution.
+fn carried_visibility(s: &WState) -> impl Iterator<Item = Visible<usize>> + '_ {
+    s.visible
+        .iter()
+        .filter(|v| !v.1.intersects(vk::PipelineStageFlags2::HOST))
+        .map(|&(queue, stages, access)| Visible {
+            queue,
+            stages,
+            access,
+        })
+}
+
 /// Sets segment `i` of `segs` (at most one past its end) to `cells` with `facts` (layout,
-/// whether defined, owner) and the given records, keeping the vector of its reads.
+/// whether defined, owner) and the given records (the write, the reads, where the write is
+/// visible), keeping the vectors of its reads and visibility.
 fn set_segment(
     segs: &mut Vec<(std::ops::Range<u64>, SegmentState<usize>)>,
     i: usize,
     cells: std::ops::Range<u64>,
     facts: (vk::ImageLayout, bool, Option<u32>),
-    new_write: Option<Recorded<usize>>,
-    new_reads: impl Iterator<Item = Recorded<usize>>,
+    (new_write, new_reads, new_visible): (
+        Option<Recorded<usize>>,
+        impl Iterator<Item = Recorded<usize>>,
+        impl Iterator<Item = Visible<usize>>,
+    ),
 ) {
     debug_assert!(i <= segs.len(), "segments are set in order");
     if i == segs.len() {
@@ -563,6 +576,7 @@ fn set_segment(
             owner,
             write,
             reads,
+            visible,
         },
     ) = &mut segs[i];
     *c = cells;
@@ -570,4 +584,6 @@ fn set_segment(
     *write = new_write;
     reads.clear();
     reads.extend(new_reads);
+    visible.clear();
+    visible.extend(new_visible);
 }

@@ -299,6 +299,7 @@ impl Rebinder {
             owner,
             write,
             reads,
+            visible,
         } = a;
         if *layout != b.layout || *defined != b.defined || *owner != b.owner {
             return false;
@@ -309,6 +310,7 @@ impl Rebinder {
             _ => false,
         };
         write_matches
+            && *visible == b.visible
             && reads.len() == b.reads.len()
             && reads
                 .iter()

@@ -2,7 +2,8 @@
 //!
 //! It is what rule 8 of the contract needs to carry across graphs: the layout, whether the
 //! contents mean anything, the owning family, and the last write plus the reads since, each
-//! with the queue and timeline value to wait on and the stages and accesses to chain from.
+//! with the queue and timeline value to wait on and the stages and accesses to chain from,
+//! and the stages and accesses an earlier barrier already made that write visible to.
 
 use ash::vk;
 
@@ -55,6 +56,39 @@ pub struct SegmentState<Q> {
     pub write: Option<Recorded<Q>>,
     /// Reads since that write, at most one entry per queue.
     pub reads: Vec<Recorded<Q>>,
+    /// Where a barrier (or the transition or acquire that is the write) has already made
+    /// `write` visible. A later use on that queue, in those stages, with those accesses, is in
+    /// that barrier's second scope (submission order spans submits), so it needs no barrier of
+    /// its own: "reads in the same layout get no barrier", across graphs too. Cleared by the
+    /// next write.
+    pub visible: Vec<Visible<Q>>,
+}
+
+/// Stages and accesses on one queue that a segment's last write was made visible to.
+///
+/// ```
+/// use vk_baton::{ash::vk, plan::{SegmentState, Visible}};
+/// // An upload, then a barrier to the fragment shader's sampled reads on queue 0.
+/// let s = SegmentState {
+///     layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+///     defined: true,
+///     visible: vec![Visible {
+///         queue: 0usize,
+///         stages: vk::PipelineStageFlags2::FRAGMENT_SHADER,
+///         access: vk::AccessFlags2::SHADER_SAMPLED_READ,
+///     }],
+///     ..SegmentState::default()
+/// };
+/// assert_eq!(s.visible[0].queue, 0);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Visible<Q> {
+    /// The queue whose later work sees the write.
+    pub queue: Q,
+    /// The stages that see it.
+    pub stages: vk::PipelineStageFlags2,
+    /// The accesses that see it.
+    pub access: vk::AccessFlags2,
 }
 
 impl<Q> Default for SegmentState<Q> {
@@ -65,6 +99,7 @@ impl<Q> Default for SegmentState<Q> {
             owner: None,
             write: None,
             reads: Vec::new(),
+            visible: Vec::new(),
         }
     }
 }
@@ -103,6 +138,7 @@ impl<Q: Copy> SegmentState<Q> {
                 access,
             }),
             reads: Vec::new(),
+            visible: Vec::new(),
         }
     }
 
@@ -122,55 +158,75 @@ impl<Q: Copy> SegmentState<Q> {
     /// assert_eq!(named.layout, s.layout);
     /// ```
     pub fn map_queue<R>(&self, mut f: impl FnMut(Q) -> R) -> SegmentState<R> {
-        let mut m = |r: &Recorded<Q>| Recorded {
+        let mut rec = |r: &Recorded<Q>| Recorded {
             queue: f(r.queue),
             value: r.value,
             stages: r.stages,
             access: r.access,
         };
+        let write = self.write.as_ref().map(&mut rec);
+        let reads = self.reads.iter().map(&mut rec).collect();
         SegmentState {
             layout: self.layout,
             defined: self.defined,
             owner: self.owner,
-            write: self.write.as_ref().map(&mut m),
-            reads: self.reads.iter().map(m).collect(),
+            write,
+            reads,
+            visible: self.visible.iter().map(|v| v.map_queue(&mut f)).collect(),
         }
     }
 }
 
-/// Overwrites `dst` with `src`, each recorded access mapped by `f`, reusing `dst`'s vectors: no
-/// allocation once `dst` has grown. How lowering snapshots a resource's state and how the
-/// executor commits one, frame after frame. Inlined, so that `f` (one call per recorded
-/// access, per resource, per frame) is inlined too.
+impl<Q: Copy> Visible<Q> {
+    fn map_queue<R>(&self, f: impl FnOnce(Q) -> R) -> Visible<R> {
+        Visible {
+            queue: f(self.queue),
+            stages: self.stages,
+            access: self.access,
+        }
+    }
+}
+
+/// Overwrites `dst` with `src`, each recorded queue and its timeline value mapped by `f`
+/// (`None` for a [`Visible`] entry, which has no value; its mapped value is ignored), reusing
+/// `dst`'s vectors: no allocation once `dst` has grown. How lowering snapshots a resource's
+/// state and how the executor commits one, frame after frame. Inlined, so that `f` (one call
+/// per recorded access, per resource, per frame) is inlined too.
 #[inline]
-pub(crate) fn refill_segments<A, B>(
+pub(crate) fn refill_segments<A, B, F>(
     dst: &mut Vec<(std::ops::Range<u64>, SegmentState<B>)>,
     src: &[(std::ops::Range<u64>, SegmentState<A>)],
-    mut f: impl FnMut(&Recorded<A>) -> Recorded<B>,
-) {
+    mut f: F,
+) where
+    F: FnMut(&A, Option<u64>) -> (B, Option<u64>),
+{
+    let rec = |r: &Recorded<A>, f: &mut F| {
+        let (queue, value) = f(&r.queue, r.value);
+        Recorded {
+            queue,
+            value,
+            stages: r.stages,
+            access: r.access,
+        }
+    };
     dst.truncate(src.len());
     for (i, (cells, s)) in src.iter().enumerate() {
-        let write = s.write.as_ref().map(&mut f);
-        if let Some((dc, ds)) = dst.get_mut(i) {
-            dc.clone_from(cells);
-            ds.layout = s.layout;
-            ds.defined = s.defined;
-            ds.owner = s.owner;
-            ds.write = write;
-            ds.reads.clear();
-            ds.reads.extend(s.reads.iter().map(&mut f));
-        } else {
-            let reads = s.reads.iter().map(&mut f).collect();
-            dst.push((
-                cells.clone(),
-                SegmentState {
-                    layout: s.layout,
-                    defined: s.defined,
-                    owner: s.owner,
-                    write,
-                    reads,
-                },
-            ));
+        if i == dst.len() {
+            dst.push((cells.clone(), SegmentState::default()));
         }
+        let (dc, ds) = &mut dst[i];
+        dc.clone_from(cells);
+        ds.layout = s.layout;
+        ds.defined = s.defined;
+        ds.owner = s.owner;
+        ds.write = s.write.as_ref().map(|w| rec(w, &mut f));
+        ds.reads.clear();
+        ds.reads.extend(s.reads.iter().map(|r| rec(r, &mut f)));
+        ds.visible.clear();
+        ds.visible.extend(s.visible.iter().map(|v| Visible {
+            queue: f(&v.queue, None).0,
+            stages: v.stages,
+            access: v.access,
+        }));
     }
 }

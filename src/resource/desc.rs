@@ -456,6 +456,7 @@ impl ResourceState {
                     access: *access,
                 }),
             reads: Vec::new(),
+            visible: Vec::new(),
         }
     }
 }

@@ -12,8 +12,9 @@
 //!
 //! - nothing changed there (`now == planned_from`);
 //! - the change only **added reads** (layout, contents, owner and last write are the same, and
-//!   every read of `planned_from` is still covered), and this plan only **reads** there (its
-//!   final layout, contents, owner and last write are those of `planned_from`).
+//!   every read of `planned_from`, and every place the write was visible, is still covered),
+//!   and this plan only **reads** there (its final layout, contents, owner and last write are
+//!   those of `planned_from`).
 //!
 //! Why that is enough: a read is ordered after the last write only, never after other reads
 //! (rule 1 of the contract), and that write is unchanged, so every barrier and semaphore wait
@@ -26,7 +27,9 @@
 //! cell where the plan only read, its final reads are merged with the current ones (per queue,
 //! the later timeline value and the union of stages and accesses; later values on one queue
 //! signal after everything earlier on it). So after readers A and B both run, in either
-//! order, the state names both, and a later writer waits for both.
+//! order, the state names both, and a later writer waits for both. The places where the write
+//! was made visible are merged the same way: each was made so by a barrier already submitted
+//! on its queue, which every later submission there follows.
 
 use crate::plan::SegmentState;
 use crate::queue::Queue;
@@ -164,7 +167,7 @@ impl Tracked {
         &mut self,
         planned_version: u64,
         planned_final: &[(Range<u64>, SegmentState<usize>)],
-        mut to_queues: impl FnMut(&crate::plan::Recorded<usize>) -> crate::plan::Recorded<Queue>,
+        mut to_queues: impl FnMut(&usize, Option<u64>) -> (Queue, Option<u64>),
     ) {
         if self.version == planned_version {
             crate::plan::refill_segments(&mut self.segments, planned_final, to_queues);
@@ -211,6 +214,7 @@ pub(crate) fn stale_cells<Q: PartialEq>(
         let holds = from == now
             || (same_but_reads(from, now)
                 && covers(&now.reads, &from.reads)
+                && from.visible.iter().all(|v| now.visible.contains(v))
                 && same_but_reads(from, fin));
         (!holds).then_some(cells)
     })
@@ -232,6 +236,11 @@ pub(crate) fn merge_reads<Q: PartialEq + Clone>(
             for r in &now.reads {
                 add_read(&mut s.reads, r);
             }
+            for v in &now.visible {
+                if !s.visible.contains(v) {
+                    s.visible.push(v.clone());
+                }
+            }
         }
         match out.last_mut() {
             Some((last, prev)) if *prev == s => last.end = cells.end,
@@ -241,7 +250,8 @@ pub(crate) fn merge_reads<Q: PartialEq + Clone>(
     out
 }
 
-/// Everything but the reads: what a plan's barriers, transitions and transfers depend on.
+/// Everything but the reads and where the write is visible: what a plan's transitions and
+/// transfers depend on.
 fn same_but_reads<Q: PartialEq>(a: &SegmentState<Q>, b: &SegmentState<Q>) -> bool {
     a.layout == b.layout && a.defined == b.defined && a.owner == b.owner && a.write == b.write
 }
@@ -354,6 +364,7 @@ mod tests {
                 ),
             )),
             reads,
+            visible: vec![],
         }
     }
 

@@ -371,6 +371,11 @@ impl<'m> Checker<'m> {
                 self.seen[g].push(o);
             }
         }
+        // An earlier graph's barrier made an initial write visible to later work of its queue.
+        for &(o, q, stages, access) in &m.initial_visible {
+            let u = self.all_units(o);
+            self.grant(q, stages, &u, Some(&u), access, Some(&u));
+        }
         for e in &m.events {
             match e {
                 Event::Start {

@@ -197,6 +197,10 @@ pub(super) struct Model {
     pub events: Vec<Event>,
     pub segs: Vec<Seg>,
     pub initial: Vec<InitialCell>,
+    /// Where an earlier graph's barriers made an initial write visible: (the write's op, the
+    /// queue, stages of the barrier's second scope, accesses), as the first execution's input
+    /// states it.
+    pub initial_visible: Vec<(usize, usize, u64, u64)>,
     pub universe: Universe,
     pub families: Vec<u32>,
     pub queue_names: Vec<String>,
@@ -320,6 +324,7 @@ impl Model {
             events: vec![],
             segs: vec![],
             initial: vec![],
+            initial_visible: vec![],
             universe: Universe::new(),
             families: first.queues.iter().map(|q| q.family).collect(),
             queue_names: first.queues.iter().map(|q| q.name.clone()).collect(),
@@ -389,13 +394,19 @@ impl Model {
                         owner: s.owner,
                     };
                 }
-                let recs = s
-                    .write
-                    .iter()
-                    .map(|w| (w, true))
-                    .chain(s.reads.iter().map(|w| (w, false)));
-                for (rec, write) in recs {
-                    self.push_initial_op(r, &segs, rec, write);
+                if let Some(w) = &s.write {
+                    let op = self.ops.len();
+                    self.push_initial_op(r, &segs, w, true);
+                    let uni = self.universe;
+                    let known = |q: usize| q < self.families.len();
+                    let visible = s.visible.iter().filter(|v| known(v.queue)).map(|v| {
+                        let stages = uni.stages(v.stages, Scope::Second);
+                        (op, v.queue, stages, uni.access(v.access))
+                    });
+                    self.initial_visible.extend(visible);
+                }
+                for rec in &s.reads {
+                    self.push_initial_op(r, &segs, rec, false);
                 }
             }
         }

@@ -390,6 +390,7 @@ fn same_queue_across_graphs_needs_only_a_barrier() {
             access: A::TRANSFER_WRITE,
         }),
         reads: vec![],
+        visible: vec![],
     };
     let p = run(
         vec![QueueDecl::new("gfx", 0, GFX)],
@@ -433,6 +434,7 @@ fn another_queue_across_graphs_waits_on_the_recorded_value() {
             access: A::TRANSFER_WRITE,
         }),
         reads: vec![],
+        visible: vec![],
     };
     let p = run(
         queues,

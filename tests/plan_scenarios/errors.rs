@@ -201,6 +201,7 @@ fn initial_states_naming_unknown_queues_are_rejected() {
             access: A::TRANSFER_WRITE,
         }),
         reads: vec![],
+        visible: vec![],
     };
     let e = plan_err(
         vec![QueueDecl::new("gfx", 0, GFX)],
@@ -335,6 +336,7 @@ fn a_write_after_an_earlier_graphs_write_and_read_orders_both() {
             stages: S::COPY,
             access: A::TRANSFER_READ,
         }],
+        visible: vec![],
     };
     let p = run(
         vec![QueueDecl::new("gfx", 0, GFX)],

@@ -286,6 +286,7 @@ fn a_release_after_another_familys_recorded_work_uses_stages_of_its_own_queue() 
             access: A::SHADER_STORAGE_WRITE,
         }),
         reads: vec![],
+        visible: vec![],
     };
     let p = plan(&PlanInput {
         queues: queues(),

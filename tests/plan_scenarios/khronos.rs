@@ -249,6 +249,7 @@ fn resource_left_on_another_family_by_an_earlier_graph_is_released_there_first()
             access: vk::AccessFlags2::SHADER_STORAGE_WRITE,
         }),
         reads: vec![],
+        visible: vec![],
     };
     let p = run(
         three_families(),

@@ -436,3 +436,132 @@ culled `fill scratch`
     );
     p.verify().unwrap_or_else(|v| panic!("{p}\n{v:#?}"));
 }
+
+/// Plans `passes` from `earlier`'s final states (with its values), then verifies the two
+/// executions as one chain, which reads only the first one's initial states.
+fn planned_after(earlier: &Plan, passes: Vec<PassDecl>) -> Plan {
+    let mut last = vec![0; earlier.input.queues.len()];
+    let v1 = earlier.assign_values(&mut last);
+    let mut input = earlier.input.clone();
+    for (r, s) in input
+        .resources
+        .iter_mut()
+        .zip(earlier.resolved_final_states(&v1))
+    {
+        r.initial = s;
+    }
+    input.passes = passes;
+    let p = planned(input);
+    let v2 = p.assign_values(&mut last);
+    vk_baton::verify::verify(&[(earlier, &v1), (&p, &v2)])
+        .unwrap_or_else(|v| panic!("{earlier}\n{p}\n{v:#?}"));
+    p
+}
+
+fn texture() -> ResourceDecl {
+    ResourceDecl::image(
+        "tex",
+        1,
+        1,
+        vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST,
+    )
+}
+
+/// A texture uploaded and sampled in one graph, then sampled by later graphs: the barrier
+/// before the first draw made the upload visible to fragment-shader sampled reads on `gfx`,
+/// and every later submission there is in that barrier's second scope. The next graph's draw
+/// gets no barrier ("reads in the same layout get no barrier", across graphs). A compute
+/// shader's sampled read is outside that scope and still gets one, from the transition's
+/// stage. The graph after that finds both reads visible.
+///
+/// ```text
+/// graph 1:  gfx: [upload] --tex--> [draw: fragment sampled read]
+/// graph 2:  gfx: [draw again] (no barrier)  [cull: compute sampled read] (a barrier)
+/// ```
+#[test]
+fn a_write_an_earlier_graph_made_visible_needs_no_barrier_for_the_same_reads() {
+    let upload = planned(PlanInput {
+        queues: vec![QueueDecl::new("gfx", 0, GC | Q::TRANSFER)],
+        resources: vec![texture()],
+        passes: vec![
+            PassDecl::new("upload", 0).with_use(UseDecl::new(0, Access::TRANSFER_WRITE).discard()),
+            PassDecl::new("draw", 0)
+                .with_use(UseDecl::new(0, Access::FRAGMENT_SHADER_SAMPLED_READ)),
+        ],
+    });
+    let (_, tex) = &upload.final_states[0][0];
+    assert_eq!(
+        tex.visible,
+        [Visible {
+            queue: 0,
+            stages: vk::PipelineStageFlags2::FRAGMENT_SHADER,
+            access: vk::AccessFlags2::SHADER_SAMPLED_READ,
+        }]
+    );
+    let again = planned_after(
+        &upload,
+        vec![
+            PassDecl::new("draw again", 0)
+                .with_use(UseDecl::new(0, Access::FRAGMENT_SHADER_SAMPLED_READ)),
+            PassDecl::new("cull", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_SAMPLED_READ)),
+        ],
+    );
+    assert_plan!(
+        again,
+        r#"
+queue `gfx` (family 0):
+  batch 0:
+    pass   `draw again`
+    barrier
+      image  `tex` mips 0+1 layers 0+1: SHADER_READ_ONLY_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, FRAGMENT_SHADER/NONE -> COMPUTE_SHADER/SHADER_SAMPLED_READ
+    pass   `cull`
+    signal timeline at ALL_COMMANDS
+"#
+    );
+    // The third graph finds both reads visible.
+    let third = planned_after(
+        &again,
+        vec![PassDecl::new("cull again", 0)
+            .with_use(UseDecl::new(0, Access::COMPUTE_SHADER_SAMPLED_READ))],
+    );
+    assert_eq!(third.barrier_commands(), 0, "{third}");
+}
+
+/// The verifier takes an input's visibility on trust only for the first execution of a
+/// chain: a later graph planned from a state that claims a visibility no barrier gave fails
+/// the chain, though it passes alone.
+///
+/// ```text
+/// graph 1:  gfx: [upload buf]                          (no barrier to the vertex shader)
+/// graph 2:  gfx: [read in the vertex shader] (planned from a state that says there was one)
+/// ```
+#[test]
+fn a_claimed_visibility_no_barrier_gave_fails_the_chain() {
+    let upload = planned(PlanInput {
+        queues: vec![QueueDecl::new("gfx", 0, GC | Q::TRANSFER)],
+        resources: vec![storage("buf")],
+        passes: vec![PassDecl::new("upload", 0).with_use(UseDecl::new(0, Access::TRANSFER_WRITE))],
+    });
+    let mut last = vec![0];
+    let v1 = upload.assign_values(&mut last);
+    let mut input = upload.input.clone();
+    input.resources[0].initial = upload.resolved_final_states(&v1).remove(0);
+    input.resources[0].initial[0].1.visible.push(Visible {
+        queue: 0,
+        stages: vk::PipelineStageFlags2::VERTEX_SHADER,
+        access: vk::AccessFlags2::SHADER_STORAGE_READ,
+    });
+    input.passes = vec![
+        PassDecl::new("read", 0).with_use(UseDecl::new(0, Access::VERTEX_SHADER_STORAGE_READ))
+    ];
+    let lied = planned(input);
+    assert_eq!(lied.barrier_commands(), 0, "{lied}");
+    let v2 = lied.assign_values(&mut last);
+    let found = vk_baton::verify::verify(&[(&upload, &v1), (&lied, &v2)]).unwrap_err();
+    assert!(
+        found
+            .iter()
+            .any(|v| v.kind == vk_baton::verify::HazardKind::Raw),
+        "{found:#?}"
+    );
+}

@@ -19,7 +19,11 @@ impl WState {
             owner: s.owner,
             write: s.write.as_ref().map(rec),
             reads: s.reads.iter().map(rec).collect(),
-            visible: SmallVec::new(),
+            visible: s
+                .visible
+                .iter()
+                .map(|v| (v.queue, v.stages, v.access))
+                .collect(),
         }
     }
 }

@@ -98,7 +98,9 @@ fn check_initial_states(input: &PlanInput) -> Result<()> {
                 .write
                 .iter()
                 .chain(&st.reads)
-                .any(|r| r.queue >= input.queues.len());
+                .map(|r| r.queue)
+                .chain(st.visible.iter().map(|v| v.queue))
+                .any(|q| q >= input.queues.len());
             if bad_queue || range.start >= range.end || range.end > cells {
                 return Err(Error::InvalidInput(format!(
                     "the initial state of `{}` names a queue or a range that does not exist",
