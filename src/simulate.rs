@@ -320,20 +320,17 @@ impl Simulation {
             self.chain.pop_front();
         }
         self.frames += 1;
-        // As `finish()` and the submit path do: a kept plan taken out or the new one, put back
-        // in front. `hand_off` neither reuses nor keeps plans.
-        let reused = match how {
-            Frame::Graph(..) => match self.cache.take_matching(input, how.schedule()) {
-                Match::Reused(kept, barriers) => {
-                    self.cache.put_back(kept, barriers);
-                    true
-                }
-                Match::New { barriers, .. } => {
-                    self.cache.put_back(plan.clone(), barriers);
-                    false
-                }
-            },
-            Frame::HandOff(_) => false,
+        // As `finish()` (or `hand_off`) and the submit path (or the handoff's end) do: a kept
+        // plan taken out or the new one, put back in front.
+        let reused = match self.cache.take_matching(input, how.schedule()) {
+            Match::Reused(kept, barriers) => {
+                self.cache.put_back(kept, barriers);
+                true
+            }
+            Match::New { barriers, .. } => {
+                self.cache.put_back(plan.clone(), barriers);
+                false
+            }
         };
         Ok(FrameReport {
             frame,
@@ -347,16 +344,13 @@ impl Simulation {
     }
 
     /// The planner's answer for `input`, by the entry point `finish()` and `hand_off` plan
-    /// with. For a graph's frame, every kept plan that rebinds to `input` must be that answer
-    /// exactly, not only the one the cache would take.
+    /// with. Every kept plan that rebinds to `input` must be that answer exactly, not only the
+    /// one the cache would take.
     fn plan(&mut self, input: &PlanInput, how: Frame<'_>) -> Result<Plan, SimError> {
         let frame = self.frames;
         let schedule = how.schedule();
         let plan = crate::plan::plan_scheduled_reusing(input.clone(), Default::default(), schedule)
             .map_err(|error| SimError::Plan { frame, error })?;
-        if let Frame::HandOff(_) = how {
-            return Ok(plan);
-        }
         for kept in self.cache.plans() {
             if !self.rebinder.rebinds(kept, input, schedule) {
                 continue;

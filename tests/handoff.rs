@@ -493,3 +493,37 @@ fn multi_family_dropped_handoff_completes_the_ownership_transfer() {
     drop(graph);
     assert_clean(&ctx);
 }
+
+/// The same handoff frame after frame: the first two frames plan (the image is fresh, then
+/// written by the first copy); from the third on, the states differ only in timeline values,
+/// and the handoff takes the plan the graph kept from the frame before. Every frame's copy is
+/// checked by its texels.
+#[test]
+fn a_handoff_that_comes_back_each_frame_reuses_its_plan() {
+    let ctx = ctx();
+    let q = ctx.graphics().clone();
+    let graph = ctx.graph().unwrap();
+    let c = chain(&ctx);
+    upload(&graph, &c, &q);
+    let mut reused = vec![];
+    for _frame in 0..4 {
+        let app = AppCmd::new(&ctx, q.family());
+        let handoff = graph
+            .hand_off("app copy", &q, |d| {
+                d.uses(&c.data, Access::COPY_READ);
+                d.uses(&c.img, Access::COPY_WRITE).discard();
+            })
+            .unwrap();
+        reused.push(handoff.reused());
+        // SAFETY: `app.cmd` is recording, of `q`'s family, and goes to `q` in the submit below.
+        unsafe { handoff.record_barriers(app.cmd) };
+        app.copy_and_end(&c.data, &c.img);
+        // SAFETY: the command buffer holds the handoff's barriers, then the copy; the buffers
+        // and the image outlive the fence, which the download graph waits after.
+        unsafe { handoff.submit(&[app.cmd], app.fence) }.unwrap();
+        assert_eq!(download(&graph, &c, &q), c.pattern);
+    }
+    assert_eq!(reused, [false, false, true, true]);
+    drop(graph);
+    assert_clean(&ctx);
+}

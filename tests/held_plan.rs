@@ -122,6 +122,7 @@ fn a_held_plan_rebinds_frame_after_frame_and_replans_when_a_state_changed() {
     // Frame 1 ran the plan `finish()` made; frame 2 found the states of a frame before it
     // (written, not undefined), which plans differently; from then on every frame rebinds.
     assert_eq!(held.replanned(), 1, "{}", held.plan());
+    assert_eq!(held.took_kept(), 0, "nothing was kept before frame 2");
 
     // Another graph reads `a` in the compute-shader stage: the next fill must wait for that
     // read too, so the held plan must be re-planned rather than rebound.
@@ -142,14 +143,24 @@ fn a_held_plan_rebinds_frame_after_frame_and_replans_when_a_state_changed() {
         .unwrap();
     value.store(0xabab_abab, Ordering::Relaxed);
     held.execute().unwrap().wait().unwrap();
-    assert_eq!(held.replanned(), 2);
+    assert_eq!(
+        (held.replanned(), held.took_kept()),
+        (2, 0),
+        "a shape not met yet"
+    );
     assert_eq!(read_u32s(&out), vec![0xabab_abab; 64]);
     // The frame after it starts from the steady states again, which the plan just made does
-    // not match: one more re-plan, then rebinding again.
+    // not match: one more re-plan, which takes the steady plan the held plan left with the
+    // graph's kept plans, then rebinding again.
     for (frame, replanned) in [(10, 3), (11, 3), (12, 3)] {
         value.store(frame, Ordering::Relaxed);
         held.execute().unwrap().wait().unwrap();
         assert_eq!(held.replanned(), replanned, "frame {frame}");
+        assert_eq!(
+            held.took_kept(),
+            1,
+            "frame {frame}: the steady shape came back"
+        );
         assert_eq!(read_u32s(&out), vec![frame; 64], "frame {frame}");
     }
     drop(held);

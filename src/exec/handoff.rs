@@ -82,10 +82,16 @@ pub struct Handoff<'q> {
     /// `None` once submitted or dropped.
     begun: Option<Begun<'q>>,
     barriers: BarrierStructs,
+    /// Where the plan goes when the handoff ends (the graph's kept plans: a handoff that
+    /// comes back each frame reuses it), and whether it came from there.
+    kept: (Keep<'q>, bool),
     waits: Vec<vk::SemaphoreSubmitInfo<'static>>,
     signals: Vec<vk::SemaphoreSubmitInfo<'static>>,
     signal_value: u64,
 }
+
+/// Takes a handoff's plan when the handoff ends.
+pub(crate) type Keep<'q> = Option<Box<dyn FnOnce(Plan) + 'q>>;
 
 impl<'q> Handoff<'q> {
     /// Submits what the library submits for a planned handoff (the release-only batches)
@@ -95,6 +101,7 @@ impl<'q> Handoff<'q> {
         queue: &'q Queue,
         app: usize,
         mut execution: Execution<'q>,
+        kept: (Keep<'q>, bool),
     ) -> Result<Self> {
         let begun = execution.begin_handoff(app, queue)?;
         let mut handoff = Handoff {
@@ -104,6 +111,7 @@ impl<'q> Handoff<'q> {
             execution,
             begun: None,
             barriers: BarrierStructs::default(),
+            kept,
             waits: Vec::new(),
             signals: Vec::new(),
             signal_value: 0,
@@ -192,6 +200,26 @@ impl<'q> Handoff<'q> {
     /// release-only batch on another queue. Printing a handoff prints it.
     pub fn plan(&self) -> &Plan {
         &self.execution.plan
+    }
+
+    /// Whether the plan is one the graph kept from an earlier handoff (or frame) with the same
+    /// declarations and states, rebound to this one's values, rather than planned anew. A
+    /// handoff that comes back frame after frame plans once.
+    ///
+    /// ```no_run
+    /// # fn f(graph: &vk_baton::Graph, q: &vk_baton::Queue, img: &std::sync::Arc<vk_baton::StImage>) -> vk_baton::Result<()> {
+    /// for frame in 0..3 {
+    ///     let handoff = graph.hand_off("app draw", q, |d| {
+    ///         d.uses(img, vk_baton::Access::COLOR_ATTACHMENT_WRITE).discard();
+    ///     })?;
+    ///     // Frame 0 plans; frame 1 meets a written image, a new shape; then it repeats.
+    ///     println!("frame {frame}: reused {}", handoff.reused());
+    ///     drop(handoff); // the app's submit goes here
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn reused(&self) -> bool {
+        self.kept.1
     }
 
     /// The handoff's barriers as one `VkDependencyInfo`, for an app that records them itself
@@ -342,6 +370,17 @@ impl<'q> Handoff<'q> {
 
 impl Drop for Handoff<'_> {
     fn drop(&mut self) {
+        self.settle();
+        if let Some(keep) = self.kept.0.take() {
+            keep(std::mem::take(&mut self.execution.plan));
+        }
+    }
+}
+
+impl Handoff<'_> {
+    /// Dropped before the app submitted: restores the states, or makes them true by
+    /// submitting the pass's batch itself.
+    fn settle(&mut self) {
         let Some(begun) = self.begun.take() else {
             return;
         };

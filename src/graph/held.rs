@@ -1,7 +1,7 @@
 //! [`HeldPlan`]: a plan the app keeps and executes frame after frame, re-checked against the
 //! resources' states each time and re-planned only when they changed in a way that matters.
 
-use super::{verify_in_debug, FromCache, Graph};
+use super::{verify_in_debug, Graph};
 use crate::error::Result;
 use crate::exec::{AppSignals, Execution};
 use crate::fence::ExecutionFence;
@@ -14,9 +14,12 @@ use std::fmt;
 /// states the plan was made from. When they differ only in timeline values (the usual case in
 /// a frame loop: the same passes touch the same resources in the same way), the plan is
 /// rebound to the new values and recorded again: no declaration, no lowering, no planning.
-/// Otherwise the passes are asked for their declarations again and the graph is re-planned.
-/// Either way the result is the plan `finish()` would make ([`Rebinder`] says why), and debug
-/// builds verify it every time.
+/// Otherwise the passes are asked for their declarations again, and the graph's kept plans
+/// are looked at as `finish()` does: a frame loop that alternates between a few shapes (an
+/// upload every few frames, another graph that writes a resource now and then) takes the
+/// plan of the shape that came back, and plans only a shape it has not met lately. The plan
+/// it leaves goes to the graph's kept plans in turn. Either way the result is the plan
+/// `finish()` would make ([`Rebinder`] says why), and debug builds verify it every time.
 ///
 /// The passes stay borrowed, so the frame's declarations cannot change behind the plan's back;
 /// a pass that declares something else from frame to frame (through interior mutability, or
@@ -43,9 +46,11 @@ pub struct HeldPlan<'a> {
     /// A copy of the plan's input whose resource states are refilled each frame and matched.
     scratch: PlanInput,
     rebinder: Rebinder,
-    /// Frames executed, and how many of them were re-planned.
+    /// Frames executed, how many of them were re-planned, and how many of those took a plan
+    /// the graph kept.
     executed: u64,
     replanned: u64,
+    took_kept: u64,
     /// The builder's schedule, which a re-plan follows too.
     schedule: Schedule,
 }
@@ -60,6 +65,7 @@ impl<'a> HeldPlan<'a> {
             rebinder: Rebinder::default(),
             executed: 0,
             replanned: 0,
+            took_kept: 0,
             schedule,
         }
     }
@@ -109,8 +115,17 @@ impl<'a> HeldPlan<'a> {
 
     /// How many executions had to re-plan: a resource's state had changed in a way that
     /// matters (another graph wrote it, changed its layout or owner, the app declared a state).
+    /// Some of them may have taken a kept plan instead of running the planner
+    /// ([`HeldPlan::took_kept`]).
     pub fn replanned(&self) -> u64 {
         self.replanned
+    }
+
+    /// How many of the [re-planned](HeldPlan::replanned) executions took a plan the graph
+    /// kept (from an earlier shape of this held plan, or a builder's frame) rather than
+    /// running the planner.
+    pub fn took_kept(&self) -> u64 {
+        self.took_kept
     }
 
     /// Snapshots the resources' states into the scratch input and rebinds the plan to them.
@@ -156,24 +171,27 @@ impl<'a> HeldPlan<'a> {
         }
     }
 
-    /// Lowers the passes again (asking them for their declarations) and plans anew.
+    /// Lowers the passes again (asking them for their declarations), takes the graph's kept
+    /// plan for them or plans anew, and gives the plan it leaves to the graph's kept plans.
     fn replan(&mut self) -> Result<()> {
         self.replanned += 1;
         // On an error the held plan stays as it was, and so does the scratch it is matched with.
-        let prepared =
-            (self.graph).prepare(&self.execution.passes, self.schedule, FromCache::No)?;
+        let prepared = self.graph.prepare(&self.execution.passes, self.schedule)?;
+        self.took_kept += u64::from(prepared.reused);
         log::debug!(
-            "held plan: re-planned ({} of {} executions)",
+            "held plan: re-planned ({} of {} executions, {} from kept plans)",
             self.replanned,
-            self.executed + 1
+            self.executed + 1,
+            self.took_kept
         );
-        self.scratch = prepared.plan.input.clone();
+        self.scratch.clone_from(&prepared.plan.input);
         let execution = &mut self.execution;
-        execution.plan = prepared.plan;
-        execution.barriers = prepared.barriers;
+        let left = std::mem::replace(&mut execution.plan, prepared.plan);
+        let left_barriers = std::mem::replace(&mut execution.barriers, prepared.barriers);
         execution.queues = prepared.queues;
         execution.resources = prepared.resources;
         execution.versions = prepared.versions;
+        self.graph.cache.lock().put_back(left, left_barriers);
         Ok(())
     }
 }

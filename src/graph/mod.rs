@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::exec::{words, Executed, GraphPools, Spare};
 use crate::handoff::Handoff;
 use crate::pass::{Declare, FnPass, Pass, PassEntry, PassSlot, Recorder};
-use crate::plan::Schedule;
+use crate::plan::{Plan, Schedule};
 use crate::queue::Queue;
 use cache::PlanCache;
 use lowering::LowerScratch;
@@ -37,7 +37,6 @@ mod transients;
 pub use held::HeldPlan;
 pub use planned::Planned;
 use prepare::verify_in_debug;
-pub(crate) use prepare::FromCache;
 
 /// Owns the command pools, command buffers and fences that executions reuse.
 ///
@@ -57,7 +56,7 @@ pub struct Graph {
     pools: Arc<GraphPools>,
     /// The last few executed plans, kept so that the next `finish()` reuses or refills one:
     /// the graph's one plan cache.
-    cache: Mutex<PlanCache>,
+    cache: Arc<Mutex<PlanCache>>,
     /// Lowering's scratch space, kept from one `finish()` to the next.
     lowering: Mutex<LowerScratch>,
     /// What the next builder reuses.
@@ -426,9 +425,7 @@ impl<'a> GraphBuilder<'a> {
         self.graph.builder.lock().count_hint = self.passes.len();
         // Emptied, but with its capacity: the execution's names go back into it.
         self.graph.builder.lock().names = self.names;
-        let prepared = self
-            .graph
-            .prepare(&self.passes, self.schedule, FromCache::Yes)?;
+        let prepared = self.graph.prepare(&self.passes, self.schedule)?;
         Ok(Planned {
             graph: self.graph,
             reused: prepared.reused,
@@ -467,9 +464,14 @@ impl Graph {
             pass: PassSlot::Owned(pass),
             queue: queue.clone(),
         }];
-        let prepared = self.prepare(&passes, Schedule::PROGRAM_ORDER, FromCache::No)?;
+        let prepared = self.prepare(&passes, Schedule::PROGRAM_ORDER)?;
         let app = prepared.plan.app_batch()?.queue;
+        let reused = prepared.reused;
         let execution = prepared.into_execution(self.pools(), passes);
-        Handoff::begin(name, queue, app, execution)
+        // The barrier structs were built for parts of the plan: the next user rebuilds them.
+        let cache = self.cache.clone();
+        let keep: Box<dyn FnOnce(Plan) + 'q> =
+            Box::new(move |plan| cache.lock().put_back(plan, Default::default()));
+        Handoff::begin(name, queue, app, execution, (Some(keep), reused))
     }
 }

@@ -1,6 +1,7 @@
 //! Passes to a plan: [`Graph::prepare`] lowers them with the resources' states, takes a kept
 //! plan from the cache or plans anew, and verifies the plan in debug builds. A builder's
-//! `finish()`, a held plan's re-plan and a handoff all come through here.
+//! `finish()`, a held plan's re-plan and a handoff all come through here, and all of them
+//! give their plans back to the cache, so a shape that comes back is not planned again.
 
 use super::cache::Match;
 use super::lowering::{lower, Lists, Lowered};
@@ -12,16 +13,6 @@ use crate::plan::{self, Plan, PlanInput, Schedule};
 use crate::queue::Queue;
 use crate::resource::Resource;
 use std::sync::Arc;
-
-/// Whether [`Graph::prepare`] looks in the graph's plan cache.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum FromCache {
-    /// A kept plan that the planner would answer with is reused, and a new plan refills an
-    /// evicted one's vectors: a builder's frame.
-    Yes,
-    /// Planned anew: a held plan's re-plan, a handoff.
-    No,
-}
 
 /// Passes lowered and planned, with the objects the plan's indices refer to.
 pub(crate) struct Prepared {
@@ -54,26 +45,14 @@ impl Prepared {
 }
 
 impl Graph {
-    /// Lowers `passes` with the resources' current states and plans them (verified in debug
-    /// builds): the one way a graph turns passes into a plan.
-    pub(crate) fn prepare(
-        &self,
-        passes: &[PassEntry<'_>],
-        schedule: Schedule,
-        from_cache: FromCache,
-    ) -> Result<Prepared> {
-        let cached = from_cache == FromCache::Yes;
+    /// Lowers `passes` with the resources' current states and takes a kept plan that the
+    /// planner would answer with, or plans them (verified in debug builds): the one way a
+    /// graph turns passes into a plan. A new plan refills an evicted one's vectors.
+    pub(crate) fn prepare(&self, passes: &[PassEntry<'_>], schedule: Schedule) -> Result<Prepared> {
         // Lowered into spare declarations (the input a reused plan was matched against, or an
         // evicted plan's), refilled in place.
-        let spare_input = if cached {
-            self.cache.lock().spare_input.take()
-        } else {
-            None
-        };
-        let lists = match from_cache {
-            FromCache::Yes => Lists::from_spares(&mut self.pools.spares.lock()),
-            FromCache::No => Lists::default(),
-        };
+        let spare_input = self.cache.lock().spare_input.take();
+        let lists = Lists::from_spares(&mut self.pools.spares.lock());
         let Lowered {
             input,
             queues,
@@ -88,14 +67,7 @@ impl Graph {
         )?;
         // The cache is locked only to take a plan out: planning a new one, and verifying in
         // debug builds, runs without the lock an execution needs to put its plan back.
-        let found = match from_cache {
-            FromCache::Yes => self.cache.lock().take_matching(input, schedule),
-            FromCache::No => Match::New {
-                input,
-                spare: Default::default(),
-                barriers: Default::default(),
-            },
-        };
+        let found = self.cache.lock().take_matching(input, schedule);
         let (plan, barriers, reused) = reuse_or_plan(found, &queues, schedule)?;
         Ok(Prepared {
             queues,

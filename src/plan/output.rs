@@ -12,8 +12,9 @@ use ash::vk;
 
 /// The planner's answer: per queue, the batches to submit.
 ///
-/// See the [module example](crate::plan).
-#[derive(Clone, Debug)]
+/// See the [module example](crate::plan). The default is the empty plan, which submits
+/// nothing.
+#[derive(Clone, Debug, Default)]
 pub struct Plan {
     /// The declarations this plan was made from.
     pub input: PlanInput,

@@ -98,8 +98,8 @@ pub struct FrameReport {
     pub values: TimelineValues,
     /// How many frames the chained verification covered (this one included).
     pub chained: usize,
-    /// Whether `finish()` would reuse a kept plan of an earlier frame (the simulation checked
-    /// that every kept plan that rebinds equals the planner's answer).
+    /// Whether `finish()` (or `hand_off`) would reuse a kept plan of an earlier frame (the
+    /// simulation checked that every kept plan that rebinds equals the planner's answer).
     pub reused: bool,
 }
 
