@@ -125,7 +125,11 @@ pub(crate) fn handoffs(topo: Topo) -> usize {
             "{topo:?} frame {f}"
         );
         // From the second frame on the same handoff meets the same states: its kept plan.
-        assert_eq!(r.reused, f > 0, "{topo:?} frame {f}: a handoff that comes back");
+        assert_eq!(
+            r.reused,
+            f > 0,
+            "{topo:?} frame {f}: a handoff that comes back"
+        );
         let transfers = if s.cross(s.c, s.g) { 2 } else { 0 };
         let w = usize::from(s.c != s.g);
         check(&s, "handoff", &r, (1 + releases, w, transfers));
