@@ -207,14 +207,20 @@ impl<'q> Handoff<'q> {
     /// handoff that comes back frame after frame plans once.
     ///
     /// ```no_run
-    /// # fn f(graph: &vk_baton::Graph, q: &vk_baton::Queue, img: &std::sync::Arc<vk_baton::StImage>) -> vk_baton::Result<()> {
+    /// # use vk_baton::{ash::vk, Graph, Handoff, Queue, StImage};
+    /// # fn f(graph: &Graph, q: &Queue, img: &std::sync::Arc<StImage>,
+    /// #      record_draw: impl Fn(&Handoff<'_>) -> vk::CommandBuffer) -> vk_baton::Result<()> {
     /// for frame in 0..3 {
     ///     let handoff = graph.hand_off("app draw", q, |d| {
     ///         d.uses(img, vk_baton::Access::COLOR_ATTACHMENT_WRITE).discard();
     ///     })?;
-    ///     // Frame 0 plans; frame 1 meets a written image, a new shape; then it repeats.
+    ///     // Frame 0 plans; frame 1 meets a written image, a new shape; frame 2 reuses.
     ///     println!("frame {frame}: reused {}", handoff.reused());
-    ///     drop(handoff); // the app's submit goes here
+    ///     // The app's command buffer: the handoff's barriers, then its draw.
+    ///     let cmd = record_draw(&handoff);
+    ///     // SAFETY: `cmd` holds the handoff's barriers before the draw, and `img` outlives
+    ///     // the work (the app waits for the queue before dropping it).
+    ///     unsafe { handoff.submit(&[cmd], vk::Fence::null())? };
     /// }
     /// # Ok(()) }
     /// ```
