@@ -154,7 +154,7 @@ impl Plan {
     ///     layout: vk::ImageLayout::UNDEFINED, defined: true, owner: None,
     ///     write: Some(Recorded { queue: 1, value: Some(100),
     ///         stages: vk::PipelineStageFlags2::COMPUTE_SHADER, access: vk::AccessFlags2::SHADER_STORAGE_WRITE }),
-    ///     reads: vec![],
+    ///     reads: vec![], visible: vec![],
     /// };
     /// let input = PlanInput {
     ///     queues: vec![gfx, compute],
