@@ -82,9 +82,11 @@ pub struct Handoff<'q> {
     /// `None` once submitted or dropped.
     begun: Option<Begun<'q>>,
     barriers: BarrierStructs,
-    /// Where the plan goes when the handoff ends (the graph's kept plans: a handoff that
-    /// comes back each frame reuses it), and whether it came from there.
-    kept: (Keep<'q>, bool),
+    /// Where the plan goes when the handoff ends: the graph's kept plans, so that a handoff
+    /// that comes back each frame reuses it.
+    keep: Keep<'q>,
+    /// Whether the plan came from there.
+    reused: bool,
     waits: Vec<vk::SemaphoreSubmitInfo<'static>>,
     signals: Vec<vk::SemaphoreSubmitInfo<'static>>,
     signal_value: u64,
@@ -101,7 +103,7 @@ impl<'q> Handoff<'q> {
         queue: &'q Queue,
         app: usize,
         mut execution: Execution<'q>,
-        kept: (Keep<'q>, bool),
+        (keep, reused): (Keep<'q>, bool),
     ) -> Result<Self> {
         let begun = execution.begin_handoff(app, queue)?;
         let mut handoff = Handoff {
@@ -111,7 +113,8 @@ impl<'q> Handoff<'q> {
             execution,
             begun: None,
             barriers: BarrierStructs::default(),
-            kept,
+            keep,
+            reused,
             waits: Vec::new(),
             signals: Vec::new(),
             signal_value: 0,
@@ -225,7 +228,7 @@ impl<'q> Handoff<'q> {
     /// # Ok(()) }
     /// ```
     pub fn reused(&self) -> bool {
-        self.kept.1
+        self.reused
     }
 
     /// The handoff's barriers as one `VkDependencyInfo`, for an app that records them itself
@@ -377,7 +380,7 @@ impl<'q> Handoff<'q> {
 impl Drop for Handoff<'_> {
     fn drop(&mut self) {
         self.settle();
-        if let Some(keep) = self.kept.0.take() {
+        if let Some(keep) = self.keep.take() {
             keep(std::mem::take(&mut self.execution.plan));
         }
     }

@@ -94,7 +94,7 @@ struct WState {
     write: Option<Rec>,
     reads: SmallVec<[Rec; 2]>,
     /// Per queue: stages and accesses the last write has been made visible to.
-    visible: SmallVec<[(usize, vk::PipelineStageFlags2, vk::AccessFlags2); 2]>,
+    visible: SmallVec<[Visible<usize>; 2]>,
 }
 
 /// A dependency on work on another queue: becomes a semaphore wait.
@@ -539,14 +539,9 @@ impl Planner<'_> {
 /// graphs. The host's entries stay behind: a later host access is ordered by the wait for its
 /// own execution's fence, and the barrier to the host domain belongs to that execution.
 fn carried_visibility(s: &WState) -> impl Iterator<Item = Visible<usize>> + '_ {
-    s.visible
-        .iter()
-        .filter(|v| !v.1.intersects(vk::PipelineStageFlags2::HOST))
-        .map(|&(queue, stages, access)| Visible {
-            queue,
-            stages,
-            access,
-        })
+    (s.visible.iter())
+        .filter(|v| !v.stages.intersects(vk::PipelineStageFlags2::HOST))
+        .copied()
 }
 
 /// Sets segment `i` of `segs` (at most one past its end) to `cells` with `facts` (layout,

@@ -172,17 +172,13 @@ impl<Q: Copy> SegmentState<Q> {
             owner: self.owner,
             write,
             reads,
-            visible: self.visible.iter().map(|v| v.map_queue(&mut f)).collect(),
-        }
-    }
-}
-
-impl<Q: Copy> Visible<Q> {
-    fn map_queue<R>(&self, f: impl FnOnce(Q) -> R) -> Visible<R> {
-        Visible {
-            queue: f(self.queue),
-            stages: self.stages,
-            access: self.access,
+            visible: (self.visible.iter())
+                .map(|v| Visible {
+                    queue: f(v.queue),
+                    stages: v.stages,
+                    access: v.access,
+                })
+                .collect(),
         }
     }
 }

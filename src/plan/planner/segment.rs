@@ -19,11 +19,7 @@ impl WState {
             owner: s.owner,
             write: s.write.as_ref().map(rec),
             reads: s.reads.iter().map(rec).collect(),
-            visible: s
-                .visible
-                .iter()
-                .map(|v| (v.queue, v.stages, v.access))
-                .collect(),
+            visible: SmallVec::from_slice(&s.visible),
         }
     }
 }
@@ -82,7 +78,7 @@ pub(super) fn apply_access(
         if !a.is_write() {
             // A transition or transfer: a write that this read already sees.
             st.reads.push(me);
-            st.visible.push((q, eff, a.access));
+            st.visible.push(seen_by(q, eff, a.access));
         }
     } else {
         match st.reads.iter_mut().find(|x| x.queue == q) {
@@ -99,13 +95,13 @@ pub(super) fn apply_access(
         match st
             .visible
             .iter_mut()
-            .find(|v| v.0 == q && (v.1 == eff || v.2 == a.access))
+            .find(|v| v.queue == q && (v.stages == eff || v.access == a.access))
         {
             Some(v) => {
-                v.1 |= eff;
-                v.2 |= a.access;
+                v.stages |= eff;
+                v.access |= a.access;
             }
-            None => st.visible.push((q, eff, a.access)),
+            None => st.visible.push(seen_by(q, eff, a.access)),
         }
     }
     st.layout = layout;
@@ -125,12 +121,25 @@ pub(super) fn is_host_only(a: &Access) -> bool {
 }
 
 pub(super) fn covered(
-    visible: &[(usize, vk::PipelineStageFlags2, vk::AccessFlags2)],
+    visible: &[Visible<usize>],
     q: usize,
     stages: vk::PipelineStageFlags2,
     access: vk::AccessFlags2,
 ) -> bool {
     visible
         .iter()
-        .any(|&(vq, s, a)| vq == q && s.contains(stages) && a.contains(access))
+        .any(|v| v.queue == q && v.stages.contains(stages) && v.access.contains(access))
+}
+
+/// The write seen on `queue` by `access` in `stages`.
+fn seen_by(
+    queue: usize,
+    stages: vk::PipelineStageFlags2,
+    access: vk::AccessFlags2,
+) -> Visible<usize> {
+    Visible {
+        queue,
+        stages,
+        access,
+    }
 }
