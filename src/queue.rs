@@ -294,18 +294,18 @@ impl Queue {
     /// waited for. (The timeline's counter may show it a moment later: Vulkan does not order a
     /// fence signal after the semaphore signals of the same submit.)
     ///
-    /// That work completed before anything submitted since (the host's fence wait, then the
-    /// submit, order the two, and the submit makes the writes the fence made available
-    /// visible), so a plan's wait for an earlier graph's value at or below it is left out of
-    /// the submit: it would be a no-op. Only the library's fences count: the app's own waits
-    /// (its fences, `vkQueueWaitIdle`), handoffs and the timeline's counter do not.
+    /// That work completed before anything submitted since: an app may reuse what it tracks
+    /// by this queue's values up to it. Submits still carry the plan's waits for such work:
+    /// the fence orders it before them, but only a semaphore wait or a barrier of the waiting
+    /// queue makes its writes visible there. Only the library's fences count: the app's own
+    /// waits (its fences, `vkQueueWaitIdle`), handoffs and the timeline's counter do not.
     ///
     /// ```no_run
     /// # fn f(graph: &vk_baton::Graph, q: &vk_baton::Queue, pass: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {
     /// let fence = graph.record().insert_pass("upload", pass, q).finish()?.execute()?;
     /// let uploaded = q.last_value(); // (no other thread submits to `q` meanwhile)
     /// fence.wait()?;
-    /// // Later graphs that read the upload on other queues submit no semaphore wait for it.
+    /// // The upload's work is done, and whatever the app keyed by its value may be reused.
     /// assert!(q.host_complete() >= uploaded);
     /// # Ok(()) }
     /// ```

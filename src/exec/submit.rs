@@ -299,8 +299,11 @@ impl Execution<'_> {
         result
     }
 
-    /// Appends batch `b`'s semaphore waits, leaving out those for an earlier graph's work
-    /// that the host saw complete.
+    /// Appends batch `b`'s semaphore waits, each of them. A wait for an earlier graph's work
+    /// that the host saw complete through another queue's fence is not left out: the fence
+    /// orders that work before this submit, but only a semaphore wait (or a barrier) of this
+    /// queue makes its writes visible here, as the validation layer checks. Where an earlier
+    /// wait of this queue already did, the plan has no wait (`SegmentState::visible`).
     fn push_waits<'s>(
         &'s self,
         b: &Batch,
@@ -309,18 +312,7 @@ impl Execution<'_> {
     ) {
         for w in &b.waits {
             let (sem, value) = match w.target {
-                WaitTarget::Value { queue, .. } => {
-                    let value = self.plan.wait_value(w.target, values).unwrap_or(0);
-                    // An earlier graph's value whose work the host saw complete through a
-                    // fence: the fence signal made its writes available, the host's wait and
-                    // then this submit order it before the batch, and the submit's visibility
-                    // operation covers available writes; the wait is a no-op.
-                    if value <= self.queues[queue].host_complete() {
-                        continue;
-                    }
-                    (self.queues[queue].timeline(), value)
-                }
-                WaitTarget::Batch { queue, .. } => (
+                WaitTarget::Value { queue, .. } | WaitTarget::Batch { queue, .. } => (
                     self.queues[queue].timeline(),
                     self.plan.wait_value(w.target, values).unwrap_or(0),
                 ),
