@@ -216,13 +216,25 @@ pub(crate) fn refill_segments<A, B, F>(
         ds.defined = s.defined;
         ds.owner = s.owner;
         ds.write = s.write.as_ref().map(|w| rec(w, &mut f));
-        ds.reads.clear();
-        ds.reads.extend(s.reads.iter().map(|r| rec(r, &mut f)));
-        ds.visible.clear();
-        ds.visible.extend(s.visible.iter().map(|v| Visible {
+        overwrite(&mut ds.reads, &s.reads, |r| rec(r, &mut f));
+        overwrite(&mut ds.visible, &s.visible, |v| Visible {
             queue: f(&v.queue, None).0,
             stages: v.stages,
             access: v.access,
-        }));
+        });
+    }
+}
+
+/// Overwrites `dst` with `src` mapped by `f`, element by element: a steady state's vectors
+/// keep their length, so nothing is cleared, grown or moved.
+#[inline]
+fn overwrite<S, D>(dst: &mut Vec<D>, src: &[S], mut f: impl FnMut(&S) -> D) {
+    dst.truncate(src.len());
+    for (k, s) in src.iter().enumerate() {
+        let d = f(s);
+        match dst.get_mut(k) {
+            Some(slot) => *slot = d,
+            None => dst.push(d),
+        }
     }
 }
