@@ -277,6 +277,14 @@ fn depth_and_stencil_planes_on_two_queues() {
 }
 
 #[test]
+fn uploaded_once_sampled_every_frame_needs_no_barrier_after_the_first() {
+    on_every_topology(
+        "uploaded once, sampled every frame",
+        uploaded_once_sampled_every_frame,
+    );
+}
+
+#[test]
 fn multi_family_compute_to_graphics_buffer() {
     on_every_topology("compute_to_graphics_buffer_ownership_transfer", |t| {
         compute_to_graphics_buffer(t, false)

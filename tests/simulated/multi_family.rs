@@ -181,3 +181,43 @@ pub(crate) fn ownership_inherited_across_graphs(topo: Topo) -> usize {
     }
     2 * FRAMES
 }
+
+/// A texture uploaded once on the transfer queue, then sampled every frame on graphics (in
+/// the fragment shader) and on async compute (CONCURRENT where the families differ). The
+/// first frame waits for the upload (and on one queue, changes the layout once); from the
+/// second frame on, the write is already visible to both readers where they read it
+/// (`SegmentState::visible`): no barrier and no wait, frame after frame.
+pub(crate) fn uploaded_once_sampled_every_frame(topo: Topo) -> usize {
+    let mut s = S::new(topo);
+    let usage = vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST;
+    let mut decl = ResourceDecl::image("texture", 1, 1, usage);
+    decl.concurrent = s.cross(s.t, s.g) || s.cross(s.c, s.g);
+    let tex = s.sim.add_resource(decl);
+    s.run(vec![pass("upload", s.t, [ud(tex, Access::TRANSFER_WRITE)])]);
+    for f in 1..=FRAMES {
+        let r = s.run(vec![
+            pass("draw", s.g, [u(tex, Access::FRAGMENT_SHADER_SAMPLED_READ)]),
+            pass("cull", s.c, [u(tex, Access::COMPUTE_SHADER_SAMPLED_READ)]),
+        ]);
+        if f > 1 {
+            assert_eq!(
+                r.plan.semaphore_waits(),
+                0,
+                "{topo:?} frame {f}\n{}",
+                r.plan
+            );
+            assert_eq!(
+                r.plan.barrier_commands(),
+                0,
+                "{topo:?} frame {f}\n{}",
+                r.plan
+            );
+        } else {
+            assert!(
+                r.plan.barrier_commands() > 0,
+                "{topo:?}: the layout changes once"
+            );
+        }
+    }
+    FRAMES + 1
+}
