@@ -182,6 +182,16 @@ pub enum SimError {
 
 type Segments = Vec<(Range<u64>, SegmentState<usize>)>;
 
+/// Whether a rebound plan is the planner's own answer: the same batches, order, final states
+/// and transient placements.
+fn same_answer(rebound: &Plan, planned: &Plan) -> bool {
+    rebound.queues == planned.queues
+        && rebound.order == planned.order
+        && rebound.reordered == planned.reordered
+        && rebound.final_states == planned.final_states
+        && rebound.transients == planned.transients
+}
+
 /// Resources and queue timelines carried from frame to frame on a [`Topology`]; see the
 /// module documentation.
 #[derive(Clone, Debug)]
@@ -189,6 +199,8 @@ pub struct Simulation {
     topology: Topology,
     /// The resources, `initial` holding the current state (queues: topology indices).
     resources: Vec<ResourceDecl>,
+    /// Per resource, bumped whenever its state changes, as a tracked state's version is.
+    versions: Vec<u64>,
     last: Vec<u64>,
     /// The latest frames, re-indexed onto all topology queues and all resources.
     chain: VecDeque<(Plan, TimelineValues)>,
@@ -207,6 +219,7 @@ impl Simulation {
         Self {
             topology,
             resources: Vec::new(),
+            versions: Vec::new(),
             last: vec![0; n],
             chain: VecDeque::new(),
             window: 16,
@@ -242,6 +255,7 @@ impl Simulation {
             p.final_states.push(decl.initial.clone());
         }
         self.resources.push(decl);
+        self.versions.push(0);
         self.resources.len() - 1
     }
 
@@ -257,6 +271,7 @@ impl Simulation {
             return false;
         };
         r.initial = vec![(0..r.kind.cells(), state)];
+        self.versions[resource] += 1;
         self.chain.clear();
         true
     }
@@ -293,7 +308,11 @@ impl Simulation {
         let how = frame.into();
         let frame = self.frames;
         let (input, qmap, rmap) = self.lower(how.passes())?;
-        let plan = self.plan(&input, how)?;
+        // Each resource as lowering sees it: its id (here its index) and version.
+        let now: Vec<(u64, u64)> = (rmap.iter())
+            .map(|&r| (r as u64, self.versions[r]))
+            .collect();
+        let (plan, at_rest) = self.plan(&input, how, &now)?;
         let mut last: Vec<u64> = qmap.iter().map(|&q| self.last[q]).collect();
         plan.verify_from(&last)
             .map_err(|violations| SimError::Verification {
@@ -312,6 +331,12 @@ impl Simulation {
         {
             self.resources[r].initial = segs;
         }
+        let committed: Vec<(u64, u64)> = (rmap.iter())
+            .map(|&r| {
+                self.versions[r] += 1;
+                (r as u64, self.versions[r])
+            })
+            .collect();
         for (l, &q) in qmap.iter().enumerate() {
             self.last[q] = last[l];
         }
@@ -322,19 +347,25 @@ impl Simulation {
         self.frames += 1;
         // As `finish()` (or `hand_off`) and the submit path (or the handoff's end) do: a kept
         // plan taken out or the new one, put back in front.
-        let reused = match self.cache.take_matching(input, how.schedule()) {
-            Match::Reused(kept, barriers) => {
-                self.cache.put_back(kept, barriers);
-                true
-            }
-            Match::New { barriers, .. } => {
-                self.cache.put_back(plan.clone(), barriers);
-                false
-            }
-        };
+        let (kept, mut barriers, reused) =
+            match self
+                .cache
+                .take_matching(input, how.schedule(), now.iter().copied())
+            {
+                Match::Reused(kept, barriers) => (kept, barriers, true),
+                Match::New { barriers, .. } => (plan.clone(), barriers, false),
+            };
+        // The submit path notes where the execution left the resources; a handoff's plan goes
+        // back without it.
+        match how {
+            Frame::Graph(..) => (barriers.rest).record(committed, &values.last),
+            Frame::HandOff(_) => barriers.forget(),
+        }
+        self.cache.put_back(kept, barriers);
         Ok(FrameReport {
             frame,
             reused,
+            at_rest,
             plan,
             chained: self.chain.len(),
             queues: qmap,
@@ -345,12 +376,38 @@ impl Simulation {
 
     /// The planner's answer for `input`, by the entry point `finish()` and `hand_off` plan
     /// with. Every kept plan that rebinds to `input` must be that answer exactly, not only the
-    /// one the cache would take.
-    fn plan(&mut self, input: &PlanInput, how: Frame<'_>) -> Result<Plan, SimError> {
+    /// one the cache would take; so must the last plan rebound at rest, where `finish()` would
+    /// take it (`true` then), and its input must be the states. `now`: each resource's id and
+    /// version.
+    fn plan(
+        &mut self,
+        input: &PlanInput,
+        how: Frame<'_>,
+        now: &[(u64, u64)],
+    ) -> Result<(Plan, bool), SimError> {
         let frame = self.frames;
         let schedule = how.schedule();
         let plan = crate::plan::plan_scheduled_reusing(input.clone(), Default::default(), schedule)
             .map_err(|error| SimError::Plan { frame, error })?;
+        let at_rest = match (how, self.cache.last_at_rest(now.iter().copied())) {
+            (Frame::Graph(..), Some((kept, rest))) => {
+                let mut candidate = kept.clone();
+                let values = (&rest.input_values[..], &rest.last[..]);
+                let new = Some((input.clone(), schedule));
+                let rebound = self.rebinder.rebind_at_rest(&mut candidate, values, new);
+                let states_differ = (candidate.input.resources.iter().zip(&input.resources))
+                    .any(|(a, b)| a.initial != b.initial);
+                if rebound.is_ok() && (!same_answer(&candidate, &plan) || states_differ) {
+                    return Err(SimError::Reuse {
+                        frame,
+                        reused: Box::new(candidate),
+                        planned: Box::new(plan),
+                    });
+                }
+                rebound.is_ok()
+            }
+            _ => false,
+        };
         for kept in self.cache.plans() {
             if !self.rebinder.rebinds(kept, input, schedule) {
                 continue;
@@ -359,13 +416,7 @@ impl Simulation {
             let rebound = self
                 .rebinder
                 .rebind_scheduled(&mut candidate, input.clone(), schedule);
-            if rebound.is_ok()
-                && (candidate.queues != plan.queues
-                    || candidate.order != plan.order
-                    || candidate.reordered != plan.reordered
-                    || candidate.final_states != plan.final_states
-                    || candidate.transients != plan.transients)
-            {
+            if rebound.is_ok() && !same_answer(&candidate, &plan) {
                 return Err(SimError::Reuse {
                     frame,
                     reused: Box::new(candidate),
@@ -373,7 +424,7 @@ impl Simulation {
                 });
             }
         }
-        Ok(plan)
+        Ok((plan, at_rest))
     }
 
     /// `plan` and its values re-indexed onto every topology queue and resource, once the

@@ -123,6 +123,9 @@ fn a_held_plan_rebinds_frame_after_frame_and_replans_when_a_state_changed() {
     // (written, not undefined), which plans differently; from then on every frame rebinds.
     assert_eq!(held.replanned(), 1, "{}", held.plan());
     assert_eq!(held.took_kept(), 0, "nothing was kept before frame 2");
+    // Frame 3 found the states frame 2 left (compared in full); from frame 4 on, the plan's
+    // input was such a state too, and the versions alone tell that nothing else changed.
+    assert_eq!(held.at_rest(), 5, "frames 4 to 8 rebound at rest");
 
     // Another graph reads `a` in the compute-shader stage: the next fill must wait for that
     // read too, so the held plan must be re-planned rather than rebound.
@@ -163,6 +166,8 @@ fn a_held_plan_rebinds_frame_after_frame_and_replans_when_a_state_changed() {
         );
         assert_eq!(read_u32s(&out), vec![frame; 64], "frame {frame}");
     }
+    // Frame 11 found the states frame 10 left; frame 12 rebound at rest again.
+    assert_eq!(held.at_rest(), 6, "frame 12 rebound at rest");
     drop(held);
     drop(graph);
     common::assert_clean(&ctx);
@@ -350,5 +355,70 @@ fn a_frame_loop_of_a_few_shapes_reuses_each_shapes_plan() {
         vec![false; 15],
         "a 5-shape cycle outgrows the kept plans"
     );
+    common::assert_clean(&ctx);
+}
+
+/// A builder's frame loop over buffers only it touches: after the states repeat, `finish()`
+/// takes the last plan at rest (versions compared, no state read); another graph's read of one
+/// buffer sends the next frame back to comparing states, and the data is right every frame.
+#[test]
+fn a_frame_loop_is_rebound_at_rest_until_another_graph_touches_a_resource() {
+    let ctx = common::ctx();
+    let graph = ctx.graph().unwrap();
+    let q = ctx.graphics().clone();
+    let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+    let storage = usage | vk::BufferUsageFlags::STORAGE_BUFFER;
+    let a = ctx.buffer(BufferDesc::new(SIZE, storage), "a").unwrap();
+    let out = ctx
+        .buffer(BufferDesc::readback(SIZE, usage), "out")
+        .unwrap();
+    let value = Arc::new(AtomicU32::new(0));
+    let mut fill = Fill {
+        dst: a.clone(),
+        value: value.clone(),
+    };
+    let mut copy = Copy {
+        src: a.clone(),
+        dst: out.clone(),
+    };
+    let mut read = HostRead(out.clone());
+    let mut frame = |n: u32| {
+        value.store(n * 0x0102_0304, Ordering::Relaxed);
+        let planned = graph
+            .record()
+            .insert_pass("fill", &mut fill, &q)
+            .insert_pass("copy", &mut copy, &q)
+            .insert_pass("read", &mut read, &q)
+            .finish()
+            .unwrap();
+        let how = match (planned.reused(), planned.at_rest()) {
+            (_, true) => 'a',
+            (true, false) => 'r',
+            (false, _) => 'p',
+        };
+        planned.execute().unwrap().wait().unwrap();
+        assert_eq!(read_u32s(&out), vec![n * 0x0102_0304; 64], "frame {n}");
+        how
+    };
+    let steady: String = (1..=6).map(&mut frame).collect();
+    // Planned (fresh buffers), planned (written ones), reused after comparing the states the
+    // second frame left, then at rest.
+    assert_eq!(steady, "ppraaa");
+
+    let mut other = vk_baton::pass::FnPass::new(
+        |d: &mut Declare<'_>| {
+            d.uses(&a, Access::COMPUTE_SHADER_READ);
+        },
+        |_: &mut Recorder<'_>| Ok(()),
+    );
+    let reader = graph.record().insert_pass("other reader", &mut other, &q);
+    reader.finish().unwrap().execute().unwrap().wait().unwrap();
+    let after: String = (7..=10).map(&mut frame).collect();
+    // The read changed `a`'s state: the next fill must wait for it, a new shape. The frame
+    // after finds the steady states again and takes the steady plan, compared in full; its
+    // last execution was before the read, so its input is not at rest yet. The one after
+    // that compares in full once more and finds the states that plan left; then at rest.
+    assert_eq!(after, "prra");
+    drop(graph);
     common::assert_clean(&ctx);
 }

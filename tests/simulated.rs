@@ -98,6 +98,8 @@ struct S {
     t: usize,
     /// Per frame: whether `finish()` would reuse the previous frame's plan.
     reused: Vec<bool>,
+    /// Per frame: whether it would take the last plan at rest (`Planned::at_rest`).
+    at_rest: Vec<bool>,
 }
 
 impl S {
@@ -112,6 +114,7 @@ impl S {
             c,
             t: tr,
             reused: Vec::new(),
+            at_rest: Vec::new(),
         }
     }
     /// The frames that reuse a kept plan, as a string of `r` (reused) and `p`
@@ -120,6 +123,13 @@ impl S {
         self.reused
             .iter()
             .map(|&r| if r { 'r' } else { 'p' })
+            .collect()
+    }
+    /// The frames that take the last plan at rest, without reading the states, as a string
+    /// of `a` (at rest) and `.` (not).
+    fn rest_pattern(&self) -> String {
+        (self.at_rest.iter())
+            .map(|&r| if r { 'a' } else { '.' })
             .collect()
     }
     fn family(&self, q: usize) -> u32 {
@@ -144,6 +154,7 @@ impl S {
         match self.sim.frame(frame) {
             Ok(r) => {
                 self.reused.push(r.reused);
+                self.at_rest.push(r.at_rest);
                 r
             }
             Err(SimError::Verification {

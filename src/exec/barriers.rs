@@ -139,6 +139,8 @@ pub(crate) struct PlanBarriers {
     pub(crate) labels: PlanLabels,
     /// Whether the plan they travel with was recorded since it came.
     pub(crate) recorded: bool,
+    /// Where the plan's last execution left its resources.
+    pub(crate) rest: super::AtRest,
 }
 
 impl PlanBarriers {
@@ -195,6 +197,7 @@ impl PlanBarriers {
         self.built_for = None;
         self.recorded = false;
         self.labels.forget();
+        self.rest.forget();
     }
 }
 

@@ -195,7 +195,8 @@ impl Execution<'_> {
         let mut before: Vec<(Segments, u64)> = (locked.resources.iter())
             .map(|g| (g.as_ref().map_or_else(Vec::new, |g| g.segments.clone()), 0))
             .collect();
-        self.commit(locked, values);
+        // A handoff's plan goes back to the cache without an execution's rest to compare with.
+        self.commit(locked, values, &mut Vec::new());
         for (b, g) in before.iter_mut().zip(&locked.resources) {
             b.1 = g.as_ref().map_or(0, |g| g.version);
         }

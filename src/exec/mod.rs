@@ -25,6 +25,7 @@ mod handoff_submit;
 mod labels;
 mod pools;
 mod record;
+mod rest;
 mod scratch;
 mod shared;
 mod signals;
@@ -38,6 +39,7 @@ pub(crate) use handoff_submit::Begun;
 #[cfg(feature = "parallel-recording")]
 pub(crate) use pools::DEFAULT_MIN_PASSES_PER_RECORDING_THREAD;
 pub(crate) use pools::{PoolKey, Reusable};
+pub(crate) use rest::{AtRest, MERGED};
 pub(crate) use scratch::{give, take, words, FrameScratch, Spare, Spares, SubmitScratch};
 pub(crate) use shared::GraphPools;
 pub(crate) use shared::InFlight;
@@ -194,6 +196,15 @@ impl Execution<'_> {
         };
         let submitted =
             self.submit_and_commit(&recording, &mut frame.submit, signals, &mut reached);
+        if let (Ok(()), Some(values)) = (&submitted, &frame.submit.values) {
+            let ids = self.resources.iter().map(Resource::id);
+            let rest = &mut self.barriers.rest;
+            rest.record(
+                ids.zip(frame.submit.committed.iter().copied()),
+                &values.last,
+            );
+            rest.set_queues(&self.queues);
+        }
         let waits = frame.submit.waits_submitted;
         self.pools.spares.lock().keep_frame(frame);
         Ok((token, recording, submitted, (reached, waits)))

@@ -164,6 +164,8 @@ pub(crate) struct SubmitScratch {
     pub(super) last_run: Vec<Option<usize>>,
     pub(super) started: Vec<bool>,
     pub(super) res_order: Vec<usize>,
+    /// Per resource, the version the commit gave it ([`super::AtRest`]).
+    pub(super) committed: Vec<u64>,
     pub(super) queue_locks: Spare<{ words::<Option<QueueLock<'static>>>() }>,
     pub(super) state_locks: Spare<{ words::<Option<MutexGuard<'static, Tracked>>>() }>,
     pub(super) waits: Spare<{ words::<vk::SemaphoreSubmitInfo<'static>>() }>,

@@ -111,7 +111,7 @@ impl Execution<'_> {
             }
         }
         if outcome.is_ok() {
-            self.commit(locked, &values);
+            self.commit(locked, &values, &mut scratch.committed);
         }
         scratch.runs = runs;
         scratch.values = Some(values);
@@ -407,19 +407,28 @@ impl Execution<'_> {
         }
     }
 
-    /// Commits the new states, mapping planner queue indices back to queues.
-    pub(super) fn commit(&self, locked: &mut Locked<'_>, values: &TimelineValues) {
+    /// Commits the new states, mapping planner queue indices back to queues. `committed[r]`
+    /// becomes the version resource `r` got if its state is now the plan's final state alone,
+    /// [`MERGED`](super::MERGED) otherwise ([`super::AtRest`]).
+    pub(super) fn commit(
+        &self,
+        locked: &mut Locked<'_>,
+        values: &TimelineValues,
+        committed: &mut Vec<u64>,
+    ) {
         // "This execution" (no value yet) becomes the queue's last value of this execution,
         // as `Plan::resolved_final_states` does.
         let to_queues = |&q: &usize, value: Option<u64>| {
             let value = value.unwrap_or_else(|| values.last[q].unwrap_or(0));
-            (self.queues[q].clone(), Some(value))
+            (&self.queues[q], Some(value))
         };
+        committed.clear();
         for (r, finals) in self.plan.final_states.iter().enumerate() {
-            if let Some(g) = locked.resources[r].as_mut() {
+            committed.push(match locked.resources[r].as_mut() {
                 // Keeps the reads committed since planning, so later writers wait for them too.
-                g.commit_planned(self.versions[r], finals, to_queues);
-            }
+                Some(g) => g.commit_planned(self.versions[r], finals, to_queues),
+                None => super::MERGED,
+            });
         }
     }
 

@@ -11,8 +11,10 @@
 //! readback every few frames. With only the last plan kept, every frame of such a loop is
 //! planned anew although nothing changed since the same frame a few executions ago.
 
+use super::lowering::Lowered;
 use crate::exec::PlanBarriers;
 use crate::plan::{Plan, PlanInput, Rebinder, Schedule, SparePlan, KEPT_PLANS};
+use crate::resource::Resource;
 
 /// Kept plans and the scratch to match a frame against them.
 #[derive(Default)]
@@ -44,9 +46,61 @@ pub(crate) enum Match {
 }
 
 impl PlanCache {
+    /// Takes out the plan executed last if the frame is the same as its and every resource is
+    /// still where that execution left it, rebound without reading the states
+    /// ([`Rebinder::rebind_at_rest`]). `None` leaves `lowered` to be snapshot and matched.
+    pub(crate) fn take_at_rest(
+        &mut self,
+        lowered: &mut Lowered,
+        schedule: Schedule,
+    ) -> Option<Match> {
+        if self.disabled {
+            return None;
+        }
+        let (plan, barriers) = self.entries.first_mut()?;
+        let rest = &mut barriers.rest;
+        let ids = lowered.resources.iter().map(Resource::id);
+        if !rest.input_is_rest
+            || !rest.holds(ids.zip(lowered.versions.iter().copied()))
+            || !lowered.adopt_queues(&rest.queues)
+        {
+            return None;
+        }
+        let input = Some((std::mem::take(&mut lowered.input), schedule));
+        let values = (&rest.input_values[..], &rest.last[..]);
+        match self.rebinder.rebind_at_rest(plan, values, input) {
+            Ok(old) => {
+                rest.set_input_is_rest(true);
+                self.spare_input = old;
+                self.reused += 1;
+                log::trace!(
+                    "reused the last plan at rest ({} reused, {} planned)",
+                    self.reused,
+                    self.planned
+                );
+                let (plan, barriers) = self.entries.remove(0);
+                Some(Match::Reused(plan, barriers))
+            }
+            Err(input) => {
+                lowered.input = input.expect("the frame's input comes back");
+                None
+            }
+        }
+    }
+
     /// Takes out the most recent kept plan that the planner would answer `input` with, rebound
-    /// to it; or gives `input` back with what the new plan can refill.
-    pub(crate) fn take_matching(&mut self, mut input: PlanInput, schedule: Schedule) -> Match {
+    /// to it; or gives `input` back with what the new plan can refill. `resources` (id and
+    /// version, by plan index) tells whether the frame's states are where the plan's last
+    /// execution left them ([`crate::exec::AtRest`]).
+    pub(crate) fn take_matching<I>(
+        &mut self,
+        mut input: PlanInput,
+        schedule: Schedule,
+        resources: I,
+    ) -> Match
+    where
+        I: ExactSizeIterator<Item = (u64, u64)>,
+    {
         if !self.disabled {
             for i in 0..self.entries.len() {
                 match self
@@ -54,7 +108,9 @@ impl PlanCache {
                     .rebind_scheduled(&mut self.entries[i].0, input, schedule)
                 {
                     Ok(matched) => {
-                        let (plan, barriers) = self.entries.remove(i);
+                        let (plan, mut barriers) = self.entries.remove(i);
+                        let rest = &mut barriers.rest;
+                        rest.set_input_is_rest(rest.holds(resources));
                         self.spare_input = Some(matched);
                         self.reused += 1;
                         log::trace!(
@@ -102,6 +158,19 @@ impl PlanCache {
         // With reuse switched off meanwhile, fewer are kept: the extra ones are dropped.
         self.entries
             .truncate(if self.disabled { 1 } else { KEPT_PLANS });
+    }
+
+    /// The plan executed last and where it left the resources, if `resources` (id and version,
+    /// by plan index) are all still there and its input was such a state too: what
+    /// [`PlanCache::take_at_rest`] would try.
+    #[cfg(feature = "verify")]
+    pub(crate) fn last_at_rest(
+        &self,
+        resources: impl ExactSizeIterator<Item = (u64, u64)>,
+    ) -> Option<(&Plan, &crate::exec::AtRest)> {
+        let (plan, barriers) = self.entries.first().filter(|_| !self.disabled)?;
+        let rest = &barriers.rest;
+        (rest.input_is_rest && rest.holds(resources)).then_some((plan, rest))
     }
 
     /// How many plans are kept.
@@ -183,25 +252,28 @@ mod tests {
             .map(|f| {
                 let fills = f % shapes + 1;
                 let tag = || [fills as u64, 0].into_iter();
-                let (plan, mut barriers, reused) =
-                    match kept.take_matching(frame(fills), Schedule::PROGRAM_ORDER) {
-                        Match::Reused(plan, barriers) => {
-                            assert!(barriers.is_built_for(tag()), "frame {f}: its own barriers");
-                            (plan, barriers, true)
-                        }
-                        Match::New {
-                            input, barriers, ..
-                        } => {
-                            // Every shape's tag the tests use (at most KEPT_PLANS + 1 shapes).
-                            let mut tags = (1..=KEPT_PLANS + 1).map(|t| t as u64);
-                            assert!(
-                                !tags.any(|t| barriers.is_built_for([t, 0].into_iter())),
-                                "frame {f}: a new plan's barriers are forgotten"
-                            );
-                            assert!(!barriers.labels.built(), "frame {f}: and its labels");
-                            (plan_owned(input).unwrap(), barriers, false)
-                        }
-                    };
+                let (plan, mut barriers, reused) = match kept.take_matching(
+                    frame(fills),
+                    Schedule::PROGRAM_ORDER,
+                    std::iter::empty(),
+                ) {
+                    Match::Reused(plan, barriers) => {
+                        assert!(barriers.is_built_for(tag()), "frame {f}: its own barriers");
+                        (plan, barriers, true)
+                    }
+                    Match::New {
+                        input, barriers, ..
+                    } => {
+                        // Every shape's tag the tests use (at most KEPT_PLANS + 1 shapes).
+                        let mut tags = (1..=KEPT_PLANS + 1).map(|t| t as u64);
+                        assert!(
+                            !tags.any(|t| barriers.is_built_for([t, 0].into_iter())),
+                            "frame {f}: a new plan's barriers are forgotten"
+                        );
+                        assert!(!barriers.labels.built(), "frame {f}: and its labels");
+                        (plan_owned(input).unwrap(), barriers, false)
+                    }
+                };
                 // Whatever was taken out, the plan executed is the one for this shape.
                 assert_eq!(plan.input.passes.len(), fills + 1, "frame {f}");
                 barriers.bake(&plan, tag());

@@ -6,6 +6,7 @@ use crate::error::Result;
 use crate::exec::{AppSignals, Execution};
 use crate::fence::ExecutionFence;
 use crate::plan::{refill_segments, Plan, PlanInput, Rebinder, Schedule};
+use crate::resource::Resource;
 use std::fmt;
 
 /// A plan the app holds and executes again and again, from [`crate::Planned::hold`].
@@ -46,11 +47,12 @@ pub struct HeldPlan<'a> {
     /// A copy of the plan's input whose resource states are refilled each frame and matched.
     scratch: PlanInput,
     rebinder: Rebinder,
-    /// Frames executed, how many of them were re-planned, and how many of those took a plan
-    /// the graph kept.
+    /// Frames executed, how many of them were re-planned, how many of those took a plan the
+    /// graph kept, and how many found every resource where the last execution left it.
     executed: u64,
     replanned: u64,
     took_kept: u64,
+    at_rest: u64,
     /// The builder's schedule, which a re-plan follows too.
     schedule: Schedule,
 }
@@ -66,6 +68,7 @@ impl<'a> HeldPlan<'a> {
             executed: 0,
             replanned: 0,
             took_kept: 0,
+            at_rest: 0,
             schedule,
         }
     }
@@ -128,7 +131,27 @@ impl<'a> HeldPlan<'a> {
         self.took_kept
     }
 
-    /// Snapshots the resources' states into the scratch input and rebinds the plan to them.
+    /// How many executions found every resource still where the one before left it (nothing
+    /// else touched them) and so rebound the plan by comparing versions, without reading any
+    /// state: see [`Planned::at_rest`](crate::Planned::at_rest). A held plan that owns its
+    /// resources does so from its third execution on.
+    ///
+    /// ```no_run
+    /// # fn f(mut held: vk_baton::HeldPlan<'_>) -> vk_baton::Result<()> {
+    /// for _ in 0..4 {
+    ///     held.execute()?.wait()?;
+    /// }
+    /// assert!(held.at_rest() >= 2);
+    /// # Ok(()) }
+    /// ```
+    pub fn at_rest(&self) -> u64 {
+        self.at_rest
+    }
+
+    /// Rebinds the plan to the resources' states. Where every resource is still where the
+    /// plan's last execution left it, and the plan's input was where the one before left
+    /// them, only the last values change ([`Rebinder::rebind_at_rest`]): a version compare per
+    /// resource. Otherwise it snapshots the states into the scratch input and matches them.
     /// `false`: the states differ in a way that needs a new plan.
     fn rebind(&mut self) -> bool {
         let Execution {
@@ -136,32 +159,35 @@ impl<'a> HeldPlan<'a> {
             resources,
             versions,
             plan,
+            barriers,
             ..
         } = &mut self.execution;
-        for (r, resource) in resources.iter().enumerate() {
-            let t = resource.tracked().lock();
-            versions[r] = t.version;
-            let mut known = true;
-            refill_segments(
-                &mut self.scratch.resources[r].initial,
-                &t.segments,
-                |queue, value| {
-                    let index = queues.iter().position(|q| q == queue).unwrap_or_else(|| {
-                        // A queue this plan does not know: it needs a release there.
-                        known = false;
-                        0
-                    });
-                    (index, value)
-                },
-            );
-            if !known {
-                return false;
+        let rest = &mut barriers.rest;
+        let now = resources
+            .iter()
+            .map(|r| (r.id(), r.tracked().lock().version));
+        if rest.input_is_rest && rest.holds(now) {
+            let values = (&rest.input_values[..], &rest.last[..]);
+            if self.rebinder.rebind_at_rest(plan, values, None).is_ok() {
+                for (r, v) in versions.iter_mut().enumerate() {
+                    *v = rest.version(r);
+                }
+                rest.set_input_is_rest(true);
+                self.at_rest += 1;
+                #[cfg(debug_assertions)]
+                super::lowering::debug_check_at_rest(plan, queues, resources, versions);
+                return true;
             }
+        }
+        if !snapshot_states(&mut self.scratch, queues, resources, versions) {
+            return false;
         }
         let input = std::mem::take(&mut self.scratch);
         match self.rebinder.rebind_states(plan, input, self.schedule) {
             Ok(old) => {
                 self.scratch = old;
+                let ids = resources.iter().map(Resource::id);
+                rest.set_input_is_rest(rest.holds(ids.zip(versions.iter().copied())));
                 true
             }
             Err(input) => {
@@ -205,4 +231,35 @@ impl fmt::Debug for HeldPlan<'_> {
             .field("replanned", &self.replanned)
             .finish_non_exhaustive()
     }
+}
+
+/// Snapshots `resources`' states into `input`'s, in the plan's queue indices (`queues`), and
+/// their versions into `versions`. `false` if a state names a queue the plan does not know.
+fn snapshot_states(
+    input: &mut PlanInput,
+    queues: &[crate::queue::Queue],
+    resources: &[crate::resource::Resource],
+    versions: &mut [u64],
+) -> bool {
+    for (r, resource) in resources.iter().enumerate() {
+        let t = resource.tracked().lock();
+        versions[r] = t.version;
+        let mut known = true;
+        refill_segments(
+            &mut input.resources[r].initial,
+            &t.segments,
+            |queue, value| {
+                let index = queues.iter().position(|q| q == queue).unwrap_or_else(|| {
+                    // A queue this plan does not know: it needs a release there.
+                    known = false;
+                    0
+                });
+                (index, value)
+            },
+        );
+        if !known {
+            return false;
+        }
+    }
+    true
 }

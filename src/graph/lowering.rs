@@ -2,8 +2,9 @@
 //! tracked states, become a [`PlanInput`] of plain indices for the pure planner.
 //!
 //! This is where the runtime's objects meet the planner's data: every distinct [`Queue`] and
-//! [`Resource`] gets an index, and each resource's state is snapshot (with its version, so
-//! the executor can tell whether the plan went stale). Nothing here calls Vulkan.
+//! [`Resource`] gets an index, and each resource's version is read (so the executor can tell
+//! whether the plan went stale). The states themselves are snapshot only when the frame is not
+//! one a kept plan left at rest ([`Lowered::snapshot_states`]). Nothing here calls Vulkan.
 
 use crate::error::{Error, Result};
 use crate::exec::Spares;
@@ -60,7 +61,8 @@ impl Lists {
     }
 }
 
-/// A graph's passes lowered for the planner, with the objects its indices refer to.
+/// A graph's passes lowered for the planner, with the objects its indices refer to. The
+/// resources' states are in `input` only once [`Lowered::snapshot_states`] ran.
 pub(crate) struct Lowered {
     pub(crate) input: PlanInput,
     /// Planner queue index -> queue: the passes' queues, then queues seen only in the
@@ -68,13 +70,15 @@ pub(crate) struct Lowered {
     pub(crate) queues: Vec<Queue>,
     /// Planner resource index -> resource.
     pub(crate) resources: Vec<Resource>,
-    /// Each resource's state version when snapshot.
+    /// Each resource's state version when lowered (when snapshot, once it is).
     pub(crate) versions: Vec<u64>,
+    /// How many of `queues` the passes use (the rest are named only in states).
+    pass_queues: usize,
 }
 
-/// Asks each pass for its declarations and lowers them, with the resources' current states,
-/// into a [`PlanInput`]. Fails on a queue or resource of another device than `device`, and on
-/// two `Queue` objects for one `VkQueue`.
+/// Asks each pass for its declarations and lowers them into a [`PlanInput`], with each
+/// resource's version but not its state. Fails on a queue or resource of another device than
+/// `device`, and on two `Queue` objects for one `VkQueue`.
 ///
 /// `spare` (the declarations of an earlier plan), `scratch` and `lists` (emptied vectors) are
 /// refilled rather than allocated again.
@@ -124,13 +128,10 @@ pub(crate) fn lower(
     declared?;
     truncate_keeping_spares(&mut pass_decls, passes.len(), spare_passes);
     let decls = (&mut res_decls, &mut *spare_resources);
-    snapshot_states(&resources, decls, &mut queues, &mut versions);
+    describe_resources(&resources, decls, &mut versions);
     truncate_keeping_spares(&mut res_decls, resources.len(), spare_resources);
     check_queues(device, passes, &queues)?;
-    for (qi, q) in queues.iter().enumerate() {
-        refill_queue(&mut queue_decls, qi, q.name(), q.family(), q.caps());
-    }
-    queue_decls.truncate(queues.len());
+    refill_queues(&mut queue_decls, &queues);
     let input = PlanInput {
         queues: queue_decls,
         resources: res_decls,
@@ -138,10 +139,85 @@ pub(crate) fn lower(
     };
     Ok(Lowered {
         input,
+        pass_queues: queues.len(),
         queues,
         resources,
         versions,
     })
+}
+
+impl Lowered {
+    /// Snapshots each resource's tracked state (and its version again) into its declaration;
+    /// queues seen only in the states join the queues. Fails as [`lower`] does on those queues.
+    pub(crate) fn snapshot_states(
+        &mut self,
+        device: vk::Device,
+        passes: &[PassEntry<'_>],
+    ) -> Result<()> {
+        self.queues.truncate(self.pass_queues);
+        let decls = self.input.resources.iter_mut().zip(&self.resources);
+        for ((rd, r), version) in decls.zip(&mut self.versions) {
+            let t = r.tracked().lock();
+            *version = t.version;
+            refill_segments(&mut rd.initial, &t.segments, |queue, value| {
+                (first_use_index(queue, &mut self.queues), value)
+            });
+        }
+        check_queues(device, passes, &self.queues)?;
+        refill_queues(&mut self.input.queues, &self.queues);
+        Ok(())
+    }
+
+    /// Takes the queues of a kept plan's last execution, whose states this frame's are, if
+    /// the passes' queues are its first ones: the queues the states name come after them.
+    pub(crate) fn adopt_queues(&mut self, queues: &[Queue]) -> bool {
+        let n = self.pass_queues;
+        let prefix = queues.len() >= n
+            && (self.queues[..n].iter().zip(queues)).all(|(a, b)| a.same_object(b));
+        if prefix {
+            self.queues.truncate(n);
+            self.queues.extend_from_slice(&queues[n..]);
+            refill_queues(&mut self.input.queues, &self.queues);
+        }
+        prefix
+    }
+}
+
+/// Debug builds check what a rebind at rest took on trust: each resource still at the version
+/// `versions` says has the state `plan`'s input says, in the plan's queue indices (`queues`).
+#[cfg(debug_assertions)]
+pub(crate) fn debug_check_at_rest(
+    plan: &crate::plan::Plan,
+    queues: &[Queue],
+    resources: &[Resource],
+    versions: &[u64],
+) {
+    for (r, resource) in resources.iter().enumerate() {
+        let t = resource.tracked().lock();
+        if t.version != versions[r] {
+            continue;
+        }
+        let mut now = Vec::new();
+        refill_segments(&mut now, &t.segments, |queue, value| {
+            let index = queues.iter().position(|q| q == queue);
+            (
+                index.expect("a state at rest names the plan's queues"),
+                value,
+            )
+        });
+        assert_eq!(
+            now, plan.input.resources[r].initial,
+            "a plan rebound at rest has the states its last execution left"
+        );
+    }
+}
+
+/// The declarations of `queues`, refilled in place.
+fn refill_queues(decls: &mut Vec<QueueDecl>, queues: &[Queue]) {
+    for (qi, q) in queues.iter().enumerate() {
+        refill_queue(decls, qi, q.name(), q.family(), q.caps());
+    }
+    decls.truncate(queues.len());
 }
 
 /// `x`'s planner index in `list`, which it joins if it is not there yet: queues (and, in the
@@ -201,12 +277,11 @@ fn declare_passes(
     Ok(())
 }
 
-/// Snapshots each resource's description and tracked state (with its version) into its
-/// refilled `ResourceDecl`; queues seen only in the states join `queues`.
-fn snapshot_states(
+/// Writes each resource's description into its refilled `ResourceDecl` (its state is left
+/// for [`Lowered::snapshot_states`]), and its version into `versions`.
+fn describe_resources(
     resources: &[Resource],
     (res_decls, spare_resources): (&mut Vec<ResourceDecl>, &mut Vec<ResourceDecl>),
-    queues: &mut Vec<Queue>,
     versions: &mut Vec<u64>,
 ) {
     for (ri, r) in resources.iter().enumerate() {
@@ -231,11 +306,7 @@ fn snapshot_states(
         };
         let rd = refill_resource(res_decls, spare_resources, ri, r.name(), kind, concurrent);
         rd.transient = r.transient().map(|(memory, _graph)| memory);
-        let t = r.tracked().lock();
-        versions.push(t.version);
-        refill_segments(&mut rd.initial, &t.segments, |queue, value| {
-            (first_use_index(queue, queues), value)
-        });
+        versions.push(r.tracked().lock().version);
     }
 }
 

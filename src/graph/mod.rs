@@ -429,6 +429,7 @@ impl<'a> GraphBuilder<'a> {
         Ok(Planned {
             graph: self.graph,
             reused: prepared.reused,
+            at_rest: prepared.at_rest,
             execution: prepared.into_execution(&self.graph.pools, self.passes),
             schedule: self.schedule,
         })

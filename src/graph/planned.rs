@@ -25,6 +25,8 @@ pub struct Planned<'a> {
     pub(super) execution: Execution<'a>,
     /// Whether `finish()` reused one of the graph's kept plans.
     pub(super) reused: bool,
+    /// Whether it reused the last one without reading the resources' states.
+    pub(super) at_rest: bool,
     /// The builder's schedule, for a held plan to re-plan with.
     pub(super) schedule: Schedule,
 }
@@ -59,6 +61,25 @@ impl<'a> Planned<'a> {
     /// ```
     pub fn reused(&self) -> bool {
         self.reused
+    }
+
+    /// Whether `finish()` [reused](Planned::reused) the plan the graph executed last without
+    /// reading or comparing any resource's state: the frame declared what that plan's frame
+    /// declared, and every resource was still at the version that execution left it in
+    /// (nothing else touched it), so only the timeline values moved on. The usual case of a
+    /// frame loop that owns its resources, from the third frame on.
+    ///
+    /// ```no_run
+    /// # fn f(graph: &vk_baton::Graph, q: &vk_baton::Queue, p: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {
+    /// for frame in 0..4 {
+    ///     let planned = graph.record().insert_pass("p", &mut *p, q).finish()?;
+    ///     println!("frame {frame}: reused {}, at rest {}", planned.reused(), planned.at_rest());
+    ///     planned.execute()?.wait()?;
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn at_rest(&self) -> bool {
+        self.at_rest
     }
 
     /// The queues the plan's queue indices refer to.

@@ -23,6 +23,8 @@ pub(crate) struct Prepared {
     pub(crate) barriers: PlanBarriers,
     /// Whether the plan came from the cache.
     pub(crate) reused: bool,
+    /// Whether it came without reading the states ([`PlanCache::take_at_rest`](super::cache::PlanCache::take_at_rest)).
+    pub(crate) at_rest: bool,
 }
 
 impl Prepared {
@@ -53,21 +55,47 @@ impl Graph {
         // evicted plan's), refilled in place.
         let spare_input = self.cache.lock().spare_input.take();
         let lists = Lists::from_spares(&mut self.pools.spares.lock());
-        let Lowered {
-            input,
-            queues,
-            resources,
-            versions,
-        } = lower(
-            self.pools.device.handle(),
+        let device = self.pools.device.handle();
+        let mut lowered = lower(
+            device,
             passes,
             spare_input,
             &mut self.lowering.lock(),
             lists,
         )?;
         // The cache is locked only to take a plan out: planning a new one, and verifying in
-        // debug builds, runs without the lock an execution needs to put its plan back.
-        let found = self.cache.lock().take_matching(input, schedule);
+        // debug builds, runs without the lock an execution needs to put its plan back. A frame
+        // its last plan left at rest takes that plan without reading the states.
+        let found_at_rest = self.cache.lock().take_at_rest(&mut lowered, schedule);
+        let at_rest = found_at_rest.is_some();
+        let found = match found_at_rest {
+            Some(found) => {
+                #[cfg(debug_assertions)]
+                if let Match::Reused(plan, _) = &found {
+                    let l = &lowered;
+                    super::lowering::debug_check_at_rest(
+                        plan,
+                        &l.queues,
+                        &l.resources,
+                        &l.versions,
+                    );
+                }
+                found
+            }
+            None => {
+                lowered.snapshot_states(device, passes)?;
+                let input = std::mem::take(&mut lowered.input);
+                let ids = lowered.resources.iter().map(Resource::id);
+                let at = ids.zip(lowered.versions.iter().copied());
+                self.cache.lock().take_matching(input, schedule, at)
+            }
+        };
+        let Lowered {
+            queues,
+            resources,
+            versions,
+            ..
+        } = lowered;
         let (plan, barriers, reused) = reuse_or_plan(found, &queues, schedule)?;
         Ok(Prepared {
             queues,
@@ -76,6 +104,7 @@ impl Graph {
             plan,
             barriers,
             reused,
+            at_rest,
         })
     }
 }

@@ -91,6 +91,33 @@ fn answers(plan: &Plan, schedule: Schedule) -> bool {
         || (schedule == Schedule::PROGRAM_ORDER && !plan.reordered && !plan.schedule.cull)
 }
 
+/// Whether two inputs have the same queues (families and capabilities) and resources (kinds,
+/// sharing and transient memory), their states aside.
+fn same_shape(old: &PlanInput, new: &PlanInput) -> bool {
+    let queues = (old.queues.len() == new.queues.len())
+        && (old.queues.iter().zip(&new.queues))
+            .all(|(a, b)| a.family == b.family && a.caps == b.caps);
+    let resources = (old.resources.len() == new.resources.len())
+        && (old.resources.iter().zip(&new.resources)).all(|(a, b)| {
+            a.kind == b.kind && a.concurrent == b.concurrent && a.transient == b.transient
+        });
+    queues && resources && old.passes.len() == new.passes.len()
+}
+
+/// Maps the timeline value of every record in `states` by `value` (queue, value).
+fn rewrite_values<'s>(
+    states: impl Iterator<Item = &'s mut (std::ops::Range<u64>, SegmentState<usize>)>,
+    value: impl Fn(usize, u64) -> u64,
+) {
+    for (_, s) in states {
+        for r in s.write.iter_mut().chain(&mut s.reads) {
+            if let Some(v) = r.value {
+                r.value = Some(value(r.queue, v));
+            }
+        }
+    }
+}
+
 impl Rebinder {
     /// If the planner's answer for `input` is `plan` with values and semaphores mapped (see
     /// [`Rebinder`]), rewrites `plan` into that answer, moves `input` into it and
@@ -160,6 +187,72 @@ impl Rebinder {
         }
         self.rewrite(plan);
         Ok(std::mem::replace(&mut plan.input, input))
+    }
+
+    /// Moves `plan` to the state its last execution left, when its input is the state an
+    /// earlier execution of it left. Both are the plan's final states, with "this execution"
+    /// read as each queue's last value of that execution: `from` for the input, `to` for the
+    /// new state. So the new input is the plan's with each `from[q]` replaced by `to[q]`, a
+    /// later value than every other of queue `q` in it: a map that keeps order and keeps 0 at
+    /// 0, under which the planner's answer is the plan rewritten the same way (see
+    /// [`Rebinder`]). Nothing is compared; `false` (the plan left as it is) if the two lists
+    /// do not pair up. `input`, the frame's declarations if it has new ones (a builder's),
+    /// must match the plan's; its states are not read, and it comes back in `Err` otherwise.
+    ///
+    /// The caller vouches that every resource is in the state the last execution committed
+    /// ([`crate::exec::AtRest::holds`]), and that the plan's input is `from`'s state.
+    pub(crate) fn rebind_at_rest(
+        &mut self,
+        plan: &mut Plan,
+        (from, to): (&[Option<u64>], &[Option<u64>]),
+        new: Option<(PlanInput, Schedule)>,
+    ) -> Result<Option<PlanInput>, Option<PlanInput>> {
+        self.semaphores.clear();
+        self.same_semaphores = new.is_none();
+        if let Some((input, schedule)) = &new {
+            let same = answers(plan, *schedule)
+                && same_shape(&plan.input, input)
+                && self.match_passes(&plan.input.passes, &input.passes);
+            if !same {
+                return Err(new.map(|(input, _)| input));
+            }
+        }
+        if from.len() != plan.input.queues.len() || to.len() != from.len() {
+            return Err(new.map(|(input, _)| input));
+        }
+        let pairs_up = (from.iter().zip(to)).all(|pair| match pair {
+            (Some(a), Some(b)) => a < b,
+            (a, b) => a.is_none() && b.is_none(),
+        });
+        if !pairs_up || !self.settle_semaphores() {
+            return Err(new.map(|(input, _)| input));
+        }
+        // `from[q]` is the one value of queue `q` that moves; the final states' own values
+        // are earlier ones, carried from before, and stay.
+        let value = |q: usize, v: u64| match (from[q], to[q]) {
+            (Some(a), Some(b)) if a == v => b,
+            _ => v,
+        };
+        self.rewrite_waits(plan, value);
+        for rd in &mut plan.input.resources {
+            for (_, s) in &mut rd.initial {
+                let moved = |r: &mut Recorded<usize>| match (r.value, from[r.queue]) {
+                    (Some(v), Some(a)) if v == a => r.value = to[r.queue],
+                    _ => {}
+                };
+                if let Some(w) = &mut s.write {
+                    moved(w);
+                }
+                s.reads.iter_mut().for_each(moved);
+            }
+        }
+        Ok(new.map(|(mut input, _)| {
+            // The frame's declarations (its names and semaphores) with the plan's states.
+            for (mine, theirs) in plan.input.resources.iter_mut().zip(&mut input.resources) {
+                std::mem::swap(&mut mine.initial, &mut theirs.initial);
+            }
+            std::mem::replace(&mut plan.input, input)
+        }))
     }
 
     /// Whether [`Rebinder::rebind_scheduled`] would rebind `plan` to `input`, leaving `plan`
@@ -351,6 +444,11 @@ impl Rebinder {
                 return false;
             }
         }
+        self.settle_semaphores()
+    }
+
+    /// Sorts the semaphore pairs and checks that they form a one-to-one map.
+    fn settle_semaphores(&mut self) -> bool {
         let s = &mut self.semaphores;
         s.sort_unstable();
         s.dedup();
@@ -413,24 +511,24 @@ impl Rebinder {
 
     /// Maps every value and semaphore of the plan's output; [`Self::maps_plan`] said they all map.
     fn rewrite(&self, plan: &mut Plan) {
+        let value = |queue, v| self.value(queue, v).unwrap_or(v);
+        self.rewrite_waits(plan, value);
+        rewrite_values(plan.final_states.iter_mut().flatten(), value);
+    }
+
+    /// Maps the values (by `value`) and semaphores of the plan's waits and signals.
+    fn rewrite_waits(&self, plan: &mut Plan, value: impl Fn(usize, u64) -> u64) {
         for b in plan.queues.iter_mut().flat_map(|q| &mut q.batches) {
             for w in &mut b.waits {
                 match &mut w.target {
-                    WaitTarget::Value { queue, value } => {
-                        *value = self.value(*queue, *value).unwrap_or(*value);
-                    }
+                    WaitTarget::Value { queue, value: v } => *v = value(*queue, *v),
                     WaitTarget::Binary(s) => *s = self.semaphore(*s).unwrap_or(*s),
                     WaitTarget::Batch { .. } => {}
                 }
             }
-            for (s, _) in &mut b.binary_signals {
-                *s = self.semaphore(*s).unwrap_or(*s);
-            }
-        }
-        for (_, s) in plan.final_states.iter_mut().flatten() {
-            for r in s.write.iter_mut().chain(&mut s.reads) {
-                if let Some(v) = r.value {
-                    r.value = Some(self.value(r.queue, v).unwrap_or(v));
+            if !self.same_semaphores {
+                for (s, _) in &mut b.binary_signals {
+                    *s = self.semaphore(*s).unwrap_or(*s);
                 }
             }
         }

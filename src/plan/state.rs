@@ -6,6 +6,7 @@
 //! and the stages and accesses an earlier barrier already made that write visible to.
 
 use ash::vk;
+use std::borrow::Borrow;
 
 /// One access remembered for later synchronization.
 ///
@@ -188,21 +189,35 @@ impl<Q: Copy> SegmentState<Q> {
 /// `dst`'s vectors: no allocation once `dst` has grown. How lowering snapshots a resource's
 /// state and how the executor commits one, frame after frame. Inlined, so that `f` (one call
 /// per recorded access, per resource, per frame) is inlined too.
+///
+/// `f` may hand back a borrowed queue (`&Queue`): it is cloned only into a slot that holds
+/// another queue, so a steady state's queue handles are compared, not cloned and dropped.
 #[inline]
-pub(crate) fn refill_segments<A, B, F>(
+pub(crate) fn refill_segments<A, B, R, F>(
     dst: &mut Vec<(std::ops::Range<u64>, SegmentState<B>)>,
     src: &[(std::ops::Range<u64>, SegmentState<A>)],
     mut f: F,
 ) where
-    F: FnMut(&A, Option<u64>) -> (B, Option<u64>),
+    B: Clone + PartialEq,
+    R: Borrow<B>,
+    F: FnMut(&A, Option<u64>) -> (R, Option<u64>),
 {
-    let rec = |r: &Recorded<A>, f: &mut F| {
+    let rec = |r: &Recorded<A>, slot: Option<&mut Recorded<B>>, f: &mut F| {
         let (queue, value) = f(&r.queue, r.value);
-        Recorded {
-            queue,
-            value,
-            stages: r.stages,
-            access: r.access,
+        match slot {
+            Some(d) => {
+                assign(&mut d.queue, queue.borrow());
+                d.value = value;
+                d.stages = r.stages;
+                d.access = r.access;
+                None
+            }
+            None => Some(Recorded {
+                queue: queue.borrow().clone(),
+                value,
+                stages: r.stages,
+                access: r.access,
+            }),
         }
     };
     dst.truncate(src.len());
@@ -215,26 +230,54 @@ pub(crate) fn refill_segments<A, B, F>(
         ds.layout = s.layout;
         ds.defined = s.defined;
         ds.owner = s.owner;
-        ds.write = s.write.as_ref().map(|w| rec(w, &mut f));
-        overwrite(&mut ds.reads, &s.reads, |r| rec(r, &mut f));
-        overwrite(&mut ds.visible, &s.visible, |v| Visible {
-            queue: f(&v.queue, None).0,
-            stages: v.stages,
-            access: v.access,
+        match (&s.write, &mut ds.write) {
+            (Some(w), Some(d)) => drop(rec(w, Some(d), &mut f)),
+            (w, d) => *d = w.as_ref().and_then(|w| rec(w, None, &mut f)),
+        }
+        overwrite(&mut ds.reads, &s.reads, |r, slot| rec(r, slot, &mut f));
+        overwrite(&mut ds.visible, &s.visible, |v, slot| {
+            let (queue, _) = f(&v.queue, None);
+            match slot {
+                Some(d) => {
+                    assign(&mut d.queue, queue.borrow());
+                    d.stages = v.stages;
+                    d.access = v.access;
+                    None
+                }
+                None => Some(Visible {
+                    queue: queue.borrow().clone(),
+                    stages: v.stages,
+                    access: v.access,
+                }),
+            }
         });
     }
 }
 
-/// Overwrites `dst` with `src` mapped by `f`, element by element: a steady state's vectors
-/// keep their length, so nothing is cleared, grown or moved.
+/// `*dst = src`, cloning only when they differ.
 #[inline]
-fn overwrite<S, D>(dst: &mut Vec<D>, src: &[S], mut f: impl FnMut(&S) -> D) {
+fn assign<B: Clone + PartialEq>(dst: &mut B, src: &B) {
+    if dst != src {
+        dst.clone_from(src);
+    }
+}
+
+/// Overwrites `dst` with `src` mapped by `f`, element by element: a steady state's vectors
+/// keep their length, so nothing is cleared, grown or moved. `f` writes into an existing
+/// element in place (returning `None`), or makes a new one.
+#[inline]
+fn overwrite<S, D>(
+    dst: &mut Vec<D>,
+    src: &[S],
+    mut f: impl FnMut(&S, Option<&mut D>) -> Option<D>,
+) {
     dst.truncate(src.len());
     for (k, s) in src.iter().enumerate() {
-        let d = f(s);
         match dst.get_mut(k) {
-            Some(slot) => *slot = d,
-            None => dst.push(d),
+            Some(slot) => {
+                f(s, Some(slot));
+            }
+            None => dst.extend(f(s, None)),
         }
     }
 }

@@ -162,21 +162,23 @@ impl Tracked {
 
     /// Commits an execution's final state as [`Tracked::commit_execution`] does, with each
     /// recorded access mapped by `to_queues`. When nothing was committed since planning (the
-    /// usual case) it is written over the current segments, reusing their vectors.
-    pub(crate) fn commit_planned(
+    /// usual case) it is written over the current segments, reusing their vectors; the new
+    /// version is returned then, [`MERGED`](crate::exec::MERGED) otherwise.
+    pub(crate) fn commit_planned<'q>(
         &mut self,
         planned_version: u64,
         planned_final: &[(Range<u64>, SegmentState<usize>)],
-        mut to_queues: impl FnMut(&usize, Option<u64>) -> (Queue, Option<u64>),
-    ) {
+        mut to_queues: impl FnMut(&usize, Option<u64>) -> (&'q Queue, Option<u64>),
+    ) -> u64 {
         if self.version == planned_version {
             crate::plan::refill_segments(&mut self.segments, planned_final, to_queues);
             self.version += 1;
-            return;
+            return self.version;
         }
         let mut mapped = Vec::new();
         crate::plan::refill_segments(&mut mapped, planned_final, &mut to_queues);
         self.commit_execution(planned_version, mapped);
+        crate::exec::MERGED
     }
 
     /// Commits an execution's final state (planned at `planned_version`, and found not stale

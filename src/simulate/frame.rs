@@ -101,6 +101,11 @@ pub struct FrameReport {
     /// Whether `finish()` (or `hand_off`) would reuse a kept plan of an earlier frame (the
     /// simulation checked that every kept plan that rebinds equals the planner's answer).
     pub reused: bool,
+    /// Whether `finish()` would reuse the last frame's plan without reading the states
+    /// ([`Planned::at_rest`](crate::Planned::at_rest)): every resource still where that
+    /// frame left it. The simulation checked that plan, rebound by values alone, against the
+    /// planner's answer and its input against the states.
+    pub at_rest: bool,
 }
 
 impl FrameReport {

@@ -37,5 +37,15 @@ pub(crate) fn chained_copies_on_three_queues(topo: Topo, buffers: usize, n: usiz
             r.plan
         );
     }
+    // The first two frames are planned (the second finds written buffers, not fresh ones); the
+    // third reuses the second's plan after comparing the states it left, and makes that plan's
+    // input a state it left. From the fourth on, the versions alone tell that nothing else
+    // touched the buffers, and the plan is rebound by its values.
+    let want = format!("...{}", "a".repeat(FRAMES - 3));
+    assert_eq!(
+        s.rest_pattern(),
+        want,
+        "{topo:?}, {buffers} buffers, {n} passes"
+    );
     FRAMES
 }

@@ -84,7 +84,11 @@ pub(crate) fn async_compute(topo: Topo, exclusive: bool) -> usize {
         ),
         pass("host read", s.g, [u(readback, Access::HOST_READ)]),
     ]);
-    eprintln!("async_compute {topo:?} {exclusive}: {}", s.reuse_pattern());
+    eprintln!(
+        "async_compute {topo:?} {exclusive}: {} {}",
+        s.reuse_pattern(),
+        s.rest_pattern()
+    );
     frames + 2
 }
 
@@ -170,7 +174,11 @@ pub(crate) fn streaming_upload(topo: Topo, concurrent: bool) -> usize {
         s.c,
         [u(partials, Access::HOST_READ)],
     )]);
-    eprintln!("streaming {topo:?}: {}", s.reuse_pattern());
+    eprintln!(
+        "streaming {topo:?}: {} {}",
+        s.reuse_pattern(),
+        s.rest_pattern()
+    );
     frames + 1
 }
 
@@ -252,7 +260,11 @@ pub(crate) fn incremental(topo: Topo) -> usize {
             check(&s, "download", &r, (1, usize::from(!one_queue), 0));
         }
     }
-    eprintln!("incremental {topo:?}: {}", s.reuse_pattern());
+    eprintln!(
+        "incremental {topo:?}: {} {}",
+        s.reuse_pattern(),
+        s.rest_pattern()
+    );
     3 * FRAMES
 }
 
@@ -331,6 +343,10 @@ pub(crate) fn window(topo: Topo) -> usize {
         );
         assert_eq!(b[1].binary_signals.len(), 1, "{topo:?}");
     }
-    eprintln!("window {topo:?}: {}", s.reuse_pattern());
+    eprintln!(
+        "window {topo:?}: {} {}",
+        s.reuse_pattern(),
+        s.rest_pattern()
+    );
     frames
 }

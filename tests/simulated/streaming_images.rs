@@ -133,6 +133,10 @@ pub(crate) fn streaming_images(topo: Topo) -> usize {
             r.plan
         );
     }
-    eprintln!("streaming images {topo:?}: {}", s.reuse_pattern());
+    eprintln!(
+        "streaming images {topo:?}: {} {}",
+        s.reuse_pattern(),
+        s.rest_pattern()
+    );
     frames
 }

@@ -1,0 +1,100 @@
+//! [`AtRest`]: where a plan's last execution left its resources, so that the plan's next
+//! frame can tell that nothing changed by comparing versions.
+//!
+//! An execution commits each resource's state as the plan's final state, with "this
+//! execution" read as each queue's last value of it. While a resource's version is still the
+//! one that commit gave it, its state is exactly that: nothing needs to be copied or compared
+//! to know it. When every resource of a plan is at rest, and the plan's input was itself the
+//! state its previous execution left, the new input differs from the plan's only in those
+//! last values, and [`Rebinder::rebind_at_rest`](crate::plan::Rebinder::rebind_at_rest)
+//! moves the plan to the new ones.
+
+use crate::queue::Queue;
+
+/// A version no commit gives: the resource's state was merged with other executions' reads,
+/// so it is not the plan's final state alone.
+pub(crate) const MERGED: u64 = u64::MAX;
+
+/// Where the last execution of a plan left its resources. Empty until the plan is executed.
+#[derive(Debug, Default)]
+pub(crate) struct AtRest {
+    /// Per plan resource: its id and the version the commit gave it ([`MERGED`] where the
+    /// commit merged reads of other executions).
+    resources: Vec<(u64, u64)>,
+    /// The execution's queues, by plan index.
+    pub(crate) queues: Vec<Queue>,
+    /// Per plan queue: the execution's last value there, which its final states' records of
+    /// "this execution" became.
+    pub(crate) last: Vec<Option<u64>>,
+    /// When `input_is_rest`, the plan's input is the state an earlier execution left: its
+    /// final states with "this execution" read as these values.
+    pub(crate) input_values: Vec<Option<u64>>,
+    pub(crate) input_is_rest: bool,
+    /// Whether the plan was executed since it came.
+    executed: bool,
+}
+
+impl AtRest {
+    /// Notes what an execution left: for each plan resource its id and the version the
+    /// commit gave it (or [`MERGED`]), and each queue's last value.
+    pub(crate) fn record(
+        &mut self,
+        committed: impl IntoIterator<Item = (u64, u64)>,
+        last: &[Option<u64>],
+    ) {
+        self.resources.clear();
+        self.resources.extend(committed);
+        self.last.clear();
+        self.last.extend_from_slice(last);
+        self.executed = true;
+    }
+
+    /// Notes the execution's queues, by plan index.
+    pub(crate) fn set_queues(&mut self, queues: &[Queue]) {
+        overwrite_differing(&mut self.queues, queues);
+    }
+
+    /// Notes whether the plan's input is now the state the last execution left.
+    pub(crate) fn set_input_is_rest(&mut self, is_rest: bool) {
+        self.input_is_rest = is_rest;
+        if is_rest {
+            self.input_values.clear();
+            self.input_values.extend_from_slice(&self.last);
+        }
+    }
+
+    /// Forgets everything: the plan it travels with is another one.
+    pub(crate) fn forget(&mut self) {
+        self.resources.clear();
+        self.last.clear();
+        self.input_is_rest = false;
+        self.executed = false;
+    }
+
+    /// Whether `resources` (id and current version, by plan index) are the resources of the
+    /// last execution, each still at the version that execution's commit gave it.
+    pub(crate) fn holds(&self, resources: impl ExactSizeIterator<Item = (u64, u64)>) -> bool {
+        self.executed
+            && self.resources.len() == resources.len()
+            && (self.resources.iter().zip(resources))
+                .all(|(&(id, v), (id_now, v_now))| v != MERGED && id == id_now && v == v_now)
+    }
+
+    /// The version resource `r`'s commit gave it (only meaningful when [`AtRest::holds`]).
+    pub(crate) fn version(&self, r: usize) -> u64 {
+        self.resources[r].1
+    }
+}
+
+/// Overwrites `dst` with `src`, cloning only the queues that differ: a steady frame's queues
+/// are compared, not cloned and dropped.
+fn overwrite_differing(dst: &mut Vec<Queue>, src: &[Queue]) {
+    dst.truncate(src.len());
+    for (i, s) in src.iter().enumerate() {
+        match dst.get_mut(i) {
+            Some(d) if d.same_object(s) => {}
+            Some(d) => d.clone_from(s),
+            None => dst.push(s.clone()),
+        }
+    }
+}
