@@ -80,6 +80,12 @@ impl AtRest {
                 .all(|(&(id, v), (id_now, v_now))| v != MERGED && id == id_now && v == v_now)
     }
 
+    /// Whether plan resource `r`, with this id, is still at `version`, the one the last
+    /// execution's commit gave it.
+    pub(crate) fn left(&self, r: usize, id: u64, version: u64) -> bool {
+        self.executed && version != MERGED && self.resources.get(r) == Some(&(id, version))
+    }
+
     /// The version resource `r`'s commit gave it (only meaningful when [`AtRest::holds`]).
     pub(crate) fn version(&self, r: usize) -> u64 {
         self.resources[r].1

@@ -422,9 +422,16 @@ impl Execution<'_> {
             let value = value.unwrap_or_else(|| values.last[q].unwrap_or(0));
             (&self.queues[q], Some(value))
         };
+        let last = |q: usize| values.last[q].unwrap_or(0);
+        let rest = &self.barriers.rest;
         committed.clear();
         for (r, finals) in self.plan.final_states.iter().enumerate() {
+            let id = self.resources[r].id();
             committed.push(match locked.resources[r].as_mut() {
+                // Still where this plan's last execution left it: only the values move on.
+                Some(g) if g.version == self.versions[r] && rest.left(r, id, g.version) => {
+                    g.commit_at_rest(finals, last, to_queues)
+                }
                 // Keeps the reads committed since planning, so later writers wait for them too.
                 Some(g) => g.commit_planned(self.versions[r], finals, to_queues),
                 None => super::MERGED,

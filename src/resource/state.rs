@@ -181,6 +181,34 @@ impl Tracked {
         crate::exec::MERGED
     }
 
+    /// Commits an execution's final state over the state the same plan's last execution left
+    /// ([`crate::exec::AtRest`]): that is the same final state with other values, so only the
+    /// values are written, "this execution" read as `last` of its queue. Falls back to
+    /// [`Tracked::commit_planned`] if the shapes differ (they never should).
+    pub(crate) fn commit_at_rest<'q>(
+        &mut self,
+        planned_final: &[(Range<u64>, SegmentState<usize>)],
+        last: impl Fn(usize) -> u64,
+        to_queues: impl FnMut(&usize, Option<u64>) -> (&'q Queue, Option<u64>),
+    ) -> u64 {
+        let same_shape = self.segments.len() == planned_final.len()
+            && (self.segments.iter().zip(planned_final)).all(|((_, now), (_, fin))| {
+                now.write.is_some() == fin.write.is_some() && now.reads.len() == fin.reads.len()
+            });
+        if !same_shape {
+            debug_assert!(false, "a state at rest has its plan's final shape");
+            return self.commit_planned(self.version, planned_final, to_queues);
+        }
+        for ((_, now), (_, fin)) in self.segments.iter_mut().zip(planned_final) {
+            let records = now.write.iter_mut().chain(&mut now.reads);
+            for (n, f) in records.zip(fin.write.iter().chain(&fin.reads)) {
+                n.value = Some(f.value.unwrap_or_else(|| last(f.queue)));
+            }
+        }
+        self.version += 1;
+        self.version
+    }
+
     /// Commits an execution's final state (planned at `planned_version`, and found not stale
     /// by [`Tracked::is_stale_for`]), keeping the reads other executions committed since.
     pub(crate) fn commit_execution(
