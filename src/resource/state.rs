@@ -134,6 +134,7 @@ impl Tracked {
     /// which `queues` maps to queues) must not run on the state as it is now. Executions that
     /// only added reads where this plan only reads leave it runnable; see
     /// the [module docs](self#staleness) for why that is correct.
+    #[inline]
     pub(crate) fn is_stale_for(
         &self,
         planned_version: u64,
@@ -141,9 +142,17 @@ impl Tracked {
         planned_final: &[(Range<u64>, SegmentState<usize>)],
         queues: &[Queue],
     ) -> bool {
-        if self.version == planned_version {
-            return false;
-        }
+        self.version != planned_version && self.changed_since(planned_from, planned_final, queues)
+    }
+
+    /// [`Tracked::is_stale_for`] once the version moved on: whether the changes since matter.
+    #[inline(never)]
+    fn changed_since(
+        &self,
+        planned_from: &[(Range<u64>, SegmentState<usize>)],
+        planned_final: &[(Range<u64>, SegmentState<usize>)],
+        queues: &[Queue],
+    ) -> bool {
         let to_queues = |segs: &[(Range<u64>, SegmentState<usize>)]| -> Vec<_> {
             segs.iter()
                 .map(|(c, s)| (c.clone(), s.map_queue(|qi| queues[qi].clone())))
