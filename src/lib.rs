@@ -110,6 +110,8 @@
 //!   same states, reuses that frame's plan; [`Planned::hold`] keeps a plan to execute again and
 //!   again. Once the graph has seen them, such frames make no heap allocation
 //!   (`tests/allocations.rs`, run in release builds); a newly planned frame may allocate.
+//!   When nothing else touched a frame's resources since its last execution, no state is read
+//!   at all: a version compare per resource ([`Planned::at_rest`]).
 //! - **Shows the plan.** A plan prints as text (`println!("{planned}")`): queues, batches,
 //!   waits, barriers, passes and signals. [`Plan::to_svg`](plan::Plan::to_svg) draws it, one
 //!   lane per queue ([an example on three queue families](docs/plan-3-family.svg)), and

@@ -10,6 +10,7 @@
 //! moves the plan to the new ones.
 
 use crate::queue::Queue;
+use std::panic::AssertUnwindSafe;
 
 /// A version no commit gives: the resource's state was merged with other executions' reads,
 /// so it is not the plan's final state alone.
@@ -21,8 +22,10 @@ pub(crate) struct AtRest {
     /// Per plan resource: its id and the version the commit gave it ([`MERGED`] where the
     /// commit merged reads of other executions).
     resources: Vec<(u64, u64)>,
-    /// The execution's queues, by plan index.
-    pub(crate) queues: Vec<Queue>,
+    /// The execution's queues, by plan index. Handles kept to compare and clone, with nothing
+    /// a panic could leave half-changed: unwind-safe, as the plan cache that holds them (and
+    /// the simulation's) was before they came.
+    queues: AssertUnwindSafe<Vec<Queue>>,
     /// Per plan queue: the execution's last value there, which its final states' records of
     /// "this execution" became.
     pub(crate) last: Vec<Option<u64>>,
@@ -52,6 +55,11 @@ impl AtRest {
     /// Notes the execution's queues, by plan index.
     pub(crate) fn set_queues(&mut self, queues: &[Queue]) {
         overwrite_differing(&mut self.queues, queues);
+    }
+
+    /// The execution's queues, by plan index.
+    pub(crate) fn queues(&self) -> &[Queue] {
+        &self.queues
     }
 
     /// Notes whether the plan's input is now the state the last execution left.

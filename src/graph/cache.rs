@@ -62,7 +62,7 @@ impl PlanCache {
         let ids = lowered.resources.iter().map(Resource::id);
         if !rest.input_is_rest
             || !rest.holds(ids.zip(lowered.versions.iter().copied()))
-            || !lowered.adopt_queues(&rest.queues)
+            || !lowered.adopt_queues(rest.queues())
         {
             return None;
         }
