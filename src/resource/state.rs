@@ -200,19 +200,25 @@ impl Tracked {
         last: impl Fn(usize) -> u64,
         to_queues: impl FnMut(&usize, Option<u64>) -> (&'q Queue, Option<u64>),
     ) -> u64 {
-        let same_shape = self.segments.len() == planned_final.len()
-            && (self.segments.iter().zip(planned_final)).all(|((_, now), (_, fin))| {
-                now.write.is_some() == fin.write.is_some() && now.reads.len() == fin.reads.len()
-            });
+        let value =
+            |f: &crate::plan::Recorded<usize>| Some(f.value.unwrap_or_else(|| last(f.queue)));
+        // A shape that differs falls back to the full commit, which overwrites whatever this
+        // loop wrote before it found out.
+        let mut same_shape = self.segments.len() == planned_final.len();
+        for ((_, now), (_, fin)) in self.segments.iter_mut().zip(planned_final) {
+            match (&mut now.write, &fin.write) {
+                (Some(n), Some(f)) => n.value = value(f),
+                (None, None) => {}
+                _ => same_shape = false,
+            }
+            same_shape &= now.reads.len() == fin.reads.len();
+            for (n, f) in now.reads.iter_mut().zip(&fin.reads) {
+                n.value = value(f);
+            }
+        }
         if !same_shape {
             debug_assert!(false, "a state at rest has its plan's final shape");
             return self.commit_planned(self.version, planned_final, to_queues);
-        }
-        for ((_, now), (_, fin)) in self.segments.iter_mut().zip(planned_final) {
-            let records = now.write.iter_mut().chain(&mut now.reads);
-            for (n, f) in records.zip(fin.write.iter().chain(&fin.reads)) {
-                n.value = Some(f.value.unwrap_or_else(|| last(f.queue)));
-            }
         }
         self.version += 1;
         self.version
