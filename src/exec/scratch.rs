@@ -92,8 +92,9 @@ pub(crate) struct Spares {
     pub(super) batch_cmds: Vec<Vec<vk::CommandBuffer>>,
     /// Tokens of finished executions; one nobody else holds any more is reused.
     pub(super) tokens: Vec<CompletionToken>,
-    /// The scratch of recording and submitting, lent to one execution at a time.
-    pub(super) frame: Option<FrameScratch>,
+    /// The scratch of recording and submitting, lent to one execution at a time (boxed: it
+    /// moves out and back every frame).
+    pub(super) frame: Option<Box<FrameScratch>>,
 }
 
 impl Spares {
@@ -125,12 +126,12 @@ impl Spares {
     pub(super) fn start_frame(
         &mut self,
         device: &std::sync::Arc<ash::Device>,
-    ) -> (CompletionToken, FrameScratch) {
+    ) -> (CompletionToken, Box<FrameScratch>) {
         (self.token(device), self.frame.take().unwrap_or_default())
     }
 
     /// Keeps an execution's frame scratch for the next one.
-    pub(super) fn keep_frame(&mut self, frame: FrameScratch) {
+    pub(super) fn keep_frame(&mut self, frame: Box<FrameScratch>) {
         self.frame = Some(frame);
     }
 
