@@ -287,6 +287,12 @@ impl Queue {
         Arc::ptr_eq(&self.0, &other.0)
     }
 
+    /// An identity for [`Queue::same_object`]: equal for clones of one `Queue`, distinct for
+    /// any two alive at once.
+    pub(crate) fn id(&self) -> u64 {
+        Arc::as_ptr(&self.0) as usize as u64
+    }
+
     /// The highest timeline value up to which the host knows this queue's work complete,
     /// through vk-baton's fences: the last value of an execution whose
     /// [`ExecutionFence`](crate::ExecutionFence) it saw signalled (`wait`, `wait_timeout`,

@@ -182,6 +182,11 @@ pub enum SimError {
 
 type Segments = Vec<(Range<u64>, SegmentState<usize>)>;
 
+/// The identities of a frame's queues, for [`crate::exec::AtRest`]: their topology indices.
+fn queue_ids(qmap: &[usize]) -> impl ExactSizeIterator<Item = u64> + '_ {
+    qmap.iter().map(|&q| q as u64)
+}
+
 /// Whether a rebound plan is the planner's own answer: the same batches, order, final states
 /// and transient placements.
 fn same_answer(rebound: &Plan, planned: &Plan) -> bool {
@@ -312,7 +317,7 @@ impl Simulation {
         let now: Vec<(u64, u64)> = (rmap.iter())
             .map(|&r| (r as u64, self.versions[r]))
             .collect();
-        let (plan, at_rest) = self.plan(&input, how, &now)?;
+        let (plan, at_rest) = self.plan(&input, how, (&now, &qmap))?;
         let mut last: Vec<u64> = qmap.iter().map(|&q| self.last[q]).collect();
         plan.verify_from(&last)
             .map_err(|violations| SimError::Verification {
@@ -347,18 +352,18 @@ impl Simulation {
         self.frames += 1;
         // As `finish()` (or `hand_off`) and the submit path (or the handoff's end) do: a kept
         // plan taken out or the new one, put back in front.
-        let (kept, mut barriers, reused) =
-            match self
-                .cache
-                .take_matching(input, how.schedule(), now.iter().copied())
-            {
-                Match::Reused(kept, barriers) => (kept, barriers, true),
-                Match::New { barriers, .. } => (plan.clone(), barriers, false),
-            };
+        let (kept, mut barriers, reused) = match self.cache.take_matching(
+            input,
+            how.schedule(),
+            (now.iter().copied(), queue_ids(&qmap)),
+        ) {
+            Match::Reused(kept, barriers) => (kept, barriers, true),
+            Match::New { barriers, .. } => (plan.clone(), barriers, false),
+        };
         // The submit path notes where the execution left the resources; a handoff's plan goes
         // back without it.
         match how {
-            Frame::Graph(..) => (barriers.rest).record(committed, &values.last),
+            Frame::Graph(..) => (barriers.rest).record(committed, queue_ids(&qmap), &values.last),
             Frame::HandOff(_) => barriers.forget(),
         }
         self.cache.put_back(kept, barriers);
@@ -378,19 +383,23 @@ impl Simulation {
     /// with. Every kept plan that rebinds to `input` must be that answer exactly, not only the
     /// one the cache would take; so must the last plan rebound at rest, where `finish()` would
     /// take it (`true` then), and its input must be the states. `now`: each resource's id and
-    /// version.
+    /// version; `qmap`: each plan queue's topology queue.
     fn plan(
         &mut self,
         input: &PlanInput,
         how: Frame<'_>,
-        now: &[(u64, u64)],
+        (now, qmap): (&[(u64, u64)], &[usize]),
     ) -> Result<(Plan, bool), SimError> {
         let frame = self.frames;
         let schedule = how.schedule();
         let plan = crate::plan::plan_scheduled_reusing(input.clone(), Default::default(), schedule)
             .map_err(|error| SimError::Plan { frame, error })?;
-        let at_rest = match (how, self.cache.last_at_rest(now.iter().copied())) {
-            (Frame::Graph(..), Some((kept, rest))) => {
+        // `finish()` and `hand_off` both look for it (`Graph::prepare`).
+        let at_rest = match self
+            .cache
+            .last_at_rest(now.iter().copied(), queue_ids(qmap))
+        {
+            Some((kept, rest)) => {
                 let mut candidate = kept.clone();
                 let values = (&rest.input_values[..], &rest.last[..]);
                 let new = Some((input.clone(), schedule));
@@ -406,7 +415,7 @@ impl Simulation {
                 }
                 rebound.is_ok()
             }
-            _ => false,
+            None => false,
         };
         for kept in self.cache.plans() {
             if !self.rebinder.rebinds(kept, input, schedule) {

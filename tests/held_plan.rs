@@ -411,7 +411,11 @@ fn a_frame_loop_is_rebound_at_rest_until_another_graph_touches_a_resource() {
         },
         |_: &mut Recorder<'_>| Ok(()),
     );
-    let reader = graph.record().insert_pass("other reader", &mut other, &q);
+    // Another graph, with a cache of its own: only the buffer's state tells this one.
+    let other_graph = ctx.graph().unwrap();
+    let reader = other_graph
+        .record()
+        .insert_pass("other reader", &mut other, &q);
     reader.finish().unwrap().execute().unwrap().wait().unwrap();
     let after: String = (7..=10).map(&mut frame).collect();
     // The read changed `a`'s state: the next fill must wait for it, a new shape. The frame
@@ -419,6 +423,7 @@ fn a_frame_loop_is_rebound_at_rest_until_another_graph_touches_a_resource() {
     // last execution was before the read, so its input is not at rest yet. The one after
     // that compares in full once more and finds the states that plan left; then at rest.
     assert_eq!(after, "prra");
+    drop(other_graph);
     drop(graph);
     common::assert_clean(&ctx);
 }

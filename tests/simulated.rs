@@ -288,6 +288,14 @@ fn depth_and_stencil_planes_on_two_queues() {
 }
 
 #[test]
+fn a_writer_moving_between_queues_is_at_rest_only_where_it_stays() {
+    on_every_topology(
+        "a writer moving between queues",
+        writer_moving_between_queues,
+    );
+}
+
+#[test]
 fn uploaded_once_sampled_every_frame_needs_no_barrier_after_the_first() {
     on_every_topology(
         "uploaded once, sampled every frame",

@@ -198,11 +198,9 @@ impl Execution<'_> {
             self.submit_and_commit(&recording, &mut frame.submit, signals, &mut reached);
         if let (Ok(()), Some(values)) = (&submitted, &frame.submit.values) {
             let ids = self.resources.iter().map(Resource::id);
+            let committed = ids.zip(frame.submit.committed.iter().copied());
             let rest = &mut self.barriers.rest;
-            rest.record(
-                ids.zip(frame.submit.committed.iter().copied()),
-                &values.last,
-            );
+            rest.record(committed, self.queues.iter().map(Queue::id), &values.last);
             rest.set_queues(&self.queues);
         }
         let waits = frame.submit.waits_submitted;

@@ -22,6 +22,10 @@ pub(crate) struct AtRest {
     /// Per plan resource: its id and the version the commit gave it ([`MERGED`] where the
     /// commit merged reads of other executions).
     resources: Vec<(u64, u64)>,
+    /// Per plan queue: which queue it was (the raw `VkQueue`; the simulation's queue index).
+    /// The final states name queues by plan index, so they mean the same only on the same
+    /// queues in the same order.
+    queue_ids: Vec<u64>,
     /// The execution's queues, by plan index. Handles kept to compare and clone, with nothing
     /// a panic could leave half-changed: unwind-safe, as the plan cache that holds them (and
     /// the simulation's) was before they came.
@@ -39,14 +43,17 @@ pub(crate) struct AtRest {
 
 impl AtRest {
     /// Notes what an execution left: for each plan resource its id and the version the
-    /// commit gave it (or [`MERGED`]), and each queue's last value.
+    /// commit gave it (or [`MERGED`]), each plan queue's identity, and each queue's last value.
     pub(crate) fn record(
         &mut self,
         committed: impl IntoIterator<Item = (u64, u64)>,
+        queues: impl IntoIterator<Item = u64>,
         last: &[Option<u64>],
     ) {
         self.resources.clear();
         self.resources.extend(committed);
+        self.queue_ids.clear();
+        self.queue_ids.extend(queues);
         self.last.clear();
         self.last.extend_from_slice(last);
         self.executed = true;
@@ -74,22 +81,43 @@ impl AtRest {
     /// Forgets everything: the plan it travels with is another one.
     pub(crate) fn forget(&mut self) {
         self.resources.clear();
+        self.queue_ids.clear();
         self.last.clear();
         self.input_is_rest = false;
         self.executed = false;
     }
 
     /// Whether `resources` (id and current version, by plan index) are the resources of the
-    /// last execution, each still at the version that execution's commit gave it.
-    pub(crate) fn holds(&self, resources: impl ExactSizeIterator<Item = (u64, u64)>) -> bool {
+    /// last execution, each still at the version that execution's commit gave it, and
+    /// `queues` (identities, by plan index) its queues.
+    pub(crate) fn holds(
+        &self,
+        resources: impl ExactSizeIterator<Item = (u64, u64)>,
+        queues: impl ExactSizeIterator<Item = u64>,
+    ) -> bool {
+        self.holds_resources(resources) && self.same_queues(queues)
+    }
+
+    /// [`AtRest::holds`] for the resources alone.
+    pub(crate) fn holds_resources(
+        &self,
+        resources: impl ExactSizeIterator<Item = (u64, u64)>,
+    ) -> bool {
         self.executed
             && self.resources.len() == resources.len()
             && (self.resources.iter().zip(resources))
                 .all(|(&(id, v), (id_now, v_now))| v != MERGED && id == id_now && v == v_now)
     }
 
+    /// Whether `queues` (identities, by plan index) are the last execution's queues.
+    pub(crate) fn same_queues(&self, queues: impl ExactSizeIterator<Item = u64>) -> bool {
+        self.executed
+            && self.queue_ids.len() == queues.len()
+            && self.queue_ids.iter().copied().eq(queues)
+    }
+
     /// Whether plan resource `r`, with this id, is still at `version`, the one the last
-    /// execution's commit gave it.
+    /// execution's commit gave it. The caller checks the queues ([`AtRest::same_queues`]).
     pub(crate) fn left(&self, r: usize, id: u64, version: u64) -> bool {
         self.executed && version != MERGED && self.resources.get(r) == Some(&(id, version))
     }

@@ -13,7 +13,7 @@ use crate::exec::{Spare, SubmitScratch};
 use crate::plan::{
     submission_runs_into, Batch, Command, SegmentState, SubmissionRun, TimelineValues, WaitTarget,
 };
-use crate::queue::QueueLock;
+use crate::queue::{Queue, QueueLock};
 use crate::resource::Tracked;
 use ash::vk;
 use parking_lot::MutexGuard;
@@ -424,13 +424,29 @@ impl Execution<'_> {
         };
         let last = |q: usize| values.last[q].unwrap_or(0);
         let rest = &self.barriers.rest;
+        let same_queues = rest.same_queues(self.queues.iter().map(Queue::id));
         committed.clear();
         for (r, finals) in self.plan.final_states.iter().enumerate() {
             let id = self.resources[r].id();
             committed.push(match locked.resources[r].as_mut() {
                 // Still where this plan's last execution left it: only the values move on.
-                Some(g) if g.version == self.versions[r] && rest.left(r, id, g.version) => {
-                    g.commit_at_rest(finals, last, to_queues)
+                Some(g)
+                    if same_queues
+                        && g.version == self.versions[r]
+                        && rest.left(r, id, g.version) =>
+                {
+                    let version = g.commit_at_rest(finals, last, to_queues);
+                    // Debug builds check the shortcut against the full commit.
+                    #[cfg(debug_assertions)]
+                    {
+                        let mut full = Vec::new();
+                        crate::plan::refill_segments(&mut full, finals, to_queues);
+                        assert_eq!(
+                            g.segments, full,
+                            "a commit at rest writes the full commit's state"
+                        );
+                    }
+                    version
                 }
                 // Keeps the reads committed since planning, so later writers wait for them too.
                 Some(g) => g.commit_planned(self.versions[r], finals, to_queues),

@@ -61,7 +61,7 @@ impl PlanCache {
         let rest = &mut barriers.rest;
         let ids = lowered.resources.iter().map(Resource::id);
         if !rest.input_is_rest
-            || !rest.holds(ids.zip(lowered.versions.iter().copied()))
+            || !rest.holds_resources(ids.zip(lowered.versions.iter().copied()))
             || !lowered.adopt_queues(rest.queues())
         {
             return None;
@@ -90,16 +90,17 @@ impl PlanCache {
 
     /// Takes out the most recent kept plan that the planner would answer `input` with, rebound
     /// to it; or gives `input` back with what the new plan can refill. `resources` (id and
-    /// version, by plan index) tells whether the frame's states are where the plan's last
-    /// execution left them ([`crate::exec::AtRest`]).
-    pub(crate) fn take_matching<I>(
+    /// version, by plan index) and `queues` (identities) tell whether the frame's states are
+    /// where the plan's last execution left them ([`crate::exec::AtRest`]).
+    pub(crate) fn take_matching<I, J>(
         &mut self,
         mut input: PlanInput,
         schedule: Schedule,
-        resources: I,
+        (resources, queues): (I, J),
     ) -> Match
     where
         I: ExactSizeIterator<Item = (u64, u64)>,
+        J: ExactSizeIterator<Item = u64>,
     {
         if !self.disabled {
             for i in 0..self.entries.len() {
@@ -110,7 +111,7 @@ impl PlanCache {
                     Ok(matched) => {
                         let (plan, mut barriers) = self.entries.remove(i);
                         let rest = &mut barriers.rest;
-                        rest.set_input_is_rest(rest.holds(resources));
+                        rest.set_input_is_rest(rest.holds(resources, queues));
                         self.spare_input = Some(matched);
                         self.reused += 1;
                         log::trace!(
@@ -167,10 +168,11 @@ impl PlanCache {
     pub(crate) fn last_at_rest(
         &self,
         resources: impl ExactSizeIterator<Item = (u64, u64)>,
+        queues: impl ExactSizeIterator<Item = u64>,
     ) -> Option<(&Plan, &crate::exec::AtRest)> {
         let (plan, barriers) = self.entries.first().filter(|_| !self.disabled)?;
         let rest = &barriers.rest;
-        (rest.input_is_rest && rest.holds(resources)).then_some((plan, rest))
+        (rest.input_is_rest && rest.holds(resources, queues)).then_some((plan, rest))
     }
 
     /// How many plans are kept.
@@ -255,7 +257,7 @@ mod tests {
                 let (plan, mut barriers, reused) = match kept.take_matching(
                     frame(fills),
                     Schedule::PROGRAM_ORDER,
-                    std::iter::empty(),
+                    (std::iter::empty(), std::iter::empty()),
                 ) {
                     Match::Reused(plan, barriers) => {
                         assert!(barriers.is_built_for(tag()), "frame {f}: its own barriers");

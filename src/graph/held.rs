@@ -6,6 +6,7 @@ use crate::error::Result;
 use crate::exec::{AppSignals, Execution};
 use crate::fence::ExecutionFence;
 use crate::plan::{refill_segments, Plan, PlanInput, Rebinder, Schedule};
+use crate::queue::Queue;
 use crate::resource::Resource;
 use std::fmt;
 
@@ -166,7 +167,7 @@ impl<'a> HeldPlan<'a> {
         let now = resources
             .iter()
             .map(|r| (r.id(), r.tracked().lock().version));
-        if rest.input_is_rest && rest.holds(now) {
+        if rest.input_is_rest && rest.holds(now, queues.iter().map(Queue::id)) {
             let values = (&rest.input_values[..], &rest.last[..]);
             if self.rebinder.rebind_at_rest(plan, values, None).is_ok() {
                 for (r, v) in versions.iter_mut().enumerate() {
@@ -187,7 +188,8 @@ impl<'a> HeldPlan<'a> {
             Ok(old) => {
                 self.scratch = old;
                 let ids = resources.iter().map(Resource::id);
-                rest.set_input_is_rest(rest.holds(ids.zip(versions.iter().copied())));
+                let now = ids.zip(versions.iter().copied());
+                rest.set_input_is_rest(rest.holds(now, queues.iter().map(Queue::id)));
                 true
             }
             Err(input) => {

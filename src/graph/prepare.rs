@@ -86,8 +86,11 @@ impl Graph {
                 lowered.snapshot_states(device, passes)?;
                 let input = std::mem::take(&mut lowered.input);
                 let ids = lowered.resources.iter().map(Resource::id);
-                let at = ids.zip(lowered.versions.iter().copied());
-                self.cache.lock().take_matching(input, schedule, at)
+                let resources = ids.zip(lowered.versions.iter().copied());
+                let queues = lowered.queues.iter().map(Queue::id);
+                self.cache
+                    .lock()
+                    .take_matching(input, schedule, (resources, queues))
             }
         };
         let Lowered {

@@ -221,3 +221,33 @@ pub(crate) fn uploaded_once_sampled_every_frame(topo: Topo) -> usize {
     }
     FRAMES + 1
 }
+
+/// A pass that writes one buffer (keeping its contents), on graphics or async compute as the
+/// frame decides. Moving between two queues of one family, the frames have one shape with the
+/// queues swapped: the kept plan is reused, but never at rest, since its final states name
+/// the queues by plan index. Back on one queue for three frames, it is at rest again.
+pub(crate) fn writer_moving_between_queues(topo: Topo) -> usize {
+    let mut s = S::new(topo);
+    let mut decl = ResourceDecl::buffer("buf", 256, XFER);
+    decl.concurrent = true;
+    let buf = s.sim.add_resource(decl);
+    let order = [s.g, s.c, s.g, s.c, s.g, s.g, s.g, s.g, s.c, s.c, s.c, s.c];
+    for (f, &q) in order.iter().enumerate() {
+        let r = s.run(vec![pass("write", q, [u(buf, Access::TRANSFER_WRITE)])]);
+        // At rest needs this frame's queue list and plan to be the last frame's, and that
+        // frame's input to have been the one before's state.
+        let same_as_before = f >= 3 && order[f - 1] == q && order[f - 2] == q && order[f - 3] == q;
+        if r.at_rest {
+            assert!(
+                same_as_before || s.g == s.c,
+                "{topo:?} frame {f}: at rest after a queue change"
+            );
+        }
+    }
+    eprintln!(
+        "writer moving between queues {topo:?}: {} {}",
+        s.reuse_pattern(),
+        s.rest_pattern()
+    );
+    order.len()
+}
