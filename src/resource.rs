@@ -41,7 +41,7 @@ pub use host::{HostMapping, HostMemory};
 pub use image::StImage;
 pub use memory::SharedAllocator;
 pub use state::StateSnapshot;
-pub(crate) use state::Tracked;
+pub(crate) use state::{Tracked, MERGED};
 #[cfg(feature = "transients")]
 pub(crate) use transient::{create_buffer, create_image, create_view, name_object};
 

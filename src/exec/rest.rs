@@ -12,9 +12,7 @@
 use crate::queue::Queue;
 use std::panic::AssertUnwindSafe;
 
-/// A version no commit gives: the resource's state was merged with other executions' reads,
-/// so it is not the plan's final state alone.
-pub(crate) const MERGED: u64 = u64::MAX;
+pub(crate) use crate::resource::MERGED;
 
 /// Where the last execution of a plan left its resources. Empty until the plan is executed.
 #[derive(Debug, Default)]

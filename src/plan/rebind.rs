@@ -200,7 +200,7 @@ impl Rebinder {
     /// must match the plan's; its states are not read, and it comes back in `Err` otherwise.
     ///
     /// The caller vouches that every resource is in the state the last execution committed
-    /// ([`crate::exec::AtRest::holds`]), and that the plan's input is `from`'s state.
+    /// (the executor's `AtRest`), and that the plan's input is `from`'s state.
     pub(crate) fn rebind_at_rest(
         &mut self,
         plan: &mut Plan,

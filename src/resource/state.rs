@@ -101,6 +101,10 @@ impl StateSnapshot {
     }
 }
 
+/// The version [`Tracked::commit_planned`] reports when the state was merged with other
+/// executions' reads, so it is not the plan's final state alone. No commit gives it.
+pub(crate) const MERGED: u64 = u64::MAX;
+
 /// The tracked state behind a resource's mutex.
 #[derive(Debug)]
 pub(crate) struct Tracked {
@@ -172,7 +176,7 @@ impl Tracked {
     /// Commits an execution's final state as [`Tracked::commit_execution`] does, with each
     /// recorded access mapped by `to_queues`. When nothing was committed since planning (the
     /// usual case) it is written over the current segments, reusing their vectors; the new
-    /// version is returned then, [`MERGED`](crate::exec::MERGED) otherwise.
+    /// version is returned then, [`MERGED`] otherwise.
     pub(crate) fn commit_planned<'q>(
         &mut self,
         planned_version: u64,
@@ -187,11 +191,11 @@ impl Tracked {
         let mut mapped = Vec::new();
         crate::plan::refill_segments(&mut mapped, planned_final, &mut to_queues);
         self.commit_execution(planned_version, mapped);
-        crate::exec::MERGED
+        MERGED
     }
 
     /// Commits an execution's final state over the state the same plan's last execution left
-    /// ([`crate::exec::AtRest`]): that is the same final state with other values, so only the
+    /// (the executor's `AtRest`): that is the same final state with other values, so only the
     /// values are written, "this execution" read as `last` of its queue. Falls back to
     /// [`Tracked::commit_planned`] if the shapes differ (they never should).
     pub(crate) fn commit_at_rest<'q>(
