@@ -77,31 +77,56 @@ fn read_u32s(buf: &StBuffer) -> Vec<u32> {
         .collect()
 }
 
+/// The frame both held-plan tests run: a fill of `a` (storage-capable) with the current
+/// `value`, a copy of `a` into the readback buffer `out`, and the host's read of `out`.
+struct FillCopyRead {
+    a: Arc<StBuffer>,
+    out: Arc<StBuffer>,
+    value: Arc<AtomicU32>,
+    fill: Fill,
+    copy: Copy,
+    read: HostRead,
+}
+
+impl FillCopyRead {
+    fn new(ctx: &vk_baton_context::Context) -> Self {
+        let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+        let storage = usage | vk::BufferUsageFlags::STORAGE_BUFFER;
+        let a = ctx.buffer(BufferDesc::new(SIZE, storage), "a").unwrap();
+        let out = ctx
+            .buffer(BufferDesc::readback(SIZE, usage), "out")
+            .unwrap();
+        let value = Arc::new(AtomicU32::new(0));
+        FillCopyRead {
+            fill: Fill {
+                dst: a.clone(),
+                value: value.clone(),
+            },
+            copy: Copy {
+                src: a.clone(),
+                dst: out.clone(),
+            },
+            read: HostRead(out.clone()),
+            a,
+            out,
+            value,
+        }
+    }
+}
+
 #[test]
 fn a_held_plan_rebinds_frame_after_frame_and_replans_when_a_state_changed() {
     let ctx = common::ctx();
     let graph = ctx.graph().unwrap();
     let q = ctx.graphics().clone();
-    let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
-    let a = ctx
-        .buffer(
-            BufferDesc::new(SIZE, usage | vk::BufferUsageFlags::STORAGE_BUFFER),
-            "a",
-        )
-        .unwrap();
-    let out = ctx
-        .buffer(BufferDesc::readback(SIZE, usage), "out")
-        .unwrap();
-    let value = Arc::new(AtomicU32::new(0));
-    let mut fill = Fill {
-        dst: a.clone(),
-        value: value.clone(),
-    };
-    let mut copy = Copy {
-        src: a.clone(),
-        dst: out.clone(),
-    };
-    let mut read = HostRead(out.clone());
+    let FillCopyRead {
+        a,
+        out,
+        value,
+        mut fill,
+        mut copy,
+        mut read,
+    } = FillCopyRead::new(&ctx);
     let mut held = graph
         .record()
         .insert_pass("fill", &mut fill, &q)
@@ -366,22 +391,14 @@ fn a_frame_loop_is_rebound_at_rest_until_another_graph_touches_a_resource() {
     let ctx = common::ctx();
     let graph = ctx.graph().unwrap();
     let q = ctx.graphics().clone();
-    let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
-    let storage = usage | vk::BufferUsageFlags::STORAGE_BUFFER;
-    let a = ctx.buffer(BufferDesc::new(SIZE, storage), "a").unwrap();
-    let out = ctx
-        .buffer(BufferDesc::readback(SIZE, usage), "out")
-        .unwrap();
-    let value = Arc::new(AtomicU32::new(0));
-    let mut fill = Fill {
-        dst: a.clone(),
-        value: value.clone(),
-    };
-    let mut copy = Copy {
-        src: a.clone(),
-        dst: out.clone(),
-    };
-    let mut read = HostRead(out.clone());
+    let FillCopyRead {
+        a,
+        out,
+        value,
+        mut fill,
+        mut copy,
+        mut read,
+    } = FillCopyRead::new(&ctx);
     let mut frame = |n: u32| {
         value.store(n * 0x0102_0304, Ordering::Relaxed);
         let planned = graph
