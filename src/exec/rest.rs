@@ -20,7 +20,7 @@ pub(crate) struct AtRest {
     /// Per plan resource: its id and the version the commit gave it ([`MERGED`] where the
     /// commit merged reads of other executions).
     resources: Vec<(u64, u64)>,
-    /// Per plan queue: which queue it was (the raw `VkQueue`; the simulation's queue index).
+    /// Per plan queue: which queue it was (`Queue::id`; the simulation's queue index).
     /// The final states name queues by plan index, so they mean the same only on the same
     /// queues in the same order.
     queue_ids: Vec<u64>,

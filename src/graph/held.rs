@@ -135,7 +135,7 @@ impl<'a> HeldPlan<'a> {
     /// How many executions found every resource still where the one before left it (nothing
     /// else touched them) and so rebound the plan by comparing versions, without reading any
     /// state: see [`Planned::at_rest`](crate::Planned::at_rest). A held plan that owns its
-    /// resources does so from its third execution on.
+    /// resources does so from its third execution on (counted again after a re-plan).
     ///
     /// ```no_run
     /// # fn f(mut held: vk_baton::HeldPlan<'_>) -> vk_baton::Result<()> {

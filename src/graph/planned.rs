@@ -67,7 +67,8 @@ impl<'a> Planned<'a> {
     /// reading or comparing any resource's state: the frame declared what that plan's frame
     /// declared, and every resource was still at the version that execution left it in
     /// (nothing else touched it), so only the timeline values moved on. The usual case of a
-    /// frame loop that owns its resources, from the third frame on.
+    /// frame loop that owns its resources, from the frame after the plan's first reuse on.
+    /// Resources that swap places from frame to frame (ping-pong) are compared in full.
     ///
     /// ```no_run
     /// # fn f(graph: &vk_baton::Graph, q: &vk_baton::Queue, p: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {
