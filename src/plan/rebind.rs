@@ -109,12 +109,16 @@ fn rewrite_values<'s>(
     states: impl Iterator<Item = &'s mut (std::ops::Range<u64>, SegmentState<usize>)>,
     value: impl Fn(usize, u64) -> u64,
 ) {
-    for (_, s) in states {
-        for r in s.write.iter_mut().chain(&mut s.reads) {
-            if let Some(v) = r.value {
-                r.value = Some(value(r.queue, v));
-            }
+    let map = |r: &mut Recorded<usize>| {
+        if let Some(v) = r.value {
+            r.value = Some(value(r.queue, v));
         }
+    };
+    for (_, s) in states {
+        if let Some(w) = &mut s.write {
+            map(w);
+        }
+        s.reads.iter_mut().for_each(map);
     }
 }
 
@@ -235,16 +239,7 @@ impl Rebinder {
         };
         self.rewrite_waits(plan, value);
         for rd in &mut plan.input.resources {
-            for (_, s) in &mut rd.initial {
-                let moved = |r: &mut Recorded<usize>| match (r.value, from[r.queue]) {
-                    (Some(v), Some(a)) if v == a => r.value = to[r.queue],
-                    _ => {}
-                };
-                if let Some(w) = &mut s.write {
-                    moved(w);
-                }
-                s.reads.iter_mut().for_each(moved);
-            }
+            rewrite_values(rd.initial.iter_mut(), value);
         }
         Ok(new.map(|(mut input, _)| {
             // The frame's declarations (its names and semaphores) with the plan's states.
