@@ -22,11 +22,15 @@
 
 use ash::vk;
 
+mod features;
 mod stages;
 mod table;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_features;
 
+pub use features::DeviceFeatures;
 pub use stages::{capabilities_for, narrow_stages, supported_stages};
 pub use table::{AccessRow, ACCESS_TABLE};
 
@@ -73,7 +77,11 @@ const WRITE_BITS: vk::AccessFlags2 = vk::AccessFlags2::from_raw(
         | vk::AccessFlags2::ACCELERATION_STRUCTURE_WRITE_KHR.as_raw()
         | vk::AccessFlags2::TRANSFORM_FEEDBACK_WRITE_EXT.as_raw()
         | vk::AccessFlags2::TRANSFORM_FEEDBACK_COUNTER_WRITE_EXT.as_raw()
-        | vk::AccessFlags2::COMMAND_PREPROCESS_WRITE_NV.as_raw(),
+        | vk::AccessFlags2::COMMAND_PREPROCESS_WRITE_NV.as_raw()
+        | vk::AccessFlags2::VIDEO_DECODE_WRITE_KHR.as_raw()
+        | vk::AccessFlags2::VIDEO_ENCODE_WRITE_KHR.as_raw()
+        | vk::AccessFlags2::MICROMAP_WRITE_EXT.as_raw()
+        | vk::AccessFlags2::OPTICAL_FLOW_WRITE_NV.as_raw(),
 );
 
 impl Access {

@@ -60,6 +60,20 @@ pub enum Error {
         /// What the family has.
         has: vk::QueueFlags,
     },
+    /// The access needs a device feature that the graph was not told is enabled
+    /// ([`Access::device_features`](crate::Access::device_features),
+    /// [`Graph::set_device_features`](crate::Graph::set_device_features)).
+    #[error("pass `{pass}` uses `{resource}` as {access}, which needs the device feature {feature}: enable it on the device and say so with Graph::set_device_features")]
+    FeatureNotEnabled {
+        /// The pass.
+        pass: String,
+        /// The resource.
+        resource: String,
+        /// The access, by its name in the table (or its flags).
+        access: String,
+        /// The first missing feature, by its name in the specification (`meshShader`).
+        feature: &'static str,
+    },
     /// The resource was not created with the usage flags the access needs.
     #[error("pass `{pass}` uses `{resource}` in a way its usage flags do not allow: {detail}")]
     UsageNotAllowed {

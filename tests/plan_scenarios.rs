@@ -40,6 +40,9 @@ mod queues;
 #[cfg(feature = "verify")]
 #[path = "plan_scenarios/raster.rs"]
 mod raster;
+#[cfg(feature = "verify")]
+#[path = "plan_scenarios/ray_video.rs"]
+mod ray_video;
 #[path = "plan_scenarios/rebind.rs"]
 mod rebind;
 #[cfg(feature = "verify")]

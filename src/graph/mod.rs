@@ -10,6 +10,7 @@
 //! # Ok(()) }
 //! ```
 
+use crate::access::DeviceFeatures;
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
 use crate::exec::{words, Executed, GraphPools, Spare};
@@ -21,7 +22,7 @@ use cache::PlanCache;
 use lowering::LowerScratch;
 use parking_lot::Mutex;
 use std::fmt;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 pub(crate) mod cache;
@@ -61,6 +62,9 @@ pub struct Graph {
     lowering: Mutex<LowerScratch>,
     /// What the next builder reuses.
     builder: Mutex<BuilderLists>,
+    /// The device features the app enabled, as far as accesses need them
+    /// ([`Graph::set_device_features`]), as [`DeviceFeatures::bits`].
+    device_features: AtomicU32,
 }
 
 /// The lists a builder reuses from one frame to the next.
@@ -173,6 +177,7 @@ impl Graph {
             cache: Default::default(),
             lowering: Default::default(),
             builder: Default::default(),
+            device_features: AtomicU32::new(0),
         }
     }
 
@@ -230,6 +235,39 @@ impl Graph {
     /// ```
     pub fn set_plan_reuse(&self, on: bool) {
         self.cache.lock().disabled = !on;
+    }
+
+    /// Tells the graph that the device was created with `features` enabled, so that passes
+    /// may declare the accesses that need them (mesh and task shaders, acceleration
+    /// structures, ray tracing, ray queries: [`Access::device_features`](crate::Access::device_features)).
+    /// A graph refuses any other such access with [`Error::FeatureNotEnabled`] when it plans
+    /// the frame: a barrier naming its stages would be invalid. The set only grows, as a
+    /// device's features cannot be turned off.
+    ///
+    /// ```no_run
+    /// # fn f(graph: &vk_baton::Graph) {
+    /// use vk_baton::access::DeviceFeatures as F;
+    /// // SAFETY: the device was created with accelerationStructure and rayQuery enabled.
+    /// unsafe { graph.set_device_features(F::ACCELERATION_STRUCTURE | F::RAY_QUERY) };
+    /// # }
+    /// ```
+    ///
+    /// # Safety
+    ///
+    /// The graph's device was created with every feature of `features` enabled (Vulkan has no
+    /// query for that): barriers that name a stage of a feature not enabled are invalid.
+    pub unsafe fn set_device_features(&self, features: DeviceFeatures) {
+        self.device_features
+            .fetch_or(features.bits(), Ordering::Relaxed);
+        log::debug!(
+            "graph: device features {:?}",
+            self.device_features().names().collect::<Vec<_>>()
+        );
+    }
+
+    /// The device features the app said are enabled ([`Graph::set_device_features`]).
+    pub fn device_features(&self) -> DeviceFeatures {
+        DeviceFeatures::from_bits(self.device_features.load(Ordering::Relaxed))
     }
 
     /// Whether each pass and each barrier command is recorded inside a debug label (the pass's

@@ -6,7 +6,8 @@
 use super::cache::Match;
 use super::lowering::{lower, Lists, Lowered};
 use super::Graph;
-use crate::error::Result;
+use crate::access::DeviceFeatures;
+use crate::error::{Error, Result};
 use crate::exec::{Execution, GraphPools, PlanBarriers};
 use crate::pass::PassEntry;
 use crate::plan::{self, Plan, PlanInput, Schedule};
@@ -99,7 +100,8 @@ impl Graph {
             versions,
             ..
         } = lowered;
-        let (plan, barriers, reused) = reuse_or_plan(found, &queues, schedule)?;
+        let (plan, barriers, reused) =
+            reuse_or_plan(found, &queues, schedule, self.device_features())?;
         Ok(Prepared {
             queues,
             resources,
@@ -119,6 +121,7 @@ fn reuse_or_plan(
     found: Match,
     queues: &[Queue],
     schedule: Schedule,
+    features: DeviceFeatures,
 ) -> Result<(Plan, PlanBarriers, bool)> {
     match found {
         Match::Reused(plan, barriers) => {
@@ -129,12 +132,36 @@ fn reuse_or_plan(
             input,
             spare,
             barriers,
-        } => Ok((
-            plan_and_verify(input, spare, queues, schedule)?,
-            barriers,
-            false,
-        )),
+        } => {
+            // A kept plan was checked when it was planned, and features are never taken back.
+            check_features(&input, features)?;
+            let plan = plan_and_verify(input, spare, queues, schedule)?;
+            Ok((plan, barriers, false))
+        }
     }
+}
+
+/// Refuses a use whose access needs a device feature that is not in `enabled`.
+fn check_features(input: &PlanInput, enabled: DeviceFeatures) -> Result<()> {
+    for pass in &input.passes {
+        for u in &pass.uses {
+            let missing = u.access.device_features().without(enabled);
+            if let Some(feature) = missing.names().next() {
+                let access = u.access.name().map_or_else(
+                    || format!("{:?} / {:?}", u.access.stages, u.access.access),
+                    str::to_owned,
+                );
+                log::error!("pass `{}`: {access} needs {feature}", pass.name);
+                return Err(Error::FeatureNotEnabled {
+                    pass: pass.name.clone(),
+                    resource: input.resources[u.resource].name.clone(),
+                    access,
+                    feature,
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Plans `input`; debug builds with the feature "verify" also check the plan with the

@@ -8,23 +8,41 @@ use vk::QueueFlags as Q;
 use vk_baton::access::{narrow_stages, supported_stages, ACCESS_TABLE};
 
 /// Whether each named access can run on (graphics+compute+transfer, compute+transfer,
-/// transfer-only), written out from the specification rather than computed. A new row of the
-/// table must be added here.
-fn allowed(name: &str) -> [bool; 3] {
+/// transfer-only, video decode, video encode), written out from the specification rather
+/// than computed. A new row of the table must be added here.
+fn allowed(name: &str) -> [bool; 5] {
+    let gct = |g, c, t| [g, c, t, false, false];
     match name {
-        "TRANSFER_READ" | "TRANSFER_WRITE" | "COPY_READ" | "COPY_WRITE" | "HOST_READ"
-        | "HOST_WRITE" | "PRESENT" | "GENERAL" => [true; 3],
+        "TRANSFER_READ" | "TRANSFER_WRITE" | "COPY_READ" | "COPY_WRITE" => gct(true, true, true),
+        // HOST, no stage, and ALL_COMMANDS: every queue.
+        "HOST_READ" | "HOST_WRITE" | "PRESENT" | "GENERAL" => [true; 5],
         "COMPUTE_SHADER_READ"
         | "COMPUTE_SHADER_WRITE"
         | "COMPUTE_SHADER_READ_WRITE"
         | "COMPUTE_SHADER_SAMPLED_READ"
-        | "COMPUTE_SHADER_UNIFORM_READ" => [true, true, false],
+        | "COMPUTE_SHADER_UNIFORM_READ" => gct(true, true, false),
         // vkCmdClearColorImage: graphics or compute.
-        "CLEAR_COLOR_WRITE" => [true, true, false],
+        "CLEAR_COLOR_WRITE" => gct(true, true, false),
         // DRAW_INDIRECT is a stage of compute queues too (dispatch indirect).
-        "INDIRECT_BUFFER" => [true, true, false],
+        "INDIRECT_BUFFER" => gct(true, true, false),
         // Vertex, fragment or compute shaders: a compute queue has the last.
-        "UNIFORM_READ" => [true, true, false],
+        "UNIFORM_READ" => gct(true, true, false),
+        // Builds, copies and traces of acceleration structures: compute queues (the
+        // commands' valid usage), ray queries in a compute shader too.
+        "ACCELERATION_STRUCTURE_BUILD_INPUT_READ"
+        | "ACCELERATION_STRUCTURE_BUILD_SCRATCH_READ_WRITE"
+        | "ACCELERATION_STRUCTURE_BUILD_WRITE"
+        | "ACCELERATION_STRUCTURE_BUILD_READ"
+        | "ACCELERATION_STRUCTURE_UPDATE_READ_WRITE"
+        | "ACCELERATION_STRUCTURE_COPY_READ"
+        | "ACCELERATION_STRUCTURE_COPY_WRITE"
+        | "RAY_TRACING_SHADER_ACCELERATION_STRUCTURE_READ"
+        | "COMPUTE_SHADER_ACCELERATION_STRUCTURE_READ"
+        | "SHADER_BINDING_TABLE_READ"
+        | "RAY_TRACING_SHADER_STORAGE_READ"
+        | "RAY_TRACING_SHADER_STORAGE_WRITE"
+        | "RAY_TRACING_SHADER_SAMPLED_READ"
+        | "RAY_TRACING_SHADER_UNIFORM_READ" => gct(true, true, false),
         // Commands for graphics queues only, though their stages run on transfer queues.
         "DEPTH_STENCIL_COPY_READ"
         | "DEPTH_STENCIL_COPY_WRITE"
@@ -33,7 +51,7 @@ fn allowed(name: &str) -> [bool; 3] {
         | "MIP_CHAIN_BLIT_READ_WRITE"
         | "RESOLVE_READ"
         | "RESOLVE_WRITE"
-        | "CLEAR_DEPTH_STENCIL_WRITE" => [true, false, false],
+        | "CLEAR_DEPTH_STENCIL_WRITE" => gct(true, false, false),
         "VERTEX_SHADER_SAMPLED_READ"
         | "VERTEX_SHADER_UNIFORM_READ"
         | "VERTEX_SHADER_STORAGE_READ"
@@ -45,19 +63,49 @@ fn allowed(name: &str) -> [bool; 3] {
         | "FRAGMENT_SHADER_STORAGE_READ_WRITE"
         | "FRAGMENT_SHADER_INPUT_ATTACHMENT_READ"
         | "FRAGMENT_SHADER_DEPTH_INPUT_ATTACHMENT_READ"
+        | "FRAGMENT_SHADER_ACCELERATION_STRUCTURE_READ"
         | "COLOR_ATTACHMENT_WRITE"
         | "COLOR_ATTACHMENT_READ_WRITE"
         | "DEPTH_ATTACHMENT_READ"
         | "DEPTH_ATTACHMENT_WRITE"
         | "DEPTH_READ_ONLY_SAMPLED"
         | "VERTEX_BUFFER"
-        | "INDEX_BUFFER" => [true, false, false],
+        | "INDEX_BUFFER"
+        | "TASK_SHADER_STORAGE_READ"
+        | "TASK_SHADER_STORAGE_WRITE"
+        | "TASK_SHADER_UNIFORM_READ"
+        | "MESH_SHADER_STORAGE_READ"
+        | "MESH_SHADER_STORAGE_WRITE"
+        | "MESH_SHADER_SAMPLED_READ"
+        | "MESH_SHADER_UNIFORM_READ" => gct(true, false, false),
+        "VIDEO_DECODE_BITSTREAM_READ"
+        | "VIDEO_DECODE_OUTPUT_WRITE"
+        | "VIDEO_DECODE_DPB_READ"
+        | "VIDEO_DECODE_DPB_WRITE" => [false, false, false, true, false],
+        "VIDEO_ENCODE_SOURCE_READ"
+        | "VIDEO_ENCODE_BITSTREAM_WRITE"
+        | "VIDEO_ENCODE_DPB_READ"
+        | "VIDEO_ENCODE_DPB_WRITE" => [false, false, false, false, true],
         _ => panic!("access `{name}` is not in this test's table yet"),
     }
 }
 
+/// The three families of [`queues`], then a video decode and a video encode family.
+fn queues_with_video() -> Vec<QueueDecl> {
+    let mut q = queues();
+    q.push(QueueDecl::new("video decode", 3, Q::VIDEO_DECODE_KHR));
+    q.push(QueueDecl::new("video encode", 4, Q::VIDEO_ENCODE_KHR));
+    q
+}
+
 fn buffer(concurrent: bool) -> ResourceDecl {
-    let r = ResourceDecl::buffer("buf", 256, vk::BufferUsageFlags::from_raw(0x1ff));
+    buffer_for(concurrent, vk::BufferUsageFlags::empty())
+}
+
+/// A buffer of the first nine usages and `usage`.
+fn buffer_for(concurrent: bool, usage: vk::BufferUsageFlags) -> ResourceDecl {
+    let usage = vk::BufferUsageFlags::from_raw(0x1ff) | usage;
+    let r = ResourceDecl::buffer("buf", 256, usage);
     if concurrent {
         r.concurrent()
     } else {
@@ -73,7 +121,8 @@ fn image(concurrent: bool, access: Access) -> ResourceDecl {
         | vk::ImageUsageFlags::STORAGE
         | vk::ImageUsageFlags::COLOR_ATTACHMENT
         | vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
-        | vk::ImageUsageFlags::INPUT_ATTACHMENT;
+        | vk::ImageUsageFlags::INPUT_ATTACHMENT
+        | access.image_usage;
     let mut r = ResourceDecl::image("img", 1, 1, usage);
     if access
         .image_usage
@@ -153,10 +202,16 @@ fn every_named_access_on_every_kind_of_queue() {
         let host = matches!(name, "HOST_READ" | "HOST_WRITE");
         let present = name == "PRESENT";
         for (k, ok) in allowed(name).into_iter().enumerate() {
+            let same_queue_write = if k < 3 {
+                Access::TRANSFER_WRITE
+            } else {
+                Access::GENERAL
+            };
+            // The other queue writes with a transfer: one of the first three.
             for o in (0..3).filter(|&o| o != k) {
                 for concurrent in [false, true] {
                     let kinds = [
-                        (for_buffer, buffer(concurrent)),
+                        (for_buffer, buffer_for(concurrent, row.buffer_usage)),
                         (for_image, image(concurrent, a)),
                     ];
                     for res in kinds.into_iter().filter(|r| r.0).map(|r| r.1) {
@@ -184,11 +239,12 @@ fn every_named_access_on_every_kind_of_queue() {
                                 on("write-other-again", o, Access::TRANSFER_WRITE),
                                 on("access-again", k, a),
                                 // After it on this queue: a barrier from its stages.
-                                on("same-queue-write", k, Access::TRANSFER_WRITE),
+                                // (A video queue has no transfer: an all-commands write.)
+                                on("same-queue-write", k, same_queue_write),
                             ]
                         };
                         let input = PlanInput {
-                            queues: queues(),
+                            queues: queues_with_video(),
                             resources: vec![res.clone()],
                             passes,
                         };
@@ -227,13 +283,22 @@ fn every_named_access_on_every_kind_of_queue() {
             }
         }
     }
-    // Per name: allowed queues x 2 other queues x 2 sharing modes x resource kinds:
-    // 24 each for TRANSFER_READ/WRITE, COPY_READ/WRITE and GENERAL (3 x 2 x 2 x 2) = 120;
-    // 12 each for HOST_READ/WRITE and PRESENT (one kind) = 36; 16 each for the four compute
-    // storage and sampled rows = 64; 8 each for COMPUTE_SHADER_UNIFORM_READ, UNIFORM_READ,
-    // INDIRECT_BUFFER, CLEAR_COLOR_WRITE and the seven graphics rows on both kinds (vertex and
-    // fragment sampled and storage) = 88; 4 each for the 19 graphics rows on one kind = 76.
-    assert_eq!(planned, 120 + 36 + 64 + 88 + 76);
+    // Per name: for each allowed queue, its other queues (2 for the first three, 3 for the
+    // video queues) x 2 sharing modes x resource kinds:
+    // - 24 each for TRANSFER_READ/WRITE and COPY_READ/WRITE (3 queues x 2 x 2 x 2) = 96;
+    // - GENERAL on all five queues, both kinds: 12 x 2 x 2 = 48;
+    // - HOST_READ/WRITE and PRESENT on all five, one kind: 12 x 2 each = 72;
+    // - 16 each for the four compute storage and sampled rows = 64;
+    // - 8 each for COMPUTE_SHADER_UNIFORM_READ, UNIFORM_READ, INDIRECT_BUFFER,
+    //   CLEAR_COLOR_WRITE and the seven graphics rows on both kinds (vertex and fragment
+    //   sampled and storage) = 88; 4 each for the 19 graphics rows on one kind = 76;
+    // - acceleration structures and ray tracing (graphics and compute queues): 8 each for the
+    //   11 buffer-only rows, 16 each for the three on both kinds = 136, and 4 for
+    //   FRAGMENT_SHADER_ACCELERATION_STRUCTURE_READ (graphics only) = 140;
+    // - mesh and task shaders (graphics only): 8 each for the five on both kinds, 4 each for
+    //   the two uniform reads = 48;
+    // - video (one queue, 3 others, one kind): 6 each for the eight rows = 48.
+    assert_eq!(planned, 96 + 48 + 72 + 64 + 88 + 76 + 140 + 48 + 48);
 }
 
 /// The accesses seen on the H100 (issue 8): a uniform read on the compute-only family keeps
