@@ -24,12 +24,13 @@ fn main() {
             .to_string_lossy()
             .into_owned();
         let spv = out.join(format!("{name}.spv"));
-        let status = Command::new("glslangValidator")
-            .arg("-V")
-            .arg("-o")
-            .arg(&spv)
-            .arg(&src)
-            .status();
+        let mut command = Command::new("glslangValidator");
+        command.arg("-V");
+        // Ray queries need SPIR-V 1.4 (Vulkan 1.2); the other shaders keep glslang's default.
+        if name.starts_with("ray_") {
+            command.args(["--target-env", "vulkan1.2"]);
+        }
+        let status = command.arg("-o").arg(&spv).arg(&src).status();
         match status {
             Ok(s) if s.success() => {}
             Ok(s) => panic!("glslangValidator failed on {} ({s})", src.display()),

@@ -222,3 +222,128 @@ fn a_byte_range_for_an_image_is_refused_when_planning() {
         .unwrap();
     assert_clean(&ctx);
 }
+
+/// An access whose stage needs a device feature the graph was not told of is refused when
+/// the frame is planned, naming the feature; the graph goes on with the next frame, and the
+/// same frame is refused again (a refused frame leaves no plan to reuse).
+#[test]
+fn an_access_whose_device_feature_is_not_enabled_is_refused() {
+    use vk_baton::access::DeviceFeatures;
+    let ctx = ctx();
+    let buf = ctx
+        .buffer(
+            BufferDesc::new(
+                64,
+                vk::BufferUsageFlags::STORAGE_BUFFER
+                    | vk::BufferUsageFlags::TRANSFER_DST
+                    | vk::BufferUsageFlags::TRANSFER_SRC,
+            ),
+            "meshlets",
+        )
+        .unwrap();
+    let host = ctx
+        .buffer(
+            BufferDesc::readback(64, vk::BufferUsageFlags::TRANSFER_DST),
+            "host",
+        )
+        .unwrap();
+    let graph = ctx.graph().unwrap();
+    assert_eq!(graph.device_features(), DeviceFeatures::NONE);
+    let mesh_read = |access: Access| {
+        let buf = &buf;
+        graph
+            .record()
+            .insert_fn(
+                "draw meshlets",
+                ctx.graphics(),
+                move |d| {
+                    d.uses(buf, access);
+                },
+                |_r| Ok(()),
+            )
+            .finish()
+            .map(drop)
+    };
+    for _ in 0..2 {
+        match mesh_read(Access::MESH_SHADER_STORAGE_READ) {
+            Err(Error::FeatureNotEnabled {
+                pass,
+                resource,
+                access,
+                feature,
+            }) => {
+                assert_eq!(
+                    (pass.as_str(), resource.as_str(), access.as_str(), feature),
+                    (
+                        "draw meshlets",
+                        "meshlets",
+                        "MESH_SHADER_STORAGE_READ",
+                        "meshShader"
+                    )
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    // A raw access is judged by its flags the same way.
+    let task = Access::raw(
+        vk::PipelineStageFlags2::TASK_SHADER_EXT,
+        vk::AccessFlags2::SHADER_STORAGE_READ,
+        vk::ImageLayout::UNDEFINED,
+    );
+    let e = mesh_read(task).expect_err("a task-shader stage needs taskShader");
+    assert!(e.to_string().contains("taskShader"), "{e}");
+    // The graph goes on: a fill read back, checked by its bytes.
+    let region = vk::BufferCopy::default().size(64);
+    graph
+        .record()
+        .insert_fn(
+            "fill",
+            ctx.graphics(),
+            |d| {
+                d.uses(&buf, Access::TRANSFER_WRITE).discard();
+            },
+            |r| {
+                // SAFETY: the buffer is alive, 64 bytes long, and in the declared state.
+                unsafe {
+                    r.device()
+                        .cmd_fill_buffer(r.cmd(), buf.handle(), 0, 64, 0x5a5a_5a5a)
+                };
+                Ok(())
+            },
+        )
+        .insert_fn(
+            "read back",
+            ctx.graphics(),
+            |d| {
+                d.uses(&buf, Access::COPY_READ);
+                d.uses(&host, Access::COPY_WRITE).discard();
+            },
+            |r| {
+                // SAFETY: both buffers are alive and 64 bytes long.
+                unsafe {
+                    r.device()
+                        .cmd_copy_buffer(r.cmd(), buf.handle(), host.handle(), &[region])
+                };
+                Ok(())
+            },
+        )
+        .insert_fn(
+            "host",
+            ctx.graphics(),
+            |d| {
+                d.uses(&host, Access::HOST_READ);
+            },
+            |_r| Ok(()),
+        )
+        .finish()
+        .unwrap()
+        .execute()
+        .unwrap()
+        .wait()
+        .unwrap();
+    let mut out = [0u8; 64];
+    host.read(0, &mut out).unwrap();
+    assert!(out.iter().all(|&b| b == 0x5a), "{out:?}");
+    assert_clean(&ctx);
+}

@@ -74,6 +74,11 @@ pub(crate) struct Chosen {
     pub(crate) host_query_reset: bool,
     pub(crate) separate_depth_stencil_layouts: bool,
     pub(crate) extensions: Vec<CString>,
+    /// The features some accesses need, enabled with their extensions
+    /// ([`super::extension_features`]).
+    pub(crate) device_features: vk_baton::access::DeviceFeatures,
+    /// `bufferDeviceAddress` (1.2), which acceleration structures need.
+    pub(crate) buffer_device_address: bool,
 }
 
 /// Chooses the features and extensions of the context's device: [`where_supported`] as far as
@@ -88,7 +93,16 @@ pub(crate) unsafe fn choose(
     physical_device: vk::PhysicalDevice,
     wanted: &vk::PhysicalDeviceFeatures,
     extensions: &[CString],
+    device_features: vk_baton::access::DeviceFeatures,
 ) -> Result<Chosen> {
+    let (feature_extensions, buffer_device_address) =
+        super::extension_features::extensions(device_features);
+    let mut extensions = extensions.to_vec();
+    for e in feature_extensions {
+        if !extensions.iter().any(|x| x.as_c_str() == e) {
+            extensions.push(e.to_owned());
+        }
+    }
     let mut has12 = vk::PhysicalDeviceVulkan12Features::default();
     let mut has = vk::PhysicalDeviceFeatures2::default().push_next(&mut has12);
     // SAFETY: a plain query on a physical device of `instance` (this function's contract).
@@ -114,6 +128,16 @@ pub(crate) unsafe fn choose(
             e.to_string_lossy()
         )));
     }
+    // SAFETY: `physical_device` is of the live `instance` and has every extension the
+    // features need (checked just above).
+    unsafe {
+        super::extension_features::check_supported(instance, physical_device, device_features)
+    }?;
+    if buffer_device_address && has12.buffer_device_address != vk::TRUE {
+        return Err(Error::Environment(
+            "the device lacks bufferDeviceAddress, which acceleration structures need".into(),
+        ));
+    }
     let mut core = both(&where_supported(), &supported);
     for (c, w) in words_mut(&mut core).iter_mut().zip(words(wanted)) {
         *c |= *w;
@@ -122,7 +146,9 @@ pub(crate) unsafe fn choose(
         core,
         host_query_reset: has12.host_query_reset == vk::TRUE,
         separate_depth_stencil_layouts: has12.separate_depth_stencil_layouts == vk::TRUE,
-        extensions: extensions.to_vec(),
+        extensions,
+        device_features,
+        buffer_device_address,
     })
 }
 

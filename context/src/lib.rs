@@ -25,6 +25,7 @@
 // (never `crate::`): vk-baton's unit tests compile these sources into themselves.
 #![warn(missing_docs)]
 
+mod extension_features;
 mod features;
 pub mod messages;
 mod owner;
@@ -70,6 +71,12 @@ pub struct ContextOptions {
     /// extensions that must be enabled through `pNext` are not covered: bring your own device
     /// for those ([`vk_baton::Graph::new`]).
     pub device_extensions: Vec<CString>,
+    /// Device features that some named accesses need (mesh and task shaders, acceleration
+    /// structures, ray tracing pipelines, ray queries): the context enables each with its
+    /// extensions (and `bufferDeviceAddress` for acceleration structures), fails with
+    /// [`Error::Environment`](vk_baton::Error::Environment) if the device lacks one, and
+    /// tells every graph it makes ([`Graph::set_device_features`]).
+    pub device_features: vk_baton::access::DeviceFeatures,
     /// How many queues to create in the graphics family (default 1): two or more let two
     /// graphs, or two passes of one graph, run side by side on one family. They are
     /// [`Context::graphics_queues`], named "graphics", "graphics 1", ... Asking for more than
@@ -87,6 +94,7 @@ impl Default for ContextOptions {
             instance_extensions: Vec::new(),
             features: vk::PhysicalDeviceFeatures::default(),
             device_extensions: Vec::new(),
+            device_features: Default::default(),
             graphics_queues: 1,
         }
     }
@@ -128,6 +136,8 @@ pub struct Context {
     timestamps: TimestampSupport,
     /// The core features enabled on the device.
     features: vk::PhysicalDeviceFeatures,
+    /// The features some accesses need, enabled on the device.
+    device_features: vk_baton::access::DeviceFeatures,
     /// The last field: the queues and the allocator above drop before the device can go.
     owner: Arc<DeviceOwner>,
 }
@@ -174,6 +184,7 @@ impl Context {
                 physical_device,
                 &opts.features,
                 &opts.device_extensions,
+                opts.device_features,
             )
         }?;
         let device = setup::create_device(
@@ -204,7 +215,12 @@ impl Context {
             &choice,
             debug.as_ref(),
         )?;
-        let allocator = setup::create_allocator(&vk_instance, &device, physical_device)?;
+        let allocator = setup::create_allocator(
+            &vk_instance,
+            &device,
+            physical_device,
+            chosen.buffer_device_address,
+        )?;
         owner.watch_allocator(&allocator);
 
         let graphics = queues.graphics[0].clone();
@@ -236,6 +252,7 @@ impl Context {
             messages,
             timestamps,
             features: chosen.core,
+            device_features: chosen.device_features,
             owner,
         })
     }
@@ -329,7 +346,24 @@ impl Context {
                 .limits;
             graph.set_transient_allocator(&self.allocator, limits.buffer_image_granularity)?;
         }
+        // SAFETY: the device was created with these features enabled (`with_options`).
+        unsafe { graph.set_device_features(self.device_features) };
         Ok(graph)
+    }
+
+    /// The features of [`ContextOptions::device_features`], enabled on the device and told to
+    /// every graph the context makes.
+    ///
+    /// ```no_run
+    /// use vk_baton::access::DeviceFeatures as F;
+    /// use vk_baton_context::{Context, ContextOptions};
+    /// let opts = ContextOptions { device_features: F::ACCELERATION_STRUCTURE | F::RAY_QUERY, ..Default::default() };
+    /// let ctx = Context::with_options(opts)?;
+    /// assert!(ctx.graph()?.device_features().contains(F::RAY_QUERY));
+    /// # Ok::<(), vk_baton::Error>(())
+    /// ```
+    pub fn device_features(&self) -> vk_baton::access::DeviceFeatures {
+        self.device_features
     }
 
     /// What the device can time, for [`Graph::set_gpu_timings`]: with host query reset where

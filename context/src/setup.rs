@@ -293,7 +293,8 @@ pub(super) fn create_device(
     let mut f12 = vk::PhysicalDeviceVulkan12Features::default()
         .timeline_semaphore(true)
         .host_query_reset(chosen.host_query_reset)
-        .separate_depth_stencil_layouts(chosen.separate_depth_stencil_layouts);
+        .separate_depth_stencil_layouts(chosen.separate_depth_stencil_layouts)
+        .buffer_device_address(chosen.buffer_device_address);
     let mut f13 = vk::PhysicalDeviceVulkan13Features::default()
         .synchronization2(true)
         .dynamic_rendering(true);
@@ -308,12 +309,14 @@ pub(super) fn create_device(
         dev_exts.push(ash::khr::swapchain::NAME.as_ptr());
     }
     let mut features = vk::PhysicalDeviceFeatures2::default().features(chosen.core);
+    let mut extension_features = super::extension_features::enabling(chosen.device_features);
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queue_infos)
         .enabled_extension_names(&dev_exts)
         .push_next(&mut features)
         .push_next(&mut f12)
         .push_next(&mut f13);
+    let info = extension_features.chain_create(chosen.device_features, info);
     // SAFETY: valid create info for a physical device of this instance; every feature and
     // extension was checked to be supported (`features::choose`).
     unsafe { instance.create_device(physical_device, &info, None) }
@@ -390,13 +393,15 @@ pub(super) fn create_allocator(
     instance: &ash::Instance,
     device: &ash::Device,
     physical_device: vk::PhysicalDevice,
+    buffer_device_address: bool,
 ) -> Result<SharedAllocator> {
     let desc = gpu_allocator::vulkan::AllocatorCreateDesc {
         instance: instance.clone(),
         device: device.clone(),
         physical_device,
         debug_settings: Default::default(),
-        buffer_device_address: false,
+        // With the feature on, memory may back buffers read through device addresses.
+        buffer_device_address,
         allocation_sizes: Default::default(),
     };
     let allocator = gpu_allocator::vulkan::Allocator::new(&desc)?;

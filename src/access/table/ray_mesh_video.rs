@@ -89,8 +89,10 @@ access_table! {
         image_usage: NO_IMAGE, buffer_usage: STRUCTURE }
 
     // --- Ray tracing pipelines and ray queries ----------------------------------------------
-    /// A structure traced by ray-tracing shaders (`vkCmdTraceRaysKHR`). Device feature
-    /// `rayTracingPipeline`.
+    /// A structure traced by ray-tracing shaders (`vkCmdTraceRaysKHR`). A trace reads the
+    /// bottom-level structures that the top-level one names through it: declare each of them
+    /// with this access too, so that their builds are ordered (and their ownership moved)
+    /// before the trace. Device feature `rayTracingPipeline`.
     ///
     /// - stages: `RAY_TRACING_SHADER_KHR`
     /// - access: `ACCELERATION_STRUCTURE_READ_KHR`
@@ -98,7 +100,9 @@ access_table! {
     RAY_TRACING_SHADER_ACCELERATION_STRUCTURE_READ { stages: S::RAY_TRACING_SHADER_KHR,
         access: A::ACCELERATION_STRUCTURE_READ_KHR, layout: L::UNDEFINED, queue: ANY_QUEUE,
         image_usage: NO_IMAGE, buffer_usage: STRUCTURE }
-    /// A structure traced by ray queries in a compute shader. Device feature `rayQuery`.
+    /// A structure traced by ray queries in a compute shader; declare the bottom-level
+    /// structures the top-level one names with it too (see
+    /// [`Access::RAY_TRACING_SHADER_ACCELERATION_STRUCTURE_READ`]). Device feature `rayQuery`.
     ///
     /// - stages: `COMPUTE_SHADER`
     /// - access: `ACCELERATION_STRUCTURE_READ_KHR`
@@ -107,7 +111,7 @@ access_table! {
         access: A::ACCELERATION_STRUCTURE_READ_KHR, layout: L::UNDEFINED, queue: ANY_QUEUE,
         image_usage: NO_IMAGE, buffer_usage: STRUCTURE }
     /// A structure traced by ray queries in a fragment shader (ray-traced shadows in a
-    /// raster pass). Device feature `rayQuery`.
+    /// raster pass), and the bottom-level structures it names. Device feature `rayQuery`.
     ///
     /// - stages: `FRAGMENT_SHADER`
     /// - access: `ACCELERATION_STRUCTURE_READ_KHR`

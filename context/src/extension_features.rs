@@ -1,0 +1,174 @@
+//! The device features that some named accesses need
+//! ([`DeviceFeatures`]: mesh and task shaders, acceleration structures, ray tracing, ray
+//! queries), each enabled with its extensions through `pNext`, and told to every graph the
+//! context makes.
+
+use ash::vk;
+use std::ffi::CStr;
+use vk_baton::access::DeviceFeatures as F;
+use vk_baton::access::DeviceFeatures;
+use vk_baton::{Error, Result};
+
+/// Each feature, the extensions it needs, and whether it needs `bufferDeviceAddress`
+/// (acceleration structures are built from device addresses).
+const EXTENSIONS: [(F, &[&CStr], bool); 6] = [
+    (F::TASK_SHADER, &[ash::ext::mesh_shader::NAME], false),
+    (F::MESH_SHADER, &[ash::ext::mesh_shader::NAME], false),
+    (
+        F::ACCELERATION_STRUCTURE,
+        &[
+            ash::khr::acceleration_structure::NAME,
+            ash::khr::deferred_host_operations::NAME,
+        ],
+        true,
+    ),
+    (F::RAY_QUERY, &[ash::khr::ray_query::NAME], true),
+    (
+        F::RAY_TRACING_PIPELINE,
+        &[ash::khr::ray_tracing_pipeline::NAME],
+        true,
+    ),
+    (
+        F::RAY_TRACING_MAINTENANCE1,
+        &[ash::khr::ray_tracing_maintenance1::NAME],
+        true,
+    ),
+];
+
+/// The features' structures for `pNext`, for a query or for device creation.
+#[derive(Default)]
+pub(crate) struct FeatureStructs {
+    mesh: vk::PhysicalDeviceMeshShaderFeaturesEXT<'static>,
+    acceleration: vk::PhysicalDeviceAccelerationStructureFeaturesKHR<'static>,
+    ray_query: vk::PhysicalDeviceRayQueryFeaturesKHR<'static>,
+    pipeline: vk::PhysicalDeviceRayTracingPipelineFeaturesKHR<'static>,
+    maintenance1: vk::PhysicalDeviceRayTracingMaintenance1FeaturesKHR<'static>,
+}
+
+impl FeatureStructs {
+    /// The structures with `wanted`'s features set, for device creation.
+    fn enabling(wanted: DeviceFeatures) -> Self {
+        let on = |f| vk::Bool32::from(wanted.contains(f));
+        let mut s = Self::default();
+        s.mesh.task_shader = on(F::TASK_SHADER);
+        s.mesh.mesh_shader = on(F::MESH_SHADER);
+        s.acceleration.acceleration_structure = on(F::ACCELERATION_STRUCTURE);
+        s.ray_query.ray_query = on(F::RAY_QUERY);
+        s.pipeline.ray_tracing_pipeline = on(F::RAY_TRACING_PIPELINE);
+        s.maintenance1.ray_tracing_maintenance1 = on(F::RAY_TRACING_MAINTENANCE1);
+        s
+    }
+
+    /// The features these structures say are there (after a query).
+    fn present(&self) -> DeviceFeatures {
+        let pairs = [
+            (self.mesh.task_shader, F::TASK_SHADER),
+            (self.mesh.mesh_shader, F::MESH_SHADER),
+            (
+                self.acceleration.acceleration_structure,
+                F::ACCELERATION_STRUCTURE,
+            ),
+            (self.ray_query.ray_query, F::RAY_QUERY),
+            (self.pipeline.ray_tracing_pipeline, F::RAY_TRACING_PIPELINE),
+            (
+                self.maintenance1.ray_tracing_maintenance1,
+                F::RAY_TRACING_MAINTENANCE1,
+            ),
+        ];
+        pairs
+            .into_iter()
+            .filter(|(b, _)| *b == vk::TRUE)
+            .fold(F::NONE, |m, (_, f)| m | f)
+    }
+}
+
+/// Chains onto `$info` the structures of `$s` (a [`FeatureStructs`]) for the extensions
+/// `$wanted` needs, and only those: a structure of an extension the device lacks may not be
+/// chained.
+macro_rules! chain_wanted {
+    ($s:expr, $wanted:expr, $info:expr) => {{
+        let (s, wanted, mut info) = ($s, $wanted, $info);
+        if wanted.contains(F::TASK_SHADER) || wanted.contains(F::MESH_SHADER) {
+            info = info.push_next(&mut s.mesh);
+        }
+        if wanted.contains(F::ACCELERATION_STRUCTURE) {
+            info = info.push_next(&mut s.acceleration);
+        }
+        if wanted.contains(F::RAY_QUERY) {
+            info = info.push_next(&mut s.ray_query);
+        }
+        if wanted.contains(F::RAY_TRACING_PIPELINE) {
+            info = info.push_next(&mut s.pipeline);
+        }
+        if wanted.contains(F::RAY_TRACING_MAINTENANCE1) {
+            info = info.push_next(&mut s.maintenance1);
+        }
+        info
+    }};
+}
+
+impl FeatureStructs {
+    /// `info` with the structures of `wanted` chained, for device creation.
+    pub(crate) fn chain_create<'a>(
+        &'a mut self,
+        wanted: DeviceFeatures,
+        info: vk::DeviceCreateInfo<'a>,
+    ) -> vk::DeviceCreateInfo<'a> {
+        chain_wanted!(self, wanted, info)
+    }
+}
+
+/// The extensions `wanted` needs, each once, and whether it needs `bufferDeviceAddress`.
+pub(crate) fn extensions(wanted: DeviceFeatures) -> (Vec<&'static CStr>, bool) {
+    let mut names: Vec<&'static CStr> = Vec::new();
+    let mut address = false;
+    for (f, exts, needs_address) in EXTENSIONS {
+        if wanted.contains(f) {
+            address |= needs_address;
+            for e in exts {
+                if !names.contains(e) {
+                    names.push(e);
+                }
+            }
+        }
+    }
+    (names, address)
+}
+
+/// Fails with [`Error::Environment`] unless the device has every feature of `wanted` (its
+/// extensions are checked by the caller first).
+///
+/// # Safety
+///
+/// `physical_device` is a physical device of the live `instance`, which has every extension
+/// [`extensions`] names for `wanted`.
+pub(crate) unsafe fn check_supported(
+    instance: &ash::Instance,
+    physical_device: vk::PhysicalDevice,
+    wanted: DeviceFeatures,
+) -> Result<()> {
+    if wanted.is_empty() {
+        return Ok(());
+    }
+    let mut structs = FeatureStructs::default();
+    {
+        let mut query = chain_wanted!(&mut structs, wanted, vk::PhysicalDeviceFeatures2::default());
+        // SAFETY: a plain query on a physical device of `instance`, chaining only structures
+        // of extensions it has (this function's contract).
+        unsafe { instance.get_physical_device_features2(physical_device, &mut query) };
+    }
+    let missing = wanted.without(structs.present());
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::Environment(format!(
+            "the device lacks features the app asked for: {}",
+            missing.names().collect::<Vec<_>>().join(", ")
+        )))
+    }
+}
+
+/// The structures that enable `wanted`, to chain into `VkDeviceCreateInfo`.
+pub(crate) fn enabling(wanted: DeviceFeatures) -> FeatureStructs {
+    FeatureStructs::enabling(wanted)
+}
