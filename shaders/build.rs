@@ -1,5 +1,5 @@
-//! Compiles every shader in this directory (`*.comp`, `*.vert`, `*.frag`) to SPIR-V in OUT_DIR
-//! with `glslangValidator -V`.
+//! Compiles every shader in this directory (`*.comp`, `*.vert`, `*.frag`, and the ray-tracing
+//! stages `*.rgen`, `*.rmiss`, `*.rchit`) to SPIR-V in OUT_DIR with `glslangValidator -V`.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -11,8 +11,10 @@ fn main() {
         .expect("read the shaders directory")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
-            p.extension()
-                .is_some_and(|e| e == "comp" || e == "vert" || e == "frag")
+            p.extension().is_some_and(|e| {
+                ["comp", "vert", "frag", "rgen", "rmiss", "rchit"]
+                    .contains(&e.to_str().unwrap_or(""))
+            })
         })
         .collect();
     shaders.sort();
@@ -26,7 +28,7 @@ fn main() {
         let spv = out.join(format!("{name}.spv"));
         let mut command = Command::new("glslangValidator");
         command.arg("-V");
-        // Ray queries need SPIR-V 1.4 (Vulkan 1.2); the other shaders keep glslang's default.
+        // Ray tracing needs SPIR-V 1.4 (Vulkan 1.2); the other shaders keep glslang's default.
         if name.starts_with("ray_") {
             command.args(["--target-env", "vulkan1.2"]);
         }

@@ -22,11 +22,16 @@ pub const SIM_COMP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/sim.comp.s
 /// `{ uint words; uint first; }`, workgroups of 256. Used by the streaming_upload sample.
 pub const CHECKSUM_COMP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/checksum.comp.spv"));
 
-/// `ray_query.comp`: an 8×8 grid of rays from `z = -1` along `+z` through `[0,1]²`, traced
-/// with a ray query against `layout(binding 0) accelerationStructureEXT`; `hits[y * 8 + x]`
-/// (binding 1) is 0 for a miss and `0x100 | instanceCustomIndex` for a triangle hit.
-/// Workgroups of 8×8; SPIR-V 1.5 (`GL_EXT_ray_query`).
-pub const RAY_QUERY_COMP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/ray_query.comp.spv"));
+/// `ray_trace.rgen`: an 8×8 launch of rays from `z = -1` along `+z` through `[0,1]²`, traced
+/// against `layout(binding 0) accelerationStructureEXT`; `hits[y * 8 + x]` (binding 1) is the
+/// payload the miss or closest-hit shader left. SPIR-V 1.5.
+pub const RAY_TRACE_RGEN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/ray_trace.rgen.spv"));
+
+/// `ray_trace.rmiss`: payload 0.
+pub const RAY_TRACE_RMISS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/ray_trace.rmiss.spv"));
+
+/// `ray_trace.rchit`: payload `0x100 | gl_InstanceCustomIndexEXT`.
+pub const RAY_TRACE_RCHIT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/ray_trace.rchit.spv"));
 
 /// `anim.comp`: the window sample's integer animation into `layout(binding 0, rgba8) image2D`,
 /// push constant `{ uint frame; }`, workgroups of 8×8.

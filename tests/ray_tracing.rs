@@ -1,12 +1,16 @@
-//! Acceleration structures on the GPU: geometry uploaded on the transfer queue, a bottom-level
-//! and a top-level structure built on async compute, traced with ray queries on graphics,
-//! checked ray by ray, with validation. Needs `VK_KHR_acceleration_structure` and
-//! `VK_KHR_ray_query`, and several queue families to mean anything: ignored elsewhere, run on
+//! Acceleration structures on the GPU: geometry and a shader binding table uploaded on the
+//! transfer queue, a bottom-level and a top-level structure built on async compute, traced by
+//! a ray-tracing pipeline on graphics, checked ray by ray, with validation. Needs
+//! `VK_KHR_acceleration_structure` and `VK_KHR_ray_tracing_pipeline` (the H100 has no
+//! `VK_KHR_ray_query`), and several queue families to mean anything: ignored elsewhere, run on
 //! the NVIDIA machine.
 
 mod common;
+#[path = "ray_tracing/pipeline.rs"]
+mod pipeline;
 
 use common::*;
+use pipeline::RayPipeline;
 use std::sync::Arc;
 use vk_baton::access::DeviceFeatures;
 use vk_baton::ash::vk;
@@ -18,16 +22,23 @@ use vk_baton_context::{Context, ContextOptions};
 const TRIANGLE: [[f32; 3]; 3] = [[0.05, 0.05, 0.0], [0.98, 0.05, 0.0], [0.05, 0.98, 0.0]];
 /// The instance's custom index, which the shader writes on a hit.
 const CUSTOM_INDEX: u32 = 7;
+/// Where the shader binding table starts in the staging buffer (after the geometry and the
+/// instance).
+const TABLE_AT: u64 = 128;
 
-fn ray_query_ctx() -> Context {
+fn ray_tracing_ctx() -> Context {
     let _ = env_logger::builder().is_test(true).try_init();
     Context::with_options(ContextOptions {
         validation: true,
-        app_name: "vk-baton ray query test".into(),
-        device_features: DeviceFeatures::ACCELERATION_STRUCTURE | DeviceFeatures::RAY_QUERY,
+        app_name: "vk-baton ray tracing test".into(),
+        device_features: features(),
         ..Default::default()
     })
-    .expect("this test needs a device with VK_KHR_acceleration_structure and VK_KHR_ray_query")
+    .expect("this test needs VK_KHR_acceleration_structure and VK_KHR_ray_tracing_pipeline")
+}
+
+fn features() -> DeviceFeatures {
+    DeviceFeatures::ACCELERATION_STRUCTURE | DeviceFeatures::RAY_TRACING_PIPELINE
 }
 
 /// One `VkAccelerationStructureInstanceKHR`: the identity transform, `CUSTOM_INDEX`, mask
@@ -90,9 +101,9 @@ fn address(ctx: &Context, b: &StBuffer) -> vk::DeviceAddress {
 }
 
 #[test]
-#[ignore = "needs VK_KHR_acceleration_structure, VK_KHR_ray_query and several queue families (run on the NVIDIA machine)"]
+#[ignore = "needs VK_KHR_acceleration_structure, VK_KHR_ray_tracing_pipeline and several queue families (run on the NVIDIA machine)"]
 fn a_blas_and_tlas_built_on_async_compute_are_traced_on_graphics() {
-    let ctx = ray_query_ctx();
+    let ctx = ray_tracing_ctx();
     assert!(ctx.has_several_families(), "the NVIDIA machine has them");
     let ext = ash::khr::acceleration_structure::Device::new(ctx.instance(), ctx.device());
     let build_input = vk::BufferUsageFlags::ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_KHR
@@ -181,10 +192,13 @@ fn a_blas_and_tlas_built_on_async_compute_are_traced_on_graphics() {
         )
         .unwrap();
 
-    // The host writes the geometry and the instance into a staging buffer before the graph.
+    // The host writes the geometry, the instance and the shader binding table into a staging
+    // buffer before the graph.
+    let rt = RayPipeline::new(&ctx);
+    let table_len = rt.table.len() as u64;
     let staging = ctx
         .buffer(
-            BufferDesc::upload(100, vk::BufferUsageFlags::TRANSFER_SRC),
+            BufferDesc::upload(TABLE_AT + table_len, vk::BufferUsageFlags::TRANSFER_SRC),
             "staging",
         )
         .unwrap();
@@ -195,6 +209,18 @@ fn a_blas_and_tlas_built_on_async_compute_are_traced_on_graphics() {
         .collect();
     staging.write(0, &corners).unwrap();
     staging.write(36, &instance_bytes(blas.address)).unwrap();
+    staging.write(TABLE_AT, &rt.table).unwrap();
+    let table = ctx
+        .buffer(
+            BufferDesc::new(
+                table_len,
+                vk::BufferUsageFlags::SHADER_BINDING_TABLE_KHR
+                    | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS
+                    | vk::BufferUsageFlags::TRANSFER_DST,
+            ),
+            "shader binding table",
+        )
+        .unwrap();
     let hits = ctx
         .buffer(
             BufferDesc::new(
@@ -211,38 +237,8 @@ fn a_blas_and_tlas_built_on_async_compute_are_traced_on_graphics() {
         )
         .unwrap();
 
-    let kit = Compute::with_bindings(
-        &ctx,
-        vk_baton_shaders::RAY_QUERY_COMP,
-        &[
-            vk::DescriptorType::ACCELERATION_STRUCTURE_KHR,
-            vk::DescriptorType::STORAGE_BUFFER,
-        ],
-    );
-    let set = kit.alloc();
-    let structures = [tlas.handle];
-    let mut as_write = vk::WriteDescriptorSetAccelerationStructureKHR::default()
-        .acceleration_structures(&structures);
-    let hits_info = [vk::DescriptorBufferInfo {
-        buffer: hits.handle(),
-        offset: 0,
-        range: vk::WHOLE_SIZE,
-    }];
-    let writes = [
-        vk::WriteDescriptorSet::default()
-            .dst_set(set)
-            .dst_binding(0)
-            .descriptor_type(vk::DescriptorType::ACCELERATION_STRUCTURE_KHR)
-            .descriptor_count(1)
-            .push_next(&mut as_write),
-        vk::WriteDescriptorSet::default()
-            .dst_set(set)
-            .dst_binding(1)
-            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-            .buffer_info(&hits_info),
-    ];
-    // SAFETY: the set is not in use; the structure and the buffer are alive.
-    unsafe { ctx.device().update_descriptor_sets(&writes, &[]) };
+    rt.bind(tlas.handle, hits.handle());
+    let table_address = address(&ctx, &table);
 
     let graph = ctx.graph().unwrap();
     let scratch_address = address(&ctx, &scratch);
@@ -257,26 +253,23 @@ fn a_blas_and_tlas_built_on_async_compute_are_traced_on_graphics() {
     graph
         .record()
         .insert_fn(
-            "upload geometry",
+            "upload geometry and table",
             ctx.transfer(),
             |d| {
                 d.uses(&staging, Access::COPY_READ);
                 d.uses(&vertices, Access::COPY_WRITE).discard();
                 d.uses(&instances, Access::COPY_WRITE).discard();
+                d.uses(&table, Access::COPY_WRITE).discard();
             },
             |r| {
-                let to_vertices = vk::BufferCopy::default().size(36);
-                let to_instances = vk::BufferCopy::default().src_offset(36).size(64);
+                let copy =
+                    |from: u64, size: u64| [vk::BufferCopy::default().src_offset(from).size(size)];
                 // SAFETY: the buffers are alive and large enough, in the declared states.
                 unsafe {
-                    let d = r.device();
-                    d.cmd_copy_buffer(r.cmd(), staging.handle(), vertices.handle(), &[to_vertices]);
-                    d.cmd_copy_buffer(
-                        r.cmd(),
-                        staging.handle(),
-                        instances.handle(),
-                        &[to_instances],
-                    );
+                    let (d, cmd, src) = (r.device(), r.cmd(), staging.handle());
+                    d.cmd_copy_buffer(cmd, src, vertices.handle(), &copy(0, 36));
+                    d.cmd_copy_buffer(cmd, src, instances.handle(), &copy(36, 64));
+                    d.cmd_copy_buffer(cmd, src, table.handle(), &copy(TABLE_AT, table_len));
                 }
                 Ok(())
             },
@@ -328,18 +321,15 @@ fn a_blas_and_tlas_built_on_async_compute_are_traced_on_graphics() {
             ctx.graphics(),
             |d| {
                 // The rays read the top level and, through it, the bottom level.
-                d.uses(
-                    &tlas.buffer,
-                    Access::COMPUTE_SHADER_ACCELERATION_STRUCTURE_READ,
-                );
-                d.uses(
-                    &blas.buffer,
-                    Access::COMPUTE_SHADER_ACCELERATION_STRUCTURE_READ,
-                );
-                d.uses(&hits, Access::COMPUTE_SHADER_WRITE).discard();
+                let traced = Access::RAY_TRACING_SHADER_ACCELERATION_STRUCTURE_READ;
+                d.uses(&tlas.buffer, traced);
+                d.uses(&blas.buffer, traced);
+                d.uses(&table, Access::SHADER_BINDING_TABLE_READ);
+                d.uses(&hits, Access::RAY_TRACING_SHADER_STORAGE_WRITE)
+                    .discard();
             },
             |r| {
-                kit.dispatch(r, set, [0, 0], [1, 1, 1]);
+                rt.trace(r.cmd(), table_address);
                 Ok(())
             },
         )
@@ -397,7 +387,7 @@ fn a_blas_and_tlas_built_on_async_compute_are_traced_on_graphics() {
         ext.destroy_acceleration_structure(tlas.handle, None);
         ext.destroy_acceleration_structure(blas.handle, None);
     }
-    drop(kit);
+    drop(rt);
     assert_clean(&ctx);
 }
 
@@ -412,22 +402,26 @@ fn a_context_tells_its_graphs_the_features_it_enabled() {
     // Whether the device has them decides; each outcome is checked for what it promises.
     match Context::with_options(ContextOptions {
         validation: true,
-        device_features: DeviceFeatures::ACCELERATION_STRUCTURE | DeviceFeatures::RAY_QUERY,
+        device_features: features(),
         ..Default::default()
     }) {
         Ok(ctx) => {
-            let wanted = DeviceFeatures::ACCELERATION_STRUCTURE | DeviceFeatures::RAY_QUERY;
-            assert_eq!(ctx.device_features(), wanted);
-            assert_eq!(ctx.graph().unwrap().device_features(), wanted);
+            assert_eq!(ctx.device_features(), features());
+            assert_eq!(ctx.graph().unwrap().device_features(), features());
             assert_clean(&ctx);
         }
         Err(e) => {
+            // Refused for one of the extensions or features these need.
             let text = e.to_string();
-            assert!(
-                text.contains("VK_KHR_acceleration_structure")
-                    || text.contains("accelerationStructure"),
-                "{text}"
-            );
+            let needed = [
+                "VK_KHR_acceleration_structure",
+                "VK_KHR_deferred_host_operations",
+                "VK_KHR_ray_tracing_pipeline",
+                "accelerationStructure",
+                "rayTracingPipeline",
+                "bufferDeviceAddress",
+            ];
+            assert!(needed.iter().any(|n| text.contains(n)), "{text}");
         }
     }
 }
