@@ -80,6 +80,10 @@ done
 [ -x "$dbg/incremental" ] && run debug_incremental "$dbg/incremental"
 [ -x "$dbg/deferred" ] && run debug_deferred "$dbg/deferred" --frames 4
 [ -x "$dbg/deferred" ] && run debug_deferred_exclusive "$dbg/deferred" --frames 4 --exclusive
+# VK_KHR_maintenance8 (the H100's driver exposes it): ownership transfers with USE_ALL_STAGES,
+# waits at the using stages; every plan verified with the flag modelled.
+[ -x "$dbg/async_compute" ] && run debug_async_compute_exclusive_m8 "$dbg/async_compute" --exclusive --maintenance8 --frames 12
+[ -x "$dbg/deferred" ] && run debug_deferred_exclusive_m8 "$dbg/deferred" --frames 4 --exclusive --maintenance8
 # The hand-written frame beside the library's, both validated (Context turns the layer's
 # shader-access heuristic on, so hazards through descriptors are checked too).
 [ -x "$dbg/deferred" ] && run debug_deferred_compare "$dbg/deferred" --compare --frames 4 --width 640 --height 360
@@ -90,6 +94,16 @@ run headless "$bin/headless"
 [ -x "$bin/incremental" ] && run incremental "$bin/incremental"
 [ -x "$bin/deferred" ] && run deferred "$bin/deferred" --width 1920 --height 1080 --shadow 2048 --frames 20
 [ -x "$bin/deferred" ] && run deferred_exclusive "$bin/deferred" --width 1920 --height 1080 --shadow 2048 --frames 20 --exclusive
+[ -x "$bin/deferred" ] && run deferred_exclusive_m8 "$bin/deferred" --width 1920 --height 1080 --shadow 2048 --frames 20 --exclusive --maintenance8
+[ -x "$bin/async_compute" ] && run async_compute_exclusive_m8 "$bin/async_compute" --exclusive --maintenance8 --frames 20
+# The 3-family samples with ownership transfers, without and with maintenance8, alternating,
+# timed (validation off): the GPU time each way.
+for round in 1 2; do
+  [ -x "$bin/async_compute" ] && VK_BATON_VALIDATION=0 run "async_compute_exclusive_timed_$round" "$bin/async_compute" --exclusive --frames 200
+  [ -x "$bin/async_compute" ] && VK_BATON_VALIDATION=0 run "async_compute_exclusive_m8_timed_$round" "$bin/async_compute" --exclusive --maintenance8 --frames 200
+  [ -x "$bin/deferred" ] && VK_BATON_VALIDATION=0 run "deferred_exclusive_timed_$round" "$bin/deferred" --width 1920 --height 1080 --shadow 2048 --frames 200 --exclusive
+  [ -x "$bin/deferred" ] && VK_BATON_VALIDATION=0 run "deferred_exclusive_m8_timed_$round" "$bin/deferred" --width 1920 --height 1080 --shadow 2048 --frames 200 --exclusive --maintenance8
+done
 # The figures: validation costs CPU time, so the timed runs go without it.
 [ -x "$bin/async_compute" ] && VK_BATON_VALIDATION=0 run async_compute_timed "$bin/async_compute" --frames 200
 [ -x "$bin/streaming_upload" ] && VK_BATON_VALIDATION=0 run streaming_upload_timed "$bin/streaming_upload" --all-sizes

@@ -37,7 +37,7 @@ use vk_baton_context::Context;
 use vk_baton_passes::{ComputeDispatch, ShaderAccess};
 
 const USAGE: &str =
-    "usage: async_compute [--frames N] [--size WORKGROUPS] [--iters N] [--exclusive] [--plan-svg PATH]";
+    "usage: async_compute [--frames N] [--size WORKGROUPS] [--iters N] [--exclusive] [--maintenance8] [--plan-svg PATH]";
 
 /// Frames the CPU may run ahead of the GPU.
 const FRAMES_IN_FLIGHT: usize = 2;
@@ -117,6 +117,7 @@ fn u64_bytes(v: &[u32]) -> Vec<u8> {
 fn run() -> vk_baton::Result<bool> {
     // The defaults depend on the device: parse first, fill in after.
     let (mut frames, mut size, mut iters, mut exclusive) = (None, None, None, false);
+    let mut features = vk_baton::access::DeviceFeatures::NONE;
     let mut plan_svg = None::<std::path::PathBuf>;
     support::parse_args(USAGE, |name, p| {
         match name {
@@ -124,12 +125,17 @@ fn run() -> vk_baton::Result<bool> {
             "size" => size = Some(p.value()?.parse()?),
             "iters" => iters = Some(p.value()?.parse()?),
             "exclusive" => exclusive = true,
+            "maintenance8" => features |= vk_baton::access::DeviceFeatures::MAINTENANCE8,
             "plan-svg" => plan_svg = Some(std::path::PathBuf::from(p.value()?)),
             _ => return Ok(false),
         }
         Ok(true)
     });
-    let ctx = Context::new()?;
+    // `--maintenance8`: ownership transfers (with `--exclusive`) wait at the using stages.
+    let ctx = Context::with_options(vk_baton_context::ContextOptions {
+        device_features: features,
+        ..Default::default()
+    })?;
     // SAFETY: plain query on a live physical device.
     let props = unsafe {
         ctx.instance()

@@ -117,7 +117,7 @@ use vk_baton_context::Context;
 use vk_baton_passes::Uploader;
 
 const USAGE: &str = "usage: deferred [--width W] [--height H] [--frames N] [--shadow SIZE] \
-                     [--exclusive] [--plan] [--png PATH] [--skip PASS] [--held] [--compare [--hand-split] [--hand-write-sets] [--labels]]";
+                     [--exclusive] [--maintenance8] [--plan] [--png PATH] [--skip PASS] [--held] [--compare [--hand-split] [--hand-write-sets] [--labels]]";
 
 /// Executions the sample keeps in flight: fewer than the descriptor sets each pass cycles
 /// through.
@@ -179,6 +179,9 @@ pub struct Options {
     /// With `--compare`: the library side records its debug labels (pass and barrier labels,
     /// `Graph::set_labels`). Off by default there, as the hand-written frame records none.
     pub labels: bool,
+    /// Enable `VK_KHR_maintenance8`: with `--exclusive`, the waits around ownership transfers
+    /// are at the stages that use the images, not `ALL_COMMANDS`.
+    pub maintenance8: bool,
 }
 
 fn options() -> Options {
@@ -196,6 +199,7 @@ fn options() -> Options {
         hand_write_sets: false,
         held: false,
         labels: false,
+        maintenance8: false,
     };
     support::parse_args(USAGE, |name, p| {
         match name {
@@ -212,6 +216,7 @@ fn options() -> Options {
             "hand-write-sets" => o.hand_write_sets = true,
             "held" => o.held = true,
             "labels" => o.labels = true,
+            "maintenance8" => o.maintenance8 = true,
             _ => return Ok(false),
         }
         Ok(true)
@@ -330,7 +335,15 @@ fn run() -> vk_baton::Result<bool> {
             "--compare runs with CONCURRENT shared images: leave out --exclusive".into(),
         ));
     }
-    let ctx = Context::new()?;
+    let features = if o.maintenance8 {
+        vk_baton::access::DeviceFeatures::MAINTENANCE8
+    } else {
+        vk_baton::access::DeviceFeatures::NONE
+    };
+    let ctx = Context::with_options(vk_baton_context::ContextOptions {
+        device_features: features,
+        ..Default::default()
+    })?;
     println!("device: {}", ctx.device_name());
     let (gfx, compute) = (ctx.graphics(), ctx.async_compute());
     println!(

@@ -94,9 +94,35 @@ fn assert_release_acquire(
 #[test]
 #[ignore = "needs several queue families (run on the NVIDIA machine)"]
 fn compute_to_graphics_buffer_ownership_transfer() {
-    let ctx = multi_ctx();
+    buffer_ownership_transfer(&multi_ctx());
+}
+
+/// The same transfer on a device with `VK_KHR_maintenance8` (the H100's driver has it): the
+/// barriers carry `USE_ALL_STAGES`, and graphics waits at the copy's stage instead of
+/// `ALL_COMMANDS`; the data and validation are checked as without it.
+#[test]
+#[ignore = "needs several queue families and VK_KHR_maintenance8 (run on the NVIDIA machine)"]
+fn compute_to_graphics_buffer_ownership_transfer_with_maintenance8() {
+    let _ = multi_ctx();
+    let ctx = Context::with_options(vk_baton_context::ContextOptions {
+        validation: true,
+        device_features: vk_baton::access::DeviceFeatures::MAINTENANCE8,
+        ..Default::default()
+    })
+    .expect("the NVIDIA machine's driver has VK_KHR_maintenance8");
+    let plan = buffer_ownership_transfer(&ctx);
+    assert!(plan.contains("transfers use all stages"), "{plan}");
+    let wait = (plan.lines())
+        .find(|l| l.trim_start().starts_with("wait"))
+        .unwrap();
+    assert!(!wait.ends_with("ALL_COMMANDS"), "{wait}");
+}
+
+/// Fills a buffer on async compute and copies it to a readback buffer on graphics, checked by
+/// its bytes; returns the plan as text.
+fn buffer_ownership_transfer(ctx: &Context) -> String {
     let kit = Compute::new(
-        &ctx,
+        ctx,
         vk_baton_shaders::FILL_COMP,
         vk::DescriptorType::STORAGE_BUFFER,
     );
@@ -138,7 +164,8 @@ fn compute_to_graphics_buffer_ownership_transfer() {
         .insert_pass("host read", &mut host, ctx.graphics())
         .finish()
         .unwrap();
-    println!("{planned}");
+    let text = planned.to_string();
+    println!("{text}");
     assert_release_acquire(
         planned.plan(),
         planned.queues(),
@@ -152,7 +179,8 @@ fn compute_to_graphics_buffer_ownership_transfer() {
     assert!(out == fill_expected(count, 11));
     assert_eq!(storage.state().owner(), Some(Some(ctx.graphics().family())));
     drop(fill);
-    assert_clean(&ctx);
+    assert_clean(ctx);
+    text
 }
 
 /// Draws the pattern on `draw_q`, downloads it on `ctx.graphics()`; returns the pixels.

@@ -35,6 +35,9 @@ mod host_present;
 #[path = "plan_scenarios/khronos.rs"]
 mod khronos;
 #[cfg(feature = "verify")]
+#[path = "plan_scenarios/maintenance8.rs"]
+mod maintenance8;
+#[cfg(feature = "verify")]
 #[path = "plan_scenarios/queues.rs"]
 mod queues;
 #[cfg(feature = "verify")]

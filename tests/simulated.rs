@@ -61,12 +61,16 @@ const FRAMES: usize = 8;
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Topo {
     Nvidia,
+    /// The H100 with `maintenance8` enabled (its driver exposes it): ownership transfers use
+    /// all stages, and the waits around them are at the using stages.
+    NvidiaMaintenance8,
     Single,
     TwoQueues,
     ThreeQueues,
 }
-const TOPOLOGIES: [Topo; 4] = [
+const TOPOLOGIES: [Topo; 5] = [
     Topo::Nvidia,
+    Topo::NvidiaMaintenance8,
     Topo::Single,
     Topo::TwoQueues,
     Topo::ThreeQueues,
@@ -75,6 +79,7 @@ const TOPOLOGIES: [Topo; 4] = [
 fn topology(t: Topo) -> Topology {
     match t {
         Topo::Nvidia => Topology::nvidia(),
+        Topo::NvidiaMaintenance8 => Topology::nvidia().with_transfers_using_all_stages(),
         Topo::Single => Topology::single_family(),
         Topo::TwoQueues => Topology::two_queues_of_one_family(),
         Topo::ThreeQueues => {
@@ -425,4 +430,21 @@ fn bench_frame_three_queues_many_buffers() {
             chained_copies_on_three_queues(t, buffers, passes)
         });
     }
+}
+
+#[test]
+fn maintenance8_waits_before_acquires_at_the_stages_that_use_the_resource() {
+    use vk::PipelineStageFlags2 as S;
+    let without = waits_around_transfers(Topo::Nvidia);
+    let with = waits_around_transfers(Topo::NvidiaMaintenance8);
+    // Frame 1 waits on graphics for the write; from frame 2 on, compute also waits for the
+    // sampling before writing again: 1 + 2 * 7 waits, the same count both ways.
+    assert_eq!((without.len(), with.len()), (15, 15));
+    assert!(without.iter().all(|&s| s == S::ALL_COMMANDS), "{without:?}");
+    assert!(
+        with.iter()
+            .all(|&s| s == S::FRAGMENT_SHADER || s == S::COMPUTE_SHADER),
+        "{with:?}"
+    );
+    assert!(with.contains(&S::FRAGMENT_SHADER) && with.contains(&S::COMPUTE_SHADER));
 }

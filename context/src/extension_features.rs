@@ -1,7 +1,7 @@
 //! The device features that some named accesses need
 //! ([`DeviceFeatures`]: mesh and task shaders, acceleration structures, ray tracing, ray
-//! queries), each enabled with its extensions through `pNext`, and told to every graph the
-//! context makes.
+//! queries) and `maintenance8`, each enabled with its extensions through `pNext`, and told to
+//! every graph the context makes.
 
 use ash::vk;
 use std::ffi::CStr;
@@ -11,7 +11,7 @@ use vk_baton::{Error, Result};
 
 /// Each feature, the extensions it needs, and whether it needs `bufferDeviceAddress`
 /// (acceleration structures are built from device addresses).
-const EXTENSIONS: [(F, &[&CStr], bool); 6] = [
+const EXTENSIONS: [(F, &[&CStr], bool); 7] = [
     (F::TASK_SHADER, &[ash::ext::mesh_shader::NAME], false),
     (F::MESH_SHADER, &[ash::ext::mesh_shader::NAME], false),
     (
@@ -33,7 +33,38 @@ const EXTENSIONS: [(F, &[&CStr], bool); 6] = [
         &[ash::khr::ray_tracing_maintenance1::NAME],
         true,
     ),
+    (F::MAINTENANCE8, &[c"VK_KHR_maintenance8"], false),
 ];
+
+/// `VkPhysicalDeviceMaintenance8FeaturesKHR` (`VK_KHR_maintenance8`), which ash 0.38 lacks:
+/// the `sType`/`pNext` header every chained structure starts with, then its one feature.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(crate) struct Maintenance8Features {
+    s_type: vk::StructureType,
+    p_next: *mut std::ffi::c_void,
+    maintenance8: vk::Bool32,
+}
+
+/// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_8_FEATURES_KHR`.
+const MAINTENANCE_8_FEATURES: vk::StructureType = vk::StructureType::from_raw(1_000_574_000);
+
+impl Default for Maintenance8Features {
+    fn default() -> Self {
+        Maintenance8Features {
+            s_type: MAINTENANCE_8_FEATURES,
+            p_next: std::ptr::null_mut(),
+            maintenance8: vk::FALSE,
+        }
+    }
+}
+
+// SAFETY: the structure is `repr(C)` and starts with `sType` and `pNext` as
+// `VkBaseOutStructure` does, with the `sType` the specification gives it; the specification
+// lets it extend both `VkPhysicalDeviceFeatures2` and `VkDeviceCreateInfo`.
+unsafe impl vk::ExtendsPhysicalDeviceFeatures2 for Maintenance8Features {}
+// SAFETY: as above.
+unsafe impl vk::ExtendsDeviceCreateInfo for Maintenance8Features {}
 
 /// The features' structures for `pNext`, for a query or for device creation.
 #[derive(Default)]
@@ -43,6 +74,7 @@ pub(crate) struct FeatureStructs {
     ray_query: vk::PhysicalDeviceRayQueryFeaturesKHR<'static>,
     pipeline: vk::PhysicalDeviceRayTracingPipelineFeaturesKHR<'static>,
     maintenance1: vk::PhysicalDeviceRayTracingMaintenance1FeaturesKHR<'static>,
+    maintenance8: Maintenance8Features,
 }
 
 impl FeatureStructs {
@@ -56,6 +88,7 @@ impl FeatureStructs {
         s.ray_query.ray_query = on(F::RAY_QUERY);
         s.pipeline.ray_tracing_pipeline = on(F::RAY_TRACING_PIPELINE);
         s.maintenance1.ray_tracing_maintenance1 = on(F::RAY_TRACING_MAINTENANCE1);
+        s.maintenance8.maintenance8 = on(F::MAINTENANCE8);
         s
     }
 
@@ -74,6 +107,7 @@ impl FeatureStructs {
                 self.maintenance1.ray_tracing_maintenance1,
                 F::RAY_TRACING_MAINTENANCE1,
             ),
+            (self.maintenance8.maintenance8, F::MAINTENANCE8),
         ];
         pairs
             .into_iter()
@@ -102,6 +136,9 @@ macro_rules! chain_wanted {
         }
         if wanted.contains(F::RAY_TRACING_MAINTENANCE1) {
             info = info.push_next(&mut s.maintenance1);
+        }
+        if wanted.contains(F::MAINTENANCE8) {
+            info = info.push_next(&mut s.maintenance8);
         }
         info
     }};

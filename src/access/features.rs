@@ -21,7 +21,7 @@ use vk::PipelineStageFlags2 as S;
 pub struct DeviceFeatures(u32);
 
 /// Each feature with the name the specification gives it.
-const NAMES: [(DeviceFeatures, &str); 6] = [
+const NAMES: [(DeviceFeatures, &str); 7] = [
     (DeviceFeatures::TASK_SHADER, "taskShader"),
     (DeviceFeatures::MESH_SHADER, "meshShader"),
     (
@@ -34,6 +34,7 @@ const NAMES: [(DeviceFeatures, &str); 6] = [
         DeviceFeatures::RAY_TRACING_MAINTENANCE1,
         "rayTracingMaintenance1",
     ),
+    (DeviceFeatures::MAINTENANCE8, "maintenance8"),
 ];
 
 impl DeviceFeatures {
@@ -55,6 +56,12 @@ impl DeviceFeatures {
     /// `VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR::rayTracingMaintenance1`: the
     /// `ACCELERATION_STRUCTURE_COPY_KHR` stage.
     pub const RAY_TRACING_MAINTENANCE1: Self = Self(1 << 5);
+    /// `VkPhysicalDeviceMaintenance8FeaturesKHR::maintenance8` (`VK_KHR_maintenance8`): no
+    /// access needs it, but a graph that knows of it records ownership transfers with
+    /// `QUEUE_FAMILY_OWNERSHIP_TRANSFER_USE_ALL_STAGES`, and the semaphores around them wait
+    /// at the stages that need the resource instead of `ALL_COMMANDS`
+    /// ([`QueueDecl::transfers_use_all_stages`](crate::plan::QueueDecl::transfers_use_all_stages)).
+    pub const MAINTENANCE8: Self = Self(1 << 6);
 
     /// Whether every feature of `other` is in `self`.
     pub const fn contains(self, other: Self) -> bool {

@@ -132,6 +132,8 @@ pub(crate) struct PlanBarriers {
     structs: BarrierStructs,
     /// Per barrier command: where its structs end in `memory`, `buffers` and `images`.
     ends: Vec<[usize; 3]>,
+    /// Per barrier command: its `VkDependencyInfo::dependencyFlags`.
+    flags: Vec<vk::DependencyFlags>,
     /// The passes' and commands' debug labels, built with labels on from the plan's second
     /// recording (a plan recorded once, as a newly planned frame's is, builds each label as
     /// it goes, with nothing to keep); they name passes, not resources, so new handles leave
@@ -160,11 +162,19 @@ impl PlanBarriers {
         built_for.extend(handles);
         self.structs.clear();
         self.ends.clear();
-        let commands = (plan.queues.iter().flat_map(|q| &q.batches)).flat_map(|b| &b.commands);
-        for c in commands {
-            if let Command::Barrier(b) = c {
-                self.structs.push(b, &built_for);
-                self.ends.push(self.structs.lens());
+        self.flags.clear();
+        for (q, qp) in plan.queues.iter().enumerate() {
+            let all_stages = plan
+                .input
+                .queues
+                .get(q)
+                .is_some_and(|qd| qd.transfers_use_all_stages);
+            for c in qp.batches.iter().flat_map(|b| &b.commands) {
+                if let Command::Barrier(b) = c {
+                    self.structs.push(b, &built_for);
+                    self.ends.push(self.structs.lens());
+                    self.flags.push(dependency_flags(b, all_stages));
+                }
             }
         }
         self.built_for = Some(built_for);
@@ -184,11 +194,8 @@ impl PlanBarriers {
         let [m, b, i] = *self.ends.get(k)?;
         let [m0, b0, i0] = if k == 0 { [0; 3] } else { self.ends[k - 1] };
         let s = &self.structs;
-        Some(dependency_info(
-            &s.memory[m0..m],
-            &s.buffers[b0..b],
-            &s.images[i0..i],
-        ))
+        let dep = dependency_info(&s.memory[m0..m], &s.buffers[b0..b], &s.images[i0..i]);
+        Some(dep.dependency_flags(self.flags[k]))
     }
 
     /// Drops the claim that the structs and labels belong to the plan they travel with (a new
@@ -198,6 +205,25 @@ impl PlanBarriers {
         self.recorded = false;
         self.labels.forget();
         self.rest.forget();
+    }
+}
+
+/// `VK_DEPENDENCY_QUEUE_FAMILY_OWNERSHIP_TRANSFER_USE_ALL_STAGES_BIT_KHR`
+/// (`VK_KHR_maintenance8`), which ash 0.38 lacks.
+pub(crate) const OWNERSHIP_TRANSFER_USE_ALL_STAGES: vk::DependencyFlags =
+    vk::DependencyFlags::from_raw(0x20);
+
+/// The dependency flags of barrier command `b` on a queue whose transfers use all stages or
+/// not (`QueueDecl::transfers_use_all_stages`): the maintenance8 flag where the command
+/// transfers ownership there, for the planner relied on it.
+pub(crate) fn dependency_flags(b: &BarrierCmd, all_stages: bool) -> vk::DependencyFlags {
+    let transfers = (b.images.iter().map(|e| e.scopes))
+        .chain(b.buffers.iter().map(|e| e.scopes))
+        .any(|s| s.families.is_some());
+    if all_stages && transfers {
+        OWNERSHIP_TRANSFER_USE_ALL_STAGES
+    } else {
+        vk::DependencyFlags::empty()
     }
 }
 

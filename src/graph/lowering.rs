@@ -74,6 +74,8 @@ pub(crate) struct Lowered {
     pub(crate) versions: Vec<u64>,
     /// How many of `queues` the passes use (the rest are named only in states).
     pass_queues: usize,
+    /// The device has `maintenance8` enabled ([`crate::plan::QueueDecl::transfers_use_all_stages`]).
+    all_stages: bool,
 }
 
 /// Asks each pass for its declarations and lowers them into a [`PlanInput`], with each
@@ -83,7 +85,7 @@ pub(crate) struct Lowered {
 /// `spare` (the declarations of an earlier plan), `scratch` and `lists` (emptied vectors) are
 /// refilled rather than allocated again.
 pub(crate) fn lower(
-    device: vk::Device,
+    (device, all_stages): (vk::Device, bool),
     passes: &[PassEntry<'_>],
     spare: Option<PlanInput>,
     scratch: &mut LowerScratch,
@@ -131,7 +133,7 @@ pub(crate) fn lower(
     describe_resources(&resources, decls, &mut versions);
     truncate_keeping_spares(&mut res_decls, resources.len(), spare_resources);
     check_queues(device, passes, &queues)?;
-    refill_queues(&mut queue_decls, &queues);
+    refill_queues(&mut queue_decls, &queues, all_stages);
     let input = PlanInput {
         queues: queue_decls,
         resources: res_decls,
@@ -143,6 +145,7 @@ pub(crate) fn lower(
         queues,
         resources,
         versions,
+        all_stages,
     })
 }
 
@@ -164,7 +167,7 @@ impl Lowered {
             });
         }
         check_queues(device, passes, &self.queues)?;
-        refill_queues(&mut self.input.queues, &self.queues);
+        refill_queues(&mut self.input.queues, &self.queues, self.all_stages);
         Ok(())
     }
 
@@ -177,7 +180,7 @@ impl Lowered {
         if prefix {
             self.queues.truncate(n);
             self.queues.extend_from_slice(&queues[n..]);
-            refill_queues(&mut self.input.queues, &self.queues);
+            refill_queues(&mut self.input.queues, &self.queues, self.all_stages);
         }
         prefix
     }
@@ -212,10 +215,11 @@ pub(crate) fn debug_check_at_rest(
     }
 }
 
-/// The declarations of `queues`, refilled in place.
-fn refill_queues(decls: &mut Vec<QueueDecl>, queues: &[Queue]) {
+/// The declarations of `queues`, refilled in place; `all_stages`: the device has
+/// `maintenance8` enabled.
+fn refill_queues(decls: &mut Vec<QueueDecl>, queues: &[Queue], all_stages: bool) {
     for (qi, q) in queues.iter().enumerate() {
-        refill_queue(decls, qi, q.name(), q.family(), q.caps());
+        refill_queue(decls, qi, q.name(), (q.family(), q.caps(), all_stages));
     }
     decls.truncate(queues.len());
 }
@@ -424,22 +428,27 @@ fn truncate_keeping_spares<T>(list: &mut Vec<T>, len: usize, spare: &mut Vec<T>)
     }
 }
 
-/// Entry `i` of `list` as this queue.
+/// Entry `i` of `list` as this queue: (family, capabilities, whether its transfers use all
+/// stages).
 fn refill_queue(
     list: &mut Vec<QueueDecl>,
     i: usize,
     name: &str,
-    family: u32,
-    caps: vk::QueueFlags,
+    (family, caps, all_stages): (u32, vk::QueueFlags, bool),
 ) {
-    if i < list.len() {
-        let qd = &mut list[i];
-        set_name(&mut qd.name, name);
-        qd.family = family;
-        qd.caps = caps;
-    } else {
+    if i == list.len() {
         list.push(QueueDecl::new(name, family, caps));
     }
+    let QueueDecl {
+        name: old_name,
+        family: old_family,
+        caps: old_caps,
+        transfers_use_all_stages,
+    } = &mut list[i];
+    set_name(old_name, name);
+    *old_family = family;
+    *old_caps = caps;
+    *transfers_use_all_stages = all_stages;
 }
 
 #[cfg(test)]
@@ -487,7 +496,7 @@ mod refill_tests {
         assert_eq!(list[1].uses.as_ptr(), uses_ptr);
 
         let mut queues = vec![QueueDecl::new("old", 5, vk::QueueFlags::TRANSFER)];
-        refill_queue(&mut queues, 0, "gfx", 0, vk::QueueFlags::GRAPHICS);
+        refill_queue(&mut queues, 0, "gfx", (0, vk::QueueFlags::GRAPHICS, false));
         assert_eq!(
             format!("{:?}", queues[0]),
             format!("{:?}", QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS))

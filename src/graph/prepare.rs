@@ -57,8 +57,11 @@ impl Graph {
         let spare_input = self.cache.lock().spare_input.take();
         let lists = Lists::from_spares(&mut self.pools.spares.lock());
         let device = self.pools.device.handle();
+        let all_stages = self
+            .device_features()
+            .contains(DeviceFeatures::MAINTENANCE8);
         let mut lowered = lower(
-            device,
+            (device, all_stages),
             passes,
             spare_input,
             &mut self.lowering.lock(),

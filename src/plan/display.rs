@@ -14,7 +14,12 @@ impl fmt::Display for Plan {
                 continue;
             }
             let qd = &self.input.queues[qi];
-            writeln!(f, "queue `{}` (family {}):", qd.name, qd.family)?;
+            let all_stages = if qd.transfers_use_all_stages {
+                ", transfers use all stages"
+            } else {
+                ""
+            };
+            writeln!(f, "queue `{}` (family {}{all_stages}):", qd.name, qd.family)?;
             for (bi, b) in qp.batches.iter().enumerate() {
                 writeln!(f, "  batch {bi}:")?;
                 for w in &b.waits {

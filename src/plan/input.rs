@@ -56,6 +56,13 @@ pub struct QueueDecl {
     pub family: u32,
     /// The family's capabilities.
     pub caps: vk::QueueFlags,
+    /// The device has `VK_KHR_maintenance8`'s `maintenance8` enabled, and ownership transfers
+    /// recorded on this queue carry `QUEUE_FAMILY_OWNERSHIP_TRANSFER_USE_ALL_STAGES`: a
+    /// release's second scope and an acquire's first scope then apply, so the semaphore wait
+    /// before an acquire waits at the acquiring use's stages instead of `ALL_COMMANDS`, and
+    /// the signal after a release covers the release's stages. The planner uses this path
+    /// only between two queues that both have it.
+    pub transfers_use_all_stages: bool,
 }
 
 impl QueueDecl {
@@ -65,7 +72,21 @@ impl QueueDecl {
             name: name.into(),
             family,
             caps,
+            transfers_use_all_stages: false,
         }
+    }
+
+    /// The same queue on a device with `maintenance8` enabled
+    /// ([`QueueDecl::transfers_use_all_stages`]).
+    ///
+    /// ```
+    /// use vk_baton::{ash::vk, plan::QueueDecl};
+    /// let q = QueueDecl::new("graphics", 0, vk::QueueFlags::GRAPHICS).with_transfers_using_all_stages();
+    /// assert!(q.transfers_use_all_stages);
+    /// ```
+    pub fn with_transfers_using_all_stages(mut self) -> Self {
+        self.transfers_use_all_stages = true;
+        self
     }
 }
 

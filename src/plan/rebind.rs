@@ -95,8 +95,11 @@ fn answers(plan: &Plan, schedule: Schedule) -> bool {
 /// sharing and transient memory), their states aside.
 fn same_shape(old: &PlanInput, new: &PlanInput) -> bool {
     let queues = (old.queues.len() == new.queues.len())
-        && (old.queues.iter().zip(&new.queues))
-            .all(|(a, b)| a.family == b.family && a.caps == b.caps);
+        && (old.queues.iter().zip(&new.queues)).all(|(a, b)| {
+            a.family == b.family
+                && a.caps == b.caps
+                && a.transfers_use_all_stages == b.transfers_use_all_stages
+        });
     let resources = (old.resources.len() == new.resources.len())
         && (old.resources.iter().zip(&new.resources)).all(|(a, b)| {
             a.kind == b.kind && a.concurrent == b.concurrent && a.transient == b.transient
@@ -301,8 +304,11 @@ impl Rebinder {
                 name: _,
                 family,
                 caps,
+                transfers_use_all_stages,
             } = a;
-            *family == b.family && *caps == b.caps
+            *family == b.family
+                && *caps == b.caps
+                && *transfers_use_all_stages == b.transfers_use_all_stages
         });
         if !queues_match {
             return false;

@@ -130,6 +130,22 @@ impl Topology {
         self.queue_index(name)
     }
 
+    /// The same device with `maintenance8` enabled: every queue's ownership transfers use
+    /// all stages ([`QueueDecl::transfers_use_all_stages`]), as a graph plans them when told
+    /// of the feature.
+    ///
+    /// ```
+    /// use vk_baton::simulate::Topology;
+    /// let t = Topology::nvidia().with_transfers_using_all_stages();
+    /// assert!(t.queues().iter().all(|q| q.transfers_use_all_stages));
+    /// ```
+    pub fn with_transfers_using_all_stages(mut self) -> Self {
+        for q in &mut self.queues {
+            q.transfers_use_all_stages = true;
+        }
+        self
+    }
+
     /// The distinct queues, by index.
     pub fn queues(&self) -> &[QueueDecl] {
         &self.queues

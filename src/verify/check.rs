@@ -34,8 +34,9 @@
 //!   entry, before its visibility operation; available memory is visible to it and its writes
 //!   are available. Layout transitions on one queue are ordered among themselves.
 //! - Ownership transfers, without
-//!   `VK_DEPENDENCY_QUEUE_FAMILY_OWNERSHIP_TRANSFER_USE_ALL_STAGES_BIT_KHR` (the executor does
-//!   not set it; `OWNERSHIP_TRANSFER_USES_ALL_STAGES` in `mod.rs`): a release happens after its
+//!   `VK_DEPENDENCY_QUEUE_FAMILY_OWNERSHIP_TRANSFER_USE_ALL_STAGES_BIT_KHR` (the executor sets
+//!   it on the queues whose `QueueDecl::transfers_use_all_stages` says so, and only there;
+//!   `Model::all_stages_transfers`): a release happens after its
 //!   entry's first scope and availability operation, but is not in the entry's second scope; an
 //!   acquire happens before its entry's second scope and visibility operation, but is not in
 //!   the entry's first scope. Both run in `OWNERSHIP_STAGE` (`flags.rs`), which only an
@@ -45,7 +46,7 @@
 //!   there, chains continue as usual. Available memory is visible to both, and their writes are
 //!   made available automatically (by any later dependency, whatever its range). The release
 //!   ignores its destination access mask and the acquire its source access mask. (With the
-//!   flag, both run in no stage and both stage masks apply.)
+//!   flag, on a queue that records it, both run in no stage and both stage masks apply.)
 //! - Presentation: the presentation engine reads after the binary signal of the presenting
 //!   pass (writes available before it are visible to it); a guarded binary wait in a later
 //!   execution happens after that read.
@@ -61,7 +62,7 @@
 
 use super::flags::{bit_positions, WRITES};
 use super::model::{Entry, Event, Model, Op, OpKind, Role, TimelineWait};
-use super::{HazardKind, Violation, OWNERSHIP_TRANSFER_USES_ALL_STAGES};
+use super::{HazardKind, Violation};
 use ash::vk;
 use std::collections::BTreeMap;
 

@@ -59,17 +59,6 @@ mod tests;
 #[cfg(test)]
 mod tests_across_graphs;
 
-/// Whether the executor's `vkCmdPipelineBarrier2` calls set
-/// `VK_DEPENDENCY_QUEUE_FAMILY_OWNERSHIP_TRANSFER_USE_ALL_STAGES_BIT_KHR` (`VK_KHR_maintenance8`).
-/// They do not: our targets (lavapipe Mesa 22.3, validation layers 1.3.239) lack the extension.
-/// `VkImageMemoryBarrier2` / `VkBufferMemoryBarrier2`: a release operation is defined "and if
-/// `VkDependencyInfoKHR::dependencyFlags` did not include
-/// `VK_DEPENDENCY_QUEUE_FAMILY_OWNERSHIP_TRANSFER_USE_ALL_STAGES_BIT_KHR`, the second
-/// synchronization scope does not apply to this operation"; for an acquire operation, "the
-/// first synchronization scope does not apply to this operation". `true` reads the barriers as
-/// if the flag were set (both stage masks honoured).
-const OWNERSHIP_TRANSFER_USES_ALL_STAGES: bool = false;
-
 use crate::plan::{Plan, TimelineValues, WaitTarget};
 
 pub use crate::violation::{Actor, HazardKind, Violation};

@@ -12,7 +12,7 @@
 //! order, and `events.rs` emits its events.
 
 use super::flags::{Scope, Universe, OWNERSHIP_STAGE, WRITES};
-use super::{Actor, HazardKind, Violation, OWNERSHIP_TRANSFER_USES_ALL_STAGES};
+use super::{Actor, HazardKind, Violation};
 use crate::plan::{Command, Plan, PlanInput, Recorded, ResourceKind, TimelineValues, WaitTarget};
 use crate::range::{CellGrid, SubRange};
 use ash::vk;
@@ -203,6 +203,9 @@ pub(super) struct Model {
     pub initial_visible: Vec<(usize, usize, u64, u64)>,
     pub universe: Universe,
     pub families: Vec<u32>,
+    /// Per queue: whether its ownership transfers carry
+    /// `QUEUE_FAMILY_OWNERSHIP_TRANSFER_USE_ALL_STAGES` (`QueueDecl::transfers_use_all_stages`).
+    pub all_stages_transfers: Vec<bool>,
     pub queue_names: Vec<String>,
     pub res_names: Vec<String>,
     pub res_kinds: Vec<ResourceKind>,
@@ -327,6 +330,9 @@ impl Model {
             initial_visible: vec![],
             universe: Universe::new(),
             families: first.queues.iter().map(|q| q.family).collect(),
+            all_stages_transfers: (first.queues.iter())
+                .map(|q| q.transfers_use_all_stages)
+                .collect(),
             queue_names: first.queues.iter().map(|q| q.name.clone()).collect(),
             res_names: first.resources.iter().map(|r| r.name.clone()).collect(),
             res_kinds: first.resources.iter().map(|r| r.kind).collect(),

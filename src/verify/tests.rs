@@ -1,7 +1,8 @@
 //! Ownership transfers without `USE_ALL_STAGES`: only all-stages scopes order a release or an
-//! acquire.
+//! acquire. With it (`VK_KHR_maintenance8`, `QueueDecl::transfers_use_all_stages`), the
+//! barriers' stage masks do.
 
-use super::{Actor, HazardKind, Violation, OWNERSHIP_TRANSFER_USES_ALL_STAGES};
+use super::{Actor, HazardKind, Violation};
 use crate::plan::*;
 use crate::{Access, BufferRange};
 use ash::vk;
@@ -10,10 +11,23 @@ use vk::PipelineStageFlags2 as S;
 /// An upload on the transfer family (queue 1) drawn from by graphics (queue 0): the transfer
 /// queue releases the buffer at the end of its batch and signals; graphics waits and acquires.
 fn upload_then_draw() -> Plan {
+    upload_then_draw_with(false)
+}
+
+/// [`upload_then_draw`], with both queues' transfers using all stages or not.
+fn upload_then_draw_with(all_stages: bool) -> Plan {
+    let queue = |name, family, caps| {
+        let q = QueueDecl::new(name, family, caps);
+        if all_stages {
+            q.with_transfers_using_all_stages()
+        } else {
+            q
+        }
+    };
     let input = PlanInput {
         queues: vec![
-            QueueDecl::new("graphics", 0, vk::QueueFlags::GRAPHICS),
-            QueueDecl::new("transfer", 2, vk::QueueFlags::TRANSFER),
+            queue("graphics", 0, vk::QueueFlags::GRAPHICS),
+            queue("transfer", 2, vk::QueueFlags::TRANSFER),
         ],
         resources: vec![ResourceDecl::buffer(
             "vertices",
@@ -26,7 +40,6 @@ fn upload_then_draw() -> Plan {
         ],
     };
     let p = plan(&input).unwrap();
-    const { assert!(!OWNERSHIP_TRANSFER_USES_ALL_STAGES) };
     p.verify().unwrap();
     p
 }
@@ -190,4 +203,44 @@ fn host_in_a_semaphore_stage_mask_is_reported() {
     assert!(host[0].starts_with("execution 0, queue 0, batch 0: a semaphore wait"));
     assert!(host[1].starts_with("execution 0, queue 0, batch 0: a semaphore binary signal"));
     assert!(host[2].starts_with("execution 0, queue 1, batch 0: a semaphore timeline signal"));
+}
+
+/// With USE_ALL_STAGES the planner waits at the draw's stage, and the verifier accepts it:
+/// the acquire is in its barrier's first scope. A wait that misses the acquire's stages is
+/// still refused.
+#[test]
+fn with_use_all_stages_the_wait_at_the_uses_stages_orders_the_acquire() {
+    let p = upload_then_draw_with(true);
+    let (_, _, acquire) = transfer_entry(&p, 0);
+    let wait = &p.queues[0].batches[0].waits[0];
+    assert_eq!(wait.stages, S::VERTEX_ATTRIBUTE_INPUT);
+    assert_eq!(acquire.src_stages, S::VERTEX_ATTRIBUTE_INPUT);
+    p.verify().unwrap();
+    let mut missed = p.clone();
+    missed.queues[0].batches[0].waits[0].stages = S::FRAGMENT_SHADER;
+    let v = missed.verify().unwrap_err();
+    assert!(
+        v.iter().any(|x| is_sync(&x.second, "ownership acquire")),
+        "{v:#?}"
+    );
+}
+
+/// With USE_ALL_STAGES a signal that holds the release barrier's stages orders the release
+/// (the same signal fails without it: `a_signal_narrower_than_all_commands_...`).
+#[test]
+fn with_use_all_stages_a_signal_at_the_release_stages_orders_the_release() {
+    let mut p = upload_then_draw_with(true);
+    let (b, _, release) = transfer_entry(&p, 1);
+    let signal = p.queues[1].batches[b].signal.as_mut().unwrap();
+    *signal = S::ALL_TRANSFER;
+    assert!(signal.contains(release.dst_stages));
+    p.verify().unwrap();
+    // A signal whose first scope holds none of the release's stages (TOP_OF_PIPE is none in a
+    // first scope) orders nothing.
+    *p.queues[1].batches[b].signal.as_mut().unwrap() = S::TOP_OF_PIPE;
+    let v = p.verify().unwrap_err();
+    assert!(
+        v.iter().any(|x| is_sync(&x.first, "ownership release")),
+        "{v:#?}"
+    );
 }

@@ -251,3 +251,31 @@ pub(crate) fn writer_moving_between_queues(topo: Topo) -> usize {
     );
     order.len()
 }
+
+/// Async compute writes a storage image that graphics samples in a fragment shader, every
+/// frame: on the H100's three families the image moves family twice a frame. Without
+/// `maintenance8` every wait before an acquire is at `ALL_COMMANDS`; with it, the graphics
+/// queue waits at `FRAGMENT_SHADER` (the sampling) and async compute at `COMPUTE_SHADER`
+/// (the next write), and each frame is still verified, alone and chained.
+pub(crate) fn waits_around_transfers(topo: Topo) -> Vec<vk::PipelineStageFlags2> {
+    let mut s = S::new(topo);
+    let usage = vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::SAMPLED;
+    let img = s.img("lit", 1, 1, usage);
+    let mut stages = Vec::new();
+    for _ in 0..FRAMES {
+        let r = s.run(vec![
+            pass("light", s.c, [u(img, Access::COMPUTE_SHADER_WRITE)]),
+            pass(
+                "sample",
+                s.g,
+                [u(img, Access::FRAGMENT_SHADER_SAMPLED_READ)],
+            ),
+        ]);
+        for qp in &r.plan.queues {
+            for b in &qp.batches {
+                stages.extend(b.waits.iter().map(|w| w.stages));
+            }
+        }
+    }
+    stages
+}

@@ -220,3 +220,56 @@ fn dependency_info_points_only_at_arrays_that_hold_barriers() {
         ((0, true), (0, true), (0, true))
     );
 }
+
+/// With `maintenance8` (the queue's `transfers_use_all_stages`), a barrier command that
+/// transfers ownership carries `QUEUE_FAMILY_OWNERSHIP_TRANSFER_USE_ALL_STAGES`, which the
+/// planner relied on; one that transfers nothing, or any command on a queue without it,
+/// carries no flag.
+#[test]
+fn ownership_transfers_carry_the_all_stages_flag_where_the_queue_uses_it() {
+    let copy = vk::PipelineStageFlags2::COPY;
+    let plain = BarrierCmd {
+        images: vec![],
+        buffers: vec![whole_buffer(0, scopes(copy, None))],
+    };
+    let transfer = BarrierCmd {
+        images: vec![],
+        buffers: vec![whole_buffer(1, scopes(copy, Some((0, 1))))],
+    };
+    let flags_for = |all_stages: bool| -> Vec<vk::DependencyFlags> {
+        let queue = crate::plan::QueueDecl::new("q", 0, vk::QueueFlags::TRANSFER);
+        let queue = if all_stages {
+            queue.with_transfers_using_all_stages()
+        } else {
+            queue
+        };
+        let plan = Plan {
+            input: crate::plan::PlanInput {
+                queues: vec![queue],
+                ..Default::default()
+            },
+            queues: vec![QueuePlan {
+                batches: vec![Batch {
+                    commands: vec![
+                        Command::Barrier(plain.clone()),
+                        Command::Barrier(transfer.clone()),
+                    ],
+                    ..Batch::default()
+                }],
+            }],
+            final_states: vec![],
+            schedule: Default::default(),
+            reordered: false,
+            transients: Default::default(),
+            order: vec![],
+        };
+        let mut barriers = PlanBarriers::default();
+        barriers.bake(&plan, [1, 2]);
+        (0..2)
+            .map(|k| barriers.dependency(k).unwrap().dependency_flags)
+            .collect()
+    };
+    let none = vk::DependencyFlags::empty();
+    assert_eq!(flags_for(false), [none, none]);
+    assert_eq!(flags_for(true), [none, vk::DependencyFlags::from_raw(0x20)]);
+}

@@ -40,6 +40,20 @@ fn forget_reads_if(transitions: bool, st: &mut WState) {
     }
 }
 
+/// The stages a semaphore wait before a use at `stages` waits at on a queue with `caps`: the
+/// use's device stages (HOST is no stage a wait can guard), or all commands where none is left.
+fn semaphore_wait_stages(
+    stages: vk::PipelineStageFlags2,
+    caps: vk::QueueFlags,
+) -> vk::PipelineStageFlags2 {
+    let device = stages & !vk::PipelineStageFlags2::HOST;
+    if device.is_empty() {
+        vk::PipelineStageFlags2::ALL_COMMANDS
+    } else {
+        on_queue(device, caps)
+    }
+}
+
 /// What one pass does to one segment, after folding all its uses of it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct SegUse {
@@ -369,17 +383,28 @@ impl Planner<'_> {
         node: &mut Node,
     ) -> Result<Scopes> {
         let layouts = (s.needs.old_layout, s.needs.new_layout);
-        let (rq, rpos) = self.add_release(s.r, cells, st, (from, s.family), layouts, s.pass)?;
-        // Without VK_KHR_maintenance8's USE_ALL_STAGES dependency flag (which the executor
-        // does not rely on), a release's second scope and an acquire's first scope do not
-        // apply: only an ALL_COMMANDS semaphore signal orders the release before the
-        // signal, and only an ALL_COMMANDS wait orders the acquire after the wait. The
-        // barriers' own stage masks still chain, for implementations that read them.
+        let (rq, rpos, released_at) =
+            self.add_release(s.r, cells, st, (from, s.family), layouts, s.pass)?;
+        // Without VK_KHR_maintenance8's USE_ALL_STAGES dependency flag, a release's second
+        // scope and an acquire's first scope do not apply: only an ALL_COMMANDS semaphore
+        // signal orders the release before the signal, and only an ALL_COMMANDS wait orders
+        // the acquire after the wait. The barriers' own stage masks still chain, for
+        // implementations that read them. With the flag (both queues record it), they apply:
+        // the signal covers the release's stages, and the wait is at the use's.
+        let all_stages = self.input.queues[rq].transfers_use_all_stages
+            && self.input.queues[s.queue].transfers_use_all_stages;
+        let (wait_stages, src_stages) = if all_stages {
+            let caps = self.input.queues[s.queue].caps;
+            (semaphore_wait_stages(s.eff, caps), released_at)
+        } else {
+            let all = vk::PipelineStageFlags2::ALL_COMMANDS;
+            (all, all)
+        };
         node.deps.push(Dep {
             queue: rq,
             at: At::Node(rpos),
-            wait_stages: vk::PipelineStageFlags2::ALL_COMMANDS,
-            src_stages: vk::PipelineStageFlags2::ALL_COMMANDS,
+            wait_stages,
+            src_stages,
         });
         Ok(Scopes {
             src_stages: s.eff,

@@ -6,7 +6,7 @@ use super::*;
 impl Planner<'_> {
     /// Adds (or extends) the release node for an ownership transfer of `cells` of resource
     /// `r` between `families` (from, to), changing `layouts` (old, new), on the queue of its
-    /// most recent access. Returns (queue, position).
+    /// most recent access. Returns (queue, position, the release barrier's stages).
     pub(super) fn add_release(
         &mut self,
         r: usize,
@@ -15,7 +15,7 @@ impl Planner<'_> {
         families: (u32, u32),
         (old_layout, new_layout): (vk::ImageLayout, vk::ImageLayout),
         pass: usize,
-    ) -> Result<(usize, Pos)> {
+    ) -> Result<(usize, Pos, vk::PipelineStageFlags2)> {
         let (rq, pos) = self.release_site(r, st, families.0, pass)?;
         let (src_stages, src_access, deps) = self.release_first_scope(rq, st);
         let scopes = Scopes {
@@ -45,7 +45,7 @@ impl Planner<'_> {
             old_layout,
             new_layout,
         );
-        Ok((rq, pos))
+        Ok((rq, pos, src_stages))
     }
 
     /// Where the release of resource `r` (in state `st`) by family `from` goes: (queue,

@@ -176,7 +176,7 @@ impl Checker<'_> {
         let m = self.m;
         let mut after = self.union_over(&self.qs[q].before, m.ops[t].stages);
         let mut avail = self.union_over(&self.qs[q].avail, m.ops[t].stages);
-        if e.role != Role::Acquire || OWNERSHIP_TRANSFER_USES_ALL_STAGES {
+        if e.role != Role::Acquire || m.all_stages_transfers[q] {
             after.or(&scope.chained);
             avail.or(&scope.available);
             avail.or(&scope.made_available);
@@ -215,7 +215,7 @@ impl Checker<'_> {
         let mut vis = av.clone();
         vis.and(&range);
         // A release without USE_ALL_STAGES is not in its entry's second scope.
-        let second_applies = e.role != Role::Release || OWNERSHIP_TRANSFER_USES_ALL_STAGES;
+        let second_applies = e.role != Role::Release || self.m.all_stages_transfers[q];
         if let Some(t) = e.op.filter(|_| second_applies) {
             let own = self.all_units(t);
             ex.or(&own);
