@@ -105,9 +105,45 @@ impl Pass for HostRead {
 struct Times {
     graphics_ns: f64,
     compute_ns: f64,
+    /// Each execution's first start to last end on the GPU, summed.
+    execution_span_ns: f64,
     frames: u32,
     first_begin: Option<u64>,
     last_end: u64,
+}
+
+/// Prints the span the plan allows at best with `durations` (ns per pass), its critical path,
+/// the one move of a pass to another queue that would shorten it most, and the measured span
+/// of one execution.
+fn report_prediction(plan: &vk_baton::plan::Plan, durations: &[u64], measured_ns: u64) {
+    let at_best = plan.predict(durations);
+    let ms = |ns: u64| ns as f64 / 1e6;
+    let names = |passes: &[usize]| -> Vec<&str> {
+        passes
+            .iter()
+            .map(|&p| plan.input.passes[p].name.as_str())
+            .collect()
+    };
+    println!(
+        "predicted at best (this plan, these pass times): span {:.3} ms per execution, serial {:.3} ms, overlap {:.2}x; critical path: {}",
+        ms(at_best.span_ns),
+        ms(at_best.serial_ns),
+        at_best.overlap(),
+        names(&at_best.critical_path).join(" -> ")
+    );
+    println!(
+        "measured: span {:.3} ms per execution (GPU timestamps)",
+        ms(measured_ns)
+    );
+    match vk_baton::plan::best_moves(plan, durations).first() {
+        Some(m) => println!(
+            "moving `{}` to queue `{}` would allow {:.3} ms at best",
+            plan.input.passes[m.pass].name,
+            plan.input.queues[m.to_queue].name,
+            ms(m.span_ns)
+        ),
+        None => println!("no single move of a pass to another queue would shorten the execution"),
+    }
 }
 
 fn u64_bytes(v: &[u32]) -> Vec<u8> {
@@ -274,6 +310,8 @@ fn run() -> vk_baton::Result<bool> {
         // Across the two queues: Vulkan promises comparable timestamps only within one queue,
         // which this span assumes of the two (it holds on the devices measured).
         let begin = step.start_ns().min(render.start_ns());
+        let end = step.end_ns().max(render.end_ns());
+        times.execution_span_ns += end.saturating_sub(begin) as f64;
         times.first_begin = Some(times.first_begin.map_or(begin, |b| b.min(begin)));
         times.last_end = times.last_end.max(step.end_ns().max(render.end_ns()));
         times.frames += 1;
@@ -305,7 +343,7 @@ fn run() -> vk_baton::Result<bool> {
             .finish()?;
         if frame == 2 {
             plan_text = planned.to_string();
-            steady_plan = plan_svg.is_some().then(|| planned.plan().clone());
+            steady_plan = Some(planned.plan().clone());
         }
         in_flight.0.push_back((frame, planned.execute()?));
     }
@@ -317,8 +355,34 @@ fn run() -> vk_baton::Result<bool> {
 
     println!("\nplan of a steady-state frame (frame 2):");
     print!("{plan_text}");
+    // What the plan allows at best with these pass times, against what the GPU did
+    // (`vk_baton::plan::predict`); the diagram shows the same.
+    let mean = |ns: f64| (ns / times.frames.max(1) as f64) as u64;
+    let durations: Option<Vec<u64>> = steady_plan.as_ref().filter(|_| times.frames > 0).map(|p| {
+        (p.input.passes.iter())
+            .map(|pass| match pass.name.as_str() {
+                STEP => mean(times.compute_ns),
+                _ => mean(times.graphics_ns),
+            })
+            .collect()
+    });
+    let execution_span = mean(times.execution_span_ns);
+    if let (Some(plan), Some(durations)) = (&steady_plan, &durations) {
+        report_prediction(plan, durations, execution_span);
+    }
     if let (Some(path), Some(plan)) = (&plan_svg, &steady_plan) {
-        support::write_plan_svg(path, plan)?;
+        match &durations {
+            Some(d) => {
+                std::fs::write(path, plan.to_svg_timed(d, Some(execution_span))).map_err(|e| {
+                    vk_baton::Error::InvalidInput(format!("{}: {e}", path.display()))
+                })?;
+                println!(
+                    "wrote {} (the plan's diagram, with predicted and measured times)",
+                    path.display()
+                );
+            }
+            None => support::write_plan_svg(path, plan)?,
+        }
     }
 
     // Read back the final state and the last render.

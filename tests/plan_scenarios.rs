@@ -37,6 +37,8 @@ mod khronos;
 #[cfg(feature = "verify")]
 #[path = "plan_scenarios/maintenance8.rs"]
 mod maintenance8;
+#[path = "plan_scenarios/predict.rs"]
+mod predict;
 #[cfg(feature = "verify")]
 #[path = "plan_scenarios/queues.rs"]
 mod queues;

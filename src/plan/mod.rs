@@ -88,6 +88,7 @@ mod input;
 mod json;
 mod output;
 mod planner;
+pub mod predict;
 mod rebind;
 #[cfg(feature = "schedule")]
 mod regroup;
@@ -108,6 +109,7 @@ pub use output::{
 };
 pub use planner::{plan, plan_owned, plan_scheduled};
 pub(crate) use planner::{plan_scheduled_reusing, SparePlan};
+pub use predict::{best_moves, Move, Prediction};
 pub use rebind::{Rebinder, KEPT_PLANS};
 pub use schedule::Schedule;
 pub(crate) use state::refill_segments;

@@ -270,7 +270,7 @@ access_table! {
         image_usage: IU::INPUT_ATTACHMENT, buffer_usage: NO_BUFFER }
     /// Uniform buffer read by the vertex, fragment and compute shaders; on a compute-only
     /// queue the planner narrows it to the compute shader, and refuses it on a transfer-only
-    /// one ([`narrow_stages`](super::narrow_stages)). Prefer a per-stage row.
+    /// one ([`narrow_stages`](crate::access::narrow_stages)). Prefer a per-stage row.
     ///
     /// - stages: `VERTEX_SHADER | FRAGMENT_SHADER | COMPUTE_SHADER`
     /// - access: `UNIFORM_READ`

@@ -65,6 +65,19 @@ pub(super) struct Layout {
     pub arrows: Vec<Arrow>,
     /// The top of the legend.
     pub legend_y: f32,
+    /// Predicted and measured times, drawn when given ([`super::Plan::to_svg_timed`]).
+    pub timing: Option<Timing>,
+}
+
+/// What [`super::Plan::to_svg_timed`] adds: each pass's predicted time and whether it is on
+/// the critical path, and a caption line below the legend.
+#[derive(Debug)]
+pub(super) struct Timing {
+    /// Per pass: (start, end) at best, ns.
+    pub passes: Vec<Option<(u64, u64)>>,
+    /// Per pass: on the critical path.
+    pub critical: Vec<bool>,
+    pub caption: String,
 }
 
 /// One queue's lane.
@@ -234,6 +247,7 @@ pub(super) fn layout(plan: &Plan) -> Layout {
         earlier_marks,
         arrows,
         legend_y,
+        timing: None,
     }
 }
 

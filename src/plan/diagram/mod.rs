@@ -75,6 +75,55 @@ impl Plan {
         svg::render(self, &layout)
     }
 
+    /// [`Plan::to_svg`] with the times of an execution: each pass's tooltip gives when it
+    /// would run at best ([`Plan::predict`] with `pass_ns`, ns per pass by index), the passes
+    /// of the critical path are outlined in red (class `pass critical`), and a line below the
+    /// legend compares the predicted span with `measured_span_ns` (the execution's first
+    /// start to last end on the GPU), where given.
+    ///
+    /// ```
+    /// use vk_baton::plan::*;
+    /// use vk_baton::{ash::vk, Access};
+    /// let input = PlanInput {
+    ///     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE)],
+    ///     resources: vec![ResourceDecl::buffer("b", 64, vk::BufferUsageFlags::STORAGE_BUFFER)],
+    ///     passes: vec![PassDecl::new("fill", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_WRITE))],
+    /// };
+    /// let svg = plan(&input).unwrap().to_svg_timed(&[2_000_000], Some(2_500_000));
+    /// assert!(svg.contains("predicted at best: span 2.000 ms"));
+    /// assert!(svg.contains("measured: span 2.500 ms"));
+    /// assert_eq!(svg.matches(r#"class="pass critical""#).count(), 1);
+    /// ```
+    pub fn to_svg_timed(&self, pass_ns: &[u64], measured_span_ns: Option<u64>) -> String {
+        let prediction = self.predict(pass_ns);
+        let mut layout = layout::layout(self);
+        route::route(&layout.lanes, &mut layout.arrows);
+        let mut critical = vec![false; self.input.passes.len()];
+        for &p in &prediction.critical_path {
+            critical[p] = true;
+        }
+        let measured = measured_span_ns.map_or(String::new(), |m| {
+            format!("; measured: span {:.3} ms", m as f64 / 1e6)
+        });
+        let path: Vec<&str> = (prediction.critical_path.iter())
+            .map(|&p| pass_name(self, p))
+            .collect();
+        let ms = |ns: u64| ns as f64 / 1e6;
+        layout.timing = Some(layout::Timing {
+            caption: format!(
+                "predicted at best: span {:.3} ms (serial {:.3} ms, overlap {:.2}x), critical path {}{measured}",
+                ms(prediction.span_ns),
+                ms(prediction.serial_ns),
+                prediction.overlap(),
+                path.join(" → ")
+            ),
+            passes: prediction.passes,
+            critical,
+        });
+        layout.height += layout::LEGEND_ROW;
+        svg::render(self, &layout)
+    }
+
     /// The plan as Graphviz DOT text, for `dot -Tsvg plan.dot -o plan.svg` or any DOT viewer.
     /// It holds the same marks as [`Plan::to_svg`]: a cluster per queue and per batch, a node
     /// per pass and per barrier command, an edge per semaphore wait. Graphviz lays it out, so

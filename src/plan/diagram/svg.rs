@@ -6,8 +6,8 @@
 //! they lie on top, each over a white halo that keeps it readable where it crosses a lane.
 
 use super::layout::{
-    frame_y_h, Arrow, BatchBox, Lane, Layout, Mark, Slot, BARRIER_W, EARLIER_W, LABEL_W, LANE_H,
-    LEGEND_COLS, LEGEND_ITEM_W, LEGEND_ROW, MARGIN, PASS_H, PASS_W,
+    frame_y_h, Arrow, BatchBox, Lane, Layout, Mark, Slot, Timing, BARRIER_W, EARLIER_W, LABEL_W,
+    LANE_H, LEGEND_COLS, LEGEND_ITEM_W, LEGEND_ROW, LEGEND_ROWS, MARGIN, PASS_H, PASS_W,
 };
 use super::route::path;
 use super::text::{fit, xml, BOLD, FONT};
@@ -21,6 +21,8 @@ use std::fmt::{self, Write};
 
 /// Dark text.
 const INK: Rgb = Rgb(0x1f, 0x1f, 0x1f);
+/// The outline of a pass on the critical path ([`super::Plan::to_svg_timed`]).
+const CRITICAL: Rgb = Rgb(0xc6, 0x28, 0x28);
 
 /// The SVG document.
 pub(super) fn render(plan: &Plan, layout: &Layout) -> String {
@@ -60,6 +62,14 @@ fn document(out: &mut String, plan: &Plan, l: &Layout) -> fmt::Result {
     }
     writeln!(out, "</g>")?;
     legend(out, l.legend_y)?;
+    if let Some(t) = &l.timing {
+        writeln!(
+            out,
+            r#"<text class="prediction" x="{MARGIN}" y="{:.1}" fill="{INK}">{}</text>"#,
+            l.legend_y + LEGEND_ROWS as f32 * LEGEND_ROW + 14.0,
+            xml(&t.caption)
+        )?;
+    }
     writeln!(out, "</svg>")
 }
 
@@ -132,12 +142,18 @@ fn lane(out: &mut String, plan: &Plan, l: &Layout, lane: &Lane) -> fmt::Result {
         )?;
     }
     for b in &lane.batches {
-        batch(out, plan, lane, b)?;
+        batch(out, plan, lane, b, l.timing.as_ref())?;
     }
     writeln!(out, "</g>")
 }
 
-fn batch(out: &mut String, plan: &Plan, lane: &Lane, bb: &BatchBox) -> fmt::Result {
+fn batch(
+    out: &mut String,
+    plan: &Plan,
+    lane: &Lane,
+    bb: &BatchBox,
+    timing: Option<&Timing>,
+) -> fmt::Result {
     let (q, b) = (lane.queue, bb.index);
     let batch = &plan.queues[q].batches[b];
     let colour = queue_colour(q);
@@ -159,7 +175,7 @@ fn batch(out: &mut String, plan: &Plan, lane: &Lane, bb: &BatchBox) -> fmt::Resu
         fy + 15.0
     )?;
     for slot in &bb.slots {
-        self::slot(out, plan, lane, bb, slot)?;
+        self::slot(out, plan, (lane, bb, slot), timing)?;
     }
     if let Some(stages) = batch.signal {
         let tip = format!(
@@ -177,7 +193,12 @@ fn batch(out: &mut String, plan: &Plan, lane: &Lane, bb: &BatchBox) -> fmt::Resu
     writeln!(out, "</g>")
 }
 
-fn slot(out: &mut String, plan: &Plan, lane: &Lane, bb: &BatchBox, slot: &Slot) -> fmt::Result {
+fn slot(
+    out: &mut String,
+    plan: &Plan,
+    (lane, bb, slot): (&Lane, &BatchBox, &Slot),
+    timing: Option<&Timing>,
+) -> fmt::Result {
     let (q, b) = (lane.queue, bb.index);
     let batch = &plan.queues[q].batches[b];
     let row = lane.row_y();
@@ -188,14 +209,34 @@ fn slot(out: &mut String, plan: &Plan, lane: &Lane, bb: &BatchBox, slot: &Slot) 
             Command::Pass(p) => {
                 let colour = queue_colour(q);
                 let (name, _) = fit(pass_name(plan, *p), 12.0, PASS_W - 14.0);
+                let mut tip = pass_tooltip(plan, *p);
+                let critical = timing.is_some_and(|t| t.critical.get(*p) == Some(&true));
+                if let Some(Some((start, end))) = timing.map(|t| t.passes[*p]) {
+                    let ms = |ns: u64| ns as f64 / 1e6;
+                    let path = if critical {
+                        ", on the critical path"
+                    } else {
+                        ""
+                    };
+                    tip += &format!(
+                        "\npredicted at best: {:.3} to {:.3} ms{path}",
+                        ms(start),
+                        ms(end)
+                    );
+                }
+                let (class, stroke, width) = if critical {
+                    ("pass critical", CRITICAL, 3.0)
+                } else {
+                    ("pass", colour, 1.5)
+                };
                 writeln!(
                     out,
-                    r#"<g class="pass" id="cmd-{q}-{b}-{c}" data-pass="{p}"><title>{}</title>"#,
-                    xml(&pass_tooltip(plan, *p))
+                    r#"<g class="{class}" id="cmd-{q}-{b}-{c}" data-pass="{p}"><title>{}</title>"#,
+                    xml(&tip)
                 )?;
                 writeln!(
                     out,
-                    r#"<rect x="{:.1}" y="{:.1}" width="{PASS_W}" height="{PASS_H}" rx="5" fill="{}" stroke="{colour}" stroke-width="1.5"/>"#,
+                    r#"<rect x="{:.1}" y="{:.1}" width="{PASS_W}" height="{PASS_H}" rx="5" fill="{}" stroke="{stroke}" stroke-width="{width}"/>"#,
                     slot.x,
                     row - PASS_H / 2.0,
                     colour.tint(0.75)
