@@ -104,6 +104,14 @@
 //! - **Swapchains.** Binary semaphore waits and signals, the acquire wait at the image's first use.
 //! - **Stages fit the queue.** A stage the queue's family cannot run never reaches a mask; an
 //!   access the family cannot perform at all is an error.
+//! - **A 2026 renderer's vocabulary.** Named accesses for acceleration-structure builds and
+//!   copies, ray tracing and ray queries, shader binding tables, mesh and task shaders, and
+//!   video decode and encode ([`access`]), each refused until the graph knows its device
+//!   feature is enabled ([`Graph::set_device_features`]). With `VK_KHR_maintenance8`, the
+//!   waits around ownership transfers are at the stages that use the resource.
+//! - **Says whether async compute pays.** [`Plan::predict`](plan::Plan::predict) gives the span
+//!   a plan allows at best from the passes' GPU times, and its critical path;
+//!   [`plan::best_moves`] what moving one pass to another queue would allow.
 //! - **Checks itself.** [`Plan::verify`](plan::Plan::verify) is an independent checker
 //!   written from the specification's definitions. Debug builds run it on every plan.
 //! - **Reuses plans.** A frame that declares what a recent frame declared, on resources in the
@@ -149,7 +157,8 @@
 //! labels and object names for RenderDoc and Nsight), and `VK_KHR_swapchain` (only for the stock
 //! swapchain passes). The stock `Render` pass needs `dynamicRendering` (core in 1.3); the blit and
 //! mipmap passes check their format features when they are made. Nothing else is needed: no
-//! `bufferDeviceAddress`, no descriptor indexing.
+//! `bufferDeviceAddress`, no descriptor indexing. The features of mesh shaders, ray tracing and
+//! `VK_KHR_maintenance8` are used only once [`Graph::set_device_features`] names them.
 //!
 //! What destroys the device can ride along with the objects made on it
 //! ([`Queue::keep_alive_with`], [`StImage::keep_alive_with`], [`StBuffer::keep_alive_with`],

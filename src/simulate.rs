@@ -312,7 +312,14 @@ impl Simulation {
     pub fn frame<'a>(&mut self, frame: impl Into<Frame<'a>>) -> Result<FrameReport, SimError> {
         let how = frame.into();
         let frame = self.frames;
-        let (input, qmap, rmap) = self.lower(how.passes())?;
+        let (mut input, qmap, rmap) = self.lower(how.passes())?;
+        if let Frame::HandOff(_) = how {
+            // As `Graph::prepare` for a handoff: the app records its barriers, perhaps merged
+            // into its own without maintenance8's flag, so the plan does not rely on it.
+            for q in &mut input.queues {
+                q.transfers_use_all_stages = false;
+            }
+        }
         // Each resource as lowering sees it: its id (here its index) and version.
         let now: Vec<(u64, u64)> = (rmap.iter())
             .map(|&r| (r as u64, self.versions[r]))

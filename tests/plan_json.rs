@@ -35,6 +35,7 @@ fn a_one_queue_plan_whole_as_text() {
       "name": "gfx",
       "family": 0,
       "caps": "GRAPHICS | TRANSFER",
+      "transfers_use_all_stages": false,
       "batches": [
         {
           "waits": [],
@@ -117,6 +118,7 @@ fn an_ownership_transfer_whole() {
     let expected = json!({ "queues": [
         {
             "name": "compute", "family": 1, "caps": "COMPUTE",
+            "transfers_use_all_stages": false,
             "batches": [{
                 "waits": [],
                 "commands": [
@@ -133,6 +135,7 @@ fn an_ownership_transfer_whole() {
         },
         {
             "name": "graphics", "family": 0, "caps": "GRAPHICS | COMPUTE",
+            "transfers_use_all_stages": false,
             "batches": [{
                 "waits": [{
                     "kind": "batch", "queue": 0, "queue_name": "compute", "batch": 0,

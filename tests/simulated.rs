@@ -448,3 +448,9 @@ fn maintenance8_waits_before_acquires_at_the_stages_that_use_the_resource() {
     );
     assert!(with.contains(&S::FRAGMENT_SHADER) && with.contains(&S::COMPUTE_SHADER));
 }
+
+#[test]
+fn a_handoff_waits_at_all_commands_around_transfers_even_with_maintenance8() {
+    let waits = handoff_waits_around_transfers(Topo::NvidiaMaintenance8);
+    assert_eq!(waits, [vk::PipelineStageFlags2::ALL_COMMANDS]);
+}

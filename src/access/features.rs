@@ -150,10 +150,14 @@ const STAGE_FEATURES: [(S, DeviceFeatures); 5] = [
 ];
 
 impl Access {
-    /// The device features a barrier naming this access needs: those of its stages (mesh,
-    /// task, ray tracing, acceleration-structure builds and copies), and `rayQuery` for an
-    /// acceleration-structure read in another shader stage. Derived from the flags, so raw
-    /// accesses ([`Access::raw`]) are judged the same way.
+    /// The device features a barrier naming this access needs, for the stages of the rows of
+    /// this crate's table that need one: mesh, task, ray tracing, acceleration-structure
+    /// builds and copies (a copy also needs `accelerationStructure`, for the command), and
+    /// `rayQuery` for an acceleration-structure read in any other shader stage (stricter than
+    /// the specification where the mask also holds a ray-tracing or build stage). Derived from
+    /// the flags, so raw accesses ([`Access::raw`]) with these stages are judged the same way;
+    /// other stages that need a feature (geometry and tessellation shaders, transform
+    /// feedback, conditional rendering, shading rate, micromaps) are not checked.
     ///
     /// ```
     /// use vk_baton::{access::DeviceFeatures as F, Access};

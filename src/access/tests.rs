@@ -246,7 +246,7 @@ const INPUT_ATTACHMENTS_WITH_LOAD: [(&str, A); 2] = [
 /// Rows whose usage the command's valid usage decides rather than the access bits: buffers
 /// read or written through device addresses, and DPB pictures (the bit's rule gives the usage
 /// of the other image the command touches with it).
-const USAGE_OF_THE_COMMAND: [(&str, IU, BU); 5] = [
+const USAGE_OF_THE_COMMAND: [(&str, IU, BU); 6] = [
     (
         "ACCELERATION_STRUCTURE_BUILD_INPUT_READ",
         IU::empty(),
@@ -268,6 +268,11 @@ const USAGE_OF_THE_COMMAND: [(&str, IU, BU); 5] = [
     (
         "VIDEO_DECODE_DPB_WRITE",
         IU::VIDEO_DECODE_DPB_KHR,
+        BU::empty(),
+    ),
+    (
+        "VIDEO_DECODE_OUTPUT_DPB_WRITE",
+        IU::from_raw(IU::VIDEO_DECODE_DST_KHR.as_raw() | IU::VIDEO_DECODE_DPB_KHR.as_raw()),
         BU::empty(),
     ),
     (

@@ -1,7 +1,7 @@
 //! [`HeldPlan`]: a plan the app keeps and executes frame after frame, re-checked against the
 //! resources' states each time and re-planned only when they changed in a way that matters.
 
-use super::{verify_in_debug, Graph};
+use super::{verify_in_debug, Graph, RecordedBy};
 use crate::error::Result;
 use crate::exec::{AppSignals, Execution};
 use crate::fence::ExecutionFence;
@@ -204,7 +204,9 @@ impl<'a> HeldPlan<'a> {
     fn replan(&mut self) -> Result<()> {
         self.replanned += 1;
         // On an error the held plan stays as it was, and so does the scratch it is matched with.
-        let prepared = self.graph.prepare(&self.execution.passes, self.schedule)?;
+        let prepared =
+            self.graph
+                .prepare(&self.execution.passes, self.schedule, RecordedBy::Graph)?;
         self.took_kept += u64::from(prepared.reused);
         log::debug!(
             "held plan: re-planned ({} of {} executions, {} from kept plans)",

@@ -37,7 +37,7 @@ mod transients;
 
 pub use held::HeldPlan;
 pub use planned::Planned;
-use prepare::verify_in_debug;
+use prepare::{verify_in_debug, RecordedBy};
 
 /// Owns the command pools, command buffers and fences that executions reuse.
 ///
@@ -463,7 +463,9 @@ impl<'a> GraphBuilder<'a> {
         self.graph.builder.lock().count_hint = self.passes.len();
         // Emptied, but with its capacity: the execution's names go back into it.
         self.graph.builder.lock().names = self.names;
-        let prepared = self.graph.prepare(&self.passes, self.schedule)?;
+        let prepared = self
+            .graph
+            .prepare(&self.passes, self.schedule, RecordedBy::Graph)?;
         Ok(Planned {
             graph: self.graph,
             reused: prepared.reused,
@@ -503,7 +505,7 @@ impl Graph {
             pass: PassSlot::Owned(pass),
             queue: queue.clone(),
         }];
-        let prepared = self.prepare(&passes, Schedule::PROGRAM_ORDER)?;
+        let prepared = self.prepare(&passes, Schedule::PROGRAM_ORDER, RecordedBy::App)?;
         let app = prepared.plan.app_batch()?.queue;
         let reused = prepared.reused;
         let execution = prepared.into_execution(self.pools(), passes);

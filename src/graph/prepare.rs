@@ -47,19 +47,35 @@ impl Prepared {
     }
 }
 
+/// Who records the plan's barrier commands.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RecordedBy {
+    /// The graph: it sets `maintenance8`'s USE_ALL_STAGES flag where the plan relies on it.
+    Graph,
+    /// The app, for a handoff: it may merge the barriers into its own without the flag, so
+    /// the plan does not rely on it (its transfers wait at `ALL_COMMANDS`).
+    App,
+}
+
 impl Graph {
     /// Lowers `passes` with the resources' current states and takes a kept plan that the
     /// planner would answer with, or plans them (verified in debug builds): the one way a
     /// graph turns passes into a plan. A new plan refills an evicted one's vectors.
-    pub(crate) fn prepare(&self, passes: &[PassEntry<'_>], schedule: Schedule) -> Result<Prepared> {
+    pub(crate) fn prepare(
+        &self,
+        passes: &[PassEntry<'_>],
+        schedule: Schedule,
+        recorded_by: RecordedBy,
+    ) -> Result<Prepared> {
         // Lowered into spare declarations (the input a reused plan was matched against, or an
         // evicted plan's), refilled in place.
         let spare_input = self.cache.lock().spare_input.take();
         let lists = Lists::from_spares(&mut self.pools.spares.lock());
         let device = self.pools.device.handle();
-        let all_stages = self
-            .device_features()
-            .contains(DeviceFeatures::MAINTENANCE8);
+        let all_stages = recorded_by == RecordedBy::Graph
+            && self
+                .device_features()
+                .contains(DeviceFeatures::MAINTENANCE8);
         let mut lowered = lower(
             (device, all_stages),
             passes,

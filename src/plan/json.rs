@@ -23,6 +23,9 @@ struct QueueJson<'a> {
     /// `null` only for a queue the plan's input does not declare (a plan made by hand).
     family: Option<u32>,
     caps: Option<String>,
+    /// Its barrier commands that transfer ownership carry maintenance8's USE_ALL_STAGES
+    /// flag (`QueueDecl::transfers_use_all_stages`).
+    transfers_use_all_stages: bool,
     batches: Vec<BatchJson<'a>>,
 }
 
@@ -157,6 +160,7 @@ fn queue(plan: &Plan, q: usize) -> QueueJson<'_> {
         name: queue_name(plan, q),
         family: decl.map(|d| d.family),
         caps: decl.map(|d| flags(d.caps)),
+        transfers_use_all_stages: decl.is_some_and(|d| d.transfers_use_all_stages),
         batches: plan.queues[q]
             .batches
             .iter()

@@ -203,9 +203,10 @@ pub(super) struct Model {
     pub initial_visible: Vec<(usize, usize, u64, u64)>,
     pub universe: Universe,
     pub families: Vec<u32>,
-    /// Per queue: whether its ownership transfers carry
-    /// `QUEUE_FAMILY_OWNERSHIP_TRANSFER_USE_ALL_STAGES` (`QueueDecl::transfers_use_all_stages`).
-    pub all_stages_transfers: Vec<bool>,
+    /// Per execution, per queue: whether its ownership transfers carry
+    /// `QUEUE_FAMILY_OWNERSHIP_TRANSFER_USE_ALL_STAGES` (`QueueDecl::transfers_use_all_stages`
+    /// of that execution's plan: a graph told of `maintenance8` later records it from then on).
+    pub all_stages_transfers: Vec<Vec<bool>>,
     pub queue_names: Vec<String>,
     pub res_names: Vec<String>,
     pub res_kinds: Vec<ResourceKind>,
@@ -330,9 +331,7 @@ impl Model {
             initial_visible: vec![],
             universe: Universe::new(),
             families: first.queues.iter().map(|q| q.family).collect(),
-            all_stages_transfers: (first.queues.iter())
-                .map(|q| q.transfers_use_all_stages)
-                .collect(),
+            all_stages_transfers: Vec::new(),
             queue_names: first.queues.iter().map(|q| q.name.clone()).collect(),
             res_names: first.resources.iter().map(|r| r.name.clone()).collect(),
             res_kinds: first.resources.iter().map(|r| r.kind).collect(),
@@ -353,6 +352,13 @@ impl Model {
     /// there), and for semaphore stage masks that name `HOST`.
     fn check_shapes(&mut self, execs: &[(&Plan, &TimelineValues)]) -> bool {
         let (nq, nr) = (self.families.len(), self.res_kinds.len());
+        self.all_stages_transfers = (execs.iter())
+            .map(|(p, _)| {
+                (p.input.queues.iter())
+                    .map(|q| q.transfers_use_all_stages)
+                    .collect()
+            })
+            .collect();
         for (k, (p, v)) in execs.iter().enumerate() {
             if p.input.queues.len() != nq
                 || p.input.resources.len() != nr

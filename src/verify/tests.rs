@@ -244,3 +244,50 @@ fn with_use_all_stages_a_signal_at_the_release_stages_orders_the_release() {
         "{v:#?}"
     );
 }
+
+/// Two executions on the queues of [`upload_then_draw`]: graphics clears the buffer, then the
+/// upload and the draw, each planned from where the other left the buffer; each with its
+/// queues' transfers using all stages or not.
+fn clear_then_upload_and_draw(a_all: bool, b_all: bool) -> [(Plan, TimelineValues); 2] {
+    let mut input = upload_then_draw_with(a_all).input;
+    let draw = input.passes.pop().unwrap();
+    let upload = input.passes.pop().unwrap();
+    input.passes =
+        vec![PassDecl::new("clear", 0).with_use(UseDecl::new(0, Access::TRANSFER_WRITE))];
+    let mut last = vec![0, 0];
+    let a = plan(&input).unwrap();
+    let va = a.assign_values(&mut last);
+    for (r, st) in input.resources.iter_mut().zip(a.resolved_final_states(&va)) {
+        r.initial = st;
+    }
+    for q in &mut input.queues {
+        q.transfers_use_all_stages = b_all;
+    }
+    input.passes = vec![upload, draw];
+    let b = plan(&input).unwrap();
+    let vb = b.assign_values(&mut last);
+    [(a, va), (b, vb)]
+}
+
+/// The flag is each execution's own: a chain whose second execution records no
+/// USE_ALL_STAGES is judged without it, whatever the first did. Reading the first
+/// execution's flag for both would let the second's narrowed wait pass.
+#[test]
+fn each_execution_of_a_chain_is_judged_by_its_own_flag() {
+    let chained =
+        |[(a, va), (b, vb)]: &[(Plan, TimelineValues); 2]| super::verify(&[(a, va), (b, vb)]);
+    chained(&clear_then_upload_and_draw(true, true)).unwrap();
+    chained(&clear_then_upload_and_draw(false, false)).unwrap();
+    // The second recorded without the flag, its acquire's wait narrowed as the flag allows.
+    let mut mixed = clear_then_upload_and_draw(true, false);
+    // Graphics releases the cleared buffer to the transfer queue in batch 0, and in batch 1
+    // waits for the upload and acquires it back before the draw.
+    let wait = &mut mixed[1].0.queues[0].batches[1].waits[0];
+    assert_eq!(wait.stages, S::ALL_COMMANDS);
+    wait.stages = S::VERTEX_ATTRIBUTE_INPUT;
+    let v = chained(&mixed).unwrap_err();
+    assert!(
+        v.iter().any(|x| is_sync(&x.second, "ownership acquire")),
+        "{v:#?}"
+    );
+}

@@ -41,6 +41,7 @@ fn allowed(name: &str) -> [bool; 5] {
         | "SHADER_BINDING_TABLE_READ"
         | "RAY_TRACING_SHADER_STORAGE_READ"
         | "RAY_TRACING_SHADER_STORAGE_WRITE"
+        | "RAY_TRACING_SHADER_STORAGE_READ_WRITE"
         | "RAY_TRACING_SHADER_SAMPLED_READ"
         | "RAY_TRACING_SHADER_UNIFORM_READ" => gct(true, true, false),
         // Commands for graphics queues only, though their stages run on transfer queues.
@@ -73,6 +74,7 @@ fn allowed(name: &str) -> [bool; 5] {
         | "INDEX_BUFFER"
         | "TASK_SHADER_STORAGE_READ"
         | "TASK_SHADER_STORAGE_WRITE"
+        | "TASK_SHADER_SAMPLED_READ"
         | "TASK_SHADER_UNIFORM_READ"
         | "MESH_SHADER_STORAGE_READ"
         | "MESH_SHADER_STORAGE_WRITE"
@@ -81,7 +83,8 @@ fn allowed(name: &str) -> [bool; 5] {
         "VIDEO_DECODE_BITSTREAM_READ"
         | "VIDEO_DECODE_OUTPUT_WRITE"
         | "VIDEO_DECODE_DPB_READ"
-        | "VIDEO_DECODE_DPB_WRITE" => [false, false, false, true, false],
+        | "VIDEO_DECODE_DPB_WRITE"
+        | "VIDEO_DECODE_OUTPUT_DPB_WRITE" => [false, false, false, true, false],
         "VIDEO_ENCODE_SOURCE_READ"
         | "VIDEO_ENCODE_BITSTREAM_WRITE"
         | "VIDEO_ENCODE_DPB_READ"
@@ -293,12 +296,12 @@ fn every_named_access_on_every_kind_of_queue() {
     //   CLEAR_COLOR_WRITE and the seven graphics rows on both kinds (vertex and fragment
     //   sampled and storage) = 88; 4 each for the 19 graphics rows on one kind = 76;
     // - acceleration structures and ray tracing (graphics and compute queues): 8 each for the
-    //   11 buffer-only rows, 16 each for the three on both kinds = 136, and 4 for
-    //   FRAGMENT_SHADER_ACCELERATION_STRUCTURE_READ (graphics only) = 140;
-    // - mesh and task shaders (graphics only): 8 each for the five on both kinds, 4 each for
-    //   the two uniform reads = 48;
-    // - video (one queue, 3 others, one kind): 6 each for the eight rows = 48.
-    assert_eq!(planned, 96 + 48 + 72 + 64 + 88 + 76 + 140 + 48 + 48);
+    //   11 buffer-only rows, 16 each for the four on both kinds = 152, and 4 for
+    //   FRAGMENT_SHADER_ACCELERATION_STRUCTURE_READ (graphics only) = 156;
+    // - mesh and task shaders (graphics only): 8 each for the six on both kinds, 4 each for
+    //   the two uniform reads = 56;
+    // - video (one queue, 3 others, one kind): 6 each for the nine rows = 54.
+    assert_eq!(planned, 96 + 48 + 72 + 64 + 88 + 76 + 156 + 56 + 54);
 }
 
 /// The accesses seen on the H100 (issue 8): a uniform read on the compute-only family keeps

@@ -279,3 +279,33 @@ pub(crate) fn waits_around_transfers(topo: Topo) -> Vec<vk::PipelineStageFlags2>
     }
     stages
 }
+
+/// The same image handed to the app's own sampling pass (`Graph::hand_off`) on a device with
+/// `maintenance8`: the app may merge the handoff's barriers into its own without the
+/// USE_ALL_STAGES flag, so the handoff's plan does not rely on it, and its wait before the
+/// acquire stays at `ALL_COMMANDS`. Returns the handoff's waits' stages.
+pub(crate) fn handoff_waits_around_transfers(topo: Topo) -> Vec<vk::PipelineStageFlags2> {
+    let mut s = S::new(topo);
+    let usage = vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::SAMPLED;
+    let img = s.img("lit", 1, 1, usage);
+    s.run(vec![pass(
+        "light",
+        s.c,
+        [u(img, Access::COMPUTE_SHADER_WRITE)],
+    )]);
+    let app = pass(
+        "sample",
+        s.g,
+        [u(img, Access::FRAGMENT_SHADER_SAMPLED_READ)],
+    );
+    let r = s.run_as(Frame::HandOff(&app));
+    assert!(
+        (r.plan.input.queues.iter()).all(|q| !q.transfers_use_all_stages),
+        "{}",
+        r.plan
+    );
+    (r.plan.queues.iter())
+        .flat_map(|qp| &qp.batches)
+        .flat_map(|b| b.waits.iter().map(|w| w.stages))
+        .collect()
+}

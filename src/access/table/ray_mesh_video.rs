@@ -1,8 +1,9 @@
 //! Rows for acceleration structures, ray tracing and ray queries, mesh and task shaders, and
 //! video decode and encode.
 //!
-//! Rows whose stages need a device feature say which ([`Access::device_features`]); a graph
-//! refuses them until the app says the feature is enabled
+//! Rows whose stages need a device feature say which ([`Access::device_features`]): every
+//! acceleration-structure, ray-tracing, ray-query, mesh and task row. A graph refuses them
+//! until the app says the feature is enabled
 //! ([`Graph::set_device_features`](crate::Graph::set_device_features)). Video rows need a
 //! queue of a video family, which the stage rule already says.
 
@@ -129,7 +130,8 @@ access_table! {
     SHADER_BINDING_TABLE_READ { stages: S::RAY_TRACING_SHADER_KHR, access: A::SHADER_READ,
         layout: L::UNDEFINED, queue: ANY_QUEUE, image_usage: NO_IMAGE,
         buffer_usage: bu(&[BU::SHADER_BINDING_TABLE_KHR, ADDRESSED]) }
-    /// Storage image or buffer read in ray-tracing shaders (`GENERAL`).
+    /// Storage image or buffer read in ray-tracing shaders (`GENERAL`). Device feature
+    /// `rayTracingPipeline`, as for every ray-tracing shader row.
     ///
     /// - stages: `RAY_TRACING_SHADER_KHR`
     /// - access: `SHADER_STORAGE_READ`
@@ -146,6 +148,15 @@ access_table! {
     RAY_TRACING_SHADER_STORAGE_WRITE { stages: S::RAY_TRACING_SHADER_KHR,
         access: A::SHADER_STORAGE_WRITE, layout: L::GENERAL, queue: ANY_QUEUE,
         image_usage: IU::STORAGE, buffer_usage: BU::STORAGE_BUFFER }
+    /// Storage image or buffer read and written in ray-tracing shaders (`GENERAL`): a path
+    /// tracer's accumulation image.
+    ///
+    /// - stages: `RAY_TRACING_SHADER_KHR`
+    /// - access: `SHADER_STORAGE_READ | SHADER_STORAGE_WRITE`
+    /// - layout: `GENERAL`
+    RAY_TRACING_SHADER_STORAGE_READ_WRITE { stages: S::RAY_TRACING_SHADER_KHR,
+        access: ac(&[A::SHADER_STORAGE_READ, A::SHADER_STORAGE_WRITE]), layout: L::GENERAL,
+        queue: ANY_QUEUE, image_usage: IU::STORAGE, buffer_usage: BU::STORAGE_BUFFER }
     /// Sampled image or uniform texel buffer read in ray-tracing shaders (textures in hit
     /// shaders).
     ///
@@ -182,6 +193,15 @@ access_table! {
     TASK_SHADER_STORAGE_WRITE { stages: S::TASK_SHADER_EXT, access: A::SHADER_STORAGE_WRITE,
         layout: L::GENERAL, queue: ANY_QUEUE,
         image_usage: IU::STORAGE, buffer_usage: BU::STORAGE_BUFFER }
+    /// Sampled image or uniform texel buffer read in a task shader. Device feature
+    /// `taskShader`.
+    ///
+    /// - stages: `TASK_SHADER_EXT`
+    /// - access: `SHADER_SAMPLED_READ`
+    /// - layout: `SHADER_READ_ONLY_OPTIMAL`
+    TASK_SHADER_SAMPLED_READ { stages: S::TASK_SHADER_EXT, access: A::SHADER_SAMPLED_READ,
+        layout: L::SHADER_READ_ONLY_OPTIMAL, queue: ANY_QUEUE,
+        image_usage: IU::SAMPLED, buffer_usage: BU::UNIFORM_TEXEL_BUFFER }
     /// Uniform buffer read in a task shader. Device feature `taskShader`.
     ///
     /// - stages: `TASK_SHADER_EXT`
@@ -252,8 +272,8 @@ access_table! {
     VIDEO_DECODE_DPB_READ { stages: S::VIDEO_DECODE_KHR, access: A::VIDEO_DECODE_READ_KHR,
         layout: L::VIDEO_DECODE_DPB_KHR, queue: ANY_QUEUE,
         image_usage: IU::VIDEO_DECODE_DPB_KHR, buffer_usage: NO_BUFFER }
-    /// The DPB slot a decode reconstructs into (also the output, where output and DPB
-    /// coincide). Queues of a video decode family.
+    /// The DPB slot a decode reconstructs into, where the output is another picture. Queues
+    /// of a video decode family.
     ///
     /// - stages: `VIDEO_DECODE_KHR`
     /// - access: `VIDEO_DECODE_WRITE_KHR`
@@ -261,6 +281,16 @@ access_table! {
     VIDEO_DECODE_DPB_WRITE { stages: S::VIDEO_DECODE_KHR, access: A::VIDEO_DECODE_WRITE_KHR,
         layout: L::VIDEO_DECODE_DPB_KHR, queue: ANY_QUEUE,
         image_usage: IU::VIDEO_DECODE_DPB_KHR, buffer_usage: NO_BUFFER }
+    /// The decode output where output and DPB coincide: the reconstructed picture, which
+    /// must have both usages. Queues of a video decode family.
+    ///
+    /// - stages: `VIDEO_DECODE_KHR`
+    /// - access: `VIDEO_DECODE_WRITE_KHR`
+    /// - layout: `VIDEO_DECODE_DPB_KHR`
+    VIDEO_DECODE_OUTPUT_DPB_WRITE { stages: S::VIDEO_DECODE_KHR,
+        access: A::VIDEO_DECODE_WRITE_KHR, layout: L::VIDEO_DECODE_DPB_KHR, queue: ANY_QUEUE,
+        image_usage: iu(&[IU::VIDEO_DECODE_DST_KHR, IU::VIDEO_DECODE_DPB_KHR]),
+        buffer_usage: NO_BUFFER }
     /// The picture `vkCmdEncodeVideoKHR` encodes (`VIDEO_ENCODE_SRC_KHR`). Queues of a video
     /// encode family.
     ///

@@ -41,17 +41,13 @@ fn forget_reads_if(transitions: bool, st: &mut WState) {
 }
 
 /// The stages a semaphore wait before a use at `stages` waits at on a queue with `caps`: the
-/// use's device stages (HOST is no stage a wait can guard), or all commands where none is left.
+/// use's device stages (HOST is no stage a wait can guard); `None` where none is left.
 fn semaphore_wait_stages(
     stages: vk::PipelineStageFlags2,
     caps: vk::QueueFlags,
-) -> vk::PipelineStageFlags2 {
+) -> Option<vk::PipelineStageFlags2> {
     let device = stages & !vk::PipelineStageFlags2::HOST;
-    if device.is_empty() {
-        vk::PipelineStageFlags2::ALL_COMMANDS
-    } else {
-        on_queue(device, caps)
-    }
+    (!device.is_empty()).then(|| on_queue(device, caps))
 }
 
 /// What one pass does to one segment, after folding all its uses of it.
@@ -391,14 +387,17 @@ impl Planner<'_> {
         // the acquire after the wait. The barriers' own stage masks still chain, for
         // implementations that read them. With the flag (both queues record it), they apply:
         // the signal covers the release's stages, and the wait is at the use's.
+        // A host-only use (its image changes layout on this queue) has no stage a wait
+        // can guard that its acquire's first scope holds: it keeps the all-commands wait.
         let all_stages = self.input.queues[rq].transfers_use_all_stages
             && self.input.queues[s.queue].transfers_use_all_stages;
-        let (wait_stages, src_stages) = if all_stages {
-            let caps = self.input.queues[s.queue].caps;
-            (semaphore_wait_stages(s.eff, caps), released_at)
-        } else {
-            let all = vk::PipelineStageFlags2::ALL_COMMANDS;
-            (all, all)
+        let caps = self.input.queues[s.queue].caps;
+        let (wait_stages, src_stages) = match semaphore_wait_stages(s.eff, caps) {
+            Some(wait) if all_stages => (wait, released_at),
+            _ => {
+                let all = vk::PipelineStageFlags2::ALL_COMMANDS;
+                (all, all)
+            }
         };
         node.deps.push(Dep {
             queue: rq,

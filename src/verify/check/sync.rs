@@ -176,7 +176,7 @@ impl Checker<'_> {
         let m = self.m;
         let mut after = self.union_over(&self.qs[q].before, m.ops[t].stages);
         let mut avail = self.union_over(&self.qs[q].avail, m.ops[t].stages);
-        if e.role != Role::Acquire || m.all_stages_transfers[q] {
+        if e.role != Role::Acquire || m.all_stages_transfers[m.ops[t].exec][q] {
             after.or(&scope.chained);
             avail.or(&scope.available);
             avail.or(&scope.made_available);
@@ -215,7 +215,8 @@ impl Checker<'_> {
         let mut vis = av.clone();
         vis.and(&range);
         // A release without USE_ALL_STAGES is not in its entry's second scope.
-        let second_applies = e.role != Role::Release || self.m.all_stages_transfers[q];
+        let all_stages = |t: usize| self.m.all_stages_transfers[self.m.ops[t].exec][q];
+        let second_applies = e.role != Role::Release || e.op.is_some_and(all_stages);
         if let Some(t) = e.op.filter(|_| second_applies) {
             let own = self.all_units(t);
             ex.or(&own);

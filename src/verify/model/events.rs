@@ -256,7 +256,7 @@ impl Model {
         // Without USE_ALL_STAGES a release or acquire is outside its barrier's stage masks: it
         // runs in the stage only an all-stages scope holds.
         let transfer = matches!(kind, OpKind::Release { .. } | OpKind::Acquire { .. });
-        let in_ownership_stage = transfer && !self.all_stages_transfers[q];
+        let in_ownership_stage = transfer && !self.all_stages_transfers[ex.k][q];
         self.ops.push(Op {
             kind,
             exec: ex.k,
