@@ -45,6 +45,7 @@ mod dependencies;
 mod prune;
 mod reach;
 mod release;
+mod seg_use;
 mod segment;
 mod validate;
 

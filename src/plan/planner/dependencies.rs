@@ -2,6 +2,7 @@
 //! pass, release nodes on other queues, and dependencies that phase 2 turns into semaphore
 //! waits.
 
+use super::seg_use::{SegAccess, SegNeeds, SegUse};
 use super::*;
 use std::collections::BTreeMap;
 
@@ -38,133 +39,6 @@ fn forget_reads_if(transitions: bool, st: &mut WState) {
         st.reads.clear();
         st.visible.clear();
     }
-}
-
-/// The stages a semaphore wait before a use at `stages` waits at on a queue with `caps`: the
-/// use's device stages (HOST is no stage a wait can guard); `None` where none is left.
-fn semaphore_wait_stages(
-    stages: vk::PipelineStageFlags2,
-    caps: vk::QueueFlags,
-) -> Option<vk::PipelineStageFlags2> {
-    let device = stages & !vk::PipelineStageFlags2::HOST;
-    (!device.is_empty()).then(|| on_queue(device, caps))
-}
-
-/// What one pass does to one segment, after folding all its uses of it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct SegUse {
-    access: Access,
-    discard: bool,
-    /// The layout the image must be in before the pass, and the one it is in after: the
-    /// access's, or a `VkRenderPass`'s `initialLayout` and `finalLayout`.
-    before: vk::ImageLayout,
-    after: vk::ImageLayout,
-    /// The pass changes the layout itself (a render pass's own transitions): a write.
-    transitions: bool,
-}
-
-impl SegUse {
-    /// What `u` does to a resource of `kind`: a use narrowed to one plane of a depth/stencil
-    /// image takes that aspect's layout ([`UseDecl::on_plane`]).
-    fn of(u: &UseDecl, kind: &ResourceKind) -> Self {
-        let u = u.on_plane(kind);
-        SegUse {
-            access: u.access,
-            discard: u.discards(),
-            before: u.layout_before(),
-            after: u.layout_after(),
-            transitions: u.render_pass_transitions(),
-        }
-    }
-}
-
-/// What one use needs of one segment, decided from the segment's state before it.
-#[derive(Clone, Copy, Debug)]
-struct SegNeeds {
-    /// The layout the image is in, as far as the use cares: `UNDEFINED` where it needs no
-    /// contents and the layout changes anyway (`UNDEFINED` for a buffer, as the next two).
-    old_layout: vk::ImageLayout,
-    /// The layout the use needs.
-    new_layout: vk::ImageLayout,
-    /// Where the pass leaves an image: its render pass's `finalLayout`, or where it was.
-    after_layout: vk::ImageLayout,
-    layout_change: bool,
-    /// The family to take ownership from.
-    transfer_from: Option<u32>,
-    /// The use changes the segment as a write does: it writes, changes the layout or the
-    /// owner, or its render pass transitions the image.
-    write_like: bool,
-}
-
-impl SegNeeds {
-    /// What `u`, on a queue of `family`, needs of resource `res` in state `st`.
-    fn of(res: &ResourceDecl, family: u32, st: &WState, u: &SegUse) -> Self {
-        let a = &u.access;
-        let is_image = matches!(res.kind, ResourceKind::Image { .. });
-        let contents_needed = st.defined && !u.discard;
-        let new_layout = if is_image {
-            u.before
-        } else {
-            vk::ImageLayout::UNDEFINED
-        };
-        let old_layout = if !is_image {
-            vk::ImageLayout::UNDEFINED
-        } else if contents_needed || st.layout == new_layout {
-            st.layout
-        } else {
-            vk::ImageLayout::UNDEFINED
-        };
-        let layout_change = is_image && old_layout != new_layout;
-        // The host is no queue family: queue family ownership governs "read accesses performed
-        // by the second queue family", and mapped memory is read and written by the host after
-        // a memory dependency whose second scope is HOST. A host access therefore takes no
-        // ownership, unless an image must first change layout on this queue.
-        let host_only = is_host_only(a);
-        let transfer_from = match st.owner {
-            Some(o)
-                if !res.concurrent
-                    && contents_needed
-                    && o != family
-                    && (!host_only || layout_change) =>
-            {
-                Some(o)
-            }
-            _ => None,
-        };
-        let write_like = a.is_write() || layout_change || transfer_from.is_some() || u.transitions;
-        let after_layout = if is_image {
-            u.after
-        } else {
-            vk::ImageLayout::UNDEFINED
-        };
-        SegNeeds {
-            old_layout,
-            new_layout,
-            after_layout,
-            layout_change,
-            transfer_from,
-            write_like,
-        }
-    }
-}
-
-/// One use of one segment being planned: what the steps of `access_segment` share.
-struct SegAccess {
-    pass: usize,
-    /// The resource.
-    r: usize,
-    /// The pass's queue, its family, and the pass's node position.
-    queue: usize,
-    family: u32,
-    pos: Pos,
-    /// Whether the resource is shared by queue families without transfers.
-    concurrent: bool,
-    u: SegUse,
-    needs: SegNeeds,
-    /// The stages the use is synchronized at ([`Planner::effective_stages`]).
-    eff: vk::PipelineStageFlags2,
-    /// The prior accesses the use must be ordered after.
-    priors: SmallVec<[Rec; 2]>,
 }
 
 impl Planner<'_> {
@@ -365,53 +239,6 @@ impl Planner<'_> {
             // everything costs nothing.
             vk::PipelineStageFlags2::ALL_COMMANDS
         }
-    }
-
-    /// An ownership transfer of `cells` from family `from` to the use's: a release on the
-    /// queue of the most recent access, which the use's node waits for. Returns the scopes of
-    /// the acquire barrier.
-    fn acquire(
-        &mut self,
-        s: &SegAccess,
-        from: u32,
-        cells: std::ops::Range<u64>,
-        st: &WState,
-        node: &mut Node,
-    ) -> Result<Scopes> {
-        let layouts = (s.needs.old_layout, s.needs.new_layout);
-        let (rq, rpos, released_at) =
-            self.add_release(s.r, cells, st, (from, s.family), layouts, s.pass)?;
-        // Without VK_KHR_maintenance8's USE_ALL_STAGES dependency flag, a release's second
-        // scope and an acquire's first scope do not apply: only an ALL_COMMANDS semaphore
-        // signal orders the release before the signal, and only an ALL_COMMANDS wait orders
-        // the acquire after the wait. The barriers' own stage masks still chain, for
-        // implementations that read them. With the flag (both queues record it), they apply:
-        // the signal covers the release's stages, and the wait is at the use's.
-        // A host-only use (its image changes layout on this queue) has no stage a wait
-        // can guard that its acquire's first scope holds: it keeps the all-commands wait.
-        let all_stages = self.input.queues[rq].transfers_use_all_stages
-            && self.input.queues[s.queue].transfers_use_all_stages;
-        let caps = self.input.queues[s.queue].caps;
-        let (wait_stages, src_stages) = match semaphore_wait_stages(s.eff, caps) {
-            Some(wait) if all_stages => (wait, released_at),
-            _ => {
-                let all = vk::PipelineStageFlags2::ALL_COMMANDS;
-                (all, all)
-            }
-        };
-        node.deps.push(Dep {
-            queue: rq,
-            at: At::Node(rpos),
-            wait_stages,
-            src_stages,
-        });
-        Ok(Scopes {
-            src_stages: s.eff,
-            src_access: vk::AccessFlags2::NONE,
-            dst_stages: s.eff,
-            dst_access: s.u.access.access,
-            families: Some((from, s.family)),
-        })
     }
 
     /// Orders a use that takes no ownership after its priors: those of its queue through a

@@ -1,9 +1,58 @@
-//! The release half of an ownership transfer: a release node on the queue of the most recent
-//! access by the owning family, which the acquiring pass waits for.
+//! Ownership transfers: the acquire before the use that needs the contents, and the release
+//! node on the queue of the most recent access by the owning family, which the acquiring pass
+//! waits for.
 
+use super::seg_use::SegAccess;
 use super::*;
 
 impl Planner<'_> {
+    /// An ownership transfer of `cells` from family `from` to the use's: a release on the
+    /// queue of the most recent access, which the use's node waits for. Returns the scopes of
+    /// the acquire barrier.
+    pub(super) fn acquire(
+        &mut self,
+        s: &SegAccess,
+        from: u32,
+        cells: std::ops::Range<u64>,
+        st: &WState,
+        node: &mut Node,
+    ) -> Result<Scopes> {
+        let layouts = (s.needs.old_layout, s.needs.new_layout);
+        let (rq, rpos, released_at) =
+            self.add_release(s.r, cells, st, (from, s.family), layouts, s.pass)?;
+        // Without VK_KHR_maintenance8's USE_ALL_STAGES dependency flag, a release's second
+        // scope and an acquire's first scope do not apply: only an ALL_COMMANDS semaphore
+        // signal orders the release before the signal, and only an ALL_COMMANDS wait orders
+        // the acquire after the wait. The barriers' own stage masks still chain, for
+        // implementations that read them. With the flag (both queues record it), they apply:
+        // the signal covers the release's stages, and the wait is at the use's.
+        // A host-only use (its image changes layout on this queue) has no stage a wait
+        // can guard that its acquire's first scope holds: it keeps the all-commands wait.
+        let all_stages = self.input.queues[rq].transfers_use_all_stages
+            && self.input.queues[s.queue].transfers_use_all_stages;
+        let caps = self.input.queues[s.queue].caps;
+        let (wait_stages, src_stages) = match semaphore_wait_stages(s.eff, caps) {
+            Some(wait) if all_stages => (wait, released_at),
+            _ => {
+                let all = vk::PipelineStageFlags2::ALL_COMMANDS;
+                (all, all)
+            }
+        };
+        node.deps.push(Dep {
+            queue: rq,
+            at: At::Node(rpos),
+            wait_stages,
+            src_stages,
+        });
+        Ok(Scopes {
+            src_stages: s.eff,
+            src_access: vk::AccessFlags2::NONE,
+            dst_stages: s.eff,
+            dst_access: s.u.access.access,
+            families: Some((from, s.family)),
+        })
+    }
+
     /// Adds (or extends) the release node for an ownership transfer of `cells` of resource
     /// `r` between `families` (from, to), changing `layouts` (old, new), on the queue of its
     /// most recent access. Returns (queue, position, the release barrier's stages).
@@ -144,4 +193,14 @@ fn release_node(nodes: &mut Vec<(Pos, Node)>, pos: Pos) -> &mut Node {
         nodes.insert(at, (pos, node));
     }
     &mut nodes[at].1
+}
+
+/// The stages a semaphore wait before a use at `stages` waits at on a queue with `caps`: the
+/// use's device stages (HOST is no stage a wait can guard); `None` where none is left.
+fn semaphore_wait_stages(
+    stages: vk::PipelineStageFlags2,
+    caps: vk::QueueFlags,
+) -> Option<vk::PipelineStageFlags2> {
+    let device = stages & !vk::PipelineStageFlags2::HOST;
+    (!device.is_empty()).then(|| on_queue(device, caps))
 }

@@ -1,0 +1,122 @@
+//! What one use of one segment needs, shared by the steps that plan it: the use after its
+//! pass's uses of the segment are folded (`SegUse`), what the segment's state asks of it
+//! (`SegNeeds`), and both with the use's place and priors (`SegAccess`).
+
+use super::*;
+
+/// What one pass does to one segment, after folding all its uses of it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct SegUse {
+    pub(super) access: Access,
+    pub(super) discard: bool,
+    /// The layout the image must be in before the pass, and the one it is in after: the
+    /// access's, or a `VkRenderPass`'s `initialLayout` and `finalLayout`.
+    pub(super) before: vk::ImageLayout,
+    pub(super) after: vk::ImageLayout,
+    /// The pass changes the layout itself (a render pass's own transitions): a write.
+    pub(super) transitions: bool,
+}
+
+impl SegUse {
+    /// What `u` does to a resource of `kind`: a use narrowed to one plane of a depth/stencil
+    /// image takes that aspect's layout ([`UseDecl::on_plane`]).
+    pub(super) fn of(u: &UseDecl, kind: &ResourceKind) -> Self {
+        let u = u.on_plane(kind);
+        SegUse {
+            access: u.access,
+            discard: u.discards(),
+            before: u.layout_before(),
+            after: u.layout_after(),
+            transitions: u.render_pass_transitions(),
+        }
+    }
+}
+
+/// What one use needs of one segment, decided from the segment's state before it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct SegNeeds {
+    /// The layout the image is in, as far as the use cares: `UNDEFINED` where it needs no
+    /// contents and the layout changes anyway (`UNDEFINED` for a buffer, as the next two).
+    pub(super) old_layout: vk::ImageLayout,
+    /// The layout the use needs.
+    pub(super) new_layout: vk::ImageLayout,
+    /// Where the pass leaves an image: its render pass's `finalLayout`, or where it was.
+    pub(super) after_layout: vk::ImageLayout,
+    pub(super) layout_change: bool,
+    /// The family to take ownership from.
+    pub(super) transfer_from: Option<u32>,
+    /// The use changes the segment as a write does: it writes, changes the layout or the
+    /// owner, or its render pass transitions the image.
+    pub(super) write_like: bool,
+}
+
+impl SegNeeds {
+    /// What `u`, on a queue of `family`, needs of resource `res` in state `st`.
+    pub(super) fn of(res: &ResourceDecl, family: u32, st: &WState, u: &SegUse) -> Self {
+        let a = &u.access;
+        let is_image = matches!(res.kind, ResourceKind::Image { .. });
+        let contents_needed = st.defined && !u.discard;
+        let new_layout = if is_image {
+            u.before
+        } else {
+            vk::ImageLayout::UNDEFINED
+        };
+        let old_layout = if !is_image {
+            vk::ImageLayout::UNDEFINED
+        } else if contents_needed || st.layout == new_layout {
+            st.layout
+        } else {
+            vk::ImageLayout::UNDEFINED
+        };
+        let layout_change = is_image && old_layout != new_layout;
+        // The host is no queue family: queue family ownership governs "read accesses performed
+        // by the second queue family", and mapped memory is read and written by the host after
+        // a memory dependency whose second scope is HOST. A host access therefore takes no
+        // ownership, unless an image must first change layout on this queue.
+        let host_only = is_host_only(a);
+        let transfer_from = match st.owner {
+            Some(o)
+                if !res.concurrent
+                    && contents_needed
+                    && o != family
+                    && (!host_only || layout_change) =>
+            {
+                Some(o)
+            }
+            _ => None,
+        };
+        let write_like = a.is_write() || layout_change || transfer_from.is_some() || u.transitions;
+        let after_layout = if is_image {
+            u.after
+        } else {
+            vk::ImageLayout::UNDEFINED
+        };
+        SegNeeds {
+            old_layout,
+            new_layout,
+            after_layout,
+            layout_change,
+            transfer_from,
+            write_like,
+        }
+    }
+}
+
+/// One use of one segment being planned: what the steps of `access_segment` share.
+pub(super) struct SegAccess {
+    pub(super) pass: usize,
+    /// The resource.
+    pub(super) r: usize,
+    /// The pass's queue, its family, and the pass's node position.
+    pub(super) queue: usize,
+    pub(super) family: u32,
+    pub(super) pos: Pos,
+    /// Whether the resource is shared by queue families without transfers.
+    pub(super) concurrent: bool,
+    pub(super) u: SegUse,
+    pub(super) needs: SegNeeds,
+    /// The stages the use is synchronized at ([`Planner::effective_stages`]).
+    pub(super) eff: vk::PipelineStageFlags2,
+    /// The prior accesses the use must be ordered after.
+    pub(super) priors: SmallVec<[Rec; 2]>,
+}
