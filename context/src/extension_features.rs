@@ -79,7 +79,7 @@ pub(crate) struct FeatureStructs {
 
 impl FeatureStructs {
     /// The structures with `wanted`'s features set, for device creation.
-    fn enabling(wanted: DeviceFeatures) -> Self {
+    pub(crate) fn enabling(wanted: DeviceFeatures) -> Self {
         let on = |f| vk::Bool32::from(wanted.contains(f));
         let mut s = Self::default();
         s.mesh.task_shader = on(F::TASK_SHADER);
@@ -203,9 +203,4 @@ pub(crate) unsafe fn check_supported(
             missing.names().collect::<Vec<_>>().join(", ")
         )))
     }
-}
-
-/// The structures that enable `wanted`, to chain into `VkDeviceCreateInfo`.
-pub(crate) fn enabling(wanted: DeviceFeatures) -> FeatureStructs {
-    FeatureStructs::enabling(wanted)
 }

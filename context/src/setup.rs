@@ -309,7 +309,8 @@ pub(super) fn create_device(
         dev_exts.push(ash::khr::swapchain::NAME.as_ptr());
     }
     let mut features = vk::PhysicalDeviceFeatures2::default().features(chosen.core);
-    let mut extension_features = super::extension_features::enabling(chosen.device_features);
+    let mut extension_features =
+        super::extension_features::FeatureStructs::enabling(chosen.device_features);
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queue_infos)
         .enabled_extension_names(&dev_exts)

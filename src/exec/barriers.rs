@@ -210,8 +210,7 @@ impl PlanBarriers {
 
 /// `VK_DEPENDENCY_QUEUE_FAMILY_OWNERSHIP_TRANSFER_USE_ALL_STAGES_BIT_KHR`
 /// (`VK_KHR_maintenance8`), which ash 0.38 lacks.
-pub(crate) const OWNERSHIP_TRANSFER_USE_ALL_STAGES: vk::DependencyFlags =
-    vk::DependencyFlags::from_raw(0x20);
+const OWNERSHIP_TRANSFER_USE_ALL_STAGES: vk::DependencyFlags = vk::DependencyFlags::from_raw(0x20);
 
 /// The dependency flags of barrier command `b` on a queue whose transfers use all stages or
 /// not (`QueueDecl::transfers_use_all_stages`): the maintenance8 flag where the command

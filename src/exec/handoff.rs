@@ -242,21 +242,10 @@ impl<'q> Handoff<'q> {
     /// # }
     /// ```
     pub fn dependency_info(&self) -> vk::DependencyInfo<'_> {
+        // A handoff's plan never relies on maintenance8's flag (`RecordedBy::App`): the app
+        // may merge these barriers into its own.
         let b = &self.barriers;
-        let plan = &self.execution.plan;
-        let all_stages =
-            (plan.input.queues.get(self.app)).is_some_and(|q| q.transfers_use_all_stages);
-        let transfers = b
-            .buffers
-            .iter()
-            .any(|x| x.src_queue_family_index != x.dst_queue_family_index)
-            || (b.images.iter()).any(|x| x.src_queue_family_index != x.dst_queue_family_index);
-        let flags = if all_stages && transfers {
-            super::barriers::OWNERSHIP_TRANSFER_USE_ALL_STAGES
-        } else {
-            vk::DependencyFlags::empty()
-        };
-        dependency_info(&b.memory, &b.buffers, &b.images).dependency_flags(flags)
+        dependency_info(&b.memory, &b.buffers, &b.images)
     }
 
     /// The memory barriers to record before the app's commands: the buffers' dependencies

@@ -299,7 +299,7 @@ impl Compute {
         (set, view)
     }
 
-    pub fn alloc(&self) -> vk::DescriptorSet {
+    fn alloc(&self) -> vk::DescriptorSet {
         let layouts = [self.set_layout];
         // SAFETY: the pool has room (tests use few sets).
         unsafe {
