@@ -40,6 +40,40 @@ pub enum Error {
         /// The resource.
         resource: String,
     },
+    /// An ordinary read between two unordered writes of the same kind to the same part of a
+    /// resource ([`Unordered`](crate::plan::Unordered)): the read would see the group half
+    /// done, which is the order its writes declared irrelevant.
+    #[error(
+        "pass `{then}` writes `{resource}` unordered after pass `{first}` did, but pass \
+         `{between}` reads it in between and would see the unordered writes half done: read \
+         after the last of them, or make the later writes ordinary"
+    )]
+    UnorderedWriteInterrupted {
+        /// The resource.
+        resource: String,
+        /// The pass of the unordered write before the read.
+        first: String,
+        /// The pass of the read.
+        between: String,
+        /// The pass of the unordered write after it.
+        then: String,
+    },
+    /// Two unordered writes of one group declare disjoint regions that overlap
+    /// ([`Unordered::Disjoint`](crate::plan::Unordered::Disjoint)).
+    #[error(
+        "passes `{first}` and `{second}` write `{resource}` unordered as disjoint, but their \
+         regions overlap: {detail}"
+    )]
+    UnorderedWriteOverlap {
+        /// The resource.
+        resource: String,
+        /// The earlier pass.
+        first: String,
+        /// The later pass.
+        second: String,
+        /// The two regions.
+        detail: String,
+    },
     /// A queue, resource or semaphore belongs to another `VkDevice`.
     #[error("{what} belongs to another VkDevice than the graph")]
     ForeignDevice {

@@ -68,6 +68,9 @@ mod transient;
 #[cfg(feature = "verify")]
 #[path = "plan_scenarios/transient_frame.rs"]
 mod transient_frame;
+#[cfg(feature = "verify")]
+#[path = "plan_scenarios/unordered.rs"]
+mod unordered;
 
 /// Asserts that a plan's whole `Display` text is `expected`. The expected text may start with
 /// a newline (so that a raw string opens on its own line); that one newline is ignored. On a

@@ -2,7 +2,7 @@
 
 use crate::access::Access;
 use crate::fx::FxBuildHasher;
-use crate::plan::{RenderPassLayouts, UseDecl};
+use crate::plan::{RenderPassLayouts, Unordered, UseDecl};
 use crate::range::{BufferRange, ImageRange, SubRange};
 use crate::resource::{Resource, StBuffer, StImage};
 use ash::vk;
@@ -291,6 +291,27 @@ impl<T: UseTarget + ?Sized> Use<'_, T> {
     /// ```
     pub fn discard(self) -> Self {
         self.declared.discard = true;
+        self
+    }
+
+    /// Declares a write that needs no barrier between it and the unordered writes of the same
+    /// kind just before it: tiles of one image written by separate passes
+    /// ([`Unordered::Disjoint`]), or counters that several passes add to with atomics
+    /// ([`Unordered::Atomic`]). The group is still ordered against every other use. See
+    /// [`Unordered`] for the rules and what is checked.
+    ///
+    /// ```no_run
+    /// # fn f(d: &mut vk_baton::Declare<'_>, atlas: &std::sync::Arc<vk_baton::StImage>, bins: &std::sync::Arc<vk_baton::StBuffer>) {
+    /// use vk_baton::{plan::{Region, Unordered}, Access};
+    /// // This pass writes the top-left 256 x 256 tile only.
+    /// let tile = Region::texels([0, 0, 0], [256, 256, 1]);
+    /// d.uses(atlas, Access::COMPUTE_SHADER_WRITE).unordered(Unordered::Disjoint(tile));
+    /// // And adds to the histogram with atomicAdd.
+    /// d.uses(bins, Access::COMPUTE_SHADER_READ_WRITE).unordered(Unordered::Atomic);
+    /// # }
+    /// ```
+    pub fn unordered(self, unordered: Unordered) -> Self {
+        self.declared.unordered = Some(unordered);
         self
     }
 }

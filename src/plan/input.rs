@@ -6,7 +6,9 @@ use super::SegmentState;
 use crate::range::{BufferRange, CellGrid, ImageRange, SubRange};
 use ash::vk;
 
+mod unordered;
 mod uses;
+pub use unordered::{Region, Unordered};
 pub use uses::{RenderPassLayouts, UseDecl};
 
 /// Everything the planner needs: the queues, the resources (with the state earlier graphs left

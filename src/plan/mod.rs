@@ -100,8 +100,8 @@ pub mod transient;
 pub(crate) use colours::{barrier_rgb, queue_rgb};
 pub use handoff::AppBatch;
 pub use input::{
-    BinarySignalDecl, BinaryWaitDecl, PassDecl, PlanInput, QueueDecl, RenderPassLayouts,
-    ResourceDecl, ResourceKind, UseDecl,
+    BinarySignalDecl, BinaryWaitDecl, PassDecl, PlanInput, QueueDecl, Region, RenderPassLayouts,
+    ResourceDecl, ResourceKind, Unordered, UseDecl,
 };
 pub use output::{
     BarrierCmd, Batch, BufferBarrier, Command, ImageBarrier, Plan, QueuePlan, Scopes, Wait,

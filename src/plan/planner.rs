@@ -47,6 +47,7 @@ mod reach;
 mod release;
 mod seg_use;
 mod segment;
+mod unordered;
 mod validate;
 
 use barrier::SpareBarriers;
@@ -96,6 +97,8 @@ struct WState {
     reads: SmallVec<[Rec; 2]>,
     /// Per queue: stages and accesses the last write has been made visible to.
     visible: SmallVec<[Visible<usize>; 2]>,
+    /// The unordered writes since the last ordinary write ([`unordered`]).
+    group: Option<Box<unordered::Group>>,
 }
 
 /// A dependency on work on another queue: becomes a semaphore wait.

@@ -70,6 +70,7 @@ mod aliasing;
 mod replay;
 mod report;
 mod sync;
+mod unordered;
 
 use report::range_desc;
 

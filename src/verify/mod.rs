@@ -58,6 +58,8 @@ mod model;
 mod tests;
 #[cfg(test)]
 mod tests_across_graphs;
+#[cfg(test)]
+mod tests_unordered;
 
 use crate::plan::{Plan, TimelineValues, WaitTarget};
 

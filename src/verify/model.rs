@@ -13,7 +13,9 @@
 
 use super::flags::{Scope, Universe, OWNERSHIP_STAGE, WRITES};
 use super::{Actor, HazardKind, Violation};
-use crate::plan::{Command, Plan, PlanInput, Recorded, ResourceKind, TimelineValues, WaitTarget};
+use crate::plan::{
+    Command, Plan, PlanInput, Recorded, ResourceKind, TimelineValues, Unordered, WaitTarget,
+};
 use crate::range::{CellGrid, SubRange};
 use ash::vk;
 use std::collections::BTreeSet;
@@ -46,6 +48,8 @@ pub(super) enum OpKind {
         present: bool,
         /// An attachment of the app's `VkRenderPass`: the `finalLayout` it leaves it in.
         leaves: Option<vk::ImageLayout>,
+        /// A write that needs no ordering against other unordered writes of its kind.
+        unordered: Option<Unordered>,
     },
     /// An image layout transition of an image memory barrier.
     Transition {

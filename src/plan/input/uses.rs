@@ -3,7 +3,7 @@
 
 #[cfg(doc)]
 use super::PlanInput;
-use super::ResourceKind;
+use super::{ResourceKind, Unordered};
 use crate::access::Access;
 use crate::range::SubRange;
 use ash::vk;
@@ -38,6 +38,9 @@ pub struct UseDecl {
     /// `initialLayout` to the subpass's layout (`access.layout`) and on to its `finalLayout`
     /// itself ([`UseDecl::render_pass`]).
     pub render_pass: Option<RenderPassLayouts>,
+    /// `Some`: a write that needs no barrier between it and the unordered writes of the same
+    /// kind just before it ([`UseDecl::unordered`]).
+    pub unordered: Option<Unordered>,
 }
 
 /// The layouts a `VkRenderPass` moves one attachment through on its own: the
@@ -81,7 +84,40 @@ impl UseDecl {
             aspect: vk::ImageAspectFlags::empty(),
             discard: false,
             render_pass: None,
+            unordered: None,
         }
+    }
+
+    /// The same use, a write that needs no ordering against the unordered writes of the same
+    /// kind just before it: see [`Unordered`] for the groups this makes and what is checked.
+    ///
+    /// ```
+    /// use vk_baton::plan::*;
+    /// use vk_baton::{ash::vk, Access};
+    /// // Two passes draw into the left and right halves of one atlas, then one pass samples it.
+    /// let half = |x| Unordered::Disjoint(Region::texels([x, 0, 0], [512, 1024, 1]));
+    /// let usage = vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::SAMPLED;
+    /// let input = PlanInput {
+    ///     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE)],
+    ///     resources: vec![ResourceDecl::image("atlas", 1, 1, usage)],
+    ///     passes: vec![
+    ///         PassDecl::new("left", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_WRITE).unordered(half(0))),
+    ///         PassDecl::new("right", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_WRITE).unordered(half(512))),
+    ///         PassDecl::new("sample", 0).with_use(UseDecl::new(0, Access::FRAGMENT_SHADER_SAMPLED_READ)),
+    ///     ],
+    /// };
+    /// let plan = plan(&input).unwrap();
+    /// // `left` moves the atlas to GENERAL; `right` follows with no barrier of its own.
+    /// let commands = &plan.queues[0].batches[0].commands;
+    /// let [Command::Barrier(_), Command::Pass(0), Command::Pass(1), Command::Barrier(_), Command::Pass(2)] = &commands[..] else { panic!("{plan}") };
+    /// // Halves that overlap are refused.
+    /// let mut wrong = input.clone();
+    /// wrong.passes[1].uses[0].unordered = Some(half(256));
+    /// assert!(matches!(vk_baton::plan::plan(&wrong), Err(vk_baton::Error::UnorderedWriteOverlap { .. })));
+    /// ```
+    pub fn unordered(mut self, unordered: Unordered) -> Self {
+        self.unordered = Some(unordered);
+        self
     }
 
     /// The same use, by an attachment of the app's own `VkRenderPass` with these

@@ -153,7 +153,7 @@ impl Planner<'_> {
         u: SegUse,
         node: &mut Node,
     ) -> Result<()> {
-        let s = self.seg_access(pass, r, st, u);
+        let s = self.seg_access(pass, r, st, u)?;
         // The barrier's scopes; none where semaphores (or nothing at all) order the use.
         let scopes = match s.needs.transfer_from {
             Some(from) => Some(self.acquire(&s, from, cells.clone(), st, node)?),
@@ -162,6 +162,7 @@ impl Planner<'_> {
         if let Some(scopes) = scopes {
             self.push_use_barrier(&s, cells, scopes, st, node);
         }
+        let before = st.write;
         apply_access(
             st,
             s.queue,
@@ -175,12 +176,13 @@ impl Planner<'_> {
             s.needs.after_layout,
         );
         forget_reads_if(s.u.transitions, st);
+        self.follow_group(st, &s, before);
         Ok(())
     }
 
     /// The facts of one use of one segment that [`Self::access_segment`]'s steps share, read
     /// from the segment's state before the use. The use's stages join its pass's.
-    fn seg_access(&mut self, pass: usize, r: usize, st: &WState, u: SegUse) -> SegAccess {
+    fn seg_access(&mut self, pass: usize, r: usize, st: &WState, u: SegUse) -> Result<SegAccess> {
         let res = &self.input.resources[r];
         let queue = self.input.passes[pass].queue;
         let family = self.input.queues[queue].family;
@@ -198,11 +200,15 @@ impl Planner<'_> {
             needs,
             eff: vk::PipelineStageFlags2::empty(),
             priors: SmallVec::new(),
+            joins: false,
         };
         // The prior accesses this one must be ordered after.
         if s.needs.write_like {
-            write_priors_into(st, &mut s.priors);
-            self.alias_priors(r, pass, &mut s.priors);
+            s.joins = self.join_group(st, &mut s)?;
+            if !s.joins {
+                write_priors_into(st, &mut s.priors);
+                self.alias_priors(r, pass, &mut s.priors);
+            }
         } else if let Some(w) = st.write {
             if !covered(&st.visible, queue, a.stages, a.access) {
                 s.priors.push(w);
@@ -210,7 +216,7 @@ impl Planner<'_> {
         }
         s.eff = self.effective_stages(queue, a.stages, &s.priors);
         self.pass_stages[pass] |= s.eff;
-        s
+        Ok(s)
     }
 
     /// The stages a use on `queue` is synchronized at: its own `stages`, or, for a present

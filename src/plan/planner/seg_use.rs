@@ -15,6 +15,8 @@ pub(super) struct SegUse {
     pub(super) after: vk::ImageLayout,
     /// The pass changes the layout itself (a render pass's own transitions): a write.
     pub(super) transitions: bool,
+    /// A write that needs no ordering against the unordered writes just before it.
+    pub(super) unordered: Option<Unordered>,
 }
 
 impl SegUse {
@@ -28,6 +30,7 @@ impl SegUse {
             before: u.layout_before(),
             after: u.layout_after(),
             transitions: u.render_pass_transitions(),
+            unordered: u.unordered,
         }
     }
 }
@@ -119,4 +122,6 @@ pub(super) struct SegAccess {
     pub(super) eff: vk::PipelineStageFlags2,
     /// The prior accesses the use must be ordered after.
     pub(super) priors: SmallVec<[Rec; 2]>,
+    /// The use joins the segment's group of unordered writes ([`unordered`]).
+    pub(super) joins: bool,
 }

@@ -20,6 +20,7 @@ impl WState {
             write: s.write.as_ref().map(rec),
             reads: s.reads.iter().map(rec).collect(),
             visible: SmallVec::from_slice(&s.visible),
+            group: None,
         }
     }
 }

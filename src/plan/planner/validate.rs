@@ -74,6 +74,7 @@ pub(super) fn validate(input: &PlanInput) -> Result<()> {
             }
             check_aspect(pass, res, u)?;
             check_render_pass(pass, res, u)?;
+            check_unordered(pass, res, u)?;
             check_range_and_usage(pass, res, u)?;
             // Two uses of one resource in one pass: overlapping writes, or two layouts.
             for v in &pass.uses[..ui] {
@@ -166,6 +167,58 @@ fn check_range_and_usage(pass: &PassDecl, res: &ResourceDecl, u: &UseDecl) -> Re
         }
     }
     Ok(())
+}
+
+/// An unordered use is a write that keeps the old contents and the layout (a discard or a
+/// render pass's own transition is an ordinary write), and its region is of the resource's
+/// kind, not empty, and for a buffer inside the use's bytes.
+fn check_unordered(pass: &PassDecl, res: &ResourceDecl, u: &UseDecl) -> Result<()> {
+    let Some(unordered) = u.unordered else {
+        return Ok(());
+    };
+    let refuse = |why: &str| {
+        Err(Error::InvalidInput(format!(
+            "pass `{}` declares an unordered use of `{}` that {why}",
+            pass.name, res.name
+        )))
+    };
+    if !u.access.is_write() {
+        return refuse("only reads: reads need no ordering among themselves anyway");
+    }
+    if u.discards() {
+        return refuse("discards: a discard overwrites what the other writes of its group made");
+    }
+    if u.render_pass_transitions() {
+        return refuse("its render pass moves to another layout: a transition is ordered");
+    }
+    let Unordered::Disjoint(region) = unordered else {
+        return Ok(());
+    };
+    let bytes = match u.range {
+        Some(SubRange::Buffer(b)) => Some(b.bytes()),
+        _ => match res.kind {
+            ResourceKind::Buffer { size, .. } => Some(0..size),
+            ResourceKind::Image { .. } => None,
+        },
+    };
+    match (region, bytes) {
+        _ if region.is_empty() => refuse(&format!("writes an empty region {region:?}")),
+        (Region::Texels { .. }, None) => Ok(()),
+        (Region::Bytes(b), Some(range)) => {
+            let end = b.offset.checked_add(b.size);
+            if range.start <= b.offset && end.is_some_and(|e| e <= range.end) {
+                Ok(())
+            } else {
+                refuse(&format!(
+                    "writes bytes at {} (size {}) outside the bytes {range:?} it declares",
+                    b.offset, b.size
+                ))
+            }
+        }
+        _ => refuse(&format!(
+            "writes {region:?}: texels for an image, bytes for a buffer"
+        )),
+    }
 }
 
 /// A use that contradicts itself or its resource: a discard of contents the access only reads

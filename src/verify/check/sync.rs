@@ -247,6 +247,7 @@ impl Checker<'_> {
                 let alias = gx != g;
                 if !(xo.write || yo.write)
                     || (!alias && xo.is_pass().is_some() && xo.is_pass() == yo.is_pass())
+                    || (!alias && self.declared_unordered(x, y))
                 {
                     continue;
                 }

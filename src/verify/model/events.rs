@@ -101,6 +101,7 @@ impl Model {
                     discard: discards,
                     present,
                     leaves: rp.map(|rp| rp.final_layout),
+                    unordered: us.unordered,
                 },
                 exec: k,
                 queue: Some(q),
