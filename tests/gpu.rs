@@ -25,6 +25,8 @@ mod canaries;
 mod lifetime;
 #[path = "gpu/refusals.rs"]
 mod refusals;
+#[path = "gpu/unordered.rs"]
+mod unordered;
 
 fn pattern(len: usize, seed: u8) -> Vec<u8> {
     (0..len)

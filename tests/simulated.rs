@@ -38,6 +38,8 @@ mod samples;
 mod scheduled;
 #[path = "simulated/streaming_images.rs"]
 mod streaming_images;
+#[path = "simulated/unordered.rs"]
+mod unordered;
 
 use deferred::*;
 use depth_stencil::*;
@@ -47,6 +49,7 @@ use passes_multi_family::*;
 use samples::*;
 use scheduled::*;
 use streaming_images::*;
+use unordered::*;
 
 const XFER: vk::BufferUsageFlags = vk::BufferUsageFlags::from_raw(
     vk::BufferUsageFlags::TRANSFER_SRC.as_raw() | vk::BufferUsageFlags::TRANSFER_DST.as_raw(),
@@ -285,6 +288,11 @@ fn on_every_topology(name: &str, f: impl Fn(Topo) -> usize) {
         frames += n;
     }
     println!("{name}: {frames} frames on {} topologies", TOPOLOGIES.len());
+}
+
+#[test]
+fn unordered_groups_on_two_queues() {
+    on_every_topology("unordered groups", groups_on_two_queues);
 }
 
 #[test]

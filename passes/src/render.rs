@@ -58,6 +58,7 @@ use ash::vk;
 use std::sync::Arc;
 use targets::{check_target, covers};
 use views::Views;
+use vk_baton::plan::{Region, Unordered};
 use vk_baton::{Access, Declare, ImageRange, Pass, Recorder, StBuffer, StImage};
 
 /// A resource the draw code reads or writes besides the targets.
@@ -73,6 +74,9 @@ pub struct Render<F> {
     depth: Option<DepthTarget>,
     used: Vec<Used>,
     views: Arc<Views>,
+    /// The targets are written only inside the render area, which other passes' areas on
+    /// them do not overlap ([`Render::disjoint_area`]).
+    disjoint: bool,
     draw: F,
 }
 
@@ -136,8 +140,40 @@ impl<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()>> Render<F> {
             depth,
             used: Vec::new(),
             views: Arc::new(views),
+            disjoint: false,
             draw,
         })
+    }
+
+    /// Declares that this pass draws into its targets only inside its render area, and that
+    /// the passes around it that draw into the same targets keep to areas that do not overlap
+    /// it: the tiles of an atlas, the views of a split screen, shadow maps packed into one
+    /// image. Such passes in a row on one queue get no barrier between them: each target
+    /// write is declared [`Unordered::Disjoint`](vk_baton::plan::Unordered::Disjoint) with
+    /// the render area as its region, and the group is still ordered against every other use
+    /// of the targets. Areas that overlap fail the graph's `finish()` with
+    /// [`vk_baton::Error::UnorderedWriteOverlap`].
+    ///
+    /// The viewport and scissor are the render area, so the draws cannot leave it; the load
+    /// and store ops touch only the render area too. A target whose old contents the pass
+    /// discards (its area covers the whole target) is declared as an ordinary write: there is
+    /// nothing beside it to be disjoint from.
+    ///
+    /// ```no_run
+    /// # fn f(ctx: &vk_baton_context::Context, atlas: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
+    /// use vk_baton::ash::vk;
+    /// use vk_baton_passes::render::{ColorTarget, Render};
+    /// // Two 256 x 256 shadow tiles side by side in one atlas.
+    /// let tile = |x| vk::Rect2D { offset: vk::Offset2D { x, y: 0 }, extent: vk::Extent2D { width: 256, height: 256 } };
+    /// let left = Render::new(ctx.device(), tile(0), vec![ColorTarget::load(atlas.clone())], None, |_| Ok(()))?
+    ///     .disjoint_area();
+    /// let right = Render::new(ctx.device(), tile(256), vec![ColorTarget::load(atlas.clone())], None, |_| Ok(()))?
+    ///     .disjoint_area();
+    /// # Ok(()) }
+    /// ```
+    pub fn disjoint_area(mut self) -> Self {
+        self.disjoint = true;
+        self
     }
 
     /// Declares that the draw code uses `buffer` with `access` (a vertex, index, indirect,
@@ -358,25 +394,31 @@ fn check_resolve(c: &ColorTarget, r: &StImage, area: vk::Rect2D) -> Result<()> {
 impl<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()>> Pass for Render<F> {
     fn declare(&self, d: &mut Declare<'_>) {
         let area = self.area;
+        // A discard is an ordinary write; so is a use that only reads.
+        let narrow = |u: vk_baton::pass::Use<'_, Arc<StImage>>, discard: bool, writes: bool| {
+            if discard {
+                u.discard();
+            } else if self.disjoint && writes {
+                u.unordered(Unordered::Disjoint(area_region(area)));
+            }
+        };
         for c in &self.colors {
             let u = d.uses(&c.image, c.access()).range(c.subresource);
-            if !c.load.reads() && covers(area, &c.image, c.subresource) {
-                u.discard();
-            }
+            narrow(
+                u,
+                !c.load.reads() && covers(area, &c.image, c.subresource),
+                true,
+            );
             if let Some(r) = &c.resolve {
                 let whole = ImageRange::subresource(0, 0);
                 let u = d.uses(r, Access::COLOR_ATTACHMENT_WRITE).range(whole);
-                if covers(area, r, whole) {
-                    u.discard();
-                }
+                narrow(u, covers(area, r, whole), true);
             }
         }
         if let Some(t) = &self.depth {
             for (access, aspect, discard) in t.uses(covers(area, &t.image, t.subresource)) {
                 let u = d.uses(&t.image, access).range(t.subresource).aspect(aspect);
-                if discard {
-                    u.discard();
-                }
+                narrow(u, discard, access.is_write());
             }
         }
         for used in &self.used {
@@ -446,6 +488,13 @@ impl<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()>> Pass for Render<F> {
         unsafe { device.cmd_end_rendering(cmd) };
         drawn
     }
+}
+
+/// The texels of `area` in one layer.
+fn area_region(area: vk::Rect2D) -> Region {
+    // `check_target` refused areas outside the targets: the offsets are not negative.
+    let (x, y) = (area.offset.x.max(0) as u32, area.offset.y.max(0) as u32);
+    Region::texels([x, y, 0], [area.extent.width, area.extent.height, 1])
 }
 
 fn color_info(

@@ -11,6 +11,8 @@ mod common;
 mod decals;
 #[path = "render/pipeline.rs"]
 mod pipeline;
+#[path = "render/tiles.rs"]
+mod tiles;
 
 use common::*;
 use pipeline::{rect, rect_indices, Options, Pipeline};

@@ -33,6 +33,10 @@ pub const RAY_TRACE_RMISS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/ray
 /// `ray_trace.rchit`: payload `0x100 | gl_InstanceCustomIndexEXT`.
 pub const RAY_TRACE_RCHIT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/ray_trace.rchit.spv"));
 
+/// `atomic_add.comp`: `atomicAdd(counters[i % count], amount)` per invocation `i`, binding 0
+/// a storage buffer, push constants `{ uint count; uint amount; }`, workgroups of 64.
+pub const ATOMIC_ADD_COMP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/atomic_add.comp.spv"));
+
 /// `anim.comp`: the window sample's integer animation into `layout(binding 0, rgba8) image2D`,
 /// push constant `{ uint frame; }`, workgroups of 8×8.
 pub const ANIM_COMP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/anim.comp.spv"));
