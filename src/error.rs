@@ -41,8 +41,8 @@ pub enum Error {
         resource: String,
     },
     /// An ordinary read between two unordered writes of the same kind to the same part of a
-    /// resource ([`Unordered`](crate::plan::Unordered)): the read would see the group half
-    /// done, which is the order its writes declared irrelevant.
+    /// resource (`plan::Unordered`): the read would see the group half done, which is the
+    /// order its writes declared irrelevant.
     #[error(
         "pass `{then}` writes `{resource}` unordered after pass `{first}` did, but pass \
          `{between}` reads it in between and would see the unordered writes half done: read \
@@ -59,7 +59,7 @@ pub enum Error {
         then: String,
     },
     /// Two unordered writes of one group declare disjoint regions that overlap
-    /// ([`Unordered::Disjoint`](crate::plan::Unordered::Disjoint)).
+    /// (`plan::Unordered::Disjoint`).
     #[error(
         "passes `{first}` and `{second}` write `{resource}` unordered as disjoint, but their \
          regions overlap: {detail}"

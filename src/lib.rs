@@ -102,6 +102,10 @@
 //!   or discarded contents. One `vkQueueSubmit2` per queue and one timeline semaphore per
 //!   `VkQueue`, shared by every graph. Work the host already saw complete is not waited for again.
 //! - **Swapchains.** Binary semaphore waits and signals, the acquire wait at the image's first use.
+//! - **Writes that need no order.** A use declared [`Unordered`](plan::Unordered) (tiles of
+//!   one image, atomic adds) gets no barrier against the unordered writes of its kind just
+//!   before it; the group is still ordered against everything else, and overlapping tiles or
+//!   a read in the middle of a group are refused.
 //! - **Stages fit the queue.** A stage the queue's family cannot run never reaches a mask; an
 //!   access the family cannot perform at all is an error.
 //! - **A 2026 renderer's vocabulary.** Named accesses for acceleration-structure builds and

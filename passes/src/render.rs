@@ -149,7 +149,7 @@ impl<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()>> Render<F> {
     /// the passes around it that draw into the same targets keep to areas that do not overlap
     /// it: the tiles of an atlas, the views of a split screen, shadow maps packed into one
     /// image. Such passes in a row on one queue get no barrier between them: each target
-    /// write is declared [`Unordered::Disjoint`](vk_baton::plan::Unordered::Disjoint) with
+    /// write is declared [`Unordered::Disjoint`] with
     /// the render area as its region, and the group is still ordered against every other use
     /// of the targets. Areas that overlap fail the graph's `finish()` with
     /// [`vk_baton::Error::UnorderedWriteOverlap`].

@@ -346,3 +346,100 @@ fn overlapping_tiles_and_contradictory_declarations_are_refused() {
     let p = plan(&fine).expect("disjoint halves");
     assert_eq!(p.barrier_commands(), 0, "{p}");
 }
+
+/// A small generator: the next of a 64-bit linear congruential sequence.
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
+    }
+}
+
+/// Random frames of ordinary and unordered uses of one buffer and one image on three families:
+/// every plan either verifies or is refused with one of the two unordered errors, and a fair
+/// share of the plans run groups with no barrier among their members.
+#[test]
+fn random_frames_with_unordered_writes_verify_or_are_refused_for_a_stated_reason() {
+    let mut rng = Lcg(7);
+    let (mut planned, mut refused, mut with_groups) = (0, 0, 0);
+    let ordinary = [
+        Access::COMPUTE_SHADER_READ,
+        Access::COMPUTE_SHADER_WRITE,
+        Access::COPY_READ,
+        Access::COPY_WRITE,
+    ];
+    for _ in 0..3000 {
+        let mut passes = Vec::new();
+        for p in 0..rng.below(6) + 2 {
+            let queue = rng.below(3) as usize;
+            let r = rng.below(2) as usize;
+            let unordered = rng.below(2) == 0 && queue < 2;
+            let mut u = if unordered {
+                UseDecl::new(r, Access::COMPUTE_SHADER_READ_WRITE)
+            } else {
+                let mut a = ordinary[rng.below(4) as usize];
+                if queue == 2 {
+                    a = [Access::COPY_READ, Access::COPY_WRITE][rng.below(2) as usize];
+                }
+                UseDecl::new(r, a)
+            };
+            if r == 0 {
+                let offset = 64 * rng.below(4);
+                u = u.range(SubRange::Buffer(BufferRange { offset, size: 64 }));
+            }
+            if unordered {
+                let kind = match (r, rng.below(2)) {
+                    (_, 0) => Unordered::Atomic,
+                    (0, _) => Unordered::Atomic,
+                    _ => {
+                        let x = 16 * rng.below(4) as u32;
+                        Unordered::Disjoint(Region::texels(
+                            [x, 0, 0],
+                            [16 + 8 * rng.below(2) as u32, 16, 1],
+                        ))
+                    }
+                };
+                u = u.unordered(kind);
+            }
+            passes.push(PassDecl::new(&format!("p{p}"), queue).with_use(u));
+        }
+        let input = PlanInput {
+            queues: queues(),
+            resources: vec![buffer("b"), image("i")],
+            passes,
+        };
+        match plan(&input) {
+            Ok(p) => {
+                planned += 1;
+                p.verify()
+                    .unwrap_or_else(|v| panic!("{input:#?}\n{p}\n{v:?}"));
+                let members_in_a_row = p.queues.iter().flat_map(|q| &q.batches).any(|b| {
+                    b.commands.windows(2).any(|w| match w {
+                        [Command::Pass(a), Command::Pass(b)] => {
+                            let (ua, ub) = (&input.passes[*a].uses[0], &input.passes[*b].uses[0]);
+                            ua.unordered.is_some()
+                                && ub.unordered.is_some()
+                                && ua.resource == ub.resource
+                        }
+                        _ => false,
+                    })
+                });
+                with_groups += members_in_a_row as usize;
+            }
+            Err(Error::UnorderedWriteInterrupted { .. } | Error::UnorderedWriteOverlap { .. }) => {
+                refused += 1
+            }
+            Err(e) => panic!("{input:#?}: {e}"),
+        }
+    }
+    println!("{planned} planned ({with_groups} with members in a row), {refused} refused");
+    assert!(
+        planned > 2000 && refused > 40 && with_groups > 150,
+        "{planned} {refused} {with_groups}"
+    );
+}

@@ -14,7 +14,7 @@ mod text;
 use super::display::{
     buffer_barrier_line, flags, image_barrier_line, pass_name, queue_name, resource_name, wait_line,
 };
-use super::{BarrierCmd, Batch, Plan};
+use super::{BarrierCmd, Batch, Plan, Unordered};
 use ash::vk;
 
 impl Plan {
@@ -298,8 +298,13 @@ fn pass_tooltip(plan: &Plan, pass: usize) -> String {
             },
             _ => String::new(),
         };
+        let unordered = match u.unordered {
+            Some(Unordered::Atomic) => ", unordered (atomics)".to_owned(),
+            Some(Unordered::Disjoint(region)) => format!(", unordered in {region:?}"),
+            None => String::new(),
+        };
         lines.push(format!(
-            "  `{}`: {}/{}{layout}{}",
+            "  `{}`: {}/{}{layout}{}{unordered}",
             resource_name(plan, u.resource),
             flags(u.access.stages),
             flags(u.access.access),

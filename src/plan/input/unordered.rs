@@ -36,6 +36,11 @@ use crate::range::BufferRange;
 /// shader must only write with atomic operations, and reads within a group see any subset of
 /// the other members' writes.
 ///
+/// What the validation layer (1.4.309) sees: it tracks copies per texel box, so it checks that
+/// disjoint copies are disjoint; it does not check one rendering's attachment accesses
+/// against another's, nor, within one command buffer, dispatches that write through one bound
+/// descriptor (`tests/gpu/unordered.rs`, `passes/tests/render/tiles.rs`).
+///
 /// ```
 /// use vk_baton::plan::*;
 /// use vk_baton::{ash::vk, Access};
