@@ -206,7 +206,8 @@ impl Gpu {
             return Ok(false);
         }
         // The graphs' fences first, so every frame's completion is observed; the swapchain
-        // then waits for the device (and so the presentation engine's semaphore waits).
+        // then waits for the device, and for its present fences where the device has them
+        // (only those say that the presentation engine let go of the semaphores).
         self.idle()?;
         let extent = vk::Extent2D {
             width: size.width,
@@ -215,7 +216,7 @@ impl Gpu {
         let created = match self.swapchain.as_mut() {
             Some(sc) => sc.recreate(Some(extent))?,
             None => {
-                let sc = Swapchain::new(
+                let mut sc = Swapchain::new(
                     self.ctx.entry(),
                     self.ctx.instance(),
                     self.ctx.device(),
@@ -230,7 +231,16 @@ impl Gpu {
                             | vk::ImageUsageFlags::COLOR_ATTACHMENT,
                     },
                 )?;
+                if self.ctx.present_fences() {
+                    // SAFETY: the context enabled VK_EXT_swapchain_maintenance1 and its
+                    // feature (`Context::present_fences`).
+                    unsafe { sc.use_present_fences()? };
+                }
                 println!("surface format: {:?}", sc.format().format);
+                println!(
+                    "present fences: {}",
+                    if sc.has_present_fences() { "on" } else { "off" }
+                );
                 let created = sc.handle() != vk::SwapchainKHR::null();
                 self.swapchain = Some(sc);
                 created

@@ -58,7 +58,9 @@ pub struct ContextOptions {
     /// The application name given to the driver.
     pub app_name: String,
     /// Enable `VK_KHR_swapchain` on the device, and the `VK_KHR_surface` it requires on the
-    /// instance.
+    /// instance; and, where the instance and device have them, `VK_EXT_surface_maintenance1`
+    /// (with `VK_KHR_get_surface_capabilities2`) and `VK_EXT_swapchain_maintenance1` with its
+    /// feature, for present fences ([`Context::present_fences`]).
     pub swapchain: bool,
     /// Extra instance extensions (e.g. surface extensions from `ash-window`).
     pub instance_extensions: Vec<CString>,
@@ -138,6 +140,8 @@ pub struct Context {
     features: vk::PhysicalDeviceFeatures,
     /// The features some accesses need, enabled on the device.
     device_features: vk_baton::access::DeviceFeatures,
+    /// `VK_EXT_swapchain_maintenance1` and its feature are enabled.
+    present_fences: bool,
     /// The last field: the queues and the allocator above drop before the device can go.
     owner: Arc<DeviceOwner>,
 }
@@ -187,12 +191,24 @@ impl Context {
                 opts.device_features,
             )
         }?;
+        // SAFETY: the physical device belongs to the instance, which is alive.
+        let swapchain = match opts.swapchain {
+            false => setup::SwapchainExtensions::None,
+            true if instance.surface_maintenance1
+                && unsafe {
+                    setup::has_swapchain_maintenance1(&instance.instance, physical_device)
+                } =>
+            {
+                setup::SwapchainExtensions::WithPresentFences
+            }
+            true => setup::SwapchainExtensions::Swapchain,
+        };
         let device = setup::create_device(
             &instance.instance,
             physical_device,
             &choice,
             &chosen,
-            opts.swapchain,
+            swapchain,
         )?;
         let host_query_reset = chosen.host_query_reset;
         // SAFETY: the physical device belongs to the instance, which is alive.
@@ -253,6 +269,7 @@ impl Context {
             timestamps,
             features: chosen.core,
             device_features: chosen.device_features,
+            present_fences: swapchain == setup::SwapchainExtensions::WithPresentFences,
             owner,
         })
     }
@@ -364,6 +381,22 @@ impl Context {
     /// ```
     pub fn device_features(&self) -> vk_baton::access::DeviceFeatures {
         self.device_features
+    }
+
+    /// Whether the device has `VK_EXT_swapchain_maintenance1` enabled with its
+    /// `swapchainMaintenance1` feature (the context enables it with
+    /// [`ContextOptions::swapchain`] where the instance and device have it). A swapchain can
+    /// then signal a fence per present (`vk_baton_passes::Swapchain::use_present_fences`),
+    /// which says when the present's semaphore and the swapchain may be destroyed.
+    ///
+    /// ```no_run
+    /// use vk_baton_context::{Context, ContextOptions};
+    /// let ctx = Context::with_options(ContextOptions { swapchain: true, ..Default::default() })?;
+    /// println!("present fences: {}", if ctx.present_fences() { "on" } else { "off" });
+    /// # Ok::<(), vk_baton::Error>(())
+    /// ```
+    pub fn present_fences(&self) -> bool {
+        self.present_fences
     }
 
     /// What the device can time, for [`Graph::set_gpu_timings`]: with host query reset where

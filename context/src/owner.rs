@@ -28,6 +28,10 @@ pub(super) struct InstanceOwner {
     pub(super) debug_utils: bool,
     /// The messenger's user data: it must outlive the messenger.
     pub(super) messages: Arc<Messages>,
+    /// Whether the instance has `VK_EXT_surface_maintenance1` (and the
+    /// `VK_KHR_get_surface_capabilities2` it requires), which `VK_EXT_swapchain_maintenance1`
+    /// on the device requires.
+    pub(super) surface_maintenance1: bool,
 }
 
 impl Drop for InstanceOwner {

@@ -61,6 +61,24 @@ pub(super) fn create_instance(
         }
         ext_names.push(surface.as_ptr());
     }
+    // Present fences (VK_EXT_swapchain_maintenance1) need these two on the instance.
+    let surface_maintenance1 = opts.swapchain
+        && has_ext(ash::ext::surface_maintenance1::NAME)
+        && has_ext(ash::khr::get_surface_capabilities2::NAME);
+    if surface_maintenance1 {
+        for name in [
+            ash::ext::surface_maintenance1::NAME,
+            ash::khr::get_surface_capabilities2::NAME,
+        ] {
+            if !opts
+                .instance_extensions
+                .iter()
+                .any(|e| e.as_c_str() == name)
+            {
+                ext_names.push(name.as_ptr());
+            }
+        }
+    }
     let mut layer_names = Vec::new();
     let mut layer_settings = false;
     if opts.validation {
@@ -119,6 +137,7 @@ pub(super) fn create_instance(
         messenger,
         debug_utils,
         messages,
+        surface_maintenance1,
     })
 }
 
@@ -272,14 +291,48 @@ impl FamilyChoice {
     }
 }
 
+/// What the device's swapchain extensions are: none, `VK_KHR_swapchain`, or that with
+/// `VK_EXT_swapchain_maintenance1` (present fences) where the instance and device have it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum SwapchainExtensions {
+    None,
+    Swapchain,
+    WithPresentFences,
+}
+
+/// Whether `physical_device` has `VK_EXT_swapchain_maintenance1` and its feature.
+///
+/// # Safety
+///
+/// `physical_device` belongs to the live `instance`.
+pub(super) unsafe fn has_swapchain_maintenance1(
+    instance: &ash::Instance,
+    physical_device: vk::PhysicalDevice,
+) -> bool {
+    // SAFETY: plain queries on a physical device of the live instance (the caller's promise).
+    let exts = unsafe { instance.enumerate_device_extension_properties(physical_device) };
+    let listed = exts
+        .unwrap_or_default()
+        .iter()
+        .any(|e| e.extension_name_as_c_str() == Ok(ash::ext::swapchain_maintenance1::NAME));
+    if !listed {
+        return false;
+    }
+    let mut m1 = vk::PhysicalDeviceSwapchainMaintenance1FeaturesEXT::default();
+    let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut m1);
+    // SAFETY: as above; the extension is listed, so its feature structure may be chained.
+    unsafe { instance.get_physical_device_features2(physical_device, &mut f2) };
+    m1.swapchain_maintenance1 == vk::TRUE
+}
+
 /// Creates the device with `choice.counts` queues of each family and the features and
-/// extensions `chosen` names (see [`super::features`]), with the swapchain extension if asked.
+/// extensions `chosen` names (see [`super::features`]), with the swapchain extensions asked.
 pub(super) fn create_device(
     instance: &ash::Instance,
     physical_device: vk::PhysicalDevice,
     choice: &FamilyChoice,
     chosen: &super::features::Chosen,
-    swapchain: bool,
+    swapchain: SwapchainExtensions,
 ) -> Result<ash::Device> {
     let most = choice.counts.iter().copied().max().unwrap_or(1) as usize;
     let priorities = vec![1.0f32; most];
@@ -300,14 +353,20 @@ pub(super) fn create_device(
         .dynamic_rendering(true);
     let mut dev_exts: Vec<*const std::ffi::c_char> =
         chosen.extensions.iter().map(|e| e.as_ptr()).collect();
-    if swapchain
-        && !chosen
-            .extensions
-            .iter()
-            .any(|e| e.as_c_str() == ash::khr::swapchain::NAME)
-    {
-        dev_exts.push(ash::khr::swapchain::NAME.as_ptr());
+    let mut wanted = Vec::new();
+    if swapchain != SwapchainExtensions::None {
+        wanted.push(ash::khr::swapchain::NAME);
     }
+    if swapchain == SwapchainExtensions::WithPresentFences {
+        wanted.push(ash::ext::swapchain_maintenance1::NAME);
+    }
+    for name in wanted {
+        if !chosen.extensions.iter().any(|e| e.as_c_str() == name) {
+            dev_exts.push(name.as_ptr());
+        }
+    }
+    let mut m1 =
+        vk::PhysicalDeviceSwapchainMaintenance1FeaturesEXT::default().swapchain_maintenance1(true);
     let mut features = vk::PhysicalDeviceFeatures2::default().features(chosen.core);
     let mut extension_features =
         super::extension_features::FeatureStructs::enabling(chosen.device_features);
@@ -317,6 +376,11 @@ pub(super) fn create_device(
         .push_next(&mut features)
         .push_next(&mut f12)
         .push_next(&mut f13);
+    let info = if swapchain == SwapchainExtensions::WithPresentFences {
+        info.push_next(&mut m1)
+    } else {
+        info
+    };
     let info = extension_features.chain_create(chosen.device_features, info);
     // SAFETY: valid create info for a physical device of this instance; every feature and
     // extension was checked to be supported (`features::choose`).

@@ -11,6 +11,11 @@
 //!   image back from `vkAcquireNextImageKHR`, which is what guarantees the earlier present's
 //!   wait is done.
 //!
+//! - **present fences**, where the device has `VK_EXT_swapchain_maintenance1`
+//!   ([`Swapchain::use_present_fences`]): each present signals a fence, and the swapchain
+//!   waits for those fences before it destroys its semaphores or a retired swapchain, which is
+//!   the only way to know that the presentation engine let go of them.
+//!
 //! [`SwapchainSync`] holds that bookkeeping as plain data, testable without a surface.
 //!
 //! A swapchain the app made itself (and acquires from and presents itself) adopts the same
@@ -57,6 +62,7 @@ use vk_baton::{
 
 mod app;
 mod handle;
+mod present_fences;
 mod sync;
 
 pub use app::wrap_swapchain_images;

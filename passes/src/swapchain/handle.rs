@@ -1,6 +1,7 @@
 //! The [`Swapchain`] itself: the `VkSwapchainKHR`, its images and semaphores; creation,
 //! acquire, present and recreation.
 
+use super::present_fences::PresentFences;
 use super::*;
 
 /// `want` within `[min, max]`. Not `u32::clamp`, which panics when `min > max`, as a
@@ -76,6 +77,9 @@ pub struct Swapchain {
     acquire_semaphores: Vec<vk::Semaphore>,
     present_semaphores: Vec<vk::Semaphore>,
     shared: Arc<Shared>,
+    /// With [`Swapchain::use_present_fences`]: the current swapchain's present fences.
+    present_fences: Mutex<Option<PresentFences>>,
+    fences_on: bool,
 }
 
 impl std::fmt::Debug for Swapchain {
@@ -124,9 +128,57 @@ impl Swapchain {
             acquire_semaphores: Vec::new(),
             present_semaphores: Vec::new(),
             shared: Shared::new(1, 0),
+            present_fences: Mutex::new(None),
+            fences_on: false,
         };
         sc.build(vk::SwapchainKHR::null())?;
         Ok(sc)
+    }
+
+    /// Makes every present signal a fence (`VkSwapchainPresentFenceInfoEXT`), one per image:
+    /// the swapchain then waits for them before it destroys its semaphores or a retired
+    /// swapchain ([`Swapchain::recreate`], drop), and before it reuses an image's fence. Only
+    /// these fences say when the presentation engine is done with a present's wait semaphore;
+    /// `vkDeviceWaitIdle` does not cover it.
+    ///
+    /// ```no_run
+    /// # fn f(ctx: &vk_baton_context::Context, sc: &mut vk_baton_passes::Swapchain) -> vk_baton_passes::Result<()> {
+    /// if ctx.present_fences() {
+    ///     // SAFETY: the context enabled VK_EXT_swapchain_maintenance1 and its feature.
+    ///     unsafe { sc.use_present_fences()? };
+    /// }
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Safety
+    ///
+    /// The device was created with `VK_EXT_swapchain_maintenance1` and its
+    /// `swapchainMaintenance1` feature enabled, on an instance with
+    /// `VK_EXT_surface_maintenance1` (`vk_baton_context::Context::present_fences` says so of
+    /// a context's device).
+    pub unsafe fn use_present_fences(&mut self) -> Result<()> {
+        self.fences_on = true;
+        if self.handle != vk::SwapchainKHR::null() {
+            *self.present_fences.get_mut() =
+                Some(PresentFences::new(&self.device, self.images.len())?);
+        }
+        Ok(())
+    }
+
+    /// Whether presents signal fences ([`Swapchain::use_present_fences`]).
+    pub fn has_present_fences(&self) -> bool {
+        self.fences_on
+    }
+
+    /// Waits for every present still pending on the current swapchain (with present fences),
+    /// and destroys the fences. Returns how many presents were waited for.
+    fn retire_present_fences(&mut self) -> Result<usize> {
+        let Some(mut fences) = self.present_fences.get_mut().take() else {
+            return Ok(0);
+        };
+        let waited = fences.wait_all()?;
+        log::debug!("waited for {waited} present fence(s) before retiring the swapchain");
+        Ok(waited)
     }
 
     /// Whether queue family `family` can present to the surface.
@@ -248,15 +300,31 @@ impl Swapchain {
         let waits = [frame.present_semaphore];
         let swapchains = [self.handle];
         let indices = [frame.index];
-        let info = vk::PresentInfoKHR::default()
+        let mut fences = self.present_fences.lock();
+        let fence = match fences.as_mut() {
+            Some(f) => Some(f.for_present(frame.index as usize)?),
+            None => None,
+        };
+        let fence_list = [fence.unwrap_or_default()];
+        let mut fence_info = vk::SwapchainPresentFenceInfoEXT::default().fences(&fence_list);
+        let mut info = vk::PresentInfoKHR::default()
             .wait_semaphores(&waits)
             .swapchains(&swapchains)
             .image_indices(&indices);
+        if fence.is_some() {
+            info = info.push_next(&mut fence_info);
+        }
         let lock = queue.lock();
         // SAFETY: the queue is externally synchronized by its lock; the semaphore has a
-        // pending signal from the graph's submit; the image is acquired.
+        // pending signal from the graph's submit; the image is acquired; a present fence is
+        // chained only once `use_present_fences` was promised the extension, and it is
+        // unsignalled with no pending use (`for_present`).
         let r = unsafe { self.swapchain_fn.queue_present(lock.handle(), &info) };
         drop(lock);
+        if let Some(f) = fences.as_mut() {
+            f.presented(frame.index as usize, r);
+        }
+        drop(fences);
         self.shared.sync.lock().presented(frame.index as usize)?;
         match r {
             Ok(false) => Ok(PresentOutcome::Optimal),
@@ -288,6 +356,8 @@ impl Swapchain {
         }
         // SAFETY: waiting for idle has no preconditions on a live device.
         unsafe { self.device.device_wait_idle() }.map_err(|e| Error::vk("vkDeviceWaitIdle", e))?;
+        // The presentation engine may still hold the old semaphores and swapchain.
+        self.retire_present_fences()?;
         // Frames and passes of the old swapchain hold handles about to be destroyed.
         self.shared.retire();
         let old = std::mem::take(&mut self.handle);
@@ -455,6 +525,9 @@ impl Swapchain {
             })
             .collect();
         *self.shared.sync.lock() = SwapchainSync::new(frames, raw.len());
+        if self.fences_on {
+            *self.present_fences.get_mut() = Some(PresentFences::new(&self.device, raw.len())?);
+        }
         log::info!(
             "swapchain {handle:?}: {} images {:?} {:?}, {mode:?}, {frames} frames in flight",
             raw.len(),
@@ -473,6 +546,9 @@ impl Drop for Swapchain {
             log::error!("vkDeviceWaitIdle failed while dropping the swapchain: {e}");
         }
         self.shared.retire();
+        if let Err(e) = self.retire_present_fences() {
+            log::error!("waiting for the present fences while dropping the swapchain: {e}");
+        }
         self.destroy_semaphores();
         self.images.clear();
         if self.handle != vk::SwapchainKHR::null() {

@@ -7,7 +7,7 @@ use crate::range::BufferRange;
 /// Writes to one part of a resource are ordered one after another: each waits for the last,
 /// and its writes are made available before the next. Some writes do not need that:
 /// tiles of an atlas drawn or computed by separate passes, histogram bins or counters that
-/// every pass adds to with atomics. A use that says so with [`UseDecl::unordered`] joins the
+/// every pass adds to with atomics. A use that says so with [`UseDecl::unordered`](crate::plan::UseDecl::unordered) joins the
 /// **group** of the unordered writes just before it, and the planner puts no barrier between
 /// the members of a group. The group as a whole is still ordered against everything else:
 /// every member comes after what the group's first member waits for, and every later use
@@ -152,6 +152,3 @@ impl Region {
         }
     }
 }
-
-#[cfg(doc)]
-use super::UseDecl;
