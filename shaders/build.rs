@@ -1,5 +1,6 @@
-//! Compiles every shader in this directory (`*.comp`, `*.vert`, `*.frag`, and the ray-tracing
-//! stages `*.rgen`, `*.rmiss`, `*.rchit`) to SPIR-V in OUT_DIR with `glslangValidator -V`.
+//! Compiles every shader in this directory (`*.comp`, `*.vert`, `*.frag`, the ray-tracing
+//! stages `*.rgen`, `*.rmiss`, `*.rchit`, and the mesh-shading stages `*.task`, `*.mesh`) to
+//! SPIR-V in OUT_DIR with `glslangValidator -V`.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -12,8 +13,10 @@ fn main() {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
             p.extension().is_some_and(|e| {
-                ["comp", "vert", "frag", "rgen", "rmiss", "rchit"]
-                    .contains(&e.to_str().unwrap_or(""))
+                [
+                    "comp", "vert", "frag", "rgen", "rmiss", "rchit", "task", "mesh",
+                ]
+                .contains(&e.to_str().unwrap_or(""))
             })
         })
         .collect();
@@ -28,8 +31,9 @@ fn main() {
         let spv = out.join(format!("{name}.spv"));
         let mut command = Command::new("glslangValidator");
         command.arg("-V");
-        // Ray tracing needs SPIR-V 1.4 (Vulkan 1.2); the other shaders keep glslang's default.
-        if name.starts_with("ray_") {
+        // Ray tracing and mesh shading need SPIR-V 1.4 (Vulkan 1.2); the other shaders keep
+        // glslang's default.
+        if name.starts_with("ray_") || name.starts_with("mesh_") {
             command.args(["--target-env", "vulkan1.2"]);
         }
         let status = command.arg("-o").arg(&spv).arg(&src).status();

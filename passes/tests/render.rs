@@ -9,6 +9,8 @@
 mod common;
 #[path = "render/decals.rs"]
 mod decals;
+#[path = "render/mesh.rs"]
+mod mesh;
 #[path = "render/pipeline.rs"]
 mod pipeline;
 #[path = "render/tiles.rs"]

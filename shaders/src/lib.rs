@@ -37,6 +37,15 @@ pub const RAY_TRACE_RCHIT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/ray
 /// a storage buffer, push constants `{ uint count; uint amount; }`, workgroups of 64.
 pub const ATOMIC_ADD_COMP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/atomic_add.comp.spv"));
 
+/// `mesh_rects.task`: launches `count` mesh workgroups (binding 0, a storage buffer's first
+/// `uint`). SPIR-V 1.4.
+pub const MESH_RECTS_TASK: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/mesh_rects.task.spv"));
+
+/// `mesh_rects.mesh`: workgroup `i` draws rectangle `i` of binding 1 (`{ vec4 corners; vec4
+/// color; }`, corners `x0, y0, x1, y1` in clip space at depth 0.5) as two triangles, passing
+/// the colour on at location 0, and writes `100 + i` to `drawn[i]` (binding 2). SPIR-V 1.4.
+pub const MESH_RECTS_MESH: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/mesh_rects.mesh.spv"));
+
 /// `anim.comp`: the window sample's integer animation into `layout(binding 0, rgba8) image2D`,
 /// push constant `{ uint frame; }`, workgroups of 8×8.
 pub const ANIM_COMP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/anim.comp.spv"));
