@@ -46,6 +46,11 @@ pub const MESH_RECTS_TASK: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/mes
 /// the colour on at location 0, and writes `100 + i` to `drawn[i]` (binding 2). SPIR-V 1.4.
 pub const MESH_RECTS_MESH: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/mesh_rects.mesh.spv"));
 
+/// `ray_query.comp`: the grid of `ray_trace.rgen` in one 8×8 workgroup, each ray traced with a
+/// ray query against `layout(binding 0) accelerationStructureEXT`; `hits[y * 8 + x]` (binding
+/// 1) is 0 for a miss and `0x100 | gl_InstanceCustomIndexEXT` for a hit. SPIR-V 1.4.
+pub const RAY_QUERY_COMP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/ray_query.comp.spv"));
+
 /// `anim.comp`: the window sample's integer animation into `layout(binding 0, rgba8) image2D`,
 /// push constant `{ uint frame; }`, workgroups of 8×8.
 pub const ANIM_COMP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/anim.comp.spv"));

@@ -1,0 +1,154 @@
+//! A compute pipeline that traces with ray queries (`ray_query.comp`), and its descriptor set
+//! (the top-level structure and the hits buffer).
+
+use vk_baton::ash::vk;
+use vk_baton_context::Context;
+
+/// The pipeline and its set.
+pub struct RayQuery {
+    device: ash::Device,
+    set_layout: vk::DescriptorSetLayout,
+    layout: vk::PipelineLayout,
+    pipeline: vk::Pipeline,
+    pool: vk::DescriptorPool,
+    set: vk::DescriptorSet,
+}
+
+impl RayQuery {
+    /// The pipeline for `ctx`'s device, which has `rayQuery` enabled.
+    pub fn new(ctx: &Context) -> RayQuery {
+        let device = ctx.device().clone();
+        let compute = vk::ShaderStageFlags::COMPUTE;
+        let bindings = [
+            vk::DescriptorSetLayoutBinding::default()
+                .binding(0)
+                .descriptor_type(vk::DescriptorType::ACCELERATION_STRUCTURE_KHR)
+                .descriptor_count(1)
+                .stage_flags(compute),
+            vk::DescriptorSetLayoutBinding::default()
+                .binding(1)
+                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                .descriptor_count(1)
+                .stage_flags(compute),
+        ];
+        let code = vk_baton_shaders::words(vk_baton_shaders::RAY_QUERY_COMP);
+        // SAFETY: plain object creation on a live device with rayQuery enabled; everything is
+        // destroyed on drop (the shader module once the pipeline exists).
+        unsafe {
+            let set_layout = device
+                .create_descriptor_set_layout(
+                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
+                    None,
+                )
+                .unwrap();
+            let layouts = [set_layout];
+            let layout = device
+                .create_pipeline_layout(
+                    &vk::PipelineLayoutCreateInfo::default().set_layouts(&layouts),
+                    None,
+                )
+                .unwrap();
+            let module = device
+                .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&code), None)
+                .unwrap();
+            let stage = vk::PipelineShaderStageCreateInfo::default()
+                .stage(compute)
+                .module(module)
+                .name(c"main");
+            let info = vk::ComputePipelineCreateInfo::default()
+                .stage(stage)
+                .layout(layout);
+            let pipeline = device
+                .create_compute_pipelines(vk::PipelineCache::null(), &[info], None)
+                .map_err(|(_, e)| e)
+                .unwrap()[0];
+            device.destroy_shader_module(module, None);
+            let sizes = [
+                vk::DescriptorPoolSize {
+                    ty: vk::DescriptorType::ACCELERATION_STRUCTURE_KHR,
+                    descriptor_count: 1,
+                },
+                vk::DescriptorPoolSize {
+                    ty: vk::DescriptorType::STORAGE_BUFFER,
+                    descriptor_count: 1,
+                },
+            ];
+            let pool = device
+                .create_descriptor_pool(
+                    &vk::DescriptorPoolCreateInfo::default()
+                        .max_sets(1)
+                        .pool_sizes(&sizes),
+                    None,
+                )
+                .unwrap();
+            let set = device
+                .allocate_descriptor_sets(
+                    &vk::DescriptorSetAllocateInfo::default()
+                        .descriptor_pool(pool)
+                        .set_layouts(&layouts),
+                )
+                .unwrap()[0];
+            RayQuery {
+                device,
+                set_layout,
+                layout,
+                pipeline,
+                pool,
+                set,
+            }
+        }
+    }
+
+    /// Points the set at the top-level structure and the hits buffer.
+    pub fn bind(&self, tlas: vk::AccelerationStructureKHR, hits: vk::Buffer) {
+        let structures = [tlas];
+        let mut structure_write = vk::WriteDescriptorSetAccelerationStructureKHR::default()
+            .acceleration_structures(&structures);
+        let hits_info = [vk::DescriptorBufferInfo {
+            buffer: hits,
+            offset: 0,
+            range: vk::WHOLE_SIZE,
+        }];
+        let writes = [
+            vk::WriteDescriptorSet::default()
+                .dst_set(self.set)
+                .dst_binding(0)
+                .descriptor_type(vk::DescriptorType::ACCELERATION_STRUCTURE_KHR)
+                .descriptor_count(1)
+                .push_next(&mut structure_write),
+            vk::WriteDescriptorSet::default()
+                .dst_set(self.set)
+                .dst_binding(1)
+                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                .buffer_info(&hits_info),
+        ];
+        // SAFETY: the set is not in use; the structure and the buffer are alive.
+        unsafe { self.device.update_descriptor_sets(&writes, &[]) };
+    }
+
+    /// Records the one 8×8 workgroup.
+    pub fn trace(&self, cmd: vk::CommandBuffer) {
+        // SAFETY: the pipeline and set are alive; the graph put the resources in the
+        // declared states.
+        unsafe {
+            let d = &self.device;
+            let point = vk::PipelineBindPoint::COMPUTE;
+            d.cmd_bind_pipeline(cmd, point, self.pipeline);
+            d.cmd_bind_descriptor_sets(cmd, point, self.layout, 0, &[self.set], &[]);
+            d.cmd_dispatch(cmd, 1, 1, 1);
+        }
+    }
+}
+
+impl Drop for RayQuery {
+    fn drop(&mut self) {
+        // SAFETY: the test waits for its execution before dropping the pipeline.
+        unsafe {
+            self.device.destroy_descriptor_pool(self.pool, None);
+            self.device.destroy_pipeline(self.pipeline, None);
+            self.device.destroy_pipeline_layout(self.layout, None);
+            self.device
+                .destroy_descriptor_set_layout(self.set_layout, None);
+        }
+    }
+}
