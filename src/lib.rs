@@ -112,7 +112,8 @@
 //!   copies, ray tracing and ray queries, shader binding tables, mesh and task shaders, and
 //!   video decode and encode ([`access`]), each refused until the graph knows its device
 //!   feature is enabled ([`Graph::set_device_features`]). With `VK_KHR_maintenance8`, the
-//!   waits around ownership transfers are at the stages that use the resource.
+//!   waits around ownership transfers are at the stages that use the resource; with
+//!   `VK_KHR_maintenance9`, contents the feature keeps change families with no transfer.
 //! - **Says whether async compute pays.** [`Plan::predict`](plan::Plan::predict) gives the span
 //!   a plan allows at best from the passes' GPU times, and its critical path;
 //!   [`plan::best_moves`] what moving one pass to another queue would allow.

@@ -36,6 +36,7 @@ fn a_one_queue_plan_whole_as_text() {
       "family": 0,
       "caps": "GRAPHICS | TRANSFER",
       "transfers_use_all_stages": false,
+      "maintenance9": null,
       "batches": [
         {
           "waits": [],
@@ -118,7 +119,7 @@ fn an_ownership_transfer_whole() {
     let expected = json!({ "queues": [
         {
             "name": "compute", "family": 1, "caps": "COMPUTE",
-            "transfers_use_all_stages": false,
+            "transfers_use_all_stages": false, "maintenance9": null,
             "batches": [{
                 "waits": [],
                 "commands": [
@@ -135,7 +136,7 @@ fn an_ownership_transfer_whole() {
         },
         {
             "name": "graphics", "family": 0, "caps": "GRAPHICS | COMPUTE",
-            "transfers_use_all_stages": false,
+            "transfers_use_all_stages": false, "maintenance9": null,
             "batches": [{
                 "waits": [{
                     "kind": "batch", "queue": 0, "queue_name": "compute", "batch": 0,

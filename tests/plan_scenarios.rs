@@ -37,6 +37,9 @@ mod khronos;
 #[cfg(feature = "verify")]
 #[path = "plan_scenarios/maintenance8.rs"]
 mod maintenance8;
+#[cfg(feature = "verify")]
+#[path = "plan_scenarios/maintenance9.rs"]
+mod maintenance9;
 #[path = "plan_scenarios/predict.rs"]
 mod predict;
 #[cfg(feature = "verify")]

@@ -28,6 +28,8 @@ mod deferred;
 mod depth_stencil;
 #[path = "simulated/frame_bench.rs"]
 mod frame_bench;
+#[path = "simulated/maintenance9.rs"]
+mod maintenance9;
 #[path = "simulated/multi_family.rs"]
 mod multi_family;
 #[path = "simulated/passes_multi_family.rs"]
@@ -44,6 +46,7 @@ mod unordered;
 use deferred::*;
 use depth_stencil::*;
 use frame_bench::*;
+use maintenance9::*;
 use multi_family::*;
 use passes_multi_family::*;
 use samples::*;
@@ -67,6 +70,9 @@ enum Topo {
     /// The H100 with `maintenance8` enabled (its driver exposes it): ownership transfers use
     /// all stages, and the waits around them are at the using stages.
     NvidiaMaintenance8,
+    /// The H100's families with `maintenance9`, each handing optimal images to every other (its
+    /// driver does not expose the extension; planned and verified only).
+    NvidiaMaintenance9,
     Single,
     TwoQueues,
     ThreeQueues,
@@ -83,6 +89,7 @@ fn topology(t: Topo) -> Topology {
     match t {
         Topo::Nvidia => Topology::nvidia(),
         Topo::NvidiaMaintenance8 => Topology::nvidia().with_transfers_using_all_stages(),
+        Topo::NvidiaMaintenance9 => Topology::nvidia().with_maintenance9(0b111),
         Topo::Single => Topology::single_family(),
         Topo::TwoQueues => Topology::two_queues_of_one_family(),
         Topo::ThreeQueues => {
@@ -288,6 +295,12 @@ fn on_every_topology(name: &str, f: impl Fn(Topo) -> usize) {
         frames += n;
     }
     println!("{name}: {frames} frames on {} topologies", TOPOLOGIES.len());
+}
+
+#[test]
+fn maintenance9_keeps_contents_across_families_without_transfers() {
+    let frames = kept_contents_and_attachments(Topo::NvidiaMaintenance9);
+    assert_eq!(frames, FRAMES);
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! The device features that some named accesses need
 //! ([`DeviceFeatures`]: mesh and task shaders, acceleration structures, ray tracing, ray
-//! queries) and `maintenance8`, each enabled with its extensions through `pNext`, and told to
-//! every graph the context makes.
+//! queries) and `maintenance8` and `maintenance9`, each enabled with its extensions through
+//! `pNext`, and told to every graph the context makes.
 
 use ash::vk;
 use std::ffi::CStr;
@@ -11,7 +11,7 @@ use vk_baton::{Error, Result};
 
 /// Each feature, the extensions it needs, and whether it needs `bufferDeviceAddress`
 /// (acceleration structures are built from device addresses).
-const EXTENSIONS: [(F, &[&CStr], bool); 7] = [
+const EXTENSIONS: [(F, &[&CStr], bool); 8] = [
     (F::TASK_SHADER, &[ash::ext::mesh_shader::NAME], false),
     (F::MESH_SHADER, &[ash::ext::mesh_shader::NAME], false),
     (
@@ -34,47 +34,68 @@ const EXTENSIONS: [(F, &[&CStr], bool); 7] = [
         true,
     ),
     (F::MAINTENANCE8, &[c"VK_KHR_maintenance8"], false),
+    (F::MAINTENANCE9, &[c"VK_KHR_maintenance9"], false),
 ];
 
-/// `VkPhysicalDeviceMaintenance8FeaturesKHR` (`VK_KHR_maintenance8`), which ash 0.38 lacks:
-/// the `sType`/`pNext` header every chained structure starts with, then its one feature.
+/// `VkPhysicalDeviceMaintenance8FeaturesKHR` (`VK_KHR_maintenance8`) or
+/// `VkPhysicalDeviceMaintenance9FeaturesKHR` (`VK_KHR_maintenance9`), which ash 0.38 lacks:
+/// the `sType`/`pNext` header every chained structure starts with, then the one feature both
+/// have.
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub(crate) struct Maintenance8Features {
+pub(crate) struct MaintenanceFeatures {
     s_type: vk::StructureType,
     p_next: *mut std::ffi::c_void,
-    maintenance8: vk::Bool32,
+    enabled: vk::Bool32,
 }
 
 /// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_8_FEATURES_KHR`.
 const MAINTENANCE_8_FEATURES: vk::StructureType = vk::StructureType::from_raw(1_000_574_000);
+/// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_9_FEATURES_KHR`.
+const MAINTENANCE_9_FEATURES: vk::StructureType = vk::StructureType::from_raw(1_000_584_000);
 
-impl Default for Maintenance8Features {
-    fn default() -> Self {
-        Maintenance8Features {
-            s_type: MAINTENANCE_8_FEATURES,
+impl MaintenanceFeatures {
+    /// The structure of `s_type`, its feature off.
+    fn of(s_type: vk::StructureType) -> Self {
+        MaintenanceFeatures {
+            s_type,
             p_next: std::ptr::null_mut(),
-            maintenance8: vk::FALSE,
+            enabled: vk::FALSE,
         }
     }
 }
 
 // SAFETY: the structure is `repr(C)` and starts with `sType` and `pNext` as
-// `VkBaseOutStructure` does, with the `sType` the specification gives it; the specification
-// lets it extend both `VkPhysicalDeviceFeatures2` and `VkDeviceCreateInfo`.
-unsafe impl vk::ExtendsPhysicalDeviceFeatures2 for Maintenance8Features {}
+// `VkBaseOutStructure` does, with an `sType` the specification gives it (`of` is only called
+// with the two above); the specification lets both extend `VkPhysicalDeviceFeatures2` and
+// `VkDeviceCreateInfo`.
+unsafe impl vk::ExtendsPhysicalDeviceFeatures2 for MaintenanceFeatures {}
 // SAFETY: as above.
-unsafe impl vk::ExtendsDeviceCreateInfo for Maintenance8Features {}
+unsafe impl vk::ExtendsDeviceCreateInfo for MaintenanceFeatures {}
 
 /// The features' structures for `pNext`, for a query or for device creation.
-#[derive(Default)]
 pub(crate) struct FeatureStructs {
     mesh: vk::PhysicalDeviceMeshShaderFeaturesEXT<'static>,
     acceleration: vk::PhysicalDeviceAccelerationStructureFeaturesKHR<'static>,
     ray_query: vk::PhysicalDeviceRayQueryFeaturesKHR<'static>,
     pipeline: vk::PhysicalDeviceRayTracingPipelineFeaturesKHR<'static>,
     maintenance1: vk::PhysicalDeviceRayTracingMaintenance1FeaturesKHR<'static>,
-    maintenance8: Maintenance8Features,
+    maintenance8: MaintenanceFeatures,
+    maintenance9: MaintenanceFeatures,
+}
+
+impl Default for FeatureStructs {
+    fn default() -> Self {
+        FeatureStructs {
+            mesh: Default::default(),
+            acceleration: Default::default(),
+            ray_query: Default::default(),
+            pipeline: Default::default(),
+            maintenance1: Default::default(),
+            maintenance8: MaintenanceFeatures::of(MAINTENANCE_8_FEATURES),
+            maintenance9: MaintenanceFeatures::of(MAINTENANCE_9_FEATURES),
+        }
+    }
 }
 
 impl FeatureStructs {
@@ -88,7 +109,8 @@ impl FeatureStructs {
         s.ray_query.ray_query = on(F::RAY_QUERY);
         s.pipeline.ray_tracing_pipeline = on(F::RAY_TRACING_PIPELINE);
         s.maintenance1.ray_tracing_maintenance1 = on(F::RAY_TRACING_MAINTENANCE1);
-        s.maintenance8.maintenance8 = on(F::MAINTENANCE8);
+        s.maintenance8.enabled = on(F::MAINTENANCE8);
+        s.maintenance9.enabled = on(F::MAINTENANCE9);
         s
     }
 
@@ -107,7 +129,8 @@ impl FeatureStructs {
                 self.maintenance1.ray_tracing_maintenance1,
                 F::RAY_TRACING_MAINTENANCE1,
             ),
-            (self.maintenance8.maintenance8, F::MAINTENANCE8),
+            (self.maintenance8.enabled, F::MAINTENANCE8),
+            (self.maintenance9.enabled, F::MAINTENANCE9),
         ];
         pairs
             .into_iter()
@@ -139,6 +162,9 @@ macro_rules! chain_wanted {
         }
         if wanted.contains(F::MAINTENANCE8) {
             info = info.push_next(&mut s.maintenance8);
+        }
+        if wanted.contains(F::MAINTENANCE9) {
+            info = info.push_next(&mut s.maintenance9);
         }
         info
     }};

@@ -21,7 +21,7 @@ use vk::PipelineStageFlags2 as S;
 pub struct DeviceFeatures(u32);
 
 /// Each feature with the name the specification gives it.
-const NAMES: [(DeviceFeatures, &str); 7] = [
+const NAMES: [(DeviceFeatures, &str); 8] = [
     (DeviceFeatures::TASK_SHADER, "taskShader"),
     (DeviceFeatures::MESH_SHADER, "meshShader"),
     (
@@ -35,6 +35,7 @@ const NAMES: [(DeviceFeatures, &str); 7] = [
         "rayTracingMaintenance1",
     ),
     (DeviceFeatures::MAINTENANCE8, "maintenance8"),
+    (DeviceFeatures::MAINTENANCE9, "maintenance9"),
 ];
 
 impl DeviceFeatures {
@@ -62,6 +63,11 @@ impl DeviceFeatures {
     /// at the stages that need the resource instead of `ALL_COMMANDS`
     /// ([`QueueDecl::transfers_use_all_stages`](crate::plan::QueueDecl::transfers_use_all_stages)).
     pub const MAINTENANCE8: Self = Self(1 << 6);
+    /// `VkPhysicalDeviceMaintenance9FeaturesKHR::maintenance9` (`VK_KHR_maintenance9`): no
+    /// access needs it, but a graph that knows of it moves buffers between queue families
+    /// without ownership transfers, whose contents the feature keeps
+    /// ([`QueueDecl::maintenance9`](crate::plan::QueueDecl::maintenance9)).
+    pub const MAINTENANCE9: Self = Self(1 << 7);
 
     /// Whether every feature of `other` is in `self`.
     pub const fn contains(self, other: Self) -> bool {

@@ -74,8 +74,20 @@ pub(crate) struct Lowered {
     pub(crate) versions: Vec<u64>,
     /// How many of `queues` the passes use (the rest are named only in states).
     pass_queues: usize,
-    /// The device has `maintenance8` enabled ([`crate::plan::QueueDecl::transfers_use_all_stages`]).
-    all_stages: bool,
+    /// What the device's extensions let every queue's plan rely on.
+    ext: QueueExtensions,
+}
+
+/// What the device's enabled extensions let the planner rely on, for every queue.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct QueueExtensions {
+    /// `maintenance8`: ownership transfers use all stages
+    /// ([`crate::plan::QueueDecl::transfers_use_all_stages`]).
+    pub(crate) all_stages: bool,
+    /// `maintenance9`: buffers move between families without ownership transfers
+    /// ([`crate::plan::QueueDecl::maintenance9`]; a graph does not know the families'
+    /// `optimalImageTransferToQueueFamilies`, so its images still transfer).
+    pub(crate) maintenance9: bool,
 }
 
 /// Asks each pass for its declarations and lowers them into a [`PlanInput`], with each
@@ -85,7 +97,7 @@ pub(crate) struct Lowered {
 /// `spare` (the declarations of an earlier plan), `scratch` and `lists` (emptied vectors) are
 /// refilled rather than allocated again.
 pub(crate) fn lower(
-    (device, all_stages): (vk::Device, bool),
+    (device, ext): (vk::Device, QueueExtensions),
     passes: &[PassEntry<'_>],
     spare: Option<PlanInput>,
     scratch: &mut LowerScratch,
@@ -133,7 +145,7 @@ pub(crate) fn lower(
     describe_resources(&resources, decls, &mut versions);
     truncate_keeping_spares(&mut res_decls, resources.len(), spare_resources);
     check_queues(device, passes, &queues)?;
-    refill_queues(&mut queue_decls, &queues, all_stages);
+    refill_queues(&mut queue_decls, &queues, ext);
     let input = PlanInput {
         queues: queue_decls,
         resources: res_decls,
@@ -145,7 +157,7 @@ pub(crate) fn lower(
         queues,
         resources,
         versions,
-        all_stages,
+        ext,
     })
 }
 
@@ -167,7 +179,7 @@ impl Lowered {
             });
         }
         check_queues(device, passes, &self.queues)?;
-        refill_queues(&mut self.input.queues, &self.queues, self.all_stages);
+        refill_queues(&mut self.input.queues, &self.queues, self.ext);
         Ok(())
     }
 
@@ -180,7 +192,7 @@ impl Lowered {
         if prefix {
             self.queues.truncate(n);
             self.queues.extend_from_slice(&queues[n..]);
-            refill_queues(&mut self.input.queues, &self.queues, self.all_stages);
+            refill_queues(&mut self.input.queues, &self.queues, self.ext);
         }
         prefix
     }
@@ -215,11 +227,10 @@ pub(crate) fn debug_check_at_rest(
     }
 }
 
-/// The declarations of `queues`, refilled in place; `all_stages`: the device has
-/// `maintenance8` enabled.
-fn refill_queues(decls: &mut Vec<QueueDecl>, queues: &[Queue], all_stages: bool) {
+/// The declarations of `queues`, refilled in place, with what `ext` lets them rely on.
+fn refill_queues(decls: &mut Vec<QueueDecl>, queues: &[Queue], ext: QueueExtensions) {
     for (qi, q) in queues.iter().enumerate() {
-        refill_queue(decls, qi, q.name(), (q.family(), q.caps(), all_stages));
+        refill_queue(decls, qi, q.name(), (q.family(), q.caps(), ext));
     }
     decls.truncate(queues.len());
 }
@@ -428,13 +439,13 @@ fn truncate_keeping_spares<T>(list: &mut Vec<T>, len: usize, spare: &mut Vec<T>)
     }
 }
 
-/// Entry `i` of `list` as this queue: (family, capabilities, whether its transfers use all
-/// stages).
+/// Entry `i` of `list` as this queue: (family, capabilities, what the device's extensions let
+/// it rely on).
 fn refill_queue(
     list: &mut Vec<QueueDecl>,
     i: usize,
     name: &str,
-    (family, caps, all_stages): (u32, vk::QueueFlags, bool),
+    (family, caps, ext): (u32, vk::QueueFlags, QueueExtensions),
 ) {
     if i == list.len() {
         list.push(QueueDecl::new(name, family, caps));
@@ -444,11 +455,14 @@ fn refill_queue(
         family: old_family,
         caps: old_caps,
         transfers_use_all_stages,
+        maintenance9,
     } = &mut list[i];
     set_name(old_name, name);
     *old_family = family;
     *old_caps = caps;
-    *transfers_use_all_stages = all_stages;
+    *transfers_use_all_stages = ext.all_stages;
+    // No family's mask is known: buffers only.
+    *maintenance9 = ext.maintenance9.then_some(0);
 }
 
 #[cfg(test)]
@@ -496,7 +510,8 @@ mod refill_tests {
         assert_eq!(list[1].uses.as_ptr(), uses_ptr);
 
         let mut queues = vec![QueueDecl::new("old", 5, vk::QueueFlags::TRANSFER)];
-        refill_queue(&mut queues, 0, "gfx", (0, vk::QueueFlags::GRAPHICS, false));
+        let ext = QueueExtensions::default();
+        refill_queue(&mut queues, 0, "gfx", (0, vk::QueueFlags::GRAPHICS, ext));
         assert_eq!(
             format!("{:?}", queues[0]),
             format!("{:?}", QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS))

@@ -4,7 +4,7 @@
 //! give their plans back to the cache, so a shape that comes back is not planned again.
 
 use super::cache::Match;
-use super::lowering::{lower, Lists, Lowered};
+use super::lowering::{lower, Lists, Lowered, QueueExtensions};
 use super::Graph;
 use crate::access::DeviceFeatures;
 use crate::error::{Error, Result};
@@ -72,12 +72,14 @@ impl Graph {
         let spare_input = self.cache.lock().spare_input.take();
         let lists = Lists::from_spares(&mut self.pools.spares.lock());
         let device = self.pools.device.handle();
-        let all_stages = recorded_by == RecordedBy::Graph
-            && self
-                .device_features()
-                .contains(DeviceFeatures::MAINTENANCE8);
+        let features = self.device_features();
+        let ext = QueueExtensions {
+            all_stages: recorded_by == RecordedBy::Graph
+                && features.contains(DeviceFeatures::MAINTENANCE8),
+            maintenance9: features.contains(DeviceFeatures::MAINTENANCE9),
+        };
         let mut lowered = lower(
-            (device, all_stages),
+            (device, ext),
             passes,
             spare_input,
             &mut self.lowering.lock(),

@@ -19,7 +19,15 @@ impl fmt::Display for Plan {
             } else {
                 ""
             };
-            writeln!(f, "queue `{}` (family {}{all_stages}):", qd.name, qd.family)?;
+            let m9 = match qd.maintenance9 {
+                Some(mask) => format!(", maintenance9 with optimal images to {mask:#b}"),
+                None => String::new(),
+            };
+            writeln!(
+                f,
+                "queue `{}` (family {}{all_stages}{m9}):",
+                qd.name, qd.family
+            )?;
             for (bi, b) in qp.batches.iter().enumerate() {
                 writeln!(f, "  batch {bi}:")?;
                 for w in &b.waits {

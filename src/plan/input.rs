@@ -65,6 +65,15 @@ pub struct QueueDecl {
     /// the signal after a release covers the release's stages. The planner uses this path
     /// only between two queues that both have it.
     pub transfers_use_all_stages: bool,
+    /// `Some(mask)`: the device has `VK_KHR_maintenance9`'s `maintenance9` feature enabled,
+    /// and `mask` is this queue's family's `optimalImageTransferToQueueFamilies`
+    /// (`VkQueueFamilyOwnershipTransferPropertiesKHR`). Contents of an `EXCLUSIVE` resource
+    /// owned by this family then stay defined when another family of the device implicitly
+    /// acquires them: always for a buffer, and for an image created without attachment usage
+    /// when the other family's bit is in `mask`. The planner makes no ownership transfer
+    /// there, only the semaphore wait. (The specification keeps linear images too; the
+    /// planner does not know tiling and transfers them.)
+    pub maintenance9: Option<u32>,
 }
 
 impl QueueDecl {
@@ -75,7 +84,23 @@ impl QueueDecl {
             family,
             caps,
             transfers_use_all_stages: false,
+            maintenance9: None,
         }
+    }
+
+    /// The same queue on a device with `maintenance9` enabled, its family's
+    /// `optimalImageTransferToQueueFamilies` being `optimal_image_transfers`
+    /// ([`QueueDecl::maintenance9`]).
+    ///
+    /// ```
+    /// use vk_baton::{ash::vk, plan::QueueDecl};
+    /// // Family 0 hands optimal images to family 1 with their contents.
+    /// let q = QueueDecl::new("graphics", 0, vk::QueueFlags::GRAPHICS).with_maintenance9(0b10);
+    /// assert_eq!(q.maintenance9, Some(0b10));
+    /// ```
+    pub fn with_maintenance9(mut self, optimal_image_transfers: u32) -> Self {
+        self.maintenance9 = Some(optimal_image_transfers);
+        self
     }
 
     /// The same queue on a device with `maintenance8` enabled

@@ -26,6 +26,9 @@ struct QueueJson<'a> {
     /// Its barrier commands that transfer ownership carry maintenance8's USE_ALL_STAGES
     /// flag (`QueueDecl::transfers_use_all_stages`).
     transfers_use_all_stages: bool,
+    /// The device has maintenance9, and this is the family's
+    /// `optimalImageTransferToQueueFamilies` (`QueueDecl::maintenance9`); `null` without it.
+    maintenance9: Option<u32>,
     batches: Vec<BatchJson<'a>>,
 }
 
@@ -161,6 +164,7 @@ fn queue(plan: &Plan, q: usize) -> QueueJson<'_> {
         family: decl.map(|d| d.family),
         caps: decl.map(|d| flags(d.caps)),
         transfers_use_all_stages: decl.is_some_and(|d| d.transfers_use_all_stages),
+        maintenance9: decl.and_then(|d| d.maintenance9),
         batches: plan.queues[q]
             .batches
             .iter()

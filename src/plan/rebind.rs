@@ -99,6 +99,7 @@ fn same_shape(old: &PlanInput, new: &PlanInput) -> bool {
             a.family == b.family
                 && a.caps == b.caps
                 && a.transfers_use_all_stages == b.transfers_use_all_stages
+                && a.maintenance9 == b.maintenance9
         });
     let resources = (old.resources.len() == new.resources.len())
         && (old.resources.iter().zip(&new.resources)).all(|(a, b)| {
@@ -305,10 +306,12 @@ impl Rebinder {
                 family,
                 caps,
                 transfers_use_all_stages,
+                maintenance9,
             } = a;
             *family == b.family
                 && *caps == b.caps
                 && *transfers_use_all_stages == b.transfers_use_all_stages
+                && *maintenance9 == b.maintenance9
         });
         if !queues_match {
             return false;

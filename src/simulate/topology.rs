@@ -146,6 +146,23 @@ impl Topology {
         self
     }
 
+    /// The same device with `maintenance9` enabled, each family's
+    /// `optimalImageTransferToQueueFamilies` being `optimal_image_transfers`
+    /// ([`QueueDecl::maintenance9`]): buffers, and images without attachment usage going to a
+    /// family in the mask, change families without ownership transfers.
+    ///
+    /// ```
+    /// use vk_baton::simulate::Topology;
+    /// let t = Topology::nvidia().with_maintenance9(0b111);
+    /// assert!(t.queues().iter().all(|q| q.maintenance9 == Some(0b111)));
+    /// ```
+    pub fn with_maintenance9(mut self, optimal_image_transfers: u32) -> Self {
+        for q in &mut self.queues {
+            q.maintenance9 = Some(optimal_image_transfers);
+        }
+        self
+    }
+
     /// The distinct queues, by index.
     pub fn queues(&self) -> &[QueueDecl] {
         &self.queues

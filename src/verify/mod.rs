@@ -15,8 +15,10 @@
 //!   old layout is the current one or `UNDEFINED`, and `UNDEFINED` discards contents that a
 //!   later access still needs.
 //! - **Queue family ownership** of `EXCLUSIVE` resources: contents are used only by the owning
-//!   family; every release has a matching acquire (same families, layouts and range) ordered
-//!   after it through a semaphore.
+//!   family (or, with `maintenance9`, by a family that implicitly acquires contents the
+//!   feature keeps: buffers, and images without attachment usage going to a family in the
+//!   owner's `optimalImageTransferToQueueFamilies`); every release has a matching acquire
+//!   (same families, layouts and range) ordered after it through a semaphore.
 //!
 //! See `check.rs` for the precise rules. Stage masks meet only on shared atomic bits (after
 //! expanding `ALL_COMMANDS`, `ALL_GRAPHICS`, `ALL_TRANSFER`, ... and sync2 `TOP`/`BOTTOM`);

@@ -103,6 +103,38 @@ pub(super) struct Op {
     pub actor: Actor,
 }
 
+impl Model {
+    /// Whether, with `maintenance9` enabled in execution `exec`, the contents of `resource`
+    /// owned by family `owner` stay defined when family `family` implicitly acquires them. The
+    /// specification (`VkSharingMode`): always for buffers (and linear images, which the
+    /// model does not tell apart and so never grants); for optimal images created without
+    /// attachment usage, when `family`'s bit is in `owner`'s
+    /// `optimalImageTransferToQueueFamilies`.
+    pub fn kept_without_transfer(
+        &self,
+        exec: usize,
+        resource: usize,
+        owner: u32,
+        family: u32,
+    ) -> bool {
+        let Some(Some(masks)) = self.maintenance9.get(exec) else {
+            return false;
+        };
+        match self.res_kinds[resource] {
+            ResourceKind::Buffer { .. } => true,
+            ResourceKind::Image { usage, .. } => {
+                let attachment = vk::ImageUsageFlags::COLOR_ATTACHMENT
+                    | vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
+                    | vk::ImageUsageFlags::TRANSIENT_ATTACHMENT
+                    | vk::ImageUsageFlags::INPUT_ATTACHMENT
+                    | vk::ImageUsageFlags::ATTACHMENT_FEEDBACK_LOOP_EXT;
+                let mask = masks.iter().find(|(f, _)| *f == owner).map_or(0, |m| m.1);
+                !usage.intersects(attachment) && family < 32 && mask >> family & 1 == 1
+            }
+        }
+    }
+}
+
 impl Op {
     pub fn is_pass(&self) -> Option<(usize, usize)> {
         match self.kind {
@@ -211,6 +243,9 @@ pub(super) struct Model {
     /// `QUEUE_FAMILY_OWNERSHIP_TRANSFER_USE_ALL_STAGES` (`QueueDecl::transfers_use_all_stages`
     /// of that execution's plan: a graph told of `maintenance8` later records it from then on).
     pub all_stages_transfers: Vec<Vec<bool>>,
+    /// Per execution: each queue family's `optimalImageTransferToQueueFamilies` where that
+    /// execution's plan says the device has `maintenance9` (`QueueDecl::maintenance9`).
+    pub maintenance9: Vec<Option<Vec<(u32, u32)>>>,
     pub queue_names: Vec<String>,
     pub res_names: Vec<String>,
     pub res_kinds: Vec<ResourceKind>,
@@ -336,6 +371,7 @@ impl Model {
             universe: Universe::new(),
             families: first.queues.iter().map(|q| q.family).collect(),
             all_stages_transfers: Vec::new(),
+            maintenance9: Vec::new(),
             queue_names: first.queues.iter().map(|q| q.name.clone()).collect(),
             res_names: first.resources.iter().map(|r| r.name.clone()).collect(),
             res_kinds: first.resources.iter().map(|r| r.kind).collect(),
@@ -361,6 +397,16 @@ impl Model {
                 (p.input.queues.iter())
                     .map(|q| q.transfers_use_all_stages)
                     .collect()
+            })
+            .collect();
+        self.maintenance9 = (execs.iter())
+            .map(|(p, _)| {
+                let qs = &p.input.queues;
+                qs.iter().any(|q| q.maintenance9.is_some()).then(|| {
+                    qs.iter()
+                        .map(|q| (q.family, q.maintenance9.unwrap_or(0)))
+                        .collect()
+                })
             })
             .collect();
         for (k, (p, v)) in execs.iter().enumerate() {

@@ -186,7 +186,7 @@ impl Planner<'_> {
         let res = &self.input.resources[r];
         let queue = self.input.passes[pass].queue;
         let family = self.input.queues[queue].family;
-        let needs = SegNeeds::of(res, family, st, &u);
+        let needs = SegNeeds::of(res, family, st, &u, &self.input.queues);
         let a = u.access;
         // Built in place: the prior accesses are stored inline, too large to move per use.
         let mut s = SegAccess {

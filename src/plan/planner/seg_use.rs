@@ -54,8 +54,15 @@ pub(super) struct SegNeeds {
 }
 
 impl SegNeeds {
-    /// What `u`, on a queue of `family`, needs of resource `res` in state `st`.
-    pub(super) fn of(res: &ResourceDecl, family: u32, st: &WState, u: &SegUse) -> Self {
+    /// What `u`, on a queue of `family`, needs of resource `res` in state `st`; `queues`
+    /// tell whether `maintenance9` keeps contents across families without a transfer.
+    pub(super) fn of(
+        res: &ResourceDecl,
+        family: u32,
+        st: &WState,
+        u: &SegUse,
+        queues: &[QueueDecl],
+    ) -> Self {
         let a = &u.access;
         let is_image = matches!(res.kind, ResourceKind::Image { .. });
         let contents_needed = st.defined && !u.discard;
@@ -82,7 +89,8 @@ impl SegNeeds {
                 if !res.concurrent
                     && contents_needed
                     && o != family
-                    && (!host_only || layout_change) =>
+                    && (!host_only || layout_change)
+                    && !kept_without_transfer(queues, res, o, family) =>
             {
                 Some(o)
             }
@@ -104,6 +112,41 @@ impl SegNeeds {
         }
     }
 }
+
+/// With `maintenance9` ([`QueueDecl::maintenance9`]), whether the contents of `res`, owned by
+/// family `owner`, stay defined when family `family` takes them without an ownership transfer:
+/// always for a buffer; for an image created without attachment usage, when `family` is in
+/// `owner`'s `optimalImageTransferToQueueFamilies`.
+fn kept_without_transfer(
+    queues: &[QueueDecl],
+    res: &ResourceDecl,
+    owner: u32,
+    family: u32,
+) -> bool {
+    if !queues.iter().any(|q| q.maintenance9.is_some()) {
+        return false;
+    }
+    match res.kind {
+        ResourceKind::Buffer { .. } => true,
+        ResourceKind::Image { usage, .. } => {
+            let mask = (queues.iter())
+                .find(|q| q.family == owner)
+                .and_then(|q| q.maintenance9)
+                .unwrap_or(0);
+            !usage.intersects(ATTACHMENT_USAGE) && family < 32 && mask & (1 << family) != 0
+        }
+    }
+}
+
+/// The image usages that keep `maintenance9` from keeping an optimal image's contents across
+/// families without a transfer.
+const ATTACHMENT_USAGE: vk::ImageUsageFlags = vk::ImageUsageFlags::from_raw(
+    vk::ImageUsageFlags::COLOR_ATTACHMENT.as_raw()
+        | vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT.as_raw()
+        | vk::ImageUsageFlags::TRANSIENT_ATTACHMENT.as_raw()
+        | vk::ImageUsageFlags::INPUT_ATTACHMENT.as_raw()
+        | vk::ImageUsageFlags::ATTACHMENT_FEEDBACK_LOOP_EXT.as_raw(),
+);
 
 /// One use of one segment being planned: what the steps of `access_segment` share.
 pub(super) struct SegAccess {

@@ -11,6 +11,7 @@ type Finding = (Option<usize>, HazardKind, String);
 /// Operation `o` replayed on one segment: what the rules need to know of it, the segment's
 /// state it moves, and what it finds.
 struct Step<'m> {
+    m: &'m Model,
     o: usize,
     op: &'m Op,
     /// The resource is `EXCLUSIVE`: queue family ownership applies.
@@ -64,6 +65,7 @@ impl<'m> Step<'m> {
         // ownership; its memory dependency is checked like any other.
         let host_only = op.stages == vk::PipelineStageFlags2::HOST.as_raw();
         Step {
+            m,
             o,
             op,
             exclusive: !m.concurrent[op.resource],
@@ -125,6 +127,13 @@ impl<'m> Step<'m> {
         }
     }
 
+    /// With `maintenance9`, whether family `f` implicitly acquiring contents family `own`
+    /// owns keeps them ([`Model::kept_without_transfer`]).
+    fn kept(&self, own: u32, f: u32) -> bool {
+        self.m
+            .kept_without_transfer(self.op.exec, self.op.resource, own, f)
+    }
+
     /// Contents a use needs: not discarded by a synchronization operation since they were
     /// written, and, for an `EXCLUSIVE` resource, owned by the use's queue family.
     fn check_contents(&mut self) {
@@ -140,7 +149,7 @@ impl<'m> Step<'m> {
         }
         if self.exclusive && c.defined && c.lost.is_none() {
             if let (Some(own), Some(f)) = (c.owner, self.family) {
-                if own != f {
+                if own != f && !self.kept(own, f) {
                     self.found.push((c.owner_by, HazardKind::Ownership, format!("queue family {f} uses the contents while family {own} owns them (no ownership transfer)")));
                 }
             }
@@ -153,6 +162,8 @@ impl<'m> Step<'m> {
     /// owned by the transition's family.
     fn transition(&mut self, old: vk::ImageLayout, new: vk::ImageLayout) {
         let o = self.o;
+        let kept =
+            matches!((self.cell.owner, self.family), (Some(own), Some(f)) if self.kept(own, f));
         let c = &mut self.cell;
         if old != vk::ImageLayout::UNDEFINED && old != c.layout {
             self.found.push((
@@ -178,6 +189,7 @@ impl<'m> Step<'m> {
             && c.lost.is_none()
             && c.owner.is_some()
             && c.owner != self.family
+            && !kept
         {
             c.lost = Some((
                 o,
