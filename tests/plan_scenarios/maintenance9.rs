@@ -152,3 +152,60 @@ fn transfers(p: &Plan) -> Vec<String> {
     out.dedup();
     out
 }
+
+/// Taking kept contents over is taking ownership, which is exclusive: a read on a new family
+/// waits for the old owner's reads, as an acquire would, whichever family reads first.
+///
+/// ```text
+/// (graphics wrote `img` in an earlier graph)
+/// compute:  [read]  ------.
+/// graphics:        [read] +--> transfer: [copy]
+/// ```
+#[test]
+fn a_family_taking_contents_over_waits_for_the_old_owners_reads() {
+    let usage = vk::ImageUsageFlags::STORAGE
+        | vk::ImageUsageFlags::SAMPLED
+        | vk::ImageUsageFlags::TRANSFER_SRC
+        | vk::ImageUsageFlags::TRANSFER_DST;
+    let written = SegmentState {
+        layout: vk::ImageLayout::GENERAL,
+        defined: true,
+        owner: Some(0),
+        write: Some(Recorded {
+            queue: 0,
+            value: Some(3),
+            stages: vk::PipelineStageFlags2::COMPUTE_SHADER,
+            access: vk::AccessFlags2::SHADER_STORAGE_WRITE,
+        }),
+        reads: vec![],
+        visible: vec![],
+    };
+    let mut queues = three_families();
+    for (q, mask) in queues.iter_mut().zip([0b110, 0b001, 0]) {
+        q.maintenance9 = Some(mask);
+    }
+    for first in [1, 0] {
+        let input = PlanInput {
+            queues: queues.clone(),
+            resources: vec![ResourceDecl::image("img", 1, 1, usage).with_state(written.clone())],
+            passes: vec![
+                pass("first read", first, &[(0, Access::COMPUTE_SHADER_READ)]),
+                pass(
+                    "second read",
+                    1 - first,
+                    &[(0, Access::COMPUTE_SHADER_READ)],
+                ),
+                pass("copy", 2, &[(0, Access::COPY_READ)]),
+            ],
+        };
+        let p = plan(&input).unwrap();
+        p.verify().unwrap_or_else(|v| panic!("{p}\n{v:?}"));
+        // The second read waits for the first, on the other queue.
+        let second = &p.queues[1 - first].batches;
+        let waits_for_first = second
+            .iter()
+            .flat_map(|b| &b.waits)
+            .any(|w| matches!(w.target, WaitTarget::Batch { queue, .. } if queue == first));
+        assert!(waits_for_first, "{p}");
+    }
+}

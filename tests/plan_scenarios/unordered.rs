@@ -256,9 +256,11 @@ fn a_read_between_members_is_refused_with_the_three_passes_named() {
         (&resource[..], &first[..], &between[..], &then[..]),
         ("sums", "a", "peek", "b")
     );
-    // On another queue the read interrupts the group all the same.
+    // A read on another queue interrupts the group all the same (a CONCURRENT buffer: the
+    // read takes no ownership, which the next write would have to take back).
     let mut other = input.clone();
     other.passes[1].queue = 1;
+    other.resources[0] = ResourceDecl::buffer("sums", 256, all_buffer_usage()).concurrent();
     assert!(matches!(
         plan(&other),
         Err(Error::UnorderedWriteInterrupted { .. })
@@ -360,12 +362,19 @@ impl Lcg {
     }
 }
 
-/// Random frames of ordinary and unordered uses of one buffer and one image on three families:
-/// every plan either verifies or is refused with one of the two unordered errors, and a fair
-/// share of the plans run groups with no barrier among their members.
+/// Random frames of ordinary and unordered uses of one buffer and one image on three families,
+/// unordered writes at compute and fragment stages, resources EXCLUSIVE or CONCURRENT, on
+/// devices with or without `maintenance9` (random masks): every plan either verifies or is
+/// refused with one of the two unordered errors, and a fair share of the plans run groups with
+/// no barrier among their members.
 #[test]
 fn random_frames_with_unordered_writes_verify_or_are_refused_for_a_stated_reason() {
     let mut rng = Lcg(7);
+    let unordered_accesses = [
+        Access::COMPUTE_SHADER_READ_WRITE,
+        Access::COMPUTE_SHADER_WRITE,
+        Access::FRAGMENT_SHADER_STORAGE_READ_WRITE,
+    ];
     let (mut planned, mut refused, mut with_groups) = (0, 0, 0);
     let ordinary = [
         Access::COMPUTE_SHADER_READ,
@@ -373,14 +382,16 @@ fn random_frames_with_unordered_writes_verify_or_are_refused_for_a_stated_reason
         Access::COPY_READ,
         Access::COPY_WRITE,
     ];
-    for _ in 0..3000 {
+    for _ in 0..6000 {
         let mut passes = Vec::new();
         for p in 0..rng.below(6) + 2 {
             let queue = rng.below(3) as usize;
             let r = rng.below(2) as usize;
             let unordered = rng.below(2) == 0 && queue < 2;
             let mut u = if unordered {
-                UseDecl::new(r, Access::COMPUTE_SHADER_READ_WRITE)
+                // Fragment stages only on graphics (queue 0).
+                let choices = if queue == 0 { 3 } else { 2 };
+                UseDecl::new(r, unordered_accesses[rng.below(choices) as usize])
             } else {
                 let mut a = ordinary[rng.below(4) as usize];
                 if queue == 2 {
@@ -408,9 +419,26 @@ fn random_frames_with_unordered_writes_verify_or_are_refused_for_a_stated_reason
             }
             passes.push(PassDecl::new(&format!("p{p}"), queue).with_use(u));
         }
+        let m9 = rng.below(3);
+        let queues = queues()
+            .into_iter()
+            .map(|q| match m9 {
+                0 => q,
+                1 => q.with_maintenance9(0b111),
+                _ => {
+                    let mask = rng.below(8) as u32;
+                    q.with_maintenance9(mask)
+                }
+            })
+            .collect();
+        let share = |r: ResourceDecl, rng: &mut Lcg| match rng.below(2) {
+            0 => r,
+            _ => r.concurrent(),
+        };
+        let resources = vec![share(buffer("b"), &mut rng), share(image("i"), &mut rng)];
         let input = PlanInput {
-            queues: queues(),
-            resources: vec![buffer("b"), image("i")],
+            queues,
+            resources,
             passes,
         };
         match plan(&input) {
@@ -439,7 +467,66 @@ fn random_frames_with_unordered_writes_verify_or_are_refused_for_a_stated_reason
     }
     println!("{planned} planned ({with_groups} with members in a row), {refused} refused");
     assert!(
-        planned > 2000 && refused > 40 && with_groups > 150,
+        planned > 4000 && refused > 30 && with_groups > 300,
         "{planned} {refused} {with_groups}"
     );
+}
+
+/// Members that each add a stage or an access: the third member's stages were reached by the
+/// second's barrier and its accesses by the first's, but no barrier made the upload visible to
+/// that pair, so it gets a barrier of its own (visibility holds per stage and access pair).
+///
+/// ```text
+/// graphics: [upload] -> [fragment adds] [compute writes] [compute adds]
+/// ```
+#[test]
+fn a_member_is_covered_only_by_a_barrier_that_reached_its_stages_and_accesses_together() {
+    let p = run(
+        queues(),
+        vec![buffer("counters")],
+        vec![
+            on("upload", 0, Access::COPY_WRITE),
+            atomic(
+                "fragment adds",
+                0,
+                Access::FRAGMENT_SHADER_STORAGE_READ_WRITE,
+            ),
+            atomic("compute writes", 0, Access::COMPUTE_SHADER_WRITE),
+            atomic("compute adds", 0, Access::COMPUTE_SHADER_READ_WRITE),
+        ],
+    );
+    p.verify().expect("verified");
+    // A barrier right before `compute adds` (pass 3), from the upload.
+    let cmds = &p.queues[0].batches[0].commands;
+    let at = cmds
+        .iter()
+        .position(|c| matches!(c, Command::Pass(3)))
+        .unwrap();
+    let Command::Barrier(b) = &cmds[at - 1] else {
+        panic!("{p}")
+    };
+    assert_eq!(
+        b.buffers[0].scopes.src_stages,
+        vk::PipelineStageFlags2::COPY,
+        "{p}"
+    );
+}
+
+/// A write on another queue after an ordinary read starts a group of its own: it is ordered
+/// after the read, and nothing is refused.
+#[test]
+fn a_write_that_starts_a_new_group_is_not_interrupted() {
+    let input = PlanInput {
+        queues: queues(),
+        resources: vec![ResourceDecl::buffer("sums", 256, all_buffer_usage()).concurrent()],
+        passes: vec![
+            atomic("a", 0, Access::COMPUTE_SHADER_READ_WRITE),
+            on("peek", 0, Access::COMPUTE_SHADER_READ),
+            atomic("b", 1, Access::COMPUTE_SHADER_READ_WRITE),
+        ],
+    };
+    plan(&input)
+        .expect("a new group")
+        .verify()
+        .expect("verified");
 }

@@ -24,14 +24,16 @@ use crate::range::BufferRange;
 ///   write is).
 ///
 /// An ordinary write ends a group: it overwrites what the group made. An ordinary **read**
-/// between two unordered writes of the same kind is refused with
+/// between two unordered writes that would otherwise be one group (the same kind, on one
+/// queue, neither moving the layout or owner) is refused with
 /// [`Error::UnorderedWriteInterrupted`](crate::Error::UnorderedWriteInterrupted): it would
 /// see the group half done, which is the very order the group declared irrelevant.
 ///
 /// What is checked: the regions of one group's [`Unordered::Disjoint`] writes must not
 /// overlap. The planner refuses overlapping regions with
 /// [`Error::UnorderedWriteOverlap`](crate::Error::UnorderedWriteOverlap), and the verifier
-/// reports any pair of unordered writes of one execution whose regions overlap. What is not
+/// exempts from ordering only unordered writes of one kind, one execution and one queue whose
+/// regions do not overlap: it checks every other pair as the ordinary writes they are. What is not
 /// checked: that [`Unordered::Atomic`] writes are atomics. No declaration can show it; the
 /// shader must only write with atomic operations, and reads within a group see any subset of
 /// the other members' writes.

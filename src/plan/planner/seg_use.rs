@@ -84,19 +84,24 @@ impl SegNeeds {
         // a memory dependency whose second scope is HOST. A host access therefore takes no
         // ownership, unless an image must first change layout on this queue.
         let host_only = is_host_only(a);
-        let transfer_from = match st.owner {
-            Some(o)
-                if !res.concurrent
-                    && contents_needed
-                    && o != family
-                    && (!host_only || layout_change)
-                    && !kept_without_transfer(queues, res, o, family) =>
-            {
-                Some(o)
+        let changes_owner = match st.owner {
+            Some(o) => {
+                !res.concurrent && contents_needed && o != family && (!host_only || layout_change)
             }
-            _ => None,
+            None => false,
         };
-        let write_like = a.is_write() || layout_change || transfer_from.is_some() || u.transitions;
+        // With maintenance9 the new family may take kept contents over without a transfer;
+        // it still takes ownership, which is exclusive: like an acquire, the use is ordered
+        // after every use by the old owner, reads included, so it is planned as a write.
+        let (transfer_from, taken_over) = match st.owner {
+            Some(o) if changes_owner && kept_without_transfer(queues, res, o, family) => {
+                (None, true)
+            }
+            Some(o) if changes_owner => (Some(o), false),
+            _ => (None, false),
+        };
+        let write_like =
+            a.is_write() || layout_change || transfer_from.is_some() || taken_over || u.transitions;
         let after_layout = if is_image {
             u.after
         } else {

@@ -21,9 +21,10 @@ pub(super) struct Group {
     /// only before that barrier's second scope, so a member at other stages waits for the
     /// members before it.
     moved: bool,
-    /// Stages and accesses of `queue` already ordered after `priors` (and the move).
-    ordered_stages: vk::PipelineStageFlags2,
-    ordered_access: vk::AccessFlags2,
+    /// (stages, accesses) of `queue` already ordered after `priors` (and the move), one pair
+    /// per barrier or wait that did it: visibility holds per pair, so pairs are not merged
+    /// into the union of their stages and of their accesses.
+    ordered: SmallVec<[(vk::PipelineStageFlags2, vk::AccessFlags2); 2]>,
     /// Each member's pass and declaration.
     members: SmallVec<[(usize, Unordered); 4]>,
     /// The first pass that read the segment after the group began, as an ordinary use (even
@@ -33,8 +34,8 @@ pub(super) struct Group {
 
 impl Planner<'_> {
     /// Whether the unordered use `s` joins the group of `st`, with `s.priors` set to what it
-    /// must still be ordered after. Refuses an ordinary read between two unordered writes of
-    /// one kind, and disjoint regions that overlap.
+    /// must still be ordered after. Refuses an ordinary read between two unordered writes that
+    /// would be one group, and disjoint regions that overlap.
     pub(super) fn join_group(&self, st: &WState, s: &mut SegAccess) -> Result<bool> {
         let (Some(kind), Some(group)) = (s.u.unordered, st.group.as_deref()) else {
             return Ok(false);
@@ -45,6 +46,12 @@ impl Planner<'_> {
         if !kind.same_kind(&last_kind) {
             return Ok(false);
         }
+        // A write on another queue, or one that must move the layout or owner, starts a
+        // group of its own, ordered after everything before it.
+        let moves = s.needs.layout_change || s.needs.transfer_from.is_some() || s.u.transitions;
+        if group.queue != s.queue || moves {
+            return Ok(false);
+        }
         if let Some(read) = group.read_by {
             return Err(Error::UnorderedWriteInterrupted {
                 resource: self.input.resources[s.r].name.clone(),
@@ -52,10 +59,6 @@ impl Planner<'_> {
                 between: self.input.passes[read].name.clone(),
                 then: self.input.passes[s.pass].name.clone(),
             });
-        }
-        let moves = s.needs.layout_change || s.needs.transfer_from.is_some() || s.u.transitions;
-        if group.queue != s.queue || moves {
-            return Ok(false);
         }
         if let Some(&(other, other_kind)) = group.members.iter().find(|m| m.1.overlaps(&kind)) {
             return Err(Error::UnorderedWriteOverlap {
@@ -65,8 +68,9 @@ impl Planner<'_> {
                 detail: format!("{other_kind:?} and {kind:?}"),
             });
         }
-        let covered = group.ordered_stages.contains(s.u.access.stages)
-            && group.ordered_access.contains(s.u.access.access);
+        let (stages, access) = (s.u.access.stages, s.u.access.access);
+        let covered =
+            (group.ordered.iter()).any(|&(st, ac)| st.contains(stages) && ac.contains(access));
         if covered {
             // The first member's synchronization already reaches this member.
         } else if group.moved {
@@ -95,16 +99,17 @@ impl Planner<'_> {
                 write.stages |= before.stages;
                 write.access |= before.access;
                 group.members.push((s.pass, kind));
-                group.ordered_stages |= s.eff;
-                group.ordered_access |= s.u.access.access;
+                let pair = (s.eff, s.u.access.access);
+                if !group.ordered.contains(&pair) {
+                    group.ordered.push(pair);
+                }
             }
             _ => {
                 st.group = Some(Box::new(Group {
                     queue: s.queue,
                     priors: s.priors.clone(),
                     moved: s.needs.layout_change || s.needs.transfer_from.is_some(),
-                    ordered_stages: s.eff,
-                    ordered_access: s.u.access.access,
+                    ordered: smallvec::smallvec![(s.eff, s.u.access.access)],
                     members: smallvec::smallvec![(s.pass, kind)],
                     read_by: None,
                 }))

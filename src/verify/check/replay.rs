@@ -323,3 +323,25 @@ fn release_mismatch(acquire: &OpKind, pending: Option<(usize, &OpKind)>) -> Opti
         None
     }
 }
+
+impl Checker<'_> {
+    /// Whether pass access `y` on segment `g` is a queue family taking the contents of an
+    /// `EXCLUSIVE` resource over from another family without an ownership transfer, which
+    /// `maintenance9` allows where it keeps them ([`Model::kept_without_transfer`]).
+    pub(super) fn takes_over(&self, y: usize, g: usize) -> bool {
+        let (m, op) = (self.m, &self.m.ops[y]);
+        let host_only = op.stages == vk::PipelineStageFlags2::HOST.as_raw();
+        let (OpKind::Access { .. }, Some(q)) = (&op.kind, op.queue) else {
+            return false;
+        };
+        let c = &self.cells[g];
+        let family = m.families[q];
+        !m.concurrent[op.resource]
+            && !host_only
+            && c.defined
+            && c.lost.is_none()
+            && c.owner.is_some_and(|own| {
+                own != family && m.kept_without_transfer(op.exec, op.resource, own, family)
+            })
+    }
+}

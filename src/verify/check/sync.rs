@@ -241,11 +241,14 @@ impl Checker<'_> {
         let yo = &m.ops[y];
         let na = self.idx.na;
         for &g in &yo.segs {
+            // With maintenance9, a family taking kept contents over without a transfer takes
+            // ownership, which is exclusive: it must come after every earlier use, as a write.
+            let takes_over = self.takes_over(y, g);
             for (x, gx) in self.earlier(y, g) {
                 let xo = &m.ops[x];
                 // Another transient on shared memory: in the same pass too, it conflicts.
                 let alias = gx != g;
-                if !(xo.write || yo.write)
+                if !(xo.write || yo.write || takes_over)
                     || (!alias && xo.is_pass().is_some() && xo.is_pass() == yo.is_pass())
                     || (!alias && self.declared_unordered(x, y))
                 {
