@@ -294,8 +294,13 @@ impl Pass for AtomicAdd<'_> {
 }
 
 /// Clears the counters, adds to them from `DISPATCHES` dispatches with no barrier between
-/// them, and reads them back, `frames` times; returns the counters of each frame.
-fn add_atomically(ctx: &Context, frames: usize) -> Vec<Vec<u32>> {
+/// them on `adds_on`, and copies them back on `read_on`, `frames` times; returns the counters
+/// of each frame.
+fn add_atomically(
+    ctx: &Context,
+    frames: usize,
+    [adds_on, read_on]: [&vk_baton::Queue; 2],
+) -> Vec<Vec<u32>> {
     use vk::BufferUsageFlags as B;
     let kit = Compute::new(
         ctx,
@@ -340,15 +345,13 @@ fn add_atomically(ctx: &Context, frames: usize) -> Vec<Vec<u32>> {
             dst: readback.clone(),
         };
         let mut host = HostRead(readback.clone());
-        let mut b = graph
-            .record()
-            .insert_pass("clear", &mut clear, ctx.graphics());
+        let mut b = graph.record().insert_pass("clear", &mut clear, adds_on);
         for (k, a) in adds.iter_mut().enumerate() {
-            b = b.insert_pass(&format!("add {k}"), a, ctx.graphics());
+            b = b.insert_pass(&format!("add {k}"), a, adds_on);
         }
         let planned = b
-            .insert_pass("copy", &mut copy, ctx.graphics())
-            .insert_pass("host", &mut host, ctx.graphics())
+            .insert_pass("copy", &mut copy, read_on)
+            .insert_pass("host", &mut host, read_on)
             .finish()
             .unwrap();
         // The adds (passes 1 to 4) run one after another, with no barrier among them.
@@ -375,7 +378,26 @@ fn add_atomically(ctx: &Context, frames: usize) -> Vec<Vec<u32>> {
 #[test]
 fn atomic_adds_from_several_dispatches_sum_exactly() {
     let ctx = ctx();
-    for (frame, counters) in add_atomically(&ctx, 3).iter().enumerate() {
+    let queues = [ctx.graphics(), ctx.graphics()];
+    for (frame, counters) in add_atomically(&ctx, 3, queues).iter().enumerate() {
+        assert!(
+            counters.iter().all(|&c| c == counter_total()),
+            "frame {frame}: {counters:?}, each should be {}",
+            counter_total()
+        );
+    }
+    assert_clean(&ctx);
+}
+
+/// The same adds on async compute, copied back on graphics: across families the counters are
+/// released after the group and acquired before the copy, frame after frame.
+#[test]
+#[ignore = "needs several queue families (run on the NVIDIA machine)"]
+fn atomic_adds_on_async_compute_are_read_on_graphics() {
+    let ctx = ctx();
+    assert!(ctx.has_several_families(), "run where there are several");
+    let queues = [ctx.async_compute(), ctx.graphics()];
+    for (frame, counters) in add_atomically(&ctx, 3, queues).iter().enumerate() {
         assert!(
             counters.iter().all(|&c| c == counter_total()),
             "frame {frame}: {counters:?}, each should be {}",
