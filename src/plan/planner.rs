@@ -165,9 +165,10 @@ struct Planner<'a> {
 /// Every access is narrowed to the stages its queue's family supports
 /// ([`crate::access::narrow_stages`]); the plan keeps the narrowed declarations.
 ///
-/// Errors: [`Error::InvalidInput`] for an index out of range, a present of a buffer, or a use
+/// Errors: [`Error::InvalidInput`] for an index out of range, a present of a buffer, a use
 /// of a resource after a pass presented it or declared a host access to it (both end its use
-/// in the graph), [`Error::RangeOutOfBounds`], [`Error::ConflictingUses`],
+/// in the graph), or a host access of an image that must change layout on a family that does
+/// not own it (the transfer cannot name the host's stage), [`Error::RangeOutOfBounds`], [`Error::ConflictingUses`],
 /// [`Error::QueueCapability`] (also for an access none of whose stages the queue supports),
 /// [`Error::UsageNotAllowed`],
 /// [`Error::NoQueueForRelease`] when an ownership transfer needs a queue of a family the

@@ -349,3 +349,32 @@ queue `transfer` (family 2):
         S::ALL_COMMANDS
     );
 }
+
+/// A host access of an image that must first change layout on a family that does not own it
+/// would need an ownership transfer whose stage is the host's, which Vulkan forbids
+/// (VUID-VkImageMemoryBarrier2-srcStageMask-03854): refused with the way out. On the owning
+/// family it plans, and verifies.
+#[test]
+fn a_host_access_that_needs_a_transfer_and_a_layout_change_is_refused() {
+    let input = |host_queue| PlanInput {
+        queues: queues(),
+        resources: vec![image("img")],
+        passes: vec![
+            on("light", 1, Access::COMPUTE_SHADER_WRITE),
+            on("blur", 1, Access::COMPUTE_SHADER_SAMPLED_READ),
+            on("host", host_queue, Access::HOST_READ),
+        ],
+    };
+    let err = plan(&input(0)).unwrap_err();
+    let Error::InvalidInput(text) = &err else {
+        panic!("{err}")
+    };
+    assert!(
+        text.contains("`host`") && text.contains("family 1 owns it"),
+        "{text}"
+    );
+    plan(&input(1))
+        .expect("on the owning family")
+        .verify()
+        .expect("verified");
+}

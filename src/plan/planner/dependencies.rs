@@ -187,6 +187,16 @@ impl Planner<'_> {
         let queue = self.input.passes[pass].queue;
         let family = self.input.queues[queue].family;
         let needs = SegNeeds::of(res, family, st, &u, &self.input.queues);
+        if let (Some(owner), true) = (needs.transfer_from, is_host_only(&u.access)) {
+            // An ownership transfer cannot name the host's stage
+            // (VUID-VkImageMemoryBarrier2-srcStageMask-03854).
+            return Err(Error::InvalidInput(format!(
+                "pass `{}` accesses `{}` on the host, which first needs a layout change on \
+                 queue family {family}, but family {owner} owns it: insert the pass on a queue \
+                 of family {owner}, or declare the layout change in a pass of its own first",
+                self.input.passes[pass].name, res.name
+            )));
+        }
         let a = u.access;
         // Built in place: the prior accesses are stored inline, too large to move per use.
         let mut s = SegAccess {
