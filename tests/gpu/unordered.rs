@@ -267,6 +267,17 @@ const COUNTERS: u32 = 64;
 const DISPATCHES: u32 = 4;
 const INVOCATIONS: u32 = 256;
 
+/// Asserts that every counter of every frame ended at [`counter_total`].
+fn assert_totals(frames: &[Vec<u32>]) {
+    for (frame, counters) in frames.iter().enumerate() {
+        assert!(
+            counters.iter().all(|&c| c == counter_total()),
+            "frame {frame}: {counters:?}, each should be {}",
+            counter_total()
+        );
+    }
+}
+
 /// Per counter: `INVOCATIONS / COUNTERS` adds per dispatch, dispatch `k` adding `k + 1`.
 fn counter_total() -> u32 {
     (INVOCATIONS / COUNTERS) * (1..=DISPATCHES).sum::<u32>()
@@ -379,13 +390,7 @@ fn add_atomically(
 fn atomic_adds_from_several_dispatches_sum_exactly() {
     let ctx = ctx();
     let queues = [ctx.graphics(), ctx.graphics()];
-    for (frame, counters) in add_atomically(&ctx, 3, queues).iter().enumerate() {
-        assert!(
-            counters.iter().all(|&c| c == counter_total()),
-            "frame {frame}: {counters:?}, each should be {}",
-            counter_total()
-        );
-    }
+    assert_totals(&add_atomically(&ctx, 3, queues));
     assert_clean(&ctx);
 }
 
@@ -397,12 +402,6 @@ fn atomic_adds_on_async_compute_are_read_on_graphics() {
     let ctx = ctx();
     assert!(ctx.has_several_families(), "run where there are several");
     let queues = [ctx.async_compute(), ctx.graphics()];
-    for (frame, counters) in add_atomically(&ctx, 3, queues).iter().enumerate() {
-        assert!(
-            counters.iter().all(|&c| c == counter_total()),
-            "frame {frame}: {counters:?}, each should be {}",
-            counter_total()
-        );
-    }
+    assert_totals(&add_atomically(&ctx, 3, queues));
     assert_clean(&ctx);
 }

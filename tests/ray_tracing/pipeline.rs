@@ -184,29 +184,7 @@ impl RayPipeline {
 
     /// Points the set at the top-level structure `tlas` and the storage buffer `hits`.
     pub fn bind(&self, tlas: vk::AccelerationStructureKHR, hits: vk::Buffer) {
-        let structures = [tlas];
-        let mut structure_write = vk::WriteDescriptorSetAccelerationStructureKHR::default()
-            .acceleration_structures(&structures);
-        let hits_info = [vk::DescriptorBufferInfo {
-            buffer: hits,
-            offset: 0,
-            range: vk::WHOLE_SIZE,
-        }];
-        let writes = [
-            vk::WriteDescriptorSet::default()
-                .dst_set(self.set)
-                .dst_binding(0)
-                .descriptor_type(vk::DescriptorType::ACCELERATION_STRUCTURE_KHR)
-                .descriptor_count(1)
-                .push_next(&mut structure_write),
-            vk::WriteDescriptorSet::default()
-                .dst_set(self.set)
-                .dst_binding(1)
-                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                .buffer_info(&hits_info),
-        ];
-        // SAFETY: the set is not in use; the structure and the buffer are alive.
-        unsafe { self.device.update_descriptor_sets(&writes, &[]) };
+        bind_structure_and_hits(&self.device, self.set, tlas, hits);
     }
 
     /// Records an 8×8 trace with the table at device address `table`.
@@ -241,4 +219,37 @@ impl Drop for RayPipeline {
                 .destroy_descriptor_set_layout(self.set_layout, None);
         }
     }
+}
+
+/// Points `set` (binding 0 a top-level structure, binding 1 a storage buffer) at `tlas` and
+/// `hits`: the set of both the ray-tracing pipeline and the ray-query pipeline.
+pub fn bind_structure_and_hits(
+    device: &ash::Device,
+    set: vk::DescriptorSet,
+    tlas: vk::AccelerationStructureKHR,
+    hits: vk::Buffer,
+) {
+    let structures = [tlas];
+    let mut structure_write = vk::WriteDescriptorSetAccelerationStructureKHR::default()
+        .acceleration_structures(&structures);
+    let hits_info = [vk::DescriptorBufferInfo {
+        buffer: hits,
+        offset: 0,
+        range: vk::WHOLE_SIZE,
+    }];
+    let writes = [
+        vk::WriteDescriptorSet::default()
+            .dst_set(set)
+            .dst_binding(0)
+            .descriptor_type(vk::DescriptorType::ACCELERATION_STRUCTURE_KHR)
+            .descriptor_count(1)
+            .push_next(&mut structure_write),
+        vk::WriteDescriptorSet::default()
+            .dst_set(set)
+            .dst_binding(1)
+            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+            .buffer_info(&hits_info),
+    ];
+    // SAFETY: the set is not in use; the structure and the buffer are alive.
+    unsafe { device.update_descriptor_sets(&writes, &[]) };
 }

@@ -101,29 +101,7 @@ impl RayQuery {
 
     /// Points the set at the top-level structure and the hits buffer.
     pub fn bind(&self, tlas: vk::AccelerationStructureKHR, hits: vk::Buffer) {
-        let structures = [tlas];
-        let mut structure_write = vk::WriteDescriptorSetAccelerationStructureKHR::default()
-            .acceleration_structures(&structures);
-        let hits_info = [vk::DescriptorBufferInfo {
-            buffer: hits,
-            offset: 0,
-            range: vk::WHOLE_SIZE,
-        }];
-        let writes = [
-            vk::WriteDescriptorSet::default()
-                .dst_set(self.set)
-                .dst_binding(0)
-                .descriptor_type(vk::DescriptorType::ACCELERATION_STRUCTURE_KHR)
-                .descriptor_count(1)
-                .push_next(&mut structure_write),
-            vk::WriteDescriptorSet::default()
-                .dst_set(self.set)
-                .dst_binding(1)
-                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                .buffer_info(&hits_info),
-        ];
-        // SAFETY: the set is not in use; the structure and the buffer are alive.
-        unsafe { self.device.update_descriptor_sets(&writes, &[]) };
+        super::pipeline::bind_structure_and_hits(&self.device, self.set, tlas, hits);
     }
 
     /// Records the one 8×8 workgroup.
