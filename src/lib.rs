@@ -27,8 +27,9 @@
 //!
 //! The GPU tests run under `VK_LAYER_KHRONOS_validation` with synchronization validation; any
 //! validation message fails them, and so does a machine with no Vulkan device: nothing is skipped.
-//! They need layer 1.4.309 or newer (Debian 13's; with Debian 12's, the canary tests fail and
-//! say so: [docs/testing.md](docs/testing.md) shows how to use a newer one). Tests that need
+//! They need layer 1.4.309 or newer and, on lavapipe, Mesa 25 (Debian 13's, which has ray
+//! tracing, mesh shading and present fences; with Debian 12's, the canary tests and those fail
+//! and say so: [docs/testing.md](docs/testing.md) shows how to use newer ones). Tests that need
 //! several queue families are ignored on single-queue devices such as lavapipe; on a real GPU,
 //! append `-- --include-ignored`.
 //!
