@@ -44,18 +44,6 @@ impl RayPipeline {
                 .get_physical_device_properties2(ctx.physical_device(), &mut p2);
         }
         let raygen = vk::ShaderStageFlags::RAYGEN_KHR;
-        let bindings = [
-            vk::DescriptorSetLayoutBinding::default()
-                .binding(0)
-                .descriptor_type(vk::DescriptorType::ACCELERATION_STRUCTURE_KHR)
-                .descriptor_count(1)
-                .stage_flags(raygen),
-            vk::DescriptorSetLayoutBinding::default()
-                .binding(1)
-                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                .descriptor_count(1)
-                .stage_flags(raygen),
-        ];
         let unused = vk::SHADER_UNUSED_KHR;
         let group = |ty, general, hit| {
             vk::RayTracingShaderGroupCreateInfoKHR::default()
@@ -98,12 +86,7 @@ impl RayPipeline {
         // SAFETY: plain object creation with valid create infos; everything is destroyed in
         // Drop, the modules as soon as the pipeline exists.
         unsafe {
-            let set_layout = device
-                .create_descriptor_set_layout(
-                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
-                    None,
-                )
-                .unwrap();
+            let (set_layout, pool, set) = structure_and_hits_set(&device, raygen);
             let set_layouts = [set_layout];
             let layout = device
                 .create_pipeline_layout(
@@ -142,31 +125,6 @@ impl RayPipeline {
                 let at = g * region as usize;
                 table[at..at + size].copy_from_slice(handle);
             }
-            let sizes = [
-                vk::DescriptorPoolSize {
-                    ty: vk::DescriptorType::ACCELERATION_STRUCTURE_KHR,
-                    descriptor_count: 1,
-                },
-                vk::DescriptorPoolSize {
-                    ty: vk::DescriptorType::STORAGE_BUFFER,
-                    descriptor_count: 1,
-                },
-            ];
-            let pool = device
-                .create_descriptor_pool(
-                    &vk::DescriptorPoolCreateInfo::default()
-                        .max_sets(1)
-                        .pool_sizes(&sizes),
-                    None,
-                )
-                .unwrap();
-            let set = device
-                .allocate_descriptor_sets(
-                    &vk::DescriptorSetAllocateInfo::default()
-                        .descriptor_pool(pool)
-                        .set_layouts(&set_layouts),
-                )
-                .unwrap()[0];
             RayPipeline {
                 device,
                 ext,
@@ -252,4 +210,61 @@ pub fn bind_structure_and_hits(
     ];
     // SAFETY: the set is not in use; the structure and the buffer are alive.
     unsafe { device.update_descriptor_sets(&writes, &[]) };
+}
+
+/// A set layout (binding 0 a top-level structure, binding 1 a storage buffer, both for
+/// `stages`), a pool for one set, and that set: the set of both ray pipelines.
+///
+/// # Safety
+///
+/// `device` is live; the caller destroys the pool and the layout, after the set's last use.
+pub unsafe fn structure_and_hits_set(
+    device: &ash::Device,
+    stages: vk::ShaderStageFlags,
+) -> (
+    vk::DescriptorSetLayout,
+    vk::DescriptorPool,
+    vk::DescriptorSet,
+) {
+    let kinds = [
+        vk::DescriptorType::ACCELERATION_STRUCTURE_KHR,
+        vk::DescriptorType::STORAGE_BUFFER,
+    ];
+    let bindings = kinds.map(|ty| {
+        vk::DescriptorSetLayoutBinding::default()
+            .descriptor_type(ty)
+            .descriptor_count(1)
+            .stage_flags(stages)
+    });
+    let bindings = [bindings[0].binding(0), bindings[1].binding(1)];
+    let sizes = kinds.map(|ty| vk::DescriptorPoolSize {
+        ty,
+        descriptor_count: 1,
+    });
+    // SAFETY: plain object creation on a live device (the caller's promise).
+    unsafe {
+        let set_layout = device
+            .create_descriptor_set_layout(
+                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
+                None,
+            )
+            .unwrap();
+        let pool = device
+            .create_descriptor_pool(
+                &vk::DescriptorPoolCreateInfo::default()
+                    .max_sets(1)
+                    .pool_sizes(&sizes),
+                None,
+            )
+            .unwrap();
+        let layouts = [set_layout];
+        let set = device
+            .allocate_descriptor_sets(
+                &vk::DescriptorSetAllocateInfo::default()
+                    .descriptor_pool(pool)
+                    .set_layouts(&layouts),
+            )
+            .unwrap()[0];
+        (set_layout, pool, set)
+    }
 }

@@ -19,28 +19,11 @@ impl RayQuery {
     pub fn new(ctx: &Context) -> RayQuery {
         let device = ctx.device().clone();
         let compute = vk::ShaderStageFlags::COMPUTE;
-        let bindings = [
-            vk::DescriptorSetLayoutBinding::default()
-                .binding(0)
-                .descriptor_type(vk::DescriptorType::ACCELERATION_STRUCTURE_KHR)
-                .descriptor_count(1)
-                .stage_flags(compute),
-            vk::DescriptorSetLayoutBinding::default()
-                .binding(1)
-                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                .descriptor_count(1)
-                .stage_flags(compute),
-        ];
         let code = vk_baton_shaders::words(vk_baton_shaders::RAY_QUERY_COMP);
         // SAFETY: plain object creation on a live device with rayQuery enabled; everything is
         // destroyed on drop (the shader module once the pipeline exists).
         unsafe {
-            let set_layout = device
-                .create_descriptor_set_layout(
-                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
-                    None,
-                )
-                .unwrap();
+            let (set_layout, pool, set) = super::pipeline::structure_and_hits_set(&device, compute);
             let layouts = [set_layout];
             let layout = device
                 .create_pipeline_layout(
@@ -63,31 +46,6 @@ impl RayQuery {
                 .map_err(|(_, e)| e)
                 .unwrap()[0];
             device.destroy_shader_module(module, None);
-            let sizes = [
-                vk::DescriptorPoolSize {
-                    ty: vk::DescriptorType::ACCELERATION_STRUCTURE_KHR,
-                    descriptor_count: 1,
-                },
-                vk::DescriptorPoolSize {
-                    ty: vk::DescriptorType::STORAGE_BUFFER,
-                    descriptor_count: 1,
-                },
-            ];
-            let pool = device
-                .create_descriptor_pool(
-                    &vk::DescriptorPoolCreateInfo::default()
-                        .max_sets(1)
-                        .pool_sizes(&sizes),
-                    None,
-                )
-                .unwrap();
-            let set = device
-                .allocate_descriptor_sets(
-                    &vk::DescriptorSetAllocateInfo::default()
-                        .descriptor_pool(pool)
-                        .set_layouts(&layouts),
-                )
-                .unwrap()[0];
             RayQuery {
                 device,
                 set_layout,
