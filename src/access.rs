@@ -23,6 +23,7 @@
 use ash::vk;
 
 mod features;
+mod layouts;
 mod stages;
 mod table;
 #[cfg(test)]
@@ -31,6 +32,7 @@ mod tests;
 mod tests_features;
 
 pub use features::DeviceFeatures;
+pub use layouts::LayoutPolicy;
 pub use stages::{capabilities_for, narrow_stages, supported_stages};
 pub use table::{AccessRow, ACCESS_TABLE};
 

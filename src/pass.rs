@@ -9,9 +9,12 @@
 //! let color = vk::ClearColorValue { float32: [0.0, 0.0, 0.0, 1.0] };
 //! graph.record()
 //!     .insert_fn("clear", q, |d| { d.uses(&img, Access::CLEAR_COLOR_WRITE).discard(); }, |r| {
-//!         // SAFETY: the graph put the image in TRANSFER_DST_OPTIMAL before this pass.
-//!         unsafe { r.device().cmd_clear_color_image(r.cmd(), img.handle(),
-//!             vk::ImageLayout::TRANSFER_DST_OPTIMAL, &color, &[img.full_range()]) };
+//!         // The layout the graph put the image in: TRANSFER_DST_OPTIMAL, or GENERAL under
+//!         // `LayoutPolicy::General`.
+//!         let layout = r.layout(Access::CLEAR_COLOR_WRITE);
+//!         // SAFETY: the graph put the image in `layout` before this pass.
+//!         unsafe { r.device().cmd_clear_color_image(r.cmd(), img.handle(), layout, &color,
+//!             &[img.full_range()]) };
 //!         Ok(())
 //!     })
 //!     .finish()?.execute()?.wait()?;
@@ -34,9 +37,10 @@
 //!     }
 //!     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
 //!         let color = vk::ClearColorValue { float32: self.color };
-//!         // SAFETY (example): the graph put the image in TRANSFER_DST_OPTIMAL before this pass.
+//!         let layout = r.layout(Access::CLEAR_COLOR_WRITE);
+//!         // SAFETY (example): the graph put the image in `layout` before this pass.
 //!         unsafe {
-//!             r.device().cmd_clear_color_image(r.cmd(), self.img.handle(), vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+//!             r.device().cmd_clear_color_image(r.cmd(), self.img.handle(), layout,
 //!                 &color, &[self.img.full_range()]);
 //!         }
 //!         Ok(())
@@ -44,6 +48,7 @@
 //! }
 //! ```
 
+use crate::access::{Access, LayoutPolicy};
 use crate::completion::CompletionToken;
 use crate::debug::DebugUtils;
 use crate::error::Result;
@@ -111,6 +116,7 @@ pub struct Recorder<'a> {
     pub(crate) completion: &'a CompletionToken,
     pub(crate) debug: Option<&'a DebugUtils>,
     pub(crate) pass_name: &'a str,
+    pub(crate) layouts: LayoutPolicy,
 }
 
 impl Recorder<'_> {
@@ -156,6 +162,36 @@ impl Recorder<'_> {
     /// ```
     pub fn pass_name(&self) -> &str {
         self.pass_name
+    }
+
+    /// The layout an image is in for this pass's use of it with `access`: the access's own
+    /// ([`Access::layout`]), or `GENERAL` where the graph plans in `GENERAL`
+    /// ([`LayoutPolicy`]). Name it in the pass's commands: a copy's `dstImageLayout`, an
+    /// attachment's `imageLayout`, a descriptor's `imageLayout`.
+    ///
+    /// ```no_run
+    /// # fn f(r: &vk_baton::Recorder<'_>, src: &vk_baton::StBuffer, dst: &vk_baton::StImage, region: ash::vk::BufferImageCopy) {
+    /// use vk_baton::Access;
+    /// let layout = r.layout(Access::COPY_WRITE);
+    /// // SAFETY: the pass declared `dst` with COPY_WRITE, so the graph put it in `layout`.
+    /// unsafe { r.device().cmd_copy_buffer_to_image(r.cmd(), src.handle(), dst.handle(), layout, &[region]) };
+    /// # }
+    /// ```
+    pub fn layout(&self, access: Access) -> vk::ImageLayout {
+        self.layouts.layout(access)
+    }
+
+    /// The graph's layout policy for this execution, for the layouts
+    /// [`Recorder::layout`] does not cover: one aspect's ([`LayoutPolicy::layout_in`]).
+    ///
+    /// ```no_run
+    /// # fn f(r: &vk_baton::Recorder<'_>) {
+    /// use vk_baton::{ash::vk::ImageAspectFlags as Asp, Access};
+    /// let depth = r.layout_policy().layout_in(Access::DEPTH_ATTACHMENT_READ, Asp::DEPTH);
+    /// # }
+    /// ```
+    pub fn layout_policy(&self) -> LayoutPolicy {
+        self.layouts
     }
 
     /// Hands an object to the execution fence, which keeps it alive until the GPU is done

@@ -230,16 +230,17 @@ impl Pass for ImageBlit {
             self.src.name(),
             self.dst.name()
         );
+        let (src, dst) = (r.layout(Access::BLIT_READ), r.layout(Access::BLIT_WRITE));
         // SAFETY: both images are alive, the formats, filter and regions were checked at
-        // construction, and the graph put the declared subresources in
-        // TRANSFER_SRC/DST_OPTIMAL before this pass.
+        // construction, and the graph put the declared subresources in `src` and `dst`
+        // before this pass.
         unsafe {
             r.device().cmd_blit_image(
                 r.cmd(),
                 self.src.handle(),
-                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                src,
                 self.dst.handle(),
-                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                dst,
                 &self.regions,
                 self.filter,
             )

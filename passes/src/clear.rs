@@ -147,13 +147,14 @@ impl Pass for ClearColor {
             .iter()
             .map(|x| x.to_vk(vk::ImageAspectFlags::COLOR))
             .collect();
-        // SAFETY: the image is alive and the graph put the declared ranges in
-        // TRANSFER_DST_OPTIMAL before this pass.
+        let layout = r.layout(Access::CLEAR_COLOR_WRITE);
+        // SAFETY: the image is alive and the graph put the declared ranges in `layout` before
+        // this pass.
         unsafe {
             r.device().cmd_clear_color_image(
                 r.cmd(),
                 self.img.handle(),
-                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                layout,
                 &self.value,
                 &ranges,
             )
@@ -246,13 +247,14 @@ impl Pass for ClearDepthStencil {
         let aspect = self.img.desc().aspect();
         let ranges: Vec<vk::ImageSubresourceRange> =
             self.ranges.iter().map(|x| x.to_vk(aspect)).collect();
-        // SAFETY: the image is alive and the graph put the declared ranges in
-        // TRANSFER_DST_OPTIMAL before this pass.
+        let layout = r.layout(Access::CLEAR_DEPTH_STENCIL_WRITE);
+        // SAFETY: the image is alive and the graph put the declared ranges in `layout` before
+        // this pass.
         unsafe {
             r.device().cmd_clear_depth_stencil_image(
                 r.cmd(),
                 self.img.handle(),
-                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                layout,
                 &self.value,
                 &ranges,
             )

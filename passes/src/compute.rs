@@ -4,7 +4,8 @@
 //! Each binding declares its access by itself: a storage buffer or image as
 //! COMPUTE_SHADER_READ, _WRITE or _READ_WRITE (GENERAL layout for images), with discard for
 //! [`ShaderAccess::WriteDiscard`], a sampled image as
-//! [`Access::COMPUTE_SHADER_SAMPLED_READ`] (SHADER_READ_ONLY_OPTIMAL). The descriptor set is
+//! [`Access::COMPUTE_SHADER_SAMPLED_READ`] (SHADER_READ_ONLY_OPTIMAL, or GENERAL with
+//! [`ComputeBuilder::layout_policy`]). The descriptor set is
 //! allocated and written once, when the pass is built, from a pool of exactly its size: no
 //! descriptor work happens per frame. The pipeline, layouts, views, sampler and pool live in
 //! one shared object that every execution keeps alive with [`Recorder::keep_alive`], so
@@ -38,6 +39,7 @@ use crate::error::{Error, Result};
 use ash::vk;
 use std::ffi::CString;
 use std::sync::Arc;
+use vk_baton::access::LayoutPolicy;
 use vk_baton::{Access, BufferRange, Declare, ImageRange, Pass, Recorder, StBuffer, StImage};
 
 mod builder;
@@ -136,6 +138,7 @@ pub struct ComputeBuilder<'a> {
     push_size: u32,
     groups: [u32; 3],
     name: String,
+    layouts: LayoutPolicy,
 }
 
 /// The Vulkan objects of one compute pass; destroyed when the last holder (the pass or an
@@ -154,6 +157,8 @@ struct Objects {
     /// image (each execution makes its own).
     views: Vec<vk::ImageView>,
     sampler: vk::Sampler,
+    /// The layout the sampled images' descriptors name, which their uses declare.
+    sampled_layout: vk::ImageLayout,
     /// Pools of [`FrameSet`]s whose executions completed, reset, for the next ones.
     spare_pools: parking_lot::Mutex<Vec<vk::DescriptorPool>>,
     name: String,
@@ -244,7 +249,8 @@ impl Objects {
         }
         self.pool = descriptors::create_pool(&dev, &b.bindings)?;
         self.set = descriptors::allocate_set(&dev, self.pool, self.set_layout)?;
-        descriptors::write_set(&dev, self.set, &b.bindings, &self.views, self.sampler)
+        let sampled = (self.sampler, self.sampled_layout);
+        descriptors::write_set(&dev, self.set, &b.bindings, &self.views, sampled)
     }
 }
 
@@ -338,6 +344,7 @@ impl ComputeDispatch {
             push_size: 0,
             groups: [1, 1, 1],
             name: "compute".into(),
+            layouts: LayoutPolicy::Optimal,
         }
     }
 
@@ -413,7 +420,9 @@ impl Pass for ComputeDispatch {
                     }
                 }
                 Resource::Sampled { image, .. } => {
-                    d.uses(image, Access::COMPUTE_SHADER_SAMPLED_READ);
+                    // The descriptor was written with this layout, whatever the graph's policy.
+                    d.uses(image, Access::COMPUTE_SHADER_SAMPLED_READ)
+                        .layout(self.objects.sampled_layout);
                 }
             }
         }
@@ -466,7 +475,7 @@ impl ComputeDispatch {
     /// `cmd` belongs to this pass's device, is in the recording state, and will be submitted
     /// to a queue whose family supports compute. When the commands execute, every bound
     /// resource is in the state its binding declares (storage images in GENERAL, sampled
-    /// images in SHADER_READ_ONLY_OPTIMAL), with the app's own barriers making earlier
+    /// images in the layout of [`ComputeBuilder::layout_policy`]), with the app's own barriers making earlier
     /// writes visible. The pass (which owns the pipeline and descriptor set) is not dropped
     /// before that execution completes: outside a graph nothing keeps it alive.
     pub unsafe fn record_commands(&self, cmd: vk::CommandBuffer) -> Result<()> {

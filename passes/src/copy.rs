@@ -341,15 +341,16 @@ impl Pass for CopyImage {
             self.src.name(),
             self.dst.name()
         );
+        let (src, dst) = (r.layout(Access::COPY_READ), r.layout(Access::COPY_WRITE));
         // SAFETY: both images are alive, the regions lie inside them, and the graph put the
-        // declared subresources in TRANSFER_SRC/DST_OPTIMAL before this pass.
+        // declared subresources in `src` and `dst` before this pass.
         unsafe {
             r.device().cmd_copy_image(
                 r.cmd(),
                 self.src.handle(),
-                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                src,
                 self.dst.handle(),
-                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                dst,
                 &self.regions,
             )
         };

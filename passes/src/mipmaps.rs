@@ -126,8 +126,8 @@ impl Pass for GenerateMipmaps {
         let cmd = r.cmd();
         let barrier = |b: &[vk::ImageMemoryBarrier2<'_>]| {
             // SAFETY: the image is alive; the barriers cover only its levels 1.., which the
-            // graph left in TRANSFER_SRC_OPTIMAL (old contents discarded) and which only this
-            // pass touches until it ends.
+            // graph left in `src` (old contents discarded) and which only this pass touches
+            // until it ends.
             unsafe {
                 dev.cmd_pipeline_barrier2(
                     cmd,
@@ -135,9 +135,12 @@ impl Pass for GenerateMipmaps {
                 )
             };
         };
+        // TRANSFER_SRC/DST_OPTIMAL, or both GENERAL under the graph's layout policy: then
+        // the barriers below change no layout but still order each level's write before
+        // the next blit reads it.
         let (src, dst) = (
-            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+            r.layout(Access::MIP_CHAIN_BLIT_READ_WRITE),
+            r.layout(Access::BLIT_WRITE),
         );
         for level in 1..levels {
             // Level `level` becomes a blit destination (its old contents are discarded);
@@ -162,9 +165,9 @@ impl Pass for GenerateMipmaps {
                 barrier(&[back, to_dst]);
             }
             let region = level_blit(&desc, level);
-            // SAFETY: level-1 is in TRANSFER_SRC_OPTIMAL (declared for level 0, moved back
-            // above for the others) and `level` in TRANSFER_DST_OPTIMAL; the format and
-            // filter were checked at construction.
+            // SAFETY: level-1 is in `src` (declared for level 0, moved back above for the
+            // others) and `level` in `dst`; the format and filter were checked at
+            // construction.
             unsafe {
                 r.device().cmd_blit_image(
                     r.cmd(),

@@ -58,6 +58,7 @@ use ash::vk;
 use std::sync::Arc;
 use targets::{check_target, covers};
 use views::Views;
+use vk_baton::access::LayoutPolicy;
 use vk_baton::plan::{Region, Unordered};
 use vk_baton::{Access, Declare, ImageRange, Pass, Recorder, StBuffer, StImage};
 
@@ -443,14 +444,17 @@ impl<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()>> Pass for Render<F> {
             .colors
             .iter()
             .zip(&views.colors)
-            .map(|(c, &(view, resolve))| color_info(c, view, resolve))
+            .map(|(c, &(view, resolve))| color_info(c, (view, resolve), r.layout_policy()))
             .collect();
         let area = self.area;
         let depth = self
             .depth
             .as_ref()
             .zip(views.depth)
-            .map(|(t, view)| depth_infos(t, view, covers(area, &t.image, t.subresource)));
+            .map(|(t, view)| {
+                let covered = covers(area, &t.image, t.subresource);
+                depth_infos(t, view, (covered, r.layout_policy()))
+            });
         let aspect = self.depth.as_ref().map(|t| t.image.desc().aspect());
         let has = |a: vk::ImageAspectFlags| aspect.is_some_and(|x| x.contains(a));
         let mut info = vk::RenderingInfo::default()
@@ -476,8 +480,9 @@ impl<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()>> Pass for Render<F> {
         };
         // The pass's own handle to the device: `r` goes to the draw code in between.
         let (device, cmd) = (&self.views.device, r.cmd());
-        // SAFETY: recording; the graph put every target in the layout its access names
-        // (the layouts used here), and the views are alive until the execution completes.
+        // SAFETY: recording; the graph put every target in the layout its access takes under
+        // the graph's layout policy (the layouts used here), and the views are alive until
+        // the execution completes.
         unsafe {
             device.cmd_begin_rendering(cmd, &info);
             device.cmd_set_viewport(cmd, 0, &[viewport]);
@@ -499,12 +504,12 @@ fn area_region(area: vk::Rect2D) -> Region {
 
 fn color_info(
     c: &ColorTarget,
-    view: vk::ImageView,
-    resolve: Option<vk::ImageView>,
+    (view, resolve): (vk::ImageView, Option<vk::ImageView>),
+    layouts: LayoutPolicy,
 ) -> vk::RenderingAttachmentInfo<'static> {
     let mut info = vk::RenderingAttachmentInfo::default()
         .image_view(view)
-        .image_layout(c.access().layout)
+        .image_layout(layouts.layout(c.access()))
         .load_op(c.load.op())
         .store_op(c.store.op());
     if let Load::Clear(value) = c.load {
@@ -514,7 +519,7 @@ fn color_info(
         info = info
             .resolve_mode(resolve_mode(c.image.desc().format))
             .resolve_image_view(rv)
-            .resolve_image_layout(Access::COLOR_ATTACHMENT_WRITE.layout);
+            .resolve_image_layout(layouts.layout(Access::COLOR_ATTACHMENT_WRITE));
     }
     info
 }
@@ -525,12 +530,12 @@ fn color_info(
 fn depth_infos(
     t: &DepthTarget,
     view: vk::ImageView,
-    covered: bool,
+    (covered, layouts): (bool, LayoutPolicy),
 ) -> (
     vk::RenderingAttachmentInfo<'static>,
     vk::RenderingAttachmentInfo<'static>,
 ) {
-    let (depth_layout, stencil_layout) = t.layouts(covered);
+    let (depth_layout, stencil_layout) = t.layouts(covered, layouts);
     let info = |layout, load: vk::AttachmentLoadOp, store: Store| {
         vk::RenderingAttachmentInfo::default()
             .image_view(view)

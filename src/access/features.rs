@@ -21,7 +21,7 @@ use vk::PipelineStageFlags2 as S;
 pub struct DeviceFeatures(u32);
 
 /// Each feature with the name the specification gives it.
-const NAMES: [(DeviceFeatures, &str); 8] = [
+const NAMES: [(DeviceFeatures, &str); 9] = [
     (DeviceFeatures::TASK_SHADER, "taskShader"),
     (DeviceFeatures::MESH_SHADER, "meshShader"),
     (
@@ -36,6 +36,7 @@ const NAMES: [(DeviceFeatures, &str); 8] = [
     ),
     (DeviceFeatures::MAINTENANCE8, "maintenance8"),
     (DeviceFeatures::MAINTENANCE9, "maintenance9"),
+    (DeviceFeatures::UNIFIED_IMAGE_LAYOUTS, "unifiedImageLayouts"),
 ];
 
 impl DeviceFeatures {
@@ -68,6 +69,12 @@ impl DeviceFeatures {
     /// without ownership transfers, whose contents the feature keeps
     /// ([`QueueDecl::maintenance9`](crate::plan::QueueDecl::maintenance9)).
     pub const MAINTENANCE9: Self = Self(1 << 7);
+    /// `VkPhysicalDeviceUnifiedImageLayoutsFeaturesKHR::unifiedImageLayouts`
+    /// (`VK_KHR_unified_image_layouts`): no access needs it, but a graph that knows of it
+    /// plans its image uses in `GENERAL` unless told otherwise
+    /// ([`LayoutPolicy::General`](crate::access::LayoutPolicy::General),
+    /// [`Graph::set_layout_policy`](crate::Graph::set_layout_policy)).
+    pub const UNIFIED_IMAGE_LAYOUTS: Self = Self(1 << 8);
 
     /// Whether every feature of `other` is in `self`.
     pub const fn contains(self, other: Self) -> bool {

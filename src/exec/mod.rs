@@ -47,6 +47,7 @@ pub use signals::AppSignals;
 #[cfg(feature = "timing")]
 pub(crate) use timestamps::ExecutionTimer;
 
+use crate::access::LayoutPolicy;
 use crate::completion::CompletionToken;
 use crate::error::Result;
 use crate::fence::ExecutionFence;
@@ -71,6 +72,8 @@ pub(crate) struct Execution<'a> {
     pub(crate) plan: Plan,
     /// The Vulkan structs of `plan`'s barriers, once recorded; they go with the plan.
     pub(crate) barriers: PlanBarriers,
+    /// The layouts the passes declared their image uses in, which they record with.
+    pub(crate) layouts: LayoutPolicy,
 }
 
 /// What an execution hands back to its graph once submitted: the plan with its baked
@@ -95,6 +98,7 @@ impl<'a> Execution<'a> {
             versions,
             plan,
             barriers,
+            layouts: _,
         } = self;
         let mut spares = pools.spares.lock();
         give(&mut spares.versions, versions);

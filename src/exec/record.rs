@@ -18,6 +18,7 @@ use super::barriers::PlanBarriers;
 use super::labels::{self, pass_color, PlanLabels};
 use super::scratch::{Job, Piece, RecordingLists};
 use super::Execution;
+use crate::access::LayoutPolicy;
 use crate::completion::CompletionToken;
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
@@ -252,6 +253,7 @@ impl Execution<'_> {
             resources,
             plan,
             barriers,
+            layouts,
             ..
         } = self;
         let device: &ash::Device = &pools.device;
@@ -281,6 +283,7 @@ impl Execution<'_> {
             queues,
             barriers,
             token,
+            layouts: *layouts,
             queries: &lists.queries,
             query_pool: out.query_pool(),
             labels_missed: AtomicBool::new(false),
@@ -393,6 +396,8 @@ pub(crate) struct Shared<'e> {
     queues: &'e [Queue],
     barriers: &'e PlanBarriers,
     token: &'e CompletionToken,
+    /// The layouts the passes declared their image uses in, which they record with.
+    layouts: LayoutPolicy,
     /// Per pass: its first timestamp query, if timed.
     queries: &'e [Option<u32>],
     query_pool: vk::QueryPool,
@@ -417,6 +422,7 @@ pub(crate) struct RecorderParts<'a> {
     keep: &'a mut Vec<Box<dyn Any + Send + Sync>>,
     completion: &'a CompletionToken,
     debug: Option<&'a DebugUtils>,
+    layouts: LayoutPolicy,
 }
 
 impl RecorderParts<'_> {
@@ -435,6 +441,7 @@ impl RecorderParts<'_> {
             completion: self.completion,
             debug: self.debug,
             pass_name: name,
+            layouts: self.layouts,
         };
         pass.record(&mut r).map_err(|e| name_the_pass(name, e))
     }
@@ -512,6 +519,7 @@ pub(crate) fn record_piece(
                     keep: &mut *keep,
                     completion: s.token,
                     debug: s.debug,
+                    layouts: s.layouts,
                 };
                 passes.record(*i, parts)?;
                 close_pass(s, cmd, s.queries[*i]);

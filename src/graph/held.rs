@@ -221,6 +221,7 @@ impl<'a> HeldPlan<'a> {
         execution.queues = prepared.queues;
         execution.resources = prepared.resources;
         execution.versions = prepared.versions;
+        execution.layouts = prepared.layouts;
         self.graph.cache.lock().put_back(left, left_barriers);
         Ok(())
     }

@@ -6,6 +6,7 @@
 //! whether the plan went stale). The states themselves are snapshot only when the frame is not
 //! one a kept plan left at rest ([`Lowered::snapshot_states`]). Nothing here calls Vulkan.
 
+use crate::access::LayoutPolicy;
 use crate::error::{Error, Result};
 use crate::exec::Spares;
 use crate::pass::{Declare, Declared, PassEntry, ResourceIndex};
@@ -97,7 +98,7 @@ pub(crate) struct QueueExtensions {
 /// `spare` (the declarations of an earlier plan), `scratch` and `lists` (emptied vectors) are
 /// refilled rather than allocated again.
 pub(crate) fn lower(
-    (device, ext): (vk::Device, QueueExtensions),
+    (device, ext, layouts): (vk::Device, QueueExtensions, LayoutPolicy),
     passes: &[PassEntry<'_>],
     spare: Option<PlanInput>,
     scratch: &mut LowerScratch,
@@ -128,7 +129,7 @@ pub(crate) fn lower(
     } = &mut *scratch.0;
     index.start(resources);
     let declared = declare_passes(
-        device,
+        (device, layouts),
         passes,
         d,
         index,
@@ -251,7 +252,7 @@ pub(crate) fn first_use_index<T: PartialEq + Clone>(x: &T, list: &mut Vec<T>) ->
 /// every pass in turn: its vectors are reused from pass to pass, and uses go straight into
 /// the pass's declaration. Fails on a resource of another device.
 fn declare_passes(
-    device: vk::Device,
+    (device, layouts): (vk::Device, LayoutPolicy),
     passes: &[PassEntry<'_>],
     d: &mut Declared,
     index: &mut ResourceIndex,
@@ -268,6 +269,7 @@ fn declare_passes(
             out: d,
             uses: &mut pd.uses,
             index,
+            layouts,
         });
         for w in &d.waits {
             let mut guards = Vec::new();

@@ -10,7 +10,7 @@
 //! # Ok(()) }
 //! ```
 
-use crate::access::DeviceFeatures;
+use crate::access::{DeviceFeatures, LayoutPolicy};
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
 use crate::exec::{words, Executed, GraphPools, Spare};
@@ -22,7 +22,7 @@ use cache::PlanCache;
 use lowering::LowerScratch;
 use parking_lot::Mutex;
 use std::fmt;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};
 use std::sync::Arc;
 
 pub(crate) mod cache;
@@ -65,6 +65,9 @@ pub struct Graph {
     /// The device features the app enabled, as far as accesses need them
     /// ([`Graph::set_device_features`]), as [`DeviceFeatures::bits`].
     device_features: AtomicU32,
+    /// The layout policy the app chose ([`Graph::set_layout_policy`]), or none yet: 0 none,
+    /// 1 [`LayoutPolicy::Optimal`], 2 [`LayoutPolicy::General`].
+    layout_policy: AtomicU8,
 }
 
 /// The lists a builder reuses from one frame to the next.
@@ -178,6 +181,7 @@ impl Graph {
             lowering: Default::default(),
             builder: Default::default(),
             device_features: AtomicU32::new(0),
+            layout_policy: AtomicU8::new(0),
         }
     }
 
@@ -268,6 +272,51 @@ impl Graph {
     /// The device features the app said are enabled ([`Graph::set_device_features`]).
     pub fn device_features(&self) -> DeviceFeatures {
         DeviceFeatures::from_bits(self.device_features.load(Ordering::Relaxed))
+    }
+
+    /// Plans every image use from now on in the layouts of `policy`: the access table's
+    /// ([`LayoutPolicy::Optimal`]), or `GENERAL` wherever it may stand in
+    /// ([`LayoutPolicy::General`], for devices with `VK_KHR_unified_image_layouts`). Without a
+    /// call, a graph told of [`DeviceFeatures::UNIFIED_IMAGE_LAYOUTS`] plans in `GENERAL` and
+    /// any other in the table's layouts.
+    ///
+    /// Passes record with the layouts the policy gives
+    /// ([`Recorder::layout`](crate::Recorder::layout)); the stock passes do. `GENERAL` is valid
+    /// for every such use in core Vulkan, so any device runs either policy correctly. A
+    /// resource left in one policy's layout is moved to the other's by the next frame's
+    /// barriers, like any other layout change.
+    ///
+    /// ```no_run
+    /// # fn f(graph: &vk_baton::Graph) {
+    /// use vk_baton::access::LayoutPolicy;
+    /// graph.set_layout_policy(LayoutPolicy::General);
+    /// assert_eq!(graph.layout_policy(), LayoutPolicy::General);
+    /// # }
+    /// ```
+    pub fn set_layout_policy(&self, policy: LayoutPolicy) {
+        let code = match policy {
+            LayoutPolicy::Optimal => 1,
+            LayoutPolicy::General => 2,
+        };
+        self.layout_policy.store(code, Ordering::Relaxed);
+        log::debug!("graph: image layouts {policy:?}");
+    }
+
+    /// The layout policy the graph plans with: the one set by [`Graph::set_layout_policy`],
+    /// else [`LayoutPolicy::General`] where the app told the graph of
+    /// [`DeviceFeatures::UNIFIED_IMAGE_LAYOUTS`], else [`LayoutPolicy::Optimal`].
+    pub fn layout_policy(&self) -> LayoutPolicy {
+        match self.layout_policy.load(Ordering::Relaxed) {
+            1 => LayoutPolicy::Optimal,
+            2 => LayoutPolicy::General,
+            _ if self
+                .device_features()
+                .contains(DeviceFeatures::UNIFIED_IMAGE_LAYOUTS) =>
+            {
+                LayoutPolicy::General
+            }
+            _ => LayoutPolicy::Optimal,
+        }
     }
 
     /// Whether each pass and each barrier command is recorded inside a debug label (the pass's

@@ -6,7 +6,7 @@
 use super::cache::Match;
 use super::lowering::{lower, Lists, Lowered, QueueExtensions};
 use super::Graph;
-use crate::access::DeviceFeatures;
+use crate::access::{DeviceFeatures, LayoutPolicy};
 use crate::error::{Error, Result};
 use crate::exec::{Execution, GraphPools, PlanBarriers};
 use crate::pass::PassEntry;
@@ -22,6 +22,8 @@ pub(crate) struct Prepared {
     pub(crate) versions: Vec<u64>,
     pub(crate) plan: Plan,
     pub(crate) barriers: PlanBarriers,
+    /// The layouts the passes' image uses were declared in, which they record with.
+    pub(crate) layouts: LayoutPolicy,
     /// Whether the plan came from the cache.
     pub(crate) reused: bool,
     /// Whether it came without reading the states ([`PlanCache::take_at_rest`](super::cache::PlanCache::take_at_rest)).
@@ -43,6 +45,7 @@ impl Prepared {
             versions: self.versions,
             plan: self.plan,
             barriers: self.barriers,
+            layouts: self.layouts,
         }
     }
 }
@@ -78,8 +81,9 @@ impl Graph {
                 && features.contains(DeviceFeatures::MAINTENANCE8),
             maintenance9: features.contains(DeviceFeatures::MAINTENANCE9),
         };
+        let layouts = self.layout_policy();
         let mut lowered = lower(
-            (device, ext),
+            (device, ext, layouts),
             passes,
             spare_input,
             &mut self.lowering.lock(),
@@ -129,6 +133,7 @@ impl Graph {
             versions,
             plan,
             barriers,
+            layouts,
             reused,
             at_rest,
         })

@@ -1,6 +1,6 @@
 //! [`Declare`]: what a pass tells the graph it touches, one use at a time.
 
-use crate::access::Access;
+use crate::access::{Access, LayoutPolicy};
 use crate::fx::FxBuildHasher;
 use crate::plan::{RenderPassLayouts, Unordered, UseDecl};
 use crate::range::{BufferRange, ImageRange, SubRange};
@@ -145,6 +145,8 @@ pub struct Declare<'a> {
     pub(crate) out: &'a mut Declared,
     pub(crate) uses: &'a mut Vec<UseDecl>,
     pub(crate) index: &'a mut ResourceIndex,
+    /// The graph's layout policy, applied to every use as it is declared.
+    pub(crate) layouts: LayoutPolicy,
 }
 
 /// A resource a pass can declare a use of: an image (`&Arc<StImage>`, ranges are
@@ -317,10 +319,28 @@ impl<T: UseTarget + ?Sized> Use<'_, T> {
 }
 
 impl Use<'_, Arc<StImage>> {
+    /// The use is in `layout`, whatever the graph's [`LayoutPolicy`]: for a pass whose
+    /// descriptors were written before the frame, naming a layout the graph cannot change.
+    /// Call it before [`Use::initial_layout`] and [`Use::final_layout`], which take the
+    /// subpass's layout from it.
+    ///
+    /// ```no_run
+    /// # fn f(d: &mut vk_baton::Declare<'_>, img: &std::sync::Arc<vk_baton::StImage>) {
+    /// use vk_baton::{ash::vk::ImageLayout as L, Access};
+    /// // The descriptor set, written once, says SHADER_READ_ONLY_OPTIMAL.
+    /// d.uses(img, Access::FRAGMENT_SHADER_SAMPLED_READ).layout(L::SHADER_READ_ONLY_OPTIMAL);
+    /// # }
+    /// ```
+    pub fn layout(self, layout: vk::ImageLayout) -> Self {
+        self.declared.access.layout = layout;
+        self
+    }
+
     /// The image is an attachment of the app's own `VkRenderPass`, whose
     /// `VkAttachmentDescription::initialLayout` is `layout`: the graph leaves the image in
     /// `layout` before the pass (from UNDEFINED, if the use [discards](Use::discard)), and the
-    /// render pass moves it on to the subpass's layout (the access's) itself. An
+    /// render pass moves it on to the subpass's layout (the access's under the graph's
+    /// [`LayoutPolicy`]: make the render pass with [`LayoutPolicy::layout`]) itself. An
     /// `initialLayout` of UNDEFINED (any layout, contents discarded) makes the use a discard.
     /// Without [`Use::final_layout`], the render pass leaves the image in the subpass's layout.
     /// The access must say what the attachment's ops do: a store op STORE or DONT_CARE writes,
@@ -375,7 +395,9 @@ impl Use<'_, Arc<StImage>> {
 
 impl Declare<'_> {
     /// Declares that the pass uses `resource` with `access`: the whole resource, its contents
-    /// kept, unless [`Use::range`] or [`Use::discard`] follow.
+    /// kept, unless [`Use::range`] or [`Use::discard`] follow. An image use is in the layout
+    /// the graph's [`LayoutPolicy`] gives `access`, which the pass records with
+    /// ([`Recorder::layout`](crate::Recorder::layout)).
     ///
     /// ```no_run
     /// # fn f(d: &mut vk_baton::Declare<'_>, src: &std::sync::Arc<vk_baton::StBuffer>, dst: &std::sync::Arc<vk_baton::StImage>) {
@@ -388,7 +410,7 @@ impl Declare<'_> {
         let index = self.index.index_of(sealed::Sealed::id(resource), || {
             sealed::Sealed::resource(resource)
         });
-        self.uses.push(UseDecl::new(index, access));
+        self.uses.push(UseDecl::new(index, self.layouts.apply(access)));
         Use {
             declared: self.uses.last_mut().expect("pushed just above"),
             target: PhantomData,

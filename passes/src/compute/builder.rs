@@ -152,6 +152,25 @@ impl ComputeBuilder<'_> {
         self
     }
 
+    /// The layout policy of the graphs the pass runs in (default [`LayoutPolicy::Optimal`]):
+    /// its sampled images' descriptors, written once at build, name the layout the policy
+    /// gives [`Access::COMPUTE_SHADER_SAMPLED_READ`] (`SHADER_READ_ONLY_OPTIMAL`, or
+    /// `GENERAL`), and the pass declares its uses in that layout under any graph. Match the
+    /// graph's ([`Graph::layout_policy`](vk_baton::Graph::layout_policy)), or a sampled image
+    /// changes layout before and after every dispatch. Storage images are in `GENERAL`
+    /// under either.
+    ///
+    /// ```no_run
+    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>, graph: &vk_baton::Graph) {
+    /// let b = b.layout_policy(graph.layout_policy());
+    /// # let _ = b;
+    /// # }
+    /// ```
+    pub fn layout_policy(mut self, policy: LayoutPolicy) -> Self {
+        self.layouts = policy;
+        self
+    }
+
     /// The size of the push-constant block in bytes (a multiple of 4; 0 for none).
     ///
     /// ```no_run
@@ -202,6 +221,7 @@ impl ComputeBuilder<'_> {
             set: vk::DescriptorSet::null(),
             views: Vec::new(),
             sampler: vk::Sampler::null(),
+            sampled_layout: self.layouts.layout(Access::COMPUTE_SHADER_SAMPLED_READ),
             spare_pools: Default::default(),
             name: self.name.clone(),
         };

@@ -135,13 +135,14 @@ fn unbound(name: &str) -> Error {
 }
 
 /// Writes every binding into `set`: buffers from their current handles, images with
-/// `views[i]` for binding `i`, sampled images with their own sampler or `sampler`.
+/// `views[i]` for binding `i`, sampled images with their own sampler or `sampler`, in
+/// `sampled_layout`.
 pub(super) fn write_set(
     device: &ash::Device,
     set: vk::DescriptorSet,
     bindings: &[Binding],
     views: &[vk::ImageView],
-    sampler: vk::Sampler,
+    (sampler, sampled_layout): (vk::Sampler, vk::ImageLayout),
 ) -> Result<()> {
     // Built first, and not grown after: the writes point into them.
     let mut buffer_infos = Vec::with_capacity(bindings.len());
@@ -176,7 +177,7 @@ pub(super) fn write_set(
                 [vk::DescriptorImageInfo {
                     sampler: own.unwrap_or(sampler),
                     image_view: view,
-                    image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                    image_layout: sampled_layout,
                 }],
             )),
         }
@@ -242,7 +243,8 @@ impl FrameSet {
                 views[i] = view;
             }
         }
-        write_set(&o.device, frame.set, &pass.bindings, &views, o.sampler)?;
+        let sampled = (o.sampler, o.sampled_layout);
+        write_set(&o.device, frame.set, &pass.bindings, &views, sampled)?;
         log::trace!(
             "compute pass `{}`: wrote a set for this execution ({} transient view(s))",
             o.name,

@@ -259,14 +259,16 @@ impl Pass for CopyBufferToImage {
             self.src.name(),
             self.dst.name()
         );
+        // The depth/stencil copy's row has the same layout.
+        let layout = r.layout(Access::COPY_WRITE);
         // SAFETY: both resources are alive, the regions lie inside them, and the graph put the
-        // declared subresources in TRANSFER_DST_OPTIMAL before this pass.
+        // declared subresources in `layout` before this pass.
         unsafe {
             r.device().cmd_copy_buffer_to_image(
                 r.cmd(),
                 self.src.handle(),
                 self.dst.handle(),
-                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                layout,
                 &self.regions,
             )
         };
@@ -373,13 +375,15 @@ impl Pass for CopyImageToBuffer {
             self.src.name(),
             self.dst.name()
         );
+        // The depth/stencil copy's row has the same layout.
+        let layout = r.layout(Access::COPY_READ);
         // SAFETY: both resources are alive, the regions lie inside them, and the graph put the
-        // declared subresources in TRANSFER_SRC_OPTIMAL before this pass.
+        // declared subresources in `layout` before this pass.
         unsafe {
             r.device().cmd_copy_image_to_buffer(
                 r.cmd(),
                 self.src.handle(),
-                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                layout,
                 self.dst.handle(),
                 &self.regions,
             )

@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 use crate::util::mip_extent;
 use ash::vk;
 use std::sync::Arc;
+use vk_baton::access::LayoutPolicy;
 use vk_baton::{Access, ImageRange, StImage};
 
 /// What an attachment holds when the rendering begins.
@@ -323,15 +324,19 @@ impl DepthTarget {
     }
 
     /// The depth attachment's and the stencil attachment's layouts, as [`DepthTarget::uses`]
-    /// declares them: each aspect's own where the uses are apart
-    /// ([`Access::layout_in`]).
-    pub(super) fn layouts(&self, covered: bool) -> (vk::ImageLayout, vk::ImageLayout) {
+    /// declares them under the graph's `policy`: each aspect's own where the uses are apart
+    /// ([`LayoutPolicy::layout_in`]).
+    pub(super) fn layouts(
+        &self,
+        covered: bool,
+        policy: LayoutPolicy,
+    ) -> (vk::ImageLayout, vk::ImageLayout) {
         let uses = self.uses(covered);
         let layout_of = |aspect: vk::ImageAspectFlags| {
             uses.iter()
                 .find(|(_, a, _)| a.is_empty() || *a == aspect)
                 .map_or(vk::ImageLayout::UNDEFINED, |(access, a, _)| {
-                    access.layout_in(*a)
+                    policy.layout_in(*access, *a)
                 })
         };
         (

@@ -84,6 +84,7 @@ fn a_failed_recording_returns_every_fence_and_command_buffer() {
             versions: Vec::new(),
             plan: two_queue_plan(),
             barriers: Default::default(),
+            layouts: Default::default(),
         };
         let token = CompletionToken::new(shared.device.clone());
         let r = panic::catch_unwind(AssertUnwindSafe(|| {

@@ -198,6 +198,7 @@ mod on_a_device {
                 versions: Vec::new(),
                 plan: plan(6),
                 barriers: Default::default(),
+                layouts: Default::default(),
             };
             let token = CompletionToken::new(pools.device.clone());
             let recording = execution.record(&token, &mut Default::default())?;
