@@ -447,14 +447,10 @@ impl<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()>> Pass for Render<F> {
             .map(|(c, &(view, resolve))| color_info(c, (view, resolve), r.layout_policy()))
             .collect();
         let area = self.area;
-        let depth = self
-            .depth
-            .as_ref()
-            .zip(views.depth)
-            .map(|(t, view)| {
-                let covered = covers(area, &t.image, t.subresource);
-                depth_infos(t, view, (covered, r.layout_policy()))
-            });
+        let depth = self.depth.as_ref().zip(views.depth).map(|(t, view)| {
+            let covered = covers(area, &t.image, t.subresource);
+            depth_infos(t, view, (covered, r.layout_policy()))
+        });
         let aspect = self.depth.as_ref().map(|t| t.image.desc().aspect());
         let has = |a: vk::ImageAspectFlags| aspect.is_some_and(|x| x.contains(a));
         let mut info = vk::RenderingInfo::default()

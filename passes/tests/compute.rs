@@ -8,6 +8,7 @@ mod common;
 mod gate;
 
 use common::*;
+use vk_baton::access::LayoutPolicy;
 use vk_baton::ash::vk;
 use vk_baton::{BufferDesc, ImageDesc};
 use vk_baton_passes::{
@@ -66,6 +67,35 @@ fn storage_buffer_fill_with_push_constants() {
 
 #[test]
 fn sampled_image_to_storage_image_and_buffer() {
+    let layouts = invert(LayoutPolicy::Optimal, LayoutPolicy::Optimal);
+    assert!(layouts.iter().any(|l| leaves_general(*l)), "{layouts:?}");
+}
+
+/// The same frame in a graph under `LayoutPolicy::General`, with the pass built for it: every
+/// image barrier, ownership transfers included, stays in `GENERAL`.
+#[test]
+fn sampled_image_in_general_layouts() {
+    let layouts = invert(LayoutPolicy::General, LayoutPolicy::General);
+    assert!(!layouts.iter().any(|l| leaves_general(*l)), "{layouts:?}");
+}
+
+/// A pass built for `Optimal` in a graph under `General`: its sampled image's descriptor says
+/// `SHADER_READ_ONLY_OPTIMAL`, and the graph moves the image there for it.
+#[test]
+fn sampled_image_of_an_optimal_pass_in_a_general_graph() {
+    let layouts = invert(LayoutPolicy::General, LayoutPolicy::Optimal);
+    let read_only = vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL;
+    assert!(layouts.iter().any(|l| l.1 == read_only), "{layouts:?}");
+}
+
+/// Uploads an image and a buffer on the transfer queue, inverts the image into a storage
+/// image and adds its red channel to the buffer on async compute, downloads both on graphics
+/// and checks them; in a graph under `graph_policy`, the pass built for `pass_policy`.
+/// Returns the layouts of the plan's image barriers.
+fn invert(
+    graph_policy: LayoutPolicy,
+    pass_policy: LayoutPolicy,
+) -> Vec<(vk::ImageLayout, vk::ImageLayout)> {
     let ctx = ctx();
     let words = vk_baton_shaders::words(vk_baton_shaders::INVERT_COMP);
     let (w, h) = (12u32, 10u32);
@@ -102,6 +132,7 @@ fn sampled_image_to_storage_image_and_buffer() {
     // SAFETY: the crate's own shader, through the bindings it declares.
     let mut pass = unsafe { ComputeDispatch::builder(ctx.device(), &words) }
         .name("invert")
+        .layout_policy(pass_policy)
         .sampled_image(0, src.clone())
         .storage_image(1, dst.clone(), ShaderAccess::Write)
         .storage_buffer(2, sums.clone(), ShaderAccess::ReadWrite)
@@ -116,7 +147,8 @@ fn sampled_image_to_storage_image_and_buffer() {
     let mut down_buf = DownloadBuffer::whole(ctx.device(), ctx.allocator(), sums.clone()).unwrap();
     let (hi, hb) = (down_img.handle(), down_buf.handle());
     let graph = ctx.graph().unwrap();
-    graph
+    graph.set_layout_policy(graph_policy);
+    let planned = graph
         .record()
         .insert_pass("up img", &mut up_img, ctx.transfer())
         .insert_pass("up buf", &mut up_buf, ctx.transfer())
@@ -124,11 +156,9 @@ fn sampled_image_to_storage_image_and_buffer() {
         .insert_pass("down img", &mut down_img, ctx.graphics())
         .insert_pass("down buf", &mut down_buf, ctx.graphics())
         .finish()
-        .unwrap()
-        .execute()
-        .unwrap()
-        .wait()
         .unwrap();
+    let layouts = image_layouts(planned.plan());
+    planned.execute().unwrap().wait().unwrap();
     let want_img: Vec<u8> = pixels.iter().map(|v| 255 - v).collect();
     assert_eq!(hi.read().unwrap(), want_img);
     let got: Vec<u32> = hb
@@ -145,6 +175,7 @@ fn sampled_image_to_storage_image_and_buffer() {
     drop(pass);
     drop(graph);
     assert_clean(&ctx);
+    layouts
 }
 
 #[test]

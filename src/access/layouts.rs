@@ -156,7 +156,10 @@ mod tests {
     #[test]
     fn both_aspects_of_a_depth_stencil_use_are_general() {
         use vk::ImageAspectFlags as Asp;
-        for a in [Access::DEPTH_ATTACHMENT_WRITE, Access::DEPTH_ATTACHMENT_READ] {
+        for a in [
+            Access::DEPTH_ATTACHMENT_WRITE,
+            Access::DEPTH_ATTACHMENT_READ,
+        ] {
             for aspect in [Asp::DEPTH, Asp::STENCIL, Asp::DEPTH | Asp::STENCIL] {
                 assert_eq!(LayoutPolicy::General.layout_in(a, aspect), L::GENERAL);
                 assert_eq!(

@@ -410,7 +410,8 @@ impl Declare<'_> {
         let index = self.index.index_of(sealed::Sealed::id(resource), || {
             sealed::Sealed::resource(resource)
         });
-        self.uses.push(UseDecl::new(index, self.layouts.apply(access)));
+        self.uses
+            .push(UseDecl::new(index, self.layouts.apply(access)));
         Use {
             declared: self.uses.last_mut().expect("pushed just above"),
             target: PhantomData,

@@ -13,6 +13,7 @@
 use super::common::*;
 use super::pipeline::{rect, rect_indices, Options, Pipeline};
 use std::sync::Arc;
+use vk_baton::access::LayoutPolicy;
 use vk_baton::ash::vk;
 use vk_baton::plan::{Command, Plan};
 use vk_baton::{Access, BufferDesc, ImageDesc, StBuffer};
@@ -117,8 +118,22 @@ fn region(aspect: vk::ImageAspectFlags, offset: u64) -> vk::BufferImageCopy {
 
 #[test]
 fn decals_test_depth_read_only_while_writing_stencil() {
+    decals(LayoutPolicy::Optimal);
+}
+
+/// The same frames with both aspects in `GENERAL`: the aspects share that layout, so one
+/// barrier orders both; the same depth and stencil.
+#[test]
+fn decals_in_general_layouts() {
+    decals(LayoutPolicy::General);
+}
+
+/// Frames of a depth prepass, then decals that test depth read-only while they write
+/// stencil, then a download of both aspects, under the graph's `policy`.
+fn decals(policy: LayoutPolicy) {
     let ctx = ctx();
     let graph = ctx.graph().unwrap();
+    graph.set_layout_policy(policy);
     use vk::ImageUsageFlags as U;
     let image = |format, usage, name| {
         ctx.image(ImageDesc::new_2d(SIDE, SIDE, format, usage), name)
@@ -207,26 +222,35 @@ fn decals_test_depth_read_only_while_writing_stencil() {
             .insert_pass("download", &mut down, ctx.graphics())
             .finish()
             .unwrap();
-        // Each aspect moves to its own layout before the decals; the copy takes both back.
+        // Under `Optimal`, each aspect moves to its own layout before the decals; the copy
+        // takes both back.
         let plan = planned.plan();
         use vk::ImageAspectFlags as A;
         use vk::ImageLayout as L;
+        let (before_decals, before_download) = match policy {
+            LayoutPolicy::Optimal => (
+                vec![
+                    (A::DEPTH, L::DEPTH_READ_ONLY_OPTIMAL),
+                    (A::STENCIL, L::STENCIL_ATTACHMENT_OPTIMAL),
+                ],
+                vec![
+                    (A::DEPTH, L::TRANSFER_SRC_OPTIMAL),
+                    (A::STENCIL, L::TRANSFER_SRC_OPTIMAL),
+                ],
+            ),
+            // One layout for both aspects: one barrier covers them.
+            LayoutPolicy::General => (
+                vec![(A::DEPTH | A::STENCIL, L::GENERAL)],
+                vec![(A::DEPTH | A::STENCIL, L::GENERAL)],
+            ),
+        };
         assert_eq!(
             aspects_before(plan, "ds", "decals"),
-            [
-                (A::DEPTH, L::DEPTH_READ_ONLY_OPTIMAL),
-                (A::STENCIL, L::STENCIL_ATTACHMENT_OPTIMAL)
-            ],
+            before_decals,
             "{plan}"
         );
-        assert_eq!(
-            aspects_before(plan, "ds", "download"),
-            [
-                (A::DEPTH, L::TRANSFER_SRC_OPTIMAL),
-                (A::STENCIL, L::TRANSFER_SRC_OPTIMAL)
-            ],
-            "{plan}"
-        );
+        let download = aspects_before(plan, "ds", "download");
+        assert_eq!(download, before_download, "{plan}");
         planned.execute().unwrap().wait().unwrap();
         let got = bytes.read().unwrap();
         let (depth, stencil) = expected();
