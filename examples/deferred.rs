@@ -111,13 +111,14 @@ use std::cell::Cell;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use support::{report_validation, ValueExt};
+use vk_baton::access::LayoutPolicy;
 use vk_baton::ash::vk;
 use vk_baton::{Access, BufferDesc, ExecutionFence, Graph, GraphBuilder, Queue, StImage};
 use vk_baton_context::Context;
 use vk_baton_passes::Uploader;
 
 const USAGE: &str = "usage: deferred [--width W] [--height H] [--frames N] [--shadow SIZE] \
-                     [--exclusive] [--maintenance8] [--plan] [--png PATH] [--skip PASS] [--held] [--compare [--hand-split] [--hand-write-sets] [--labels]]";
+                     [--exclusive] [--maintenance8] [--general-layouts] [--plan] [--png PATH] [--skip PASS] [--held] [--compare [--hand-split] [--hand-write-sets] [--labels]]";
 
 /// Executions the sample keeps in flight: fewer than the descriptor sets each pass cycles
 /// through.
@@ -182,6 +183,9 @@ pub struct Options {
     /// Enable `VK_KHR_maintenance8`: with `--exclusive`, the waits around ownership transfers
     /// are at the stages that use the images, not `ALL_COMMANDS`.
     pub maintenance8: bool,
+    /// Every image use in `GENERAL` (`LayoutPolicy::General`, the policy for devices with
+    /// `VK_KHR_unified_image_layouts`; valid, if perhaps slower, on any other).
+    pub general_layouts: bool,
 }
 
 fn options() -> Options {
@@ -200,6 +204,7 @@ fn options() -> Options {
         held: false,
         labels: false,
         maintenance8: false,
+        general_layouts: false,
     };
     support::parse_args(USAGE, |name, p| {
         match name {
@@ -217,6 +222,7 @@ fn options() -> Options {
             "held" => o.held = true,
             "labels" => o.labels = true,
             "maintenance8" => o.maintenance8 = true,
+            "general-layouts" => o.general_layouts = true,
             _ => return Ok(false),
         }
         Ok(true)
@@ -277,12 +283,13 @@ fn read_output(ctx: &Context, graph: &Graph, output: &Arc<StImage>) -> vk_baton:
                 d.uses(&readback, Access::COPY_WRITE).discard();
             },
             |r| {
-                // SAFETY: the output is in TRANSFER_SRC_OPTIMAL and the buffer holds it all.
+                let layout = r.layout(Access::COPY_READ);
+                // SAFETY: the output is in `layout` and the buffer holds it all.
                 unsafe {
                     r.device().cmd_copy_image_to_buffer(
                         r.cmd(),
                         output.handle(),
-                        vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                        layout,
                         readback.handle(),
                         &[region],
                     )
@@ -329,6 +336,12 @@ fn run() -> vk_baton::Result<bool> {
              --shadow at least 1"
         )));
     }
+    if o.compare && o.general_layouts {
+        // The hand-written frame is written for the table's layouts.
+        return Err(vk_baton::Error::InvalidInput(
+            "--compare runs in the table's layouts: leave out --general-layouts".into(),
+        ));
+    }
     if o.compare && o.exclusive {
         // The hand-written frame shares its images as the library's does by default.
         return Err(vk_baton::Error::InvalidInput(
@@ -359,6 +372,10 @@ fn run() -> vk_baton::Result<bool> {
         }
     );
     let graph = ctx.graph()?;
+    if o.general_layouts {
+        graph.set_layout_policy(LayoutPolicy::General);
+    }
+    println!("image layouts: {:?}", graph.layout_policy());
     let samplers = Samplers::new(ctx.device())?;
     let families = [ctx.transfer().family(), gfx.family(), compute.family()];
     let mut uploader = Uploader::new(ctx.device(), ctx.allocator(), 1 << 20)

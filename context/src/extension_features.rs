@@ -1,7 +1,7 @@
 //! The device features that some named accesses need
 //! ([`DeviceFeatures`]: mesh and task shaders, acceleration structures, ray tracing, ray
-//! queries) and `maintenance8` and `maintenance9`, each enabled with its extensions through
-//! `pNext`, and told to every graph the context makes.
+//! queries), `maintenance8`, `maintenance9` and `unifiedImageLayouts`, each enabled with its
+//! extensions through `pNext`, and told to every graph the context makes.
 
 use ash::vk;
 use std::ffi::CStr;
@@ -11,7 +11,7 @@ use vk_baton::{Error, Result};
 
 /// Each feature, the extensions it needs, and whether it needs `bufferDeviceAddress`
 /// (acceleration structures are built from device addresses).
-const EXTENSIONS: [(F, &[&CStr], bool); 8] = [
+const EXTENSIONS: [(F, &[&CStr], bool); 9] = [
     (F::TASK_SHADER, &[ash::ext::mesh_shader::NAME], false),
     (F::MESH_SHADER, &[ash::ext::mesh_shader::NAME], false),
     (
@@ -35,6 +35,11 @@ const EXTENSIONS: [(F, &[&CStr], bool); 8] = [
     ),
     (F::MAINTENANCE8, &[c"VK_KHR_maintenance8"], false),
     (F::MAINTENANCE9, &[c"VK_KHR_maintenance9"], false),
+    (
+        F::UNIFIED_IMAGE_LAYOUTS,
+        &[c"VK_KHR_unified_image_layouts"],
+        false,
+    ),
 ];
 
 /// `VkPhysicalDeviceMaintenance8FeaturesKHR` (`VK_KHR_maintenance8`) or
@@ -65,6 +70,41 @@ impl MaintenanceFeatures {
     }
 }
 
+/// `VkPhysicalDeviceUnifiedImageLayoutsFeaturesKHR` (`VK_KHR_unified_image_layouts`), which
+/// ash 0.38 lacks. Only `unifiedImageLayouts` is ever enabled: the graph keeps the video
+/// layouts, so `unifiedImageLayoutsVideo` would change nothing.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(crate) struct UnifiedImageLayoutsFeatures {
+    s_type: vk::StructureType,
+    p_next: *mut std::ffi::c_void,
+    unified_image_layouts: vk::Bool32,
+    unified_image_layouts_video: vk::Bool32,
+}
+
+/// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_UNIFIED_IMAGE_LAYOUTS_FEATURES_KHR`.
+const UNIFIED_IMAGE_LAYOUTS_FEATURES: vk::StructureType =
+    vk::StructureType::from_raw(1_000_527_000);
+
+impl Default for UnifiedImageLayoutsFeatures {
+    fn default() -> Self {
+        UnifiedImageLayoutsFeatures {
+            s_type: UNIFIED_IMAGE_LAYOUTS_FEATURES,
+            p_next: std::ptr::null_mut(),
+            unified_image_layouts: vk::FALSE,
+            unified_image_layouts_video: vk::FALSE,
+        }
+    }
+}
+
+// SAFETY: `repr(C)`, the `sType`/`pNext` header of `VkBaseOutStructure`, then the two
+// `VkBool32` members of `VkPhysicalDeviceUnifiedImageLayoutsFeaturesKHR` in the
+// specification's order, with that structure's `sType` (set by `default`, the only
+// constructor); the specification lets it extend both.
+unsafe impl vk::ExtendsPhysicalDeviceFeatures2 for UnifiedImageLayoutsFeatures {}
+// SAFETY: as above.
+unsafe impl vk::ExtendsDeviceCreateInfo for UnifiedImageLayoutsFeatures {}
+
 // SAFETY: the structure is `repr(C)` and starts with `sType` and `pNext` as
 // `VkBaseOutStructure` does, with an `sType` the specification gives it (`of` is only called
 // with the two above); the specification lets both extend `VkPhysicalDeviceFeatures2` and
@@ -82,6 +122,7 @@ pub(crate) struct FeatureStructs {
     maintenance1: vk::PhysicalDeviceRayTracingMaintenance1FeaturesKHR<'static>,
     maintenance8: MaintenanceFeatures,
     maintenance9: MaintenanceFeatures,
+    unified_layouts: UnifiedImageLayoutsFeatures,
 }
 
 impl Default for FeatureStructs {
@@ -94,6 +135,7 @@ impl Default for FeatureStructs {
             maintenance1: Default::default(),
             maintenance8: MaintenanceFeatures::of(MAINTENANCE_8_FEATURES),
             maintenance9: MaintenanceFeatures::of(MAINTENANCE_9_FEATURES),
+            unified_layouts: Default::default(),
         }
     }
 }
@@ -111,6 +153,7 @@ impl FeatureStructs {
         s.maintenance1.ray_tracing_maintenance1 = on(F::RAY_TRACING_MAINTENANCE1);
         s.maintenance8.enabled = on(F::MAINTENANCE8);
         s.maintenance9.enabled = on(F::MAINTENANCE9);
+        s.unified_layouts.unified_image_layouts = on(F::UNIFIED_IMAGE_LAYOUTS);
         s
     }
 
@@ -131,6 +174,10 @@ impl FeatureStructs {
             ),
             (self.maintenance8.enabled, F::MAINTENANCE8),
             (self.maintenance9.enabled, F::MAINTENANCE9),
+            (
+                self.unified_layouts.unified_image_layouts,
+                F::UNIFIED_IMAGE_LAYOUTS,
+            ),
         ];
         pairs
             .into_iter()
@@ -165,6 +212,9 @@ macro_rules! chain_wanted {
         }
         if wanted.contains(F::MAINTENANCE9) {
             info = info.push_next(&mut s.maintenance9);
+        }
+        if wanted.contains(F::UNIFIED_IMAGE_LAYOUTS) {
+            info = info.push_next(&mut s.unified_layouts);
         }
         info
     }};

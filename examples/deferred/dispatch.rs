@@ -10,6 +10,7 @@
 
 use std::sync::Arc;
 use support::vkerr;
+use vk_baton::access::LayoutPolicy;
 use vk_baton::ash::{self, vk};
 use vk_baton::{Access, Declare, Pass, Recorder, StBuffer, StImage};
 
@@ -299,7 +300,7 @@ impl Pass for Dispatch {
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
-        let set = self.write_set(r.device())?;
+        let set = self.write_set(r.device(), r.layout_policy())?;
         // SAFETY: `cmd` is recording; the set was just written for this execution; the
         // objects outlive it (kept alive below).
         unsafe { self.dispatch(r.device(), r.cmd(), set) };
@@ -310,12 +311,17 @@ impl Pass for Dispatch {
 
 impl Dispatch {
     /// Writes the next descriptor set with the views and buffers of the execution being
-    /// recorded, and returns it. A hand-written frame calls it, then [`Dispatch::dispatch`],
-    /// where the graph's pass would record.
+    /// recorded, its sampled images in the layout `layouts` gives them, and returns it. A
+    /// hand-written frame calls it, then [`Dispatch::dispatch`], where the graph's pass would
+    /// record.
     ///
     /// The set was last used `SETS` executions ago, which must have completed (the sample keeps
     /// fewer in flight).
-    pub fn write_set(&mut self, dev: &ash::Device) -> vk_baton::Result<vk::DescriptorSet> {
+    pub fn write_set(
+        &mut self,
+        dev: &ash::Device,
+        layouts: LayoutPolicy,
+    ) -> vk_baton::Result<vk::DescriptorSet> {
         let set = self.sets[self.next % SETS];
         self.next += 1;
         let mut images = Vec::with_capacity(self.bindings.len());
@@ -337,7 +343,7 @@ impl Dispatch {
                             self.samplers.nearest
                         })
                         .image_view(self.view(i, img)?)
-                        .image_layout(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)],
+                        .image_layout(layouts.layout(Access::COMPUTE_SHADER_SAMPLED_READ))],
                 )),
                 Bind::WriteBuffer(buf) | Bind::ReadBuffer(buf) => buffers.push((
                     i,

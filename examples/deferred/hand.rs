@@ -42,6 +42,7 @@ use super::Options;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use support::vkerr;
+use vk_baton::access::LayoutPolicy;
 use vk_baton::ash::{self, vk};
 use vk_baton::{Queue, StImage};
 use vk_baton_context::Context;
@@ -184,7 +185,7 @@ impl Hand {
         };
         for (_, mut d) in dispatches(dev, &slot.t, &self.scene, samplers)? {
             // The set's views and buffers are this slot's for good: written once.
-            let set = d.write_set(dev)?;
+            let set = d.write_set(dev, LayoutPolicy::Optimal)?;
             slot.compute.push(Compute { dispatch: d, set });
         }
         for (q, queue) in [&self.gfx, &self.compute].into_iter().enumerate() {
@@ -285,7 +286,7 @@ impl Hand {
         }
         if self.write_sets {
             for c in &mut self.slots[s].compute {
-                c.set = c.dispatch.write_set(&dev)?;
+                c.set = c.dispatch.write_set(&dev, LayoutPolicy::Optimal)?;
             }
         }
         if self.two {

@@ -1,0 +1,162 @@
+//! The deferred sample: transient aliasing, the hand-written frame beside the library's, and
+//! the frame in `GENERAL` layouts.
+
+use super::*;
+
+/// The number before ` bytes` in the line that starts with `prefix`.
+fn bytes_in(out: &str, prefix: &str) -> u64 {
+    number_after(line(out, prefix), prefix) as u64
+}
+
+#[test]
+fn deferred_aliases_transients_within_the_targets_and_renders_the_same_without() {
+    let dir = std::env::temp_dir().join(format!("vk-baton-deferred-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let png_path = dir.join("deferred.png");
+    let (_, out) = run(example("deferred")
+        .args(["--frames", "4", "--width", "320", "--height", "180"])
+        .arg("--png")
+        .arg(&png_path));
+    let transients = number_after(line(&out, "transients:"), "transients:");
+    assert!(transients >= 15.0, "{out}");
+    let with = bytes_in(&out, "transient memory with aliasing:");
+    let without = bytes_in(&out, "transient memory without aliasing:");
+    let bound = bytes_in(&out, "live-set lower bound:");
+    // The targets, from the printed bytes: at most 1.05x the lower bound, at least 30 %
+    // below no aliasing.
+    assert!(
+        bound > 0 && bound <= with && with * 100 <= bound * 105,
+        "{out}"
+    );
+    assert!(with * 10 <= without * 7, "{out}");
+    assert!(
+        line(&out, "with aliasing:").contains("(target at most 1.05x: OK)"),
+        "{out}"
+    );
+    // What one execution's heap set really holds: the plan's heaps, each rounded up to the
+    // device's bufferImageGranularity, and each transient in memory of its own without.
+    let allocated = line(&out, "allocated for one execution:");
+    let (a, b) = (
+        number_after(allocated, "execution:") as u64,
+        number_after(allocated, "with aliasing,") as u64,
+    );
+    assert!(with <= a && a < with + 64 * 1024, "{allocated}");
+    assert!(without <= b && a < b, "{allocated}");
+    // Steady from frame 2, or from frame 3 if the first two frames did not overlap and the
+    // second frame in flight got its heap set only then (the sample says which).
+    let steady = line(&out, "steady frames:");
+    let frames = number_after(steady, "steady frames:") as u32;
+    assert!(
+        (1..=2).contains(&frames)
+            && steady.contains(&format!(
+                "(from frame {}); plans reused {frames},",
+                4 - frames
+            ))
+            && steady.ends_with("heaps allocated 0, Vulkan objects created 0 (OK)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("check: frame 3 without aliasing is identical bit for bit (230400 bytes)"),
+        "{out}"
+    );
+    // The picture: the right size, not blank, and the reference frame.
+    let (w, h, rgba) = read_rgba(&png_path);
+    assert_eq!((w, h), (320, 180));
+    let mut colours: Vec<[u8; 3]> = rgba.chunks_exact(4).map(|p| [p[0], p[1], p[2]]).collect();
+    colours.sort_unstable();
+    colours.dedup();
+    assert!(
+        colours.len() > 1000,
+        "only {} distinct colours",
+        colours.len()
+    );
+    if line(&out, "device:").contains("llvmpipe") {
+        compare_with_reference(&rgba, &png_path);
+    } else {
+        println!("not lavapipe: the picture is not compared with the reference (made on lavapipe)");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The deferred frame written by hand beside the library's (`--compare`), briefly: both sides
+/// run under validation, with the layer's shader-access heuristic on (`Context` sets it), so
+/// that hazards through descriptors (the compute passes' storage buffers and images, which the
+/// layer does not check by default) are reported too; the hand-written frame gives the
+/// library's picture bit for bit; every timed library frame reuses its plan; both sides' times
+/// are printed. Three times:
+/// the hand side's one-queue frame, then (`--hand-split`) its two-queue frame on the one queue
+/// lavapipe has, so that its semaphores and the barriers around them are validated too, then
+/// (`--held`) the library side executing a held plan, which no timed frame re-plans.
+#[test]
+fn deferred_compare_runs_the_hand_written_frame_correctly_with_the_same_picture() {
+    for split in [&[][..], &["--hand-split"][..], &["--held"][..]] {
+        let (_, out) = run(example("deferred")
+            .args([
+                "--compare",
+                "--frames",
+                "3",
+                "--width",
+                "160",
+                "--height",
+                "90",
+            ])
+            .args(["--shadow", "256"])
+            .args(split));
+        let check = line(&out, "check: frame");
+        assert!(
+            check.contains("hand-written side is identical bit for bit to the library's"),
+            "{out}"
+        );
+        assert!(
+            line(&out, "library plans reused:")
+                .starts_with("library plans reused: 3 of 3 timed frames (OK)"),
+            "{out}"
+        );
+        let held = split.contains(&"--held");
+        let mode = line(&out, "library side:");
+        assert!(
+            mode.starts_with(if held {
+                "library side: held plan"
+            } else {
+                "library side: builder loop"
+            }),
+            "{out}"
+        );
+        if held {
+            assert!(
+                line(&out, "library held plan:").ends_with("0 of them in the 3 timed frames"),
+                "{out}"
+            );
+        }
+        for side in ["library", "hand   "] {
+            for what in ["cpu", "gpu"] {
+                let l = line(&out, &format!("{side} {what} per frame"));
+                assert!(number_after(l, "median") > 0.0, "{out}");
+            }
+        }
+        line(&out, "ratios library / hand: cpu");
+    }
+}
+
+/// The deferred frame with every image use in `GENERAL` (`--general-layouts`): frame 3 is the
+/// reference picture, under validation with synchronization validation.
+#[test]
+fn deferred_in_general_layouts_renders_the_reference_picture() {
+    let dir = std::env::temp_dir().join(format!("vk-baton-general-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let png_path = dir.join("deferred.png");
+    let (_, out) = run(example("deferred")
+        .args(["--frames", "4", "--width", "320", "--height", "180"])
+        .arg("--general-layouts")
+        .arg("--png")
+        .arg(&png_path));
+    assert_eq!(line(&out, "image layouts:"), "image layouts: General", "{out}");
+    let (w, h, rgba) = read_rgba(&png_path);
+    assert_eq!((w, h), (320, 180));
+    if line(&out, "device:").contains("llvmpipe") {
+        compare_with_reference(&rgba, &png_path);
+    } else {
+        println!("not lavapipe: the picture is not compared with the reference (made on lavapipe)");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
