@@ -96,6 +96,8 @@ done
 # shader-access heuristic on, so hazards through descriptors are checked too).
 [ -x "$dbg/deferred" ] && run debug_deferred_compare "$dbg/deferred" --compare --frames 4 --width 640 --height 360
 run headless "$bin/headless"
+# Which of the extensions the library can use this driver exposes.
+[ -x "$bin/device_report" ] && run device_report "$bin/device_report" && grep -E "^(yes|no) " "$out/device_report.log"
 [ -x "$bin/async_compute" ] && run async_compute "$bin/async_compute" --frames 200
 [ -x "$bin/async_compute" ] && run async_compute_exclusive "$bin/async_compute" --exclusive --frames 20
 [ -x "$bin/streaming_upload" ] && run streaming_upload "$bin/streaming_upload" --all-sizes --scale 0.05 --repeat 1 --min-ms 0
@@ -104,6 +106,8 @@ run headless "$bin/headless"
 [ -x "$bin/deferred" ] && run deferred_exclusive "$bin/deferred" --width 1920 --height 1080 --shadow 2048 --frames 20 --exclusive
 [ -x "$bin/deferred" ] && run deferred_exclusive_m8 "$bin/deferred" --width 1920 --height 1080 --shadow 2048 --frames 20 --exclusive --maintenance8
 [ -x "$bin/async_compute" ] && run async_compute_exclusive_m8 "$bin/async_compute" --exclusive --maintenance8 --frames 20
+[ -x "$bin/deferred" ] && run deferred_exclusive_general "$bin/deferred" --width 1920 --height 1080 --shadow 2048 --frames 20 --exclusive --general-layouts
+[ -x "$dbg/deferred" ] && run debug_deferred_exclusive_general "$dbg/deferred" --frames 4 --exclusive --general-layouts
 # The 3-family samples with ownership transfers, without and with maintenance8, alternating,
 # timed (validation off): the GPU time each way.
 for round in 1 2; do
@@ -111,6 +115,8 @@ for round in 1 2; do
   [ -x "$bin/async_compute" ] && VK_BATON_VALIDATION=0 run "async_compute_exclusive_m8_timed_$round" "$bin/async_compute" --exclusive --maintenance8 --frames 200
   [ -x "$bin/deferred" ] && VK_BATON_VALIDATION=0 run "deferred_exclusive_timed_$round" "$bin/deferred" --width 1920 --height 1080 --shadow 2048 --frames 200 --exclusive
   [ -x "$bin/deferred" ] && VK_BATON_VALIDATION=0 run "deferred_exclusive_m8_timed_$round" "$bin/deferred" --width 1920 --height 1080 --shadow 2048 --frames 200 --exclusive --maintenance8
+  # Every image use in GENERAL (LayoutPolicy::General) against the table's layouts above.
+  [ -x "$bin/deferred" ] && VK_BATON_VALIDATION=0 run "deferred_exclusive_general_timed_$round" "$bin/deferred" --width 1920 --height 1080 --shadow 2048 --frames 200 --exclusive --general-layouts
 done
 # The figures: validation costs CPU time, so the timed runs go without it.
 [ -x "$bin/async_compute" ] && VK_BATON_VALIDATION=0 run async_compute_timed "$bin/async_compute" --frames 200
