@@ -114,7 +114,9 @@
 //!   video decode and encode ([`access`]), each refused until the graph knows its device
 //!   feature is enabled ([`Graph::set_device_features`]). With `VK_KHR_maintenance8`, the
 //!   waits around ownership transfers are at the stages that use the resource; with
-//!   `VK_KHR_maintenance9`, contents the feature keeps change families with no transfer.
+//!   `VK_KHR_maintenance9`, contents the feature keeps change families with no transfer; with
+//!   `VK_KHR_unified_image_layouts`, every image use is planned in `GENERAL`
+//!   ([`LayoutPolicy`](access::LayoutPolicy)), its barriers kept.
 //! - **Says whether async compute pays.** [`Plan::predict`](plan::Plan::predict) gives the span
 //!   a plan allows at best from the passes' GPU times, and its critical path;
 //!   [`plan::best_moves`] what moving one pass to another queue would allow.

@@ -11,6 +11,7 @@
 //! What the text cannot show (refused input, final states, counts, the verifier's answer) is
 //! asserted beside it.
 
+use vk_baton::access::LayoutPolicy;
 use vk_baton::ash::vk;
 use vk_baton::ash::vk::Handle;
 use vk_baton::plan::*;
@@ -26,6 +27,9 @@ mod coalesce;
 mod contract;
 #[path = "plan_scenarios/errors.rs"]
 mod errors;
+#[cfg(feature = "verify")]
+#[path = "plan_scenarios/general_layouts.rs"]
+mod general_layouts;
 #[cfg(feature = "verify")]
 #[path = "plan_scenarios/hoist.rs"]
 mod hoist;

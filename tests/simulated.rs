@@ -28,6 +28,8 @@ mod deferred;
 mod depth_stencil;
 #[path = "simulated/frame_bench.rs"]
 mod frame_bench;
+#[path = "simulated/general_layouts.rs"]
+mod general_layouts;
 #[path = "simulated/maintenance9.rs"]
 mod maintenance9;
 #[path = "simulated/multi_family.rs"]
@@ -46,6 +48,7 @@ mod unordered;
 use deferred::*;
 use depth_stencil::*;
 use frame_bench::*;
+use general_layouts::*;
 use maintenance9::*;
 use multi_family::*;
 use passes_multi_family::*;
@@ -301,6 +304,14 @@ fn on_every_topology(name: &str, f: impl Fn(Topo) -> usize) {
 fn maintenance9_keeps_contents_across_families_without_transfers() {
     let frames = kept_contents_and_attachments(Topo::NvidiaMaintenance9);
     assert_eq!(frames, FRAMES);
+}
+
+#[test]
+fn every_image_use_in_general_layouts() {
+    on_every_topology(
+        "every image use in GENERAL",
+        deferred_frame_in_general_layouts,
+    );
 }
 
 #[test]

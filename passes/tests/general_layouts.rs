@@ -265,3 +265,33 @@ fn canary_a_pass_recording_the_tables_layout_under_general_is_reported() {
         "no layout mismatch reported on image {handle:#x}: {m}"
     );
 }
+
+/// A context asked for `unifiedImageLayouts` enables it and its graphs plan in `GENERAL`, or
+/// refuses with an error that names the extension (lavapipe and the H100's driver lack it).
+/// A context not asked plans in the table's layouts.
+#[test]
+fn a_context_with_unified_image_layouts_plans_in_general() {
+    use vk_baton::access::DeviceFeatures as F;
+    let plain = ctx();
+    assert_eq!(
+        plain.graph().unwrap().layout_policy(),
+        LayoutPolicy::Optimal
+    );
+    drop(plain);
+    let options = vk_baton_context::ContextOptions {
+        validation: true,
+        device_features: F::UNIFIED_IMAGE_LAYOUTS,
+        ..Default::default()
+    };
+    match Context::with_options(options) {
+        Ok(ctx) => {
+            assert!(ctx.device_features().contains(F::UNIFIED_IMAGE_LAYOUTS));
+            assert_eq!(ctx.graph().unwrap().layout_policy(), LayoutPolicy::General);
+            assert_clean(&ctx);
+        }
+        Err(e) => {
+            let text = e.to_string();
+            assert!(text.contains("VK_KHR_unified_image_layouts"), "{text}");
+        }
+    }
+}

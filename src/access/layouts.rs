@@ -1,6 +1,6 @@
 //! [`LayoutPolicy`]: which image layouts a graph's uses take, the table's own or `GENERAL`.
 
-use super::Access;
+use super::{Access, DeviceFeatures};
 use ash::vk;
 
 /// Which layout each image use is planned in: the one the access table names
@@ -41,6 +41,16 @@ pub enum LayoutPolicy {
 }
 
 impl LayoutPolicy {
+    /// The policy of a graph told of `features` and of no policy: [`LayoutPolicy::General`]
+    /// with `VK_KHR_unified_image_layouts`' feature, [`LayoutPolicy::Optimal`] without.
+    pub(crate) fn for_features(features: DeviceFeatures) -> Self {
+        if features.contains(DeviceFeatures::UNIFIED_IMAGE_LAYOUTS) {
+            LayoutPolicy::General
+        } else {
+            LayoutPolicy::Optimal
+        }
+    }
+
     /// `access` as a graph under this policy plans it: its layout replaced by `GENERAL` where
     /// the policy is [`LayoutPolicy::General`] and `GENERAL` can stand in for it.
     ///
@@ -150,6 +160,18 @@ mod tests {
         }
         // The table's transfer, attachment and sampled rows all moved (GENERAL rows too).
         assert!(general >= 40, "{general} rows in GENERAL");
+    }
+
+    /// A graph plans in `GENERAL` by default only where the app enabled the extension's
+    /// feature.
+    #[test]
+    fn general_by_default_only_with_unified_image_layouts() {
+        use DeviceFeatures as F;
+        assert_eq!(LayoutPolicy::for_features(F::NONE), LayoutPolicy::Optimal);
+        let others = F::MAINTENANCE8 | F::MAINTENANCE9 | F::MESH_SHADER;
+        assert_eq!(LayoutPolicy::for_features(others), LayoutPolicy::Optimal);
+        let unified = others | F::UNIFIED_IMAGE_LAYOUTS;
+        assert_eq!(LayoutPolicy::for_features(unified), LayoutPolicy::General);
     }
 
     /// The per-aspect layouts of a depth/stencil use: the policy's `GENERAL` for both aspects.

@@ -309,13 +309,7 @@ impl Graph {
         match self.layout_policy.load(Ordering::Relaxed) {
             1 => LayoutPolicy::Optimal,
             2 => LayoutPolicy::General,
-            _ if self
-                .device_features()
-                .contains(DeviceFeatures::UNIFIED_IMAGE_LAYOUTS) =>
-            {
-                LayoutPolicy::General
-            }
-            _ => LayoutPolicy::Optimal,
+            _ => LayoutPolicy::for_features(self.device_features()),
         }
     }
 

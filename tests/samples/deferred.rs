@@ -150,7 +150,11 @@ fn deferred_in_general_layouts_renders_the_reference_picture() {
         .arg("--general-layouts")
         .arg("--png")
         .arg(&png_path));
-    assert_eq!(line(&out, "image layouts:"), "image layouts: General", "{out}");
+    assert_eq!(
+        line(&out, "image layouts:"),
+        "image layouts: General",
+        "{out}"
+    );
     let (w, h, rgba) = read_rgba(&png_path);
     assert_eq!((w, h), (320, 180));
     if line(&out, "device:").contains("llvmpipe") {
