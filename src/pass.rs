@@ -167,7 +167,8 @@ impl Recorder<'_> {
     /// The layout an image is in for this pass's use of it with `access`: the access's own
     /// ([`Access::layout`]), or `GENERAL` where the graph plans in `GENERAL`
     /// ([`LayoutPolicy`]). Name it in the pass's commands: a copy's `dstImageLayout`, an
-    /// attachment's `imageLayout`, a descriptor's `imageLayout`.
+    /// attachment's `imageLayout`, a descriptor's `imageLayout`. (A use the pass pinned with
+    /// [`Use::layout`](crate::pass::Use::layout) is in the layout it pinned.)
     ///
     /// ```no_run
     /// # fn f(r: &vk_baton::Recorder<'_>, src: &vk_baton::StBuffer, dst: &vk_baton::StImage, region: ash::vk::BufferImageCopy) {

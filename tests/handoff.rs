@@ -10,6 +10,7 @@ mod common;
 
 use common::*;
 use std::sync::Arc;
+use vk_baton::access::LayoutPolicy;
 use vk_baton::ash::vk;
 use vk_baton::plan::{Recorded, SegmentState};
 use vk_baton::{Access, BufferDesc, Graph, ImageDesc, Queue, StBuffer, StImage};
@@ -61,9 +62,9 @@ impl AppCmd {
         }
     }
 
-    /// The app's own copy of `data` into mip 0 of `img` (in TRANSFER_DST_OPTIMAL), then
+    /// The app's own copy of `data` into mip 0 of `img` (in `layout`), then
     /// `vkEndCommandBuffer`.
-    fn copy_and_end(&self, data: &StBuffer, img: &StImage) {
+    fn copy_and_end(&self, data: &StBuffer, img: &StImage, layout: vk::ImageLayout) {
         let region = vk::BufferImageCopy::default()
             .image_subresource(vk::ImageSubresourceLayers {
                 aspect_mask: vk::ImageAspectFlags::COLOR,
@@ -78,7 +79,7 @@ impl AppCmd {
                 self.cmd,
                 data.handle(),
                 img.handle(),
-                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                layout,
                 &[region],
             );
             self.device.end_command_buffer(self.cmd).unwrap();
@@ -186,9 +187,16 @@ fn after_app(q: &Queue, value: u64, access: Access) -> Recorded<Queue> {
 }
 
 /// Upload on `upload_q`, the app's copy on `app_q` through a handoff, download on
-/// `download_q`; every texel checked.
-fn graph_handoff_graph(ctx: &Context, upload_q: &Queue, app_q: &Queue, download_q: &Queue) {
+/// `download_q`; every texel checked; in a graph under `policy`, the app's copy in the layout
+/// the handoff names.
+fn graph_handoff_graph(
+    ctx: &Context,
+    (upload_q, app_q, download_q): (&Queue, &Queue, &Queue),
+    policy: LayoutPolicy,
+) {
     let graph = ctx.graph().unwrap();
+    graph.set_layout_policy(policy);
+    let copied = policy.layout(Access::COPY_WRITE);
     let c = chain(ctx);
     upload(&graph, &c, upload_q);
     let app = AppCmd::new(ctx, app_q.family());
@@ -224,7 +232,7 @@ fn graph_handoff_graph(ctx: &Context, upload_q: &Queue, app_q: &Queue, download_
         images,
         vec![(
             vk::ImageLayout::UNDEFINED,
-            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+            copied,
             c.img.handle(),
             vk::AccessFlags2::TRANSFER_WRITE
         )]
@@ -272,7 +280,8 @@ fn graph_handoff_graph(ctx: &Context, upload_q: &Queue, app_q: &Queue, download_
     // SAFETY: `app.cmd` is recording, of the app queue's family, and goes to that queue in
     // the handoff's submit below.
     unsafe { handoff.record_barriers(app.cmd) };
-    app.copy_and_end(&c.data, &c.img);
+    assert_eq!(handoff.layout(Access::COPY_WRITE), copied);
+    app.copy_and_end(&c.data, &c.img, handoff.layout(Access::COPY_WRITE));
     // SAFETY: the command buffer holds the handoff's barriers, then the copy; the buffers
     // and the image outlive the fence, waited for below.
     unsafe { handoff.submit(&[app.cmd], app.fence) }.unwrap();
@@ -281,7 +290,7 @@ fn graph_handoff_graph(ctx: &Context, upload_q: &Queue, app_q: &Queue, download_
 
     // The states the next graph starts from: the app's copy at the reserved value.
     let img = c.img.state();
-    assert_eq!(img.layout(), Some(vk::ImageLayout::TRANSFER_DST_OPTIMAL));
+    assert_eq!(img.layout(), Some(copied));
     assert_eq!(img.owner(), Some(Some(app_q.family())));
     assert_eq!(
         img.segments[0].1.write,
@@ -310,7 +319,16 @@ fn graph_handoff_graph(ctx: &Context, upload_q: &Queue, app_q: &Queue, download_
 fn graph_then_handoff_then_graph_on_one_family() {
     let ctx = ctx();
     let q = ctx.graphics().clone();
-    graph_handoff_graph(&ctx, &q, &q, &q);
+    graph_handoff_graph(&ctx, (&q, &q, &q), LayoutPolicy::Optimal);
+}
+
+/// The same in a graph under `LayoutPolicy::General`: the handoff moves the image to
+/// `GENERAL`, and the app's copy names it (validation checks the layout at the submit).
+#[test]
+fn a_handoff_in_general_layouts_names_its_layout() {
+    let ctx = ctx();
+    let q = ctx.graphics().clone();
+    graph_handoff_graph(&ctx, (&q, &q, &q), LayoutPolicy::General);
 }
 
 /// Dropped without a submit: the states are as they were, the queue's lock is free, and the
@@ -454,7 +472,17 @@ fn multi_ctx() -> Context {
 fn multi_family_transfer_graph_then_graphics_handoff_then_transfer_graph() {
     let ctx = multi_ctx();
     let (t, g) = (ctx.transfer().clone(), ctx.graphics().clone());
-    graph_handoff_graph(&ctx, &t, &g, &t);
+    graph_handoff_graph(&ctx, (&t, &g, &t), LayoutPolicy::Optimal);
+}
+
+/// The same across families in `GENERAL`: the release and the acquire name `GENERAL` on both
+/// sides.
+#[test]
+#[ignore = "needs several queue families (run on the NVIDIA machine)"]
+fn multi_family_handoff_in_general_layouts() {
+    let ctx = multi_ctx();
+    let (t, g) = (ctx.transfer().clone(), ctx.graphics().clone());
+    graph_handoff_graph(&ctx, (&t, &g, &t), LayoutPolicy::General);
 }
 
 /// A release went to the transfer queue; the app never submits. The handoff's drop acquires
@@ -517,7 +545,7 @@ fn a_handoff_that_comes_back_each_frame_reuses_its_plan() {
         reused.push(handoff.reused());
         // SAFETY: `app.cmd` is recording, of `q`'s family, and goes to `q` in the submit below.
         unsafe { handoff.record_barriers(app.cmd) };
-        app.copy_and_end(&c.data, &c.img);
+        app.copy_and_end(&c.data, &c.img, handoff.layout(Access::COPY_WRITE));
         // SAFETY: the command buffer holds the handoff's barriers, then the copy; the buffers
         // and the image outlive the fence, which the download graph waits after.
         unsafe { handoff.submit(&[app.cmd], app.fence) }.unwrap();

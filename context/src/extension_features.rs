@@ -280,3 +280,27 @@ pub(crate) unsafe fn check_supported(
         )))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{offset_of, size_of};
+
+    /// The raw structures have the C layout of the specification's: the `sType`/`pNext`
+    /// header of `VkBaseOutStructure`, then each `VkBool32` in order. No device here has
+    /// `VK_KHR_unified_image_layouts`, so this is what checks its structure.
+    #[test]
+    fn raw_feature_structures_have_the_specifications_layout() {
+        let header = size_of::<vk::BaseOutStructure<'static>>();
+        assert_eq!(offset_of!(MaintenanceFeatures, enabled), header);
+        type U = UnifiedImageLayoutsFeatures;
+        assert_eq!(offset_of!(U, unified_image_layouts), header);
+        assert_eq!(offset_of!(U, unified_image_layouts_video), header + 4);
+        assert_eq!(size_of::<U>(), header + 8);
+        let s = FeatureStructs::enabling(F::UNIFIED_IMAGE_LAYOUTS);
+        assert_eq!(s.unified_layouts.s_type.as_raw(), 1_000_527_000);
+        assert_eq!(s.unified_layouts.unified_image_layouts, vk::TRUE);
+        assert_eq!(s.unified_layouts.unified_image_layouts_video, vk::FALSE);
+        assert_eq!(s.present(), F::UNIFIED_IMAGE_LAYOUTS);
+    }
+}

@@ -6,11 +6,14 @@
 //! - levels 1.., every layer: [`Access::MIP_CHAIN_BLIT_READ_WRITE`] (read and written at the
 //!   BLIT stage, left in TRANSFER_SRC_OPTIMAL), old contents discarded.
 //!
-//! So every level ends in TRANSFER_SRC_OPTIMAL, and the next user's barrier chains from the
-//! BLIT stage with TRANSFER_WRITE as the write to make available. Inside the pass, each level
-//! goes TRANSFER_SRC → (discarded) TRANSFER_DST_OPTIMAL before it is written and back to
-//! TRANSFER_SRC_OPTIMAL after, with the pass's own barriers on that level alone; the
-//! transition of level *i* back to SRC and of level *i+1* to DST share one barrier command.
+//! So every level ends in TRANSFER_SRC_OPTIMAL (GENERAL under
+//! [`LayoutPolicy::General`](vk_baton::access::LayoutPolicy)), and the next user's barrier
+//! chains from the BLIT stage with TRANSFER_WRITE as the write to make available. Inside the
+//! pass, each level goes TRANSFER_SRC → (discarded) TRANSFER_DST_OPTIMAL before it is written
+//! and back to TRANSFER_SRC_OPTIMAL after, with the pass's own barriers on that level alone;
+//! the transition of level *i* back to SRC and of level *i+1* to DST share one barrier
+//! command. Under `General` these barriers change no layout but still order each write before
+//! the next blit reads it.
 //!
 //! ```no_run
 //! # fn f(ctx: &vk_baton_context::Context, img: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {

@@ -14,14 +14,15 @@
 //! | depth/stencil, read-only | [`Access::DEPTH_ATTACHMENT_READ`], load op LOAD, store op NONE | kept |
 //! | depth and stencil with their own ops ([`DepthTarget::stencil`]) that make them different uses | one use per aspect, each as above, narrowed with `.aspect(DEPTH)` / `.aspect(STENCIL)` | each aspect as above |
 //!
-//! Each attachment's `imageLayout` in `VkRenderingAttachmentInfo` is the declared access's
-//! layout ([`Access::layout`]), or, for uses of one aspect, that aspect's own
-//! ([`Access::layout_in`]: `DEPTH_READ_ONLY_OPTIMAL` in `pDepthAttachment`,
-//! `STENCIL_ATTACHMENT_OPTIMAL` in `pStencilAttachment`, ...): the graph has put the image
-//! there before the pass records.
+//! Each attachment's `imageLayout` in `VkRenderingAttachmentInfo` is the layout the graph
+//! planned the declared access in: the access's own ([`Access::layout`]), or, for uses of one
+//! aspect, that aspect's own ([`Access::layout_in`]: `DEPTH_READ_ONLY_OPTIMAL` in
+//! `pDepthAttachment`, `STENCIL_ATTACHMENT_OPTIMAL` in `pStencilAttachment`, ...), or
+//! `GENERAL` in a graph under [`LayoutPolicy::General`](vk_baton::access::LayoutPolicy). The
+//! graph has put the image there before the pass records.
 //! The buffers and textures the draw code reads are declared with [`Render::reads`]. An app that
 //! records its own `vkCmdBeginRendering` does the same: declare each attachment with the row
-//! above, and use that row's layout.
+//! above, and use the layout [`Recorder::layout`] gives that row.
 //!
 //! ```no_run
 //! # fn f(ctx: &vk_baton_context::Context, graph: &vk_baton::Graph, color: std::sync::Arc<vk_baton::StImage>,
@@ -48,6 +49,7 @@
 //! # Ok(()) }
 //! ```
 
+mod attachments;
 mod targets;
 mod views;
 
@@ -55,17 +57,18 @@ pub use targets::{ColorTarget, DepthTarget, Load, StencilTarget, Store};
 
 use crate::error::{Error, Result};
 use ash::vk;
+use attachments::{color_info, depth_infos};
 use std::sync::Arc;
 use targets::{check_target, covers};
 use views::Views;
-use vk_baton::access::LayoutPolicy;
 use vk_baton::plan::{Region, Unordered};
 use vk_baton::{Access, Declare, ImageRange, Pass, Recorder, StBuffer, StImage};
 
 /// A resource the draw code reads or writes besides the targets.
 enum Used {
     Buffer(Arc<StBuffer>, Access),
-    Image(Arc<StImage>, Access),
+    /// With the layout the use is pinned to, if any ([`Render::reads_image_in`]).
+    Image(Arc<StImage>, Access, Option<vk::ImageLayout>),
 }
 
 /// A pass that draws with dynamic rendering; see the [module docs](self).
@@ -236,8 +239,32 @@ impl<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()>> Render<F> {
                 image.name()
             )));
         }
-        self.used.push(Used::Image(image.clone(), access));
+        self.used.push(Used::Image(image.clone(), access, None));
         Ok(self)
+    }
+
+    /// As [`Render::reads_image`], with the image in `layout` whatever the graph's
+    /// [`LayoutPolicy`](vk_baton::access::LayoutPolicy) ([`Use::layout`](vk_baton::pass::Use::layout)):
+    /// for draw code whose descriptor sets were written before the frame.
+    ///
+    /// ```no_run
+    /// # fn f(pass: vk_baton_passes::Render, albedo: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
+    /// use vk_baton::{ash::vk::ImageLayout as L, Access};
+    /// // The material's set, written once, says SHADER_READ_ONLY_OPTIMAL.
+    /// let pass = pass.reads_image_in(&albedo, Access::FRAGMENT_SHADER_SAMPLED_READ, L::SHADER_READ_ONLY_OPTIMAL)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn reads_image_in(
+        self,
+        image: &Arc<StImage>,
+        access: Access,
+        layout: vk::ImageLayout,
+    ) -> Result<Self> {
+        let mut pass = self.reads_image(image, access)?;
+        if let Some(Used::Image(_, _, pinned)) = pass.used.last_mut() {
+            *pinned = Some(layout);
+        }
+        Ok(pass)
     }
 
     /// The formats and sample count to make the pipelines for.
@@ -427,8 +454,11 @@ impl<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()>> Pass for Render<F> {
                 Used::Buffer(b, a) => {
                     d.uses(b, *a);
                 }
-                Used::Image(i, a) => {
+                Used::Image(i, a, None) => {
                     d.uses(i, *a);
+                }
+                Used::Image(i, a, Some(layout)) => {
+                    d.uses(i, *a).layout(*layout);
                 }
             }
         }
@@ -496,79 +526,4 @@ fn area_region(area: vk::Rect2D) -> Region {
     // `check_target` refused areas outside the targets: the offsets are not negative.
     let (x, y) = (area.offset.x.max(0) as u32, area.offset.y.max(0) as u32);
     Region::texels([x, y, 0], [area.extent.width, area.extent.height, 1])
-}
-
-fn color_info(
-    c: &ColorTarget,
-    (view, resolve): (vk::ImageView, Option<vk::ImageView>),
-    layouts: LayoutPolicy,
-) -> vk::RenderingAttachmentInfo<'static> {
-    let mut info = vk::RenderingAttachmentInfo::default()
-        .image_view(view)
-        .image_layout(layouts.layout(c.access()))
-        .load_op(c.load.op())
-        .store_op(c.store.op());
-    if let Load::Clear(value) = c.load {
-        info = info.clear_value(vk::ClearValue { color: value });
-    }
-    if let Some(rv) = resolve {
-        info = info
-            .resolve_mode(resolve_mode(c.image.desc().format))
-            .resolve_image_view(rv)
-            .resolve_image_layout(layouts.layout(Access::COLOR_ATTACHMENT_WRITE));
-    }
-    info
-}
-
-/// The depth and the stencil attachment of `t` (the same view), each in the layout its use
-/// declared: both aspects' combined layout, or each aspect's own where the stencil has its own
-/// ops that make it another use. `covered`: the render area covers the target.
-fn depth_infos(
-    t: &DepthTarget,
-    view: vk::ImageView,
-    (covered, layouts): (bool, LayoutPolicy),
-) -> (
-    vk::RenderingAttachmentInfo<'static>,
-    vk::RenderingAttachmentInfo<'static>,
-) {
-    let (depth_layout, stencil_layout) = t.layouts(covered, layouts);
-    let info = |layout, load: vk::AttachmentLoadOp, store: Store| {
-        vk::RenderingAttachmentInfo::default()
-            .image_view(view)
-            .image_layout(layout)
-            .load_op(load)
-            .store_op(store.op())
-    };
-    let mut depth = info(depth_layout, t.load.op(), t.store);
-    if let Load::Clear(value) = t.load {
-        depth = depth.clear_value(vk::ClearValue {
-            depth_stencil: value,
-        });
-    }
-    let stencil = match t.stencil_ops {
-        None => depth.image_layout(stencil_layout),
-        Some(s) => {
-            let mut stencil = info(stencil_layout, s.load.op(), s.store);
-            if let Load::Clear(value) = s.load {
-                let depth_stencil = vk::ClearDepthStencilValue {
-                    depth: 0.0,
-                    stencil: value,
-                };
-                stencil = stencil.clear_value(vk::ClearValue { depth_stencil });
-            }
-            stencil
-        }
-    };
-    (depth, stencil)
-}
-
-/// Averages for float and normalized formats; integer formats resolve to sample 0 (the only
-/// mode core Vulkan guarantees for them).
-fn resolve_mode(format: vk::Format) -> vk::ResolveModeFlags {
-    let name = format!("{format:?}");
-    if name.contains("UINT") || name.contains("SINT") {
-        vk::ResolveModeFlags::SAMPLE_ZERO
-    } else {
-        vk::ResolveModeFlags::AVERAGE
-    }
 }

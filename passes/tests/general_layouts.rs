@@ -181,22 +181,30 @@ fn images_move_between_policies_from_frame_to_frame() {
     let mut up = UploadImage::new(ctx.device(), ctx.allocator(), img.clone(), &data).unwrap();
     let q = ctx.graphics();
     let run = |graph: &vk_baton::Graph, pass: &mut dyn vk_baton::Pass| {
-        graph
+        let planned = graph
             .record()
             .insert_pass("pass", pass, q)
             .finish()
-            .unwrap()
-            .execute()
-            .unwrap()
-            .wait()
             .unwrap();
+        let layouts = image_layouts(planned.plan());
+        planned.execute().unwrap().wait().unwrap();
+        assert_eq!(img.state().layout(), layouts.last().map(|l| l.1));
+        layouts
     };
-    run(&general, &mut up);
-    for graph in [&optimal, &general, &optimal] {
+    use vk::ImageLayout as L;
+    let up = run(&general, &mut up);
+    assert_eq!(up, [(L::UNDEFINED, L::GENERAL)]);
+    // Each frame moves the image from where the last left it to its graph's layout.
+    let frames = [
+        (&optimal, (L::GENERAL, L::TRANSFER_SRC_OPTIMAL)),
+        (&general, (L::TRANSFER_SRC_OPTIMAL, L::GENERAL)),
+        (&optimal, (L::GENERAL, L::TRANSFER_SRC_OPTIMAL)),
+    ];
+    for (graph, moved) in frames {
         let mut down =
             DownloadImage::all_levels(ctx.device(), ctx.allocator(), img.clone()).unwrap();
         let h = down.handle();
-        run(graph, &mut down);
+        assert_eq!(run(graph, &mut down), [moved]);
         assert_eq!(h.read().unwrap(), data);
     }
     assert_clean(&ctx);
@@ -294,4 +302,49 @@ fn a_context_with_unified_image_layouts_plans_in_general() {
             assert!(text.contains("VK_KHR_unified_image_layouts"), "{text}");
         }
     }
+}
+
+/// A texture that draw code samples through a descriptor written before the frame, pinned to
+/// `SHADER_READ_ONLY_OPTIMAL` with `Render::reads_image_in`: in a graph under `General` the
+/// texture moves there, and the target stays in `GENERAL`.
+#[test]
+fn a_pinned_texture_keeps_its_layout_in_a_general_graph() {
+    use vk_baton_passes::render::{ColorTarget, Render};
+    let ctx = ctx();
+    let graph = ctx.graph().unwrap();
+    graph.set_layout_policy(LayoutPolicy::General);
+    let usage = vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::SAMPLED;
+    let target = ctx
+        .image(ImageDesc::new_2d(SIDE, SIDE, RGBA, usage), "target")
+        .unwrap();
+    let texture = image(&ctx, SIDE, SIDE, RGBA, 1, 1, "texture");
+    let area = vk::Rect2D {
+        offset: vk::Offset2D::default(),
+        extent: vk::Extent2D {
+            width: SIDE,
+            height: SIDE,
+        },
+    };
+    let read_only = vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL;
+    let targets = vec![ColorTarget::clear(target.clone(), [0.0; 4])];
+    let mut draw = Render::new(ctx.device(), area, targets, None, |_| Ok(()))
+        .unwrap()
+        .reads_image_in(&texture, Access::FRAGMENT_SHADER_SAMPLED_READ, read_only)
+        .unwrap();
+    let planned = graph
+        .record()
+        .insert_pass("draw", &mut draw, ctx.graphics())
+        .finish()
+        .unwrap();
+    let layouts = image_layouts(planned.plan());
+    assert!(
+        layouts.contains(&(vk::ImageLayout::UNDEFINED, read_only)),
+        "{layouts:?}"
+    );
+    let general = (vk::ImageLayout::UNDEFINED, vk::ImageLayout::GENERAL);
+    assert!(layouts.contains(&general), "{layouts:?}");
+    planned.execute().unwrap().wait().unwrap();
+    assert_eq!(texture.state().layout(), Some(read_only));
+    assert_eq!(target.state().layout(), Some(vk::ImageLayout::GENERAL));
+    assert_clean(&ctx);
 }

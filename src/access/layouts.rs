@@ -101,7 +101,8 @@ impl LayoutPolicy {
 /// `layout` is: every layout of the graphics, compute and transfer commands. Not `UNDEFINED`
 /// and `PREINITIALIZED` (they say what the contents are), not the present layouts and not the
 /// video layouts (the extension's proposal keeps them: they face engines outside the GPU's
-/// caches), and not the feedback-loop layout (`GENERAL` replaces it only with
+/// caches), not the fragment density map's (a `VkRenderPass` takes it only in its own layout
+/// or `SHADER_READ_ONLY_OPTIMAL`), and not the feedback-loop layout (`GENERAL` replaces it only with
 /// `VkAttachmentFeedbackLoopInfoEXT`, which a use cannot declare).
 const fn replaceable_by_general(layout: vk::ImageLayout) -> bool {
     use vk::ImageLayout as L;
@@ -123,7 +124,6 @@ const fn replaceable_by_general(layout: vk::ImageLayout) -> bool {
             | L::ATTACHMENT_OPTIMAL
             | L::RENDERING_LOCAL_READ_KHR
             | L::FRAGMENT_SHADING_RATE_ATTACHMENT_OPTIMAL_KHR
-            | L::FRAGMENT_DENSITY_MAP_OPTIMAL_EXT
     )
 }
 

@@ -43,6 +43,9 @@
 //! - [`Handoff::signals`]: the signal of the app queue's timeline with the value reserved for
 //!   this submit ([`Handoff::signal_value`]), so the next graph can wait for the app's work.
 //!
+//! The app's commands name the layouts the handoff chose ([`Handoff::layout`]): the access
+//! table's, or `GENERAL` under [`LayoutPolicy::General`](crate::access::LayoutPolicy).
+//!
 //! [`Handoff::submit`] makes the `vkQueueSubmit2` with all of that; an app that submits by
 //! itself (to [`Handoff::queue`]) calls [`Handoff::submitted`] afterwards.
 //!
@@ -197,6 +200,25 @@ impl<'q> Handoff<'q> {
     /// The queue the app must submit to.
     pub fn queue(&self) -> &Queue {
         self.queue
+    }
+
+    /// The layout the handoff puts an image in for the app's use of it with `access`, under
+    /// the graph's [`LayoutPolicy`](crate::access::LayoutPolicy) when the handoff was planned:
+    /// what the app's commands name (a copy's `dstImageLayout`, an attachment's
+    /// `imageLayout`), as a pass names [`Recorder::layout`](crate::Recorder::layout).
+    ///
+    /// ```no_run
+    /// # fn f(graph: &vk_baton::Graph, q: &vk_baton::Queue, img: &std::sync::Arc<vk_baton::StImage>) -> vk_baton::Result<()> {
+    /// use vk_baton::Access;
+    /// let handoff = graph.hand_off("app copy", q, |d| {
+    ///     d.uses(img, Access::COPY_WRITE).discard();
+    /// })?;
+    /// // TRANSFER_DST_OPTIMAL, or GENERAL in a graph under `LayoutPolicy::General`.
+    /// let layout = handoff.layout(Access::COPY_WRITE);
+    /// # Ok(()) }
+    /// ```
+    pub fn layout(&self, access: crate::Access) -> vk::ImageLayout {
+        self.execution.layouts.layout(access)
     }
 
     /// The plan of the handoff: the app's pass, its barriers and semaphores, and any

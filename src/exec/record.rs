@@ -25,7 +25,7 @@ use crate::error::{Error, Result};
 #[cfg(feature = "timing")]
 use crate::exec::ExecutionTimer;
 use crate::exec::{give, take, GraphPools, InFlight, PoolKey, Reusable, Spares};
-use crate::pass::{Pass, PassEntry, Recorder};
+use crate::pass::PassEntry;
 use crate::plan::{Batch, Command, Plan};
 use crate::queue::Queue;
 use crate::resource::Resource;
@@ -36,7 +36,10 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 #[cfg(feature = "parallel-recording")]
+mod parts;
 mod spread;
+
+pub(crate) use parts::{PassSource, RecorderParts};
 
 /// What recording an execution produced, all of it to hand back to the graph once done.
 /// Its vectors come from the graph's spares and go back there.
@@ -406,58 +409,6 @@ pub(crate) struct Shared<'e> {
     labels_missed: AtomicBool,
 }
 
-/// The passes a piece's recording takes its passes from: the execution's own list on the
-/// calling thread, or the passes handed to a recording thread.
-pub(crate) trait PassSource {
-    /// Pass `p`'s name (also of passes recorded elsewhere: barrier labels name neighbours).
-    fn name(&self, p: usize) -> &str;
-    /// Records pass `p` with `r`, made for its queue and name.
-    fn record(&mut self, p: usize, r: RecorderParts<'_>) -> Result<()>;
-}
-
-/// Everything of a [`Recorder`] but the pass's own queue and name.
-pub(crate) struct RecorderParts<'a> {
-    device: &'a ash::Device,
-    cmd: vk::CommandBuffer,
-    keep: &'a mut Vec<Box<dyn Any + Send + Sync>>,
-    completion: &'a CompletionToken,
-    debug: Option<&'a DebugUtils>,
-    layouts: LayoutPolicy,
-}
-
-impl RecorderParts<'_> {
-    /// Records `pass`, named `name`, on `queue`; a failure names the pass.
-    pub(crate) fn record<P: Pass + ?Sized>(
-        self,
-        pass: &mut P,
-        name: &str,
-        queue: &Queue,
-    ) -> Result<()> {
-        let mut r = Recorder {
-            device: self.device,
-            cmd: self.cmd,
-            queue,
-            keep: self.keep,
-            completion: self.completion,
-            debug: self.debug,
-            pass_name: name,
-            layouts: self.layouts,
-        };
-        pass.record(&mut r).map_err(|e| name_the_pass(name, e))
-    }
-}
-
-impl PassSource for &mut [PassEntry<'_>] {
-    fn name(&self, p: usize) -> &str {
-        &self[p].name
-    }
-
-    fn record(&mut self, p: usize, r: RecorderParts<'_>) -> Result<()> {
-        let PassEntry { name, pass, queue } = &mut self[p];
-        r.record(&mut **pass, name, queue)
-    }
-}
-
 /// Records one piece into its command buffer, from begin to end. `barriers_before`: the
 /// plan's barrier commands before the piece, in recording order; returns those up to its end.
 pub(crate) fn record_piece(
@@ -577,17 +528,6 @@ fn close_pass(s: &Shared<'_>, cmd: vk::CommandBuffer, query: Option<u32>) {
     if let Some(d) = s.labels {
         // SAFETY: closes the label `open_pass` opened (a pass closes only labels it opened).
         unsafe { d.end_label(cmd) };
-    }
-}
-
-/// Wraps a pass's error in [`Error::Record`] naming the pass, unless it already does.
-fn name_the_pass(pass: &str, e: Error) -> Error {
-    match e {
-        Error::Record { pass: p, source } if p == pass => Error::Record { pass: p, source },
-        e => Error::Record {
-            pass: pass.to_owned(),
-            source: Box::new(e),
-        },
     }
 }
 

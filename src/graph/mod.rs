@@ -274,7 +274,8 @@ impl Graph {
         DeviceFeatures::from_bits(self.device_features.load(Ordering::Relaxed))
     }
 
-    /// Plans every image use from now on in the layouts of `policy`: the access table's
+    /// Plans every image use of the frames planned from now on in the layouts of `policy` (a
+    /// [`HeldPlan`] keeps the layouts it was planned in until it plans again): the access table's
     /// ([`LayoutPolicy::Optimal`]), or `GENERAL` wherever it may stand in
     /// ([`LayoutPolicy::General`], for devices with `VK_KHR_unified_image_layouts`). Without a
     /// call, a graph told of [`DeviceFeatures::UNIFIED_IMAGE_LAYOUTS`] plans in `GENERAL` and

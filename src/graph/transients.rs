@@ -61,10 +61,10 @@ impl Graph {
     ///         .src_subresource(layers)
     ///         .dst_subresource(layers)
     ///         .extent(from.desc().extent);
+    ///     let (src, dst) = (r.layout(Access::COPY_READ), r.layout(Access::COPY_WRITE));
     ///     // SAFETY: `handle()` is the image bound for this execution, in the declared layout.
     ///     unsafe {
-    ///         r.device().cmd_copy_image(r.cmd(), from.handle(), vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-    ///             to.handle(), vk::ImageLayout::TRANSFER_DST_OPTIMAL, &[region])
+    ///         r.device().cmd_copy_image(r.cmd(), from.handle(), src, to.handle(), dst, &[region])
     ///     };
     ///     Ok(())
     /// };
@@ -77,9 +77,10 @@ impl Graph {
     ///             d.uses(&a, Access::CLEAR_COLOR_WRITE).discard();
     ///         }, |r| {
     ///             let color = vk::ClearColorValue { float32: [0.2, 0.4, 0.6, 1.0] };
+    ///             let layout = r.layout(Access::CLEAR_COLOR_WRITE);
     ///             // SAFETY: as above.
-    ///             unsafe { r.device().cmd_clear_color_image(r.cmd(), a.handle(),
-    ///                 vk::ImageLayout::TRANSFER_DST_OPTIMAL, &color, &[a.full_range()]) };
+    ///             unsafe { r.device().cmd_clear_color_image(r.cmd(), a.handle(), layout, &color,
+    ///                 &[a.full_range()]) };
     ///             Ok(())
     ///         })
     ///         .insert_fn("a to b", q, |d| {

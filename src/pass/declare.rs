@@ -110,6 +110,62 @@ mod tests {
         assert_eq!(index.index_of(b.id(), || b.clone()), 0);
         assert_eq!(index.finish().len(), 1);
     }
+
+    /// `Use::layout` on an attachment of an app's render pass pins the subpass's layout, and
+    /// the initial and final layouts the pass did not name, in either order of the calls.
+    #[test]
+    fn a_pinned_layout_fills_the_render_pass_layouts_not_named() {
+        use crate::ImageDesc;
+        use ash::vk::ImageLayout as L;
+        let ctx = Context::new_for_tests().expect("a Vulkan device (lavapipe in CI)");
+        let usage = vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::SAMPLED;
+        let desc = ImageDesc::new_2d(4, 4, vk::Format::R8G8B8A8_UNORM, usage);
+        let img = ctx.image(desc, "target").unwrap();
+        let declare = |f: &dyn Fn(&mut Declare<'_>)| -> UseDecl {
+            let (mut out, mut uses) = (Declared::default(), Vec::new());
+            let mut index = ResourceIndex::default();
+            index.start(Vec::new());
+            f(&mut Declare {
+                out: &mut out,
+                uses: &mut uses,
+                index: &mut index,
+                layouts: LayoutPolicy::General,
+            });
+            index.finish();
+            uses.pop().expect("one use")
+        };
+        let a = Access::COLOR_ATTACHMENT_WRITE;
+        let rp = |initial_layout, final_layout| {
+            Some(RenderPassLayouts {
+                initial_layout,
+                final_layout,
+            })
+        };
+        let after = declare(&|d| {
+            (d.uses(&img, a).final_layout(L::SHADER_READ_ONLY_OPTIMAL))
+                .layout(L::COLOR_ATTACHMENT_OPTIMAL);
+        });
+        let before = declare(&|d| {
+            (d.uses(&img, a).layout(L::COLOR_ATTACHMENT_OPTIMAL))
+                .final_layout(L::SHADER_READ_ONLY_OPTIMAL);
+        });
+        for u in [after, before] {
+            assert_eq!(u.access.layout, L::COLOR_ATTACHMENT_OPTIMAL);
+            let want = rp(L::COLOR_ATTACHMENT_OPTIMAL, L::SHADER_READ_ONLY_OPTIMAL);
+            assert_eq!(u.render_pass, want);
+        }
+        // An initial layout the pass named stays.
+        let named = declare(&|d| {
+            (d.uses(&img, a).initial_layout(L::GENERAL)).layout(L::COLOR_ATTACHMENT_OPTIMAL);
+        });
+        let want = rp(L::GENERAL, L::COLOR_ATTACHMENT_OPTIMAL);
+        assert_eq!(named.render_pass, want);
+        // Not pinned, the use takes the graph's policy.
+        let unpinned = declare(&|d| {
+            d.uses(&img, a);
+        });
+        assert_eq!(unpinned.access.layout, L::GENERAL);
+    }
 }
 
 /// One declared binary wait.
@@ -238,7 +294,17 @@ impl UseTarget for Resource {
 /// ```
 pub struct Use<'d, T: UseTarget + ?Sized> {
     declared: &'d mut UseDecl,
+    /// Which of the render pass's `initialLayout` and `finalLayout` the pass named; the other
+    /// is the subpass's layout, which [`Use::layout`] may still change.
+    named: RenderPassNamed,
     target: PhantomData<fn(&T)>,
+}
+
+/// Whether [`Use::initial_layout`] and [`Use::final_layout`] were called on a use.
+#[derive(Clone, Copy, Default)]
+struct RenderPassNamed {
+    initial: bool,
+    last: bool,
 }
 
 impl<T: UseTarget + ?Sized> Use<'_, T> {
@@ -321,8 +387,9 @@ impl<T: UseTarget + ?Sized> Use<'_, T> {
 impl Use<'_, Arc<StImage>> {
     /// The use is in `layout`, whatever the graph's [`LayoutPolicy`]: for a pass whose
     /// descriptors were written before the frame, naming a layout the graph cannot change.
-    /// Call it before [`Use::initial_layout`] and [`Use::final_layout`], which take the
-    /// subpass's layout from it.
+    /// For an attachment of the app's own `VkRenderPass` it is the subpass's layout, and the
+    /// render pass's initial or final layout where [`Use::initial_layout`] or
+    /// [`Use::final_layout`] does not name another.
     ///
     /// ```no_run
     /// # fn f(d: &mut vk_baton::Declare<'_>, img: &std::sync::Arc<vk_baton::StImage>) {
@@ -333,6 +400,14 @@ impl Use<'_, Arc<StImage>> {
     /// ```
     pub fn layout(self, layout: vk::ImageLayout) -> Self {
         self.declared.access.layout = layout;
+        if let Some(rp) = &mut self.declared.render_pass {
+            if !self.named.initial {
+                rp.initial_layout = layout;
+            }
+            if !self.named.last {
+                rp.final_layout = layout;
+            }
+        }
         self
     }
 
@@ -358,7 +433,8 @@ impl Use<'_, Arc<StImage>> {
     ///     .final_layout(L::SHADER_READ_ONLY_OPTIMAL);
     /// # }
     /// ```
-    pub fn initial_layout(self, layout: vk::ImageLayout) -> Self {
+    pub fn initial_layout(mut self, layout: vk::ImageLayout) -> Self {
+        self.named.initial = true;
         let subpass = self.declared.access.layout;
         let rp = self.declared.render_pass.get_or_insert(RenderPassLayouts {
             initial_layout: subpass,
@@ -382,7 +458,8 @@ impl Use<'_, Arc<StImage>> {
     /// d.uses(target, Access::COLOR_ATTACHMENT_WRITE).final_layout(L::PRESENT_SRC_KHR);
     /// # }
     /// ```
-    pub fn final_layout(self, layout: vk::ImageLayout) -> Self {
+    pub fn final_layout(mut self, layout: vk::ImageLayout) -> Self {
+        self.named.last = true;
         let subpass = self.declared.access.layout;
         let rp = self.declared.render_pass.get_or_insert(RenderPassLayouts {
             initial_layout: subpass,
@@ -414,6 +491,7 @@ impl Declare<'_> {
             .push(UseDecl::new(index, self.layouts.apply(access)));
         Use {
             declared: self.uses.last_mut().expect("pushed just above"),
+            named: RenderPassNamed::default(),
             target: PhantomData,
         }
     }

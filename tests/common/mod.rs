@@ -76,13 +76,14 @@ impl Pass for BufferToImage {
         d.uses(&self.dst, Access::TRANSFER_WRITE).discard();
     }
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
-        // SAFETY: the image is in TRANSFER_DST_OPTIMAL, as declared.
+        let layout = r.layout(Access::TRANSFER_WRITE);
+        // SAFETY: the image is in `layout`, as declared.
         unsafe {
             r.device().cmd_copy_buffer_to_image(
                 r.cmd(),
                 self.src.handle(),
                 self.dst.handle(),
-                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                layout,
                 &[image_copy(&self.dst)],
             )
         };
@@ -102,12 +103,13 @@ impl Pass for ImageToBuffer {
         d.uses(&self.dst, Access::TRANSFER_WRITE).discard();
     }
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
-        // SAFETY: the image is in TRANSFER_SRC_OPTIMAL, as declared.
+        let layout = r.layout(Access::TRANSFER_READ);
+        // SAFETY: the image is in `layout`, as declared.
         unsafe {
             r.device().cmd_copy_image_to_buffer(
                 r.cmd(),
                 self.src.handle(),
-                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                layout,
                 self.dst.handle(),
                 &[image_copy(&self.src)],
             )

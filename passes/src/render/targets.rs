@@ -267,7 +267,10 @@ impl DepthTarget {
     }
 
     /// Loaded and tested only: load op LOAD, store op NONE, in
-    /// `DEPTH_STENCIL_READ_ONLY_OPTIMAL` (the pipeline must not write depth or stencil).
+    /// `DEPTH_STENCIL_READ_ONLY_OPTIMAL` (the pipeline must not write depth or stencil). Under
+    /// [`LayoutPolicy::General`] the target is in `GENERAL`, a layout that does not forbid
+    /// writes: a pipeline that writes depth anyway is then a hazard that validation no longer
+    /// reports.
     pub fn read_only(image: Arc<StImage>) -> Self {
         DepthTarget {
             store: Store::None,
