@@ -3,7 +3,7 @@
 use super::*;
 use crate::exec::GraphPools;
 use crate::plan::{Batch, Plan, QueuePlan};
-use crate::{Context, Declare, Pass};
+use crate::{Context, Declare, Pass, Recorder};
 
 /// Records nothing, then does what it is told.
 struct Step(Option<&'static str>);
