@@ -248,7 +248,8 @@ impl<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()>> Render<F> {
     /// for draw code whose descriptor sets were written before the frame.
     ///
     /// ```no_run
-    /// # fn f(pass: vk_baton_passes::Render, albedo: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
+    /// # fn f<F>(pass: vk_baton_passes::Render<F>, albedo: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()>
+    /// # where F: FnMut(&mut vk_baton::Recorder<'_>) -> vk_baton::Result<()> {
     /// use vk_baton::{ash::vk::ImageLayout as L, Access};
     /// // The material's set, written once, says SHADER_READ_ONLY_OPTIMAL.
     /// let pass = pass.reads_image_in(&albedo, Access::FRAGMENT_SHADER_SAMPLED_READ, L::SHADER_READ_ONLY_OPTIMAL)?;
