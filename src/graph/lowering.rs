@@ -92,8 +92,9 @@ pub(crate) struct QueueExtensions {
 }
 
 /// Asks each pass for its declarations and lowers them into a [`PlanInput`], with each
-/// resource's version but not its state. Fails on a queue or resource of another device than
-/// `device`, and on two `Queue` objects for one `VkQueue`.
+/// resource's version but not its state, and each image use in the layout `layouts` gives its
+/// access. Fails on a queue or resource of another device than `device`, and on two `Queue`
+/// objects for one `VkQueue`.
 ///
 /// `spare` (the declarations of an earlier plan), `scratch` and `lists` (emptied vectors) are
 /// refilled rather than allocated again.
