@@ -35,8 +35,8 @@ use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-#[cfg(feature = "parallel-recording")]
 mod parts;
+#[cfg(feature = "parallel-recording")]
 mod spread;
 
 pub(crate) use parts::{PassSource, RecorderParts};
