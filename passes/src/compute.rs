@@ -475,8 +475,8 @@ impl ComputeDispatch {
     /// `cmd` belongs to this pass's device, is in the recording state, and will be submitted
     /// to a queue whose family supports compute. When the commands execute, every bound
     /// resource is in the state its binding declares (storage images in GENERAL, sampled
-    /// images in the layout of [`ComputeBuilder::layout_policy`]), with the app's own barriers making earlier
-    /// writes visible. The pass (which owns the pipeline and descriptor set) is not dropped
+    /// images in the layout of [`ComputeBuilder::layout_policy`]), with the app's own barriers
+    /// making earlier writes visible. The pass (which owns the pipeline and descriptor set) is not dropped
     /// before that execution completes: outside a graph nothing keeps it alive.
     pub unsafe fn record_commands(&self, cmd: vk::CommandBuffer) -> Result<()> {
         if self.per_execution {

@@ -288,6 +288,35 @@ impl Plan {
             .count()
     }
 
+    /// Every image barrier of the plan, queue after queue, each queue's in recording order:
+    /// to check its layouts or its ownership transfers.
+    ///
+    /// ```
+    /// use vk_baton::ash::vk::{ImageLayout as L, ImageUsageFlags as U, QueueFlags as Q};
+    /// use vk_baton::plan::*;
+    /// use vk_baton::Access;
+    /// let input = PlanInput {
+    ///     queues: vec![QueueDecl::new("graphics", 0, Q::GRAPHICS | Q::COMPUTE)],
+    ///     resources: vec![ResourceDecl::image("lit", 1, 1, U::STORAGE | U::SAMPLED)],
+    ///     passes: vec![
+    ///         PassDecl::new("light", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_WRITE)),
+    ///         PassDecl::new("draw", 0).with_use(UseDecl::new(0, Access::FRAGMENT_SHADER_SAMPLED_READ)),
+    ///     ],
+    /// };
+    /// let p = plan(&input)?;
+    /// let layouts: Vec<_> = p.image_barriers().map(|b| (b.old_layout, b.new_layout)).collect();
+    /// assert_eq!(layouts, [(L::UNDEFINED, L::GENERAL), (L::GENERAL, L::SHADER_READ_ONLY_OPTIMAL)]);
+    /// # Ok::<(), vk_baton::Error>(())
+    /// ```
+    pub fn image_barriers(&self) -> impl Iterator<Item = &ImageBarrier> + Clone + '_ {
+        let commands = self.queues.iter().flat_map(|q| &q.batches);
+        let barriers = commands.flat_map(|b| &b.commands).filter_map(|c| match c {
+            Command::Barrier(b) => Some(b),
+            Command::Pass(_) => None,
+        });
+        barriers.flat_map(|b| &b.images)
+    }
+
     /// Total semaphore waits over all queues.
     pub fn semaphore_waits(&self) -> usize {
         self.queues

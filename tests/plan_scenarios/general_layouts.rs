@@ -110,15 +110,8 @@ fn general_layouts_change_only_the_layouts() {
     };
     assert_eq!(shape(&general), shape(&optimal), "{general}\n{optimal}");
     let layouts = |p: &Plan| {
-        let batches = p.queues.iter().flat_map(|q| &q.batches);
-        let barriers = batches.flat_map(|b| &b.commands).filter_map(|c| match c {
-            Command::Barrier(b) => Some(b),
-            Command::Pass(_) => None,
-        });
-        barriers
-            .flat_map(|b| &b.images)
-            .map(|i| (i.old_layout, i.new_layout))
-            .collect::<Vec<_>>()
+        let layouts = p.image_barriers().map(|i| (i.old_layout, i.new_layout));
+        layouts.collect::<Vec<_>>()
     };
     use vk::ImageLayout as L;
     let moved =

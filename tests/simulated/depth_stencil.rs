@@ -50,18 +50,7 @@ pub(crate) fn depth_to_compute_stencil_stays(topo: Topo) -> usize {
             r.plan
         );
         // Every ownership transfer names the depth plane alone.
-        let transfers = r
-            .plan
-            .queues
-            .iter()
-            .flat_map(|q| &q.batches)
-            .flat_map(|b| &b.commands)
-            .filter_map(|c| match c {
-                vk_baton::plan::Command::Barrier(b) => Some(b),
-                _ => None,
-            })
-            .flat_map(|b| &b.images)
-            .filter(|i| i.scopes.families.is_some());
+        let transfers = (r.plan.image_barriers()).filter(|i| i.scopes.families.is_some());
         assert!(
             transfers.clone().all(|i| i.aspect == A::DEPTH),
             "{}",

@@ -17,14 +17,8 @@ fn general(mut p: PassDecl) -> PassDecl {
 /// `GENERAL`, or from another than `UNDEFINED` or `GENERAL`.
 fn transitions(r: &FrameReport) -> Vec<(vk::ImageLayout, vk::ImageLayout)> {
     use vk::ImageLayout as L;
-    (r.plan.queues.iter())
-        .flat_map(|q| &q.batches)
-        .flat_map(|b| &b.commands)
-        .filter_map(|c| match c {
-            vk_baton::plan::Command::Barrier(b) => Some(b),
-            _ => None,
-        })
-        .flat_map(|b| b.images.iter().map(|i| (i.old_layout, i.new_layout)))
+    (r.plan.image_barriers())
+        .map(|i| (i.old_layout, i.new_layout))
         .filter(|&(old, new)| new != L::GENERAL || !matches!(old, L::UNDEFINED | L::GENERAL))
         .collect()
 }

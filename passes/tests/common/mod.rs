@@ -86,14 +86,8 @@ pub fn run(ctx: &Context, q: &vk_baton::Queue, passes: &mut [(&str, &mut dyn vk_
 
 /// Every image barrier's (old, new) layouts.
 pub fn image_layouts(plan: &vk_baton::plan::Plan) -> Vec<(vk::ImageLayout, vk::ImageLayout)> {
-    let commands = plan.queues.iter().flat_map(|q| &q.batches);
-    let barriers = commands.flat_map(|b| &b.commands).filter_map(|c| match c {
-        vk_baton::plan::Command::Barrier(b) => Some(b),
-        vk_baton::plan::Command::Pass(_) => None,
-    });
-    barriers
-        .flat_map(|b| b.images.iter().map(|i| (i.old_layout, i.new_layout)))
-        .collect()
+    let layouts = plan.image_barriers().map(|i| (i.old_layout, i.new_layout));
+    layouts.collect()
 }
 
 /// Whether an image barrier with these layouts moves the image to another layout than
