@@ -111,6 +111,8 @@ enum Resource {
     Sampled {
         image: Arc<StImage>,
         sampler: Option<vk::Sampler>,
+        /// The one aspect its view shows ([`descriptors::default_view_aspect`] unless given).
+        aspect: vk::ImageAspectFlags,
     },
 }
 
@@ -239,7 +241,9 @@ impl Objects {
         // Views of the app's images, made once; a transient image's is made per execution.
         for x in &b.bindings {
             let view = match x.view_range().filter(|_| !x.is_transient()) {
-                Some((image, range)) => descriptors::create_view(&dev, image, range)?,
+                Some((image, range, aspect)) => {
+                    descriptors::create_view(&dev, image, range, aspect)?
+                }
                 None => vk::ImageView::null(),
             };
             self.views.push(view);
@@ -412,17 +416,21 @@ impl Pass for ComputeDispatch {
                     level,
                     access,
                 } => {
+                    let aspect = descriptors::default_view_aspect(image.desc());
                     let u = d
                         .uses(image, access.access())
                         .range(ImageRange::mip(*level, image.desc().array_layers));
+                    let u = descriptors::narrow_to_view(u, image, aspect);
                     if access.discards() {
                         u.discard();
                     }
                 }
-                Resource::Sampled { image, .. } => {
+                Resource::Sampled { image, aspect, .. } => {
                     // The descriptor was written with this layout, whatever the graph's policy.
-                    d.uses(image, Access::COMPUTE_SHADER_SAMPLED_READ)
+                    let u = d
+                        .uses(image, Access::COMPUTE_SHADER_SAMPLED_READ)
                         .layout(self.objects.sampled_layout);
+                    descriptors::narrow_to_view(u, image, *aspect);
                 }
             }
         }

@@ -2,6 +2,8 @@
 //! exactly.
 
 mod common;
+#[path = "compute/depth_stencil.rs"]
+mod depth_stencil;
 // The core tests' gate: holds a queue's work back until the test opens it.
 #[path = "../../tests/common/gate.rs"]
 #[allow(dead_code)]

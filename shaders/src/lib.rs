@@ -22,6 +22,16 @@ pub const SIM_COMP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/sim.comp.s
 /// `{ uint words; uint first; }`, workgroups of 256. Used by the streaming_upload sample.
 pub const CHECKSUM_COMP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/checksum.comp.spv"));
 
+/// `sampled_depth.comp`: the depth of an 8×8 image through `layout(binding 0) sampler2D`
+/// (`texelFetch`), as the float's bits, into `d[y * 8 + x]` of binding 1; one workgroup of 8×8.
+pub const SAMPLED_DEPTH_COMP: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/sampled_depth.comp.spv"));
+
+/// `sampled_stencil.comp`: the stencil of an 8×8 image through `layout(binding 0)
+/// usampler2D` into `d[y * 8 + x]` of binding 1; one workgroup of 8×8.
+pub const SAMPLED_STENCIL_COMP: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/sampled_stencil.comp.spv"));
+
 /// `ray_trace.rgen`: an 8×8 launch of rays from `z = -1` along `+z` through `[0,1]²`, traced
 /// against `layout(binding 0) accelerationStructureEXT`; `hits[y * 8 + x]` (binding 1) is the
 /// payload the miss or closest-hit shader left. SPIR-V 1.5.

@@ -1,6 +1,7 @@
 //! The builder methods of [`ComputeBuilder`]: bindings, push constants, group counts, and
 //! the checks and object creation of `build`.
 
+use super::descriptors::default_view_aspect;
 use super::*;
 
 impl ComputeBuilder<'_> {
@@ -110,7 +111,9 @@ impl ComputeBuilder<'_> {
     }
 
     /// Every mip level and layer of an image as a combined image sampler (`sampler2D`), with
-    /// a nearest, clamp-to-edge sampler the pass owns.
+    /// a nearest, clamp-to-edge sampler the pass owns. Of a depth/stencil image the view
+    /// shows the depth, and the pass declares its read of the depth alone
+    /// ([`ComputeBuilder::sampled_image_aspect`] for the stencil).
     ///
     /// ```no_run
     /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>, img: std::sync::Arc<vk_baton::StImage>) {
@@ -118,11 +121,43 @@ impl ComputeBuilder<'_> {
     /// # let _ = b; }
     /// ```
     pub fn sampled_image(mut self, binding: u32, image: Arc<StImage>) -> Self {
+        let aspect = default_view_aspect(image.desc());
         self.bindings.push(Binding {
             binding,
             resource: Resource::Sampled {
                 image,
                 sampler: None,
+                aspect,
+            },
+        });
+        self
+    }
+
+    /// Like [`ComputeBuilder::sampled_image`], showing only `aspect` of the image: DEPTH or
+    /// STENCIL of a depth/stencil format (a descriptor's view has one aspect). The pass
+    /// declares its read of that aspect alone, so another pass may use the other meanwhile.
+    /// [`ComputeBuilder::sampled_image`] and [`ComputeBuilder::sampled_image_with`] show the
+    /// depth of such an image. `build()` refuses an aspect the format lacks.
+    ///
+    /// ```no_run
+    /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>, ds: std::sync::Arc<vk_baton::StImage>) {
+    /// use vk_baton::ash::vk;
+    /// // `usampler2D` in the shader: the stencil values of a D32_SFLOAT_S8_UINT image.
+    /// let b = b.sampled_image_aspect(0, ds, vk::ImageAspectFlags::STENCIL);
+    /// # let _ = b; }
+    /// ```
+    pub fn sampled_image_aspect(
+        mut self,
+        binding: u32,
+        image: Arc<StImage>,
+        aspect: vk::ImageAspectFlags,
+    ) -> Self {
+        self.bindings.push(Binding {
+            binding,
+            resource: Resource::Sampled {
+                image,
+                sampler: None,
+                aspect,
             },
         });
         self
@@ -142,11 +177,13 @@ impl ComputeBuilder<'_> {
         image: Arc<StImage>,
         sampler: vk::Sampler,
     ) -> Self {
+        let aspect = default_view_aspect(image.desc());
         self.bindings.push(Binding {
             binding,
             resource: Resource::Sampled {
                 image,
                 sampler: Some(sampler),
+                aspect,
             },
         });
         self
@@ -302,10 +339,17 @@ impl ComputeBuilder<'_> {
                         )));
                     }
                 }
-                Resource::Sampled { image, .. } => {
+                Resource::Sampled { image, aspect, .. } => {
                     if !image.desc().usage.contains(vk::ImageUsageFlags::SAMPLED) {
                         return Err(Error::InvalidInput(format!(
                             "image `{}` lacks usage SAMPLED",
+                            image.name()
+                        )));
+                    }
+                    let all = image.desc().aspect();
+                    if aspect.as_raw().count_ones() != 1 || !all.contains(*aspect) {
+                        return Err(Error::InvalidInput(format!(
+                            "image `{}`: a sampled view shows one aspect of {all:?}, not {aspect:?}",
                             image.name()
                         )));
                     }

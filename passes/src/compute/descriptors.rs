@@ -14,7 +14,8 @@ use super::{Binding, ComputeDispatch, Objects, Resource};
 use crate::error::{Error, Result};
 use ash::vk;
 use std::sync::Arc;
-use vk_baton::{ImageRange, StImage};
+use vk_baton::pass::Use;
+use vk_baton::{ImageDesc, ImageRange, StImage};
 
 impl Binding {
     /// Whether the bound buffer or image is a graph's transient.
@@ -27,27 +28,53 @@ impl Binding {
         }
     }
 
-    /// The image and the range its view covers: one mip level (every layer) for a storage
-    /// image, everything for a sampled one; `None` for a buffer.
-    pub(super) fn view_range(&self) -> Option<(&StImage, ImageRange)> {
+    /// The image, the range its view covers (one mip level, every layer, for a storage image;
+    /// everything for a sampled one) and the one aspect it shows; `None` for a buffer.
+    pub(super) fn view_range(&self) -> Option<(&StImage, ImageRange, vk::ImageAspectFlags)> {
         match &self.resource {
             Resource::Buffer { .. } => None,
-            Resource::StorageImage { image, level, .. } => {
-                Some((image, ImageRange::mip(*level, image.desc().array_layers)))
-            }
-            Resource::Sampled { image, .. } => {
+            Resource::StorageImage { image, level, .. } => Some((
+                image,
+                ImageRange::mip(*level, image.desc().array_layers),
+                default_view_aspect(image.desc()),
+            )),
+            Resource::Sampled { image, aspect, .. } => {
                 let d = image.desc();
-                Some((
-                    image,
-                    ImageRange {
-                        base_mip: 0,
-                        mip_count: d.mip_levels,
-                        base_layer: 0,
-                        layer_count: d.array_layers,
-                    },
-                ))
+                let all = ImageRange {
+                    base_mip: 0,
+                    mip_count: d.mip_levels,
+                    base_layer: 0,
+                    layer_count: d.array_layers,
+                };
+                Some((image, all, *aspect))
             }
         }
+    }
+}
+
+/// The aspect a view of an image of `desc` shows unless the pass is told another: DEPTH for
+/// a format with depth (a descriptor's view has one aspect: VUID-VkDescriptorImageInfo-
+/// imageView-01976), otherwise the format's own (COLOR, or STENCIL of a stencil-only format).
+pub(super) fn default_view_aspect(desc: &ImageDesc) -> vk::ImageAspectFlags {
+    let all = desc.aspect();
+    if all.contains(vk::ImageAspectFlags::DEPTH) {
+        vk::ImageAspectFlags::DEPTH
+    } else {
+        all
+    }
+}
+
+/// Narrows a use of `image` to the aspect its view shows, where that is not every aspect:
+/// the pass reads the depth of a depth/stencil image, and the stencil stays free for others.
+pub(super) fn narrow_to_view<'d>(
+    u: Use<'d, Arc<StImage>>,
+    image: &StImage,
+    aspect: vk::ImageAspectFlags,
+) -> Use<'d, Arc<StImage>> {
+    if aspect == image.desc().aspect() {
+        u
+    } else {
+        u.aspect(aspect)
     }
 }
 
@@ -104,6 +131,7 @@ pub(super) fn create_view(
     device: &ash::Device,
     image: &StImage,
     range: ImageRange,
+    aspect: vk::ImageAspectFlags,
 ) -> Result<vk::ImageView> {
     if image.handle() == vk::Image::null() {
         return Err(unbound(image.name()));
@@ -120,7 +148,7 @@ pub(super) fn create_view(
         .image(image.handle())
         .view_type(view_type)
         .format(d.format)
-        .subresource_range(range.to_vk(d.aspect()));
+        .subresource_range(range.to_vk(aspect));
     // SAFETY: a live image of this device (its handle is not null: an app's image, or a
     // transient bound for the execution being recorded) and a range inside it.
     unsafe { device.create_image_view(&info, None) }.map_err(|e| Error::vk("vkCreateImageView", e))
@@ -237,8 +265,8 @@ impl FrameSet {
         frame.set = allocate_set(&o.device, pool, o.set_layout)?;
         let mut views = o.views.clone();
         for (i, b) in pass.bindings.iter().enumerate() {
-            if let Some((image, range)) = b.view_range().filter(|_| b.is_transient()) {
-                let view = create_view(&o.device, image, range)?;
+            if let Some((image, range, aspect)) = b.view_range().filter(|_| b.is_transient()) {
+                let view = create_view(&o.device, image, range, aspect)?;
                 frame.views.push(view);
                 views[i] = view;
             }
