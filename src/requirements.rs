@@ -62,7 +62,6 @@ pub(crate) unsafe fn check_device(
         let found = unsafe { instance.get_device_proc_addr(device.handle(), function.as_ptr()) };
         if found.is_none() {
             let function = function.to_string_lossy();
-            log::error!("{what}: the device `{name}` has no {function}");
             return Err(Error::Environment(format!(
                 "{what}: the device `{name}` has no {function} (Vulkan {core_in} core), which \
                  vk-baton records with: create the instance with VkApplicationInfo::apiVersion \
@@ -83,7 +82,6 @@ fn check_version(api_version: u32, name: &str, what: &str) -> Result<()> {
     if vk::api_version_variant(api_version) == 0 && (major, minor) >= (1, 3) {
         return Ok(());
     }
-    log::error!("{what}: the device `{name}` supports Vulkan {major}.{minor} only");
     Err(Error::Environment(format!(
         "{what}: the device `{name}` supports Vulkan {major}.{minor}; vk-baton needs 1.3 \
          (synchronization2 and timeline semaphores)"
@@ -113,5 +111,33 @@ mod tests {
         ] {
             assert!(check_version(ok, "gpu", "graph").is_ok());
         }
+    }
+
+    /// Counts error-level records on the test's own thread.
+    struct CountErrors;
+
+    thread_local! {
+        static ERRORS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    impl log::Log for CountErrors {
+        fn enabled(&self, m: &log::Metadata<'_>) -> bool {
+            m.level() <= log::Level::Error
+        }
+        fn log(&self, r: &log::Record<'_>) {
+            if r.level() == log::Level::Error {
+                ERRORS.with(|e| e.set(e.get() + 1));
+            }
+        }
+        fn flush(&self) {}
+    }
+
+    /// The refusal is returned, not logged too: the caller decides what to say about it.
+    #[test]
+    fn a_refused_version_is_not_logged() {
+        log::set_logger(&CountErrors).expect("the only logger of the unit tests");
+        log::set_max_level(log::LevelFilter::Error);
+        assert!(check_version(vk::API_VERSION_1_2, "old gpu", "graph").is_err());
+        assert_eq!(ERRORS.with(std::cell::Cell::get), 0);
     }
 }

@@ -242,8 +242,9 @@ impl std::fmt::Debug for SwapchainAcquire {
 impl Pass for SwapchainAcquire {
     fn declare(&self, d: &mut Declare<'_>) {
         if self.shared.as_ref().is_some_and(|s| s.retired()) {
-            // The semaphore and the image are destroyed: declare neither; `record` fails.
-            log::error!("{self:?}: its swapchain was recreated or dropped");
+            // The semaphore and the image are destroyed: declare neither; `record` returns
+            // the error.
+            log::debug!("{self:?}: its swapchain was recreated or dropped");
             return;
         }
         // SAFETY: the swapchain's own semaphore, alive while the frame is live (`record`
@@ -297,8 +298,9 @@ impl std::fmt::Debug for SwapchainPresent {
 impl Pass for SwapchainPresent {
     fn declare(&self, d: &mut Declare<'_>) {
         if self.shared.as_ref().is_some_and(|s| s.retired()) {
-            // The semaphore and the image are destroyed: declare neither; `record` fails.
-            log::error!("{self:?}: its swapchain was recreated or dropped");
+            // The semaphore and the image are destroyed: declare neither; `record` returns
+            // the error.
+            log::debug!("{self:?}: its swapchain was recreated or dropped");
             return;
         }
         d.uses(&self.image, Access::PRESENT);

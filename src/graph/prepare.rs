@@ -177,7 +177,6 @@ fn check_features(input: &PlanInput, enabled: DeviceFeatures) -> Result<()> {
                     || format!("{:?} / {:?}", u.access.stages, u.access.access),
                     str::to_owned,
                 );
-                log::error!("pass `{}`: {access} needs {feature}", pass.name);
                 return Err(Error::FeatureNotEnabled {
                     pass: pass.name.clone(),
                     resource: input.resources[u.resource].name.clone(),

@@ -272,22 +272,15 @@ impl StBuffer {
         let Some(r) = self.range() else { return Ok(()) };
         // SAFETY: the range lies inside the memory's host mapping (gpu-allocator maps its
         // blocks whole; `from_raw_mapped`'s caller promised as much) and is atom-aligned.
-        unsafe { self.device.flush_mapped_memory_ranges(&[r]) }.map_err(|e| {
-            log::error!("`{}`: vkFlushMappedMemoryRanges failed: {e}", self.name);
-            Error::vk("vkFlushMappedMemoryRanges", e)
-        })
+        unsafe { self.device.flush_mapped_memory_ranges(&[r]) }
+            .map_err(|e| Error::vk("vkFlushMappedMemoryRanges", e))
     }
 
     fn invalidate_locked(&self) -> Result<()> {
         let Some(r) = self.range() else { return Ok(()) };
         // SAFETY: as in `flush_locked`.
-        unsafe { self.device.invalidate_mapped_memory_ranges(&[r]) }.map_err(|e| {
-            log::error!(
-                "`{}`: vkInvalidateMappedMemoryRanges failed: {e}",
-                self.name
-            );
-            Error::vk("vkInvalidateMappedMemoryRanges", e)
-        })
+        unsafe { self.device.invalidate_mapped_memory_ranges(&[r]) }
+            .map_err(|e| Error::vk("vkInvalidateMappedMemoryRanges", e))
     }
 }
 

@@ -62,7 +62,8 @@ impl HeapSet {
             }
             Ok(false) => Ok(Status::Busy),
             Err(e) => {
-                log::error!("transient heap set: {e}; never binding it again");
+                // The error goes to the caller; this says what becomes of the set.
+                log::debug!("transient heap set: {e}; never binding it again");
                 self.user = Use::Lost;
                 Err(e)
             }
@@ -123,10 +124,6 @@ impl HeapSets {
                 Status::Free => return Ok(true),
                 Status::Lost => return Ok(false),
                 Status::Busy if Instant::now() >= deadline => {
-                    log::error!(
-                        "transients: every heap set is still in use after {:?}",
-                        self.wait_limit
-                    );
                     return Err(Error::TransientSetsBusy {
                         sets: MAX_SETS,
                         waited: self.wait_limit,
