@@ -230,7 +230,10 @@ pub enum Error {
     #[error("{0}")]
     Pass(#[source] Box<dyn std::error::Error + Send + Sync + 'static>),
     /// Memory for a resource could not be had: the allocator or the driver ran out, or no
-    /// memory type fits. Names the resource and the bytes asked for.
+    /// memory type fits. Names the resource and the bytes asked for. For a graph's transient
+    /// heap, `resource` names the heap, each transient placed in it with its bytes, and the
+    /// heap's bytes in all: ``cannot allocate 8192 bytes for `transient heap 0 (gbuffer: 4096
+    /// bytes, bloom: 4096 bytes; 8192 bytes in all)` ``.
     ///
     /// ```
     /// use vk_baton::{ash::vk, Error};

@@ -8,6 +8,8 @@ mod buffers;
 mod common;
 #[path = "transients/culled.rs"]
 mod culled;
+#[path = "transients/memory.rs"]
+mod memory;
 
 use common::gate::Gate;
 use common::*;

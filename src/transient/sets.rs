@@ -189,7 +189,7 @@ impl HeapSets {
     ) -> Result<()> {
         self.layout(plan)?;
         let s = self.choose_set()?;
-        self.fit_heaps(s)?;
+        self.fit_heaps(s, plan)?;
         self.clock += 1;
         self.sets[s].binds += 1;
         let placements = &plan.transients.placements;
@@ -265,15 +265,17 @@ impl HeapSets {
         Ok(())
     }
 
-    /// Gives set `s` the heaps of `need`: each heap that is missing or does not fit is
-    /// allocated anew (its objects destroyed), and heaps beyond `need` are freed.
-    fn fit_heaps(&mut self, s: usize) -> Result<()> {
+    /// Gives set `s` the heaps of `need` (laid out from `plan`): each heap that is missing or
+    /// does not fit is allocated anew (its objects destroyed), and heaps beyond `need` are
+    /// freed.
+    fn fit_heaps(&mut self, s: usize, plan: &Plan) -> Result<()> {
         let set = &mut self.sets[s];
         for (h, need) in self.need.iter().enumerate() {
             if set.heaps.get(h).is_some_and(|x| x.fits(need)) {
                 continue;
             }
-            let heap = allocate_heap(self.allocator.as_ref(), *need)?;
+            let heap = allocate_heap(self.allocator.as_ref(), *need)
+                .map_err(|e| name_heap(e, h, plan, &self.at))?;
             self.heap_allocations += 1;
             if h < set.heaps.len() {
                 destroy_objects_in(&self.device, &mut set.objects, h);
@@ -380,6 +382,35 @@ fn destroy_objects_in(device: &ash::Device, objects: &mut Vec<Object>, h: usize)
         }
         o.heap != h
     });
+}
+
+/// `e`, an allocation failure of heap `h`, naming what the heap holds: each transient `at`
+/// places in it, with its bytes, and the heap's bytes in all (alignment and granularity
+/// included), so that an app sees which of its transients asked for the memory.
+fn name_heap(e: Error, h: usize, plan: &Plan, at: &[(usize, u64)]) -> Error {
+    let Error::Allocation { size, source, .. } = e else {
+        return e;
+    };
+    let placed = plan.transients.placements.iter().zip(at);
+    let held: Vec<String> = placed
+        .filter(|(_, (heap, _))| *heap == h)
+        .map(|(p, _)| {
+            let name = plan
+                .input
+                .resources
+                .get(p.resource)
+                .map_or("?", |r| &r.name);
+            format!("{name}: {} bytes", p.size)
+        })
+        .collect();
+    Error::Allocation {
+        resource: format!(
+            "transient heap {h} ({}; {size} bytes in all)",
+            held.join(", ")
+        ),
+        size,
+        source,
+    }
 }
 
 fn allocate_heap(allocator: Option<&SharedAllocator>, need: HeapNeed) -> Result<Heap> {
