@@ -193,6 +193,30 @@ pub enum Error {
         /// How long binding waited for the oldest.
         waited: std::time::Duration,
     },
+    /// A frame's transients need more memory than the graph's budget
+    /// (`Graph::set_transient_budget`, feature "transients"): refused when the
+    /// frame is planned (`finish()`, a held plan's re-plan) or, for a held plan, when it
+    /// executes, before any memory is allocated. Names the bytes needed (the heaps, as they
+    /// would be allocated), the budget, and the largest transients.
+    ///
+    /// The plan already shares memory between every two transients it orders one after the
+    /// other; to need less, order more of them (a pass order that finishes with one before
+    /// the next starts), make them smaller, or raise the budget.
+    ///
+    /// ```
+    /// use vk_baton::Error;
+    /// let e = Error::TransientBudget { need: 3 << 20, budget: 2 << 20, largest: "bloom: 2097152 bytes".into() };
+    /// assert!(e.to_string().starts_with("the frame's transients need 3145728 bytes, over the graph's transient budget of 2097152 bytes"));
+    /// ```
+    #[error("the frame's transients need {need} bytes, over the graph's transient budget of {budget} bytes (largest: {largest}); Graph::set_transient_budget")]
+    TransientBudget {
+        /// Bytes of the heaps the frame's transients need.
+        need: u64,
+        /// The graph's budget.
+        budget: u64,
+        /// The largest transients (at most three), with their bytes.
+        largest: String,
+    },
     /// The execution failed before its work reached the GPU (a recording error, a stale
     /// plan, a failed submit): its results will never appear.
     #[error("the execution failed before its work reached the GPU")]

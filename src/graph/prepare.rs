@@ -127,6 +127,8 @@ impl Graph {
         } = lowered;
         let (plan, barriers, reused) =
             reuse_or_plan(found, &queues, schedule, self.device_features())?;
+        #[cfg(feature = "transients")]
+        self.pools.transients.check_budget(&plan)?;
         Ok(Prepared {
             queues,
             resources,

@@ -167,6 +167,34 @@ impl Graph {
         self.pools.transients.set_aliasing(on);
     }
 
+    /// Caps the memory one execution's transients take at `bytes` (`None`, the default: no
+    /// cap). The heaps a frame's plan places its transients in, as they would be allocated
+    /// (whole `bufferImageGranularity` pages; one heap per transient with aliasing off), are
+    /// checked when the frame is planned, before anything is allocated: `finish()` returns
+    /// [`Error::TransientBudget`](crate::Error::TransientBudget) naming the need and the
+    /// budget. A held plan is checked again when it executes, so a budget lowered since
+    /// holds for it too.
+    ///
+    /// The cap is per execution: with `k` executions in flight the graph holds up to `k`
+    /// heap sets ([`TransientStats::sets`]). The placement already needs as little memory as
+    /// it finds for the plan's order (sharing memory between every two transients the plan
+    /// orders); it does not reorder passes to fit a budget.
+    ///
+    /// ```no_run
+    /// # fn f(graph: &vk_baton::Graph) {
+    /// graph.set_transient_budget(Some(256 << 20));
+    /// assert_eq!(graph.transient_budget(), Some(256 << 20));
+    /// # }
+    /// ```
+    pub fn set_transient_budget(&self, bytes: Option<u64>) {
+        self.pools.transients.set_budget(bytes);
+    }
+
+    /// The budget from [`Graph::set_transient_budget`]; `None` without one.
+    pub fn transient_budget(&self) -> Option<u64> {
+        self.pools.transients.budget()
+    }
+
     /// What the graph's transients hold and have made so far: heaps, bytes, objects created.
     ///
     /// ```no_run

@@ -24,6 +24,7 @@
 //! record; the set's lock is held until recording ends, so another execution of the graph
 //! cannot rebind them meanwhile.
 
+mod layout;
 mod sets;
 
 use crate::completion::CompletionToken;
@@ -32,6 +33,7 @@ use crate::error::{Error, Result};
 use crate::fx::FxBuildHasher;
 use crate::plan::Plan;
 use crate::resource::{BufferDesc, ImageDesc, Resource, SharedAllocator, StBuffer, StImage};
+use layout::{check_budget, heap_needs, Rules};
 use parking_lot::{Mutex, MutexGuard};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -73,6 +75,8 @@ pub(crate) struct Transients {
     id: u64,
     device: Arc<ash::Device>,
     handles: Mutex<Handles>,
+    /// Read by planning and binding alike; never held with another lock.
+    rules: Mutex<Rules>,
     /// Held from binding until the execution's recording ends.
     sets: Mutex<HeapSets>,
 }
@@ -97,6 +101,7 @@ impl Transients {
                 by_name: HashMap::default(),
                 probes: 0,
             }),
+            rules: Mutex::new(Rules::default()),
             sets: Mutex::new(HeapSets::new(device)),
         }
     }
@@ -131,7 +136,32 @@ impl Transients {
 
     /// Whether transients share memory where the plan lets them (on by default).
     pub(crate) fn set_aliasing(&self, on: bool) {
-        self.sets.lock().aliasing = on;
+        self.rules.lock().aliasing = on;
+    }
+
+    /// The most bytes of heaps one execution's transients may take; `None`: no limit.
+    pub(crate) fn set_budget(&self, bytes: Option<u64>) {
+        self.rules.lock().budget = bytes;
+    }
+
+    pub(crate) fn budget(&self) -> Option<u64> {
+        self.rules.lock().budget
+    }
+
+    /// Refuses `plan` when its transients' heaps, laid out as binding would, take more than the
+    /// budget: checked when a frame is planned, before anything is allocated (and again when
+    /// an execution binds, for a held plan or a budget set since). Allocates nothing.
+    pub(crate) fn check_budget(&self, plan: &Plan) -> Result<()> {
+        let rules = *self.rules.lock();
+        if rules.budget.is_none() || plan.transients.placements.is_empty() {
+            return Ok(());
+        }
+        let granularity = self.handles.lock().granularity.unwrap_or(1);
+        let mut need = 0u64;
+        for n in heap_needs(plan, rules.aliasing, granularity) {
+            need = need.saturating_add(n?.size);
+        }
+        check_budget(need, rules, plan)
     }
 
     pub(crate) fn stats(&self) -> TransientStats {
@@ -234,8 +264,9 @@ impl Transients {
         if plan.transients.placements.is_empty() {
             return Ok(None);
         }
+        let rules = *self.rules.lock();
         let mut sets = self.sets.lock();
-        sets.bind(plan, resources, token, self.id, debug)?;
+        sets.bind((plan, rules), resources, token, self.id, debug)?;
         Ok(Some(sets))
     }
 }

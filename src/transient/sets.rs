@@ -14,6 +14,7 @@
 //! done, when it is found lost (and a new set takes its place), or after
 //! [`HeapSets::wait_limit`] with [`Error::TransientSetsBusy`]: never forever.
 
+use super::layout::{check_budget, heap_needs, places, HeapNeed, Rules};
 use super::TransientStats;
 use crate::completion::CompletionToken;
 use crate::debug::DebugUtils;
@@ -39,14 +40,6 @@ const MAX_SETS: usize = 4;
 /// An object a set keeps for this many of its bindings without using it before destroying it
 /// (so that frames alternating between two graphs keep both sets of objects).
 const KEEP_UNUSED: u64 = 8;
-
-/// A heap an execution needs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct HeapNeed {
-    size: u64,
-    alignment: u64,
-    memory_type_bits: u32,
-}
 
 /// An allocated heap.
 struct Heap {
@@ -112,8 +105,6 @@ pub(crate) struct HeapSets {
     device: Arc<ash::Device>,
     allocator: Option<SharedAllocator>,
     granularity: u64,
-    /// Off: every transient gets memory of its own ([`crate::Graph::set_transient_aliasing`]).
-    pub(super) aliasing: bool,
     /// How long binding waits for a busy set ([`WAIT_LIMIT`]; shorter in tests).
     wait_limit: Duration,
     sets: Vec<HeapSet>,
@@ -128,17 +119,12 @@ pub(crate) struct HeapSets {
     objects_created: u64,
 }
 
-fn round_up(x: u64, to: u64) -> u64 {
-    x.div_ceil(to) * to
-}
-
 impl HeapSets {
     pub(super) fn new(device: Arc<ash::Device>) -> Self {
         HeapSets {
             device,
             allocator: None,
             granularity: 1,
-            aliasing: true,
             wait_limit: WAIT_LIMIT,
             sets: Vec::new(),
             need: Vec::new(),
@@ -176,18 +162,19 @@ impl HeapSets {
         }
     }
 
-    /// Binds every transient `plan` places to objects of a free set, which `token`'s execution
-    /// then holds until it completes. `graph`: the id the transients must carry. The caller
-    /// checked that the placements are the transients the plan uses ([`super::Transients::bind`]).
+    /// Binds every transient `plan` places to objects of a free set, laid out by `rules`,
+    /// which `token`'s execution then holds until it completes. `graph`: the id the
+    /// transients must carry. The caller checked that the placements are the transients the
+    /// plan uses ([`super::Transients::bind`]).
     pub(super) fn bind(
         &mut self,
-        plan: &Plan,
+        (plan, rules): (&Plan, Rules),
         resources: &[Resource],
         token: &CompletionToken,
         graph: u64,
         debug: Option<&DebugUtils>,
     ) -> Result<()> {
-        self.layout(plan)?;
+        self.layout(plan, rules)?;
         let s = self.choose_set()?;
         self.fit_heaps(s, plan)?;
         self.clock += 1;
@@ -224,45 +211,16 @@ impl HeapSets {
         Ok(())
     }
 
-    /// The heaps the plan needs and where each placement goes, into `need` and `at`.
-    fn layout(&mut self, plan: &Plan) -> Result<()> {
+    /// The heaps the plan needs and where each placement goes, into `need` and `at`; fails
+    /// when the heaps would take more than `rules`' budget.
+    fn layout(&mut self, plan: &Plan, rules: Rules) -> Result<()> {
         self.need.clear();
         self.at.clear();
-        let t = &plan.transients;
-        if self.aliasing {
-            self.need.extend(t.heaps.iter().map(|h| HeapNeed {
-                size: h.size,
-                alignment: h.alignment,
-                memory_type_bits: h.memory_type_bits,
-            }));
-            self.at
-                .extend(t.placements.iter().map(|p| (p.heap, p.offset)));
-        } else {
-            for p in &t.placements {
-                let m = plan
-                    .input
-                    .resources
-                    .get(p.resource)
-                    .and_then(|r| r.transient)
-                    .ok_or_else(|| {
-                        Error::InvalidInput(format!("resource {} is not transient", p.resource))
-                    })?;
-                self.at.push((self.need.len(), 0));
-                self.need.push(HeapNeed {
-                    size: m.size,
-                    alignment: m.alignment,
-                    memory_type_bits: m.memory_type_bits,
-                });
-            }
+        for n in heap_needs(plan, rules.aliasing, self.granularity) {
+            self.need.push(n?);
         }
-        // Whole granularity pages: whatever shares the allocator's blocks with a heap never
-        // shares a page with it, linear or not.
-        let g = self.granularity.max(1);
-        for n in &mut self.need {
-            n.size = round_up(n.size.max(1), g);
-            n.alignment = n.alignment.max(g);
-        }
-        Ok(())
+        self.at.extend(places(plan, rules.aliasing));
+        check_budget(self.need.iter().map(|n| n.size).sum(), rules, plan)
     }
 
     /// Gives set `s` the heaps of `need` (laid out from `plan`): each heap that is missing or

@@ -5,7 +5,7 @@ use super::*;
 use std::cell::Cell;
 use vk_baton::{GraphBuilder, Queue, Recorder};
 
-fn chain_buffers(graph: &Graph) -> Vec<Arc<StBuffer>> {
+pub(super) fn chain_buffers(graph: &Graph) -> Vec<Arc<StBuffer>> {
     let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
     (0..3)
         .map(|i| {
@@ -28,7 +28,7 @@ fn copy(from: &StBuffer, to: &StBuffer, r: &mut Recorder<'_>) -> vk_baton::Resul
 
 /// The passes: `t0` filled with the byte `value`, copied to `t1`, `t1` to `t2`, `t2` to `out`,
 /// which the host then reads.
-fn chain<'a>(
+pub(super) fn chain<'a>(
     b: GraphBuilder<'a>,
     q: &Queue,
     t: &'a [Arc<StBuffer>],

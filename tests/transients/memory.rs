@@ -1,7 +1,9 @@
-//! What a graph's transients may take: an allocation failure names the transients of the heap
-//! that failed.
+//! What a graph's transients may take: a budget, checked before anything is allocated, and an
+//! allocation failure that names the transients of the heap that failed.
 
+use super::buffers::{chain, chain_buffers};
 use super::*;
+use std::cell::Cell;
 use vk_baton::{GraphBuilder, Queue};
 
 const SMALL: u64 = 4096;
@@ -97,6 +99,70 @@ fn an_allocation_failure_names_the_heaps_transients() {
         }
         other => panic!("{other:?}"),
     }
+    drop(graph);
+    assert_clean(&ctx);
+}
+
+/// The `Error::TransientBudget` of `result`: its need and budget, and that it names `t0`.
+fn over_budget<T: std::fmt::Debug>(result: vk_baton::Result<T>) -> (u64, u64) {
+    match result {
+        Err(Error::TransientBudget {
+            need,
+            budget,
+            largest,
+        }) => {
+            assert!(largest.contains(&format!("t0: {BYTES} bytes")), "{largest}");
+            (need, budget)
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A frame whose transients' heaps exceed the graph's budget is refused by `finish()`, before
+/// anything is allocated, naming the need and the budget; the heaps are counted as binding
+/// lays them out (aliasing off needs more), and a held plan is checked when it executes.
+#[test]
+fn a_frame_over_the_transient_budget_is_refused_before_anything_is_allocated() {
+    let ctx = ctx();
+    let graph = ctx.graph().unwrap();
+    let t = chain_buffers(&graph);
+    let out = readback(&ctx);
+    let value = Cell::new(0x3c);
+    let q = ctx.graphics();
+    // `t2` takes `t0`'s memory: the chain needs two buffers' worth.
+    graph.set_transient_budget(Some(2 * BYTES - 1));
+    let refused = chain(graph.record(), q, &t, &out, &value).finish();
+    assert_eq!(over_budget(refused), (2 * BYTES, 2 * BYTES - 1));
+    assert_eq!(graph.transient_stats().heap_allocations, 0);
+
+    graph.set_transient_budget(Some(2 * BYTES));
+    let planned = chain(graph.record(), q, &t, &out, &value).finish();
+    planned.unwrap().execute().unwrap().wait().unwrap();
+    assert_filled(&read(&out), 0x3c, "within the budget");
+
+    // Without aliasing each transient has a heap of its own: three buffers' worth.
+    graph.set_transient_aliasing(false);
+    let refused = chain(graph.record(), q, &t, &out, &value).finish();
+    assert_eq!(over_budget(refused), (3 * BYTES, 2 * BYTES));
+    graph.set_transient_aliasing(true);
+
+    // A held plan executes without planning: binding checks the budget set since.
+    let mut held = chain(graph.record(), q, &t, &out, &value)
+        .finish()
+        .unwrap()
+        .hold();
+    graph.set_transient_budget(Some(BYTES));
+    let before = graph.transient_stats();
+    assert_eq!(over_budget(held.execute()), (2 * BYTES, BYTES));
+    assert_eq!(
+        graph.transient_stats().heap_allocations,
+        before.heap_allocations
+    );
+    graph.set_transient_budget(None);
+    value.set(0x5d);
+    held.execute().unwrap().wait().unwrap();
+    assert_filled(&read(&out), 0x5d, "the held plan without a budget");
+    drop(held);
     drop(graph);
     assert_clean(&ctx);
 }
