@@ -207,7 +207,10 @@ impl Queue {
     /// must happen while holding it, the app's own included: `vkQueueSubmit*`,
     /// `vkQueuePresentKHR`, `vkQueueWaitIdle` and `vkQueueBindSparse` (the Vulkan
     /// specification marks their `queue` parameter "externally synchronized"; the graph submits
-    /// from whatever thread calls `execute()`).
+    /// from whatever thread calls `execute()`). `vkDeviceWaitIdle` needs *every* queue of the
+    /// device externally synchronized: hold the lock of each around it, always in the same
+    /// order (`vk_baton_context::Context::device_wait_idle` does). The lock is not
+    /// reentrant: taking it twice on one thread never returns.
     ///
     /// ```no_run
     /// # fn f(device: &ash::Device, q: &vk_baton::Queue, submit: &ash::vk::SubmitInfo2<'_>) {

@@ -112,6 +112,14 @@ impl Default for ContextOptions {
 /// them in any order, and the device is destroyed when the last one goes. Objects the app makes
 /// itself with the context's device or allocator must be gone before that.
 ///
+/// # Dropping blocks
+///
+/// Dropping the context waits for the device to go idle ([`Context::device_wait_idle`]),
+/// holding every queue's submit lock: as long as the GPU work in flight takes. Drop it on a
+/// thread that holds no [`QueueLock`](vk_baton::QueueLock) and that no pending work needs
+/// (one that would later signal a timeline value, event or external semaphore it waits on):
+/// otherwise the drop never returns.
+///
 /// ```no_run
 /// # fn main() -> vk_baton::Result<()> {
 /// use vk_baton::{ash::vk, ImageDesc};
@@ -545,23 +553,48 @@ impl Context {
     pub fn has_several_families(&self) -> bool {
         self.graphics != self.async_compute || self.graphics != self.transfer
     }
+
+    /// Waits until the device is idle (`vkDeviceWaitIdle`): all work submitted to any of its
+    /// queues has finished. It holds every queue's submit lock ([`Queue::lock`]) meanwhile,
+    /// because `vkDeviceWaitIdle` needs every queue of the device externally synchronized: a
+    /// graph submitting on another thread waits until it returns.
+    ///
+    /// An app that calls `vkDeviceWaitIdle` itself must likewise hold the lock of every queue
+    /// of the device (each [`Context::queues`] and [`Context::graphics_queues`] entry) around
+    /// the call; this method does exactly that.
+    ///
+    /// It blocks for as long as the GPU work takes, and never returns if that work waits for
+    /// something only the calling thread would do: a timeline value or event the app signals
+    /// later, or a queue lock the thread already holds ([`QueueLock`](vk_baton::QueueLock) is
+    /// not reentrant). Dropping the context calls it.
+    ///
+    /// ```no_run
+    /// # fn f(ctx: &vk_baton_context::Context) -> vk_baton::Result<()> {
+    /// ctx.device_wait_idle()?; // e.g. before recreating a swapchain
+    /// # Ok(()) }
+    /// ```
+    pub fn device_wait_idle(&self) -> Result<()> {
+        let mut distinct: Vec<&Queue> = self.queues.iter().chain(&self.graphics_queues).collect();
+        distinct.sort_by_key(|q| vk::Handle::as_raw(q.handle()));
+        // Queues compare by `VkQueue`, and the context made one `Queue` (and clones) for each:
+        // each submit lock is then taken once, in one order on every thread.
+        distinct.dedup();
+        let locks: Vec<_> = distinct.iter().map(|q| q.lock()).collect();
+        // SAFETY: every queue of the device is externally synchronized: the context made all
+        // of them, and their submit locks are held.
+        let idle = unsafe { self.device.device_wait_idle() };
+        drop(locks);
+        idle.map_err(|e| vk_baton::Error::vk("vkDeviceWaitIdle", e))
+    }
 }
 
 impl Drop for Context {
     fn drop(&mut self) {
-        // vkDeviceWaitIdle needs every queue externally synchronized: hold all submit locks.
-        let mut distinct: Vec<&Queue> = self.queues.iter().chain(&self.graphics_queues).collect();
-        distinct.sort_by_key(|q| vk::Handle::as_raw(q.handle()));
-        // Queues compare by `VkQueue`, and the context made one `Queue` (and clones) for each:
-        // each submit lock is then taken once.
-        distinct.dedup();
-        let locks: Vec<_> = distinct.iter().map(|q| q.lock()).collect();
-        // SAFETY: every queue's submit lock is held. The fields (queues, allocator) then drop,
-        // and `owner` destroys the device once nothing made through the context holds it.
-        if let Err(e) = unsafe { self.device.device_wait_idle() } {
-            log::error!("vkDeviceWaitIdle failed while dropping the context: {e}");
+        // The fields (queues, allocator) then drop, and `owner` destroys the device once
+        // nothing made through the context holds it.
+        if let Err(e) = self.device_wait_idle() {
+            log::error!("{e} while dropping the context");
         }
-        drop(locks);
     }
 }
 

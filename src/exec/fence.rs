@@ -27,6 +27,15 @@ use std::time::Duration;
 /// which releases them once their fences signal (checked on the next `record()` and
 /// `execute()`, and waited for when the graph drops).
 ///
+/// # Dropping the last one blocks
+///
+/// A fence keeps its graph's pools alive. When the graph is gone, the last fence to drop
+/// destroys them, and first waits, without a timeout, for every execution of that graph still
+/// running: as long as their GPU work takes. Dropped on a thread that work needs (one that
+/// would later signal a timeline value, event or external semaphore it waits on), it never
+/// returns. [`ExecutionFence::wait`] first, or drop the fences before the graph, where that
+/// can happen.
+///
 /// ```no_run
 /// # fn f(fence: vk_baton::ExecutionFence) -> vk_baton::Result<()> {
 /// if !fence.is_complete() {

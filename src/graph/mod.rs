@@ -41,8 +41,15 @@ use prepare::{verify_in_debug, RecordedBy};
 
 /// Owns the command pools, command buffers and fences that executions reuse.
 ///
-/// Dropping the graph waits for executions whose fences were dropped early. An
-/// [`ExecutionFence`](crate::ExecutionFence) still alive keeps the graph's pools alive too.
+/// # Dropping blocks
+///
+/// Dropping the graph waits, without a timeout, for its executions whose fences were dropped
+/// early: that takes as long as their GPU work does. An
+/// [`ExecutionFence`](crate::ExecutionFence) still alive keeps the graph's pools alive, and
+/// then the last fence to drop does that wait instead. Never drop the last of them on a
+/// thread that the pending work needs: one that would later signal a timeline value, event
+/// or external semaphore that work waits on. The drop would never return. Wait for the
+/// fences first (or drop them on another thread) where that can happen.
 ///
 /// ```no_run
 /// # fn f(instance: &ash::Instance, physical_device: ash::vk::PhysicalDevice, device: &ash::Device,
