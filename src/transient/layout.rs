@@ -108,3 +108,74 @@ pub(super) fn check_budget(need: u64, rules: Rules, plan: &Plan) -> Result<()> {
         largest: named.join(", "),
     })
 }
+
+#[cfg(all(test, feature = "transients"))]
+mod tests {
+    use super::*;
+    use crate::access::Access;
+    use crate::plan::{
+        plan, PassDecl, PlanInput, QueueDecl, ResourceDecl, TransientMemory, UseDecl,
+    };
+    use ash::vk;
+
+    /// `a` (1000 bytes), then `b` (3000) written from `a`, then `c` (1000) from `b`: `c` takes
+    /// `a`'s memory, so the plan's heap holds `b` and one of `a` and `c`.
+    fn chain() -> Plan {
+        let usage = vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::SAMPLED;
+        let image = |name: &str, size: u64| {
+            ResourceDecl::image(name, 1, 1, usage).transient(TransientMemory::image(size, 8, 1))
+        };
+        let read = Access::FRAGMENT_SHADER_SAMPLED_READ;
+        let write = Access::COLOR_ATTACHMENT_WRITE;
+        let input = PlanInput {
+            queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS)],
+            resources: vec![image("a", 1000), image("b", 3000), image("c", 1000)],
+            passes: vec![
+                PassDecl::new("draw a", 0).with_use(UseDecl::new(0, write)),
+                PassDecl::new("a to b", 0)
+                    .with_use(UseDecl::new(0, read))
+                    .with_use(UseDecl::new(1, write)),
+                PassDecl::new("b to c", 0)
+                    .with_use(UseDecl::new(1, read))
+                    .with_use(UseDecl::new(2, write)),
+            ],
+        };
+        plan(&input).unwrap()
+    }
+
+    fn sizes(plan: &Plan, aliasing: bool, granularity: u64) -> Vec<u64> {
+        let needs = heap_needs(plan, aliasing, granularity);
+        needs.map(|n| n.unwrap().size).collect()
+    }
+
+    /// With aliasing, the plan's heaps; without, one per transient; each in whole pages.
+    #[test]
+    fn heaps_are_the_plans_or_one_per_transient_in_whole_pages() {
+        let plan = chain();
+        assert_eq!(plan.transients.total_size(), 4000, "{plan}");
+        assert_eq!(sizes(&plan, true, 1), vec![4000]);
+        assert_eq!(sizes(&plan, true, 1024), vec![4096]);
+        assert_eq!(sizes(&plan, false, 1024), vec![1024, 3072, 1024]);
+        let places: Vec<_> = places(&plan, false).collect();
+        assert_eq!(places, vec![(0, 0), (1, 0), (2, 0)]);
+    }
+
+    /// Over the budget: the need, the budget and the largest transients first.
+    #[test]
+    fn a_need_over_the_budget_names_both_and_the_largest_transients() {
+        let plan = chain();
+        let rules = |budget| Rules {
+            aliasing: true,
+            budget,
+        };
+        assert!(check_budget(4000, rules(None), &plan).is_ok());
+        assert!(check_budget(4000, rules(Some(4000)), &plan).is_ok());
+        let e = check_budget(4000, rules(Some(3999)), &plan).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the frame's transients need 4000 bytes, over the graph's transient budget of 3999 \
+             bytes (largest: b: 3000 bytes, a: 1000 bytes, c: 1000 bytes); \
+             Graph::set_transient_budget"
+        );
+    }
+}
