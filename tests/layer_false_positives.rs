@@ -321,10 +321,11 @@ fn fence_expectation(v: u32) -> Expect {
     }
 }
 
-/// Layers 1.4.309 up to 1.4.340 retire only the fenced queue's work when the host waits on a
+/// Layers 1.4.309 up to 1.4.339 retire only the fenced queue's work when the host waits on a
 /// fence, so a semaphore chain through another queue is forgotten (fixed upstream by commit
-/// f4a49b2da, "Fix fence wait for cross-queue synchronization", first in 1.4.340). The
-/// pattern, on queues C (async compute) and G (graphics) and a buffer T:
+/// f4a49b2da, "Fix fence wait for cross-queue synchronization", first in tag v1.4.340, whose
+/// layer reports version 1.4.340). The pattern, on queues C (async compute) and G (graphics)
+/// and a buffer T:
 ///
 /// - C copies from T, then signals `s = 1`;
 /// - G waits for `s = 1`, writes T, and is fenced;
@@ -332,11 +333,11 @@ fn fence_expectation(v: u32) -> Expect {
 /// - G signals `s = 2`; C waits for it and writes T.
 ///
 /// Valid by the specification: C's read happens before its signal of 1, which happens before
-/// G's write (a semaphore wait at ALL_COMMANDS); G's write happens before its signal of 2
-/// (submission order, signal at ALL_COMMANDS), which happens before C's write. The layers
-/// with the fault report WRITE-AFTER-READ on C's write, against its own read: the fence wait
-/// retired G's write, which the layer had ordered after that read, and the read's ordering
-/// went with it.
+/// G's wait and so before everything G does after it, its signal of 2 included, which happens
+/// before C's wait and write. Submission order alone would not order C's read before C's
+/// write (no barrier lies between them); the semaphore chain does. The layers with the fault
+/// report WRITE-AFTER-READ on C's write: the fence wait retired G's work alone, and the chain
+/// through G that ordered C's read is forgotten.
 #[test]
 #[ignore = "needs queues of several families (NVIDIA)"]
 fn a_fence_wait_forgets_a_semaphore_chain_through_another_queue_on_1_4_309() {
