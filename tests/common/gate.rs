@@ -24,8 +24,8 @@
 //! while another waits for a fence behind it, the layer can wait about 10 s for its own
 //! record of the signal and then report `UNASSIGNED-VkFence-state-timeout` or
 //! `UNASSIGNED-VkSemaphore-state-timeout` ("most likely a validation bug"). Seen on a loaded
-//! machine in `gpu::lifetime::dropping_an_incomplete_fence_frees_nothing_early`, one run in
-//! three or so, at the commit before the busy dispatch came in too.
+//! machine in `gpu::lifetime::dropping_an_incomplete_fence_frees_nothing_early`, about one
+//! run in three.
 
 use super::Compute;
 use std::sync::atomic::{AtomicU64, Ordering};
