@@ -5,11 +5,13 @@
 
 #[path = "transients/buffers.rs"]
 mod buffers;
+#[path = "common/busy.rs"]
+mod busy;
 mod common;
 #[path = "transients/culled.rs"]
 mod culled;
 
-use common::gate::Busy;
+use busy::Busy;
 use common::*;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
