@@ -33,7 +33,7 @@ const BUSY_INVOCATIONS: u32 = 64 * 64;
 
 impl Busy {
     /// A busy pass whose dispatch takes at least `at_least` on `queue`'s device: timed on
-    /// `queue`, growing the rounds until one execution takes that long.
+    /// `queue` from submit to fence, growing the rounds until one execution takes that long.
     pub fn new(ctx: &Context, queue: &Queue, at_least: Duration) -> Busy {
         let storage = vk::DescriptorType::STORAGE_BUFFER;
         let kit = Compute::new(ctx, vk_baton_shaders::BUSY_COMP, storage);
@@ -49,16 +49,15 @@ impl Busy {
         };
         let graph = ctx.graph().unwrap();
         loop {
-            let start = Instant::now();
-            graph
+            let planned = graph
                 .record()
                 .insert_pass("calibrate busy", &mut busy, queue)
                 .finish()
-                .unwrap()
-                .execute()
-                .unwrap()
-                .wait()
                 .unwrap();
+            // Timed from the submit: planning and recording are no part of the dispatch.
+            let fence = planned.execute().unwrap();
+            let start = Instant::now();
+            fence.wait().unwrap();
             let took = start.elapsed();
             if took >= at_least {
                 return busy;
