@@ -167,6 +167,11 @@ pub enum Error {
     /// The host asked for a mapped buffer's bytes while GPU work that uses them may still be
     /// running: a write (or, for host writes, a read) by the GPU is not known complete. Wait
     /// for the execution's fence and try again.
+    ///
+    /// It does not come at once: unless the host saw the execution's fence signalled,
+    /// [`StBuffer::read`](crate::StBuffer::read), [`StBuffer::write`](crate::StBuffer::write)
+    /// and the mapped slices first wait up to 100 ms for the work's queue timeline to reach
+    /// it, so work that completes meanwhile is not refused.
     #[error("`{resource}` is still in use by GPU work that has not completed")]
     InUseByGpu {
         /// The resource.

@@ -304,7 +304,8 @@ impl Queue {
     /// fence signal after the semaphore signals of the same submit.)
     ///
     /// That work completed before anything submitted since: an app may reuse what it tracks
-    /// by this queue's values up to it. Submits still carry the plan's waits for such work:
+    /// by this queue's values up to it, and [`StBuffer`](crate::StBuffer)'s host access takes
+    /// it as complete without asking the timeline. Submits still carry the plan's waits for such work:
     /// the fence orders it before them, but only a semaphore wait or a barrier of the waiting
     /// queue makes its writes visible there. Only the library's fences count: the app's own
     /// waits (its fences, `vkQueueWaitIdle`), handoffs and the timeline's counter do not.

@@ -3,7 +3,9 @@
 //!
 //! The graph is held back by the app's own submit just before it on the same queue, which
 //! waits on a timeline semaphore that the host signals later: queues start their batches in
-//! submission order.
+//! submission order. That gate is the point here (the refusals need work certainly in flight),
+//! so the test meets the layer quirk `common/gate.rs` describes; after the fence it only
+//! accesses the buffers from the host, which the layer does not check.
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! [`Gate`]: holds GPU work back until the test opens it, so a test can prove that an
-//! execution is incomplete at a given point instead of hoping the GPU is slow.
+//! execution is incomplete at a given point instead of hoping the GPU is slow. (`busy.rs`
+//! holds work in flight another way: with a long dispatch.)
 //!
 //! The gate is a timeline semaphore that only the host signals, in [`Gate::open`]. Before the
 //! graph executes, [`Gate::hold`] submits a batch to the gate's queue that waits on it, and
@@ -8,6 +9,24 @@
 //! semaphore signalled by that batch and awaited by the graph would order the graph after the
 //! gate by the specification's rules too, but lavapipe's `vkQueueSubmit2` blocks until a
 //! binary semaphore it waits on has its signal in flight, which the host holds back.)
+//!
+//! # A layer quirk behind the gate
+//!
+//! Validation layers 1.4.309 and 1.4.363 do not retire a batch that waited on a host-signalled
+//! timeline when the host later waits on that batch's fence (`vkWaitForFences`): to the layer
+//! the work behind the gate stays in flight. Valid work after the fence that reuses its memory
+//! without a barrier (a graph's transient heaps, say) is then reported as a hazard against it,
+//! a write-after-read for one. Waiting for the queue to be idle (`vkQueueWaitIdle`) retires it
+//! (`raster_matrix/placements.rs` does). So use the gate where "incomplete" is the point of
+//! the test; where it only needs executions in flight, hold them with `busy.rs`'s `Busy`
+//! instead.
+//!
+//! Debian 12's layer 1.3.239 has a quirk of its own here: when the gate opens on one thread
+//! while another waits for a fence behind it, the layer can wait about 10 s for its own
+//! record of the signal and then report `UNASSIGNED-VkFence-state-timeout` or
+//! `UNASSIGNED-VkSemaphore-state-timeout` ("most likely a validation bug"). Seen on a loaded
+//! machine in `gpu::lifetime::dropping_an_incomplete_fence_frees_nothing_early`, about one
+//! run in three.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use vk_baton::ash::vk;

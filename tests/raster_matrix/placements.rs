@@ -308,12 +308,13 @@ pub fn run(placement: Placement) {
         for f in fences {
             f.wait().unwrap();
         }
-        // The fences are signalled: the GPU is done with this frame. Layer 1.4.309 does not
-        // retire the batches that waited on the gate (a host-signalled timeline) when their
-        // fence is waited, and reports the next frame's accesses as racing these finished
-        // ones (seen on an H100 with the CONCURRENT placement, reported at the next
-        // `vkSignalSemaphore`). Waiting for each queue to be idle retires them in the layer
-        // too; on the device it waits for nothing.
+        // The fences are signalled: the GPU is done with this frame. Layers 1.4.309 and
+        // 1.4.363 do not retire the batches that waited on the gate (a host-signalled
+        // timeline) when their fence is waited (`common/gate.rs`; the gate is this test's
+        // point), and report the next frame's accesses as racing these finished ones (seen on
+        // an H100 with the CONCURRENT placement, reported at the next `vkSignalSemaphore`).
+        // Waiting for each queue to be idle retires them in the layer too; on the device it
+        // waits for nothing.
         for q in [ctx.graphics(), ctx.async_compute(), ctx.transfer()] {
             let lock = q.lock();
             // SAFETY: the queue's lock is held; the queue belongs to `ctx`'s live device.
