@@ -144,10 +144,15 @@ pub fn init_logging() {
         .try_init();
 }
 
-/// Prints the validation summary line every sample ends with, and returns the message count.
-/// The integration test looks for `validation: N message(s)`.
+/// Prints the validation summary line every sample ends with, and returns the count of
+/// messages the sample did not allow ([`Context::allow_message`]). The integration test looks
+/// for `validation: N message(s)`; allowed messages are listed after it, with why.
 pub fn report_validation(ctx: &Context) -> usize {
-    let m = ctx.validation_messages();
+    let m = ctx.unexpected_messages();
+    let allowed = ctx.validation_messages().count - m.count;
+    if allowed > 0 {
+        println!("validation: {allowed} allowed message(s), which the sample expects");
+    }
     println!(
         "validation: {} message(s) ({})",
         m.count,
