@@ -176,13 +176,15 @@ impl Need {
         ))
     }
 
-    /// Whether a machine that has `required` has this need met too: the same extension or
-    /// program, features within `required`'s, or a layer version no newer than `required`'s.
+    /// Whether strict mode's `required` asks for (part of) this need: the same extension or
+    /// program, a feature of `required`'s, or a layer version no newer than `required`'s.
     fn is_implied_by(&self, required: &Need) -> bool {
         match (self, required) {
             (Need::ValidationLayer(v), Need::ValidationLayer(r)) => v <= r,
             (Need::DeviceExtension(e), Need::DeviceExtension(r)) => e == r,
-            (Need::DeviceFeatures(f), Need::DeviceFeatures(r)) => !f.is_empty() && r.contains(*f),
+            (Need::DeviceFeatures(f), Need::DeviceFeatures(r)) => super::extension_features::EACH
+                .into_iter()
+                .any(|one| f.contains(one) && r.contains(one)),
             (Need::Program(p), Need::Program(r)) => p == r,
             _ => false,
         }
@@ -312,6 +314,11 @@ impl Machine {
         if missing.is_empty() {
             return Decision::Run;
         }
+        // What strict mode judges: of a set of features, only those the machine lacks.
+        let lacking = |n: &Need| match n {
+            Need::DeviceFeatures(f) => Need::DeviceFeatures(f.without(self.device_features)),
+            other => other.clone(),
+        };
         let what = missing
             .iter()
             .map(|(n, why)| format!("{n} ({why})"))
@@ -319,7 +326,7 @@ impl Machine {
             .join(", ");
         match missing
             .iter()
-            .find(|(n, _)| required.iter().any(|r| n.is_implied_by(r)))
+            .find(|(n, _)| required.iter().any(|r| lacking(n).is_implied_by(r)))
         {
             Some((n, _)) => Decision::Fail(format!(
                 "{test} needs {what}; {REQUIRE_VAR} requires {n}, so it may not skip"
@@ -427,7 +434,8 @@ mod tests {
         let f = |f| Need::DeviceFeatures(f);
         let both = DeviceFeatures::MESH_SHADER | DeviceFeatures::TASK_SHADER;
         assert!(f(DeviceFeatures::MESH_SHADER).is_implied_by(&f(both)));
-        assert!(!f(both).is_implied_by(&f(DeviceFeatures::MESH_SHADER)));
+        assert!(f(both).is_implied_by(&f(DeviceFeatures::MESH_SHADER)));
+        assert!(!f(both).is_implied_by(&f(DeviceFeatures::RAY_QUERY)));
         let ext = Need::device_extension("VK_EXT_mesh_shader");
         assert!(ext.is_implied_by(&ext.clone()));
         assert!(!ext.is_implied_by(&Need::device_extension("VK_KHR_ray_query")));
@@ -489,6 +497,16 @@ mod tests {
             Decision::Fail(m) if m.contains("VK_BATON_REQUIRE requires validation layer 1.4.309")
         ));
         assert!(matches!(old.decide("t", &[rq], &strict), Decision::Skip(_)));
+        // Of a set of features, strict mode judges those the machine lacks.
+        let mesh = Machine {
+            device_features: DeviceFeatures::MESH_SHADER,
+            ..Default::default()
+        };
+        let both = Need::DeviceFeatures(DeviceFeatures::MESH_SHADER | DeviceFeatures::TASK_SHADER);
+        let strict_mesh = parse_required("feature:meshShader").unwrap();
+        assert!(matches!(mesh.decide("t", &[both.clone()], &strict_mesh), Decision::Skip(_)));
+        let strict_task = parse_required("feature:taskShader").unwrap();
+        assert!(matches!(mesh.decide("t", &[both], &strict_task), Decision::Fail(_)));
         // A test that needs a layer newer than the one required may still skip.
         let newer = Need::ValidationLayer(LayerVersion::new(1, 4, 341));
         assert!(matches!(
