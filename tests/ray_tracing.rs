@@ -178,7 +178,8 @@ fn a_blas_and_tlas_built_on_async_compute_are_traced_on_graphics() {
 
 #[test]
 fn ray_queries_in_a_compute_shader_find_the_same_hits() {
-    let Some(ctx) = ray_tracing_ctx(DeviceFeatures::ACCELERATION_STRUCTURE | DeviceFeatures::RAY_QUERY)
+    let Some(ctx) =
+        ray_tracing_ctx(DeviceFeatures::ACCELERATION_STRUCTURE | DeviceFeatures::RAY_QUERY)
     else {
         return;
     };

@@ -504,9 +504,15 @@ mod tests {
         };
         let both = Need::DeviceFeatures(DeviceFeatures::MESH_SHADER | DeviceFeatures::TASK_SHADER);
         let strict_mesh = parse_required("feature:meshShader").unwrap();
-        assert!(matches!(mesh.decide("t", &[both.clone()], &strict_mesh), Decision::Skip(_)));
+        assert!(matches!(
+            mesh.decide("t", &[both.clone()], &strict_mesh),
+            Decision::Skip(_)
+        ));
         let strict_task = parse_required("feature:taskShader").unwrap();
-        assert!(matches!(mesh.decide("t", &[both], &strict_task), Decision::Fail(_)));
+        assert!(matches!(
+            mesh.decide("t", &[both], &strict_task),
+            Decision::Fail(_)
+        ));
         // A test that needs a layer newer than the one required may still skip.
         let newer = Need::ValidationLayer(LayerVersion::new(1, 4, 341));
         assert!(matches!(
