@@ -426,7 +426,7 @@ mod tests {
         // The layer's version is not known yet: nothing is covered.
         assert_eq!(log.unexpected().count, 2);
         log.0.layer.set(LayerVersion::new(1, 3, 239)).unwrap();
-        assert_eq!(log.unexpected().messages, [hazard.clone()]);
+        assert_eq!(log.unexpected().messages, [hazard]);
         assert_eq!(log.validation().count, 2);
         // On a layer the allowance does not name, the warning is unexpected again.
         let newer = MessageLog(Arc::new(Messages::default()));

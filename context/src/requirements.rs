@@ -505,7 +505,7 @@ mod tests {
         let both = Need::DeviceFeatures(DeviceFeatures::MESH_SHADER | DeviceFeatures::TASK_SHADER);
         let strict_mesh = parse_required("feature:meshShader").unwrap();
         assert!(matches!(
-            mesh.decide("t", &[both.clone()], &strict_mesh),
+            mesh.decide("t", std::slice::from_ref(&both), &strict_mesh),
             Decision::Skip(_)
         ));
         let strict_task = parse_required("feature:taskShader").unwrap();
