@@ -336,34 +336,6 @@ impl Context {
         self.message_log().allow(allowed);
     }
 
-    /// The installed `VK_LAYER_KHRONOS_validation`'s version, as
-    /// `vkEnumerateInstanceLayerProperties` reports it, or `None` without the layer.
-    pub fn validation_layer(&self) -> Option<requirements::LayerVersion> {
-        self.messages.layer.get().copied()
-    }
-
-    /// What this machine has, as its layer and device report it: for tests that skip without
-    /// something optional ([`requirements`]).
-    ///
-    /// ```no_run
-    /// use vk_baton_context::requirements::Need;
-    /// # fn f(ctx: &vk_baton_context::Context) {
-    /// if ctx.machine().skips(&[Need::device_extension("VK_KHR_ray_query")]) {
-    ///     return;
-    /// }
-    /// # }
-    /// ```
-    pub fn machine(&self) -> requirements::Machine {
-        // SAFETY: the context's live instance and its physical device.
-        let (device_extensions, device_features) =
-            unsafe { features::supported(&self.instance, self.physical_device) };
-        requirements::Machine {
-            validation_layer: self.validation_layer(),
-            device_extensions,
-            device_features,
-        }
-    }
-
     /// The driver's and the loader's warnings and errors seen so far: messages that do not
     /// come from the validation layer.
     ///

@@ -347,6 +347,36 @@ enum Decision {
     Fail(String),
 }
 
+impl super::Context {
+    /// The installed `VK_LAYER_KHRONOS_validation`'s version, as
+    /// `vkEnumerateInstanceLayerProperties` reports it, or `None` without the layer.
+    pub fn validation_layer(&self) -> Option<LayerVersion> {
+        self.messages.layer.get().copied()
+    }
+
+    /// What this machine has, as its layer and device report it: for tests that skip without
+    /// something optional ([the requirements module](self)).
+    ///
+    /// ```no_run
+    /// use vk_baton_context::requirements::Need;
+    /// # fn f(ctx: &vk_baton_context::Context) {
+    /// if ctx.machine().skips(&[Need::device_extension("VK_KHR_ray_query")]) {
+    ///     return;
+    /// }
+    /// # }
+    /// ```
+    pub fn machine(&self) -> Machine {
+        // SAFETY: the context's live instance and its physical device.
+        let (device_extensions, device_features) =
+            unsafe { super::features::supported(&self.instance, self.physical_device) };
+        Machine {
+            validation_layer: self.validation_layer(),
+            device_extensions,
+            device_features,
+        }
+    }
+}
+
 /// What `VK_BATON_REQUIRE` lists (nothing if it is unset).
 fn required_from_env() -> Result<Vec<Need>, String> {
     parse_required(&std::env::var(REQUIRE_VAR).unwrap_or_default())
