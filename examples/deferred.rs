@@ -277,6 +277,8 @@ fn run() -> vk_baton::Result<bool> {
     let graph = ctx.graph()?;
     if o.general_layouts {
         graph.set_layout_policy(LayoutPolicy::General);
+        // Copies in GENERAL on purpose: old layers' performance warning is expected.
+        ctx.allow_message(vk_baton_context::messages::COPY_IN_GENERAL_LAYOUT);
     }
     println!("image layouts: {:?}", graph.layout_policy());
     let samplers = Samplers::new(ctx.device())?;

@@ -9,3 +9,22 @@ void place(uint slot) {
     gl_Position = vec4(pixel / 4.0 - 1.0, 0.5, 1.0);
     gl_PointSize = 1.0;
 }
+
+// The fixed-function points of matrix_fixed.vert and matrix_fixed_place.vert, by `pc.mode`:
+// mode 0 (or any other): pixel gl_VertexIndex, value gl_VertexIndex (64 plain points);
+// mode 1: an index buffer's value v: pixel v >> 16, value v;
+// mode 2: indirect draw arguments: pixel gl_VertexIndex % 64, value gl_VertexIndex +
+//         (gl_InstanceIndex << 24).
+// Returns the pixel's slot; `value` is the point's value.
+uint fixed_slot(out uint value) {
+    uint vi = uint(gl_VertexIndex);
+    uint slot = vi;
+    value = vi;
+    if (pc.mode == 1u) {
+        slot = vi >> 16;
+    } else if (pc.mode == 2u) {
+        slot = vi % 64u;
+        value = vi + (uint(gl_InstanceIndex) << 24);
+    }
+    return slot;
+}

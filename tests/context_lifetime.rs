@@ -257,8 +257,8 @@ fn two_graphics_queues_are_one_option_away() {
     assert_eq!(planned.plan().semaphore_waits(), 1, "{planned}");
     planned.execute().unwrap().wait().unwrap();
     assert!(
-        ctx.validation_messages() == 0,
+        ctx.unexpected_messages() == 0,
         "{}",
-        ctx.validation_messages()
+        ctx.unexpected_messages()
     );
 }

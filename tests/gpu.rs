@@ -414,8 +414,9 @@ fn app_declared_state_and_raw_handles() {
 /// A context that enables `VK_KHR_swapchain` also enables the `VK_KHR_surface` it requires,
 /// without the app naming it (the layer reports a missing dependency at `vkCreateDevice`),
 /// and present fences with what they require: `VK_EXT_swapchain_maintenance1` and its
-/// feature, `VK_EXT_surface_maintenance1` and `VK_KHR_get_surface_capabilities2`. The CI's
-/// lavapipe (Mesa 25, in the layer's root) and the H100 have them.
+/// feature, `VK_EXT_surface_maintenance1` and `VK_KHR_get_surface_capabilities2`, where the
+/// device has them: the CI's lavapipe (Mesa 25 and newer, in the layer's root) and the H100
+/// do; Debian 12's (Mesa 22.3) does not, and there present fences are off.
 #[test]
 fn a_swapchain_context_enables_the_surface_extension_it_needs() {
     let _ = env_logger::builder().is_test(true).try_init();
@@ -425,7 +426,12 @@ fn a_swapchain_context_enables_the_surface_extension_it_needs() {
         ..Default::default()
     })
     .unwrap();
-    assert!(ctx.present_fences(), "no VK_EXT_swapchain_maintenance1");
+    let fences = Need::device_extension("VK_EXT_swapchain_maintenance1");
+    if ctx.machine().skips_part("present fences on", &[fences]) {
+        assert!(!ctx.present_fences());
+    } else {
+        assert!(ctx.present_fences(), "present fences are off");
+    }
     assert_clean(&ctx);
     // Without a swapchain, none of it.
     assert!(!common::ctx().present_fences());

@@ -293,9 +293,9 @@ fn refused(ctx: &Context, size: u64, name: &str) -> Error {
         "{text}"
     );
     assert!(
-        ctx.validation_messages() == 0,
+        ctx.unexpected_messages() == 0,
         "{}",
-        ctx.validation_messages()
+        ctx.unexpected_messages()
     );
     e
 }

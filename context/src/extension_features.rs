@@ -42,6 +42,17 @@ const EXTENSIONS: [(F, &[&CStr], bool); 9] = [
     ),
 ];
 
+/// Each feature of [`DeviceFeatures`] alone.
+pub(crate) const EACH: [DeviceFeatures; EXTENSIONS.len()] = {
+    let mut each = [F::NONE; EXTENSIONS.len()];
+    let mut i = 0;
+    while i < EXTENSIONS.len() {
+        each[i] = EXTENSIONS[i].0;
+        i += 1;
+    }
+    each
+};
+
 /// `VkPhysicalDeviceMaintenance8FeaturesKHR` (`VK_KHR_maintenance8`) or
 /// `VkPhysicalDeviceMaintenance9FeaturesKHR` (`VK_KHR_maintenance9`), which ash 0.38 lacks:
 /// the `sType`/`pNext` header every chained structure starts with, then the one feature both

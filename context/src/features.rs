@@ -152,6 +152,44 @@ pub(crate) unsafe fn choose(
     })
 }
 
+/// The device's extensions, and the features of [`DeviceFeatures`](vk_baton::access::DeviceFeatures)
+/// it has with their extensions: what it reports, for tests that need one
+/// ([`Context::machine`](super::Context::machine)).
+///
+/// # Safety
+///
+/// `physical_device` is a physical device of the live `instance`.
+pub(crate) unsafe fn supported(
+    instance: &ash::Instance,
+    physical_device: vk::PhysicalDevice,
+) -> (Vec<String>, vk_baton::access::DeviceFeatures) {
+    // SAFETY: a plain query on a physical device of `instance` (this function's contract).
+    let available = unsafe { instance.enumerate_device_extension_properties(physical_device) }
+        .unwrap_or_default();
+    let names: Vec<String> = available
+        .iter()
+        .filter_map(|e| e.extension_name_as_c_str().ok())
+        .map(|n| n.to_string_lossy().into_owned())
+        .collect();
+    let mut features = vk_baton::access::DeviceFeatures::NONE;
+    for feature in super::extension_features::EACH {
+        let (needed, _) = super::extension_features::extensions(feature);
+        let has_extensions = needed
+            .iter()
+            .all(|e| names.iter().any(|n| n.as_bytes() == e.to_bytes()));
+        // SAFETY: the device has every extension the feature needs (just checked).
+        if has_extensions
+            && unsafe {
+                super::extension_features::check_supported(instance, physical_device, feature)
+            }
+            .is_ok()
+        {
+            features |= feature;
+        }
+    }
+    (names, features)
+}
+
 /// The features not set in `f`.
 fn invert(f: &vk::PhysicalDeviceFeatures) -> vk::PhysicalDeviceFeatures {
     let mut out = *f;

@@ -29,9 +29,10 @@ mod extension_features;
 mod features;
 pub mod messages;
 mod owner;
+pub mod requirements;
 mod setup;
 
-pub use messages::{MessageLog, ValidationMessage, ValidationMessages};
+pub use messages::{AllowedMessage, MessageLog, ValidationMessage, ValidationMessages};
 
 use ash::vk;
 use messages::Messages;
@@ -314,6 +315,33 @@ impl Context {
     /// ```
     pub fn validation_messages(&self) -> ValidationMessages {
         self.messages.validation.snapshot()
+    }
+
+    /// The validation layer's warnings and errors that no allowance covers
+    /// ([`Context::allow_message`]): what a test that ran clean has none of.
+    ///
+    /// ```no_run
+    /// # fn f(ctx: &vk_baton_context::Context) {
+    /// let m = ctx.unexpected_messages();
+    /// assert!(m == 0, "{m}");
+    /// # }
+    /// ```
+    pub fn unexpected_messages(&self) -> ValidationMessages {
+        self.message_log().unexpected()
+    }
+
+    /// Expects and allows a message from now on (see [`AllowedMessage`]): it still counts in
+    /// [`Context::validation_messages`], but not in [`Context::unexpected_messages`], on the
+    /// layer versions the allowance names.
+    ///
+    /// ```no_run
+    /// # fn f(ctx: &vk_baton_context::Context) {
+    /// // This test copies in GENERAL on purpose (LayoutPolicy::General).
+    /// ctx.allow_message(vk_baton_context::messages::COPY_IN_GENERAL_LAYOUT);
+    /// # }
+    /// ```
+    pub fn allow_message(&self, allowed: AllowedMessage) {
+        self.message_log().allow(allowed);
     }
 
     /// The driver's and the loader's warnings and errors seen so far: messages that do not

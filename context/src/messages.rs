@@ -8,12 +8,31 @@
 //! println!("driver said: {}", ctx.driver_messages());
 //! # }
 //! ```
+//!
+//! A test that expects a message the specification allows names it with an
+//! [`AllowedMessage`] (its ID, why, a pattern and the layer versions), and checks
+//! [`Context::unexpected_messages`](super::Context::unexpected_messages): every other message
+//! still fails it.
+//!
+//! ```no_run
+//! # fn f(ctx: &vk_baton_context::Context) {
+//! use vk_baton_context::messages::COPY_IN_GENERAL_LAYOUT;
+//! ctx.allow_message(COPY_IN_GENERAL_LAYOUT); // copies in GENERAL, on purpose
+//! // ... record and run frames under LayoutPolicy::General
+//! assert!(ctx.unexpected_messages() == 0, "{}", ctx.unexpected_messages());
+//! # }
+//! ```
 
+mod allowed;
+
+pub use allowed::{AllowedMessage, COPY_IN_GENERAL_LAYOUT};
+
+use super::requirements::LayerVersion;
 use ash::vk;
 use std::ffi::{c_void, CStr};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use vk_baton::parking_lot::Mutex;
 
 /// Debug-utils warnings and errors of one kind seen so far (validation-layer messages, or
@@ -120,6 +139,10 @@ pub(crate) struct Messages {
     pub(crate) driver: Tally,
     /// Set once `vkDestroyDevice` has returned.
     pub(crate) device_destroyed: AtomicBool,
+    /// The installed validation layer's version, set when the instance is made.
+    pub(crate) layer: OnceLock<LayerVersion>,
+    /// The messages expected and allowed ([`MessageLog::allow`]).
+    allowed: Mutex<Vec<AllowedMessage>>,
 }
 
 /// Whether a debug-utils message comes from the validation layer: it says so in its type, or
@@ -166,6 +189,50 @@ impl MessageLog {
     /// ```
     pub fn driver(&self) -> ValidationMessages {
         self.0.driver.snapshot()
+    }
+
+    /// Allows a message from now on: [`MessageLog::unexpected`] leaves out every message
+    /// `allowed` covers on this context's layer version ([`AllowedMessage::covers`]).
+    ///
+    /// ```no_run
+    /// # fn f(log: &vk_baton_context::MessageLog) {
+    /// log.allow(vk_baton_context::messages::COPY_IN_GENERAL_LAYOUT);
+    /// # }
+    /// ```
+    pub fn allow(&self, allowed: AllowedMessage) {
+        self.0.allowed.lock().push(allowed);
+    }
+
+    /// The validation layer's warnings and errors that no allowance covers
+    /// ([`MessageLog::allow`]): what a clean run must have none of.
+    ///
+    /// ```no_run
+    /// # fn f(log: &vk_baton_context::MessageLog) {
+    /// let m = log.unexpected();
+    /// assert!(m == 0, "{m}");
+    /// # }
+    /// ```
+    pub fn unexpected(&self) -> ValidationMessages {
+        let layer = self.validation_layer();
+        let allowed = self.0.allowed.lock().clone();
+        let messages: Vec<ValidationMessage> = self
+            .0
+            .validation
+            .snapshot()
+            .messages
+            .into_iter()
+            .filter(|m| !allowed.iter().any(|a| a.covers(m, layer)))
+            .collect();
+        ValidationMessages {
+            count: messages.len(),
+            messages,
+        }
+    }
+
+    /// The installed `VK_LAYER_KHRONOS_validation`'s version (its `spec_version` from
+    /// `vkEnumerateInstanceLayerProperties`), or `None` without the layer.
+    pub fn validation_layer(&self) -> Option<LayerVersion> {
+        self.0.layer.get().copied()
     }
 
     /// Whether the context's device has been destroyed: it is, once the context and every
@@ -335,6 +402,38 @@ mod tests {
                 messages: vec![text("b"), text("c")]
             }
         );
+    }
+
+    /// `unexpected` leaves out what an allowance covers on the log's layer version, and
+    /// keeps every other message; `validation` keeps them all.
+    #[test]
+    fn allowed_messages_are_left_out_of_the_unexpected_ones_only() {
+        let message = |id: &str, t: &str| ValidationMessage {
+            id: id.into(),
+            text: t.into(),
+            ..Default::default()
+        };
+        let warning = message(
+            COPY_IN_GENERAL_LAYOUT.id,
+            "layout should be X instead of GENERAL.",
+        );
+        let hazard = message("SYNC-HAZARD-WRITE-AFTER-WRITE", "instead of GENERAL");
+        let m = Messages::default();
+        m.validation.push(warning.clone());
+        m.validation.push(hazard.clone());
+        let log = MessageLog(Arc::new(m));
+        log.allow(COPY_IN_GENERAL_LAYOUT);
+        // The layer's version is not known yet: nothing is covered.
+        assert_eq!(log.unexpected().count, 2);
+        log.0.layer.set(LayerVersion::new(1, 3, 239)).unwrap();
+        assert_eq!(log.unexpected().messages, [hazard]);
+        assert_eq!(log.validation().count, 2);
+        // On a layer the allowance does not name, the warning is unexpected again.
+        let newer = MessageLog(Arc::new(Messages::default()));
+        newer.0.layer.set(LayerVersion::new(1, 4, 363)).unwrap();
+        newer.0.validation.push(warning.clone());
+        newer.allow(COPY_IN_GENERAL_LAYOUT);
+        assert_eq!(newer.unexpected().messages, [warning]);
     }
 
     /// A handle is named by the object list, or by the text as a whole hex number.

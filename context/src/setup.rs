@@ -5,6 +5,7 @@
 
 use super::messages::{on_message, Messages};
 use super::owner::{DeviceOwner, InstanceOwner, Messenger};
+use super::requirements::LayerVersion;
 use super::ContextOptions;
 use ash::vk;
 use std::ffi::{c_void, CStr, CString};
@@ -27,9 +28,16 @@ pub(super) fn create_instance(
     // SAFETY: plain queries.
     let layers = unsafe { entry.enumerate_instance_layer_properties() }
         .map_err(|e| Error::vk("vkEnumerateInstanceLayerProperties", e))?;
-    let has_layer = layers
+    let layer = layers
         .iter()
-        .any(|l| l.layer_name_as_c_str() == Ok(VALIDATION_LAYER));
+        .find(|l| l.layer_name_as_c_str() == Ok(VALIDATION_LAYER));
+    let has_layer = layer.is_some();
+    if let Some(l) = layer {
+        // What tests decide from (requirements, allowed messages): the version it reports.
+        let _ = messages
+            .layer
+            .set(LayerVersion::from_spec_version(l.spec_version));
+    }
     if opts.validation && !has_layer {
         return Err(Error::Environment("validation was requested but VK_LAYER_KHRONOS_validation is not installed (Debian/Ubuntu: vulkan-validationlayers)".into()));
     }

@@ -144,10 +144,11 @@ pub fn init_logging() {
         .try_init();
 }
 
-/// Prints the validation summary line every sample ends with, and returns the message count.
-/// The integration test looks for `validation: N message(s)`.
+/// Prints the validation summary line every sample ends with, and returns the count of
+/// messages the sample did not allow ([`Context::allow_message`]). The integration test looks
+/// for `validation: N message(s)`; the IDs of allowed messages follow it.
 pub fn report_validation(ctx: &Context) -> usize {
-    let m = ctx.validation_messages();
+    let m = ctx.unexpected_messages();
     println!(
         "validation: {} message(s) ({})",
         m.count,
@@ -159,6 +160,17 @@ pub fn report_validation(ctx: &Context) -> usize {
     );
     for x in &m.messages {
         println!("  - {}", x.text);
+    }
+    let mut allowed: Vec<String> = ctx
+        .validation_messages()
+        .messages
+        .into_iter()
+        .filter(|x| !m.messages.contains(x))
+        .map(|x| x.id)
+        .collect();
+    allowed.dedup();
+    for id in allowed {
+        println!("  allowed, as the sample expects: {id}");
     }
     m.count
 }

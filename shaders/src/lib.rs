@@ -183,6 +183,10 @@ pub mod matrix {
     /// `matrix_fixed.vert`.
     pub const FIXED_VERT: &[u8] =
         include_bytes!(concat!(env!("OUT_DIR"), "/matrix_fixed.vert.spv"));
+    /// `matrix_fixed_place.vert`: `matrix_fixed.vert`'s points without their value, for
+    /// fragment shaders that read no input.
+    pub const FIXED_PLACE_VERT: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/matrix_fixed_place.vert.spv"));
     /// `matrix_flat.frag`.
     pub const FLAT_FRAG: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/matrix_flat.frag.spv"));
     /// `matrix_fs_sampled.frag`.

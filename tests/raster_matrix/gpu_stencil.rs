@@ -47,7 +47,7 @@ impl StencilProgs {
                 Gfx {
                     depth_write: Some(true),
                     ..ds(
-                        Gfx::new(spv::FIXED_VERT, spv::WRITE_DEPTH_FRAG, None),
+                        Gfx::new(spv::FIXED_PLACE_VERT, spv::WRITE_DEPTH_FRAG, None),
                         Some(StencilOp::Keep),
                     )
                 },
@@ -57,7 +57,7 @@ impl StencilProgs {
                 Gfx {
                     depth_write: Some(false),
                     ..ds(
-                        Gfx::new(spv::FIXED_VERT, spv::STENCIL_WRITE_FRAG, None),
+                        Gfx::new(spv::FIXED_PLACE_VERT, spv::STENCIL_WRITE_FRAG, None),
                         Some(StencilOp::Replace),
                     )
                 },
@@ -87,7 +87,7 @@ impl StencilProgs {
                 &[],
             ),
             fs: k.gfx(
-                Gfx::new(spv::FIXED_VERT, spv::FS_STENCIL_FRAG, Some(RESULT)),
+                Gfx::new(spv::FIXED_PLACE_VERT, spv::FS_STENCIL_FRAG, Some(RESULT)),
                 &[SI],
             ),
             cs: k.compute(spv::CS_STENCIL_COMP, &[SI, SB]),

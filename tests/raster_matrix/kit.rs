@@ -127,7 +127,7 @@ impl Kit {
             progs: Vec::new(),
         };
         let g = Gfx::new;
-        let colour = g(spv::FIXED_VERT, spv::WRITE_COLOR_FRAG, Some(COLOR));
+        let colour = g(spv::FIXED_PLACE_VERT, spv::WRITE_COLOR_FRAG, Some(COLOR));
         let result = |vert, frag| g(vert, frag, Some(RESULT));
         Kit {
             write_color: k.gfx(colour, &[SB]),
@@ -150,12 +150,12 @@ impl Kit {
                     color: None,
                     depth: Some(DEPTH),
                     depth_write: Some(true),
-                    ..g(spv::FIXED_VERT, spv::WRITE_DEPTH_FRAG, None)
+                    ..g(spv::FIXED_PLACE_VERT, spv::WRITE_DEPTH_FRAG, None)
                 },
                 &[SB],
             ),
             write_fs_storage: k.gfx(
-                result(spv::FIXED_VERT, spv::WRITE_FS_STORAGE_FRAG),
+                result(spv::FIXED_PLACE_VERT, spv::WRITE_FS_STORAGE_FRAG),
                 &[SB, SB],
             ),
             write_vs_storage: k.gfx(
@@ -176,10 +176,10 @@ impl Kit {
             vs_ssbo: k.gfx(result(spv::VS_SSBO_VERT, spv::FLAT_FRAG), &[SB]),
             vs_sampled: k.gfx(result(spv::VS_SAMPLED_VERT, spv::FLAT_FRAG), &[SI]),
             vs_storage: k.gfx(result(spv::VS_STORAGE_VERT, spv::FLAT_FRAG), &[ST]),
-            fs_ubo: k.gfx(result(spv::FIXED_VERT, spv::FS_UBO_FRAG), &[UB]),
-            fs_ssbo: k.gfx(result(spv::FIXED_VERT, spv::FS_SSBO_FRAG), &[SB]),
-            fs_sampled: k.gfx(result(spv::FIXED_VERT, spv::FS_SAMPLED_FRAG), &[SI]),
-            fs_storage: k.gfx(result(spv::FIXED_VERT, spv::FS_STORAGE_FRAG), &[ST]),
+            fs_ubo: k.gfx(result(spv::FIXED_PLACE_VERT, spv::FS_UBO_FRAG), &[UB]),
+            fs_ssbo: k.gfx(result(spv::FIXED_PLACE_VERT, spv::FS_SSBO_FRAG), &[SB]),
+            fs_sampled: k.gfx(result(spv::FIXED_PLACE_VERT, spv::FS_SAMPLED_FRAG), &[SI]),
+            fs_storage: k.gfx(result(spv::FIXED_PLACE_VERT, spv::FS_STORAGE_FRAG), &[ST]),
             depth_count: k.gfx(
                 Gfx {
                     depth: Some(DEPTH),

@@ -335,6 +335,6 @@ pub fn run(placement: Placement) {
     );
     drop(graphs);
     drop(kit);
-    let m = ctx.validation_messages();
+    let m = ctx.unexpected_messages();
     assert!(m == 0, "{placement:?}: {m} validation message(s)");
 }

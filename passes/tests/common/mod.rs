@@ -5,6 +5,9 @@ use std::sync::Arc;
 use vk_baton::ash::vk;
 use vk_baton::{BufferDesc, ImageDesc, StBuffer, StImage};
 use vk_baton_context::Context;
+// For the tests that allow a message or skip without something; not every binary does.
+#[allow(unused_imports)]
+pub use vk_baton_context::{messages::COPY_IN_GENERAL_LAYOUT, requirements::Need};
 
 /// A context with validation and synchronization validation on. A missing device or layer
 /// fails the test: GPU tests never skip.
@@ -17,9 +20,10 @@ pub fn ctx() -> Context {
     ctx
 }
 
-/// Asserts that validation (with synchronization validation) reported nothing.
+/// Asserts that validation (with synchronization validation) reported nothing but the
+/// messages the test allowed ([`Context::allow_message`]).
 pub fn assert_clean(ctx: &Context) {
-    let m = ctx.validation_messages();
+    let m = ctx.unexpected_messages();
     assert!(m == 0, "{m}");
 }
 
