@@ -164,16 +164,13 @@ fn run() -> vk_baton::Result<bool> {
             d.uses(&data_buf, Access::COMPUTE_SHADER_READ);
             d.uses(&image, Access::COMPUTE_SHADER_WRITE).discard();
         })?;
-        let acquire = handoff
-            .buffer_barriers()
-            .iter()
-            .any(|b| b.src_queue_family_index != b.dst_queue_family_index);
+        let (mut memory, mut buffers, mut images) = (vec![], vec![], vec![]);
+        (handoff.barriers()).append_to(&mut memory, &mut buffers, &mut images);
+        let acquire = (buffers.iter()).any(|b| b.src_queue_family_index != b.dst_queue_family_index);
         println!(
             "  handoff: {} wait(s), {} barrier(s){}, signals `graphics` timeline value {}",
             handoff.waits().len(),
-            handoff.memory_barriers().len()
-                + handoff.image_barriers().len()
-                + handoff.buffer_barriers().len(),
+            handoff.barriers().len(),
             if acquire {
                 " (the buffer's acquire from the transfer family)"
             } else {
@@ -181,24 +178,12 @@ fn run() -> vk_baton::Result<bool> {
             },
             handoff.signal_value()
         );
-        // SAFETY: the command buffer is idle (the previous frame's fence was waited for) and
-        // of the graphics family; the handoff's barriers come first; `pipe` and the resources
-        // live until the fence below is waited for.
+        // SAFETY: the command buffer is idle (the previous frame's fence was waited for), of
+        // the graphics family, from a pool that allows resetting it; the dispatch uses the
+        // resources as declared; `pipe` and the resources live until the fence below is
+        // waited for.
         unsafe {
-            device
-                .reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty())
-                .map_err(vkerr("vkResetCommandBuffer"))?;
-            let begin = vk::CommandBufferBeginInfo::default()
-                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-            device
-                .begin_command_buffer(cmd, &begin)
-                .map_err(vkerr("vkBeginCommandBuffer"))?;
-            handoff.record_barriers(cmd);
-            pipe.record_commands(cmd)?;
-            device
-                .end_command_buffer(cmd)
-                .map_err(vkerr("vkEndCommandBuffer"))?;
-            handoff.submit(&[cmd], fence)?;
+            handoff.record_and_submit(cmd, fence, |cmd| pipe.record_commands(cmd))?;
         }
         println!(
             "  the app's image is in {:?}, owned by family {:?}: the next graph starts there",

@@ -322,7 +322,7 @@ pub use fence::{CompletionToken, ExecutionFence};
 /// [`BufferDesc::location`], [`Error::Allocator`]).
 pub use gpu_allocator;
 pub use graph::{Graph, GraphBuilder, HeldPlan, Planned};
-pub use handoff::Handoff;
+pub use handoff::{Handoff, HandoffBarriers};
 /// The lock crate of [`SharedAllocator::lock`]'s guard.
 pub use parking_lot;
 pub use pass::{Declare, Pass, Recorder};
