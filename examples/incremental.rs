@@ -38,7 +38,7 @@ fn run() -> vk_baton::Result<bool> {
     });
     // The app already has an instance, a device and queues. `Context` stands in for them
     // here; an app with its own makes the queues with `vk_baton::Queue::new(&instance,
-    // physical_device, &device, family, index, caps, name)`, once per VkQueue, and clones them
+    // physical_device, &device, family, index, name)`, once per VkQueue, and clones them
     // wherever they are needed.
     let ctx = Context::new()?;
     let device = ctx.device();

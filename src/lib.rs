@@ -157,7 +157,7 @@
 //! | Vulkan 1.3: the physical device's and the instance's `apiVersion` | yes: [`Error::Environment`] names what is missing (an instance below 1.3 shows as missing entry points) |
 //! | the `synchronization2` feature (`VkPhysicalDeviceVulkan13Features`) | no: the caller vouches for it (`# Safety`) |
 //! | the `timelineSemaphore` feature (`VkPhysicalDeviceVulkan12Features`) | no: the caller vouches for it |
-//! | the queues you make `Queue`s for | partly: a family, index or capability the physical device lacks is [`Error::InvalidArgument`] |
+//! | the queues you make `Queue`s for | partly: a family or index the physical device lacks is [`Error::InvalidArgument`] |
 //!
 //! Optional, each used only where present: `hostQueryReset` (GPU timings reset their queries from
 //! the host; without it, passes on a transfer-only queue go untimed), `separateDepthStencilLayouts`
