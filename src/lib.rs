@@ -101,7 +101,7 @@
 //! - **Queues.** A semaphore between queues of one family. A release and an acquire between
 //!   families, for EXCLUSIVE resources whose contents are needed; none for CONCURRENT resources
 //!   or discarded contents. One `vkQueueSubmit2` per queue and one timeline semaphore per
-//!   `VkQueue`, shared by every graph. Work the host already saw complete is not waited for again.
+//!   `VkQueue`, shared by every graph.
 //! - **Swapchains.** Binary semaphore waits and signals, the acquire wait at the image's first use.
 //! - **Writes that need no order.** A use declared [`Unordered`](plan::Unordered) (tiles of
 //!   one image, atomic adds) gets no barrier against the unordered writes of its kind just
