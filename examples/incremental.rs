@@ -173,7 +173,8 @@ fn run() -> vk_baton::Result<bool> {
         })?;
         let (mut memory, mut buffers, mut images) = (vec![], vec![], vec![]);
         (handoff.barriers()).append_to(&mut memory, &mut buffers, &mut images);
-        let acquire = (buffers.iter()).any(|b| b.src_queue_family_index != b.dst_queue_family_index);
+        let acquire =
+            (buffers.iter()).any(|b| b.src_queue_family_index != b.dst_queue_family_index);
         println!(
             "  handoff: {} wait(s), {} barrier(s){}, signals `graphics` timeline value {}",
             handoff.waits().len(),
@@ -190,7 +191,9 @@ fn run() -> vk_baton::Result<bool> {
         // resources as declared; `pipe` and the resources live until the fence below is
         // waited for.
         unsafe {
-            handoff.record_and_submit(cmd, fence, |cmd| pipe.record_commands(cmd))?;
+            handoff.record_and_submit(cmd, fence, |cmd| {
+                pipe.record_commands(cmd).map_err(vk_baton::Error::from)
+            })?;
         }
         println!(
             "  the app's image is in {:?}, owned by family {:?}: the next graph starts there",

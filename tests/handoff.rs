@@ -241,7 +241,10 @@ fn graph_handoff_graph(
     handoff
         .barriers()
         .append_to(&mut memory, &mut buffer, &mut images);
-    assert_eq!(handoff.barriers().len(), memory.len() + buffer.len() + images.len());
+    assert_eq!(
+        handoff.barriers().len(),
+        memory.len() + buffer.len() + images.len()
+    );
     let images: Vec<_> = (images.iter())
         .map(|b| (b.old_layout, b.new_layout, b.image, b.dst_access_mask))
         .collect();

@@ -308,7 +308,10 @@ fn compare(
                 )?;
                 let was_reused = planned.reused();
                 // The four timestamp passes record no barrier and wait for nothing.
-                lib_sync = (planned.plan().barrier_commands(), planned.plan().semaphore_waits());
+                lib_sync = (
+                    planned.plan().barrier_commands(),
+                    planned.plan().semaphore_waits(),
+                );
                 (planned.execute()?, was_reused)
             } else if let Some(h) = held_plan.as_mut() {
                 let before = h.replanned();

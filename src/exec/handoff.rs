@@ -417,8 +417,8 @@ impl<'q> Handoff<'q> {
         record: impl FnOnce(vk::CommandBuffer) -> Result<()>,
     ) -> Result<()> {
         let device = self.execution.pools.device.clone();
-        let begin =
-            vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        let begin = vk::CommandBufferBeginInfo::default()
+            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
         // SAFETY: the caller guarantees `cmd` is of this device, not pending, and resettable
         // or in the initial state.
         unsafe { device.begin_command_buffer(cmd, &begin) }

@@ -143,7 +143,10 @@ fn an_image_wrapped_from_its_create_info_carries_data() {
 /// In debug builds, a create info that is not the handle's (another size) is refused, naming
 /// both memory sizes.
 #[test]
-#[cfg_attr(not(debug_assertions), ignore = "the handle check runs in debug builds")]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "the handle check runs in debug builds"
+)]
 fn a_create_info_that_is_not_the_handles_is_refused_in_debug_builds() {
     let ctx = ctx();
     let app = AppImage::new(&ctx, &info(16, 8));
