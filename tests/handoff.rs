@@ -397,6 +397,59 @@ fn a_dropped_handoff_leaves_the_resources_as_they_were() {
     assert_clean(&ctx);
 }
 
+/// `Handoff::record_and_submit` whose recording fails: the app's error comes back, nothing is
+/// submitted, and the handoff is dropped as if never submitted (states put back, the queue's
+/// lock free), so that a graph can do the work instead.
+#[test]
+fn a_failed_recording_in_record_and_submit_returns_its_error_and_submits_nothing() {
+    let ctx = ctx();
+    let q = ctx.graphics().clone();
+    let graph = ctx.graph().unwrap();
+    let c = chain(&ctx);
+    upload(&graph, &c, &q);
+    let img = c.img.state();
+    let app = AppCmd::idle(&ctx, q.family());
+    let handoff = graph
+        .hand_off("fails", &q, |d| {
+            d.uses(&c.data, Access::COPY_READ);
+            d.uses(&c.img, Access::COPY_WRITE).discard();
+        })
+        .unwrap();
+    // SAFETY: `app.cmd` is new, of `q`'s family; nothing is recorded or submitted.
+    let result = unsafe {
+        handoff.record_and_submit(app.cmd, app.fence, |_| {
+            Err(vk_baton::Error::InvalidInput(
+                "the app's recording failed".into(),
+            ))
+        })
+    };
+    assert!(
+        matches!(&result, Err(vk_baton::Error::InvalidInput(why)) if why == "the app's recording failed"),
+        "{result:?}"
+    );
+    assert_eq!(c.img.state().segments, img.segments, "states put back");
+    // SAFETY: the fence was never submitted: unsignalled.
+    let signalled = unsafe { ctx.device().get_fence_status(app.fence) }.unwrap();
+    assert!(!signalled, "nothing was submitted with the app's fence");
+    let mut to_image = BufferToImage {
+        src: c.data.clone(),
+        dst: c.img.clone(),
+    };
+    graph
+        .record()
+        .insert_pass("to image", &mut to_image, &q)
+        .finish()
+        .unwrap()
+        .execute()
+        .unwrap()
+        .wait()
+        .unwrap();
+    assert_eq!(download(&graph, &c, &q), c.pattern);
+    drop(app);
+    drop(graph);
+    assert_clean(&ctx);
+}
+
 /// Dropped without a submit after someone committed to a handed resource: the handoff cannot
 /// put the old states back, so it submits its own barriers and signal. The image is then in
 /// the layout the handoff promised (validation would catch anything else) and the queue's
