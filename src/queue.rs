@@ -149,7 +149,8 @@ impl Queue {
         self.0.index
     }
 
-    /// The family's capabilities.
+    /// The family's capabilities, as the physical device reports them (`queueFlags`), with
+    /// `TRANSFER` for a graphics or compute family; the planner checks accesses against them.
     pub fn caps(&self) -> vk::QueueFlags {
         self.0.caps
     }
