@@ -20,7 +20,7 @@
 use std::sync::Arc;
 use support::{report_validation, vkerr, ValueExt};
 use vk_baton::ash::vk;
-use vk_baton::{Access, BufferDesc, Destroy, ImageDesc, ResourceState, StBuffer, StImage};
+use vk_baton::{Access, BufferDesc, Destroy, ResourceState, StBuffer, StImage};
 use vk_baton_context::Context;
 use vk_baton_passes::{ComputeDispatch, DownloadImage, ShaderAccess, UploadBuffer};
 
@@ -38,7 +38,7 @@ fn run() -> vk_baton::Result<bool> {
     });
     // The app already has an instance, a device and queues. `Context` stands in for them
     // here; an app with its own makes the queues with `vk_baton::Queue::new(&instance,
-    // physical_device, &device, family, index, caps, name)`, once per VkQueue, and clones them
+    // physical_device, &device, family, index, name)`, once per VkQueue, and clones them
     // wherever they are needed.
     let ctx = Context::new()?;
     let device = ctx.device();
@@ -55,21 +55,28 @@ fn run() -> vk_baton::Result<bool> {
     //
     // BEFORE: the app created its buffer and image with vkCreate*, bound its own memory, and
     //         tracked their layouts in its head.
-    // AFTER:  the same handles, wrapped with `from_raw` in the state they are in (fresh:
+    // AFTER:  the same handles, wrapped with `from_raw` (the image with `from_create_info`,
+    //         from the create info the app made it with) in the state they are in (fresh:
     //         undefined) and `Destroy::AppKeeps`: vk-baton never frees them.
     // ---------------------------------------------------------------------------------------
     let bytes = (WIDTH * HEIGHT * 4) as u64;
     let buffer_usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST;
-    let image_desc = ImageDesc::new_2d(
-        WIDTH,
-        HEIGHT,
-        vk::Format::R32_UINT,
-        vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::TRANSFER_SRC,
-    );
+    let image_info = vk::ImageCreateInfo::default()
+        .image_type(vk::ImageType::TYPE_2D)
+        .format(vk::Format::R32_UINT)
+        .extent(vk::Extent3D {
+            width: WIDTH,
+            height: HEIGHT,
+            depth: 1,
+        })
+        .mip_levels(1)
+        .array_layers(1)
+        .samples(vk::SampleCountFlags::TYPE_1)
+        .usage(vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::TRANSFER_SRC);
     let (raw_buffer, raw_image, memory) =
-        app_buffer_and_image(&ctx, bytes, buffer_usage, &image_desc)?;
-    // SAFETY: the app's own live buffer and image of `device`, created with exactly these
-    // descriptions and bound to memory; fresh (undefined); the app destroys them after the
+        app_buffer_and_image(&ctx, bytes, buffer_usage, &image_info)?;
+    // SAFETY: the app's own live buffer and image of `device`, created with exactly this
+    // description and create info and bound to memory; fresh (undefined); the app destroys them after the
     // wrappers are gone (`AppKeeps`).
     let (data_buf, image) = unsafe {
         let data_buf = StBuffer::from_raw(
@@ -80,14 +87,14 @@ fn run() -> vk_baton::Result<bool> {
             ResourceState::undefined(),
             Destroy::AppKeeps,
         );
-        let image = StImage::from_raw(
+        let image = StImage::from_create_info(
             device,
             raw_image,
-            image_desc,
+            &image_info,
             "app image",
             ResourceState::undefined(),
             Destroy::AppKeeps,
-        );
+        )?;
         (Arc::new(data_buf), Arc::new(image))
     };
 
@@ -164,16 +171,14 @@ fn run() -> vk_baton::Result<bool> {
             d.uses(&data_buf, Access::COMPUTE_SHADER_READ);
             d.uses(&image, Access::COMPUTE_SHADER_WRITE).discard();
         })?;
-        let acquire = handoff
-            .buffer_barriers()
-            .iter()
-            .any(|b| b.src_queue_family_index != b.dst_queue_family_index);
+        let (mut memory, mut buffers, mut images) = (vec![], vec![], vec![]);
+        (handoff.barriers()).append_to(&mut memory, &mut buffers, &mut images);
+        let acquire =
+            (buffers.iter()).any(|b| b.src_queue_family_index != b.dst_queue_family_index);
         println!(
             "  handoff: {} wait(s), {} barrier(s){}, signals `graphics` timeline value {}",
             handoff.waits().len(),
-            handoff.memory_barriers().len()
-                + handoff.image_barriers().len()
-                + handoff.buffer_barriers().len(),
+            handoff.barriers().len(),
             if acquire {
                 " (the buffer's acquire from the transfer family)"
             } else {
@@ -181,24 +186,14 @@ fn run() -> vk_baton::Result<bool> {
             },
             handoff.signal_value()
         );
-        // SAFETY: the command buffer is idle (the previous frame's fence was waited for) and
-        // of the graphics family; the handoff's barriers come first; `pipe` and the resources
-        // live until the fence below is waited for.
+        // SAFETY: the command buffer is idle (the previous frame's fence was waited for), of
+        // the graphics family, from a pool that allows resetting it; the dispatch uses the
+        // resources as declared; `pipe` and the resources live until the fence below is
+        // waited for.
         unsafe {
-            device
-                .reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty())
-                .map_err(vkerr("vkResetCommandBuffer"))?;
-            let begin = vk::CommandBufferBeginInfo::default()
-                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-            device
-                .begin_command_buffer(cmd, &begin)
-                .map_err(vkerr("vkBeginCommandBuffer"))?;
-            handoff.record_barriers(cmd);
-            pipe.record_commands(cmd)?;
-            device
-                .end_command_buffer(cmd)
-                .map_err(vkerr("vkEndCommandBuffer"))?;
-            handoff.submit(&[cmd], fence)?;
+            handoff.record_and_submit(cmd, fence, |cmd| {
+                pipe.record_commands(cmd).map_err(vk_baton::Error::from)
+            })?;
         }
         println!(
             "  the app's image is in {:?}, owned by family {:?}: the next graph starts there",
@@ -290,7 +285,7 @@ fn app_buffer_and_image(
     ctx: &Context,
     bytes: u64,
     usage: vk::BufferUsageFlags,
-    desc: &ImageDesc,
+    image_info: &vk::ImageCreateInfo<'_>,
 ) -> vk_baton::Result<(vk::Buffer, vk::Image, [vk::DeviceMemory; 2])> {
     let device = ctx.device();
     // SAFETY: plain query on a live physical device.
@@ -314,14 +309,6 @@ fn app_buffer_and_image(
         unsafe { device.allocate_memory(&info, None) }.map_err(vkerr("vkAllocateMemory"))
     };
     let buffer_info = vk::BufferCreateInfo::default().size(bytes).usage(usage);
-    let image_info = vk::ImageCreateInfo::default()
-        .image_type(vk::ImageType::TYPE_2D)
-        .format(desc.format)
-        .extent(desc.extent)
-        .mip_levels(1)
-        .array_layers(1)
-        .samples(vk::SampleCountFlags::TYPE_1)
-        .usage(desc.usage);
     // SAFETY: valid create infos; the memory satisfies the requirements; the app destroys
     // both at exit, after the device is idle.
     unsafe {
@@ -333,7 +320,7 @@ fn app_buffer_and_image(
             .bind_buffer_memory(buffer, buffer_memory, 0)
             .map_err(vkerr("vkBindBufferMemory"))?;
         let image = device
-            .create_image(&image_info, None)
+            .create_image(image_info, None)
             .map_err(vkerr("vkCreateImage"))?;
         let image_memory = allocate(device.get_image_memory_requirements(image))?;
         device

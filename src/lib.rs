@@ -104,7 +104,7 @@
 //! - **Queues.** A semaphore between queues of one family. A release and an acquire between
 //!   families, for EXCLUSIVE resources whose contents are needed; none for CONCURRENT resources
 //!   or discarded contents. One `vkQueueSubmit2` per queue and one timeline semaphore per
-//!   `VkQueue`, shared by every graph. Work the host already saw complete is not waited for again.
+//!   `VkQueue`, shared by every graph.
 //! - **Swapchains.** Binary semaphore waits and signals, the acquire wait at the image's first use.
 //! - **Writes that need no order.** A use declared [`Unordered`](plan::Unordered) (tiles of
 //!   one image, atomic adds) gets no barrier against the unordered writes of its kind just
@@ -160,7 +160,7 @@
 //! | Vulkan 1.3: the physical device's and the instance's `apiVersion` | yes: [`Error::Environment`] names what is missing (an instance below 1.3 shows as missing entry points) |
 //! | the `synchronization2` feature (`VkPhysicalDeviceVulkan13Features`) | no: the caller vouches for it (`# Safety`) |
 //! | the `timelineSemaphore` feature (`VkPhysicalDeviceVulkan12Features`) | no: the caller vouches for it |
-//! | the queues you make `Queue`s for | partly: a family, index or capability the physical device lacks is [`Error::InvalidArgument`] |
+//! | the queues you make `Queue`s for | partly: a family or index the physical device lacks is [`Error::InvalidArgument`] |
 //!
 //! Optional, each used only where present: `hostQueryReset` (GPU timings reset their queries from
 //! the host; without it, passes on a transfer-only queue go untimed), `separateDepthStencilLayouts`
@@ -325,7 +325,7 @@ pub use fence::{CompletionToken, ExecutionFence};
 /// [`BufferDesc::location`], [`Error::Allocator`]).
 pub use gpu_allocator;
 pub use graph::{Graph, GraphBuilder, HeldPlan, Planned};
-pub use handoff::Handoff;
+pub use handoff::{Handoff, HandoffBarriers};
 /// The lock crate of [`SharedAllocator::lock`]'s guard.
 pub use parking_lot;
 pub use pass::{Declare, Pass, Recorder};

@@ -9,8 +9,7 @@
 //! use vk_baton::{ash::vk, Queue};
 //! // SAFETY: `device` was created from `physical_device` of `instance` with one queue of
 //! // family 0, and with the timelineSemaphore and synchronization2 features.
-//! let caps = vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE;
-//! let graphics = unsafe { Queue::new(instance, physical_device, device, 0, 0, caps, "graphics")? };
+//! let graphics = unsafe { Queue::new(instance, physical_device, device, 0, 0, "graphics")? };
 //! // No dedicated compute family: async compute is the very same queue.
 //! let async_compute = graphics.clone();
 //! assert_eq!(graphics, async_compute);
@@ -58,13 +57,14 @@ pub struct Queue(Arc<Inner>);
 impl Queue {
     /// Gets queue `index` of `family` from `device` and creates its timeline semaphore.
     ///
-    /// `caps` are the capabilities the planner may use on the queue: at most the family's
-    /// (`VkQueueFamilyProperties::queueFlags`, plus `TRANSFER` for a graphics or compute
-    /// family, which always supports transfers); the planner checks accesses against them.
+    /// The queue's capabilities ([`Queue::caps`]), which the planner checks accesses against,
+    /// are the family's `VkQueueFamilyProperties::queueFlags` as `physical_device` reports
+    /// them, plus `TRANSFER` for a graphics or compute family (which always supports
+    /// transfers, reported or not).
     ///
     /// `instance` and `physical_device` serve to check the arguments and the device first,
-    /// each failure an error that creates nothing: a family, queue index or capability the
-    /// physical device does not have is [`Error::InvalidArgument`]; a physical device below
+    /// each failure an error that creates nothing: a family or queue index the physical
+    /// device does not have is [`Error::InvalidArgument`]; a physical device below
     /// Vulkan 1.3, or a device without an entry point the library calls (`vkQueueSubmit2`,
     /// `vkWaitSemaphores`, ...; an instance created with `apiVersion` 1.0 hides them), is
     /// [`Error::Environment`], rather than a crash at the first execution. The README's
@@ -74,14 +74,14 @@ impl Queue {
     /// # fn f(instance: &ash::Instance, physical_device: ash::vk::PhysicalDevice, device: &ash::Device) -> vk_baton::Result<()> {
     /// use vk_baton::ash::vk;
     /// // SAFETY: see the module example.
-    /// let q = unsafe { vk_baton::Queue::new(instance, physical_device, device, 0, 0, vk::QueueFlags::GRAPHICS, "graphics")? };
+    /// let q = unsafe { vk_baton::Queue::new(instance, physical_device, device, 0, 0, "graphics")? };
     /// # Ok(()) }
     /// ```
     ///
     /// # Safety
     ///
-    /// The library checks the family, index, capabilities, API version and entry points
-    /// against `physical_device`; it cannot check these, and each is undefined behaviour in a
+    /// The library checks the family and index, reads the capabilities, and checks the API
+    /// version and entry points against `physical_device`; it cannot check these, and each is undefined behaviour in a
     /// later Vulkan call:
     ///
     /// - `instance` is alive, `physical_device` is one of its physical devices, and `device`
@@ -100,11 +100,10 @@ impl Queue {
         device: &ash::Device,
         family: u32,
         index: u32,
-        caps: vk::QueueFlags,
         name: &str,
     ) -> Result<Queue> {
         // SAFETY: the three belong together and are alive (this function's contract).
-        unsafe { check_family(instance, physical_device, family, index, caps, name) }?;
+        let caps = unsafe { family_caps(instance, physical_device, family, index, name) }?;
         let what = format!("queue `{name}`");
         // SAFETY: as above.
         unsafe { crate::requirements::check_device(instance, physical_device, device, &what) }?;
@@ -150,7 +149,8 @@ impl Queue {
         self.0.index
     }
 
-    /// The family's capabilities.
+    /// The family's capabilities, as the physical device reports them (`queueFlags`), with
+    /// `TRANSFER` for a graphics or compute family; the planner checks accesses against them.
     pub fn caps(&self) -> vk::QueueFlags {
         self.0.caps
     }
@@ -346,20 +346,19 @@ impl Queue {
     }
 }
 
-/// Checks that `physical_device` has queue family `family` with at least `index + 1` queues
-/// and every capability of `caps` (a graphics or compute family counts as having `TRANSFER`).
+/// Checks that `physical_device` has queue family `family` with at least `index + 1` queues,
+/// and returns the family's capabilities (a graphics or compute family has `TRANSFER`).
 ///
 /// # Safety
 ///
 /// `instance` is alive and `physical_device` is one of its physical devices.
-unsafe fn check_family(
+unsafe fn family_caps(
     instance: &ash::Instance,
     physical_device: vk::PhysicalDevice,
     family: u32,
     index: u32,
-    caps: vk::QueueFlags,
     name: &str,
-) -> Result<()> {
+) -> Result<vk::QueueFlags> {
     // SAFETY: a plain query on a physical device of the live `instance` (the contract).
     let families = unsafe { instance.get_physical_device_queue_family_properties(physical_device) };
     let Some(props) = families.get(family as usize) else {
@@ -378,12 +377,7 @@ unsafe fn check_family(
     if has.intersects(vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE) {
         has |= vk::QueueFlags::TRANSFER;
     }
-    if !has.contains(caps) {
-        return Err(Error::InvalidArgument(format!(
-            "queue `{name}`: capabilities {caps:?}, but family {family} has only {has:?}"
-        )));
-    }
-    Ok(())
+    Ok(has)
 }
 
 impl PartialEq for Queue {

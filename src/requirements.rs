@@ -65,7 +65,7 @@ pub(crate) unsafe fn check_device(
             return Err(Error::Environment(format!(
                 "{what}: the device `{name}` has no {function} (Vulkan {core_in} core), which \
                  vk-baton records with: create the instance with VkApplicationInfo::apiVersion \
-                 1.3 or later (a lower apiVersion hides the newer functions)"
+                 1.3 or later (a lower apiVersion hides the newer functions); {NEXT}"
             )));
         }
     }
@@ -84,9 +84,15 @@ fn check_version(api_version: u32, name: &str, what: &str) -> Result<()> {
     }
     Err(Error::Environment(format!(
         "{what}: the device `{name}` supports Vulkan {major}.{minor}; vk-baton needs 1.3 \
-         (synchronization2 and timeline semaphores)"
+         (synchronization2 and timeline semaphores); {NEXT}"
     )))
 }
+
+/// What an app meets next once the version and entry points are right, and which no query
+/// can check for it: said in both errors so that the fix is made in one go.
+const NEXT: &str = "then create the device with the `synchronization2` (Vulkan 1.3) and \
+    `timelineSemaphore` (Vulkan 1.2) features enabled, which Vulkan cannot report and vk-baton \
+    therefore cannot check";
 
 #[cfg(test)]
 mod tests {
@@ -98,7 +104,10 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "the Vulkan environment is not usable: graph: the device `old gpu` supports Vulkan \
-             1.2; vk-baton needs 1.3 (synchronization2 and timeline semaphores)"
+             1.2; vk-baton needs 1.3 (synchronization2 and timeline semaphores); then create \
+             the device with the `synchronization2` (Vulkan 1.3) and `timelineSemaphore` \
+             (Vulkan 1.2) features enabled, which Vulkan cannot report and vk-baton therefore \
+             cannot check"
         );
         assert!(check_version(vk::API_VERSION_1_0, "gpu", "graph").is_err());
         // A variant other than 0 is not Vulkan (Vulkan SC is 1).

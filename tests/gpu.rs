@@ -27,6 +27,8 @@ mod lifetime;
 mod refusals;
 #[path = "gpu/unordered.rs"]
 mod unordered;
+#[path = "gpu/wrapped_image.rs"]
+mod wrapped_image;
 
 fn pattern(len: usize, seed: u8) -> Vec<u8> {
     (0..len)

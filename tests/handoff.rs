@@ -29,7 +29,18 @@ struct AppCmd {
 }
 
 impl AppCmd {
+    /// With its command buffer recording.
     fn new(ctx: &Context, family: u32) -> AppCmd {
+        let app = AppCmd::idle(ctx, family);
+        let begin = vk::CommandBufferBeginInfo::default()
+            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        // SAFETY: the command buffer was just allocated: in the initial state.
+        unsafe { app.device.begin_command_buffer(app.cmd, &begin) }.unwrap();
+        app
+    }
+
+    /// With its command buffer in the initial state.
+    fn idle(ctx: &Context, family: u32) -> AppCmd {
         let device = ctx.device().clone();
         // SAFETY: valid create infos on a live device; destroyed in Drop after the fence.
         unsafe {
@@ -50,9 +61,6 @@ impl AppCmd {
             let fence = device
                 .create_fence(&vk::FenceCreateInfo::default(), None)
                 .unwrap();
-            let begin = vk::CommandBufferBeginInfo::default()
-                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-            device.begin_command_buffer(cmd, &begin).unwrap();
             AppCmd {
                 device,
                 pool,
@@ -65,6 +73,13 @@ impl AppCmd {
     /// The app's own copy of `data` into mip 0 of `img` (in `layout`), then
     /// `vkEndCommandBuffer`.
     fn copy_and_end(&self, data: &StBuffer, img: &StImage, layout: vk::ImageLayout) {
+        self.copy(data, img, layout);
+        // SAFETY: `cmd` is recording.
+        unsafe { self.device.end_command_buffer(self.cmd).unwrap() };
+    }
+
+    /// The app's own copy of `data` into mip 0 of `img` (in `layout`).
+    fn copy(&self, data: &StBuffer, img: &StImage, layout: vk::ImageLayout) {
         let region = vk::BufferImageCopy::default()
             .image_subresource(vk::ImageSubresourceLayers {
                 aspect_mask: vk::ImageAspectFlags::COLOR,
@@ -82,7 +97,6 @@ impl AppCmd {
                 layout,
                 &[region],
             );
-            self.device.end_command_buffer(self.cmd).unwrap();
         }
     }
 }
@@ -227,9 +241,15 @@ fn graph_handoff_graph(
             vk::PipelineStageFlags2::ALL_COMMANDS
         )]
     );
-    let images: Vec<_> = handoff
-        .image_barriers()
-        .iter()
+    let (mut memory, mut buffer, mut images) = (vec![], vec![], vec![]);
+    handoff
+        .barriers()
+        .append_to(&mut memory, &mut buffer, &mut images);
+    assert_eq!(
+        handoff.barriers().len(),
+        memory.len() + buffer.len() + images.len()
+    );
+    let images: Vec<_> = (images.iter())
         .map(|b| (b.old_layout, b.new_layout, b.image, b.dst_access_mask))
         .collect();
     assert_eq!(
@@ -241,12 +261,11 @@ fn graph_handoff_graph(
             vk::AccessFlags2::TRANSFER_WRITE
         )]
     );
-    let buffer = handoff.buffer_barriers();
     if upload_q.family() == app_q.family() {
         // No ownership to transfer: the buffer's dependency is a memory barrier, as in a
         // graph's own batches.
         assert!(buffer.is_empty(), "{handoff}");
-        let memory: Vec<_> = (handoff.memory_barriers().iter())
+        let memory: Vec<_> = (memory.iter())
             .map(|m| (m.src_access_mask, m.dst_access_mask))
             .collect();
         assert_eq!(
@@ -258,7 +277,7 @@ fn graph_handoff_graph(
             "{handoff}"
         );
     } else {
-        assert!(handoff.memory_barriers().is_empty(), "{handoff}");
+        assert!(memory.is_empty(), "{handoff}");
         assert_eq!(buffer.len(), 1, "{handoff}");
         assert_eq!(buffer[0].buffer, c.data.handle());
         assert_eq!(buffer[0].dst_access_mask, vk::AccessFlags2::TRANSFER_READ);
@@ -378,6 +397,59 @@ fn a_dropped_handoff_leaves_the_resources_as_they_were() {
         .wait()
         .unwrap();
     assert_eq!(download(&graph, &c, &q), c.pattern);
+    drop(graph);
+    assert_clean(&ctx);
+}
+
+/// `Handoff::record_and_submit` whose recording fails: the app's error comes back, nothing is
+/// submitted, and the handoff is dropped as if never submitted (states put back, the queue's
+/// lock free), so that a graph can do the work instead.
+#[test]
+fn a_failed_recording_in_record_and_submit_returns_its_error_and_submits_nothing() {
+    let ctx = ctx();
+    let q = ctx.graphics().clone();
+    let graph = ctx.graph().unwrap();
+    let c = chain(&ctx);
+    upload(&graph, &c, &q);
+    let img = c.img.state();
+    let app = AppCmd::idle(&ctx, q.family());
+    let handoff = graph
+        .hand_off("fails", &q, |d| {
+            d.uses(&c.data, Access::COPY_READ);
+            d.uses(&c.img, Access::COPY_WRITE).discard();
+        })
+        .unwrap();
+    // SAFETY: `app.cmd` is new, of `q`'s family; nothing is recorded or submitted.
+    let result = unsafe {
+        handoff.record_and_submit(app.cmd, app.fence, |_| {
+            Err(vk_baton::Error::InvalidInput(
+                "the app's recording failed".into(),
+            ))
+        })
+    };
+    assert!(
+        matches!(&result, Err(vk_baton::Error::InvalidInput(why)) if why == "the app's recording failed"),
+        "{result:?}"
+    );
+    assert_eq!(c.img.state().segments, img.segments, "states put back");
+    // SAFETY: the fence was never submitted: unsignalled.
+    let signalled = unsafe { ctx.device().get_fence_status(app.fence) }.unwrap();
+    assert!(!signalled, "nothing was submitted with the app's fence");
+    let mut to_image = BufferToImage {
+        src: c.data.clone(),
+        dst: c.img.clone(),
+    };
+    graph
+        .record()
+        .insert_pass("to image", &mut to_image, &q)
+        .finish()
+        .unwrap()
+        .execute()
+        .unwrap()
+        .wait()
+        .unwrap();
+    assert_eq!(download(&graph, &c, &q), c.pattern);
+    drop(app);
     drop(graph);
     assert_clean(&ctx);
 }
@@ -529,7 +601,7 @@ fn multi_family_dropped_handoff_completes_the_ownership_transfer() {
 /// The same handoff frame after frame: the first two frames plan (the image is fresh, then
 /// written by the first copy); from the third on, the states differ only in timeline values,
 /// and the handoff takes the plan the graph kept from the frame before. Every frame's copy is
-/// checked by its texels.
+/// checked by its texels. The app records and submits through `Handoff::record_and_submit`.
 #[test]
 fn a_handoff_that_comes_back_each_frame_reuses_its_plan() {
     let ctx = ctx();
@@ -539,7 +611,7 @@ fn a_handoff_that_comes_back_each_frame_reuses_its_plan() {
     upload(&graph, &c, &q);
     let mut reused = vec![];
     for _frame in 0..4 {
-        let app = AppCmd::new(&ctx, q.family());
+        let app = AppCmd::idle(&ctx, q.family());
         let handoff = graph
             .hand_off("app copy", &q, |d| {
                 d.uses(&c.data, Access::COPY_READ);
@@ -547,12 +619,16 @@ fn a_handoff_that_comes_back_each_frame_reuses_its_plan() {
             })
             .unwrap();
         reused.push(handoff.reused());
-        // SAFETY: `app.cmd` is recording, of `q`'s family, and goes to `q` in the submit below.
-        unsafe { handoff.record_barriers(app.cmd) };
-        app.copy_and_end(&c.data, &c.img, handoff.layout(Access::COPY_WRITE));
-        // SAFETY: the command buffer holds the handoff's barriers, then the copy; the buffers
-        // and the image outlive the fence, which the download graph waits after.
-        unsafe { handoff.submit(&[app.cmd], app.fence) }.unwrap();
+        let layout = handoff.layout(Access::COPY_WRITE);
+        // SAFETY: `app.cmd` is new, of `q`'s family; the copy uses the resources as declared;
+        // the buffers and the image outlive the fence, which the download graph waits after.
+        unsafe {
+            handoff.record_and_submit(app.cmd, app.fence, |_| {
+                app.copy(&c.data, &c.img, layout);
+                Ok(())
+            })
+        }
+        .unwrap();
         assert_eq!(download(&graph, &c, &q), c.pattern);
     }
     assert_eq!(reused, [false, false, true, true]);

@@ -193,6 +193,9 @@ fn a_held_plan_rebinds_frame_after_frame_and_replans_when_a_state_changed() {
     }
     // Frame 11 found the states frame 10 left; frame 12 rebound at rest again.
     assert_eq!(held.at_rest(), 6, "frame 12 rebound at rest");
+    // The plan's queue indices still name the one queue, after three re-plans.
+    let names: Vec<_> = held.queues().iter().map(|q| q.name().to_owned()).collect();
+    assert_eq!(names, [q.name()], "{}", held.plan());
     drop(held);
     drop(graph);
     common::assert_clean(&ctx);

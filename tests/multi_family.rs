@@ -544,13 +544,7 @@ fn a_wait_for_work_the_host_saw_complete_is_submitted_where_it_makes_writes_visi
                     if value == written && plan.input.queues[queue].name == compute.name())
             })
             .count();
-        let in_plan = plan.semaphore_waits();
         let fence = planned.execute().unwrap();
-        assert_eq!(
-            fence.submitted_semaphore_waits(),
-            Some(in_plan),
-            "all submitted"
-        );
         fence.wait().unwrap();
         let mut out = vec![0u8; len as usize];
         readback.read(0, &mut out).unwrap();

@@ -419,12 +419,7 @@ pub(super) fn create_queues(
         first_of_family: Vec::with_capacity(families.len()),
         graphics: Vec::new(),
     };
-    for (f, family) in families.iter().enumerate() {
-        let mut caps = family.queue_flags;
-        if caps.intersects(vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE) {
-            // Graphics and compute families always support transfers.
-            caps |= vk::QueueFlags::TRANSFER;
-        }
+    for f in 0..families.len() {
         for index in 0..choice.counts[f] {
             let name = choice.queue_name(f, index);
             // SAFETY: the device was created from `physical_device` of the live `instance`
@@ -437,7 +432,6 @@ pub(super) fn create_queues(
                     &owner.device,
                     f as u32,
                     index,
-                    caps,
                     &name,
                 )
             }?

@@ -92,8 +92,8 @@ impl Gpu {
             .map_err(|e| e.to_string())?;
         // Step 2: the app's one queue. From now on the app submits and presents to it only
         // under `queue.lock()`, which the library's submits take too.
-        // SAFETY: the device was created with one queue of `dev.family`, whose flags are
-        // `dev.caps`; the device outlives the queue.
+        // SAFETY: the device was created with one queue of `dev.family`; the device outlives
+        // the queue.
         let queue = unsafe {
             Queue::new(
                 &inst.instance,
@@ -101,7 +101,6 @@ impl Gpu {
                 &dev.device,
                 dev.family,
                 0,
-                dev.caps,
                 "graphics",
             )
         }

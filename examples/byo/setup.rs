@@ -149,7 +149,6 @@ pub struct Device {
     pub physical_device: vk::PhysicalDevice,
     pub device: ash::Device,
     pub family: u32,
-    pub caps: vk::QueueFlags,
 }
 
 /// The first Vulkan 1.3 device with a graphics family that can present to `surface`, created
@@ -175,7 +174,7 @@ pub fn device(inst: &Instance, surface: vk::SurfaceKHR) -> Result<Device, String
                 unsafe { surface_fn.get_physical_device_surface_support(pd, i as u32, surface) };
             f.queue_flags.contains(vk::QueueFlags::GRAPHICS) && present == Ok(true)
         });
-        let Some((family, props)) = found else {
+        let Some((family, _)) = found else {
             continue;
         };
         let priorities = [1.0];
@@ -197,7 +196,6 @@ pub fn device(inst: &Instance, surface: vk::SurfaceKHR) -> Result<Device, String
             physical_device: pd,
             device,
             family: family as u32,
-            caps: props.queue_flags,
         });
     }
     Err("no Vulkan 1.3 device with a graphics queue that presents to the window".into())

@@ -308,7 +308,10 @@ fn compare(
                 )?;
                 let was_reused = planned.reused();
                 // The four timestamp passes record no barrier and wait for nothing.
-                lib_sync.0 = planned.plan().barrier_commands();
+                lib_sync = (
+                    planned.plan().barrier_commands(),
+                    planned.plan().semaphore_waits(),
+                );
                 (planned.execute()?, was_reused)
             } else if let Some(h) = held_plan.as_mut() {
                 let before = h.replanned();
@@ -327,9 +330,8 @@ fn compare(
             };
             let cpu = start.elapsed();
             if let Some(h) = &held_plan {
-                lib_sync.0 = h.plan().barrier_commands();
+                lib_sync = (h.plan().barrier_commands(), h.plan().semaphore_waits());
             }
-            lib_sync.1 = fence.submitted_semaphore_waits().unwrap_or(0);
             if timed {
                 lib_cpu.push(cpu);
                 reused += was_reused as u32;

@@ -7,11 +7,11 @@ use super::draw;
 use super::pipelines::{Formats, Pipelines};
 use super::scene::{Scene, DRAW_STRIDE};
 use super::{Options, Passes, Step};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use vk_baton::ash::vk;
 use vk_baton::{Access, BufferDesc, Graph, ImageDesc, Recorder, StBuffer, StImage};
 use vk_baton_context::Context;
-use vk_baton_passes::render::{ColorTarget, DepthTarget, Render, Store};
+use vk_baton_passes::render::{ColorTarget, DepthTarget, Render, RenderFormats, Store};
 use vk_baton_shaders::deferred as spv;
 
 /// Point lights the shaders cull per tile (`POINT_LIGHTS` in `deferred_scene.glsl`).
@@ -217,21 +217,13 @@ fn area(img: &StImage) -> vk::Rect2D {
     }
 }
 
-/// The pipelines, made once every `Render` pass exists (they are made for its formats); the
-/// draw closures take them from here.
-type Shared = Arc<OnceLock<Arc<Pipelines>>>;
-
 /// The pipelines for a draw closure, kept alive until its execution completes.
-fn pipelines(shared: &Shared, r: &mut Recorder<'_>) -> vk_baton::Result<Arc<Pipelines>> {
-    let p = shared
-        .get()
-        .cloned()
-        .ok_or_else(|| vk_baton::Error::PassFailed("the pipelines are not made yet".into()))?;
-    r.keep_alive(p.clone());
-    Ok(p)
+fn pipelines(made: &Arc<Pipelines>, r: &mut Recorder<'_>) -> Arc<Pipelines> {
+    r.keep_alive(made.clone());
+    made.clone()
 }
 
-/// The raster passes, before their pipelines exist.
+/// The raster passes.
 struct Raster {
     shadow: Step,
     gbuffer: Step,
@@ -254,7 +246,8 @@ fn boxed<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()> + 'static>(pass: Re
     Step::Draw(Box::new(pass))
 }
 
-/// Builds the `Render` passes, then the pipelines for their formats.
+/// Makes the pipelines for the `Render` passes' formats (`RenderFormats::of` their targets),
+/// then the passes, whose draw closures bind them.
 /// `skip`: names of passes that draw nothing (they still clear or load their targets).
 fn raster(
     ctx: &Context,
@@ -264,43 +257,57 @@ fn raster(
 ) -> vk_baton::Result<(Raster, Arc<Pipelines>)> {
     let dev = ctx.device();
     let on = |name: &str| !skip.iter().any(|s| s == name);
-    let shared: Shared = Arc::default();
+    // Each pass's targets, and the pipelines for their formats, before the passes.
+    let shadow_depth = Some(DepthTarget::clear(t.shadow.clone(), 1.0));
+    let gbuffer_colors = vec![
+        ColorTarget::clear(t.albedo.clone(), [0.0; 4]),
+        ColorTarget::clear(t.normal.clone(), [0.0; 4]),
+    ];
+    let gbuffer_depth = Some(DepthTarget::clear(t.depth.clone(), 1.0));
+    // The forward pass is multisampled: the opaque scene's depth again at 4 samples (the
+    // culled draws once more), then the glass tested against it without writing it.
+    let forward_depth_target = Some(DepthTarget::clear(t.msaa_depth.clone(), 1.0));
+    let transparent_colors = vec![ColorTarget::clear(t.msaa_color.clone(), [0.0; 4])
+        .blending()
+        .resolve_into(t.transparent.clone())
+        .store(Store::DontCare)];
+    let transparent_depth = Some(DepthTarget::read_only(t.msaa_depth.clone()));
+    let ui_colors = vec![ColorTarget::load(t.output.clone()).blending()];
+    let formats = Formats {
+        gbuffer: RenderFormats::of(&gbuffer_colors, gbuffer_depth.as_ref()),
+        shadow: RenderFormats::of(&[], shadow_depth.as_ref()),
+        forward_depth: RenderFormats::of(&[], forward_depth_target.as_ref()),
+        transparent: RenderFormats::of(&transparent_colors, transparent_depth.as_ref()),
+        ui: RenderFormats::of(&ui_colors, None),
+    };
+    let made = Pipelines::new(dev, &formats, scene)?;
     let multi_draw = ctx.features().multi_draw_indirect == vk::TRUE;
     let err = |e: vk_baton_passes::Error| vk_baton::Error::InvalidInput(e.to_string());
-    let (sh, sc, draw_on) = (shared.clone(), scene.clone(), on("shadow map"));
+    let (sh, sc, draw_on) = (made.clone(), scene.clone(), on("shadow map"));
     let shadow_size = size(&t.shadow);
-    let shadow = Render::new(
-        dev,
-        area(&t.shadow),
-        vec![],
-        Some(DepthTarget::clear(t.shadow.clone(), 1.0)),
-        move |r| {
-            let p = pipelines(&sh, r)?;
-            if !draw_on {
-                return Ok(());
-            }
-            // SAFETY: inside the rendering of the shadow map (depth only, the format the
-            // pipeline was made for); the scene's buffers are declared read below.
-            unsafe { draw::shadow(r.device(), r.cmd(), &p, &sc, shadow_size) };
-            Ok(())
-        },
-    )
+    let shadow = Render::new(dev, area(&t.shadow), vec![], shadow_depth, move |r| {
+        let p = pipelines(&sh, r);
+        if !draw_on {
+            return Ok(());
+        }
+        // SAFETY: inside the rendering of the shadow map (depth only, the format the
+        // pipeline was made for); the scene's buffers are declared read below.
+        unsafe { draw::shadow(r.device(), r.cmd(), &p, &sc, shadow_size) };
+        Ok(())
+    })
     .map_err(err)?;
     let shadow = mesh_reads(shadow, scene);
 
     let full = size(&t.depth);
-    let (sh, sc, draws) = (shared.clone(), scene.clone(), t.draws.clone());
+    let (sh, sc, draws) = (made.clone(), scene.clone(), t.draws.clone());
     let draw_on = on("gbuffer");
     let gbuffer = Render::new(
         dev,
         area(&t.depth),
-        vec![
-            ColorTarget::clear(t.albedo.clone(), [0.0; 4]),
-            ColorTarget::clear(t.normal.clone(), [0.0; 4]),
-        ],
-        Some(DepthTarget::clear(t.depth.clone(), 1.0)),
+        gbuffer_colors,
+        gbuffer_depth,
         move |r| {
-            let p = pipelines(&sh, r)?;
+            let p = pipelines(&sh, r);
             let d = draws.handle();
             if !draw_on {
                 return Ok(());
@@ -315,17 +322,15 @@ fn raster(
     .reads(&t.draws, Access::INDIRECT_BUFFER);
     let gbuffer = mesh_reads(gbuffer, scene);
 
-    // The forward pass is multisampled: the opaque scene's depth again at 4 samples (the
-    // culled draws once more), then the glass tested against it without writing it.
-    let (sh, sc, draws) = (shared.clone(), scene.clone(), t.draws.clone());
+    let (sh, sc, draws) = (made.clone(), scene.clone(), t.draws.clone());
     let draw_on = on("forward depth");
     let forward_depth = Render::new(
         dev,
         area(&t.msaa_depth),
         vec![],
-        Some(DepthTarget::clear(t.msaa_depth.clone(), 1.0)),
+        forward_depth_target,
         move |r| {
-            let p = pipelines(&sh, r)?;
+            let p = pipelines(&sh, r);
             let (d, pipe) = (draws.handle(), p.forward_depth);
             if !draw_on {
                 return Ok(());
@@ -339,17 +344,14 @@ fn raster(
     .reads(&t.draws, Access::INDIRECT_BUFFER);
     let forward_depth = mesh_reads(forward_depth, scene);
 
-    let (sh, sc, draw_on) = (shared.clone(), scene.clone(), on("transparent"));
+    let (sh, sc, draw_on) = (made.clone(), scene.clone(), on("transparent"));
     let transparent = Render::new(
         dev,
         area(&t.msaa_color),
-        vec![ColorTarget::clear(t.msaa_color.clone(), [0.0; 4])
-            .blending()
-            .resolve_into(t.transparent.clone())
-            .store(Store::DontCare)],
-        Some(DepthTarget::read_only(t.msaa_depth.clone())),
+        transparent_colors,
+        transparent_depth,
         move |r| {
-            let p = pipelines(&sh, r)?;
+            let p = pipelines(&sh, r);
             if !draw_on {
                 return Ok(());
             }
@@ -361,35 +363,18 @@ fn raster(
     .map_err(err)?;
     let transparent = mesh_reads(transparent, scene);
 
-    let (sh, draw_on) = (shared.clone(), on("ui"));
-    let ui = Render::new(
-        dev,
-        area(&t.output),
-        vec![ColorTarget::load(t.output.clone()).blending()],
-        None,
-        move |r| {
-            let p = pipelines(&sh, r)?;
-            if !draw_on {
-                return Ok(());
-            }
-            // SAFETY: inside the rendering of the output, which the UI pipeline is made for.
-            unsafe { draw::ui(r.device(), r.cmd(), &p, full) };
-            Ok(())
-        },
-    )
+    let (sh, draw_on) = (made.clone(), on("ui"));
+    let ui = Render::new(dev, area(&t.output), ui_colors, None, move |r| {
+        let p = pipelines(&sh, r);
+        if !draw_on {
+            return Ok(());
+        }
+        // SAFETY: inside the rendering of the output, which the UI pipeline is made for.
+        unsafe { draw::ui(r.device(), r.cmd(), &p, full) };
+        Ok(())
+    })
     .map_err(err)?;
 
-    let formats = Formats {
-        gbuffer: gbuffer.formats(),
-        shadow: shadow.formats(),
-        forward_depth: forward_depth.formats(),
-        transparent: transparent.formats(),
-        ui: ui.formats(),
-    };
-    let made = Pipelines::new(dev, &formats, scene)?;
-    shared
-        .set(made.clone())
-        .map_err(|_| vk_baton::Error::InvalidInput("pipelines made twice".into()))?;
     let raster = Raster {
         shadow: boxed(shadow),
         gbuffer: boxed(gbuffer),

@@ -1,6 +1,6 @@
 //! The deferred sample's graphics pipelines, made for dynamic rendering from the formats of the
-//! passes that draw with them (`Render::formats().info()`), and the descriptor set that gives
-//! their vertex shader the instances.
+//! passes that draw with them (`RenderFormats::of(..).info()`, before the passes exist), and
+//! the descriptor set that gives their vertex shader the instances.
 //!
 //! Every pipeline has the same layout: set 0 binding 0, the instances (a storage buffer the
 //! vertex shader reads), and 16 bytes of push constants (`{ width, height, frame, view }`).

@@ -36,7 +36,7 @@
 //!     vec![ColorTarget::clear(color, [0.0, 0.0, 0.0, 1.0])],
 //!     Some(DepthTarget::clear(depth, 1.0)),
 //!     move |r| {
-//!         // SAFETY: a pipeline made for these targets' formats (`Render::formats`).
+//!         // SAFETY: a pipeline made for these targets' formats (`RenderFormats::of`).
 //!         unsafe {
 //!             r.device().cmd_bind_pipeline(r.cmd(), vk::PipelineBindPoint::GRAPHICS, pipeline);
 //!             r.device().cmd_bind_vertex_buffers(r.cmd(), 0, &[vb], &[0]);
@@ -98,6 +98,45 @@ pub struct RenderFormats {
 }
 
 impl RenderFormats {
+    /// The formats and sample count of these targets: what [`Render::formats`] says of a
+    /// pass made with them, available before the pass, so that the pipeline its draw closure
+    /// binds can be made first.
+    ///
+    /// ```no_run
+    /// # fn f(ctx: &vk_baton_context::Context, color: std::sync::Arc<vk_baton::StImage>,
+    /// #      make_pipeline: impl Fn(&vk_baton_passes::render::RenderFormats) -> ash::vk::Pipeline) -> vk_baton_passes::Result<()> {
+    /// use vk_baton::ash::vk;
+    /// use vk_baton_passes::render::{ColorTarget, Render, RenderFormats};
+    /// let area = vk::Rect2D { offset: vk::Offset2D::default(), extent: vk::Extent2D { width: 64, height: 64 } };
+    /// let colors = vec![ColorTarget::clear(color, [0.0; 4])];
+    /// let pipeline = make_pipeline(&RenderFormats::of(&colors, None));
+    /// let scene = Render::new(ctx.device(), area, colors, None, move |r| {
+    ///     // SAFETY: a pipeline made for these targets' formats.
+    ///     unsafe { r.device().cmd_bind_pipeline(r.cmd(), vk::PipelineBindPoint::GRAPHICS, pipeline) };
+    ///     Ok(())
+    /// })?;
+    /// # Ok(()) }
+    /// ```
+    pub fn of(colors: &[ColorTarget], depth: Option<&DepthTarget>) -> RenderFormats {
+        let (mut d, mut s) = (vk::Format::UNDEFINED, vk::Format::UNDEFINED);
+        if let Some(t) = depth {
+            let desc = t.image.desc();
+            if desc.aspect().contains(vk::ImageAspectFlags::DEPTH) {
+                d = desc.format;
+            }
+            if desc.aspect().contains(vk::ImageAspectFlags::STENCIL) {
+                s = desc.format;
+            }
+        }
+        let first = colors.first().map(|c| &c.image).or(depth.map(|t| &t.image));
+        RenderFormats {
+            colors: colors.iter().map(|c| c.image.desc().format).collect(),
+            depth: d,
+            stencil: s,
+            samples: first.map_or(vk::SampleCountFlags::TYPE_1, |i| i.desc().samples),
+        }
+    }
+
     /// `VkPipelineRenderingCreateInfo` for a pipeline's `pNext` chain.
     ///
     /// ```
@@ -268,29 +307,10 @@ impl<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()>> Render<F> {
         Ok(pass)
     }
 
-    /// The formats and sample count to make the pipelines for.
+    /// The formats and sample count to make the pipelines for; [`RenderFormats::of`] says
+    /// the same of the targets before the pass is made.
     pub fn formats(&self) -> RenderFormats {
-        formats(&self.colors, self.depth.as_ref())
-    }
-}
-
-fn formats(colors: &[ColorTarget], depth: Option<&DepthTarget>) -> RenderFormats {
-    let (mut d, mut s) = (vk::Format::UNDEFINED, vk::Format::UNDEFINED);
-    if let Some(t) = depth {
-        let desc = t.image.desc();
-        if desc.aspect().contains(vk::ImageAspectFlags::DEPTH) {
-            d = desc.format;
-        }
-        if desc.aspect().contains(vk::ImageAspectFlags::STENCIL) {
-            s = desc.format;
-        }
-    }
-    let first = colors.first().map(|c| &c.image).or(depth.map(|t| &t.image));
-    RenderFormats {
-        colors: colors.iter().map(|c| c.image.desc().format).collect(),
-        depth: d,
-        stencil: s,
-        samples: first.map_or(vk::SampleCountFlags::TYPE_1, |i| i.desc().samples),
+        RenderFormats::of(&self.colors, self.depth.as_ref())
     }
 }
 
@@ -299,7 +319,7 @@ fn check(area: vk::Rect2D, colors: &[ColorTarget], depth: Option<&DepthTarget>) 
     if colors.is_empty() && depth.is_none() {
         return Err(Error::InvalidInput("a render pass with no target".into()));
     }
-    let samples = formats(colors, depth).samples;
+    let samples = RenderFormats::of(colors, depth).samples;
     for c in colors {
         if c.image.desc().aspect() != vk::ImageAspectFlags::COLOR {
             return Err(Error::UnsupportedFormat {

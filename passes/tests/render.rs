@@ -295,21 +295,24 @@ fn transitions_from_undefined(plan: &vk_baton::plan::Plan, resource: &str) -> Ve
     out
 }
 
-/// The formats a pipeline for these targets is made for (what `Render::formats` says).
+/// The formats a pipeline for these targets is made for, before the pass is made; the pass
+/// made with them says the same.
 fn render_formats(
     ctx: &Context,
     colors: &[ColorTarget],
     depth: Option<&DepthTarget>,
 ) -> vk_baton_passes::render::RenderFormats {
-    Render::new(
+    let first = vk_baton_passes::render::RenderFormats::of(colors, depth);
+    let pass = Render::new(
         ctx.device(),
         area(),
         colors.to_vec(),
         depth.cloned(),
         |_| Ok(()),
     )
-    .unwrap()
-    .formats()
+    .unwrap();
+    assert_eq!(pass.formats(), first);
+    first
 }
 
 /// Each bad description is an error before anything is planned, naming what is wrong.

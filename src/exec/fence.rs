@@ -51,8 +51,6 @@ pub struct ExecutionFence {
     #[cfg(feature = "timing")]
     timings: Mutex<Option<GpuTimings>>,
     pools: Arc<GraphPools>,
-    /// The semaphore waits the execution's submits carried (`None`: a handoff's).
-    submitted_waits: Option<usize>,
 }
 
 impl ExecutionFence {
@@ -63,29 +61,7 @@ impl ExecutionFence {
             #[cfg(feature = "timing")]
             timings: Mutex::new(None),
             pools,
-            submitted_waits: None,
         }
-    }
-
-    /// The fence of an execution whose submits carried `waits` semaphore waits.
-    pub(crate) fn with_submitted_waits(mut self, waits: usize) -> Self {
-        self.submitted_waits = Some(waits);
-        self
-    }
-
-    /// How many semaphore waits the execution's `vkQueueSubmit2` calls carried: the plan's
-    /// ([`Plan::semaphore_waits`](crate::plan::Plan::semaphore_waits)), every one of them.
-    /// `None` for a handoff's fence (the app submits its own batch).
-    ///
-    /// ```no_run
-    /// # fn f(planned: vk_baton::Planned<'_>) -> vk_baton::Result<()> {
-    /// let in_plan = planned.plan().semaphore_waits();
-    /// let fence = planned.execute()?;
-    /// assert_eq!(fence.submitted_semaphore_waits(), Some(in_plan));
-    /// # Ok(()) }
-    /// ```
-    pub fn submitted_semaphore_waits(&self) -> Option<usize> {
-        self.submitted_waits
     }
 
     /// Blocks until the GPU has finished the execution, then releases what it kept alive.

@@ -34,10 +34,9 @@
 //!
 //! - [`Handoff::record_barriers`] records its one `vkCmdPipelineBarrier2` (the layout
 //!   transitions, the memory dependencies on earlier work, the acquire half of an ownership
-//!   transfer); [`Handoff::memory_barriers`], [`Handoff::image_barriers`] and
-//!   [`Handoff::buffer_barriers`] are the same barriers for an app that merges them with its
-//!   own (buffer barriers that transfer no ownership become memory barriers, as in a graph's
-//!   own batches);
+//!   transfer); [`Handoff::barriers`] are the same barriers, all three kinds in one value, for
+//!   an app that merges them with its own (buffer barriers that transfer no ownership become
+//!   memory barriers, as in a graph's own batches);
 //! - [`Handoff::waits`]: the semaphore waits for the app's `VkSubmitInfo2`, one per queue
 //!   timeline at the highest value needed, with stage masks that fit the app's queue;
 //! - [`Handoff::signals`]: the signal of the app queue's timeline with the value reserved for
@@ -266,27 +265,31 @@ impl<'q> Handoff<'q> {
     pub fn dependency_info(&self) -> vk::DependencyInfo<'_> {
         // A handoff's plan never relies on maintenance8's flag (`RecordedBy::App`): the app
         // may merge these barriers into its own.
-        let b = &self.barriers;
-        dependency_info(&b.memory, &b.buffers, &b.images)
+        self.barriers().dependency_info()
     }
 
-    /// The memory barriers to record before the app's commands: the buffers' dependencies
-    /// that transfer no ownership, one per pair of stage masks (see
-    /// [`Handoff::dependency_info`] to record all three kinds together, or merge them with
-    /// the app's own barriers).
-    pub fn memory_barriers(&self) -> &[vk::MemoryBarrier2<'static>] {
-        &self.barriers.memory
-    }
-
-    /// The image barriers to record before the app's commands.
-    pub fn image_barriers(&self) -> &[vk::ImageMemoryBarrier2<'static>] {
-        &self.barriers.images
-    }
-
-    /// The buffer barriers to record before the app's commands: those that release or
-    /// acquire ownership.
-    pub fn buffer_barriers(&self) -> &[vk::BufferMemoryBarrier2<'static>] {
-        &self.barriers.buffers
+    /// The handoff's barriers as one value, for an app that merges them with its own:
+    /// [`HandoffBarriers::append_to`] adds all three kinds at once, so that none is left out.
+    /// Buffer dependencies that transfer no ownership are memory barriers, one per pair of
+    /// stage masks, as in a graph's own batches.
+    ///
+    /// ```no_run
+    /// # fn f(device: &ash::Device, handoff: &vk_baton::Handoff<'_>, cmd: ash::vk::CommandBuffer,
+    /// #      my_images: Vec<ash::vk::ImageMemoryBarrier2<'static>>) {
+    /// use ash::vk;
+    /// let (mut memory, mut buffers, mut images) = (vec![], vec![], my_images);
+    /// handoff.barriers().append_to(&mut memory, &mut buffers, &mut images);
+    /// let dep = vk::DependencyInfo::default()
+    ///     .memory_barriers(&memory)
+    ///     .buffer_memory_barriers(&buffers)
+    ///     .image_memory_barriers(&images);
+    /// // SAFETY: `cmd` is recording on the handoff's queue family and goes in the submit
+    /// // that carries the handoff's waits and signals.
+    /// unsafe { device.cmd_pipeline_barrier2(cmd, &dep) };
+    /// # }
+    /// ```
+    pub fn barriers(&self) -> HandoffBarriers<'_> {
+        HandoffBarriers(&self.barriers)
     }
 
     /// The semaphore waits for the app's `VkSubmitInfo2`: at most one per queue timeline (the
@@ -316,8 +319,7 @@ impl<'q> Handoff<'q> {
     /// [`Handoff::waits`] and [`Handoff::signals`], before the app's first use of the handed
     /// resources in it. The resources stay alive until that submit has completed.
     pub unsafe fn record_barriers(&self, cmd: vk::CommandBuffer) {
-        let b = &self.barriers;
-        if b.memory.is_empty() && b.images.is_empty() && b.buffers.is_empty() {
+        if self.barriers().is_empty() {
             return;
         }
         let pools = self.execution.pools.clone();
@@ -371,6 +373,66 @@ impl<'q> Handoff<'q> {
         // app's command buffers, whose barriers `submit`'s own contract covers.
         unsafe { self.submitted() };
         Ok(())
+    }
+
+    /// Records and submits the app's work in one call: begins `cmd` (one-time submit),
+    /// records the handoff's barriers, calls `record` for the app's own commands, ends `cmd`
+    /// and submits it as [`Handoff::submit`] does, with the waits, the signals and `fence`.
+    ///
+    /// If `record` or a Vulkan call fails, the handoff is dropped (see the
+    /// [module docs](crate::handoff)) and the error returned; `cmd` may then be left
+    /// recording, to be reset before its next use.
+    ///
+    /// ```no_run
+    /// # fn f(ctx: &vk_baton_context::Context, graph: &vk_baton::Graph, cmd: vk_baton::ash::vk::CommandBuffer,
+    /// #      image: std::sync::Arc<vk_baton::StImage>,
+    /// #      record_my_dispatch: impl Fn(vk_baton::ash::vk::CommandBuffer)) -> vk_baton::Result<()> {
+    /// use vk_baton::{ash::vk, Access};
+    /// let handoff = graph.hand_off("my compute", ctx.graphics(), |d| {
+    ///     d.uses(&image, Access::COMPUTE_SHADER_WRITE).discard();
+    /// })?;
+    /// // SAFETY: `cmd` is idle, resettable, of the graphics family; the dispatch uses the image
+    /// // as declared, which outlives the work (the app waits for the queue before dropping it).
+    /// unsafe {
+    ///     handoff.record_and_submit(cmd, vk::Fence::null(), |cmd| {
+    ///         record_my_dispatch(cmd);
+    ///         Ok(())
+    ///     })?;
+    /// }
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Safety
+    ///
+    /// `cmd` was allocated from a pool of [`Handoff::queue`]'s family on the graph's device,
+    /// is not pending, and is in the initial state (or its pool was made with
+    /// `RESET_COMMAND_BUFFER`, so that beginning resets it); nothing else records into it
+    /// meanwhile. The commands `record` records use the handed resources only as declared,
+    /// in the layouts [`Handoff::layout`] names. Everything they reference stays alive until
+    /// they complete; `fence` is null or unsignalled and not in use.
+    pub unsafe fn record_and_submit(
+        self,
+        cmd: vk::CommandBuffer,
+        fence: vk::Fence,
+        record: impl FnOnce(vk::CommandBuffer) -> Result<()>,
+    ) -> Result<()> {
+        let device = self.execution.pools.device.clone();
+        let begin = vk::CommandBufferBeginInfo::default()
+            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        // SAFETY: the caller guarantees `cmd` is of this device, not pending, and resettable
+        // or in the initial state.
+        unsafe { device.begin_command_buffer(cmd, &begin) }
+            .map_err(|e| Error::vk("vkBeginCommandBuffer", e))?;
+        // SAFETY: `cmd` is recording, of the queue's family, and is submitted below with the
+        // waits and signals, before the app's commands.
+        unsafe { self.record_barriers(cmd) };
+        record(cmd)?;
+        // SAFETY: `cmd` is recording (begun above; `record` records commands only).
+        unsafe { device.end_command_buffer(cmd) }
+            .map_err(|e| Error::vk("vkEndCommandBuffer", e))?;
+        // SAFETY: `cmd` holds the barriers before the app's commands; the caller guarantees
+        // the uses, the lifetimes and the fence.
+        unsafe { self.submit(&[cmd], fence) }
     }
 
     /// Says that the app's submit went through: made while this handoff was alive, to
@@ -444,6 +506,55 @@ impl Handoff<'_> {
                 self.queue.name()
             ),
         }
+    }
+}
+
+/// A handoff's barriers, all three kinds together; from [`Handoff::barriers`].
+///
+/// There is no accessor per kind: an app that merged only some kinds into its own barrier
+/// would compile and lose dependencies. [`HandoffBarriers::append_to`] takes all three.
+#[derive(Clone, Copy)]
+pub struct HandoffBarriers<'h>(&'h BarrierStructs);
+
+impl<'h> HandoffBarriers<'h> {
+    /// Appends every barrier to the app's own arrays, one per kind, to be recorded in one
+    /// `VkDependencyInfo` before the app's commands.
+    /// The barriers chain nothing (`pNext` is null), so they join arrays of any lifetime.
+    pub fn append_to<'a>(
+        self,
+        memory: &mut Vec<vk::MemoryBarrier2<'a>>,
+        buffers: &mut Vec<vk::BufferMemoryBarrier2<'a>>,
+        images: &mut Vec<vk::ImageMemoryBarrier2<'a>>,
+    ) {
+        memory.extend_from_slice(&self.0.memory);
+        buffers.extend_from_slice(&self.0.buffers);
+        images.extend_from_slice(&self.0.images);
+    }
+
+    /// The barriers as one `VkDependencyInfo`, as [`Handoff::dependency_info`] gives them.
+    pub fn dependency_info(self) -> vk::DependencyInfo<'h> {
+        let b = self.0;
+        dependency_info(&b.memory, &b.buffers, &b.images)
+    }
+
+    /// How many barriers there are, of all kinds.
+    pub fn len(self) -> usize {
+        self.0.memory.len() + self.0.buffers.len() + self.0.images.len()
+    }
+
+    /// Whether there is no barrier to record.
+    pub fn is_empty(self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl fmt::Debug for HandoffBarriers<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HandoffBarriers")
+            .field("memory", &self.0.memory)
+            .field("buffers", &self.0.buffers)
+            .field("images", &self.0.images)
+            .finish()
     }
 }
 

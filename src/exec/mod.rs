@@ -4,7 +4,7 @@
 //! command buffers and fences from, the passes, and the queues and resources the plan's
 //! indices refer to. Running it goes down through two steps, each a submodule:
 //!
-//! 1. [`recording`]: one primary command buffer per batch (one per piece of a batch whose
+//! 1. [`record`]: one primary command buffer per batch (one per piece of a batch whose
 //!    passes are spread over several threads: [`crate::Graph::set_recording_threads`]).
 //!    [`crate::plan::Command::Barrier`]
 //!    becomes exactly one `vkCmdPipelineBarrier2`; [`crate::plan::Command::Pass`] becomes a
@@ -133,7 +133,7 @@ impl Execution<'_> {
         to_fence: Option<(Vec<Resource>, Vec<Queue>)>,
         signals: &AppSignals,
     ) -> Result<ExecutionFence> {
-        let (token, recording, submitted, (reached, waits)) = self.submit_with_lists(signals)?;
+        let (token, recording, submitted, reached) = self.submit_with_lists(signals)?;
         let (resources, queues) = to_fence.unwrap_or_else(|| {
             (
                 std::mem::take(&mut self.resources),
@@ -146,7 +146,7 @@ impl Execution<'_> {
             Ok(()) => {
                 in_flight.reached = reached;
                 token.set_submitted(&in_flight.fences);
-                Ok(ExecutionFence::new(in_flight, pools).with_submitted_waits(waits))
+                Ok(ExecutionFence::new(in_flight, pools))
             }
             Err(SubmitFailure {
                 error,
@@ -182,7 +182,7 @@ impl Execution<'_> {
         CompletionToken,
         record::Recording,
         Result<(), SubmitFailure>,
-        (Vec<u64>, usize),
+        Vec<u64>,
     )> {
         self.check_signals(signals)?;
         self.pools.collect();
@@ -207,9 +207,8 @@ impl Execution<'_> {
             rest.record(committed, self.queues.iter().map(Queue::id), &values.last);
             rest.set_queues(&self.queues);
         }
-        let waits = frame.submit.waits_submitted;
         self.pools.spares.lock().keep_frame(frame);
-        Ok((token, recording, submitted, (reached, waits)))
+        Ok((token, recording, submitted, reached))
     }
 
     /// Records the plan into command buffers and throws them away, submitting nothing and

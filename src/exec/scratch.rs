@@ -155,8 +155,6 @@ pub(crate) struct FrameScratch {
 /// vectors whose elements borrow are kept `'static` and [`recast`] for each use.
 #[derive(Default)]
 pub(crate) struct SubmitScratch {
-    /// The semaphore waits submitted by the current execution so far.
-    pub(super) waits_submitted: usize,
     pub(super) order: Vec<usize>,
     pub(super) last: Vec<u64>,
     pub(super) values: Option<TimelineValues>,

@@ -2,7 +2,7 @@
 //!
 //! The queues (by handle) and then the resources (by id) are locked in a fixed order, so two
 //! executions on other threads never deadlock; the plan is checked for staleness under those
-//! locks, submitted in the order [`submission_runs`] decides, and the final states are
+//! locks, submitted in the order [`submission_runs`](crate::plan::submission_runs) decides, and the final states are
 //! committed before any lock is released.
 
 use super::record::Recording;
@@ -45,7 +45,6 @@ impl Execution<'_> {
         signals: &AppSignals,
         reached: &mut Vec<u64>,
     ) -> Result<(), SubmitFailure> {
-        scratch.waits_submitted = 0;
         let mut order = std::mem::take(&mut scratch.order);
         order.clear();
         order.extend((0..self.queues.len()).filter(|&q| !self.plan.queues[q].batches.is_empty()));
@@ -292,7 +291,6 @@ impl Execution<'_> {
                 .queue_submit2(lock.handle(), &infos, fence)
         };
         scratch.submits = Spare::keep(infos);
-        scratch.waits_submitted += waits.len();
         scratch.waits = Spare::keep(waits);
         scratch.signals = Spare::keep(signals);
         scratch.cbs = Spare::keep(cbs);

@@ -117,6 +117,12 @@ impl<'a> HeldPlan<'a> {
         &self.execution.plan
     }
 
+    /// The queues the plan's queue indices refer to, as [`Planned::queues`](crate::Planned::queues)
+    /// gives them; a re-plan keeps them.
+    pub fn queues(&self) -> &[crate::Queue] {
+        &self.execution.queues
+    }
+
     /// How many executions had to re-plan: a resource's state had changed in a way that
     /// matters (another graph wrote it, changed its layout or owner, the app declared a state).
     /// Some of them may have taken a kept plan instead of running the planner

@@ -142,7 +142,7 @@ impl Graph {
     }
 }
 
-/// The kept plan that [`crate::exec::PlanCache::take_matching`] found (the planner's answer,
+/// The kept plan that [`crate::graph::cache::PlanCache::take_matching`] found (the planner's answer,
 /// values and semaphores mapped: [`crate::plan::Rebinder`]), with the barriers built for it;
 /// otherwise a new plan, refilling the vectors it was given. `true` with a reused plan.
 fn reuse_or_plan(

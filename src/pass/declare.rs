@@ -349,7 +349,7 @@ impl<T: UseTarget + ?Sized> Use<'_, T> {
 
     /// Promises that the pass overwrites all of the used part without reading it: its old
     /// contents are not needed (no ownership transfer; an image moves from `UNDEFINED`).
-    /// A discard on an access that only reads (a load op LOAD, a read-only depth test) is
+    /// A discard on an access that only reads (a read-only depth test, a sampled read) is
     /// refused at `finish()` with [`Error::InvalidInput`](crate::Error::InvalidInput).
     ///
     /// ```no_run

@@ -29,7 +29,7 @@ pub struct Plan {
     pub transients: TransientPlan,
     /// The passes in the order the planner took them, as indices into [`PlanInput::passes`]:
     /// `0..n` in program order; another order (or fewer passes) under a
-    /// [`Schedule`](super::Schedule). A pass missing here was culled and is never recorded.
+    /// [`Schedule`]. A pass missing here was culled and is never recorded.
     pub order: Vec<usize>,
     /// The schedule the plan was asked for: [`Schedule::PROGRAM_ORDER`](super::Schedule)
     /// from [`plan`](super::plan). A plan is reused for a later frame under the same schedule

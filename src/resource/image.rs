@@ -1,5 +1,7 @@
 //! [`StImage`]: a state-tracked image.
 
+mod create_info;
+
 use super::memory::{allocate, free, next_id, Memory, SharedAllocator};
 use super::CurrentHandle;
 use super::{Destroy, ImageDesc, ResourceState, StateSnapshot, Tracked};

@@ -18,7 +18,7 @@ use vk_baton::ash::vk;
 use vk_baton::plan::{Command, Plan};
 use vk_baton::{Access, BufferDesc, ImageDesc, StBuffer};
 use vk_baton_context::Context;
-use vk_baton_passes::render::{ColorTarget, DepthTarget, Render, StencilTarget};
+use vk_baton_passes::render::{ColorTarget, DepthTarget, Render, RenderFormats, StencilTarget};
 use vk_baton_passes::{DownloadImage, UploadBuffer};
 
 const SIDE: u32 = 32;
@@ -158,15 +158,7 @@ fn decals(policy: LayoutPolicy) {
         DepthTarget::read_only(ds.clone()).stencil(StencilTarget::load()),
     );
     let pipeline = |targets: &(Vec<ColorTarget>, DepthTarget), depth_write, stencil_replace| {
-        let formats = Render::new(
-            ctx.device(),
-            super::area(),
-            targets.0.clone(),
-            Some(targets.1.clone()),
-            |_| Ok(()),
-        )
-        .unwrap()
-        .formats();
+        let formats = RenderFormats::of(&targets.0, Some(&targets.1));
         let options = Options {
             depth_write: Some(depth_write),
             additive: false,
