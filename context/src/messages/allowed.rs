@@ -96,13 +96,15 @@ pub const COPY_IN_GENERAL_LAYOUT: AllowedMessage = AllowedMessage {
 ///
 /// The pattern: queue C reads T and signals; queue G waits for that, writes T and is fenced;
 /// the host waits on the fence; G signals again, and C waits for that and writes T. The
-/// layer's words for a hazard found at submit time (`vkQueueSubmit2(): Hazard WRITE_AFTER_READ
-/// for entry …, Submitted access info (…). Access info (prior_usage: …, queue: VkQueue …`)
-/// cannot tell the forgotten chain from a missing one, so the allowance goes no further than a
-/// submit-time write-after-read of a read on a queue.
+/// layer's words for it are those of any write-after-read found at submit time between two
+/// submitted command buffers (`vkQueueSubmit2(): WRITE_AFTER_READ hazard detected. … (from
+/// VkCommandBuffer … submitted on the current VkQueue …) writes to …, which was previously
+/// read by … (from VkCommandBuffer … submitted on VkQueue …)`): they cannot tell the forgotten
+/// chain from a missing one, so the allowance covers no less than that.
 ///
-/// Versions: 1.4.309 is the first seen to report it (on the NVIDIA H200; no older layer that
-/// checks across submits has been run on the pattern). Upstream commit f4a49b2da ("Fix fence
+/// Versions: 1.4.309 (Debian 13's, built from the SDK's 1.4.309.0) is the first seen to
+/// report it, on the NVIDIA H200; no older layer that checks across submits has been run on
+/// the pattern. Upstream commit f4a49b2da ("Fix fence
 /// wait for cross-queue synchronization") fixed it; tag v1.4.340, whose layer reports version
 /// 1.4.340, is the first that contains it. `tests/layer_false_positives/fence.rs` shows it
 /// firing on these versions and silent on 1.4.340 and newer.
@@ -111,8 +113,9 @@ pub const FENCE_WAIT_FORGETS_OTHER_QUEUES: AllowedMessage = AllowedMessage {
     why: "layers 1.4.309 up to 1.4.339 retire only the fenced queue's work on a host fence \
           wait and forget a semaphore chain through it that ordered another queue's read \
           before this write; fixed upstream by f4a49b2da, first in 1.4.340",
-    pattern: "vkQueueSubmit2(): Hazard WRITE_AFTER_READ for entry *, Submitted access info \
-              (submitted_usage: *). Access info (prior_usage: *, queue: VkQueue *, submit: ",
+    pattern: "vkQueueSubmit2(): *WRITE_AFTER_READ hazard detected. * (from VkCommandBuffer * \
+              submitted on the current VkQueue *) writes to *, which was previously read by \
+              * (from VkCommandBuffer * submitted on VkQueue ",
     layers: LayerVersion::new(1, 4, 309)..LayerVersion::new(1, 4, 340),
 };
 
@@ -123,10 +126,12 @@ pub const FENCE_WAIT_FORGETS_OTHER_QUEUES: AllowedMessage = AllowedMessage {
 ///
 /// The pattern, with queues X (transfer) and K (compute): X writes C and signals `sT = 1`; K
 /// waits for `sT = 1`, copies C and signals `sK = 1`; the host waits for `sK ≥ 1`; X waits for
-/// `sK = 1` and writes C again. The allowance covers the layer's words for a write-after-write
-/// found at submit time between two submitted command buffers (`vkQueueSubmit2():
-/// pSubmits[…]… WRITE_AFTER_WRITE hazard detected. … (from VkCommandBuffer … submitted on the
-/// current VkQueue …) writes to …, which was previously written by … submitted on VkQueue …`).
+/// `sK = 1` and writes C again. As for [`FENCE_WAIT_FORGETS_OTHER_QUEUES`], the allowance
+/// covers the layer's words for a write-after-write found at submit time between two
+/// submitted command buffers (`vkQueueSubmit2(): pSubmits[…].pCommandBufferInfos[…]
+/// WRITE_AFTER_WRITE hazard detected. … (from VkCommandBuffer … submitted on the current
+/// VkQueue …) writes to …, which was previously written by … (from VkCommandBuffer …
+/// submitted on VkQueue …)`).
 ///
 /// Versions: 1.4.363 (Debian forky's) is the first seen to report it; 1.4.309 does not. No
 /// upstream fix is known (as of 1.4.360 the layer's host wait on a timeline semaphore still
@@ -137,9 +142,9 @@ pub const TIMELINE_WAIT_FORGETS_OTHER_QUEUES: AllowedMessage = AllowedMessage {
     why: "layer 1.4.363 retires only the signalling queue's work on a host wait for a timeline \
           semaphore and forgets a semaphore chain through it that ordered this write after \
           the earlier one; no upstream fix known",
-    pattern: "vkQueueSubmit2(): pSubmits[*] WRITE_AFTER_WRITE hazard detected. * (from \
-              VkCommandBuffer * submitted on the current VkQueue *) writes to *, which was \
-              previously written by * submitted on VkQueue ",
+    pattern: "vkQueueSubmit2(): *WRITE_AFTER_WRITE hazard detected. * (from VkCommandBuffer * \
+              submitted on the current VkQueue *) writes to *, which was previously written \
+              by * (from VkCommandBuffer * submitted on VkQueue ",
     layers: LayerVersion::new(1, 4, 363)..LayerVersion::MAX,
 };
 
@@ -182,14 +187,15 @@ mod tests {
         Some(LayerVersion::new(1, 4, patch))
     }
 
-    /// A submit-time write-after-read as layer 1.4.309 words it (`FirstUseError`).
-    const FENCE_REPORT: &str = "vkQueueSubmit2(): Hazard WRITE_AFTER_READ for entry 0, \
-        VkCommandBuffer 0x5581e1a0[C rewrite], Submitted access info (submitted_usage: \
-        SYNC_CLEAR_TRANSFER_WRITE, command: vkCmdUpdateBuffer, resource: VkBuffer 0x1a[T]). \
-        Access info (prior_usage: SYNC_COPY_TRANSFER_READ, read_barriers: \
-        VK_PIPELINE_STAGE_2_NONE, queue: VkQueue 0x5581d000[async compute], submit: 0, \
-        batch: 0, command: vkCmdCopyBuffer, command_buffer: VkCommandBuffer 0x5581c0f0[C \
-        read], resource: VkBuffer 0x1a[T]).";
+    /// A submit-time write-after-read as layer 1.4.309 (Debian 13's) words it.
+    const FENCE_REPORT: &str = "vkQueueSubmit2(): WRITE_AFTER_READ hazard detected. \
+        vkCmdUpdateBuffer (from VkCommandBuffer 0x7f547dcc5f20[C rewrite] submitted on the \
+        current VkQueue 0x7f547c1245b0[async compute]) writes to VkBuffer 0x30000000003[T], \
+        which was previously read by vkCmdCopyBuffer (from VkCommandBuffer \
+        0x7f547dce9540[C read] submitted on VkQueue 0x7f547c1245b0[async compute]). \n\
+        No sufficient synchronization is present to ensure that a write \
+        (VK_ACCESS_2_TRANSFER_WRITE_BIT) at VK_PIPELINE_STAGE_2_CLEAR_BIT does not conflict \
+        with a prior read (VK_ACCESS_2_TRANSFER_READ_BIT) at VK_PIPELINE_STAGE_2_COPY_BIT.";
 
     /// A submit-time write-after-write as layer 1.4.363 words it.
     const TIMELINE_REPORT: &str = "vkQueueSubmit2(): pSubmits[0].pCommandBufferInfos[0] \
@@ -212,10 +218,9 @@ mod tests {
         let write_after_write = FENCE_REPORT.replace("WRITE_AFTER_READ", "WRITE_AFTER_WRITE");
         assert!(!a.covers(&message(a.id, &write_after_write), version(309)));
         assert!(!a.covers(&message("SYNC-HAZARD-WRITE-AFTER-WRITE", FENCE_REPORT), version(309)));
-        let within_one_command_buffer = "vkCmdUpdateBuffer(): dstBuffer Hazard WRITE_AFTER_READ \
-            for dstBuffer VkBuffer 0x1a[T]. Access info (usage: SYNC_CLEAR_TRANSFER_WRITE, \
-            prior_usage: SYNC_COPY_TRANSFER_READ, read_barriers: VK_PIPELINE_STAGE_2_NONE, \
-            command: vkCmdCopyBuffer, seq_no: 1, reset_no: 1).";
+        let within_one_command_buffer = "vkCmdUpdateBuffer(): dstBuffer WRITE_AFTER_READ \
+            hazard detected. vkCmdUpdateBuffer writes to VkBuffer 0x30000000003[T], which was \
+            previously read by vkCmdCopyBuffer.";
         assert!(!a.covers(&message(a.id, within_one_command_buffer), version(309)));
         assert!(!a.covers(&message(a.id, TIMELINE_REPORT), version(309)));
     }
