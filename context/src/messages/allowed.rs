@@ -212,12 +212,20 @@ mod tests {
         let a = FENCE_WAIT_FORGETS_OTHER_QUEUES;
         let report = message(a.id, FENCE_REPORT);
         assert!(a.covers(&report, version(309)) && a.covers(&report, version(339)));
-        for v in [Some(LayerVersion::new(1, 3, 239)), version(308), version(340), None] {
+        for v in [
+            Some(LayerVersion::new(1, 3, 239)),
+            version(308),
+            version(340),
+            None,
+        ] {
             assert!(!a.covers(&report, v), "{v:?}");
         }
         let write_after_write = FENCE_REPORT.replace("WRITE_AFTER_READ", "WRITE_AFTER_WRITE");
         assert!(!a.covers(&message(a.id, &write_after_write), version(309)));
-        assert!(!a.covers(&message("SYNC-HAZARD-WRITE-AFTER-WRITE", FENCE_REPORT), version(309)));
+        assert!(!a.covers(
+            &message("SYNC-HAZARD-WRITE-AFTER-WRITE", FENCE_REPORT),
+            version(309)
+        ));
         let within_one_command_buffer = "vkCmdUpdateBuffer(): dstBuffer WRITE_AFTER_READ \
             hazard detected. vkCmdUpdateBuffer writes to VkBuffer 0x30000000003[T], which was \
             previously read by vkCmdCopyBuffer.";
@@ -237,7 +245,10 @@ mod tests {
         }
         let read_after_write = TIMELINE_REPORT.replace("WRITE_AFTER_WRITE", "READ_AFTER_WRITE");
         assert!(!a.covers(&message(a.id, &read_after_write), version(363)));
-        assert!(!a.covers(&message("SYNC-HAZARD-WRITE-AFTER-READ", TIMELINE_REPORT), version(363)));
+        assert!(!a.covers(
+            &message("SYNC-HAZARD-WRITE-AFTER-READ", TIMELINE_REPORT),
+            version(363)
+        ));
         let within_one_command_buffer = "vkCmdUpdateBuffer(): WRITE_AFTER_WRITE hazard \
             detected. vkCmdUpdateBuffer writes to dstBuffer VkBuffer 0x30000000003[c], which \
             was previously written by another vkCmdUpdateBuffer command.";
