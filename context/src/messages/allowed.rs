@@ -99,12 +99,14 @@ pub const COPY_IN_GENERAL_LAYOUT: AllowedMessage = AllowedMessage {
 /// layer's words for it are those of any write-after-read found at submit time between two
 /// submitted command buffers (`vkQueueSubmit2(): WRITE_AFTER_READ hazard detected. … (from
 /// VkCommandBuffer … submitted on the current VkQueue …) writes to …, which was previously
-/// read by … (from VkCommandBuffer … submitted on VkQueue …)`): they cannot tell the forgotten
-/// chain from a missing one, so the allowance covers no less than that.
+/// read by … (from VkCommandBuffer … submitted on VkQueue …)`). Those words cannot tell the
+/// forgotten chain from a missing one, so the allowance covers every such report on its
+/// versions. They are the words of Debian 13's 1.4.309 (built from the SDK's 1.4.309.0); a
+/// layer built from upstream's older tag v1.4.309 words submit-time hazards otherwise
+/// (`Hazard WRITE_AFTER_READ for entry …`), which this does not cover.
 ///
-/// Versions: 1.4.309 (Debian 13's, built from the SDK's 1.4.309.0) is the first seen to
-/// report it, on the NVIDIA H200; no older layer that checks across submits has been run on
-/// the pattern. Upstream commit f4a49b2da ("Fix fence
+/// Versions: 1.4.309 is the first seen to report it, on the NVIDIA H200; no older layer that
+/// checks across submits has been run on the pattern. Upstream commit f4a49b2da ("Fix fence
 /// wait for cross-queue synchronization") fixed it; tag v1.4.340, whose layer reports version
 /// 1.4.340, is the first that contains it. `tests/layer_false_positives/fence.rs` shows it
 /// firing on these versions and silent on 1.4.340 and newer.
