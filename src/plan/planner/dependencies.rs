@@ -315,22 +315,18 @@ impl Planner<'_> {
             self.note_cross_queue_binary_wait(x);
             // HOST is no stage a semaphore wait can guard: the host access comes after a
             // barrier (HOST in its second scope) that chains from the wait, and the wait
-            // guards the awaited work's stages as far as this queue has them.
+            // guards the awaited work's device stages as far as this queue has them.
             let device = s.eff & !vk::PipelineStageFlags2::HOST;
             let wait_stages = if device.is_empty() {
-                on_queue(stages, caps)
+                on_queue(stages & !vk::PipelineStageFlags2::HOST, caps)
             } else {
                 device
             };
+            let dep = Dep::new(x.queue, x.at, wait_stages, stages);
             if x.at != At::Value(0) {
-                node.deps.push(Dep {
-                    queue: x.queue,
-                    at: x.at,
-                    wait_stages,
-                    src_stages: stages,
-                });
+                node.deps.push(dep);
             }
-            chain |= wait_stages;
+            chain |= dep.wait_stages.get();
         }
         chain
     }
@@ -434,8 +430,11 @@ impl Planner<'_> {
         key: (usize, usize),
         use_stages: vk::PipelineStageFlags2,
     ) -> vk::PipelineStageFlags2 {
-        // The wait is on the binary wait's queue, which may be another than the use's.
-        let s = on_queue(use_stages, self.input.queues[queue].caps);
+        // The wait is on the binary wait's queue, which may be another than the use's. A
+        // host use has no stage the wait can guard: it waits for all commands (and the
+        // barrier to the host chains from them).
+        let device = use_stages & !vk::PipelineStageFlags2::HOST;
+        let s = on_queue(device, self.input.queues[queue].caps);
         *self.binary_wait_stages.entry(key).or_default() |= s;
         s
     }
