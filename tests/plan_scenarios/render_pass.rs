@@ -76,10 +76,12 @@ queue `graphics` (family 0):
 }
 
 /// An acquired swapchain image drawn by a render pass with initialLayout UNDEFINED and
-/// finalLayout PRESENT_SRC_KHR, then presented. UNDEFINED discards: the graph moves the image
-/// from UNDEFINED to the subpass's layout after the acquire wait (which the render pass then
-/// accepts, as any layout), and the present needs no transition: the render pass left the
-/// image in PRESENT_SRC_KHR, and the binary signal after the pass orders it.
+/// finalLayout PRESENT_SRC_KHR, then presented. UNDEFINED discards, and the render pass moves
+/// the image itself: the graph moves it nowhere first (issue 40, 2.4: it used to move it to
+/// the subpass's layout, which the render pass then did again). The acquire's wait, at the
+/// render pass's stages, chains with its incoming external dependency: no barrier at all. The
+/// present needs no transition: the render pass left the image in PRESENT_SRC_KHR, and the
+/// binary signal after the pass orders it.
 ///
 /// ```text
 /// binary 1 --> graphics:  [render pass: UNDEFINED -> PRESENT_SRC_KHR] --> [present] --> binary 2
@@ -102,8 +104,6 @@ fn render_pass_that_ends_in_present_src_needs_no_transition_before_present() {
 queue `graphics` (family 0):
   batch 0:
     wait   binary 0x1 at COLOR_ATTACHMENT_OUTPUT
-    barrier
-      image  `swap` mips 0+1 layers 0+1: UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL, COLOR_ATTACHMENT_OUTPUT/NONE -> COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE
     pass   `render pass`
     pass   `present`
     signal binary 0x2 at COLOR_ATTACHMENT_OUTPUT
@@ -111,6 +111,51 @@ queue `graphics` (family 0):
 "#
     );
     assert_eq!(p.final_states[0][0].1.layout, L::PRESENT_SRC_KHR);
+}
+
+/// A target sampled last frame, drawn again by a render pass whose initialLayout is
+/// UNDEFINED (it clears): the render pass moves the image itself, so the barrier before it
+/// only orders the clear after the sampling, in the layout the image is in. No transition to
+/// the subpass's layout first (issue 40, 2.4).
+///
+/// ```text
+/// graphics:  (sampled, SHADER_READ_ONLY) --> [render pass: UNDEFINED -> SHADER_READ_ONLY] --> [sample]
+/// ```
+#[test]
+fn a_render_pass_from_undefined_after_sampling_only_orders() {
+    let sampled = Recorded {
+        queue: 0,
+        value: Some(1),
+        stages: vk::PipelineStageFlags2::FRAGMENT_SHADER,
+        access: vk::AccessFlags2::SHADER_SAMPLED_READ,
+    };
+    let mut state = SegmentState::handed_over(L::SHADER_READ_ONLY_OPTIMAL, Some(0), None);
+    state.reads.push(sampled);
+    let draw = UseDecl::new(0, Access::COLOR_ATTACHMENT_WRITE)
+        .render_pass(layouts(L::UNDEFINED, L::SHADER_READ_ONLY_OPTIMAL));
+    let input = PlanInput {
+        queues: queues(),
+        resources: vec![color().with_state(state)],
+        passes: vec![
+            PassDecl::new("render pass", 0).with_use(draw),
+            PassDecl::new("sample", 0)
+                .with_use(UseDecl::new(0, Access::FRAGMENT_SHADER_SAMPLED_READ)),
+        ],
+    };
+    assert_plan!(
+        planned(&input),
+        r#"
+queue `graphics` (family 0):
+  batch 0:
+    barrier
+      image  `color` mips 0+1 layers 0+1: SHADER_READ_ONLY_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, FRAGMENT_SHADER/NONE -> COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE
+    pass   `render pass`
+    barrier
+      image  `color` mips 0+1 layers 0+1: SHADER_READ_ONLY_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+    pass   `sample`
+    signal timeline at ALL_COMMANDS
+"#
+    );
 }
 
 /// A read-only depth attachment (load, store op NONE) whose render pass ends it in

@@ -283,6 +283,14 @@ impl Planner<'_> {
                 .signals
                 .iter()
                 .any(|sig| sig.stages.is_none());
+        // A binary wait orders the first use it guards at that use's stages, memory included
+        // (`binary_wait_use_stages`): a use that changes no layout needs no barrier after it.
+        let only_binary_waits = s
+            .priors
+            .iter()
+            .filter(|x| x.queue == s.queue)
+            .all(|x| x.binary_wait.is_some());
+        let same_queue = same_queue && !only_binary_waits;
         if (!same_queue || signalled_present) && !s.needs.layout_change && !host_after_cross {
             // Semaphores (or nothing at all) order it; no barrier.
             return None;
