@@ -11,6 +11,7 @@
 use super::*;
 use vk::ImageLayout as L;
 use vk::ImageUsageFlags as IU;
+use vk_baton::verify::Actor;
 
 fn layouts(initial_layout: L, final_layout: L) -> RenderPassLayouts {
     RenderPassLayouts {
@@ -81,7 +82,10 @@ queue `graphics` (family 0):
 /// the subpass's layout, which the render pass then did again). The acquire's wait, at the
 /// render pass's stages, chains with its incoming external dependency: no barrier at all. The
 /// present needs no transition: the render pass left the image in PRESENT_SRC_KHR, and the
-/// binary signal after the pass orders it.
+/// binary signal after the pass orders it. That signal is at ALL_COMMANDS (issue 40, 2.3): the
+/// move to PRESENT_SRC_KHR happens in the render pass's dependency to VK_SUBPASS_EXTERNAL,
+/// before its second scope (later commands), and a signal at the draw's stages alone does not
+/// take it in (layer 1.4.309 reported SYNC-HAZARD-PRESENT-AFTER-WRITE).
 ///
 /// ```text
 /// binary 1 --> graphics:  [render pass: UNDEFINED -> PRESENT_SRC_KHR] --> [present] --> binary 2
@@ -106,11 +110,39 @@ queue `graphics` (family 0):
     wait   binary 0x1 at COLOR_ATTACHMENT_OUTPUT
     pass   `render pass`
     pass   `present`
-    signal binary 0x2 at COLOR_ATTACHMENT_OUTPUT
+    signal binary 0x2 at ALL_COMMANDS
     signal timeline at ALL_COMMANDS
 "#
     );
     assert_eq!(p.final_states[0][0].1.layout, L::PRESENT_SRC_KHR);
+}
+
+/// The verifier models a render pass's move to its finalLayout: the plan above with its
+/// present signalled at the draw's stages (what the planner made before issue 40, 2.3) is a
+/// present after an unordered write; at ALL_COMMANDS it verifies.
+#[test]
+fn the_verifier_sees_a_present_signalled_before_the_render_pass_s_final_transition() {
+    let draw = UseDecl::new(0, Access::COLOR_ATTACHMENT_WRITE)
+        .render_pass(layouts(L::UNDEFINED, L::PRESENT_SRC_KHR));
+    let mut first = acquire("render pass", 1, Access::COLOR_ATTACHMENT_WRITE);
+    first.uses = vec![draw];
+    let input = PlanInput {
+        queues: queues(),
+        resources: vec![swapchain()],
+        passes: vec![first, present(2)],
+    };
+    let mut p = planned(&input);
+    let signal = &mut p.queues[0].batches[0].binary_signals[0].1;
+    assert_eq!(*signal, vk::PipelineStageFlags2::ALL_COMMANDS);
+    *signal = vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT;
+    let v = p
+        .verify()
+        .expect_err("the present is not ordered after the move to PRESENT_SRC_KHR");
+    assert!(
+        v.iter().any(|v| v.kind == vk_baton::verify::HazardKind::Raw
+            && matches!(&v.second, Some(Actor::Pass { name, .. }) if name == "present")),
+        "{v:#?}"
+    );
 }
 
 /// A target sampled last frame, drawn again by a render pass whose initialLayout is

@@ -224,7 +224,7 @@ impl Planner<'_> {
                 s.priors.push(w);
             }
         }
-        s.eff = self.effective_stages(queue, a.stages, &s.priors);
+        s.eff = self.effective_stages(queue, r, a.stages, &s.priors);
         self.pass_stages[pass] |= s.eff;
         Ok(s)
     }
@@ -234,6 +234,7 @@ impl Planner<'_> {
     fn effective_stages(
         &mut self,
         queue: usize,
+        r: usize,
         stages: vk::PipelineStageFlags2,
         priors: &[Rec],
     ) -> vk::PipelineStageFlags2 {
@@ -247,6 +248,13 @@ impl Planner<'_> {
             });
         if !stages.is_empty() {
             stages
+        } else if priors
+            .iter()
+            .any(|x| x.queue == queue && self.ends_render_pass(x, r))
+        {
+            // The present's binary signal must take in the render pass's move to
+            // PRESENT_SRC_KHR, which no stage but all of them holds.
+            vk::PipelineStageFlags2::ALL_COMMANDS
         } else if !same_queue_stages.is_empty() {
             same_queue_stages
         } else {
@@ -321,6 +329,7 @@ impl Planner<'_> {
                 continue;
             }
             self.note_cross_queue_binary_wait(x);
+            let stages = self.signal_stages(x, s.r, stages);
             // HOST is no stage a semaphore wait can guard: the host access comes after a
             // barrier (HOST in its second scope) that chains from the wait, and the wait
             // guards the awaited work's device stages as far as this queue has them.
@@ -411,6 +420,46 @@ impl Planner<'_> {
                 }
             }
         }
+    }
+
+    /// The stages a semaphore signal after prior `x` of resource `r` must name to take it in:
+    /// `stages` (its own), or `ALL_COMMANDS` after a render pass that ends by moving `r` to
+    /// its `finalLayout` ([`Self::ends_render_pass`]).
+    pub(super) fn signal_stages(
+        &self,
+        x: &Rec,
+        r: usize,
+        stages: vk::PipelineStageFlags2,
+    ) -> vk::PipelineStageFlags2 {
+        if self.ends_render_pass(x, r) {
+            vk::PipelineStageFlags2::ALL_COMMANDS
+        } else {
+            stages
+        }
+    }
+
+    /// Whether prior `x` is a pass of this graph whose render pass ends by moving resource `r`
+    /// to its `finalLayout`. That move happens-before the second scope of the render pass's
+    /// dependency to `VK_SUBPASS_EXTERNAL`: later commands at the use's stages
+    /// ([`crate::render_pass::outgoing`]), so a later barrier chains from those stages. A
+    /// semaphore signal is no command: only an `ALL_COMMANDS` signal takes the move in.
+    fn ends_render_pass(&self, x: &Rec, r: usize) -> bool {
+        let At::Node(p) = x.at else {
+            return false;
+        };
+        // Passes are at even positions from 2 (`pass_pos`), releases at odd ones.
+        if x.binary_wait.is_some() || p < 2 || p % 2 != 0 {
+            return false;
+        }
+        let Some(&i) = self.order.get(((p - 2) / 2) as usize) else {
+            return false;
+        };
+        let kind = &self.input.resources[r].kind;
+        self.input.passes[i].uses.iter().any(|u| {
+            u.resource == r
+                && u.render_pass
+                    .is_some_and(|rp| rp.final_layout != u.on_plane(kind).access.layout)
+        })
     }
 
     /// The stages to chain from for a prior access. A binary wait's stages are those of its

@@ -71,11 +71,18 @@ impl Planner<'_> {
             families: Some(families),
         };
         let kind = self.input.resources[r].kind;
+        let deps: SmallVec<[Dep; 2]> = (deps.iter())
+            .map(|x| {
+                Dep::new(
+                    x.queue,
+                    x.at,
+                    src_stages,
+                    self.signal_stages(x, r, x.stages),
+                )
+            })
+            .collect();
         let node = release_node(&mut self.nodes[rq], pos);
-        for x in deps {
-            node.deps
-                .push(Dep::new(x.queue, x.at, src_stages, x.stages));
-        }
+        node.deps.extend(deps);
         self.spare.prepare(&mut node.barrier, &kind);
         push_barrier(
             &mut node.barrier,
