@@ -8,7 +8,7 @@
 //!    turns into a semaphore wait. An ownership transfer inserts a release node on the queue
 //!    of the most recent access, right after it, and an acquire barrier before the pass. In
 //!    program order, a pass's command may join an earlier one of its queue over passes that
-//!    do not need it ([`hoist`]).
+//!    do not need it ([`Planner::hoist_barrier`]).
 //! 2. **Batches**, per queue. A node that needs a wait not yet covered starts a batch (wait
 //!    as late as possible); a node another queue waits on, or that signals a binary
 //!    semaphore, ends one (signal as early as possible).
@@ -16,7 +16,7 @@
 //!    a timeline wait that other waits already imply through other queues, and a barrier entry
 //!    whose prior accesses the semaphore waits or other barriers already order before its pass,
 //!    are dropped. Layout transitions and ownership transfers always stay. Batches that only
-//!    dropped waits kept apart are then joined ([`coalesce`]).
+//!    dropped waits kept apart are then joined ([`batches::coalesce_batches`]).
 //!
 //! Under a reordering [`Schedule`], [`super::regroup`] then groups each queue's batches by
 //! the levels [`super::schedule`] gave and joins barrier commands within them. The schedule
@@ -30,7 +30,7 @@
 //! [`validate`](mod@validate) refuses impossible input and narrows the rest to the stages its
 //! queues run, [`dependencies`] is phase 1 (with [`release`], the release half of an ownership
 //! transfer), [`batches`] phase 2 (with [`device_stages`], the only masks a semaphore takes),
-//! [`redundant`] and [`coalesce`] phase 3 (with [`reach`], what a plan's semaphores order),
+//! [`prune`] phase 3 (with [`reach`], what a plan's semaphores order),
 //! [`segment`] moves one segment's state past an access and [`barrier`] merges barriers into
 //! a command.
 
@@ -146,7 +146,7 @@ struct Planner<'a> {
     proto_waits: Vec<(usize, usize, Vec<ProtoWait>)>,
     /// Barrier lists of the last plan, to fill before allocating new ones.
     spare: SpareBarriers,
-    /// Whether a pass's barrier command may join an earlier one ([`hoist`]).
+    /// Whether a pass's barrier command may join an earlier one ([`Planner::hoist_barrier`]).
     hoist: bool,
     /// Per pass (by index), its node position: where it comes in the order taken.
     pos: Vec<Pos>,
