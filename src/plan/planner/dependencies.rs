@@ -224,7 +224,7 @@ impl Planner<'_> {
                 s.priors.push(w);
             }
         }
-        s.eff = self.effective_stages(queue, r, a.stages, &s.priors);
+        s.eff = self.effective_stages(queue, a.stages, &s.priors);
         self.pass_stages[pass] |= s.eff;
         Ok(s)
     }
@@ -234,7 +234,6 @@ impl Planner<'_> {
     fn effective_stages(
         &mut self,
         queue: usize,
-        r: usize,
         stages: vk::PipelineStageFlags2,
         priors: &[Rec],
     ) -> vk::PipelineStageFlags2 {
@@ -250,7 +249,7 @@ impl Planner<'_> {
             stages
         } else if priors
             .iter()
-            .any(|x| x.queue == queue && self.ends_render_pass(x, r))
+            .any(|x| x.queue == queue && self.ends_render_pass(x))
         {
             // The present's binary signal must take in the render pass's move to
             // PRESENT_SRC_KHR, which no stage but all of them holds.
@@ -329,7 +328,7 @@ impl Planner<'_> {
                 continue;
             }
             self.note_cross_queue_binary_wait(x);
-            let stages = self.signal_stages(x, s.r, stages);
+            let stages = self.signal_stages(x, stages);
             // HOST is no stage a semaphore wait can guard: the host access comes after a
             // barrier (HOST in its second scope) that chains from the wait, and the wait
             // guards the awaited work's device stages as far as this queue has them.
@@ -422,28 +421,29 @@ impl Planner<'_> {
         }
     }
 
-    /// The stages a semaphore signal after prior `x` of resource `r` must name to take it in:
-    /// `stages` (its own), or `ALL_COMMANDS` after a render pass that ends by moving `r` to
-    /// its `finalLayout` ([`Self::ends_render_pass`]).
+    /// The stages a semaphore signal after prior `x` must name to take it in: `stages` (its
+    /// own), or `ALL_COMMANDS` after a render pass that ends by moving an attachment to its
+    /// `finalLayout` ([`Self::ends_render_pass`]).
     pub(super) fn signal_stages(
         &self,
         x: &Rec,
-        r: usize,
         stages: vk::PipelineStageFlags2,
     ) -> vk::PipelineStageFlags2 {
-        if self.ends_render_pass(x, r) {
+        if self.ends_render_pass(x) {
             vk::PipelineStageFlags2::ALL_COMMANDS
         } else {
             stages
         }
     }
 
-    /// Whether prior `x` is a pass of this graph whose render pass ends by moving resource `r`
-    /// to its `finalLayout`. That move happens-before the second scope of the render pass's
-    /// dependency to `VK_SUBPASS_EXTERNAL`: later commands at the use's stages
+    /// Whether prior `x` is a pass of this graph whose render pass ends by moving an
+    /// attachment to its `finalLayout`. That move happens-before the second scope of the
+    /// render pass's dependency to `VK_SUBPASS_EXTERNAL`: later commands at the use's stages
     /// ([`crate::render_pass::outgoing`]), so a later barrier chains from those stages. A
-    /// semaphore signal is no command: only an `ALL_COMMANDS` signal takes the move in.
-    fn ends_render_pass(&self, x: &Rec, r: usize) -> bool {
+    /// semaphore signal is no command: only an `ALL_COMMANDS` signal takes the move in. Any
+    /// attachment of the pass counts, not only the prior's resource: a transient that takes
+    /// the attachment's memory follows the pass as well.
+    fn ends_render_pass(&self, x: &Rec) -> bool {
         let At::Node(p) = x.at else {
             return false;
         };
@@ -454,11 +454,10 @@ impl Planner<'_> {
         let Some(&i) = self.order.get(((p - 2) / 2) as usize) else {
             return false;
         };
-        let kind = &self.input.resources[r].kind;
         self.input.passes[i].uses.iter().any(|u| {
-            u.resource == r
-                && u.render_pass
-                    .is_some_and(|rp| rp.final_layout != u.on_plane(kind).access.layout)
+            let kind = &self.input.resources[u.resource].kind;
+            u.render_pass
+                .is_some_and(|rp| rp.final_layout != u.on_plane(kind).access.layout)
         })
     }
 

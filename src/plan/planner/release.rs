@@ -72,14 +72,7 @@ impl Planner<'_> {
         };
         let kind = self.input.resources[r].kind;
         let deps: SmallVec<[Dep; 2]> = (deps.iter())
-            .map(|x| {
-                Dep::new(
-                    x.queue,
-                    x.at,
-                    src_stages,
-                    self.signal_stages(x, r, x.stages),
-                )
-            })
+            .map(|x| Dep::new(x.queue, x.at, src_stages, self.signal_stages(x, x.stages)))
             .collect();
         let node = release_node(&mut self.nodes[rq], pos);
         node.deps.extend(deps);
