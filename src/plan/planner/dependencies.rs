@@ -373,10 +373,14 @@ impl Planner<'_> {
         for x in s.priors.iter().filter(|x| x.queue == s.queue) {
             own.push(*x);
         }
+        // After a render pass that ends in a transition, a semaphore chain orders the pass
+        // only from an `ALL_COMMANDS` signal, which pruning does not model: the barrier stays.
         let keep = s.needs.layout_change
             || s.needs.transfer_from.is_some()
             || s.eff.intersects(vk::PipelineStageFlags2::HOST)
-            || own.iter().any(|x| x.binary_wait.is_some());
+            || own
+                .iter()
+                .any(|x| x.binary_wait.is_some() || self.ends_render_pass(x));
         let a = &s.u.access;
         let unseen = st
             .write
