@@ -428,3 +428,51 @@ queue `graphics` (family 0):
         "{p}"
     );
 }
+
+/// A render pass on graphics leaves a CONCURRENT target in SHADER_READ_ONLY_OPTIMAL, and async
+/// compute samples it while graphics goes on. The signal compute waits for must take in the
+/// render pass's move to SHADER_READ_ONLY_OPTIMAL, which only ALL_COMMANDS does (issue 40,
+/// 2.3): the batch signals there, not at COLOR_ATTACHMENT_OUTPUT.
+///
+/// ```text
+/// graphics:  [render pass: COLOR_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY] --.  [more]
+/// compute:                                                                '--> [sample]
+/// ```
+#[test]
+fn another_queue_waits_for_a_render_pass_s_final_transition_at_all_commands() {
+    let draw = UseDecl::new(0, Access::COLOR_ATTACHMENT_WRITE)
+        .discard()
+        .render_pass(layouts(
+            L::COLOR_ATTACHMENT_OPTIMAL,
+            L::SHADER_READ_ONLY_OPTIMAL,
+        ));
+    let input = PlanInput {
+        queues: queues(),
+        resources: vec![color().concurrent(), buffer("other")],
+        passes: vec![
+            PassDecl::new("render pass", 0).with_use(draw),
+            PassDecl::new("sample", 1)
+                .with_use(UseDecl::new(0, Access::COMPUTE_SHADER_SAMPLED_READ)),
+            PassDecl::new("more", 0).with_use(UseDecl::new(1, Access::TRANSFER_WRITE)),
+        ],
+    };
+    assert_plan!(
+        planned(&input),
+        r#"
+queue `graphics` (family 0):
+  batch 0:
+    barrier
+      image  `color` mips 0+1 layers 0+1: UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL, NONE/NONE -> COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE
+    pass   `render pass`
+    signal timeline at ALL_COMMANDS
+  batch 1:
+    pass   `more`
+    signal timeline at ALL_COMMANDS
+queue `compute` (family 1):
+  batch 0:
+    wait   `graphics` timeline after its batch 0 at COMPUTE_SHADER
+    pass   `sample`
+    signal timeline at ALL_COMMANDS
+"#
+    );
+}
