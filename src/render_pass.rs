@@ -20,7 +20,10 @@
 //!   `BOTTOM_OF_PIPE` (nothing), so no later barrier chains from it. The graph's next barrier
 //!   starts from the use's stages (what the pass declared), so [`outgoing`] ends there, with
 //!   the use's accesses as its second access scope (the transition's write is visible to
-//!   them, and the next barrier makes it visible onwards).
+//!   them, and the next barrier makes it visible onwards). That second scope is made of later
+//!   commands; a semaphore signal is none, so the graph signals a present (or a wait of
+//!   another queue) right after such a render pass at `ALL_COMMANDS`, which takes the
+//!   transition in.
 //!
 //! Give both to `VkRenderPassCreateInfo2::dependencies` (or their fields to a
 //! `VkSubpassDependency` of `vkCreateRenderPass`), with the accesses of every attachment

@@ -36,6 +36,9 @@ mod hoist;
 #[cfg(feature = "verify")]
 #[path = "plan_scenarios/host_present.rs"]
 mod host_present;
+#[cfg(feature = "verify")]
+#[path = "plan_scenarios/host_stages.rs"]
+mod host_stages;
 #[path = "plan_scenarios/khronos.rs"]
 mod khronos;
 #[cfg(feature = "verify")]

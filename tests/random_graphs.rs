@@ -118,6 +118,9 @@ fn report(what: &str, v: &[Violation], case: &Case, planned: &[Planned]) -> Stri
 /// then the whole chain together.
 fn check(case: &Case, seen: &Seen) -> Result<(), String> {
     let planned = plan_case(case)?;
+    for p in &planned {
+        simulated::no_host_on_semaphores(&p.plan)?;
+    }
     if let Err((g, v)) = verify_each_alone(&planned) {
         return Err(report(
             &format!("graph {g} verified alone"),
@@ -332,6 +335,11 @@ fn random_graphs_verify() {
             40,
         ),
         ("simulated handoffs", &sim.handoffs, 2),
+        (
+            "simulated host reads and writes on several families",
+            &sim.host_frames_multi_family,
+            4,
+        ),
         (
             "simulated handoffs with a transient refused",
             &sim.refused_handoffs,

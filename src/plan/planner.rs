@@ -29,9 +29,10 @@
 //! This file holds the planner's working types and its entry points;
 //! [`validate`](mod@validate) refuses impossible input and narrows the rest to the stages its
 //! queues run, [`dependencies`] is phase 1 (with [`release`], the release half of an ownership
-//! transfer), [`batches`] phase 2, [`prune`] phase 3 (with [`reach`], what
-//! a plan's semaphores order), [`segment`] moves one segment's state past an access and
-//! [`barrier`] merges barriers into a command.
+//! transfer), [`batches`] phase 2 (with [`device_stages`], the only masks a semaphore takes),
+//! [`prune`] phase 3 (with [`reach`], what a plan's semaphores order),
+//! [`segment`] moves one segment's state past an access and [`barrier`] merges barriers into
+//! a command.
 
 use super::*;
 use crate::error::{Error, Result};
@@ -42,6 +43,7 @@ use std::collections::HashMap;
 mod barrier;
 mod batches;
 mod dependencies;
+mod device_stages;
 mod prune;
 mod reach;
 mod release;
@@ -53,6 +55,7 @@ mod validate;
 use barrier::SpareBarriers;
 use barrier::{push_barrier, EntryRef};
 use batches::ProtoWait;
+use device_stages::DeviceStages;
 use prune::{CommandWhy, Why};
 use segment::{apply_access, covered, is_host_only, write_priors, write_priors_into};
 use transient::Aliasing;
@@ -107,9 +110,9 @@ struct Dep {
     queue: usize,
     at: At,
     /// Stages of the waiting node that need it (the wait's stage mask).
-    wait_stages: vk::PipelineStageFlags2,
+    wait_stages: DeviceStages,
     /// Stages of the awaited work (the signal's stage mask).
-    src_stages: vk::PipelineStageFlags2,
+    src_stages: DeviceStages,
 }
 
 #[derive(Debug)]
@@ -286,6 +289,10 @@ pub(crate) fn plan_scheduled_reusing(
         }
     }
     let ((queues, final_states, transients, order), reordered) = chosen;
+    debug_assert!(
+        device_stages::no_host_on_semaphores(&queues),
+        "a semaphore's stage mask names HOST"
+    );
     Ok(Plan {
         input,
         queues,

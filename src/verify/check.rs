@@ -27,7 +27,10 @@
 //!   scope in its second scope, for its range.
 //! - A semaphore signal's first scope is the work earlier in submission order in its stage
 //!   mask, plus every earlier signal of that queue; its first access scope is all memory
-//!   accesses. A wait for timeline value `w` is satisfied by the first signal reaching `w`; its
+//!   accesses. A render pass that ends by moving an attachment to its `finalLayout` does so
+//!   in its dependency to `VK_SUBPASS_EXTERNAL`, before that dependency's second scope (later
+//!   commands), which no signal is: the pass is in a signal's direct first scope only when the
+//!   mask is all stages (`OWNERSHIP_STAGE` in it), and otherwise through a later barrier. A wait for timeline value `w` is satisfied by the first signal reaching `w`; its
 //!   second scope is its batch and all later work of its queue in its stage mask, and its second
 //!   access scope is all memory accesses.
 //! - A layout transition happens after the first scope and the availability operation of its
@@ -60,7 +63,7 @@
 //! This file holds the walk and its sets; `sync.rs` applies each event's synchronization rules,
 //! `replay.rs` the state replay, and `report.rs` turns findings into violations.
 
-use super::flags::{bit_positions, WRITES};
+use super::flags::{bit_positions, OWNERSHIP_STAGE, WRITES};
 use super::model::{Entry, Event, Model, Op, OpKind, Role, TimelineWait};
 use super::{HazardKind, Violation};
 use ash::vk;
@@ -97,6 +100,11 @@ impl Bits {
     fn and(&mut self, o: &Bits) {
         for (a, b) in self.0.iter_mut().zip(&o.0) {
             *a &= *b;
+        }
+    }
+    fn and_not(&mut self, o: &Bits) {
+        for (a, b) in self.0.iter_mut().zip(&o.0) {
+            *a &= !*b;
         }
     }
     fn is_empty(&self) -> bool {
@@ -150,6 +158,9 @@ struct QueueSets {
     direct: Vec<Bits>,
     /// Only the units that write, for availability.
     direct_w: Vec<Bits>,
+    /// The units of `direct` whose render pass ends by moving the image to its `finalLayout`:
+    /// outside a semaphore signal's direct first scope unless it is all stages.
+    ends_in_transition: Bits,
     before: Vec<Bits>,
     avail: Vec<Bits>,
     vis: Vec<Bits>,
@@ -254,6 +265,7 @@ impl<'m> Checker<'m> {
             .map(|_| QueueSets {
                 direct: vec![Bits::new(words); idx.nt],
                 direct_w: vec![Bits::new(words); idx.nt],
+                ends_in_transition: Bits::new(words),
                 before: vec![Bits::new(words); idx.nt],
                 avail: vec![Bits::new(words); idx.nt],
                 vis: vec![Bits::new(words); idx.nt * idx.na],
@@ -412,7 +424,17 @@ impl<'m> Checker<'m> {
 
     fn add_direct(&mut self, o: usize, q: usize) {
         let op = &self.m.ops[o];
+        let ends_in_transition = matches!(
+            op.kind,
+            OpKind::Access {
+                ends_in_transition: true,
+                ..
+            }
+        );
         for (_, r) in &self.units[o] {
+            if ends_in_transition {
+                self.qs[q].ends_in_transition.set_range(r.clone());
+            }
             for u in r.clone() {
                 if let Some(t) = self.idx.ts(self.unit_stage[u]).next() {
                     let mut one = Bits::new(self.words);

@@ -48,6 +48,13 @@ pub(super) enum OpKind {
         present: bool,
         /// An attachment of the app's `VkRenderPass`: the `finalLayout` it leaves it in.
         leaves: Option<vk::ImageLayout>,
+        /// The render pass ends by moving the attachment to `finalLayout`. That transition
+        /// happens-before the second scope of the subpass dependency to `VK_SUBPASS_EXTERNAL`:
+        /// later commands at the use's stages (the dependency `crate::render_pass::outgoing`
+        /// makes), so later barriers chain from it. A semaphore signal is no command: only an
+        /// all-stages signal takes it into its first scope, or one that a barrier after the
+        /// render pass chains to.
+        ends_in_transition: bool,
         /// A write that needs no ordering against other unordered writes of its kind.
         unordered: Option<Unordered>,
     },

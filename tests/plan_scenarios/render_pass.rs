@@ -11,6 +11,7 @@
 use super::*;
 use vk::ImageLayout as L;
 use vk::ImageUsageFlags as IU;
+use vk_baton::verify::Actor;
 
 fn layouts(initial_layout: L, final_layout: L) -> RenderPassLayouts {
     RenderPassLayouts {
@@ -76,10 +77,15 @@ queue `graphics` (family 0):
 }
 
 /// An acquired swapchain image drawn by a render pass with initialLayout UNDEFINED and
-/// finalLayout PRESENT_SRC_KHR, then presented. UNDEFINED discards: the graph moves the image
-/// from UNDEFINED to the subpass's layout after the acquire wait (which the render pass then
-/// accepts, as any layout), and the present needs no transition: the render pass left the
-/// image in PRESENT_SRC_KHR, and the binary signal after the pass orders it.
+/// finalLayout PRESENT_SRC_KHR, then presented. UNDEFINED discards, and the render pass moves
+/// the image itself: the graph moves it nowhere first (issue 40, 2.4: it used to move it to
+/// the subpass's layout, which the render pass then did again). The acquire's wait, at the
+/// render pass's stages, chains with its incoming external dependency: no barrier at all. The
+/// present needs no transition: the render pass left the image in PRESENT_SRC_KHR, and the
+/// binary signal after the pass orders it. That signal is at ALL_COMMANDS (issue 40, 2.3): the
+/// move to PRESENT_SRC_KHR happens in the render pass's dependency to VK_SUBPASS_EXTERNAL,
+/// before its second scope (later commands), and a signal at the draw's stages alone does not
+/// take it in (layer 1.4.309 reported SYNC-HAZARD-PRESENT-AFTER-WRITE).
 ///
 /// ```text
 /// binary 1 --> graphics:  [render pass: UNDEFINED -> PRESENT_SRC_KHR] --> [present] --> binary 2
@@ -102,15 +108,86 @@ fn render_pass_that_ends_in_present_src_needs_no_transition_before_present() {
 queue `graphics` (family 0):
   batch 0:
     wait   binary 0x1 at COLOR_ATTACHMENT_OUTPUT
-    barrier
-      image  `swap` mips 0+1 layers 0+1: UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL, COLOR_ATTACHMENT_OUTPUT/NONE -> COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE
     pass   `render pass`
     pass   `present`
-    signal binary 0x2 at COLOR_ATTACHMENT_OUTPUT
+    signal binary 0x2 at ALL_COMMANDS
     signal timeline at ALL_COMMANDS
 "#
     );
     assert_eq!(p.final_states[0][0].1.layout, L::PRESENT_SRC_KHR);
+}
+
+/// The verifier models a render pass's move to its finalLayout: the plan above with its
+/// present signalled at the draw's stages (what the planner made before issue 40, 2.3) is a
+/// present after an unordered write; at ALL_COMMANDS it verifies.
+#[test]
+fn the_verifier_sees_a_present_signalled_before_the_render_pass_s_final_transition() {
+    let draw = UseDecl::new(0, Access::COLOR_ATTACHMENT_WRITE)
+        .render_pass(layouts(L::UNDEFINED, L::PRESENT_SRC_KHR));
+    let mut first = acquire("render pass", 1, Access::COLOR_ATTACHMENT_WRITE);
+    first.uses = vec![draw];
+    let input = PlanInput {
+        queues: queues(),
+        resources: vec![swapchain()],
+        passes: vec![first, present(2)],
+    };
+    let mut p = planned(&input);
+    let signal = &mut p.queues[0].batches[0].binary_signals[0].1;
+    assert_eq!(*signal, vk::PipelineStageFlags2::ALL_COMMANDS);
+    *signal = vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT;
+    let v = p
+        .verify()
+        .expect_err("the present is not ordered after the move to PRESENT_SRC_KHR");
+    assert!(
+        v.iter().any(|v| v.kind == vk_baton::verify::HazardKind::Raw
+            && matches!(&v.second, Some(Actor::Pass { name, .. }) if name == "present")),
+        "{v:#?}"
+    );
+}
+
+/// A target sampled last frame, drawn again by a render pass whose initialLayout is
+/// UNDEFINED (it clears): the render pass moves the image itself, so the barrier before it
+/// only orders the clear after the sampling, in the layout the image is in. No transition to
+/// the subpass's layout first (issue 40, 2.4).
+///
+/// ```text
+/// graphics:  (sampled, SHADER_READ_ONLY) --> [render pass: UNDEFINED -> SHADER_READ_ONLY] --> [sample]
+/// ```
+#[test]
+fn a_render_pass_from_undefined_after_sampling_only_orders() {
+    let sampled = Recorded {
+        queue: 0,
+        value: Some(1),
+        stages: vk::PipelineStageFlags2::FRAGMENT_SHADER,
+        access: vk::AccessFlags2::SHADER_SAMPLED_READ,
+    };
+    let mut state = SegmentState::handed_over(L::SHADER_READ_ONLY_OPTIMAL, Some(0), None);
+    state.reads.push(sampled);
+    let draw = UseDecl::new(0, Access::COLOR_ATTACHMENT_WRITE)
+        .render_pass(layouts(L::UNDEFINED, L::SHADER_READ_ONLY_OPTIMAL));
+    let input = PlanInput {
+        queues: queues(),
+        resources: vec![color().with_state(state)],
+        passes: vec![
+            PassDecl::new("render pass", 0).with_use(draw),
+            PassDecl::new("sample", 0)
+                .with_use(UseDecl::new(0, Access::FRAGMENT_SHADER_SAMPLED_READ)),
+        ],
+    };
+    assert_plan!(
+        planned(&input),
+        r#"
+queue `graphics` (family 0):
+  batch 0:
+    barrier
+      image  `color` mips 0+1 layers 0+1: SHADER_READ_ONLY_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, FRAGMENT_SHADER/NONE -> COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE
+    pass   `render pass`
+    barrier
+      image  `color` mips 0+1 layers 0+1: SHADER_READ_ONLY_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+    pass   `sample`
+    signal timeline at ALL_COMMANDS
+"#
+    );
 }
 
 /// A read-only depth attachment (load, store op NONE) whose render pass ends it in
@@ -349,5 +426,53 @@ queue `graphics` (family 0):
         layouts,
         vec![(0..1, L::SHADER_READ_ONLY_OPTIMAL), (1..2, L::UNDEFINED)],
         "{p}"
+    );
+}
+
+/// A render pass on graphics leaves a CONCURRENT target in SHADER_READ_ONLY_OPTIMAL, and async
+/// compute samples it while graphics goes on. The signal compute waits for must take in the
+/// render pass's move to SHADER_READ_ONLY_OPTIMAL, which only ALL_COMMANDS does (issue 40,
+/// 2.3): the batch signals there, not at COLOR_ATTACHMENT_OUTPUT.
+///
+/// ```text
+/// graphics:  [render pass: COLOR_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY] --.  [more]
+/// compute:                                                                '--> [sample]
+/// ```
+#[test]
+fn another_queue_waits_for_a_render_pass_s_final_transition_at_all_commands() {
+    let draw = UseDecl::new(0, Access::COLOR_ATTACHMENT_WRITE)
+        .discard()
+        .render_pass(layouts(
+            L::COLOR_ATTACHMENT_OPTIMAL,
+            L::SHADER_READ_ONLY_OPTIMAL,
+        ));
+    let input = PlanInput {
+        queues: queues(),
+        resources: vec![color().concurrent(), buffer("other")],
+        passes: vec![
+            PassDecl::new("render pass", 0).with_use(draw),
+            PassDecl::new("sample", 1)
+                .with_use(UseDecl::new(0, Access::COMPUTE_SHADER_SAMPLED_READ)),
+            PassDecl::new("more", 0).with_use(UseDecl::new(1, Access::TRANSFER_WRITE)),
+        ],
+    };
+    assert_plan!(
+        planned(&input),
+        r#"
+queue `graphics` (family 0):
+  batch 0:
+    barrier
+      image  `color` mips 0+1 layers 0+1: UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL, NONE/NONE -> COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE
+    pass   `render pass`
+    signal timeline at ALL_COMMANDS
+  batch 1:
+    pass   `more`
+    signal timeline at ALL_COMMANDS
+queue `compute` (family 1):
+  batch 0:
+    wait   `graphics` timeline after its batch 0 at COMPUTE_SHADER
+    pass   `sample`
+    signal timeline at ALL_COMMANDS
+"#
     );
 }

@@ -6,6 +6,10 @@
 //! plan before it submits (the transients it binds, the app's batch of a handoff); and
 //! verified chained with the frame before it. Every kept plan that `finish()` could reuse must
 //! be the planner's answer.
+//!
+//! Between graphs, the host reads some buffers and writes others ([`run_host_frame`]): a frame
+//! of host passes, then the app's wait for its fence. No plan may put `HOST` in a semaphore's
+//! stage mask ([`no_host_on_semaphores`]), whatever the later graphs do after the host.
 
 use super::other_paths::uses_a_transient;
 use super::*;
@@ -29,6 +33,30 @@ pub struct SimSeen {
     pub handoffs: Cell<u32>,
     /// Handoffs of a pass that uses a transient, refused as `hand_off` refuses them.
     pub refused_handoffs: Cell<u32>,
+    /// Frames of host reads and writes between graphs, on topologies of several families.
+    pub host_frames_multi_family: Cell<u32>,
+}
+
+/// Whether `plan` has a semaphore signal or wait whose stage mask names `HOST`, which no
+/// queue runs: an error naming the batch, or `Ok`.
+pub(super) fn no_host_on_semaphores(plan: &Plan) -> Result<(), String> {
+    let host = |s: vk::PipelineStageFlags2| s.contains(vk::PipelineStageFlags2::HOST);
+    for (q, qp) in plan.queues.iter().enumerate() {
+        for (b, batch) in qp.batches.iter().enumerate() {
+            let waits = batch.waits.iter().map(|w| w.stages);
+            let binary = batch.binary_signals.iter().map(|&(_, s)| s);
+            if batch
+                .signal
+                .into_iter()
+                .chain(waits)
+                .chain(binary)
+                .any(host)
+            {
+                return Err(format!("queue {q}, batch {b}: a semaphore at HOST\n{plan}"));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The case's queues as a topology: each one a distinct `VkQueue` of its family, in the
@@ -80,7 +108,57 @@ pub(super) fn check_simulated(case: &Case, seen: &SimSeen) -> Result<(), String>
         }
         run_handed_off(&mut sim, case, passes, seen)
             .map_err(|e| format!("simulated graph {g}, handed off: {e}"))?;
+        run_host_frame(&mut sim, case, g, seen)
+            .map_err(|e| format!("simulated host frame after graph {g}: {e}"))?;
     }
+    Ok(())
+}
+
+/// After graph `g`: the host reads or writes a third each of the case's buffers (which ones
+/// turns with `g`), each in a pass on a queue of the family that owns it (any queue where no
+/// family does, or it is CONCURRENT), then the app waits for the frame's fence. A buffer
+/// whose segments different families own is left alone: one host pass cannot take it.
+fn run_host_frame(
+    sim: &mut Simulation,
+    case: &Case,
+    g: usize,
+    seen: &SimSeen,
+) -> Result<(), String> {
+    let mut passes = Vec::new();
+    for (r, decl) in case.resources.iter().enumerate() {
+        let access = match (r + g) % 3 {
+            0 => Access::HOST_READ,
+            1 => Access::HOST_WRITE,
+            _ => continue,
+        };
+        if !matches!(decl.kind, ResourceKind::Buffer { .. }) || decl.transient.is_some() {
+            continue;
+        }
+        let owners: Vec<Option<u32>> = sim
+            .state(r)
+            .into_iter()
+            .flatten()
+            .map(|(_, s)| s.owner)
+            .collect();
+        let owner = owners.first().copied().flatten();
+        if owners.iter().any(|&o| o != owners[0]) {
+            continue;
+        }
+        let queue = owner
+            .and_then(|f| case.queues.iter().position(|q| q.family == f))
+            .unwrap_or(r % case.queues.len());
+        let name = format!("host {r}");
+        passes.push(PassDecl::new(&name, queue).with_use(UseDecl::new(r, access)));
+    }
+    if passes.is_empty() {
+        return Ok(());
+    }
+    let r = sim.frame(&passes[..]).map_err(|e| describe(&e))?;
+    no_host_on_semaphores(&r.plan)?;
+    sim.host_waited();
+    bump(&seen.frames, true);
+    let families = case.queues.iter().map(|q| q.family).max().unwrap_or(0);
+    bump(&seen.host_frames_multi_family, families > 0);
     Ok(())
 }
 
@@ -93,6 +171,7 @@ fn run_graph(
     let r = sim
         .frame(Frame::Graph(passes, schedule))
         .map_err(|e| describe(&e))?;
+    no_host_on_semaphores(&r.plan)?;
     bump(&seen.frames, true);
     if schedule.cull {
         let t = &r.plan.transients;
@@ -134,7 +213,10 @@ fn run_handed_off(
             bump(&seen.refused_handoffs, true);
             return run_graph(sim, passes, Schedule::PROGRAM_ORDER.with_culling(), seen);
         }
-        Ok(_) if !transient => bump(&seen.handoffs, true),
+        Ok(r) if !transient => {
+            no_host_on_semaphores(&r.plan)?;
+            bump(&seen.handoffs, true)
+        }
         Ok(r) => {
             return Err(format!(
                 "a handoff with a transient was accepted:\n{}",

@@ -14,9 +14,9 @@ struct Proto {
 #[derive(Debug)]
 pub(super) struct ProtoWait {
     target: ProtoTarget,
-    stages: vk::PipelineStageFlags2,
+    stages: DeviceStages,
     /// What the awaited node's signal must cover.
-    src_stages: vk::PipelineStageFlags2,
+    src_stages: DeviceStages,
     /// The dependencies it orders.
     serves: Vec<Dep>,
 }
@@ -80,7 +80,7 @@ impl Planner<'_> {
         q: usize,
         nodes: Vec<(Pos, Node)>,
         protos: Vec<Proto>,
-        signal_src: &[Option<vk::PipelineStageFlags2>],
+        signal_src: &[Option<DeviceStages>],
         batch_of: &mut [usize],
     ) -> (Vec<Batch>, Vec<usize>) {
         let mut batches: Vec<Batch> = Vec::new();
@@ -94,7 +94,7 @@ impl Planner<'_> {
                     .iter()
                     .map(|w| Wait {
                         target: WaitTarget::Binary(vk::Semaphore::null()),
-                        stages: w.stages,
+                        stages: w.stages.get(),
                     })
                     .collect(),
                 // At most a barrier and a pass per node: reserved, not grown.
@@ -109,7 +109,7 @@ impl Planner<'_> {
                 node_batch[ni] = batches.len();
                 let mut ends = self.push_node(q, batches.len(), &mut cur, node);
                 if let Some(stages) = signal_src[ni] {
-                    cur.signal = Some(cur.signal.unwrap_or_default() | stages);
+                    cur.signal = Some(cur.signal.unwrap_or_default() | stages.get());
                     batch_of[ni] = batches.len();
                     ends = true;
                 }
@@ -152,12 +152,9 @@ impl Planner<'_> {
                 }
                 cur.commands.push(Command::Pass(i));
                 for sig in &self.input.passes[i].signals {
+                    // A host pass's own stage is no stage to signal at: all commands.
                     let stages = sig.stages.unwrap_or(self.pass_stages[i]);
-                    let stages = if stages.is_empty() {
-                        vk::PipelineStageFlags2::ALL_COMMANDS
-                    } else {
-                        stages
-                    };
+                    let stages = DeviceStages::or_all(stages).get();
                     cur.binary_signals.push((sig.semaphore, stages));
                     ends = true;
                 }
@@ -210,11 +207,12 @@ impl Planner<'_> {
                     .enumerate()
                     .map(|(wi, w)| ProtoWait {
                         target: ProtoTarget::Binary(w.semaphore),
-                        stages: w
-                            .stages
-                            .or_else(|| self.binary_wait_stages.get(&(i, wi)).copied())
-                            .unwrap_or(vk::PipelineStageFlags2::ALL_COMMANDS),
-                        src_stages: vk::PipelineStageFlags2::NONE,
+                        stages: DeviceStages::or_all(
+                            w.stages
+                                .or_else(|| self.binary_wait_stages.get(&(i, wi)).copied())
+                                .unwrap_or(vk::PipelineStageFlags2::ALL_COMMANDS),
+                        ),
+                        src_stages: DeviceStages::default(),
                         serves: Vec::new(),
                     })
                     .collect(),
@@ -288,9 +286,9 @@ impl Planner<'_> {
 fn signal_sources(
     nodes: &[Vec<(Pos, Node)>],
     protos: &[Vec<Proto>],
-) -> Vec<Vec<Option<vk::PipelineStageFlags2>>> {
+) -> Vec<Vec<Option<DeviceStages>>> {
     let index_of = |queue: usize, pos: Pos| nodes[queue].partition_point(|(p, _)| *p < pos);
-    let mut signal_src: Vec<Vec<Option<vk::PipelineStageFlags2>>> =
+    let mut signal_src: Vec<Vec<Option<DeviceStages>>> =
         nodes.iter().map(|q| vec![None; q.len()]).collect();
     for w in protos.iter().flatten().flat_map(|p| &p.waits) {
         if let ProtoTarget::Node(queue, pos) = w.target {

@@ -247,6 +247,13 @@ impl Planner<'_> {
             });
         if !stages.is_empty() {
             stages
+        } else if priors
+            .iter()
+            .any(|x| x.queue == queue && self.ends_render_pass(x))
+        {
+            // The present's binary signal must take in the render pass's move to
+            // PRESENT_SRC_KHR, which no stage but all of them holds.
+            vk::PipelineStageFlags2::ALL_COMMANDS
         } else if !same_queue_stages.is_empty() {
             same_queue_stages
         } else {
@@ -283,6 +290,14 @@ impl Planner<'_> {
                 .signals
                 .iter()
                 .any(|sig| sig.stages.is_none());
+        // A binary wait orders the first use it guards at that use's stages, memory included
+        // (`binary_wait_use_stages`): a use that changes no layout needs no barrier after it.
+        let only_binary_waits = s
+            .priors
+            .iter()
+            .filter(|x| x.queue == s.queue)
+            .all(|x| x.binary_wait.is_some());
+        let same_queue = same_queue && !only_binary_waits;
         if (!same_queue || signalled_present) && !s.needs.layout_change && !host_after_cross {
             // Semaphores (or nothing at all) order it; no barrier.
             return None;
@@ -313,24 +328,21 @@ impl Planner<'_> {
                 continue;
             }
             self.note_cross_queue_binary_wait(x);
+            let stages = self.signal_stages(x, stages);
             // HOST is no stage a semaphore wait can guard: the host access comes after a
             // barrier (HOST in its second scope) that chains from the wait, and the wait
-            // guards the awaited work's stages as far as this queue has them.
+            // guards the awaited work's device stages as far as this queue has them.
             let device = s.eff & !vk::PipelineStageFlags2::HOST;
             let wait_stages = if device.is_empty() {
-                on_queue(stages, caps)
+                on_queue(stages & !vk::PipelineStageFlags2::HOST, caps)
             } else {
                 device
             };
+            let dep = Dep::new(x.queue, x.at, wait_stages, stages);
             if x.at != At::Value(0) {
-                node.deps.push(Dep {
-                    queue: x.queue,
-                    at: x.at,
-                    wait_stages,
-                    src_stages: stages,
-                });
+                node.deps.push(dep);
             }
-            chain |= wait_stages;
+            chain |= dep.wait_stages.get();
         }
         chain
     }
@@ -361,10 +373,14 @@ impl Planner<'_> {
         for x in s.priors.iter().filter(|x| x.queue == s.queue) {
             own.push(*x);
         }
+        // After a render pass that ends in a transition, a semaphore chain orders the pass
+        // only from an `ALL_COMMANDS` signal, which pruning does not model: the barrier stays.
         let keep = s.needs.layout_change
             || s.needs.transfer_from.is_some()
             || s.eff.intersects(vk::PipelineStageFlags2::HOST)
-            || own.iter().any(|x| x.binary_wait.is_some());
+            || own
+                .iter()
+                .any(|x| x.binary_wait.is_some() || self.ends_render_pass(x));
         let a = &s.u.access;
         let unseen = st
             .write
@@ -409,6 +425,46 @@ impl Planner<'_> {
         }
     }
 
+    /// The stages a semaphore signal after prior `x` must name to take it in: `stages` (its
+    /// own), or `ALL_COMMANDS` after a render pass that ends by moving an attachment to its
+    /// `finalLayout` ([`Self::ends_render_pass`]).
+    pub(super) fn signal_stages(
+        &self,
+        x: &Rec,
+        stages: vk::PipelineStageFlags2,
+    ) -> vk::PipelineStageFlags2 {
+        if self.ends_render_pass(x) {
+            vk::PipelineStageFlags2::ALL_COMMANDS
+        } else {
+            stages
+        }
+    }
+
+    /// Whether prior `x` is a pass of this graph whose render pass ends by moving an
+    /// attachment to its `finalLayout`. That move happens-before the second scope of the
+    /// render pass's dependency to `VK_SUBPASS_EXTERNAL`: later commands at the use's stages
+    /// ([`crate::render_pass::outgoing`]), so a later barrier chains from those stages. A
+    /// semaphore signal is no command: only an `ALL_COMMANDS` signal takes the move in. Any
+    /// attachment of the pass counts, not only the prior's resource: a transient that takes
+    /// the attachment's memory follows the pass as well.
+    fn ends_render_pass(&self, x: &Rec) -> bool {
+        let At::Node(p) = x.at else {
+            return false;
+        };
+        // Passes are at even positions from 2 (`pass_pos`), releases at odd ones.
+        if x.binary_wait.is_some() || p < 2 || p % 2 != 0 {
+            return false;
+        }
+        let Some(&i) = self.order.get(((p - 2) / 2) as usize) else {
+            return false;
+        };
+        self.input.passes[i].uses.iter().any(|u| {
+            let kind = &self.input.resources[u.resource].kind;
+            u.render_pass
+                .is_some_and(|rp| rp.final_layout != u.on_plane(kind).access.layout)
+        })
+    }
+
     /// The stages to chain from for a prior access. A binary wait's stages are those of its
     /// first use, so they are resolved (and grown) here.
     /// Inlined: most records are no binary wait and just give their stages.
@@ -434,8 +490,11 @@ impl Planner<'_> {
         key: (usize, usize),
         use_stages: vk::PipelineStageFlags2,
     ) -> vk::PipelineStageFlags2 {
-        // The wait is on the binary wait's queue, which may be another than the use's.
-        let s = on_queue(use_stages, self.input.queues[queue].caps);
+        // The wait is on the binary wait's queue, which may be another than the use's. A
+        // host use has no stage the wait can guard: it waits for all commands (and the
+        // barrier to the host chains from them).
+        let device = use_stages & !vk::PipelineStageFlags2::HOST;
+        let s = on_queue(device, self.input.queues[queue].caps);
         *self.binary_wait_stages.entry(key).or_default() |= s;
         s
     }

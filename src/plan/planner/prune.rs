@@ -416,7 +416,7 @@ impl Planner<'_> {
                 reaches.set_live(q, b, *w, false);
                 let implied = deps.iter().chain(dropped.iter().copied()).all(|d| {
                     self.point_at(d.queue, d.at).is_some_and(|at| {
-                        reaches.orders(q, b, d.queue, at, d.src_stages, d.wait_stages)
+                        reaches.orders(q, b, d.queue, at, d.src_stages.get(), d.wait_stages.get())
                     })
                 });
                 if implied {

@@ -38,12 +38,8 @@ impl Planner<'_> {
                 (all, all)
             }
         };
-        node.deps.push(Dep {
-            queue: rq,
-            at: At::Node(rpos),
-            wait_stages,
-            src_stages,
-        });
+        node.deps
+            .push(Dep::new(rq, At::Node(rpos), wait_stages, src_stages));
         Ok(Scopes {
             src_stages: s.eff,
             src_access: vk::AccessFlags2::NONE,
@@ -75,15 +71,11 @@ impl Planner<'_> {
             families: Some(families),
         };
         let kind = self.input.resources[r].kind;
+        let deps: SmallVec<[Dep; 2]> = (deps.iter())
+            .map(|x| Dep::new(x.queue, x.at, src_stages, self.signal_stages(x, x.stages)))
+            .collect();
         let node = release_node(&mut self.nodes[rq], pos);
-        for x in deps {
-            node.deps.push(Dep {
-                queue: x.queue,
-                at: x.at,
-                wait_stages: src_stages,
-                src_stages: x.stages,
-            });
-        }
+        node.deps.extend(deps);
         self.spare.prepare(&mut node.barrier, &kind);
         push_barrier(
             &mut node.barrier,

@@ -15,6 +15,9 @@ pub(super) struct SegUse {
     pub(super) after: vk::ImageLayout,
     /// The pass changes the layout itself (a render pass's own transitions): a write.
     pub(super) transitions: bool,
+    /// A render pass whose `initialLayout` is UNDEFINED: it takes the image in any layout
+    /// and moves it itself, so the graph moves it nowhere first.
+    pub(super) any_layout_before: bool,
     /// A write that needs no ordering against the unordered writes just before it.
     pub(super) unordered: Option<Unordered>,
 }
@@ -30,6 +33,9 @@ impl SegUse {
             before: u.layout_before(),
             after: u.layout_after(),
             transitions: u.render_pass_transitions(),
+            any_layout_before: u
+                .render_pass
+                .is_some_and(|rp| rp.initial_layout == vk::ImageLayout::UNDEFINED),
             unordered: u.unordered,
         }
     }
@@ -77,6 +83,19 @@ impl SegNeeds {
             st.layout
         } else {
             vk::ImageLayout::UNDEFINED
+        };
+        // A render pass that starts from UNDEFINED moves the image itself; a barrier before it
+        // only orders, in the layout the image is in. An image in no layout yet stays there
+        // where nothing but a binary wait (which orders it alone) came before; otherwise the
+        // barrier that orders it needs a layout to name, and takes the subpass's.
+        let stays = is_image
+            && u.any_layout_before
+            && (st.layout != vk::ImageLayout::UNDEFINED
+                || (st.reads.is_empty() && st.write.is_none_or(|w| w.binary_wait.is_some())));
+        let (old_layout, new_layout) = if stays {
+            (st.layout, st.layout)
+        } else {
+            (old_layout, new_layout)
         };
         let layout_change = is_image && old_layout != new_layout;
         // The host is no queue family: queue family ownership governs "read accesses performed

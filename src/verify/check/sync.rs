@@ -287,12 +287,22 @@ impl Checker<'_> {
     ) {
         let prev = self.sigs[q].last().map(|s| (s.1.clone(), s.2.clone()));
         let scope = |this: &Self, mask: u64| {
-            let mut ex = this.union_over(&this.qs[q].before, mask);
-            ex.or(&this.union_over(&this.qs[q].direct, mask));
+            let sets = &this.qs[q];
+            // A render pass's move to its finalLayout is in no stage a signal names but all.
+            let (mut direct, mut direct_w) = (
+                this.union_over(&sets.direct, mask),
+                this.union_over(&sets.direct_w, mask),
+            );
+            if mask & OWNERSHIP_STAGE == 0 {
+                direct.and_not(&sets.ends_in_transition);
+                direct_w.and_not(&sets.ends_in_transition);
+            }
+            let mut ex = this.union_over(&sets.before, mask);
+            ex.or(&direct);
             // The first access scope is all memory accesses: writes directly in scope are made
             // available, as are those whose availability already happens-before the signal.
-            let mut av = this.union_over(&this.qs[q].avail, mask);
-            av.or(&this.union_over(&this.qs[q].direct_w, mask));
+            let mut av = this.union_over(&sets.avail, mask);
+            av.or(&direct_w);
             if let Some((pe, pa)) = &prev {
                 ex.or(pe);
                 av.or(pa);

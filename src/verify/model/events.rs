@@ -101,6 +101,7 @@ impl Model {
                     discard: discards,
                     present,
                     leaves: rp.map(|rp| rp.final_layout),
+                    ends_in_transition: rp.is_some_and(|rp| layout != rp.final_layout),
                     unordered: us.unordered,
                 },
                 exec: k,
