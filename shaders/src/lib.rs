@@ -17,9 +17,11 @@ pub const FILL_COMP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/fill.comp
 /// uint salt; }`, workgroups of 64. Used by the async_compute sample.
 pub const SIM_COMP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/sim.comp.spv"));
 
-/// `busy.comp`: `data[i]` = `rounds` rounds of an integer LCG + xorshift started at `i`, into
-/// `layout(set 0, binding 0) buffer`, push constants `{ uint count; uint rounds; }`, workgroups
-/// of 64: a dispatch that keeps a queue busy for as long as the tests need.
+/// `busy.comp`: `data[i]` = `rounds` rounds of an integer LCG + xorshift started at `i`
+/// (`i` along x), into `layout(set 0, binding 0) buffer`, push constants
+/// `{ uint count; uint rounds; }`, workgroups of 64: a dispatch that keeps a queue busy for as
+/// long as the tests need. Workgroups along y and z repeat the work; keep `rounds` at most
+/// 65535, as llvmpipe stops an invocation's loops there.
 pub const BUSY_COMP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/busy.comp.spv"));
 
 /// `checksum.comp`: per-workgroup wrapping sums of `data[j] ^ (j * 0x9E3779B9)` written to

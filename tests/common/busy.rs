@@ -12,7 +12,7 @@ use vk_baton::{Access, BufferDesc, Declare, Pass, Queue, Recorder, StBuffer};
 use vk_baton_context::Context;
 
 /// A pass that keeps its queue busy for at least a given time: one compute dispatch of
-/// `busy.comp` whose rounds are calibrated on the device when it is made. Inserted into a
+/// `busy.comp` whose repeats are calibrated on the device when it is made. Inserted into a
 /// graph's execution, it keeps that execution (and its fence) in flight for that long, with
 /// nothing for a validation layer to misread: unlike the gate, no host signal is involved.
 ///
@@ -25,15 +25,25 @@ pub struct Busy {
     /// What the dispatch writes; the graph orders the dispatches of successive executions.
     scratch: Arc<StBuffer>,
     set: vk::DescriptorSet,
-    rounds: u32,
+    /// How many times the dispatch repeats `BUSY_ROUNDS` over `BUSY_INVOCATIONS`.
+    repeats: u32,
 }
 
-/// Invocations of one busy dispatch.
+/// Invocations of one repeat of the busy dispatch.
 const BUSY_INVOCATIONS: u32 = 64 * 64;
+/// Rounds of each invocation. Fixed, and below 65535: llvmpipe (lavapipe) ends an invocation's
+/// loops after 65535 iterations, so calibrating rounds past that timed the same short dispatch
+/// again and again. Longer dispatches repeat the invocations instead.
+const BUSY_ROUNDS: u32 = 1 << 14;
+/// Workgroups along y (and z) that every device supports (`maxComputeWorkGroupCount`).
+const MAX_GROUPS: u32 = 65535;
+/// Repeats past which a dispatch that is still too short means the calibration is not
+/// measuring the dispatch.
+const MAX_REPEATS: u32 = 1 << 30;
 
 impl Busy {
     /// A busy pass whose dispatch takes at least `at_least` on `queue`'s device: timed on
-    /// `queue` from submit to fence, growing the rounds until one execution takes that long.
+    /// `queue` from submit to fence, growing the repeats until one execution takes that long.
     pub fn new(ctx: &Context, queue: &Queue, at_least: Duration) -> Busy {
         let storage = vk::DescriptorType::STORAGE_BUFFER;
         let kit = Compute::new(ctx, vk_baton_shaders::BUSY_COMP, storage);
@@ -45,7 +55,7 @@ impl Busy {
             kit,
             scratch,
             set,
-            rounds: 1 << 10,
+            repeats: 1,
         };
         let graph = ctx.graph().unwrap();
         loop {
@@ -63,16 +73,27 @@ impl Busy {
                 return busy;
             }
             assert!(
-                busy.rounds < 1 << 30,
-                "a dispatch of {} rounds took only {took:?}",
-                busy.rounds
+                busy.repeats < MAX_REPEATS,
+                "a dispatch of {} repeats took only {took:?}",
+                busy.repeats
             );
-            // Aim a fifth past the target, at most 16 times the rounds per step.
+            // Aim a fifth past the target, at most 16 times the repeats per step.
             let scale = (at_least.as_secs_f64() * 1.2 / took.as_secs_f64().max(1e-6)).min(16.0);
-            busy.rounds = (f64::from(busy.rounds) * scale)
+            busy.repeats = (f64::from(busy.repeats) * scale)
                 .ceil()
-                .min(f64::from(1u32 << 30)) as u32;
+                .min(f64::from(MAX_REPEATS)) as u32;
         }
+    }
+
+    /// The workgroups of the dispatch: `BUSY_INVOCATIONS` along x, at least `repeats` times
+    /// over along y and z.
+    fn groups(&self) -> [u32; 3] {
+        let along_y = self.repeats.min(MAX_GROUPS);
+        [
+            BUSY_INVOCATIONS / 64,
+            along_y,
+            self.repeats.div_ceil(along_y),
+        ]
     }
 }
 
@@ -82,9 +103,8 @@ impl Pass for Busy {
             .discard();
     }
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
-        let groups = BUSY_INVOCATIONS / 64;
-        self.kit
-            .dispatch(r, self.set, [BUSY_INVOCATIONS, self.rounds], [groups, 1, 1]);
+        let push = [BUSY_INVOCATIONS, BUSY_ROUNDS];
+        self.kit.dispatch(r, self.set, push, self.groups());
         Ok(())
     }
 }
