@@ -214,7 +214,8 @@ pub fn allocator(inst: &Instance, dev: &Device) -> Result<Allocator, String> {
     .map_err(|e| format!("gpu-allocator: {e}"))
 }
 
-/// The app's swapchain: FIFO, a UNORM format, usable as a blit destination.
+/// The app's swapchain: FIFO, a UNORM format, usable as a blit destination and a colour
+/// attachment, and as a copy source where the surface allows it (the `--direct` screenshot).
 pub struct Swapchain {
     pub handle: vk::SwapchainKHR,
     pub format: vk::Format,
@@ -272,7 +273,9 @@ pub fn swapchain(
     if caps.max_image_count != 0 {
         count = count.min(caps.max_image_count);
     }
-    let usage = vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_DST;
+    let usage = vk::ImageUsageFlags::COLOR_ATTACHMENT
+        | vk::ImageUsageFlags::TRANSFER_DST
+        | (caps.supported_usage_flags & vk::ImageUsageFlags::TRANSFER_SRC);
     let info = vk::SwapchainCreateInfoKHR::default()
         .surface(surface)
         .min_image_count(count)
