@@ -15,7 +15,10 @@
 //!    With `--direct`, the app's render pass draws straight into the acquired swapchain image
 //!    instead (`initialLayout` UNDEFINED, `finalLayout` PRESENT_SRC_KHR, as many renderers
 //!    have it): the graph moves the image nowhere (the render pass does), and signals the
-//!    present at ALL_COMMANDS, which takes in the render pass's move to PRESENT_SRC_KHR.
+//!    present at ALL_COMMANDS, which takes in the render pass's move to PRESENT_SRC_KHR. With
+//!    `--no-outgoing-dependency` the render pass has only its incoming external dependency,
+//!    as many swapchain render passes do: that signal is then all that orders the move before
+//!    the present (no screenshot then: the download's barrier would not chain from the move).
 //! 5. Frame pacing on the app's own fences, which `execute_signalling` signals.
 //! 6. Teardown in a commented order (`Gpu::finish`).
 //!
@@ -46,7 +49,7 @@ pub const HEIGHT: u32 = 480;
 
 struct App {
     frames: u32,
-    direct: bool,
+    direct: Option<frame::Direct>,
     screenshot: Option<String>,
     /// Declared before `window`: Vulkan goes first.
     gpu: Option<Gpu>,
@@ -86,15 +89,12 @@ impl App {
             if let Err(e) = gpu.wait_frames() {
                 return self.fail(event_loop, e);
             }
-            let written = handle
-                .read()
-                .map_err(|e| e.to_string())
-                .and_then(|mut px| {
-                    if gpu.shot_is_bgra {
-                        px.chunks_exact_mut(4).for_each(|p| p.swap(0, 2));
-                    }
-                    write_png(&path, &px)
-                });
+            let written = handle.read().map_err(|e| e.to_string()).and_then(|mut px| {
+                if gpu.shot_is_bgra {
+                    px.chunks_exact_mut(4).for_each(|p| p.swap(0, 2));
+                }
+                write_png(&path, &px)
+            });
             match written {
                 Ok(()) => println!("screenshot: {path} ({WIDTH}x{HEIGHT}, frame {t})"),
                 Err(e) => return self.fail(event_loop, e),
@@ -163,15 +163,17 @@ impl ApplicationHandler for App {
 }
 
 fn main() {
-    let (mut frames, mut screenshot, mut direct) = (0u32, None, false);
+    let (mut frames, mut screenshot) = (0u32, None);
+    let (mut direct, mut outgoing) = (false, true);
     support::parse_args(
-        "usage: byo [--frames N (0: until closed)] [--screenshot PATH.png] [--direct (the render pass draws into the swapchain image)]",
+        "usage: byo [--frames N (0: until closed)] [--screenshot PATH.png] [--direct (the render pass draws into the swapchain image) [--no-outgoing-dependency]]",
         |name, p| {
             use support::ValueExt;
             match name {
                 "frames" => frames = p.value()?.parse()?,
                 "screenshot" => screenshot = Some(p.value()?.string()?),
                 "direct" => direct = true,
+                "no-outgoing-dependency" => outgoing = false,
                 _ => return Ok(false),
             }
             Ok(true)
@@ -180,7 +182,7 @@ fn main() {
     support::init_logging();
     let mut app = App {
         frames,
-        direct,
+        direct: direct.then_some(frame::Direct { outgoing }),
         screenshot,
         gpu: None,
         window: None,

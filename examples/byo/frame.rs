@@ -30,7 +30,7 @@ pub struct Gpu {
     scene: Option<Scene>,
     /// `--direct`: the app's render pass draws into the swapchain image, one per image (made
     /// with the swapchain), and ends it in PRESENT_SRC_KHR; no scene image, no blit.
-    direct: bool,
+    direct: Option<Direct>,
     direct_scenes: Vec<Scene>,
     support: FormatSupport,
     /// The app's swapchain images, wrapped.
@@ -61,12 +61,19 @@ pub struct Gpu {
     torn_down: bool,
 }
 
+/// How the render pass draws into the swapchain image (`--direct`).
+#[derive(Clone, Copy)]
+pub struct Direct {
+    /// With the outgoing external dependency too (`--no-outgoing-dependency` leaves it out).
+    pub outgoing: bool,
+}
+
 fn err(what: &'static str) -> impl Fn(vk::Result) -> String {
     move |e| format!("{what}: {e}")
 }
 
 impl Gpu {
-    pub fn new(window: &Window, direct: bool) -> Result<Gpu, String> {
+    pub fn new(window: &Window, direct: Option<Direct>) -> Result<Gpu, String> {
         let display = window.display_handle().map_err(|e| e.to_string())?.as_raw();
         let raw_window = window.window_handle().map_err(|e| e.to_string())?.as_raw();
         let exts = ash_window::enumerate_required_extensions(display).map_err(err("surface"))?;
@@ -120,7 +127,8 @@ impl Gpu {
         let desc = ImageDesc::new_2d(WIDTH, HEIGHT, vk::Format::R8G8B8A8_UNORM, usage);
         let scene_image =
             StImage::new(&dev.device, &allocator, desc, "scene").map_err(|e| e.to_string())?;
-        let scene = Scene::new(&dev.device, &scene_image, scene::FINAL).map_err(err("scene"))?;
+        let scene =
+            Scene::new(&dev.device, &scene_image, scene::FINAL, true).map_err(err("scene"))?;
         let support = FormatSupport::new(&inst.instance, dev.physical_device);
         let semaphore = || {
             // SAFETY: a plain create info on a live device.
@@ -246,9 +254,10 @@ impl Gpu {
                 ResourceState::undefined(),
             )
         };
-        if self.direct {
+        if let Some(direct) = self.direct {
+            let outgoing = direct.outgoing;
             self.direct_scenes = (self.swapchain_images.iter())
-                .map(|image| Scene::new(&self.dev.device, image, scene::PRESENT))
+                .map(|image| Scene::new(&self.dev.device, image, scene::PRESENT, outgoing))
                 .collect::<Result<_, _>>()
                 .map_err(err("scene"))?;
         }
@@ -322,8 +331,16 @@ impl Gpu {
         };
         // The screenshot: the scene image, or with `--direct` the swapchain image itself.
         let shot_of = match self.direct {
-            true => target.clone(),
-            false => self.scene_image.clone().ok_or("rendering after teardown")?,
+            Some(direct) => {
+                // A barrier after the render pass chains only from its outgoing dependency.
+                if screenshot && !direct.outgoing {
+                    return Err(
+                        "no screenshot of a render pass without its outgoing dependency".into(),
+                    );
+                }
+                target.clone()
+            }
+            None => self.scene_image.clone().ok_or("rendering after teardown")?,
         };
         let allocator = self.allocator.as_ref().expect("alive until teardown");
         let mut download = match screenshot {
@@ -337,16 +354,19 @@ impl Gpu {
         let shot = download.as_ref().map(|d| d.handle());
         let t = self.frame;
         let (scene, drawn) = match self.direct {
-            true => (&self.direct_scenes[index], target.clone()),
-            false => (
+            Some(_) => (&self.direct_scenes[index], target.clone()),
+            None => (
                 self.scene.as_ref().ok_or("rendering after teardown")?,
                 shot_of.clone(),
             ),
         };
-        let final_layout = if self.direct { scene::PRESENT } else { scene::FINAL };
+        let final_layout = match self.direct {
+            Some(_) => scene::PRESENT,
+            None => scene::FINAL,
+        };
         let mut blit = match self.direct {
-            true => None,
-            false => Some(
+            Some(_) => None,
+            None => Some(
                 ImageBlit::new(&self.support, shot_of, target, vk::Filter::NEAREST)
                     .map_err(|e| e.to_string())?,
             ),

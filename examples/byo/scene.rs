@@ -46,10 +46,15 @@ pub struct Scene {
 
 impl Scene {
     /// The render pass drawing `image`, ending it in `final_layout` ([`FINAL`] or [`PRESENT`]).
+    /// Without `outgoing`, it has only the incoming external dependency, as many swapchain
+    /// render passes do: enough where the present comes next (the graph signals it at
+    /// ALL_COMMANDS, which takes the move to `finalLayout` in), but no later barrier of the
+    /// graph would chain from that move.
     pub fn new(
         device: &ash::Device,
         image: &StImage,
         final_layout: vk::ImageLayout,
+        outgoing: bool,
     ) -> Result<Scene, vk::Result> {
         let d = image.desc();
         let attachment = [vk::AttachmentDescription2::default()
@@ -69,10 +74,11 @@ impl Scene {
             .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
             .color_attachments(&color)];
         let deps = vk_baton::render_pass::external_dependencies(&[ACCESS]);
+        let deps = if outgoing { &deps[..] } else { &deps[..1] };
         let info = vk::RenderPassCreateInfo2::default()
             .attachments(&attachment)
             .subpasses(&subpass)
-            .dependencies(&deps);
+            .dependencies(deps);
         // SAFETY: a complete create info on a live device.
         let render_pass = unsafe { device.create_render_pass2(&info, None) }?;
         let range = vk::ImageSubresourceRange::default()

@@ -23,15 +23,16 @@ unsafe extern "system" fn on_message(
         MESSAGES.fetch_add(1, Ordering::Relaxed);
         // SAFETY: the layer passes valid callback data whose message is a NUL-terminated
         // string (or null), alive during the call.
-        let text = unsafe { data.as_ref() }
-            .filter(|d| !d.p_message.is_null())
-            .map(|d| {
-                unsafe { CStr::from_ptr(d.p_message) }
-                    .to_string_lossy()
-                    .into_owned()
-            })
-            .unwrap_or_default();
-        println!("  - {text}");
+        let data = unsafe { data.as_ref() };
+        // SAFETY: as above, for the message and its ID's name.
+        let text = |p: *const std::ffi::c_char| match p.is_null() {
+            true => String::new(),
+            false => unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned(),
+        };
+        let (id, message) = data.map_or_else(Default::default, |d| {
+            (text(d.p_message_id_name), text(d.p_message))
+        });
+        println!("  - [{id}] {message}");
     }
     vk::FALSE
 }
