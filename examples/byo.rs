@@ -12,12 +12,20 @@
 //!    swapchain image between `SwapchainAcquire::from_raw` and `SwapchainPresent::from_raw` on
 //!    the app's semaphores, and the app presents with `vkQueuePresentKHR` under the queue's
 //!    lock.
+//!    With `--direct`, the app's render pass draws straight into the acquired swapchain image
+//!    instead (`initialLayout` UNDEFINED, `finalLayout` PRESENT_SRC_KHR, as many renderers
+//!    have it): the graph moves the image nowhere (the render pass does), and signals the
+//!    present at ALL_COMMANDS, which takes in the render pass's move to PRESENT_SRC_KHR. With
+//!    `--no-outgoing-dependency` the render pass has only its incoming external dependency,
+//!    as many swapchain render passes do: that signal is then all that orders the move before
+//!    the present (no screenshot then: the download's barrier would not chain from the move).
 //! 5. Frame pacing on the app's own fences, which `execute_signalling` signals.
 //! 6. Teardown in a commented order (`Gpu::finish`).
 //!
 //! ```text
 //! cargo run -p vk-baton-window-example --example byo -- --frames 30 --screenshot /tmp/byo.png
 //! xvfb-run -a -s "-screen 0 1024x768x24" cargo run -p vk-baton-window-example --example byo -- --frames 10
+//! xvfb-run -a -s "-screen 0 1024x768x24" cargo run -p vk-baton-window-example --example byo -- --frames 10 --direct
 //! ```
 //!
 //! Exits non-zero on any validation message (`VK_BATON_VALIDATION=1`) or error.
@@ -41,6 +49,7 @@ pub const HEIGHT: u32 = 480;
 
 struct App {
     frames: u32,
+    direct: Option<frame::Direct>,
     screenshot: Option<String>,
     /// Declared before `window`: Vulkan goes first.
     gpu: Option<Gpu>,
@@ -74,14 +83,18 @@ impl App {
         }
         let secs = self.started.map_or(0.0, |s| s.elapsed().as_secs_f64());
         println!("rendered {} frames in {secs:.2} s", gpu.frame);
+        let barriers: Vec<String> = gpu.image_barriers.iter().map(usize::to_string).collect();
+        println!("image barriers by frame: {}", barriers.join(", "));
         if let (Some(path), Some(handle)) = (self.screenshot.clone(), shot) {
             if let Err(e) = gpu.wait_frames() {
                 return self.fail(event_loop, e);
             }
-            let written = handle
-                .read()
-                .map_err(|e| e.to_string())
-                .and_then(|px| write_png(&path, &px));
+            let written = handle.read().map_err(|e| e.to_string()).and_then(|mut px| {
+                if gpu.shot_is_bgra {
+                    px.chunks_exact_mut(4).for_each(|p| p.swap(0, 2));
+                }
+                write_png(&path, &px)
+            });
             match written {
                 Ok(()) => println!("screenshot: {path} ({WIDTH}x{HEIGHT}, frame {t})"),
                 Err(e) => return self.fail(event_loop, e),
@@ -115,7 +128,7 @@ impl ApplicationHandler for App {
             Ok(w) => w,
             Err(e) => return self.fail(event_loop, format!("cannot create a window: {e}")),
         };
-        match Gpu::new(&window) {
+        match Gpu::new(&window, self.direct) {
             Ok(gpu) => self.gpu = Some(gpu),
             Err(e) => return self.fail(event_loop, e),
         }
@@ -151,13 +164,16 @@ impl ApplicationHandler for App {
 
 fn main() {
     let (mut frames, mut screenshot) = (0u32, None);
+    let (mut direct, mut outgoing) = (false, true);
     support::parse_args(
-        "usage: byo [--frames N (0: until closed)] [--screenshot PATH.png]",
+        "usage: byo [--frames N (0: until closed)] [--screenshot PATH.png] [--direct (the render pass draws into the swapchain image) [--no-outgoing-dependency]]",
         |name, p| {
             use support::ValueExt;
             match name {
                 "frames" => frames = p.value()?.parse()?,
                 "screenshot" => screenshot = Some(p.value()?.string()?),
+                "direct" => direct = true,
+                "no-outgoing-dependency" => outgoing = false,
                 _ => return Ok(false),
             }
             Ok(true)
@@ -166,6 +182,7 @@ fn main() {
     support::init_logging();
     let mut app = App {
         frames,
+        direct: direct.then_some(frame::Direct { outgoing }),
         screenshot,
         gpu: None,
         window: None,

@@ -28,6 +28,10 @@ pub struct Gpu {
     scene_image: Option<Arc<StImage>>,
     /// The app's render pass drawing `scene_image`.
     scene: Option<Scene>,
+    /// `--direct`: the app's render pass draws into the swapchain image, one per image (made
+    /// with the swapchain), and ends it in PRESENT_SRC_KHR; no scene image, no blit.
+    direct: Option<Direct>,
+    direct_scenes: Vec<Scene>,
     support: FormatSupport,
     /// The app's swapchain images, wrapped.
     swapchain_images: Vec<Arc<StImage>>,
@@ -50,7 +54,18 @@ pub struct Gpu {
     inst: setup::Instance,
     pub frame: u32,
     pub needs_recreate: bool,
+    /// The image barriers of each rendered frame's plan.
+    pub image_barriers: Vec<usize>,
+    /// The screenshot's bytes are BGRA (a B8G8R8A8 swapchain image, `--direct`).
+    pub shot_is_bgra: bool,
     torn_down: bool,
+}
+
+/// How the render pass draws into the swapchain image (`--direct`).
+#[derive(Clone, Copy)]
+pub struct Direct {
+    /// With the outgoing external dependency too (`--no-outgoing-dependency` leaves it out).
+    pub outgoing: bool,
 }
 
 fn err(what: &'static str) -> impl Fn(vk::Result) -> String {
@@ -58,7 +73,7 @@ fn err(what: &'static str) -> impl Fn(vk::Result) -> String {
 }
 
 impl Gpu {
-    pub fn new(window: &Window) -> Result<Gpu, String> {
+    pub fn new(window: &Window, direct: Option<Direct>) -> Result<Gpu, String> {
         let display = window.display_handle().map_err(|e| e.to_string())?.as_raw();
         let raw_window = window.window_handle().map_err(|e| e.to_string())?.as_raw();
         let exts = ash_window::enumerate_required_extensions(display).map_err(err("surface"))?;
@@ -112,7 +127,8 @@ impl Gpu {
         let desc = ImageDesc::new_2d(WIDTH, HEIGHT, vk::Format::R8G8B8A8_UNORM, usage);
         let scene_image =
             StImage::new(&dev.device, &allocator, desc, "scene").map_err(|e| e.to_string())?;
-        let scene = Scene::new(&dev.device, &scene_image).map_err(err("scene"))?;
+        let scene =
+            Scene::new(&dev.device, &scene_image, scene::FINAL, true).map_err(err("scene"))?;
         let support = FormatSupport::new(&inst.instance, dev.physical_device);
         let semaphore = || {
             // SAFETY: a plain create info on a live device.
@@ -138,6 +154,8 @@ impl Gpu {
             queue: Some(queue),
             scene_image: Some(Arc::new(scene_image)),
             scene: Some(scene),
+            direct,
+            direct_scenes: Vec::new(),
             support,
             swapchain_images: Vec::new(),
             present_semaphores: Vec::new(),
@@ -153,6 +171,8 @@ impl Gpu {
             inst,
             frame: 0,
             needs_recreate: true,
+            image_barriers: Vec::new(),
+            shot_is_bgra: false,
             torn_down: false,
         };
         gpu.recreate(window)?;
@@ -207,7 +227,9 @@ impl Gpu {
             want,
             old_handle,
         );
-        // The old images' wrappers and present semaphores go before the old swapchain.
+        // The old images' render passes, wrappers and present semaphores go before the old
+        // swapchain.
+        self.direct_scenes.clear();
         self.swapchain_images.clear();
         for s in self.present_semaphores.drain(..) {
             // SAFETY: the device is idle: no present waits on it any more.
@@ -232,6 +254,13 @@ impl Gpu {
                 ResourceState::undefined(),
             )
         };
+        if let Some(direct) = self.direct {
+            let outgoing = direct.outgoing;
+            self.direct_scenes = (self.swapchain_images.iter())
+                .map(|image| Scene::new(&self.dev.device, image, scene::PRESENT, outgoing))
+                .collect::<Result<_, _>>()
+                .map_err(err("scene"))?;
+        }
         for _ in &sc.images {
             // SAFETY: a plain create info on a live device.
             let s = unsafe {
@@ -288,11 +317,6 @@ impl Gpu {
         };
         let target = self.swapchain_images[index].clone();
         let rendered = self.present_semaphores[index];
-        let (Some(graph), Some(queue), Some(scene), Some(scene_image)) =
-            (&self.graph, &self.queue, &self.scene, &self.scene_image)
-        else {
-            return Err("rendering after teardown".into());
-        };
         // SAFETY: `acquired` was given to the acquire that returned `target`; `rendered` is
         // unsignalled (its last present's wait is done: the engine gave `target` back) and the
         // present below waits on it. Both live until `finish`, after the GPU is idle.
@@ -302,43 +326,70 @@ impl Gpu {
                 SwapchainPresent::from_raw(rendered, target.clone()),
             )
         };
-        let mut blit = ImageBlit::new(
-            &self.support,
-            scene_image.clone(),
-            target,
-            vk::Filter::NEAREST,
-        )
-        .map_err(|e| e.to_string())?;
+        let (Some(graph), Some(queue)) = (&self.graph, &self.queue) else {
+            return Err("rendering after teardown".into());
+        };
+        // The screenshot: the scene image, or with `--direct` the swapchain image itself.
+        let shot_of = match self.direct {
+            Some(direct) => {
+                // A barrier after the render pass chains only from its outgoing dependency.
+                if screenshot && !direct.outgoing {
+                    return Err(
+                        "no screenshot of a render pass without its outgoing dependency".into(),
+                    );
+                }
+                target.clone()
+            }
+            None => self.scene_image.clone().ok_or("rendering after teardown")?,
+        };
         let allocator = self.allocator.as_ref().expect("alive until teardown");
         let mut download = match screenshot {
             true => Some(
-                DownloadImage::level(&self.dev.device, allocator, scene_image.clone(), 0)
+                DownloadImage::level(&self.dev.device, allocator, shot_of.clone(), 0)
                     .map_err(|e| e.to_string())?,
             ),
             false => None,
         };
+        self.shot_is_bgra = shot_of.desc().format == vk::Format::B8G8R8A8_UNORM;
         let shot = download.as_ref().map(|d| d.handle());
         let t = self.frame;
-        let mut b = graph.record().insert_fn(
+        let (scene, drawn) = match self.direct {
+            Some(_) => (&self.direct_scenes[index], target.clone()),
+            None => (
+                self.scene.as_ref().ok_or("rendering after teardown")?,
+                shot_of.clone(),
+            ),
+        };
+        let final_layout = match self.direct {
+            Some(_) => scene::PRESENT,
+            None => scene::FINAL,
+        };
+        let mut blit = match self.direct {
+            Some(_) => None,
+            None => Some(
+                ImageBlit::new(&self.support, shot_of, target, vk::Filter::NEAREST)
+                    .map_err(|e| e.to_string())?,
+            ),
+        };
+        let mut b = graph.record().insert_pass("acquire", &mut acquire, queue);
+        b = b.insert_fn(
             "scene (app render pass)",
             queue,
             |d| {
                 // The render pass's attachment, with its initialLayout and finalLayout.
-                d.uses(scene_image, scene::ACCESS)
+                d.uses(&drawn, scene::ACCESS)
                     .initial_layout(scene::INITIAL)
-                    .final_layout(scene::FINAL);
+                    .final_layout(final_layout);
             },
             |r| {
-                // SAFETY: the render pass takes the scene image in any layout (UNDEFINED).
+                // SAFETY: the render pass takes its image in any layout (UNDEFINED).
                 unsafe { scene.record(r.cmd(), t) };
                 Ok(())
             },
         );
-        b = b.insert_pass("acquire", &mut acquire, queue).insert_pass(
-            "blit to swapchain",
-            &mut blit,
-            queue,
-        );
+        if let Some(blit) = blit.as_mut() {
+            b = b.insert_pass("blit to swapchain", blit, queue);
+        }
         if let Some(d) = download.as_mut() {
             b = b.insert_pass("screenshot", d, queue);
         }
@@ -349,6 +400,8 @@ impl Gpu {
         if t == 0 {
             print!("plan of frame 0:\n{planned}");
         }
+        self.image_barriers
+            .push(planned.plan().image_barriers().count());
         let signals = AppSignals::new().fence(self.fences[slot]);
         // SAFETY: the slot's fence is unsignalled (waited and reset above) and used by no
         // other submit; it lives until `finish`, which waits on it.
@@ -397,6 +450,7 @@ impl Gpu {
         self.graph = None;
         // 3. The app's render pass, framebuffer and view of the scene, before the scene.
         self.scene = None;
+        self.direct_scenes.clear();
         // 4. The images: the scene frees its memory through the shared allocator; the
         //    swapchain wrappers free nothing (the swapchain owns its images).
         self.scene_image = None;

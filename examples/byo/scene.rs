@@ -1,9 +1,11 @@
 //! The app's own `VkRenderPass`, as an existing renderer has one: it clears the scene image to
 //! a colour that changes with the frame and clears a moving bar into it. Its attachment goes
 //! from `initialLayout` UNDEFINED through COLOR_ATTACHMENT_OPTIMAL to `finalLayout`
-//! TRANSFER_SRC_OPTIMAL (the blit to the swapchain reads it there), and it is made with the
-//! external dependencies of `vk_baton::render_pass`, so its transitions chain with the graph's
-//! barriers.
+//! TRANSFER_SRC_OPTIMAL (the blit to the swapchain reads it there), or, with `--direct`, it
+//! draws straight into the acquired swapchain image and ends in PRESENT_SRC_KHR. It is made
+//! with the external dependencies of `vk_baton::render_pass`, so its transitions chain with the
+//! graph's barriers (and, after the move to PRESENT_SRC_KHR, with the present's signal, which
+//! the graph puts at ALL_COMMANDS to take that move in).
 
 use vk_baton::ash::{self, vk};
 use vk_baton::{Access, StImage};
@@ -11,6 +13,8 @@ use vk_baton::{Access, StImage};
 /// The render pass's layouts, declared to the graph as they are given to Vulkan.
 pub const INITIAL: vk::ImageLayout = vk::ImageLayout::UNDEFINED;
 pub const FINAL: vk::ImageLayout = vk::ImageLayout::TRANSFER_SRC_OPTIMAL;
+/// The `finalLayout` of the render pass that draws into the swapchain image (`--direct`).
+pub const PRESENT: vk::ImageLayout = vk::ImageLayout::PRESENT_SRC_KHR;
 /// The attachment's access in the subpass (load op CLEAR, store op STORE).
 pub const ACCESS: Access = Access::COLOR_ATTACHMENT_WRITE;
 
@@ -41,7 +45,17 @@ pub struct Scene {
 }
 
 impl Scene {
-    pub fn new(device: &ash::Device, image: &StImage) -> Result<Scene, vk::Result> {
+    /// The render pass drawing `image`, ending it in `final_layout` ([`FINAL`] or [`PRESENT`]).
+    /// Without `outgoing`, it has only the incoming external dependency, as many swapchain
+    /// render passes do: enough where the present comes next (the graph signals it at
+    /// ALL_COMMANDS, which takes the move to `finalLayout` in), but no later barrier of the
+    /// graph would chain from that move.
+    pub fn new(
+        device: &ash::Device,
+        image: &StImage,
+        final_layout: vk::ImageLayout,
+        outgoing: bool,
+    ) -> Result<Scene, vk::Result> {
         let d = image.desc();
         let attachment = [vk::AttachmentDescription2::default()
             .format(d.format)
@@ -51,7 +65,7 @@ impl Scene {
             .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
             .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
             .initial_layout(INITIAL)
-            .final_layout(FINAL)];
+            .final_layout(final_layout)];
         let color = [vk::AttachmentReference2::default()
             .attachment(0)
             .layout(ACCESS.layout)
@@ -60,10 +74,11 @@ impl Scene {
             .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
             .color_attachments(&color)];
         let deps = vk_baton::render_pass::external_dependencies(&[ACCESS]);
+        let deps = if outgoing { &deps[..] } else { &deps[..1] };
         let info = vk::RenderPassCreateInfo2::default()
             .attachments(&attachment)
             .subpasses(&subpass)
-            .dependencies(&deps);
+            .dependencies(deps);
         // SAFETY: a complete create info on a live device.
         let render_pass = unsafe { device.create_render_pass2(&info, None) }?;
         let range = vk::ImageSubresourceRange::default()

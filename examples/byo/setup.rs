@@ -23,15 +23,16 @@ unsafe extern "system" fn on_message(
         MESSAGES.fetch_add(1, Ordering::Relaxed);
         // SAFETY: the layer passes valid callback data whose message is a NUL-terminated
         // string (or null), alive during the call.
-        let text = unsafe { data.as_ref() }
-            .filter(|d| !d.p_message.is_null())
-            .map(|d| {
-                unsafe { CStr::from_ptr(d.p_message) }
-                    .to_string_lossy()
-                    .into_owned()
-            })
-            .unwrap_or_default();
-        println!("  - {text}");
+        let data = unsafe { data.as_ref() };
+        // SAFETY: as above, for the message and its ID's name.
+        let text = |p: *const std::ffi::c_char| match p.is_null() {
+            true => String::new(),
+            false => unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned(),
+        };
+        let (id, message) = data.map_or_else(Default::default, |d| {
+            (text(d.p_message_id_name), text(d.p_message))
+        });
+        println!("  - [{id}] {message}");
     }
     vk::FALSE
 }
@@ -214,7 +215,8 @@ pub fn allocator(inst: &Instance, dev: &Device) -> Result<Allocator, String> {
     .map_err(|e| format!("gpu-allocator: {e}"))
 }
 
-/// The app's swapchain: FIFO, a UNORM format, usable as a blit destination.
+/// The app's swapchain: FIFO, a UNORM format, usable as a blit destination and a colour
+/// attachment, and as a copy source where the surface allows it (the `--direct` screenshot).
 pub struct Swapchain {
     pub handle: vk::SwapchainKHR,
     pub format: vk::Format,
@@ -272,7 +274,9 @@ pub fn swapchain(
     if caps.max_image_count != 0 {
         count = count.min(caps.max_image_count);
     }
-    let usage = vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_DST;
+    let usage = vk::ImageUsageFlags::COLOR_ATTACHMENT
+        | vk::ImageUsageFlags::TRANSFER_DST
+        | (caps.supported_usage_flags & vk::ImageUsageFlags::TRANSFER_SRC);
     let info = vk::SwapchainCreateInfoKHR::default()
         .surface(surface)
         .min_image_count(count)
