@@ -7,6 +7,8 @@
 //! `--include-ignored`: on a single-family device they fail with a clear message).
 
 mod common;
+#[path = "handoff/multi_family.rs"]
+mod multi_family;
 
 use common::*;
 use std::sync::Arc;
@@ -528,73 +530,6 @@ fn declare_access_states_the_app_s_work_in_the_access_vocabulary() {
         s.segments[0].1.write,
         Some(after_app(&q, 0, Access::TRANSFER_WRITE))
     );
-    assert_clean(&ctx);
-}
-
-fn multi_ctx() -> Context {
-    let ctx = ctx();
-    assert!(
-        ctx.transfer().family() != ctx.graphics().family(),
-        "this test needs a dedicated transfer family, but `{}` has graphics = {:?}, transfer = {:?}; run it on the NVIDIA machine",
-        ctx.device_name(),
-        ctx.graphics(),
-        ctx.transfer()
-    );
-    ctx
-}
-
-#[test]
-#[ignore = "needs several queue families (run on the NVIDIA machine)"]
-fn multi_family_transfer_graph_then_graphics_handoff_then_transfer_graph() {
-    let ctx = multi_ctx();
-    let (t, g) = (ctx.transfer().clone(), ctx.graphics().clone());
-    graph_handoff_graph(&ctx, (&t, &g, &t), LayoutPolicy::Optimal);
-}
-
-/// The same across families in `GENERAL`: the release and the acquire name `GENERAL` on both
-/// sides.
-#[test]
-#[ignore = "needs several queue families (run on the NVIDIA machine)"]
-fn multi_family_handoff_in_general_layouts() {
-    let ctx = multi_ctx();
-    let (t, g) = (ctx.transfer().clone(), ctx.graphics().clone());
-    graph_handoff_graph(&ctx, (&t, &g, &t), LayoutPolicy::General);
-}
-
-/// A release went to the transfer queue; the app never submits. The handoff's drop acquires
-/// on graphics itself, so the buffer's contents survive and a graph on transfer reads them.
-#[test]
-#[ignore = "needs several queue families (run on the NVIDIA machine)"]
-fn multi_family_dropped_handoff_completes_the_ownership_transfer() {
-    let ctx = multi_ctx();
-    let (t, g) = (ctx.transfer().clone(), ctx.graphics().clone());
-    let graph = ctx.graph().unwrap();
-    let c = chain(&ctx);
-    upload(&graph, &c, &t);
-    let handoff = graph
-        .hand_off("dropped", &g, |d| {
-            d.uses(&c.data, Access::COPY_READ);
-        })
-        .unwrap();
-    let value = handoff.signal_value();
-    drop(handoff);
-    assert_eq!(c.data.state().owner(), Some(Some(g.family())));
-    let mut to_image = BufferToImage {
-        src: c.data.clone(),
-        dst: c.img.clone(),
-    };
-    graph
-        .record()
-        .insert_pass("to image", &mut to_image, &t)
-        .finish()
-        .unwrap()
-        .execute()
-        .unwrap()
-        .wait()
-        .unwrap();
-    assert!(g.completed_value().unwrap() >= value);
-    assert_eq!(download(&graph, &c, &t), c.pattern);
-    drop(graph);
     assert_clean(&ctx);
 }
 

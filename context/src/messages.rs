@@ -29,6 +29,7 @@
 //! for every test, so a test that does not name one still fails on it.
 
 mod allowed;
+mod of_context;
 
 pub use allowed::{
     AllowedMessage, COPY_IN_GENERAL_LAYOUT, FENCE_WAIT_FORGETS_OTHER_QUEUES,
