@@ -84,7 +84,7 @@ enum ImageState<C> {
     /// present until the image is acquired again).
     Idle,
     /// Acquired and not yet presented: its present semaphore is free to signal. `present`
-    /// is the execution that signals it (a [`SwapchainPresent`] recorded), if any.
+    /// is the execution that signals it (a [`SwapchainPresent`](super::SwapchainPresent) recorded), if any.
     Acquired { present: Option<C> },
 }
 
