@@ -28,7 +28,7 @@
 //!
 //! The GPU tests run under `VK_LAYER_KHRONOS_validation` with synchronization validation; any
 //! validation message the specification does not allow fails them, and so does a machine with
-//! no Vulkan device. On stock distributions (Debian 12, Ubuntu 24.04) the tests pass, and those
+//! no Vulkan device. On stock distributions (tried on Debian 12) the tests pass, and those
 //! that need what the machine lacks (a layer that validates at submit time, 1.4.309 or newer;
 //! Mesa 25's ray tracing, mesh shaders and present fences) skip with a `SKIPPED` line naming it;
 //! CI runs them all in strict mode, under Debian forky's layer 1.4.363 and Mesa 26, where a skip

@@ -207,5 +207,5 @@ fn known_layer_versions_have_their_expectations() {
     assert_eq!(timeline(v(309)), Expect::Silent);
     assert_eq!(timeline(v(330)), Expect::Unknown);
     assert_eq!(timeline(v(363)), Expect::Fires);
-    assert_eq!(timeline(v(400)), Expect::Fires);
+    assert_eq!(timeline(v(364)), Expect::Silent);
 }

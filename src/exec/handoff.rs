@@ -383,6 +383,11 @@ impl<'q> Handoff<'q> {
     /// [module docs](crate::handoff)) and the error returned; `cmd` may then be left
     /// recording, to be reset before its next use.
     ///
+    /// `record` runs while the handoff holds its queue's lock ([`Queue::lock`]), so that
+    /// nothing is submitted to the queue between the handoff's plan and its submit. It must
+    /// not take that lock itself: executing a graph on the same queue, or
+    /// `Context::device_wait_idle`, inside `record` deadlocks. Record commands only.
+    ///
     /// ```no_run
     /// # fn f(ctx: &vk_baton_context::Context, graph: &vk_baton::Graph, cmd: vk_baton::ash::vk::CommandBuffer,
     /// #      image: std::sync::Arc<vk_baton::StImage>,

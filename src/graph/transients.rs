@@ -175,10 +175,13 @@ impl Graph {
     /// budget. A held plan is checked again when it executes, so a budget lowered since
     /// holds for it too.
     ///
-    /// The cap is per execution: with `k` executions in flight the graph holds up to `k`
-    /// heap sets ([`TransientStats::sets`]). The placement already needs as little memory as
-    /// it finds for the plan's order (sharing memory between every two transients the plan
-    /// orders); it does not reorder passes to fit a budget.
+    /// The cap is on what one execution needs, not on what the graph holds: with `k`
+    /// executions in flight the graph holds up to `k` heap sets ([`TransientStats::sets`]),
+    /// and a set keeps a heap made for an earlier frame while it is less than twice what
+    /// the new frame needs, so a set can hold up to twice the budget. Lowering the budget
+    /// frees nothing by itself. The placement already needs as little memory as it finds for
+    /// the plan's order (sharing memory between every two transients the plan orders); it
+    /// does not reorder passes to fit a budget.
     ///
     /// ```no_run
     /// # fn f(graph: &vk_baton::Graph) {

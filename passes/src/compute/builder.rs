@@ -137,7 +137,10 @@ impl ComputeBuilder<'_> {
     /// STENCIL of a depth/stencil format (a descriptor's view has one aspect). The pass
     /// declares its read of that aspect alone, so another pass may use the other meanwhile.
     /// [`ComputeBuilder::sampled_image`] and [`ComputeBuilder::sampled_image_with`] show the
-    /// depth of such an image. `build()` refuses an aspect the format lacks.
+    /// depth of such an image. `build()` refuses an aspect the format lacks. A barrier on
+    /// one aspect of an image with both needs the device feature `separateDepthStencilLayouts`
+    /// (Vulkan 1.2; `vk_baton_context::Context` enables it where supported), as for any use
+    /// of one aspect ([`vk_baton::pass::Use::aspect`]).
     ///
     /// ```no_run
     /// # fn f(b: vk_baton_passes::compute::ComputeBuilder<'_>, ds: std::sync::Arc<vk_baton::StImage>) {
