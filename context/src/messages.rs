@@ -424,7 +424,7 @@ mod tests {
         };
         let warning = message(
             COPY_IN_GENERAL_LAYOUT.id,
-            "layout should be X instead of GENERAL.",
+            "vkCmdCopyBuffer: For optimal performance VkImage 0x1 layout should be VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL instead of GENERAL.",
         );
         let hazard = message("SYNC-HAZARD-WRITE-AFTER-WRITE", "instead of GENERAL");
         let m = Messages::default();

@@ -85,7 +85,7 @@ pub const COPY_IN_GENERAL_LAYOUT: AllowedMessage = AllowedMessage {
     id: "UNASSIGNED-CoreValidation-DrawState-InvalidImageLayout",
     why: "a copy in GENERAL under LayoutPolicy::General: a performance warning of layers \
           before 1.4.309; the specification allows GENERAL for copies",
-    pattern: "instead of GENERAL",
+    pattern: "For optimal performance * layout should be *_OPTIMAL instead of GENERAL.",
     layers: LayerVersion::MIN..LayerVersion::new(1, 4, 309),
 };
 
@@ -183,6 +183,9 @@ mod tests {
             "VkImage 0x3 layout is PRESENT_SRC_KHR but should be GENERAL",
         );
         assert!(!a.covers(&other_text, old));
+        // The same ID for another complaint about GENERAL: not this performance warning.
+        let not_a_hint = message(a.id, "VkImage 0x3 layout is GENERAL instead of GENERAL.");
+        assert!(!a.covers(&not_a_hint, old));
         let other_id = message("SYNC-HAZARD-WRITE-AFTER-WRITE", &warning.text);
         assert!(!a.covers(&other_id, old));
     }
