@@ -529,6 +529,8 @@ impl Declare<'_> {
     }
 
     /// Waits on a binary semaphore with an explicit stage mask (an external producer).
+    /// `stages` names device stages: a mask with `HOST` is refused when the graph is
+    /// finished ([`crate::Error::InvalidInput`]), as Vulkan forbids it on a semaphore.
     ///
     /// ```no_run
     /// # fn f(d: &mut vk_baton::Declare<'_>, sem: ash::vk::Semaphore) {
@@ -574,7 +576,9 @@ impl Declare<'_> {
         self
     }
 
-    /// Signals a binary semaphore after the pass with an explicit stage mask.
+    /// Signals a binary semaphore after the pass with an explicit stage mask. `stages` names
+    /// device stages: a mask with `HOST` is refused when the graph is finished
+    /// ([`crate::Error::InvalidInput`]), as Vulkan forbids it on a semaphore.
     ///
     /// ```no_run
     /// # fn f(d: &mut vk_baton::Declare<'_>, sem: ash::vk::Semaphore) {

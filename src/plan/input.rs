@@ -459,6 +459,7 @@ pub struct BinaryWaitDecl {
     /// the stages of their first use.
     pub guards: Vec<usize>,
     /// An explicit stage mask; `None` lets the planner derive it from the guarded resources.
+    /// A mask naming `HOST` is refused ([`Error::InvalidInput`](crate::Error::InvalidInput)).
     pub stages: Option<vk::PipelineStageFlags2>,
 }
 
@@ -470,7 +471,8 @@ pub struct BinarySignalDecl {
     /// The semaphore.
     pub semaphore: vk::Semaphore,
     /// An explicit stage mask; `None` uses the stages of the pass's own uses (for present:
-    /// the stages that made the image ready).
+    /// the stages that made the image ready). A mask naming `HOST` is refused
+    /// ([`Error::InvalidInput`](crate::Error::InvalidInput)).
     pub stages: Option<vk::PipelineStageFlags2>,
 }
 

@@ -191,3 +191,52 @@ fn a_create_info_that_is_not_the_handles_is_refused_in_debug_builds() {
     drop(app);
     assert_clean(&ctx);
 }
+
+/// An initial state the create info contradicts is refused in every build: an image created
+/// `PREINITIALIZED` (its contents written by the host) wrapped as `undefined()`, whose first
+/// transition would discard them, and the reverse, a `PREINITIALIZED` state for an image
+/// created `UNDEFINED`, whose first barrier would name a layout the image is not in.
+#[test]
+fn an_initial_state_its_create_info_contradicts_is_refused() {
+    let ctx = ctx();
+    let wrap = |info: &vk::ImageCreateInfo<'_>, app: &AppImage<'_>, initial| {
+        // SAFETY: `app.image` was created from `info` and bound; refused before any use, or
+        // dropped unused before `app`.
+        unsafe {
+            StImage::from_create_info(
+                ctx.device(),
+                app.image,
+                info,
+                "app image",
+                initial,
+                vk_baton::Destroy::AppKeeps,
+            )
+        }
+    };
+    let preinitialized = vk::ImageLayout::PREINITIALIZED;
+    let pre_info = info(16, 8).initial_layout(preinitialized);
+    let pre = AppImage::new(&ctx, &pre_info);
+    match wrap(&pre_info, &pre, vk_baton::ResourceState::undefined()) {
+        Err(Error::InvalidArgument(why)) => {
+            assert!(why.contains("`app image`"), "{why}");
+            assert!(
+                why.contains("PREINITIALIZED") && why.contains("UNDEFINED"),
+                "{why}"
+            );
+        }
+        Err(e) => panic!("expected Error::InvalidArgument, got {e:?}"),
+        Ok(_) => panic!("an undefined state for a PREINITIALIZED image was accepted"),
+    }
+    let stated = vk_baton::ResourceState::defined(preinitialized);
+    drop(wrap(&pre_info, &pre, stated.clone()).unwrap());
+    let undefined_info = info(16, 8);
+    let undefined = AppImage::new(&ctx, &undefined_info);
+    let result = wrap(&undefined_info, &undefined, stated);
+    assert!(
+        matches!(&result, Err(Error::InvalidArgument(why)) if why.contains("PREINITIALIZED")),
+        "{:?}",
+        result.err()
+    );
+    drop((pre, undefined));
+    assert_clean(&ctx);
+}

@@ -357,3 +357,47 @@ queue `gfx` (family 0):
     #[cfg(feature = "verify")]
     assert!(p.verify().is_ok(), "{p}");
 }
+
+/// An app's explicit binary semaphore mask naming `HOST` is refused, naming the pass and the
+/// semaphore: Vulkan forbids `HOST` in a semaphore's stage mask, and rewriting it would order
+/// something else than the app asked for.
+#[test]
+fn a_binary_semaphore_mask_naming_host_is_refused() {
+    let sem = vk::Semaphore::from_raw(0x5e);
+    let gfx = || vec![QueueDecl::new("gfx", 0, GFX)];
+    let fill = || on("fill", 0, Access::TRANSFER_WRITE);
+    let waits = |stages| {
+        fill().with_wait(BinaryWaitDecl {
+            semaphore: sem,
+            guards: vec![],
+            stages: Some(stages),
+        })
+    };
+    let signals = |stages| {
+        fill().with_signal(BinarySignalDecl {
+            semaphore: sem,
+            stages: Some(stages),
+        })
+    };
+    for bad in [
+        waits(S::HOST),
+        waits(S::HOST | S::COPY),
+        signals(S::HOST),
+        signals(S::HOST | S::COPY),
+    ] {
+        let e = plan_err(gfx(), vec![buffer("b")], vec![bad]);
+        let text = e.to_string();
+        assert!(matches!(e, Error::InvalidInput(_)), "{e}");
+        assert!(
+            text.contains("`fill`") && text.contains(&format!("{sem:?}")) && text.contains("HOST"),
+            "{e}"
+        );
+    }
+    // Device stages alone are fine.
+    let ok = PlanInput {
+        queues: gfx(),
+        resources: vec![buffer("b")],
+        passes: vec![waits(S::COPY), signals(S::COPY)],
+    };
+    assert!(plan(&ok).is_ok());
+}

@@ -152,7 +152,8 @@ impl Planner<'_> {
                 }
                 cur.commands.push(Command::Pass(i));
                 for sig in &self.input.passes[i].signals {
-                    // A host pass's own stage is no stage to signal at: all commands.
+                    // A host pass's own stage is no stage to signal at: all commands. (An
+                    // explicit mask holds no `HOST`: `validate` refuses that.)
                     let stages = sig.stages.unwrap_or(self.pass_stages[i]);
                     let stages = DeviceStages::or_all(stages).get();
                     cur.binary_signals.push((sig.semaphore, stages));

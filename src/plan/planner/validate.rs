@@ -52,6 +52,7 @@ pub(super) fn validate(input: &PlanInput) -> Result<()> {
                 )));
             }
         }
+        check_binary_stages(pass)?;
         for (ui, u) in pass.uses.iter().enumerate() {
             let res = input.resources.get(u.resource).ok_or_else(|| {
                 Error::InvalidInput(format!(
@@ -88,6 +89,32 @@ pub(super) fn validate(input: &PlanInput) -> Result<()> {
         }
     }
     check_last_uses(input)
+}
+
+/// No explicit stage mask of a pass's binary semaphore wait or signal names `HOST`:
+/// Vulkan forbids it in `VkSemaphoreSubmitInfo::stageMask`, and the host is no queue stage a
+/// semaphore could order. A mask the planner derives itself drops `HOST` instead
+/// ([`super::device_stages::DeviceStages`]); a mask the app states is refused, since
+/// rewriting it would silently order something else than what the app asked for.
+fn check_binary_stages(pass: &PassDecl) -> Result<()> {
+    let host = |s: &Option<vk::PipelineStageFlags2>| {
+        s.is_some_and(|s| s.intersects(vk::PipelineStageFlags2::HOST))
+    };
+    let waits = pass.waits.iter().filter(|w| host(&w.stages));
+    let signals = pass.signals.iter().filter(|s| host(&s.stages));
+    let bad = waits
+        .map(|w| ("waits on", w.semaphore, w.stages))
+        .chain(signals.map(|s| ("signals", s.semaphore, s.stages)))
+        .next();
+    match bad {
+        Some((what, semaphore, Some(stages))) => Err(Error::InvalidInput(format!(
+            "pass `{}` {what} binary semaphore {semaphore:?} at {stages:?}, which names HOST: \
+             a semaphore's stage mask holds device stages only (the host is ordered by the \
+             execution's fence); name the device stages, or none to let the planner derive them",
+            pass.name
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// Each resource's initial state names queues and ranges that exist.
