@@ -175,11 +175,15 @@ impl Graph {
     /// budget. A held plan is checked again when it executes, so a budget lowered since
     /// holds for it too.
     ///
-    /// The cap is on what one execution needs, not on what the graph holds: with `k`
-    /// executions in flight the graph holds up to `k` heap sets ([`TransientStats::sets`]),
-    /// and a set keeps a heap made for an earlier frame while it is less than twice what
-    /// the new frame needs, so a set can hold up to twice the budget. Lowering the budget
-    /// frees nothing by itself. The placement already needs as little memory as it finds for
+    /// The cap is on what the heap set of one execution holds. Without a budget, a set keeps
+    /// a heap made for an earlier frame while it is less than twice what the new frame needs
+    /// (so frames of varying size allocate nothing); with one, a set whose kept heaps would
+    /// total more than the budget allocates the larger-than-needed ones anew at the frame's
+    /// need, so each set holds at most the budget for its execution
+    /// ([`TransientStats::execution_heap_bytes`]). With `k` executions in flight the graph
+    /// holds up to `k` sets ([`TransientStats::sets`]), so up to `k` times the budget.
+    /// Lowering the budget frees nothing by itself: each set meets the new budget when it is
+    /// next bound, and one not bound since keeps what it held. The placement already needs as little memory as it finds for
     /// the plan's order (sharing memory between every two transients the plan orders); it
     /// does not reorder passes to fit a budget.
     ///

@@ -3,7 +3,8 @@
 //! [`HeapSets::bind`] lays the plan's placement out as heaps (the plan's own, or one per
 //! transient without aliasing), picks a set no execution is using (the first whose heaps fit,
 //! else one to refit, else a new one, else it waits for the one bound longest ago), allocates
-//! the heaps that are missing or too small, and binds each transient to the set's object of its
+//! the heaps that are missing or too small (and, under a budget the kept heaps would exceed,
+//! those larger than needed, at their need), and binds each transient to the set's object of its
 //! description at its heap and offset, creating that object only the first time.
 //!
 //! A set is marked with its execution's [`CompletionToken`] before the execution submits, so
@@ -176,7 +177,7 @@ impl HeapSets {
     ) -> Result<()> {
         self.layout(plan, rules)?;
         let s = self.choose_set()?;
-        self.fit_heaps(s, plan)?;
+        self.fit_heaps(s, plan, rules.budget)?;
         self.clock += 1;
         self.sets[s].binds += 1;
         let placements = &plan.transients.placements;
@@ -225,11 +226,15 @@ impl HeapSets {
 
     /// Gives set `s` the heaps of `need` (laid out from `plan`): each heap that is missing or
     /// does not fit is allocated anew (its objects destroyed), and heaps beyond `need` are
-    /// freed.
-    fn fit_heaps(&mut self, s: usize, plan: &Plan) -> Result<()> {
+    /// freed. Under `budget`, a set whose kept heaps would take more than the budget has its
+    /// larger-than-needed heaps allocated anew at their need, so that it holds at most the
+    /// budget for this execution (which `layout` checked the need against).
+    fn fit_heaps(&mut self, s: usize, plan: &Plan, budget: Option<u64>) -> Result<()> {
         let set = &mut self.sets[s];
+        let exact = budget.is_some_and(|b| kept_bytes(&set.heaps, &self.need) > b);
         for (h, need) in self.need.iter().enumerate() {
-            if set.heaps.get(h).is_some_and(|x| x.fits(need)) {
+            let keep = |x: &Heap| x.fits(need) && !(exact && x.size > need.size);
+            if set.heaps.get(h).is_some_and(keep) {
                 continue;
             }
             let heap = allocate_heap(self.allocator.as_ref(), *need)
@@ -330,6 +335,18 @@ fn destroy(device: &ash::Device, kind: &Kind) {
         },
         Kind::Buffer { buffer, .. } => unsafe { device.destroy_buffer(buffer, None) },
     }
+}
+
+/// The bytes a set of `heaps` holds once fitted to `need` keeping every heap that fits:
+/// each kept heap's size, and each other needed heap at its need. Allocates nothing.
+fn kept_bytes(heaps: &[Heap], need: &[HeapNeed]) -> u64 {
+    let each = need.iter().enumerate().map(|(h, n)| {
+        heaps
+            .get(h)
+            .filter(|x| x.fits(n))
+            .map_or(n.size, |x| x.size)
+    });
+    each.fold(0, u64::saturating_add)
 }
 
 /// Destroys the objects bound into heap `h`.

@@ -171,3 +171,45 @@ fn a_frame_over_the_transient_budget_is_refused_before_anything_is_allocated() {
     drop(graph);
     assert_clean(&ctx);
 }
+
+/// The budget caps what the execution's heap set holds, not only what the frame needs: a
+/// heap kept from a larger frame (under twice the new need, so kept without a budget) is
+/// made anew at the need once a budget below it is set, and the next frame holds at most
+/// the budget, with the right result.
+#[test]
+fn a_lowered_budget_caps_the_heap_a_set_keeps_from_a_larger_frame() {
+    let ctx = ctx();
+    let graph = ctx.graph().unwrap();
+    let out = readback(&ctx);
+    let q = ctx.graphics();
+    let frame = |size: u64, name: &str| {
+        let ts = [transient(&graph, size, name)];
+        let planned = overlapping(graph.record(), q, &ts, &out).finish().unwrap();
+        planned.execute().unwrap().wait().unwrap();
+        assert_eq!(read(&out)[..4], 7u32.to_ne_bytes(), "{name}");
+        graph.transient_stats()
+    };
+    let page = 64 << 10;
+    let large = frame(8 * page, "large");
+    assert_eq!((large.sets, large.execution_heap_bytes), (1, 8 * page));
+
+    // Frame 2 needs 5 pages: the 8-page heap is kept (less than twice the need).
+    let kept = frame(5 * page, "small");
+    assert_eq!(kept.heap_allocations, large.heap_allocations);
+    assert_eq!(kept.execution_heap_bytes, 8 * page);
+
+    // A budget above the need but below the kept heap: the next frame holds within it.
+    let budget = 6 * page;
+    graph.set_transient_budget(Some(budget));
+    let capped = frame(5 * page, "small");
+    assert!(
+        capped.execution_heap_bytes <= budget && capped.heap_bytes <= budget,
+        "{capped:?} over the budget {budget}"
+    );
+    assert_eq!(capped.heap_allocations, kept.heap_allocations + 1);
+    // Within the budget now: the next frame allocates nothing.
+    let steady = frame(5 * page, "small");
+    assert_eq!(steady.heap_allocations, capped.heap_allocations);
+    drop(graph);
+    assert_clean(&ctx);
+}
