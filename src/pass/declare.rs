@@ -528,9 +528,8 @@ impl Declare<'_> {
         self
     }
 
-    /// Waits on a binary semaphore with an explicit stage mask (an external producer).
-    /// `stages` names device stages: a mask with `HOST` is refused when the graph is
-    /// finished ([`crate::Error::InvalidInput`]), as Vulkan forbids it on a semaphore.
+    /// Waits on a binary semaphore with an explicit stage mask (an external producer); a mask
+    /// with `HOST` is refused at `finish()` (Vulkan forbids it on a semaphore).
     ///
     /// ```no_run
     /// # fn f(d: &mut vk_baton::Declare<'_>, sem: ash::vk::Semaphore) {
@@ -576,9 +575,8 @@ impl Declare<'_> {
         self
     }
 
-    /// Signals a binary semaphore after the pass with an explicit stage mask. `stages` names
-    /// device stages: a mask with `HOST` is refused when the graph is finished
-    /// ([`crate::Error::InvalidInput`]), as Vulkan forbids it on a semaphore.
+    /// Signals a binary semaphore after the pass with an explicit stage mask; a mask with
+    /// `HOST` is refused at `finish()` (Vulkan forbids it on a semaphore).
     ///
     /// ```no_run
     /// # fn f(d: &mut vk_baton::Declare<'_>, sem: ash::vk::Semaphore) {
