@@ -214,7 +214,10 @@ fn an_initial_state_its_create_info_contradicts_is_refused() {
         }
     };
     let preinitialized = vk::ImageLayout::PREINITIALIZED;
-    let pre_info = info(16, 8).initial_layout(preinitialized);
+    // PREINITIALIZED is for host-written images: linear tiling only (the spec's rule).
+    let pre_info = info(16, 8)
+        .initial_layout(preinitialized)
+        .tiling(vk::ImageTiling::LINEAR);
     let pre = AppImage::new(&ctx, &pre_info);
     match wrap(&pre_info, &pre, vk_baton::ResourceState::undefined()) {
         Err(Error::InvalidArgument(why)) => {
