@@ -192,6 +192,23 @@ fn download(graph: &Graph, c: &Chain, q: &Queue) -> Vec<u8> {
     out
 }
 
+/// A graph on `q` copies the chain's buffer into its image, and waits.
+fn copy_into_image(graph: &Graph, c: &Chain, q: &Queue) {
+    let mut to_image = BufferToImage {
+        src: c.data.clone(),
+        dst: c.img.clone(),
+    };
+    graph
+        .record()
+        .insert_pass("to image", &mut to_image, q)
+        .finish()
+        .unwrap()
+        .execute()
+        .unwrap()
+        .wait()
+        .unwrap();
+}
+
 /// The state a handoff of `access` on `q` leaves: written (or read) by the app at `value`.
 fn after_app(q: &Queue, value: u64, access: Access) -> Recorded<Queue> {
     Recorded {
@@ -385,19 +402,7 @@ fn a_dropped_handoff_leaves_the_resources_as_they_were() {
     assert_eq!(q.last_value(), before + 1, "the reserved value is skipped");
 
     // The lock is free and the data intact: copy it into the image with a graph instead.
-    let mut to_image = BufferToImage {
-        src: c.data.clone(),
-        dst: c.img.clone(),
-    };
-    graph
-        .record()
-        .insert_pass("to image", &mut to_image, &q)
-        .finish()
-        .unwrap()
-        .execute()
-        .unwrap()
-        .wait()
-        .unwrap();
+    copy_into_image(&graph, &c, &q);
     assert_eq!(download(&graph, &c, &q), c.pattern);
     drop(graph);
     assert_clean(&ctx);
@@ -437,19 +442,7 @@ fn a_failed_recording_in_record_and_submit_returns_its_error_and_submits_nothing
     // SAFETY: the fence was never submitted: unsignalled.
     let signalled = unsafe { ctx.device().get_fence_status(app.fence) }.unwrap();
     assert!(!signalled, "nothing was submitted with the app's fence");
-    let mut to_image = BufferToImage {
-        src: c.data.clone(),
-        dst: c.img.clone(),
-    };
-    graph
-        .record()
-        .insert_pass("to image", &mut to_image, &q)
-        .finish()
-        .unwrap()
-        .execute()
-        .unwrap()
-        .wait()
-        .unwrap();
+    copy_into_image(&graph, &c, &q);
     assert_eq!(download(&graph, &c, &q), c.pattern);
     drop(app);
     drop(graph);
@@ -485,19 +478,7 @@ fn a_dropped_handoff_that_was_observed_submits_its_barriers() {
     );
     // The next graph transitions from TRANSFER_DST_OPTIMAL, which the dropped handoff's own
     // barrier established; then the timeline has passed the reserved value.
-    let mut to_image = BufferToImage {
-        src: c.data.clone(),
-        dst: c.img.clone(),
-    };
-    graph
-        .record()
-        .insert_pass("to image", &mut to_image, &q)
-        .finish()
-        .unwrap()
-        .execute()
-        .unwrap()
-        .wait()
-        .unwrap();
+    copy_into_image(&graph, &c, &q);
     assert!(q.completed_value().unwrap() >= value);
     assert_eq!(download(&graph, &c, &q), c.pattern);
     drop(graph);

@@ -51,19 +51,7 @@ fn multi_family_dropped_handoff_completes_the_ownership_transfer() {
     let value = handoff.signal_value();
     drop(handoff);
     assert_eq!(c.data.state().owner(), Some(Some(g.family())));
-    let mut to_image = BufferToImage {
-        src: c.data.clone(),
-        dst: c.img.clone(),
-    };
-    graph
-        .record()
-        .insert_pass("to image", &mut to_image, &t)
-        .finish()
-        .unwrap()
-        .execute()
-        .unwrap()
-        .wait()
-        .unwrap();
+    copy_into_image(&graph, &c, &t);
     assert!(g.completed_value().unwrap() >= value);
     assert_eq!(download(&graph, &c, &t), c.pattern);
     drop(graph);
