@@ -298,6 +298,7 @@ mod fx;
 pub mod graph;
 pub mod pass;
 pub mod plan;
+mod prepared;
 pub mod queue;
 mod range;
 pub mod render_pass;

@@ -14,8 +14,6 @@
 //! reset and back in their pool, the fences back in the spare list, the completion token
 //! marked failed (so nothing waits on it forever), and the pass's error naming the pass.
 
-use super::barriers::PlanBarriers;
-use super::labels::{self, pass_color, PlanLabels};
 use super::scratch::{Job, Piece, RecordingLists};
 use super::Execution;
 use crate::access::LayoutPolicy;
@@ -27,6 +25,8 @@ use crate::exec::ExecutionTimer;
 use crate::exec::{give, take, GraphPools, InFlight, PoolKey, Reusable, Spares};
 use crate::pass::PassEntry;
 use crate::plan::{Batch, Command, Plan};
+use crate::prepared::labels::{self, pass_color, PlanLabels};
+use crate::prepared::PlanBarriers;
 use crate::queue::Queue;
 use crate::resource::Resource;
 use ash::vk;
@@ -181,7 +181,7 @@ impl Recording {
     }
 }
 
-impl Execution<'_> {
+impl Execution<'_, '_> {
     /// Records every batch of the plan. On an error or a panic in a pass, puts everything
     /// taken back (command buffers reset and returned to their pools, fences returned), marks
     /// `token` failed, and then returns the error or resumes the panic.
@@ -256,6 +256,8 @@ impl Execution<'_> {
             resources,
             plan,
             barriers,
+            labels: kept_labels,
+            recorded,
             layouts,
             ..
         } = self;
@@ -264,10 +266,10 @@ impl Execution<'_> {
         // Pass and barrier labels, unless the graph turned them off; kept with a plan that
         // comes back.
         let labels = (pools.debug.as_ref()).filter(|_| pools.labels.load(Ordering::Relaxed));
-        if labels.is_some() && barriers.recorded && !barriers.labels.built() {
+        if labels.is_some() && **recorded && !kept_labels.built() {
             let (passes, queues) = (&*passes, &*queues);
             labels::keep(
-                &mut barriers.labels,
+                kept_labels,
                 plan,
                 |q| queues[q].family(),
                 |p| passes[p].name.as_str(),
@@ -285,6 +287,7 @@ impl Execution<'_> {
             plan,
             queues,
             barriers,
+            kept_labels,
             token,
             layouts: *layouts,
             queries: &lists.queries,
@@ -305,9 +308,9 @@ impl Execution<'_> {
             }
         }
         if shared.labels_missed.load(Ordering::Relaxed) {
-            barriers.labels.forget();
+            kept_labels.forget();
         }
-        barriers.recorded = true;
+        **recorded = true;
         Ok(())
     }
 
@@ -398,6 +401,8 @@ pub(crate) struct Shared<'e> {
     plan: &'e Plan,
     queues: &'e [Queue],
     barriers: &'e PlanBarriers,
+    /// The labels kept with the plan, if built.
+    kept_labels: &'e PlanLabels,
     token: &'e CompletionToken,
     /// The layouts the passes declared their image uses in, which they record with.
     layouts: LayoutPolicy,
@@ -434,7 +439,7 @@ pub(crate) fn record_piece(
         // submission order (later in this command buffer or in the batch's next ones).
         unsafe { device.cmd_reset_query_pool(cmd, s.query_pool, reset.start, reset.len() as u32) };
     }
-    let kept_labels = Some(&s.barriers.labels).filter(|l| s.labels.is_some() && l.built());
+    let kept_labels = Some(s.kept_labels).filter(|l| s.labels.is_some() && l.built());
     let mut barrier_k = barriers_before;
     for ci in job.commands.clone() {
         match &batch.commands[ci] {

@@ -34,7 +34,7 @@ use std::sync::atomic::Ordering;
 /// Cuts every batch into pieces for the graph's recording threads, if any batch has a run of
 /// `Send` passes long enough to spread: then `Some(threads)`. `None`, having allocated
 /// nothing and left `lists` empty, if recording stays on the calling thread.
-pub(super) fn cut(exec: &Execution<'_>, lists: &mut RecordingLists) -> Option<usize> {
+pub(super) fn cut(exec: &Execution<'_, '_>, lists: &mut RecordingLists) -> Option<usize> {
     let threads = exec.pools.recording.threads.load(Ordering::Relaxed);
     if threads < 2 {
         return None;

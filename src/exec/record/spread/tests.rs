@@ -183,23 +183,15 @@ mod on_a_device {
         // batch, or the error, with everything handed back to the pools.
         let run = |fail: Option<usize>| {
             let mut steps: Vec<Step> = (0..6).map(|i| Step(Some(i) == fail)).collect();
-            let passes = (steps.iter_mut())
+            let mut passes: Vec<_> = (steps.iter_mut())
                 .map(|s| PassEntry {
                     name: "step".into(),
                     pass: PassSlot::BorrowedSend(s),
                     queue: q.clone(),
                 })
                 .collect();
-            let mut execution = Execution {
-                pools: pools.clone(),
-                passes,
-                queues: vec![q.clone()],
-                resources: Vec::new(),
-                versions: Vec::new(),
-                plan: plan(6),
-                barriers: Default::default(),
-                layouts: Default::default(),
-            };
+            let mut frame = crate::prepared::PreparedFrame::of_plan(plan(6), vec![q.clone()]);
+            let mut execution = Execution::of(&pools, &mut passes, &mut frame);
             let token = CompletionToken::new(pools.device.clone());
             let recording = execution.record(&token, &mut Default::default())?;
             let keys: Vec<_> = recording.cmds.iter().map(|c| c.0).collect();
