@@ -58,7 +58,8 @@ impl Execution<'_, '_> {
         // A part of the plan is recorded: barriers kept for another part must not be used.
         self.forget_baked();
         let mut frame = FrameScratch::default();
-        let recorded = self.record(&token, &mut frame.recording);
+        let out = Recording::new(&mut self.pools.spares.lock());
+        let recorded = self.record(&token, &mut frame.recording, out);
         self.plan.queues[app].batches = app_batches;
         let recording = recorded?;
 
@@ -242,7 +243,8 @@ impl Execution<'_, '_> {
         // As in `begin_handoff`: another part of the plan than the last recording's.
         self.forget_baked();
         let mut frame = FrameScratch::default();
-        let recorded = self.record(&token, &mut frame.recording);
+        let out = Recording::new(&mut self.pools.spares.lock());
+        let recorded = self.record(&token, &mut frame.recording, out);
         for (q, batches) in others.into_iter().enumerate() {
             if q != app {
                 self.plan.queues[q].batches = batches;

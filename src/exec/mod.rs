@@ -44,7 +44,6 @@ pub use signals::AppSignals;
 pub(crate) use timestamps::ExecutionTimer;
 
 use crate::access::LayoutPolicy;
-use crate::completion::CompletionToken;
 use crate::error::Result;
 use crate::fence::ExecutionFence;
 use crate::plan::Plan;
@@ -156,17 +155,51 @@ impl<'e, 'a> Execution<'e, 'a> {
     }
 
     /// Records, submits and commits. The fence keeps clones of this execution's resources
-    /// and queues alive until the GPU is done.
+    /// and queues alive until the GPU is done. The spares are locked twice: to take what the
+    /// execution needs, and to give back its scratch and the recording's tables.
     fn submit_once(&mut self, signals: &AppSignals) -> Result<ExecutionFence> {
-        let (token, recording, submitted, reached, (resources, queues)) =
-            self.submit_with_lists(signals)?;
-        let pools = self.pools.clone();
-        let mut in_flight = recording.into_in_flight(&pools, token.clone(), resources, queues);
+        signals::check(self.plan, self.queues, signals)?;
+        self.ran.submitted = false;
+        self.pools.collect();
+        let pools = self.pools;
+        let (token, mut frame, mut reached, (mut resources, mut queues), out) = {
+            let mut spares = pools.spares.lock();
+            let (token, frame, reached, lists) = spares.start_frame(&pools.device);
+            (
+                token,
+                frame,
+                reached,
+                lists,
+                record::Recording::new(&mut spares),
+            )
+        };
+        let recording = match self.record(&token, &mut frame.recording, out) {
+            Ok(recording) => recording,
+            Err(e) => {
+                pools.spares.lock().keep_frame(frame);
+                return Err(e);
+            }
+        };
+        let submitted =
+            self.submit_and_commit(&recording, &mut frame.submit, signals, &mut reached);
+        if let (Ok(()), Some(values)) = (&submitted, &frame.submit.values) {
+            let ran = &mut *self.ran;
+            ran.submitted = true;
+            ran.committed.clone_from(&frame.submit.committed);
+            ran.last.clone_from(&values.last);
+        }
+        resources.extend(self.resources.iter().cloned());
+        queues.extend(self.queues.iter().cloned());
+        let mut in_flight = {
+            let mut spares = pools.spares.lock();
+            spares.keep_frame(frame);
+            recording.into_in_flight_keeping(&mut spares, token.clone(), (resources, queues))
+        };
         match submitted {
             Ok(()) => {
                 in_flight.reached = reached;
                 token.set_submitted(&in_flight.fences);
-                Ok(ExecutionFence::new(in_flight, pools))
+                Ok(ExecutionFence::new(in_flight, pools.clone()))
             }
             Err(SubmitFailure {
                 error,
@@ -192,51 +225,20 @@ impl<'e, 'a> Execution<'e, 'a> {
         }
     }
 
-    /// Records, then submits and commits: the token, the recording, the submit's outcome,
-    /// the values its fences will show reached, and clones of the resources and queues for
-    /// the fence. A recording error has already put everything back and failed the token.
-    #[allow(clippy::type_complexity)]
-    fn submit_with_lists(
-        &mut self,
-        signals: &AppSignals,
-    ) -> Result<(
-        CompletionToken,
-        record::Recording,
-        Result<(), SubmitFailure>,
-        Vec<u64>,
-        (Vec<Resource>, Vec<Queue>),
-    )> {
-        signals::check(self.plan, self.queues, signals)?;
-        self.ran.submitted = false;
-        self.pools.collect();
-        let (token, mut frame, mut reached, (mut resources, mut queues)) =
-            self.pools.spares.lock().start_frame(&self.pools.device);
-        let recording = match self.record(&token, &mut frame.recording) {
-            Ok(recording) => recording,
-            Err(e) => {
-                self.pools.spares.lock().keep_frame(frame);
-                return Err(e);
-            }
-        };
-        let submitted =
-            self.submit_and_commit(&recording, &mut frame.submit, signals, &mut reached);
-        if let (Ok(()), Some(values)) = (&submitted, &frame.submit.values) {
-            let ran = &mut *self.ran;
-            ran.submitted = true;
-            ran.committed.clone_from(&frame.submit.committed);
-            ran.last.clone_from(&values.last);
-        }
-        self.pools.spares.lock().keep_frame(frame);
-        resources.extend(self.resources.iter().cloned());
-        queues.extend(self.queues.iter().cloned());
-        Ok((token, recording, submitted, reached, (resources, queues)))
-    }
-
     /// Records the plan into command buffers and throws them away.
     fn record_only(mut self) -> Result<()> {
-        let (token, mut frame, reached, lists) =
-            self.pools.spares.lock().start_frame(&self.pools.device);
-        let recorded = self.record(&token, &mut frame.recording);
+        let (token, mut frame, reached, lists, out) = {
+            let mut spares = self.pools.spares.lock();
+            let (token, frame, reached, lists) = spares.start_frame(&self.pools.device);
+            (
+                token,
+                frame,
+                reached,
+                lists,
+                record::Recording::new(&mut spares),
+            )
+        };
+        let recorded = self.record(&token, &mut frame.recording, out);
         {
             let mut spares = self.pools.spares.lock();
             spares.keep_frame(frame);

@@ -67,7 +67,7 @@ pub(crate) struct Recording {
 
 impl Recording {
     /// Empty, with vectors from the graph's spares.
-    fn new(spares: &mut Spares) -> Self {
+    pub(super) fn new(spares: &mut Spares) -> Self {
         Recording {
             keep: take(&mut spares.keep),
             cmds: take(&mut spares.cmds),
@@ -106,6 +106,16 @@ impl Recording {
         resources: Vec<Resource>,
         queues: Vec<Queue>,
     ) -> InFlight {
+        self.into_in_flight_keeping(&mut pools.spares.lock(), token, (resources, queues))
+    }
+
+    /// [`Recording::into_in_flight`], with the spares already locked.
+    pub(crate) fn into_in_flight_keeping(
+        self,
+        spares: &mut Spares,
+        token: CompletionToken,
+        (resources, queues): (Vec<Resource>, Vec<Queue>),
+    ) -> InFlight {
         let Recording {
             keep,
             cmds,
@@ -117,7 +127,6 @@ impl Recording {
             #[cfg(feature = "timing")]
             timer,
         } = self;
-        let mut spares = pools.spares.lock();
         give(&mut spares.queue_fences, queue_fences);
         give(&mut spares.batch_start, batch_start);
         give(&mut spares.batch_ends, batch_ends);
@@ -197,6 +206,7 @@ impl Execution<'_, '_> {
         &mut self,
         token: &CompletionToken,
         lists: &mut RecordingLists,
+        mut out: Recording,
     ) -> Result<Recording> {
         let pools = self.pools.clone();
         // The transients' objects for this execution, kept bound until the recording ends.
@@ -211,7 +221,6 @@ impl Execution<'_, '_> {
                     return Err(e);
                 }
             };
-        let mut out = Recording::new(&mut pools.spares.lock());
         out.queue_fences.resize(self.queues.len(), None);
         let outcome = {
             let mut reusable = pools.reusable.lock();

@@ -82,7 +82,11 @@ fn a_failed_recording_returns_every_fence_and_command_buffer() {
         let mut execution = Execution::of(&shared, &mut passes, &mut frame);
         let token = CompletionToken::new(shared.device.clone());
         let r = panic::catch_unwind(AssertUnwindSafe(|| {
-            execution.record(&token, &mut Default::default())
+            execution.record(
+                &token,
+                &mut Default::default(),
+                Recording::new(&mut Default::default()),
+            )
         }));
         (r, token)
     };

@@ -193,7 +193,11 @@ mod on_a_device {
             let mut frame = crate::prepared::PreparedFrame::of_plan(plan(6), vec![q.clone()]);
             let mut execution = Execution::of(&pools, &mut passes, &mut frame);
             let token = CompletionToken::new(pools.device.clone());
-            let recording = execution.record(&token, &mut Default::default())?;
+            let recording = execution.record(
+                &token,
+                &mut Default::default(),
+                crate::exec::record::Recording::new(&mut Default::default()),
+            )?;
             let keys: Vec<_> = recording.cmds.iter().map(|c| c.0).collect();
             let cmds = recording.batch_cmds(0, 0).to_vec();
             assert_eq!(
