@@ -403,12 +403,14 @@ impl Simulation {
         let plan = crate::plan::plan_scheduled_reusing(input.clone(), Default::default(), schedule)
             .map_err(|error| SimError::Plan { frame, error })?;
         // `finish()` and `hand_off` both look for it (`Graph::prepare`).
-        let at_rest = match self
-            .cache
-            .last_at_rest(now.iter().copied(), queue_ids(qmap))
-        {
-            Some((kept, rest)) => {
-                let mut candidate = kept.clone();
+        let last = self.cache.frames().first().filter(|kept| {
+            let rest = &kept.rest;
+            rest.input_is_rest && rest.holds(now.iter().copied(), queue_ids(qmap))
+        });
+        let at_rest = match last {
+            Some(kept) => {
+                let rest = &kept.rest;
+                let mut candidate = kept.plan.clone();
                 let values = (&rest.input_values[..], &rest.last[..]);
                 let new = Some((input.clone(), schedule));
                 let rebound = self.rebinder.rebind_at_rest(&mut candidate, values, new);
@@ -425,7 +427,7 @@ impl Simulation {
             }
             None => false,
         };
-        for kept in self.cache.plans() {
+        for kept in self.cache.frames().iter().map(|frame| &frame.plan) {
             if !self.rebinder.rebinds(kept, input, schedule) {
                 continue;
             }

@@ -17,7 +17,7 @@
 
 use super::lowering::{Lists, Lowered};
 use crate::error::Result;
-use crate::plan::{Plan, PlanInput, Schedule, SparePlan, KEPT_PLANS};
+use crate::plan::{PlanInput, Schedule, SparePlan, KEPT_PLANS};
 use crate::prepared::{PreparedFrame, Tier};
 use crate::queue::Queue;
 use crate::resource::Resource;
@@ -207,31 +207,20 @@ impl PlanCache {
             .truncate(if self.disabled { 1 } else { KEPT_PLANS });
     }
 
-    /// The plan executed last and where it left the resources, if `resources` (id and version,
-    /// by plan index) are all still there and its input was such a state too: what the at-rest
-    /// tier would try.
-    #[cfg(feature = "verify")]
-    pub(crate) fn last_at_rest(
-        &self,
-        resources: impl ExactSizeIterator<Item = (u64, u64)>,
-        queues: impl ExactSizeIterator<Item = u64>,
-    ) -> Option<(&Plan, &crate::prepared::AtRest)> {
-        let frame = self.frames.first().filter(|_| !self.disabled)?;
-        let rest = &frame.rest;
-        (rest.input_is_rest && rest.holds(resources, queues)).then_some((&frame.plan, rest))
+    /// The kept frames, the most recent first: what the tiers try, in that order (the
+    /// simulation checks each against the planner).
+    pub(crate) fn frames(&self) -> &[PreparedFrame] {
+        if self.disabled {
+            &[]
+        } else {
+            &self.frames
+        }
     }
 
     /// How many frames are kept.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.frames.len()
-    }
-
-    /// The kept plans, the most recent first: what the declarations tier tries, in that
-    /// order.
-    #[cfg(feature = "verify")]
-    pub(crate) fn plans(&self) -> impl Iterator<Item = &Plan> {
-        self.frames.iter().map(|frame| &frame.plan)
     }
 }
 
@@ -280,7 +269,7 @@ impl Clone for PlanCache {
 impl std::fmt::Debug for PlanCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PlanCache")
-            .field("kept", &self.frames.len())
+            .field("kept", &self.frames().len())
             .field("planned", &self.planned)
             .field("reused", &self.reused)
             .field("disabled", &self.disabled)
