@@ -89,7 +89,7 @@ impl Execution<'_, '_> {
         } else {
             token.set_submitted(&recording.fences);
             let in_flight = recording.into_in_flight(
-                &this.pools,
+                this.pools,
                 token.clone(),
                 this.resources.to_vec(),
                 this.queues.to_vec(),
@@ -262,7 +262,7 @@ impl Execution<'_, '_> {
         }
         token.set_submitted(&recording.fences);
         let in_flight = recording.into_in_flight(
-            &self.pools,
+            self.pools,
             token.clone(),
             self.resources.to_vec(),
             self.queues.to_vec(),
@@ -277,7 +277,7 @@ impl Execution<'_, '_> {
         token.set_submitted(&[]);
         token.set_failed();
         self.pools
-            .recycle(recording.into_in_flight(&self.pools, token, Vec::new(), Vec::new()));
+            .recycle(recording.into_in_flight(self.pools, token, Vec::new(), Vec::new()));
     }
 
     /// After a failed release submit: frees or leaks the recording as `run` does.

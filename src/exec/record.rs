@@ -212,8 +212,7 @@ impl Execution<'_, '_> {
         // The transients' objects for this execution, kept bound until the recording ends.
         #[cfg(feature = "transients")]
         let _transients =
-            match (pools.transients).bind(&self.plan, &self.resources, token, pools.debug.as_ref())
-            {
+            match (pools.transients).bind(self.plan, self.resources, token, pools.debug.as_ref()) {
                 Ok(guard) => guard,
                 Err(e) => {
                     token.set_submitted(&[]);

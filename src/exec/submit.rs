@@ -98,7 +98,7 @@ impl Execution<'_, '_> {
         scratch.last = last;
 
         let mut runs = std::mem::take(&mut scratch.runs);
-        submission_runs_into(&self.plan, order, &mut runs, &mut scratch.runs_next);
+        submission_runs_into(self.plan, order, &mut runs, &mut scratch.runs_next);
         let mut outcome = self.submit_runs(locked, &runs, &values, recording, scratch, signals);
         if let (Ok(()), Some(last)) = (&outcome, runs.last()) {
             if signals.fence != vk::Fence::null() {
@@ -204,7 +204,7 @@ impl Execution<'_, '_> {
                 self.versions[r],
                 &self.plan.input.resources[r].initial,
                 &self.plan.final_states[r],
-                &self.queues,
+                self.queues,
             ) {
                 return Err(SubmitFailure {
                     error: Error::StalePlan {
