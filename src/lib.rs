@@ -292,6 +292,8 @@
 pub mod access;
 mod completion;
 pub mod debug;
+#[cfg(feature = "diagram")]
+mod diagram;
 pub mod error;
 mod exec;
 mod fx;

@@ -72,16 +72,11 @@
 //! assert_eq!(next[0][0].1.write.unwrap().value, Some(21));
 //! ```
 
-mod colours;
-#[cfg(feature = "diagram")]
-mod diagram;
-/// The diagram tests' checks, for the simulated pictures in `simulate`'s tests.
-#[cfg(all(test, feature = "diagram"))]
-pub(crate) use diagram::tests::check as diagram_checks;
+pub(crate) mod colours;
 /// The transient tests' inputs, for the verifier's tests across executions.
 #[cfg(all(test, feature = "transients"))]
 pub(crate) use transient::tests as transient_tests;
-mod display;
+pub(crate) mod display;
 pub mod handoff;
 mod input;
 #[cfg(feature = "serde")]
