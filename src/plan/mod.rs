@@ -79,8 +79,6 @@ pub(crate) use transient::tests as transient_tests;
 pub(crate) mod display;
 pub mod handoff;
 mod input;
-#[cfg(feature = "serde")]
-mod json;
 mod output;
 mod planner;
 pub mod predict;
