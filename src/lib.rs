@@ -305,6 +305,8 @@ mod range;
 pub mod render_pass;
 mod requirements;
 pub mod resource;
+#[cfg(feature = "schedule")]
+mod schedule;
 #[cfg(feature = "serde")]
 mod serde;
 #[cfg(feature = "verify")]

@@ -79,12 +79,11 @@ pub(crate) use transient::tests as transient_tests;
 pub(crate) mod display;
 pub mod handoff;
 mod input;
+pub(crate) mod order;
 mod output;
 mod planner;
 pub mod predict;
 mod rebind;
-#[cfg(feature = "schedule")]
-mod regroup;
 pub mod schedule;
 mod state;
 mod submission;

@@ -18,9 +18,9 @@
 //!    are dropped. Layout transitions and ownership transfers always stay. Batches that only
 //!    dropped waits kept apart are then joined ([`batches::coalesce_batches`]).
 //!
-//! Under a reordering [`Schedule`], [`super::regroup`] then groups each queue's batches by
-//! the levels [`super::schedule`] gave and joins barrier commands within them. The schedule
-//! only hands the planner orders; it does not call back into it.
+//! Under a reordering [`Schedule`], the schedule's [`Scheduler`] (the `schedule` feature's
+//! leaf) then groups each queue's batches by the levels it gave and joins barrier commands
+//! within them. The schedule only hands the planner orders; it does not call back into it.
 //!
 //! Node positions interleave passes and releases: the `k`-th pass taken (in program order, or
 //! in a [`Schedule`]'s order) is at `2k + 2`, a release after it at `2k + 3`, and a release of
@@ -34,6 +34,7 @@
 //! [`segment`] moves one segment's state past an access and [`barrier`] merges barriers into
 //! a command.
 
+use super::order::{Scheduled, Scheduler};
 use super::*;
 use crate::error::{Error, Result};
 use crate::range::{CellGrid, RangeMap};
@@ -257,7 +258,7 @@ pub fn plan_scheduled(input: &PlanInput, schedule: Schedule) -> Result<Plan> {
 
 /// [`plan_reusing`], taking the passes in the order `schedule` gives (see [`super::schedule`]).
 ///
-/// The schedule gives the orders first ([`super::schedule::orders`]); the planner then plans
+/// The schedule gives the orders first ([`super::order::orders`]); the planner then plans
 /// each. With [`Schedule::fallback`], a reordered plan is kept only when it is better than the
 /// program-order plan of the same passes (fewer barrier commands, or as many and fewer
 /// batches or waits).
@@ -274,7 +275,7 @@ pub(crate) fn plan_scheduled_reusing(
     validate(&input)?;
     transient::validate::validate(&input)?;
     narrow_input(&mut input);
-    let (scheduled, fallback) = super::schedule::orders(&input, schedule)?;
+    let (scheduled, fallback) = super::order::orders(&input, schedule)?;
     let reorders = scheduled.reorders();
     let mut chosen = (plan_in_scheduled_order(&input, scheduled, spare)?, reorders);
     if let Some(in_order) = fallback {
@@ -325,7 +326,7 @@ type PlanParts = (Vec<QueuePlan>, FinalStates, TransientPlan, Vec<usize>);
 
 fn plan_in_scheduled_order(
     input: &PlanInput,
-    scheduled: super::schedule::Scheduled,
+    scheduled: Scheduled,
     spare: SparePlan,
 ) -> Result<PlanParts> {
     // Regrouping a reordered plan moves barriers and drops waits by its own rules, which
@@ -349,7 +350,6 @@ fn plan_in_scheduled_order(
         prune,
         hoist,
     )?;
-    #[cfg_attr(not(feature = "schedule"), allow(unused_mut))]
     let Placed {
         parts: (mut queues, final_states),
         transients,
@@ -357,12 +357,9 @@ fn plan_in_scheduled_order(
     } = place_transients(input, &scheduled.order, parts)?;
     // Regrouping moves barrier commands by the passes' own uses; it does not know aliasing
     // dependencies, so a plan with them keeps its barriers where the planner put them.
-    #[cfg(feature = "schedule")]
     if let (Some(level), false) = (&scheduled.level, aliased) {
-        super::regroup::regroup(input, level, &mut queues);
+        Schedule::regroup(input, level, &mut queues);
     }
-    #[cfg(not(feature = "schedule"))]
-    let _ = aliased;
     #[cfg_attr(not(feature = "transients"), allow(unused_mut))]
     let mut transients = transients;
     #[cfg(feature = "transients")]
