@@ -122,7 +122,7 @@
 //!   ([`LayoutPolicy`](access::LayoutPolicy)), its barriers kept.
 //! - **Says whether async compute pays.** [`Plan::predict`](plan::Plan::predict) gives the span
 //!   a plan allows at best from the passes' GPU times, and its critical path;
-//!   [`plan::best_moves`] what moving one pass to another queue would allow.
+//!   [`predict::best_moves`] what moving one pass to another queue would allow.
 //! - **Checks itself.** [`Plan::verify`](plan::Plan::verify) is an independent checker
 //!   written from the specification's definitions. Debug builds run it on every plan.
 //! - **Reuses plans.** A frame that declares what a recent frame declared, on resources in the
@@ -300,6 +300,7 @@ mod fx;
 pub mod graph;
 pub mod pass;
 pub mod plan;
+pub mod predict;
 pub mod queue;
 mod range;
 pub mod render_pass;

@@ -82,7 +82,6 @@ mod input;
 pub(crate) mod order;
 mod output;
 mod planner;
-pub mod predict;
 mod rebind;
 pub mod schedule;
 mod state;
@@ -101,7 +100,6 @@ pub use output::{
 };
 pub use planner::{plan, plan_owned, plan_scheduled};
 pub(crate) use planner::{plan_scheduled_reusing, SparePlan};
-pub use predict::{best_moves, Move, Prediction};
 pub use rebind::{Rebinder, KEPT_PLANS};
 pub use schedule::Schedule;
 pub(crate) use state::refill_segments;
