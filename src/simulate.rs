@@ -106,8 +106,7 @@
 mod frame;
 mod topology;
 
-#[cfg(all(test, feature = "verify"))]
-#[cfg(feature = "diagram")]
+#[cfg(all(test, feature = "diagram"))]
 mod diagram_tests;
 
 pub use frame::{Frame, FrameReport};
@@ -425,7 +424,7 @@ impl Simulation {
             None => false,
         };
         for kept in self.cache.plans() {
-            if !self.rebinder.rebinds(kept, input, schedule) {
+            if !self.rebinder.answers_input(kept, input, schedule, true) {
                 continue;
             }
             let mut candidate = kept.clone();
