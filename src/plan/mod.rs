@@ -78,9 +78,6 @@ mod diagram;
 /// The diagram tests' checks, for the simulated pictures in `simulate`'s tests.
 #[cfg(all(test, feature = "diagram"))]
 pub(crate) use diagram::tests::check as diagram_checks;
-/// The transient tests' inputs, for the verifier's tests across executions.
-#[cfg(all(test, feature = "transients"))]
-pub(crate) use transient::tests as transient_tests;
 mod display;
 pub mod handoff;
 mod input;
