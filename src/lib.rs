@@ -314,8 +314,7 @@ mod serde;
 pub mod simulate;
 #[cfg(feature = "timing")]
 pub mod timing;
-#[cfg(feature = "transients")]
-mod transient;
+mod transients;
 #[cfg(feature = "verify")]
 pub mod verify;
 #[cfg(feature = "verify")]
@@ -342,8 +341,16 @@ pub use resource::{
     BufferDesc, Destroy, HostMapping, HostMemory, ImageDesc, Resource, ResourceState,
     SharedAllocator, Sharing, StBuffer, StImage, StateSnapshot,
 };
-#[cfg(feature = "transients")]
-pub use transient::TransientStats;
+// The `transients` leaf's public types: `TransientStats`, with that feature.
+#[allow(unused_imports)]
+pub use transients::public::*;
+
+/// Where the planner places transients ([`plan::transient::Place`]): the `transients` leaf's
+/// placement, or none in a build without that feature. The crate root hands it to the
+/// planner, which may not name the leaf that builds on the planner's types.
+pub(crate) fn transient_placement() -> Option<&'static dyn plan::transient::Place> {
+    transients::placement()
+}
 
 // The unit tests that need a device make it with the `vk-baton-context` crate's `Context`,
 // compiled into them from its sources: as a dev-dependency it would link another build of

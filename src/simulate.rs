@@ -398,8 +398,10 @@ impl Simulation {
     ) -> Result<(Plan, bool), SimError> {
         let frame = self.frames;
         let schedule = how.schedule();
-        let plan = crate::plan::plan_scheduled_reusing(input.clone(), Default::default(), schedule)
-            .map_err(|error| SimError::Plan { frame, error })?;
+        let place = crate::transients::placement();
+        let plan =
+            crate::plan::plan_scheduled_reusing(input.clone(), Default::default(), schedule, place)
+                .map_err(|error| SimError::Plan { frame, error })?;
         // `finish()` and `hand_off` both look for it (`Graph::prepare`).
         let at_rest = match self
             .cache

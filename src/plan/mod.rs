@@ -73,9 +73,6 @@
 //! ```
 
 pub(crate) mod colours;
-/// The transient tests' inputs, for the verifier's tests across executions.
-#[cfg(all(test, feature = "transients"))]
-pub(crate) use transient::tests as transient_tests;
 pub(crate) mod display;
 pub mod handoff;
 mod input;
