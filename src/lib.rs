@@ -294,8 +294,11 @@ mod completion;
 pub mod debug;
 pub mod error;
 mod exec;
+mod extensions;
 mod fx;
 pub mod graph;
+#[cfg(feature = "parallel-recording")]
+mod parallel_recording;
 pub mod pass;
 pub mod plan;
 pub mod queue;
