@@ -1,6 +1,6 @@
 //! Recording one execution on several threads ([`crate::Graph::set_recording_threads`]): the
 //! `parallel-recording` feature, plugged into the executor by its
-//! [`ThreadHooks`](crate::extensions::ThreadHooks).
+//! [`ThreadHooks`].
 //!
 //! Passes inserted with [`crate::GraphBuilder::insert_send_pass`] or
 //! [`crate::GraphBuilder::insert_send_fn`] are `Send` ([`SendPass`]). When an execution
