@@ -2,7 +2,7 @@
 //! be recorded on another thread ([`GraphBuilder::insert_send_pass`],
 //! [`GraphBuilder::insert_send_fn`]).
 
-use super::{SendPass, DEFAULT_MIN_PASSES_PER_RECORDING_THREAD};
+use super::SendPass;
 use crate::error::Result;
 use crate::pass::{Declare, FnPass, Pass, PassSlot, Recorder};
 use crate::queue::Queue;
@@ -69,8 +69,7 @@ impl Graph {
     /// record one command each to pay for starting a thread (about 10 to 30 µs), so that
     /// turning threads on never slows a frame down much; passes that record more can take
     /// far fewer.
-    pub const DEFAULT_MIN_PASSES_PER_RECORDING_THREAD: usize =
-        DEFAULT_MIN_PASSES_PER_RECORDING_THREAD;
+    pub const DEFAULT_MIN_PASSES_PER_RECORDING_THREAD: usize = 64;
 }
 
 impl<'a> GraphBuilder<'a> {

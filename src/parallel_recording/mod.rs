@@ -32,9 +32,6 @@ use crate::plan::Plan;
 use std::any::Any;
 use std::ops::{Deref, DerefMut};
 
-/// The default of [`crate::Graph::set_min_passes_per_recording_thread`].
-const DEFAULT_MIN_PASSES_PER_RECORDING_THREAD: usize = 64;
-
 /// The graph's part of recording threads: how executions spread their recording, and the
 /// threads they spread it over. Kept with the command pools, locked while recording.
 pub(crate) struct RecordingThreads {
@@ -52,7 +49,7 @@ impl Default for RecordingThreads {
     fn default() -> Self {
         RecordingThreads {
             threads: 1,
-            min_passes: DEFAULT_MIN_PASSES_PER_RECORDING_THREAD,
+            min_passes: crate::Graph::DEFAULT_MIN_PASSES_PER_RECORDING_THREAD,
             pool: None,
             spare_keeps: Vec::new(),
         }
