@@ -296,8 +296,11 @@ pub mod debug;
 mod diagram;
 pub mod error;
 mod exec;
+mod extensions;
 mod fx;
 pub mod graph;
+#[cfg(feature = "parallel-recording")]
+mod parallel_recording;
 pub mod pass;
 pub mod plan;
 pub mod predict;

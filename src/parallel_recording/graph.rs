@@ -2,10 +2,11 @@
 //! be recorded on another thread ([`GraphBuilder::insert_send_pass`],
 //! [`GraphBuilder::insert_send_fn`]).
 
-use super::{Graph, GraphBuilder};
+use super::SendPass;
 use crate::error::Result;
 use crate::pass::{Declare, FnPass, Pass, PassSlot, Recorder};
 use crate::queue::Queue;
+use crate::{Graph, GraphBuilder};
 
 impl Graph {
     /// How many threads record an execution's command buffers (1, the default: only the
@@ -46,7 +47,7 @@ impl Graph {
     /// # }
     /// ```
     pub fn set_recording_threads(&self, threads: usize) {
-        (self.pools).set_recording_threads(Some(threads.max(1)), None);
+        self.pools().extensions().threads.threads = threads.max(1);
     }
 
     /// The fewest passes a thread gets when [`Graph::set_recording_threads`] spreads a run of
@@ -61,15 +62,14 @@ impl Graph {
     /// # }
     /// ```
     pub fn set_min_passes_per_recording_thread(&self, passes: usize) {
-        (self.pools).set_recording_threads(None, Some(passes.max(1)));
+        self.pools().extensions().threads.min_passes = passes.max(1);
     }
 
     /// The default of [`Graph::set_min_passes_per_recording_thread`]: enough passes that
     /// record one command each to pay for starting a thread (about 10 to 30 µs), so that
     /// turning threads on never slows a frame down much; passes that record more can take
     /// far fewer.
-    pub const DEFAULT_MIN_PASSES_PER_RECORDING_THREAD: usize =
-        crate::exec::DEFAULT_MIN_PASSES_PER_RECORDING_THREAD;
+    pub const DEFAULT_MIN_PASSES_PER_RECORDING_THREAD: usize = 64;
 }
 
 impl<'a> GraphBuilder<'a> {
@@ -91,7 +91,7 @@ impl<'a> GraphBuilder<'a> {
         pass: &'a mut (dyn Pass + Send + 'a),
         queue: &Queue,
     ) -> Self {
-        self.insert_slot(name, PassSlot::BorrowedSend(pass), queue)
+        self.insert_slot(name, PassSlot::Send(SendPass::Borrowed(pass)), queue)
     }
 
     /// Appends a pass made of two `Send` closures on `queue` that may be recorded on another
@@ -124,6 +124,6 @@ impl<'a> GraphBuilder<'a> {
         R: FnMut(&mut Recorder<'_>) -> Result<()> + Send + 'a,
     {
         let pass: Box<dyn Pass + Send + 'a> = Box::new(FnPass::new(declare, record));
-        self.insert_slot(name, PassSlot::OwnedSend(pass), queue)
+        self.insert_slot(name, PassSlot::Send(SendPass::Owned(pass)), queue)
     }
 }

@@ -1,56 +1,60 @@
-//! What GPU timings and debug names reuse from one execution to the next: the timestamp
-//! query pools, and the name each command buffer was last given.
+//! The timestamp queries of timed executions, and the `timing` feature's hooks
+//! ([`TimingHooks`]): what the executor calls to time each pass.
 //!
 //! An execution of a timed graph takes one `VkQueryPool` big enough for two queries per pass
-//! ([`Instrumentation::timer`]); it comes back with the execution's other objects once the
+//! ([`GraphTiming::start`]); it comes back with the execution's other objects once the
 //! fences signal, after [`ExecutionTimer::finish`] has read the results. A steady frame takes
 //! back the pool the last one used: nothing is created.
 
+use super::{GpuTimings, PassTiming, TimestampSupport, TimingSpares};
 use crate::error::{Error, Result};
-use crate::timing::{GpuTimings, PassTiming, TimestampSupport, TimingSpares};
+use crate::extensions::TimingHooks;
+use crate::pass::PassEntry;
+use crate::plan::{Batch, Command};
+use crate::queue::Queue;
 use ash::vk;
+use std::ops::Range;
 
 /// The smallest query pool made: room for 32 passes.
 const MIN_QUERIES: u32 = 64;
 
-/// One query pool with room for `capacity` queries, and the array its results are read into.
-pub(crate) struct QuerySlot {
-    pub(crate) pool: vk::QueryPool,
+/// One query pool with room for `capacity` queries, the array its results are read into, and
+/// the list of each pass's first query, both kept with the pool.
+struct QuerySlot {
+    pool: vk::QueryPool,
     capacity: u32,
     raw: Vec<u64>,
+    /// Per pass of the execution: its first query, if timed.
+    queries: Vec<Option<u32>>,
 }
 
-/// Timing and naming state of a graph, kept with its command pools (locked while recording).
+/// The graph's part of timing, kept with its command pools (locked while recording).
 #[derive(Default)]
-pub(crate) struct Instrumentation {
+pub(crate) struct GraphTiming {
     /// `Some`: executions are timed ([`crate::Graph::set_gpu_timings`]).
-    pub(crate) support: Option<TimestampSupport>,
+    pub(super) support: Option<TimestampSupport>,
     /// Query pools not in use.
     free: Vec<QuerySlot>,
     /// The finished timings' strings and lists.
-    pub(crate) spares: TimingSpares,
+    spares: TimingSpares,
 }
 
 /// The timestamp queries of one execution, and the passes they time.
 pub(crate) struct ExecutionTimer {
-    pub(crate) slot: QuerySlot,
-    pub(crate) period_ns: f32,
+    slot: QuerySlot,
+    period_ns: f32,
     /// Reset with `vkResetQueryPool` already; otherwise each batch resets its queries.
-    pub(crate) host_reset: bool,
-    /// The timed passes, in recording order; pass `i` uses queries `2i` and `2i + 1`.
-    pub(crate) passes: Vec<PassTiming>,
-    pub(crate) spares: TimingSpares,
+    host_reset: bool,
+    /// The timed passes, in recording order; the `i`th uses queries `2i` and `2i + 1`.
+    passes: Vec<PassTiming>,
+    spares: TimingSpares,
 }
 
-impl Instrumentation {
+impl GraphTiming {
     /// A timer for an execution of `passes` passes, when timings are on: a free query pool
     /// with room for two queries per pass, or a new one. With host reset, its queries are
     /// reset here.
-    pub(crate) fn timer(
-        &mut self,
-        device: &ash::Device,
-        passes: usize,
-    ) -> Result<Option<ExecutionTimer>> {
+    fn timer(&mut self, device: &ash::Device, passes: usize) -> Result<Option<ExecutionTimer>> {
         let Some(support) = &self.support else {
             return Ok(None);
         };
@@ -59,7 +63,7 @@ impl Instrumentation {
         }
         let needed = u32::try_from(passes * 2)
             .map_err(|_| Error::InvalidArgument(format!("{passes} passes are too many to time")))?;
-        let slot = match self.free.iter().position(|s| s.capacity >= needed) {
+        let mut slot = match self.free.iter().position(|s| s.capacity >= needed) {
             Some(i) => self.free.swap_remove(i),
             None => {
                 let capacity = needed.next_power_of_two().max(MIN_QUERIES);
@@ -74,9 +78,12 @@ impl Instrumentation {
                     pool,
                     capacity,
                     raw: Vec::new(),
+                    queries: Vec::new(),
                 }
             }
         };
+        slot.queries.clear();
+        slot.queries.resize(passes, None);
         if support.host_query_reset() {
             // SAFETY: the pool is not in use (new, or back from a completed or never submitted
             // execution), and the device has hostQueryReset (`with_host_query_reset`'s
@@ -93,7 +100,7 @@ impl Instrumentation {
     }
 
     /// Takes back an execution's timer, done with (or never submitted).
-    pub(crate) fn give(&mut self, timer: ExecutionTimer) {
+    fn give(&mut self, timer: ExecutionTimer) {
         let ExecutionTimer {
             slot,
             passes,
@@ -103,9 +110,104 @@ impl Instrumentation {
         spares.give(passes);
         self.free.push(slot);
     }
+}
 
-    /// Destroys the free query pools. Call only when no execution is in flight.
-    pub(crate) fn destroy(&mut self, device: &ash::Device) {
+/// Timing in an execution: a query pool taken when recording starts, each batch's queries
+/// handed out (and reset by its first piece without host reset), a timestamp written before
+/// and after each pass, and the results read once the execution completed.
+impl TimingHooks for GraphTiming {
+    /// `None` when the graph is untimed, or the execution has no pass.
+    type Execution = Option<ExecutionTimer>;
+    /// `None` when untimed, and after the fence's first call took them.
+    type Completed = Option<GpuTimings>;
+
+    fn start(&mut self, device: &ash::Device, passes: usize) -> Result<Self::Execution> {
+        self.timer(device, passes)
+    }
+
+    fn time_batch(
+        &self,
+        run: &mut Self::Execution,
+        batch: &Batch,
+        passes: &[PassEntry<'_>],
+        queue: &Queue,
+    ) -> Option<Range<u32>> {
+        let mask = self.support.as_ref()?.mask(queue.family(), queue.caps())?;
+        let t = run.as_mut()?;
+        let first = t.next_query();
+        for c in &batch.commands {
+            if let Command::Pass(i) = c {
+                let (query, spare) = (t.next_query(), t.spares.name());
+                let timing = PassTiming::new(spare, &passes[*i].name, queue, *i, query, mask);
+                t.passes.push(timing);
+                t.slot.queries[*i] = Some(query);
+            }
+        }
+        (!t.host_reset).then(|| first..t.next_query())
+    }
+
+    fn begin_piece(
+        run: &Self::Execution,
+        device: &ash::Device,
+        cmd: vk::CommandBuffer,
+        reset: &Range<u32>,
+    ) {
+        let Some(t) = run else { return };
+        // SAFETY: `cmd` is recording, outside any render pass, on a timed queue; the queries
+        // are the batch's, within the execution's pool, and written only after this reset in
+        // submission order (later in this command buffer or in the batch's next ones).
+        unsafe { device.cmd_reset_query_pool(cmd, t.slot.pool, reset.start, reset.len() as u32) };
+    }
+
+    #[inline]
+    fn before_pass(
+        run: &Self::Execution,
+        device: &ash::Device,
+        cmd: vk::CommandBuffer,
+        pass: usize,
+    ) {
+        if let Some((pool, q)) = run.as_ref().and_then(|t| t.query(pass)) {
+            let top = vk::PipelineStageFlags2::TOP_OF_PIPE;
+            // SAFETY: `cmd` is recording on a queue with timestamps; the query was reset (on
+            // the host, or at the start of the batch) and is written once.
+            unsafe { device.cmd_write_timestamp2(cmd, top, pool, q) };
+        }
+    }
+
+    #[inline]
+    fn after_pass(
+        run: &Self::Execution,
+        device: &ash::Device,
+        cmd: vk::CommandBuffer,
+        pass: usize,
+    ) {
+        if let Some((pool, q)) = run.as_ref().and_then(|t| t.query(pass)) {
+            let all = vk::PipelineStageFlags2::ALL_COMMANDS;
+            // SAFETY: as in `before_pass`, for the pass's second query.
+            unsafe { device.cmd_write_timestamp2(cmd, all, pool, q + 1) };
+        }
+    }
+
+    fn complete(run: &mut Self::Execution, device: &ash::Device) -> Self::Completed {
+        run.as_mut()?.finish(device)
+    }
+
+    fn complete_unseen(run: &mut Self::Execution, device: &ash::Device) {
+        // Only to log them, if anyone reads the log.
+        if log::log_enabled!(target: super::LOG_TARGET, log::Level::Debug) {
+            if let Some(t) = run {
+                t.finish(device);
+            }
+        }
+    }
+
+    fn recycle(&mut self, run: Self::Execution) {
+        if let Some(t) = run {
+            self.give(t);
+        }
+    }
+
+    fn destroy(&mut self, device: &ash::Device) {
         for slot in self.free.drain(..) {
             // SAFETY: no execution uses a free pool, and none is in flight (the caller's
             // contract).
@@ -115,15 +217,22 @@ impl Instrumentation {
 }
 
 impl ExecutionTimer {
+    /// The query pool and first query of pass `pass`, if it is timed.
+    #[inline]
+    fn query(&self, pass: usize) -> Option<(vk::QueryPool, u32)> {
+        let q = self.slot.queries.get(pass).copied().flatten()?;
+        Some((self.slot.pool, q))
+    }
+
     /// The first of the two queries for the next pass timed.
-    pub(crate) fn next_query(&self) -> u32 {
+    fn next_query(&self) -> u32 {
         2 * self.passes.len() as u32
     }
 
     /// Reads the timestamps of a completed execution into its passes' times and hands them
     /// over; the timer keeps an empty list. `None`, with an error logged, if the results are
     /// not there (which a completed execution rules out).
-    pub(crate) fn finish(&mut self, device: &ash::Device) -> Option<GpuTimings> {
+    fn finish(&mut self, device: &ash::Device) -> Option<GpuTimings> {
         let count = self.next_query();
         if count == 0 {
             return None;
@@ -146,8 +255,8 @@ impl ExecutionTimer {
         }
         let passes = std::mem::take(&mut self.passes);
         let times = GpuTimings::new(passes, self.spares.clone());
-        if log::log_enabled!(target: crate::timing::LOG_TARGET, log::Level::Debug) {
-            log::debug!(target: crate::timing::LOG_TARGET, "gpu: {times}");
+        if log::log_enabled!(target: super::LOG_TARGET, log::Level::Debug) {
+            log::debug!(target: super::LOG_TARGET, "gpu: {times}");
         }
         Some(times)
     }
@@ -160,8 +269,8 @@ mod tests {
 
     /// (pool handle, capacity) of every free query pool of `graph`.
     fn free(graph: &Graph) -> Vec<(vk::QueryPool, u32)> {
-        let reusable = graph.pools().reusable.lock();
-        let free = &reusable.instrument.free;
+        let extensions = graph.pools().extensions();
+        let free = &extensions.timing.free;
         free.iter().map(|s| (s.pool, s.capacity)).collect()
     }
 
