@@ -28,20 +28,14 @@ mod scratch;
 mod shared;
 mod signals;
 mod submit;
-#[cfg(feature = "timing")]
-mod timestamps;
 
 use crate::pass::PassEntry;
 pub(crate) use handoff_submit::Begun;
-#[cfg(feature = "parallel-recording")]
-pub(crate) use pools::DEFAULT_MIN_PASSES_PER_RECORDING_THREAD;
 pub(crate) use pools::{PoolKey, Reusable};
 pub(crate) use scratch::{give, take, words, FrameScratch, Spare, Spares, SubmitScratch};
 pub(crate) use shared::GraphPools;
 pub(crate) use shared::InFlight;
 pub use signals::AppSignals;
-#[cfg(feature = "timing")]
-pub(crate) use timestamps::ExecutionTimer;
 
 use crate::access::LayoutPolicy;
 use crate::error::Result;

@@ -9,6 +9,7 @@
 //! record them, and the per-frame lists that hold both.
 
 use crate::completion::CompletionToken;
+use crate::extensions::Piece;
 use crate::plan::{SubmissionRun, TimelineValues};
 use crate::queue::{Queue, QueueLock};
 use crate::resource::{Resource, Tracked};
@@ -172,26 +173,16 @@ pub(crate) struct SubmitScratch {
     pub(super) submits: Spare<{ words::<vk::SubmitInfo2<'static>>() }>,
 }
 
-/// Consecutive commands of one batch, recorded by one thread into one primary command buffer.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Piece {
-    /// Indices into the batch's commands.
-    pub(crate) commands: Range<usize>,
-    /// The thread that records it: 0 is the thread that calls `execute()`.
-    pub(crate) thread: usize,
-}
-
 /// A piece with its command buffer, ready to record.
 pub(crate) struct Job {
     pub(super) queue: usize,
     pub(super) batch: usize,
     pub(super) commands: Range<usize>,
     /// The thread that records it (0 without recording threads).
-    #[cfg_attr(not(feature = "parallel-recording"), allow(dead_code))]
     pub(super) thread: usize,
     pub(super) cmd: vk::CommandBuffer,
-    /// The batch's timestamp queries, reset at the start of its first piece (without host
-    /// reset).
+    /// For the batch's first piece: what the extensions' `time_batch` gave the batch (the
+    /// timestamp queries the piece resets, without host reset).
     pub(super) reset: Option<Range<u32>>,
 }
 
@@ -202,8 +193,6 @@ pub(crate) struct RecordingLists {
     /// Per batch of every queue, in queue order: where its pieces end in `pieces`.
     pub(super) piece_ends: Vec<usize>,
     pub(super) jobs: Vec<Job>,
-    /// Per pass: its first timestamp query, if timed.
-    pub(super) queries: Vec<Option<u32>>,
 }
 
 #[cfg(test)]

@@ -31,8 +31,6 @@ mod held;
 pub(crate) mod lowering;
 mod planned;
 mod prepare;
-#[cfg(feature = "parallel-recording")]
-mod recording_threads;
 #[cfg(feature = "transients")]
 mod transients;
 
@@ -346,26 +344,6 @@ impl Graph {
         self.pools.labels.store(on, Ordering::Relaxed);
     }
 
-    /// Times every pass on the GPU from now on (`Some`), or stops (`None`, the default). Each
-    /// execution then writes a timestamp before and after each pass on the queues that have
-    /// timestamps, and its fence hands over the times once complete
-    /// ([`ExecutionFence::take_gpu_timings`](crate::ExecutionFence::take_gpu_timings)); see [`crate::timing`]. Off, nothing is written
-    /// and no query pool is made.
-    ///
-    /// ```no_run
-    /// # fn f(ctx: &vk_baton_context::Context, q: &vk_baton::Queue, pass: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {
-    /// let graph = ctx.graph()?;
-    /// graph.set_gpu_timings(Some(ctx.timestamp_support()));
-    /// let fence = graph.record().insert_pass("work", pass, q).finish()?.execute()?;
-    /// fence.wait()?;
-    /// println!("{}", fence.take_gpu_timings().expect("timed, and complete"));
-    /// # Ok(()) }
-    /// ```
-    #[cfg(feature = "timing")]
-    pub fn set_gpu_timings(&self, support: Option<crate::timing::TimestampSupport>) {
-        self.pools.set_timestamps(support);
-    }
-
     /// The device the graph records for.
     ///
     /// ```no_run
@@ -434,7 +412,7 @@ impl<'a> GraphBuilder<'a> {
     }
 
     #[inline]
-    fn insert_slot(mut self, name: &str, pass: PassSlot<'a>, queue: &Queue) -> Self {
+    pub(crate) fn insert_slot(mut self, name: &str, pass: PassSlot<'a>, queue: &Queue) -> Self {
         if self.error.is_none() && queue.device_handle() != self.graph.pools.device.handle() {
             self.error = Some(Box::new(Error::ForeignDevice {
                 what: format!("queue `{}` (pass `{name}`)", queue.name()),

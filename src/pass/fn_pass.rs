@@ -2,6 +2,7 @@
 
 use super::{Declare, Pass, Recorder};
 use crate::error::Result;
+use crate::extensions::SendPass;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 
@@ -69,36 +70,13 @@ impl<D, R> fmt::Debug for FnPass<D, R> {
 ///
 /// [`GraphBuilder::insert_fn`]: crate::GraphBuilder::insert_fn
 /// [`GraphBuilder::insert_pass`]: crate::GraphBuilder::insert_pass
-///
-/// The `Send` variants ([`GraphBuilder::insert_send_pass`], [`GraphBuilder::insert_send_fn`])
-/// may be recorded on another thread ([`crate::Graph::set_recording_threads`]).
-///
-/// [`GraphBuilder::insert_send_pass`]: crate::GraphBuilder::insert_send_pass
-/// [`GraphBuilder::insert_send_fn`]: crate::GraphBuilder::insert_send_fn
 pub(crate) enum PassSlot<'a> {
     Borrowed(&'a mut (dyn Pass + 'a)),
     Owned(Box<dyn Pass + 'a>),
-    #[cfg(feature = "parallel-recording")]
-    BorrowedSend(&'a mut (dyn Pass + Send + 'a)),
-    #[cfg(feature = "parallel-recording")]
-    OwnedSend(Box<dyn Pass + Send + 'a>),
-}
-
-#[cfg(feature = "parallel-recording")]
-impl<'a> PassSlot<'a> {
-    /// The pass, if it may be recorded on another thread.
-    pub(crate) fn as_send(&mut self) -> Option<&mut (dyn Pass + Send + 'a)> {
-        match self {
-            PassSlot::BorrowedSend(p) => Some(&mut **p),
-            PassSlot::OwnedSend(p) => Some(&mut **p),
-            PassSlot::Borrowed(_) | PassSlot::Owned(_) => None,
-        }
-    }
-
-    /// Whether the pass may be recorded on another thread.
-    pub(crate) fn is_send(&self) -> bool {
-        matches!(self, PassSlot::BorrowedSend(_) | PassSlot::OwnedSend(_))
-    }
+    /// A pass that may be recorded on another thread (`parallel-recording`'s
+    /// `GraphBuilder::insert_send_pass` and `insert_send_fn`; a kind no pass has without).
+    #[allow(dead_code, reason = "made only by the parallel-recording feature")]
+    Send(SendPass<'a>),
 }
 
 impl<'a> Deref for PassSlot<'a> {
@@ -108,10 +86,7 @@ impl<'a> Deref for PassSlot<'a> {
         match self {
             PassSlot::Borrowed(p) => &**p,
             PassSlot::Owned(p) => &**p,
-            #[cfg(feature = "parallel-recording")]
-            PassSlot::BorrowedSend(p) => &**p,
-            #[cfg(feature = "parallel-recording")]
-            PassSlot::OwnedSend(p) => &**p,
+            PassSlot::Send(p) => &**p,
         }
     }
 }
@@ -121,10 +96,7 @@ impl DerefMut for PassSlot<'_> {
         match self {
             PassSlot::Borrowed(p) => &mut **p,
             PassSlot::Owned(p) => &mut **p,
-            #[cfg(feature = "parallel-recording")]
-            PassSlot::BorrowedSend(p) => &mut **p,
-            #[cfg(feature = "parallel-recording")]
-            PassSlot::OwnedSend(p) => &mut **p,
+            PassSlot::Send(p) => &mut **p,
         }
     }
 }

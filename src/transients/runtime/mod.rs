@@ -1,0 +1,274 @@
+//! The runtime side of transient resources: the graph's transient handles, and the memory,
+//! images, buffers and views it binds them to for each execution.
+//!
+//! The placement planner (`../placement/`) decides where each transient goes: heaps, offsets,
+//! and the barriers that order transients sharing memory. Here that placement becomes Vulkan
+//! objects:
+//!
+//! - **Handles** (`objects.rs`). [`Transients::image`] and [`Transients::buffer`] make a
+//!   transient [`StImage`] or [`StBuffer`] from a description (with the memory requirements
+//!   of such an object, asked of a probe), kept under its name, so that asking again for the
+//!   same name and description returns the same handle and creates nothing.
+//! - **Heap sets** (`sets.rs`). An execution's transients live in one *heap set*: heaps
+//!   (gpu-allocator allocations, one per plan heap, laid out by `layout.rs`) and the images,
+//!   buffers and views bound into them. A set serves one execution at a time, and another
+//!   only once that execution's completion token says it is done, so aliasing never spans two
+//!   executions: each one's plan orders its own transients, and nothing else touches its
+//!   memory. A frame loop with `k` executions in flight settles on `k` sets.
+//! - **Objects.** A `VkImage` is bound to memory once, for good, so a set keeps its objects
+//!   keyed by (description, heap, offset): the next execution with the same placement binds
+//!   the same objects, and a steady frame creates nothing and allocates nothing. Two
+//!   transients of one description placed at the same offset one after the other share one
+//!   object, as the plan orders them like one resource.
+//!
+//! Binding sets each transient's current handle (and view), which its passes read while they
+//! record; the set's lock is held until recording ends, so another execution of the graph
+//! cannot rebind them meanwhile.
+
+mod layout;
+mod objects;
+mod sets;
+
+use crate::completion::CompletionToken;
+use crate::debug::DebugUtils;
+use crate::error::{Error, Result};
+use crate::fx::FxBuildHasher;
+use crate::plan::Plan;
+use crate::resource::{BufferDesc, ImageDesc, Resource, SharedAllocator, StBuffer, StImage};
+use layout::{check_budget, heap_needs, Rules};
+use parking_lot::{Mutex, MutexGuard};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use sets::HeapSets;
+
+/// What a graph's transients hold and have made so far, from
+/// [`Graph::transient_stats`](crate::Graph::transient_stats).
+///
+/// The counters only grow: compare two snapshots to see what a stretch of frames made (a
+/// steady frame makes nothing). See [`Graph::transient_image`](crate::Graph::transient_image)
+/// for an example.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TransientStats {
+    /// Heap sets: one per execution in flight at once, at most four, plus any set left to an
+    /// execution that failed while part of it may still run on the GPU (never bound again).
+    pub sets: usize,
+    /// Heaps (device memory allocations) held now, over every set.
+    pub heaps: usize,
+    /// Their bytes, as allocated (each heap rounded up to `bufferImageGranularity`).
+    pub heap_bytes: u64,
+    /// The bytes of the heap set the last execution's transients were bound in: the memory
+    /// one execution takes.
+    pub execution_heap_bytes: u64,
+    /// Heaps allocated so far.
+    pub heap_allocations: u64,
+    /// Vulkan objects created so far: images, buffers and image views, counting the probe
+    /// object each new transient asks its memory requirements of.
+    pub objects_created: u64,
+    /// Executions whose transients were bound.
+    pub executions: u64,
+}
+
+/// A graph's transients: its handles by name and its heap sets.
+pub(crate) struct Transients {
+    /// Process-unique; every handle of this graph carries it.
+    id: u64,
+    device: Arc<ash::Device>,
+    handles: Mutex<Handles>,
+    /// Read by planning and binding alike; never held with another lock.
+    rules: Mutex<Rules>,
+    /// Held from binding until the execution's recording ends.
+    sets: Mutex<HeapSets>,
+}
+
+struct Handles {
+    /// The device's `bufferImageGranularity`, once the graph has an allocator.
+    granularity: Option<u64>,
+    by_name: HashMap<String, Resource, FxBuildHasher>,
+    /// Probe objects created.
+    probes: u64,
+}
+
+static NEXT_GRAPH: AtomicU64 = AtomicU64::new(1);
+
+impl Transients {
+    pub(crate) fn new(device: Arc<ash::Device>) -> Self {
+        Transients {
+            id: NEXT_GRAPH.fetch_add(1, Ordering::Relaxed),
+            device: device.clone(),
+            handles: Mutex::new(Handles {
+                granularity: None,
+                by_name: HashMap::default(),
+                probes: 0,
+            }),
+            rules: Mutex::new(Rules::default()),
+            sets: Mutex::new(HeapSets::new(device)),
+        }
+    }
+
+    /// Gives the graph the allocator its heaps come from, and the device's
+    /// `bufferImageGranularity`.
+    pub(crate) fn set_allocator(
+        &self,
+        allocator: &SharedAllocator,
+        granularity: u64,
+    ) -> Result<()> {
+        if allocator.device_handle() != self.device.handle() {
+            return Err(Error::ForeignDevice {
+                what: "the allocator given for transients".into(),
+            });
+        }
+        if !granularity.is_power_of_two() {
+            return Err(Error::InvalidArgument(format!(
+                "bufferImageGranularity {granularity} is not a power of two"
+            )));
+        }
+        let mut handles = self.handles.lock();
+        if handles.granularity.is_some_and(|g| g != granularity) {
+            return Err(Error::InvalidArgument(
+                "the graph's transients already have another bufferImageGranularity".into(),
+            ));
+        }
+        self.sets.lock().set_allocator(allocator, granularity)?;
+        handles.granularity = Some(granularity);
+        Ok(())
+    }
+
+    /// Whether transients share memory where the plan lets them (on by default).
+    pub(crate) fn set_aliasing(&self, on: bool) {
+        self.rules.lock().aliasing = on;
+    }
+
+    /// The most bytes of heaps one execution's transients may take; `None`: no limit.
+    pub(crate) fn set_budget(&self, bytes: Option<u64>) {
+        self.rules.lock().budget = bytes;
+    }
+
+    pub(crate) fn budget(&self) -> Option<u64> {
+        self.rules.lock().budget
+    }
+
+    /// Refuses `plan` when its transients' heaps, laid out as binding would, take more than the
+    /// budget: checked when a frame is planned, before anything is allocated (and again when
+    /// an execution binds, for a held plan or a budget set since). Allocates nothing.
+    pub(crate) fn check_budget(&self, plan: &Plan) -> Result<()> {
+        let rules = *self.rules.lock();
+        if rules.budget.is_none() || plan.transients.placements.is_empty() {
+            return Ok(());
+        }
+        let granularity = self.handles.lock().granularity.unwrap_or(1);
+        let mut need = 0u64;
+        for n in heap_needs(plan, rules.aliasing, granularity) {
+            need = need.saturating_add(n?.size);
+        }
+        check_budget(need, rules, plan)
+    }
+
+    pub(crate) fn stats(&self) -> TransientStats {
+        let probes = self.handles.lock().probes;
+        let mut stats = self.sets.lock().stats();
+        stats.objects_created += probes;
+        stats
+    }
+
+    /// The granularity, or the error of a graph without an allocator.
+    fn granularity(handles: &Handles, name: &str) -> Result<u64> {
+        handles.granularity.ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "transient `{name}`: the graph has no allocator for transients \
+                 (Graph::set_transient_allocator; Context::graph sets one)"
+            ))
+        })
+    }
+
+    /// The transient image `name` of `desc`: the one made before under that name and
+    /// description, or a new one (which replaces an earlier one of another description).
+    pub(crate) fn image(&self, desc: ImageDesc, name: &str) -> Result<Arc<StImage>> {
+        let mut handles = self.handles.lock();
+        if let Some(Resource::Image(i)) = handles.by_name.get(name) {
+            if *i.desc() == desc {
+                return Ok(i.clone());
+            }
+        }
+        let granularity = Self::granularity(&handles, name)?;
+        let img = Arc::new(objects::transient_image(
+            &self.device,
+            desc,
+            name,
+            granularity,
+            self.id,
+        )?);
+        handles.probes += 1;
+        handles
+            .by_name
+            .insert(name.to_owned(), Resource::Image(img.clone()));
+        Ok(img)
+    }
+
+    /// The transient buffer `name` of `desc`, as [`Transients::image`].
+    pub(crate) fn buffer(&self, desc: BufferDesc, name: &str) -> Result<Arc<StBuffer>> {
+        let mut handles = self.handles.lock();
+        if let Some(Resource::Buffer(b)) = handles.by_name.get(name) {
+            if *b.desc() == desc {
+                return Ok(b.clone());
+            }
+        }
+        let granularity = Self::granularity(&handles, name)?;
+        let buf = Arc::new(objects::transient_buffer(
+            &self.device,
+            desc,
+            name,
+            granularity,
+            self.id,
+        )?);
+        handles.probes += 1;
+        handles
+            .by_name
+            .insert(name.to_owned(), Resource::Buffer(buf.clone()));
+        Ok(buf)
+    }
+
+    /// Binds the transients of `plan` (whose resource indices refer to `resources`) for the
+    /// execution of `token`, which is about to be recorded: `None` for a plan that places no
+    /// transient. Keep the guard until the recording ends.
+    ///
+    /// The plan places exactly the transients its recorded passes use (`finish()` checked
+    /// that with [`Plan::check_placements`] when it planned), and `resources` must be transient
+    /// exactly where the plan declares them so: then every transient a recorded pass uses is
+    /// bound. A transient that only culled passes use is not: nothing records a use of it.
+    pub(crate) fn bind(
+        &self,
+        plan: &Plan,
+        resources: &[Resource],
+        token: &CompletionToken,
+        debug: Option<&DebugUtils>,
+    ) -> Result<Option<MutexGuard<'_, HeapSets>>> {
+        let decls = &plan.input.resources;
+        if decls.len() != resources.len() {
+            return Err(Error::InvalidInput(format!(
+                "{} resources for a plan of {}",
+                resources.len(),
+                decls.len()
+            )));
+        }
+        if let Some((r, _)) = resources
+            .iter()
+            .zip(decls)
+            .find(|(r, d)| r.transient().is_some() != d.transient.is_some())
+        {
+            return Err(Error::InvalidInput(format!(
+                "`{}` is transient in the plan or in the graph, not in both",
+                r.name()
+            )));
+        }
+        if plan.transients.placements.is_empty() {
+            return Ok(None);
+        }
+        let rules = *self.rules.lock();
+        let mut sets = self.sets.lock();
+        sets.bind((plan, rules), resources, token, self.id, debug)?;
+        Ok(Some(sets))
+    }
+}
