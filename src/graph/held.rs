@@ -188,13 +188,6 @@ impl<'a> HeldPlan<'a> {
     }
 }
 
-/// Unpins the frame: it goes back to the graph's cache, for a builder's frame like it.
-impl Drop for HeldPlan<'_> {
-    fn drop(&mut self) {
-        self.graph.keep_frame(std::mem::take(&mut self.frame));
-    }
-}
-
 impl fmt::Debug for HeldPlan<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("HeldPlan")
