@@ -268,7 +268,7 @@ impl Execution<'_, '_> {
         let (pieces, ends) = (&mut lists.pieces, &mut lists.piece_ends);
         pieces.clear();
         ends.clear();
-        if let Some(cut) = extensions.cut(&self.plan, &self.passes, pieces, ends) {
+        if let Some(cut) = extensions.cut(self.plan, self.passes, pieces, ends) {
             return Some(cut);
         }
         for batch in self.plan.queues.iter().flat_map(|q| &q.batches) {
