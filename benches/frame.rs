@@ -32,6 +32,7 @@
 //! cargo bench --bench frame              # about 3 s per side and row
 //! cargo bench --bench frame -- --quick   # about 0.4 s per side and row, under a minute
 //! cargo bench --bench frame -- --no-labels   # the graph records no pass labels either
+//! cargo bench --bench frame -- --no-labels --rounds 4   # medians of 4 rounds, with spread
 //! VK_BATON_VALIDATION=1 cargo bench --bench frame -- --quick   # checks both sides
 //! ```
 //!
@@ -291,6 +292,94 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
+/// One round of alternating frames: (cpu, frame) times of each side, in the order planned,
+/// reused, held, hand.
+#[derive(Default)]
+struct Round {
+    sides: [Vec<(Duration, Duration)>; 4],
+    frames: usize,
+    total: Duration,
+}
+
+/// One round's medians: per side, (cpu, frame).
+type RoundMedians = [(Duration, Duration); 4];
+
+impl Round {
+    fn push(&mut self, frames: [(Duration, Duration); 4]) {
+        for (side, f) in self.sides.iter_mut().zip(frames) {
+            self.total += f.1;
+            side.push(f);
+        }
+        self.frames += 1;
+    }
+
+    fn medians(self) -> RoundMedians {
+        self.sides.map(|v| {
+            let cpu = median(v.iter().map(|x| x.0).collect());
+            (cpu, median(v.iter().map(|x| x.1).collect()))
+        })
+    }
+}
+
+/// The median of `values` and its spread (min, max).
+fn spread(mut values: Vec<f64>) -> (f64, f64, f64) {
+    values.sort_by(f64::total_cmp);
+    (
+        values[values.len() / 2],
+        values[0],
+        values[values.len() - 1],
+    )
+}
+
+/// One row of the table: the median round's times and ratios, then, over several rounds, the
+/// spread of each ratio.
+fn print_row(label: &str, n: usize, rounds: &[RoundMedians], finish: Duration) {
+    let us = |d: Duration| d.as_secs_f64() * 1e6;
+    let ratio = |r: &RoundMedians, side: usize, frame: bool| {
+        let pick = |t: (Duration, Duration)| if frame { t.1 } else { t.0 };
+        pick(r[side]).as_secs_f64() / pick(r[3]).as_secs_f64()
+    };
+    let of =
+        |side: usize, frame: bool| spread(rounds.iter().map(|r| ratio(r, side, frame)).collect());
+    let time = |side: usize| {
+        let (m, _, _) = spread(rounds.iter().map(|r| us(r[side].0)).collect());
+        m
+    };
+    println!(
+        "{:<10} {:>6} | {:>7.1}us {:>7.1}us {:>7.1}us {:>7.1}us | {:>6.2}x {:>6.2}x {:>6.2}x | {:>6.2}x {:>6.2}x {:>6.2}x",
+        label,
+        n,
+        time(0),
+        time(1),
+        time(2),
+        time(3),
+        of(0, false).0,
+        of(1, false).0,
+        of(2, false).0,
+        of(0, true).0,
+        of(1, true).0,
+        of(2, true).0,
+    );
+    if rounds.len() > 1 {
+        let range = |side| {
+            let (_, lo, hi) = of(side, false);
+            format!("{lo:.2}-{hi:.2}x")
+        };
+        println!(
+            "    cpu ratio spread over {} rounds: planned {}, reused {}, held {}",
+            rounds.len(),
+            range(0),
+            range(1),
+            range(2)
+        );
+    }
+    println!(
+        "    reused split: finish {:.1}us, execute {:.1}us (medians over frames)",
+        us(finish),
+        time(1) - us(finish),
+    );
+}
+
 /// The value after flag `name`, parsed.
 fn arg<T: std::str::FromStr>(name: &str) -> Option<T> {
     let args: Vec<String> = std::env::args().collect();
@@ -316,6 +405,8 @@ fn main() {
     let no_labels = std::env::args().any(|a| a == "--no-labels");
     // More buffers, the same passes: what each resource adds to a frame.
     let buffers: usize = arg("--buffers").unwrap_or(BUFFERS).max(2);
+    // Rounds per row: the table gives the median round and the spread.
+    let rounds: usize = arg("--rounds").unwrap_or(1).max(1);
     let per_side = if quick {
         Duration::from_millis(400)
     } else {
@@ -467,24 +558,20 @@ fn main() {
                 held_frame();
                 hand_frame();
             }
-            // Alternate the sides so that all see the same machine load. The reused frame
-            // reuses its graph's plan, made in the first frames above.
-            let (mut planned, mut reused, mut kept, mut h) =
-                (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-            let mut total = Duration::ZERO;
-            while (total < 3 * per_side || h.len() < 11) && h.len() < 100_000 {
-                let (pc, pf, was_reused) = graph_frame(&planning);
-                assert!(!was_reused, "reuse is off on the planned side's graph");
-                let (rc, rf, was_reused) = graph_frame(&graph);
-                assert!(was_reused, "a frame like the last reuses its plan");
-                let (p, r) = ((pc, pf), (rc, rf));
-                let k = held_frame();
-                let y = hand_frame();
-                total += p.1 + r.1 + k.1 + y.1;
-                planned.push(p);
-                reused.push(r);
-                kept.push(k);
-                h.push(y);
+            // Rounds of alternating sides, so that all see the same machine load; each
+            // round gives each side's medians, and the table gives the median round's ratio
+            // with the spread over rounds (a single round moves by up to 15 % on a busy host).
+            let mut rounds_of = Vec::with_capacity(rounds);
+            for _ in 0..rounds {
+                let mut round = Round::default();
+                while (round.total < 3 * per_side || round.frames < 11) && round.frames < 100_000 {
+                    let (pc, pf, was_reused) = graph_frame(&planning);
+                    assert!(!was_reused, "reuse is off on the planned side's graph");
+                    let (rc, rf, was_reused) = graph_frame(&graph);
+                    assert!(was_reused, "a frame like the last reuses its plan");
+                    round.push([(pc, pf), (rc, rf), held_frame(), hand_frame()]);
+                }
+                rounds_of.push(round.medians());
             }
             // The held plan rebinds to the states the graph's frames leave (the same passes):
             // it re-planned at most once, from the first frame's states.
@@ -494,33 +581,7 @@ fn main() {
                 held.replanned()
             );
             drop(held);
-            let finish = median(finish_times.into_inner());
-            let cpu = |v: &[(Duration, Duration)]| median(v.iter().map(|x| x.0).collect());
-            let frame = |v: &[(Duration, Duration)]| median(v.iter().map(|x| x.1).collect());
-            let us = |d: Duration| d.as_secs_f64() * 1e6;
-            let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
-            let (pc, rc, kc, hc) = (cpu(&planned), cpu(&reused), cpu(&kept), cpu(&h));
-            let (pf, rf, kf, hf) = (frame(&planned), frame(&reused), frame(&kept), frame(&h));
-            println!(
-                "{:<10} {:>6} | {:>7.1}us {:>7.1}us {:>7.1}us {:>7.1}us | {:>6.2}x {:>6.2}x {:>6.2}x | {:>6.2}x {:>6.2}x {:>6.2}x",
-                label,
-                n,
-                us(pc),
-                us(rc),
-                us(kc),
-                us(hc),
-                ratio(pc, hc),
-                ratio(rc, hc),
-                ratio(kc, hc),
-                ratio(pf, hf),
-                ratio(rf, hf),
-                ratio(kf, hf),
-            );
-            println!(
-                "    reused split: finish {:.1}us, execute {:.1}us (medians over frames)",
-                us(finish),
-                us(rc) - us(finish),
-            );
+            print_row(label, n, &rounds_of, median(finish_times.into_inner()));
         }
     }
     drop(graph);

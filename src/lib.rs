@@ -122,7 +122,7 @@
 //!   ([`LayoutPolicy`](access::LayoutPolicy)), its barriers kept.
 //! - **Says whether async compute pays.** [`Plan::predict`](plan::Plan::predict) gives the span
 //!   a plan allows at best from the passes' GPU times, and its critical path;
-//!   [`plan::best_moves`] what moving one pass to another queue would allow.
+//!   [`predict::best_moves`] what moving one pass to another queue would allow.
 //! - **Checks itself.** [`Plan::verify`](plan::Plan::verify) is an independent checker
 //!   written from the specification's definitions. Debug builds run it on every plan.
 //! - **Reuses plans.** A frame that declares what a recent frame declared, on resources in the
@@ -292,6 +292,8 @@
 pub mod access;
 mod completion;
 pub mod debug;
+#[cfg(feature = "diagram")]
+mod diagram;
 pub mod error;
 mod exec;
 mod extensions;
@@ -301,17 +303,21 @@ pub mod graph;
 mod parallel_recording;
 pub mod pass;
 pub mod plan;
+pub mod predict;
 pub mod queue;
 mod range;
 pub mod render_pass;
 mod requirements;
 pub mod resource;
+#[cfg(feature = "schedule")]
+mod schedule;
+#[cfg(feature = "serde")]
+mod serde;
 #[cfg(feature = "verify")]
 pub mod simulate;
 #[cfg(feature = "timing")]
 pub mod timing;
-#[cfg(feature = "transients")]
-mod transient;
+mod transients;
 #[cfg(feature = "verify")]
 pub mod verify;
 #[cfg(feature = "verify")]
@@ -338,8 +344,16 @@ pub use resource::{
     BufferDesc, Destroy, HostMapping, HostMemory, ImageDesc, Resource, ResourceState,
     SharedAllocator, Sharing, StBuffer, StImage, StateSnapshot,
 };
-#[cfg(feature = "transients")]
-pub use transient::TransientStats;
+// The `transients` leaf's public types: `TransientStats`, with that feature.
+#[allow(unused_imports)]
+pub use transients::public::*;
+
+/// Where the planner places transients ([`plan::transient::Place`]): the `transients` leaf's
+/// placement, or none in a build without that feature. The crate root hands it to the
+/// planner, which may not name the leaf that builds on the planner's types.
+pub(crate) fn transient_placement() -> Option<&'static dyn plan::transient::Place> {
+    transients::placement()
+}
 
 // The unit tests that need a device make it with the `vk-baton-context` crate's `Context`,
 // compiled into them from its sources: as a dev-dependency it would link another build of

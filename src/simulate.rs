@@ -106,8 +106,7 @@
 mod frame;
 mod topology;
 
-#[cfg(all(test, feature = "verify"))]
-#[cfg(feature = "diagram")]
+#[cfg(all(test, feature = "diagram"))]
 mod diagram_tests;
 
 pub use frame::{Frame, FrameReport};
@@ -399,8 +398,10 @@ impl Simulation {
     ) -> Result<(Plan, bool), SimError> {
         let frame = self.frames;
         let schedule = how.schedule();
-        let plan = crate::plan::plan_scheduled_reusing(input.clone(), Default::default(), schedule)
-            .map_err(|error| SimError::Plan { frame, error })?;
+        let place = crate::transients::placement();
+        let plan =
+            crate::plan::plan_scheduled_reusing(input.clone(), Default::default(), schedule, place)
+                .map_err(|error| SimError::Plan { frame, error })?;
         // `finish()` and `hand_off` both look for it (`Graph::prepare`).
         let at_rest = match self
             .cache
@@ -425,7 +426,7 @@ impl Simulation {
             None => false,
         };
         for kept in self.cache.plans() {
-            if !self.rebinder.rebinds(kept, input, schedule) {
+            if !self.rebinder.answers_input(kept, input, schedule, true) {
                 continue;
             }
             let mut candidate = kept.clone();

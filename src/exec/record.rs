@@ -148,7 +148,6 @@ impl Execution<'_> {
     ) -> Result<Recording> {
         let pools = self.pools.clone();
         // The transients' objects for this execution, kept bound until the recording ends.
-        #[cfg(feature = "transients")]
         let _transients =
             match (pools.transients).bind(&self.plan, &self.resources, token, pools.debug.as_ref())
             {

@@ -9,8 +9,7 @@
 
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
-#[cfg(feature = "transients")]
-use crate::transient::Transients;
+use crate::transients::Transients;
 use ash::vk;
 use parking_lot::{MappedMutexGuard, Mutex, MutexGuard};
 use std::any::Any;
@@ -36,7 +35,6 @@ pub(crate) struct GraphPools {
     pub(crate) spares: Mutex<Spares>,
     /// The transients' handles, memory and objects (dropped after `Drop` has waited for every
     /// execution, before the device can go).
-    #[cfg(feature = "transients")]
     pub(crate) transients: Transients,
     /// What must outlive the pools ([`crate::Graph::with_device_owner`]: what destroys the
     /// device): the last field, so it drops after `Drop` destroyed the pools and fences.
@@ -53,7 +51,6 @@ impl GraphPools {
     ) -> Self {
         let device = Arc::new(device.clone());
         Self {
-            #[cfg(feature = "transients")]
             transients: Transients::new(device.clone()),
             device,
             debug,

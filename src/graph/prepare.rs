@@ -127,7 +127,6 @@ impl Graph {
         } = lowered;
         let (plan, barriers, reused) =
             reuse_or_plan(found, &queues, schedule, self.device_features())?;
-        #[cfg(feature = "transients")]
         self.pools.transients.check_budget(&plan)?;
         Ok(Prepared {
             queues,
@@ -201,7 +200,8 @@ pub(crate) fn plan_and_verify(
     schedule: Schedule,
 ) -> Result<Plan> {
     let passes = input.passes.len();
-    let plan = plan::plan_scheduled_reusing(input, spare, schedule)?;
+    let place = crate::transients::placement();
+    let plan = plan::plan_scheduled_reusing(input, spare, schedule, place)?;
     // Once per plan, not per execution: a kept or held plan keeps its placements.
     plan.check_placements()?;
     verify_in_debug(&plan, queues)?;

@@ -5,7 +5,7 @@
 use super::{Graph, GraphBuilder};
 use crate::error::Result;
 use crate::resource::{BufferDesc, ImageDesc, SharedAllocator, StBuffer, StImage};
-use crate::transient::TransientStats;
+use crate::transients::public::TransientStats;
 use std::sync::Arc;
 
 impl Graph {

@@ -16,15 +16,13 @@
 //! [`HeapSets::wait_limit`] with [`Error::TransientSetsBusy`]: never forever.
 
 use super::layout::{check_budget, heap_needs, places, HeapNeed, Rules};
+use super::objects::{create_buffer, create_image, create_view, name_object};
 use super::TransientStats;
 use crate::completion::CompletionToken;
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
 use crate::plan::Plan;
-use crate::resource::{
-    create_buffer, create_image, create_view, name_object, BufferDesc, ImageDesc, Resource,
-    SharedAllocator, StBuffer, StImage,
-};
+use crate::resource::{BufferDesc, ImageDesc, Resource, SharedAllocator, StBuffer, StImage};
 use ash::vk;
 use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
 use gpu_allocator::MemoryLocation;

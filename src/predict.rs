@@ -17,7 +17,7 @@
 //! trial: it plans the frame again with one pass on another queue and predicts that.
 //!
 //! ```
-//! use vk_baton::{ash::vk, plan::*, Access};
+//! use vk_baton::{ash::vk, plan::*, predict::best_moves, Access};
 //! let q = vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE;
 //! let input = PlanInput {
 //!     queues: vec![QueueDecl::new("graphics", 0, q), QueueDecl::new("compute", 1, vk::QueueFlags::COMPUTE)],
@@ -38,7 +38,7 @@
 //! assert!(moves.iter().all(|m| m.to_queue == 1 && m.span_ns == 3_000_000));
 //! ```
 
-use super::{plan_scheduled, Command, Plan, WaitTarget};
+use crate::plan::{plan_scheduled, Batch, Command, Plan, WaitTarget};
 use std::fmt;
 
 /// The best a plan allows, given each pass's GPU time: see the [module](self).
@@ -104,7 +104,7 @@ struct Timed {
 
 impl Plan {
     /// The best this plan allows when pass `i` takes `pass_ns[i]` nanoseconds on the GPU (a
-    /// pass past the end of `pass_ns` takes none): see the [module](crate::plan::predict).
+    /// pass past the end of `pass_ns` takes none): see the [module](crate::predict).
     ///
     /// ```
     /// # use vk_baton::plan::*;
@@ -194,7 +194,7 @@ impl Plan {
     }
 }
 
-fn batch_passes(batch: &super::Batch) -> impl DoubleEndedIterator<Item = usize> + '_ {
+fn batch_passes(batch: &Batch) -> impl DoubleEndedIterator<Item = usize> + '_ {
     batch.commands.iter().filter_map(|c| match c {
         Command::Pass(i) => Some(*i),
         Command::Barrier(_) => None,

@@ -1,6 +1,6 @@
 //! Regrouping a reordered plan: its batches grouped by level ([`regroup`]), then barrier
 //! commands joined within each batch ([`merge`]). The planner runs this on the batches it made
-//! in a [`Schedule`](super::Schedule)'s order, with the levels the schedule gave.
+//! in a [`Schedule`](crate::plan::Schedule)'s order, with the levels the schedule gave.
 //!
 //! Grouping batches by level. The planner ends a batch after each pass another queue waits on
 //! (signal as early as possible). With passes taken level by level, a queue often runs

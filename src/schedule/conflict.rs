@@ -3,6 +3,24 @@
 use crate::plan::{PassDecl, PlanInput, ResourceKind, UseDecl};
 use crate::range::SubRange;
 
+impl SubRange {
+    /// Whether this range of a resource holds all of `inner`.
+    pub(super) fn contains(&self, inner: &SubRange) -> bool {
+        match (self, inner) {
+            (SubRange::Image(o), SubRange::Image(i)) => {
+                o.base_mip <= i.base_mip
+                    && i.base_mip + i.mip_count <= o.base_mip + o.mip_count
+                    && o.base_layer <= i.base_layer
+                    && i.base_layer + i.layer_count <= o.base_layer + o.layer_count
+            }
+            (SubRange::Buffer(o), SubRange::Buffer(i)) => {
+                o.offset <= i.offset && i.offset + i.size <= o.offset + o.size
+            }
+            _ => false,
+        }
+    }
+}
+
 /// Whether the ranges of two uses of one resource overlap.
 pub(super) fn overlap(input: &PlanInput, a: &UseDecl, b: &UseDecl) -> bool {
     let whole = input.resources[a.resource].kind.whole();

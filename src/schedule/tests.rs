@@ -2,8 +2,9 @@
 //! commands on hand-made commands. The scheduling scenarios (orders taken, whole plans) are in
 //! `tests/plan_scenarios/schedule.rs`.
 
-use crate::plan::regroup::join_barriers;
+use super::regroup::join_barriers;
 use crate::plan::*;
+use crate::range::{BufferRange, ImageRange};
 use crate::Access;
 use ash::vk;
 use vk::AccessFlags2 as A;

@@ -256,7 +256,7 @@ fn join_one_way(
 
 /// Joins barrier commands within each batch of `queues`, a plan of `input`. Batches keep
 /// their boundaries: a command never moves before a semaphore wait or after a signal.
-pub(in crate::plan) fn join_barriers(input: &PlanInput, queues: &mut [QueuePlan]) {
+pub(in crate::schedule) fn join_barriers(input: &PlanInput, queues: &mut [QueuePlan]) {
     let mut touches = Touches {
         by_resource: vec![Vec::new(); input.resources.len()],
         used: Vec::new(),

@@ -76,17 +76,6 @@
 //! scheduled.verify().unwrap();
 //! ```
 
-#[cfg(feature = "schedule")]
-mod conflict;
-#[cfg(feature = "schedule")]
-mod cull;
-#[cfg(feature = "schedule")]
-mod reorder;
-#[cfg(test)]
-mod tests;
-
-use super::PlanInput;
-
 /// How [`plan_scheduled`](super::plan_scheduled) orders the passes; see the
 /// [module docs](self). The default is [`Schedule::PROGRAM_ORDER`]: every pass, in insertion
 /// order, exactly as [`plan`](super::plan).
@@ -185,68 +174,4 @@ impl Schedule {
     pub const fn with_culling(self) -> Schedule {
         Schedule { cull: true, ..self }
     }
-}
-
-/// What the planner takes from a schedule: the order in which to take the passes and, when
-/// reordering, each pass's level (see [`reorder`]), by which it regroups its batches.
-pub(super) struct Scheduled {
-    pub(super) order: Vec<usize>,
-    pub(super) level: Option<Vec<usize>>,
-}
-
-impl Scheduled {
-    /// Whether the passes are taken by level (and regrouped) rather than in program order.
-    pub(super) fn reorders(&self) -> bool {
-        self.level.is_some()
-    }
-}
-
-/// The orders to plan a validated `input` in under `schedule`, best first: the order
-/// `schedule` takes and, when it reorders with [`Schedule::fallback`], program order of the
-/// same passes, whose plan the planner keeps unless the reordered one is better. Reordering
-/// and culling need the `schedule` feature; without it they are refused.
-pub(super) fn orders(
-    input: &PlanInput,
-    schedule: Schedule,
-) -> crate::Result<(Scheduled, Option<Scheduled>)> {
-    if !schedule.reorder && !schedule.cull {
-        let in_order = Scheduled {
-            order: (0..input.passes.len()).collect(),
-            level: None,
-        };
-        return Ok((in_order, None));
-    }
-    #[cfg(feature = "schedule")]
-    return Ok(scheduled_orders(input, schedule));
-    #[cfg(not(feature = "schedule"))]
-    Err(crate::Error::InvalidInput(format!(
-        "{schedule:?} reorders or culls passes, which needs vk-baton's `schedule` feature"
-    )))
-}
-
-/// [`orders`] for a schedule that reorders or culls.
-#[cfg(feature = "schedule")]
-fn scheduled_orders(input: &PlanInput, schedule: Schedule) -> (Scheduled, Option<Scheduled>) {
-    let kept: Vec<usize> = if schedule.cull {
-        cull::kept(input)
-    } else {
-        (0..input.passes.len()).collect()
-    };
-    if !schedule.reorder {
-        let in_order = Scheduled {
-            order: kept,
-            level: None,
-        };
-        return (in_order, None);
-    }
-    let (order, level) = reorder::order(input, &kept);
-    let reordered = Scheduled {
-        order,
-        level: Some(level),
-    };
-    let fallback = schedule.fallback.then_some(Scheduled {
-        order: kept,
-        level: None,
-    });
-    (reordered, fallback)
 }

@@ -109,7 +109,7 @@ pub(super) fn check_budget(need: u64, rules: Rules, plan: &Plan) -> Result<()> {
     })
 }
 
-#[cfg(all(test, feature = "transients"))]
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::access::Access;

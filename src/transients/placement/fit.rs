@@ -16,7 +16,7 @@
 //! optimal-tiling image closer than that many bytes alias. Between two such transients that
 //! may not share memory, each blocks the granularity pages it touches, not just its bytes.
 
-use super::{TransientHeap, TransientMemory};
+use crate::plan::{TransientHeap, TransientMemory};
 
 /// What one transient needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

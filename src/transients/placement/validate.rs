@@ -3,32 +3,22 @@
 //! use writes all of it without reading.
 
 use crate::error::{Error, Result};
-use crate::plan::PlanInput;
-#[cfg(feature = "transients")]
-use crate::plan::{ResourceKind, SegmentState, UseDecl};
-#[cfg(feature = "transients")]
+use crate::plan::transient::any;
+use crate::plan::{PlanInput, ResourceKind, SegmentState, UseDecl};
 use ash::vk;
 
 /// Refuses transients that cannot be planned. Runs after the planner's own validation, so
 /// indices and ranges are known to be in bounds and no pass has two overlapping uses of one
 /// resource of which one writes.
-pub(in crate::plan) fn validate(input: &PlanInput) -> Result<()> {
-    if !super::any(input) {
+pub(super) fn validate(input: &PlanInput) -> Result<()> {
+    if !any(input) {
         // Nothing to check, and nothing allocated for a graph without transients.
         return Ok(());
     }
-    if cfg!(not(feature = "transients")) {
-        return Err(Error::InvalidInput(
-            "transient resources need vk-baton's `transients` feature".into(),
-        ));
-    }
-    #[cfg(feature = "transients")]
-    check(input)?;
-    Ok(())
+    check(input)
 }
 
 /// Checks each transient's memory and first use.
-#[cfg(feature = "transients")]
 fn check(input: &PlanInput) -> Result<()> {
     let first = super::lifetime::first_passes(input);
     for (r, res) in input.resources.iter().enumerate() {
@@ -109,7 +99,6 @@ fn check(input: &PlanInput) -> Result<()> {
 /// Whether `u` writes every cell of a resource of `kind` and reads none of its old contents.
 /// Whether `uses` together cover every plane of the resource: one of them covers all its
 /// aspects, or (a depth/stencil image) one covers depth and another stencil.
-#[cfg(feature = "transients")]
 fn every_plane<'a>(uses: impl Iterator<Item = &'a UseDecl>, kind: &ResourceKind) -> bool {
     let Some(grid) = kind.grid() else {
         return true;
@@ -121,7 +110,6 @@ fn every_plane<'a>(uses: impl Iterator<Item = &'a UseDecl>, kind: &ResourceKind)
     covered.contains(grid.aspect)
 }
 
-#[cfg(feature = "transients")]
 fn writes_all_without_reading(u: &UseDecl, kind: &ResourceKind) -> bool {
     let whole = u.range.is_none_or(|r| r == kind.whole());
     let reads = !u.discard && !(u.access.access & !u.access.write_bits()).is_empty();

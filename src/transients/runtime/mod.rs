@@ -1,19 +1,20 @@
 //! The runtime side of transient resources: the graph's transient handles, and the memory,
 //! images, buffers and views it binds them to for each execution.
 //!
-//! The planner decides where each transient goes (`plan::transient`: heaps, offsets, and the
-//! barriers that order transients sharing memory). Here that placement becomes Vulkan objects:
+//! The placement planner (`../placement/`) decides where each transient goes: heaps, offsets,
+//! and the barriers that order transients sharing memory. Here that placement becomes Vulkan
+//! objects:
 //!
-//! - **Handles.** [`Transients::image`] and [`Transients::buffer`] make a transient
-//!   [`StImage`] or [`StBuffer`] from a description (with the memory requirements of such an
-//!   object), kept under its name, so that asking again for the same name and description
-//!   returns the same handle and creates nothing.
+//! - **Handles** (`objects.rs`). [`Transients::image`] and [`Transients::buffer`] make a
+//!   transient [`StImage`] or [`StBuffer`] from a description (with the memory requirements
+//!   of such an object, asked of a probe), kept under its name, so that asking again for the
+//!   same name and description returns the same handle and creates nothing.
 //! - **Heap sets** (`sets.rs`). An execution's transients live in one *heap set*: heaps
-//!   (gpu-allocator allocations, one per plan heap) and the images, buffers and views bound
-//!   into them. A set serves one execution at a time, and another only once that execution's
-//!   completion token says it is done, so aliasing never spans two executions: each one's
-//!   plan orders its own transients, and nothing else touches its memory. A frame loop with
-//!   `k` executions in flight settles on `k` sets.
+//!   (gpu-allocator allocations, one per plan heap, laid out by `layout.rs`) and the images,
+//!   buffers and views bound into them. A set serves one execution at a time, and another
+//!   only once that execution's completion token says it is done, so aliasing never spans two
+//!   executions: each one's plan orders its own transients, and nothing else touches its
+//!   memory. A frame loop with `k` executions in flight settles on `k` sets.
 //! - **Objects.** A `VkImage` is bound to memory once, for good, so a set keeps its objects
 //!   keyed by (description, heap, offset): the next execution with the same placement binds
 //!   the same objects, and a steady frame creates nothing and allocates nothing. Two
@@ -25,6 +26,7 @@
 //! cannot rebind them meanwhile.
 
 mod layout;
+mod objects;
 mod sets;
 
 use crate::completion::CompletionToken;
@@ -39,7 +41,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-pub(crate) use sets::HeapSets;
+use sets::HeapSets;
 
 /// What a graph's transients hold and have made so far, from
 /// [`Graph::transient_stats`](crate::Graph::transient_stats).
@@ -191,7 +193,7 @@ impl Transients {
             }
         }
         let granularity = Self::granularity(&handles, name)?;
-        let img = Arc::new(StImage::new_transient(
+        let img = Arc::new(objects::transient_image(
             &self.device,
             desc,
             name,
@@ -214,7 +216,7 @@ impl Transients {
             }
         }
         let granularity = Self::granularity(&handles, name)?;
-        let buf = Arc::new(StBuffer::new_transient(
+        let buf = Arc::new(objects::transient_buffer(
             &self.device,
             desc,
             name,

@@ -3,7 +3,9 @@
 //!
 //! A resource is transient when its declaration carries [`TransientMemory`] (its memory
 //! requirements, see [`ResourceDecl::transient`](crate::plan::ResourceDecl::transient)). The
-//! planner then decides, as pure functions of the plan:
+//! planner then decides, as pure functions of the plan, with the placement that the crate's
+//! `transients` feature gives it (`src/transients/placement/`; without that feature the
+//! planner refuses transients):
 //!
 //! 1. **Lifetimes** (`lifetime.rs`): where each transient is used, as [`UseSite`]s (queue,
 //!    batch, command), and which transients are *ordered*: every use of one happens-before the
@@ -11,7 +13,7 @@
 //!    plan already has. The first use of a transient is a write of all of it
 //!    (`validate.rs` refuses anything else), and every later use is ordered after
 //!    that write, so the first use stands for all of them.
-//! 2. **Placement** (`placement.rs`): offsets in heaps, largest first into the best-fitting
+//! 2. **Placement** (`fit.rs`): offsets in heaps, largest first into the best-fitting
 //!    gap among the transients it is not ordered with (and three other greedy rules, keeping
 //!    whichever needs least memory). Only ordered transients share memory, so aliasing never
 //!    needs a semaphore the plan lacks.
@@ -67,33 +69,49 @@
 //! println!("{plan}");
 //! ```
 
-#[cfg(feature = "transients")]
-mod bound;
-#[cfg(feature = "transients")]
-mod lifetime;
-#[cfg(feature = "transients")]
-mod placement;
-#[cfg(all(test, feature = "transients"))]
-pub(crate) mod tests;
-pub(super) mod validate;
-
 pub use super::input::TransientMemory;
 pub use super::output::{TransientHeap, TransientPlacement, TransientPlan, UseSite};
 
-use super::PlanInput;
-#[cfg(feature = "transients")]
-use super::QueuePlan;
+use super::{PlanInput, QueuePlan};
 use crate::error::{Error, Result};
 use std::fmt;
+
+/// Where transients go: the planner's one seam for the `transients` feature, which implements
+/// it in `src/transients/placement/`. The planner is given one (or none) as an argument and
+/// calls it between its two runs (see [`plan_scheduled`](super::plan_scheduled)).
+pub(crate) trait Place {
+    /// Refuses transients that cannot be planned. Runs after the planner's own validation, so
+    /// indices and ranges are known to be in bounds.
+    fn validate(&self, input: &PlanInput) -> Result<()>;
+
+    /// Places the transients of `input` from a plan made without aliasing (`queues`): the
+    /// heaps and offsets, and what the planner must order because of them.
+    fn place(&self, input: &PlanInput, queues: &[QueuePlan]) -> (TransientPlan, Aliasing);
+
+    /// Fills the use sites of `plan`'s placements from the final plan's batches.
+    fn sites(&self, plan: &mut TransientPlan, input: &PlanInput, queues: &[QueuePlan]);
+}
+
+/// Refuses the transients of `input` that `place` cannot plan, and every transient when there
+/// is no placement (a build without the `transients` feature).
+pub(super) fn validate(input: &PlanInput, place: Option<&dyn Place>) -> Result<()> {
+    match place {
+        Some(place) => place.validate(input),
+        None if any(input) => Err(Error::InvalidInput(
+            "transient resources need vk-baton's `transients` feature".into(),
+        )),
+        None => Ok(()),
+    }
+}
 
 /// What the planner needs to order aliased transients: per resource, the pass of its first use
 /// and the transients it must be ordered after.
 #[derive(Clone, Debug, Default)]
-pub(super) struct Aliasing {
+pub(crate) struct Aliasing {
     /// Per resource: the transients (resource indices) whose last uses its first use follows.
-    pub(super) after: Vec<Vec<usize>>,
+    pub(crate) after: Vec<Vec<usize>>,
     /// Per resource: the first pass that uses it.
-    pub(super) first_pass: Vec<Option<usize>>,
+    pub(crate) first_pass: Vec<Option<usize>>,
 }
 
 impl Aliasing {
@@ -161,103 +179,8 @@ impl super::Plan {
 }
 
 /// Whether any resource of `input` is transient.
-pub(super) fn any(input: &PlanInput) -> bool {
+pub(crate) fn any(input: &PlanInput) -> bool {
     input.resources.iter().any(|r| r.transient.is_some())
-}
-
-/// Places the transients of `input` from a plan made without aliasing (`queues`): the heaps
-/// and offsets, and what the planner must order because of them.
-#[cfg(feature = "transients")]
-pub(super) fn place(input: &PlanInput, queues: &[QueuePlan]) -> (TransientPlan, Aliasing) {
-    let lifetimes = lifetime::Lifetimes::new(input, queues);
-    let requests: Vec<placement::Request> = lifetimes
-        .transients
-        .iter()
-        .map(|&r| placement::Request::of(input.resources[r].transient.expect("a transient")))
-        .collect();
-    let granularity = requests
-        .iter()
-        .map(|r| r.granularity)
-        .max()
-        .unwrap_or(1)
-        .max(1);
-    let n = requests.len();
-    let starts: Vec<usize> = lifetimes.uses.iter().map(|u| u[0].pass).collect();
-    let (heaps, slots) = placement::place(
-        &requests,
-        |a, b| lifetimes.ordered(a, b) || lifetimes.ordered(b, a),
-        granularity,
-        &starts,
-    );
-    let closure = bound::closure(n, |a, b| lifetimes.ordered(a, b));
-    let sizes: Vec<u64> = requests.iter().map(|r| r.size).collect();
-    let lower_bound = bound::max_weight_antichain(&sizes, &closure);
-    let overlap = |a: usize, b: usize| placement::overlap(&requests, &slots, a, b, granularity);
-    let mut aliasing = Aliasing {
-        after: vec![Vec::new(); input.resources.len()],
-        first_pass: lifetime::first_passes(input),
-    };
-    let mut placements = Vec::with_capacity(n);
-    for b in 0..n {
-        // The earlier transients under `b`'s memory, less those a later one among them covers
-        // (same tiling, so overlap is plain byte overlap): `b` follows that one, which
-        // followed them.
-        let under: Vec<usize> = (0..n)
-            .filter(|&a| a != b && overlap(a, b) && lifetimes.ordered(a, b))
-            .collect();
-        let covered = |a: usize| {
-            under.iter().any(|&c| {
-                c != a && lifetimes.ordered(a, c) && placement::covers(&requests, &slots, c, a, b)
-            })
-        };
-        let after: Vec<usize> = under
-            .iter()
-            .copied()
-            .filter(|&a| !covered(a))
-            .map(|a| lifetimes.transients[a])
-            .collect();
-        let r = lifetimes.transients[b];
-        aliasing.after[r] = after.clone();
-        placements.push(TransientPlacement {
-            resource: r,
-            heap: slots[b].heap,
-            offset: slots[b].offset,
-            size: requests[b].size,
-            // Filled from the final plan by `sites`.
-            first_use: lifetimes.uses[b][0],
-            last_uses: Vec::new(),
-            after,
-        });
-    }
-    let plan = TransientPlan {
-        heaps,
-        placements,
-        unaliased_size: sizes.iter().sum(),
-        lower_bound,
-    };
-    (plan, aliasing)
-}
-
-/// Fills the use sites of `plan`'s placements from the final plan's batches.
-#[cfg(feature = "transients")]
-pub(super) fn sites(plan: &mut TransientPlan, input: &PlanInput, queues: &[QueuePlan]) {
-    let (transients, uses) = lifetime::uses(input, queues);
-    for p in &mut plan.placements {
-        let Some(t) = transients.iter().position(|&r| r == p.resource) else {
-            continue;
-        };
-        let uses = &uses[t];
-        p.first_use = uses[0];
-        let mut last: Vec<UseSite> = Vec::new();
-        for u in uses {
-            match last.iter_mut().find(|l| l.queue == u.queue) {
-                Some(l) => *l = (*l).max(*u),
-                None => last.push(*u),
-            }
-        }
-        last.sort_by_key(|u| u.queue);
-        p.last_uses = last;
-    }
 }
 
 impl TransientPlan {

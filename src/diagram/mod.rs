@@ -11,10 +11,10 @@ mod route;
 mod svg;
 mod text;
 
-use super::display::{
+use crate::plan::display::{
     buffer_barrier_line, flags, image_barrier_line, pass_name, queue_name, resource_name, wait_line,
 };
-use super::{BarrierCmd, Batch, Plan, Unordered};
+use crate::plan::{BarrierCmd, Batch, Plan, Unordered};
 use ash::vk;
 
 impl Plan {
@@ -289,7 +289,7 @@ fn pass_tooltip(plan: &Plan, pass: usize) -> String {
     )];
     for u in &p.uses {
         let layout = match plan.input.resources.get(u.resource).map(|r| r.kind) {
-            Some(super::ResourceKind::Image { .. }) => match u.render_pass {
+            Some(crate::plan::ResourceKind::Image { .. }) => match u.render_pass {
                 Some(rp) => format!(
                     ", render pass {:?} -> {:?} -> {:?}",
                     rp.initial_layout, u.access.layout, rp.final_layout
@@ -377,10 +377,10 @@ impl std::fmt::Display for Rgb {
     }
 }
 
-/// Queue colours, by queue index ([`super::colours`]). No purple or orange: those mean
+/// Queue colours, by queue index ([`crate::plan::colours`]). No purple or orange: those mean
 /// ownership and binary semaphores.
 const QUEUE_COLOURS: [Rgb; 6] = {
-    let q = super::colours::QUEUES;
+    let q = crate::plan::colours::QUEUES;
     [
         rgb(q[0]),
         rgb(q[1]),
@@ -391,11 +391,11 @@ const QUEUE_COLOURS: [Rgb; 6] = {
     ]
 };
 /// Ownership release and acquire markers.
-const OWNERSHIP: Rgb = rgb(super::colours::OWNERSHIP);
+const OWNERSHIP: Rgb = rgb(crate::plan::colours::OWNERSHIP);
 /// Binary semaphores.
 const BINARY: Rgb = Rgb(0xe0, 0x7b, 0x00);
 /// Plain barrier markers.
-const BARRIER: Rgb = rgb(super::colours::BARRIER);
+const BARRIER: Rgb = rgb(crate::plan::colours::BARRIER);
 /// Waits on earlier graphs, and lines of text that explain.
 const MUTED: Rgb = Rgb(0x6b, 0x6b, 0x6b);
 
@@ -404,7 +404,7 @@ const fn rgb([r, g, b]: [u8; 3]) -> Rgb {
 }
 
 fn queue_colour(queue: usize) -> Rgb {
-    rgb(super::colours::queue_rgb(queue))
+    rgb(crate::plan::colours::queue_rgb(queue))
 }
 
 #[cfg(test)]

@@ -5,8 +5,8 @@
 //! the text form), layouts their Debug names (`"SHADER_READ_ONLY_OPTIMAL"`), semaphores their
 //! raw handle (`u64`).
 
-use super::display::{flags, pass_name, queue_name, resource_name, single_aspect};
-use super::{BarrierCmd, Batch, Command, Plan, Scopes, Wait, WaitTarget};
+use crate::plan::display::{flags, pass_name, queue_name, resource_name, single_aspect};
+use crate::plan::{BarrierCmd, Batch, Command, Plan, Scopes, Wait, WaitTarget};
 use ash::vk::Handle;
 use serde::Serialize;
 

@@ -7,7 +7,7 @@
 //! a later batch of that queue. Chains through a third queue are left out, so that ordering a
 //! transient after another never needs a semaphore wait the plan lacks.
 
-use super::UseSite;
+use crate::plan::UseSite;
 use crate::plan::{Command, PlanInput, QueuePlan, WaitTarget};
 
 /// Where each pass is recorded: `None` for a pass the plan does not record.

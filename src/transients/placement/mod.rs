@@ -1,0 +1,136 @@
+//! The placement planner: where each transient of a plan goes, as pure functions of the plan.
+//! The planner calls it through [`Place`] (see [`crate::plan::transient`] for what it decides
+//! and the example):
+//!
+//! - `validate.rs` refuses transients that cannot be planned (memory that makes no sense, a
+//!   first use that reads, a hand-off to the host or a binary semaphore);
+//! - `lifetime.rs` reads, from a plan made without aliasing, where each transient is used and
+//!   which transients that plan already orders one after the other;
+//! - `fit.rs` gives each transient a heap and an offset, sharing memory only between ordered
+//!   transients;
+//! - `bound.rs` computes the live-set lower bound the placement is measured against.
+//!
+//! From the placement, [`Placement`] tells the planner which transients each transient's
+//! first use must follow ([`Aliasing`]); the planner plans again with those dependencies and
+//! then asks for the use sites of the final plan.
+
+mod bound;
+mod fit;
+mod lifetime;
+#[cfg(test)]
+pub(crate) mod tests;
+mod validate;
+
+use crate::error::Result;
+use crate::plan::transient::{Aliasing, Place};
+use crate::plan::{PlanInput, QueuePlan, TransientPlacement, TransientPlan, UseSite};
+
+/// The crate's placement of transients, which the planner is given ([`Place`]).
+pub(crate) struct Placement;
+
+impl Place for Placement {
+    fn validate(&self, input: &PlanInput) -> Result<()> {
+        validate::validate(input)
+    }
+
+    fn place(&self, input: &PlanInput, queues: &[QueuePlan]) -> (TransientPlan, Aliasing) {
+        place(input, queues)
+    }
+
+    fn sites(&self, plan: &mut TransientPlan, input: &PlanInput, queues: &[QueuePlan]) {
+        sites(plan, input, queues)
+    }
+}
+
+/// Places the transients of `input` from a plan made without aliasing (`queues`): the heaps
+/// and offsets, and what the planner must order because of them.
+fn place(input: &PlanInput, queues: &[QueuePlan]) -> (TransientPlan, Aliasing) {
+    let lifetimes = lifetime::Lifetimes::new(input, queues);
+    let requests: Vec<fit::Request> = lifetimes
+        .transients
+        .iter()
+        .map(|&r| fit::Request::of(input.resources[r].transient.expect("a transient")))
+        .collect();
+    let granularity = requests
+        .iter()
+        .map(|r| r.granularity)
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let n = requests.len();
+    let starts: Vec<usize> = lifetimes.uses.iter().map(|u| u[0].pass).collect();
+    let (heaps, slots) = fit::place(
+        &requests,
+        |a, b| lifetimes.ordered(a, b) || lifetimes.ordered(b, a),
+        granularity,
+        &starts,
+    );
+    let closure = bound::closure(n, |a, b| lifetimes.ordered(a, b));
+    let sizes: Vec<u64> = requests.iter().map(|r| r.size).collect();
+    let lower_bound = bound::max_weight_antichain(&sizes, &closure);
+    let overlap = |a: usize, b: usize| fit::overlap(&requests, &slots, a, b, granularity);
+    let mut aliasing = Aliasing {
+        after: vec![Vec::new(); input.resources.len()],
+        first_pass: lifetime::first_passes(input),
+    };
+    let mut placements = Vec::with_capacity(n);
+    for b in 0..n {
+        // The earlier transients under `b`'s memory, less those a later one among them covers
+        // (same tiling, so overlap is plain byte overlap): `b` follows that one, which
+        // followed them.
+        let under: Vec<usize> = (0..n)
+            .filter(|&a| a != b && overlap(a, b) && lifetimes.ordered(a, b))
+            .collect();
+        let covered = |a: usize| {
+            under.iter().any(|&c| {
+                c != a && lifetimes.ordered(a, c) && fit::covers(&requests, &slots, c, a, b)
+            })
+        };
+        let after: Vec<usize> = under
+            .iter()
+            .copied()
+            .filter(|&a| !covered(a))
+            .map(|a| lifetimes.transients[a])
+            .collect();
+        let r = lifetimes.transients[b];
+        aliasing.after[r] = after.clone();
+        placements.push(TransientPlacement {
+            resource: r,
+            heap: slots[b].heap,
+            offset: slots[b].offset,
+            size: requests[b].size,
+            // Filled from the final plan by `sites`.
+            first_use: lifetimes.uses[b][0],
+            last_uses: Vec::new(),
+            after,
+        });
+    }
+    let plan = TransientPlan {
+        heaps,
+        placements,
+        unaliased_size: sizes.iter().sum(),
+        lower_bound,
+    };
+    (plan, aliasing)
+}
+
+/// Fills the use sites of `plan`'s placements from the final plan's batches.
+fn sites(plan: &mut TransientPlan, input: &PlanInput, queues: &[QueuePlan]) {
+    let (transients, uses) = lifetime::uses(input, queues);
+    for p in &mut plan.placements {
+        let Some(t) = transients.iter().position(|&r| r == p.resource) else {
+            continue;
+        };
+        let uses = &uses[t];
+        p.first_use = uses[0];
+        let mut last: Vec<UseSite> = Vec::new();
+        for u in uses {
+            match last.iter_mut().find(|l| l.queue == u.queue) {
+                Some(l) => *l = (*l).max(*u),
+                None => last.push(*u),
+            }
+        }
+        last.sort_by_key(|u| u.queue);
+        p.last_uses = last;
+    }
+}
