@@ -319,6 +319,7 @@ mod schedule;
 mod serde;
 #[cfg(feature = "verify")]
 pub mod simulate;
+mod sync;
 #[cfg(feature = "timing")]
 pub mod timing;
 mod transients;

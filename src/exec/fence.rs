@@ -14,8 +14,9 @@ pub use crate::completion::CompletionToken;
 use crate::error::{Error, Result};
 use crate::exec::{GraphPools, InFlight};
 use crate::extensions::CompletedExtensions;
+use crate::sync::Mutex;
 use ash::vk;
-use parking_lot::{Mutex, MutexGuard};
+use parking_lot::{MappedMutexGuard, MutexGuard};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -45,18 +46,28 @@ use std::time::Duration;
 #[must_use = "dropping the fence does not wait; call wait() to block until the GPU is done"]
 pub struct ExecutionFence {
     token: CompletionToken,
-    contents: Mutex<Option<InFlight>>,
-    /// What the optional parts read when the execution completed (the GPU times).
-    completed: Mutex<CompletedExtensions>,
+    /// The fence's one lock.
+    contents: Mutex<Contents>,
     pools: Arc<GraphPools>,
+}
+
+/// What an execution fence holds: the execution until it completes, then what the optional
+/// parts read when it did.
+struct Contents {
+    /// What the execution keeps alive, until the fence sees it complete.
+    in_flight: Option<InFlight>,
+    /// What the optional parts read when the execution completed (the GPU times).
+    completed: CompletedExtensions,
 }
 
 impl ExecutionFence {
     pub(crate) fn new(contents: InFlight, pools: Arc<GraphPools>) -> Self {
         Self {
             token: contents.token.clone(),
-            contents: Mutex::new(Some(contents)),
-            completed: Mutex::default(),
+            contents: Mutex::new(Contents {
+                in_flight: Some(contents),
+                completed: CompletedExtensions::default(),
+            }),
             pools,
         }
     }
@@ -119,8 +130,11 @@ impl ExecutionFence {
         dead_code,
         reason = "only the leaves call it: unused without their features"
     )]
-    pub(crate) fn completed(&self) -> Option<MutexGuard<'_, CompletedExtensions>> {
-        self.is_complete().then(|| self.completed.lock())
+    pub(crate) fn completed(&self) -> Option<MappedMutexGuard<'_, CompletedExtensions>> {
+        if !self.is_complete() {
+            return None;
+        }
+        Some(MutexGuard::map(self.contents.lock(), |c| &mut c.completed))
     }
 
     fn wait_for(&self, timeout_ns: u64) -> Result<bool> {
@@ -140,7 +154,7 @@ impl ExecutionFence {
         wait: impl FnOnce(&[vk::Fence], u64) -> ash::prelude::VkResult<()>,
     ) -> Result<bool> {
         let mut contents = self.contents.lock();
-        let Some(held) = contents.as_ref() else {
+        let Some(held) = contents.in_flight.as_ref() else {
             return Ok(true);
         };
         // The execution's own fences: the same as its token's, without copying them.
@@ -156,11 +170,12 @@ impl ExecutionFence {
         };
         if done {
             self.token.mark_done();
-            if let Some(mut c) = contents.take() {
+            if let Some(mut c) = contents.in_flight.take() {
                 c.note_reached();
                 // Read before the objects (a query pool) go back to the graph.
-                *self.completed.lock() = c.ext.complete(&self.pools.device);
-                self.pools.recycle(c);
+                contents.completed = c.ext.complete(&self.pools.device);
+                drop(contents);
+                self.pools.give_back(c);
             }
         }
         Ok(done)
@@ -169,7 +184,7 @@ impl ExecutionFence {
 
 impl Drop for ExecutionFence {
     fn drop(&mut self) {
-        let Some(c) = self.contents.get_mut().take() else {
+        let Some(c) = self.contents.get_mut().in_flight.take() else {
             return;
         };
         match self.token.poll() {

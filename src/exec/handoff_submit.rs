@@ -18,7 +18,6 @@ use super::record::Recording;
 use super::signals::AppSignals;
 use super::submit::{Locked, SubmitFailure};
 use super::Execution;
-use crate::completion::CompletionToken;
 use crate::error::{Error, Result};
 use crate::exec::FrameScratch;
 use crate::fence::ExecutionFence;
@@ -53,15 +52,13 @@ impl Execution<'_, '_> {
     ) -> Result<Begun<'q>> {
         self.pools.collect();
         // Record the release-only batches before taking any lock, as `run` records first.
-        let token = CompletionToken::new(self.pools.device.clone());
         let app_batches = std::mem::take(&mut self.plan.queues[app].batches);
         // A part of the plan is recorded: barriers kept for another part must not be used.
         self.forget_baked();
-        let mut frame = FrameScratch::default();
-        let out = Recording::new(&mut self.pools.spares.lock());
-        let recorded = self.record(&token, &mut frame.recording, out);
+        let recorded = self.record();
         self.plan.queues[app].batches = app_batches;
-        let recording = recorded?;
+        let (recording, mut frame) = recorded?;
+        let token = recording.token.clone();
 
         let this = &*self;
         let order = this.queues_by_handle();
@@ -69,7 +66,7 @@ impl Execution<'_, '_> {
         let (mut locked, mut app_lock) = match this.lock_for_handoff(&order, app, app_queue) {
             Ok(locks) => locks,
             Err(e) => {
-                this.give_back(recording, token);
+                this.give_back(recording, frame);
                 return Err(e);
             }
         };
@@ -79,21 +76,16 @@ impl Execution<'_, '_> {
         let submitted = this.submit_releases(&mut locked, &runs, &values, &recording, &mut frame);
         if let Err(failure) = submitted {
             drop(locked);
-            return Err(this.after_failed_release(failure, recording, token));
+            return Err(this.after_failed_release(failure, recording, frame));
         }
         let before = this.commit_keeping_before(&mut locked, &values);
         drop(locked);
         let release = if runs.is_empty() {
-            this.give_back(recording, token);
+            this.give_back(recording, frame);
             None
         } else {
             token.set_submitted(&recording.fences);
-            let in_flight = recording.into_in_flight(
-                this.pools,
-                token.clone(),
-                this.resources.to_vec(),
-                this.queues.to_vec(),
-            );
+            let in_flight = recording.into_in_flight(frame, this.resources, this.queues);
             Some(ExecutionFence::new(in_flight, this.pools.clone()))
         };
         Ok(Begun {
@@ -232,7 +224,6 @@ impl Execution<'_, '_> {
         lock: &QueueLock<'_>,
         values: &TimelineValues,
     ) -> Result<()> {
-        let token = CompletionToken::new(self.pools.device.clone());
         let mut others: Vec<_> = self
             .plan
             .queues
@@ -242,42 +233,35 @@ impl Execution<'_, '_> {
         self.plan.queues[app].batches = std::mem::take(&mut others[app]);
         // As in `begin_handoff`: another part of the plan than the last recording's.
         self.forget_baked();
-        let mut frame = FrameScratch::default();
-        let out = Recording::new(&mut self.pools.spares.lock());
-        let recorded = self.record(&token, &mut frame.recording, out);
+        let recorded = self.record();
         for (q, batches) in others.into_iter().enumerate() {
             if q != app {
                 self.plan.queues[q].batches = batches;
             }
         }
-        let recording = recorded?;
+        let (recording, mut frame) = recorded?;
         let run = SubmissionRun {
             queue: app,
             batches: 0..self.plan.queues[app].batches.len(),
         };
         let fence = recording.queue_fence(app).unwrap_or_default();
         if let Err(e) = self.submit_run(lock, &run, values, &recording, fence, &mut frame.submit) {
-            self.give_back(recording, token);
+            self.give_back(recording, frame);
             return Err(Error::vk("vkQueueSubmit2", e));
         }
-        token.set_submitted(&recording.fences);
-        let in_flight = recording.into_in_flight(
-            self.pools,
-            token.clone(),
-            self.resources.to_vec(),
-            self.queues.to_vec(),
-        );
+        recording.token.set_submitted(&recording.fences);
+        let in_flight = recording.into_in_flight(frame, self.resources, self.queues);
         // Dropped at once: the graph's pools release it once its fence signals.
         drop(ExecutionFence::new(in_flight, self.pools.clone()));
         Ok(())
     }
 
     /// Hands an unsubmitted recording back to the pools.
-    fn give_back(&self, recording: Recording, token: CompletionToken) {
-        token.set_submitted(&[]);
-        token.set_failed();
+    fn give_back(&self, recording: Recording, frame: Box<FrameScratch>) {
+        recording.token.set_submitted(&[]);
+        recording.token.set_failed();
         self.pools
-            .recycle(recording.into_in_flight(self.pools, token, Vec::new(), Vec::new()));
+            .recycle(recording.into_in_flight(frame, &[], &[]));
     }
 
     /// After a failed release submit: frees or leaks the recording as `run` does.
@@ -285,13 +269,13 @@ impl Execution<'_, '_> {
         &self,
         failure: SubmitFailure,
         recording: Recording,
-        token: CompletionToken,
+        frame: Box<FrameScratch>,
     ) -> Error {
         if failure.settled {
-            self.give_back(recording, token);
+            self.give_back(recording, frame);
         } else {
             log::error!("a handoff's release submit failed ({}) and the queues could not be waited for: leaking its objects", failure.error);
-            token.set_failed();
+            recording.token.set_failed();
             std::mem::forget(recording);
         }
         failure.error

@@ -31,10 +31,9 @@ mod submit;
 
 use crate::pass::PassEntry;
 pub(crate) use handoff_submit::Begun;
-pub(crate) use pools::{PoolKey, Reusable};
-pub(crate) use scratch::{give, take, words, FrameScratch, Spare, Spares, SubmitScratch};
+pub(crate) use pools::InFlight;
+pub(crate) use scratch::{words, FrameScratch, Spare, SubmitScratch};
 pub(crate) use shared::GraphPools;
-pub(crate) use shared::InFlight;
 pub use signals::AppSignals;
 
 use crate::access::LayoutPolicy;
@@ -149,31 +148,15 @@ impl<'e, 'a> Execution<'e, 'a> {
     }
 
     /// Records, submits and commits. The fence keeps clones of this execution's resources
-    /// and queues alive until the GPU is done. The spares are locked twice: to take what the
-    /// execution needs, and to give back its scratch and the recording's tables.
+    /// and queues alive until the GPU is done. The graph's pools are locked once, to record
+    /// (`record`); what the execution took goes back with its fence.
     fn submit_once(&mut self, signals: &AppSignals) -> Result<ExecutionFence> {
         signals::check(self.plan, self.queues, signals)?;
         self.ran.submitted = false;
         self.pools.collect();
         let pools = self.pools;
-        let (token, mut frame, mut reached, (mut resources, mut queues), out) = {
-            let mut spares = pools.spares.lock();
-            let (token, frame, reached, lists) = spares.start_frame(&pools.device);
-            (
-                token,
-                frame,
-                reached,
-                lists,
-                record::Recording::new(&mut spares),
-            )
-        };
-        let recording = match self.record(&token, &mut frame.recording, out) {
-            Ok(recording) => recording,
-            Err(e) => {
-                pools.spares.lock().keep_frame(frame);
-                return Err(e);
-            }
-        };
+        let (mut recording, mut frame) = self.record()?;
+        let mut reached = std::mem::take(&mut recording.reached);
         let submitted =
             self.submit_and_commit(&recording, &mut frame.submit, signals, &mut reached);
         if let (Ok(()), Some(values)) = (&submitted, &frame.submit.values) {
@@ -182,16 +165,11 @@ impl<'e, 'a> Execution<'e, 'a> {
             ran.committed.clone_from(&frame.submit.committed);
             ran.last.clone_from(&values.last);
         }
-        resources.extend(self.resources.iter().cloned());
-        queues.extend(self.queues.iter().cloned());
-        let mut in_flight = {
-            let mut spares = pools.spares.lock();
-            spares.keep_frame(frame);
-            recording.into_in_flight_keeping(&mut spares, token.clone(), (resources, queues))
-        };
+        recording.reached = reached;
+        let token = recording.token.clone();
+        let in_flight = recording.into_in_flight(frame, self.resources, self.queues);
         match submitted {
             Ok(()) => {
-                in_flight.reached = reached;
                 token.set_submitted(&in_flight.fences);
                 Ok(ExecutionFence::new(in_flight, pools.clone()))
             }
@@ -221,30 +199,12 @@ impl<'e, 'a> Execution<'e, 'a> {
 
     /// Records the plan into command buffers and throws them away.
     fn record_only(mut self) -> Result<()> {
-        let (token, mut frame, reached, lists, out) = {
-            let mut spares = self.pools.spares.lock();
-            let (token, frame, reached, lists) = spares.start_frame(&self.pools.device);
-            (
-                token,
-                frame,
-                reached,
-                lists,
-                record::Recording::new(&mut spares),
-            )
-        };
-        let recorded = self.record(&token, &mut frame.recording, out);
-        {
-            let mut spares = self.pools.spares.lock();
-            spares.keep_frame(frame);
-            give(&mut spares.reached, reached);
-            give(&mut spares.resources, lists.0);
-            give(&mut spares.queues, lists.1);
-        }
-        let recording = recorded?;
+        let (recording, frame) = self.record()?;
+        let token = recording.token.clone();
         token.set_submitted(&[]);
         token.set_failed();
-        let pools = self.pools;
-        pools.recycle(recording.into_in_flight(pools, token.clone(), Vec::new(), Vec::new()));
+        self.pools
+            .recycle(recording.into_in_flight(frame, &[], &[]));
         Ok(())
     }
 }

@@ -1,26 +1,23 @@
-//! Emptied vectors and spent completion tokens, kept for the next execution so that a frame
-//! like the last one makes no heap allocation.
-//!
-//! Each execution takes what it needs here and gives it back, emptied, when it is done (the
-//! lists and scratch when it is submitted, what it kept alive once its fences signal). The
-//! lists are bounded, so a burst of executions in flight does not keep memory for good.
+//! Emptied vectors kept for the next execution so that a frame like the last one makes no
+//! heap allocation: [`take`] and [`give`] for the graph's spare lists (`pools::Spares`),
+//! [`Spare`] for the vectors whose elements borrow, and the scratch one execution records
+//! and submits with ([`FrameScratch`]). The spare lists are bounded, so a burst of
+//! executions in flight does not keep memory for good.
 //!
 //! Here too is the plain data of recording: the pieces a batch is cut into, the jobs that
 //! record them, and the per-frame lists that hold both.
 
-use crate::completion::CompletionToken;
 use crate::extensions::Piece;
 use crate::plan::{SubmissionRun, TimelineValues};
-use crate::queue::{Queue, QueueLock};
-use crate::resource::{Resource, Tracked};
+use crate::queue::QueueLock;
+use crate::resource::Tracked;
 use ash::vk;
 use parking_lot::MutexGuard;
-use std::any::Any;
 use std::ops::Range;
 
 /// How many emptied vectors of one kind are kept: one per execution in flight is enough for
 /// a frame loop; more only holds memory.
-const KEPT: usize = 8;
+pub(super) const KEPT: usize = 8;
 
 /// Takes an emptied vector from `list`, or a new one.
 pub(crate) fn take<T>(list: &mut Vec<Vec<T>>) -> Vec<T> {
@@ -77,72 +74,6 @@ impl<const W: usize> Spare<W> {
     }
 }
 
-/// What the executions of one graph hand back for the next one.
-#[derive(Default)]
-pub(crate) struct Spares {
-    pub(super) resources: Vec<Vec<Resource>>,
-    pub(super) queues: Vec<Vec<Queue>>,
-    pub(super) reached: Vec<Vec<u64>>,
-    pub(super) fences: Vec<Vec<vk::Fence>>,
-    pub(super) cmds: Vec<Vec<(super::PoolKey, vk::CommandBuffer)>>,
-    pub(super) keep: Vec<Vec<Box<dyn Any + Send + Sync>>>,
-    pub(super) queue_fences: Vec<Vec<Option<vk::Fence>>>,
-    pub(super) batch_start: Vec<Vec<usize>>,
-    pub(super) batch_ends: Vec<Vec<usize>>,
-    pub(super) batch_cmds: Vec<Vec<vk::CommandBuffer>>,
-    /// Tokens of finished executions; one nobody else holds any more is reused.
-    pub(super) tokens: Vec<CompletionToken>,
-    /// The scratch of recording and submitting, lent to one execution at a time (boxed: it
-    /// moves out and back every frame).
-    pub(super) frame: Option<Box<FrameScratch>>,
-}
-
-impl Spares {
-    /// A token for a new execution: a spent one that only this list still holds, reset, or a
-    /// new one.
-    pub(super) fn token(&mut self, device: &std::sync::Arc<ash::Device>) -> CompletionToken {
-        if let Some(i) = self
-            .tokens
-            .iter_mut()
-            .position(CompletionToken::reset_if_unique)
-        {
-            return self.tokens.swap_remove(i);
-        }
-        CompletionToken::new(device.clone())
-    }
-
-    /// What an execution records and submits with: a token, the frame scratch, the list its
-    /// fence will report reached values in, and the lists its fence keeps the resources and
-    /// queues alive in. Taken under one lock; the scratch goes back with
-    /// [`Spares::keep_frame`], the lists once the fence is done.
-    #[allow(clippy::type_complexity)]
-    pub(super) fn start_frame(
-        &mut self,
-        device: &std::sync::Arc<ash::Device>,
-    ) -> (
-        CompletionToken,
-        Box<FrameScratch>,
-        Vec<u64>,
-        (Vec<Resource>, Vec<Queue>),
-    ) {
-        let lists = (take(&mut self.resources), take(&mut self.queues));
-        let frame = self.frame.take().unwrap_or_default();
-        (self.token(device), frame, take(&mut self.reached), lists)
-    }
-
-    /// Keeps an execution's frame scratch for the next one.
-    pub(super) fn keep_frame(&mut self, frame: Box<FrameScratch>) {
-        self.frame = Some(frame);
-    }
-
-    /// Keeps a spent token for [`Spares::token`].
-    pub(super) fn give_token(&mut self, token: CompletionToken) {
-        if self.tokens.len() < KEPT {
-            self.tokens.push(token);
-        }
-    }
-}
-
 /// The scratch of one execution, passed down by `&mut` through recording and submitting, and
 /// kept by the graph for the next one: a frame like the last one allocates nothing.
 #[derive(Default)]
@@ -193,6 +124,33 @@ pub(crate) struct RecordingLists {
     /// Per batch of every queue, in queue order: where its pieces end in `pieces`.
     pub(super) piece_ends: Vec<usize>,
     pub(super) jobs: Vec<Job>,
+    /// The tables a recording fills (`Recording`'s), lent to it and given back.
+    pub(super) tables: BatchTables,
+}
+
+/// Where each queue's batches and their command buffers are in a recording.
+#[derive(Default)]
+pub(crate) struct BatchTables {
+    /// Per queue, the fence its last submit signals (None for a queue with no batch).
+    pub(super) queue_fences: Vec<Option<vk::Fence>>,
+    /// Per queue, where its batches start in `batch_ends`.
+    pub(super) batch_start: Vec<usize>,
+    /// Per batch of every queue, in queue order: where its command buffers end in
+    /// `batch_cmds` (they start where the previous batch's end).
+    pub(super) batch_ends: Vec<usize>,
+    /// The command buffers of every batch, in submission order: none for a batch without
+    /// commands, one per piece otherwise.
+    pub(super) batch_cmds: Vec<vk::CommandBuffer>,
+}
+
+impl BatchTables {
+    /// Empties the tables, keeping their allocations.
+    pub(super) fn clear(&mut self) {
+        self.queue_fences.clear();
+        self.batch_start.clear();
+        self.batch_ends.clear();
+        self.batch_cmds.clear();
+    }
 }
 
 #[cfg(test)]

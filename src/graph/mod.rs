@@ -19,9 +19,9 @@ use crate::pass::{Declare, FnPass, Pass, PassEntry, PassSlot, Recorder};
 use crate::plan::Schedule;
 use crate::prepared::PreparedFrame;
 use crate::queue::Queue;
+use crate::sync::{Mutex, Slot};
 use cache::PlanCache;
 use lowering::LowerScratch;
-use parking_lot::Mutex;
 use std::fmt;
 use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};
 use std::sync::Arc;
@@ -31,6 +31,8 @@ mod held;
 pub(crate) mod lowering;
 mod planned;
 mod prepare;
+#[cfg(test)]
+mod tests;
 #[cfg(feature = "transients")]
 mod transients;
 
@@ -63,6 +65,9 @@ pub struct Graph {
     pools: Arc<GraphPools>,
     /// What the graph keeps from one frame to the next, under one lock.
     kept: Arc<Mutex<Kept>>,
+    /// What the last builder frame handed the next one: taken by `record()`, put back by
+    /// `execute()`, without a lock.
+    returned: Slot<Returned>,
     /// The device features the app enabled, as far as accesses need them
     /// ([`Graph::set_device_features`]), as [`DeviceFeatures::bits`].
     device_features: AtomicU32,
@@ -71,8 +76,7 @@ pub struct Graph {
     layout_policy: AtomicU8,
 }
 
-/// What a graph keeps from one frame to the next: taken once by `record()`, once by
-/// `finish()` and once when the execution gives its frame back.
+/// What a graph keeps from one frame to the next, locked once per frame, by `finish()`.
 #[derive(Default)]
 struct Kept {
     /// The last few executed frames, kept so that the next `finish()` reuses or refills one:
@@ -80,6 +84,16 @@ struct Kept {
     cache: PlanCache,
     /// Lowering's scratch space.
     lowering: LowerScratch,
+}
+
+/// What an executed builder frame hands the next builder, through the graph's [`Slot`]: the
+/// next `record()` takes it, its `finish()` puts the frame in the cache (under the lock it
+/// takes anyway), and its `execute()` puts it back, refilled. A builder or `Planned` dropped
+/// unexecuted drops it, and the next `record()` starts a new one.
+#[derive(Default)]
+pub(crate) struct Returned {
+    /// The last executed frame, on its way to the cache.
+    frame: Option<PreparedFrame>,
     /// What the next builder reuses.
     builder: BuilderLists,
 }
@@ -192,20 +206,36 @@ impl Graph {
         Graph {
             pools: Arc::new(pools),
             kept: Default::default(),
+            returned: Slot::default(),
             device_features: AtomicU32::new(0),
             layout_policy: AtomicU8::new(0),
         }
     }
 
-    /// Takes back an executed frame and the passes it ran: the frame goes to the cache, the
-    /// pass list and names to the next builder. Nothing is dropped, so a frame like the last
-    /// allocates nothing.
-    pub(crate) fn executed(&self, frame: PreparedFrame, mut passes: Vec<PassEntry<'_>>) {
-        let mut kept = self.kept.lock();
-        kept.cache.put_back(frame);
-        let builder = &mut kept.builder;
+    /// Takes back an executed builder frame and the passes it ran, for the next builder
+    /// (which gives the frame to the cache). Nothing is dropped and no lock is taken, so a
+    /// frame like the last allocates nothing.
+    pub(crate) fn executed(
+        &self,
+        mut frame: PreparedFrame,
+        mut passes: Vec<PassEntry<'_>>,
+        mut returned: Box<Returned>,
+    ) {
+        // Kept frames keep no resource alive (`PlanCache::put_back`), nor does this one.
+        frame.resources.clear();
+        returned.frame = Some(frame);
+        let builder = &mut returned.builder;
         builder.names.extend(passes.drain(..).map(|p| p.name));
         builder.passes = Spare::keep(passes);
+        self.hand_back(returned);
+    }
+
+    /// Puts `returned` in the graph's slot; what it displaced (a builder that ran beside
+    /// this one) gives its frame to the cache.
+    pub(crate) fn hand_back(&self, returned: Box<Returned>) {
+        if let Some(frame) = self.returned.put(returned).and_then(|r| r.frame) {
+            self.keep_frame(frame);
+        }
     }
 
     /// Gives a frame back to the cache (a held plan's, which it re-planned away from).
@@ -222,8 +252,8 @@ impl Graph {
     /// ```
     pub fn record(&self) -> GraphBuilder<'_> {
         self.pools.collect();
-        let mut kept = self.kept.lock();
-        let builder = &mut kept.builder;
+        let mut returned = self.returned.take().unwrap_or_default();
+        let builder = &mut returned.builder;
         // The last builder's list, emptied: its allocation is reused for this frame's passes.
         let mut passes: Vec<PassEntry<'_>> = builder.passes.take();
         passes.reserve(builder.count_hint);
@@ -231,6 +261,7 @@ impl Graph {
             graph: self,
             passes,
             names: std::mem::take(&mut builder.names),
+            returned,
             error: None,
             schedule: Schedule::PROGRAM_ORDER,
         }
@@ -392,6 +423,8 @@ pub struct GraphBuilder<'a> {
     passes: Vec<PassEntry<'a>>,
     /// Strings of earlier passes' names, refilled rather than allocated.
     names: Vec<String>,
+    /// What the last builder frame handed this one.
+    returned: Box<Returned>,
     /// The first error of an `insert_*` call, boxed so that the builder moved by every call
     /// stays small.
     error: Option<Box<Error>>,
@@ -498,15 +531,18 @@ impl<'a> GraphBuilder<'a> {
         if let Some(e) = self.error {
             return Err(*e);
         }
+        let mut returned = self.returned;
         // Emptied, but with its capacity: the execution's names go back into it.
-        let names = self.names;
+        returned.builder.names = self.names;
+        returned.builder.count_hint = self.passes.len();
+        let last = returned.frame.take();
         let (frame, tier) =
-            self.graph
-                .prepare(&self.passes, self.schedule, RecordedBy::Graph, Some(names))?;
+            (self.graph).prepare(&self.passes, self.schedule, RecordedBy::Graph, last)?;
         Ok(Planned {
             graph: self.graph,
             frame,
             passes: self.passes,
+            returned,
             tier,
             schedule: self.schedule,
         })
