@@ -317,8 +317,10 @@ pub mod resource;
 mod schedule;
 #[cfg(feature = "serde")]
 mod serde;
+mod signals;
 #[cfg(feature = "verify")]
 pub mod simulate;
+mod spare;
 mod sync;
 #[cfg(feature = "timing")]
 pub mod timing;
@@ -332,7 +334,6 @@ pub use access::Access;
 pub use ash;
 pub use debug::DebugUtils;
 pub use error::{Error, Result};
-pub use exec::AppSignals;
 pub use exec::{fence, handoff};
 pub use fence::{CompletionToken, ExecutionFence};
 /// The allocator crate whose types appear in this crate's signatures ([`SharedAllocator`],
@@ -349,6 +350,7 @@ pub use resource::{
     BufferDesc, Destroy, HostMapping, HostMemory, ImageDesc, Resource, ResourceState,
     SharedAllocator, Sharing, StBuffer, StImage, StateSnapshot,
 };
+pub use signals::AppSignals;
 // The `transients` leaf's public types: `TransientStats`, with that feature.
 #[allow(unused_imports)]
 pub use transients::public::*;

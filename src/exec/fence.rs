@@ -10,9 +10,10 @@
 //! # Ok(()) }
 //! ```
 
+use super::pools::InFlight;
+use super::shared::GraphPools;
 pub use crate::completion::CompletionToken;
 use crate::error::{Error, Result};
-use crate::exec::{GraphPools, InFlight};
 use crate::extensions::CompletedExtensions;
 use crate::sync::Mutex;
 use ash::vk;

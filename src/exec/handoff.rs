@@ -64,7 +64,9 @@
 //! queue, or a graph already planned after the app's work) it submits the pass's batch itself
 //! with nothing in the pass, so that the states it committed hold.
 
-use super::{Begun, Execution, GraphPools};
+use super::handoff_submit::Begun;
+use super::shared::GraphPools;
+use super::Execution;
 use crate::error::{Error, Result};
 use crate::pass::PassEntry;
 use crate::plan::{Plan, WaitTarget};

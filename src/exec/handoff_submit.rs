@@ -14,15 +14,15 @@
 //! submitted and nobody committed since) or submits the app's batch itself with nothing in the
 //! pass ([`Execution::submit_app_batch`]), so that every state it committed is true.
 
+use super::fence::ExecutionFence;
 use super::record::Recording;
-use super::signals::AppSignals;
+use super::scratch::FrameScratch;
 use super::submit::{Locked, SubmitFailure};
 use super::Execution;
 use crate::error::{Error, Result};
-use crate::exec::FrameScratch;
-use crate::fence::ExecutionFence;
 use crate::plan::{submission_runs, SegmentState, SubmissionRun, TimelineValues};
 use crate::queue::{Queue, QueueLock};
+use crate::signals::AppSignals;
 use std::ops::Range;
 
 /// A resource's segments, as its tracked state holds them.

@@ -26,30 +26,26 @@ mod pools;
 mod record;
 mod scratch;
 mod shared;
-mod signals;
 mod submit;
 
-use crate::pass::PassEntry;
-pub(crate) use handoff_submit::Begun;
-pub(crate) use pools::InFlight;
-pub(crate) use scratch::{words, FrameScratch, Spare, SubmitScratch};
 pub(crate) use shared::GraphPools;
-pub use signals::AppSignals;
 
 use crate::access::LayoutPolicy;
 use crate::error::Result;
-use crate::fence::ExecutionFence;
+use crate::pass::PassEntry;
 use crate::plan::Plan;
 use crate::prepared::labels::PlanLabels;
 use crate::prepared::{AtRest, PlanBarriers, PreparedFrame, Ran};
 use crate::queue::Queue;
 use crate::resource::Resource;
+use crate::signals::{self, AppSignals};
+use fence::ExecutionFence;
 use std::sync::Arc;
 use submit::SubmitFailure;
 
 /// One execution of a prepared frame: the frame's parts, borrowed for as long as it records
 /// and submits, with the pools and the passes.
-pub(crate) struct Execution<'e, 'a> {
+struct Execution<'e, 'a> {
     /// Where command buffers and fences come from and go back to.
     pools: &'e Arc<GraphPools>,
     /// The passes, in program order (the plan's pass indices).
@@ -72,6 +68,8 @@ pub(crate) struct Execution<'e, 'a> {
     ran: &'e mut Ran,
     /// The layouts the passes declared their image uses in, which they record with.
     layouts: LayoutPolicy,
+    /// Whether passes are recorded inside debug labels (with the graph's debug utils).
+    record_labels: bool,
 }
 
 /// Records and submits `frame`'s plan with `passes` (those it was prepared from), and
@@ -87,12 +85,6 @@ pub(crate) fn run(
     Execution::of(pools, passes, frame).submit_once(signals)
 }
 
-/// Refuses signals that `frame`'s plan cannot carry (see [`AppSignals`]), before anything
-/// is recorded.
-pub(crate) fn check_signals(frame: &PreparedFrame, signals: &AppSignals) -> Result<()> {
-    signals::check(&frame.plan, &frame.queues, signals)
-}
-
 /// Records `frame`'s plan into command buffers and throws them away, submitting nothing and
 /// changing no state: what `benches/plan.rs` measures against hand-written recording.
 pub(crate) fn record_only(
@@ -105,7 +97,7 @@ pub(crate) fn record_only(
 
 impl<'e, 'a> Execution<'e, 'a> {
     /// Borrows `frame` for one execution with `passes`.
-    pub(crate) fn of(
+    fn of(
         pools: &'e Arc<GraphPools>,
         passes: &'e mut [PassEntry<'a>],
         frame: &'e mut PreparedFrame,
@@ -116,6 +108,7 @@ impl<'e, 'a> Execution<'e, 'a> {
             resources,
             versions,
             layouts,
+            record_labels,
             barriers,
             labels,
             recorded,
@@ -136,12 +129,13 @@ impl<'e, 'a> Execution<'e, 'a> {
             rest,
             ran,
             layouts: *layouts,
+            record_labels: *record_labels,
         }
     }
 
     /// Forgets the baked barriers and labels: a part of the plan is recorded next (a
     /// handoff's), which they were not built for.
-    pub(crate) fn forget_baked(&mut self) {
+    fn forget_baked(&mut self) {
         self.barriers.forget();
         self.labels.forget();
         *self.recorded = false;

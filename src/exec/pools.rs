@@ -8,11 +8,12 @@
 //! complete hands it back without a lock, through a channel that the next execution drains
 //! under that lock (`GraphPools::give_back`).
 
-use super::scratch::{give, FrameScratch, KEPT};
+use super::scratch::FrameScratch;
 use crate::completion::CompletionToken;
 use crate::extensions::{ExecutionExtensions, Extensions};
 use crate::queue::Queue;
 use crate::resource::Resource;
+use crate::spare::{give, KEPT};
 use ash::vk;
 use std::any::Any;
 use std::collections::HashMap;

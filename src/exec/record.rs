@@ -16,7 +16,7 @@
 //! marked failed (so nothing waits on it forever), and the pass's error naming the pass.
 
 use super::pools::{InFlight, PoolKey, Reusable, Spares};
-use super::scratch::{take, BatchTables, FrameScratch, Job, RecordingLists};
+use super::scratch::{BatchTables, FrameScratch, Job, RecordingLists};
 use super::shared::GraphPools;
 use super::Execution;
 use crate::access::LayoutPolicy;
@@ -30,6 +30,7 @@ use crate::prepared::labels::{self, pass_color, PlanLabels};
 use crate::prepared::PlanBarriers;
 use crate::queue::Queue;
 use crate::resource::Resource;
+use crate::spare::take;
 use ash::vk;
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
@@ -157,7 +158,9 @@ impl Execution<'_, '_> {
         let token = reusable.spares.token(&pools.device);
         // The transients' objects for this execution, kept bound until the recording ends.
         let transients =
-            (pools.transients).bind(self.plan, self.resources, &token, pools.debug.as_ref());
+            pools
+                .transients()
+                .bind(self.plan, self.resources, &token, pools.debug.as_ref());
         let transients = match transients {
             Ok(guard) => guard,
             Err(e) => {
@@ -211,6 +214,7 @@ impl Execution<'_, '_> {
             plan,
             barriers,
             labels: kept_labels,
+            record_labels,
             recorded,
             layouts,
             ..
@@ -219,7 +223,7 @@ impl Execution<'_, '_> {
         barriers.prepare(plan, resources);
         // Pass and barrier labels, unless the graph turned them off; kept with a plan that
         // comes back.
-        let labels = (pools.debug.as_ref()).filter(|_| pools.labels.load(Ordering::Relaxed));
+        let labels = (pools.debug.as_ref()).filter(|_| *record_labels);
         if labels.is_some() && **recorded && !kept_labels.built() {
             let (passes, queues) = (&*passes, &*queues);
             labels::keep(

@@ -26,10 +26,8 @@ const RETURNED: usize = 16;
 
 /// The part of a graph that its executions and their fences share.
 pub(crate) struct GraphPools {
-    pub(crate) device: Arc<ash::Device>,
-    pub(crate) debug: Option<DebugUtils>,
-    /// Whether each pass is recorded inside a debug label with its name (with `debug`).
-    pub(crate) labels: std::sync::atomic::AtomicBool,
+    pub(super) device: Arc<ash::Device>,
+    pub(super) debug: Option<DebugUtils>,
     pub(super) reusable: Mutex<Reusable>,
     /// Where fences hand completed executions back, for the next one to reuse
     /// ([`GraphPools::give_back`]); `reusable` holds the other end.
@@ -41,7 +39,7 @@ pub(crate) struct GraphPools {
     any_pending: std::sync::atomic::AtomicBool,
     /// The transients' handles, memory and objects (dropped after `Drop` has waited for every
     /// execution, before the device can go).
-    pub(crate) transients: Transients,
+    transients: Transients,
     /// What must outlive the pools ([`crate::Graph::with_device_owner`]: what destroys the
     /// device): the last field, so it drops after `Drop` destroyed the pools and fences.
     device_owner: Option<Arc<dyn Any + Send + Sync>>,
@@ -51,23 +49,26 @@ impl GraphPools {
     /// Empty pools for `device`; with `debug`, the command pools get names. `device_owner`
     /// (what destroys the device, if the pools should keep it alive) drops after them.
     pub(crate) fn new(
-        device: &ash::Device,
+        device: Arc<ash::Device>,
         debug: Option<DebugUtils>,
         device_owner: Option<Arc<dyn Any + Send + Sync>>,
     ) -> Self {
-        let device = Arc::new(device.clone());
         let (returned, receiver) = sync_channel(RETURNED);
         Self {
             transients: Transients::new(device.clone()),
             device,
             debug,
-            labels: std::sync::atomic::AtomicBool::new(true),
             reusable: Mutex::new(Reusable::new(receiver)),
             returned,
             pending: Mutex::new(Vec::new()),
             any_pending: std::sync::atomic::AtomicBool::new(false),
             device_owner,
         }
+    }
+
+    /// The transients' handles, memory and objects, which executions bind.
+    pub(crate) fn transients(&self) -> &Transients {
+        &self.transients
     }
 
     /// Returns an execution's command buffers and fences for reuse and drops the rest, under

@@ -13,17 +13,18 @@
 use crate::access::{DeviceFeatures, LayoutPolicy};
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
-use crate::exec::{words, GraphPools, Spare};
+use crate::exec::GraphPools;
 use crate::handoff::Handoff;
 use crate::pass::{Declare, FnPass, Pass, PassEntry, PassSlot, Recorder};
 use crate::plan::Schedule;
 use crate::prepared::PreparedFrame;
 use crate::queue::Queue;
+use crate::spare::{words, Spare};
 use crate::sync::{Mutex, Slot};
 use cache::PlanCache;
 use lowering::LowerScratch;
 use std::fmt;
-use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering};
 use std::sync::Arc;
 
 pub(crate) mod cache;
@@ -63,6 +64,12 @@ use prepare::{verify_in_debug, RecordedBy};
 /// ```
 pub struct Graph {
     pools: Arc<GraphPools>,
+    /// The device, and its debug utils, as the pools have them.
+    device: Arc<ash::Device>,
+    debug: Option<DebugUtils>,
+    /// Whether each pass is recorded inside a debug label with its name (with `debug`):
+    /// [`Graph::set_labels`].
+    labels: AtomicBool,
     /// What the graph keeps from one frame to the next, under one lock.
     kept: Arc<Mutex<Kept>>,
     /// What the last builder frame handed the next one: taken by `record()`, put back by
@@ -157,7 +164,7 @@ impl Graph {
     ) -> Result<Graph> {
         // SAFETY: the three belong together and are alive (this function's contract).
         unsafe { crate::requirements::check_device(instance, physical_device, device, "graph") }?;
-        Ok(Graph::with_pools(GraphPools::new(device, debug, None)))
+        Ok(Graph::with_pools(device, debug, None))
     }
 
     /// As [`Graph::new`], and the graph keeps `device_owner` alive until it and every
@@ -195,16 +202,21 @@ impl Graph {
     ) -> Result<Graph> {
         // SAFETY: the three belong together and are alive (this function's contract).
         unsafe { crate::requirements::check_device(instance, physical_device, device, "graph") }?;
-        Ok(Graph::with_pools(GraphPools::new(
-            device,
-            debug,
-            Some(device_owner),
-        )))
+        Ok(Graph::with_pools(device, debug, Some(device_owner)))
     }
 
-    fn with_pools(pools: GraphPools) -> Graph {
+    fn with_pools(
+        device: &ash::Device,
+        debug: Option<DebugUtils>,
+        device_owner: Option<Arc<dyn std::any::Any + Send + Sync>>,
+    ) -> Graph {
+        let device = Arc::new(device.clone());
+        let pools = GraphPools::new(device.clone(), debug.clone(), device_owner);
         Graph {
             pools: Arc::new(pools),
+            device,
+            debug,
+            labels: AtomicBool::new(true),
             kept: Default::default(),
             returned: Slot::default(),
             device_features: AtomicU32::new(0),
@@ -372,7 +384,12 @@ impl Graph {
     /// # }
     /// ```
     pub fn set_labels(&self, on: bool) {
-        self.pools.labels.store(on, Ordering::Relaxed);
+        self.labels.store(on, Ordering::Relaxed);
+    }
+
+    /// Whether passes are recorded inside debug labels ([`Graph::set_labels`]).
+    pub(crate) fn labels_on(&self) -> bool {
+        self.labels.load(Ordering::Relaxed)
     }
 
     /// The device the graph records for.
@@ -383,7 +400,7 @@ impl Graph {
     /// # }
     /// ```
     pub fn device(&self) -> &ash::Device {
-        &self.pools.device
+        &self.device
     }
 
     /// The debug-utils functions, if the graph has them.
@@ -394,13 +411,13 @@ impl Graph {
     /// # }
     /// ```
     pub fn debug(&self) -> Option<&DebugUtils> {
-        self.pools.debug.as_ref()
+        self.debug.as_ref()
     }
 }
 
 impl fmt::Debug for Graph {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Graph({:?})", self.pools.device.handle())
+        write!(f, "Graph({:?})", self.device.handle())
     }
 }
 
@@ -446,7 +463,7 @@ impl<'a> GraphBuilder<'a> {
 
     #[inline]
     pub(crate) fn insert_slot(mut self, name: &str, pass: PassSlot<'a>, queue: &Queue) -> Self {
-        if self.error.is_none() && queue.device_handle() != self.graph.pools.device.handle() {
+        if self.error.is_none() && queue.device_handle() != self.graph.device.handle() {
             self.error = Some(Box::new(Error::ForeignDevice {
                 what: format!("queue `{}` (pass `{name}`)", queue.name()),
             }));
@@ -565,7 +582,7 @@ impl Graph {
     where
         D: Fn(&mut Declare<'_>) + 'q,
     {
-        let device = self.pools().device.handle();
+        let device = self.device.handle();
         if queue.device_handle() != device {
             return Err(Error::ForeignDevice {
                 what: format!("queue `{}` (handoff `{name}`)", queue.name()),

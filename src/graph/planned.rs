@@ -4,12 +4,13 @@
 
 use super::{Graph, HeldPlan, Returned};
 use crate::error::Result;
-use crate::exec::{self, AppSignals};
+use crate::exec;
 use crate::fence::ExecutionFence;
 use crate::pass::PassEntry;
 use crate::plan::{Plan, Schedule};
 use crate::prepared::{PreparedFrame, Tier};
 use crate::queue::Queue;
+use crate::signals::AppSignals;
 use std::fmt;
 
 /// A planned graph: inspect or print its [`Plan`], then [`Planned::execute`] it.

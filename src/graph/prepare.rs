@@ -39,7 +39,7 @@ impl Graph {
         recorded_by: RecordedBy,
         last: Option<PreparedFrame>,
     ) -> Result<(PreparedFrame, Option<Tier>)> {
-        let device = self.pools.device.handle();
+        let device = self.device.handle();
         let features = self.device_features();
         let ext = QueueExtensions {
             all_stages: recorded_by == RecordedBy::Graph
@@ -92,7 +92,8 @@ impl Graph {
             }
         };
         frame.layouts = layouts;
-        self.pools.transients.check_budget(&frame.plan)?;
+        frame.record_labels = self.labels_on();
+        self.pools.transients().check_budget(&frame.plan)?;
         Ok((frame, tier))
     }
 }

@@ -106,7 +106,7 @@ impl Graph {
     /// # Ok(()) }
     /// ```
     pub fn transient_image(&self, desc: ImageDesc, name: &str) -> Result<Arc<StImage>> {
-        self.pools.transients.image(desc, name)
+        self.pools.transients().image(desc, name)
     }
 
     /// A transient buffer of `desc` (device-local: `MemoryLocation::GpuOnly`), as
@@ -120,7 +120,7 @@ impl Graph {
     /// # Ok(()) }
     /// ```
     pub fn transient_buffer(&self, desc: BufferDesc, name: &str) -> Result<Arc<StBuffer>> {
-        self.pools.transients.buffer(desc, name)
+        self.pools.transients().buffer(desc, name)
     }
 
     /// Gives the graph the allocator its transients' heaps come from, with the device's
@@ -150,7 +150,7 @@ impl Graph {
         buffer_image_granularity: u64,
     ) -> Result<()> {
         self.pools
-            .transients
+            .transients()
             .set_allocator(allocator, buffer_image_granularity)
     }
 
@@ -164,7 +164,7 @@ impl Graph {
     /// # }
     /// ```
     pub fn set_transient_aliasing(&self, on: bool) {
-        self.pools.transients.set_aliasing(on);
+        self.pools.transients().set_aliasing(on);
     }
 
     /// Caps the memory one execution's transients take at `bytes` (`None`, the default: no
@@ -194,12 +194,12 @@ impl Graph {
     /// # }
     /// ```
     pub fn set_transient_budget(&self, bytes: Option<u64>) {
-        self.pools.transients.set_budget(bytes);
+        self.pools.transients().set_budget(bytes);
     }
 
     /// The budget from [`Graph::set_transient_budget`]; `None` without one.
     pub fn transient_budget(&self) -> Option<u64> {
-        self.pools.transients.budget()
+        self.pools.transients().budget()
     }
 
     /// What the graph's transients hold and have made so far: heaps, bytes, objects created.
@@ -211,7 +211,7 @@ impl Graph {
     /// # }
     /// ```
     pub fn transient_stats(&self) -> TransientStats {
-        self.pools.transients.stats()
+        self.pools.transients().stats()
     }
 }
 

@@ -46,6 +46,9 @@ pub(crate) struct PreparedFrame {
     pub(crate) versions: Vec<u64>,
     /// The layouts the passes declared their image uses in, which they record with.
     pub(crate) layouts: LayoutPolicy,
+    /// Whether passes are recorded inside debug labels (the graph's setting, given each
+    /// time the frame is prepared or a held plan executes).
+    pub(crate) record_labels: bool,
     /// The Vulkan structs of the plan's barriers, once recorded.
     pub(crate) barriers: PlanBarriers,
     /// The passes' and commands' debug labels, built with labels on from the plan's second

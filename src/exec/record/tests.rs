@@ -1,7 +1,6 @@
 //! A failed recording gives every object back.
 
 use super::*;
-use crate::exec::GraphPools;
 use crate::plan::{Batch, Plan, QueuePlan};
 use crate::{Context, Declare, Pass, Recorder};
 
