@@ -300,6 +300,7 @@ mod diagram;
 pub mod error;
 mod exec;
 mod extensions;
+pub mod fence;
 mod fx;
 pub mod graph;
 #[cfg(feature = "parallel-recording")]
@@ -334,7 +335,7 @@ pub use access::Access;
 pub use ash;
 pub use debug::DebugUtils;
 pub use error::{Error, Result};
-pub use exec::{fence, handoff};
+pub use exec::handoff;
 pub use fence::{CompletionToken, ExecutionFence};
 /// The allocator crate whose types appear in this crate's signatures ([`SharedAllocator`],
 /// [`BufferDesc::location`], [`Error::Allocator`]).

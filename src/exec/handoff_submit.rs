@@ -14,13 +14,13 @@
 //! submitted and nobody committed since) or submits the app's batch itself with nothing in the
 //! pass ([`Execution::submit_app_batch`]), so that every state it committed is true.
 
-use super::fence::ExecutionFence;
 use super::record::Recording;
-use super::scratch::FrameScratch;
 use super::submit::{Locked, SubmitFailure};
 use super::Execution;
 use crate::error::{Error, Result};
+use crate::fence::ExecutionFence;
 use crate::plan::{submission_runs, SegmentState, SubmissionRun, TimelineValues};
+use crate::prepared::scratch::FrameScratch;
 use crate::queue::{Queue, QueueLock};
 use crate::signals::AppSignals;
 use std::ops::Range;
@@ -55,9 +55,10 @@ impl Execution<'_, '_> {
         let app_batches = std::mem::take(&mut self.plan.queues[app].batches);
         // A part of the plan is recorded: barriers kept for another part must not be used.
         self.forget_baked();
-        let recorded = self.record();
+        let mut frame = FrameScratch::default();
+        let recorded = self.record(&mut frame);
         self.plan.queues[app].batches = app_batches;
-        let (recording, mut frame) = recorded?;
+        let recording = recorded?;
         let token = recording.token.clone();
 
         let this = &*self;
@@ -66,7 +67,7 @@ impl Execution<'_, '_> {
         let (mut locked, mut app_lock) = match this.lock_for_handoff(&order, app, app_queue) {
             Ok(locks) => locks,
             Err(e) => {
-                this.give_back(recording, frame);
+                this.give_back(recording, &mut frame);
                 return Err(e);
             }
         };
@@ -76,16 +77,16 @@ impl Execution<'_, '_> {
         let submitted = this.submit_releases(&mut locked, &runs, &values, &recording, &mut frame);
         if let Err(failure) = submitted {
             drop(locked);
-            return Err(this.after_failed_release(failure, recording, frame));
+            return Err(this.after_failed_release(failure, recording, &mut frame));
         }
         let before = this.commit_keeping_before(&mut locked, &values);
         drop(locked);
         let release = if runs.is_empty() {
-            this.give_back(recording, frame);
+            this.give_back(recording, &mut frame);
             None
         } else {
             token.set_submitted(&recording.fences);
-            let in_flight = recording.into_in_flight(frame, this.resources, this.queues);
+            let in_flight = recording.into_in_flight(&mut frame, this.resources, this.queues);
             Some(ExecutionFence::new(in_flight, this.pools.clone()))
         };
         Ok(Begun {
@@ -233,31 +234,32 @@ impl Execution<'_, '_> {
         self.plan.queues[app].batches = std::mem::take(&mut others[app]);
         // As in `begin_handoff`: another part of the plan than the last recording's.
         self.forget_baked();
-        let recorded = self.record();
+        let mut frame = FrameScratch::default();
+        let recorded = self.record(&mut frame);
         for (q, batches) in others.into_iter().enumerate() {
             if q != app {
                 self.plan.queues[q].batches = batches;
             }
         }
-        let (recording, mut frame) = recorded?;
+        let recording = recorded?;
         let run = SubmissionRun {
             queue: app,
             batches: 0..self.plan.queues[app].batches.len(),
         };
         let fence = recording.queue_fence(app).unwrap_or_default();
         if let Err(e) = self.submit_run(lock, &run, values, &recording, fence, &mut frame.submit) {
-            self.give_back(recording, frame);
+            self.give_back(recording, &mut frame);
             return Err(Error::vk("vkQueueSubmit2", e));
         }
         recording.token.set_submitted(&recording.fences);
-        let in_flight = recording.into_in_flight(frame, self.resources, self.queues);
+        let in_flight = recording.into_in_flight(&mut frame, self.resources, self.queues);
         // Dropped at once: the graph's pools release it once its fence signals.
         drop(ExecutionFence::new(in_flight, self.pools.clone()));
         Ok(())
     }
 
     /// Hands an unsubmitted recording back to the pools.
-    fn give_back(&self, recording: Recording, frame: Box<FrameScratch>) {
+    fn give_back(&self, recording: Recording, frame: &mut FrameScratch) {
         recording.token.set_submitted(&[]);
         recording.token.set_failed();
         self.pools
@@ -269,7 +271,7 @@ impl Execution<'_, '_> {
         &self,
         failure: SubmitFailure,
         recording: Recording,
-        frame: Box<FrameScratch>,
+        frame: &mut FrameScratch,
     ) -> Error {
         if failure.settled {
             self.give_back(recording, frame);

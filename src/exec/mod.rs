@@ -19,12 +19,10 @@
 //! [`handoff`] runs an execution whose one pass the app submits itself: the library submits
 //! the other queues' batches and commits the states, and the app's batch goes to the app.
 
-pub mod fence;
 pub mod handoff;
 mod handoff_submit;
 mod pools;
 mod record;
-mod scratch;
 mod shared;
 mod submit;
 
@@ -32,14 +30,15 @@ pub(crate) use shared::GraphPools;
 
 use crate::access::LayoutPolicy;
 use crate::error::Result;
+use crate::fence::ExecutionFence;
 use crate::pass::PassEntry;
 use crate::plan::Plan;
 use crate::prepared::labels::PlanLabels;
+use crate::prepared::scratch::FrameScratch;
 use crate::prepared::{AtRest, PlanBarriers, PreparedFrame, Ran};
 use crate::queue::Queue;
 use crate::resource::Resource;
 use crate::signals::{self, AppSignals};
-use fence::ExecutionFence;
 use std::sync::Arc;
 use submit::SubmitFailure;
 
@@ -66,6 +65,8 @@ struct Execution<'e, 'a> {
     rest: &'e AtRest,
     /// What this execution committed.
     ran: &'e mut Ran,
+    /// The frame's scratch, which the execution records and submits with.
+    scratch: &'e mut FrameScratch,
     /// The layouts the passes declared their image uses in, which they record with.
     layouts: LayoutPolicy,
     /// Whether passes are recorded inside debug labels (with the graph's debug utils).
@@ -114,6 +115,7 @@ impl<'e, 'a> Execution<'e, 'a> {
             recorded,
             rest,
             ran,
+            scratch,
             ..
         } = frame;
         Execution {
@@ -128,6 +130,7 @@ impl<'e, 'a> Execution<'e, 'a> {
             recorded,
             rest,
             ran,
+            scratch,
             layouts: *layouts,
             record_labels: *record_labels,
         }
@@ -141,15 +144,29 @@ impl<'e, 'a> Execution<'e, 'a> {
         *self.recorded = false;
     }
 
+    /// Records, submits and commits, with the frame's scratch.
+    fn submit_once(&mut self, signals: &AppSignals) -> Result<ExecutionFence> {
+        // Out of the frame while the execution borrows the rest of it; moving it allocates
+        // nothing.
+        let mut scratch = std::mem::take(&mut *self.scratch);
+        let fence = self.submit_with(&mut scratch, signals);
+        *self.scratch = scratch;
+        fence
+    }
+
     /// Records, submits and commits. The fence keeps clones of this execution's resources
     /// and queues alive until the GPU is done. The graph's pools are locked once, to record
     /// (`record`); what the execution took goes back with its fence.
-    fn submit_once(&mut self, signals: &AppSignals) -> Result<ExecutionFence> {
+    fn submit_with(
+        &mut self,
+        frame: &mut FrameScratch,
+        signals: &AppSignals,
+    ) -> Result<ExecutionFence> {
         signals::check(self.plan, self.queues, signals)?;
         self.ran.submitted = false;
         self.pools.collect();
         let pools = self.pools;
-        let (mut recording, mut frame) = self.record()?;
+        let mut recording = self.record(frame)?;
         let mut reached = std::mem::take(&mut recording.reached);
         let submitted =
             self.submit_and_commit(&recording, &mut frame.submit, signals, &mut reached);
@@ -193,12 +210,15 @@ impl<'e, 'a> Execution<'e, 'a> {
 
     /// Records the plan into command buffers and throws them away.
     fn record_only(mut self) -> Result<()> {
-        let (recording, frame) = self.record()?;
+        let mut frame = std::mem::take(&mut *self.scratch);
+        let recorded = self.record(&mut frame);
+        *self.scratch = frame;
+        let recording = recorded?;
         let token = recording.token.clone();
         token.set_submitted(&[]);
         token.set_failed();
         self.pools
-            .recycle(recording.into_in_flight(frame, &[], &[]));
+            .recycle(recording.into_in_flight(self.scratch, &[], &[]));
         Ok(())
     }
 }

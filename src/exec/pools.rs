@@ -8,9 +8,9 @@
 //! complete hands it back without a lock, through a channel that the next execution drains
 //! under that lock (`GraphPools::give_back`).
 
-use super::scratch::FrameScratch;
 use crate::completion::CompletionToken;
-use crate::extensions::{ExecutionExtensions, Extensions};
+use crate::extensions::Extensions;
+use crate::fence::{InFlight, PoolKey};
 use crate::queue::Queue;
 use crate::resource::Resource;
 use crate::spare::{give, KEPT};
@@ -24,16 +24,6 @@ use std::sync::mpsc::Receiver;
 pub(super) struct FamilyPool {
     pub(super) pool: vk::CommandPool,
     pub(super) free: Vec<vk::CommandBuffer>,
-}
-
-/// Which command pool a command buffer comes from: its queue family, and the recording
-/// thread that uses the pool (0: the thread that calls `execute()`; see
-/// [`crate::Graph::set_recording_threads`]). Command pools are externally synchronized, so
-/// threads recording side by side each need their own.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub(crate) struct PoolKey {
-    pub(super) family: u32,
-    pub(super) thread: usize,
 }
 
 /// Command pools per family and recording thread, spare fences and lists, and the
@@ -68,7 +58,6 @@ impl Reusable {
             reached,
             keep,
             ext: _,
-            scratch,
         } = c;
         if !fences.is_empty() {
             // SAFETY: the fences are signalled or were never submitted; none is in use.
@@ -96,9 +85,6 @@ impl Reusable {
         give(&mut spares.queues, queues);
         give(&mut spares.reached, reached);
         spares.give_token(token);
-        if let Some(frame) = scratch {
-            spares.give_frame(frame);
-        }
     }
 
     /// Reuses every execution handed back through the channel since the last call.
@@ -134,12 +120,6 @@ pub(crate) struct Spares {
     pub(super) keep: Vec<Vec<Box<dyn Any + Send + Sync>>>,
     /// Tokens of finished executions; one nobody else holds any more is reused.
     pub(super) tokens: Vec<CompletionToken>,
-    /// The scratch of recording and submitting, one per execution in flight.
-    #[allow(
-        clippy::vec_box,
-        reason = "a scratch moves out and back every frame: as a pointer, not its lists"
-    )]
-    pub(super) frames: Vec<Box<FrameScratch>>,
 }
 
 impl Spares {
@@ -160,59 +140,6 @@ impl Spares {
     pub(super) fn give_token(&mut self, token: CompletionToken) {
         if self.tokens.len() < KEPT {
             self.tokens.push(token);
-        }
-    }
-
-    /// An execution's frame scratch, emptied by its last user.
-    pub(super) fn frame(&mut self) -> Box<FrameScratch> {
-        self.frames.pop().unwrap_or_default()
-    }
-
-    /// Keeps an execution's frame scratch for the next one.
-    pub(super) fn give_frame(&mut self, frame: Box<FrameScratch>) {
-        if self.frames.len() < KEPT {
-            self.frames.push(frame);
-        }
-    }
-}
-
-/// Everything one execution keeps alive until its fences signal.
-pub(crate) struct InFlight {
-    pub(super) token: CompletionToken,
-    /// Every VkFence of the execution (submitted or not) to return to the pools.
-    pub(super) fences: Vec<vk::Fence>,
-    /// Command buffers to return to their pool.
-    pub(super) cmds: Vec<(PoolKey, vk::CommandBuffer)>,
-    pub(super) resources: Vec<Resource>,
-    pub(super) queues: Vec<Queue>,
-    /// Per queue of `queues`: the timeline value known reached once the execution's fences
-    /// signal (its own last value there, or the highest it waited for), 0 for none.
-    pub(super) reached: Vec<u64>,
-    pub(super) keep: Vec<Box<dyn Any + Send + Sync>>,
-    /// The optional parts' objects (timestamp queries).
-    pub(super) ext: ExecutionExtensions,
-    /// The scratch the execution recorded and submitted with, for the next one.
-    pub(super) scratch: Option<Box<FrameScratch>>,
-}
-
-impl InFlight {
-    /// Releases what the execution kept alive (the passes' objects, the resources, queues
-    /// and the optional parts' objects), keeping the emptied lists for
-    /// [`Reusable::reuse`].
-    pub(super) fn release(&mut self) {
-        self.keep.clear();
-        self.resources.clear();
-        self.queues.clear();
-        std::mem::take(&mut self.ext).release();
-    }
-
-    /// Tells the queues what the host now knows complete: call once its fences were seen
-    /// signalled (never for an execution that failed).
-    pub(super) fn note_reached(&self) {
-        for (q, &v) in self.queues.iter().zip(&self.reached) {
-            if v != 0 {
-                q.note_host_complete(v);
-            }
         }
     }
 }

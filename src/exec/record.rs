@@ -15,8 +15,7 @@
 //! reset and back in their pool, the fences back in the spare list, the completion token
 //! marked failed (so nothing waits on it forever), and the pass's error naming the pass.
 
-use super::pools::{InFlight, PoolKey, Reusable, Spares};
-use super::scratch::{BatchTables, FrameScratch, Job, RecordingLists};
+use super::pools::{Reusable, Spares};
 use super::shared::GraphPools;
 use super::Execution;
 use crate::access::LayoutPolicy;
@@ -24,9 +23,11 @@ use crate::completion::CompletionToken;
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
 use crate::extensions::{ExecutionExtensions, Extensions, PassSource, Piece, SpreadWork};
+use crate::fence::{InFlight, PoolKey};
 use crate::pass::PassEntry;
 use crate::plan::{Command, Plan};
 use crate::prepared::labels::{self, pass_color, PlanLabels};
+use crate::prepared::scratch::{BatchTables, FrameScratch, Job, RecordingLists};
 use crate::prepared::PlanBarriers;
 use crate::queue::Queue;
 use crate::resource::Resource;
@@ -103,7 +104,7 @@ impl Recording {
     /// `queues` alive until then. The tables go back to `frame`, which goes with it.
     pub(crate) fn into_in_flight(
         self,
-        mut frame: Box<FrameScratch>,
+        frame: &mut FrameScratch,
         resources: &[Resource],
         queues: &[Queue],
     ) -> InFlight {
@@ -130,7 +131,6 @@ impl Recording {
             reached,
             keep,
             ext,
-            scratch: Some(frame),
         }
     }
 }
@@ -150,7 +150,7 @@ impl Execution<'_, '_> {
     /// not there; only the graph's own state is repaired first, which is all
     /// `AssertUnwindSafe` vouches for: the recording state below is only ever pushed to, so it
     /// is consistent at any unwind point.
-    pub(super) fn record(&mut self) -> Result<(Recording, Box<FrameScratch>)> {
+    pub(super) fn record(&mut self, frame: &mut FrameScratch) -> Result<Recording> {
         let pools = self.pools.clone();
         // The one lock of the execution: the spares and the command pools together.
         let mut reusable = pools.reusable.lock();
@@ -169,8 +169,7 @@ impl Execution<'_, '_> {
                 return Err(e);
             }
         };
-        let mut frame = reusable.spares.frame();
-        let mut out = Recording::new(token.clone(), &mut reusable.spares, &mut frame);
+        let mut out = Recording::new(token.clone(), &mut reusable.spares, frame);
         out.tables.queue_fences.resize(self.queues.len(), None);
         let lists = &mut frame.recording;
         let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
@@ -182,7 +181,7 @@ impl Execution<'_, '_> {
         }
         drop((transients, reusable));
         let failed = match outcome {
-            Ok(Ok(())) => return Ok((out, frame)),
+            Ok(Ok(())) => return Ok(out),
             Ok(Err(e)) => Err(e),
             Err(payload) => Ok(payload),
         };

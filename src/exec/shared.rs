@@ -16,8 +16,9 @@ use parking_lot::{MappedMutexGuard, MutexGuard};
 use std::any::Any;
 use std::sync::Arc;
 
-use super::pools::{InFlight, PoolKey, Reusable};
+use super::pools::Reusable;
 use crate::extensions::Extensions;
+use crate::fence::{InFlight, PoolKey, Pools};
 use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
 
 /// How many completed executions fences may hand back before the next execution reuses
@@ -77,20 +78,6 @@ impl GraphPools {
         // What the execution kept alive is released here, before the lock below.
         c.release();
         self.reusable.lock().reuse(&self.device, c);
-    }
-
-    /// [`GraphPools::recycle`] without a lock, for a fence that saw its execution complete:
-    /// what it kept alive is released now, and the rest goes to the next execution, which
-    /// reuses it under the lock it takes to record. Should the channel be full (many
-    /// executions completed and none started since), it is recycled at once.
-    pub(super) fn give_back(&self, mut c: InFlight) {
-        c.release();
-        if let Err(e) = self.returned.try_send(c) {
-            let c = match e {
-                TrySendError::Full(c) | TrySendError::Disconnected(c) => c,
-            };
-            self.reusable.lock().reuse(&self.device, c);
-        }
     }
 
     /// The graph's part of the optional features, locked with the command pools: to set
@@ -197,6 +184,37 @@ impl GraphPools {
                 .create_fence(&vk::FenceCreateInfo::default(), None)
         }
         .map_err(|e| Error::vk("vkCreateFence", e))
+    }
+}
+
+impl Pools for GraphPools {
+    fn device(&self) -> &ash::Device {
+        &self.device
+    }
+
+    /// [`GraphPools::recycle`] without a lock: what the execution kept alive is released
+    /// now, and the rest goes to the next execution, which reuses it under the lock it takes
+    /// to record. Should the channel be full (many executions completed and none started
+    /// since), it is recycled at once.
+    fn give_back(&self, mut c: InFlight) {
+        c.release();
+        if let Err(e) = self.returned.try_send(c) {
+            let c = match e {
+                TrySendError::Full(c) | TrySendError::Disconnected(c) => c,
+            };
+            self.reusable.lock().reuse(&self.device, c);
+        }
+    }
+
+    fn dropped(&self, c: InFlight) {
+        match c.token.poll() {
+            Ok(true) => self.recycle_completed(c),
+            Ok(false) => self.defer(c),
+            Err(e) => {
+                log::error!("execution fence dropped after {e}: leaking its resources rather than freeing them while the GPU may use them");
+                std::mem::forget(c);
+            }
+        }
     }
 }
 

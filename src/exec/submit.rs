@@ -6,12 +6,12 @@
 //! committed before any lock is released.
 
 use super::record::Recording;
-use super::scratch::SubmitScratch;
 use super::Execution;
 use crate::error::Error;
 use crate::plan::{
     submission_runs_into, Batch, Command, SegmentState, SubmissionRun, TimelineValues, WaitTarget,
 };
+use crate::prepared::scratch::SubmitScratch;
 use crate::prepared::MERGED;
 use crate::queue::{Queue, QueueLock};
 use crate::resource::Tracked;

@@ -24,6 +24,7 @@
 pub(crate) mod barriers;
 pub(crate) mod labels;
 mod rest;
+pub(crate) mod scratch;
 
 pub(crate) use barriers::PlanBarriers;
 pub(crate) use rest::{AtRest, MERGED};
@@ -62,6 +63,8 @@ pub(crate) struct PreparedFrame {
     pub(crate) rest: AtRest,
     /// What the last execution committed.
     pub(crate) ran: Ran,
+    /// The scratch its executions record and submit with.
+    pub(crate) scratch: scratch::FrameScratch,
     rebinder: Rebinder,
     /// The input the plan was last rebound from, refilled by the next re-check; with
     /// `spare_is_copy`, its declarations are the plan's own (a held plan's states refill it).

@@ -79,7 +79,8 @@ fn a_failed_recording_returns_every_fence_and_command_buffer() {
         let mut frame =
             crate::prepared::PreparedFrame::of_plan(two_queue_plan(), vec![q.clone(), q.clone()]);
         let mut execution = Execution::of(&shared, &mut passes, &mut frame);
-        panic::catch_unwind(AssertUnwindSafe(|| execution.record()))
+        let mut scratch = FrameScratch::default();
+        panic::catch_unwind(AssertUnwindSafe(|| execution.record(&mut scratch)))
     };
     // The token of a failed recording: back in the spares.
     let last_token = || -> CompletionToken {
@@ -110,11 +111,11 @@ fn a_failed_recording_returns_every_fence_and_command_buffer() {
     assert_eq!(spares(&shared, family), (2, 2), "reused, and back again");
 
     // A good recording reuses them all; handing it back unsubmitted returns all of them.
-    let (recording, scratch) = run(None).unwrap().unwrap();
+    let recording = run(None).unwrap().unwrap();
     assert_eq!(recording.fences.len(), 2);
     assert_eq!(spares(&shared, family), (0, 0));
     recording.token.set_submitted(&[]);
-    shared.recycle(recording.into_in_flight(scratch, &[], &[]));
+    shared.recycle(recording.into_in_flight(&mut FrameScratch::default(), &[], &[]));
     assert_eq!(spares(&shared, family), (2, 2));
 
     drop(shared);

@@ -1,6 +1,10 @@
 //! [`ExecutionFence`]: waits for one execution and keeps what it uses alive until then; and
 //! [`CompletionToken`], a cloneable "is it done yet" for objects that outlive the fence.
 //!
+//! The fence holds the execution's `InFlight` until it sees it complete, and then hands it
+//! back to its graph's pools through the one thing it knows of them, `Pools` (the executor
+//! implements it).
+//!
 //! ```no_run
 //! # fn f(fence: vk_baton::ExecutionFence) -> vk_baton::Result<()> {
 //! use std::time::Duration;
@@ -10,14 +14,15 @@
 //! # Ok(()) }
 //! ```
 
-use super::pools::InFlight;
-use super::shared::GraphPools;
 pub use crate::completion::CompletionToken;
 use crate::error::{Error, Result};
-use crate::extensions::CompletedExtensions;
+use crate::extensions::{CompletedExtensions, ExecutionExtensions};
+use crate::queue::Queue;
+use crate::resource::Resource;
 use crate::sync::Mutex;
 use ash::vk;
 use parking_lot::{MappedMutexGuard, MutexGuard};
+use std::any::Any;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -49,7 +54,7 @@ pub struct ExecutionFence {
     token: CompletionToken,
     /// The fence's one lock.
     contents: Mutex<Contents>,
-    pools: Arc<GraphPools>,
+    pools: Arc<dyn Pools>,
 }
 
 /// What an execution fence holds: the execution until it completes, then what the optional
@@ -62,7 +67,7 @@ struct Contents {
 }
 
 impl ExecutionFence {
-    pub(crate) fn new(contents: InFlight, pools: Arc<GraphPools>) -> Self {
+    pub(crate) fn new(contents: InFlight, pools: Arc<dyn Pools>) -> Self {
         Self {
             token: contents.token.clone(),
             contents: Mutex::new(Contents {
@@ -139,7 +144,7 @@ impl ExecutionFence {
     }
 
     fn wait_for(&self, timeout_ns: u64) -> Result<bool> {
-        let device = &self.pools.device;
+        let device = self.pools.device();
         // SAFETY: the fences belong to this execution and stay unrecycled while its contents
         // are held (`wait_with` holds them during the call).
         self.wait_with(timeout_ns, |fences, t| unsafe {
@@ -174,7 +179,7 @@ impl ExecutionFence {
             if let Some(mut c) = contents.in_flight.take() {
                 c.note_reached();
                 // Read before the objects (a query pool) go back to the graph.
-                contents.completed = c.ext.complete(&self.pools.device);
+                contents.completed = c.ext.complete(self.pools.device());
                 drop(contents);
                 self.pools.give_back(c);
             }
@@ -185,15 +190,66 @@ impl ExecutionFence {
 
 impl Drop for ExecutionFence {
     fn drop(&mut self) {
-        let Some(c) = self.contents.get_mut().in_flight.take() else {
-            return;
-        };
-        match self.token.poll() {
-            Ok(true) => self.pools.recycle_completed(c),
-            Ok(false) => self.pools.defer(c),
-            Err(e) => {
-                log::error!("execution fence dropped after {e}: leaking its resources rather than freeing them while the GPU may use them");
-                std::mem::forget(c);
+        if let Some(c) = self.contents.get_mut().in_flight.take() {
+            self.pools.dropped(c);
+        }
+    }
+}
+
+/// The pools an execution's objects come from and go back to, as its fence sees them.
+pub(crate) trait Pools: Send + Sync {
+    /// The device the fences belong to.
+    fn device(&self) -> &ash::Device;
+    /// Takes back an execution the fence saw complete.
+    fn give_back(&self, c: InFlight);
+    /// Takes an execution whose fence was dropped, complete or not: it keeps it until it is.
+    fn dropped(&self, c: InFlight);
+}
+
+/// Which command pool a command buffer comes from: its queue family, and the recording
+/// thread that uses the pool (0: the thread that calls `execute()`; see
+/// [`crate::Graph::set_recording_threads`]). Command pools are externally synchronized, so
+/// threads recording side by side each need their own.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub(crate) struct PoolKey {
+    pub(crate) family: u32,
+    pub(crate) thread: usize,
+}
+
+/// Everything one execution keeps alive until its fences signal.
+pub(crate) struct InFlight {
+    pub(crate) token: CompletionToken,
+    /// Every VkFence of the execution (submitted or not) to return to the pools.
+    pub(crate) fences: Vec<vk::Fence>,
+    /// Command buffers to return to their pool.
+    pub(crate) cmds: Vec<(PoolKey, vk::CommandBuffer)>,
+    pub(crate) resources: Vec<Resource>,
+    pub(crate) queues: Vec<Queue>,
+    /// Per queue of `queues`: the timeline value known reached once the execution's fences
+    /// signal (its own last value there, or the highest it waited for), 0 for none.
+    pub(crate) reached: Vec<u64>,
+    pub(crate) keep: Vec<Box<dyn Any + Send + Sync>>,
+    /// The optional parts' objects (timestamp queries).
+    pub(crate) ext: ExecutionExtensions,
+}
+
+impl InFlight {
+    /// Releases what the execution kept alive (the passes' objects, the resources, queues
+    /// and the optional parts' objects), keeping the emptied lists for
+    /// the pools.
+    pub(crate) fn release(&mut self) {
+        self.keep.clear();
+        self.resources.clear();
+        self.queues.clear();
+        std::mem::take(&mut self.ext).release();
+    }
+
+    /// Tells the queues what the host now knows complete: call once its fences were seen
+    /// signalled (never for an execution that failed).
+    pub(crate) fn note_reached(&self) {
+        for (q, &v) in self.queues.iter().zip(&self.reached) {
+            if v != 0 {
+                q.note_host_complete(v);
             }
         }
     }
