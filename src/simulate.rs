@@ -590,12 +590,12 @@ impl Simulation {
 }
 
 /// What the library checks of a verified plan before it submits anything: the transients it
-/// binds are exactly those the recorded passes use ([`Plan::check_placements`], run by
+/// binds are exactly those the recorded passes use (`transients::check_placements`, run by
 /// `finish()`), and a handoff has the shape `hand_off` splits between the library and the app
 /// ([`Plan::app_batch`]).
 fn executable(plan: &Plan, how: Frame<'_>) -> crate::Result<()> {
     if let Frame::HandOff(_) = how {
         plan.app_batch()?;
     }
-    plan.check_placements()
+    crate::transients::check_placements(plan)
 }

@@ -131,7 +131,7 @@ pub(crate) fn plan_and_verify(
     let place = crate::transients::placement();
     let plan = plan::plan_scheduled_reusing(input, spare, schedule, place)?;
     // Once per plan, not per execution: a kept or held plan keeps its placements.
-    plan.check_placements()?;
+    crate::transients::check_placements(&plan)?;
     verify_in_debug(&plan, queues)?;
     log::debug!(
         "planned {passes} passes on {} queues: {} batches, {} barrier commands, {} waits",

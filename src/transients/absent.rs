@@ -1,10 +1,11 @@
-//! The graph's transients in a build without the `transients` feature: there are none, so
-//! there is nothing to check or bind. The planner refuses transient declarations, and the
-//! graph has no method that makes a transient handle.
+//! The leaf's face in a build without the `transients` feature: there are no transients, so
+//! there is nothing to place, check or bind. With no placement the planner refuses transient
+//! declarations, and the graph has no method that makes a transient handle.
 
 use crate::completion::CompletionToken;
 use crate::debug::DebugUtils;
 use crate::error::Result;
+use crate::plan::transient::Place;
 use crate::plan::Plan;
 use crate::resource::Resource;
 use std::convert::Infallible;
@@ -33,4 +34,14 @@ impl Transients {
     ) -> Result<Option<Infallible>> {
         Ok(None)
     }
+}
+
+/// No placement: the planner refuses every transient.
+pub(crate) fn placement() -> Option<&'static dyn Place> {
+    None
+}
+
+/// Nothing to check: no plan places a transient.
+pub(crate) fn check_placements(_plan: &Plan) -> Result<()> {
+    Ok(())
 }

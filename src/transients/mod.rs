@@ -35,10 +35,13 @@ mod placement;
 #[cfg(feature = "transients")]
 mod runtime;
 
-use crate::plan::transient::Place;
-
+// The leaf's face, the same names in both builds: `placement()` (the planner's `Place`, or
+// none), `check_placements` (what `finish()` checks of each new plan) and `Transients` (what
+// the graph's pools keep, and the executor binds).
 #[cfg(not(feature = "transients"))]
-pub(crate) use absent::Transients;
+pub(crate) use absent::{check_placements, placement, Transients};
+#[cfg(feature = "transients")]
+pub(crate) use placement::{check_placements, placement};
 #[cfg(feature = "transients")]
 pub(crate) use runtime::Transients;
 
@@ -51,11 +54,3 @@ pub(crate) mod public {
 /// The tests' plan inputs with transients, for the verifier's tests across executions.
 #[cfg(all(test, feature = "transients"))]
 pub(crate) use placement::tests;
-
-/// The placement the planner is given: none without the feature.
-pub(crate) fn placement() -> Option<&'static dyn Place> {
-    #[cfg(feature = "transients")]
-    return Some(&placement::Placement);
-    #[cfg(not(feature = "transients"))]
-    None
-}

@@ -8,13 +8,16 @@
 //!   which transients that plan already orders one after the other;
 //! - `fit.rs` gives each transient a heap and an offset, sharing memory only between ordered
 //!   transients;
-//! - `bound.rs` computes the live-set lower bound the placement is measured against.
+//! - `bound.rs` computes the live-set lower bound the placement is measured against;
+//! - `check.rs` checks what the executor relies on: a plan places exactly the transients its
+//!   recorded passes use.
 //!
 //! From the placement, [`Placement`] tells the planner which transients each transient's
 //! first use must follow ([`Aliasing`]); the planner plans again with those dependencies and
 //! then asks for the use sites of the final plan.
 
 mod bound;
+mod check;
 mod fit;
 mod lifetime;
 #[cfg(test)]
@@ -24,9 +27,15 @@ mod validate;
 use crate::error::Result;
 use crate::plan::transient::{Aliasing, Place};
 use crate::plan::{PlanInput, QueuePlan, TransientPlacement, TransientPlan, UseSite};
+pub(crate) use check::check_placements;
 
 /// The crate's placement of transients, which the planner is given ([`Place`]).
 pub(crate) struct Placement;
+
+/// The placement the planner is given.
+pub(crate) fn placement() -> Option<&'static dyn Place> {
+    Some(&Placement)
+}
 
 impl Place for Placement {
     fn validate(&self, input: &PlanInput) -> Result<()> {

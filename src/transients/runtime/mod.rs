@@ -235,7 +235,7 @@ impl Transients {
     /// transient. Keep the guard until the recording ends.
     ///
     /// The plan places exactly the transients its recorded passes use (`finish()` checked
-    /// that with [`Plan::check_placements`] when it planned), and `resources` must be transient
+    /// that with [`check_placements`](super::check_placements) when it planned), and `resources` must be transient
     /// exactly where the plan declares them so: then every transient a recorded pass uses is
     /// bound. A transient that only culled passes use is not: nothing records a use of it.
     pub(crate) fn bind(
