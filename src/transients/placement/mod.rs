@@ -8,26 +8,25 @@
 //!   which transients that plan already orders one after the other;
 //! - `fit.rs` gives each transient a heap and an offset, sharing memory only between ordered
 //!   transients;
-//! - `bound.rs` computes the live-set lower bound the placement is measured against;
-//! - `check.rs` checks what the executor relies on: a plan places exactly the transients its
-//!   recorded passes use.
+//! - `bound.rs` computes the live-set lower bound the placement is measured against.
+//!
+//! [`check_placements`] checks what the executor relies on of every plan: it places exactly
+//! the transients its recorded passes use.
 //!
 //! From the placement, [`Placement`] tells the planner which transients each transient's
 //! first use must follow ([`Aliasing`]); the planner plans again with those dependencies and
 //! then asks for the use sites of the final plan.
 
 mod bound;
-mod check;
 mod fit;
 mod lifetime;
 #[cfg(test)]
 pub(crate) mod tests;
 mod validate;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::plan::transient::{Aliasing, Place};
-use crate::plan::{PlanInput, QueuePlan, TransientPlacement, TransientPlan, UseSite};
-pub(crate) use check::check_placements;
+use crate::plan::{Plan, PlanInput, QueuePlan, TransientPlacement, TransientPlan, UseSite};
 
 /// The crate's placement of transients, which the planner is given ([`Place`]).
 pub(crate) struct Placement;
@@ -141,5 +140,57 @@ fn sites(plan: &mut TransientPlan, input: &PlanInput, queues: &[QueuePlan]) {
         }
         last.sort_by_key(|u| u.queue);
         p.last_uses = last;
+    }
+}
+
+/// Checks that the plan's [`TransientPlan::placements`] are exactly the transients that the
+/// plan records a use of, each placed once: the executor binds those and nothing else. A pass
+/// missing from [`Plan::order`] (culled) is never recorded, so a transient that only culled
+/// passes use has no place and needs no memory.
+///
+/// `finish()` runs this on every plan it makes (a kept or held plan keeps its placements),
+/// and the simulation (module `simulate`) on every frame, so that a plan the executor could
+/// not bind is refused in simulation too.
+///
+/// [`TransientPlan::placements`]: crate::plan::TransientPlan::placements
+pub(crate) fn check_placements(plan: &Plan) -> Result<()> {
+    let resources = &plan.input.resources;
+    let bad = |what: String| Err(Error::InvalidInput(what));
+    let mut used = vec![false; resources.len()];
+    let recorded = plan.order.iter().filter_map(|&i| plan.input.passes.get(i));
+    for u in recorded.flat_map(|p| &p.uses) {
+        match used.get_mut(u.resource) {
+            Some(x) => *x = true,
+            None => return bad(format!("a use of resource {} out of range", u.resource)),
+        }
+    }
+    let mut placed = vec![false; resources.len()];
+    for p in &plan.transients.placements {
+        let Some(r) = resources.get(p.resource) else {
+            return bad(format!("placement of resource {} out of range", p.resource));
+        };
+        if r.transient.is_none() {
+            return bad(format!(
+                "`{}` is placed as a transient but is not one",
+                r.name
+            ));
+        }
+        if !used[p.resource] || placed[p.resource] {
+            let why = if placed[p.resource] {
+                "twice"
+            } else {
+                "but no recorded pass uses it"
+            };
+            return bad(format!("transient `{}` is placed {why}", r.name));
+        }
+        placed[p.resource] = true;
+    }
+    match (0..resources.len()).find(|&r| used[r] && !placed[r] && resources[r].transient.is_some())
+    {
+        Some(r) => bad(format!(
+            "transient `{}` has no place in the plan",
+            resources[r].name
+        )),
+        None => Ok(()),
     }
 }

@@ -1,4 +1,4 @@
-//! `check_placements` (`check.rs`): the placements are exactly the transients the recorded
+//! `check_placements`: the placements are exactly the transients the recorded
 //! passes use. The transient scenarios are in `tests/plan_scenarios/transient.rs`; the input
 //! `two_queues` is also the verifier's (`verify/tests_across_graphs.rs`).
 

@@ -16,8 +16,8 @@
 //! [`HeapSets::wait_limit`] with [`Error::TransientSetsBusy`]: never forever.
 
 use super::layout::{check_budget, heap_needs, places, HeapNeed, Rules};
-use super::objects::{create_buffer, create_image, create_view, name_object};
 use super::TransientStats;
+use super::{create_buffer, create_image, create_view, name_object};
 use crate::completion::CompletionToken;
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
