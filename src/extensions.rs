@@ -4,8 +4,13 @@
 //! Two features plug in here, each a leaf in a folder of its own: `timing` (`src/timing/`:
 //! per-pass GPU times from timestamp queries) and `parallel-recording`
 //! (`src/parallel_recording/`: long runs of `Send` passes recorded on threads the graph
-//! keeps). The executor names neither. It holds an [`Extensions`] per graph (with its command
-//! pools), an [`ExecutionExtensions`] per execution (from recording until its objects go
+//! keeps). The executor names neither, and neither does this file: a leaf installs its part
+//! here when the app first turns it on ([`crate::Graph::set_gpu_timings`],
+//! `Graph::set_recording_threads`), as a [`TimingHooks`] or a [`ThreadHooks`]. Until then the
+//! field is `None` and its hooks do nothing; without the feature, nothing ever installs it.
+//!
+//! The executor holds an [`Extensions`] per graph (with its command pools, locked while
+//! recording), an [`ExecutionExtensions`] per execution (from recording until its objects go
 //! back) and a [`CompletedExtensions`] per fence, and calls their hooks unconditionally:
 //!
 //! | when | hook | `timing` | `parallel-recording` |
@@ -15,20 +20,13 @@
 //! | a batch's command buffers are taken | [`Extensions::time_batch`] | hands out queries | |
 //! | a piece begins | [`ExecutionExtensions::begin_piece`] | resets the batch's queries | |
 //! | around each pass | [`ExecutionExtensions::before_pass`], `after_pass` | timestamps | |
-//! | the pieces are recorded | [`Extensions::record_spread`] | | records on threads |
+//! | pieces cut for threads are recorded | [`Extensions::record_spread`] | | on threads |
 //! | a fence sees it complete | [`ExecutionExtensions::complete`] | reads the times | |
 //! | it completes unwatched | [`ExecutionExtensions::complete_unseen`] | logs the times | |
-//! | its objects go back | [`Extensions::recycle`] | the query pool back | |
+//! | its objects go back | [`ExecutionExtensions::release`] | the objects back | |
 //! | the graph drops | [`Extensions::destroy`] | destroys the query pools | |
-//!
-//! Each field's type is the feature's own when the feature is on, and [`Off`] otherwise,
-//! whose hooks do nothing: the two `use` lines below are the only place the runtime names
-//! the features. (They name the leaves' types; when a feature is off, the glob import of
-//! `off` gives the same names, which a named import would otherwise shadow.) What a leaf
-//! implements is [`TimingHooks`] or [`ThreadHooks`], whose provided methods are what the
-//! `Off` kind does.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::pass::{Pass, PassEntry};
 use crate::plan::{Batch, Plan};
 use crate::queue::Queue;
@@ -36,40 +34,27 @@ use ash::vk;
 use std::any::Any;
 use std::ops::Range;
 
-#[cfg(feature = "parallel-recording")]
-pub(crate) use crate::parallel_recording::{RecordingThreads, SendPass};
-#[cfg(feature = "timing")]
-use crate::timing::GraphTiming;
-#[allow(
-    unused_imports,
-    reason = "what the features that are on name is shadowed"
-)]
-pub(crate) use off::*;
-
-/// The graph's part of each feature, kept with its command pools (locked while recording).
+/// The graph's part of each feature, once the app turned it on.
 #[derive(Default)]
 pub(crate) struct Extensions {
     /// Per-pass GPU times (`timing`; [`crate::Graph::set_gpu_timings`]).
-    pub(crate) timing: GraphTiming,
+    pub(crate) timing: Option<Box<dyn TimingHooks>>,
     /// Recording threads (`parallel-recording`; `Graph::set_recording_threads`).
-    pub(crate) threads: RecordingThreads,
+    pub(crate) threads: Option<Box<dyn ThreadHooks>>,
 }
 
 /// One execution's part of each feature, from recording until its objects go back.
 #[derive(Default)]
 pub(crate) struct ExecutionExtensions {
-    timing: <GraphTiming as TimingHooks>::Execution,
+    timing: Option<Box<dyn TimingRun>>,
 }
 
-/// What an execution's fence hands over once the execution completed.
+/// What an execution's fence keeps of each feature once the execution completed.
 #[derive(Default)]
 pub(crate) struct CompletedExtensions {
-    /// What [`TimingHooks::complete`] read.
-    pub(crate) timing: <GraphTiming as TimingHooks>::Completed,
+    /// The execution's timing part, with the times it read.
+    pub(crate) timing: Option<Box<dyn TimingRun>>,
 }
-
-/// How [`Extensions::cut`] cut an execution's batches for [`Extensions::record_spread`].
-pub(crate) type Cut = <RecordingThreads as ThreadHooks>::Cut;
 
 impl Extensions {
     /// Recording starts for an execution of `passes` passes: its part of each feature.
@@ -78,26 +63,28 @@ impl Extensions {
         device: &ash::Device,
         passes: usize,
     ) -> Result<ExecutionExtensions> {
-        Ok(ExecutionExtensions {
-            timing: self.timing.start(device, passes)?,
-        })
+        let timing = match &mut self.timing {
+            Some(t) => t.start(device, passes)?,
+            None => None,
+        };
+        Ok(ExecutionExtensions { timing })
     }
 
     /// Cuts every batch of `plan` into pieces, appended to `pieces` with each batch's end in
-    /// `ends`, if the recording is spread over threads; `None`, with both left empty, if it
-    /// stays on the calling thread.
+    /// `ends`, if the recording is spread over threads: then `Some(threads)`. `None`, with
+    /// both left empty, if it stays on the calling thread.
     pub(crate) fn cut(
         &self,
         plan: &Plan,
         passes: &[PassEntry<'_>],
         pieces: &mut Vec<Piece>,
         ends: &mut Vec<usize>,
-    ) -> Option<Cut> {
-        self.threads.cut(plan, passes, pieces, ends)
+    ) -> Option<usize> {
+        self.threads.as_ref()?.cut(plan, passes, pieces, ends)
     }
 
     /// The command buffers of `batch` on `queue` are being taken, in recording order: the
-    /// range of queries its first piece resets (timing).
+    /// range of queries its first piece resets.
     pub(crate) fn time_batch(
         &self,
         run: &mut ExecutionExtensions,
@@ -105,29 +92,33 @@ impl Extensions {
         passes: &[PassEntry<'_>],
         queue: &Queue,
     ) -> Option<Range<u32>> {
-        self.timing
-            .time_batch(&mut run.timing, batch, passes, queue)
+        let run = run.timing.as_deref_mut()?;
+        self.timing.as_ref()?.time_batch(run, batch, passes, queue)
     }
 
-    /// Records the pieces [`Extensions::cut`] cut, on threads.
+    /// Records the pieces [`Extensions::cut`] cut for `threads` threads.
     pub(crate) fn record_spread(
         &mut self,
-        cut: Cut,
+        threads: usize,
         passes: &mut [PassEntry<'_>],
         work: &dyn SpreadWork,
         keep: &mut Vec<Box<dyn Any + Send + Sync>>,
     ) -> Result<()> {
-        self.threads.record(cut, passes, work, keep)
-    }
-
-    /// Takes back an execution's part once it is done with (or was never submitted).
-    pub(crate) fn recycle(&mut self, run: ExecutionExtensions) {
-        self.timing.recycle(run.timing);
+        match &mut self.threads {
+            Some(t) => t.record(threads, passes, work, keep),
+            // Only the threads' part cuts for threads; recording each thread's pieces in turn
+            // here would do the same.
+            None => (0..threads).try_for_each(|t| {
+                (work.record(t, &mut &mut passes[..], keep)).map_err(|(_, e): (usize, Error)| e)
+            }),
+        }
     }
 
     /// Destroys what the features keep. Call only when no execution is in flight.
     pub(crate) fn destroy(&mut self, device: &ash::Device) {
-        self.timing.destroy(device);
+        if let Some(t) = &mut self.timing {
+            t.destroy(device);
+        }
     }
 }
 
@@ -141,116 +132,128 @@ impl ExecutionExtensions {
         cmd: vk::CommandBuffer,
         reset: &Range<u32>,
     ) {
-        GraphTiming::begin_piece(&self.timing, device, cmd, reset);
+        if let Some(t) = &self.timing {
+            t.begin_piece(device, cmd, reset);
+        }
     }
 
     /// Pass `pass` is about to record into `cmd`.
     #[inline]
     pub(crate) fn before_pass(&self, device: &ash::Device, cmd: vk::CommandBuffer, pass: usize) {
-        GraphTiming::before_pass(&self.timing, device, cmd, pass);
+        if let Some(t) = &self.timing {
+            t.before_pass(device, cmd, pass);
+        }
     }
 
     /// Pass `pass` has recorded into `cmd`.
     #[inline]
     pub(crate) fn after_pass(&self, device: &ash::Device, cmd: vk::CommandBuffer, pass: usize) {
-        GraphTiming::after_pass(&self.timing, device, cmd, pass);
+        if let Some(t) = &self.timing {
+            t.after_pass(device, cmd, pass);
+        }
     }
 
-    /// The execution completed and a fence saw it: what the fence hands over.
+    /// The execution completed and a fence saw it: what the fence keeps. Call before
+    /// [`ExecutionExtensions::release`].
     pub(crate) fn complete(&mut self, device: &ash::Device) -> CompletedExtensions {
-        CompletedExtensions {
-            timing: GraphTiming::complete(&mut self.timing, device),
-        }
+        let timing = self.timing.take().map(|mut t| {
+            t.complete(device);
+            t
+        });
+        CompletedExtensions { timing }
     }
 
     /// The execution completed after its fence was dropped: nobody takes its results.
     pub(crate) fn complete_unseen(&mut self, device: &ash::Device) {
-        GraphTiming::complete_unseen(&mut self.timing, device);
+        if let Some(t) = &mut self.timing {
+            t.complete_unseen(device);
+        }
+    }
+
+    /// The execution is done with (or was never submitted): its objects go back.
+    pub(crate) fn release(self) {
+        if let Some(t) = self.timing {
+            t.release();
+        }
     }
 }
 
-/// What the `timing` feature does in an execution; see the table in the [module](self).
-/// `Self` is the graph's part.
-pub(crate) trait TimingHooks: Default + Send {
-    /// One execution's part.
-    type Execution: Default + Send + Sync;
-    /// What a fence hands over.
-    type Completed: Default + Send;
-
-    /// See [`Extensions::start`].
-    fn start(&mut self, _device: &ash::Device, _passes: usize) -> Result<Self::Execution> {
-        Ok(Self::Execution::default())
+impl Drop for CompletedExtensions {
+    fn drop(&mut self) {
+        if let Some(t) = self.timing.take() {
+            t.release();
+        }
     }
+}
+
+/// The graph's part of `timing`, installed by [`crate::Graph::set_gpu_timings`].
+pub(crate) trait TimingHooks: Send {
+    /// See [`Extensions::start`]: `None` when the graph is untimed now.
+    fn start(&mut self, device: &ash::Device, passes: usize) -> Result<Option<Box<dyn TimingRun>>>;
     /// See [`Extensions::time_batch`].
     fn time_batch(
         &self,
-        _run: &mut Self::Execution,
-        _batch: &Batch,
-        _passes: &[PassEntry<'_>],
-        _queue: &Queue,
-    ) -> Option<Range<u32>> {
-        None
-    }
-    /// See [`ExecutionExtensions::begin_piece`].
-    fn begin_piece(
-        _run: &Self::Execution,
-        _device: &ash::Device,
-        _cmd: vk::CommandBuffer,
-        _reset: &Range<u32>,
-    ) {
-    }
-    /// See [`ExecutionExtensions::before_pass`].
-    fn before_pass(
-        _run: &Self::Execution,
-        _device: &ash::Device,
-        _cmd: vk::CommandBuffer,
-        _pass: usize,
-    ) {
-    }
-    /// See [`ExecutionExtensions::after_pass`].
-    fn after_pass(
-        _run: &Self::Execution,
-        _device: &ash::Device,
-        _cmd: vk::CommandBuffer,
-        _pass: usize,
-    ) {
-    }
-    /// See [`ExecutionExtensions::complete`].
-    fn complete(_run: &mut Self::Execution, _device: &ash::Device) -> Self::Completed {
-        Self::Completed::default()
-    }
-    /// See [`ExecutionExtensions::complete_unseen`].
-    fn complete_unseen(_run: &mut Self::Execution, _device: &ash::Device) {}
-    /// See [`Extensions::recycle`].
-    fn recycle(&mut self, _run: Self::Execution) {}
+        run: &mut dyn TimingRun,
+        batch: &Batch,
+        passes: &[PassEntry<'_>],
+        queue: &Queue,
+    ) -> Option<Range<u32>>;
     /// See [`Extensions::destroy`].
-    fn destroy(&mut self, _device: &ash::Device) {}
+    fn destroy(&mut self, device: &ash::Device);
+    /// The leaf's own type, for its settings.
+    #[allow(
+        dead_code,
+        reason = "only the leaves call it: unused without their features"
+    )]
+    fn as_any_mut(&mut self) -> &mut dyn Any;
 }
 
-/// What the `parallel-recording` feature does in an execution; see the table in the
-/// [module](self). `Self` is the graph's part.
-pub(crate) trait ThreadHooks: Default + Send {
-    /// What [`ThreadHooks::cut`] decided, handed back to [`ThreadHooks::record`].
-    type Cut;
+/// One execution's part of `timing`, from [`TimingHooks::start`] until it is released.
+pub(crate) trait TimingRun: Send + Sync {
+    /// See [`ExecutionExtensions::begin_piece`].
+    fn begin_piece(&self, device: &ash::Device, cmd: vk::CommandBuffer, reset: &Range<u32>);
+    /// See [`ExecutionExtensions::before_pass`].
+    fn before_pass(&self, device: &ash::Device, cmd: vk::CommandBuffer, pass: usize);
+    /// See [`ExecutionExtensions::after_pass`].
+    fn after_pass(&self, device: &ash::Device, cmd: vk::CommandBuffer, pass: usize);
+    /// See [`ExecutionExtensions::complete`].
+    fn complete(&mut self, device: &ash::Device);
+    /// See [`ExecutionExtensions::complete_unseen`].
+    fn complete_unseen(&mut self, device: &ash::Device);
+    /// Gives its objects back to the graph's part for the next executions.
+    fn release(self: Box<Self>);
+    /// The leaf's own type, for what it hands over.
+    #[allow(
+        dead_code,
+        reason = "only the leaves call it: unused without their features"
+    )]
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}
 
+/// The graph's part of `parallel-recording`, installed by `Graph::set_recording_threads`.
+pub(crate) trait ThreadHooks: Send {
     /// See [`Extensions::cut`].
     fn cut(
         &self,
-        _plan: &Plan,
-        _passes: &[PassEntry<'_>],
-        _pieces: &mut Vec<Piece>,
-        _ends: &mut Vec<usize>,
-    ) -> Option<Self::Cut> {
-        None
-    }
+        plan: &Plan,
+        passes: &[PassEntry<'_>],
+        pieces: &mut Vec<Piece>,
+        ends: &mut Vec<usize>,
+    ) -> Option<usize>;
     /// See [`Extensions::record_spread`].
     fn record(
         &mut self,
-        cut: Self::Cut,
+        threads: usize,
         passes: &mut [PassEntry<'_>],
         work: &dyn SpreadWork,
         keep: &mut Vec<Box<dyn Any + Send + Sync>>,
     ) -> Result<()>;
+    /// The leaf's own type, for its settings.
+    #[allow(
+        dead_code,
+        reason = "only the leaves call it: unused without their features"
+    )]
+    fn as_any_mut(&mut self) -> &mut dyn Any;
 }
 
 /// Consecutive commands of one batch, recorded by one thread into one primary command buffer.
@@ -266,6 +269,10 @@ pub(crate) struct Piece {
 /// and the one recording loop, run for one thread's pieces.
 pub(crate) trait SpreadWork: Sync {
     /// Calls `f(thread, pass)` for every pass, in recording order.
+    #[allow(
+        dead_code,
+        reason = "only the leaves call it: unused without their features"
+    )]
     fn each_pass(&self, f: &mut dyn FnMut(usize, usize));
     /// Records the pieces of `thread`, in recording order, with passes from `passes`, keeping
     /// what they ask to keep alive in `keep`. On an error, the index of the piece it came
@@ -275,7 +282,7 @@ pub(crate) trait SpreadWork: Sync {
         thread: usize,
         passes: &mut dyn PassSource,
         keep: &mut Vec<Box<dyn Any + Send + Sync>>,
-    ) -> std::result::Result<(), (usize, crate::Error)>;
+    ) -> std::result::Result<(), (usize, Error)>;
 }
 
 /// Where the recording loop takes its passes from: the execution's own list, or the passes
@@ -285,55 +292,4 @@ pub(crate) trait PassSource {
     fn name(&self, p: usize) -> &str;
     /// Pass `p`, to record now, with its name and queue.
     fn pass(&mut self, p: usize) -> Result<(&mut dyn Pass, &str, &Queue)>;
-}
-
-/// A feature that is off: nothing kept, and hooks that do nothing.
-#[derive(Default)]
-pub(crate) struct Off;
-
-impl TimingHooks for Off {
-    type Execution = ();
-    type Completed = ();
-}
-
-impl ThreadHooks for Off {
-    /// Never cut: recording stays on the calling thread.
-    type Cut = std::convert::Infallible;
-
-    fn record(
-        &mut self,
-        cut: Self::Cut,
-        _: &mut [PassEntry<'_>],
-        _: &dyn SpreadWork,
-        _: &mut Vec<Box<dyn Any + Send + Sync>>,
-    ) -> Result<()> {
-        match cut {}
-    }
-}
-
-/// What the features' names are when the features are off.
-#[allow(dead_code, reason = "with every feature on, nothing here is used")]
-mod off {
-    use crate::pass::Pass;
-
-    pub(crate) type GraphTiming = super::Off;
-    pub(crate) type RecordingThreads = super::Off;
-    /// No pass slot is of this kind: without recording threads no pass is inserted as `Send`.
-    pub(crate) type SendPass<'a> = NoSendPass;
-
-    /// The pass-slot kind that cannot be made.
-    pub(crate) enum NoSendPass {}
-
-    impl std::ops::Deref for NoSendPass {
-        type Target = dyn Pass;
-        fn deref(&self) -> &Self::Target {
-            match *self {}
-        }
-    }
-
-    impl std::ops::DerefMut for NoSendPass {
-        fn deref_mut(&mut self) -> &mut Self::Target {
-            match *self {}
-        }
-    }
 }

@@ -115,6 +115,10 @@ impl ExecutionFence {
 
     /// What the optional parts read when the execution completed (the GPU times), once it
     /// has; `None` while the GPU is still running (this never blocks).
+    #[allow(
+        dead_code,
+        reason = "only the leaves call it: unused without their features"
+    )]
     pub(crate) fn completed(&self) -> Option<MutexGuard<'_, CompletedExtensions>> {
         self.is_complete().then(|| self.completed.lock())
     }

@@ -22,7 +22,7 @@ use crate::completion::CompletionToken;
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
 use crate::exec::{give, take, GraphPools, InFlight, PoolKey, Reusable, Spares};
-use crate::extensions::{Cut, ExecutionExtensions, Extensions, PassSource, Piece, SpreadWork};
+use crate::extensions::{ExecutionExtensions, Extensions, PassSource, Piece, SpreadWork};
 use crate::pass::PassEntry;
 use crate::plan::{Command, Plan};
 use crate::prepared::labels::{self, pass_color, PlanLabels};
@@ -263,8 +263,13 @@ impl Execution<'_, '_> {
     }
 
     /// Cuts every batch into pieces: for recording threads, when the extensions spread the
-    /// recording (then `Some`), or every non-empty batch one piece for the calling thread.
-    fn cut_into_pieces(&self, extensions: &Extensions, lists: &mut RecordingLists) -> Option<Cut> {
+    /// recording (then `Some(threads)`), or every non-empty batch one piece for the calling
+    /// thread.
+    fn cut_into_pieces(
+        &self,
+        extensions: &Extensions,
+        lists: &mut RecordingLists,
+    ) -> Option<usize> {
         let (pieces, ends) = (&mut lists.pieces, &mut lists.piece_ends);
         pieces.clear();
         ends.clear();

@@ -81,7 +81,6 @@ impl GraphPools {
         } = c;
         {
             let mut reusable = self.reusable.lock();
-            reusable.extensions.recycle(ext);
             if !fences.is_empty() {
                 // SAFETY: the fences are signalled or were never submitted; none is in use.
                 match unsafe { self.device.reset_fences(&fences) } {
@@ -103,6 +102,7 @@ impl GraphPools {
         }
         // What the execution kept alive is released here, before the lock below.
         keep.clear();
+        ext.release();
         let mut spares = self.spares.lock();
         give(&mut spares.fences, fences);
         give(&mut spares.cmds, cmds);
@@ -115,6 +115,10 @@ impl GraphPools {
 
     /// The graph's part of the optional features, locked with the command pools: to set
     /// them up ([`crate::Graph::set_gpu_timings`], `Graph::set_recording_threads`).
+    #[allow(
+        dead_code,
+        reason = "only the leaves call it: unused without their features"
+    )]
     pub(crate) fn extensions(&self) -> MappedMutexGuard<'_, Extensions> {
         MutexGuard::map(self.reusable.lock(), |r| &mut r.extensions)
     }

@@ -2,7 +2,7 @@
 //! be recorded on another thread ([`GraphBuilder::insert_send_pass`],
 //! [`GraphBuilder::insert_send_fn`]).
 
-use super::SendPass;
+use super::RecordingThreads;
 use crate::error::Result;
 use crate::pass::{Declare, FnPass, Pass, PassSlot, Recorder};
 use crate::queue::Queue;
@@ -47,7 +47,7 @@ impl Graph {
     /// # }
     /// ```
     pub fn set_recording_threads(&self, threads: usize) {
-        self.pools().extensions().threads.threads = threads.max(1);
+        self.with_recording_threads(|t| t.threads = threads.max(1));
     }
 
     /// The fewest passes a thread gets when [`Graph::set_recording_threads`] spreads a run of
@@ -62,7 +62,7 @@ impl Graph {
     /// # }
     /// ```
     pub fn set_min_passes_per_recording_thread(&self, passes: usize) {
-        self.pools().extensions().threads.min_passes = passes.max(1);
+        self.with_recording_threads(|t| t.min_passes = passes.max(1));
     }
 
     /// The default of [`Graph::set_min_passes_per_recording_thread`]: enough passes that
@@ -70,6 +70,18 @@ impl Graph {
     /// turning threads on never slows a frame down much; passes that record more can take
     /// far fewer.
     pub const DEFAULT_MIN_PASSES_PER_RECORDING_THREAD: usize = 64;
+}
+
+impl Graph {
+    /// Changes the graph's recording threads with `change`, installing them into its
+    /// extensions the first time.
+    fn with_recording_threads(&self, change: impl FnOnce(&mut RecordingThreads)) {
+        let mut extensions = self.pools().extensions();
+        let part = (extensions.threads).get_or_insert_with(|| Box::<RecordingThreads>::default());
+        if let Some(threads) = part.as_any_mut().downcast_mut() {
+            change(threads);
+        }
+    }
 }
 
 impl<'a> GraphBuilder<'a> {
@@ -91,7 +103,7 @@ impl<'a> GraphBuilder<'a> {
         pass: &'a mut (dyn Pass + Send + 'a),
         queue: &Queue,
     ) -> Self {
-        self.insert_slot(name, PassSlot::Send(SendPass::Borrowed(pass)), queue)
+        self.insert_slot(name, PassSlot::BorrowedSend(pass), queue)
     }
 
     /// Appends a pass made of two `Send` closures on `queue` that may be recorded on another
@@ -124,6 +136,6 @@ impl<'a> GraphBuilder<'a> {
         R: FnMut(&mut Recorder<'_>) -> Result<()> + Send + 'a,
     {
         let pass: Box<dyn Pass + Send + 'a> = Box::new(FnPass::new(declare, record));
-        self.insert_slot(name, PassSlot::Send(SendPass::Owned(pass)), queue)
+        self.insert_slot(name, PassSlot::OwnedSend(pass), queue)
     }
 }

@@ -1,9 +1,9 @@
 //! Recording one execution on several threads ([`crate::Graph::set_recording_threads`]): the
-//! `parallel-recording` feature, plugged into the executor by its
-//! [`ThreadHooks`].
+//! `parallel-recording` feature, plugged into the executor as its [`ThreadHooks`] (installed
+//! by the first call that sets the threads up).
 //!
 //! Passes inserted with [`crate::GraphBuilder::insert_send_pass`] or
-//! [`crate::GraphBuilder::insert_send_fn`] are `Send` ([`SendPass`]). When an execution
+//! [`crate::GraphBuilder::insert_send_fn`] are `Send` (a [`PassSlot`] kind). When an execution
 //! starts recording, [`cut`] decides per batch which commands go into which piece and which
 //! thread records it: a pure function of the batch's commands, which passes are `Send`, the
 //! thread count and the fewest passes a thread gets. The executor then takes every command
@@ -30,7 +30,6 @@ use crate::extensions::{Piece, SpreadWork, ThreadHooks};
 use crate::pass::{Pass, PassEntry, PassSlot};
 use crate::plan::Plan;
 use std::any::Any;
-use std::ops::{Deref, DerefMut};
 
 /// The graph's part of recording threads: how executions spread their recording, and the
 /// threads they spread it over. Kept with the command pools, locked while recording.
@@ -76,9 +75,6 @@ impl RecordingThreads {
 
 /// Recording threads in an execution: batches cut for them, then recorded on them.
 impl ThreadHooks for RecordingThreads {
-    /// The thread count the batches were cut for.
-    type Cut = usize;
-
     fn cut(
         &self,
         plan: &Plan,
@@ -98,33 +94,9 @@ impl ThreadHooks for RecordingThreads {
     ) -> Result<()> {
         self.record_spread(threads, passes, work, keep)
     }
-}
 
-/// A pass slot of a pass that may be recorded on another thread.
-pub(crate) enum SendPass<'a> {
-    /// [`crate::GraphBuilder::insert_send_pass`].
-    Borrowed(&'a mut (dyn Pass + Send + 'a)),
-    /// [`crate::GraphBuilder::insert_send_fn`].
-    Owned(Box<dyn Pass + Send + 'a>),
-}
-
-impl<'a> Deref for SendPass<'a> {
-    type Target = dyn Pass + 'a;
-
-    fn deref(&self) -> &Self::Target {
-        match self {
-            SendPass::Borrowed(p) => &**p,
-            SendPass::Owned(p) => &**p,
-        }
-    }
-}
-
-impl DerefMut for SendPass<'_> {
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        match self {
-            SendPass::Borrowed(p) => &mut **p,
-            SendPass::Owned(p) => &mut **p,
-        }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
     }
 }
 
@@ -132,15 +104,15 @@ impl<'a> PassSlot<'a> {
     /// The pass, if it may be recorded on another thread.
     fn as_send(&mut self) -> Option<&mut (dyn Pass + Send + 'a)> {
         match self {
-            PassSlot::Send(SendPass::Borrowed(p)) => Some(&mut **p),
-            PassSlot::Send(SendPass::Owned(p)) => Some(&mut **p),
+            PassSlot::BorrowedSend(p) => Some(&mut **p),
+            PassSlot::OwnedSend(p) => Some(&mut **p),
             PassSlot::Borrowed(_) | PassSlot::Owned(_) => None,
         }
     }
 
     /// Whether the pass may be recorded on another thread.
     fn is_send(&self) -> bool {
-        matches!(self, PassSlot::Send(_))
+        matches!(self, PassSlot::BorrowedSend(_) | PassSlot::OwnedSend(_))
     }
 }
 

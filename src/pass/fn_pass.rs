@@ -2,7 +2,6 @@
 
 use super::{Declare, Pass, Recorder};
 use crate::error::Result;
-use crate::extensions::SendPass;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 
@@ -70,13 +69,17 @@ impl<D, R> fmt::Debug for FnPass<D, R> {
 ///
 /// [`GraphBuilder::insert_fn`]: crate::GraphBuilder::insert_fn
 /// [`GraphBuilder::insert_pass`]: crate::GraphBuilder::insert_pass
+///
+/// The `Send` kinds may be recorded on another thread: the `parallel-recording` feature makes
+/// them (`GraphBuilder::insert_send_pass` and `insert_send_fn`), and hands them to its
+/// recording threads.
 pub(crate) enum PassSlot<'a> {
     Borrowed(&'a mut (dyn Pass + 'a)),
     Owned(Box<dyn Pass + 'a>),
-    /// A pass that may be recorded on another thread (`parallel-recording`'s
-    /// `GraphBuilder::insert_send_pass` and `insert_send_fn`; a kind no pass has without).
     #[allow(dead_code, reason = "made only by the parallel-recording feature")]
-    Send(SendPass<'a>),
+    BorrowedSend(&'a mut (dyn Pass + Send + 'a)),
+    #[allow(dead_code, reason = "made only by the parallel-recording feature")]
+    OwnedSend(Box<dyn Pass + Send + 'a>),
 }
 
 impl<'a> Deref for PassSlot<'a> {
@@ -86,7 +89,8 @@ impl<'a> Deref for PassSlot<'a> {
         match self {
             PassSlot::Borrowed(p) => &**p,
             PassSlot::Owned(p) => &**p,
-            PassSlot::Send(p) => &**p,
+            PassSlot::BorrowedSend(p) => &**p,
+            PassSlot::OwnedSend(p) => &**p,
         }
     }
 }
@@ -96,7 +100,8 @@ impl DerefMut for PassSlot<'_> {
         match self {
             PassSlot::Borrowed(p) => &mut **p,
             PassSlot::Owned(p) => &mut **p,
-            PassSlot::Send(p) => &mut **p,
+            PassSlot::BorrowedSend(p) => &mut **p,
+            PassSlot::OwnedSend(p) => &mut **p,
         }
     }
 }

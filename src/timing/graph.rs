@@ -1,6 +1,7 @@
 //! What timing adds to the graph and its fences: [`Graph::set_gpu_timings`] turns it on,
 //! [`ExecutionFence::take_gpu_timings`] hands the times over.
 
+use super::queries::{ExecutionTimer, GraphTiming};
 use super::{GpuTimings, TimestampSupport};
 use crate::{ExecutionFence, Graph};
 
@@ -21,7 +22,14 @@ impl Graph {
     /// # Ok(()) }
     /// ```
     pub fn set_gpu_timings(&self, support: Option<TimestampSupport>) {
-        self.pools().extensions().timing.support = support;
+        let mut extensions = self.pools().extensions();
+        if support.is_none() && extensions.timing.is_none() {
+            return;
+        }
+        let part = (extensions.timing).get_or_insert_with(|| Box::<GraphTiming>::default());
+        if let Some(timing) = part.as_any_mut().downcast_mut::<GraphTiming>() {
+            timing.support = support;
+        }
     }
 }
 
@@ -40,6 +48,8 @@ impl ExecutionFence {
     /// # Ok(()) }
     /// ```
     pub fn take_gpu_timings(&self) -> Option<GpuTimings> {
-        self.completed()?.timing.take()
+        let mut completed = self.completed()?;
+        let timer = completed.timing.as_mut()?.as_any_mut();
+        timer.downcast_mut::<ExecutionTimer>()?.take_times()
     }
 }

@@ -43,8 +43,6 @@ use std::sync::Arc;
 mod graph;
 mod queries;
 
-pub(crate) use queries::GraphTiming;
-
 /// The `log` target of the per-execution line of GPU times.
 pub(crate) const LOG_TARGET: &str = "vk_baton::timing";
 

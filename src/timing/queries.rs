@@ -1,60 +1,107 @@
-//! The timestamp queries of timed executions, and the `timing` feature's hooks
-//! ([`TimingHooks`]): what the executor calls to time each pass.
+//! The timestamp queries of timed executions: the `timing` feature's part of the graph
+//! ([`GraphTiming`], its [`TimingHooks`]) and of each execution ([`ExecutionTimer`], its
+//! [`TimingRun`]).
 //!
 //! An execution of a timed graph takes one `VkQueryPool` big enough for two queries per pass
-//! ([`GraphTiming::start`]); it comes back with the execution's other objects once the
-//! fences signal, after [`ExecutionTimer::finish`] has read the results. A steady frame takes
-//! back the pool the last one used: nothing is created.
+//! when its recording starts; the pool goes back to the graph once the execution completed,
+//! after [`ExecutionTimer::finish`] has read the results, and the execution's timer (with its
+//! lists, and the times until they are taken) once its fence drops. A steady frame takes back
+//! the pool and the timer the last one used: nothing is created.
 
 use super::{GpuTimings, PassTiming, TimestampSupport, TimingSpares};
 use crate::error::{Error, Result};
-use crate::extensions::TimingHooks;
+use crate::extensions::{TimingHooks, TimingRun};
 use crate::pass::PassEntry;
 use crate::plan::{Batch, Command};
 use crate::queue::Queue;
 use ash::vk;
+use parking_lot::Mutex;
+use std::any::Any;
 use std::ops::Range;
+use std::sync::Arc;
 
 /// The smallest query pool made: room for 32 passes.
 const MIN_QUERIES: u32 = 64;
 
-/// One query pool with room for `capacity` queries, the array its results are read into, and
-/// the list of each pass's first query, both kept with the pool.
+/// How many released timers are kept for the next executions.
+const KEPT_TIMERS: usize = 8;
+
+/// One query pool, with room for `capacity` queries.
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct QuerySlot {
     pool: vk::QueryPool,
     capacity: u32,
-    raw: Vec<u64>,
-    /// Per pass of the execution: its first query, if timed.
-    queries: Vec<Option<u32>>,
 }
 
-/// The graph's part of timing, kept with its command pools (locked while recording).
+/// What timed executions gave back, for the next ones.
 #[derive(Default)]
-pub(crate) struct GraphTiming {
-    /// `Some`: executions are timed ([`crate::Graph::set_gpu_timings`]).
-    pub(super) support: Option<TimestampSupport>,
+struct Free {
     /// Query pools not in use.
-    free: Vec<QuerySlot>,
+    slots: Vec<QuerySlot>,
+    /// Released timers, with their lists.
+    #[allow(
+        clippy::vec_box,
+        reason = "each goes out as a `Box<dyn TimingRun>`, made once"
+    )]
+    timers: Vec<Box<ExecutionTimer>>,
+}
+
+/// The graph's part of timing, installed by [`crate::Graph::set_gpu_timings`].
+#[derive(Default)]
+pub(super) struct GraphTiming {
+    /// `Some`: executions are timed.
+    pub(super) support: Option<TimestampSupport>,
+    /// Shared with the timers, which give back to it from the fences.
+    free: Arc<Mutex<Free>>,
     /// The finished timings' strings and lists.
     spares: TimingSpares,
 }
 
-/// The timestamp queries of one execution, and the passes they time.
-pub(crate) struct ExecutionTimer {
-    slot: QuerySlot,
+/// The timestamp queries of one execution, the passes they time, and, once complete, the
+/// times until a fence hands them over.
+pub(super) struct ExecutionTimer {
+    /// The query pool, until the execution completed.
+    slot: Option<QuerySlot>,
     period_ns: f32,
     /// Reset with `vkResetQueryPool` already; otherwise each batch resets its queries.
     host_reset: bool,
+    /// Per pass of the execution: its first query, if timed.
+    queries: Vec<Option<u32>>,
     /// The timed passes, in recording order; the `i`th uses queries `2i` and `2i + 1`.
     passes: Vec<PassTiming>,
+    /// The raw results, read once complete.
+    raw: Vec<u64>,
+    /// The times, once complete, until taken.
+    times: Option<GpuTimings>,
+    free: Arc<Mutex<Free>>,
     spares: TimingSpares,
 }
 
 impl GraphTiming {
-    /// A timer for an execution of `passes` passes, when timings are on: a free query pool
-    /// with room for two queries per pass, or a new one. With host reset, its queries are
-    /// reset here.
-    fn timer(&mut self, device: &ash::Device, passes: usize) -> Result<Option<ExecutionTimer>> {
+    /// A free query pool with room for `needed` queries, or a new one.
+    fn slot(&self, device: &ash::Device, needed: u32) -> Result<QuerySlot> {
+        let mut free = self.free.lock();
+        if let Some(i) = free.slots.iter().position(|s| s.capacity >= needed) {
+            return Ok(free.slots.swap_remove(i));
+        }
+        let capacity = needed.next_power_of_two().max(MIN_QUERIES);
+        let info = vk::QueryPoolCreateInfo::default()
+            .query_type(vk::QueryType::TIMESTAMP)
+            .query_count(capacity);
+        // SAFETY: valid create info on a live device; the pool is destroyed by `destroy` once
+        // no execution uses it.
+        let pool = unsafe { device.create_query_pool(&info, None) }
+            .map_err(|e| Error::vk("vkCreateQueryPool", e))?;
+        Ok(QuerySlot { pool, capacity })
+    }
+}
+
+/// Timing in an execution: a query pool taken when recording starts, each batch's queries
+/// handed out (and reset by its first piece without host reset), a timestamp written before
+/// and after each pass, and the results read once the execution completed.
+impl TimingHooks for GraphTiming {
+    /// With host reset, the queries are reset here.
+    fn start(&mut self, device: &ash::Device, passes: usize) -> Result<Option<Box<dyn TimingRun>>> {
         let Some(support) = &self.support else {
             return Ok(None);
         };
@@ -63,110 +110,84 @@ impl GraphTiming {
         }
         let needed = u32::try_from(passes * 2)
             .map_err(|_| Error::InvalidArgument(format!("{passes} passes are too many to time")))?;
-        let mut slot = match self.free.iter().position(|s| s.capacity >= needed) {
-            Some(i) => self.free.swap_remove(i),
-            None => {
-                let capacity = needed.next_power_of_two().max(MIN_QUERIES);
-                let info = vk::QueryPoolCreateInfo::default()
-                    .query_type(vk::QueryType::TIMESTAMP)
-                    .query_count(capacity);
-                // SAFETY: valid create info on a live device; the pool is destroyed by
-                // `destroy` once no execution uses it.
-                let pool = unsafe { device.create_query_pool(&info, None) }
-                    .map_err(|e| Error::vk("vkCreateQueryPool", e))?;
-                QuerySlot {
-                    pool,
-                    capacity,
-                    raw: Vec::new(),
-                    queries: Vec::new(),
-                }
-            }
-        };
-        slot.queries.clear();
-        slot.queries.resize(passes, None);
+        let slot = self.slot(device, needed)?;
         if support.host_query_reset() {
             // SAFETY: the pool is not in use (new, or back from a completed or never submitted
             // execution), and the device has hostQueryReset (`with_host_query_reset`'s
             // contract).
             unsafe { device.reset_query_pool(slot.pool, 0, needed) };
         }
-        Ok(Some(ExecutionTimer {
-            slot,
-            period_ns: support.period_ns(),
-            host_reset: support.host_query_reset(),
-            passes: self.spares.list(),
-            spares: self.spares.clone(),
-        }))
-    }
-
-    /// Takes back an execution's timer, done with (or never submitted).
-    fn give(&mut self, timer: ExecutionTimer) {
-        let ExecutionTimer {
-            slot,
-            passes,
-            spares,
-            ..
-        } = timer;
-        spares.give(passes);
-        self.free.push(slot);
-    }
-}
-
-/// Timing in an execution: a query pool taken when recording starts, each batch's queries
-/// handed out (and reset by its first piece without host reset), a timestamp written before
-/// and after each pass, and the results read once the execution completed.
-impl TimingHooks for GraphTiming {
-    /// `None` when the graph is untimed, or the execution has no pass.
-    type Execution = Option<ExecutionTimer>;
-    /// `None` when untimed, and after the fence's first call took them.
-    type Completed = Option<GpuTimings>;
-
-    fn start(&mut self, device: &ash::Device, passes: usize) -> Result<Self::Execution> {
-        self.timer(device, passes)
+        let mut timer = match self.free.lock().timers.pop() {
+            Some(timer) => timer,
+            None => Box::new(ExecutionTimer {
+                slot: None,
+                period_ns: 0.0,
+                host_reset: false,
+                queries: Vec::new(),
+                passes: Vec::new(),
+                raw: Vec::new(),
+                times: None,
+                free: self.free.clone(),
+                spares: self.spares.clone(),
+            }),
+        };
+        timer.slot = Some(slot);
+        timer.period_ns = support.period_ns();
+        timer.host_reset = support.host_query_reset();
+        timer.queries.clear();
+        timer.queries.resize(passes, None);
+        timer.passes = self.spares.list();
+        Ok(Some(timer))
     }
 
     fn time_batch(
         &self,
-        run: &mut Self::Execution,
+        run: &mut dyn TimingRun,
         batch: &Batch,
         passes: &[PassEntry<'_>],
         queue: &Queue,
     ) -> Option<Range<u32>> {
         let mask = self.support.as_ref()?.mask(queue.family(), queue.caps())?;
-        let t = run.as_mut()?;
+        let t = run.as_any_mut().downcast_mut::<ExecutionTimer>()?;
         let first = t.next_query();
         for c in &batch.commands {
             if let Command::Pass(i) = c {
                 let (query, spare) = (t.next_query(), t.spares.name());
                 let timing = PassTiming::new(spare, &passes[*i].name, queue, *i, query, mask);
                 t.passes.push(timing);
-                t.slot.queries[*i] = Some(query);
+                t.queries[*i] = Some(query);
             }
         }
         (!t.host_reset).then(|| first..t.next_query())
     }
 
-    fn begin_piece(
-        run: &Self::Execution,
-        device: &ash::Device,
-        cmd: vk::CommandBuffer,
-        reset: &Range<u32>,
-    ) {
-        let Some(t) = run else { return };
+    fn destroy(&mut self, device: &ash::Device) {
+        let mut free = self.free.lock();
+        for slot in free.slots.drain(..) {
+            // SAFETY: no execution uses a free pool, and none is in flight (the caller's
+            // contract).
+            unsafe { device.destroy_query_pool(slot.pool, None) };
+        }
+        // They hold the list they were kept in.
+        free.timers.clear();
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+impl TimingRun for ExecutionTimer {
+    fn begin_piece(&self, device: &ash::Device, cmd: vk::CommandBuffer, reset: &Range<u32>) {
+        let Some(slot) = self.slot else { return };
         // SAFETY: `cmd` is recording, outside any render pass, on a timed queue; the queries
         // are the batch's, within the execution's pool, and written only after this reset in
         // submission order (later in this command buffer or in the batch's next ones).
-        unsafe { device.cmd_reset_query_pool(cmd, t.slot.pool, reset.start, reset.len() as u32) };
+        unsafe { device.cmd_reset_query_pool(cmd, slot.pool, reset.start, reset.len() as u32) };
     }
 
-    #[inline]
-    fn before_pass(
-        run: &Self::Execution,
-        device: &ash::Device,
-        cmd: vk::CommandBuffer,
-        pass: usize,
-    ) {
-        if let Some((pool, q)) = run.as_ref().and_then(|t| t.query(pass)) {
+    fn before_pass(&self, device: &ash::Device, cmd: vk::CommandBuffer, pass: usize) {
+        if let Some((pool, q)) = self.query(pass) {
             let top = vk::PipelineStageFlags2::TOP_OF_PIPE;
             // SAFETY: `cmd` is recording on a queue with timestamps; the query was reset (on
             // the host, or at the start of the batch) and is written once.
@@ -174,59 +195,63 @@ impl TimingHooks for GraphTiming {
         }
     }
 
-    #[inline]
-    fn after_pass(
-        run: &Self::Execution,
-        device: &ash::Device,
-        cmd: vk::CommandBuffer,
-        pass: usize,
-    ) {
-        if let Some((pool, q)) = run.as_ref().and_then(|t| t.query(pass)) {
+    fn after_pass(&self, device: &ash::Device, cmd: vk::CommandBuffer, pass: usize) {
+        if let Some((pool, q)) = self.query(pass) {
             let all = vk::PipelineStageFlags2::ALL_COMMANDS;
             // SAFETY: as in `before_pass`, for the pass's second query.
             unsafe { device.cmd_write_timestamp2(cmd, all, pool, q + 1) };
         }
     }
 
-    fn complete(run: &mut Self::Execution, device: &ash::Device) -> Self::Completed {
-        run.as_mut()?.finish(device)
+    /// Reads the times, and gives the query pool back.
+    fn complete(&mut self, device: &ash::Device) {
+        self.times = self.finish(device);
+        if let Some(slot) = self.slot.take() {
+            self.free.lock().slots.push(slot);
+        }
     }
 
-    fn complete_unseen(run: &mut Self::Execution, device: &ash::Device) {
+    fn complete_unseen(&mut self, device: &ash::Device) {
         // Only to log them, if anyone reads the log.
         if log::log_enabled!(target: super::LOG_TARGET, log::Level::Debug) {
-            if let Some(t) = run {
-                t.finish(device);
-            }
+            self.finish(device);
         }
     }
 
-    fn recycle(&mut self, run: Self::Execution) {
-        if let Some(t) = run {
-            self.give(t);
+    fn release(mut self: Box<Self>) {
+        self.times = None;
+        self.spares.give(std::mem::take(&mut self.passes));
+        let home = self.free.clone();
+        let mut free = home.lock();
+        if let Some(slot) = self.slot.take() {
+            free.slots.push(slot);
+        }
+        if free.timers.len() < KEPT_TIMERS {
+            free.timers.push(self);
         }
     }
 
-    fn destroy(&mut self, device: &ash::Device) {
-        for slot in self.free.drain(..) {
-            // SAFETY: no execution uses a free pool, and none is in flight (the caller's
-            // contract).
-            unsafe { device.destroy_query_pool(slot.pool, None) };
-        }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
     }
 }
 
 impl ExecutionTimer {
-    /// The query pool and first query of pass `pass`, if it is timed.
-    #[inline]
-    fn query(&self, pass: usize) -> Option<(vk::QueryPool, u32)> {
-        let q = self.slot.queries.get(pass).copied().flatten()?;
-        Some((self.slot.pool, q))
-    }
-
     /// The first of the two queries for the next pass timed.
     fn next_query(&self) -> u32 {
         2 * self.passes.len() as u32
+    }
+
+    /// The query pool and first query of pass `pass`, if it is timed.
+    #[inline]
+    fn query(&self, pass: usize) -> Option<(vk::QueryPool, u32)> {
+        let q = self.queries.get(pass).copied().flatten()?;
+        Some((self.slot?.pool, q))
+    }
+
+    /// The times read when the execution completed, handed over once.
+    pub(super) fn take_times(&mut self) -> Option<GpuTimings> {
+        self.times.take()
     }
 
     /// Reads the timestamps of a completed execution into its passes' times and hands them
@@ -234,16 +259,14 @@ impl ExecutionTimer {
     /// not there (which a completed execution rules out).
     fn finish(&mut self, device: &ash::Device) -> Option<GpuTimings> {
         let count = self.next_query();
-        if count == 0 {
-            return None;
-        }
-        let raw = &mut self.slot.raw;
+        let slot = self.slot.filter(|_| count > 0)?;
+        let raw = &mut self.raw;
         raw.clear();
         raw.resize(count as usize, 0);
         // SAFETY: every one of these queries was reset and then written by the execution,
-        // whose fences have signalled; the pool is alive until the timer is given back.
+        // whose fences have signalled; the pool is alive until the timer gives it back.
         let read = unsafe {
-            device.get_query_pool_results(self.slot.pool, 0, raw, vk::QueryResultFlags::TYPE_64)
+            device.get_query_pool_results(slot.pool, 0, raw, vk::QueryResultFlags::TYPE_64)
         };
         if let Err(e) = read {
             log::error!("vkGetQueryPoolResults of a completed execution failed: {e}");
@@ -269,9 +292,13 @@ mod tests {
 
     /// (pool handle, capacity) of every free query pool of `graph`.
     fn free(graph: &Graph) -> Vec<(vk::QueryPool, u32)> {
-        let extensions = graph.pools().extensions();
-        let free = &extensions.timing.free;
-        free.iter().map(|s| (s.pool, s.capacity)).collect()
+        let mut extensions = graph.pools().extensions();
+        let Some(timing) = extensions.timing.as_mut() else {
+            return Vec::new();
+        };
+        let timing: &mut super::GraphTiming = timing.as_any_mut().downcast_mut().unwrap();
+        let free = timing.free.lock();
+        free.slots.iter().map(|s| (s.pool, s.capacity)).collect()
     }
 
     /// Executes `passes` fills of `buf` on the graphics queue.
