@@ -353,8 +353,9 @@ pub use resource::{
 pub use transients::public::*;
 
 /// Where the planner places transients ([`plan::transient::Place`]): the `transients` leaf's
-/// placement, or none in a build without that feature. The crate root hands it to the
-/// planner, which may not name the leaf that builds on the planner's types.
+/// placement, or none in a build without that feature. The crate root hands it to whoever
+/// plans (the `plan()` functions, the graph, the simulation), since none of them may name the
+/// leaf, which builds on the planner's types and adds methods to the graph.
 pub(crate) fn transient_placement() -> Option<&'static dyn plan::transient::Place> {
     transients::placement()
 }

@@ -22,7 +22,9 @@ use crate::completion::CompletionToken;
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
 use crate::exec::{give, take, GraphPools, InFlight, PoolKey, Reusable, Spares};
-use crate::extensions::{ExecutionExtensions, Extensions, PassSource, Piece, SpreadWork};
+use crate::extensions::{
+    bind_transients, ExecutionExtensions, Extensions, PassSource, Piece, SpreadWork,
+};
 use crate::pass::PassEntry;
 use crate::plan::{Command, Plan};
 use crate::prepared::labels::{self, pass_color, PlanLabels};
@@ -158,8 +160,9 @@ impl Execution<'_, '_> {
     ) -> Result<Recording> {
         let pools = self.pools.clone();
         // The transients' objects for this execution, kept bound until the recording ends.
+        let debug = pools.debug.as_ref();
         let _transients =
-            match (pools.transients).bind(self.plan, self.resources, token, pools.debug.as_ref()) {
+            match bind_transients(&pools.transients, self.plan, self.resources, token, debug) {
                 Ok(guard) => guard,
                 Err(e) => {
                     token.set_submitted(&[]);

@@ -9,16 +9,15 @@
 
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
-use crate::transients::Transients;
 use ash::vk;
 use parking_lot::{MappedMutexGuard, Mutex, MutexGuard};
 use std::any::Any;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::pools::{PoolKey, Reusable};
 use super::scratch::{give, Spares};
 use crate::completion::CompletionToken;
-use crate::extensions::{ExecutionExtensions, Extensions};
+use crate::extensions::{ExecutionExtensions, Extensions, TransientHooks};
 use crate::queue::Queue;
 use crate::resource::Resource;
 
@@ -36,9 +35,9 @@ pub(crate) struct GraphPools {
     any_pending: std::sync::atomic::AtomicBool,
     /// Emptied vectors, scratch space and spent tokens for the next execution.
     pub(crate) spares: Mutex<Spares>,
-    /// The transients' handles, memory and objects (dropped after `Drop` has waited for every
-    /// execution, before the device can go).
-    pub(crate) transients: Transients,
+    /// The transients' handles, memory and objects, once the `transients` leaf installed them
+    /// (dropped after `Drop` has waited for every execution, before the device can go).
+    pub(crate) transients: OnceLock<Box<dyn TransientHooks>>,
     /// What must outlive the pools ([`crate::Graph::with_device_owner`]: what destroys the
     /// device): the last field, so it drops after `Drop` destroyed the pools and fences.
     device_owner: Option<Arc<dyn Any + Send + Sync>>,
@@ -54,7 +53,7 @@ impl GraphPools {
     ) -> Self {
         let device = Arc::new(device.clone());
         Self {
-            transients: Transients::new(device.clone()),
+            transients: OnceLock::new(),
             device,
             debug,
             labels: std::sync::atomic::AtomicBool::new(true),

@@ -31,8 +31,6 @@ mod held;
 pub(crate) mod lowering;
 mod planned;
 mod prepare;
-#[cfg(feature = "transients")]
-mod transients;
 
 pub use held::HeldPlan;
 pub use planned::Planned;
@@ -388,7 +386,8 @@ impl fmt::Debug for Graph {
 /// # Ok(()) }
 /// ```
 pub struct GraphBuilder<'a> {
-    graph: &'a Graph,
+    /// The graph it records for (read by the leaves' builder methods too).
+    pub(crate) graph: &'a Graph,
     passes: Vec<PassEntry<'a>>,
     /// Strings of earlier passes' names, refilled rather than allocated.
     names: Vec<String>,

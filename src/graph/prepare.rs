@@ -91,7 +91,9 @@ impl Graph {
             }
         };
         frame.layouts = layouts;
-        self.pools.transients.check_budget(&frame.plan)?;
+        if let Some(transients) = self.pools.transients.get() {
+            transients.check_budget(&frame.plan)?;
+        }
         Ok((frame, tier))
     }
 }
@@ -128,10 +130,8 @@ pub(crate) fn plan_and_verify(
     schedule: Schedule,
 ) -> Result<Plan> {
     let passes = input.passes.len();
-    let place = crate::transients::placement();
+    let place = crate::transient_placement();
     let plan = plan::plan_scheduled_reusing(input, spare, schedule, place)?;
-    // Once per plan, not per execution: a kept or held plan keeps its placements.
-    crate::transients::check_placements(&plan)?;
     verify_in_debug(&plan, queues)?;
     log::debug!(
         "planned {passes} passes on {} queues: {} batches, {} barrier commands, {} waits",

@@ -26,7 +26,7 @@
 //! 4. **Bounds** (`bound.rs`): the memory a placement needs can be compared with a live-set
 //!    lower bound, the heaviest set of pairwise unordered transients.
 //!
-//! [`Plan`](crate::plan::Plan)'s `Display` shows where the transients are: the heaps, and per
+//! [`Plan`]'s `Display` shows where the transients are: the heaps, and per
 //! transient its bytes, its first and last uses and the transients whose memory it takes; then
 //! the totals against the lower bound.
 //!
@@ -72,7 +72,7 @@
 pub use super::input::TransientMemory;
 pub use super::output::{TransientHeap, TransientPlacement, TransientPlan, UseSite};
 
-use super::{PlanInput, QueuePlan};
+use super::{Plan, PlanInput, QueuePlan};
 use crate::error::{Error, Result};
 use std::fmt;
 
@@ -90,6 +90,11 @@ pub(crate) trait Place {
 
     /// Fills the use sites of `plan`'s placements from the final plan's batches.
     fn sites(&self, plan: &mut TransientPlan, input: &PlanInput, queues: &[QueuePlan]);
+
+    /// Checks what the executor relies on of the finished plan: it places exactly the
+    /// transients its recorded passes use, each once. A kept or held plan keeps its
+    /// placements, so one check per plan made covers every execution of it.
+    fn check(&self, plan: &Plan) -> Result<()>;
 }
 
 /// Refuses the transients of `input` that `place` cannot plan, and every transient when there

@@ -10,7 +10,7 @@
 //!   transients;
 //! - `bound.rs` computes the live-set lower bound the placement is measured against.
 //!
-//! [`check_placements`] checks what the executor relies on of every plan: it places exactly
+//! `check_placements` checks what the executor relies on of every plan: it places exactly
 //! the transients its recorded passes use.
 //!
 //! From the placement, [`Placement`] tells the planner which transients each transient's
@@ -47,6 +47,10 @@ impl Place for Placement {
 
     fn sites(&self, plan: &mut TransientPlan, input: &PlanInput, queues: &[QueuePlan]) {
         sites(plan, input, queues)
+    }
+
+    fn check(&self, plan: &Plan) -> Result<()> {
+        check_placements(plan)
     }
 }
 
@@ -148,12 +152,11 @@ fn sites(plan: &mut TransientPlan, input: &PlanInput, queues: &[QueuePlan]) {
 /// missing from [`Plan::order`] (culled) is never recorded, so a transient that only culled
 /// passes use has no place and needs no memory.
 ///
-/// `finish()` runs this on every plan it makes (a kept or held plan keeps its placements),
-/// and the simulation (module `simulate`) on every frame, so that a plan the executor could
-/// not bind is refused in simulation too.
+/// The planner runs this on every plan it makes ([`Place::check`]): in `finish()` and in the
+/// simulation alike, a plan the executor could not bind is refused.
 ///
 /// [`TransientPlan::placements`]: crate::plan::TransientPlan::placements
-pub(crate) fn check_placements(plan: &Plan) -> Result<()> {
+pub(super) fn check_placements(plan: &Plan) -> Result<()> {
     let resources = &plan.input.resources;
     let bad = |what: String| Err(Error::InvalidInput(what));
     let mut used = vec![false; resources.len()];

@@ -88,7 +88,7 @@ fn culled_copy() -> PlanInput {
     }
 }
 
-/// What `finish()` checks of a new plan (`check_placements`): the placements are
+/// What the planner checks of each plan it makes (`check_placements`): the placements are
 /// exactly the transients the recorded passes use. The culled copy is not recorded, so
 /// `dropped` has no place and needs none; every other set of placements is refused.
 #[test]

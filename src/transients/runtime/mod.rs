@@ -31,6 +31,7 @@ mod sets;
 use crate::completion::CompletionToken;
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
+use crate::extensions::{TransientHooks, TransientsBound};
 use crate::fx::FxBuildHasher;
 use crate::plan::{Plan, TransientMemory};
 use crate::resource::{BufferDesc, ImageDesc, Resource, SharedAllocator, StBuffer, StImage};
@@ -38,6 +39,7 @@ use ash::vk;
 use gpu_allocator::MemoryLocation;
 use layout::{check_budget, heap_needs, Rules};
 use parking_lot::{Mutex, MutexGuard};
+use std::any::Any;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -151,22 +153,6 @@ impl Transients {
         self.rules.lock().budget
     }
 
-    /// Refuses `plan` when its transients' heaps, laid out as binding would, take more than the
-    /// budget: checked when a frame is planned, before anything is allocated (and again when
-    /// an execution binds, for a held plan or a budget set since). Allocates nothing.
-    pub(crate) fn check_budget(&self, plan: &Plan) -> Result<()> {
-        let rules = *self.rules.lock();
-        if rules.budget.is_none() || plan.transients.placements.is_empty() {
-            return Ok(());
-        }
-        let granularity = self.handles.lock().granularity.unwrap_or(1);
-        let mut need = 0u64;
-        for n in heap_needs(plan, rules.aliasing, granularity) {
-            need = need.saturating_add(n?.size);
-        }
-        check_budget(need, rules, plan)
-    }
-
     pub(crate) fn stats(&self) -> TransientStats {
         let probes = self.handles.lock().probes;
         let mut stats = self.sets.lock().stats();
@@ -230,22 +216,37 @@ impl Transients {
             .insert(name.to_owned(), Resource::Buffer(buf.clone()));
         Ok(buf)
     }
+}
 
-    /// Binds the transients of `plan` (whose resource indices refer to `resources`) for the
-    /// execution of `token`, which is about to be recorded: `None` for a plan that places no
-    /// transient. Keep the guard until the recording ends.
-    ///
+impl TransientHooks for Transients {
+    /// Refuses `plan` when its transients' heaps, laid out as binding would, take more than the
+    /// budget: checked when a frame is planned, before anything is allocated (and again when
+    /// an execution binds, for a held plan or a budget set since). Allocates nothing.
+    fn check_budget(&self, plan: &Plan) -> Result<()> {
+        let rules = *self.rules.lock();
+        if rules.budget.is_none() || plan.transients.placements.is_empty() {
+            return Ok(());
+        }
+        let granularity = self.handles.lock().granularity.unwrap_or(1);
+        let mut need = 0u64;
+        for n in heap_needs(plan, rules.aliasing, granularity) {
+            need = need.saturating_add(n?.size);
+        }
+        check_budget(need, rules, plan)
+    }
+
     /// The plan places exactly the transients its recorded passes use (`finish()` checked
-    /// that with [`check_placements`](super::check_placements) when it planned), and `resources` must be transient
-    /// exactly where the plan declares them so: then every transient a recorded pass uses is
-    /// bound. A transient that only culled passes use is not: nothing records a use of it.
-    pub(crate) fn bind(
-        &self,
+    /// that with [`Place::check`](crate::plan::transient::Place::check) when it planned),
+    /// and `resources` must be transient exactly where the plan declares them so: then every
+    /// transient a recorded pass uses is bound. A transient that only culled passes use is
+    /// not: nothing records a use of it.
+    fn bind<'a>(
+        &'a self,
         plan: &Plan,
         resources: &[Resource],
         token: &CompletionToken,
         debug: Option<&DebugUtils>,
-    ) -> Result<Option<MutexGuard<'_, HeapSets>>> {
+    ) -> Result<Option<TransientsBound<'a>>> {
         let decls = &plan.input.resources;
         if decls.len() != resources.len() {
             return Err(Error::InvalidInput(format!(
@@ -270,7 +271,11 @@ impl Transients {
         let rules = *self.rules.lock();
         let mut sets = self.sets.lock();
         sets.bind((plan, rules), resources, token, self.id, debug)?;
-        Ok(Some(sets))
+        Ok(Some(MutexGuard::map(sets, |s| s as &mut (dyn Any + Send))))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
     }
 }
 

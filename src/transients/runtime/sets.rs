@@ -164,7 +164,7 @@ impl HeapSets {
     /// Binds every transient `plan` places to objects of a free set, laid out by `rules`,
     /// which `token`'s execution then holds until it completes. `graph`: the id the
     /// transients must carry. The caller checked that the placements are the transients the
-    /// plan uses ([`super::Transients::bind`]).
+    /// plan uses ([`TransientHooks::bind`](crate::extensions::TransientHooks::bind)).
     pub(super) fn bind(
         &mut self,
         (plan, rules): (&Plan, Rules),
