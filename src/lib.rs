@@ -261,15 +261,18 @@
 //!    and the submission order, with no Vulkan call; [`verify`] and [`simulate`] check it.
 //! 3. **Vulkan objects with state**: [`queue`] (a `VkQueue`, its timeline and submit lock) and
 //!    [`resource`] (images and buffers with their tracked state).
-//! 4. **Passes**: [`pass`] ([`Pass`], [`Declare`], [`Recorder`]): what user code implements.
-//! 5. **Execution**: `exec` records a decided plan (one recording loop, one barrier builder whose
-//!    baked form is kept with the plan), submits it, commits the new states, and hands back what
+//! 4. **Passes**: [`pass`] ([`Pass`], [`Declare`], [`Recorder`]): what user code implements;
+//!    and `prepared`, the unit of reuse: a plan with the objects its indices name, the barrier
+//!    structs and labels built for it once, and where its last execution left the resources.
+//! 5. **Execution**: `exec` records a prepared frame (one recording loop, one barrier builder whose
+//!    baked form is kept with the frame), submits it, commits the new states, and hands back what
 //!    the GPU is done with through [`fence`] ([`ExecutionFence`]), deciding nothing the plan does
 //!    not say; [`handoff`] gives the app its own batch of a plan. `extensions` is the
 //!    executor's one extension point: a field per optional runtime part, and the hooks the
 //!    executor calls.
 //! 6. **Graph**: [`graph`] ([`Graph`], [`GraphBuilder`], [`Planned`], [`HeldPlan`]): the passes'
-//!    and resources' lowering into the planner's input, the one plan cache, `finish`, `execute`.
+//!    and resources' lowering into the planner's input, the one plan cache of prepared frames,
+//!    `finish`, `execute`.
 //! 7. **Optional runtime parts**: `timing` and `parallel_recording` (features `timing` and
 //!    `parallel-recording`) add their methods to the graph, its builder and its fences, and
 //!    install their part into `extensions` when the app turns them on.
@@ -309,6 +312,7 @@ mod parallel_recording;
 pub mod pass;
 pub mod plan;
 pub mod predict;
+mod prepared;
 pub mod queue;
 mod range;
 pub mod render_pass;

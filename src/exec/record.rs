@@ -15,8 +15,6 @@
 //! reset and back in their pool, the fences back in the spare list, the completion token
 //! marked failed (so nothing waits on it forever), and the pass's error naming the pass.
 
-use super::barriers::PlanBarriers;
-use super::labels::{self, pass_color, PlanLabels};
 use super::scratch::{Job, RecordingLists};
 use super::Execution;
 use crate::access::LayoutPolicy;
@@ -27,6 +25,8 @@ use crate::exec::{give, take, GraphPools, InFlight, PoolKey, Reusable, Spares};
 use crate::extensions::{ExecutionExtensions, Extensions, PassSource, Piece, SpreadWork};
 use crate::pass::PassEntry;
 use crate::plan::{Command, Plan};
+use crate::prepared::labels::{self, pass_color, PlanLabels};
+use crate::prepared::PlanBarriers;
 use crate::queue::Queue;
 use crate::resource::Resource;
 use ash::vk;
@@ -63,7 +63,7 @@ pub(crate) struct Recording {
 
 impl Recording {
     /// Empty, with vectors from the graph's spares.
-    fn new(spares: &mut Spares) -> Self {
+    pub(super) fn new(spares: &mut Spares) -> Self {
         Recording {
             keep: take(&mut spares.keep),
             cmds: take(&mut spares.cmds),
@@ -101,6 +101,16 @@ impl Recording {
         resources: Vec<Resource>,
         queues: Vec<Queue>,
     ) -> InFlight {
+        self.into_in_flight_keeping(&mut pools.spares.lock(), token, (resources, queues))
+    }
+
+    /// [`Recording::into_in_flight`], with the spares already locked.
+    pub(crate) fn into_in_flight_keeping(
+        self,
+        spares: &mut Spares,
+        token: CompletionToken,
+        (resources, queues): (Vec<Resource>, Vec<Queue>),
+    ) -> InFlight {
         let Recording {
             keep,
             cmds,
@@ -111,7 +121,6 @@ impl Recording {
             batch_cmds,
             ext,
         } = self;
-        let mut spares = pools.spares.lock();
         give(&mut spares.queue_fences, queue_fences);
         give(&mut spares.batch_start, batch_start);
         give(&mut spares.batch_ends, batch_ends);
@@ -129,7 +138,7 @@ impl Recording {
     }
 }
 
-impl Execution<'_> {
+impl Execution<'_, '_> {
     /// Records every batch of the plan. On an error or a panic in a pass, puts everything
     /// taken back (command buffers reset and returned to their pools, fences returned), marks
     /// `token` failed, and then returns the error or resumes the panic.
@@ -145,12 +154,12 @@ impl Execution<'_> {
         &mut self,
         token: &CompletionToken,
         lists: &mut RecordingLists,
+        mut out: Recording,
     ) -> Result<Recording> {
         let pools = self.pools.clone();
         // The transients' objects for this execution, kept bound until the recording ends.
         let _transients =
-            match (pools.transients).bind(&self.plan, &self.resources, token, pools.debug.as_ref())
-            {
+            match (pools.transients).bind(self.plan, self.resources, token, pools.debug.as_ref()) {
                 Ok(guard) => guard,
                 Err(e) => {
                     token.set_submitted(&[]);
@@ -158,7 +167,6 @@ impl Execution<'_> {
                     return Err(e);
                 }
             };
-        let mut out = Recording::new(&mut pools.spares.lock());
         out.queue_fences.resize(self.queues.len(), None);
         let outcome = {
             let mut reusable = pools.reusable.lock();
@@ -203,6 +211,8 @@ impl Execution<'_> {
             resources,
             plan,
             barriers,
+            labels: kept_labels,
+            recorded,
             layouts,
             ..
         } = self;
@@ -211,10 +221,10 @@ impl Execution<'_> {
         // Pass and barrier labels, unless the graph turned them off; kept with a plan that
         // comes back.
         let labels = (pools.debug.as_ref()).filter(|_| pools.labels.load(Ordering::Relaxed));
-        if labels.is_some() && barriers.recorded && !barriers.labels.built() {
+        if labels.is_some() && **recorded && !kept_labels.built() {
             let (passes, queues) = (&*passes, &*queues);
             labels::keep(
-                &mut barriers.labels,
+                kept_labels,
                 plan,
                 |q| queues[q].family(),
                 |p| passes[p].name.as_str(),
@@ -229,6 +239,7 @@ impl Execution<'_> {
             plan,
             queues,
             barriers,
+            kept_labels,
             token,
             layouts: *layouts,
             ext: &out.ext,
@@ -245,9 +256,9 @@ impl Execution<'_> {
             None => record_jobs(&shared, jobs, 0, &mut &mut passes[..], keep).map_err(|e| e.1)?,
         }
         if shared.labels_missed.load(Ordering::Relaxed) {
-            barriers.labels.forget();
+            kept_labels.forget();
         }
-        barriers.recorded = true;
+        **recorded = true;
         Ok(())
     }
 
@@ -262,7 +273,7 @@ impl Execution<'_> {
         let (pieces, ends) = (&mut lists.pieces, &mut lists.piece_ends);
         pieces.clear();
         ends.clear();
-        if let Some(cut) = extensions.cut(&self.plan, &self.passes, pieces, ends) {
+        if let Some(cut) = extensions.cut(self.plan, self.passes, pieces, ends) {
             return Some(cut);
         }
         for batch in self.plan.queues.iter().flat_map(|q| &q.batches) {
@@ -340,6 +351,8 @@ struct Shared<'e> {
     plan: &'e Plan,
     queues: &'e [Queue],
     barriers: &'e PlanBarriers,
+    /// The labels kept with the plan, if built.
+    kept_labels: &'e PlanLabels,
     token: &'e CompletionToken,
     /// The layouts the passes declared their image uses in, which they record with.
     layouts: LayoutPolicy,
@@ -429,7 +442,7 @@ fn record_piece<P: PassSource + ?Sized>(
     if let Some(reset) = &job.reset {
         s.ext.begin_piece(device, cmd, reset);
     }
-    let kept_labels = Some(&s.barriers.labels).filter(|l| s.labels.is_some() && l.built());
+    let kept_labels = Some(s.kept_labels).filter(|l| s.labels.is_some() && l.built());
     let mut barrier_k = barriers_before;
     for ci in job.commands.clone() {
         match &batch.commands[ci] {

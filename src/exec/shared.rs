@@ -31,6 +31,9 @@ pub(crate) struct GraphPools {
     pub(super) reusable: Mutex<Reusable>,
     /// Contents of dropped, incomplete execution fences.
     pending: Mutex<Vec<InFlight>>,
+    /// Whether `pending` may hold any: a frame whose fences were all waited for takes no lock
+    /// to look.
+    any_pending: std::sync::atomic::AtomicBool,
     /// Emptied vectors, scratch space and spent tokens for the next execution.
     pub(crate) spares: Mutex<Spares>,
     /// The transients' handles, memory and objects (dropped after `Drop` has waited for every
@@ -57,6 +60,7 @@ impl GraphPools {
             labels: std::sync::atomic::AtomicBool::new(true),
             reusable: Mutex::new(Reusable::default()),
             pending: Mutex::new(Vec::new()),
+            any_pending: std::sync::atomic::AtomicBool::new(false),
             spares: Mutex::new(Spares::default()),
             device_owner,
         }
@@ -121,11 +125,18 @@ impl GraphPools {
 
     /// Keeps an incomplete execution's contents until its fences signal.
     pub(super) fn defer(&self, c: InFlight) {
-        self.pending.lock().push(c);
+        let mut pending = self.pending.lock();
+        pending.push(c);
+        self.any_pending
+            .store(true, std::sync::atomic::Ordering::Release);
     }
 
     /// Releases the deferred executions that have completed.
     pub(crate) fn collect(&self) {
+        use std::sync::atomic::Ordering;
+        if !self.any_pending.load(Ordering::Acquire) {
+            return;
+        }
         let mut done = Vec::new();
         {
             let mut pending = self.pending.lock();
@@ -140,6 +151,8 @@ impl GraphPools {
                     }
                 }
             }
+            self.any_pending
+                .store(!pending.is_empty(), Ordering::Release);
         }
         for c in done {
             self.recycle_completed(c);

@@ -9,9 +9,6 @@
 //! last values, and [`Rebinder::rebind_at_rest`](crate::plan::Rebinder::rebind_at_rest)
 //! moves the plan to the new ones.
 
-use crate::queue::Queue;
-use std::panic::AssertUnwindSafe;
-
 pub(crate) use crate::resource::MERGED;
 
 /// Where the last execution of a plan left its resources. Empty until the plan is executed.
@@ -22,12 +19,8 @@ pub(crate) struct AtRest {
     resources: Vec<(u64, u64)>,
     /// Per plan queue: which queue it was (`Queue::id`; the simulation's queue index).
     /// The final states name queues by plan index, so they mean the same only on the same
-    /// queues in the same order.
+    /// queues in the same order (the frame's own queues, which it keeps).
     queue_ids: Vec<u64>,
-    /// The execution's queues, by plan index. Handles kept to compare and clone, with nothing
-    /// a panic could leave half-changed: unwind-safe, as the plan cache that holds them (and
-    /// the simulation's) was before they came.
-    queues: AssertUnwindSafe<Vec<Queue>>,
     /// Per plan queue: the execution's last value there, which its final states' records of
     /// "this execution" became.
     pub(crate) last: Vec<Option<u64>>,
@@ -55,16 +48,6 @@ impl AtRest {
         self.last.clear();
         self.last.extend_from_slice(last);
         self.executed = true;
-    }
-
-    /// Notes the execution's queues, by plan index.
-    pub(crate) fn set_queues(&mut self, queues: &[Queue]) {
-        overwrite_differing(&mut self.queues, queues);
-    }
-
-    /// The execution's queues, by plan index.
-    pub(crate) fn queues(&self) -> &[Queue] {
-        &self.queues
     }
 
     /// Notes whether the plan's input is now the state the last execution left.
@@ -123,18 +106,5 @@ impl AtRest {
     /// The version resource `r`'s commit gave it (only meaningful when [`AtRest::holds`]).
     pub(crate) fn version(&self, r: usize) -> u64 {
         self.resources[r].1
-    }
-}
-
-/// Overwrites `dst` with `src`, cloning only the queues that differ: a steady frame's queues
-/// are compared, not cloned and dropped.
-fn overwrite_differing(dst: &mut Vec<Queue>, src: &[Queue]) {
-    dst.truncate(src.len());
-    for (i, s) in src.iter().enumerate() {
-        match dst.get_mut(i) {
-            Some(d) if d.same_object(s) => {}
-            Some(d) => d.clone_from(s),
-            None => dst.push(s.clone()),
-        }
     }
 }

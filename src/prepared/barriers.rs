@@ -1,7 +1,8 @@
 //! The one place that builds Vulkan barrier structs: [`PlanBarriers`], the baked form of a
 //! plan's barrier commands, built once per plan (and again when the resources' handles
-//! change), then recorded command by command with [`PlanBarriers::dependency`]. The handoff
-//! builds its app batch's barriers with the same [`BarrierStructs::push`].
+//! change) and kept in its [`PreparedFrame`](super::PreparedFrame), then recorded command by
+//! command with [`PlanBarriers::dependency`]. The handoff builds its app batch's barriers with
+//! the same [`BarrierStructs::push`].
 //!
 //! # Buffer barriers become memory barriers
 //!
@@ -33,7 +34,6 @@
 //! Barriers that transfer ownership stay buffer barriers: a queue family ownership transfer
 //! exists only on a buffer or image barrier. Image barriers stay as they are (layouts).
 
-use super::labels::PlanLabels;
 use crate::plan::{BarrierCmd, Command, Plan};
 use crate::resource::Resource;
 use ash::vk;
@@ -134,15 +134,6 @@ pub(crate) struct PlanBarriers {
     ends: Vec<[usize; 3]>,
     /// Per barrier command: its `VkDependencyInfo::dependencyFlags`.
     flags: Vec<vk::DependencyFlags>,
-    /// The passes' and commands' debug labels, built with labels on from the plan's second
-    /// recording (a plan recorded once, as a newly planned frame's is, builds each label as
-    /// it goes, with nothing to keep); they name passes, not resources, so new handles leave
-    /// them as they are.
-    pub(crate) labels: PlanLabels,
-    /// Whether the plan they travel with was recorded since it came.
-    pub(crate) recorded: bool,
-    /// Where the plan's last execution left its resources.
-    pub(crate) rest: super::AtRest,
 }
 
 impl PlanBarriers {
@@ -198,13 +189,10 @@ impl PlanBarriers {
         Some(dep.dependency_flags(self.flags[k]))
     }
 
-    /// Drops the claim that the structs and labels belong to the plan they travel with (a new
-    /// plan came), keeping the arrays' allocations.
+    /// Drops the claim that the structs belong to the plan they travel with (a new plan
+    /// came), keeping the arrays' allocations.
     pub(crate) fn forget(&mut self) {
         self.built_for = None;
-        self.recorded = false;
-        self.labels.forget();
-        self.rest.forget();
     }
 }
 
