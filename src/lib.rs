@@ -267,10 +267,15 @@
 //! 5. **Execution**: `exec` records a prepared frame (one recording loop, one barrier builder whose
 //!    baked form is kept with the frame), submits it, commits the new states, and hands back what
 //!    the GPU is done with through [`fence`] ([`ExecutionFence`]), deciding nothing the plan does
-//!    not say; [`handoff`] gives the app its own batch of a plan.
+//!    not say; [`handoff`] gives the app its own batch of a plan. `extensions` is the
+//!    executor's one extension point: a field per optional runtime part, and the hooks the
+//!    executor calls.
 //! 6. **Graph**: [`graph`] ([`Graph`], [`GraphBuilder`], [`Planned`], [`HeldPlan`]): the passes'
 //!    and resources' lowering into the planner's input, the one plan cache of prepared frames,
 //!    `finish`, `execute`.
+//! 7. **Optional runtime parts**: `timing` and `parallel_recording` (features `timing` and
+//!    `parallel-recording`) add their methods to the graph, its builder and its fences, and
+//!    install their part into `extensions` when the app turns them on.
 //!
 //! ## More documentation
 //!

@@ -47,7 +47,7 @@ pub struct ExecutionFence {
     token: CompletionToken,
     contents: Mutex<Option<InFlight>>,
     /// What the optional parts read when the execution completed (the GPU times).
-    completed: Mutex<CompletedExtensions>,
+    extensions: Mutex<CompletedExtensions>,
     pools: Arc<GraphPools>,
 }
 
@@ -56,7 +56,7 @@ impl ExecutionFence {
         Self {
             token: contents.token.clone(),
             contents: Mutex::new(Some(contents)),
-            completed: Mutex::default(),
+            extensions: Mutex::default(),
             pools,
         }
     }
@@ -113,14 +113,15 @@ impl ExecutionFence {
         self.token.clone()
     }
 
-    /// What the optional parts read when the execution completed (the GPU times), once it
-    /// has; `None` while the GPU is still running (this never blocks).
+    /// The optional parts' share of the fence: what they read when the execution completed
+    /// (the GPU times), once it has; `None` while the GPU is still running (this never
+    /// blocks).
     #[allow(
         dead_code,
         reason = "only the leaves call it: unused without their features"
     )]
-    pub(crate) fn completed(&self) -> Option<MutexGuard<'_, CompletedExtensions>> {
-        self.is_complete().then(|| self.completed.lock())
+    pub(crate) fn extensions(&self) -> Option<MutexGuard<'_, CompletedExtensions>> {
+        self.is_complete().then(|| self.extensions.lock())
     }
 
     fn wait_for(&self, timeout_ns: u64) -> Result<bool> {
@@ -159,7 +160,7 @@ impl ExecutionFence {
             if let Some(mut c) = contents.take() {
                 c.note_reached();
                 // Read before the objects (a query pool) go back to the graph.
-                *self.completed.lock() = c.ext.complete(&self.pools.device);
+                *self.extensions.lock() = c.ext.complete(&self.pools.device);
                 self.pools.recycle(c);
             }
         }
