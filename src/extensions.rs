@@ -25,14 +25,26 @@
 //! | it completes unwatched | [`ExecutionExtensions::complete_unseen`] | logs the times | |
 //! | its objects go back | [`ExecutionExtensions::release`] | the objects back | |
 //! | the graph drops | [`Extensions::destroy`] | destroys the query pools | |
+//!
+//! The `transients` feature (`src/transients/`) plugs in the same way, but beside the command
+//! pools rather than under their lock, since planning asks it too: the graph's pools keep a
+//! [`TransientHooks`] that the leaf installs when the app first asks for a transient or gives
+//! the allocator for them (`Graph::set_transient_allocator`). Planning checks the budget with
+//! it ([`TransientHooks::check_budget`]) and recording binds each execution's transients
+//! ([`bind_transients`]).
 
+use crate::completion::CompletionToken;
+use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
 use crate::pass::{Pass, PassEntry};
 use crate::plan::{Batch, Plan};
 use crate::queue::Queue;
+use crate::resource::Resource;
 use ash::vk;
+use parking_lot::MappedMutexGuard;
 use std::any::Any;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 /// The graph's part of each feature, once the app turned it on.
 #[derive(Default)]
@@ -228,6 +240,54 @@ pub(crate) trait TimingRun: Send + Sync {
         reason = "only the leaves call it: unused without their features"
     )]
     fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+/// The graph's transients (`transients`): their handles, and the memory and objects each
+/// execution binds them to. Installed by the leaf in the graph's pools, once.
+pub(crate) trait TransientHooks: Send + Sync {
+    /// Refuses `plan` when its transients take more memory than the graph's budget: checked
+    /// when a frame is planned or a held plan executes, before anything is allocated.
+    fn check_budget(&self, plan: &Plan) -> Result<()>;
+    /// Binds the transients of `plan` (whose resource indices refer to `resources`) for the
+    /// execution of `token`, about to be recorded: `None` for a plan that places none. Keep
+    /// the guard until the recording ends: another execution cannot rebind them meanwhile.
+    fn bind<'a>(
+        &'a self,
+        plan: &Plan,
+        resources: &[Resource],
+        token: &CompletionToken,
+        debug: Option<&DebugUtils>,
+    ) -> Result<Option<TransientsBound<'a>>>;
+    /// The leaf's own type, for the graph's methods.
+    #[allow(
+        dead_code,
+        reason = "only the leaf calls it: unused without its feature"
+    )]
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// What keeps an execution's transients bound (the leaf's heap sets, locked).
+pub(crate) type TransientsBound<'a> = MappedMutexGuard<'a, dyn Any + Send>;
+
+/// Binds the transients of `plan` with the graph's `transients`, if installed (see
+/// [`TransientHooks::bind`]).
+pub(crate) fn bind_transients<'a>(
+    transients: &'a OnceLock<Box<dyn TransientHooks>>,
+    plan: &Plan,
+    resources: &[Resource],
+    token: &CompletionToken,
+    debug: Option<&DebugUtils>,
+) -> Result<Option<TransientsBound<'a>>> {
+    match transients.get() {
+        Some(t) => t.bind(plan, resources, token, debug),
+        // Only the graph's own transients make transient handles: a graph that never made one
+        // has a plan with transients only from another graph's.
+        None if !plan.transients.placements.is_empty() => Err(Error::InvalidInput(
+            "a transient belongs to another graph: a transient is bound by the graph that made it"
+                .into(),
+        )),
+        None => Ok(None),
+    }
 }
 
 /// The graph's part of `parallel-recording`, installed by `Graph::set_recording_threads`.

@@ -130,13 +130,14 @@ impl ExecutionFence {
         self.token.clone()
     }
 
-    /// What the optional parts read when the execution completed (the GPU times), once it
-    /// has; `None` while the GPU is still running (this never blocks).
+    /// The optional parts' share of the fence: what they read when the execution completed
+    /// (the GPU times), once it has; `None` while the GPU is still running (this never
+    /// blocks).
     #[allow(
         dead_code,
         reason = "only the leaves call it: unused without their features"
     )]
-    pub(crate) fn completed(&self) -> Option<MappedMutexGuard<'_, CompletedExtensions>> {
+    pub(crate) fn extensions(&self) -> Option<MappedMutexGuard<'_, CompletedExtensions>> {
         if !self.is_complete() {
             return None;
         }

@@ -267,10 +267,15 @@
 //! 5. **Execution**: `exec` records a prepared frame (one recording loop, one barrier builder whose
 //!    baked form is kept with the frame), submits it, commits the new states, and hands back what
 //!    the GPU is done with through [`fence`] ([`ExecutionFence`]), deciding nothing the plan does
-//!    not say; [`handoff`] gives the app its own batch of a plan.
+//!    not say; [`handoff`] gives the app its own batch of a plan. `extensions` is the
+//!    executor's one extension point: a field per optional runtime part, and the hooks the
+//!    executor calls.
 //! 6. **Graph**: [`graph`] ([`Graph`], [`GraphBuilder`], [`Planned`], [`HeldPlan`]): the passes'
 //!    and resources' lowering into the planner's input, the one plan cache of prepared frames,
 //!    `finish`, `execute`.
+//! 7. **Optional runtime parts**: `timing` and `parallel_recording` (features `timing` and
+//!    `parallel-recording`) add their methods to the graph, its builder and its fences, and
+//!    install their part into `extensions` when the app turns them on.
 //!
 //! ## More documentation
 //!
@@ -357,8 +362,9 @@ pub use signals::AppSignals;
 pub use transients::public::*;
 
 /// Where the planner places transients ([`plan::transient::Place`]): the `transients` leaf's
-/// placement, or none in a build without that feature. The crate root hands it to the
-/// planner, which may not name the leaf that builds on the planner's types.
+/// placement, or none in a build without that feature. The crate root hands it to whoever
+/// plans (the `plan()` functions, the graph, the simulation), since none of them may name the
+/// leaf, which builds on the planner's types and adds methods to the graph.
 pub(crate) fn transient_placement() -> Option<&'static dyn plan::transient::Place> {
     transients::placement()
 }

@@ -22,7 +22,9 @@ use crate::access::LayoutPolicy;
 use crate::completion::CompletionToken;
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
-use crate::extensions::{ExecutionExtensions, Extensions, PassSource, Piece, SpreadWork};
+use crate::extensions::{
+    bind_transients, ExecutionExtensions, Extensions, PassSource, Piece, SpreadWork,
+};
 use crate::fence::{InFlight, PoolKey};
 use crate::pass::PassEntry;
 use crate::plan::{Command, Plan};
@@ -157,10 +159,9 @@ impl Execution<'_, '_> {
         reusable.take_returned(&pools.device);
         let token = reusable.spares.token(&pools.device);
         // The transients' objects for this execution, kept bound until the recording ends.
+        let debug = pools.debug.as_ref();
         let transients =
-            pools
-                .transients()
-                .bind(self.plan, self.resources, &token, pools.debug.as_ref());
+            bind_transients(pools.transients(), self.plan, self.resources, &token, debug);
         let transients = match transients {
             Ok(guard) => guard,
             Err(e) => {

@@ -10,14 +10,13 @@
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
 use crate::sync::Mutex;
-use crate::transients::Transients;
 use ash::vk;
 use parking_lot::{MappedMutexGuard, MutexGuard};
 use std::any::Any;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::pools::Reusable;
-use crate::extensions::Extensions;
+use crate::extensions::{Extensions, TransientHooks};
 use crate::fence::{InFlight, PoolKey, Pools};
 use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
 
@@ -38,9 +37,9 @@ pub(crate) struct GraphPools {
     /// Whether `pending` may hold any: a frame whose fences were all waited for takes no lock
     /// to look.
     any_pending: std::sync::atomic::AtomicBool,
-    /// The transients' handles, memory and objects (dropped after `Drop` has waited for every
-    /// execution, before the device can go).
-    transients: Transients,
+    /// The transients' handles, memory and objects, once the `transients` leaf installed them
+    /// (dropped after `Drop` has waited for every execution, before the device can go).
+    transients: OnceLock<Box<dyn TransientHooks>>,
     /// What must outlive the pools ([`crate::Graph::with_device_owner`]: what destroys the
     /// device): the last field, so it drops after `Drop` destroyed the pools and fences.
     device_owner: Option<Arc<dyn Any + Send + Sync>>,
@@ -56,7 +55,7 @@ impl GraphPools {
     ) -> Self {
         let (returned, receiver) = sync_channel(RETURNED);
         Self {
-            transients: Transients::new(device.clone()),
+            transients: OnceLock::new(),
             device,
             debug,
             reusable: Mutex::new(Reusable::new(receiver)),
@@ -67,8 +66,9 @@ impl GraphPools {
         }
     }
 
-    /// The transients' handles, memory and objects, which executions bind.
-    pub(crate) fn transients(&self) -> &Transients {
+    /// The transients' handles, memory and objects, which executions bind, once the
+    /// `transients` leaf installed them.
+    pub(crate) fn transients(&self) -> &OnceLock<Box<dyn TransientHooks>> {
         &self.transients
     }
 

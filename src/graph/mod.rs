@@ -34,8 +34,6 @@ mod planned;
 mod prepare;
 #[cfg(test)]
 mod tests;
-#[cfg(feature = "transients")]
-mod transients;
 
 pub use held::HeldPlan;
 pub use planned::Planned;
@@ -387,6 +385,11 @@ impl Graph {
         self.labels.store(on, Ordering::Relaxed);
     }
 
+    /// The device, shared with the pools (for what the leaves install there).
+    pub(crate) fn device_arc(&self) -> &Arc<ash::Device> {
+        &self.device
+    }
+
     /// Whether passes are recorded inside debug labels ([`Graph::set_labels`]).
     pub(crate) fn labels_on(&self) -> bool {
         self.labels.load(Ordering::Relaxed)
@@ -436,7 +439,8 @@ impl fmt::Debug for Graph {
 /// # Ok(()) }
 /// ```
 pub struct GraphBuilder<'a> {
-    graph: &'a Graph,
+    /// The graph it records for (read by the leaves' builder methods too).
+    pub(crate) graph: &'a Graph,
     passes: Vec<PassEntry<'a>>,
     /// Strings of earlier passes' names, refilled rather than allocated.
     names: Vec<String>,

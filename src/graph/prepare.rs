@@ -93,7 +93,9 @@ impl Graph {
         };
         frame.layouts = layouts;
         frame.record_labels = self.labels_on();
-        self.pools.transients().check_budget(&frame.plan)?;
+        if let Some(transients) = self.pools.transients().get() {
+            transients.check_budget(&frame.plan)?;
+        }
         Ok((frame, tier))
     }
 }
@@ -130,10 +132,8 @@ pub(crate) fn plan_and_verify(
     schedule: Schedule,
 ) -> Result<Plan> {
     let passes = input.passes.len();
-    let place = crate::transients::placement();
+    let place = crate::transient_placement();
     let plan = plan::plan_scheduled_reusing(input, spare, schedule, place)?;
-    // Once per plan, not per execution: a kept or held plan keeps its placements.
-    plan.check_placements()?;
     verify_in_debug(&plan, queues)?;
     log::debug!(
         "planned {passes} passes on {} queues: {} batches, {} barrier commands, {} waits",

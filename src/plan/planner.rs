@@ -270,8 +270,8 @@ pub fn plan_scheduled(input: &PlanInput, schedule: Schedule) -> Result<Plan> {
 /// when transients share memory, because placement reads the first plan's batches (which
 /// transients are ordered) and the aliasing dependencies it adds change barriers and waits.
 ///
-/// `place` places the transients (`crate::transients::placement()`); without one, a
-/// transient is refused.
+/// `place` places the transients ([`crate::transient_placement`]) and checks the plan's
+/// placements; without one, a transient is refused.
 pub(crate) fn plan_scheduled_reusing(
     mut input: PlanInput,
     spare: SparePlan,
@@ -303,7 +303,7 @@ pub(crate) fn plan_scheduled_reusing(
         device_stages::no_host_on_semaphores(&queues),
         "a semaphore's stage mask names HOST"
     );
-    Ok(Plan {
+    let plan = Plan {
         input,
         queues,
         final_states,
@@ -311,7 +311,11 @@ pub(crate) fn plan_scheduled_reusing(
         order,
         schedule,
         reordered,
-    })
+    };
+    if let Some(place) = place {
+        place.check(&plan)?;
+    }
+    Ok(plan)
 }
 
 /// (barrier commands, batches, waits) of a plan's queues, compared in that order: fewer

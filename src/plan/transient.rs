@@ -26,7 +26,7 @@
 //! 4. **Bounds** (`bound.rs`): the memory a placement needs can be compared with a live-set
 //!    lower bound, the heaviest set of pairwise unordered transients.
 //!
-//! [`Plan`](crate::plan::Plan)'s `Display` shows where the transients are: the heaps, and per
+//! [`Plan`]'s `Display` shows where the transients are: the heaps, and per
 //! transient its bytes, its first and last uses and the transients whose memory it takes; then
 //! the totals against the lower bound.
 //!
@@ -72,7 +72,7 @@
 pub use super::input::TransientMemory;
 pub use super::output::{TransientHeap, TransientPlacement, TransientPlan, UseSite};
 
-use super::{PlanInput, QueuePlan};
+use super::{Plan, PlanInput, QueuePlan};
 use crate::error::{Error, Result};
 use std::fmt;
 
@@ -90,6 +90,11 @@ pub(crate) trait Place {
 
     /// Fills the use sites of `plan`'s placements from the final plan's batches.
     fn sites(&self, plan: &mut TransientPlan, input: &PlanInput, queues: &[QueuePlan]);
+
+    /// Checks what the executor relies on of the finished plan: it places exactly the
+    /// transients its recorded passes use, each once. A kept or held plan keeps its
+    /// placements, so one check per plan made covers every execution of it.
+    fn check(&self, plan: &Plan) -> Result<()>;
 }
 
 /// Refuses the transients of `input` that `place` cannot plan, and every transient when there
@@ -121,59 +126,6 @@ impl Aliasing {
         match self.first_pass.get(r) {
             Some(&Some(p)) if p == pass => &self.after[r],
             _ => &[],
-        }
-    }
-}
-
-impl super::Plan {
-    /// Checks that [`TransientPlan::placements`] are exactly the transients that the plan
-    /// records a use of, each placed once: the executor binds those and nothing else. A pass
-    /// missing from [`Plan::order`](super::Plan::order) (culled) is never recorded, so a
-    /// transient that only culled passes use has no place and needs no memory.
-    ///
-    /// `finish()` runs this on every plan it makes (a kept or held plan keeps its
-    /// placements), and the simulation (module `simulate`, above this one) on every frame, so
-    /// that a plan the executor could not bind is refused in simulation too.
-    pub(crate) fn check_placements(&self) -> Result<()> {
-        let resources = &self.input.resources;
-        let bad = |what: String| Err(Error::InvalidInput(what));
-        let mut used = vec![false; resources.len()];
-        let recorded = self.order.iter().filter_map(|&i| self.input.passes.get(i));
-        for u in recorded.flat_map(|p| &p.uses) {
-            match used.get_mut(u.resource) {
-                Some(x) => *x = true,
-                None => return bad(format!("a use of resource {} out of range", u.resource)),
-            }
-        }
-        let mut placed = vec![false; resources.len()];
-        for p in &self.transients.placements {
-            let Some(r) = resources.get(p.resource) else {
-                return bad(format!("placement of resource {} out of range", p.resource));
-            };
-            if r.transient.is_none() {
-                return bad(format!(
-                    "`{}` is placed as a transient but is not one",
-                    r.name
-                ));
-            }
-            if !used[p.resource] || placed[p.resource] {
-                let why = if placed[p.resource] {
-                    "twice"
-                } else {
-                    "but no recorded pass uses it"
-                };
-                return bad(format!("transient `{}` is placed {why}", r.name));
-            }
-            placed[p.resource] = true;
-        }
-        match (0..resources.len())
-            .find(|&r| used[r] && !placed[r] && resources[r].transient.is_some())
-        {
-            Some(r) => bad(format!(
-                "transient `{}` has no place in the plan",
-                resources[r].name
-            )),
-            None => Ok(()),
         }
     }
 }

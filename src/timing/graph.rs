@@ -48,7 +48,7 @@ impl ExecutionFence {
     /// # Ok(()) }
     /// ```
     pub fn take_gpu_timings(&self) -> Option<GpuTimings> {
-        let mut completed = self.completed()?;
+        let mut completed = self.extensions()?;
         let timer = completed.timing.as_mut()?.as_any_mut();
         timer.downcast_mut::<ExecutionTimer>()?.take_times()
     }

@@ -7,13 +7,15 @@
 //!   one after the other, heaps and offsets that let only those share memory, and the aliasing
 //!   dependencies that the planner then plans (see [`crate::plan::transient`] for what it
 //!   decides, with an example). The planner takes it as an argument, a
-//!   [`Place`](crate::plan::transient::Place): the crate root hands it over
-//!   ([`crate::transient_placement`]), since the planner may not name this leaf, which builds
-//!   on the planner's types.
+//!   [`Place`](crate::plan::transient::Place), which also checks each finished plan: the
+//!   crate root hands it over ([`crate::transient_placement`]), since neither the planner nor
+//!   the graph may name this leaf, which builds on both.
 //! - **Runtime** (`runtime/`): the graph's transient handles, and for each execution the heaps,
-//!   images, buffers and views they are bound to. The graph's pools keep one [`Transients`];
-//!   the executor binds it before recording, and planning checks the graph's budget with it.
-//!   The public face is in `graph/transients.rs` (`Graph::transient_image` and the rest).
+//!   images, buffers and views they are bound to. `graph.rs` is its public face
+//!   (`Graph::transient_image` and the rest), which installs the graph's `Transients` in its
+//!   pools the first time; planning checks the budget and the executor binds each execution
+//!   through the executor's extension point
+//!   ([`TransientHooks`](crate::extensions::TransientHooks)), which names no feature.
 //!
 //! What the rest of the crate keeps is plain data: a declaration is transient when it carries
 //! [`TransientMemory`](crate::plan::TransientMemory), a plan says where its transients go in
@@ -22,8 +24,8 @@
 //! (`resource/transient.rs`).
 //!
 //! This module is compiled in every build, and it is the one place that reads the feature.
-//! Without it there is no placement (the planner refuses transients with a clear error) and
-//! [`Transients`] binds nothing (`absent.rs`).
+//! Without it there is no placement (the planner refuses transients with a clear error), no
+//! method makes a transient, and nothing is installed to bind (`absent.rs`).
 //!
 //! [`StImage`]: crate::StImage
 //! [`StBuffer`]: crate::StBuffer
@@ -31,16 +33,17 @@
 #[cfg(not(feature = "transients"))]
 mod absent;
 #[cfg(feature = "transients")]
+mod graph;
+#[cfg(feature = "transients")]
 mod placement;
 #[cfg(feature = "transients")]
 mod runtime;
 
-use crate::plan::transient::Place;
-
+// The leaf's face, the same in both builds: `placement()`, the planner's `Place` (or none).
 #[cfg(not(feature = "transients"))]
-pub(crate) use absent::Transients;
+pub(crate) use absent::placement;
 #[cfg(feature = "transients")]
-pub(crate) use runtime::Transients;
+pub(crate) use placement::placement;
 
 /// The leaf's public types, which the crate root re-exports (none without the feature).
 pub(crate) mod public {
@@ -51,11 +54,3 @@ pub(crate) mod public {
 /// The tests' plan inputs with transients, for the verifier's tests across executions.
 #[cfg(all(test, feature = "transients"))]
 pub(crate) use placement::tests;
-
-/// The placement the planner is given: none without the feature.
-pub(crate) fn placement() -> Option<&'static dyn Place> {
-    #[cfg(feature = "transients")]
-    return Some(&placement::Placement);
-    #[cfg(not(feature = "transients"))]
-    None
-}

@@ -10,6 +10,9 @@
 //!   transients;
 //! - `bound.rs` computes the live-set lower bound the placement is measured against.
 //!
+//! `check_placements` checks what the executor relies on of every plan: it places exactly
+//! the transients its recorded passes use.
+//!
 //! From the placement, [`Placement`] tells the planner which transients each transient's
 //! first use must follow ([`Aliasing`]); the planner plans again with those dependencies and
 //! then asks for the use sites of the final plan.
@@ -21,12 +24,17 @@ mod lifetime;
 pub(crate) mod tests;
 mod validate;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::plan::transient::{Aliasing, Place};
-use crate::plan::{PlanInput, QueuePlan, TransientPlacement, TransientPlan, UseSite};
+use crate::plan::{Plan, PlanInput, QueuePlan, TransientPlacement, TransientPlan, UseSite};
 
 /// The crate's placement of transients, which the planner is given ([`Place`]).
 pub(crate) struct Placement;
+
+/// The placement the planner is given.
+pub(crate) fn placement() -> Option<&'static dyn Place> {
+    Some(&Placement)
+}
 
 impl Place for Placement {
     fn validate(&self, input: &PlanInput) -> Result<()> {
@@ -39,6 +47,10 @@ impl Place for Placement {
 
     fn sites(&self, plan: &mut TransientPlan, input: &PlanInput, queues: &[QueuePlan]) {
         sites(plan, input, queues)
+    }
+
+    fn check(&self, plan: &Plan) -> Result<()> {
+        check_placements(plan)
     }
 }
 
@@ -132,5 +144,56 @@ fn sites(plan: &mut TransientPlan, input: &PlanInput, queues: &[QueuePlan]) {
         }
         last.sort_by_key(|u| u.queue);
         p.last_uses = last;
+    }
+}
+
+/// Checks that the plan's [`TransientPlan::placements`] are exactly the transients that the
+/// plan records a use of, each placed once: the executor binds those and nothing else. A pass
+/// missing from [`Plan::order`] (culled) is never recorded, so a transient that only culled
+/// passes use has no place and needs no memory.
+///
+/// The planner runs this on every plan it makes ([`Place::check`]): in `finish()` and in the
+/// simulation alike, a plan the executor could not bind is refused.
+///
+/// [`TransientPlan::placements`]: crate::plan::TransientPlan::placements
+pub(super) fn check_placements(plan: &Plan) -> Result<()> {
+    let resources = &plan.input.resources;
+    let bad = |what: String| Err(Error::InvalidInput(what));
+    let mut used = vec![false; resources.len()];
+    let recorded = plan.order.iter().filter_map(|&i| plan.input.passes.get(i));
+    for u in recorded.flat_map(|p| &p.uses) {
+        match used.get_mut(u.resource) {
+            Some(x) => *x = true,
+            None => return bad(format!("a use of resource {} out of range", u.resource)),
+        }
+    }
+    let mut placed = vec![false; resources.len()];
+    for p in &plan.transients.placements {
+        let Some(r) = resources.get(p.resource) else {
+            return bad(format!("placement of resource {} out of range", p.resource));
+        };
+        if r.transient.is_none() {
+            return bad(format!(
+                "`{}` is placed as a transient but is not one",
+                r.name
+            ));
+        }
+        if !used[p.resource] || placed[p.resource] {
+            let why = if placed[p.resource] {
+                "twice"
+            } else {
+                "but no recorded pass uses it"
+            };
+            return bad(format!("transient `{}` is placed {why}", r.name));
+        }
+        placed[p.resource] = true;
+    }
+    match (0..resources.len()).find(|&r| used[r] && !placed[r] && resources[r].transient.is_some())
+    {
+        Some(r) => bad(format!(
+            "transient `{}` has no place in the plan",
+            resources[r].name
+        )),
+        None => Ok(()),
     }
 }

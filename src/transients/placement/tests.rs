@@ -1,7 +1,8 @@
-//! `Plan::check_placements` (private): the placements are exactly the transients the recorded
+//! `check_placements`: the placements are exactly the transients the recorded
 //! passes use. The transient scenarios are in `tests/plan_scenarios/transient.rs`; the input
 //! `two_queues` is also the verifier's (`verify/tests_across_graphs.rs`).
 
+use super::check_placements;
 use crate::access::Access;
 use crate::plan::*;
 use ash::vk;
@@ -87,7 +88,7 @@ fn culled_copy() -> PlanInput {
     }
 }
 
-/// What `finish()` checks of a new plan (`Plan::check_placements`): the placements are
+/// What the planner checks of each plan it makes (`check_placements`): the placements are
 /// exactly the transients the recorded passes use. The culled copy is not recorded, so
 /// `dropped` has no place and needs none; every other set of placements is refused.
 #[test]
@@ -108,11 +109,11 @@ transient memory: 256 bytes in 1 heap(s); without aliasing 256, live-set lower b
     `k` bytes 0..256: first `fill k` (`gfx` batch 0 command 0), last `k to out` (`gfx` batch 0 command 2)
 "
     );
-    plan.check_placements().unwrap();
+    check_placements(&plan).unwrap();
     let refused = |change: &dyn Fn(&mut Vec<TransientPlacement>), words: &str| {
         let mut p = plan.clone();
         change(&mut p.transients.placements);
-        let e = p.check_placements().unwrap_err().to_string();
+        let e = check_placements(&p).unwrap_err().to_string();
         assert!(e.contains(words), "{e}");
     };
     let k = plan.transients.placements[0].clone();

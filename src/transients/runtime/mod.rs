@@ -5,9 +5,9 @@
 //! and the barriers that order transients sharing memory. Here that placement becomes Vulkan
 //! objects:
 //!
-//! - **Handles** (`objects.rs`). [`Transients::image`] and [`Transients::buffer`] make a
-//!   transient [`StImage`] or [`StBuffer`] from a description (with the memory requirements
-//!   of such an object, asked of a probe), kept under its name, so that asking again for the
+//! - **Handles.** [`Transients::image`] and [`Transients::buffer`] make a transient
+//!   [`StImage`] or [`StBuffer`] from a description (with the memory requirements of such an
+//!   object, asked of a probe), kept under its name, so that asking again for the
 //!   same name and description returns the same handle and creates nothing.
 //! - **Heap sets** (`sets.rs`). An execution's transients live in one *heap set*: heaps
 //!   (gpu-allocator allocations, one per plan heap, laid out by `layout.rs`) and the images,
@@ -26,17 +26,20 @@
 //! cannot rebind them meanwhile.
 
 mod layout;
-mod objects;
 mod sets;
 
 use crate::completion::CompletionToken;
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
+use crate::extensions::{TransientHooks, TransientsBound};
 use crate::fx::FxBuildHasher;
-use crate::plan::Plan;
+use crate::plan::{Plan, TransientMemory};
 use crate::resource::{BufferDesc, ImageDesc, Resource, SharedAllocator, StBuffer, StImage};
+use ash::vk;
+use gpu_allocator::MemoryLocation;
 use layout::{check_budget, heap_needs, Rules};
 use parking_lot::{Mutex, MutexGuard};
+use std::any::Any;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -150,22 +153,6 @@ impl Transients {
         self.rules.lock().budget
     }
 
-    /// Refuses `plan` when its transients' heaps, laid out as binding would, take more than the
-    /// budget: checked when a frame is planned, before anything is allocated (and again when
-    /// an execution binds, for a held plan or a budget set since). Allocates nothing.
-    pub(crate) fn check_budget(&self, plan: &Plan) -> Result<()> {
-        let rules = *self.rules.lock();
-        if rules.budget.is_none() || plan.transients.placements.is_empty() {
-            return Ok(());
-        }
-        let granularity = self.handles.lock().granularity.unwrap_or(1);
-        let mut need = 0u64;
-        for n in heap_needs(plan, rules.aliasing, granularity) {
-            need = need.saturating_add(n?.size);
-        }
-        check_budget(need, rules, plan)
-    }
-
     pub(crate) fn stats(&self) -> TransientStats {
         let probes = self.handles.lock().probes;
         let mut stats = self.sets.lock().stats();
@@ -193,7 +180,7 @@ impl Transients {
             }
         }
         let granularity = Self::granularity(&handles, name)?;
-        let img = Arc::new(objects::transient_image(
+        let img = Arc::new(transient_image(
             &self.device,
             desc,
             name,
@@ -216,7 +203,7 @@ impl Transients {
             }
         }
         let granularity = Self::granularity(&handles, name)?;
-        let buf = Arc::new(objects::transient_buffer(
+        let buf = Arc::new(transient_buffer(
             &self.device,
             desc,
             name,
@@ -229,22 +216,37 @@ impl Transients {
             .insert(name.to_owned(), Resource::Buffer(buf.clone()));
         Ok(buf)
     }
+}
 
-    /// Binds the transients of `plan` (whose resource indices refer to `resources`) for the
-    /// execution of `token`, which is about to be recorded: `None` for a plan that places no
-    /// transient. Keep the guard until the recording ends.
-    ///
+impl TransientHooks for Transients {
+    /// Refuses `plan` when its transients' heaps, laid out as binding would, take more than the
+    /// budget: checked when a frame is planned, before anything is allocated (and again when
+    /// an execution binds, for a held plan or a budget set since). Allocates nothing.
+    fn check_budget(&self, plan: &Plan) -> Result<()> {
+        let rules = *self.rules.lock();
+        if rules.budget.is_none() || plan.transients.placements.is_empty() {
+            return Ok(());
+        }
+        let granularity = self.handles.lock().granularity.unwrap_or(1);
+        let mut need = 0u64;
+        for n in heap_needs(plan, rules.aliasing, granularity) {
+            need = need.saturating_add(n?.size);
+        }
+        check_budget(need, rules, plan)
+    }
+
     /// The plan places exactly the transients its recorded passes use (`finish()` checked
-    /// that with [`Plan::check_placements`] when it planned), and `resources` must be transient
-    /// exactly where the plan declares them so: then every transient a recorded pass uses is
-    /// bound. A transient that only culled passes use is not: nothing records a use of it.
-    pub(crate) fn bind(
-        &self,
+    /// that with [`Place::check`](crate::plan::transient::Place::check) when it planned),
+    /// and `resources` must be transient exactly where the plan declares them so: then every
+    /// transient a recorded pass uses is bound. A transient that only culled passes use is
+    /// not: nothing records a use of it.
+    fn bind<'a>(
+        &'a self,
         plan: &Plan,
         resources: &[Resource],
         token: &CompletionToken,
         debug: Option<&DebugUtils>,
-    ) -> Result<Option<MutexGuard<'_, HeapSets>>> {
+    ) -> Result<Option<TransientsBound<'a>>> {
         let decls = &plan.input.resources;
         if decls.len() != resources.len() {
             return Err(Error::InvalidInput(format!(
@@ -269,6 +271,149 @@ impl Transients {
         let rules = *self.rules.lock();
         let mut sets = self.sets.lock();
         sets.bind((plan, rules), resources, token, self.id, debug)?;
-        Ok(Some(sets))
+        Ok(Some(MutexGuard::map(sets, |s| s as &mut (dyn Any + Send))))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+// The Vulkan objects: the probe that asks the driver what memory a description needs (once
+// per handle), and the images, buffers and views a heap set binds.
+
+/// A transient image of `desc` for the graph `graph`: no `VkImage` of its own, and the
+/// memory requirements of one (asked of a probe image, destroyed at once).
+fn transient_image(
+    device: &ash::Device,
+    desc: ImageDesc,
+    name: &str,
+    buffer_image_granularity: u64,
+    graph: u64,
+) -> Result<StImage> {
+    desc.check(name)?;
+    let (probe, req) = create_image(device, &desc)?;
+    // SAFETY: the probe was never bound or used.
+    unsafe { device.destroy_image(probe, None) };
+    let mut memory = TransientMemory::image(req.size, req.alignment, req.memory_type_bits)
+        .with_granularity(buffer_image_granularity);
+    memory.linear = desc.tiling == vk::ImageTiling::LINEAR;
+    Ok(StImage::new_transient(device, desc, name, memory, graph))
+}
+
+/// A transient buffer of `desc` for the graph `graph`: no `VkBuffer` of its own, and the
+/// memory requirements of one (asked of a probe buffer, destroyed at once).
+fn transient_buffer(
+    device: &ash::Device,
+    desc: BufferDesc,
+    name: &str,
+    buffer_image_granularity: u64,
+    graph: u64,
+) -> Result<StBuffer> {
+    if desc.size == 0 {
+        return Err(Error::InvalidArgument(format!("buffer `{name}`: size 0")));
+    }
+    if desc.location != MemoryLocation::GpuOnly {
+        return Err(Error::InvalidArgument(format!(
+            "transient buffer `{name}`: its memory is device-local (MemoryLocation::GpuOnly); \
+             only the GPU inside one execution touches a transient"
+        )));
+    }
+    let (probe, req) = create_buffer(device, &desc)?;
+    // SAFETY: the probe was never bound or used.
+    unsafe { device.destroy_buffer(probe, None) };
+    let memory = TransientMemory::buffer(req.size, req.alignment, req.memory_type_bits)
+        .with_granularity(buffer_image_granularity);
+    Ok(StBuffer::new_transient(device, desc, name, memory, graph))
+}
+
+/// Whether images with `usage` may have views (VUID-VkImageViewCreateInfo-image-04441).
+fn viewable(usage: vk::ImageUsageFlags) -> bool {
+    use vk::ImageUsageFlags as U;
+    usage.intersects(
+        U::SAMPLED
+            | U::STORAGE
+            | U::COLOR_ATTACHMENT
+            | U::DEPTH_STENCIL_ATTACHMENT
+            | U::INPUT_ATTACHMENT
+            | U::TRANSIENT_ATTACHMENT,
+    )
+}
+
+/// Creates an unbound image of `desc` and asks for its memory requirements.
+pub(super) fn create_image(
+    device: &ash::Device,
+    desc: &ImageDesc,
+) -> Result<(vk::Image, vk::MemoryRequirements)> {
+    // SAFETY: a valid create info (Vulkan validates the rest) on a live device.
+    let image = unsafe { device.create_image(&desc.create_info(), None) }
+        .map_err(|e| Error::vk("vkCreateImage", e))?;
+    // SAFETY: `image` is a live image of `device`.
+    let req = unsafe { device.get_image_memory_requirements(image) };
+    Ok((image, req))
+}
+
+/// A view of all of `image` (made from `desc`), or null when its usage allows none.
+pub(super) fn create_view(
+    device: &ash::Device,
+    image: vk::Image,
+    desc: &ImageDesc,
+) -> Result<vk::ImageView> {
+    if !viewable(desc.usage) {
+        return Ok(vk::ImageView::null());
+    }
+    let layered = desc.array_layers > 1;
+    let view_type = match (desc.image_type, layered) {
+        (vk::ImageType::TYPE_1D, false) => vk::ImageViewType::TYPE_1D,
+        (vk::ImageType::TYPE_1D, true) => vk::ImageViewType::TYPE_1D_ARRAY,
+        (vk::ImageType::TYPE_3D, _) => vk::ImageViewType::TYPE_3D,
+        (_, false) => vk::ImageViewType::TYPE_2D,
+        (_, true) => vk::ImageViewType::TYPE_2D_ARRAY,
+    };
+    let info = vk::ImageViewCreateInfo::default()
+        .image(image)
+        .view_type(view_type)
+        .format(desc.format)
+        .subresource_range(vk::ImageSubresourceRange {
+            aspect_mask: desc.aspect(),
+            base_mip_level: 0,
+            level_count: desc.mip_levels,
+            base_array_layer: 0,
+            layer_count: desc.array_layers,
+        });
+    // SAFETY: `image` is a live image of `device` made from `desc`, whose usage allows views.
+    unsafe { device.create_image_view(&info, None) }.map_err(|e| Error::vk("vkCreateImageView", e))
+}
+
+/// Creates an unbound buffer of `desc` and asks for its memory requirements.
+pub(super) fn create_buffer(
+    device: &ash::Device,
+    desc: &BufferDesc,
+) -> Result<(vk::Buffer, vk::MemoryRequirements)> {
+    let (mode, families) = desc.sharing.vk_mode();
+    let info = vk::BufferCreateInfo::default()
+        .size(desc.size)
+        .usage(desc.usage)
+        .sharing_mode(mode)
+        .queue_family_indices(families);
+    // SAFETY: a valid create info on a live device.
+    let buffer =
+        unsafe { device.create_buffer(&info, None) }.map_err(|e| Error::vk("vkCreateBuffer", e))?;
+    // SAFETY: `buffer` is a live buffer of `device`.
+    let req = unsafe { device.get_buffer_memory_requirements(buffer) };
+    Ok((buffer, req))
+}
+
+/// Names a graph's object of a transient: its debug name, with the heap set it belongs to.
+pub(super) fn name_object<H: vk::Handle>(
+    debug: Option<&DebugUtils>,
+    handle: H,
+    name: &str,
+    set: usize,
+) {
+    if let Some(d) = debug {
+        // SAFETY: `handle` is a live object of the device the graph's debug functions were
+        // loaded for (`Graph::new`'s contract).
+        unsafe { d.set_name(handle, &format!("{name} (transient, heap set {set})")) };
     }
 }

@@ -16,8 +16,8 @@
 //! [`HeapSets::wait_limit`] with [`Error::TransientSetsBusy`]: never forever.
 
 use super::layout::{check_budget, heap_needs, places, HeapNeed, Rules};
-use super::objects::{create_buffer, create_image, create_view, name_object};
 use super::TransientStats;
+use super::{create_buffer, create_image, create_view, name_object};
 use crate::completion::CompletionToken;
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
@@ -164,7 +164,7 @@ impl HeapSets {
     /// Binds every transient `plan` places to objects of a free set, laid out by `rules`,
     /// which `token`'s execution then holds until it completes. `graph`: the id the
     /// transients must carry. The caller checked that the placements are the transients the
-    /// plan uses ([`super::Transients::bind`]).
+    /// plan uses ([`TransientHooks::bind`](crate::extensions::TransientHooks::bind)).
     pub(super) fn bind(
         &mut self,
         (plan, rules): (&Plan, Rules),

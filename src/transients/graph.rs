@@ -1,12 +1,32 @@
-//! Transient resources on [`Graph`] and [`GraphBuilder`]: images and buffers declared by
+//! What transients add to [`Graph`] and [`GraphBuilder`]: images and buffers declared by
 //! description, whose contents live only inside one execution and whose memory transients
 //! share where the plan orders them one after the other.
+//!
+//! The graph's [`Transients`] are installed in its pools the first time a method here needs
+//! them; planning and recording then reach them through the executor's extension point
+//! ([`TransientHooks`](crate::extensions::TransientHooks)).
 
-use super::{Graph, GraphBuilder};
+use super::runtime::{TransientStats, Transients};
 use crate::error::Result;
+use crate::graph::{Graph, GraphBuilder};
 use crate::resource::{BufferDesc, ImageDesc, SharedAllocator, StBuffer, StImage};
-use crate::transients::public::TransientStats;
 use std::sync::Arc;
+
+/// The graph's transients, installed in its pools the first time.
+fn transients(graph: &Graph) -> &Transients {
+    let device = graph.device_arc();
+    let hooks =
+        (graph.pools().transients()).get_or_init(|| Box::new(Transients::new(device.clone())));
+    hooks
+        .as_any()
+        .downcast_ref()
+        .expect("only this leaf installs the graph's transients")
+}
+
+/// The graph's transients, if it has any yet.
+fn installed(graph: &Graph) -> Option<&Transients> {
+    graph.pools().transients().get()?.as_any().downcast_ref()
+}
 
 impl Graph {
     /// A transient image of `desc`: its contents live only inside one execution, and its
@@ -106,7 +126,7 @@ impl Graph {
     /// # Ok(()) }
     /// ```
     pub fn transient_image(&self, desc: ImageDesc, name: &str) -> Result<Arc<StImage>> {
-        self.pools.transients().image(desc, name)
+        transients(self).image(desc, name)
     }
 
     /// A transient buffer of `desc` (device-local: `MemoryLocation::GpuOnly`), as
@@ -120,7 +140,7 @@ impl Graph {
     /// # Ok(()) }
     /// ```
     pub fn transient_buffer(&self, desc: BufferDesc, name: &str) -> Result<Arc<StBuffer>> {
-        self.pools.transients().buffer(desc, name)
+        transients(self).buffer(desc, name)
     }
 
     /// Gives the graph the allocator its transients' heaps come from, with the device's
@@ -149,9 +169,7 @@ impl Graph {
         allocator: &SharedAllocator,
         buffer_image_granularity: u64,
     ) -> Result<()> {
-        self.pools
-            .transients()
-            .set_allocator(allocator, buffer_image_granularity)
+        transients(self).set_allocator(allocator, buffer_image_granularity)
     }
 
     /// Whether transients share memory where the plan lets them (on by default). Off, every
@@ -164,7 +182,7 @@ impl Graph {
     /// # }
     /// ```
     pub fn set_transient_aliasing(&self, on: bool) {
-        self.pools.transients().set_aliasing(on);
+        transients(self).set_aliasing(on);
     }
 
     /// Caps the memory one execution's transients take at `bytes` (`None`, the default: no
@@ -194,12 +212,12 @@ impl Graph {
     /// # }
     /// ```
     pub fn set_transient_budget(&self, bytes: Option<u64>) {
-        self.pools.transients().set_budget(bytes);
+        transients(self).set_budget(bytes);
     }
 
     /// The budget from [`Graph::set_transient_budget`]; `None` without one.
     pub fn transient_budget(&self) -> Option<u64> {
-        self.pools.transients().budget()
+        installed(self).and_then(Transients::budget)
     }
 
     /// What the graph's transients hold and have made so far: heaps, bytes, objects created.
@@ -211,7 +229,7 @@ impl Graph {
     /// # }
     /// ```
     pub fn transient_stats(&self) -> TransientStats {
-        self.pools.transients().stats()
+        installed(self).map_or_else(TransientStats::default, Transients::stats)
     }
 }
 
