@@ -341,6 +341,7 @@ pub use ash;
 pub use debug::DebugUtils;
 pub use error::{Error, Result};
 pub use exec::handoff;
+#[doc(inline)]
 pub use fence::{CompletionToken, ExecutionFence};
 /// The allocator crate whose types appear in this crate's signatures ([`SharedAllocator`],
 /// [`BufferDesc::location`], [`Error::Allocator`]).

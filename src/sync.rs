@@ -14,7 +14,7 @@ use parking_lot::MutexGuard;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
 /// A mutex of the graph or its executor: `parking_lot::Mutex`, whose acquisitions test
-/// builds count per thread ([`acquisitions`]).
+/// builds count per thread (`acquisitions()`).
 #[derive(Default)]
 pub(crate) struct Mutex<T>(parking_lot::Mutex<T>);
 
