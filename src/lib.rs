@@ -308,6 +308,7 @@ mod extensions;
 pub mod fence;
 mod fx;
 pub mod graph;
+pub mod handoff;
 #[cfg(feature = "parallel-recording")]
 mod parallel_recording;
 pub mod pass;
@@ -340,13 +341,13 @@ pub use access::Access;
 pub use ash;
 pub use debug::DebugUtils;
 pub use error::{Error, Result};
-pub use exec::handoff;
 #[doc(inline)]
 pub use fence::{CompletionToken, ExecutionFence};
 /// The allocator crate whose types appear in this crate's signatures ([`SharedAllocator`],
 /// [`BufferDesc::location`], [`Error::Allocator`]).
 pub use gpu_allocator;
 pub use graph::{Graph, GraphBuilder, HeldPlan, Planned};
+#[doc(inline)]
 pub use handoff::{Handoff, HandoffBarriers};
 /// The lock crate of [`SharedAllocator::lock`]'s guard.
 pub use parking_lot;

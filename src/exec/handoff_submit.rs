@@ -28,17 +28,35 @@ use std::ops::Range;
 /// A resource's segments, as its tracked state holds them.
 pub(crate) type Segments = Vec<(Range<u64>, SegmentState<Queue>)>;
 
-/// What a begun handoff keeps until the app has submitted (or given up).
+/// What a begun handoff keeps until the app has submitted (or given up): dropping it
+/// releases the app queue's submit lock.
 pub(crate) struct Begun<'q> {
     /// The app queue's submit lock, with the app batch's value already handed out.
-    pub(crate) lock: QueueLock<'q>,
+    pub(super) lock: QueueLock<'q>,
     /// The values of this execution: the release batches' and the app batch's.
-    pub(crate) values: TimelineValues,
+    pub(super) values: TimelineValues,
     /// Per resource (the plan's indices): its segments before the handoff, and its state's
     /// version right after the handoff committed.
-    pub(crate) before: Vec<(Segments, u64)>,
+    pub(super) before: Vec<(Segments, u64)>,
     /// The release-only batches the library submitted, kept alive until they complete.
-    pub(crate) release: Option<ExecutionFence>,
+    pub(super) release: Option<ExecutionFence>,
+}
+
+impl<'q> Begun<'q> {
+    /// The app queue's submit lock, which the app's submit is made under.
+    pub(crate) fn lock(&self) -> &QueueLock<'q> {
+        &self.lock
+    }
+
+    /// The timeline values of the handoff's batches, the app's included.
+    pub(crate) fn values(&self) -> &TimelineValues {
+        &self.values
+    }
+
+    /// Whether the library submitted a release on another queue first.
+    pub(crate) fn released(&self) -> bool {
+        self.release.is_some()
+    }
 }
 
 impl Execution<'_, '_> {

@@ -19,13 +19,13 @@
 //! [`handoff`] runs an execution whose one pass the app submits itself: the library submits
 //! the other queues' batches and commits the states, and the app's batch goes to the app.
 
-pub mod handoff;
 mod handoff_submit;
 mod pools;
 mod record;
 mod shared;
 mod submit;
 
+pub(crate) use handoff_submit::Begun;
 pub(crate) use shared::GraphPools;
 
 use crate::access::LayoutPolicy;
@@ -84,6 +84,36 @@ pub(crate) fn run(
     signals: &AppSignals,
 ) -> Result<ExecutionFence> {
     Execution::of(pools, passes, frame).submit_once(signals)
+}
+
+/// Begins a handoff of `frame` (`crate::handoff`): records and submits the release-only
+/// batches on the other queues, commits the states, and returns the app queue's submit lock
+/// with the values the app's submit signals. `app` is the plan's index of `queue`.
+pub(crate) fn begin_handoff<'q>(
+    pools: &Arc<GraphPools>,
+    passes: &mut [PassEntry<'q>],
+    frame: &mut PreparedFrame,
+    app: usize,
+    queue: &'q Queue,
+) -> Result<Begun<'q>> {
+    Execution::of(pools, passes, frame).begin_handoff(app, queue)
+}
+
+/// Ends a handoff dropped before the app submitted: puts the old states back if nothing was
+/// submitted and nobody committed since (`Ok(true)`), or else submits the app's batch with
+/// nothing in the pass, so that the states it committed hold (`Ok(false)`).
+pub(crate) fn settle_handoff(
+    pools: &Arc<GraphPools>,
+    passes: &mut [PassEntry<'_>],
+    frame: &mut PreparedFrame,
+    app: usize,
+    begun: Begun<'_>,
+) -> Result<bool> {
+    let mut execution = Execution::of(pools, passes, frame);
+    if begun.release.is_none() && execution.restore_if_unobserved(&begun.before) {
+        return Ok(true);
+    }
+    (execution.submit_app_batch(app, &begun.lock, &begun.values)).map(|()| false)
 }
 
 /// Records `frame`'s plan into command buffers and throws them away, submitting nothing and

@@ -609,6 +609,12 @@ impl Graph {
             kept.lock().cache.put_back(frame);
         });
         let lent = (self.pools.clone(), passes, frame);
-        Handoff::begin(name, queue, app, lent, (Some(keep), tier.is_some()))
+        let device = (self.device.clone(), self.debug.clone());
+        Handoff::begin(
+            (name, queue, app),
+            lent,
+            device,
+            (Some(keep), tier.is_some()),
+        )
     }
 }
