@@ -89,10 +89,12 @@ fn parse() -> Options {
 /// hand-written frame does not do.
 pub fn options() -> vk_baton::Result<Options> {
     let o = parse();
-    if o.width < 16 || o.height < 16 || o.frames <= FRAMES_IN_FLIGHT as u32 || o.shadow == 0 {
+    if o.width < 16 || o.height < 16 || o.frames < 2 * FRAMES_IN_FLIGHT as u32 || o.shadow == 0 {
         return Err(vk_baton::Error::InvalidInput(format!(
-            "--width and --height must be at least 16, --frames more than {FRAMES_IN_FLIGHT}, \
-             --shadow at least 1"
+            "--width and --height must be at least 16, --frames at least {} \
+             (a steady frame whichever frame makes the last heap set), \
+             --shadow at least 1",
+            2 * FRAMES_IN_FLIGHT
         )));
     }
     if o.compare && o.general_layouts {
