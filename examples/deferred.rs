@@ -397,9 +397,12 @@ fn run() -> vk_baton::Result<bool> {
     }
     // The passes again, for the frame without aliasing.
     drop(held_plan);
+    // The steady frames' GPU work ends here: their time includes this wait.
+    let drain = std::time::Instant::now();
     while let Some(f) = in_flight.pop_front() {
         f.wait()?;
     }
+    steady.time += drain.elapsed();
     uploaded.wait()?;
     drop(upload);
     let steady_stats = graph.transient_stats();

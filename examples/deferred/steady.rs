@@ -22,7 +22,8 @@ pub struct Steady {
     pub made: (u64, u64),
     /// The frames after the first ones that made the heap set of a frame in flight.
     pub late_sets: Vec<u32>,
-    /// Wall-clock time of the steady frames (each from its wait for a fence to its execute).
+    /// Wall-clock time of the steady frames: each from its wait for a fence to its execute,
+    /// and the loop's final wait for the frames in flight.
     pub time: Duration,
 }
 
