@@ -153,6 +153,8 @@ struct Planner<'a> {
     /// The passes in the order taken: the `k`-th, at node position `2k + 2`, is `order[k]`
     /// (not pass `k` once a pass was culled).
     order: &'a [usize],
+    /// Per pass (by index), whether its render pass ends in a transition: empty if none does.
+    render_pass_ends: Vec<bool>,
     /// Why each barrier entry is there: each node's reasons are one consecutive range.
     reasons: Vec<Why>,
     /// The reasons of each barrier command once batched.
@@ -481,6 +483,7 @@ fn plan_parts(
         hoist,
         pos,
         order,
+        render_pass_ends: dependencies::render_pass_ends(input),
         // Usually at most one entry per use: reserved, not grown.
         reasons: Vec::with_capacity(input.passes.iter().map(|p| p.uses.len()).sum()),
         whys: Vec::new(),

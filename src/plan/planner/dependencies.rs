@@ -41,6 +41,22 @@ fn forget_reads_if(transitions: bool, st: &mut WState) {
     }
 }
 
+/// Per pass, whether its render pass ends by moving an attachment to its `finalLayout`
+/// ([`Planner::ends_render_pass`]); empty where no pass does, as in most graphs.
+pub(super) fn render_pass_ends(input: &PlanInput) -> Vec<bool> {
+    let ends = |p: &PassDecl| {
+        p.uses.iter().any(|u| {
+            let kind = &input.resources[u.resource].kind;
+            u.render_pass
+                .is_some_and(|rp| rp.final_layout != u.on_plane(kind).access.layout)
+        })
+    };
+    if !input.passes.iter().any(ends) {
+        return Vec::new();
+    }
+    input.passes.iter().map(ends).collect()
+}
+
 impl Planner<'_> {
     pub(super) fn add_pass(&mut self, i: usize) -> Result<()> {
         let pass = &self.input.passes[i];
@@ -458,11 +474,7 @@ impl Planner<'_> {
         let Some(&i) = self.order.get(((p - 2) / 2) as usize) else {
             return false;
         };
-        self.input.passes[i].uses.iter().any(|u| {
-            let kind = &self.input.resources[u.resource].kind;
-            u.render_pass
-                .is_some_and(|rp| rp.final_layout != u.on_plane(kind).access.layout)
-        })
+        self.render_pass_ends.get(i).copied().unwrap_or(false)
     }
 
     /// The stages to chain from for a prior access. A binary wait's stages are those of its
