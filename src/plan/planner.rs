@@ -157,6 +157,8 @@ struct Planner<'a> {
     render_pass_ends: Vec<bool>,
     /// Why each barrier entry is there: each node's reasons are one consecutive range.
     reasons: Vec<Why>,
+    /// The prior accesses of the reasons, each reason's one consecutive range.
+    reason_priors: Vec<Rec>,
     /// The reasons of each barrier command once batched.
     whys: Vec<CommandWhy>,
     /// Per queue: its nodes' positions, and the batch each went into.
@@ -445,6 +447,7 @@ fn plan_parts(
     prune: bool,
     hoist: bool,
 ) -> Result<(Vec<QueuePlan>, FinalStates)> {
+    let uses = input.passes.iter().map(|p| p.uses.len()).sum::<usize>();
     let mut pos = vec![0; input.passes.len()];
     for (k, &i) in order.iter().enumerate() {
         pos[i] = pass_pos(k);
@@ -484,8 +487,9 @@ fn plan_parts(
         pos,
         order,
         render_pass_ends: dependencies::render_pass_ends(input),
-        // Usually at most one entry per use: reserved, not grown.
-        reasons: Vec::with_capacity(input.passes.iter().map(|p| p.uses.len()).sum()),
+        // Usually at most one entry per use, with one or two priors: reserved, not grown.
+        reasons: Vec::with_capacity(uses),
+        reason_priors: Vec::with_capacity(2 * uses),
         whys: Vec::new(),
         batched: Vec::new(),
         wait_serves: Vec::new(),

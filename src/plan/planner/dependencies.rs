@@ -96,8 +96,9 @@ impl Planner<'_> {
             for u in uses {
                 let kind = &self.input.resources[u.resource].kind;
                 let seg_use = SegUse::of(u, kind);
-                for cells in use_cells(kind, u) {
-                    self.access_cells(i, u.resource, cells, seg_use, &mut node)?;
+                // Walked as a slice: a small vector's by-value iterator costs more.
+                for cells in use_cells(kind, u).iter() {
+                    self.access_cells(i, u.resource, cells.clone(), seg_use, &mut node)?;
                 }
             }
         } else {
@@ -169,7 +170,9 @@ impl Planner<'_> {
         u: SegUse,
         node: &mut Node,
     ) -> Result<()> {
-        let s = self.seg_access(pass, r, st, u)?;
+        // Built here and filled in place: the facts are too large to move per use.
+        let mut s = self.seg_access(pass, r, st, u);
+        self.find_priors(st, &mut s)?;
         // The barrier's scopes; none where semaphores (or nothing at all) order the use.
         let scopes = match s.needs.transfer_from {
             Some(from) => Some(self.acquire(&s, from, cells.clone(), st, node)?),
@@ -197,25 +200,13 @@ impl Planner<'_> {
     }
 
     /// The facts of one use of one segment that [`Self::access_segment`]'s steps share, read
-    /// from the segment's state before the use. The use's stages join its pass's.
-    fn seg_access(&mut self, pass: usize, r: usize, st: &WState, u: SegUse) -> Result<SegAccess> {
+    /// from the segment's state before the use; [`Self::find_priors`] fills in its priors.
+    #[inline]
+    fn seg_access(&self, pass: usize, r: usize, st: &WState, u: SegUse) -> SegAccess {
         let res = &self.input.resources[r];
         let queue = self.input.passes[pass].queue;
         let family = self.input.queues[queue].family;
-        let needs = SegNeeds::of(res, family, st, &u, &self.input.queues);
-        if let (Some(owner), true) = (needs.transfer_from, is_host_only(&u.access)) {
-            // An ownership transfer cannot name the host's stage
-            // (VUID-VkImageMemoryBarrier2-srcStageMask-03854).
-            return Err(Error::InvalidInput(format!(
-                "pass `{}` accesses `{}` on the host, which first needs a layout change on \
-                 queue family {family}, but family {owner} owns it: insert the pass on a queue \
-                 of family {owner}, or declare the layout change in a pass of its own first",
-                self.input.passes[pass].name, res.name
-            )));
-        }
-        let a = u.access;
-        // Built in place: the prior accesses are stored inline, too large to move per use.
-        let mut s = SegAccess {
+        SegAccess {
             pass,
             r,
             queue,
@@ -223,14 +214,29 @@ impl Planner<'_> {
             pos: self.pos[pass],
             concurrent: res.concurrent,
             u,
-            needs,
+            needs: SegNeeds::of(res, family, st, &u, &self.input.queues),
             eff: vk::PipelineStageFlags2::empty(),
             priors: SmallVec::new(),
             joins: false,
-        };
-        // The prior accesses this one must be ordered after.
+        }
+    }
+
+    /// Fills in the prior accesses use `s` must be ordered after and the stages it is
+    /// synchronized at, which join its pass's.
+    fn find_priors(&mut self, st: &WState, s: &mut SegAccess) -> Result<()> {
+        let (pass, r, queue, a) = (s.pass, s.r, s.queue, s.u.access);
+        if let (Some(owner), true) = (s.needs.transfer_from, is_host_only(&a)) {
+            // An ownership transfer cannot name the host's stage
+            // (VUID-VkImageMemoryBarrier2-srcStageMask-03854).
+            return Err(Error::InvalidInput(format!(
+                "pass `{}` accesses `{}` on the host, which first needs a layout change on \
+                 queue family {}, but family {owner} owns it: insert the pass on a queue \
+                 of family {owner}, or declare the layout change in a pass of its own first",
+                self.input.passes[pass].name, self.input.resources[r].name, s.family
+            )));
+        }
         if s.needs.write_like {
-            s.joins = self.join_group(st, &mut s)?;
+            s.joins = self.join_group(st, s)?;
             if !s.joins {
                 write_priors_into(st, &mut s.priors);
                 self.alias_priors(r, pass, &mut s.priors);
@@ -242,7 +248,7 @@ impl Planner<'_> {
         }
         s.eff = self.effective_stages(queue, a.stages, &s.priors);
         self.pass_stages[pass] |= s.eff;
-        Ok(s)
+        Ok(())
     }
 
     /// The stages a use on `queue` is synchronized at: its own `stages`, or, for a present
@@ -385,10 +391,9 @@ impl Planner<'_> {
             s.needs.new_layout,
         );
         // What dropping the entry after batching must prove (see `redundant`).
-        let mut own: SmallVec<[Rec; 2]> = SmallVec::new();
-        for x in s.priors.iter().filter(|x| x.queue == s.queue) {
-            own.push(*x);
-        }
+        let start = self.reason_priors.len();
+        (self.reason_priors).extend(s.priors.iter().filter(|x| x.queue == s.queue));
+        let own = &self.reason_priors[start..];
         // After a render pass that ends in a transition, a semaphore chain orders the pass
         // only from an `ALL_COMMANDS` signal, which pruning does not model: the barrier stays.
         let keep = s.needs.layout_change
@@ -401,21 +406,15 @@ impl Planner<'_> {
         let unseen = st
             .write
             .filter(|_| !covered(&st.visible, s.queue, a.stages, a.access));
-        // Usually one entry, which takes `own` rather than a copy.
-        let why = |entry, priors| Why {
-            entry,
-            priors,
-            dst: s.eff,
-            unseen,
-            keep,
-        };
-        match entries.as_slice() {
-            &[entry] => self.reasons.push(why(entry, own)),
-            more => {
-                for &entry in more {
-                    self.reasons.push(why(entry, own.clone()));
-                }
-            }
+        let priors = start..self.reason_priors.len();
+        for &entry in entries.iter() {
+            self.reasons.push(Why {
+                entry,
+                priors: priors.clone(),
+                dst: s.eff,
+                unseen,
+                keep,
+            });
         }
     }
 

@@ -40,8 +40,8 @@ use super::*;
 pub(super) struct Why {
     pub(super) entry: EntryRef,
     /// Accesses of the entry's own queue that the use must come after (the others are ordered
-    /// by semaphore waits the planner adds anyway).
-    pub(super) priors: SmallVec<[Rec; 2]>,
+    /// by semaphore waits the planner adds anyway): a range of the planner's `reason_priors`.
+    pub(super) priors: std::ops::Range<usize>,
     /// The stages of the use.
     pub(super) dst: vk::PipelineStageFlags2,
     /// The last write, when no earlier barrier made it visible to the use: the entry's own
@@ -233,7 +233,7 @@ impl Planner<'_> {
                     !w.keep
                         && !w.priors.is_empty()
                         && w.unseen.is_none_or(|x| x.binary_wait.is_none())
-                        && w.priors.iter().all(|x| {
+                        && self.priors_of(w).iter().all(|x| {
                             self.point(x).is_some_and(|at| {
                                 reaches.orders(q, b, x.queue, at, x.stages, w.dst)
                             })
@@ -310,7 +310,7 @@ impl Planner<'_> {
                 }
             }
         }
-        w.priors.iter().all(|x| {
+        self.priors_of(w).iter().all(|x| {
             let stages = expand(x.stages, Role::Op);
             let Some(at) = self.point(x).filter(|_| stages != 0) else {
                 return false;
@@ -363,6 +363,11 @@ impl Planner<'_> {
                 })
             })
         })
+    }
+
+    /// The prior accesses of reason `w`.
+    fn priors_of(&self, w: &Why) -> &[Rec] {
+        &self.reason_priors[w.priors.clone()]
     }
 
     /// Where a remembered access lies in the batched plan.
