@@ -259,17 +259,23 @@ impl Planner<'_> {
         stages: vk::PipelineStageFlags2,
         priors: &[Rec],
     ) -> vk::PipelineStageFlags2 {
+        if !stages.is_empty() {
+            // Resolving a binary wait's stages grows its stage mask.
+            for x in priors {
+                if x.queue == queue && x.binary_wait.is_some() {
+                    self.rec_stages(x, stages);
+                }
+            }
+            return stages;
+        }
         // Present has no stages of its own: chain from whatever came before on this queue.
-        // Folded whatever the stages: resolving a binary wait's stages grows its stage mask.
         let same_queue_stages = priors
             .iter()
             .filter(|x| x.queue == queue)
             .fold(vk::PipelineStageFlags2::NONE, |s, x| {
                 s | self.rec_stages(x, stages)
             });
-        if !stages.is_empty() {
-            stages
-        } else if priors
+        if priors
             .iter()
             .any(|x| x.queue == queue && self.ends_render_pass(x))
         {
@@ -297,31 +303,20 @@ impl Planner<'_> {
             dst_access: s.u.access.access,
             families: None,
         };
-        let chain = self.scope_and_waits(s, &mut scopes, node);
+        let (chain, plain_own) = self.scope_and_waits(s, &mut scopes, node);
         let cross = !chain.is_empty();
-        let same_queue = s.priors.iter().any(|x| x.queue == s.queue);
         // A host access needs the barrier even after a semaphore: the semaphore makes
         // writes available in the device domain only; a HOST second scope and access make
         // them available to the host.
         let host_after_cross = cross && s.eff.contains(vk::PipelineStageFlags2::HOST);
-        // A present that needs no transition (a render pass left the image in
-        // PRESENT_SRC_KHR) is ordered by the pass's binary signal, whose stage mask is the
-        // stages it chains from here (`pass_stages`): it needs no barrier either.
-        let signalled_present = super::validate::is_present(&s.u.access)
-            && self.input.passes[s.pass]
-                .signals
-                .iter()
-                .any(|sig| sig.stages.is_none());
-        // A binary wait orders the first use it guards at that use's stages, memory included
-        // (`binary_wait_use_stages`): a use that changes no layout needs no barrier after it.
-        let only_binary_waits = s
-            .priors
-            .iter()
-            .filter(|x| x.queue == s.queue)
-            .all(|x| x.binary_wait.is_some());
-        let same_queue = same_queue && !only_binary_waits;
-        if (!same_queue || signalled_present) && !s.needs.layout_change && !host_after_cross {
-            // Semaphores (or nothing at all) order it; no barrier.
+        // Without a prior of its queue other than binary waits, semaphores (or nothing at
+        // all) order the use: a binary wait orders the first use it guards at that use's
+        // stages, memory included (`binary_wait_use_stages`).
+        if (!plain_own || self.signalled_present(s))
+            && !s.needs.layout_change
+            && !host_after_cross
+        {
+            // No barrier.
             return None;
         }
         if cross {
@@ -331,20 +326,34 @@ impl Planner<'_> {
         Some(scopes)
     }
 
+    /// Whether use `s` is a present that needs no transition (a render pass left the image in
+    /// PRESENT_SRC_KHR): the pass's binary signal orders it, whose stage mask is the stages it
+    /// chains from here (`pass_stages`), so it needs no barrier either.
+    fn signalled_present(&self, s: &SegAccess) -> bool {
+        super::validate::is_present(&s.u.access)
+            && self.input.passes[s.pass]
+                .signals
+                .iter()
+                .any(|sig| sig.stages.is_none())
+    }
+
     /// Puts each prior of the use's queue into the first scope of `scopes`, and makes each
     /// prior of another queue a dependency of `node`. Returns the stages of this queue that
-    /// those semaphore waits guard, and that a barrier after them chains from.
+    /// those semaphore waits guard, and that a barrier after them chains from; and whether a
+    /// prior of the use's queue is no binary wait.
     fn scope_and_waits(
         &mut self,
         s: &SegAccess,
         scopes: &mut Scopes,
         node: &mut Node,
-    ) -> vk::PipelineStageFlags2 {
+    ) -> (vk::PipelineStageFlags2, bool) {
         let caps = self.input.queues[s.queue].caps;
         let mut chain = vk::PipelineStageFlags2::NONE;
+        let mut plain_own = false;
         for x in &s.priors {
             let stages = self.rec_stages(x, s.eff);
             if x.queue == s.queue {
+                plain_own |= x.binary_wait.is_none();
                 scopes.src_stages |= stages;
                 scopes.src_access |= crate::access::write_bits_of(x.access);
                 continue;
@@ -366,7 +375,7 @@ impl Planner<'_> {
             }
             chain |= dep.wait_stages.get();
         }
-        chain
+        (chain, plain_own)
     }
 
     /// Adds the use's barrier over `cells` to its node's command, and why each of its entries

@@ -62,6 +62,7 @@ pub(super) struct SegNeeds {
 impl SegNeeds {
     /// What `u`, on a queue of `family`, needs of resource `res` in state `st`; `queues`
     /// tell whether `maintenance9` keeps contents across families without a transfer.
+    #[inline]
     pub(super) fn of(
         res: &ResourceDecl,
         family: u32,

@@ -36,6 +36,7 @@ pub(super) fn write_priors(st: &WState) -> SmallVec<[Rec; 2]> {
 }
 
 /// [`write_priors`], appended to `priors` (empty), which the caller keeps in place.
+#[inline]
 pub(super) fn write_priors_into(st: &WState, priors: &mut SmallVec<[Rec; 2]>) {
     // A plain copy of the `Copy` records: cheaper than `clone`, which extends one by one.
     priors.extend_from_slice(&st.reads);
