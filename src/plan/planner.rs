@@ -104,6 +104,9 @@ struct WState {
     group: Option<Box<unordered::Group>>,
 }
 
+/// The dependencies a semaphore wait orders: usually one or two.
+type Serves = SmallVec<[Dep; 2]>;
+
 /// A dependency on work on another queue: becomes a semaphore wait.
 #[derive(Clone, Copy, Debug)]
 struct Dep {
@@ -164,7 +167,7 @@ struct Planner<'a> {
     /// Per queue: its nodes' positions, and the batch each went into.
     batched: Vec<(Vec<Pos>, Vec<usize>)>,
     /// Per timeline wait (queue, batch, index): the dependencies it orders.
-    wait_serves: Vec<(usize, usize, usize, Vec<Dep>)>,
+    wait_serves: Vec<(usize, usize, usize, Serves)>,
 }
 
 /// Plans `input`: see the module docs for the algorithm and [`Plan`] for the result.

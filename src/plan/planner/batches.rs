@@ -18,7 +18,7 @@ pub(super) struct ProtoWait {
     /// What the awaited node's signal must cover.
     src_stages: DeviceStages,
     /// The dependencies it orders.
-    serves: Vec<Dep>,
+    serves: Serves,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -214,7 +214,7 @@ impl Planner<'_> {
                                 .unwrap_or(vk::PipelineStageFlags2::ALL_COMMANDS),
                         ),
                         src_stages: DeviceStages::default(),
-                        serves: Vec::new(),
+                        serves: Serves::new(),
                     })
                     .collect(),
                 _ => Vec::new(),
@@ -263,7 +263,7 @@ impl Planner<'_> {
                                     target,
                                     stages: d.wait_stages,
                                     src_stages: d.src_stages,
-                                    serves: vec![*d],
+                                    serves: smallvec::smallvec![*d],
                                 });
                                 proto.waits.len() - 1
                             }

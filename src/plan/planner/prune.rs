@@ -104,6 +104,11 @@ impl<'a> Cmd<'a> {
         }
     }
 
+    /// Where the command is: (queue, batch, command).
+    fn place(&self) -> (usize, usize, usize) {
+        (self.why.queue, self.why.batch, self.why.command)
+    }
+
     fn count(&self) -> usize {
         self.pairs.len()
     }
@@ -181,18 +186,9 @@ impl Planner<'_> {
         whys: &[CommandWhy],
         reasons: &[Why],
     ) -> Vec<(usize, usize, usize, SmallVec<[bool; 8]>)> {
-        // In submission order per queue, so that rule 2 sees earlier commands decided.
+        // In submission order per queue, so that rule 2 sees earlier commands decided (and
+        // finds them by their place: `whys` is in that order).
         let mut decided: Vec<Cmd> = Vec::with_capacity(whys.len());
-        // Per queue, per batch, per command: its index in `decided`.
-        let mut index: Vec<Vec<Vec<usize>>> = queues
-            .iter()
-            .map(|q| {
-                q.batches
-                    .iter()
-                    .map(|b| vec![usize::MAX; b.commands.len()])
-                    .collect()
-            })
-            .collect();
         for cw in whys {
             let Command::Barrier(barrier) =
                 &queues[cw.queue].batches[cw.batch].commands[cw.command]
@@ -211,8 +207,7 @@ impl Planner<'_> {
             }
             let mut cmd = Cmd::new(cw, cw_whys, barrier);
             self.drop_by_waits(reaches, &mut cmd);
-            self.drop_by_barriers(queues, reaches, (&decided, &index), &mut cmd);
-            index[cw.queue][cw.batch][cw.command] = decided.len();
+            self.drop_by_barriers(queues, reaches, &decided, &mut cmd);
             decided.push(cmd);
         }
         decided
@@ -248,7 +243,7 @@ impl Planner<'_> {
         &self,
         queues: &[QueuePlan],
         reaches: &mut Reaches,
-        earlier: (&[Cmd], &[Vec<Vec<usize>>]),
+        earlier: &[Cmd],
         cmd: &mut Cmd,
     ) {
         let cw_whys = cmd.whys;
@@ -280,7 +275,7 @@ impl Planner<'_> {
         &self,
         queues: &[QueuePlan],
         reaches: &mut Reaches,
-        (decided, index): (&[Cmd], &[Vec<Vec<usize>>]),
+        decided: &[Cmd],
         cmd: &Cmd,
         i: usize,
         w: &Why,
@@ -341,7 +336,10 @@ impl Planner<'_> {
                         Command::Pass(p) if Some(*p) == prior_pass => break 'scan,
                         Command::Pass(_) => {}
                         Command::Barrier(bc) => {
-                            let gone = decided.get(index[q][d][k]).map(|c| &c.gone[..]);
+                            let gone = decided
+                                .binary_search_by_key(&(q, d, k), Cmd::place)
+                                .ok()
+                                .map(|c| &decided[c].gone[..]);
                             pairs(bc, gone, &mut between);
                         }
                     }
@@ -388,9 +386,6 @@ impl Planner<'_> {
     }
 }
 
-/// A wait's index in its batch, and the dependencies it orders.
-type WaitDeps = (usize, Vec<Dep>);
-
 impl Planner<'_> {
     /// Drops the timeline waits the plan already has, and records them as gone in `reaches`.
     fn drop_redundant_waits(&mut self, queues: &mut [QueuePlan], reaches: &mut Reaches) {
@@ -401,20 +396,17 @@ impl Planner<'_> {
         let Some(order) = reaches.topological() else {
             return;
         };
-        // Per batch: its waits (by index) and their dependencies.
-        let mut by_batch: HashMap<(usize, usize), Vec<WaitDeps>> = HashMap::new();
-        for (q, b, w, deps) in serves {
-            by_batch.entry((q, b)).or_default().push((w, deps));
-        }
+        // Each batch's waits (by index) and their dependencies: `serves` is in batch order
+        // per queue, each batch's waits in order.
+        debug_assert!(serves.windows(2).all(|p| (p[0].0, p[0].1, p[0].2) < (p[1].0, p[1].1, p[1].2)));
         let mut gone: Vec<(usize, usize, usize)> = Vec::new();
         for (q, b) in order {
-            let Some(waits) = by_batch.get(&(q, b)) else {
-                continue;
-            };
+            let first = serves.partition_point(|x| (x.0, x.1) < (q, b));
+            let waits = serves[first..].iter().take_while(|x| (x.0, x.1) == (q, b));
             // The dependencies of the waits of this batch dropped so far: the waits left must
             // still order them.
             let mut dropped: Vec<&Dep> = Vec::new();
-            for (w, deps) in waits {
+            for (_, _, w, deps) in waits {
                 if !reaches.other_waits(q, b, *w) {
                     continue;
                 }
