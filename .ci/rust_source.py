@@ -347,7 +347,8 @@ class Crate:
 
 def line_counts(src):
     """(lines, code lines) of a file: non-blank and not left out; code lines hold a token.
-    A comment line counts with the next token: left out with the item it documents."""
+    A comment line counts with the next token: left out with the item it documents. A `//!`
+    line documents the file (or module) itself and always counts."""
     starts = [0] + [m.end() for m in re.finditer("\n", src.raw)]
     code, dropped = [False] * len(starts), [False] * len(starts)
     for t, off in enumerate(src.offs[:-1]):
@@ -358,7 +359,10 @@ def line_counts(src):
             code[n] = True
     lines = code_lines = 0
     for n, text in enumerate(src.raw.split("\n")):
-        if not text.strip() or not code[n] and (dropped[n] or next_dropped(src, starts[n])):
+        inner_doc = text.lstrip().startswith("//!")
+        if not text.strip() or not (code[n] or inner_doc) and (
+            dropped[n] or next_dropped(src, starts[n])
+        ):
             continue
         lines += 1
         code_lines += code[n]

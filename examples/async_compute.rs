@@ -135,7 +135,7 @@ fn report_prediction(plan: &vk_baton::plan::Plan, durations: &[u64], measured_ns
         "measured: span {:.3} ms per execution (GPU timestamps)",
         ms(measured_ns)
     );
-    match vk_baton::plan::best_moves(plan, durations).first() {
+    match vk_baton::predict::best_moves(plan, durations).first() {
         Some(m) => println!(
             "moving `{}` to queue `{}` would allow {:.3} ms at best",
             plan.input.passes[m.pass].name,
@@ -356,7 +356,7 @@ fn run() -> vk_baton::Result<bool> {
     println!("\nplan of a steady-state frame (frame 2):");
     print!("{plan_text}");
     // What the plan allows at best with these pass times, against what the GPU did
-    // (`vk_baton::plan::predict`); the diagram shows the same.
+    // (`vk_baton::predict`); the diagram shows the same.
     let mean = |ns: f64| (ns / times.frames.max(1) as f64) as u64;
     let durations: Option<Vec<u64>> = steady_plan.as_ref().filter(|_| times.frames > 0).map(|p| {
         (p.input.passes.iter())

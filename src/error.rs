@@ -283,18 +283,8 @@ pub enum Error {
     Allocator(#[from] gpu_allocator::AllocationError),
     /// The synchronization verifier found violations in a plan: each one, as found.
     #[cfg(feature = "verify")]
-    #[error("the plan violates synchronization rules:\n{}", lines(.0))]
+    #[error("the plan violates synchronization rules:\n{}", crate::violation::lines(.0))]
     Verification(Vec<crate::violation::Violation>),
-}
-
-/// One item per line.
-#[cfg(feature = "verify")]
-fn lines(items: &[impl std::fmt::Display]) -> String {
-    items
-        .iter()
-        .map(|v| v.to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 impl Error {

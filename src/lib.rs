@@ -122,7 +122,7 @@
 //!   ([`LayoutPolicy`](access::LayoutPolicy)), its barriers kept.
 //! - **Says whether async compute pays.** [`Plan::predict`](plan::Plan::predict) gives the span
 //!   a plan allows at best from the passes' GPU times, and its critical path;
-//!   [`plan::best_moves`] what moving one pass to another queue would allow.
+//!   [`predict::best_moves`] what moving one pass to another queue would allow.
 //! - **Checks itself.** [`Plan::verify`](plan::Plan::verify) is an independent checker
 //!   written from the specification's definitions. Debug builds run it on every plan.
 //! - **Reuses plans.** A frame that declares what a recent frame declared, on resources in the
@@ -261,13 +261,21 @@
 //!    and the submission order, with no Vulkan call; [`verify`] and [`simulate`] check it.
 //! 3. **Vulkan objects with state**: [`queue`] (a `VkQueue`, its timeline and submit lock) and
 //!    [`resource`] (images and buffers with their tracked state).
-//! 4. **Passes**: [`pass`] ([`Pass`], [`Declare`], [`Recorder`]): what user code implements.
-//! 5. **Execution**: `exec` records a decided plan (one recording loop, one barrier builder whose
-//!    baked form is kept with the plan), submits it, commits the new states, and hands back what
+//! 4. **Passes**: [`pass`] ([`Pass`], [`Declare`], [`Recorder`]): what user code implements;
+//!    and `prepared`, the unit of reuse: a plan with the objects its indices name, the barrier
+//!    structs and labels built for it once, and where its last execution left the resources.
+//! 5. **Execution**: `exec` records a prepared frame (one recording loop, one barrier builder whose
+//!    baked form is kept with the frame), submits it, commits the new states, and hands back what
 //!    the GPU is done with through [`fence`] ([`ExecutionFence`]), deciding nothing the plan does
-//!    not say; [`handoff`] gives the app its own batch of a plan.
+//!    not say; [`handoff`] gives the app its own batch of a plan. `extensions` is the
+//!    executor's one extension point: a field per optional runtime part, and the hooks the
+//!    executor calls.
 //! 6. **Graph**: [`graph`] ([`Graph`], [`GraphBuilder`], [`Planned`], [`HeldPlan`]): the passes'
-//!    and resources' lowering into the planner's input, the one plan cache, `finish`, `execute`.
+//!    and resources' lowering into the planner's input, the one plan cache of prepared frames,
+//!    `finish`, `execute`.
+//! 7. **Optional runtime parts**: `timing` and `parallel_recording` (features `timing` and
+//!    `parallel-recording`) add their methods to the graph, its builder and its fences, and
+//!    install their part into `extensions` when the app turns them on.
 //!
 //! ## More documentation
 //!
@@ -292,23 +300,33 @@
 pub mod access;
 mod completion;
 pub mod debug;
+#[cfg(feature = "diagram")]
+mod diagram;
 pub mod error;
 mod exec;
+mod extensions;
 mod fx;
 pub mod graph;
+#[cfg(feature = "parallel-recording")]
+mod parallel_recording;
 pub mod pass;
 pub mod plan;
+pub mod predict;
+mod prepared;
 pub mod queue;
 mod range;
 pub mod render_pass;
 mod requirements;
 pub mod resource;
+#[cfg(feature = "schedule")]
+mod schedule;
+#[cfg(feature = "serde")]
+mod serde;
 #[cfg(feature = "verify")]
 pub mod simulate;
 #[cfg(feature = "timing")]
 pub mod timing;
-#[cfg(feature = "transients")]
-mod transient;
+mod transients;
 #[cfg(feature = "verify")]
 pub mod verify;
 #[cfg(feature = "verify")]
@@ -335,8 +353,17 @@ pub use resource::{
     BufferDesc, Destroy, HostMapping, HostMemory, ImageDesc, Resource, ResourceState,
     SharedAllocator, Sharing, StBuffer, StImage, StateSnapshot,
 };
-#[cfg(feature = "transients")]
-pub use transient::TransientStats;
+// The `transients` leaf's public types: `TransientStats`, with that feature.
+#[allow(unused_imports)]
+pub use transients::public::*;
+
+/// Where the planner places transients ([`plan::transient::Place`]): the `transients` leaf's
+/// placement, or none in a build without that feature. The crate root hands it to whoever
+/// plans (the `plan()` functions, the graph, the simulation), since none of them may name the
+/// leaf, which builds on the planner's types and adds methods to the graph.
+pub(crate) fn transient_placement() -> Option<&'static dyn plan::transient::Place> {
+    transients::placement()
+}
 
 // The unit tests that need a device make it with the `vk-baton-context` crate's `Context`,
 // compiled into them from its sources: as a dev-dependency it would link another build of

@@ -226,25 +226,6 @@ pub enum SubRange {
     Buffer(BufferRange),
 }
 
-impl SubRange {
-    /// Whether this range of a resource holds all of `inner`.
-    #[cfg(feature = "schedule")]
-    pub(crate) fn contains(&self, inner: &SubRange) -> bool {
-        match (self, inner) {
-            (SubRange::Image(o), SubRange::Image(i)) => {
-                o.base_mip <= i.base_mip
-                    && i.base_mip + i.mip_count <= o.base_mip + o.mip_count
-                    && o.base_layer <= i.base_layer
-                    && i.base_layer + i.layer_count <= o.base_layer + o.layer_count
-            }
-            (SubRange::Buffer(o), SubRange::Buffer(i)) => {
-                o.offset <= i.offset && i.offset + i.size <= o.offset + o.size
-            }
-            _ => false,
-        }
-    }
-}
-
 /// An interval map over `u64` keys: every key in `0..len` has exactly one value, and equal
 /// neighbours are merged so a resource used whole stays one segment.
 #[derive(Clone, Debug, PartialEq)]

@@ -42,8 +42,6 @@ pub use image::StImage;
 pub use memory::SharedAllocator;
 pub use state::StateSnapshot;
 pub(crate) use state::{Tracked, MERGED};
-#[cfg(feature = "transients")]
-pub(crate) use transient::{create_buffer, create_image, create_view, name_object};
 
 /// An image or a buffer, for code that handles both.
 ///
@@ -145,7 +143,6 @@ impl CurrentHandle {
         H::from_raw(self.0.load(Ordering::Relaxed))
     }
 
-    #[cfg(feature = "transients")]
     fn set<H: vk::Handle>(&self, h: H) {
         self.0.store(h.as_raw(), Ordering::Relaxed)
     }

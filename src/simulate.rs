@@ -106,14 +106,13 @@
 mod frame;
 mod topology;
 
-#[cfg(all(test, feature = "verify"))]
-#[cfg(feature = "diagram")]
+#[cfg(all(test, feature = "diagram"))]
 mod diagram_tests;
 
 pub use frame::{Frame, FrameReport};
 pub use topology::Topology;
 
-use crate::graph::cache::{Match, PlanCache};
+use crate::graph::cache::PlanCache;
 use crate::graph::lowering::first_use_index;
 use crate::plan::{refill_segments, PassDecl, Rebinder, TimelineValues, WaitTarget};
 use crate::plan::{Command, Plan, PlanInput, QueuePlan, ResourceDecl, SegmentState};
@@ -182,7 +181,7 @@ pub enum SimError {
 
 type Segments = Vec<(Range<u64>, SegmentState<usize>)>;
 
-/// The identities of a frame's queues, for [`crate::exec::AtRest`]: their topology indices.
+/// The identities of a frame's queues, for `AtRest` (`crate::prepared`): their topology indices.
 fn queue_ids(qmap: &[usize]) -> impl ExactSizeIterator<Item = u64> + '_ {
     qmap.iter().map(|&q| q as u64)
 }
@@ -359,21 +358,22 @@ impl Simulation {
         self.frames += 1;
         // As `finish()` (or `hand_off`) and the submit path (or the handoff's end) do: a kept
         // plan taken out or the new one, put back in front.
-        let (kept, mut barriers, reused) = match self.cache.take_matching(
-            input,
-            how.schedule(),
-            (now.iter().copied(), queue_ids(&qmap)),
-        ) {
-            Match::Reused(kept, barriers) => (kept, barriers, true),
-            Match::New { barriers, .. } => (plan.clone(), barriers, false),
+        let ids = (|| now.iter().copied(), || queue_ids(&qmap));
+        let (mut kept, reused) = match self.cache.take_declared(input, how.schedule(), ids) {
+            Ok(kept) => (kept, true),
+            Err(_) => {
+                let (mut kept, _) = self.cache.evict();
+                kept.plan = plan.clone();
+                (kept, false)
+            }
         };
-        // The submit path notes where the execution left the resources; a handoff's plan goes
-        // back without it.
+        // The submit path notes where the execution left the resources; a handoff's frame
+        // goes back without it.
         match how {
-            Frame::Graph(..) => (barriers.rest).record(committed, queue_ids(&qmap), &values.last),
-            Frame::HandOff(_) => barriers.forget(),
+            Frame::Graph(..) => (kept.rest).record(committed, queue_ids(&qmap), &values.last),
+            Frame::HandOff(_) => kept.forget(),
         }
-        self.cache.put_back(kept, barriers);
+        self.cache.put_back(kept);
         Ok(FrameReport {
             frame,
             reused,
@@ -399,15 +399,19 @@ impl Simulation {
     ) -> Result<(Plan, bool), SimError> {
         let frame = self.frames;
         let schedule = how.schedule();
-        let plan = crate::plan::plan_scheduled_reusing(input.clone(), Default::default(), schedule)
-            .map_err(|error| SimError::Plan { frame, error })?;
+        let place = crate::transient_placement();
+        let plan =
+            crate::plan::plan_scheduled_reusing(input.clone(), Default::default(), schedule, place)
+                .map_err(|error| SimError::Plan { frame, error })?;
         // `finish()` and `hand_off` both look for it (`Graph::prepare`).
-        let at_rest = match self
-            .cache
-            .last_at_rest(now.iter().copied(), queue_ids(qmap))
-        {
-            Some((kept, rest)) => {
-                let mut candidate = kept.clone();
+        let last = self.cache.frames().first().filter(|kept| {
+            let rest = &kept.rest;
+            rest.input_is_rest && rest.holds(now.iter().copied(), queue_ids(qmap))
+        });
+        let at_rest = match last {
+            Some(kept) => {
+                let rest = &kept.rest;
+                let mut candidate = kept.plan.clone();
                 let values = (&rest.input_values[..], &rest.last[..]);
                 let new = Some((input.clone(), schedule));
                 let rebound = self.rebinder.rebind_at_rest(&mut candidate, values, new);
@@ -424,8 +428,8 @@ impl Simulation {
             }
             None => false,
         };
-        for kept in self.cache.plans() {
-            if !self.rebinder.rebinds(kept, input, schedule) {
+        for kept in self.cache.frames().iter().map(|frame| &frame.plan) {
+            if !self.rebinder.answers_input(kept, input, schedule, true) {
                 continue;
             }
             let mut candidate = kept.clone();
@@ -585,13 +589,12 @@ impl Simulation {
     }
 }
 
-/// What the library checks of a verified plan before it submits anything: the transients it
-/// binds are exactly those the recorded passes use ([`Plan::check_placements`], run by
-/// `finish()`), and a handoff has the shape `hand_off` splits between the library and the app
-/// ([`Plan::app_batch`]).
+/// What the library checks of a verified plan before it submits anything, beyond what the
+/// planner checked (that it places exactly the transients the recorded passes use): a handoff
+/// has the shape `hand_off` splits between the library and the app ([`Plan::app_batch`]).
 fn executable(plan: &Plan, how: Frame<'_>) -> crate::Result<()> {
     if let Frame::HandOff(_) = how {
         plan.app_batch()?;
     }
-    plan.check_placements()
+    Ok(())
 }

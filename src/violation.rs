@@ -150,3 +150,10 @@ impl fmt::Display for Violation {
         write!(f, " missing {}", self.missing)
     }
 }
+
+/// The violations one per line, as [`Error::Verification`](crate::Error::Verification) prints
+/// them.
+pub(crate) fn lines(violations: &[Violation]) -> String {
+    let lines: Vec<String> = violations.iter().map(Violation::to_string).collect();
+    lines.join("\n")
+}

@@ -443,6 +443,25 @@ fn transients_are_kept_by_name_and_misuse_is_refused() {
     // synchronization2 and timeline semaphores and outlives the graph.
     let bare =
         unsafe { Graph::new(ctx.instance(), ctx.physical_device(), ctx.device(), None) }.unwrap();
+    // Another graph's transient in a graph that never made one (so has nothing to bind with).
+    let err = bare
+        .record()
+        .insert_fn(
+            "clear",
+            q,
+            |d| {
+                d.uses(&a, Access::CLEAR_COLOR_WRITE).discard();
+            },
+            |_| Ok(()),
+        )
+        .finish()
+        .unwrap()
+        .execute()
+        .expect_err("another graph's transient, in a graph without transients");
+    assert!(
+        err.to_string().contains("belongs to another graph"),
+        "{err}"
+    );
     let err = bare.transient_image(image_desc(), "a").err().unwrap();
     assert!(
         err.to_string().contains("no allocator for transients"),

@@ -13,10 +13,9 @@
 pub use crate::completion::CompletionToken;
 use crate::error::{Error, Result};
 use crate::exec::{GraphPools, InFlight};
-#[cfg(feature = "timing")]
-use crate::timing::GpuTimings;
+use crate::extensions::CompletedExtensions;
 use ash::vk;
-use parking_lot::Mutex;
+use parking_lot::{Mutex, MutexGuard};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -47,9 +46,8 @@ use std::time::Duration;
 pub struct ExecutionFence {
     token: CompletionToken,
     contents: Mutex<Option<InFlight>>,
-    /// The GPU times, read when the execution completed (timed graphs only).
-    #[cfg(feature = "timing")]
-    timings: Mutex<Option<GpuTimings>>,
+    /// What the optional parts read when the execution completed (the GPU times).
+    extensions: Mutex<CompletedExtensions>,
     pools: Arc<GraphPools>,
 }
 
@@ -58,8 +56,7 @@ impl ExecutionFence {
         Self {
             token: contents.token.clone(),
             contents: Mutex::new(Some(contents)),
-            #[cfg(feature = "timing")]
-            timings: Mutex::new(None),
+            extensions: Mutex::default(),
             pools,
         }
     }
@@ -116,25 +113,15 @@ impl ExecutionFence {
         self.token.clone()
     }
 
-    /// The per-pass GPU times of the execution, once complete, for a graph with
-    /// [`crate::Graph::set_gpu_timings`] on; see [`crate::timing`]. `None` while the GPU is
-    /// still running (this never blocks), for an untimed graph, and after the first call took
-    /// them.
-    ///
-    /// ```no_run
-    /// # fn f(fence: vk_baton::ExecutionFence) -> vk_baton::Result<()> {
-    /// fence.wait()?;
-    /// if let Some(times) = fence.take_gpu_timings() {
-    ///     println!("gpu: {times}");
-    /// }
-    /// # Ok(()) }
-    /// ```
-    #[cfg(feature = "timing")]
-    pub fn take_gpu_timings(&self) -> Option<GpuTimings> {
-        if !self.is_complete() {
-            return None;
-        }
-        self.timings.lock().take()
+    /// The optional parts' share of the fence: what they read when the execution completed
+    /// (the GPU times), once it has; `None` while the GPU is still running (this never
+    /// blocks).
+    #[allow(
+        dead_code,
+        reason = "only the leaves call it: unused without their features"
+    )]
+    pub(crate) fn extensions(&self) -> Option<MutexGuard<'_, CompletedExtensions>> {
+        self.is_complete().then(|| self.extensions.lock())
     }
 
     fn wait_for(&self, timeout_ns: u64) -> Result<bool> {
@@ -170,15 +157,10 @@ impl ExecutionFence {
         };
         if done {
             self.token.mark_done();
-            #[cfg_attr(not(feature = "timing"), allow(unused_mut))]
             if let Some(mut c) = contents.take() {
                 c.note_reached();
-                // Read before the query pool goes back to the graph.
-                #[cfg(feature = "timing")]
-                {
-                    *self.timings.lock() =
-                        (c.timer.as_mut()).and_then(|t| t.finish(&self.pools.device));
-                }
+                // Read before the objects (a query pool) go back to the graph.
+                *self.extensions.lock() = c.ext.complete(&self.pools.device);
                 self.pools.recycle(c);
             }
         }

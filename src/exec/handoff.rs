@@ -64,12 +64,16 @@
 //! queue, or a graph already planned after the app's work) it submits the pass's batch itself
 //! with nothing in the pass, so that the states it committed hold.
 
-use super::{dependency_info, BarrierStructs, Begun, Execution};
+use super::{Begun, Execution, GraphPools};
 use crate::error::{Error, Result};
+use crate::pass::PassEntry;
 use crate::plan::{Plan, WaitTarget};
+use crate::prepared::barriers::{dependency_info, raw, BarrierStructs};
+use crate::prepared::PreparedFrame;
 use crate::queue::Queue;
 use ash::vk;
 use std::fmt;
+use std::sync::Arc;
 
 /// Resources handed to the app's own recording and submit; from [`Graph::hand_off`](crate::Graph::hand_off).
 ///
@@ -80,12 +84,15 @@ pub struct Handoff<'q> {
     queue: &'q Queue,
     /// The plan's index of `queue`.
     app: usize,
-    execution: Execution<'q>,
+    /// The handoff's frame, with the one pass it was prepared from and the pools.
+    frame: PreparedFrame,
+    passes: Vec<PassEntry<'q>>,
+    pools: Arc<GraphPools>,
     /// `None` once submitted or dropped.
     begun: Option<Begun<'q>>,
     barriers: BarrierStructs,
-    /// Where the plan goes when the handoff ends: the graph's kept plans, so that a handoff
-    /// that comes back each frame reuses it.
+    /// Where the frame goes when the handoff ends: the graph's kept frames, so that a
+    /// handoff that comes back each frame reuses it.
     keep: Keep<'q>,
     /// Whether the plan came from there.
     reused: bool,
@@ -94,8 +101,8 @@ pub struct Handoff<'q> {
     signal_value: u64,
 }
 
-/// Takes a handoff's plan when the handoff ends.
-pub(crate) type Keep<'q> = Option<Box<dyn FnOnce(Plan) + 'q>>;
+/// Takes a handoff's frame when the handoff ends.
+pub(crate) type Keep<'q> = Option<Box<dyn FnOnce(PreparedFrame) + 'q>>;
 
 impl<'q> Handoff<'q> {
     /// Submits what the library submits for a planned handoff (the release-only batches)
@@ -104,15 +111,17 @@ impl<'q> Handoff<'q> {
         name: &str,
         queue: &'q Queue,
         app: usize,
-        mut execution: Execution<'q>,
+        (pools, mut passes, mut frame): (Arc<GraphPools>, Vec<PassEntry<'q>>, PreparedFrame),
         (keep, reused): (Keep<'q>, bool),
     ) -> Result<Self> {
-        let begun = execution.begin_handoff(app, queue)?;
+        let begun = Execution::of(&pools, &mut passes, &mut frame).begin_handoff(app, queue)?;
         let mut handoff = Handoff {
             name: name.to_owned(),
             queue,
             app,
-            execution,
+            frame,
+            passes,
+            pools,
             begun: None,
             barriers: BarrierStructs::default(),
             keep,
@@ -142,18 +151,23 @@ impl<'q> Handoff<'q> {
 }
 
 impl<'q> Handoff<'q> {
+    /// The handoff's frame, borrowed as an execution.
+    fn execution(&mut self) -> Execution<'_, 'q> {
+        Execution::of(&self.pools, &mut self.passes, &mut self.frame)
+    }
+
     /// Fills the barriers, waits and signals from the plan's app batch and the values.
     fn fill_submit_info(&mut self, begun: &Begun<'_>) {
-        let plan = &self.execution.plan;
+        let plan = &self.frame.plan;
         let Ok(app) = plan.app_batch() else {
             return; // checked in `hand_off`
         };
         if let Some(b) = app.barrier {
-            let resources = &self.execution.resources;
-            let handles: Vec<u64> = resources.iter().map(crate::exec::raw).collect();
+            let resources = &self.frame.resources;
+            let handles: Vec<u64> = resources.iter().map(raw).collect();
             self.barriers.push(b, &handles);
         }
-        let queues = &self.execution.queues;
+        let queues = &self.frame.queues;
         self.waits = app
             .batch
             .waits
@@ -217,13 +231,13 @@ impl<'q> Handoff<'q> {
     /// # Ok(()) }
     /// ```
     pub fn layout(&self, access: crate::Access) -> vk::ImageLayout {
-        self.execution.layouts.layout(access)
+        self.frame.layouts.layout(access)
     }
 
     /// The plan of the handoff: the app's pass, its barriers and semaphores, and any
     /// release-only batch on another queue. Printing a handoff prints it.
     pub fn plan(&self) -> &Plan {
-        &self.execution.plan
+        &self.frame.plan
     }
 
     /// Whether the plan is one the graph kept from an earlier handoff (or frame) with the same
@@ -322,7 +336,7 @@ impl<'q> Handoff<'q> {
         if self.barriers().is_empty() {
             return;
         }
-        let pools = self.execution.pools.clone();
+        let pools = self.pools.clone();
         if let Some(d) = &pools.debug {
             d.begin_label(cmd, &format!("handoff `{}`: barriers", self.name));
         }
@@ -362,7 +376,7 @@ impl<'q> Handoff<'q> {
         // command buffers and fence; the semaphores are the queues' live timelines (the
         // handoff holds the queues) and the binary semaphores the declarations named.
         unsafe {
-            self.execution.pools.device.queue_submit2(
+            self.pools.device.queue_submit2(
                 begun.lock.handle(),
                 std::slice::from_ref(&submit),
                 fence,
@@ -421,7 +435,7 @@ impl<'q> Handoff<'q> {
         fence: vk::Fence,
         record: impl FnOnce(vk::CommandBuffer) -> Result<()>,
     ) -> Result<()> {
-        let device = self.execution.pools.device.clone();
+        let device = self.pools.device.clone();
         let begin = vk::CommandBufferBeginInfo::default()
             .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
         // SAFETY: the caller guarantees `cmd` is of this device, not pending, and resettable
@@ -472,7 +486,7 @@ impl Drop for Handoff<'_> {
     fn drop(&mut self) {
         self.settle();
         if let Some(keep) = self.keep.take() {
-            keep(std::mem::take(&mut self.execution.plan));
+            keep(std::mem::take(&mut self.frame));
         }
     }
 }
@@ -484,7 +498,7 @@ impl Handoff<'_> {
         let Some(begun) = self.begun.take() else {
             return;
         };
-        if begun.release.is_none() && self.execution.restore_if_unobserved(&begun.before) {
+        if begun.release.is_none() && self.execution().restore_if_unobserved(&begun.before) {
             log::debug!(
                 "handoff `{}` dropped unsubmitted: states restored (timeline value {} on `{}` skipped)",
                 self.name,
@@ -495,9 +509,10 @@ impl Handoff<'_> {
         }
         // A release went to another queue, or someone planned after the committed states: the
         // states must become true. The pass's batch, with nothing in the pass, does that.
+        let app = self.app;
         match self
-            .execution
-            .submit_app_batch(self.app, &begun.lock, &begun.values)
+            .execution()
+            .submit_app_batch(app, &begun.lock, &begun.values)
         {
             Ok(()) => log::debug!(
                 "handoff `{}` dropped unsubmitted: submitted its barriers and value {} itself",
@@ -565,7 +580,7 @@ impl fmt::Debug for HandoffBarriers<'_> {
 
 impl fmt::Display for Handoff<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.execution.plan, f)
+        fmt::Display::fmt(&self.frame.plan, f)
     }
 }
 

@@ -1,7 +1,7 @@
 //! The executor's side of a handoff (`Graph::hand_off`): an execution whose one pass the
 //! app records and submits itself.
 //!
-//! [`Execution::begin_handoff`] does what [`Execution::run`] does for every queue but the
+//! [`Execution::begin_handoff`] does what [`super::run`] does for every queue but the
 //! app's: it records and submits the release-only batches, assigns the timeline values (the
 //! app's batch gets the next value of its queue), and commits the resources' final states,
 //! all under the same locks in the same order. It keeps the app queue's submit lock, so that
@@ -42,7 +42,7 @@ pub(crate) struct Begun<'q> {
     pub(crate) release: Option<ExecutionFence>,
 }
 
-impl Execution<'_> {
+impl Execution<'_, '_> {
     /// Submits the other queues' batches and commits the final states; returns the app
     /// queue's lock with everything the app's submit needs. `app` is the planner's index of
     /// `app_queue`, whose batch the caller checked with [`crate::plan::Plan::app_batch`].
@@ -56,9 +56,10 @@ impl Execution<'_> {
         let token = CompletionToken::new(self.pools.device.clone());
         let app_batches = std::mem::take(&mut self.plan.queues[app].batches);
         // A part of the plan is recorded: barriers kept for another part must not be used.
-        self.barriers.forget();
+        self.forget_baked();
         let mut frame = FrameScratch::default();
-        let recorded = self.record(&token, &mut frame.recording);
+        let out = Recording::new(&mut self.pools.spares.lock());
+        let recorded = self.record(&token, &mut frame.recording, out);
         self.plan.queues[app].batches = app_batches;
         let recording = recorded?;
 
@@ -74,7 +75,7 @@ impl Execution<'_> {
         };
         let values = this.hand_out_values(&mut locked, &mut app_lock, app);
         let others: Vec<usize> = order.iter().copied().filter(|&q| q != app).collect();
-        let runs = submission_runs(&this.plan, &others);
+        let runs = submission_runs(this.plan, &others);
         let submitted = this.submit_releases(&mut locked, &runs, &values, &recording, &mut frame);
         if let Err(failure) = submitted {
             drop(locked);
@@ -88,10 +89,10 @@ impl Execution<'_> {
         } else {
             token.set_submitted(&recording.fences);
             let in_flight = recording.into_in_flight(
-                &this.pools,
+                this.pools,
                 token.clone(),
-                this.resources.clone(),
-                this.queues.clone(),
+                this.resources.to_vec(),
+                this.queues.to_vec(),
             );
             Some(ExecutionFence::new(in_flight, this.pools.clone()))
         };
@@ -240,9 +241,10 @@ impl Execution<'_> {
             .collect();
         self.plan.queues[app].batches = std::mem::take(&mut others[app]);
         // As in `begin_handoff`: another part of the plan than the last recording's.
-        self.barriers.forget();
+        self.forget_baked();
         let mut frame = FrameScratch::default();
-        let recorded = self.record(&token, &mut frame.recording);
+        let out = Recording::new(&mut self.pools.spares.lock());
+        let recorded = self.record(&token, &mut frame.recording, out);
         for (q, batches) in others.into_iter().enumerate() {
             if q != app {
                 self.plan.queues[q].batches = batches;
@@ -260,10 +262,10 @@ impl Execution<'_> {
         }
         token.set_submitted(&recording.fences);
         let in_flight = recording.into_in_flight(
-            &self.pools,
+            self.pools,
             token.clone(),
-            self.resources.clone(),
-            self.queues.clone(),
+            self.resources.to_vec(),
+            self.queues.to_vec(),
         );
         // Dropped at once: the graph's pools release it once its fence signals.
         drop(ExecutionFence::new(in_flight, self.pools.clone()));
@@ -275,7 +277,7 @@ impl Execution<'_> {
         token.set_submitted(&[]);
         token.set_failed();
         self.pools
-            .recycle(recording.into_in_flight(&self.pools, token, Vec::new(), Vec::new()));
+            .recycle(recording.into_in_flight(self.pools, token, Vec::new(), Vec::new()));
     }
 
     /// After a failed release submit: frees or leaks the recording as `run` does.

@@ -1,45 +1,44 @@
 //! Recording a plan into command buffers, and putting everything back when a pass fails.
 //!
-//! There is one recording loop. A batch is recorded as *pieces*: runs of its commands, each
-//! into a primary command buffer of its own. Without recording threads every non-empty
-//! batch is one piece; with them ([`crate::Graph::set_recording_threads`]), `spread` cuts long
-//! runs of `Send` passes into pieces for other threads. Either way the calling thread first
-//! takes every command buffer, fence and timestamp query in recording order, then the pieces
-//! are recorded by [`record_piece`], which turns [`Command::Barrier`] into one
+//! There is one recording loop, [`record_jobs`]. A batch is recorded as *pieces*: runs of its
+//! commands, each into a primary command buffer of its own. Without recording threads every
+//! non-empty batch is one piece; with them ([`crate::Graph::set_recording_threads`]), the
+//! [extensions](crate::extensions) cut long runs of `Send` passes into pieces for other
+//! threads, each of which runs the loop for its own pieces. Either way the calling thread
+//! first takes every command buffer, fence and timestamp query in recording order, then the
+//! pieces are recorded by [`record_piece`], which turns [`Command::Barrier`] into one
 //! `vkCmdPipelineBarrier2` from the plan's baked barriers and [`Command::Pass`] into the
-//! pass's own recording inside its debug label and timestamps.
+//! pass's own recording inside its debug label and the extensions' hooks (timestamps).
 //!
 //! A pass's `record()` may return an error or panic. Either way the execution ends before
 //! anything is submitted, and it must leave the graph as it found it: the command buffers
 //! reset and back in their pool, the fences back in the spare list, the completion token
 //! marked failed (so nothing waits on it forever), and the pass's error naming the pass.
 
-use super::barriers::PlanBarriers;
-use super::labels::{self, pass_color, PlanLabels};
-use super::scratch::{Job, Piece, RecordingLists};
+use super::scratch::{Job, RecordingLists};
 use super::Execution;
 use crate::access::LayoutPolicy;
 use crate::completion::CompletionToken;
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
-#[cfg(feature = "timing")]
-use crate::exec::ExecutionTimer;
 use crate::exec::{give, take, GraphPools, InFlight, PoolKey, Reusable, Spares};
+use crate::extensions::{
+    bind_transients, ExecutionExtensions, Extensions, PassSource, Piece, SpreadWork,
+};
 use crate::pass::PassEntry;
-use crate::plan::{Batch, Command, Plan};
+use crate::plan::{Command, Plan};
+use crate::prepared::labels::{self, pass_color, PlanLabels};
+use crate::prepared::PlanBarriers;
 use crate::queue::Queue;
 use crate::resource::Resource;
 use ash::vk;
 use std::any::Any;
-use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 mod parts;
-#[cfg(feature = "parallel-recording")]
-mod spread;
 
-pub(crate) use parts::{PassSource, RecorderParts};
+use parts::RecorderParts;
 
 /// What recording an execution produced, all of it to hand back to the graph once done.
 /// Its vectors come from the graph's spares and go back there.
@@ -60,14 +59,13 @@ pub(crate) struct Recording {
     /// The command buffers of every batch, in submission order: none for a batch without
     /// commands, one per piece otherwise.
     batch_cmds: Vec<vk::CommandBuffer>,
-    /// The timestamp queries, when the graph is timed.
-    #[cfg(feature = "timing")]
-    timer: Option<ExecutionTimer>,
+    /// The optional parts' objects (timestamp queries).
+    ext: ExecutionExtensions,
 }
 
 impl Recording {
     /// Empty, with vectors from the graph's spares.
-    fn new(spares: &mut Spares) -> Self {
+    pub(super) fn new(spares: &mut Spares) -> Self {
         Recording {
             keep: take(&mut spares.keep),
             cmds: take(&mut spares.cmds),
@@ -76,8 +74,7 @@ impl Recording {
             batch_start: take(&mut spares.batch_start),
             batch_ends: take(&mut spares.batch_ends),
             batch_cmds: take(&mut spares.batch_cmds),
-            #[cfg(feature = "timing")]
-            timer: None,
+            ext: ExecutionExtensions::default(),
         }
     }
 
@@ -106,6 +103,16 @@ impl Recording {
         resources: Vec<Resource>,
         queues: Vec<Queue>,
     ) -> InFlight {
+        self.into_in_flight_keeping(&mut pools.spares.lock(), token, (resources, queues))
+    }
+
+    /// [`Recording::into_in_flight`], with the spares already locked.
+    pub(crate) fn into_in_flight_keeping(
+        self,
+        spares: &mut Spares,
+        token: CompletionToken,
+        (resources, queues): (Vec<Resource>, Vec<Queue>),
+    ) -> InFlight {
         let Recording {
             keep,
             cmds,
@@ -114,10 +121,8 @@ impl Recording {
             batch_start,
             batch_ends,
             batch_cmds,
-            #[cfg(feature = "timing")]
-            timer,
+            ext,
         } = self;
-        let mut spares = pools.spares.lock();
         give(&mut spares.queue_fences, queue_fences);
         give(&mut spares.batch_start, batch_start);
         give(&mut spares.batch_ends, batch_ends);
@@ -130,58 +135,12 @@ impl Recording {
             queues,
             reached: Vec::new(),
             keep,
-            #[cfg(feature = "timing")]
-            timer,
+            ext,
         }
     }
 }
 
-impl Recording {
-    /// The execution's timestamp query pool (null when untimed).
-    fn query_pool(&self) -> vk::QueryPool {
-        #[cfg(feature = "timing")]
-        if let Some(t) = &self.timer {
-            return t.slot.pool;
-        }
-        vk::QueryPool::null()
-    }
-
-    /// Hands out the timestamp queries of `batch`'s passes on `queue`, in recording order,
-    /// when the graph is timed and the queue has timestamps; returns the range the batch must
-    /// reset itself (empty with host reset).
-    #[cfg_attr(not(feature = "timing"), allow(unused_variables))]
-    fn time_batch(
-        &mut self,
-        reusable: &Reusable,
-        batch: &Batch,
-        passes: &[PassEntry<'_>],
-        queue: &Queue,
-        queries: &mut [Option<u32>],
-    ) -> Option<Range<u32>> {
-        #[cfg(feature = "timing")]
-        {
-            let support = reusable.instrument.support.as_ref()?;
-            let mask = support.mask(queue.family(), queue.caps())?;
-            let t = self.timer.as_mut()?;
-            let first = t.next_query();
-            for c in &batch.commands {
-                if let Command::Pass(i) = c {
-                    let (query, spare) = (t.next_query(), t.spares.name());
-                    let name = &passes[*i].name;
-                    let timing =
-                        crate::timing::PassTiming::new(spare, name, queue, *i, query, mask);
-                    t.passes.push(timing);
-                    queries[*i] = Some(query);
-                }
-            }
-            (!t.host_reset).then(|| first..t.next_query())
-        }
-        #[cfg(not(feature = "timing"))]
-        None
-    }
-}
-
-impl Execution<'_> {
+impl Execution<'_, '_> {
     /// Records every batch of the plan. On an error or a panic in a pass, puts everything
     /// taken back (command buffers reset and returned to their pools, fences returned), marks
     /// `token` failed, and then returns the error or resumes the panic.
@@ -197,13 +156,13 @@ impl Execution<'_> {
         &mut self,
         token: &CompletionToken,
         lists: &mut RecordingLists,
+        mut out: Recording,
     ) -> Result<Recording> {
         let pools = self.pools.clone();
         // The transients' objects for this execution, kept bound until the recording ends.
-        #[cfg(feature = "transients")]
+        let debug = pools.debug.as_ref();
         let _transients =
-            match (pools.transients).bind(&self.plan, &self.resources, token, pools.debug.as_ref())
-            {
+            match bind_transients(&pools.transients, self.plan, self.resources, token, debug) {
                 Ok(guard) => guard,
                 Err(e) => {
                     token.set_submitted(&[]);
@@ -211,7 +170,6 @@ impl Execution<'_> {
                     return Err(e);
                 }
             };
-        let mut out = Recording::new(&mut pools.spares.lock());
         out.queue_fences.resize(self.queues.len(), None);
         let outcome = {
             let mut reusable = pools.reusable.lock();
@@ -248,7 +206,7 @@ impl Execution<'_> {
         out: &mut Recording,
         lists: &mut RecordingLists,
     ) -> Result<()> {
-        let threads = self.cut_into_pieces(lists);
+        let cut = self.cut_into_pieces(&reusable.extensions, lists);
         let Execution {
             pools,
             passes,
@@ -256,6 +214,8 @@ impl Execution<'_> {
             resources,
             plan,
             barriers,
+            labels: kept_labels,
+            recorded,
             layouts,
             ..
         } = self;
@@ -264,19 +224,16 @@ impl Execution<'_> {
         // Pass and barrier labels, unless the graph turned them off; kept with a plan that
         // comes back.
         let labels = (pools.debug.as_ref()).filter(|_| pools.labels.load(Ordering::Relaxed));
-        if labels.is_some() && barriers.recorded && !barriers.labels.built() {
+        if labels.is_some() && **recorded && !kept_labels.built() {
             let (passes, queues) = (&*passes, &*queues);
             labels::keep(
-                &mut barriers.labels,
+                kept_labels,
                 plan,
                 |q| queues[q].family(),
                 |p| passes[p].name.as_str(),
             );
         }
-        #[cfg(feature = "timing")]
-        {
-            out.timer = reusable.instrument.timer(device, passes.len())?;
-        }
+        out.ext = reusable.extensions.start(device, passes.len())?;
         take_objects(pools, reusable, (plan, queues, passes), out, lists, labels)?;
         let shared = Shared {
             device,
@@ -285,51 +242,53 @@ impl Execution<'_> {
             plan,
             queues,
             barriers,
+            kept_labels,
             token,
             layouts: *layouts,
-            queries: &lists.queries,
-            query_pool: out.query_pool(),
+            ext: &out.ext,
             labels_missed: AtomicBool::new(false),
         };
-        if threads > 1 {
-            #[cfg(feature = "parallel-recording")]
-            spread::record(&shared, &lists.jobs, passes, &mut out.keep, threads, pools)?;
-        } else {
-            let mut serial = &mut passes[..];
-            // Barrier commands so far, in recording order: the index of each in the baked
-            // barriers.
-            let mut barriers_before = 0;
-            for job in &lists.jobs {
-                let keep = &mut out.keep;
-                barriers_before = record_piece(&shared, job, barriers_before, &mut serial, keep)?;
+        let (jobs, keep) = (&lists.jobs[..], &mut out.keep);
+        match cut {
+            Some(cut) => {
+                let work = Work { s: &shared, jobs };
+                reusable
+                    .extensions
+                    .record_spread(cut, passes, &work, keep)?;
             }
+            None => record_jobs(&shared, jobs, 0, &mut &mut passes[..], keep).map_err(|e| e.1)?,
         }
         if shared.labels_missed.load(Ordering::Relaxed) {
-            barriers.labels.forget();
+            kept_labels.forget();
         }
-        barriers.recorded = true;
+        **recorded = true;
         Ok(())
     }
 
-    /// Cuts every batch into pieces; returns how many threads record them (1: the calling
-    /// thread alone, every non-empty batch one piece).
-    fn cut_into_pieces(&self, lists: &mut RecordingLists) -> usize {
-        lists.pieces.clear();
-        lists.piece_ends.clear();
-        #[cfg(feature = "parallel-recording")]
-        if let Some(threads) = spread::cut(self, lists) {
-            return threads;
+    /// Cuts every batch into pieces: for recording threads, when the extensions spread the
+    /// recording (then `Some(threads)`), or every non-empty batch one piece for the calling
+    /// thread.
+    fn cut_into_pieces(
+        &self,
+        extensions: &Extensions,
+        lists: &mut RecordingLists,
+    ) -> Option<usize> {
+        let (pieces, ends) = (&mut lists.pieces, &mut lists.piece_ends);
+        pieces.clear();
+        ends.clear();
+        if let Some(cut) = extensions.cut(self.plan, self.passes, pieces, ends) {
+            return Some(cut);
         }
         for batch in self.plan.queues.iter().flat_map(|q| &q.batches) {
             if !batch.commands.is_empty() {
-                lists.pieces.push(Piece {
+                pieces.push(Piece {
                     commands: 0..batch.commands.len(),
                     thread: 0,
                 });
             }
-            lists.piece_ends.push(lists.pieces.len());
+            ends.push(pieces.len());
         }
-        1
+        None
     }
 }
 
@@ -347,16 +306,13 @@ fn take_objects(
         pieces,
         piece_ends,
         jobs,
-        queries,
     } = lists;
-    queries.clear();
-    queries.resize(passes.len(), None);
     let (mut flat, mut from) = (0, 0);
     for (qi, qp) in plan.queues.iter().enumerate() {
         let family = queues[qi].family();
         out.batch_start.push(out.batch_ends.len());
         for (bi, batch) in qp.batches.iter().enumerate() {
-            let reset = out.time_batch(reusable, batch, passes, &queues[qi], queries);
+            let reset = (reusable.extensions).time_batch(&mut out.ext, batch, passes, &queues[qi]);
             let mut reset = reset.filter(|r| !r.is_empty());
             for piece in &pieces[from..piece_ends[flat]] {
                 let key = PoolKey {
@@ -389,7 +345,7 @@ fn take_objects(
 }
 
 /// What every piece's recording reads.
-pub(crate) struct Shared<'e> {
+struct Shared<'e> {
     device: &'e ash::Device,
     /// For labels: `None` when the graph has no debug utils or labels are off.
     labels: Option<&'e DebugUtils>,
@@ -398,24 +354,82 @@ pub(crate) struct Shared<'e> {
     plan: &'e Plan,
     queues: &'e [Queue],
     barriers: &'e PlanBarriers,
+    /// The labels kept with the plan, if built.
+    kept_labels: &'e PlanLabels,
     token: &'e CompletionToken,
     /// The layouts the passes declared their image uses in, which they record with.
     layouts: LayoutPolicy,
-    /// Per pass: its first timestamp query, if timed.
-    queries: &'e [Option<u32>],
-    query_pool: vk::QueryPool,
+    /// The optional parts' hooks around pieces and passes (timestamps).
+    ext: &'e ExecutionExtensions,
     /// Whether a kept label named a pass that is named otherwise now: then the labels are
     /// built again next time.
     labels_missed: AtomicBool,
 }
 
+/// The one recording loop: records the pieces of `thread` among `jobs`, in order, with passes
+/// from `passes` (the calling thread records every piece when recording is not spread). On
+/// an error, the index of the job it came from, with the error.
+fn record_jobs<P: PassSource + ?Sized>(
+    s: &Shared<'_>,
+    jobs: &[Job],
+    thread: usize,
+    passes: &mut P,
+    keep: &mut Vec<Box<dyn Any + Send + Sync>>,
+) -> std::result::Result<(), (usize, Error)> {
+    // The plan's barrier commands before the next piece, in recording order: the index of its
+    // first in the baked barriers.
+    let mut barriers_before = 0;
+    for (j, job) in jobs.iter().enumerate() {
+        barriers_before = if job.thread == thread {
+            record_piece(s, job, barriers_before, passes, keep).map_err(|e| (j, e))?
+        } else {
+            let commands = &s.plan.queues[job.queue].batches[job.batch].commands;
+            let barrier = |c: &&Command| matches!(c, Command::Barrier(_));
+            barriers_before
+                + commands[job.commands.clone()]
+                    .iter()
+                    .filter(barrier)
+                    .count()
+        };
+    }
+    Ok(())
+}
+
+/// The executor's side of a recording spread over threads: the jobs, and the loop.
+struct Work<'s, 'e> {
+    s: &'s Shared<'e>,
+    jobs: &'s [Job],
+}
+
+impl SpreadWork for Work<'_, '_> {
+    fn each_pass(&self, f: &mut dyn FnMut(usize, usize)) {
+        for job in self.jobs {
+            let batch = &self.s.plan.queues[job.queue].batches[job.batch];
+            for c in &batch.commands[job.commands.clone()] {
+                if let Command::Pass(p) = c {
+                    f(job.thread, *p);
+                }
+            }
+        }
+    }
+
+    fn record(
+        &self,
+        thread: usize,
+        passes: &mut dyn PassSource,
+        keep: &mut Vec<Box<dyn Any + Send + Sync>>,
+    ) -> std::result::Result<(), (usize, Error)> {
+        record_jobs(self.s, self.jobs, thread, passes, keep)
+    }
+}
+
 /// Records one piece into its command buffer, from begin to end. `barriers_before`: the
 /// plan's barrier commands before the piece, in recording order; returns those up to its end.
-pub(crate) fn record_piece(
+fn record_piece<P: PassSource + ?Sized>(
     s: &Shared<'_>,
     job: &Job,
     barriers_before: usize,
-    passes: &mut impl PassSource,
+    passes: &mut P,
     keep: &mut Vec<Box<dyn Any + Send + Sync>>,
 ) -> Result<usize> {
     let (device, cmd) = (s.device, job.cmd);
@@ -429,12 +443,9 @@ pub(crate) fn record_piece(
     unsafe { device.begin_command_buffer(cmd, &begin) }
         .map_err(|e| Error::vk("vkBeginCommandBuffer", e))?;
     if let Some(reset) = &job.reset {
-        // SAFETY: `cmd` is recording, outside any render pass, on a timed queue; the queries
-        // are the batch's, within the execution's pool, and written only after this reset in
-        // submission order (later in this command buffer or in the batch's next ones).
-        unsafe { device.cmd_reset_query_pool(cmd, s.query_pool, reset.start, reset.len() as u32) };
+        s.ext.begin_piece(device, cmd, reset);
     }
-    let kept_labels = Some(&s.barriers.labels).filter(|l| s.labels.is_some() && l.built());
+    let kept_labels = Some(s.kept_labels).filter(|l| s.labels.is_some() && l.built());
     let mut barrier_k = barriers_before;
     for ci in job.commands.clone() {
         match &batch.commands[ci] {
@@ -463,7 +474,8 @@ pub(crate) fn record_piece(
             Command::Pass(i) => {
                 let label = kept_labels.and_then(|l| l.pass(*i, passes.name(*i)));
                 note_missed(s, kept_labels, label.is_some());
-                open_pass(s, cmd, job.queue, (passes.name(*i), label), s.queries[*i]);
+                open_pass(s, cmd, job.queue, (passes.name(*i), label), *i);
+                let (pass, name, queue) = passes.pass(*i)?;
                 let parts = RecorderParts {
                     device,
                     cmd,
@@ -472,8 +484,8 @@ pub(crate) fn record_piece(
                     debug: s.debug,
                     layouts: s.layouts,
                 };
-                passes.record(*i, parts)?;
-                close_pass(s, cmd, s.queries[*i]);
+                parts.record(pass, name, queue)?;
+                close_pass(s, cmd, *i);
             }
         }
     }
@@ -489,15 +501,14 @@ fn note_missed(s: &Shared<'_>, kept: Option<&PlanLabels>, found: bool) {
     }
 }
 
-/// Before a pass: its label (the kept one if any), and its start timestamp into `query` if
-/// timed.
+/// Before pass `pass`: its label (the kept one if any), then the extensions' hook.
 #[inline]
 fn open_pass(
     s: &Shared<'_>,
     cmd: vk::CommandBuffer,
     qi: usize,
     (name, kept): (&str, Option<&std::ffi::CStr>),
-    query: Option<u32>,
+    pass: usize,
 ) {
     if let Some(d) = s.labels {
         // SAFETY: `cmd` is recording on this thread only; the debug functions belong to the
@@ -509,22 +520,13 @@ fn open_pass(
             }
         };
     }
-    if let Some(q) = query {
-        let top = vk::PipelineStageFlags2::TOP_OF_PIPE;
-        // SAFETY: `cmd` is recording on a queue with timestamps; the query was reset (on the
-        // host, or at the start of the batch) and is written once.
-        unsafe { s.device.cmd_write_timestamp2(cmd, top, s.query_pool, q) };
-    }
+    s.ext.before_pass(s.device, cmd, pass);
 }
 
-/// After a pass: its end timestamp into `query + 1` if timed, and the end of its label.
+/// After pass `pass`: the extensions' hook, then the end of its label.
 #[inline]
-fn close_pass(s: &Shared<'_>, cmd: vk::CommandBuffer, query: Option<u32>) {
-    if let Some(q) = query {
-        let all = vk::PipelineStageFlags2::ALL_COMMANDS;
-        // SAFETY: as in `open_pass`, for the pass's second query.
-        unsafe { s.device.cmd_write_timestamp2(cmd, all, s.query_pool, q + 1) };
-    }
+fn close_pass(s: &Shared<'_>, cmd: vk::CommandBuffer, pass: usize) {
+    s.ext.after_pass(s.device, cmd, pass);
     if let Some(d) = s.labels {
         // SAFETY: closes the label `open_pass` opened (a pass closes only labels it opened).
         unsafe { d.end_label(cmd) };

@@ -9,6 +9,7 @@
 //! record them, and the per-frame lists that hold both.
 
 use crate::completion::CompletionToken;
+use crate::extensions::Piece;
 use crate::plan::{SubmissionRun, TimelineValues};
 use crate::queue::{Queue, QueueLock};
 use crate::resource::{Resource, Tracked};
@@ -82,7 +83,6 @@ pub(crate) struct Spares {
     pub(super) resources: Vec<Vec<Resource>>,
     pub(super) queues: Vec<Vec<Queue>>,
     pub(super) reached: Vec<Vec<u64>>,
-    pub(super) versions: Vec<Vec<u64>>,
     pub(super) fences: Vec<Vec<vk::Fence>>,
     pub(super) cmds: Vec<Vec<(super::PoolKey, vk::CommandBuffer)>>,
     pub(super) keep: Vec<Vec<Box<dyn Any + Send + Sync>>>,
@@ -98,15 +98,6 @@ pub(crate) struct Spares {
 }
 
 impl Spares {
-    /// Emptied lists for lowering a frame: its queues, resources and their state versions.
-    pub(crate) fn lowering_lists(&mut self) -> (Vec<Queue>, Vec<Resource>, Vec<u64>) {
-        (
-            take(&mut self.queues),
-            take(&mut self.resources),
-            take(&mut self.versions),
-        )
-    }
-
     /// A token for a new execution: a spent one that only this list still holds, reset, or a
     /// new one.
     pub(super) fn token(&mut self, device: &std::sync::Arc<ash::Device>) -> CompletionToken {
@@ -120,14 +111,23 @@ impl Spares {
         CompletionToken::new(device.clone())
     }
 
-    /// What an execution records and submits with: a token, the frame scratch, and the list
-    /// its fence will report reached values in. Taken under one lock, and given back with
-    /// [`Spares::keep_frame`].
+    /// What an execution records and submits with: a token, the frame scratch, the list its
+    /// fence will report reached values in, and the lists its fence keeps the resources and
+    /// queues alive in. Taken under one lock; the scratch goes back with
+    /// [`Spares::keep_frame`], the lists once the fence is done.
+    #[allow(clippy::type_complexity)]
     pub(super) fn start_frame(
         &mut self,
         device: &std::sync::Arc<ash::Device>,
-    ) -> (CompletionToken, Box<FrameScratch>) {
-        (self.token(device), self.frame.take().unwrap_or_default())
+    ) -> (
+        CompletionToken,
+        Box<FrameScratch>,
+        Vec<u64>,
+        (Vec<Resource>, Vec<Queue>),
+    ) {
+        let lists = (take(&mut self.resources), take(&mut self.queues));
+        let frame = self.frame.take().unwrap_or_default();
+        (self.token(device), frame, take(&mut self.reached), lists)
     }
 
     /// Keeps an execution's frame scratch for the next one.
@@ -163,7 +163,7 @@ pub(crate) struct SubmitScratch {
     pub(super) last_run: Vec<Option<usize>>,
     pub(super) started: Vec<bool>,
     pub(super) res_order: Vec<usize>,
-    /// Per resource, the version the commit gave it ([`super::AtRest`]).
+    /// Per resource, the version the commit gave it ([`crate::prepared::AtRest`]).
     pub(super) committed: Vec<u64>,
     pub(super) queue_locks: Spare<{ words::<Option<QueueLock<'static>>>() }>,
     pub(super) state_locks: Spare<{ words::<Option<MutexGuard<'static, Tracked>>>() }>,
@@ -173,26 +173,16 @@ pub(crate) struct SubmitScratch {
     pub(super) submits: Spare<{ words::<vk::SubmitInfo2<'static>>() }>,
 }
 
-/// Consecutive commands of one batch, recorded by one thread into one primary command buffer.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Piece {
-    /// Indices into the batch's commands.
-    pub(crate) commands: Range<usize>,
-    /// The thread that records it: 0 is the thread that calls `execute()`.
-    pub(crate) thread: usize,
-}
-
 /// A piece with its command buffer, ready to record.
 pub(crate) struct Job {
     pub(super) queue: usize,
     pub(super) batch: usize,
     pub(super) commands: Range<usize>,
     /// The thread that records it (0 without recording threads).
-    #[cfg_attr(not(feature = "parallel-recording"), allow(dead_code))]
     pub(super) thread: usize,
     pub(super) cmd: vk::CommandBuffer,
-    /// The batch's timestamp queries, reset at the start of its first piece (without host
-    /// reset).
+    /// For the batch's first piece: what the extensions' `time_batch` gave the batch (the
+    /// timestamp queries the piece resets, without host reset).
     pub(super) reset: Option<Range<u32>>,
 }
 
@@ -203,8 +193,6 @@ pub(crate) struct RecordingLists {
     /// Per batch of every queue, in queue order: where its pieces end in `pieces`.
     pub(super) piece_ends: Vec<usize>,
     pub(super) jobs: Vec<Job>,
-    /// Per pass: its first timestamp query, if timed.
-    pub(super) queries: Vec<Option<u32>>,
 }
 
 #[cfg(test)]

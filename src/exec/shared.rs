@@ -9,20 +9,15 @@
 
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
-#[cfg(feature = "transients")]
-use crate::transient::Transients;
 use ash::vk;
-use parking_lot::Mutex;
+use parking_lot::{MappedMutexGuard, Mutex, MutexGuard};
 use std::any::Any;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-#[cfg(feature = "parallel-recording")]
-use super::pools::RecordingThreads;
 use super::pools::{PoolKey, Reusable};
 use super::scratch::{give, Spares};
-#[cfg(feature = "timing")]
-use super::timestamps::ExecutionTimer;
 use crate::completion::CompletionToken;
+use crate::extensions::{ExecutionExtensions, Extensions, TransientHooks};
 use crate::queue::Queue;
 use crate::resource::Resource;
 
@@ -32,18 +27,17 @@ pub(crate) struct GraphPools {
     pub(crate) debug: Option<DebugUtils>,
     /// Whether each pass is recorded inside a debug label with its name (with `debug`).
     pub(crate) labels: std::sync::atomic::AtomicBool,
-    /// How many threads record an execution.
-    #[cfg(feature = "parallel-recording")]
-    pub(super) recording: RecordingThreads,
     pub(super) reusable: Mutex<Reusable>,
     /// Contents of dropped, incomplete execution fences.
     pending: Mutex<Vec<InFlight>>,
+    /// Whether `pending` may hold any: a frame whose fences were all waited for takes no lock
+    /// to look.
+    any_pending: std::sync::atomic::AtomicBool,
     /// Emptied vectors, scratch space and spent tokens for the next execution.
     pub(crate) spares: Mutex<Spares>,
-    /// The transients' handles, memory and objects (dropped after `Drop` has waited for every
-    /// execution, before the device can go).
-    #[cfg(feature = "transients")]
-    pub(crate) transients: Transients,
+    /// The transients' handles, memory and objects, once the `transients` leaf installed them
+    /// (dropped after `Drop` has waited for every execution, before the device can go).
+    pub(crate) transients: OnceLock<Box<dyn TransientHooks>>,
     /// What must outlive the pools ([`crate::Graph::with_device_owner`]: what destroys the
     /// device): the last field, so it drops after `Drop` destroyed the pools and fences.
     device_owner: Option<Arc<dyn Any + Send + Sync>>,
@@ -59,15 +53,13 @@ impl GraphPools {
     ) -> Self {
         let device = Arc::new(device.clone());
         Self {
-            #[cfg(feature = "transients")]
-            transients: Transients::new(device.clone()),
+            transients: OnceLock::new(),
             device,
             debug,
             labels: std::sync::atomic::AtomicBool::new(true),
-            #[cfg(feature = "parallel-recording")]
-            recording: RecordingThreads::default(),
             reusable: Mutex::new(Reusable::default()),
             pending: Mutex::new(Vec::new()),
+            any_pending: std::sync::atomic::AtomicBool::new(false),
             spares: Mutex::new(Spares::default()),
             device_owner,
         }
@@ -84,15 +76,10 @@ impl GraphPools {
             queues,
             reached,
             mut keep,
-            #[cfg(feature = "timing")]
-            timer,
+            ext,
         } = c;
         {
             let mut reusable = self.reusable.lock();
-            #[cfg(feature = "timing")]
-            if let Some(t) = timer {
-                reusable.instrument.give(t);
-            }
             if !fences.is_empty() {
                 // SAFETY: the fences are signalled or were never submitted; none is in use.
                 match unsafe { self.device.reset_fences(&fences) } {
@@ -114,6 +101,7 @@ impl GraphPools {
         }
         // What the execution kept alive is released here, before the lock below.
         keep.clear();
+        ext.release();
         let mut spares = self.spares.lock();
         give(&mut spares.fences, fences);
         give(&mut spares.cmds, cmds);
@@ -124,31 +112,30 @@ impl GraphPools {
         spares.give_token(token);
     }
 
-    /// Turns per-pass GPU timings on (`Some`) or off for the next executions.
-    #[cfg(feature = "timing")]
-    pub(crate) fn set_timestamps(&self, support: Option<crate::timing::TimestampSupport>) {
-        self.reusable.lock().instrument.support = support;
-    }
-
-    /// Sets how many threads record an execution, and the fewest passes one gets.
-    #[cfg(feature = "parallel-recording")]
-    pub(crate) fn set_recording_threads(&self, threads: Option<usize>, min_passes: Option<usize>) {
-        use std::sync::atomic::Ordering::Relaxed;
-        if let Some(t) = threads {
-            self.recording.threads.store(t, Relaxed);
-        }
-        if let Some(m) = min_passes {
-            self.recording.min_passes.store(m, Relaxed);
-        }
+    /// The graph's part of the optional features, locked with the command pools: to set
+    /// them up ([`crate::Graph::set_gpu_timings`], `Graph::set_recording_threads`).
+    #[allow(
+        dead_code,
+        reason = "only the leaves call it: unused without their features"
+    )]
+    pub(crate) fn extensions(&self) -> MappedMutexGuard<'_, Extensions> {
+        MutexGuard::map(self.reusable.lock(), |r| &mut r.extensions)
     }
 
     /// Keeps an incomplete execution's contents until its fences signal.
     pub(super) fn defer(&self, c: InFlight) {
-        self.pending.lock().push(c);
+        let mut pending = self.pending.lock();
+        pending.push(c);
+        self.any_pending
+            .store(true, std::sync::atomic::Ordering::Release);
     }
 
     /// Releases the deferred executions that have completed.
     pub(crate) fn collect(&self) {
+        use std::sync::atomic::Ordering;
+        if !self.any_pending.load(Ordering::Acquire) {
+            return;
+        }
         let mut done = Vec::new();
         {
             let mut pending = self.pending.lock();
@@ -163,23 +150,19 @@ impl GraphPools {
                     }
                 }
             }
+            self.any_pending
+                .store(!pending.is_empty(), Ordering::Release);
         }
         for c in done {
             self.recycle_completed(c);
         }
     }
 
-    /// Recycles a completed execution whose fence is gone, logging its GPU times first (at
-    /// debug level, if timed): nobody else will see them.
-    #[cfg_attr(not(feature = "timing"), allow(unused_mut))]
+    /// Recycles a completed execution whose fence is gone, letting the optional parts see
+    /// it complete first (timing logs the GPU times at debug level): nobody else will.
     pub(super) fn recycle_completed(&self, mut c: InFlight) {
         c.note_reached();
-        #[cfg(feature = "timing")]
-        if log::log_enabled!(target: crate::timing::LOG_TARGET, log::Level::Debug) {
-            if let Some(t) = &mut c.timer {
-                t.finish(&self.device);
-            }
-        }
+        c.ext.complete_unseen(&self.device);
         self.recycle(c);
     }
 
@@ -266,10 +249,8 @@ impl Drop for GraphPools {
             std::mem::forget(self.device_owner.take());
             return;
         }
-        #[cfg_attr(not(feature = "timing"), allow(unused_mut))]
         let mut reusable = std::mem::take(self.reusable.get_mut());
-        #[cfg(feature = "timing")]
-        reusable.instrument.destroy(&self.device);
+        reusable.extensions.destroy(&self.device);
         for f in reusable.fences {
             // SAFETY: recycled fences are not in use.
             unsafe { self.device.destroy_fence(f, None) };
@@ -297,9 +278,8 @@ pub(crate) struct InFlight {
     /// signal (its own last value there, or the highest it waited for), 0 for none.
     pub(super) reached: Vec<u64>,
     pub(super) keep: Vec<Box<dyn Any + Send + Sync>>,
-    /// The timestamp queries, when the graph is timed.
-    #[cfg(feature = "timing")]
-    pub(super) timer: Option<ExecutionTimer>,
+    /// The optional parts' objects (timestamp queries).
+    pub(super) ext: ExecutionExtensions,
 }
 
 impl InFlight {
@@ -311,5 +291,18 @@ impl InFlight {
                 q.note_host_complete(v);
             }
         }
+    }
+}
+
+#[cfg(test)]
+impl GraphPools {
+    /// (queue family, recording thread, spare command buffers) of every command pool, sorted.
+    pub(crate) fn free_command_buffers(&self) -> Vec<(u32, usize, Vec<vk::CommandBuffer>)> {
+        let reusable = self.reusable.lock();
+        let mut pools: Vec<_> = (reusable.families.iter())
+            .map(|(k, p)| (k.family, k.thread, p.free.clone()))
+            .collect();
+        pools.sort_by_key(|p| (p.0, p.1));
+        pools
     }
 }

@@ -1,8 +1,8 @@
 //! [`AppSignals`]: semaphores and a fence of the app's that an execution signals, for the app's
 //! own frame pacing and for work it submits itself.
 
-use super::Execution;
 use crate::error::{Error, Result};
+use crate::plan::Plan;
 use crate::queue::Queue;
 use ash::vk;
 
@@ -84,39 +84,31 @@ impl AppSignals {
     }
 }
 
-impl Execution<'_> {
-    /// Refuses signals the plan cannot carry, before anything is recorded: a semaphore on a
-    /// queue without work in the plan, or a fence for a plan without work.
-    pub(crate) fn check_signals(&self, signals: &AppSignals) -> Result<()> {
-        for (queue, _, value) in &signals.semaphores {
-            if *value == Some(0) {
-                return Err(Error::InvalidArgument(format!(
-                    "an app timeline semaphore to signal with 0 on queue `{}`: a signal must \
-                     raise the value",
-                    queue.name()
-                )));
-            }
-            if self.queue_with_work(queue).is_none() {
-                return Err(Error::InvalidArgument(format!(
-                    "an app semaphore to signal on queue `{}`, which has no work in this execution",
-                    queue.name()
-                )));
-            }
+/// Refuses signals `plan` (on `queues`) cannot carry, before anything is recorded: a
+/// semaphore on a queue without work in the plan, or a fence for a plan without work.
+pub(super) fn check(plan: &Plan, queues: &[Queue], signals: &AppSignals) -> Result<()> {
+    for (queue, _, value) in &signals.semaphores {
+        if *value == Some(0) {
+            return Err(Error::InvalidArgument(format!(
+                "an app timeline semaphore to signal with 0 on queue `{}`: a signal must \
+                 raise the value",
+                queue.name()
+            )));
         }
-        let any_work = self.plan.queues.iter().any(|q| !q.batches.is_empty());
-        if signals.fence != vk::Fence::null() && !any_work {
-            return Err(Error::InvalidArgument(
-                "an app fence to signal for an execution without work".into(),
-            ));
+        let with_work = (queues.iter().position(|q| q == queue))
+            .filter(|&q| !plan.queues[q].batches.is_empty());
+        if with_work.is_none() {
+            return Err(Error::InvalidArgument(format!(
+                "an app semaphore to signal on queue `{}`, which has no work in this execution",
+                queue.name()
+            )));
         }
-        Ok(())
     }
-
-    /// The planner index of `queue`, if the plan has batches on it.
-    pub(super) fn queue_with_work(&self, queue: &Queue) -> Option<usize> {
-        self.queues
-            .iter()
-            .position(|q| q == queue)
-            .filter(|&q| !self.plan.queues[q].batches.is_empty())
+    let any_work = plan.queues.iter().any(|q| !q.batches.is_empty());
+    if signals.fence != vk::Fence::null() && !any_work {
+        return Err(Error::InvalidArgument(
+            "an app fence to signal for an execution without work".into(),
+        ));
     }
+    Ok(())
 }

@@ -13,6 +13,7 @@ use crate::exec::{Spare, SubmitScratch};
 use crate::plan::{
     submission_runs_into, Batch, Command, SegmentState, SubmissionRun, TimelineValues, WaitTarget,
 };
+use crate::prepared::MERGED;
 use crate::queue::{Queue, QueueLock};
 use crate::resource::Tracked;
 use ash::vk;
@@ -33,7 +34,7 @@ pub(super) struct Locked<'e> {
     pub(super) resources: Vec<Option<MutexGuard<'e, Tracked>>>,
 }
 
-impl Execution<'_> {
+impl Execution<'_, '_> {
     /// Locks the queues and resources, checks that no state changed since planning, submits
     /// one `vkQueueSubmit2` per run and commits the final states. `scratch` holds every
     /// temporary list, so a frame like the last one allocates nothing here. Once submitted,
@@ -97,7 +98,7 @@ impl Execution<'_> {
         scratch.last = last;
 
         let mut runs = std::mem::take(&mut scratch.runs);
-        submission_runs_into(&self.plan, order, &mut runs, &mut scratch.runs_next);
+        submission_runs_into(self.plan, order, &mut runs, &mut scratch.runs_next);
         let mut outcome = self.submit_runs(locked, &runs, &values, recording, scratch, signals);
         if let (Ok(()), Some(last)) = (&outcome, runs.last()) {
             if signals.fence != vk::Fence::null() {
@@ -203,7 +204,7 @@ impl Execution<'_> {
                 self.versions[r],
                 &self.plan.input.resources[r].initial,
                 &self.plan.final_states[r],
-                &self.queues,
+                self.queues,
             ) {
                 return Err(SubmitFailure {
                     error: Error::StalePlan {
@@ -407,7 +408,7 @@ impl Execution<'_> {
 
     /// Commits the new states, mapping planner queue indices back to queues. `committed[r]`
     /// becomes the version resource `r` got if its state is now the plan's final state alone,
-    /// [`MERGED`](super::MERGED) otherwise ([`super::AtRest`]).
+    /// [`MERGED`] otherwise ([`crate::prepared::AtRest`]).
     pub(super) fn commit(
         &self,
         locked: &mut Locked<'_>,
@@ -421,7 +422,7 @@ impl Execution<'_> {
             (&self.queues[q], Some(value))
         };
         let last = |q: usize| values.last[q].unwrap_or(0);
-        let rest = &self.barriers.rest;
+        let rest = self.rest;
         let same_queues = rest.same_queues(self.queues.iter().map(Queue::id));
         committed.clear();
         for (r, finals) in self.plan.final_states.iter().enumerate() {
@@ -448,7 +449,7 @@ impl Execution<'_> {
                 }
                 // Keeps the reads committed since planning, so later writers wait for them too.
                 Some(g) => g.commit_planned(self.versions[r], finals, to_queues),
-                None => super::MERGED,
+                None => MERGED,
             });
         }
     }

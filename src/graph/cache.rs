@@ -1,30 +1,37 @@
-//! The plans of the last few executions, kept so that a frame like one of them executes that
-//! plan again instead of planning anew.
+//! The graph's one plan cache: the [`PreparedFrame`]s of the last few executions, kept so that
+//! a frame like one of them executes that frame again instead of planning anew.
 //!
-//! `finish()` lowers the next frame into [`PlanCache::spare_input`]; if [`Rebinder`] finds that
-//! the planner would answer it with a kept plan (values and semaphores mapped), that plan is
-//! taken out and executed again. Otherwise the planner refills the vectors of the oldest kept
-//! plan once the cache is full. The submit path puts the executed plan back in front, so no
-//! plan is dropped and a frame like a kept one allocates nothing.
+//! [`PlanCache::lookup`] is the one lookup. It tries the tiers of reuse in order: the frame
+//! executed last, if every resource is still where it left them (at rest: versions compared,
+//! no state read); then every kept frame whose plan the planner would answer the new
+//! declarations and states with (values and semaphores mapped, [`crate::plan::Rebinder`]).
+//! It hands out the frame found, or one to fill with a new plan (the oldest, evicted once the
+//! cache is full, lending its vectors to the planner). A held plan re-checks its pinned frame
+//! with the same tiers ([`recheck_held`]), the states tier standing in for the declarations
+//! its passes cannot change. Whoever took a frame puts it back in front once executed, so no
+//! frame is dropped and a frame like a kept one allocates nothing.
 //!
-//! More than one plan is kept because frame loops alternate: a pass every other frame, a
-//! readback every few frames. With only the last plan kept, every frame of such a loop is
+//! More than one frame is kept because frame loops alternate: a pass every other frame, a
+//! readback every few frames. With only the last frame kept, every frame of such a loop is
 //! planned anew although nothing changed since the same frame a few executions ago.
 
-use super::lowering::Lowered;
-use crate::exec::PlanBarriers;
-use crate::plan::{Plan, PlanInput, Rebinder, Schedule, SparePlan, KEPT_PLANS};
+use super::lowering::{Lists, Lowered};
+use crate::error::Result;
+use crate::plan::{PlanInput, Schedule, SparePlan, KEPT_PLANS};
+use crate::prepared::{PreparedFrame, Tier};
+use crate::queue::Queue;
 use crate::resource::Resource;
 
-/// Kept plans and the scratch to match a frame against them.
+/// Kept frames, and the vectors the next lowering refills.
 #[derive(Default)]
 pub(crate) struct PlanCache {
-    /// Executed plans with the Vulkan barriers built for them, the most recent first.
-    entries: Vec<(Plan, PlanBarriers)>,
+    /// Executed frames, the most recent first.
+    frames: Vec<PreparedFrame>,
     /// Declarations to refill: the input a reused plan was matched against, or an evicted
     /// plan's.
     pub(crate) spare_input: Option<PlanInput>,
-    rebinder: Rebinder,
+    /// The lists of the frame a reused one replaced, for the next lowering.
+    pub(crate) spare_lists: Lists,
     /// Frames planned and frames reused, for the log.
     planned: u64,
     reused: u64,
@@ -32,45 +39,79 @@ pub(crate) struct PlanCache {
     pub(crate) disabled: bool,
 }
 
-/// What [`PlanCache::take_matching`] found for a frame.
-pub(crate) enum Match {
-    /// A kept plan, rebound to the frame's values and semaphores, with its barriers.
-    Reused(Plan, PlanBarriers),
-    /// None: the frame's input back, with the vectors of a plan to refill and barriers that
-    /// were forgotten, to build for the new plan.
+/// What [`PlanCache::lookup`] hands out for a frame.
+pub(crate) enum Found {
+    /// A kept frame, rebound to the frame's values and semaphores, at that tier.
+    Reused(PreparedFrame, Tier),
+    /// None: a frame to fill with a new plan (forgotten, with the frame's lists), the frame's
+    /// input, and the vectors of an evicted plan for the planner to refill.
     New {
+        frame: PreparedFrame,
         input: PlanInput,
         spare: SparePlan,
-        barriers: PlanBarriers,
     },
 }
 
 impl PlanCache {
-    /// Takes out the plan executed last if the frame is the same as its and every resource is
-    /// still where that execution left it, rebound without reading the states
-    /// ([`Rebinder::rebind_at_rest`]). `None` leaves `lowered` to be snapshot and matched.
-    pub(crate) fn take_at_rest(
+    /// The one lookup (see the module docs) for a builder's frame, `lowered` with its
+    /// resources' versions; `snapshot` reads their states into its input, only once the
+    /// frame executed last turned out not to be at rest. The frame handed out holds the
+    /// lowered lists.
+    pub(crate) fn lookup(
         &mut self,
         lowered: &mut Lowered,
         schedule: Schedule,
-    ) -> Option<Match> {
+        snapshot: impl FnOnce(&mut Lowered) -> Result<()>,
+    ) -> Result<Found> {
+        if let Some(frame) = self.take_at_rest(lowered, schedule) {
+            return Ok(Found::Reused(self.hand_out(frame, lowered), Tier::AtRest));
+        }
+        snapshot(lowered)?;
+        let input = std::mem::take(&mut lowered.input);
+        let ids = lowered.resources.iter().map(Resource::id);
+        let now = || ids.clone().zip(lowered.versions.iter().copied());
+        let queues = || lowered.queues.iter().map(Queue::id);
+        match self.take_declared(input, schedule, (now, queues)) {
+            Ok(frame) => Ok(Found::Reused(
+                self.hand_out(frame, lowered),
+                Tier::Declarations,
+            )),
+            Err(input) => {
+                let (frame, spare) = self.evict();
+                let frame = self.hand_out(frame, lowered);
+                Ok(Found::New {
+                    frame,
+                    input,
+                    spare,
+                })
+            }
+        }
+    }
+
+    /// The declarations and lists the next lowering refills.
+    pub(crate) fn lowering_lists(&mut self) -> (Option<PlanInput>, Lists) {
+        (
+            self.spare_input.take(),
+            std::mem::take(&mut self.spare_lists),
+        )
+    }
+
+    /// Tier 1: the frame executed last, if the new one declares what it did and every
+    /// resource is still where it left them.
+    fn take_at_rest(&mut self, lowered: &mut Lowered, schedule: Schedule) -> Option<PreparedFrame> {
         if self.disabled {
             return None;
         }
-        let (plan, barriers) = self.entries.first_mut()?;
-        let rest = &mut barriers.rest;
+        let frame = self.frames.first_mut()?;
         let ids = lowered.resources.iter().map(Resource::id);
-        if !rest.input_is_rest
-            || !rest.holds_resources(ids.zip(lowered.versions.iter().copied()))
-            || !lowered.adopt_queues(rest.queues())
+        if !frame.at_rest(ids.zip(lowered.versions.iter().copied()))
+            || !lowered.adopt_queues(&frame.queues)
         {
             return None;
         }
-        let input = Some((std::mem::take(&mut lowered.input), schedule));
-        let values = (&rest.input_values[..], &rest.last[..]);
-        match self.rebinder.rebind_at_rest(plan, values, input) {
+        let new = Some((std::mem::take(&mut lowered.input), schedule));
+        match frame.rebind_at_rest(new) {
             Ok(old) => {
-                rest.set_input_is_rest(true);
                 self.spare_input = old;
                 self.reused += 1;
                 log::trace!(
@@ -78,8 +119,7 @@ impl PlanCache {
                     self.reused,
                     self.planned
                 );
-                let (plan, barriers) = self.entries.remove(0);
-                Some(Match::Reused(plan, barriers))
+                Some(self.frames.remove(0))
             }
             Err(input) => {
                 lowered.input = input.expect("the frame's input comes back");
@@ -88,116 +128,137 @@ impl PlanCache {
         }
     }
 
-    /// Takes out the most recent kept plan that the planner would answer `input` with, rebound
-    /// to it; or gives `input` back with what the new plan can refill. `resources` (id and
-    /// version, by plan index) and `queues` (identities) tell whether the frame's states are
-    /// where the plan's last execution left them ([`crate::exec::AtRest`]).
-    pub(crate) fn take_matching<I, J>(
+    /// Tier 3: the most recent kept frame whose plan the planner would answer `input` with,
+    /// rebound to it; or `input` back. `now` and `queues` give the frame's resources (id and
+    /// version, by plan index) and queues (identities), to tell whether they are where the
+    /// plan's last execution left them.
+    pub(crate) fn take_declared<I, J>(
         &mut self,
         mut input: PlanInput,
         schedule: Schedule,
-        (resources, queues): (I, J),
-    ) -> Match
+        (now, queues): (impl Fn() -> I, impl Fn() -> J),
+    ) -> std::result::Result<PreparedFrame, PlanInput>
     where
         I: ExactSizeIterator<Item = (u64, u64)>,
         J: ExactSizeIterator<Item = u64>,
     {
         if !self.disabled {
-            for i in 0..self.entries.len() {
-                match self
-                    .rebinder
-                    .rebind_scheduled(&mut self.entries[i].0, input, schedule)
-                {
-                    Ok(matched) => {
-                        let (plan, mut barriers) = self.entries.remove(i);
-                        let rest = &mut barriers.rest;
-                        rest.set_input_is_rest(rest.holds(resources, queues));
-                        self.spare_input = Some(matched);
+            for i in 0..self.frames.len() {
+                match self.frames[i].rebind_declared(input, schedule, (now(), queues())) {
+                    Ok(old) => {
+                        self.spare_input = Some(old);
                         self.reused += 1;
                         log::trace!(
                             "reused kept plan {} of {} ({} reused, {} planned)",
                             i + 1,
-                            self.entries.len() + 1,
+                            self.frames.len(),
                             self.reused,
                             self.planned
                         );
-                        return Match::Reused(plan, barriers);
+                        return Ok(self.frames.remove(i));
                     }
                     // A failed match leaves the plan as it was.
                     Err(back) => input = back,
                 }
             }
         }
-        self.planned += 1;
-        // The new plan takes the place of the oldest once the cache is full; with reuse off
-        // the last plan is kept only for its vectors.
-        let room = if self.disabled { 0 } else { KEPT_PLANS - 1 };
-        let evicted = if self.entries.len() > room {
-            self.entries.pop()
-        } else {
-            None
-        };
-        let (spare, mut barriers) = match evicted {
-            Some((plan, barriers)) => {
-                let (input, spare) = SparePlan::of(plan);
-                self.spare_input.get_or_insert(input);
-                (spare, barriers)
-            }
-            None => (SparePlan::default(), PlanBarriers::default()),
-        };
-        barriers.forget();
-        Match::New {
-            input,
-            spare,
-            barriers,
-        }
+        Err(input)
     }
 
-    /// Puts an executed plan back in front.
-    pub(crate) fn put_back(&mut self, plan: Plan, barriers: PlanBarriers) {
-        self.entries.insert(0, (plan, barriers));
+    /// A frame for a new plan: the oldest kept one once the cache is full (with reuse off,
+    /// the last one, kept only for its vectors), forgotten, its plan's vectors for the
+    /// planner to refill; or a new frame.
+    pub(crate) fn evict(&mut self) -> (PreparedFrame, SparePlan) {
+        self.planned += 1;
+        let room = if self.disabled { 0 } else { KEPT_PLANS - 1 };
+        let evicted = (self.frames.len() > room).then(|| self.frames.pop());
+        let Some(mut frame) = evicted.flatten() else {
+            return (PreparedFrame::default(), SparePlan::default());
+        };
+        frame.forget();
+        let (input, spare) = SparePlan::of(std::mem::take(&mut frame.plan));
+        self.spare_input.get_or_insert(input);
+        (frame, spare)
+    }
+
+    /// Gives `frame` the lowered lists, and keeps its own for the next lowering.
+    fn hand_out(&mut self, mut frame: PreparedFrame, lowered: &mut Lowered) -> PreparedFrame {
+        std::mem::swap(&mut frame.queues, &mut lowered.queues);
+        std::mem::swap(&mut frame.resources, &mut lowered.resources);
+        std::mem::swap(&mut frame.versions, &mut lowered.versions);
+        let spare = &mut self.spare_lists;
+        spare.queues = std::mem::take(&mut lowered.queues);
+        spare.resources = std::mem::take(&mut lowered.resources);
+        spare.versions = std::mem::take(&mut lowered.versions);
+        spare.queues.clear();
+        spare.resources.clear();
+        spare.versions.clear();
+        frame
+    }
+
+    /// Puts an executed frame back in front. Its resources are let go (their ids and
+    /// versions in the at-rest record are what the lookup compares): the cache keeps no
+    /// resource alive.
+    pub(crate) fn put_back(&mut self, mut frame: PreparedFrame) {
+        frame.resources.clear();
+        self.frames.insert(0, frame);
         // With reuse switched off meanwhile, fewer are kept: the extra ones are dropped.
-        self.entries
+        self.frames
             .truncate(if self.disabled { 1 } else { KEPT_PLANS });
     }
 
-    /// The plan executed last and where it left the resources, if `resources` (id and version,
-    /// by plan index) are all still there and its input was such a state too: what
-    /// [`PlanCache::take_at_rest`] would try.
-    #[cfg(feature = "verify")]
-    pub(crate) fn last_at_rest(
-        &self,
-        resources: impl ExactSizeIterator<Item = (u64, u64)>,
-        queues: impl ExactSizeIterator<Item = u64>,
-    ) -> Option<(&Plan, &crate::exec::AtRest)> {
-        let (plan, barriers) = self.entries.first().filter(|_| !self.disabled)?;
-        let rest = &barriers.rest;
-        (rest.input_is_rest && rest.holds(resources, queues)).then_some((plan, rest))
+    /// The kept frames, the most recent first: what the tiers try, in that order (the
+    /// simulation checks each against the planner).
+    pub(crate) fn frames(&self) -> &[PreparedFrame] {
+        if self.disabled {
+            &[]
+        } else {
+            &self.frames
+        }
     }
 
-    /// How many plans are kept.
+    /// How many frames are kept.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    /// The kept plans, the most recent first: what [`PlanCache::take_matching`] tries, in
-    /// that order.
-    #[cfg(feature = "verify")]
-    pub(crate) fn plans(&self) -> impl Iterator<Item = &Plan> {
-        self.entries.iter().map(|(plan, _)| plan)
+        self.frames.len()
     }
 }
 
-/// The plans and counts; the barriers are rebuilt for a plan at its next recording.
+/// A held plan's re-check of its pinned `frame`, by the tiers of [`PlanCache::lookup`]: at
+/// rest (its own resources' versions), then its states snapshot and matched (its passes'
+/// declarations cannot change, so they stand in for the declarations tier). `None`: a state
+/// changed in a way that needs a new plan, to look up as a builder's frame.
+pub(crate) fn recheck_held(frame: &mut PreparedFrame, schedule: Schedule) -> Option<Tier> {
+    let now = (frame.resources.iter()).map(|r| (r.id(), r.tracked().lock().version));
+    let at_rest =
+        frame.at_rest(now) && (frame.rest).same_queues(frame.queues.iter().map(Queue::id));
+    if at_rest && frame.rebind_at_rest(None).is_ok() {
+        #[cfg(debug_assertions)]
+        super::lowering::debug_check_at_rest(
+            &frame.plan,
+            &frame.queues,
+            &frame.resources,
+            &frame.versions,
+        );
+        return Some(Tier::AtRest);
+    }
+    frame.rebind_states(schedule).then_some(Tier::States)
+}
+
+/// The plans and counts (a simulation's clone); everything built for a plan, and where its
+/// last execution left the resources, is built or learnt again.
 impl Clone for PlanCache {
     fn clone(&self) -> Self {
         PlanCache {
-            entries: (self.entries.iter())
-                .map(|(plan, _)| (plan.clone(), PlanBarriers::default()))
+            frames: (self.frames.iter())
+                .map(|frame| {
+                    let mut copy = PreparedFrame::default();
+                    copy.plan.clone_from(&frame.plan);
+                    copy
+                })
                 .collect(),
             spare_input: None,
-            rebinder: Rebinder::default(),
+            spare_lists: Lists::default(),
             planned: self.planned,
             reused: self.reused,
             disabled: self.disabled,
@@ -208,7 +269,7 @@ impl Clone for PlanCache {
 impl std::fmt::Debug for PlanCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PlanCache")
-            .field("kept", &self.entries.len())
+            .field("kept", &self.frames().len())
             .field("planned", &self.planned)
             .field("reused", &self.reused)
             .field("disabled", &self.disabled)
@@ -250,37 +311,38 @@ mod tests {
     /// shape (the number of fills as the one "handle"), so that a plan that came back with
     /// barriers of another plan, or a new plan with barriers not forgotten, is caught.
     fn cycle(kept: &mut PlanCache, shapes: usize, frames: usize) -> Vec<bool> {
+        let none = (std::iter::empty, std::iter::empty);
         (0..frames)
             .map(|f| {
                 let fills = f % shapes + 1;
                 let tag = || [fills as u64, 0].into_iter();
-                let (plan, mut barriers, reused) = match kept.take_matching(
-                    frame(fills),
-                    Schedule::PROGRAM_ORDER,
-                    (std::iter::empty(), std::iter::empty()),
-                ) {
-                    Match::Reused(plan, barriers) => {
-                        assert!(barriers.is_built_for(tag()), "frame {f}: its own barriers");
-                        (plan, barriers, true)
+                let schedule = Schedule::PROGRAM_ORDER;
+                let (mut frame, reused) = match kept.take_declared(frame(fills), schedule, none) {
+                    Ok(frame) => {
+                        assert!(
+                            frame.barriers.is_built_for(tag()),
+                            "frame {f}: its own barriers"
+                        );
+                        (frame, true)
                     }
-                    Match::New {
-                        input, barriers, ..
-                    } => {
+                    Err(input) => {
+                        let (mut frame, _) = kept.evict();
                         // Every shape's tag the tests use (at most KEPT_PLANS + 1 shapes).
                         let mut tags = (1..=KEPT_PLANS + 1).map(|t| t as u64);
                         assert!(
-                            !tags.any(|t| barriers.is_built_for([t, 0].into_iter())),
+                            !tags.any(|t| frame.barriers.is_built_for([t, 0].into_iter())),
                             "frame {f}: a new plan's barriers are forgotten"
                         );
-                        assert!(!barriers.labels.built(), "frame {f}: and its labels");
-                        (plan_owned(input).unwrap(), barriers, false)
+                        assert!(!frame.labels.built(), "frame {f}: and its labels");
+                        frame.plan = plan_owned(input).unwrap();
+                        (frame, false)
                     }
                 };
                 // Whatever was taken out, the plan executed is the one for this shape.
-                assert_eq!(plan.input.passes.len(), fills + 1, "frame {f}");
-                barriers.bake(&plan, tag());
-                barriers.labels.rebuild(|_| {});
-                kept.put_back(plan, barriers);
+                assert_eq!(frame.plan.input.passes.len(), fills + 1, "frame {f}");
+                frame.barriers.bake(&frame.plan, tag());
+                frame.labels.rebuild(|_| {});
+                kept.put_back(frame);
                 reused
             })
             .collect()

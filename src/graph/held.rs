@@ -1,13 +1,14 @@
 //! [`HeldPlan`]: a plan the app keeps and executes frame after frame, re-checked against the
 //! resources' states each time and re-planned only when they changed in a way that matters.
 
+use super::cache::recheck_held;
 use super::{verify_in_debug, Graph, RecordedBy};
 use crate::error::Result;
-use crate::exec::{AppSignals, Execution};
+use crate::exec::{self, AppSignals};
 use crate::fence::ExecutionFence;
-use crate::plan::{refill_segments, Plan, PlanInput, Rebinder, Schedule};
-use crate::queue::Queue;
-use crate::resource::Resource;
+use crate::pass::PassEntry;
+use crate::plan::{Plan, Schedule};
+use crate::prepared::{PreparedFrame, Tier};
 use std::fmt;
 
 /// A plan the app holds and executes again and again, from [`crate::Planned::hold`].
@@ -21,7 +22,8 @@ use std::fmt;
 /// upload every few frames, another graph that writes a resource now and then) takes the
 /// plan of the shape that came back, and plans only a shape it has not met lately. The plan
 /// it leaves goes to the graph's kept plans in turn. Either way the result is the plan
-/// `finish()` would make ([`Rebinder`] says why), and debug builds verify it every time.
+/// `finish()` would make ([`crate::plan::Rebinder`] says why), and debug builds verify it
+/// every time.
 ///
 /// The passes stay borrowed, so the frame's declarations cannot change behind the plan's back;
 /// a pass that declares something else from frame to frame (through interior mutability, or
@@ -44,10 +46,10 @@ use std::fmt;
 /// ```
 pub struct HeldPlan<'a> {
     graph: &'a Graph,
-    execution: Execution<'a>,
-    /// A copy of the plan's input whose resource states are refilled each frame and matched.
-    scratch: PlanInput,
-    rebinder: Rebinder,
+    /// The frame, pinned: taken out of the graph's cache, re-checked by the cache's tiers.
+    frame: PreparedFrame,
+    /// The passes, in program order (the plan's pass indices).
+    passes: Vec<PassEntry<'a>>,
     /// Frames executed, how many of them were re-planned, how many of those took a plan the
     /// graph kept, and how many found every resource where the last execution left it.
     executed: u64,
@@ -59,13 +61,15 @@ pub struct HeldPlan<'a> {
 }
 
 impl<'a> HeldPlan<'a> {
-    pub(super) fn new(graph: &'a Graph, execution: Execution<'a>, schedule: Schedule) -> Self {
-        let scratch = execution.plan.input.clone();
+    pub(super) fn new(
+        graph: &'a Graph,
+        (frame, passes): (PreparedFrame, Vec<PassEntry<'a>>),
+        schedule: Schedule,
+    ) -> Self {
         HeldPlan {
             graph,
-            execution,
-            scratch,
-            rebinder: Rebinder::default(),
+            frame,
+            passes,
             executed: 0,
             replanned: 0,
             took_kept: 0,
@@ -103,24 +107,33 @@ impl<'a> HeldPlan<'a> {
 
     fn execute_with(&mut self, signals: &AppSignals) -> Result<ExecutionFence> {
         // Refused signals leave the held plan as it was (checked again after a re-plan).
-        self.execution.check_signals(signals)?;
-        if !self.rebind() {
-            self.replan()?;
+        exec::check_signals(&self.frame, signals)?;
+        match recheck_held(&mut self.frame, self.schedule) {
+            Some(Tier::AtRest) => self.at_rest += 1,
+            Some(_) => {}
+            None => self.replan()?,
         }
-        verify_in_debug(&self.execution.plan, &self.execution.queues)?;
+        verify_in_debug(&self.frame.plan, &self.frame.queues)?;
         self.executed += 1;
-        self.execution.run_again(signals)
+        let fence = exec::run(
+            &self.graph.pools,
+            &mut self.passes,
+            &mut self.frame,
+            signals,
+        );
+        self.frame.note_ran();
+        fence
     }
 
     /// The plan as it was last executed (or made).
     pub fn plan(&self) -> &Plan {
-        &self.execution.plan
+        &self.frame.plan
     }
 
     /// The queues the plan's queue indices refer to, as [`Planned::queues`](crate::Planned::queues)
     /// gives them; a re-plan keeps them.
     pub fn queues(&self) -> &[crate::Queue] {
-        &self.execution.queues
+        &self.frame.queues
     }
 
     /// How many executions had to re-plan: a resource's state had changed in a way that
@@ -155,80 +168,22 @@ impl<'a> HeldPlan<'a> {
         self.at_rest
     }
 
-    /// Rebinds the plan to the resources' states. Where every resource is still where the
-    /// plan's last execution left it, and the plan's input was where the one before left
-    /// them, only the last values change ([`Rebinder::rebind_at_rest`]): a version compare per
-    /// resource. Otherwise it snapshots the states into the scratch input and matches them.
-    /// `false`: the states differ in a way that needs a new plan.
-    fn rebind(&mut self) -> bool {
-        let Execution {
-            queues,
-            resources,
-            versions,
-            plan,
-            barriers,
-            ..
-        } = &mut self.execution;
-        let rest = &mut barriers.rest;
-        let now = resources
-            .iter()
-            .map(|r| (r.id(), r.tracked().lock().version));
-        if rest.input_is_rest && rest.holds(now, queues.iter().map(Queue::id)) {
-            let values = (&rest.input_values[..], &rest.last[..]);
-            if self.rebinder.rebind_at_rest(plan, values, None).is_ok() {
-                for (r, v) in versions.iter_mut().enumerate() {
-                    *v = rest.version(r);
-                }
-                rest.set_input_is_rest(true);
-                self.at_rest += 1;
-                #[cfg(debug_assertions)]
-                super::lowering::debug_check_at_rest(plan, queues, resources, versions);
-                return true;
-            }
-        }
-        if !snapshot_states(&mut self.scratch, queues, resources, versions) {
-            return false;
-        }
-        let input = std::mem::take(&mut self.scratch);
-        match self.rebinder.rebind_states(plan, input, self.schedule) {
-            Ok(old) => {
-                self.scratch = old;
-                let ids = resources.iter().map(Resource::id);
-                let now = ids.zip(versions.iter().copied());
-                rest.set_input_is_rest(rest.holds(now, queues.iter().map(Queue::id)));
-                true
-            }
-            Err(input) => {
-                self.scratch = input;
-                false
-            }
-        }
-    }
-
     /// Lowers the passes again (asking them for their declarations), takes the graph's kept
     /// plan for them or plans anew, and gives the plan it leaves to the graph's kept plans.
     fn replan(&mut self) -> Result<()> {
         self.replanned += 1;
-        // On an error the held plan stays as it was, and so does the scratch it is matched with.
-        let prepared =
-            self.graph
-                .prepare(&self.execution.passes, self.schedule, RecordedBy::Graph)?;
-        self.took_kept += u64::from(prepared.reused);
+        // On an error the held plan stays as it was.
+        let (frame, tier) =
+            (self.graph).prepare(&self.passes, self.schedule, RecordedBy::Graph, None)?;
+        self.took_kept += u64::from(tier.is_some());
         log::debug!(
             "held plan: re-planned ({} of {} executions, {} from kept plans)",
             self.replanned,
             self.executed + 1,
             self.took_kept
         );
-        self.scratch.clone_from(&prepared.plan.input);
-        let execution = &mut self.execution;
-        let left = std::mem::replace(&mut execution.plan, prepared.plan);
-        let left_barriers = std::mem::replace(&mut execution.barriers, prepared.barriers);
-        execution.queues = prepared.queues;
-        execution.resources = prepared.resources;
-        execution.versions = prepared.versions;
-        execution.layouts = prepared.layouts;
-        self.graph.cache.lock().put_back(left, left_barriers);
+        let left = std::mem::replace(&mut self.frame, frame);
+        self.graph.keep_frame(left);
         Ok(())
     }
 }
@@ -237,40 +192,9 @@ impl fmt::Debug for HeldPlan<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("HeldPlan")
             .field("graph", self.graph)
-            .field("queues", &self.execution.queues)
+            .field("queues", &self.frame.queues)
             .field("executed", &self.executed)
             .field("replanned", &self.replanned)
             .finish_non_exhaustive()
     }
-}
-
-/// Snapshots `resources`' states into `input`'s, in the plan's queue indices (`queues`), and
-/// their versions into `versions`. `false` if a state names a queue the plan does not know.
-fn snapshot_states(
-    input: &mut PlanInput,
-    queues: &[crate::queue::Queue],
-    resources: &[crate::resource::Resource],
-    versions: &mut [u64],
-) -> bool {
-    for (r, resource) in resources.iter().enumerate() {
-        let t = resource.tracked().lock();
-        versions[r] = t.version;
-        let mut known = true;
-        refill_segments(
-            &mut input.resources[r].initial,
-            &t.segments,
-            |queue, value| {
-                let index = queues.iter().position(|q| q == queue).unwrap_or_else(|| {
-                    // A queue this plan does not know: it needs a release there.
-                    known = false;
-                    0
-                });
-                (index, value)
-            },
-        );
-        if !known {
-            return false;
-        }
-    }
-    true
 }

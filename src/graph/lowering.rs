@@ -8,7 +8,6 @@
 
 use crate::access::LayoutPolicy;
 use crate::error::{Error, Result};
-use crate::exec::Spares;
 use crate::pass::{Declare, Declared, PassEntry, ResourceIndex};
 use crate::plan::{
     refill_segments, BinarySignalDecl, BinaryWaitDecl, PassDecl, PlanInput, QueueDecl,
@@ -42,24 +41,12 @@ impl Drop for EmptiedOnDrop<'_> {
     }
 }
 
-/// Emptied vectors for [`Lowered`]'s lists.
+/// Emptied vectors for [`Lowered`]'s lists: those of the frame a reused one replaced.
 #[derive(Default)]
 pub(crate) struct Lists {
     pub(crate) queues: Vec<Queue>,
     pub(crate) resources: Vec<Resource>,
     pub(crate) versions: Vec<u64>,
-}
-
-impl Lists {
-    /// Vectors an earlier execution gave back to the graph.
-    pub(crate) fn from_spares(spares: &mut Spares) -> Self {
-        let (queues, resources, versions) = spares.lowering_lists();
-        Lists {
-            queues,
-            resources,
-            versions,
-        }
-    }
 }
 
 /// A graph's passes lowered for the planner, with the objects its indices refer to. The

@@ -13,10 +13,11 @@
 use crate::access::{DeviceFeatures, LayoutPolicy};
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
-use crate::exec::{words, Executed, GraphPools, Spare};
+use crate::exec::{words, GraphPools, Spare};
 use crate::handoff::Handoff;
 use crate::pass::{Declare, FnPass, Pass, PassEntry, PassSlot, Recorder};
-use crate::plan::{Plan, Schedule};
+use crate::plan::Schedule;
+use crate::prepared::PreparedFrame;
 use crate::queue::Queue;
 use cache::PlanCache;
 use lowering::LowerScratch;
@@ -30,10 +31,6 @@ mod held;
 pub(crate) mod lowering;
 mod planned;
 mod prepare;
-#[cfg(feature = "parallel-recording")]
-mod recording_threads;
-#[cfg(feature = "transients")]
-mod transients;
 
 pub use held::HeldPlan;
 pub use planned::Planned;
@@ -62,19 +59,27 @@ use prepare::{verify_in_debug, RecordedBy};
 /// ```
 pub struct Graph {
     pools: Arc<GraphPools>,
-    /// The last few executed plans, kept so that the next `finish()` reuses or refills one:
-    /// the graph's one plan cache.
-    cache: Arc<Mutex<PlanCache>>,
-    /// Lowering's scratch space, kept from one `finish()` to the next.
-    lowering: Mutex<LowerScratch>,
-    /// What the next builder reuses.
-    builder: Mutex<BuilderLists>,
+    /// What the graph keeps from one frame to the next, under one lock.
+    kept: Arc<Mutex<Kept>>,
     /// The device features the app enabled, as far as accesses need them
     /// ([`Graph::set_device_features`]), as [`DeviceFeatures::bits`].
     device_features: AtomicU32,
     /// The layout policy the app chose ([`Graph::set_layout_policy`]), or none yet: 0 none,
     /// 1 [`LayoutPolicy::Optimal`], 2 [`LayoutPolicy::General`].
     layout_policy: AtomicU8,
+}
+
+/// What a graph keeps from one frame to the next: taken once by `record()`, once by
+/// `finish()` and once when the execution gives its frame back.
+#[derive(Default)]
+struct Kept {
+    /// The last few executed frames, kept so that the next `finish()` reuses or refills one:
+    /// the graph's one plan cache.
+    cache: PlanCache,
+    /// Lowering's scratch space.
+    lowering: LowerScratch,
+    /// What the next builder reuses.
+    builder: BuilderLists,
 }
 
 /// The lists a builder reuses from one frame to the next.
@@ -184,27 +189,26 @@ impl Graph {
     fn with_pools(pools: GraphPools) -> Graph {
         Graph {
             pools: Arc::new(pools),
-            cache: Default::default(),
-            lowering: Default::default(),
-            builder: Default::default(),
+            kept: Default::default(),
             device_features: AtomicU32::new(0),
             layout_policy: AtomicU8::new(0),
         }
     }
 
-    /// Takes back what an execution of one of this graph's plans handed back: the plan goes
-    /// to the cache, the pass list and names to the next builder. Nothing is dropped, so a
-    /// frame like the last allocates nothing.
-    pub(crate) fn executed(&self, executed: Executed<'_>) {
-        let Executed {
-            plan,
-            barriers,
-            mut passes,
-        } = executed;
-        self.cache.lock().put_back(plan, barriers);
-        let mut builder = self.builder.lock();
+    /// Takes back an executed frame and the passes it ran: the frame goes to the cache, the
+    /// pass list and names to the next builder. Nothing is dropped, so a frame like the last
+    /// allocates nothing.
+    pub(crate) fn executed(&self, frame: PreparedFrame, mut passes: Vec<PassEntry<'_>>) {
+        let mut kept = self.kept.lock();
+        kept.cache.put_back(frame);
+        let builder = &mut kept.builder;
         builder.names.extend(passes.drain(..).map(|p| p.name));
         builder.passes = Spare::keep(passes);
+    }
+
+    /// Gives a frame back to the cache (a held plan's, which it re-planned away from).
+    pub(crate) fn keep_frame(&self, frame: PreparedFrame) {
+        self.kept.lock().cache.put_back(frame);
     }
 
     /// Starts recording passes. Also releases finished executions whose fences were dropped.
@@ -216,7 +220,8 @@ impl Graph {
     /// ```
     pub fn record(&self) -> GraphBuilder<'_> {
         self.pools.collect();
-        let mut builder = self.builder.lock();
+        let mut kept = self.kept.lock();
+        let builder = &mut kept.builder;
         // The last builder's list, emptied: its allocation is reused for this frame's passes.
         let mut passes: Vec<PassEntry<'_>> = builder.passes.take();
         passes.reserve(builder.count_hint);
@@ -245,7 +250,7 @@ impl Graph {
     /// # }
     /// ```
     pub fn set_plan_reuse(&self, on: bool) {
-        self.cache.lock().disabled = !on;
+        self.kept.lock().cache.disabled = !on;
     }
 
     /// Tells the graph that the device was created with `features` enabled, so that passes
@@ -337,26 +342,6 @@ impl Graph {
         self.pools.labels.store(on, Ordering::Relaxed);
     }
 
-    /// Times every pass on the GPU from now on (`Some`), or stops (`None`, the default). Each
-    /// execution then writes a timestamp before and after each pass on the queues that have
-    /// timestamps, and its fence hands over the times once complete
-    /// ([`ExecutionFence::take_gpu_timings`](crate::ExecutionFence::take_gpu_timings)); see [`crate::timing`]. Off, nothing is written
-    /// and no query pool is made.
-    ///
-    /// ```no_run
-    /// # fn f(ctx: &vk_baton_context::Context, q: &vk_baton::Queue, pass: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {
-    /// let graph = ctx.graph()?;
-    /// graph.set_gpu_timings(Some(ctx.timestamp_support()));
-    /// let fence = graph.record().insert_pass("work", pass, q).finish()?.execute()?;
-    /// fence.wait()?;
-    /// println!("{}", fence.take_gpu_timings().expect("timed, and complete"));
-    /// # Ok(()) }
-    /// ```
-    #[cfg(feature = "timing")]
-    pub fn set_gpu_timings(&self, support: Option<crate::timing::TimestampSupport>) {
-        self.pools.set_timestamps(support);
-    }
-
     /// The device the graph records for.
     ///
     /// ```no_run
@@ -401,7 +386,8 @@ impl fmt::Debug for Graph {
 /// # Ok(()) }
 /// ```
 pub struct GraphBuilder<'a> {
-    graph: &'a Graph,
+    /// The graph it records for (read by the leaves' builder methods too).
+    pub(crate) graph: &'a Graph,
     passes: Vec<PassEntry<'a>>,
     /// Strings of earlier passes' names, refilled rather than allocated.
     names: Vec<String>,
@@ -425,7 +411,7 @@ impl<'a> GraphBuilder<'a> {
     }
 
     #[inline]
-    fn insert_slot(mut self, name: &str, pass: PassSlot<'a>, queue: &Queue) -> Self {
+    pub(crate) fn insert_slot(mut self, name: &str, pass: PassSlot<'a>, queue: &Queue) -> Self {
         if self.error.is_none() && queue.device_handle() != self.graph.pools.device.handle() {
             self.error = Some(Box::new(Error::ForeignDevice {
                 what: format!("queue `{}` (pass `{name}`)", queue.name()),
@@ -511,17 +497,16 @@ impl<'a> GraphBuilder<'a> {
         if let Some(e) = self.error {
             return Err(*e);
         }
-        self.graph.builder.lock().count_hint = self.passes.len();
         // Emptied, but with its capacity: the execution's names go back into it.
-        self.graph.builder.lock().names = self.names;
-        let prepared = self
-            .graph
-            .prepare(&self.passes, self.schedule, RecordedBy::Graph)?;
+        let names = self.names;
+        let (frame, tier) =
+            self.graph
+                .prepare(&self.passes, self.schedule, RecordedBy::Graph, Some(names))?;
         Ok(Planned {
             graph: self.graph,
-            reused: prepared.reused,
-            at_rest: prepared.at_rest,
-            execution: prepared.into_execution(&self.graph.pools, self.passes),
+            frame,
+            passes: self.passes,
+            tier,
             schedule: self.schedule,
         })
     }
@@ -556,14 +541,16 @@ impl Graph {
             pass: PassSlot::Owned(pass),
             queue: queue.clone(),
         }];
-        let prepared = self.prepare(&passes, Schedule::PROGRAM_ORDER, RecordedBy::App)?;
-        let app = prepared.plan.app_batch()?.queue;
-        let reused = prepared.reused;
-        let execution = prepared.into_execution(self.pools(), passes);
+        let (frame, tier) =
+            self.prepare(&passes, Schedule::PROGRAM_ORDER, RecordedBy::App, None)?;
+        let app = frame.plan.app_batch()?.queue;
         // The barrier structs were built for parts of the plan: the next user rebuilds them.
-        let cache = self.cache.clone();
-        let keep: Box<dyn FnOnce(Plan) + 'q> =
-            Box::new(move |plan| cache.lock().put_back(plan, Default::default()));
-        Handoff::begin(name, queue, app, execution, (Some(keep), reused))
+        let kept = self.kept.clone();
+        let keep: Box<dyn FnOnce(PreparedFrame) + 'q> = Box::new(move |mut frame| {
+            frame.forget();
+            kept.lock().cache.put_back(frame);
+        });
+        let lent = (self.pools.clone(), passes, frame);
+        Handoff::begin(name, queue, app, lent, (Some(keep), tier.is_some()))
     }
 }

@@ -4,9 +4,11 @@
 
 use super::{Graph, HeldPlan};
 use crate::error::Result;
-use crate::exec::{AppSignals, Execution};
+use crate::exec::{self, AppSignals};
 use crate::fence::ExecutionFence;
+use crate::pass::PassEntry;
 use crate::plan::{Plan, Schedule};
+use crate::prepared::{PreparedFrame, Tier};
 use crate::queue::Queue;
 use std::fmt;
 
@@ -22,11 +24,12 @@ use std::fmt;
 pub struct Planned<'a> {
     /// Borrowed so that the graph outlives its plans.
     pub(super) graph: &'a Graph,
-    pub(super) execution: Execution<'a>,
-    /// Whether `finish()` reused one of the graph's kept plans.
-    pub(super) reused: bool,
-    /// Whether it reused the last one without reading the resources' states.
-    pub(super) at_rest: bool,
+    /// The frame `finish()` took from the graph's cache or planned.
+    pub(super) frame: PreparedFrame,
+    /// The passes, in program order (the plan's pass indices).
+    pub(super) passes: Vec<PassEntry<'a>>,
+    /// The tier at which `finish()` reused one of the graph's kept frames, if it did.
+    pub(super) tier: Option<Tier>,
     /// The builder's schedule, for a held plan to re-plan with.
     pub(super) schedule: Schedule,
 }
@@ -40,7 +43,7 @@ impl<'a> Planned<'a> {
     /// # }
     /// ```
     pub fn plan(&self) -> &Plan {
-        &self.execution.plan
+        &self.frame.plan
     }
 
     /// Whether this is a plan the graph executed before, rebound to this frame's timeline
@@ -60,7 +63,7 @@ impl<'a> Planned<'a> {
     /// # Ok(()) }
     /// ```
     pub fn reused(&self) -> bool {
-        self.reused
+        self.tier.is_some()
     }
 
     /// Whether `finish()` [reused](Planned::reused) the plan the graph executed last without
@@ -80,7 +83,7 @@ impl<'a> Planned<'a> {
     /// # Ok(()) }
     /// ```
     pub fn at_rest(&self) -> bool {
-        self.at_rest
+        self.tier == Some(Tier::AtRest)
     }
 
     /// The queues the plan's queue indices refer to.
@@ -91,7 +94,7 @@ impl<'a> Planned<'a> {
     /// # }
     /// ```
     pub fn queues(&self) -> &[Queue] {
-        &self.execution.queues
+        &self.frame.queues
     }
 
     /// Records and submits the plan (one `vkQueueSubmit2` per queue) and commits the
@@ -110,10 +113,17 @@ impl<'a> Planned<'a> {
         self.execute_with(&AppSignals::default())
     }
 
-    /// Executes, then hands the plan and passes back to the graph.
-    pub(super) fn execute_with(self, signals: &AppSignals) -> Result<ExecutionFence> {
-        let (fence, executed) = self.execution.run(signals);
-        self.graph.executed(executed);
+    /// Executes, notes where the execution left the resources, then hands the frame and
+    /// passes back to the graph.
+    pub(super) fn execute_with(mut self, signals: &AppSignals) -> Result<ExecutionFence> {
+        let fence = exec::run(
+            &self.graph.pools,
+            &mut self.passes,
+            &mut self.frame,
+            signals,
+        );
+        self.frame.note_ran();
+        self.graph.executed(self.frame, self.passes);
         fence
     }
 
@@ -129,14 +139,14 @@ impl<'a> Planned<'a> {
     /// # Ok(()) }
     /// ```
     pub fn hold(self) -> HeldPlan<'a> {
-        HeldPlan::new(self.graph, self.execution, self.schedule)
+        HeldPlan::new(self.graph, (self.frame, self.passes), self.schedule)
     }
 
     /// Records the plan into command buffers and discards them: no submit, no state change.
     /// For benchmarks of planning plus recording cost.
     #[doc(hidden)]
-    pub fn record_only(self) -> Result<()> {
-        self.execution.record_only()
+    pub fn record_only(mut self) -> Result<()> {
+        exec::record_only(&self.graph.pools, &mut self.passes, &mut self.frame)
     }
 }
 
@@ -178,7 +188,7 @@ impl Planned<'_> {
 
 impl fmt::Display for Planned<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.execution.plan, f)
+        fmt::Display::fmt(&self.frame.plan, f)
     }
 }
 
@@ -186,8 +196,8 @@ impl fmt::Debug for Planned<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Planned")
             .field("graph", self.graph)
-            .field("queues", &self.execution.queues)
-            .field("resources", &self.execution.resources)
+            .field("queues", &self.frame.queues)
+            .field("resources", &self.frame.resources)
             .finish_non_exhaustive()
     }
 }

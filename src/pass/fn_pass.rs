@@ -70,35 +70,16 @@ impl<D, R> fmt::Debug for FnPass<D, R> {
 /// [`GraphBuilder::insert_fn`]: crate::GraphBuilder::insert_fn
 /// [`GraphBuilder::insert_pass`]: crate::GraphBuilder::insert_pass
 ///
-/// The `Send` variants ([`GraphBuilder::insert_send_pass`], [`GraphBuilder::insert_send_fn`])
-/// may be recorded on another thread ([`crate::Graph::set_recording_threads`]).
-///
-/// [`GraphBuilder::insert_send_pass`]: crate::GraphBuilder::insert_send_pass
-/// [`GraphBuilder::insert_send_fn`]: crate::GraphBuilder::insert_send_fn
+/// The `Send` kinds may be recorded on another thread: the `parallel-recording` feature makes
+/// them (`GraphBuilder::insert_send_pass` and `insert_send_fn`), and hands them to its
+/// recording threads.
 pub(crate) enum PassSlot<'a> {
     Borrowed(&'a mut (dyn Pass + 'a)),
     Owned(Box<dyn Pass + 'a>),
-    #[cfg(feature = "parallel-recording")]
+    #[allow(dead_code, reason = "made only by the parallel-recording feature")]
     BorrowedSend(&'a mut (dyn Pass + Send + 'a)),
-    #[cfg(feature = "parallel-recording")]
+    #[allow(dead_code, reason = "made only by the parallel-recording feature")]
     OwnedSend(Box<dyn Pass + Send + 'a>),
-}
-
-#[cfg(feature = "parallel-recording")]
-impl<'a> PassSlot<'a> {
-    /// The pass, if it may be recorded on another thread.
-    pub(crate) fn as_send(&mut self) -> Option<&mut (dyn Pass + Send + 'a)> {
-        match self {
-            PassSlot::BorrowedSend(p) => Some(&mut **p),
-            PassSlot::OwnedSend(p) => Some(&mut **p),
-            PassSlot::Borrowed(_) | PassSlot::Owned(_) => None,
-        }
-    }
-
-    /// Whether the pass may be recorded on another thread.
-    pub(crate) fn is_send(&self) -> bool {
-        matches!(self, PassSlot::BorrowedSend(_) | PassSlot::OwnedSend(_))
-    }
 }
 
 impl<'a> Deref for PassSlot<'a> {
@@ -108,9 +89,7 @@ impl<'a> Deref for PassSlot<'a> {
         match self {
             PassSlot::Borrowed(p) => &**p,
             PassSlot::Owned(p) => &**p,
-            #[cfg(feature = "parallel-recording")]
             PassSlot::BorrowedSend(p) => &**p,
-            #[cfg(feature = "parallel-recording")]
             PassSlot::OwnedSend(p) => &**p,
         }
     }
@@ -121,9 +100,7 @@ impl DerefMut for PassSlot<'_> {
         match self {
             PassSlot::Borrowed(p) => &mut **p,
             PassSlot::Owned(p) => &mut **p,
-            #[cfg(feature = "parallel-recording")]
             PassSlot::BorrowedSend(p) => &mut **p,
-            #[cfg(feature = "parallel-recording")]
             PassSlot::OwnedSend(p) => &mut **p,
         }
     }

@@ -71,7 +71,7 @@ impl fmt::Display for Plan {
 }
 
 /// A queue's name, or `?` for an index the plan does not have.
-pub(super) fn queue_name(plan: &Plan, queue: usize) -> &str {
+pub(crate) fn queue_name(plan: &Plan, queue: usize) -> &str {
     plan.input
         .queues
         .get(queue)
@@ -79,7 +79,7 @@ pub(super) fn queue_name(plan: &Plan, queue: usize) -> &str {
 }
 
 /// A resource's name, or `?`.
-pub(super) fn resource_name(plan: &Plan, resource: usize) -> &str {
+pub(crate) fn resource_name(plan: &Plan, resource: usize) -> &str {
     plan.input
         .resources
         .get(resource)
@@ -87,12 +87,12 @@ pub(super) fn resource_name(plan: &Plan, resource: usize) -> &str {
 }
 
 /// A pass's name, or `?`.
-pub(super) fn pass_name(plan: &Plan, pass: usize) -> &str {
+pub(crate) fn pass_name(plan: &Plan, pass: usize) -> &str {
     plan.input.passes.get(pass).map_or("?", |p| p.name.as_str())
 }
 
 /// What a wait waits on and at which stages, after the word "wait".
-pub(super) fn wait_line(plan: &Plan, w: &Wait) -> String {
+pub(crate) fn wait_line(plan: &Plan, w: &Wait) -> String {
     match w.target {
         WaitTarget::Batch { queue, batch } => format!(
             "`{}` timeline after its batch {batch} at {:?}",
@@ -110,7 +110,7 @@ pub(super) fn wait_line(plan: &Plan, w: &Wait) -> String {
 
 /// The aspect of a barrier that names one plane of a depth/stencil image (`DEPTH`,
 /// `STENCIL`); `None` where it names every aspect of the format.
-pub(super) fn single_aspect(plan: &Plan, ib: &ImageBarrier) -> Option<String> {
+pub(crate) fn single_aspect(plan: &Plan, ib: &ImageBarrier) -> Option<String> {
     let all = match plan.input.resources.get(ib.resource).map(|r| r.kind) {
         Some(super::ResourceKind::Image { aspect, .. }) => aspect,
         _ => return None,
@@ -120,7 +120,7 @@ pub(super) fn single_aspect(plan: &Plan, ib: &ImageBarrier) -> Option<String> {
 
 /// One image barrier: resource, range (and aspect, if only one of two), layouts, scopes and
 /// ownership.
-pub(super) fn image_barrier_line(plan: &Plan, ib: &ImageBarrier) -> String {
+pub(crate) fn image_barrier_line(plan: &Plan, ib: &ImageBarrier) -> String {
     format!(
         "`{}` mips {}+{} layers {}+{}{}: {:?} -> {:?}, {}",
         resource_name(plan, ib.resource),
@@ -136,7 +136,7 @@ pub(super) fn image_barrier_line(plan: &Plan, ib: &ImageBarrier) -> String {
 }
 
 /// One buffer barrier: resource, bytes, scopes and ownership.
-pub(super) fn buffer_barrier_line(plan: &Plan, bb: &BufferBarrier) -> String {
+pub(crate) fn buffer_barrier_line(plan: &Plan, bb: &BufferBarrier) -> String {
     format!(
         "`{}` bytes {}..{}: {}",
         resource_name(plan, bb.resource),
@@ -147,7 +147,7 @@ pub(super) fn buffer_barrier_line(plan: &Plan, bb: &BufferBarrier) -> String {
 }
 
 /// Vulkan flags as their Debug names (`COMPUTE_SHADER | TRANSFER`), `NONE` when empty.
-pub(super) fn flags<T: fmt::Debug + PartialEq + Default>(f: T) -> String {
+pub(crate) fn flags<T: fmt::Debug + PartialEq + Default>(f: T) -> String {
     if f == T::default() {
         "NONE".into()
     } else {

@@ -72,26 +72,14 @@
 //! assert_eq!(next[0][0].1.write.unwrap().value, Some(21));
 //! ```
 
-mod colours;
-#[cfg(feature = "diagram")]
-mod diagram;
-/// The diagram tests' checks, for the simulated pictures in `simulate`'s tests.
-#[cfg(all(test, feature = "diagram"))]
-pub(crate) use diagram::tests::check as diagram_checks;
-/// The transient tests' inputs, for the verifier's tests across executions.
-#[cfg(all(test, feature = "transients"))]
-pub(crate) use transient::tests as transient_tests;
-mod display;
+pub(crate) mod colours;
+pub(crate) mod display;
 pub mod handoff;
 mod input;
-#[cfg(feature = "serde")]
-mod json;
+pub(crate) mod order;
 mod output;
 mod planner;
-pub mod predict;
 mod rebind;
-#[cfg(feature = "schedule")]
-mod regroup;
 pub mod schedule;
 mod state;
 mod submission;
@@ -109,7 +97,6 @@ pub use output::{
 };
 pub use planner::{plan, plan_owned, plan_scheduled};
 pub(crate) use planner::{plan_scheduled_reusing, SparePlan};
-pub use predict::{best_moves, Move, Prediction};
 pub use rebind::{Rebinder, KEPT_PLANS};
 pub use schedule::Schedule;
 pub(crate) use state::refill_segments;

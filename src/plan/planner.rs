@@ -18,9 +18,9 @@
 //!    are dropped. Layout transitions and ownership transfers always stay. Batches that only
 //!    dropped waits kept apart are then joined ([`batches::coalesce_batches`]).
 //!
-//! Under a reordering [`Schedule`], [`super::regroup`] then groups each queue's batches by
-//! the levels [`super::schedule`] gave and joins barrier commands within them. The schedule
-//! only hands the planner orders; it does not call back into it.
+//! Under a reordering [`Schedule`], the schedule's [`Scheduler`] (the `schedule` feature's
+//! leaf) then groups each queue's batches by the levels it gave and joins barrier commands
+//! within them. The schedule only hands the planner orders; it does not call back into it.
 //!
 //! Node positions interleave passes and releases: the `k`-th pass taken (in program order, or
 //! in a [`Schedule`]'s order) is at `2k + 2`, a release after it at `2k + 3`, and a release of
@@ -34,6 +34,7 @@
 //! [`segment`] moves one segment's state past an access and [`barrier`] merges barriers into
 //! a command.
 
+use super::order::{Scheduled, Scheduler};
 use super::*;
 use crate::error::{Error, Result};
 use crate::range::{CellGrid, RangeMap};
@@ -58,7 +59,7 @@ use batches::ProtoWait;
 use device_stages::DeviceStages;
 use prune::{CommandWhy, Why};
 use segment::{apply_access, covered, is_host_only, write_priors, write_priors_into};
-use transient::Aliasing;
+use transient::{Aliasing, Place};
 use validate::{narrow_input, on_queue, validate};
 
 type Pos = u64;
@@ -250,7 +251,8 @@ impl SparePlan {
 /// [`plan_owned`], filling the vectors of `spare` before allocating new ones. The plan is the
 /// same as without them.
 pub(crate) fn plan_reusing(input: PlanInput, spare: SparePlan) -> Result<Plan> {
-    plan_scheduled_reusing(input, spare, Schedule::PROGRAM_ORDER)
+    let place = crate::transient_placement();
+    plan_scheduled_reusing(input, spare, Schedule::PROGRAM_ORDER, place)
 }
 
 /// [`plan`], taking the passes in the order `schedule` gives (see [`super::schedule`]). The
@@ -259,12 +261,13 @@ pub(crate) fn plan_reusing(input: PlanInput, spare: SparePlan) -> Result<Plan> {
 ///
 /// Errors: those of [`plan`]. See the [schedule module's example](super::schedule).
 pub fn plan_scheduled(input: &PlanInput, schedule: Schedule) -> Result<Plan> {
-    plan_scheduled_reusing(input.clone(), Default::default(), schedule)
+    let place = crate::transient_placement();
+    plan_scheduled_reusing(input.clone(), Default::default(), schedule, place)
 }
 
 /// [`plan_reusing`], taking the passes in the order `schedule` gives (see [`super::schedule`]).
 ///
-/// The schedule gives the orders first ([`super::schedule::orders`]); the planner then plans
+/// The schedule gives the orders first ([`super::order::orders`]); the planner then plans
 /// each. With [`Schedule::fallback`], a reordered plan is kept only when it is better than the
 /// program-order plan of the same passes (fewer barrier commands, or as many and fewer
 /// batches or waits).
@@ -273,19 +276,26 @@ pub fn plan_scheduled(input: &PlanInput, schedule: Schedule) -> Result<Plan> {
 /// (two with the fallback, whose choice compares finished plans), and for each a second time
 /// when transients share memory, because placement reads the first plan's batches (which
 /// transients are ordered) and the aliasing dependencies it adds change barriers and waits.
+///
+/// `place` places the transients ([`crate::transient_placement`]) and checks the plan's
+/// placements; without one, a transient is refused.
 pub(crate) fn plan_scheduled_reusing(
     mut input: PlanInput,
     spare: SparePlan,
     schedule: Schedule,
+    place: Option<&dyn Place>,
 ) -> Result<Plan> {
     validate(&input)?;
-    transient::validate::validate(&input)?;
+    transient::validate(&input, place)?;
     narrow_input(&mut input);
-    let (scheduled, fallback) = super::schedule::orders(&input, schedule)?;
+    let (scheduled, fallback) = super::order::orders(&input, schedule)?;
     let reorders = scheduled.reorders();
-    let mut chosen = (plan_in_scheduled_order(&input, scheduled, spare)?, reorders);
+    let mut chosen = (
+        plan_in_scheduled_order(&input, scheduled, spare, place)?,
+        reorders,
+    );
     if let Some(in_order) = fallback {
-        let other = plan_in_scheduled_order(&input, in_order, SparePlan::default())?;
+        let other = plan_in_scheduled_order(&input, in_order, SparePlan::default(), place)?;
         let (kept, reordered) = (figures(&other.0), figures(&chosen.0 .0));
         if kept <= reordered {
             log::debug!(
@@ -300,7 +310,7 @@ pub(crate) fn plan_scheduled_reusing(
         device_stages::no_host_on_semaphores(&queues),
         "a semaphore's stage mask names HOST"
     );
-    Ok(Plan {
+    let plan = Plan {
         input,
         queues,
         final_states,
@@ -308,7 +318,11 @@ pub(crate) fn plan_scheduled_reusing(
         order,
         schedule,
         reordered,
-    })
+    };
+    if let Some(place) = place {
+        place.check(&plan)?;
+    }
+    Ok(plan)
 }
 
 /// (barrier commands, batches, waits) of a plan's queues, compared in that order: fewer
@@ -330,10 +344,12 @@ fn figures(queues: &[QueuePlan]) -> (usize, usize, usize) {
 /// A plan's parts for a validated, narrowed input, taking the passes as `scheduled` says.
 type PlanParts = (Vec<QueuePlan>, FinalStates, TransientPlan, Vec<usize>);
 
+/// `place` places the transients (none: `input` has none, validation made sure).
 fn plan_in_scheduled_order(
     input: &PlanInput,
-    scheduled: super::schedule::Scheduled,
+    scheduled: Scheduled,
     spare: SparePlan,
+    place: Option<&dyn Place>,
 ) -> Result<PlanParts> {
     // Regrouping a reordered plan moves barriers and drops waits by its own rules, which
     // assume every dependency is still emitted: redundant entries are pruned in program order.
@@ -356,25 +372,19 @@ fn plan_in_scheduled_order(
         prune,
         hoist,
     )?;
-    #[cfg_attr(not(feature = "schedule"), allow(unused_mut))]
     let Placed {
         parts: (mut queues, final_states),
         transients,
         aliased,
-    } = place_transients(input, &scheduled.order, parts)?;
+    } = place_transients(input, &scheduled.order, parts, place)?;
     // Regrouping moves barrier commands by the passes' own uses; it does not know aliasing
     // dependencies, so a plan with them keeps its barriers where the planner put them.
-    #[cfg(feature = "schedule")]
     if let (Some(level), false) = (&scheduled.level, aliased) {
-        super::regroup::regroup(input, level, &mut queues);
+        Schedule::regroup(input, level, &mut queues);
     }
-    #[cfg(not(feature = "schedule"))]
-    let _ = aliased;
-    #[cfg_attr(not(feature = "transients"), allow(unused_mut))]
     let mut transients = transients;
-    #[cfg(feature = "transients")]
-    if transient::any(input) {
-        transient::sites(&mut transients, input, &queues);
+    if let (Some(place), true) = (place, transient::any(input)) {
+        place.sites(&mut transients, input, &queues);
     }
     Ok((queues, final_states, transients, scheduled.order))
 }
@@ -389,21 +399,24 @@ struct Placed {
 
 /// Places the transients from the plan's order and, where one takes another's memory, plans
 /// again with each one's first use ordered after the transients whose memory it takes.
-#[cfg(feature = "transients")]
 fn place_transients(
     input: &PlanInput,
     order: &[usize],
     (queues, final_states): (Vec<QueuePlan>, FinalStates),
+    place: Option<&dyn Place>,
 ) -> Result<Placed> {
-    if !transient::any(input) {
-        let parts = (queues, final_states);
-        return Ok(Placed {
-            parts,
-            transients: TransientPlan::default(),
-            aliased: false,
-        });
-    }
-    let (transients, aliasing) = transient::place(input, &queues);
+    let place = match place {
+        Some(place) if transient::any(input) => place,
+        _ => {
+            let parts = (queues, final_states);
+            return Ok(Placed {
+                parts,
+                transients: TransientPlan::default(),
+                aliased: false,
+            });
+        }
+    };
+    let (transients, aliasing) = place.place(input, &queues);
     if !aliasing.after.iter().any(|a| !a.is_empty()) {
         let parts = (queues, final_states);
         let aliased = false;
@@ -419,20 +432,6 @@ fn place_transients(
         parts,
         transients,
         aliased: true,
-    })
-}
-
-/// Without the `transients` feature, no input has transients (validation refuses them).
-#[cfg(not(feature = "transients"))]
-fn place_transients(
-    _input: &PlanInput,
-    _order: &[usize],
-    parts: (Vec<QueuePlan>, FinalStates),
-) -> Result<Placed> {
-    Ok(Placed {
-        parts,
-        transients: TransientPlan::default(),
-        aliased: false,
     })
 }
 

@@ -254,16 +254,11 @@ impl Rebinder {
         }))
     }
 
-    /// Whether [`Rebinder::rebind_scheduled`] would rebind `plan` to `input`, leaving `plan`
-    /// as it is.
-    #[cfg(feature = "verify")]
-    pub(crate) fn rebinds(&mut self, plan: &Plan, input: &PlanInput, schedule: Schedule) -> bool {
-        self.answers_input(plan, input, schedule, true)
-    }
-
     /// Whether `plan`, with values and semaphores mapped, is the answer to `input` under
-    /// `schedule` (see [`Rebinder::rebind_answering`]).
-    fn answers_input(
+    /// `schedule` (see [`Rebinder::rebind_answering`]). With `declarations`, whether
+    /// [`Rebinder::rebind_scheduled`] would rebind `plan` to `input`, leaving `plan` as it is
+    /// (the simulation asks so of each kept plan).
+    pub(crate) fn answers_input(
         &mut self,
         plan: &Plan,
         input: &PlanInput,

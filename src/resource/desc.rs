@@ -24,7 +24,7 @@ pub enum Sharing {
 }
 
 impl Sharing {
-    pub(super) fn vk_mode(&self) -> (vk::SharingMode, &[u32]) {
+    pub(crate) fn vk_mode(&self) -> (vk::SharingMode, &[u32]) {
         match self {
             // Vulkan needs at least two distinct families for CONCURRENT.
             Sharing::Concurrent(f) if f.len() > 1 => (vk::SharingMode::CONCURRENT, f.as_slice()),
@@ -81,6 +81,22 @@ pub struct ImageDesc {
 }
 
 impl ImageDesc {
+    /// Refuses a zero extent, mip count or layer count.
+    pub(crate) fn check(&self, name: &str) -> crate::error::Result<()> {
+        let e = self.extent;
+        if e.width == 0
+            || e.height == 0
+            || e.depth == 0
+            || self.mip_levels == 0
+            || self.array_layers == 0
+        {
+            return Err(crate::error::Error::InvalidArgument(format!(
+                "image `{name}`: a zero extent, mip count or layer count"
+            )));
+        }
+        Ok(())
+    }
+
     /// A 2D image, one mip level and one layer, exclusive, optimal tiling.
     ///
     /// ```
@@ -225,7 +241,7 @@ impl ImageDesc {
         crate::range::CellGrid::new(self.array_layers, self.aspect())
     }
 
-    pub(super) fn create_info(&self) -> vk::ImageCreateInfo<'_> {
+    pub(crate) fn create_info(&self) -> vk::ImageCreateInfo<'_> {
         let (mode, families) = self.sharing.vk_mode();
         vk::ImageCreateInfo::default()
             .flags(self.flags)

@@ -124,7 +124,6 @@ pub(super) enum Memory {
     },
     Raw(Destroy),
     /// A transient: its objects and memory belong to the graph that made it.
-    #[cfg_attr(not(feature = "transients"), allow(dead_code))]
     Transient(TransientSlot),
 }
 
@@ -155,7 +154,7 @@ pub(super) fn free(allocator: &SharedAllocator, allocation: Allocation, name: &s
     }
 }
 
-/// What makes a resource transient.
+/// What makes a resource transient (see `transient.rs`).
 pub(super) struct TransientSlot {
     /// The memory every image or buffer of its description needs.
     pub(super) memory: TransientMemory,
@@ -163,15 +162,4 @@ pub(super) struct TransientSlot {
     pub(super) graph: u64,
     /// An image's view of the execution being recorded (null: none).
     pub(super) view: AtomicU64,
-}
-
-#[cfg_attr(not(feature = "transients"), allow(dead_code))]
-impl TransientSlot {
-    pub(super) fn new(memory: TransientMemory, graph: u64) -> Self {
-        TransientSlot {
-            memory,
-            graph,
-            view: AtomicU64::new(0),
-        }
-    }
 }

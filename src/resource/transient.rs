@@ -2,132 +2,60 @@
 //!
 //! A transient [`StImage`] or [`StBuffer`] is made by a graph
 //! ([`Graph::transient_image`](crate::Graph::transient_image)) from a description alone. It
-//! carries the memory requirements that images or buffers of that description have (asked of
-//! the driver once, with a probe object), which the planner places, and the id of the graph it
-//! belongs to. Its `VkImage` or `VkBuffer` is one of the graph's, bound at the place the plan
-//! chose: the graph sets it before recording each execution, so [`StImage::handle`] (and
-//! [`StImage::view`]) return the objects of the execution being recorded.
+//! carries the memory requirements that images or buffers of that description have, which the
+//! planner places, and the id of the graph it belongs to. Its `VkImage` or `VkBuffer` is one of
+//! the graph's, bound at the place the plan chose: the graph sets it before recording each
+//! execution, so [`StImage::handle`] (and [`StImage::view`]) return the objects of the execution
+//! being recorded.
+//!
+//! Only the plain data and the queries are here; the `transients` feature's runtime
+//! (`src/transients/runtime/`) asks the driver for the memory requirements, makes the handles
+//! with the constructors below and binds them.
 
-// Without the `transients` feature no transient is made: only the queries are used.
-#![cfg_attr(not(feature = "transients"), allow(dead_code, unused_imports))]
+// Without the `transients` feature nothing makes or binds a transient: only the queries are
+// used. (A transient as a handle kind of its own would take this mode out of `StImage` and
+// `StBuffer`; see `docs/transients.md`.)
+#![cfg_attr(not(feature = "transients"), allow(dead_code))]
 
 use super::memory::{next_id, Memory, TransientSlot};
 use super::CurrentHandle;
 use super::{BufferDesc, ImageDesc, Resource, StBuffer, StImage, Tracked};
-use crate::debug::DebugUtils;
-use crate::error::{Error, Result};
 use crate::plan::{SegmentState, TransientMemory};
 use ash::vk;
-use gpu_allocator::MemoryLocation;
 use parking_lot::Mutex;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Whether images with `usage` may have views (VUID-VkImageViewCreateInfo-image-04441).
-fn viewable(usage: vk::ImageUsageFlags) -> bool {
-    use vk::ImageUsageFlags as U;
-    usage.intersects(
-        U::SAMPLED
-            | U::STORAGE
-            | U::COLOR_ATTACHMENT
-            | U::DEPTH_STENCIL_ATTACHMENT
-            | U::INPUT_ATTACHMENT
-            | U::TRANSIENT_ATTACHMENT,
-    )
-}
-
-/// Creates an unbound image of `desc` and asks for its memory requirements.
-pub(crate) fn create_image(
-    device: &ash::Device,
-    desc: &ImageDesc,
-) -> Result<(vk::Image, vk::MemoryRequirements)> {
-    // SAFETY: a valid create info (Vulkan validates the rest) on a live device.
-    let image = unsafe { device.create_image(&desc.create_info(), None) }
-        .map_err(|e| Error::vk("vkCreateImage", e))?;
-    // SAFETY: `image` is a live image of `device`.
-    let req = unsafe { device.get_image_memory_requirements(image) };
-    Ok((image, req))
-}
-
-/// A view of all of `image` (made from `desc`), or null when its usage allows none.
-pub(crate) fn create_view(
-    device: &ash::Device,
-    image: vk::Image,
-    desc: &ImageDesc,
-) -> Result<vk::ImageView> {
-    if !viewable(desc.usage) {
-        return Ok(vk::ImageView::null());
+impl TransientSlot {
+    fn memory(memory: TransientMemory, graph: u64) -> Memory {
+        Memory::Transient(TransientSlot {
+            memory,
+            graph,
+            view: AtomicU64::new(0),
+        })
     }
-    let layered = desc.array_layers > 1;
-    let view_type = match (desc.image_type, layered) {
-        (vk::ImageType::TYPE_1D, false) => vk::ImageViewType::TYPE_1D,
-        (vk::ImageType::TYPE_1D, true) => vk::ImageViewType::TYPE_1D_ARRAY,
-        (vk::ImageType::TYPE_3D, _) => vk::ImageViewType::TYPE_3D,
-        (_, false) => vk::ImageViewType::TYPE_2D,
-        (_, true) => vk::ImageViewType::TYPE_2D_ARRAY,
-    };
-    let info = vk::ImageViewCreateInfo::default()
-        .image(image)
-        .view_type(view_type)
-        .format(desc.format)
-        .subresource_range(vk::ImageSubresourceRange {
-            aspect_mask: desc.aspect(),
-            base_mip_level: 0,
-            level_count: desc.mip_levels,
-            base_array_layer: 0,
-            layer_count: desc.array_layers,
-        });
-    // SAFETY: `image` is a live image of `device` made from `desc`, whose usage allows views.
-    unsafe { device.create_image_view(&info, None) }.map_err(|e| Error::vk("vkCreateImageView", e))
-}
-
-/// Creates an unbound buffer of `desc` and asks for its memory requirements.
-pub(crate) fn create_buffer(
-    device: &ash::Device,
-    desc: &BufferDesc,
-) -> Result<(vk::Buffer, vk::MemoryRequirements)> {
-    let (mode, families) = desc.sharing.vk_mode();
-    let info = vk::BufferCreateInfo::default()
-        .size(desc.size)
-        .usage(desc.usage)
-        .sharing_mode(mode)
-        .queue_family_indices(families);
-    // SAFETY: a valid create info on a live device.
-    let buffer =
-        unsafe { device.create_buffer(&info, None) }.map_err(|e| Error::vk("vkCreateBuffer", e))?;
-    // SAFETY: `buffer` is a live buffer of `device`.
-    let req = unsafe { device.get_buffer_memory_requirements(buffer) };
-    Ok((buffer, req))
 }
 
 impl StImage {
-    /// A transient image of `desc` for the graph `graph`: no `VkImage` of its own, and the
-    /// memory requirements of one (asked of a probe image, destroyed at once).
-    #[cfg(feature = "transients")]
+    /// A transient image of `desc` for the graph `graph`, whose images of that description
+    /// need `memory`: no `VkImage` of its own until an execution binds one.
     pub(crate) fn new_transient(
         device: &ash::Device,
         desc: ImageDesc,
         name: &str,
-        buffer_image_granularity: u64,
+        memory: TransientMemory,
         graph: u64,
-    ) -> Result<Self> {
-        desc.check(name)?;
-        let (probe, req) = create_image(device, &desc)?;
-        // SAFETY: the probe was never bound or used.
-        unsafe { device.destroy_image(probe, None) };
-        let mut memory = TransientMemory::image(req.size, req.alignment, req.memory_type_bits)
-            .with_granularity(buffer_image_granularity);
-        memory.linear = desc.tiling == vk::ImageTiling::LINEAR;
+    ) -> Self {
         let cells = desc.cells();
-        Ok(Self {
+        Self {
             id: next_id(),
             device: device.clone(),
             handle: CurrentHandle::new(vk::Image::null()),
             desc,
             name: name.to_owned(),
-            memory: Memory::Transient(TransientSlot::new(memory, graph)),
+            memory: TransientSlot::memory(memory, graph),
             state: Mutex::new(Tracked::new(cells, SegmentState::default())),
             device_owner: None,
-        })
+        }
     }
 
     /// Whether the image is transient: made by a graph
@@ -167,7 +95,6 @@ impl StImage {
 
     /// Makes `image` and `view` this transient's objects for the execution about to be
     /// recorded.
-    #[cfg(feature = "transients")]
     pub(crate) fn bind_transient(&self, image: vk::Image, view: vk::ImageView) {
         if let Memory::Transient(slot) = &self.memory {
             self.handle.set(image);
@@ -176,61 +103,28 @@ impl StImage {
     }
 }
 
-impl ImageDesc {
-    /// Refuses a zero extent, mip count or layer count.
-    pub(super) fn check(&self, name: &str) -> Result<()> {
-        let e = self.extent;
-        if e.width == 0
-            || e.height == 0
-            || e.depth == 0
-            || self.mip_levels == 0
-            || self.array_layers == 0
-        {
-            return Err(Error::InvalidArgument(format!(
-                "image `{name}`: a zero extent, mip count or layer count"
-            )));
-        }
-        Ok(())
-    }
-}
-
 impl StBuffer {
-    /// A transient buffer of `desc` for the graph `graph`: no `VkBuffer` of its own, and the
-    /// memory requirements of one (asked of a probe buffer, destroyed at once).
-    #[cfg(feature = "transients")]
+    /// A transient buffer of `desc` for the graph `graph`, whose buffers of that description
+    /// need `memory`: no `VkBuffer` of its own until an execution binds one.
     pub(crate) fn new_transient(
         device: &ash::Device,
         desc: BufferDesc,
         name: &str,
-        buffer_image_granularity: u64,
+        memory: TransientMemory,
         graph: u64,
-    ) -> Result<Self> {
-        if desc.size == 0 {
-            return Err(Error::InvalidArgument(format!("buffer `{name}`: size 0")));
-        }
-        if desc.location != MemoryLocation::GpuOnly {
-            return Err(Error::InvalidArgument(format!(
-                "transient buffer `{name}`: its memory is device-local (MemoryLocation::GpuOnly); \
-                 only the GPU inside one execution touches a transient"
-            )));
-        }
-        let (probe, req) = create_buffer(device, &desc)?;
-        // SAFETY: the probe was never bound or used.
-        unsafe { device.destroy_buffer(probe, None) };
-        let memory = TransientMemory::buffer(req.size, req.alignment, req.memory_type_bits)
-            .with_granularity(buffer_image_granularity);
-        Ok(Self {
+    ) -> Self {
+        Self {
             id: next_id(),
             device: device.clone(),
             handle: CurrentHandle::new(vk::Buffer::null()),
             name: name.to_owned(),
-            memory: Memory::Transient(TransientSlot::new(memory, graph)),
+            memory: TransientSlot::memory(memory, graph),
             mapped: None,
             host: Mutex::new(()),
             state: Mutex::new(Tracked::new(desc.size, SegmentState::default())),
             device_owner: None,
             desc,
-        })
+        }
     }
 
     /// Whether the buffer is transient: made by a graph
@@ -241,7 +135,6 @@ impl StBuffer {
     }
 
     /// Makes `buffer` this transient's buffer for the execution about to be recorded.
-    #[cfg(feature = "transients")]
     pub(crate) fn bind_transient(&self, buffer: vk::Buffer) {
         if let Memory::Transient(_) = &self.memory {
             self.handle.set(buffer);
@@ -260,19 +153,5 @@ impl Resource {
             Memory::Transient(slot) => Some((slot.memory, slot.graph)),
             _ => None,
         }
-    }
-}
-
-/// Names a graph's object of a transient: its debug name, with the heap set it belongs to.
-pub(crate) fn name_object<H: vk::Handle>(
-    debug: Option<&DebugUtils>,
-    handle: H,
-    name: &str,
-    set: usize,
-) {
-    if let Some(d) = debug {
-        // SAFETY: `handle` is a live object of the device the graph's debug functions were
-        // loaded for (`Graph::new`'s contract).
-        unsafe { d.set_name(handle, &format!("{name} (transient, heap set {set})")) };
     }
 }

@@ -3,7 +3,7 @@
 //! draw with `--plan-svg` there.
 
 use crate::access::Access;
-use crate::plan::diagram_checks::{check_dot, check_svg, dump, groups, has_class};
+use crate::diagram::tests::check::{check_dot, check_svg, dump, groups, has_class};
 use crate::plan::*;
 use crate::simulate::{Simulation, Topology};
 use ash::vk;

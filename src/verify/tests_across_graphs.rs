@@ -175,7 +175,7 @@ fn the_next_graph_acquires_the_presented_image_again() {
 #[test]
 #[cfg(feature = "transients")]
 fn each_execution_starts_a_transient_fresh() {
-    let mut input = crate::plan::transient_tests::two_queues();
+    let mut input = crate::transients::tests::two_queues();
     let mut last = [0u64, 0];
     let first = plan(&input).unwrap();
     let v1 = first.assign_values(&mut last);

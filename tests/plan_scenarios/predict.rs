@@ -2,6 +2,7 @@
 //! move of one pass to another queue, from the passes' GPU times.
 
 use super::*;
+use vk_baton::predict::{best_moves, Move};
 
 const MS: u64 = 1_000_000;
 

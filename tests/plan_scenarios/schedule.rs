@@ -1,6 +1,6 @@
 //! Scheduling and culling on fake queue setups: the order taken, the whole plan that results,
 //! and that every scheduled plan verifies. (The join rules on hand-made commands and the
-//! pinning of a present test private helpers: they stay in `src/plan/schedule/tests.rs`.)
+//! pinning of a present test private helpers: they stay in `src/schedule/tests.rs`.)
 
 use super::*;
 

@@ -1,6 +1,6 @@
 //! Transients on two queues: the whole plan, the aliasing dependencies the verifier must not
-//! lose, and the refusals. (`Plan::check_placements`, which is private, is tested in
-//! `src/plan/transient/tests.rs`.)
+//! lose, and the refusals. (The placements check, which is private, is tested in
+//! `src/transients/placement/tests.rs`.)
 
 use super::*;
 

@@ -1,23 +1,15 @@
 //! What a pass records with: [`RecorderParts`], made into the pass's [`Recorder`] for its
-//! queue and name, from the passes a [`PassSource`] holds.
+//! queue and name; and the execution's own passes as a [`PassSource`].
 
 use crate::access::LayoutPolicy;
 use crate::completion::CompletionToken;
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
+use crate::extensions::PassSource;
 use crate::pass::{Pass, PassEntry, Recorder};
 use crate::queue::Queue;
 use ash::vk;
 use std::any::Any;
-
-/// The passes a piece's recording takes its passes from: the execution's own list on the
-/// calling thread, or the passes handed to a recording thread.
-pub(crate) trait PassSource {
-    /// Pass `p`'s name (also of passes recorded elsewhere: barrier labels name neighbours).
-    fn name(&self, p: usize) -> &str;
-    /// Records pass `p` with `r`, made for its queue and name.
-    fn record(&mut self, p: usize, r: RecorderParts<'_>) -> Result<()>;
-}
 
 /// Everything of a [`Recorder`] but the pass's own queue and name.
 pub(crate) struct RecorderParts<'a> {
@@ -56,9 +48,9 @@ impl PassSource for &mut [PassEntry<'_>] {
         &self[p].name
     }
 
-    fn record(&mut self, p: usize, r: RecorderParts<'_>) -> Result<()> {
+    fn pass(&mut self, p: usize) -> Result<(&mut dyn Pass, &str, &Queue)> {
         let PassEntry { name, pass, queue } = &mut self[p];
-        r.record(&mut **pass, name, queue)
+        Ok((&mut **pass, name, queue))
     }
 }
 

@@ -76,19 +76,17 @@ fn a_failed_recording_returns_every_fence_and_command_buffer() {
                 queue: q.clone(),
             },
         ];
-        let mut execution = Execution {
-            pools: shared.clone(),
-            passes,
-            queues: vec![q.clone(), q.clone()],
-            resources: Vec::new(),
-            versions: Vec::new(),
-            plan: two_queue_plan(),
-            barriers: Default::default(),
-            layouts: Default::default(),
-        };
+        let mut passes = passes;
+        let mut frame =
+            crate::prepared::PreparedFrame::of_plan(two_queue_plan(), vec![q.clone(), q.clone()]);
+        let mut execution = Execution::of(&shared, &mut passes, &mut frame);
         let token = CompletionToken::new(shared.device.clone());
         let r = panic::catch_unwind(AssertUnwindSafe(|| {
-            execution.record(&token, &mut Default::default())
+            execution.record(
+                &token,
+                &mut Default::default(),
+                Recording::new(&mut Default::default()),
+            )
         }));
         (r, token)
     };
