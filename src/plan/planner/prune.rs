@@ -79,29 +79,34 @@ struct Cmd<'a> {
 
 impl<'a> Cmd<'a> {
     fn new(why: &'a CommandWhy, whys: &'a [Why], barrier: &'a BarrierCmd) -> Self {
-        let pairs: SmallVec<[Option<(u64, u64)>; 8]> = barrier
-            .images
-            .iter()
-            .map(|b| b.scopes)
-            .chain(barrier.buffers.iter().map(|b| b.scopes))
-            .map(|s| {
-                s.families.is_none_or(|(a, b)| a == b).then(|| {
-                    (
-                        expand(s.src_stages, Role::First),
-                        expand(s.dst_stages, Role::Second),
-                    )
-                })
+        let pair = |s: &Scopes| {
+            s.families.is_none_or(|(a, b)| a == b).then(|| {
+                (
+                    expand(s.src_stages, Role::First),
+                    expand(s.dst_stages, Role::Second),
+                )
             })
-            .collect();
-        let n = pairs.len();
-        Cmd {
+        };
+        // Pushed one by one: collecting through the chained iterators costs more.
+        let mut cmd = Cmd {
             why,
             whys,
             barrier,
-            pairs,
-            gone: smallvec::smallvec![false; n],
-            pinned: smallvec::smallvec![false; n],
+            pairs: SmallVec::new(),
+            gone: SmallVec::new(),
+            pinned: SmallVec::new(),
+        };
+        for b in &barrier.images {
+            cmd.pairs.push(pair(&b.scopes));
         }
+        for b in &barrier.buffers {
+            cmd.pairs.push(pair(&b.scopes));
+        }
+        for _ in 0..cmd.pairs.len() {
+            cmd.gone.push(false);
+            cmd.pinned.push(false);
+        }
+        cmd
     }
 
     /// Where the command is: (queue, batch, command).
@@ -248,7 +253,10 @@ impl Planner<'_> {
     ) {
         let cw_whys = cmd.whys;
         // Narrow entries first, so that they are the ones dropped and wide ones stay.
-        let mut order: SmallVec<[usize; 8]> = (0..cmd.count()).collect();
+        let mut order: SmallVec<[usize; 8]> = SmallVec::new();
+        for i in 0..cmd.count() {
+            order.push(i);
+        }
         order.sort_by_key(|&i| cmd.weight(i));
         for i in order {
             let mut whys = whys_of(cw_whys, cmd.entry(i));
