@@ -163,6 +163,8 @@ struct Planner<'a> {
     reasons: Vec<Why>,
     /// The prior accesses of the reasons, each reason's one consecutive range.
     reason_priors: Vec<Rec>,
+    /// The list of a use's prior accesses, lent to each use in turn ([`seg_use::SegAccess`]).
+    use_priors: Vec<Rec>,
     /// The reasons of each barrier command once batched.
     whys: Vec<CommandWhy>,
     /// Per queue: its nodes' positions, and the batch each went into.
@@ -492,6 +494,7 @@ fn plan_parts(
         // Usually at most one entry per use, with one or two priors: reserved, not grown.
         reasons: Vec::with_capacity(uses),
         reason_priors: Vec::with_capacity(2 * uses),
+        use_priors: Vec::with_capacity(4),
         whys: Vec::new(),
         batched: Vec::new(),
         wait_serves: Vec::new(),

@@ -172,6 +172,7 @@ impl Planner<'_> {
     ) -> Result<()> {
         // Built here and filled in place: the facts are too large to move per use.
         let mut s = self.seg_access(pass, r, st, u);
+        // An error ends the plan: the lent list need not go back then.
         self.find_priors(st, &mut s)?;
         // The barrier's scopes; none where semaphores (or nothing at all) order the use.
         let scopes = match s.needs.transfer_from {
@@ -196,13 +197,15 @@ impl Planner<'_> {
         );
         forget_reads_if(s.u.transitions, st);
         self.follow_group(st, &s, before);
+        // The list goes back, to be lent to the next use.
+        self.use_priors = std::mem::take(&mut s.priors);
         Ok(())
     }
 
     /// The facts of one use of one segment that [`Self::access_segment`]'s steps share, read
     /// from the segment's state before the use; [`Self::find_priors`] fills in its priors.
     #[inline]
-    fn seg_access(&self, pass: usize, r: usize, st: &WState, u: SegUse) -> SegAccess {
+    fn seg_access(&mut self, pass: usize, r: usize, st: &WState, u: SegUse) -> SegAccess {
         let res = &self.input.resources[r];
         let queue = self.input.passes[pass].queue;
         let family = self.input.queues[queue].family;
@@ -216,7 +219,11 @@ impl Planner<'_> {
             u,
             needs: SegNeeds::of(res, family, st, &u, &self.input.queues),
             eff: vk::PipelineStageFlags2::empty(),
-            priors: SmallVec::new(),
+            priors: {
+                let mut priors = std::mem::take(&mut self.use_priors);
+                priors.clear();
+                priors
+            },
             joins: false,
         }
     }
@@ -430,7 +437,7 @@ impl Planner<'_> {
     /// A transient's first use also follows the last accesses of the transients whose memory
     /// it takes, as if they were earlier contents of the same resource (a write after reads or
     /// after a write): the reads since their last write, or that write.
-    fn alias_priors(&self, r: usize, pass: usize, priors: &mut SmallVec<[Rec; 2]>) {
+    fn alias_priors(&self, r: usize, pass: usize, priors: &mut Vec<Rec>) {
         for &a in self.aliasing.after_first_use(r, pass) {
             for (_, st) in self.states[a].iter() {
                 for x in write_priors(st) {
