@@ -305,8 +305,10 @@ mod diagram;
 pub mod error;
 mod exec;
 mod extensions;
+pub mod fence;
 mod fx;
 pub mod graph;
+pub mod handoff;
 #[cfg(feature = "parallel-recording")]
 mod parallel_recording;
 pub mod pass;
@@ -322,8 +324,11 @@ pub mod resource;
 mod schedule;
 #[cfg(feature = "serde")]
 mod serde;
+mod signals;
 #[cfg(feature = "verify")]
 pub mod simulate;
+mod spare;
+mod sync;
 #[cfg(feature = "timing")]
 pub mod timing;
 mod transients;
@@ -336,13 +341,13 @@ pub use access::Access;
 pub use ash;
 pub use debug::DebugUtils;
 pub use error::{Error, Result};
-pub use exec::AppSignals;
-pub use exec::{fence, handoff};
+#[doc(inline)]
 pub use fence::{CompletionToken, ExecutionFence};
 /// The allocator crate whose types appear in this crate's signatures ([`SharedAllocator`],
 /// [`BufferDesc::location`], [`Error::Allocator`]).
 pub use gpu_allocator;
 pub use graph::{Graph, GraphBuilder, HeldPlan, Planned};
+#[doc(inline)]
 pub use handoff::{Handoff, HandoffBarriers};
 /// The lock crate of [`SharedAllocator::lock`]'s guard.
 pub use parking_lot;
@@ -353,6 +358,7 @@ pub use resource::{
     BufferDesc, Destroy, HostMapping, HostMemory, ImageDesc, Resource, ResourceState,
     SharedAllocator, Sharing, StBuffer, StImage, StateSnapshot,
 };
+pub use signals::AppSignals;
 // The `transients` leaf's public types: `TransientStats`, with that feature.
 #[allow(unused_imports)]
 pub use transients::public::*;

@@ -15,31 +15,48 @@
 //! pass ([`Execution::submit_app_batch`]), so that every state it committed is true.
 
 use super::record::Recording;
-use super::signals::AppSignals;
 use super::submit::{Locked, SubmitFailure};
 use super::Execution;
-use crate::completion::CompletionToken;
 use crate::error::{Error, Result};
-use crate::exec::FrameScratch;
 use crate::fence::ExecutionFence;
 use crate::plan::{submission_runs, SegmentState, SubmissionRun, TimelineValues};
+use crate::prepared::scratch::FrameScratch;
 use crate::queue::{Queue, QueueLock};
+use crate::signals::AppSignals;
 use std::ops::Range;
 
 /// A resource's segments, as its tracked state holds them.
 pub(crate) type Segments = Vec<(Range<u64>, SegmentState<Queue>)>;
 
-/// What a begun handoff keeps until the app has submitted (or given up).
+/// What a begun handoff keeps until the app has submitted (or given up): dropping it
+/// releases the app queue's submit lock.
 pub(crate) struct Begun<'q> {
     /// The app queue's submit lock, with the app batch's value already handed out.
-    pub(crate) lock: QueueLock<'q>,
+    pub(super) lock: QueueLock<'q>,
     /// The values of this execution: the release batches' and the app batch's.
-    pub(crate) values: TimelineValues,
+    pub(super) values: TimelineValues,
     /// Per resource (the plan's indices): its segments before the handoff, and its state's
     /// version right after the handoff committed.
-    pub(crate) before: Vec<(Segments, u64)>,
+    pub(super) before: Vec<(Segments, u64)>,
     /// The release-only batches the library submitted, kept alive until they complete.
-    pub(crate) release: Option<ExecutionFence>,
+    pub(super) release: Option<ExecutionFence>,
+}
+
+impl<'q> Begun<'q> {
+    /// The app queue's submit lock, which the app's submit is made under.
+    pub(crate) fn lock(&self) -> &QueueLock<'q> {
+        &self.lock
+    }
+
+    /// The timeline values of the handoff's batches, the app's included.
+    pub(crate) fn values(&self) -> &TimelineValues {
+        &self.values
+    }
+
+    /// Whether the library submitted a release on another queue first.
+    pub(crate) fn released(&self) -> bool {
+        self.release.is_some()
+    }
 }
 
 impl Execution<'_, '_> {
@@ -53,15 +70,14 @@ impl Execution<'_, '_> {
     ) -> Result<Begun<'q>> {
         self.pools.collect();
         // Record the release-only batches before taking any lock, as `run` records first.
-        let token = CompletionToken::new(self.pools.device.clone());
         let app_batches = std::mem::take(&mut self.plan.queues[app].batches);
         // A part of the plan is recorded: barriers kept for another part must not be used.
         self.forget_baked();
         let mut frame = FrameScratch::default();
-        let out = Recording::new(&mut self.pools.spares.lock());
-        let recorded = self.record(&token, &mut frame.recording, out);
+        let recorded = self.record(&mut frame);
         self.plan.queues[app].batches = app_batches;
         let recording = recorded?;
+        let token = recording.token.clone();
 
         let this = &*self;
         let order = this.queues_by_handle();
@@ -69,7 +85,7 @@ impl Execution<'_, '_> {
         let (mut locked, mut app_lock) = match this.lock_for_handoff(&order, app, app_queue) {
             Ok(locks) => locks,
             Err(e) => {
-                this.give_back(recording, token);
+                this.give_back(recording, &mut frame);
                 return Err(e);
             }
         };
@@ -79,21 +95,16 @@ impl Execution<'_, '_> {
         let submitted = this.submit_releases(&mut locked, &runs, &values, &recording, &mut frame);
         if let Err(failure) = submitted {
             drop(locked);
-            return Err(this.after_failed_release(failure, recording, token));
+            return Err(this.after_failed_release(failure, recording, &mut frame));
         }
         let before = this.commit_keeping_before(&mut locked, &values);
         drop(locked);
         let release = if runs.is_empty() {
-            this.give_back(recording, token);
+            this.give_back(recording, &mut frame);
             None
         } else {
             token.set_submitted(&recording.fences);
-            let in_flight = recording.into_in_flight(
-                this.pools,
-                token.clone(),
-                this.resources.to_vec(),
-                this.queues.to_vec(),
-            );
+            let in_flight = recording.into_in_flight(&mut frame, this.resources, this.queues);
             Some(ExecutionFence::new(in_flight, this.pools.clone()))
         };
         Ok(Begun {
@@ -232,7 +243,6 @@ impl Execution<'_, '_> {
         lock: &QueueLock<'_>,
         values: &TimelineValues,
     ) -> Result<()> {
-        let token = CompletionToken::new(self.pools.device.clone());
         let mut others: Vec<_> = self
             .plan
             .queues
@@ -243,8 +253,7 @@ impl Execution<'_, '_> {
         // As in `begin_handoff`: another part of the plan than the last recording's.
         self.forget_baked();
         let mut frame = FrameScratch::default();
-        let out = Recording::new(&mut self.pools.spares.lock());
-        let recorded = self.record(&token, &mut frame.recording, out);
+        let recorded = self.record(&mut frame);
         for (q, batches) in others.into_iter().enumerate() {
             if q != app {
                 self.plan.queues[q].batches = batches;
@@ -257,27 +266,22 @@ impl Execution<'_, '_> {
         };
         let fence = recording.queue_fence(app).unwrap_or_default();
         if let Err(e) = self.submit_run(lock, &run, values, &recording, fence, &mut frame.submit) {
-            self.give_back(recording, token);
+            self.give_back(recording, &mut frame);
             return Err(Error::vk("vkQueueSubmit2", e));
         }
-        token.set_submitted(&recording.fences);
-        let in_flight = recording.into_in_flight(
-            self.pools,
-            token.clone(),
-            self.resources.to_vec(),
-            self.queues.to_vec(),
-        );
+        recording.token.set_submitted(&recording.fences);
+        let in_flight = recording.into_in_flight(&mut frame, self.resources, self.queues);
         // Dropped at once: the graph's pools release it once its fence signals.
         drop(ExecutionFence::new(in_flight, self.pools.clone()));
         Ok(())
     }
 
     /// Hands an unsubmitted recording back to the pools.
-    fn give_back(&self, recording: Recording, token: CompletionToken) {
-        token.set_submitted(&[]);
-        token.set_failed();
+    fn give_back(&self, recording: Recording, frame: &mut FrameScratch) {
+        recording.token.set_submitted(&[]);
+        recording.token.set_failed();
         self.pools
-            .recycle(recording.into_in_flight(self.pools, token, Vec::new(), Vec::new()));
+            .recycle(recording.into_in_flight(frame, &[], &[]));
     }
 
     /// After a failed release submit: frees or leaks the recording as `run` does.
@@ -285,13 +289,13 @@ impl Execution<'_, '_> {
         &self,
         failure: SubmitFailure,
         recording: Recording,
-        token: CompletionToken,
+        frame: &mut FrameScratch,
     ) -> Error {
         if failure.settled {
-            self.give_back(recording, token);
+            self.give_back(recording, frame);
         } else {
             log::error!("a handoff's release submit failed ({}) and the queues could not be waited for: leaking its objects", failure.error);
-            token.set_failed();
+            recording.token.set_failed();
             std::mem::forget(recording);
         }
         failure.error

@@ -19,38 +19,32 @@
 //! [`handoff`] runs an execution whose one pass the app submits itself: the library submits
 //! the other queues' batches and commits the states, and the app's batch goes to the app.
 
-pub mod fence;
-pub mod handoff;
 mod handoff_submit;
 mod pools;
 mod record;
-mod scratch;
 mod shared;
-mod signals;
 mod submit;
 
-use crate::pass::PassEntry;
 pub(crate) use handoff_submit::Begun;
-pub(crate) use pools::{PoolKey, Reusable};
-pub(crate) use scratch::{give, take, words, FrameScratch, Spare, Spares, SubmitScratch};
 pub(crate) use shared::GraphPools;
-pub(crate) use shared::InFlight;
-pub use signals::AppSignals;
 
 use crate::access::LayoutPolicy;
 use crate::error::Result;
 use crate::fence::ExecutionFence;
+use crate::pass::PassEntry;
 use crate::plan::Plan;
 use crate::prepared::labels::PlanLabels;
+use crate::prepared::scratch::FrameScratch;
 use crate::prepared::{AtRest, PlanBarriers, PreparedFrame, Ran};
 use crate::queue::Queue;
 use crate::resource::Resource;
+use crate::signals::{self, AppSignals};
 use std::sync::Arc;
 use submit::SubmitFailure;
 
 /// One execution of a prepared frame: the frame's parts, borrowed for as long as it records
 /// and submits, with the pools and the passes.
-pub(crate) struct Execution<'e, 'a> {
+struct Execution<'e, 'a> {
     /// Where command buffers and fences come from and go back to.
     pools: &'e Arc<GraphPools>,
     /// The passes, in program order (the plan's pass indices).
@@ -71,8 +65,12 @@ pub(crate) struct Execution<'e, 'a> {
     rest: &'e AtRest,
     /// What this execution committed.
     ran: &'e mut Ran,
+    /// The frame's scratch, which the execution records and submits with.
+    scratch: &'e mut FrameScratch,
     /// The layouts the passes declared their image uses in, which they record with.
     layouts: LayoutPolicy,
+    /// Whether passes are recorded inside debug labels (with the graph's debug utils).
+    record_labels: bool,
 }
 
 /// Records and submits `frame`'s plan with `passes` (those it was prepared from), and
@@ -88,10 +86,34 @@ pub(crate) fn run(
     Execution::of(pools, passes, frame).submit_once(signals)
 }
 
-/// Refuses signals that `frame`'s plan cannot carry (see [`AppSignals`]), before anything
-/// is recorded.
-pub(crate) fn check_signals(frame: &PreparedFrame, signals: &AppSignals) -> Result<()> {
-    signals::check(&frame.plan, &frame.queues, signals)
+/// Begins a handoff of `frame` (`crate::handoff`): records and submits the release-only
+/// batches on the other queues, commits the states, and returns the app queue's submit lock
+/// with the values the app's submit signals. `app` is the plan's index of `queue`.
+pub(crate) fn begin_handoff<'q>(
+    pools: &Arc<GraphPools>,
+    passes: &mut [PassEntry<'q>],
+    frame: &mut PreparedFrame,
+    app: usize,
+    queue: &'q Queue,
+) -> Result<Begun<'q>> {
+    Execution::of(pools, passes, frame).begin_handoff(app, queue)
+}
+
+/// Ends a handoff dropped before the app submitted: puts the old states back if nothing was
+/// submitted and nobody committed since (`Ok(true)`), or else submits the app's batch with
+/// nothing in the pass, so that the states it committed hold (`Ok(false)`).
+pub(crate) fn settle_handoff(
+    pools: &Arc<GraphPools>,
+    passes: &mut [PassEntry<'_>],
+    frame: &mut PreparedFrame,
+    app: usize,
+    begun: Begun<'_>,
+) -> Result<bool> {
+    let mut execution = Execution::of(pools, passes, frame);
+    if begun.release.is_none() && execution.restore_if_unobserved(&begun.before) {
+        return Ok(true);
+    }
+    (execution.submit_app_batch(app, &begun.lock, &begun.values)).map(|()| false)
 }
 
 /// Records `frame`'s plan into command buffers and throws them away, submitting nothing and
@@ -106,7 +128,7 @@ pub(crate) fn record_only(
 
 impl<'e, 'a> Execution<'e, 'a> {
     /// Borrows `frame` for one execution with `passes`.
-    pub(crate) fn of(
+    fn of(
         pools: &'e Arc<GraphPools>,
         passes: &'e mut [PassEntry<'a>],
         frame: &'e mut PreparedFrame,
@@ -117,11 +139,13 @@ impl<'e, 'a> Execution<'e, 'a> {
             resources,
             versions,
             layouts,
+            record_labels,
             barriers,
             labels,
             recorded,
             rest,
             ran,
+            scratch,
             ..
         } = frame;
         Execution {
@@ -136,44 +160,44 @@ impl<'e, 'a> Execution<'e, 'a> {
             recorded,
             rest,
             ran,
+            scratch,
             layouts: *layouts,
+            record_labels: *record_labels,
         }
     }
 
     /// Forgets the baked barriers and labels: a part of the plan is recorded next (a
     /// handoff's), which they were not built for.
-    pub(crate) fn forget_baked(&mut self) {
+    fn forget_baked(&mut self) {
         self.barriers.forget();
         self.labels.forget();
         *self.recorded = false;
     }
 
-    /// Records, submits and commits. The fence keeps clones of this execution's resources
-    /// and queues alive until the GPU is done. The spares are locked twice: to take what the
-    /// execution needs, and to give back its scratch and the recording's tables.
+    /// Records, submits and commits, with the frame's scratch.
     fn submit_once(&mut self, signals: &AppSignals) -> Result<ExecutionFence> {
+        // Out of the frame while the execution borrows the rest of it; moving it allocates
+        // nothing.
+        let mut scratch = std::mem::take(&mut *self.scratch);
+        let fence = self.submit_with(&mut scratch, signals);
+        *self.scratch = scratch;
+        fence
+    }
+
+    /// Records, submits and commits. The fence keeps clones of this execution's resources
+    /// and queues alive until the GPU is done. The graph's pools are locked once, to record
+    /// (`record`); what the execution took goes back with its fence.
+    fn submit_with(
+        &mut self,
+        frame: &mut FrameScratch,
+        signals: &AppSignals,
+    ) -> Result<ExecutionFence> {
         signals::check(self.plan, self.queues, signals)?;
         self.ran.submitted = false;
         self.pools.collect();
         let pools = self.pools;
-        let (token, mut frame, mut reached, (mut resources, mut queues), out) = {
-            let mut spares = pools.spares.lock();
-            let (token, frame, reached, lists) = spares.start_frame(&pools.device);
-            (
-                token,
-                frame,
-                reached,
-                lists,
-                record::Recording::new(&mut spares),
-            )
-        };
-        let recording = match self.record(&token, &mut frame.recording, out) {
-            Ok(recording) => recording,
-            Err(e) => {
-                pools.spares.lock().keep_frame(frame);
-                return Err(e);
-            }
-        };
+        let mut recording = self.record(frame)?;
+        let mut reached = std::mem::take(&mut recording.reached);
         let submitted =
             self.submit_and_commit(&recording, &mut frame.submit, signals, &mut reached);
         if let (Ok(()), Some(values)) = (&submitted, &frame.submit.values) {
@@ -182,16 +206,11 @@ impl<'e, 'a> Execution<'e, 'a> {
             ran.committed.clone_from(&frame.submit.committed);
             ran.last.clone_from(&values.last);
         }
-        resources.extend(self.resources.iter().cloned());
-        queues.extend(self.queues.iter().cloned());
-        let mut in_flight = {
-            let mut spares = pools.spares.lock();
-            spares.keep_frame(frame);
-            recording.into_in_flight_keeping(&mut spares, token.clone(), (resources, queues))
-        };
+        recording.reached = reached;
+        let token = recording.token.clone();
+        let in_flight = recording.into_in_flight(frame, self.resources, self.queues);
         match submitted {
             Ok(()) => {
-                in_flight.reached = reached;
                 token.set_submitted(&in_flight.fences);
                 Ok(ExecutionFence::new(in_flight, pools.clone()))
             }
@@ -221,30 +240,15 @@ impl<'e, 'a> Execution<'e, 'a> {
 
     /// Records the plan into command buffers and throws them away.
     fn record_only(mut self) -> Result<()> {
-        let (token, mut frame, reached, lists, out) = {
-            let mut spares = self.pools.spares.lock();
-            let (token, frame, reached, lists) = spares.start_frame(&self.pools.device);
-            (
-                token,
-                frame,
-                reached,
-                lists,
-                record::Recording::new(&mut spares),
-            )
-        };
-        let recorded = self.record(&token, &mut frame.recording, out);
-        {
-            let mut spares = self.pools.spares.lock();
-            spares.keep_frame(frame);
-            give(&mut spares.reached, reached);
-            give(&mut spares.resources, lists.0);
-            give(&mut spares.queues, lists.1);
-        }
+        let mut frame = std::mem::take(&mut *self.scratch);
+        let recorded = self.record(&mut frame);
+        *self.scratch = frame;
         let recording = recorded?;
+        let token = recording.token.clone();
         token.set_submitted(&[]);
         token.set_failed();
-        let pools = self.pools;
-        pools.recycle(recording.into_in_flight(pools, token.clone(), Vec::new(), Vec::new()));
+        self.pools
+            .recycle(recording.into_in_flight(self.scratch, &[], &[]));
         Ok(())
     }
 }

@@ -1,10 +1,23 @@
-//! The Vulkan objects executions reuse: a command pool per queue family and recording
-//! thread, with its spare command buffers, spare fences, and the optional features' objects. [`Reusable`] is held locked while
-//! recording: command pools need external synchronization.
+//! What executions reuse and hand back: [`Reusable`], a command pool per queue family and
+//! recording thread with its spare command buffers, spare fences, the optional features'
+//! objects and the emptied lists of the last executions ([`Spares`]); and [`InFlight`], what
+//! one execution keeps alive until its fences signal, and then hands back.
+//!
+//! [`Reusable`] is held locked while recording (command pools need external
+//! synchronization): the one lock an execution takes. A fence that sees its execution
+//! complete hands it back without a lock, through a channel that the next execution drains
+//! under that lock (`GraphPools::give_back`).
 
+use crate::completion::CompletionToken;
 use crate::extensions::Extensions;
+use crate::fence::{InFlight, PoolKey};
+use crate::queue::Queue;
+use crate::resource::Resource;
+use crate::spare::{give, KEPT};
 use ash::vk;
+use std::any::Any;
 use std::collections::HashMap;
+use std::sync::mpsc::Receiver;
 
 /// Reusable objects of one queue family.
 #[derive(Default)]
@@ -13,19 +26,9 @@ pub(super) struct FamilyPool {
     pub(super) free: Vec<vk::CommandBuffer>,
 }
 
-/// Which command pool a command buffer comes from: its queue family, and the recording
-/// thread that uses the pool (0: the thread that calls `execute()`; see
-/// [`crate::Graph::set_recording_threads`]). Command pools are externally synchronized, so
-/// threads recording side by side each need their own.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub(crate) struct PoolKey {
-    pub(super) family: u32,
-    pub(super) thread: usize,
-}
-
-/// Command pools per family and recording thread, and spare fences. Held locked while
-/// recording (command pools need external synchronization).
-#[derive(Default)]
+/// Command pools per family and recording thread, spare fences and lists, and the
+/// executions handed back since the last one. Held locked while recording (command pools
+/// need external synchronization).
 pub(crate) struct Reusable {
     /// Keyed by (family, thread): Fx-hashed, looked up twice per execution.
     pub(super) families: HashMap<PoolKey, FamilyPool, crate::fx::FxBuildHasher>,
@@ -35,4 +38,108 @@ pub(crate) struct Reusable {
     pub(super) names: HashMap<vk::CommandBuffer, (vk::Queue, usize), crate::fx::FxBuildHasher>,
     /// The graph's part of the optional features (timestamp query pools, recording threads).
     pub(super) extensions: Extensions,
+    /// Emptied vectors, scratch space and spent tokens for the next execution.
+    pub(super) spares: Spares,
+    /// Executions their fences saw complete, to recycle (`GraphPools::give_back`).
+    pub(super) returned: Receiver<InFlight>,
+}
+
+impl Reusable {
+    /// Takes back what a completed (or never submitted) execution used, emptied by
+    /// [`InFlight::release`]: its fences reset, its command buffers back in their pools, its
+    /// lists, token and scratch kept.
+    pub(super) fn reuse(&mut self, device: &ash::Device, c: InFlight) {
+        let InFlight {
+            token,
+            mut fences,
+            mut cmds,
+            resources,
+            queues,
+            reached,
+            keep,
+            ext: _,
+        } = c;
+        if !fences.is_empty() {
+            // SAFETY: the fences are signalled or were never submitted; none is in use.
+            match unsafe { device.reset_fences(&fences) } {
+                Ok(()) => self.fences.append(&mut fences),
+                Err(e) => {
+                    log::error!("vkResetFences failed ({e}); destroying the fences");
+                    for f in fences.drain(..) {
+                        // SAFETY: not in use (see above).
+                        unsafe { device.destroy_fence(f, None) };
+                    }
+                }
+            }
+        }
+        // In reverse, so that the next execution takes them in this one's order: a command
+        // buffer keeps its batch (and debug name) from frame to frame.
+        for (key, cmd) in cmds.drain(..).rev() {
+            self.families.entry(key).or_default().free.push(cmd);
+        }
+        let spares = &mut self.spares;
+        give(&mut spares.fences, fences);
+        give(&mut spares.cmds, cmds);
+        give(&mut spares.keep, keep);
+        give(&mut spares.resources, resources);
+        give(&mut spares.queues, queues);
+        give(&mut spares.reached, reached);
+        spares.give_token(token);
+    }
+
+    /// Reuses every execution handed back through the channel since the last call.
+    pub(super) fn take_returned(&mut self, device: &ash::Device) {
+        while let Ok(c) = self.returned.try_recv() {
+            self.reuse(device, c);
+        }
+    }
+
+    /// Nothing to reuse yet; completed executions arrive through `returned`.
+    pub(super) fn new(returned: Receiver<InFlight>) -> Self {
+        Reusable {
+            families: HashMap::default(),
+            fences: Vec::new(),
+            names: HashMap::default(),
+            extensions: Extensions::default(),
+            spares: Spares::default(),
+            returned,
+        }
+    }
+}
+
+/// What the executions of one graph hand back for the next one, kept with the command pools
+/// (`Reusable`): an execution takes what it needs under the one lock it takes to record, and
+/// gets back what the executions before it handed back ([`Reusable::take_returned`]).
+#[derive(Default)]
+pub(crate) struct Spares {
+    pub(super) resources: Vec<Vec<Resource>>,
+    pub(super) queues: Vec<Vec<Queue>>,
+    pub(super) reached: Vec<Vec<u64>>,
+    pub(super) fences: Vec<Vec<vk::Fence>>,
+    pub(super) cmds: Vec<Vec<(PoolKey, vk::CommandBuffer)>>,
+    pub(super) keep: Vec<Vec<Box<dyn Any + Send + Sync>>>,
+    /// Tokens of finished executions; one nobody else holds any more is reused.
+    pub(super) tokens: Vec<CompletionToken>,
+}
+
+impl Spares {
+    /// A token for a new execution: a spent one that only this list still holds, reset, or a
+    /// new one.
+    pub(super) fn token(&mut self, device: &std::sync::Arc<ash::Device>) -> CompletionToken {
+        if let Some(i) = self
+            .tokens
+            .iter_mut()
+            .position(CompletionToken::reset_if_unique)
+        {
+            return self.tokens.swap_remove(i);
+        }
+        CompletionToken::new(device.clone())
+    }
+
+    /// Keeps a spent token for [`Spares::token`].
+    pub(super) fn give_token(&mut self, token: CompletionToken) {
+        if self.tokens.len() < KEPT {
+            self.tokens.push(token);
+        }
+    }
 }

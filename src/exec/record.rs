@@ -15,22 +15,25 @@
 //! reset and back in their pool, the fences back in the spare list, the completion token
 //! marked failed (so nothing waits on it forever), and the pass's error naming the pass.
 
-use super::scratch::{Job, RecordingLists};
+use super::pools::{Reusable, Spares};
+use super::shared::GraphPools;
 use super::Execution;
 use crate::access::LayoutPolicy;
 use crate::completion::CompletionToken;
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
-use crate::exec::{give, take, GraphPools, InFlight, PoolKey, Reusable, Spares};
 use crate::extensions::{
     bind_transients, ExecutionExtensions, Extensions, PassSource, Piece, SpreadWork,
 };
+use crate::fence::{InFlight, PoolKey};
 use crate::pass::PassEntry;
 use crate::plan::{Command, Plan};
 use crate::prepared::labels::{self, pass_color, PlanLabels};
+use crate::prepared::scratch::{BatchTables, FrameScratch, Job, RecordingLists};
 use crate::prepared::PlanBarriers;
 use crate::queue::Queue;
 use crate::resource::Resource;
+use crate::spare::take;
 use ash::vk;
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
@@ -40,100 +43,94 @@ mod parts;
 
 use parts::RecorderParts;
 
-/// What recording an execution produced, all of it to hand back to the graph once done.
-/// Its vectors come from the graph's spares and go back there.
+/// What recording an execution produced, all of it to hand back to the graph once done:
+/// its vectors come from the graph's spares, taken under the lock recording holds, and go
+/// back there with its [`InFlight`].
 pub(crate) struct Recording {
+    /// The execution's completion token.
+    pub(crate) token: CompletionToken,
     /// Objects the passes asked to keep alive until the GPU is done.
     pub(crate) keep: Vec<Box<dyn Any + Send + Sync>>,
     /// Every command buffer taken from the pools, with its pool.
     pub(crate) cmds: Vec<(PoolKey, vk::CommandBuffer)>,
     /// Every fence taken, in queue order.
     pub(crate) fences: Vec<vk::Fence>,
-    /// Per queue, the fence its last submit signals (None for a queue with no batch).
-    queue_fences: Vec<Option<vk::Fence>>,
-    /// Per queue, where its batches start in `batch_ends`.
-    batch_start: Vec<usize>,
-    /// Per batch of every queue, in queue order: where its command buffers end in
-    /// `batch_cmds` (they start where the previous batch's end).
-    batch_ends: Vec<usize>,
-    /// The command buffers of every batch, in submission order: none for a batch without
-    /// commands, one per piece otherwise.
-    batch_cmds: Vec<vk::CommandBuffer>,
+    /// Per queue, the timeline value known reached once the fences signal (filled by the
+    /// submit).
+    pub(super) reached: Vec<u64>,
+    /// The fence keeps the execution's resources and queues alive in these.
+    resources: Vec<Resource>,
+    queues: Vec<Queue>,
+    /// Where each queue's batches and command buffers are, lent by the frame scratch.
+    tables: BatchTables,
     /// The optional parts' objects (timestamp queries).
     ext: ExecutionExtensions,
 }
 
 impl Recording {
-    /// Empty, with vectors from the graph's spares.
-    pub(super) fn new(spares: &mut Spares) -> Self {
+    /// Empty, with `token`, vectors from the graph's spares and the tables of `frame`.
+    fn new(token: CompletionToken, spares: &mut Spares, frame: &mut FrameScratch) -> Self {
+        let mut tables = std::mem::take(&mut frame.recording.tables);
+        tables.clear();
         Recording {
+            token,
             keep: take(&mut spares.keep),
             cmds: take(&mut spares.cmds),
             fences: take(&mut spares.fences),
-            queue_fences: take(&mut spares.queue_fences),
-            batch_start: take(&mut spares.batch_start),
-            batch_ends: take(&mut spares.batch_ends),
-            batch_cmds: take(&mut spares.batch_cmds),
+            reached: take(&mut spares.reached),
+            resources: take(&mut spares.resources),
+            queues: take(&mut spares.queues),
+            tables,
             ext: ExecutionExtensions::default(),
         }
     }
 
     /// The fence of queue `q`'s last submit.
     pub(crate) fn queue_fence(&self, q: usize) -> Option<vk::Fence> {
-        self.queue_fences.get(q).copied().flatten()
+        self.tables.queue_fences.get(q).copied().flatten()
     }
 
     /// The command buffers of batch `b` of queue `q`, in submission order (none if it has
     /// no commands).
     pub(crate) fn batch_cmds(&self, q: usize, b: usize) -> &[vk::CommandBuffer] {
-        let Some(i) = self.batch_start.get(q).map(|s| s + b) else {
+        let t = &self.tables;
+        let Some(i) = t.batch_start.get(q).map(|s| s + b) else {
             return &[];
         };
-        let start = i.checked_sub(1).map_or(0, |p| self.batch_ends[p]);
-        let end = self.batch_ends.get(i).copied().unwrap_or(start);
-        &self.batch_cmds[start..end]
+        let start = i.checked_sub(1).map_or(0, |p| t.batch_ends[p]);
+        let end = t.batch_ends.get(i).copied().unwrap_or(start);
+        &t.batch_cmds[start..end]
     }
 
-    /// What to hand to an execution fence (or back to the pools), with the execution's
-    /// resources and queues. The per-batch tables go back to `pools`' spares.
+    /// What to hand to an execution fence (or back to the pools), keeping `resources` and
+    /// `queues` alive until then. The tables go back to `frame`, which goes with it.
     pub(crate) fn into_in_flight(
         self,
-        pools: &GraphPools,
-        token: CompletionToken,
-        resources: Vec<Resource>,
-        queues: Vec<Queue>,
-    ) -> InFlight {
-        self.into_in_flight_keeping(&mut pools.spares.lock(), token, (resources, queues))
-    }
-
-    /// [`Recording::into_in_flight`], with the spares already locked.
-    pub(crate) fn into_in_flight_keeping(
-        self,
-        spares: &mut Spares,
-        token: CompletionToken,
-        (resources, queues): (Vec<Resource>, Vec<Queue>),
+        frame: &mut FrameScratch,
+        resources: &[Resource],
+        queues: &[Queue],
     ) -> InFlight {
         let Recording {
+            token,
             keep,
             cmds,
             fences,
-            queue_fences,
-            batch_start,
-            batch_ends,
-            batch_cmds,
+            reached,
+            resources: mut kept_resources,
+            queues: mut kept_queues,
+            tables,
             ext,
         } = self;
-        give(&mut spares.queue_fences, queue_fences);
-        give(&mut spares.batch_start, batch_start);
-        give(&mut spares.batch_ends, batch_ends);
-        give(&mut spares.batch_cmds, batch_cmds);
+        frame.recording.tables = tables;
+        kept_resources.extend(resources.iter().cloned());
+        kept_queues.extend(queues.iter().cloned());
         InFlight {
             token,
             fences,
             cmds,
-            resources,
-            queues,
-            reached: Vec::new(),
+            resources: kept_resources,
+            queues: kept_queues,
+            reached,
             keep,
             ext,
         }
@@ -141,9 +138,12 @@ impl Recording {
 }
 
 impl Execution<'_, '_> {
-    /// Records every batch of the plan. On an error or a panic in a pass, puts everything
-    /// taken back (command buffers reset and returned to their pools, fences returned), marks
-    /// `token` failed, and then returns the error or resumes the panic.
+    /// Records every batch of the plan, under the one lock an execution takes: everything it
+    /// needs from the graph (a token, the spare lists, the frame scratch, command buffers,
+    /// fences) is taken there. Returns the recording, which carries the token, and the
+    /// scratch to submit with. On an error or a panic in a pass, puts everything taken back
+    /// (command buffers reset and returned to their pools, fences returned), marks the token
+    /// failed, and then returns the error or resumes the panic.
     ///
     /// Why resume the panic rather than turn it into an `Err`: a panic is a bug in the pass,
     /// and the pass (owned by the caller) may be left half-updated. Returning `Err` would
@@ -152,36 +152,35 @@ impl Execution<'_, '_> {
     /// not there; only the graph's own state is repaired first, which is all
     /// `AssertUnwindSafe` vouches for: the recording state below is only ever pushed to, so it
     /// is consistent at any unwind point.
-    pub(super) fn record(
-        &mut self,
-        token: &CompletionToken,
-        lists: &mut RecordingLists,
-        mut out: Recording,
-    ) -> Result<Recording> {
+    pub(super) fn record(&mut self, frame: &mut FrameScratch) -> Result<Recording> {
         let pools = self.pools.clone();
+        // The one lock of the execution: the spares and the command pools together.
+        let mut reusable = pools.reusable.lock();
+        reusable.take_returned(&pools.device);
+        let token = reusable.spares.token(&pools.device);
         // The transients' objects for this execution, kept bound until the recording ends.
         let debug = pools.debug.as_ref();
-        let _transients =
-            match bind_transients(&pools.transients, self.plan, self.resources, token, debug) {
-                Ok(guard) => guard,
-                Err(e) => {
-                    token.set_submitted(&[]);
-                    token.set_failed();
-                    return Err(e);
-                }
-            };
-        out.queue_fences.resize(self.queues.len(), None);
-        let outcome = {
-            let mut reusable = pools.reusable.lock();
-            let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
-                self.record_all(&mut reusable, token, &mut out, lists)
-            }));
-            lists.jobs.clear();
-            if !matches!(outcome, Ok(Ok(()))) {
-                reset_unsubmitted(&pools.device, &out.cmds);
+        let transients =
+            bind_transients(pools.transients(), self.plan, self.resources, &token, debug);
+        let transients = match transients {
+            Ok(guard) => guard,
+            Err(e) => {
+                token.set_submitted(&[]);
+                token.set_failed();
+                return Err(e);
             }
-            outcome
         };
+        let mut out = Recording::new(token.clone(), &mut reusable.spares, frame);
+        out.tables.queue_fences.resize(self.queues.len(), None);
+        let lists = &mut frame.recording;
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            self.record_all(&mut reusable, &token, &mut out, lists)
+        }));
+        lists.jobs.clear();
+        if !matches!(outcome, Ok(Ok(()))) {
+            reset_unsubmitted(&pools.device, &out.cmds);
+        }
+        drop((transients, reusable));
         let failed = match outcome {
             Ok(Ok(())) => return Ok(out),
             Ok(Err(e)) => Err(e),
@@ -191,7 +190,7 @@ impl Execution<'_, '_> {
         // fence goes back to the pools for the next execution.
         token.set_submitted(&[]);
         token.set_failed();
-        pools.recycle(out.into_in_flight(&pools, token.clone(), Vec::new(), Vec::new()));
+        pools.recycle(out.into_in_flight(frame, &[], &[]));
         match failed {
             Err(e) => Err(e),
             Ok(payload) => panic::resume_unwind(payload),
@@ -215,6 +214,7 @@ impl Execution<'_, '_> {
             plan,
             barriers,
             labels: kept_labels,
+            record_labels,
             recorded,
             layouts,
             ..
@@ -223,7 +223,7 @@ impl Execution<'_, '_> {
         barriers.prepare(plan, resources);
         // Pass and barrier labels, unless the graph turned them off; kept with a plan that
         // comes back.
-        let labels = (pools.debug.as_ref()).filter(|_| pools.labels.load(Ordering::Relaxed));
+        let labels = (pools.debug.as_ref()).filter(|_| *record_labels);
         if labels.is_some() && **recorded && !kept_labels.built() {
             let (passes, queues) = (&*passes, &*queues);
             labels::keep(
@@ -306,11 +306,12 @@ fn take_objects(
         pieces,
         piece_ends,
         jobs,
+        ..
     } = lists;
     let (mut flat, mut from) = (0, 0);
     for (qi, qp) in plan.queues.iter().enumerate() {
         let family = queues[qi].family();
-        out.batch_start.push(out.batch_ends.len());
+        out.tables.batch_start.push(out.tables.batch_ends.len());
         for (bi, batch) in qp.batches.iter().enumerate() {
             let reset = (reusable.extensions).time_batch(&mut out.ext, batch, passes, &queues[qi]);
             let mut reset = reset.filter(|r| !r.is_empty());
@@ -322,7 +323,7 @@ fn take_objects(
                 let cmd = pools.command_buffer(reusable, key)?;
                 labels::name_command_buffer(&mut reusable.names, labels, cmd, &queues[qi], bi);
                 out.cmds.push((key, cmd));
-                out.batch_cmds.push(cmd);
+                out.tables.batch_cmds.push(cmd);
                 jobs.push(Job {
                     queue: qi,
                     batch: bi,
@@ -333,12 +334,12 @@ fn take_objects(
                 });
             }
             (from, flat) = (piece_ends[flat], flat + 1);
-            out.batch_ends.push(out.batch_cmds.len());
+            out.tables.batch_ends.push(out.tables.batch_cmds.len());
         }
         if !qp.batches.is_empty() {
             let fence = pools.fence(reusable)?;
             out.fences.push(fence);
-            out.queue_fences[qi] = Some(fence);
+            out.tables.queue_fences[qi] = Some(fence);
         }
     }
     Ok(())

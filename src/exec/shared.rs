@@ -9,35 +9,37 @@
 
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
+use crate::sync::Mutex;
 use ash::vk;
-use parking_lot::{MappedMutexGuard, Mutex, MutexGuard};
+use parking_lot::{MappedMutexGuard, MutexGuard};
 use std::any::Any;
 use std::sync::{Arc, OnceLock};
 
-use super::pools::{PoolKey, Reusable};
-use super::scratch::{give, Spares};
-use crate::completion::CompletionToken;
-use crate::extensions::{ExecutionExtensions, Extensions, TransientHooks};
-use crate::queue::Queue;
-use crate::resource::Resource;
+use super::pools::Reusable;
+use crate::extensions::{Extensions, TransientHooks};
+use crate::fence::{InFlight, PoolKey, Pools};
+use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
+
+/// How many completed executions fences may hand back before the next execution reuses
+/// them: more than a frame loop has in flight.
+const RETURNED: usize = 16;
 
 /// The part of a graph that its executions and their fences share.
 pub(crate) struct GraphPools {
-    pub(crate) device: Arc<ash::Device>,
-    pub(crate) debug: Option<DebugUtils>,
-    /// Whether each pass is recorded inside a debug label with its name (with `debug`).
-    pub(crate) labels: std::sync::atomic::AtomicBool,
+    pub(super) device: Arc<ash::Device>,
+    pub(super) debug: Option<DebugUtils>,
     pub(super) reusable: Mutex<Reusable>,
+    /// Where fences hand completed executions back, for the next one to reuse
+    /// ([`GraphPools::give_back`]); `reusable` holds the other end.
+    returned: SyncSender<InFlight>,
     /// Contents of dropped, incomplete execution fences.
     pending: Mutex<Vec<InFlight>>,
     /// Whether `pending` may hold any: a frame whose fences were all waited for takes no lock
     /// to look.
     any_pending: std::sync::atomic::AtomicBool,
-    /// Emptied vectors, scratch space and spent tokens for the next execution.
-    pub(crate) spares: Mutex<Spares>,
     /// The transients' handles, memory and objects, once the `transients` leaf installed them
     /// (dropped after `Drop` has waited for every execution, before the device can go).
-    pub(crate) transients: OnceLock<Box<dyn TransientHooks>>,
+    transients: OnceLock<Box<dyn TransientHooks>>,
     /// What must outlive the pools ([`crate::Graph::with_device_owner`]: what destroys the
     /// device): the last field, so it drops after `Drop` destroyed the pools and fences.
     device_owner: Option<Arc<dyn Any + Send + Sync>>,
@@ -47,69 +49,35 @@ impl GraphPools {
     /// Empty pools for `device`; with `debug`, the command pools get names. `device_owner`
     /// (what destroys the device, if the pools should keep it alive) drops after them.
     pub(crate) fn new(
-        device: &ash::Device,
+        device: Arc<ash::Device>,
         debug: Option<DebugUtils>,
         device_owner: Option<Arc<dyn Any + Send + Sync>>,
     ) -> Self {
-        let device = Arc::new(device.clone());
+        let (returned, receiver) = sync_channel(RETURNED);
         Self {
             transients: OnceLock::new(),
             device,
             debug,
-            labels: std::sync::atomic::AtomicBool::new(true),
-            reusable: Mutex::new(Reusable::default()),
+            reusable: Mutex::new(Reusable::new(receiver)),
+            returned,
             pending: Mutex::new(Vec::new()),
             any_pending: std::sync::atomic::AtomicBool::new(false),
-            spares: Mutex::new(Spares::default()),
             device_owner,
         }
     }
 
-    /// Returns an execution's command buffers and fences for reuse and drops the rest.
-    /// Only call once its fences have signalled (or it was never submitted).
-    pub(super) fn recycle(&self, c: InFlight) {
-        let InFlight {
-            token,
-            mut fences,
-            mut cmds,
-            resources,
-            queues,
-            reached,
-            mut keep,
-            ext,
-        } = c;
-        {
-            let mut reusable = self.reusable.lock();
-            if !fences.is_empty() {
-                // SAFETY: the fences are signalled or were never submitted; none is in use.
-                match unsafe { self.device.reset_fences(&fences) } {
-                    Ok(()) => reusable.fences.append(&mut fences),
-                    Err(e) => {
-                        log::error!("vkResetFences failed ({e}); destroying the fences");
-                        for f in fences.drain(..) {
-                            // SAFETY: not in use (see above).
-                            unsafe { self.device.destroy_fence(f, None) };
-                        }
-                    }
-                }
-            }
-            // In reverse, so that the next execution takes them in this one's order: a command
-            // buffer keeps its batch (and debug name) from frame to frame.
-            for (key, cmd) in cmds.drain(..).rev() {
-                reusable.families.entry(key).or_default().free.push(cmd);
-            }
-        }
+    /// The transients' handles, memory and objects, which executions bind, once the
+    /// `transients` leaf installed them.
+    pub(crate) fn transients(&self) -> &OnceLock<Box<dyn TransientHooks>> {
+        &self.transients
+    }
+
+    /// Returns an execution's command buffers and fences for reuse and drops the rest, under
+    /// the pools' lock. Only call once its fences have signalled (or it was never submitted).
+    pub(super) fn recycle(&self, mut c: InFlight) {
         // What the execution kept alive is released here, before the lock below.
-        keep.clear();
-        ext.release();
-        let mut spares = self.spares.lock();
-        give(&mut spares.fences, fences);
-        give(&mut spares.cmds, cmds);
-        give(&mut spares.keep, keep);
-        give(&mut spares.resources, resources);
-        give(&mut spares.queues, queues);
-        give(&mut spares.reached, reached);
-        spares.give_token(token);
+        c.release();
+        self.reusable.lock().reuse(&self.device, c);
     }
 
     /// The graph's part of the optional features, locked with the command pools: to set
@@ -219,6 +187,37 @@ impl GraphPools {
     }
 }
 
+impl Pools for GraphPools {
+    fn device(&self) -> &ash::Device {
+        &self.device
+    }
+
+    /// [`GraphPools::recycle`] without a lock: what the execution kept alive is released
+    /// now, and the rest goes to the next execution, which reuses it under the lock it takes
+    /// to record. Should the channel be full (many executions completed and none started
+    /// since), it is recycled at once.
+    fn give_back(&self, mut c: InFlight) {
+        c.release();
+        if let Err(e) = self.returned.try_send(c) {
+            let c = match e {
+                TrySendError::Full(c) | TrySendError::Disconnected(c) => c,
+            };
+            self.reusable.lock().reuse(&self.device, c);
+        }
+    }
+
+    fn dropped(&self, c: InFlight) {
+        match c.token.poll() {
+            Ok(true) => self.recycle_completed(c),
+            Ok(false) => self.defer(c),
+            Err(e) => {
+                log::error!("execution fence dropped after {e}: leaking its resources rather than freeing them while the GPU may use them");
+                std::mem::forget(c);
+            }
+        }
+    }
+}
+
 impl Drop for GraphPools {
     fn drop(&mut self) {
         // Wait for every deferred execution, then destroy pools and fences.
@@ -249,13 +248,14 @@ impl Drop for GraphPools {
             std::mem::forget(self.device_owner.take());
             return;
         }
-        let mut reusable = std::mem::take(self.reusable.get_mut());
+        let reusable = self.reusable.get_mut();
+        reusable.take_returned(&self.device);
         reusable.extensions.destroy(&self.device);
-        for f in reusable.fences {
+        for f in reusable.fences.drain(..) {
             // SAFETY: recycled fences are not in use.
             unsafe { self.device.destroy_fence(f, None) };
         }
-        for (_, fp) in reusable.families {
+        for (_, fp) in reusable.families.drain() {
             if fp.pool != vk::CommandPool::null() {
                 // SAFETY: every command buffer of the pool has completed (all executions
                 // were waited for); destroying the pool frees them.
@@ -265,40 +265,12 @@ impl Drop for GraphPools {
     }
 }
 
-/// Everything one execution keeps alive until its fences signal.
-pub(crate) struct InFlight {
-    pub(super) token: CompletionToken,
-    /// Every VkFence of the execution (submitted or not) to return to the pools.
-    pub(super) fences: Vec<vk::Fence>,
-    /// Command buffers to return to their pool.
-    pub(super) cmds: Vec<(PoolKey, vk::CommandBuffer)>,
-    pub(super) resources: Vec<Resource>,
-    pub(super) queues: Vec<Queue>,
-    /// Per queue of `queues`: the timeline value known reached once the execution's fences
-    /// signal (its own last value there, or the highest it waited for), 0 for none.
-    pub(super) reached: Vec<u64>,
-    pub(super) keep: Vec<Box<dyn Any + Send + Sync>>,
-    /// The optional parts' objects (timestamp queries).
-    pub(super) ext: ExecutionExtensions,
-}
-
-impl InFlight {
-    /// Tells the queues what the host now knows complete: call once its fences were seen
-    /// signalled (never for an execution that failed).
-    pub(super) fn note_reached(&self) {
-        for (q, &v) in self.queues.iter().zip(&self.reached) {
-            if v != 0 {
-                q.note_host_complete(v);
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 impl GraphPools {
     /// (queue family, recording thread, spare command buffers) of every command pool, sorted.
     pub(crate) fn free_command_buffers(&self) -> Vec<(u32, usize, Vec<vk::CommandBuffer>)> {
-        let reusable = self.reusable.lock();
+        let mut reusable = self.reusable.lock();
+        reusable.take_returned(&self.device);
         let mut pools: Vec<_> = (reusable.families.iter())
             .map(|(k, p)| (k.family, k.thread, p.free.clone()))
             .collect();

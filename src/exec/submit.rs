@@ -6,16 +6,17 @@
 //! committed before any lock is released.
 
 use super::record::Recording;
-use super::signals::AppSignals;
 use super::Execution;
 use crate::error::Error;
-use crate::exec::{Spare, SubmitScratch};
 use crate::plan::{
     submission_runs_into, Batch, Command, SegmentState, SubmissionRun, TimelineValues, WaitTarget,
 };
+use crate::prepared::scratch::SubmitScratch;
 use crate::prepared::MERGED;
 use crate::queue::{Queue, QueueLock};
 use crate::resource::Tracked;
+use crate::signals::AppSignals;
+use crate::spare::Spare;
 use ash::vk;
 use parking_lot::MutexGuard;
 

@@ -4,11 +4,12 @@
 use super::cache::recheck_held;
 use super::{verify_in_debug, Graph, RecordedBy};
 use crate::error::Result;
-use crate::exec::{self, AppSignals};
+use crate::exec;
 use crate::fence::ExecutionFence;
 use crate::pass::PassEntry;
 use crate::plan::{Plan, Schedule};
 use crate::prepared::{PreparedFrame, Tier};
+use crate::signals::AppSignals;
 use std::fmt;
 
 /// A plan the app holds and executes again and again, from [`crate::Planned::hold`].
@@ -107,7 +108,7 @@ impl<'a> HeldPlan<'a> {
 
     fn execute_with(&mut self, signals: &AppSignals) -> Result<ExecutionFence> {
         // Refused signals leave the held plan as it was (checked again after a re-plan).
-        exec::check_signals(&self.frame, signals)?;
+        crate::signals::check(&self.frame.plan, &self.frame.queues, signals)?;
         match recheck_held(&mut self.frame, self.schedule) {
             Some(Tier::AtRest) => self.at_rest += 1,
             Some(_) => {}
@@ -115,6 +116,7 @@ impl<'a> HeldPlan<'a> {
         }
         verify_in_debug(&self.frame.plan, &self.frame.queues)?;
         self.executed += 1;
+        self.frame.record_labels = self.graph.labels_on();
         let fence = exec::run(
             &self.graph.pools,
             &mut self.passes,

@@ -13,17 +13,18 @@
 use crate::access::{DeviceFeatures, LayoutPolicy};
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
-use crate::exec::{words, GraphPools, Spare};
+use crate::exec::GraphPools;
 use crate::handoff::Handoff;
 use crate::pass::{Declare, FnPass, Pass, PassEntry, PassSlot, Recorder};
 use crate::plan::Schedule;
 use crate::prepared::PreparedFrame;
 use crate::queue::Queue;
+use crate::spare::{words, Spare};
+use crate::sync::{Mutex, Slot};
 use cache::PlanCache;
 use lowering::LowerScratch;
-use parking_lot::Mutex;
 use std::fmt;
-use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering};
 use std::sync::Arc;
 
 pub(crate) mod cache;
@@ -31,6 +32,8 @@ mod held;
 pub(crate) mod lowering;
 mod planned;
 mod prepare;
+#[cfg(test)]
+mod tests;
 
 pub use held::HeldPlan;
 pub use planned::Planned;
@@ -59,8 +62,17 @@ use prepare::{verify_in_debug, RecordedBy};
 /// ```
 pub struct Graph {
     pools: Arc<GraphPools>,
+    /// The device, and its debug utils, as the pools have them.
+    device: Arc<ash::Device>,
+    debug: Option<DebugUtils>,
+    /// Whether each pass is recorded inside a debug label with its name (with `debug`):
+    /// [`Graph::set_labels`].
+    labels: AtomicBool,
     /// What the graph keeps from one frame to the next, under one lock.
     kept: Arc<Mutex<Kept>>,
+    /// What the last builder frame handed the next one: taken by `record()`, put back by
+    /// `execute()`, without a lock.
+    returned: Slot<Returned>,
     /// The device features the app enabled, as far as accesses need them
     /// ([`Graph::set_device_features`]), as [`DeviceFeatures::bits`].
     device_features: AtomicU32,
@@ -69,8 +81,7 @@ pub struct Graph {
     layout_policy: AtomicU8,
 }
 
-/// What a graph keeps from one frame to the next: taken once by `record()`, once by
-/// `finish()` and once when the execution gives its frame back.
+/// What a graph keeps from one frame to the next, locked once per frame, by `finish()`.
 #[derive(Default)]
 struct Kept {
     /// The last few executed frames, kept so that the next `finish()` reuses or refills one:
@@ -78,6 +89,16 @@ struct Kept {
     cache: PlanCache,
     /// Lowering's scratch space.
     lowering: LowerScratch,
+}
+
+/// What an executed builder frame hands the next builder, through the graph's [`Slot`]: the
+/// next `record()` takes it, its `finish()` puts the frame in the cache (under the lock it
+/// takes anyway), and its `execute()` puts it back, refilled. A builder or `Planned` dropped
+/// unexecuted drops it, and the next `record()` starts a new one.
+#[derive(Default)]
+pub(crate) struct Returned {
+    /// The last executed frame, on its way to the cache.
+    frame: Option<PreparedFrame>,
     /// What the next builder reuses.
     builder: BuilderLists,
 }
@@ -141,7 +162,7 @@ impl Graph {
     ) -> Result<Graph> {
         // SAFETY: the three belong together and are alive (this function's contract).
         unsafe { crate::requirements::check_device(instance, physical_device, device, "graph") }?;
-        Ok(Graph::with_pools(GraphPools::new(device, debug, None)))
+        Ok(Graph::with_pools(device, debug, None))
     }
 
     /// As [`Graph::new`], and the graph keeps `device_owner` alive until it and every
@@ -179,31 +200,52 @@ impl Graph {
     ) -> Result<Graph> {
         // SAFETY: the three belong together and are alive (this function's contract).
         unsafe { crate::requirements::check_device(instance, physical_device, device, "graph") }?;
-        Ok(Graph::with_pools(GraphPools::new(
-            device,
-            debug,
-            Some(device_owner),
-        )))
+        Ok(Graph::with_pools(device, debug, Some(device_owner)))
     }
 
-    fn with_pools(pools: GraphPools) -> Graph {
+    fn with_pools(
+        device: &ash::Device,
+        debug: Option<DebugUtils>,
+        device_owner: Option<Arc<dyn std::any::Any + Send + Sync>>,
+    ) -> Graph {
+        let device = Arc::new(device.clone());
+        let pools = GraphPools::new(device.clone(), debug.clone(), device_owner);
         Graph {
             pools: Arc::new(pools),
+            device,
+            debug,
+            labels: AtomicBool::new(true),
             kept: Default::default(),
+            returned: Slot::default(),
             device_features: AtomicU32::new(0),
             layout_policy: AtomicU8::new(0),
         }
     }
 
-    /// Takes back an executed frame and the passes it ran: the frame goes to the cache, the
-    /// pass list and names to the next builder. Nothing is dropped, so a frame like the last
-    /// allocates nothing.
-    pub(crate) fn executed(&self, frame: PreparedFrame, mut passes: Vec<PassEntry<'_>>) {
-        let mut kept = self.kept.lock();
-        kept.cache.put_back(frame);
-        let builder = &mut kept.builder;
+    /// Takes back an executed builder frame and the passes it ran, for the next builder
+    /// (which gives the frame to the cache). Nothing is dropped and no lock is taken, so a
+    /// frame like the last allocates nothing.
+    pub(crate) fn executed(
+        &self,
+        mut frame: PreparedFrame,
+        mut passes: Vec<PassEntry<'_>>,
+        mut returned: Box<Returned>,
+    ) {
+        // Kept frames keep no resource alive (`PlanCache::put_back`), nor does this one.
+        frame.resources.clear();
+        returned.frame = Some(frame);
+        let builder = &mut returned.builder;
         builder.names.extend(passes.drain(..).map(|p| p.name));
         builder.passes = Spare::keep(passes);
+        self.hand_back(returned);
+    }
+
+    /// Puts `returned` in the graph's slot; what it displaced (a builder that ran beside
+    /// this one) gives its frame to the cache.
+    pub(crate) fn hand_back(&self, returned: Box<Returned>) {
+        if let Some(frame) = self.returned.put(returned).and_then(|r| r.frame) {
+            self.keep_frame(frame);
+        }
     }
 
     /// Gives a frame back to the cache (a held plan's, which it re-planned away from).
@@ -220,8 +262,8 @@ impl Graph {
     /// ```
     pub fn record(&self) -> GraphBuilder<'_> {
         self.pools.collect();
-        let mut kept = self.kept.lock();
-        let builder = &mut kept.builder;
+        let mut returned = self.returned.take().unwrap_or_default();
+        let builder = &mut returned.builder;
         // The last builder's list, emptied: its allocation is reused for this frame's passes.
         let mut passes: Vec<PassEntry<'_>> = builder.passes.take();
         passes.reserve(builder.count_hint);
@@ -229,6 +271,7 @@ impl Graph {
             graph: self,
             passes,
             names: std::mem::take(&mut builder.names),
+            returned,
             error: None,
             schedule: Schedule::PROGRAM_ORDER,
         }
@@ -339,7 +382,17 @@ impl Graph {
     /// # }
     /// ```
     pub fn set_labels(&self, on: bool) {
-        self.pools.labels.store(on, Ordering::Relaxed);
+        self.labels.store(on, Ordering::Relaxed);
+    }
+
+    /// The device, shared with the pools (for what the leaves install there).
+    pub(crate) fn device_arc(&self) -> &Arc<ash::Device> {
+        &self.device
+    }
+
+    /// Whether passes are recorded inside debug labels ([`Graph::set_labels`]).
+    pub(crate) fn labels_on(&self) -> bool {
+        self.labels.load(Ordering::Relaxed)
     }
 
     /// The device the graph records for.
@@ -350,7 +403,7 @@ impl Graph {
     /// # }
     /// ```
     pub fn device(&self) -> &ash::Device {
-        &self.pools.device
+        &self.device
     }
 
     /// The debug-utils functions, if the graph has them.
@@ -361,13 +414,13 @@ impl Graph {
     /// # }
     /// ```
     pub fn debug(&self) -> Option<&DebugUtils> {
-        self.pools.debug.as_ref()
+        self.debug.as_ref()
     }
 }
 
 impl fmt::Debug for Graph {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Graph({:?})", self.pools.device.handle())
+        write!(f, "Graph({:?})", self.device.handle())
     }
 }
 
@@ -391,6 +444,8 @@ pub struct GraphBuilder<'a> {
     passes: Vec<PassEntry<'a>>,
     /// Strings of earlier passes' names, refilled rather than allocated.
     names: Vec<String>,
+    /// What the last builder frame handed this one.
+    returned: Box<Returned>,
     /// The first error of an `insert_*` call, boxed so that the builder moved by every call
     /// stays small.
     error: Option<Box<Error>>,
@@ -412,7 +467,7 @@ impl<'a> GraphBuilder<'a> {
 
     #[inline]
     pub(crate) fn insert_slot(mut self, name: &str, pass: PassSlot<'a>, queue: &Queue) -> Self {
-        if self.error.is_none() && queue.device_handle() != self.graph.pools.device.handle() {
+        if self.error.is_none() && queue.device_handle() != self.graph.device.handle() {
             self.error = Some(Box::new(Error::ForeignDevice {
                 what: format!("queue `{}` (pass `{name}`)", queue.name()),
             }));
@@ -497,15 +552,18 @@ impl<'a> GraphBuilder<'a> {
         if let Some(e) = self.error {
             return Err(*e);
         }
+        let mut returned = self.returned;
         // Emptied, but with its capacity: the execution's names go back into it.
-        let names = self.names;
+        returned.builder.names = self.names;
+        returned.builder.count_hint = self.passes.len();
+        let last = returned.frame.take();
         let (frame, tier) =
-            self.graph
-                .prepare(&self.passes, self.schedule, RecordedBy::Graph, Some(names))?;
+            (self.graph).prepare(&self.passes, self.schedule, RecordedBy::Graph, last)?;
         Ok(Planned {
             graph: self.graph,
             frame,
             passes: self.passes,
+            returned,
             tier,
             schedule: self.schedule,
         })
@@ -528,7 +586,7 @@ impl Graph {
     where
         D: Fn(&mut Declare<'_>) + 'q,
     {
-        let device = self.pools().device.handle();
+        let device = self.device.handle();
         if queue.device_handle() != device {
             return Err(Error::ForeignDevice {
                 what: format!("queue `{}` (handoff `{name}`)", queue.name()),
@@ -551,6 +609,12 @@ impl Graph {
             kept.lock().cache.put_back(frame);
         });
         let lent = (self.pools.clone(), passes, frame);
-        Handoff::begin(name, queue, app, lent, (Some(keep), tier.is_some()))
+        let device = (self.device.clone(), self.debug.clone());
+        Handoff::begin(
+            (name, queue, app),
+            lent,
+            device,
+            (Some(keep), tier.is_some()),
+        )
     }
 }

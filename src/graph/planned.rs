@@ -2,14 +2,15 @@
 //! [`Planned::execute_signalling`], an execution that also signals the app's own semaphores
 //! and fence.
 
-use super::{Graph, HeldPlan};
+use super::{Graph, HeldPlan, Returned};
 use crate::error::Result;
-use crate::exec::{self, AppSignals};
+use crate::exec;
 use crate::fence::ExecutionFence;
 use crate::pass::PassEntry;
 use crate::plan::{Plan, Schedule};
 use crate::prepared::{PreparedFrame, Tier};
 use crate::queue::Queue;
+use crate::signals::AppSignals;
 use std::fmt;
 
 /// A planned graph: inspect or print its [`Plan`], then [`Planned::execute`] it.
@@ -28,6 +29,8 @@ pub struct Planned<'a> {
     pub(super) frame: PreparedFrame,
     /// The passes, in program order (the plan's pass indices).
     pub(super) passes: Vec<PassEntry<'a>>,
+    /// What the last builder frame handed this one, to hand on to the next.
+    pub(super) returned: Box<Returned>,
     /// The tier at which `finish()` reused one of the graph's kept frames, if it did.
     pub(super) tier: Option<Tier>,
     /// The builder's schedule, for a held plan to re-plan with.
@@ -123,7 +126,7 @@ impl<'a> Planned<'a> {
             signals,
         );
         self.frame.note_ran();
-        self.graph.executed(self.frame, self.passes);
+        self.graph.executed(self.frame, self.passes, self.returned);
         fence
     }
 
@@ -139,6 +142,8 @@ impl<'a> Planned<'a> {
     /// # Ok(()) }
     /// ```
     pub fn hold(self) -> HeldPlan<'a> {
+        // The lists go back for the next builder; the frame and passes are the held plan's.
+        self.graph.hand_back(self.returned);
         HeldPlan::new(self.graph, (self.frame, self.passes), self.schedule)
     }
 

@@ -29,16 +29,17 @@ impl Graph {
     /// cache (the one lookup: [`super::cache::PlanCache::lookup`]), or plans them (verified
     /// in debug builds): the one way a graph turns passes into a frame. The tier is `None`
     /// for a new plan, which refills an evicted frame's vectors. The graph's lock is held
-    /// once, for lowering and the lookup (and to keep a builder's emptied `names` for the
-    /// next one); planning and verifying run without it.
+    /// once, for lowering and the lookup, and to put the last executed builder frame in the
+    /// cache first: `last`, which a builder brings, or the one in the graph's slot;
+    /// planning and verifying run without it.
     pub(crate) fn prepare(
         &self,
         passes: &[PassEntry<'_>],
         schedule: Schedule,
         recorded_by: RecordedBy,
-        names: Option<Vec<String>>,
+        last: Option<PreparedFrame>,
     ) -> Result<(PreparedFrame, Option<Tier>)> {
-        let device = self.pools.device.handle();
+        let device = self.device.handle();
         let features = self.device_features();
         let ext = QueueExtensions {
             all_stages: recorded_by == RecordedBy::Graph
@@ -49,9 +50,9 @@ impl Graph {
         let found = {
             let mut kept = self.kept.lock();
             let kept = &mut *kept;
-            if let Some(names) = names {
-                kept.builder.names = names;
-                kept.builder.count_hint = passes.len();
+            match last {
+                Some(frame) => kept.cache.put_back(frame),
+                None => self.take_returned_frame(&mut kept.cache),
             }
             let (spare_input, lists) = kept.cache.lowering_lists();
             let mut lowered = lower(
@@ -91,7 +92,8 @@ impl Graph {
             }
         };
         frame.layouts = layouts;
-        if let Some(transients) = self.pools.transients.get() {
+        frame.record_labels = self.labels_on();
+        if let Some(transients) = self.pools.transients().get() {
             transients.check_budget(&frame.plan)?;
         }
         Ok((frame, tier))
@@ -157,4 +159,21 @@ pub(super) fn verify_in_debug(plan: &Plan, queues: &[Queue]) -> Result<()> {
     }
     let _ = (plan, queues); // Read only by the verifier.
     Ok(())
+}
+
+impl Graph {
+    /// Moves the frame the last builder execution left in the graph's slot into `cache`
+    /// (a held plan's re-plan or a handoff may take it), leaving its lists for the next
+    /// builder.
+    fn take_returned_frame(&self, cache: &mut super::cache::PlanCache) {
+        let Some(mut returned) = self.returned.take() else {
+            return;
+        };
+        if let Some(frame) = returned.frame.take() {
+            cache.put_back(frame);
+        }
+        if let Some(frame) = self.returned.put(returned).and_then(|r| r.frame) {
+            cache.put_back(frame);
+        }
+    }
 }

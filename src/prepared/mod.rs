@@ -24,6 +24,7 @@
 pub(crate) mod barriers;
 pub(crate) mod labels;
 mod rest;
+pub(crate) mod scratch;
 
 pub(crate) use barriers::PlanBarriers;
 pub(crate) use rest::{AtRest, MERGED};
@@ -46,6 +47,9 @@ pub(crate) struct PreparedFrame {
     pub(crate) versions: Vec<u64>,
     /// The layouts the passes declared their image uses in, which they record with.
     pub(crate) layouts: LayoutPolicy,
+    /// Whether passes are recorded inside debug labels (the graph's setting, given each
+    /// time the frame is prepared or a held plan executes).
+    pub(crate) record_labels: bool,
     /// The Vulkan structs of the plan's barriers, once recorded.
     pub(crate) barriers: PlanBarriers,
     /// The passes' and commands' debug labels, built with labels on from the plan's second
@@ -59,6 +63,8 @@ pub(crate) struct PreparedFrame {
     pub(crate) rest: AtRest,
     /// What the last execution committed.
     pub(crate) ran: Ran,
+    /// The scratch its executions record and submit with.
+    pub(crate) scratch: scratch::FrameScratch,
     rebinder: Rebinder,
     /// The input the plan was last rebound from, refilled by the next re-check; with
     /// `spare_is_copy`, its declarations are the plan's own (a held plan's states refill it).

@@ -14,8 +14,9 @@ use std::sync::Arc;
 
 /// The graph's transients, installed in its pools the first time.
 fn transients(graph: &Graph) -> &Transients {
-    let pools = graph.pools();
-    let hooks = (pools.transients).get_or_init(|| Box::new(Transients::new(pools.device.clone())));
+    let device = graph.device_arc();
+    let hooks =
+        (graph.pools().transients()).get_or_init(|| Box::new(Transients::new(device.clone())));
     hooks
         .as_any()
         .downcast_ref()
@@ -24,7 +25,7 @@ fn transients(graph: &Graph) -> &Transients {
 
 /// The graph's transients, if it has any yet.
 fn installed(graph: &Graph) -> Option<&Transients> {
-    graph.pools().transients.get()?.as_any().downcast_ref()
+    graph.pools().transients().get()?.as_any().downcast_ref()
 }
 
 impl Graph {

@@ -1,7 +1,6 @@
 //! A failed recording gives every object back.
 
 use super::*;
-use crate::exec::GraphPools;
 use crate::plan::{Batch, Plan, QueuePlan};
 use crate::{Context, Declare, Pass, Recorder};
 
@@ -80,20 +79,23 @@ fn a_failed_recording_returns_every_fence_and_command_buffer() {
         let mut frame =
             crate::prepared::PreparedFrame::of_plan(two_queue_plan(), vec![q.clone(), q.clone()]);
         let mut execution = Execution::of(&shared, &mut passes, &mut frame);
-        let token = CompletionToken::new(shared.device.clone());
-        let r = panic::catch_unwind(AssertUnwindSafe(|| {
-            execution.record(
-                &token,
-                &mut Default::default(),
-                Recording::new(&mut Default::default()),
-            )
-        }));
-        (r, token)
+        let mut scratch = FrameScratch::default();
+        panic::catch_unwind(AssertUnwindSafe(|| execution.record(&mut scratch)))
+    };
+    // The token of a failed recording: back in the spares.
+    let last_token = || -> CompletionToken {
+        let reusable = shared.reusable.lock();
+        reusable
+            .spares
+            .tokens
+            .last()
+            .expect("a spent token")
+            .clone()
     };
 
-    let (r, token) = run(Some("panic"));
+    let r = run(Some("panic"));
     assert!(r.is_err(), "the panic goes on to the caller");
-    assert!(token.has_failed());
+    assert!(last_token().has_failed());
     // Every command buffer and fence is taken before any pass records: queue 1's pass
     // fails with both queues' fences and both buffers out, and all of them come back.
     assert_eq!(
@@ -102,19 +104,18 @@ fn a_failed_recording_returns_every_fence_and_command_buffer() {
         "both fences and both buffers"
     );
 
-    let (r, token) = run(Some("no"));
+    let r = run(Some("no"));
     let e = r.unwrap().err().expect("an error");
     assert_eq!(e.to_string(), "pass `second` failed to record: no");
-    assert!(token.has_failed());
+    assert!(last_token().has_failed());
     assert_eq!(spares(&shared, family), (2, 2), "reused, and back again");
 
     // A good recording reuses them all; handing it back unsubmitted returns all of them.
-    let (r, token) = run(None);
-    let recording = r.unwrap().unwrap();
+    let recording = run(None).unwrap().unwrap();
     assert_eq!(recording.fences.len(), 2);
     assert_eq!(spares(&shared, family), (0, 0));
-    token.set_submitted(&[]);
-    shared.recycle(recording.into_in_flight(&shared, token, Vec::new(), Vec::new()));
+    recording.token.set_submitted(&[]);
+    shared.recycle(recording.into_in_flight(&mut FrameScratch::default(), &[], &[]));
     assert_eq!(spares(&shared, family), (2, 2));
 
     drop(shared);

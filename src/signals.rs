@@ -86,7 +86,7 @@ impl AppSignals {
 
 /// Refuses signals `plan` (on `queues`) cannot carry, before anything is recorded: a
 /// semaphore on a queue without work in the plan, or a fence for a plan without work.
-pub(super) fn check(plan: &Plan, queues: &[Queue], signals: &AppSignals) -> Result<()> {
+pub(crate) fn check(plan: &Plan, queues: &[Queue], signals: &AppSignals) -> Result<()> {
     for (queue, _, value) in &signals.semaphores {
         if *value == Some(0) {
             return Err(Error::InvalidArgument(format!(

@@ -64,8 +64,9 @@
 //! queue, or a graph already planned after the app's work) it submits the pass's batch itself
 //! with nothing in the pass, so that the states it committed hold.
 
-use super::{Begun, Execution, GraphPools};
+use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
+use crate::exec::{self, Begun, GraphPools};
 use crate::pass::PassEntry;
 use crate::plan::{Plan, WaitTarget};
 use crate::prepared::barriers::{dependency_info, raw, BarrierStructs};
@@ -88,6 +89,9 @@ pub struct Handoff<'q> {
     frame: PreparedFrame,
     passes: Vec<PassEntry<'q>>,
     pools: Arc<GraphPools>,
+    /// The graph's device, and its debug utils for the barriers' label.
+    device: Arc<ash::Device>,
+    debug: Option<DebugUtils>,
     /// `None` once submitted or dropped.
     begun: Option<Begun<'q>>,
     barriers: BarrierStructs,
@@ -106,15 +110,14 @@ pub(crate) type Keep<'q> = Option<Box<dyn FnOnce(PreparedFrame) + 'q>>;
 
 impl<'q> Handoff<'q> {
     /// Submits what the library submits for a planned handoff (the release-only batches)
-    /// and fills what the app submits.
+    /// and fills what the app submits. `graph` is the graph's device and debug utils.
     pub(crate) fn begin(
-        name: &str,
-        queue: &'q Queue,
-        app: usize,
+        (name, queue, app): (&str, &'q Queue, usize),
         (pools, mut passes, mut frame): (Arc<GraphPools>, Vec<PassEntry<'q>>, PreparedFrame),
+        (device, debug): (Arc<ash::Device>, Option<DebugUtils>),
         (keep, reused): (Keep<'q>, bool),
     ) -> Result<Self> {
-        let begun = Execution::of(&pools, &mut passes, &mut frame).begin_handoff(app, queue)?;
+        let begun = exec::begin_handoff(&pools, &mut passes, &mut frame, app, queue)?;
         let mut handoff = Handoff {
             name: name.to_owned(),
             queue,
@@ -122,6 +125,8 @@ impl<'q> Handoff<'q> {
             frame,
             passes,
             pools,
+            device,
+            debug,
             begun: None,
             barriers: BarrierStructs::default(),
             keep,
@@ -140,7 +145,7 @@ impl<'q> Handoff<'q> {
             handoff.barriers.buffers.len(),
             handoff.waits.len(),
             handoff.signal_value,
-            if handoff.begun.as_ref().is_some_and(|b| b.release.is_some()) {
+            if handoff.begun.as_ref().is_some_and(Begun::released) {
                 " (after a release on another family's queue)"
             } else {
                 ""
@@ -151,11 +156,6 @@ impl<'q> Handoff<'q> {
 }
 
 impl<'q> Handoff<'q> {
-    /// The handoff's frame, borrowed as an execution.
-    fn execution(&mut self) -> Execution<'_, 'q> {
-        Execution::of(&self.pools, &mut self.passes, &mut self.frame)
-    }
-
     /// Fills the barriers, waits and signals from the plan's app batch and the values.
     fn fill_submit_info(&mut self, begun: &Begun<'_>) {
         let plan = &self.frame.plan;
@@ -176,7 +176,7 @@ impl<'q> Handoff<'q> {
                 let (semaphore, value) = match w.target {
                     WaitTarget::Batch { queue, .. } | WaitTarget::Value { queue, .. } => (
                         queues[queue].timeline(),
-                        plan.wait_value(w.target, &begun.values).unwrap_or(0),
+                        plan.wait_value(w.target, begun.values()).unwrap_or(0),
                     ),
                     WaitTarget::Binary(s) => (s, 0),
                 };
@@ -186,7 +186,7 @@ impl<'q> Handoff<'q> {
                     .stage_mask(w.stages)
             })
             .collect();
-        self.signal_value = begun.values.per_batch[self.app][0].unwrap_or(0);
+        self.signal_value = begun.values().per_batch[self.app][0].unwrap_or(0);
         self.signals = app
             .batch
             .signal
@@ -336,15 +336,14 @@ impl<'q> Handoff<'q> {
         if self.barriers().is_empty() {
             return;
         }
-        let pools = self.pools.clone();
-        if let Some(d) = &pools.debug {
+        if let Some(d) = &self.debug {
             d.begin_label(cmd, &format!("handoff `{}`: barriers", self.name));
         }
         let dep = self.dependency_info();
         // SAFETY: the caller guarantees `cmd` is recording on this device and family; the
         // barriers name live resources (held by the handoff) and come from a verified plan.
-        unsafe { pools.device.cmd_pipeline_barrier2(cmd, &dep) };
-        if let Some(d) = &pools.debug {
+        unsafe { self.device.cmd_pipeline_barrier2(cmd, &dep) };
+        if let Some(d) = &self.debug {
             d.end_label(cmd);
         }
     }
@@ -376,11 +375,8 @@ impl<'q> Handoff<'q> {
         // command buffers and fence; the semaphores are the queues' live timelines (the
         // handoff holds the queues) and the binary semaphores the declarations named.
         unsafe {
-            self.pools.device.queue_submit2(
-                begun.lock.handle(),
-                std::slice::from_ref(&submit),
-                fence,
-            )
+            self.device
+                .queue_submit2(begun.lock().handle(), std::slice::from_ref(&submit), fence)
         }
         .map_err(|e| Error::vk("vkQueueSubmit2", e))?;
         // SAFETY: the submit above was made to `queue()` with the waits, the signal and the
@@ -435,7 +431,7 @@ impl<'q> Handoff<'q> {
         fence: vk::Fence,
         record: impl FnOnce(vk::CommandBuffer) -> Result<()>,
     ) -> Result<()> {
-        let device = self.pools.device.clone();
+        let device = self.device.clone();
         let begin = vk::CommandBufferBeginInfo::default()
             .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
         // SAFETY: the caller guarantees `cmd` is of this device, not pending, and resettable
@@ -498,23 +494,15 @@ impl Handoff<'_> {
         let Some(begun) = self.begun.take() else {
             return;
         };
-        if begun.release.is_none() && self.execution().restore_if_unobserved(&begun.before) {
-            log::debug!(
+        let (pools, app) = (&self.pools, self.app);
+        match exec::settle_handoff(pools, &mut self.passes, &mut self.frame, app, begun) {
+            Ok(true) => log::debug!(
                 "handoff `{}` dropped unsubmitted: states restored (timeline value {} on `{}` skipped)",
                 self.name,
                 self.signal_value,
                 self.queue.name()
-            );
-            return;
-        }
-        // A release went to another queue, or someone planned after the committed states: the
-        // states must become true. The pass's batch, with nothing in the pass, does that.
-        let app = self.app;
-        match self
-            .execution()
-            .submit_app_batch(app, &begun.lock, &begun.values)
-        {
-            Ok(()) => log::debug!(
+            ),
+            Ok(false) => log::debug!(
                 "handoff `{}` dropped unsubmitted: submitted its barriers and value {} itself",
                 self.name,
                 self.signal_value

@@ -1,6 +1,10 @@
 //! [`ExecutionFence`]: waits for one execution and keeps what it uses alive until then; and
 //! [`CompletionToken`], a cloneable "is it done yet" for objects that outlive the fence.
 //!
+//! The fence holds the execution's `InFlight` until it sees it complete, and then hands it
+//! back to its graph's pools through the one thing it knows of them, `Pools` (the executor
+//! implements it).
+//!
 //! ```no_run
 //! # fn f(fence: vk_baton::ExecutionFence) -> vk_baton::Result<()> {
 //! use std::time::Duration;
@@ -12,10 +16,13 @@
 
 pub use crate::completion::CompletionToken;
 use crate::error::{Error, Result};
-use crate::exec::{GraphPools, InFlight};
-use crate::extensions::CompletedExtensions;
+use crate::extensions::{CompletedExtensions, ExecutionExtensions};
+use crate::queue::Queue;
+use crate::resource::Resource;
+use crate::sync::Mutex;
 use ash::vk;
-use parking_lot::{Mutex, MutexGuard};
+use parking_lot::{MappedMutexGuard, MutexGuard};
+use std::any::Any;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -45,18 +52,28 @@ use std::time::Duration;
 #[must_use = "dropping the fence does not wait; call wait() to block until the GPU is done"]
 pub struct ExecutionFence {
     token: CompletionToken,
-    contents: Mutex<Option<InFlight>>,
+    /// The fence's one lock.
+    contents: Mutex<Contents>,
+    pools: Arc<dyn Pools>,
+}
+
+/// What an execution fence holds: the execution until it completes, then what the optional
+/// parts read when it did.
+struct Contents {
+    /// What the execution keeps alive, until the fence sees it complete.
+    in_flight: Option<InFlight>,
     /// What the optional parts read when the execution completed (the GPU times).
-    extensions: Mutex<CompletedExtensions>,
-    pools: Arc<GraphPools>,
+    completed: CompletedExtensions,
 }
 
 impl ExecutionFence {
-    pub(crate) fn new(contents: InFlight, pools: Arc<GraphPools>) -> Self {
+    pub(crate) fn new(contents: InFlight, pools: Arc<dyn Pools>) -> Self {
         Self {
             token: contents.token.clone(),
-            contents: Mutex::new(Some(contents)),
-            extensions: Mutex::default(),
+            contents: Mutex::new(Contents {
+                in_flight: Some(contents),
+                completed: CompletedExtensions::default(),
+            }),
             pools,
         }
     }
@@ -120,12 +137,15 @@ impl ExecutionFence {
         dead_code,
         reason = "only the leaves call it: unused without their features"
     )]
-    pub(crate) fn extensions(&self) -> Option<MutexGuard<'_, CompletedExtensions>> {
-        self.is_complete().then(|| self.extensions.lock())
+    pub(crate) fn extensions(&self) -> Option<MappedMutexGuard<'_, CompletedExtensions>> {
+        if !self.is_complete() {
+            return None;
+        }
+        Some(MutexGuard::map(self.contents.lock(), |c| &mut c.completed))
     }
 
     fn wait_for(&self, timeout_ns: u64) -> Result<bool> {
-        let device = &self.pools.device;
+        let device = self.pools.device();
         // SAFETY: the fences belong to this execution and stay unrecycled while its contents
         // are held (`wait_with` holds them during the call).
         self.wait_with(timeout_ns, |fences, t| unsafe {
@@ -141,7 +161,7 @@ impl ExecutionFence {
         wait: impl FnOnce(&[vk::Fence], u64) -> ash::prelude::VkResult<()>,
     ) -> Result<bool> {
         let mut contents = self.contents.lock();
-        let Some(held) = contents.as_ref() else {
+        let Some(held) = contents.in_flight.as_ref() else {
             return Ok(true);
         };
         // The execution's own fences: the same as its token's, without copying them.
@@ -157,11 +177,12 @@ impl ExecutionFence {
         };
         if done {
             self.token.mark_done();
-            if let Some(mut c) = contents.take() {
+            if let Some(mut c) = contents.in_flight.take() {
                 c.note_reached();
                 // Read before the objects (a query pool) go back to the graph.
-                *self.extensions.lock() = c.ext.complete(&self.pools.device);
-                self.pools.recycle(c);
+                contents.completed = c.ext.complete(self.pools.device());
+                drop(contents);
+                self.pools.give_back(c);
             }
         }
         Ok(done)
@@ -170,15 +191,66 @@ impl ExecutionFence {
 
 impl Drop for ExecutionFence {
     fn drop(&mut self) {
-        let Some(c) = self.contents.get_mut().take() else {
-            return;
-        };
-        match self.token.poll() {
-            Ok(true) => self.pools.recycle_completed(c),
-            Ok(false) => self.pools.defer(c),
-            Err(e) => {
-                log::error!("execution fence dropped after {e}: leaking its resources rather than freeing them while the GPU may use them");
-                std::mem::forget(c);
+        if let Some(c) = self.contents.get_mut().in_flight.take() {
+            self.pools.dropped(c);
+        }
+    }
+}
+
+/// The pools an execution's objects come from and go back to, as its fence sees them.
+pub(crate) trait Pools: Send + Sync {
+    /// The device the fences belong to.
+    fn device(&self) -> &ash::Device;
+    /// Takes back an execution the fence saw complete.
+    fn give_back(&self, c: InFlight);
+    /// Takes an execution whose fence was dropped, complete or not: it keeps it until it is.
+    fn dropped(&self, c: InFlight);
+}
+
+/// Which command pool a command buffer comes from: its queue family, and the recording
+/// thread that uses the pool (0: the thread that calls `execute()`; see
+/// [`crate::Graph::set_recording_threads`]). Command pools are externally synchronized, so
+/// threads recording side by side each need their own.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub(crate) struct PoolKey {
+    pub(crate) family: u32,
+    pub(crate) thread: usize,
+}
+
+/// Everything one execution keeps alive until its fences signal.
+pub(crate) struct InFlight {
+    pub(crate) token: CompletionToken,
+    /// Every VkFence of the execution (submitted or not) to return to the pools.
+    pub(crate) fences: Vec<vk::Fence>,
+    /// Command buffers to return to their pool.
+    pub(crate) cmds: Vec<(PoolKey, vk::CommandBuffer)>,
+    pub(crate) resources: Vec<Resource>,
+    pub(crate) queues: Vec<Queue>,
+    /// Per queue of `queues`: the timeline value known reached once the execution's fences
+    /// signal (its own last value there, or the highest it waited for), 0 for none.
+    pub(crate) reached: Vec<u64>,
+    pub(crate) keep: Vec<Box<dyn Any + Send + Sync>>,
+    /// The optional parts' objects (timestamp queries).
+    pub(crate) ext: ExecutionExtensions,
+}
+
+impl InFlight {
+    /// Releases what the execution kept alive (the passes' objects, the resources, queues
+    /// and the optional parts' objects), keeping the emptied lists for
+    /// the pools.
+    pub(crate) fn release(&mut self) {
+        self.keep.clear();
+        self.resources.clear();
+        self.queues.clear();
+        std::mem::take(&mut self.ext).release();
+    }
+
+    /// Tells the queues what the host now knows complete: call once its fences were seen
+    /// signalled (never for an execution that failed).
+    pub(crate) fn note_reached(&self) {
+        for (q, &v) in self.queues.iter().zip(&self.reached) {
+            if v != 0 {
+                q.note_host_complete(v);
             }
         }
     }
