@@ -105,6 +105,9 @@ struct WState {
     group: Option<Box<unordered::Group>>,
 }
 
+/// The dependencies a semaphore wait orders: usually one or two.
+type Serves = SmallVec<[Dep; 2]>;
+
 /// A dependency on work on another queue: becomes a semaphore wait.
 #[derive(Clone, Copy, Debug)]
 struct Dep {
@@ -154,14 +157,20 @@ struct Planner<'a> {
     /// The passes in the order taken: the `k`-th, at node position `2k + 2`, is `order[k]`
     /// (not pass `k` once a pass was culled).
     order: &'a [usize],
+    /// Per pass (by index), whether its render pass ends in a transition: empty if none does.
+    render_pass_ends: Vec<bool>,
     /// Why each barrier entry is there: each node's reasons are one consecutive range.
     reasons: Vec<Why>,
+    /// The prior accesses of the reasons, each reason's one consecutive range.
+    reason_priors: Vec<Rec>,
+    /// The list of a use's prior accesses, lent to each use in turn ([`seg_use::SegAccess`]).
+    use_priors: Vec<Rec>,
     /// The reasons of each barrier command once batched.
     whys: Vec<CommandWhy>,
     /// Per queue: its nodes' positions, and the batch each went into.
     batched: Vec<(Vec<Pos>, Vec<usize>)>,
     /// Per timeline wait (queue, batch, index): the dependencies it orders.
-    wait_serves: Vec<(usize, usize, usize, Vec<Dep>)>,
+    wait_serves: Vec<(usize, usize, usize, Serves)>,
 }
 
 /// Plans `input`: see the module docs for the algorithm and [`Plan`] for the result.
@@ -442,6 +451,7 @@ fn plan_parts(
     prune: bool,
     hoist: bool,
 ) -> Result<(Vec<QueuePlan>, FinalStates)> {
+    let uses = input.passes.iter().map(|p| p.uses.len()).sum::<usize>();
     let mut pos = vec![0; input.passes.len()];
     for (k, &i) in order.iter().enumerate() {
         pos[i] = pass_pos(k);
@@ -480,8 +490,11 @@ fn plan_parts(
         hoist,
         pos,
         order,
-        // Usually at most one entry per use: reserved, not grown.
-        reasons: Vec::with_capacity(input.passes.iter().map(|p| p.uses.len()).sum()),
+        render_pass_ends: dependencies::render_pass_ends(input),
+        // Usually at most one entry per use, with one or two priors: reserved, not grown.
+        reasons: Vec::with_capacity(uses),
+        reason_priors: Vec::with_capacity(2 * uses),
+        use_priors: Vec::with_capacity(4),
         whys: Vec::new(),
         batched: Vec::new(),
         wait_serves: Vec::new(),

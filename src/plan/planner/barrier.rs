@@ -227,10 +227,10 @@ impl Planner<'_> {
         if !self.hoist || node.barrier.is_empty() || !pass.waits.is_empty() {
             return;
         }
-        let (src, dst) = stages_of(&node.barrier);
         let nodes = &self.nodes[q];
-        // The passes it moves above, and at last the one whose command it joins.
-        let mut reached = vk::PipelineStageFlags2::NONE;
+        // The passes it moves above, and at last the one whose command it joins: the stages
+        // they ran in.
+        let mut passed = vk::PipelineStageFlags2::NONE;
         let mut target = None;
         for (ni, (_, n)) in nodes.iter().enumerate().rev() {
             let NodeKind::Pass(i) = n.kind else { return };
@@ -240,13 +240,16 @@ impl Planner<'_> {
             if opaque || touches(input, i, &node.barrier) {
                 return;
             }
-            reached |= dst & self.pass_stages[i];
+            passed |= self.pass_stages[i];
             if !n.barrier.is_empty() {
                 target = Some(ni);
                 break;
             }
         }
         let Some(t) = target else { return };
+        // Found only now: most commands stop at the pass just before, which touches them.
+        let (src, dst) = stages_of(&node.barrier);
+        let reached = dst & passed;
         // Every pass it moves above already waits, after the earlier command, for work in
         // these source stages at these stages of its own.
         let (target_src, target_dst) = stages_of(&nodes[t].1.barrier);

@@ -18,7 +18,7 @@ pub(super) struct ProtoWait {
     /// What the awaited node's signal must cover.
     src_stages: DeviceStages,
     /// The dependencies it orders.
-    serves: Vec<Dep>,
+    serves: Serves,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -53,35 +53,32 @@ impl Planner<'_> {
         let protos: Vec<Vec<Proto>> = nodes.iter().map(|q| self.place_waits(q)).collect();
         // B: the nodes other queues actually wait on (after merging to the highest value).
         let signal_src = signal_sources(&nodes, &protos);
-        let node_index: Vec<Vec<Pos>> = nodes
+        let positions: Vec<Vec<Pos>> = nodes
             .iter()
             .map(|q| q.iter().map(|(p, _)| *p).collect())
             .collect();
         // C: end a batch after each awaited node and each binary signal (signal as early as
         // possible), then resolve waits to batch indices.
-        let mut batch_of: Vec<Vec<usize>> =
-            nodes.iter().map(|q| vec![usize::MAX; q.len()]).collect();
         let mut plans: Vec<QueuePlan> = Vec::with_capacity(nodes.len());
-        for (q, (qnodes, qprotos)) in nodes.into_iter().zip(protos).enumerate() {
-            let (batches, node_batch) =
-                self.batch_queue(q, qnodes, qprotos, &signal_src[q], &mut batch_of[q]);
+        let queues = nodes.into_iter().zip(protos).zip(positions).enumerate();
+        for (q, ((qnodes, qprotos), positions)) in queues {
+            let (batches, node_batch) = self.batch_queue(q, qnodes, qprotos, &signal_src[q]);
             plans.push(QueuePlan { batches });
-            self.batched.push((node_index[q].clone(), node_batch));
+            self.batched.push((positions, node_batch));
         }
-        self.resolve_waits(&mut plans, &node_index, &batch_of);
+        self.resolve_waits(&mut plans);
         plans
     }
 
     /// Step C of batching for queue `q`: its nodes into batches, one after another, ending a
-    /// batch after each node that `signal_src` (per node) says is awaited, marked in `batch_of`,
-    /// and after each binary signal. Returns the batches and each node's batch.
+    /// batch after each node that `signal_src` (per node) says is awaited, and after each
+    /// binary signal. Returns the batches and each node's batch.
     fn batch_queue(
         &mut self,
         q: usize,
         nodes: Vec<(Pos, Node)>,
         protos: Vec<Proto>,
         signal_src: &[Option<DeviceStages>],
-        batch_of: &mut [usize],
     ) -> (Vec<Batch>, Vec<usize>) {
         let mut batches: Vec<Batch> = Vec::new();
         let mut node_batch = vec![0; nodes.len()];
@@ -110,7 +107,6 @@ impl Planner<'_> {
                 let mut ends = self.push_node(q, batches.len(), &mut cur, node);
                 if let Some(stages) = signal_src[ni] {
                     cur.signal = Some(cur.signal.unwrap_or_default() | stages.get());
-                    batch_of[ni] = batches.len();
                     ends = true;
                 }
                 if ends {
@@ -166,14 +162,9 @@ impl Planner<'_> {
     }
 
     /// Resolves the waits kept beside each proto's first batch to what they wait for: the
-    /// batch of an awaited node (found by `node_index` and `batch_of`), a value or a binary
+    /// batch of an awaited node (found by its position in `batched`), a value or a binary
     /// semaphore.
-    fn resolve_waits(
-        &mut self,
-        plans: &mut [QueuePlan],
-        node_index: &[Vec<Pos>],
-        batch_of: &[Vec<usize>],
-    ) {
+    fn resolve_waits(&mut self, plans: &mut [QueuePlan]) {
         for (q, b, waits) in std::mem::take(&mut self.proto_waits) {
             for (wi, w) in waits.into_iter().enumerate() {
                 if !w.serves.is_empty() {
@@ -181,10 +172,12 @@ impl Planner<'_> {
                 }
                 plans[q].batches[b].waits[wi].target = match w.target {
                     ProtoTarget::Node(queue, pos) => {
-                        let ni = node_index[queue].partition_point(|p| *p < pos);
+                        let (positions, node_batch) = &self.batched[queue];
+                        let ni = positions.partition_point(|p| *p < pos);
+                        debug_assert_eq!(positions.get(ni), Some(&pos), "a wait on a node");
                         WaitTarget::Batch {
                             queue,
-                            batch: batch_of[queue][ni],
+                            batch: node_batch[ni],
                         }
                     }
                     ProtoTarget::Value(queue, value) => WaitTarget::Value { queue, value },
@@ -214,7 +207,7 @@ impl Planner<'_> {
                                 .unwrap_or(vk::PipelineStageFlags2::ALL_COMMANDS),
                         ),
                         src_stages: DeviceStages::default(),
-                        serves: Vec::new(),
+                        serves: Serves::new(),
                     })
                     .collect(),
                 _ => Vec::new(),
@@ -263,7 +256,7 @@ impl Planner<'_> {
                                     target,
                                     stages: d.wait_stages,
                                     src_stages: d.src_stages,
-                                    serves: vec![*d],
+                                    serves: smallvec::smallvec![*d],
                                 });
                                 proto.waits.len() - 1
                             }

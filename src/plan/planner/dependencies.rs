@@ -41,6 +41,22 @@ fn forget_reads_if(transitions: bool, st: &mut WState) {
     }
 }
 
+/// Per pass, whether its render pass ends by moving an attachment to its `finalLayout`
+/// ([`Planner::ends_render_pass`]); empty where no pass does, as in most graphs.
+pub(super) fn render_pass_ends(input: &PlanInput) -> Vec<bool> {
+    let ends = |p: &PassDecl| {
+        p.uses.iter().any(|u| {
+            let kind = &input.resources[u.resource].kind;
+            u.render_pass
+                .is_some_and(|rp| rp.final_layout != u.on_plane(kind).access.layout)
+        })
+    };
+    if !input.passes.iter().any(ends) {
+        return Vec::new();
+    }
+    input.passes.iter().map(ends).collect()
+}
+
 impl Planner<'_> {
     pub(super) fn add_pass(&mut self, i: usize) -> Result<()> {
         let pass = &self.input.passes[i];
@@ -80,8 +96,9 @@ impl Planner<'_> {
             for u in uses {
                 let kind = &self.input.resources[u.resource].kind;
                 let seg_use = SegUse::of(u, kind);
-                for cells in use_cells(kind, u) {
-                    self.access_cells(i, u.resource, cells, seg_use, &mut node)?;
+                // Walked as a slice: a small vector's by-value iterator costs more.
+                for cells in use_cells(kind, u).iter() {
+                    self.access_cells(i, u.resource, cells.clone(), seg_use, &mut node)?;
                 }
             }
         } else {
@@ -153,7 +170,10 @@ impl Planner<'_> {
         u: SegUse,
         node: &mut Node,
     ) -> Result<()> {
-        let s = self.seg_access(pass, r, st, u)?;
+        // Built here and filled in place: the facts are too large to move per use.
+        let mut s = self.seg_access(pass, r, st, u);
+        // An error ends the plan: the lent list need not go back then.
+        self.find_priors(st, &mut s)?;
         // The barrier's scopes; none where semaphores (or nothing at all) order the use.
         let scopes = match s.needs.transfer_from {
             Some(from) => Some(self.acquire(&s, from, cells.clone(), st, node)?),
@@ -177,29 +197,19 @@ impl Planner<'_> {
         );
         forget_reads_if(s.u.transitions, st);
         self.follow_group(st, &s, before);
+        // The list goes back, to be lent to the next use.
+        self.use_priors = std::mem::take(&mut s.priors);
         Ok(())
     }
 
     /// The facts of one use of one segment that [`Self::access_segment`]'s steps share, read
-    /// from the segment's state before the use. The use's stages join its pass's.
-    fn seg_access(&mut self, pass: usize, r: usize, st: &WState, u: SegUse) -> Result<SegAccess> {
+    /// from the segment's state before the use; [`Self::find_priors`] fills in its priors.
+    #[inline]
+    fn seg_access(&mut self, pass: usize, r: usize, st: &WState, u: SegUse) -> SegAccess {
         let res = &self.input.resources[r];
         let queue = self.input.passes[pass].queue;
         let family = self.input.queues[queue].family;
-        let needs = SegNeeds::of(res, family, st, &u, &self.input.queues);
-        if let (Some(owner), true) = (needs.transfer_from, is_host_only(&u.access)) {
-            // An ownership transfer cannot name the host's stage
-            // (VUID-VkImageMemoryBarrier2-srcStageMask-03854).
-            return Err(Error::InvalidInput(format!(
-                "pass `{}` accesses `{}` on the host, which first needs a layout change on \
-                 queue family {family}, but family {owner} owns it: insert the pass on a queue \
-                 of family {owner}, or declare the layout change in a pass of its own first",
-                self.input.passes[pass].name, res.name
-            )));
-        }
-        let a = u.access;
-        // Built in place: the prior accesses are stored inline, too large to move per use.
-        let mut s = SegAccess {
+        SegAccess {
             pass,
             r,
             queue,
@@ -207,14 +217,33 @@ impl Planner<'_> {
             pos: self.pos[pass],
             concurrent: res.concurrent,
             u,
-            needs,
+            needs: SegNeeds::of(res, family, st, &u, &self.input.queues),
             eff: vk::PipelineStageFlags2::empty(),
-            priors: SmallVec::new(),
+            priors: {
+                let mut priors = std::mem::take(&mut self.use_priors);
+                priors.clear();
+                priors
+            },
             joins: false,
-        };
-        // The prior accesses this one must be ordered after.
+        }
+    }
+
+    /// Fills in the prior accesses use `s` must be ordered after and the stages it is
+    /// synchronized at, which join its pass's.
+    fn find_priors(&mut self, st: &WState, s: &mut SegAccess) -> Result<()> {
+        let (pass, r, queue, a) = (s.pass, s.r, s.queue, s.u.access);
+        if let (Some(owner), true) = (s.needs.transfer_from, is_host_only(&a)) {
+            // An ownership transfer cannot name the host's stage
+            // (VUID-VkImageMemoryBarrier2-srcStageMask-03854).
+            return Err(Error::InvalidInput(format!(
+                "pass `{}` accesses `{}` on the host, which first needs a layout change on \
+                 queue family {}, but family {owner} owns it: insert the pass on a queue \
+                 of family {owner}, or declare the layout change in a pass of its own first",
+                self.input.passes[pass].name, self.input.resources[r].name, s.family
+            )));
+        }
         if s.needs.write_like {
-            s.joins = self.join_group(st, &mut s)?;
+            s.joins = self.join_group(st, s)?;
             if !s.joins {
                 write_priors_into(st, &mut s.priors);
                 self.alias_priors(r, pass, &mut s.priors);
@@ -226,7 +255,7 @@ impl Planner<'_> {
         }
         s.eff = self.effective_stages(queue, a.stages, &s.priors);
         self.pass_stages[pass] |= s.eff;
-        Ok(s)
+        Ok(())
     }
 
     /// The stages a use on `queue` is synchronized at: its own `stages`, or, for a present
@@ -237,17 +266,23 @@ impl Planner<'_> {
         stages: vk::PipelineStageFlags2,
         priors: &[Rec],
     ) -> vk::PipelineStageFlags2 {
+        if !stages.is_empty() {
+            // Resolving a binary wait's stages grows its stage mask.
+            for x in priors {
+                if x.queue == queue && x.binary_wait.is_some() {
+                    self.rec_stages(x, stages);
+                }
+            }
+            return stages;
+        }
         // Present has no stages of its own: chain from whatever came before on this queue.
-        // Folded whatever the stages: resolving a binary wait's stages grows its stage mask.
         let same_queue_stages = priors
             .iter()
             .filter(|x| x.queue == queue)
             .fold(vk::PipelineStageFlags2::NONE, |s, x| {
                 s | self.rec_stages(x, stages)
             });
-        if !stages.is_empty() {
-            stages
-        } else if priors
+        if priors
             .iter()
             .any(|x| x.queue == queue && self.ends_render_pass(x))
         {
@@ -275,31 +310,20 @@ impl Planner<'_> {
             dst_access: s.u.access.access,
             families: None,
         };
-        let chain = self.scope_and_waits(s, &mut scopes, node);
+        let (chain, plain_own) = self.scope_and_waits(s, &mut scopes, node);
         let cross = !chain.is_empty();
-        let same_queue = s.priors.iter().any(|x| x.queue == s.queue);
         // A host access needs the barrier even after a semaphore: the semaphore makes
         // writes available in the device domain only; a HOST second scope and access make
         // them available to the host.
         let host_after_cross = cross && s.eff.contains(vk::PipelineStageFlags2::HOST);
-        // A present that needs no transition (a render pass left the image in
-        // PRESENT_SRC_KHR) is ordered by the pass's binary signal, whose stage mask is the
-        // stages it chains from here (`pass_stages`): it needs no barrier either.
-        let signalled_present = super::validate::is_present(&s.u.access)
-            && self.input.passes[s.pass]
-                .signals
-                .iter()
-                .any(|sig| sig.stages.is_none());
-        // A binary wait orders the first use it guards at that use's stages, memory included
-        // (`binary_wait_use_stages`): a use that changes no layout needs no barrier after it.
-        let only_binary_waits = s
-            .priors
-            .iter()
-            .filter(|x| x.queue == s.queue)
-            .all(|x| x.binary_wait.is_some());
-        let same_queue = same_queue && !only_binary_waits;
-        if (!same_queue || signalled_present) && !s.needs.layout_change && !host_after_cross {
-            // Semaphores (or nothing at all) order it; no barrier.
+        // Without a prior of its queue other than binary waits, semaphores (or nothing at
+        // all) order the use: a binary wait orders the first use it guards at that use's
+        // stages, memory included (`binary_wait_use_stages`).
+        if (!plain_own || self.signalled_present(s))
+            && !s.needs.layout_change
+            && !host_after_cross
+        {
+            // No barrier.
             return None;
         }
         if cross {
@@ -309,20 +333,34 @@ impl Planner<'_> {
         Some(scopes)
     }
 
+    /// Whether use `s` is a present that needs no transition (a render pass left the image in
+    /// PRESENT_SRC_KHR): the pass's binary signal orders it, whose stage mask is the stages it
+    /// chains from here (`pass_stages`), so it needs no barrier either.
+    fn signalled_present(&self, s: &SegAccess) -> bool {
+        super::validate::is_present(&s.u.access)
+            && self.input.passes[s.pass]
+                .signals
+                .iter()
+                .any(|sig| sig.stages.is_none())
+    }
+
     /// Puts each prior of the use's queue into the first scope of `scopes`, and makes each
     /// prior of another queue a dependency of `node`. Returns the stages of this queue that
-    /// those semaphore waits guard, and that a barrier after them chains from.
+    /// those semaphore waits guard, and that a barrier after them chains from; and whether a
+    /// prior of the use's queue is no binary wait.
     fn scope_and_waits(
         &mut self,
         s: &SegAccess,
         scopes: &mut Scopes,
         node: &mut Node,
-    ) -> vk::PipelineStageFlags2 {
+    ) -> (vk::PipelineStageFlags2, bool) {
         let caps = self.input.queues[s.queue].caps;
         let mut chain = vk::PipelineStageFlags2::NONE;
+        let mut plain_own = false;
         for x in &s.priors {
             let stages = self.rec_stages(x, s.eff);
             if x.queue == s.queue {
+                plain_own |= x.binary_wait.is_none();
                 scopes.src_stages |= stages;
                 scopes.src_access |= crate::access::write_bits_of(x.access);
                 continue;
@@ -344,7 +382,7 @@ impl Planner<'_> {
             }
             chain |= dep.wait_stages.get();
         }
-        chain
+        (chain, plain_own)
     }
 
     /// Adds the use's barrier over `cells` to its node's command, and why each of its entries
@@ -369,10 +407,9 @@ impl Planner<'_> {
             s.needs.new_layout,
         );
         // What dropping the entry after batching must prove (see `redundant`).
-        let mut own: SmallVec<[Rec; 2]> = SmallVec::new();
-        for x in s.priors.iter().filter(|x| x.queue == s.queue) {
-            own.push(*x);
-        }
+        let start = self.reason_priors.len();
+        (self.reason_priors).extend(s.priors.iter().filter(|x| x.queue == s.queue));
+        let own = &self.reason_priors[start..];
         // After a render pass that ends in a transition, a semaphore chain orders the pass
         // only from an `ALL_COMMANDS` signal, which pruning does not model: the barrier stays.
         let keep = s.needs.layout_change
@@ -385,28 +422,22 @@ impl Planner<'_> {
         let unseen = st
             .write
             .filter(|_| !covered(&st.visible, s.queue, a.stages, a.access));
-        // Usually one entry, which takes `own` rather than a copy.
-        let why = |entry, priors| Why {
-            entry,
-            priors,
-            dst: s.eff,
-            unseen,
-            keep,
-        };
-        match entries.as_slice() {
-            &[entry] => self.reasons.push(why(entry, own)),
-            more => {
-                for &entry in more {
-                    self.reasons.push(why(entry, own.clone()));
-                }
-            }
+        let priors = start..self.reason_priors.len();
+        for &entry in entries.iter() {
+            self.reasons.push(Why {
+                entry,
+                priors: priors.clone(),
+                dst: s.eff,
+                unseen,
+                keep,
+            });
         }
     }
 
     /// A transient's first use also follows the last accesses of the transients whose memory
     /// it takes, as if they were earlier contents of the same resource (a write after reads or
     /// after a write): the reads since their last write, or that write.
-    fn alias_priors(&self, r: usize, pass: usize, priors: &mut SmallVec<[Rec; 2]>) {
+    fn alias_priors(&self, r: usize, pass: usize, priors: &mut Vec<Rec>) {
         for &a in self.aliasing.after_first_use(r, pass) {
             for (_, st) in self.states[a].iter() {
                 for x in write_priors(st) {
@@ -458,11 +489,7 @@ impl Planner<'_> {
         let Some(&i) = self.order.get(((p - 2) / 2) as usize) else {
             return false;
         };
-        self.input.passes[i].uses.iter().any(|u| {
-            let kind = &self.input.resources[u.resource].kind;
-            u.render_pass
-                .is_some_and(|rp| rp.final_layout != u.on_plane(kind).access.layout)
-        })
+        self.render_pass_ends.get(i).copied().unwrap_or(false)
     }
 
     /// The stages to chain from for a prior access. A binary wait's stages are those of its

@@ -40,8 +40,8 @@ use super::*;
 pub(super) struct Why {
     pub(super) entry: EntryRef,
     /// Accesses of the entry's own queue that the use must come after (the others are ordered
-    /// by semaphore waits the planner adds anyway).
-    pub(super) priors: SmallVec<[Rec; 2]>,
+    /// by semaphore waits the planner adds anyway): a range of the planner's `reason_priors`.
+    pub(super) priors: std::ops::Range<usize>,
     /// The stages of the use.
     pub(super) dst: vk::PipelineStageFlags2,
     /// The last write, when no earlier barrier made it visible to the use: the entry's own
@@ -79,29 +79,39 @@ struct Cmd<'a> {
 
 impl<'a> Cmd<'a> {
     fn new(why: &'a CommandWhy, whys: &'a [Why], barrier: &'a BarrierCmd) -> Self {
-        let pairs: SmallVec<[Option<(u64, u64)>; 8]> = barrier
-            .images
-            .iter()
-            .map(|b| b.scopes)
-            .chain(barrier.buffers.iter().map(|b| b.scopes))
-            .map(|s| {
-                s.families.is_none_or(|(a, b)| a == b).then(|| {
-                    (
-                        expand(s.src_stages, Role::First),
-                        expand(s.dst_stages, Role::Second),
-                    )
-                })
+        let pair = |s: &Scopes| {
+            s.families.is_none_or(|(a, b)| a == b).then(|| {
+                (
+                    expand(s.src_stages, Role::First),
+                    expand(s.dst_stages, Role::Second),
+                )
             })
-            .collect();
-        let n = pairs.len();
-        Cmd {
+        };
+        // Pushed one by one: collecting through the chained iterators costs more.
+        let mut cmd = Cmd {
             why,
             whys,
             barrier,
-            pairs,
-            gone: smallvec::smallvec![false; n],
-            pinned: smallvec::smallvec![false; n],
+            pairs: SmallVec::new(),
+            gone: SmallVec::new(),
+            pinned: SmallVec::new(),
+        };
+        for b in &barrier.images {
+            cmd.pairs.push(pair(&b.scopes));
         }
+        for b in &barrier.buffers {
+            cmd.pairs.push(pair(&b.scopes));
+        }
+        for _ in 0..cmd.pairs.len() {
+            cmd.gone.push(false);
+            cmd.pinned.push(false);
+        }
+        cmd
+    }
+
+    /// Where the command is: (queue, batch, command).
+    fn place(&self) -> (usize, usize, usize) {
+        (self.why.queue, self.why.batch, self.why.command)
     }
 
     fn count(&self) -> usize {
@@ -181,18 +191,9 @@ impl Planner<'_> {
         whys: &[CommandWhy],
         reasons: &[Why],
     ) -> Vec<(usize, usize, usize, SmallVec<[bool; 8]>)> {
-        // In submission order per queue, so that rule 2 sees earlier commands decided.
+        // In submission order per queue, so that rule 2 sees earlier commands decided (and
+        // finds them by their place: `whys` is in that order).
         let mut decided: Vec<Cmd> = Vec::with_capacity(whys.len());
-        // Per queue, per batch, per command: its index in `decided`.
-        let mut index: Vec<Vec<Vec<usize>>> = queues
-            .iter()
-            .map(|q| {
-                q.batches
-                    .iter()
-                    .map(|b| vec![usize::MAX; b.commands.len()])
-                    .collect()
-            })
-            .collect();
         for cw in whys {
             let Command::Barrier(barrier) =
                 &queues[cw.queue].batches[cw.batch].commands[cw.command]
@@ -211,8 +212,7 @@ impl Planner<'_> {
             }
             let mut cmd = Cmd::new(cw, cw_whys, barrier);
             self.drop_by_waits(reaches, &mut cmd);
-            self.drop_by_barriers(queues, reaches, (&decided, &index), &mut cmd);
-            index[cw.queue][cw.batch][cw.command] = decided.len();
+            self.drop_by_barriers(queues, reaches, &decided, &mut cmd);
             decided.push(cmd);
         }
         decided
@@ -233,7 +233,7 @@ impl Planner<'_> {
                     !w.keep
                         && !w.priors.is_empty()
                         && w.unseen.is_none_or(|x| x.binary_wait.is_none())
-                        && w.priors.iter().all(|x| {
+                        && self.priors_of(w).iter().all(|x| {
                             self.point(x).is_some_and(|at| {
                                 reaches.orders(q, b, x.queue, at, x.stages, w.dst)
                             })
@@ -248,12 +248,15 @@ impl Planner<'_> {
         &self,
         queues: &[QueuePlan],
         reaches: &mut Reaches,
-        earlier: (&[Cmd], &[Vec<Vec<usize>>]),
+        earlier: &[Cmd],
         cmd: &mut Cmd,
     ) {
         let cw_whys = cmd.whys;
         // Narrow entries first, so that they are the ones dropped and wide ones stay.
-        let mut order: SmallVec<[usize; 8]> = (0..cmd.count()).collect();
+        let mut order: SmallVec<[usize; 8]> = SmallVec::new();
+        for i in 0..cmd.count() {
+            order.push(i);
+        }
         order.sort_by_key(|&i| cmd.weight(i));
         for i in order {
             let mut whys = whys_of(cw_whys, cmd.entry(i));
@@ -280,7 +283,7 @@ impl Planner<'_> {
         &self,
         queues: &[QueuePlan],
         reaches: &mut Reaches,
-        (decided, index): (&[Cmd], &[Vec<Vec<usize>>]),
+        decided: &[Cmd],
         cmd: &Cmd,
         i: usize,
         w: &Why,
@@ -310,7 +313,7 @@ impl Planner<'_> {
                 }
             }
         }
-        w.priors.iter().all(|x| {
+        self.priors_of(w).iter().all(|x| {
             let stages = expand(x.stages, Role::Op);
             let Some(at) = self.point(x).filter(|_| stages != 0) else {
                 return false;
@@ -341,7 +344,10 @@ impl Planner<'_> {
                         Command::Pass(p) if Some(*p) == prior_pass => break 'scan,
                         Command::Pass(_) => {}
                         Command::Barrier(bc) => {
-                            let gone = decided.get(index[q][d][k]).map(|c| &c.gone[..]);
+                            let gone = decided
+                                .binary_search_by_key(&(q, d, k), Cmd::place)
+                                .ok()
+                                .map(|c| &decided[c].gone[..]);
                             pairs(bc, gone, &mut between);
                         }
                     }
@@ -365,6 +371,11 @@ impl Planner<'_> {
         })
     }
 
+    /// The prior accesses of reason `w`.
+    fn priors_of(&self, w: &Why) -> &[Rec] {
+        &self.reason_priors[w.priors.clone()]
+    }
+
     /// Where a remembered access lies in the batched plan.
     fn point(&self, x: &Rec) -> Option<Point> {
         self.point_at(x.queue, x.at)
@@ -383,9 +394,6 @@ impl Planner<'_> {
     }
 }
 
-/// A wait's index in its batch, and the dependencies it orders.
-type WaitDeps = (usize, Vec<Dep>);
-
 impl Planner<'_> {
     /// Drops the timeline waits the plan already has, and records them as gone in `reaches`.
     fn drop_redundant_waits(&mut self, queues: &mut [QueuePlan], reaches: &mut Reaches) {
@@ -396,20 +404,17 @@ impl Planner<'_> {
         let Some(order) = reaches.topological() else {
             return;
         };
-        // Per batch: its waits (by index) and their dependencies.
-        let mut by_batch: HashMap<(usize, usize), Vec<WaitDeps>> = HashMap::new();
-        for (q, b, w, deps) in serves {
-            by_batch.entry((q, b)).or_default().push((w, deps));
-        }
+        // Each batch's waits (by index) and their dependencies: `serves` is in batch order
+        // per queue, each batch's waits in order.
+        debug_assert!(serves.windows(2).all(|p| (p[0].0, p[0].1, p[0].2) < (p[1].0, p[1].1, p[1].2)));
         let mut gone: Vec<(usize, usize, usize)> = Vec::new();
         for (q, b) in order {
-            let Some(waits) = by_batch.get(&(q, b)) else {
-                continue;
-            };
+            let first = serves.partition_point(|x| (x.0, x.1) < (q, b));
+            let waits = serves[first..].iter().take_while(|x| (x.0, x.1) == (q, b));
             // The dependencies of the waits of this batch dropped so far: the waits left must
             // still order them.
             let mut dropped: Vec<&Dep> = Vec::new();
-            for (w, deps) in waits {
+            for (_, _, w, deps) in waits {
                 if !reaches.other_waits(q, b, *w) {
                     continue;
                 }

@@ -362,16 +362,37 @@ impl Reaches {
         stages: u64,
     ) -> [u64; 64] {
         let mut before = [0u64; 64];
+        for (second, reached) in self.reached(queue, batch, prior_queue, at, stages) {
+            for s in each_bit(reached) {
+                before[s] |= second;
+            }
+        }
+        before
+    }
+
+    /// Per wait of `queue` up to batch `batch` (the waits of earlier batches merged per stage
+    /// mask): its second scope (single-stage bits), and the stages of `stages` at which it
+    /// reaches the work of `prior_queue` at `at`. Waits that reach none of it are left out.
+    fn reached(
+        &mut self,
+        queue: usize,
+        batch: usize,
+        prior_queue: usize,
+        at: Point,
+        stages: u64,
+    ) -> SmallVec<[(u64, u64); 8]> {
+        let mut out = SmallVec::new();
         if batch < self.first_wait[queue]
             || (prior_queue == queue && matches!(at, Point::Batch(k) if k >= batch))
         {
             // No timeline wait yet, or work of this batch (or later), which no wait of this
             // queue comes after.
-            return before;
+            return out;
         }
         let mut note = |second: u64, reach: &Reach| {
-            for s in each_bit(reach.stages_of(prior_queue, at, stages)) {
-                before[s] |= second;
+            let reached = reach.stages_of(prior_queue, at, stages);
+            if reached != 0 {
+                out.push((second, reached));
             }
         };
         for (second, reach) in self.waited(queue, batch).iter() {
@@ -387,7 +408,7 @@ impl Reaches {
                 );
             }
         }
-        before
+        out
     }
 
     /// Whether batch `batch` of `queue` has a live wait other than `wait`, or a batch before it
@@ -450,8 +471,17 @@ impl Reaches {
         if stages == 0 || dst == 0 || dst & S::HOST.as_raw() != 0 {
             return false;
         }
-        let before = self.ordered(queue, batch, prior_queue, at, stages);
-        each_bit(stages).all(|s| before[s] & dst == dst)
+        let reached = self.reached(queue, batch, prior_queue, at, stages);
+        // Usually one wait alone orders each stage before all of `dst`.
+        let alone = (reached.iter())
+            .filter(|(second, _)| second & dst == dst)
+            .fold(0, |acc, (_, r)| acc | r);
+        each_bit(stages & !alone).all(|s| {
+            let second = (reached.iter())
+                .filter(|(_, r)| r >> s & 1 == 1)
+                .fold(0, |acc, (second, _)| acc | second);
+            second & dst == dst
+        })
     }
 }
 

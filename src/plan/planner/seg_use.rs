@@ -62,6 +62,7 @@ pub(super) struct SegNeeds {
 impl SegNeeds {
     /// What `u`, on a queue of `family`, needs of resource `res` in state `st`; `queues`
     /// tell whether `maintenance9` keeps contents across families without a transfer.
+    #[inline]
     pub(super) fn of(
         res: &ResourceDecl,
         family: u32,
@@ -187,8 +188,9 @@ pub(super) struct SegAccess {
     pub(super) needs: SegNeeds,
     /// The stages the use is synchronized at ([`Planner::effective_stages`]).
     pub(super) eff: vk::PipelineStageFlags2,
-    /// The prior accesses the use must be ordered after.
-    pub(super) priors: SmallVec<[Rec; 2]>,
+    /// The prior accesses the use must be ordered after: the planner's list for them, lent
+    /// to each use in turn (`Planner::use_priors`).
+    pub(super) priors: Vec<Rec>,
     /// The use joins the segment's group of unordered writes ([`unordered`]).
     pub(super) joins: bool,
 }

@@ -36,11 +36,11 @@ pub(super) fn write_priors(st: &WState) -> SmallVec<[Rec; 2]> {
 }
 
 /// [`write_priors`], appended to `priors` (empty), which the caller keeps in place.
-pub(super) fn write_priors_into(st: &WState, priors: &mut SmallVec<[Rec; 2]>) {
-    // A plain copy of the `Copy` records: cheaper than `clone`, which extends one by one.
-    priors.extend_from_slice(&st.reads);
+#[inline]
+pub(super) fn write_priors_into(st: &WState, priors: &mut impl Extend<Rec>) {
+    priors.extend(st.reads.iter().copied());
     match st.write {
-        Some(w) if priors.is_empty() || matches!(w.at, At::Value(_)) => priors.push(w),
+        Some(w) if st.reads.is_empty() || matches!(w.at, At::Value(_)) => priors.extend([w]),
         _ => {}
     }
 }

@@ -107,7 +107,7 @@ impl Planner<'_> {
             _ => {
                 st.group = Some(Box::new(Group {
                     queue: s.queue,
-                    priors: s.priors.clone(),
+                    priors: SmallVec::from_slice(&s.priors),
                     moved: s.needs.layout_change || s.needs.transfer_from.is_some(),
                     ordered: smallvec::smallvec![(s.eff, s.u.access.access)],
                     members: smallvec::smallvec![(s.pass, kind)],
