@@ -319,9 +319,7 @@ impl Planner<'_> {
         // Without a prior of its queue other than binary waits, semaphores (or nothing at
         // all) order the use: a binary wait orders the first use it guards at that use's
         // stages, memory included (`binary_wait_use_stages`).
-        if (!plain_own || self.signalled_present(s))
-            && !s.needs.layout_change
-            && !host_after_cross
+        if (!plain_own || self.signalled_present(s)) && !s.needs.layout_change && !host_after_cross
         {
             // No barrier.
             return None;
