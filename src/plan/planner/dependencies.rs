@@ -155,7 +155,10 @@ impl Planner<'_> {
         // Taken out so each segment can be changed in place while `self` plans.
         let mut map = std::mem::take(&mut self.states[r]);
         let res = map.try_update(cells, |c, st| self.access_segment(i, r, c, st, u, node));
-        self.states[r] = map;
+        // The map left in its place owns nothing: forgotten rather than dropped.
+        let emptied = std::mem::replace(&mut self.states[r], map);
+        debug_assert!(emptied.iter().next().is_none(), "a map was put in its place");
+        std::mem::forget(emptied);
         res
     }
 
