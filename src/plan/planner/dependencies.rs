@@ -157,7 +157,10 @@ impl Planner<'_> {
         let res = map.try_update(cells, |c, st| self.access_segment(i, r, c, st, u, node));
         // The map left in its place owns nothing: forgotten rather than dropped.
         let emptied = std::mem::replace(&mut self.states[r], map);
-        debug_assert!(emptied.iter().next().is_none(), "a map was put in its place");
+        debug_assert!(
+            emptied.iter().next().is_none(),
+            "a map was put in its place"
+        );
         std::mem::forget(emptied);
         res
     }
@@ -322,9 +325,7 @@ impl Planner<'_> {
         // Without a prior of its queue other than binary waits, semaphores (or nothing at
         // all) order the use: a binary wait orders the first use it guards at that use's
         // stages, memory included (`binary_wait_use_stages`).
-        if (!plain_own || self.signalled_present(s))
-            && !s.needs.layout_change
-            && !host_after_cross
+        if (!plain_own || self.signalled_present(s)) && !s.needs.layout_change && !host_after_cross
         {
             // No barrier.
             return None;

@@ -406,7 +406,9 @@ impl Planner<'_> {
         };
         // Each batch's waits (by index) and their dependencies: `serves` is in batch order
         // per queue, each batch's waits in order.
-        debug_assert!(serves.windows(2).all(|p| (p[0].0, p[0].1, p[0].2) < (p[1].0, p[1].1, p[1].2)));
+        debug_assert!(serves
+            .windows(2)
+            .all(|p| (p[0].0, p[0].1, p[0].2) < (p[1].0, p[1].1, p[1].2)));
         let mut gone: Vec<(usize, usize, usize)> = Vec::new();
         for (q, b) in order {
             let first = serves.partition_point(|x| (x.0, x.1) < (q, b));
