@@ -44,7 +44,8 @@ what is left out, comment and doc-comment lines included; "code lines" leave tho
    a_reused_frame_takes_at_most_three_locks`, `cargo test -p vk-baton --lib locks -- --nocapture`
    prints them), through the graph's and executor's one mutex type, `src/sync.rs`.
 
-`--check` fails when a count is above `.ci/structure-baseline.json` (a regression) and only
+`--check` fails when a count is above `.ci/structure-baseline.json` (a regression; line
+counts may grow by 1 %, since they move with every doc comment) and only
 reports the targets not yet met; `--update` writes the counts as the new baseline.
 """
 import argparse
@@ -374,13 +375,23 @@ def target_met(counts, *keys):
     return all(counts[k] <= TARGETS[k] for k in keys)
 
 
+# Line counts move with every doc comment: they may grow this much over the baseline before
+# it counts as a regression. Files, names and sites may not grow at all.
+LINE_SLACK = 0.01
+
+
+def allowed(key, base):
+    return base + int(base * LINE_SLACK) if key.endswith("lines") else base
+
+
 def check(counts):
-    """The keys whose count went above the baseline's."""
+    """The keys whose count went above the baseline's (line counts: by more than 1 %)."""
     with open(BASELINE) as f:
         base = json.load(f)
-    worse = [k for k in sorted(counts) if k in base and counts[k] > base[k]]
+    worse = [k for k in sorted(counts) if k in base and counts[k] > allowed(k, base[k])]
     for k in worse:
-        print("REGRESSION: %s is %d, above the baseline's %d" % (k, counts[k], base[k]))
+        print("REGRESSION: %s is %d, above the baseline's %d (allowed: %d)"
+              % (k, counts[k], base[k], allowed(k, base[k])))
     for k in sorted(set(counts) - set(base)):
         print("new count %s = %d (not in the baseline: run --update)" % (k, counts[k]))
     return worse

@@ -41,9 +41,10 @@
 //! - the aliased frame needs at most 5 % more than the lower bound, and at least 30 % less
 //!   than without aliasing;
 //! - a steady frame reuses the plan, allocates no device memory and creates no Vulkan object.
-//!   Steady frames start after the first `FRAMES_IN_FLIGHT`, or later if the heap set of a
-//!   frame in flight appears only then: a fast GPU may finish the first frames before the next
-//!   one binds, so that two frames first overlap (and need two sets) later on;
+//!   Steady frames are those after the first `FRAMES_IN_FLIGHT`, but for any that made the
+//!   heap set of a frame in flight: a fast GPU may finish the first frames before the next one
+//!   binds, so that two frames first overlap (and need two sets) later on, up to the last frame
+//!   (`deferred/steady.rs`);
 //! - the last frame rendered again without aliasing (`Graph::set_transient_aliasing(false)`)
 //!   is identical bit for bit.
 //!
@@ -105,6 +106,8 @@ mod options;
 mod pipelines;
 #[path = "deferred/scene.rs"]
 mod scene;
+#[path = "deferred/steady.rs"]
+mod steady;
 
 use dispatch::{Dispatch, Samplers};
 use frame::{passes, size, targets};
@@ -352,18 +355,12 @@ fn run() -> vk_baton::Result<bool> {
         }
     );
     let mut in_flight: VecDeque<ExecutionFence> = VecDeque::new();
-    let (mut reused, mut warm, mut plan) = (0, None::<vk_baton::TransientStats>, None);
-    let (mut start, mut steady_from) = (std::time::Instant::now(), FRAMES_IN_FLIGHT as u32);
+    let (mut steady, mut plan) = (steady::Steady::new(FRAMES_IN_FLIGHT), None);
+    let mut stats_before = graph.transient_stats();
     for n in 0..o.frames {
+        let start = std::time::Instant::now();
         if in_flight.len() == FRAMES_IN_FLIGHT {
             in_flight.pop_front().expect("non-empty").wait()?;
-        }
-        let now = graph.transient_stats();
-        // Steady from here: after the first frames, and again after a frame that made the set
-        // of a frame in flight (at most FRAMES_IN_FLIGHT sets; one more is a miss).
-        let new_set = warm.is_some_and(|w| now.sets > w.sets && now.sets <= FRAMES_IN_FLIGHT);
-        if n == FRAMES_IN_FLIGHT as u32 || new_set {
-            (warm, start, steady_from, reused) = (Some(now), std::time::Instant::now(), n, 0);
         }
         frame.set(n);
         let (fence, was_reused) = if let Some(passes) = builder_passes.as_deref_mut() {
@@ -385,9 +382,10 @@ fn run() -> vk_baton::Result<bool> {
         if let (Some(h), true) = (&held_plan, n == o.frames - 1) {
             plan = Some(h.plan().clone());
         }
-        if n >= steady_from {
-            reused += was_reused as u32;
-        }
+        // The execution bound its transients: the stats after it are its own.
+        let after = graph.transient_stats();
+        steady.frame(n, (&stats_before, &after), was_reused, start.elapsed());
+        stats_before = after;
         in_flight.push_back(fence);
     }
     if let Some(h) = &held_plan {
@@ -399,16 +397,15 @@ fn run() -> vk_baton::Result<bool> {
     }
     // The passes again, for the frame without aliasing.
     drop(held_plan);
+    // The steady frames' GPU work ends here: their time includes this wait.
+    let drain = std::time::Instant::now();
     while let Some(f) = in_flight.pop_front() {
         f.wait()?;
     }
+    steady.time += drain.elapsed();
     uploaded.wait()?;
     drop(upload);
-    let steady_ms = start.elapsed().as_secs_f64() * 1e3;
-    let (warm, steady) = (
-        warm.expect("frames > FRAMES_IN_FLIGHT"),
-        graph.transient_stats(),
-    );
+    let steady_stats = graph.transient_stats();
     let plan = plan.expect("frames > 0");
     let aliased = read_output(&ctx, &graph, &t.output)?;
 
@@ -474,23 +471,22 @@ fn run() -> vk_baton::Result<bool> {
     );
     println!(
         "allocated for one execution: {} bytes with aliasing, {} bytes without ({} heap set(s) for {FRAMES_IN_FLIGHT} frames in flight)",
-        steady.execution_heap_bytes, unaliased_stats.execution_heap_bytes, steady.sets
+        steady_stats.execution_heap_bytes, unaliased_stats.execution_heap_bytes, steady_stats.sets
     );
-    let steady_frames = o.frames - steady_from;
-    let made = (
-        steady.heap_allocations - warm.heap_allocations,
-        steady.objects_created - warm.objects_created,
-    );
-    let steady_ok = made == (0, 0) && reused == steady_frames;
+    let steady_ok = steady.ok();
     println!(
-        "steady frames: {steady_frames} (from frame {steady_from}); plans reused {reused}, heaps allocated {}, Vulkan objects created {} ({})",
-        made.0,
-        made.1,
+        "steady frames: {} ({}); plans reused {}, heaps allocated {}, Vulkan objects created {} ({})",
+        steady.frames,
+        steady.which(o.frames),
+        steady.reused,
+        steady.made.0,
+        steady.made.1,
         if steady_ok { "OK" } else { "MISSED" }
     );
     println!(
-        "frame time: {:.2} ms (wall clock, mean of the {steady_frames} steady frames)",
-        steady_ms / steady_frames as f64
+        "frame time: {:.2} ms (wall clock, mean of the {} steady frames)",
+        steady.time.as_secs_f64() * 1e3 / steady.frames.max(1) as f64,
+        steady.frames
     );
     let same = aliased == unaliased;
     println!(

@@ -21,6 +21,8 @@ mod byo;
 mod deferred;
 #[path = "samples/reference.rs"]
 mod reference;
+#[path = "../examples/deferred/steady.rs"]
+mod steady;
 use reference::{compare_with_reference, read_rgba};
 
 /// This test binary's path. A runner that starts it through a dynamic loader (CI's

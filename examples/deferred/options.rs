@@ -89,9 +89,15 @@ fn parse() -> Options {
 /// hand-written frame does not do.
 pub fn options() -> vk_baton::Result<Options> {
     let o = parse();
-    if o.width < 16 || o.height < 16 || o.frames <= FRAMES_IN_FLIGHT as u32 || o.shadow == 0 {
+    // The frame loop needs a steady frame whichever frame makes the last heap set.
+    let min_frames = if o.compare {
+        FRAMES_IN_FLIGHT as u32 + 1
+    } else {
+        2 * FRAMES_IN_FLIGHT as u32
+    };
+    if o.width < 16 || o.height < 16 || o.frames < min_frames || o.shadow == 0 {
         return Err(vk_baton::Error::InvalidInput(format!(
-            "--width and --height must be at least 16, --frames more than {FRAMES_IN_FLIGHT}, \
+            "--width and --height must be at least 16, --frames at least {min_frames}, \
              --shadow at least 1"
         )));
     }

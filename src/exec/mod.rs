@@ -16,8 +16,9 @@
 //!    Resource states are committed while the queues and resources are locked, so two
 //!    executions never interleave their bookkeeping.
 //!
-//! [`handoff`] runs an execution whose one pass the app submits itself: the library submits
-//! the other queues' batches and commits the states, and the app's batch goes to the app.
+//! [`handoff_submit`] runs an execution whose one pass the app submits itself (the app's side
+//! is [`crate::handoff`]): the library submits the other queues' batches and commits the
+//! states, and the app's batch goes to the app.
 
 mod handoff_submit;
 mod pools;

@@ -7,7 +7,8 @@ use crate::{Access, BufferDesc, Context, Declare, Pass, Recorder, StBuffer};
 use ash::vk;
 use std::sync::Arc;
 
-/// Copies `bufs[i]` into `bufs[i + 1]` (pass 0 fills `bufs[0]`).
+/// Copies `bufs[i]` into `bufs[i + 1]` (pass 0 fills `bufs[1]`: a fill runs at the clear
+/// stage, which `TRANSFER_WRITE` covers and `COPY_WRITE` does not).
 struct Step {
     bufs: Arc<Vec<Arc<StBuffer>>>,
     i: usize,
@@ -16,10 +17,12 @@ struct Step {
 impl Pass for Step {
     fn declare(&self, d: &mut Declare<'_>) {
         let dst = &self.bufs[self.i + 1];
-        if self.i > 0 {
+        if self.i == 0 {
+            d.uses(dst, Access::TRANSFER_WRITE).discard();
+        } else {
             d.uses(&self.bufs[self.i], Access::COPY_READ);
+            d.uses(dst, Access::COPY_WRITE).discard();
         }
-        d.uses(dst, Access::COPY_WRITE).discard();
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> crate::Result<()> {
