@@ -100,6 +100,7 @@ impl Planner<'_> {
             };
             // Placeholders: targets are resolved once every queue is batched.
             let first = batches.len();
+            let end = proto.nodes.end;
             for ni in proto.nodes {
                 let (taken, node) = in_order.next().expect("a node per index");
                 debug_assert_eq!(taken, ni, "protos take nodes in order");
@@ -111,6 +112,8 @@ impl Planner<'_> {
                 }
                 if ends {
                     batches.push(std::mem::take(&mut cur));
+                    // The proto's other nodes go into the next batches: reserved, not grown.
+                    cur.commands.reserve(2 * (end - ni - 1));
                 }
             }
             if !cur.commands.is_empty() || !cur.waits.is_empty() {

@@ -98,7 +98,7 @@ impl Planner<'_> {
                 let seg_use = SegUse::of(u, kind);
                 // Walked as a slice: a small vector's by-value iterator costs more.
                 for cells in use_cells(kind, u).iter() {
-                    self.access_cells(i, u.resource, cells.clone(), seg_use, &mut node)?;
+                    self.access_cells(i, u.resource, cells.clone(), &seg_use, &mut node)?;
                 }
             }
         } else {
@@ -130,7 +130,7 @@ impl Planner<'_> {
             }
             for (r, m) in by_resource {
                 for (cells, u) in m.iter() {
-                    if let Some(u) = *u {
+                    if let Some(u) = u {
                         self.access_cells(i, r, cells.clone(), u, &mut node)?;
                     }
                 }
@@ -149,13 +149,19 @@ impl Planner<'_> {
         i: usize,
         r: usize,
         cells: std::ops::Range<u64>,
-        u: SegUse,
+        u: &SegUse,
         node: &mut Node,
     ) -> Result<()> {
         // Taken out so each segment can be changed in place while `self` plans.
         let mut map = std::mem::take(&mut self.states[r]);
         let res = map.try_update(cells, |c, st| self.access_segment(i, r, c, st, u, node));
-        self.states[r] = map;
+        // The map left in its place owns nothing: forgotten rather than dropped.
+        let emptied = std::mem::replace(&mut self.states[r], map);
+        debug_assert!(
+            emptied.iter().next().is_none(),
+            "a map was put in its place"
+        );
+        std::mem::forget(emptied);
         res
     }
 
@@ -167,7 +173,7 @@ impl Planner<'_> {
         r: usize,
         cells: std::ops::Range<u64>,
         st: &mut WState,
-        u: SegUse,
+        u: &SegUse,
         node: &mut Node,
     ) -> Result<()> {
         // Built here and filled in place: the facts are too large to move per use.
@@ -205,7 +211,7 @@ impl Planner<'_> {
     /// The facts of one use of one segment that [`Self::access_segment`]'s steps share, read
     /// from the segment's state before the use; [`Self::find_priors`] fills in its priors.
     #[inline]
-    fn seg_access(&mut self, pass: usize, r: usize, st: &WState, u: SegUse) -> SegAccess {
+    fn seg_access(&mut self, pass: usize, r: usize, st: &WState, u: &SegUse) -> SegAccess {
         let res = &self.input.resources[r];
         let queue = self.input.passes[pass].queue;
         let family = self.input.queues[queue].family;
@@ -216,8 +222,8 @@ impl Planner<'_> {
             family,
             pos: self.pos[pass],
             concurrent: res.concurrent,
-            u,
-            needs: SegNeeds::of(res, family, st, &u, &self.input.queues),
+            u: *u,
+            needs: SegNeeds::of(res, family, st, u, &self.input.queues),
             eff: vk::PipelineStageFlags2::empty(),
             priors: {
                 let mut priors = std::mem::take(&mut self.use_priors);

@@ -26,7 +26,14 @@ impl SegUse {
     /// What `u` does to a resource of `kind`: a use narrowed to one plane of a depth/stencil
     /// image takes that aspect's layout ([`UseDecl::on_plane`]).
     pub(super) fn of(u: &UseDecl, kind: &ResourceKind) -> Self {
-        let u = u.on_plane(kind);
+        // Most uses name no single plane: read in place rather than copied.
+        let on_plane;
+        let u = if kind.grid().and_then(|g| g.narrowed(u.aspect)).is_some() {
+            on_plane = u.on_plane(kind);
+            &on_plane
+        } else {
+            u
+        };
         SegUse {
             access: u.access,
             discard: u.discards(),

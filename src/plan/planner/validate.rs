@@ -97,6 +97,9 @@ pub(super) fn validate(input: &PlanInput) -> Result<()> {
 /// ([`super::device_stages::DeviceStages`]); a mask the app states is refused, since
 /// rewriting it would silently order something else than what the app asked for.
 fn check_binary_stages(pass: &PassDecl) -> Result<()> {
+    if pass.waits.is_empty() && pass.signals.is_empty() {
+        return Ok(());
+    }
     let host = |s: &Option<vk::PipelineStageFlags2>| {
         s.is_some_and(|s| s.intersects(vk::PipelineStageFlags2::HOST))
     };
@@ -382,11 +385,12 @@ fn is_host(a: &Access) -> bool {
 fn check_last_uses(input: &PlanInput) -> Result<()> {
     // Per resource: the pass whose access ended its use in this graph, and whether it was a
     // present.
-    let mut ended_by: Vec<Option<(usize, bool)>> = vec![None; input.resources.len()];
+    // Made at the first such access: most graphs have none.
+    let mut ended_by: Vec<Option<(usize, bool)>> = Vec::new();
     for (pi, pass) in input.passes.iter().enumerate() {
         for u in &pass.uses {
             let resource = &input.resources[u.resource];
-            if let Some((by, present)) = ended_by[u.resource] {
+            if let Some(&Some((by, present))) = ended_by.get(u.resource) {
                 let why = if present {
                     "presented it: a presented image belongs to the presentation engine until \
                      an acquire returns it, in a later graph"
@@ -407,11 +411,15 @@ fn check_last_uses(input: &PlanInput) -> Result<()> {
             }
         }
         for u in &pass.uses {
-            if is_present(&u.access) {
-                ended_by[u.resource] = Some((pi, true));
+            let ended = if is_present(&u.access) {
+                (pi, true)
             } else if is_host(&u.access) {
-                ended_by[u.resource] = Some((pi, false));
-            }
+                (pi, false)
+            } else {
+                continue;
+            };
+            ended_by.resize(input.resources.len(), None);
+            ended_by[u.resource] = Some(ended);
         }
     }
     Ok(())
@@ -438,7 +446,7 @@ pub(super) fn on_queue(
 /// states. The plan keeps the narrowed declarations, so the verifier and the display see the
 /// stages the queue really runs.
 pub(super) fn narrow_input(input: &mut PlanInput) {
-    let caps: Vec<vk::QueueFlags> = input.queues.iter().map(|q| q.caps).collect();
+    let caps: SmallVec<[vk::QueueFlags; 4]> = input.queues.iter().map(|q| q.caps).collect();
     for pass in &mut input.passes {
         let c = caps[pass.queue];
         for u in &mut pass.uses {
