@@ -16,9 +16,9 @@
 //!    Resource states are committed while the queues and resources are locked, so two
 //!    executions never interleave their bookkeeping.
 //!
-//! [`handoff_submit`] runs an execution whose one pass the app submits itself (the app's side
-//! is [`crate::handoff`]): the library submits the other queues' batches and commits the
-//! states, and the app's batch goes to the app.
+//! [`handoff_submit`] runs an execution whose one pass the app submits itself: the library
+//! submits the other queues' batches and commits the states, and the app's batch goes to the
+//! app (whose side, above this module, is the crate's `Handoff`).
 
 mod handoff_submit;
 mod pools;
@@ -87,7 +87,7 @@ pub(crate) fn run(
     Execution::of(pools, passes, frame).submit_once(signals)
 }
 
-/// Begins a handoff of `frame` (`crate::handoff`): records and submits the release-only
+/// Begins a handoff of `frame`: records and submits the release-only
 /// batches on the other queues, commits the states, and returns the app queue's submit lock
 /// with the values the app's submit signals. `app` is the plan's index of `queue`.
 pub(crate) fn begin_handoff<'q>(
