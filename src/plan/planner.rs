@@ -407,33 +407,21 @@ fn place_transients(
     (queues, final_states): (Vec<QueuePlan>, FinalStates),
     place: Option<&dyn Place>,
 ) -> Result<Placed> {
-    let place = match place {
-        Some(place) if transient::any(input) => place,
-        _ => {
-            let parts = (queues, final_states);
-            return Ok(Placed {
-                parts,
-                transients: TransientPlan::default(),
-                aliased: false,
-            });
-        }
+    let (transients, aliasing) = match place.filter(|_| transient::any(input)) {
+        Some(place) => place.place(input, &queues),
+        None => Default::default(),
     };
-    let (transients, aliasing) = place.place(input, &queues);
-    if !aliasing.after.iter().any(|a| !a.is_empty()) {
-        let parts = (queues, final_states);
-        let aliased = false;
-        return Ok(Placed {
-            parts,
-            transients,
-            aliased,
-        });
-    }
-    let spare = SpareBarriers::from_queues(queues);
-    let parts = plan_parts(input, order, spare, final_states, &aliasing, false, false)?;
+    let aliased = aliasing.after.iter().any(|a| !a.is_empty());
+    let parts = if aliased {
+        let spare = SpareBarriers::from_queues(queues);
+        plan_parts(input, order, spare, final_states, &aliasing, false, false)?
+    } else {
+        (queues, final_states)
+    };
     Ok(Placed {
         parts,
         transients,
-        aliased: true,
+        aliased,
     })
 }
 
