@@ -149,6 +149,11 @@ impl ExecutionExtensions {
         }
     }
 
+    /// Whether any hook around the passes does something: if not, the executor skips them.
+    pub(crate) fn hooks(&self) -> bool {
+        self.timing.is_some()
+    }
+
     /// Pass `pass` is about to record into `cmd`.
     #[inline]
     pub(crate) fn before_pass(&self, device: &ash::Device, cmd: vk::CommandBuffer, pass: usize) {

@@ -247,6 +247,7 @@ impl Execution<'_, '_> {
             layouts: *layouts,
             ext: &out.ext,
             labels_missed: AtomicBool::new(false),
+            dressed: labels.is_some() || out.ext.hooks(),
         };
         let (jobs, keep) = (&lists.jobs[..], &mut out.keep);
         match cut {
@@ -365,6 +366,9 @@ struct Shared<'e> {
     /// Whether a kept label named a pass that is named otherwise now: then the labels are
     /// built again next time.
     labels_missed: AtomicBool,
+    /// Whether anything goes around the barriers and passes: labels, or the extensions'
+    /// hooks. Decided once per execution, so that a frame with neither records nothing else.
+    dressed: bool,
 }
 
 /// The one recording loop: records the pieces of `thread` among `jobs`, in order, with passes
@@ -434,8 +438,6 @@ fn record_piece<P: PassSource + ?Sized>(
     keep: &mut Vec<Box<dyn Any + Send + Sync>>,
 ) -> Result<usize> {
     let (device, cmd) = (s.device, job.cmd);
-    let family = s.queues[job.queue].family();
-    let batch = &s.plan.queues[job.queue].batches[job.batch];
     let begin =
         vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
     // SAFETY: `cmd` is not pending (fresh, or recycled after its fence signalled), and no
@@ -446,36 +448,68 @@ fn record_piece<P: PassSource + ?Sized>(
     if let Some(reset) = &job.reset {
         s.ext.begin_piece(device, cmd, reset);
     }
-    let kept_labels = Some(s.kept_labels).filter(|l| s.labels.is_some() && l.built());
-    let mut barrier_k = barriers_before;
+    let recorded = if s.dressed {
+        record_commands::<true, P>(s, job, barriers_before, passes, keep)?
+    } else {
+        record_commands::<false, P>(s, job, barriers_before, passes, keep)?
+    };
+    // SAFETY: `cmd` is recording.
+    unsafe { device.end_command_buffer(cmd) }.map_err(|e| Error::vk("vkEndCommandBuffer", e))?;
+    Ok(recorded)
+}
+
+/// Records the commands of `job`'s piece into its begun command buffer; returns the plan's
+/// barrier commands up to its end. `DRESSED`: with the labels and the extensions' hooks
+/// around barriers and passes ([`Shared::dressed`]); without, each barrier command is one
+/// `vkCmdPipelineBarrier2` and each pass its own recording, nothing else.
+#[inline(always)]
+fn record_commands<const DRESSED: bool, P: PassSource + ?Sized>(
+    s: &Shared<'_>,
+    job: &Job,
+    mut barrier_k: usize,
+    passes: &mut P,
+    keep: &mut Vec<Box<dyn Any + Send + Sync>>,
+) -> Result<usize> {
+    let (device, cmd) = (s.device, job.cmd);
+    let batch = &s.plan.queues[job.queue].batches[job.batch];
+    let kept_labels = Some(s.kept_labels).filter(|l| DRESSED && s.labels.is_some() && l.built());
     for ci in job.commands.clone() {
         match &batch.commands[ci] {
             Command::Barrier(b) => {
-                let label = kept_labels.and_then(|l| l.barrier(barrier_k, |p| passes.name(p)));
-                note_missed(s, kept_labels, label.is_some());
                 let dep = s.barriers.dependency(barrier_k);
+                let record = || {
+                    if let Some(dep) = dep {
+                        // SAFETY: `cmd` is recording; every handle is alive (the resources
+                        // are held by this execution) and the barriers come from a
+                        // validated plan, baked for these resources.
+                        unsafe { device.cmd_pipeline_barrier2(cmd, dep) }
+                    }
+                };
+                if DRESSED {
+                    let label = kept_labels.and_then(|l| l.barrier(barrier_k, |p| passes.name(p)));
+                    note_missed(s, kept_labels, label.is_some());
+                    let family = s.queues[job.queue].family();
+                    let at = (batch, ci, b);
+                    labels::labelled_barrier(
+                        s.labels,
+                        cmd,
+                        family,
+                        at,
+                        label,
+                        |p| passes.name(p),
+                        record,
+                    );
+                } else {
+                    record();
+                }
                 barrier_k += 1;
-                labels::labelled_barrier(
-                    s.labels,
-                    cmd,
-                    family,
-                    (batch, ci, b),
-                    label,
-                    |p| passes.name(p),
-                    || {
-                        if let Some(dep) = dep {
-                            // SAFETY: `cmd` is recording; every handle is alive (the resources
-                            // are held by this execution) and the barriers come from a
-                            // validated plan, baked for these resources.
-                            unsafe { device.cmd_pipeline_barrier2(cmd, &dep) }
-                        }
-                    },
-                )
             }
             Command::Pass(i) => {
-                let label = kept_labels.and_then(|l| l.pass(*i, passes.name(*i)));
-                note_missed(s, kept_labels, label.is_some());
-                open_pass(s, cmd, job.queue, (passes.name(*i), label), *i);
+                if DRESSED {
+                    let label = kept_labels.and_then(|l| l.pass(*i, passes.name(*i)));
+                    note_missed(s, kept_labels, label.is_some());
+                    open_pass(s, cmd, job.queue, (passes.name(*i), label), *i);
+                }
                 let (pass, name, queue) = passes.pass(*i)?;
                 let parts = RecorderParts {
                     device,
@@ -486,12 +520,12 @@ fn record_piece<P: PassSource + ?Sized>(
                     layouts: s.layouts,
                 };
                 parts.record(pass, name, queue)?;
-                close_pass(s, cmd, *i);
+                if DRESSED {
+                    close_pass(s, cmd, *i);
+                }
             }
         }
     }
-    // SAFETY: `cmd` is recording.
-    unsafe { device.end_command_buffer(cmd) }.map_err(|e| Error::vk("vkEndCommandBuffer", e))?;
     Ok(barrier_k)
 }
 

@@ -132,8 +132,10 @@ pub(crate) struct PlanBarriers {
     structs: BarrierStructs,
     /// Per barrier command: where its structs end in `memory`, `buffers` and `images`.
     ends: Vec<[usize; 3]>,
-    /// Per barrier command: its `VkDependencyInfo::dependencyFlags`.
-    flags: Vec<vk::DependencyFlags>,
+    /// Per barrier command: its `VkDependencyInfo`, pointing into `structs` (whose arrays are
+    /// only written by [`PlanBarriers::bake`], which builds these again after them), so
+    /// that recording a barrier command is one call with what is here.
+    deps: Vec<vk::DependencyInfo<'static>>,
 }
 
 impl PlanBarriers {
@@ -153,7 +155,7 @@ impl PlanBarriers {
         built_for.extend(handles);
         self.structs.clear();
         self.ends.clear();
-        self.flags.clear();
+        self.deps.clear();
         for (q, qp) in plan.queues.iter().enumerate() {
             let all_stages = plan
                 .input
@@ -164,9 +166,22 @@ impl PlanBarriers {
                 if let Command::Barrier(b) = c {
                     self.structs.push(b, &built_for);
                     self.ends.push(self.structs.lens());
-                    self.flags.push(dependency_flags(b, all_stages));
+                    let flags = dependency_flags(b, all_stages);
+                    self.deps
+                        .push(vk::DependencyInfo::default().dependency_flags(flags));
                 }
             }
+        }
+        // The arrays are complete: no push moves them any more.
+        let s = &self.structs;
+        let mut start = [0; 3];
+        for (dep, &[m, b, i]) in self.deps.iter_mut().zip(&self.ends) {
+            let [m0, b0, i0] = std::mem::replace(&mut start, [m, b, i]);
+            let built = dependency_info(&s.memory[m0..m], &s.buffers[b0..b], &s.images[i0..i]);
+            *dep = vk::DependencyInfo {
+                dependency_flags: dep.dependency_flags,
+                ..unbound(built)
+            };
         }
         self.built_for = Some(built_for);
     }
@@ -181,12 +196,8 @@ impl PlanBarriers {
     /// The `VkDependencyInfo` of barrier command `k` (in recording order), after
     /// [`PlanBarriers::prepare`]; `None` past the last one.
     #[inline(always)]
-    pub(crate) fn dependency(&self, k: usize) -> Option<vk::DependencyInfo<'_>> {
-        let [m, b, i] = *self.ends.get(k)?;
-        let [m0, b0, i0] = if k == 0 { [0; 3] } else { self.ends[k - 1] };
-        let s = &self.structs;
-        let dep = dependency_info(&s.memory[m0..m], &s.buffers[b0..b], &s.images[i0..i]);
-        Some(dep.dependency_flags(self.flags[k]))
+    pub(crate) fn dependency(&self, k: usize) -> Option<&vk::DependencyInfo<'_>> {
+        self.deps.get(k)
     }
 
     /// Drops the claim that the structs belong to the plan they travel with (a new plan
@@ -236,6 +247,35 @@ pub(crate) fn dependency_info<'a>(
         dep = dep.image_memory_barriers(images);
     }
     dep
+}
+
+/// `dep` with its borrow forgotten, for [`PlanBarriers`] to keep beside the arrays it points
+/// into.
+fn unbound(dep: vk::DependencyInfo<'_>) -> vk::DependencyInfo<'static> {
+    let vk::DependencyInfo {
+        s_type,
+        p_next,
+        dependency_flags,
+        memory_barrier_count,
+        p_memory_barriers,
+        buffer_memory_barrier_count,
+        p_buffer_memory_barriers,
+        image_memory_barrier_count,
+        p_image_memory_barriers,
+        ..
+    } = dep;
+    vk::DependencyInfo {
+        s_type,
+        p_next,
+        dependency_flags,
+        memory_barrier_count,
+        p_memory_barriers: p_memory_barriers.cast(),
+        buffer_memory_barrier_count,
+        p_buffer_memory_barriers: p_buffer_memory_barriers.cast(),
+        image_memory_barrier_count,
+        p_image_memory_barriers: p_image_memory_barriers.cast(),
+        _marker: std::marker::PhantomData,
+    }
 }
 
 /// A resource's Vulkan handle as a number.

@@ -158,7 +158,7 @@ fn a_plan_s_barriers_are_built_once_per_plan_and_handles() {
     };
     let recorded = |barriers: &PlanBarriers| -> Vec<Shape> {
         (0..2)
-            .map(|k| shape(barriers.dependency(k).unwrap()))
+            .map(|k| shape(*barriers.dependency(k).unwrap()))
             .collect()
     };
 
