@@ -26,7 +26,7 @@ use crate::extensions::{
     bind_transients, ExecutionExtensions, Extensions, PassSource, Piece, SpreadWork,
 };
 use crate::fence::{InFlight, PoolKey};
-use crate::pass::PassEntry;
+use crate::pass::{Pass, PassEntry, Recorder};
 use crate::plan::{Command, Plan};
 use crate::prepared::labels::{self, pass_color, PlanLabels};
 use crate::prepared::scratch::{BatchTables, FrameScratch, Job, RecordingLists};
@@ -38,10 +38,6 @@ use ash::vk;
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
-
-mod parts;
-
-use parts::RecorderParts;
 
 /// What recording an execution produced, all of it to hand back to the graph once done:
 /// its vectors come from the graph's spares, taken under the lock recording holds, and go
@@ -510,16 +506,19 @@ fn record_commands<const DRESSED: bool, P: PassSource + ?Sized>(
                     note_missed(s, kept_labels, label.is_some());
                     open_pass(s, cmd, job.queue, (passes.name(*i), label), *i);
                 }
-                let (pass, name, queue) = passes.pass(*i)?;
-                let parts = RecorderParts {
+                let (pass, pass_name, queue) = passes.pass(*i)?;
+                let mut r = Recorder {
                     device,
                     cmd,
+                    queue,
                     keep: &mut *keep,
                     completion: s.token,
                     debug: s.debug,
+                    pass_name,
                     layouts: s.layouts,
                 };
-                parts.record(pass, name, queue)?;
+                pass.record(&mut r)
+                    .map_err(|e| name_the_pass(pass_name, e))?;
                 if DRESSED {
                     close_pass(s, cmd, *i);
                 }
@@ -565,6 +564,29 @@ fn close_pass(s: &Shared<'_>, cmd: vk::CommandBuffer, pass: usize) {
     if let Some(d) = s.labels {
         // SAFETY: closes the label `open_pass` opened (a pass closes only labels it opened).
         unsafe { d.end_label(cmd) };
+    }
+}
+
+/// Wraps a pass's error in [`Error::Record`] naming the pass, unless it already does.
+#[cold]
+fn name_the_pass(pass: &str, e: Error) -> Error {
+    match e {
+        Error::Record { pass: p, source } if p == pass => Error::Record { pass: p, source },
+        e => Error::Record {
+            pass: pass.to_owned(),
+            source: Box::new(e),
+        },
+    }
+}
+
+impl PassSource for &mut [PassEntry<'_>] {
+    fn name(&self, p: usize) -> &str {
+        &self[p].name
+    }
+
+    fn pass(&mut self, p: usize) -> Result<(&mut dyn Pass, &str, &Queue)> {
+        let PassEntry { name, pass, queue } = &mut self[p];
+        Ok((&mut **pass, name, queue))
     }
 }
 
