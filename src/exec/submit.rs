@@ -248,15 +248,16 @@ impl Execution<'_, '_> {
     ) -> ash::prelude::VkResult<()> {
         let q = run.queue;
         let qp = &self.plan.queues[q];
-        let mut waits: Vec<vk::SemaphoreSubmitInfo<'_>> = scratch.waits.take();
-        let mut signals: Vec<vk::SemaphoreSubmitInfo<'_>> = scratch.signals.take();
-        let mut cbs: Vec<vk::CommandBufferSubmitInfo<'_>> = scratch.cbs.take();
+        let (waits, signals, cbs) = (&mut scratch.waits, &mut scratch.signals, &mut scratch.cbs);
+        waits.clear();
+        signals.clear();
+        cbs.clear();
         // Per batch: where its waits, command buffers and signals end in the arrays.
         let mut ends: smallvec::SmallVec<[(usize, usize, usize); 8]> = smallvec::SmallVec::new();
         for bi in run.batches.clone() {
             let b = &qp.batches[bi];
-            self.push_waits(b, values, &mut waits);
-            self.push_signals(q, b, values.per_batch[q][bi], &mut signals);
+            self.push_waits(b, values, waits);
+            self.push_signals(q, b, values.per_batch[q][bi], signals);
             for &c in recording.batch_cmds(q, bi) {
                 cbs.push(vk::CommandBufferSubmitInfo::default().command_buffer(c));
             }
@@ -293,9 +294,6 @@ impl Execution<'_, '_> {
                 .queue_submit2(lock.handle(), &infos, fence)
         };
         scratch.submits = Spare::keep(infos);
-        scratch.waits = Spare::keep(waits);
-        scratch.signals = Spare::keep(signals);
-        scratch.cbs = Spare::keep(cbs);
         result
     }
 
@@ -304,11 +302,11 @@ impl Execution<'_, '_> {
     /// orders that work before this submit, but only a semaphore wait (or a barrier) of this
     /// queue makes its writes visible here, as the validation layer checks. Where an earlier
     /// wait of this queue already did, the plan has no wait (`SegmentState::visible`).
-    fn push_waits<'s>(
-        &'s self,
+    fn push_waits(
+        &self,
         b: &Batch,
         values: &TimelineValues,
-        waits: &mut Vec<vk::SemaphoreSubmitInfo<'s>>,
+        waits: &mut Vec<vk::SemaphoreSubmitInfo<'static>>,
     ) {
         for w in &b.waits {
             let (sem, value) = match w.target {
@@ -329,12 +327,12 @@ impl Execution<'_, '_> {
 
     /// Appends batch `b`'s signals: queue `q`'s timeline at `value` (when the batch signals)
     /// and its binary semaphores.
-    fn push_signals<'s>(
-        &'s self,
+    fn push_signals(
+        &self,
         q: usize,
         b: &Batch,
         value: Option<u64>,
-        signals: &mut Vec<vk::SemaphoreSubmitInfo<'s>>,
+        signals: &mut Vec<vk::SemaphoreSubmitInfo<'static>>,
     ) {
         if let (Some(stages), Some(value)) = (b.signal, value) {
             signals.push(

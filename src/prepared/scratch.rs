@@ -39,9 +39,10 @@ pub(crate) struct SubmitScratch {
     pub(crate) committed: Vec<u64>,
     pub(crate) queue_locks: Spare<{ words::<Option<QueueLock<'static>>>() }>,
     pub(crate) state_locks: Spare<{ words::<Option<MutexGuard<'static, Tracked>>>() }>,
-    pub(crate) waits: Spare<{ words::<vk::SemaphoreSubmitInfo<'static>>() }>,
-    pub(crate) signals: Spare<{ words::<vk::SemaphoreSubmitInfo<'static>>() }>,
-    pub(crate) cbs: Spare<{ words::<vk::CommandBufferSubmitInfo<'static>>() }>,
+    /// The submit structs that borrow nothing (their `pNext` is always null).
+    pub(crate) waits: Vec<vk::SemaphoreSubmitInfo<'static>>,
+    pub(crate) signals: Vec<vk::SemaphoreSubmitInfo<'static>>,
+    pub(crate) cbs: Vec<vk::CommandBufferSubmitInfo<'static>>,
     pub(crate) submits: Spare<{ words::<vk::SubmitInfo2<'static>>() }>,
 }
 
@@ -120,8 +121,6 @@ mod tests {
         kept!(PassEntry<'static>);
         kept!(Option<QueueLock<'static>>);
         kept!(Option<MutexGuard<'static, Tracked>>);
-        kept!(vk::SemaphoreSubmitInfo<'static>);
-        kept!(vk::CommandBufferSubmitInfo<'static>);
         kept!(vk::SubmitInfo2<'static>);
     }
 }
