@@ -469,8 +469,9 @@ fn record_commands<const DRESSED: bool, P: PassSource + ?Sized>(
     let (device, cmd) = (s.device, job.cmd);
     let batch = &s.plan.queues[job.queue].batches[job.batch];
     let kept_labels = Some(s.kept_labels).filter(|l| DRESSED && s.labels.is_some() && l.built());
-    for ci in job.commands.clone() {
-        match &batch.commands[ci] {
+    let first = job.commands.start;
+    for (ci, command) in (first..).zip(&batch.commands[job.commands.clone()]) {
+        match command {
             Command::Barrier(b) => {
                 let dep = s.barriers.dependency(barrier_k);
                 let record = || {

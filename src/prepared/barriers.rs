@@ -177,11 +177,12 @@ impl PlanBarriers {
         let mut start = [0; 3];
         for (dep, &[m, b, i]) in self.deps.iter_mut().zip(&self.ends) {
             let [m0, b0, i0] = std::mem::replace(&mut start, [m, b, i]);
-            let built = dependency_info(&s.memory[m0..m], &s.buffers[b0..b], &s.images[i0..i]);
-            *dep = vk::DependencyInfo {
-                dependency_flags: dep.dependency_flags,
-                ..unbound(built)
-            };
+            (dep.memory_barrier_count, dep.p_memory_barriers) = array(&s.memory[m0..m]);
+            (
+                dep.buffer_memory_barrier_count,
+                dep.p_buffer_memory_barriers,
+            ) = array(&s.buffers[b0..b]);
+            (dep.image_memory_barrier_count, dep.p_image_memory_barriers) = array(&s.images[i0..i]);
         }
         self.built_for = Some(built_for);
     }
@@ -237,44 +238,20 @@ pub(crate) fn dependency_info<'a>(
     images: &'a [vk::ImageMemoryBarrier2<'a>],
 ) -> vk::DependencyInfo<'a> {
     let mut dep = vk::DependencyInfo::default();
-    if !memory.is_empty() {
-        dep = dep.memory_barriers(memory);
-    }
-    if !buffers.is_empty() {
-        dep = dep.buffer_memory_barriers(buffers);
-    }
-    if !images.is_empty() {
-        dep = dep.image_memory_barriers(images);
-    }
+    (dep.memory_barrier_count, dep.p_memory_barriers) = array(memory);
+    (
+        dep.buffer_memory_barrier_count,
+        dep.p_buffer_memory_barriers,
+    ) = array(buffers);
+    (dep.image_memory_barrier_count, dep.p_image_memory_barriers) = array(images);
     dep
 }
 
-/// `dep` with its borrow forgotten, for [`PlanBarriers`] to keep beside the arrays it points
-/// into.
-fn unbound(dep: vk::DependencyInfo<'_>) -> vk::DependencyInfo<'static> {
-    let vk::DependencyInfo {
-        s_type,
-        p_next,
-        dependency_flags,
-        memory_barrier_count,
-        p_memory_barriers,
-        buffer_memory_barrier_count,
-        p_buffer_memory_barriers,
-        image_memory_barrier_count,
-        p_image_memory_barriers,
-        ..
-    } = dep;
-    vk::DependencyInfo {
-        s_type,
-        p_next,
-        dependency_flags,
-        memory_barrier_count,
-        p_memory_barriers: p_memory_barriers.cast(),
-        buffer_memory_barrier_count,
-        p_buffer_memory_barriers: p_buffer_memory_barriers.cast(),
-        image_memory_barrier_count,
-        p_image_memory_barriers: p_image_memory_barriers.cast(),
-        _marker: std::marker::PhantomData,
+/// `a`'s length and address, or none when it is empty (see [`dependency_info`]).
+fn array<T>(a: &[T]) -> (u32, *const T) {
+    match a.len() {
+        0 => (0, std::ptr::null()),
+        n => (n as u32, a.as_ptr()),
     }
 }
 
