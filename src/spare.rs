@@ -1,24 +1,10 @@
 //! Emptied vectors kept for reuse, so that a frame like the last one makes no heap
-//! allocation: [`take`] and [`give`] for lists of spare vectors (bounded by [`KEPT`], so a
-//! burst of executions in flight does not keep memory for good), and [`Spare`] for a vector
-//! whose elements borrow, kept without them between frames.
+//! allocation: [`Spare`] for a vector whose elements borrow, kept without them between
+//! frames, and [`KEPT`], how many of a kind a graph keeps.
 
 /// How many emptied vectors of one kind are kept: one per execution in flight is enough for
 /// a frame loop; more only holds memory.
 pub(crate) const KEPT: usize = 8;
-
-/// Takes an emptied vector from `list`, or a new one.
-pub(crate) fn take<T>(list: &mut Vec<Vec<T>>) -> Vec<T> {
-    list.pop().unwrap_or_default()
-}
-
-/// Empties `v` and keeps it in `list` (unless `list` is full or `v` never allocated).
-pub(crate) fn give<T>(list: &mut Vec<Vec<T>>, mut v: Vec<T>) {
-    v.clear();
-    if v.capacity() > 0 && list.len() < KEPT {
-        list.push(v);
-    }
-}
 
 /// An emptied vector of `A` as an empty vector of `B`, keeping its allocation where the two
 /// have the same size and alignment (the standard library collects in place then; otherwise

@@ -66,8 +66,6 @@ struct Execution<'e, 'a> {
     rest: &'e AtRest,
     /// What this execution committed.
     ran: &'e mut Ran,
-    /// The frame's scratch, which the execution records and submits with.
-    scratch: &'e mut FrameScratch,
     /// The layouts the passes declared their image uses in, which they record with.
     layouts: LayoutPolicy,
     /// Whether passes are recorded inside debug labels (with the graph's debug utils).
@@ -84,7 +82,8 @@ pub(crate) fn run(
     frame: &mut PreparedFrame,
     signals: &AppSignals,
 ) -> Result<ExecutionFence> {
-    Execution::of(pools, passes, frame).submit_once(signals)
+    let (mut execution, scratch) = Execution::of(pools, passes, frame);
+    execution.submit_with(scratch, signals)
 }
 
 /// Begins a handoff of `frame`: records and submits the release-only
@@ -97,7 +96,9 @@ pub(crate) fn begin_handoff<'q>(
     app: usize,
     queue: &'q Queue,
 ) -> Result<Begun<'q>> {
-    Execution::of(pools, passes, frame).begin_handoff(app, queue)
+    Execution::of(pools, passes, frame)
+        .0
+        .begin_handoff(app, queue)
 }
 
 /// Ends a handoff dropped before the app submitted: puts the old states back if nothing was
@@ -110,7 +111,7 @@ pub(crate) fn settle_handoff(
     app: usize,
     begun: Begun<'_>,
 ) -> Result<bool> {
-    let mut execution = Execution::of(pools, passes, frame);
+    let (mut execution, _) = Execution::of(pools, passes, frame);
     if begun.release.is_none() && execution.restore_if_unobserved(&begun.before) {
         return Ok(true);
     }
@@ -124,16 +125,17 @@ pub(crate) fn record_only(
     passes: &mut [PassEntry<'_>],
     frame: &mut PreparedFrame,
 ) -> Result<()> {
-    Execution::of(pools, passes, frame).record_only()
+    let (mut execution, scratch) = Execution::of(pools, passes, frame);
+    execution.record_only(scratch)
 }
 
 impl<'e, 'a> Execution<'e, 'a> {
-    /// Borrows `frame` for one execution with `passes`.
+    /// Borrows `frame` for one execution with `passes`, and lends its scratch beside it.
     fn of(
         pools: &'e Arc<GraphPools>,
         passes: &'e mut [PassEntry<'a>],
         frame: &'e mut PreparedFrame,
-    ) -> Self {
+    ) -> (Self, &'e mut FrameScratch) {
         let PreparedFrame {
             plan,
             queues,
@@ -149,7 +151,7 @@ impl<'e, 'a> Execution<'e, 'a> {
             scratch,
             ..
         } = frame;
-        Execution {
+        let execution = Execution {
             pools,
             passes,
             queues,
@@ -161,10 +163,10 @@ impl<'e, 'a> Execution<'e, 'a> {
             recorded,
             rest,
             ran,
-            scratch,
             layouts: *layouts,
             record_labels: *record_labels,
-        }
+        };
+        (execution, scratch)
     }
 
     /// Forgets the baked barriers and labels: a part of the plan is recorded next (a
@@ -173,16 +175,6 @@ impl<'e, 'a> Execution<'e, 'a> {
         self.barriers.forget();
         self.labels.forget();
         *self.recorded = false;
-    }
-
-    /// Records, submits and commits, with the frame's scratch.
-    fn submit_once(&mut self, signals: &AppSignals) -> Result<ExecutionFence> {
-        // Out of the frame while the execution borrows the rest of it; moving it allocates
-        // nothing.
-        let mut scratch = std::mem::take(&mut *self.scratch);
-        let fence = self.submit_with(&mut scratch, signals);
-        *self.scratch = scratch;
-        fence
     }
 
     /// Records, submits and commits. The fence keeps clones of this execution's resources
@@ -240,16 +232,13 @@ impl<'e, 'a> Execution<'e, 'a> {
     }
 
     /// Records the plan into command buffers and throws them away.
-    fn record_only(mut self) -> Result<()> {
-        let mut frame = std::mem::take(&mut *self.scratch);
-        let recorded = self.record(&mut frame);
-        *self.scratch = frame;
-        let recording = recorded?;
+    fn record_only(&mut self, frame: &mut FrameScratch) -> Result<()> {
+        let recording = self.record(frame)?;
         let token = recording.token.clone();
         token.set_submitted(&[]);
         token.set_failed();
         self.pools
-            .recycle(recording.into_in_flight(self.scratch, &[], &[]));
+            .recycle(recording.into_in_flight(frame, &[], &[]));
         Ok(())
     }
 }

@@ -13,7 +13,7 @@ use crate::extensions::Extensions;
 use crate::fence::{InFlight, PoolKey};
 use crate::queue::Queue;
 use crate::resource::Resource;
-use crate::spare::{give, KEPT};
+use crate::spare::KEPT;
 use ash::vk;
 use std::any::Any;
 use std::collections::HashMap;
@@ -77,14 +77,19 @@ impl Reusable {
         for (key, cmd) in cmds.drain(..).rev() {
             self.families.entry(key).or_default().free.push(cmd);
         }
-        let spares = &mut self.spares;
-        give(&mut spares.fences, fences);
-        give(&mut spares.cmds, cmds);
-        give(&mut spares.keep, keep);
-        give(&mut spares.resources, resources);
-        give(&mut spares.queues, queues);
-        give(&mut spares.reached, reached);
-        spares.give_token(token);
+        let mut lists = Lists {
+            fences,
+            cmds,
+            resources,
+            queues,
+            reached,
+            keep,
+        };
+        lists.clear();
+        if self.spares.lists.len() < KEPT {
+            self.spares.lists.push(lists);
+        }
+        self.spares.give_token(token);
     }
 
     /// Reuses every execution handed back through the channel since the last call.
@@ -112,14 +117,34 @@ impl Reusable {
 /// gets back what the executions before it handed back ([`Reusable::take_returned`]).
 #[derive(Default)]
 pub(crate) struct Spares {
-    pub(super) resources: Vec<Vec<Resource>>,
-    pub(super) queues: Vec<Vec<Queue>>,
-    pub(super) reached: Vec<Vec<u64>>,
-    pub(super) fences: Vec<Vec<vk::Fence>>,
-    pub(super) cmds: Vec<Vec<(PoolKey, vk::CommandBuffer)>>,
-    pub(super) keep: Vec<Vec<Box<dyn Any + Send + Sync>>>,
+    /// The emptied lists of finished executions (at most [`KEPT`]: a burst of executions in
+    /// flight does not keep memory for good).
+    pub(super) lists: Vec<Lists>,
     /// Tokens of finished executions; one nobody else holds any more is reused.
     pub(super) tokens: Vec<CompletionToken>,
+}
+
+/// The lists one execution fills and its fence keeps ([`InFlight`]'s), taken and given
+/// back together.
+#[derive(Default)]
+pub(crate) struct Lists {
+    pub(super) fences: Vec<vk::Fence>,
+    pub(super) cmds: Vec<(PoolKey, vk::CommandBuffer)>,
+    pub(super) resources: Vec<Resource>,
+    pub(super) queues: Vec<Queue>,
+    pub(super) reached: Vec<u64>,
+    pub(super) keep: Vec<Box<dyn Any + Send + Sync>>,
+}
+
+impl Lists {
+    fn clear(&mut self) {
+        self.fences.clear();
+        self.cmds.clear();
+        self.resources.clear();
+        self.queues.clear();
+        self.reached.clear();
+        self.keep.clear();
+    }
 }
 
 impl Spares {

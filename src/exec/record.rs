@@ -15,7 +15,7 @@
 //! reset and back in their pool, the fences back in the spare list, the completion token
 //! marked failed (so nothing waits on it forever), and the pass's error naming the pass.
 
-use super::pools::{Reusable, Spares};
+use super::pools::{Lists, Reusable, Spares};
 use super::shared::GraphPools;
 use super::Execution;
 use crate::access::LayoutPolicy;
@@ -33,7 +33,6 @@ use crate::prepared::scratch::{BatchTables, FrameScratch, Job, RecordingLists};
 use crate::prepared::PlanBarriers;
 use crate::queue::Queue;
 use crate::resource::Resource;
-use crate::spare::take;
 use ash::vk;
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
@@ -68,14 +67,22 @@ impl Recording {
     fn new(token: CompletionToken, spares: &mut Spares, frame: &mut FrameScratch) -> Self {
         let mut tables = std::mem::take(&mut frame.recording.tables);
         tables.clear();
+        let Lists {
+            fences,
+            cmds,
+            resources,
+            queues,
+            reached,
+            keep,
+        } = spares.lists.pop().unwrap_or_default();
         Recording {
             token,
-            keep: take(&mut spares.keep),
-            cmds: take(&mut spares.cmds),
-            fences: take(&mut spares.fences),
-            reached: take(&mut spares.reached),
-            resources: take(&mut spares.resources),
-            queues: take(&mut spares.queues),
+            keep,
+            cmds,
+            fences,
+            reached,
+            resources,
+            queues,
             tables,
             ext: ExecutionExtensions::default(),
         }

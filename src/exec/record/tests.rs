@@ -78,9 +78,8 @@ fn a_failed_recording_returns_every_fence_and_command_buffer() {
         let mut passes = passes;
         let mut frame =
             crate::prepared::PreparedFrame::of_plan(two_queue_plan(), vec![q.clone(), q.clone()]);
-        let mut execution = Execution::of(&shared, &mut passes, &mut frame);
-        let mut scratch = FrameScratch::default();
-        panic::catch_unwind(AssertUnwindSafe(|| execution.record(&mut scratch)))
+        let (mut execution, scratch) = Execution::of(&shared, &mut passes, &mut frame);
+        panic::catch_unwind(AssertUnwindSafe(|| execution.record(scratch)))
     };
     // The token of a failed recording: back in the spares.
     let last_token = || -> CompletionToken {
