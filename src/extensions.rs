@@ -358,3 +358,15 @@ pub(crate) trait PassSource {
     /// Pass `p`, to record now, with its name and queue.
     fn pass(&mut self, p: usize) -> Result<(&mut dyn Pass, &str, &Queue)>;
 }
+
+/// The execution's own passes, when the calling thread records them all.
+impl PassSource for &mut [PassEntry<'_>] {
+    fn name(&self, p: usize) -> &str {
+        &self[p].name
+    }
+
+    fn pass(&mut self, p: usize) -> Result<(&mut dyn Pass, &str, &Queue)> {
+        let PassEntry { name, pass, queue } = &mut self[p];
+        Ok((&mut **pass, name, queue))
+    }
+}

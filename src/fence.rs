@@ -165,7 +165,7 @@ impl ExecutionFence {
             return Ok(true);
         };
         // The execution's own fences: the same as its token's, without copying them.
-        let fences = &held.fences;
+        let fences = &held.lists.fences;
         let done = if fences.is_empty() || timeout_ns == 0 {
             self.token.poll()?
         } else {
@@ -220,6 +220,15 @@ pub(crate) struct PoolKey {
 /// Everything one execution keeps alive until its fences signal.
 pub(crate) struct InFlight {
     pub(crate) token: CompletionToken,
+    pub(crate) lists: Lists,
+    /// The optional parts' objects (timestamp queries).
+    pub(crate) ext: ExecutionExtensions,
+}
+
+/// The lists one execution fills and its fence keeps, taken from the graph's spares and
+/// given back to them together, emptied.
+#[derive(Default)]
+pub(crate) struct Lists {
     /// Every VkFence of the execution (submitted or not) to return to the pools.
     pub(crate) fences: Vec<vk::Fence>,
     /// Command buffers to return to their pool.
@@ -229,9 +238,20 @@ pub(crate) struct InFlight {
     /// Per queue of `queues`: the timeline value known reached once the execution's fences
     /// signal (its own last value there, or the highest it waited for), 0 for none.
     pub(crate) reached: Vec<u64>,
+    /// Objects the passes asked to keep alive until the GPU is done.
     pub(crate) keep: Vec<Box<dyn Any + Send + Sync>>,
-    /// The optional parts' objects (timestamp queries).
-    pub(crate) ext: ExecutionExtensions,
+}
+
+impl Lists {
+    /// Empties every list, keeping the allocations.
+    pub(crate) fn clear(&mut self) {
+        self.fences.clear();
+        self.cmds.clear();
+        self.resources.clear();
+        self.queues.clear();
+        self.reached.clear();
+        self.keep.clear();
+    }
 }
 
 impl InFlight {
@@ -239,16 +259,16 @@ impl InFlight {
     /// and the optional parts' objects), keeping the emptied lists for
     /// the pools.
     pub(crate) fn release(&mut self) {
-        self.keep.clear();
-        self.resources.clear();
-        self.queues.clear();
+        self.lists.keep.clear();
+        self.lists.resources.clear();
+        self.lists.queues.clear();
         std::mem::take(&mut self.ext).release();
     }
 
     /// Tells the queues what the host now knows complete: call once its fences were seen
     /// signalled (never for an execution that failed).
     pub(crate) fn note_reached(&self) {
-        for (q, &v) in self.queues.iter().zip(&self.reached) {
+        for (q, &v) in self.lists.queues.iter().zip(&self.lists.reached) {
             if v != 0 {
                 q.note_host_complete(v);
             }

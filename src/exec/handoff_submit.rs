@@ -103,7 +103,7 @@ impl Execution<'_, '_> {
             this.give_back(recording, &mut frame);
             None
         } else {
-            token.set_submitted(&recording.fences);
+            token.set_submitted(&recording.lists.fences);
             let in_flight = recording.into_in_flight(&mut frame, this.resources, this.queues);
             Some(ExecutionFence::new(in_flight, this.pools.clone()))
         };
@@ -265,11 +265,19 @@ impl Execution<'_, '_> {
             batches: 0..self.plan.queues[app].batches.len(),
         };
         let fence = recording.queue_fence(app).unwrap_or_default();
-        if let Err(e) = self.submit_run(lock, &run, values, &recording, fence, &mut frame.submit) {
+        if let Err(e) = self.submit_run(
+            lock,
+            &run,
+            values,
+            &recording,
+            fence,
+            &mut frame.submit,
+            &[],
+        ) {
             self.give_back(recording, &mut frame);
             return Err(Error::vk("vkQueueSubmit2", e));
         }
-        recording.token.set_submitted(&recording.fences);
+        recording.token.set_submitted(&recording.lists.fences);
         let in_flight = recording.into_in_flight(&mut frame, self.resources, self.queues);
         // Dropped at once: the graph's pools release it once its fence signals.
         drop(ExecutionFence::new(in_flight, self.pools.clone()));

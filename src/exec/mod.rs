@@ -190,7 +190,7 @@ impl<'e, 'a> Execution<'e, 'a> {
         self.pools.collect();
         let pools = self.pools;
         let mut recording = self.record(frame)?;
-        let mut reached = std::mem::take(&mut recording.reached);
+        let mut reached = std::mem::take(&mut recording.lists.reached);
         let submitted =
             self.submit_and_commit(&recording, &mut frame.submit, signals, &mut reached);
         if let (Ok(()), Some(values)) = (&submitted, &frame.submit.values) {
@@ -199,12 +199,12 @@ impl<'e, 'a> Execution<'e, 'a> {
             ran.committed.clone_from(&frame.submit.committed);
             ran.last.clone_from(&values.last);
         }
-        recording.reached = reached;
+        recording.lists.reached = reached;
         let token = recording.token.clone();
         let in_flight = recording.into_in_flight(frame, self.resources, self.queues);
         match submitted {
             Ok(()) => {
-                token.set_submitted(&in_flight.fences);
+                token.set_submitted(&in_flight.lists.fences);
                 Ok(ExecutionFence::new(in_flight, pools.clone()))
             }
             Err(SubmitFailure {

@@ -10,12 +10,9 @@
 
 use crate::completion::CompletionToken;
 use crate::extensions::Extensions;
-use crate::fence::{InFlight, PoolKey};
-use crate::queue::Queue;
-use crate::resource::Resource;
+use crate::fence::{InFlight, Lists, PoolKey};
 use crate::spare::KEPT;
 use ash::vk;
-use std::any::Any;
 use std::collections::HashMap;
 use std::sync::mpsc::Receiver;
 
@@ -51,18 +48,14 @@ impl Reusable {
     pub(super) fn reuse(&mut self, device: &ash::Device, c: InFlight) {
         let InFlight {
             token,
-            mut fences,
-            mut cmds,
-            resources,
-            queues,
-            reached,
-            keep,
+            mut lists,
             ext: _,
         } = c;
+        let Lists { fences, cmds, .. } = &mut lists;
         if !fences.is_empty() {
             // SAFETY: the fences are signalled or were never submitted; none is in use.
-            match unsafe { device.reset_fences(&fences) } {
-                Ok(()) => self.fences.append(&mut fences),
+            match unsafe { device.reset_fences(fences) } {
+                Ok(()) => self.fences.append(fences),
                 Err(e) => {
                     log::error!("vkResetFences failed ({e}); destroying the fences");
                     for f in fences.drain(..) {
@@ -77,14 +70,6 @@ impl Reusable {
         for (key, cmd) in cmds.drain(..).rev() {
             self.families.entry(key).or_default().free.push(cmd);
         }
-        let mut lists = Lists {
-            fences,
-            cmds,
-            resources,
-            queues,
-            reached,
-            keep,
-        };
         lists.clear();
         if self.spares.lists.len() < KEPT {
             self.spares.lists.push(lists);
@@ -122,29 +107,6 @@ pub(crate) struct Spares {
     pub(super) lists: Vec<Lists>,
     /// Tokens of finished executions; one nobody else holds any more is reused.
     pub(super) tokens: Vec<CompletionToken>,
-}
-
-/// The lists one execution fills and its fence keeps ([`InFlight`]'s), taken and given
-/// back together.
-#[derive(Default)]
-pub(crate) struct Lists {
-    pub(super) fences: Vec<vk::Fence>,
-    pub(super) cmds: Vec<(PoolKey, vk::CommandBuffer)>,
-    pub(super) resources: Vec<Resource>,
-    pub(super) queues: Vec<Queue>,
-    pub(super) reached: Vec<u64>,
-    pub(super) keep: Vec<Box<dyn Any + Send + Sync>>,
-}
-
-impl Lists {
-    fn clear(&mut self) {
-        self.fences.clear();
-        self.cmds.clear();
-        self.resources.clear();
-        self.queues.clear();
-        self.reached.clear();
-        self.keep.clear();
-    }
 }
 
 impl Spares {

@@ -15,7 +15,7 @@
 //! reset and back in their pool, the fences back in the spare list, the completion token
 //! marked failed (so nothing waits on it forever), and the pass's error naming the pass.
 
-use super::pools::{Lists, Reusable, Spares};
+use super::pools::{Reusable, Spares};
 use super::shared::GraphPools;
 use super::Execution;
 use crate::access::LayoutPolicy;
@@ -25,8 +25,8 @@ use crate::error::{Error, Result};
 use crate::extensions::{
     bind_transients, ExecutionExtensions, Extensions, PassSource, Piece, SpreadWork,
 };
-use crate::fence::{InFlight, PoolKey};
-use crate::pass::{Pass, PassEntry, Recorder};
+use crate::fence::{InFlight, Lists, PoolKey};
+use crate::pass::{PassEntry, Recorder};
 use crate::plan::{Command, Plan};
 use crate::prepared::labels::{self, pass_color, PlanLabels};
 use crate::prepared::scratch::{BatchTables, FrameScratch, Job, RecordingLists};
@@ -44,18 +44,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 pub(crate) struct Recording {
     /// The execution's completion token.
     pub(crate) token: CompletionToken,
-    /// Objects the passes asked to keep alive until the GPU is done.
-    pub(crate) keep: Vec<Box<dyn Any + Send + Sync>>,
-    /// Every command buffer taken from the pools, with its pool.
-    pub(crate) cmds: Vec<(PoolKey, vk::CommandBuffer)>,
-    /// Every fence taken, in queue order.
-    pub(crate) fences: Vec<vk::Fence>,
-    /// Per queue, the timeline value known reached once the fences signal (filled by the
-    /// submit).
-    pub(super) reached: Vec<u64>,
-    /// The fence keeps the execution's resources and queues alive in these.
-    resources: Vec<Resource>,
-    queues: Vec<Queue>,
+    /// Its objects, the objects the passes keep alive, and what the submit reached; the
+    /// fence keeps the execution's resources and queues alive in them.
+    pub(crate) lists: Lists,
     /// Where each queue's batches and command buffers are, lent by the frame scratch.
     tables: BatchTables,
     /// The optional parts' objects (timestamp queries).
@@ -63,26 +54,13 @@ pub(crate) struct Recording {
 }
 
 impl Recording {
-    /// Empty, with `token`, vectors from the graph's spares and the tables of `frame`.
+    /// Empty, with `token`, lists from the graph's spares and the tables of `frame`.
     fn new(token: CompletionToken, spares: &mut Spares, frame: &mut FrameScratch) -> Self {
         let mut tables = std::mem::take(&mut frame.recording.tables);
         tables.clear();
-        let Lists {
-            fences,
-            cmds,
-            resources,
-            queues,
-            reached,
-            keep,
-        } = spares.lists.pop().unwrap_or_default();
         Recording {
             token,
-            keep,
-            cmds,
-            fences,
-            reached,
-            resources,
-            queues,
+            lists: spares.lists.pop().unwrap_or_default(),
             tables,
             ext: ExecutionExtensions::default(),
         }
@@ -115,28 +93,14 @@ impl Recording {
     ) -> InFlight {
         let Recording {
             token,
-            keep,
-            cmds,
-            fences,
-            reached,
-            resources: mut kept_resources,
-            queues: mut kept_queues,
+            mut lists,
             tables,
             ext,
         } = self;
         frame.recording.tables = tables;
-        kept_resources.extend(resources.iter().cloned());
-        kept_queues.extend(queues.iter().cloned());
-        InFlight {
-            token,
-            fences,
-            cmds,
-            resources: kept_resources,
-            queues: kept_queues,
-            reached,
-            keep,
-            ext,
-        }
+        lists.resources.extend(resources.iter().cloned());
+        lists.queues.extend(queues.iter().cloned());
+        InFlight { token, lists, ext }
     }
 }
 
@@ -181,7 +145,7 @@ impl Execution<'_, '_> {
         }));
         lists.jobs.clear();
         if !matches!(outcome, Ok(Ok(()))) {
-            reset_unsubmitted(&pools.device, &out.cmds);
+            reset_unsubmitted(&pools.device, &out.lists.cmds);
         }
         drop((transients, reusable));
         let failed = match outcome {
@@ -252,7 +216,7 @@ impl Execution<'_, '_> {
             labels_missed: AtomicBool::new(false),
             dressed: labels.is_some() || out.ext.hooks(),
         };
-        let (jobs, keep) = (&lists.jobs[..], &mut out.keep);
+        let (jobs, keep) = (&lists.jobs[..], &mut out.lists.keep);
         match cut {
             Some(cut) => {
                 let work = Work { s: &shared, jobs };
@@ -326,7 +290,7 @@ fn take_objects(
                 };
                 let cmd = pools.command_buffer(reusable, key)?;
                 labels::name_command_buffer(&mut reusable.names, labels, cmd, &queues[qi], bi);
-                out.cmds.push((key, cmd));
+                out.lists.cmds.push((key, cmd));
                 out.tables.batch_cmds.push(cmd);
                 jobs.push(Job {
                     queue: qi,
@@ -342,7 +306,7 @@ fn take_objects(
         }
         if !qp.batches.is_empty() {
             let fence = pools.fence(reusable)?;
-            out.fences.push(fence);
+            out.lists.fences.push(fence);
             out.tables.queue_fences[qi] = Some(fence);
         }
     }
@@ -489,22 +453,24 @@ fn record_commands<const DRESSED: bool, P: PassSource + ?Sized>(
                         unsafe { device.cmd_pipeline_barrier2(cmd, dep) }
                     }
                 };
-                if DRESSED {
-                    let label = kept_labels.and_then(|l| l.barrier(barrier_k, |p| passes.name(p)));
-                    note_missed(s, kept_labels, label.is_some());
-                    let family = s.queues[job.queue].family();
-                    let at = (batch, ci, b);
-                    labels::labelled_barrier(
-                        s.labels,
-                        cmd,
-                        family,
-                        at,
-                        label,
-                        |p| passes.name(p),
-                        record,
-                    );
-                } else {
-                    record();
+                match s.labels.filter(|_| DRESSED) {
+                    Some(d) => {
+                        let label =
+                            kept_labels.and_then(|l| l.barrier(barrier_k, |p| passes.name(p)));
+                        note_missed(s, kept_labels, label.is_some());
+                        let family = s.queues[job.queue].family();
+                        let at = (batch, ci, b);
+                        labels::labelled_barrier(
+                            d,
+                            cmd,
+                            family,
+                            at,
+                            label,
+                            |p| passes.name(p),
+                            record,
+                        );
+                    }
+                    None => record(),
                 }
                 barrier_k += 1;
             }
@@ -584,17 +550,6 @@ fn name_the_pass(pass: &str, e: Error) -> Error {
             pass: pass.to_owned(),
             source: Box::new(e),
         },
-    }
-}
-
-impl PassSource for &mut [PassEntry<'_>] {
-    fn name(&self, p: usize) -> &str {
-        &self[p].name
-    }
-
-    fn pass(&mut self, p: usize) -> Result<(&mut dyn Pass, &str, &Queue)> {
-        let PassEntry { name, pass, queue } = &mut self[p];
-        Ok((&mut **pass, name, queue))
     }
 }
 

@@ -160,8 +160,7 @@ impl Execution<'_, '_> {
             } else {
                 smallvec::SmallVec::new()
             };
-            let submitted =
-                self.submit_run_with(lock, run, values, recording, fence, scratch, &app);
+            let submitted = self.submit_run(lock, run, values, recording, fence, scratch, &app);
             if let Err(e) = submitted {
                 let started = std::mem::take(&mut scratch.started);
                 let failure = self.fail_after_partial_submit(locked, &runs[..ri], &started, e);
@@ -220,23 +219,10 @@ impl Execution<'_, '_> {
     }
 
     /// One `vkQueueSubmit2` of the run's batches, with their semaphore waits and signals,
-    /// built in `scratch`'s arrays.
-    pub(super) fn submit_run(
-        &self,
-        lock: &QueueLock<'_>,
-        run: &SubmissionRun,
-        values: &TimelineValues,
-        recording: &Recording,
-        fence: vk::Fence,
-        scratch: &mut SubmitScratch,
-    ) -> ash::prelude::VkResult<()> {
-        self.submit_run_with(lock, run, values, recording, fence, scratch, &[])
-    }
-
-    /// [`Self::submit_run`], whose last batch also signals the app's semaphores `app`
+    /// built in `scratch`'s arrays; its last batch also signals the app's semaphores `app`
     /// (semaphore, value: 0 for a binary one) at `ALL_COMMANDS`.
     #[allow(clippy::too_many_arguments)]
-    fn submit_run_with(
+    pub(super) fn submit_run(
         &self,
         lock: &QueueLock<'_>,
         run: &SubmissionRun,

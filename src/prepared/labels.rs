@@ -125,27 +125,11 @@ pub(crate) fn barrier_label(
 }
 
 /// Records barrier command `b` (command `c` of `batch`) with `record`, inside a label region
-/// that names it ([`barrier_label`]) when debug utils are on: the label `kept` with the plan
-/// ([`super::labels::keep`]), or else one built here. `pass_name`: a pass's name by its index.
-pub(crate) fn labelled_barrier<'n>(
-    debug: Option<&DebugUtils>,
-    cmd: vk::CommandBuffer,
-    family: u32,
-    (batch, c, b): (&Batch, usize, &BarrierCmd),
-    kept: Option<(&CStr, [f32; 4])>,
-    pass_name: impl Fn(usize) -> &'n str,
-    record: impl FnOnce(),
-) {
-    match debug {
-        None => record(),
-        Some(d) => labelled_barrier_in(d, cmd, family, (batch, c, b), kept, pass_name, record),
-    }
-}
-
-/// [`labelled_barrier`] with labels on; kept out of line so that the path without labels is
-/// only the call to `record`.
+/// that names it ([`barrier_label`]): the label `kept` with the plan ([`super::labels::keep`]),
+/// or else one built here. `pass_name`: a pass's name by its index. Out of line: only
+/// recordings with labels on come here.
 #[inline(never)]
-fn labelled_barrier_in<'n>(
+pub(crate) fn labelled_barrier<'n>(
     d: &DebugUtils,
     cmd: vk::CommandBuffer,
     family: u32,

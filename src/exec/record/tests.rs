@@ -111,7 +111,7 @@ fn a_failed_recording_returns_every_fence_and_command_buffer() {
 
     // A good recording reuses them all; handing it back unsubmitted returns all of them.
     let recording = run(None).unwrap().unwrap();
-    assert_eq!(recording.fences.len(), 2);
+    assert_eq!(recording.lists.fences.len(), 2);
     assert_eq!(spares(&shared, family), (0, 0));
     recording.token.set_submitted(&[]);
     shared.recycle(recording.into_in_flight(&mut FrameScratch::default(), &[], &[]));
