@@ -2,7 +2,7 @@
 //!
 //! [`run`] executes a [`PreparedFrame`] (`crate::prepared`): it borrows the frame for the
 //! length of one execution as an `Execution`, with the pools to take command buffers and
-//! fences from and the passes, and gives it back with what it committed in `frame.ran`.
+//! fences from and the passes, and gives it back with what it committed in its scratch.
 //! Running goes down through two steps, each a submodule:
 //!
 //! 1. [`record`]: one primary command buffer per batch (one per piece of a batch whose
@@ -36,7 +36,7 @@ use crate::pass::PassEntry;
 use crate::plan::Plan;
 use crate::prepared::labels::PlanLabels;
 use crate::prepared::scratch::FrameScratch;
-use crate::prepared::{AtRest, PlanBarriers, PreparedFrame, Ran};
+use crate::prepared::{AtRest, PlanBarriers, PreparedFrame};
 use crate::queue::Queue;
 use crate::resource::Resource;
 use crate::signals::{self, AppSignals};
@@ -64,8 +64,9 @@ struct Execution<'e, 'a> {
     recorded: &'e mut bool,
     /// Where the plan's last execution left the resources: a commit there only moves values.
     rest: &'e AtRest,
-    /// What this execution committed.
-    ran: &'e mut Ran,
+    /// Whether this execution was submitted and committed (what it committed stays in the
+    /// frame's scratch).
+    ran: &'e mut bool,
     /// The layouts the passes declared their image uses in, which they record with.
     layouts: LayoutPolicy,
     /// Whether passes are recorded inside debug labels (with the graph's debug utils).
@@ -74,8 +75,7 @@ struct Execution<'e, 'a> {
 
 /// Records and submits `frame`'s plan with `passes` (those it was prepared from), and
 /// commits the resources' new states; see [`crate::Planned::execute`]. What it committed is
-/// in `frame.ran` afterwards, for the frame's owner to note
-/// ([`PreparedFrame::note_ran`]). The fence holds clones of the frame's queues and resources.
+/// in the frame afterwards, for its owner to note ([`PreparedFrame::note_ran`]). The fence holds clones of the frame's queues and resources.
 pub(crate) fn run(
     pools: &Arc<GraphPools>,
     passes: &mut [PassEntry<'_>],
@@ -186,19 +186,14 @@ impl<'e, 'a> Execution<'e, 'a> {
         signals: &AppSignals,
     ) -> Result<ExecutionFence> {
         signals::check(self.plan, self.queues, signals)?;
-        self.ran.submitted = false;
+        *self.ran = false;
         self.pools.collect();
         let pools = self.pools;
         let mut recording = self.record(frame)?;
         let mut reached = std::mem::take(&mut recording.lists.reached);
         let submitted =
             self.submit_and_commit(&recording, &mut frame.submit, signals, &mut reached);
-        if let (Ok(()), Some(values)) = (&submitted, &frame.submit.values) {
-            let ran = &mut *self.ran;
-            ran.submitted = true;
-            ran.committed.clone_from(&frame.submit.committed);
-            ran.last.clone_from(&values.last);
-        }
+        *self.ran = submitted.is_ok() && frame.submit.values.is_some();
         recording.lists.reached = reached;
         let token = recording.token.clone();
         let in_flight = recording.into_in_flight(frame, self.resources, self.queues);

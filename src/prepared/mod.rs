@@ -12,8 +12,8 @@
 //!   lets the next frame be rebound by comparing versions instead of states;
 //! - the scratch its reuse needs: the [`Rebinder`] and the input the plan was last rebound
 //!   from, refilled by the next re-check;
-//! - what its last execution committed ([`Ran`]), which the executor writes and
-//!   [`PreparedFrame::note_ran`] turns into the at-rest record.
+//! - whether its last execution committed ([`PreparedFrame::ran`]; what it committed stays
+//!   in the scratch), which [`PreparedFrame::note_ran`] turns into the at-rest record.
 //!
 //! An execution borrows a frame (`&mut`) and gives it back: its vectors never leave it, so a
 //! reused frame allocates nothing. (The recorded command buffers of a frame will live here
@@ -61,8 +61,9 @@ pub(crate) struct PreparedFrame {
     pub(crate) recorded: bool,
     /// Where the plan's last execution left its resources.
     pub(crate) rest: AtRest,
-    /// What the last execution committed.
-    pub(crate) ran: Ran,
+    /// Whether the last execution was submitted and committed its states: then the scratch's
+    /// `submit` holds what it committed, for [`PreparedFrame::note_ran`].
+    pub(crate) ran: bool,
     /// The scratch its executions record and submit with.
     pub(crate) scratch: scratch::FrameScratch,
     rebinder: Rebinder,
@@ -70,18 +71,6 @@ pub(crate) struct PreparedFrame {
     /// `spare_is_copy`, its declarations are the plan's own (a held plan's states refill it).
     spare_input: PlanInput,
     spare_is_copy: bool,
-}
-
-/// What an execution committed, written by the executor into the frame it borrowed.
-#[derive(Default)]
-pub(crate) struct Ran {
-    /// Whether it was submitted and its states committed.
-    pub(crate) submitted: bool,
-    /// Per plan resource, the version the commit gave it ([`MERGED`] where it merged reads of
-    /// other executions).
-    pub(crate) committed: Vec<u64>,
-    /// Per plan queue, the execution's last value there.
-    pub(crate) last: Vec<Option<u64>>,
 }
 
 /// The tier a frame was reused at.
@@ -207,12 +196,13 @@ impl PreparedFrame {
     /// Turns what the last execution committed ([`PreparedFrame::ran`]) into the at-rest
     /// record: called by whoever lent the frame, once the execution is done with it.
     pub(crate) fn note_ran(&mut self) {
-        if !std::mem::take(&mut self.ran.submitted) {
+        let submit = &self.scratch.submit;
+        let (true, Some(values)) = (std::mem::take(&mut self.ran), &submit.values) else {
             return;
-        }
+        };
         let ids = self.resources.iter().map(Resource::id);
-        let committed = ids.zip(self.ran.committed.iter().copied());
-        (self.rest).record(committed, self.queues.iter().map(Queue::id), &self.ran.last);
+        let committed = ids.zip(submit.committed.iter().copied());
+        (self.rest).record(committed, self.queues.iter().map(Queue::id), &values.last);
     }
 }
 
