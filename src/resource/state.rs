@@ -198,6 +198,7 @@ impl Tracked {
     /// (the executor's `AtRest`): that is the same final state with other values, so only the
     /// values are written, "this execution" read as `last` of its queue. Falls back to
     /// [`Tracked::commit_planned`] if the shapes differ (they never should).
+    #[inline]
     pub(crate) fn commit_at_rest<'q>(
         &mut self,
         planned_final: &[(Range<u64>, SegmentState<usize>)],
