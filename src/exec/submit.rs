@@ -410,14 +410,17 @@ impl Execution<'_, '_> {
         let rest = self.rest;
         let same_queues = rest.same_queues(self.queues.iter().map(Queue::id));
         committed.clear();
-        for (r, finals) in self.plan.final_states.iter().enumerate() {
-            let id = self.resources[r].id();
-            committed.push(match locked.resources[r].as_mut() {
+        // Indexed alike: the plan's final states, the resources, their versions, their locks.
+        let each = (self.plan.final_states.iter().zip(self.resources))
+            .zip(self.versions)
+            .zip(locked.resources.iter_mut());
+        for (r, (((finals, resource), &planned), lock)) in each.enumerate() {
+            committed.push(match lock.as_mut() {
                 // Still where this plan's last execution left it: only the values move on.
                 Some(g)
                     if same_queues
-                        && g.version == self.versions[r]
-                        && rest.left(r, id, g.version) =>
+                        && g.version == planned
+                        && rest.left(r, resource.id(), planned) =>
                 {
                     let version = g.commit_at_rest(finals, last, to_queues);
                     // Debug builds check the shortcut against the full commit.
@@ -433,7 +436,7 @@ impl Execution<'_, '_> {
                     version
                 }
                 // Keeps the reads committed since planning, so later writers wait for them too.
-                Some(g) => g.commit_planned(self.versions[r], finals, to_queues),
+                Some(g) => g.commit_planned(planned, finals, to_queues),
                 None => MERGED,
             });
         }
