@@ -172,6 +172,12 @@ fn a_plan_s_barriers_are_built_once_per_plan_and_handles() {
     assert!(barriers.dependency(2).is_none(), "two barrier commands");
     assert!(barriers.is_built_for(first.iter().copied()));
 
+    // The baked `VkDependencyInfo`s point into the arrays' heap buffers, which moving the
+    // barriers (with their frame, into a held plan or the cache) leaves where they are.
+    let moved = Box::new(barriers);
+    assert_eq!(recorded(&moved), expected(&first));
+    let mut barriers = *moved;
+
     // Forgotten (a new plan came): not built for anything until baked again.
     barriers.forget();
     assert!(!barriers.is_built_for(first.iter().copied()));
