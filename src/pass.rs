@@ -55,18 +55,22 @@ use crate::error::Result;
 use crate::queue::Queue;
 use ash::vk;
 use std::any::Any;
+use std::borrow::Cow;
 
 mod declare;
+mod decls;
 mod fn_pass;
 
 pub use declare::{Declare, Use, UseTarget};
-pub(crate) use declare::{Declared, ResourceIndex};
+pub(crate) use declare::ResourceIndex;
+pub(crate) use decls::FrameDecls;
 pub use fn_pass::FnPass;
 pub(crate) use fn_pass::PassSlot;
 
 /// A pass as inserted into a graph: its name, the pass, and the queue it runs on.
 pub(crate) struct PassEntry<'a> {
-    pub(crate) name: String,
+    /// Borrowed from the app (`insert_pass`: a reused frame copies no name), or owned.
+    pub(crate) name: Cow<'a, str>,
     /// Borrowed (`insert_pass`) or owned (`insert_fn`).
     pub(crate) pass: PassSlot<'a>,
     pub(crate) queue: Queue,

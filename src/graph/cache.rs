@@ -15,7 +15,8 @@
 //! readback every few frames. With only the last frame kept, every frame of such a loop is
 //! planned anew although nothing changed since the same frame a few executions ago.
 
-use super::lowering::{Lists, Lowered};
+use super::lowering::{rename, Lists, Lowered};
+use crate::pass::PassEntry;
 use crate::error::Result;
 use crate::plan::{PlanInput, Schedule, SparePlan, KEPT_PLANS};
 use crate::prepared::{PreparedFrame, Tier};
@@ -53,20 +54,21 @@ pub(crate) enum Found {
 }
 
 impl PlanCache {
-    /// The one lookup (see the module docs) for a builder's frame, `lowered` with its
-    /// resources' versions; `snapshot` reads their states into its input, only once the
-    /// frame executed last turned out not to be at rest. The frame handed out holds the
-    /// lowered lists.
+    /// The one lookup (see the module docs) for a builder's frame: `passes` lowered into
+    /// `lowered`, with their declarations and their resources' versions. `build` makes its
+    /// planner input from an earlier one (to refill) and reads the resources' states into
+    /// it, only once the frame executed last turned out not to be at rest. The frame handed
+    /// out holds the lowered lists.
     pub(crate) fn lookup(
         &mut self,
-        lowered: &mut Lowered,
+        (lowered, passes): (&mut Lowered, &[PassEntry<'_>]),
         schedule: Schedule,
-        snapshot: impl FnOnce(&mut Lowered) -> Result<()>,
+        build: impl FnOnce(&mut Lowered, Option<PlanInput>) -> Result<()>,
     ) -> Result<Found> {
-        if let Some(frame) = self.take_at_rest(lowered, schedule) {
+        if let Some(frame) = self.take_at_rest(lowered, passes, schedule) {
             return Ok(Found::Reused(self.hand_out(frame, lowered), Tier::AtRest));
         }
-        snapshot(lowered)?;
+        build(lowered, self.spare_input.take())?;
         let input = std::mem::take(&mut lowered.input);
         let ids = lowered.resources.iter().map(Resource::id);
         let now = || ids.clone().zip(lowered.versions.iter().copied());
@@ -88,44 +90,41 @@ impl PlanCache {
         }
     }
 
-    /// The declarations and lists the next lowering refills.
-    pub(crate) fn lowering_lists(&mut self) -> (Option<PlanInput>, Lists) {
-        (
-            self.spare_input.take(),
-            std::mem::take(&mut self.spare_lists),
-        )
+    /// The lists the next lowering refills.
+    pub(crate) fn lowering_lists(&mut self) -> Lists {
+        std::mem::take(&mut self.spare_lists)
     }
 
-    /// Tier 1: the frame executed last, if the new one declares what it did and every
-    /// resource is still where it left them.
-    fn take_at_rest(&mut self, lowered: &mut Lowered, schedule: Schedule) -> Option<PreparedFrame> {
+    /// Tier 1: the frame executed last, if the new one declares what it did (its flat
+    /// declarations compared, binary semaphores mapped) and every resource is still where
+    /// it left them. The plan's input takes the frame's pass names and semaphores.
+    fn take_at_rest(
+        &mut self,
+        lowered: &mut Lowered,
+        passes: &[PassEntry<'_>],
+        schedule: Schedule,
+    ) -> Option<PreparedFrame> {
         if self.disabled {
             return None;
         }
         let frame = self.frames.first_mut()?;
         let ids = lowered.resources.iter().map(Resource::id);
-        if !frame.at_rest(ids.zip(lowered.versions.iter().copied()))
-            || !lowered.adopt_queues(&frame.queues)
-        {
+        let same = frame.at_rest(ids.zip(lowered.versions.iter().copied()))
+            && lowered.ext.declared_in(&frame.plan.input.queues)
+            && frame.decls.same_as(&lowered.decls)
+            && lowered.adopt_queues(&frame.queues)
+            && frame.rebind_at_rest(Some((&lowered.decls, schedule)));
+        if !same {
             return None;
         }
-        let new = Some((std::mem::take(&mut lowered.input), schedule));
-        match frame.rebind_at_rest(new) {
-            Ok(old) => {
-                self.spare_input = old;
-                self.reused += 1;
-                log::trace!(
-                    "reused the last plan at rest ({} reused, {} planned)",
-                    self.reused,
-                    self.planned
-                );
-                Some(self.frames.remove(0))
-            }
-            Err(input) => {
-                lowered.input = input.expect("the frame's input comes back");
-                None
-            }
-        }
+        rename(&mut frame.plan.input, passes, &lowered.decls);
+        self.reused += 1;
+        log::trace!(
+            "reused the last plan at rest ({} reused, {} planned)",
+            self.reused,
+            self.planned
+        );
+        Some(self.frames.remove(0))
     }
 
     /// Tier 3: the most recent kept frame whose plan the planner would answer `input` with,
@@ -183,10 +182,12 @@ impl PlanCache {
 
     /// Gives `frame` the lowered lists, and keeps its own for the next lowering.
     fn hand_out(&mut self, mut frame: PreparedFrame, lowered: &mut Lowered) -> PreparedFrame {
+        std::mem::swap(&mut frame.decls, &mut lowered.decls);
         std::mem::swap(&mut frame.queues, &mut lowered.queues);
         std::mem::swap(&mut frame.resources, &mut lowered.resources);
         std::mem::swap(&mut frame.versions, &mut lowered.versions);
         let spare = &mut self.spare_lists;
+        spare.decls = std::mem::take(&mut lowered.decls);
         spare.queues = std::mem::take(&mut lowered.queues);
         spare.resources = std::mem::take(&mut lowered.resources);
         spare.versions = std::mem::take(&mut lowered.versions);
@@ -232,7 +233,7 @@ pub(crate) fn recheck_held(frame: &mut PreparedFrame, schedule: Schedule) -> Opt
     let now = (frame.resources.iter()).map(|r| (r.id(), r.tracked().lock().version));
     let at_rest =
         frame.at_rest(now) && (frame.rest).same_queues(frame.queues.iter().map(Queue::id));
-    if at_rest && frame.rebind_at_rest(None).is_ok() {
+    if at_rest && frame.rebind_at_rest(None) {
         #[cfg(debug_assertions)]
         super::lowering::debug_check_at_rest(
             &frame.plan,

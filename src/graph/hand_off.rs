@@ -34,7 +34,7 @@ impl Graph {
         // The app's pass records nothing here; the app records its commands itself.
         let pass: Box<dyn Pass + 'q> = Box::new(FnPass::new(declare, |_| Ok(())));
         let passes = vec![PassEntry {
-            name: name.to_owned(),
+            name: name.to_owned().into(),
             pass: PassSlot::Owned(pass),
             queue: queue.clone(),
         }];

@@ -22,6 +22,7 @@ use crate::spare::{words, Spare};
 use crate::sync::{Mutex, Slot};
 use cache::PlanCache;
 use lowering::LowerScratch;
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering};
 use std::sync::Arc;
@@ -108,8 +109,6 @@ pub(crate) struct Returned {
 struct BuilderLists {
     /// The last builder's pass list, emptied (its passes borrow; see [`Spare`]).
     passes: Spare<{ words::<PassEntry<'static>>() }>,
-    /// Pass-name strings of the last execution, refilled by the next builder's passes.
-    names: Vec<String>,
     /// How many passes the last builder had: the next one reserves that many up front.
     count_hint: usize,
 }
@@ -234,9 +233,8 @@ impl Graph {
         // Kept frames keep no resource alive (`PlanCache::put_back`), nor does this one.
         frame.resources.clear();
         returned.frame = Some(frame);
-        let builder = &mut returned.builder;
-        builder.names.extend(passes.drain(..).map(|p| p.name));
-        builder.passes = Spare::keep(passes);
+        passes.clear();
+        returned.builder.passes = Spare::keep(passes);
         self.hand_back(returned);
     }
 
@@ -270,7 +268,6 @@ impl Graph {
         GraphBuilder {
             graph: self,
             passes,
-            names: std::mem::take(&mut builder.names),
             returned,
             error: None,
             schedule: Schedule::PROGRAM_ORDER,
@@ -442,8 +439,6 @@ pub struct GraphBuilder<'a> {
     /// The graph it records for (read by the leaves' builder methods too).
     pub(crate) graph: &'a Graph,
     passes: Vec<PassEntry<'a>>,
-    /// Strings of earlier passes' names, refilled rather than allocated.
-    names: Vec<String>,
     /// What the last builder frame handed this one.
     returned: Box<Returned>,
     /// The first error of an `insert_*` call, boxed so that the builder moved by every call
@@ -453,7 +448,9 @@ pub struct GraphBuilder<'a> {
 }
 
 impl<'a> GraphBuilder<'a> {
-    /// Appends a pass on `queue`. Insertion order is program order.
+    /// Appends a pass on `queue`. Insertion order is program order. `name` is borrowed (a
+    /// literal, or a string that outlives the builder: a frame copies no name) or owned (a
+    /// `String`, such as one made with `format!`).
     ///
     /// ```no_run
     /// # fn f(graph: &vk_baton::Graph, q: &vk_baton::Queue, p: &mut dyn vk_baton::Pass) {
@@ -461,22 +458,21 @@ impl<'a> GraphBuilder<'a> {
     /// # }
     /// ```
     #[inline]
-    pub fn insert_pass(self, name: &str, pass: &'a mut (dyn Pass + 'a), queue: &Queue) -> Self {
-        self.insert_slot(name, PassSlot::Borrowed(pass), queue)
+    pub fn insert_pass(
+        self,
+        name: impl Into<Cow<'a, str>>, pass: &'a mut (dyn Pass + 'a), queue: &Queue) -> Self {
+        self.insert_slot(name.into(), PassSlot::Borrowed(pass), queue)
     }
 
     #[inline]
-    pub(crate) fn insert_slot(mut self, name: &str, pass: PassSlot<'a>, queue: &Queue) -> Self {
+    pub(crate) fn insert_slot(mut self, name: Cow<'a, str>, pass: PassSlot<'a>, queue: &Queue) -> Self {
         if self.error.is_none() && queue.device_handle() != self.graph.device.handle() {
             self.error = Some(Box::new(Error::ForeignDevice {
                 what: format!("queue `{}` (pass `{name}`)", queue.name()),
             }));
         }
-        let mut owned = self.names.pop().unwrap_or_default();
-        owned.clear();
-        owned.push_str(name);
         self.passes.push(PassEntry {
-            name: owned,
+            name,
             pass,
             queue: queue.clone(),
         });
@@ -504,13 +500,15 @@ impl<'a> GraphBuilder<'a> {
     ///     .finish()?.execute()?.wait()?;
     /// # Ok(()) }
     /// ```
-    pub fn insert_fn<D, R>(self, name: &str, queue: &Queue, declare: D, record: R) -> Self
+    pub fn insert_fn<D, R>(
+        self,
+        name: impl Into<Cow<'a, str>>, queue: &Queue, declare: D, record: R) -> Self
     where
         D: Fn(&mut Declare<'_>) + 'a,
         R: FnMut(&mut Recorder<'_>) -> Result<()> + 'a,
     {
         let pass: Box<dyn Pass + 'a> = Box::new(FnPass::new(declare, record));
-        self.insert_slot(name, PassSlot::Owned(pass), queue)
+        self.insert_slot(name.into(), PassSlot::Owned(pass), queue)
     }
 
     /// Plans the passes in the order `schedule` gives rather than in insertion order, with the
@@ -553,8 +551,6 @@ impl<'a> GraphBuilder<'a> {
             return Err(*e);
         }
         let mut returned = self.returned;
-        // Emptied, but with its capacity: the execution's names go back into it.
-        returned.builder.names = self.names;
         returned.builder.count_hint = self.passes.len();
         let last = returned.frame.take();
         let (frame, tier) =

@@ -2,6 +2,7 @@
 //! be recorded on another thread ([`GraphBuilder::insert_send_pass`],
 //! [`GraphBuilder::insert_send_fn`]).
 
+use std::borrow::Cow;
 use super::RecordingThreads;
 use crate::error::Result;
 use crate::pass::{Declare, FnPass, Pass, PassSlot, Recorder};
@@ -99,11 +100,11 @@ impl<'a> GraphBuilder<'a> {
     /// ```
     pub fn insert_send_pass(
         self,
-        name: &str,
+        name: impl Into<Cow<'a, str>>,
         pass: &'a mut (dyn Pass + Send + 'a),
         queue: &Queue,
     ) -> Self {
-        self.insert_slot(name, PassSlot::BorrowedSend(pass), queue)
+        self.insert_slot(name.into(), PassSlot::BorrowedSend(pass), queue)
     }
 
     /// Appends a pass made of two `Send` closures on `queue` that may be recorded on another
@@ -130,12 +131,14 @@ impl<'a> GraphBuilder<'a> {
     /// builder.finish()?.execute()?.wait()?;
     /// # Ok(()) }
     /// ```
-    pub fn insert_send_fn<D, R>(self, name: &str, queue: &Queue, declare: D, record: R) -> Self
+    pub fn insert_send_fn<D, R>(
+        self,
+        name: impl Into<Cow<'a, str>>, queue: &Queue, declare: D, record: R) -> Self
     where
         D: Fn(&mut Declare<'_>) + Send + 'a,
         R: FnMut(&mut Recorder<'_>) -> Result<()> + Send + 'a,
     {
         let pass: Box<dyn Pass + Send + 'a> = Box::new(FnPass::new(declare, record));
-        self.insert_slot(name, PassSlot::OwnedSend(pass), queue)
+        self.insert_slot(name.into(), PassSlot::OwnedSend(pass), queue)
     }
 }

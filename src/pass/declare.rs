@@ -2,7 +2,8 @@
 
 use crate::access::{Access, LayoutPolicy};
 use crate::fx::FxBuildHasher;
-use crate::plan::{RenderPassLayouts, Unordered, UseDecl};
+use super::decls::{FrameDecls, WaitDecl};
+use crate::plan::{BinarySignalDecl, RenderPassLayouts, Unordered, UseDecl};
 use crate::range::{BufferRange, ImageRange, SubRange};
 use crate::resource::{Resource, StBuffer, StImage};
 use ash::vk;
@@ -122,17 +123,16 @@ mod tests {
         let desc = ImageDesc::new_2d(4, 4, vk::Format::R8G8B8A8_UNORM, usage);
         let img = ctx.image(desc, "target").unwrap();
         let declare = |f: &dyn Fn(&mut Declare<'_>)| -> UseDecl {
-            let (mut out, mut uses) = (Declared::default(), Vec::new());
+            let mut decls = FrameDecls::default();
             let mut index = ResourceIndex::default();
             index.start(Vec::new());
             f(&mut Declare {
-                out: &mut out,
-                uses: &mut uses,
+                decls: &mut decls,
                 index: &mut index,
                 layouts: LayoutPolicy::General,
             });
             index.finish();
-            uses.pop().expect("one use")
+            decls.uses.pop().expect("one use")
         };
         let a = Access::COLOR_ATTACHMENT_WRITE;
         let rp = |initial_layout, final_layout| {
@@ -168,21 +168,6 @@ mod tests {
     }
 }
 
-/// One declared binary wait.
-#[derive(Clone, Debug)]
-pub(crate) struct DeclaredWait {
-    pub(crate) semaphore: vk::Semaphore,
-    pub(crate) guards: Vec<Arc<StImage>>,
-    pub(crate) stages: Option<vk::PipelineStageFlags2>,
-}
-
-/// What one pass declared besides its uses (which go straight into its [`UseDecl`]s).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Declared {
-    pub(crate) waits: Vec<DeclaredWait>,
-    pub(crate) signals: Vec<(vk::Semaphore, Option<vk::PipelineStageFlags2>)>,
-}
-
 /// Collects a pass's declarations; handed to [`Pass::declare`](super::Pass::declare).
 ///
 /// Every use is one call to [`Declare::uses`]: the resource, the access, then optionally
@@ -198,8 +183,8 @@ pub(crate) struct Declared {
 /// # }
 /// ```
 pub struct Declare<'a> {
-    pub(crate) out: &'a mut Declared,
-    pub(crate) uses: &'a mut Vec<UseDecl>,
+    /// The frame's declarations, which this pass's are appended to.
+    pub(crate) decls: &'a mut FrameDecls,
     pub(crate) index: &'a mut ResourceIndex,
     /// The graph's layout policy, applied to every use as it is declared.
     pub(crate) layouts: LayoutPolicy,
@@ -487,10 +472,10 @@ impl Declare<'_> {
         let index = self.index.index_of(sealed::Sealed::id(resource), || {
             sealed::Sealed::resource(resource)
         });
-        self.uses
-            .push(UseDecl::new(index, self.layouts.apply(access)));
+        let uses = &mut self.decls.uses;
+        uses.push(UseDecl::new(index, self.layouts.apply(access)));
         Use {
-            declared: self.uses.last_mut().expect("pushed just above"),
+            declared: uses.last_mut().expect("pushed just above"),
             named: RenderPassNamed::default(),
             target: PhantomData,
         }
@@ -520,11 +505,12 @@ impl Declare<'_> {
         semaphore: vk::Semaphore,
         guards: Option<&Arc<StImage>>,
     ) -> &mut Self {
-        self.out.waits.push(DeclaredWait {
-            semaphore,
-            guards: guards.into_iter().cloned().collect(),
-            stages: None,
-        });
+        if let Some(g) = guards {
+            let index = self.index.index_of(g.id(), || Resource::Image(g.clone()));
+            self.decls.guards.push(index);
+        }
+        let wait = WaitDecl::new(semaphore, None, self.decls.guards.len());
+        self.decls.waits.push(wait);
         self
     }
 
@@ -546,11 +532,8 @@ impl Declare<'_> {
         semaphore: vk::Semaphore,
         stages: vk::PipelineStageFlags2,
     ) -> &mut Self {
-        self.out.waits.push(DeclaredWait {
-            semaphore,
-            guards: Vec::new(),
-            stages: Some(stages),
-        });
+        let wait = WaitDecl::new(semaphore, Some(stages), self.decls.guards.len());
+        self.decls.waits.push(wait);
         self
     }
 
@@ -571,7 +554,8 @@ impl Declare<'_> {
     /// when the graph executes it is unsignalled with no signal pending (every earlier signal
     /// has been waited on).
     pub unsafe fn signal_binary(&mut self, semaphore: vk::Semaphore) -> &mut Self {
-        self.out.signals.push((semaphore, None));
+        let stages = None;
+        self.decls.signals.push(BinarySignalDecl { semaphore, stages });
         self
     }
 
@@ -593,7 +577,8 @@ impl Declare<'_> {
         semaphore: vk::Semaphore,
         stages: vk::PipelineStageFlags2,
     ) -> &mut Self {
-        self.out.signals.push((semaphore, Some(stages)));
+        let stages = Some(stages);
+        self.decls.signals.push(BinarySignalDecl { semaphore, stages });
         self
     }
 }

@@ -24,7 +24,7 @@ fn insert_fill<'a>(
     recorded: &'a Cell<u32>,
 ) -> GraphBuilder<'a> {
     b.insert_fn(
-        &format!("fill {}", buf.name()),
+        format!("fill {}", buf.name()),
         q,
         move |d| {
             d.uses(buf, Access::TRANSFER_WRITE).discard();
@@ -52,7 +52,7 @@ fn insert_copy<'a>(
     recorded: &'a Cell<u32>,
 ) -> GraphBuilder<'a> {
     b.insert_fn(
-        &format!("{} to {}", from.name(), to.name()),
+        format!("{} to {}", from.name(), to.name()),
         q,
         move |d| {
             d.uses(from, Access::COPY_READ);
