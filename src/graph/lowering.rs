@@ -136,7 +136,7 @@ impl Lowered {
         for (pi, p) in passes.iter().enumerate() {
             let view = self.decls.pass(pi);
             let pd = refill_pass(&mut input.passes, spare_passes, pi, &p.name, view.queue);
-            pd.uses.extend_from_slice(view.uses);
+            pd.uses.extend(view.use_decls());
             pd.waits.extend(view.wait_decls());
             pd.signals.extend_from_slice(view.signals);
         }
@@ -250,14 +250,18 @@ fn declare_passes(
     index: &mut ResourceIndex,
     queues: &mut Vec<Queue>,
 ) -> Result<()> {
+    let mut qi = 0;
     for p in passes {
-        let qi = first_use_index(&p.queue, queues);
-        if !queues[qi].same_object(&p.queue) {
-            return Err(Error::InvalidInput(format!(
-                "queues `{}` and `{}` are two Queue objects for one VkQueue: create one Queue per VkQueue and clone it",
-                queues[qi].name(),
-                p.queue.name()
-            )));
+        // Runs of passes share a queue: the last one's is checked first.
+        if queues.get(qi).is_none_or(|q| !q.same_object(&p.queue)) {
+            qi = first_use_index(&p.queue, queues);
+            if !queues[qi].same_object(&p.queue) {
+                return Err(Error::InvalidInput(format!(
+                    "queues `{}` and `{}` are two Queue objects for one VkQueue: create one Queue per VkQueue and clone it",
+                    queues[qi].name(),
+                    p.queue.name()
+                )));
+            }
         }
         let seen = index.resources.len();
         p.pass.declare(&mut Declare {

@@ -2,8 +2,8 @@
 
 use crate::access::{Access, LayoutPolicy};
 use crate::fx::FxBuildHasher;
-use super::decls::{FrameDecls, WaitDecl};
-use crate::plan::{BinarySignalDecl, RenderPassLayouts, Unordered, UseDecl};
+use super::decls::{FrameDecls, PackedUse, WaitDecl};
+use crate::plan::{BinarySignalDecl, RenderPassLayouts, Unordered};
 use crate::range::{BufferRange, ImageRange, SubRange};
 use crate::resource::{Resource, StBuffer, StImage};
 use ash::vk;
@@ -73,6 +73,7 @@ impl ResourceIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::UseDecl;
     use crate::{BufferDesc, Context};
 
     /// Every resource gets one index, in order of first use, whether its id is in the cache,
@@ -132,7 +133,10 @@ mod tests {
                 layouts: LayoutPolicy::General,
             });
             index.finish();
-            decls.uses.pop().expect("one use")
+            decls.end_pass(0);
+            let view = decls.pass(0);
+            let uses: Vec<UseDecl> = view.use_decls().collect();
+            uses.into_iter().next_back().expect("one use")
         };
         let a = Access::COLOR_ATTACHMENT_WRITE;
         let rp = |initial_layout, final_layout| {
@@ -278,7 +282,8 @@ impl UseTarget for Resource {
 /// # }
 /// ```
 pub struct Use<'d, T: UseTarget + ?Sized> {
-    declared: &'d mut UseDecl,
+    /// The frame's declarations, whose last use this is.
+    decls: &'d mut FrameDecls,
     /// Which of the render pass's `initialLayout` and `finalLayout` the pass named; the other
     /// is the subpass's layout, which [`Use::layout`] may still change.
     named: RenderPassNamed,
@@ -293,6 +298,11 @@ struct RenderPassNamed {
 }
 
 impl<T: UseTarget + ?Sized> Use<'_, T> {
+    /// The use this is: the frame's last.
+    fn last(&mut self) -> &mut PackedUse {
+        self.decls.uses.last_mut().expect("a use was declared")
+    }
+
     /// Only this part of the resource (mip levels and layers of an image, bytes of a
     /// buffer); without it, the use covers the whole resource.
     ///
@@ -303,7 +313,7 @@ impl<T: UseTarget + ?Sized> Use<'_, T> {
     /// # }
     /// ```
     pub fn range(self, range: T::Range) -> Self {
-        self.declared.range = Some(T::sub_range(range));
+        self.decls.last_extras().range = Some(T::sub_range(range));
         self
     }
 
@@ -327,8 +337,8 @@ impl<T: UseTarget + ?Sized> Use<'_, T> {
     /// d.uses(ds, Access::DEPTH_ATTACHMENT_WRITE).aspect(vk::ImageAspectFlags::STENCIL);
     /// # }
     /// ```
-    pub fn aspect(self, aspect: vk::ImageAspectFlags) -> Self {
-        self.declared.aspect = aspect;
+    pub fn aspect(mut self, aspect: vk::ImageAspectFlags) -> Self {
+        self.last().set_aspect(aspect);
         self
     }
 
@@ -342,8 +352,8 @@ impl<T: UseTarget + ?Sized> Use<'_, T> {
     /// d.uses(img, vk_baton::Access::COLOR_ATTACHMENT_WRITE).discard();
     /// # }
     /// ```
-    pub fn discard(self) -> Self {
-        self.declared.discard = true;
+    pub fn discard(mut self) -> Self {
+        self.last().set_discard();
         self
     }
 
@@ -364,7 +374,7 @@ impl<T: UseTarget + ?Sized> Use<'_, T> {
     /// # }
     /// ```
     pub fn unordered(self, unordered: Unordered) -> Self {
-        self.declared.unordered = Some(unordered);
+        self.decls.last_extras().unordered = Some(unordered);
         self
     }
 }
@@ -383,9 +393,10 @@ impl Use<'_, Arc<StImage>> {
     /// d.uses(img, Access::FRAGMENT_SHADER_SAMPLED_READ).layout(L::SHADER_READ_ONLY_OPTIMAL);
     /// # }
     /// ```
-    pub fn layout(self, layout: vk::ImageLayout) -> Self {
-        self.declared.access.layout = layout;
-        if let Some(rp) = &mut self.declared.render_pass {
+    pub fn layout(mut self, layout: vk::ImageLayout) -> Self {
+        self.last().set_layout(layout);
+        let rp = self.decls.last_extras_if_any().and_then(|e| e.render_pass.as_mut());
+        if let Some(rp) = rp {
             if !self.named.initial {
                 rp.initial_layout = layout;
             }
@@ -420,8 +431,8 @@ impl Use<'_, Arc<StImage>> {
     /// ```
     pub fn initial_layout(mut self, layout: vk::ImageLayout) -> Self {
         self.named.initial = true;
-        let subpass = self.declared.access.layout;
-        let rp = self.declared.render_pass.get_or_insert(RenderPassLayouts {
+        let subpass = self.last().layout();
+        let rp = self.decls.last_extras().render_pass.get_or_insert(RenderPassLayouts {
             initial_layout: subpass,
             final_layout: subpass,
         });
@@ -445,8 +456,8 @@ impl Use<'_, Arc<StImage>> {
     /// ```
     pub fn final_layout(mut self, layout: vk::ImageLayout) -> Self {
         self.named.last = true;
-        let subpass = self.declared.access.layout;
-        let rp = self.declared.render_pass.get_or_insert(RenderPassLayouts {
+        let subpass = self.last().layout();
+        let rp = self.decls.last_extras().render_pass.get_or_insert(RenderPassLayouts {
             initial_layout: subpass,
             final_layout: subpass,
         });
@@ -472,10 +483,10 @@ impl Declare<'_> {
         let index = self.index.index_of(sealed::Sealed::id(resource), || {
             sealed::Sealed::resource(resource)
         });
-        let uses = &mut self.decls.uses;
-        uses.push(UseDecl::new(index, self.layouts.apply(access)));
+        let use_ = PackedUse::new(index, self.layouts.apply(access));
+        self.decls.uses.push(use_);
         Use {
-            declared: uses.last_mut().expect("pushed just above"),
+            decls: self.decls,
             named: RenderPassNamed::default(),
             target: PhantomData,
         }

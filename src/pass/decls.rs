@@ -1,11 +1,15 @@
 //! [`FrameDecls`]: one frame's declarations, flat, as its passes make them.
 
-use crate::plan::{BinarySignalDecl, BinaryWaitDecl, PassDecl, UseDecl};
+use crate::access::Access;
+use crate::plan::{BinarySignalDecl, BinaryWaitDecl, PassDecl, RenderPassLayouts, Unordered, UseDecl};
+use crate::range::SubRange;
 use ash::vk;
 
 /// What every pass of a frame declared, in a few flat lists: the uses of all passes in one
 /// list, each pass a range of it, with resources and queues already under their planner
-/// indices ([`super::ResourceIndex`]).
+/// indices ([`super::ResourceIndex`]). A use is packed into plain words ([`PackedUse`]), so
+/// that a frame's uses compare as one block of memory; the rarer parts of a use (a range, a
+/// render pass's layouts, an unordered group) are listed apart, by use.
 ///
 /// A kept frame keeps the declarations its plan answers. The next frame's `finish()` tells
 /// whether it declares the same by comparing the lists ([`FrameDecls::same_as`]); the
@@ -15,7 +19,10 @@ use ash::vk;
 pub(crate) struct FrameDecls {
     /// Per pass, in program order: its queue and where its entries end in the lists below.
     pub(crate) passes: Vec<PassSpan>,
-    pub(crate) uses: Vec<UseDecl>,
+    pub(crate) uses: Vec<PackedUse>,
+    /// The uses that have more than a resource, an access, an aspect and a discard: by use
+    /// index, in order.
+    pub(crate) extras: Vec<(u32, UseExtras)>,
     pub(crate) waits: Vec<WaitDecl>,
     /// The resources each wait guards, each wait a range.
     pub(crate) guards: Vec<usize>,
@@ -59,6 +66,7 @@ impl FrameDecls {
     pub(crate) fn clear(&mut self) {
         self.passes.clear();
         self.uses.clear();
+        self.extras.clear();
         self.waits.clear();
         self.guards.clear();
         self.signals.clear();
@@ -80,6 +88,7 @@ impl FrameDecls {
     pub(crate) fn same_as(&self, new: &FrameDecls) -> bool {
         self.passes == new.passes
             && self.uses == new.uses
+            && self.extras == new.extras
             && self.guards == new.guards
             && self.waits.len() == new.waits.len()
             && (self.waits.iter().zip(&new.waits))
@@ -117,9 +126,12 @@ impl FrameDecls {
             0 => 0,
             w => self.waits[w as usize - 1].guards,
         };
+        let first_extra = self.extras.partition_point(|&(u, _)| u < start.uses);
         PassView {
             queue: end.queue as usize,
+            first_use: start.uses,
             uses: &self.uses[range(start.uses, end.uses)],
+            extras: &self.extras[first_extra..],
             waits,
             guards: &self.guards[guards_start as usize..],
             guards_start: guards_start as usize,
@@ -148,7 +160,11 @@ impl FrameDecls {
 /// One pass's part of [`FrameDecls`].
 pub(crate) struct PassView<'d> {
     pub(crate) queue: usize,
-    pub(crate) uses: &'d [UseDecl],
+    /// The index of the pass's first use in the frame's list.
+    first_use: u32,
+    uses: &'d [PackedUse],
+    /// The extras from the pass's first use on.
+    extras: &'d [(u32, UseExtras)],
     waits: &'d [WaitDecl],
     /// The guard list from the pass's first wait's guards on.
     guards: &'d [usize],
@@ -157,6 +173,16 @@ pub(crate) struct PassView<'d> {
 }
 
 impl PassView<'_> {
+    /// The pass's uses as the planner declares them.
+    pub(crate) fn use_decls(&self) -> impl Iterator<Item = UseDecl> + '_ {
+        let mut extras = self.extras.iter().peekable();
+        (self.uses.iter().enumerate()).map(move |(i, packed)| {
+            let at = self.first_use + i as u32;
+            let extra = extras.next_if(|(u, _)| *u == at).map(|(_, e)| *e);
+            packed.decl(extra.unwrap_or_default())
+        })
+    }
+
     /// The pass's waits as the planner's declarations.
     pub(crate) fn wait_decls(&self) -> impl Iterator<Item = BinaryWaitDecl> + '_ {
         let mut start = 0;
@@ -173,6 +199,110 @@ impl PassView<'_> {
     }
 }
 
+/// One use packed into plain words, which compare as memory: the resource's planner index
+/// (low half) with the aspect and the discard (high half); the access's stages; its accesses;
+/// its layout and queue capabilities; its image and buffer usages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PackedUse(pub(crate) [u64; 5]);
+
+/// The discard bit of a [`PackedUse`]'s first word (aspect flags stay far below it).
+const DISCARD: u64 = 1 << 63;
+const ASPECT_SHIFT: u32 = 32;
+
+impl PackedUse {
+    pub(crate) fn new(resource: usize, a: Access) -> Self {
+        debug_assert!(resource <= u32::MAX as usize);
+        let low_high = |low: u32, high: u32| u64::from(low) | u64::from(high) << 32;
+        PackedUse([
+            resource as u64,
+            a.stages.as_raw(),
+            a.access.as_raw(),
+            low_high(a.layout.as_raw() as u32, a.queue.as_raw()),
+            low_high(a.image_usage.as_raw(), a.buffer_usage.as_raw()),
+        ])
+    }
+
+    pub(crate) fn resource(&self) -> usize {
+        self.0[0] as u32 as usize
+    }
+
+    pub(crate) fn access(&self) -> Access {
+        let [_, stages, access, layout_queue, usages] = self.0;
+        Access {
+            stages: vk::PipelineStageFlags2::from_raw(stages),
+            access: vk::AccessFlags2::from_raw(access),
+            layout: vk::ImageLayout::from_raw(layout_queue as u32 as i32),
+            queue: vk::QueueFlags::from_raw((layout_queue >> 32) as u32),
+            image_usage: vk::ImageUsageFlags::from_raw(usages as u32),
+            buffer_usage: vk::BufferUsageFlags::from_raw((usages >> 32) as u32),
+        }
+    }
+
+    pub(crate) fn layout(&self) -> vk::ImageLayout {
+        vk::ImageLayout::from_raw(self.0[3] as u32 as i32)
+    }
+
+    pub(crate) fn set_layout(&mut self, layout: vk::ImageLayout) {
+        self.0[3] = (self.0[3] & !u64::from(u32::MAX)) | u64::from(layout.as_raw() as u32);
+    }
+
+    pub(crate) fn aspect(&self) -> vk::ImageAspectFlags {
+        vk::ImageAspectFlags::from_raw(((self.0[0] & !DISCARD) >> ASPECT_SHIFT) as u32)
+    }
+
+    pub(crate) fn set_aspect(&mut self, aspect: vk::ImageAspectFlags) {
+        let bits = u64::from(aspect.as_raw()) << ASPECT_SHIFT;
+        debug_assert!(bits & DISCARD == 0, "aspect flags stay below the discard bit");
+        self.0[0] = (self.0[0] & (DISCARD | u64::from(u32::MAX))) | (bits & !DISCARD);
+    }
+
+    pub(crate) fn discard(&self) -> bool {
+        self.0[0] & DISCARD != 0
+    }
+
+    pub(crate) fn set_discard(&mut self) {
+        self.0[0] |= DISCARD;
+    }
+
+    /// The use as the planner declares it, with `extras`.
+    pub(crate) fn decl(&self, extras: UseExtras) -> UseDecl {
+        UseDecl {
+            resource: self.resource(),
+            access: self.access(),
+            range: extras.range,
+            aspect: self.aspect(),
+            discard: self.discard(),
+            render_pass: extras.render_pass,
+            unordered: extras.unordered,
+        }
+    }
+}
+
+/// The rarer parts of a use ([`UseDecl`]'s fields of the same names).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct UseExtras {
+    pub(crate) range: Option<SubRange>,
+    pub(crate) render_pass: Option<RenderPassLayouts>,
+    pub(crate) unordered: Option<Unordered>,
+}
+
+impl FrameDecls {
+    /// The extras of the last use, added if it has none yet.
+    pub(crate) fn last_extras(&mut self) -> &mut UseExtras {
+        let last = self.uses.len() as u32 - 1;
+        if self.extras.last().is_none_or(|&(u, _)| u != last) {
+            self.extras.push((last, UseExtras::default()));
+        }
+        &mut self.extras.last_mut().expect("pushed above if missing").1
+    }
+
+    /// The extras of the last use, if it has any.
+    pub(crate) fn last_extras_if_any(&mut self) -> Option<&mut UseExtras> {
+        let last = self.uses.len() as u32 - 1;
+        (self.extras.last_mut()).and_then(|(u, e)| (*u == last).then_some(e))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,10 +313,10 @@ mod tests {
     /// resource 1) and signals `signal`.
     fn frame(wait: u64, signal: u64) -> FrameDecls {
         let mut d = FrameDecls::default();
-        d.uses.push(UseDecl::new(0, Access::TRANSFER_WRITE));
+        d.uses.push(PackedUse::new(0, Access::TRANSFER_WRITE));
         d.end_pass(0);
-        d.uses.push(UseDecl::new(0, Access::COPY_READ));
-        d.uses.push(UseDecl::new(1, Access::COPY_WRITE));
+        d.uses.push(PackedUse::new(0, Access::COPY_READ));
+        d.uses.push(PackedUse::new(1, Access::COPY_WRITE));
         d.guards.push(1);
         let wait = vk::Semaphore::from_raw(wait);
         d.waits.push(WaitDecl::new(wait, None, d.guards.len()));
@@ -200,10 +330,15 @@ mod tests {
     fn each_pass_sees_its_own_part_of_the_flat_lists() {
         let d = frame(7, 8);
         let fill = d.pass(0);
-        assert_eq!((fill.queue, fill.uses.len(), fill.signals.len()), (0, 1, 0));
+        assert_eq!((fill.queue, fill.signals.len()), (0, 0));
+        let uses: Vec<_> = fill.use_decls().collect();
+        assert_eq!(uses, [UseDecl::new(0, Access::TRANSFER_WRITE)]);
         assert_eq!(fill.wait_decls().count(), 0);
         let copy = d.pass(1);
-        assert_eq!((copy.queue, copy.uses.len(), copy.signals.len()), (1, 2, 1));
+        assert_eq!((copy.queue, copy.signals.len()), (1, 1));
+        let uses: Vec<_> = copy.use_decls().collect();
+        let want = [UseDecl::new(0, Access::COPY_READ), UseDecl::new(1, Access::COPY_WRITE)];
+        assert_eq!(uses, want);
         let waits: Vec<_> = copy.wait_decls().collect();
         assert_eq!(waits.len(), 1);
         assert_eq!((waits[0].semaphore.as_raw(), &waits[0].guards[..]), (7, &[1][..]));
@@ -218,10 +353,40 @@ mod tests {
             .collect();
         assert_eq!(pairs, [(7, 9), (8, 10)]);
         let mut other = frame(7, 8);
-        other.uses[1] = UseDecl::new(1, Access::COPY_READ);
+        other.uses[1] = PackedUse::new(1, Access::COPY_READ);
         assert!(!old.same_as(&other));
         let mut other = frame(7, 8);
         other.guards[0] = 0;
         assert!(!old.same_as(&other));
+        let mut other = frame(7, 8);
+        other.last_extras().range = Some(SubRange::Buffer(crate::BufferRange { offset: 0, size: 4 }));
+        assert!(!old.same_as(&other));
+    }
+
+    /// Every field of a use comes back from its packed form: the access's, the aspect and
+    /// the discard, with the extras listed apart.
+    #[test]
+    fn a_packed_use_unpacks_to_the_same_use() {
+        use vk::ImageAspectFlags as A;
+        let mut access = Access::DEPTH_ATTACHMENT_WRITE;
+        access.buffer_usage = vk::BufferUsageFlags::from_raw(u32::MAX);
+        access.queue = vk::QueueFlags::from_raw(u32::MAX);
+        access.stages = vk::PipelineStageFlags2::from_raw(u64::MAX);
+        let mut packed = PackedUse::new(u32::MAX as usize, access);
+        packed.set_aspect(A::STENCIL | A::MEMORY_PLANE_3_EXT);
+        packed.set_discard();
+        packed.set_layout(vk::ImageLayout::PRESENT_SRC_KHR);
+        let extras = UseExtras {
+            unordered: Some(Unordered::Atomic),
+            ..UseExtras::default()
+        };
+        let mut want = UseDecl::new(u32::MAX as usize, access).unordered(Unordered::Atomic);
+        want.aspect = A::STENCIL | A::MEMORY_PLANE_3_EXT;
+        want.discard = true;
+        want.access.layout = vk::ImageLayout::PRESENT_SRC_KHR;
+        assert_eq!(packed.decl(extras), want);
+        assert_eq!(packed.aspect(), want.aspect);
+        packed.set_aspect(A::DEPTH);
+        assert!(packed.discard() && packed.aspect() == A::DEPTH);
     }
 }
