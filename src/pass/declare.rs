@@ -2,7 +2,7 @@
 
 use crate::access::{Access, LayoutPolicy};
 use crate::fx::FxBuildHasher;
-use super::decls::{FrameDecls, PackedUse, WaitDecl};
+use super::decls::{pack_use, FrameDecls, PackedUse, UseWords, WaitDecl};
 use crate::plan::{BinarySignalDecl, RenderPassLayouts, Unordered};
 use crate::range::{BufferRange, ImageRange, SubRange};
 use crate::resource::{Resource, StBuffer, StImage};
@@ -46,6 +46,7 @@ impl ResourceIndex {
     }
 
     /// The index of the resource with this id, adding it (cloned by `resource`) if new.
+    #[inline]
     pub(crate) fn index_of(&mut self, id: u64, resource: impl FnOnce() -> Resource) -> usize {
         // Ids count up from 1 (`resource::memory`): `id + 1` never wraps to an empty slot's 0.
         debug_assert!(id != u64::MAX);
@@ -53,12 +54,18 @@ impl ResourceIndex {
         if slot.0 == id.wrapping_add(1) {
             return slot.1;
         }
+        self.index_of_missed(id, resource)
+    }
+
+    /// [`ResourceIndex::index_of`] past the cache: apart, so that what is inlined stays small.
+    #[inline(never)]
+    fn index_of_missed(&mut self, id: u64, resource: impl FnOnce() -> Resource) -> usize {
         let resources = &mut self.resources;
         let index = *self.by_id.entry(id).or_insert_with(|| {
             resources.push(resource());
             resources.len() - 1
         });
-        *slot = (id.wrapping_add(1), index);
+        self.recent[id as usize % RECENT] = (id.wrapping_add(1), index);
         index
     }
 
@@ -479,11 +486,12 @@ impl Declare<'_> {
     /// d.uses(dst, Access::COPY_WRITE).discard();
     /// # }
     /// ```
+    #[inline]
     pub fn uses<T: UseTarget + ?Sized>(&mut self, resource: &T, access: Access) -> Use<'_, T> {
         let index = self.index.index_of(sealed::Sealed::id(resource), || {
             sealed::Sealed::resource(resource)
         });
-        let use_ = PackedUse::new(index, self.layouts.apply(access));
+        let use_ = pack_use(index, self.layouts.apply(access));
         self.decls.uses.push(use_);
         Use {
             decls: self.decls,

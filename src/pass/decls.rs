@@ -30,14 +30,13 @@ pub(crate) struct FrameDecls {
 }
 
 /// One pass in [`FrameDecls`]: its queue's planner index, and the ends of its ranges in the
-/// lists (each starts where the previous pass's ends).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct PassSpan {
-    pub(crate) queue: u32,
-    uses: u32,
-    waits: u32,
-    signals: u32,
-}
+/// lists (each starts where the previous pass's ends), by the indices below. Plain words, so
+/// that a frame's passes compare as memory.
+pub(crate) type PassSpan = [u32; 4];
+const QUEUE: usize = 0;
+const USES: usize = 1;
+const WAITS: usize = 2;
+const SIGNALS: usize = 3;
 
 /// One binary wait in [`FrameDecls`]: its guards end at `guards` in the guard list.
 #[derive(Clone, Copy, Debug)]
@@ -75,12 +74,9 @@ impl FrameDecls {
     /// Closes the pass whose entries were pushed since the last one closed: it runs on the
     /// queue of planner index `queue`.
     pub(crate) fn end_pass(&mut self, queue: usize) {
-        self.passes.push(PassSpan {
-            queue: queue as u32,
-            uses: self.uses.len() as u32,
-            waits: self.waits.len() as u32,
-            signals: self.signals.len() as u32,
-        });
+        let ends = [self.uses.len(), self.waits.len(), self.signals.len()];
+        let [uses, waits, signals] = ends.map(|end| end as u32);
+        self.passes.push([queue as u32, uses, waits, signals]);
     }
 
     /// Whether `new` declares what these do, binary semaphores aside (they are mapped one to
@@ -111,31 +107,26 @@ impl FrameDecls {
     /// Pass `p`'s declarations: its queue, uses, waits (with their guards) and signals.
     pub(crate) fn pass(&self, p: usize) -> PassView<'_> {
         let start = match p {
-            0 => PassSpan {
-                queue: 0,
-                uses: 0,
-                waits: 0,
-                signals: 0,
-            },
+            0 => [0; 4],
             _ => self.passes[p - 1],
         };
         let end = self.passes[p];
         let range = |a: u32, b: u32| a as usize..b as usize;
-        let waits = &self.waits[range(start.waits, end.waits)];
-        let guards_start = match start.waits {
+        let waits = &self.waits[range(start[WAITS], end[WAITS])];
+        let guards_start = match start[WAITS] {
             0 => 0,
             w => self.waits[w as usize - 1].guards,
         };
-        let first_extra = self.extras.partition_point(|&(u, _)| u < start.uses);
+        let first_extra = self.extras.partition_point(|&(u, _)| u < start[USES]);
         PassView {
-            queue: end.queue as usize,
-            first_use: start.uses,
-            uses: &self.uses[range(start.uses, end.uses)],
+            queue: end[QUEUE] as usize,
+            first_use: start[USES],
+            uses: &self.uses[range(start[USES], end[USES])],
             extras: &self.extras[first_extra..],
             waits,
             guards: &self.guards[guards_start as usize..],
             guards_start: guards_start as usize,
-            signals: &self.signals[range(start.signals, end.signals)],
+            signals: &self.signals[range(start[SIGNALS], end[SIGNALS])],
         }
     }
 
@@ -201,33 +192,49 @@ impl PassView<'_> {
 
 /// One use packed into plain words, which compare as memory: the resource's planner index
 /// (low half) with the aspect and the discard (high half); the access's stages; its accesses;
-/// its layout and queue capabilities; its image and buffer usages.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct PackedUse(pub(crate) [u64; 5]);
+/// its layout and queue capabilities; its image and buffer usages. Read and written through
+/// [`UseWords`].
+pub(crate) type PackedUse = [u64; 5];
+
+/// [`PackedUse`] from a resource's planner index and an access.
+#[inline]
+pub(crate) fn pack_use(resource: usize, a: Access) -> PackedUse {
+    debug_assert!(resource <= u32::MAX as usize);
+    let low_high = |low: u32, high: u32| u64::from(low) | u64::from(high) << 32;
+    [
+        resource as u64,
+        a.stages.as_raw(),
+        a.access.as_raw(),
+        low_high(a.layout.as_raw() as u32, a.queue.as_raw()),
+        low_high(a.image_usage.as_raw(), a.buffer_usage.as_raw()),
+    ]
+}
+
+/// The fields of a [`PackedUse`].
+pub(crate) trait UseWords {
+    fn resource(&self) -> usize;
+    fn access(&self) -> Access;
+    fn layout(&self) -> vk::ImageLayout;
+    fn set_layout(&mut self, layout: vk::ImageLayout);
+    fn aspect(&self) -> vk::ImageAspectFlags;
+    fn set_aspect(&mut self, aspect: vk::ImageAspectFlags);
+    fn discard(&self) -> bool;
+    fn set_discard(&mut self);
+    /// The use as the planner declares it, with `extras`.
+    fn decl(&self, extras: UseExtras) -> UseDecl;
+}
 
 /// The discard bit of a [`PackedUse`]'s first word (aspect flags stay far below it).
 const DISCARD: u64 = 1 << 63;
 const ASPECT_SHIFT: u32 = 32;
 
-impl PackedUse {
-    pub(crate) fn new(resource: usize, a: Access) -> Self {
-        debug_assert!(resource <= u32::MAX as usize);
-        let low_high = |low: u32, high: u32| u64::from(low) | u64::from(high) << 32;
-        PackedUse([
-            resource as u64,
-            a.stages.as_raw(),
-            a.access.as_raw(),
-            low_high(a.layout.as_raw() as u32, a.queue.as_raw()),
-            low_high(a.image_usage.as_raw(), a.buffer_usage.as_raw()),
-        ])
+impl UseWords for PackedUse {
+    fn resource(&self) -> usize {
+        self[0] as u32 as usize
     }
 
-    pub(crate) fn resource(&self) -> usize {
-        self.0[0] as u32 as usize
-    }
-
-    pub(crate) fn access(&self) -> Access {
-        let [_, stages, access, layout_queue, usages] = self.0;
+    fn access(&self) -> Access {
+        let [_, stages, access, layout_queue, usages] = *self;
         Access {
             stages: vk::PipelineStageFlags2::from_raw(stages),
             access: vk::AccessFlags2::from_raw(access),
@@ -238,34 +245,33 @@ impl PackedUse {
         }
     }
 
-    pub(crate) fn layout(&self) -> vk::ImageLayout {
-        vk::ImageLayout::from_raw(self.0[3] as u32 as i32)
+    fn layout(&self) -> vk::ImageLayout {
+        vk::ImageLayout::from_raw(self[3] as u32 as i32)
     }
 
-    pub(crate) fn set_layout(&mut self, layout: vk::ImageLayout) {
-        self.0[3] = (self.0[3] & !u64::from(u32::MAX)) | u64::from(layout.as_raw() as u32);
+    fn set_layout(&mut self, layout: vk::ImageLayout) {
+        self[3] = (self[3] & !u64::from(u32::MAX)) | u64::from(layout.as_raw() as u32);
     }
 
-    pub(crate) fn aspect(&self) -> vk::ImageAspectFlags {
-        vk::ImageAspectFlags::from_raw(((self.0[0] & !DISCARD) >> ASPECT_SHIFT) as u32)
+    fn aspect(&self) -> vk::ImageAspectFlags {
+        vk::ImageAspectFlags::from_raw(((self[0] & !DISCARD) >> ASPECT_SHIFT) as u32)
     }
 
-    pub(crate) fn set_aspect(&mut self, aspect: vk::ImageAspectFlags) {
+    fn set_aspect(&mut self, aspect: vk::ImageAspectFlags) {
         let bits = u64::from(aspect.as_raw()) << ASPECT_SHIFT;
         debug_assert!(bits & DISCARD == 0, "aspect flags stay below the discard bit");
-        self.0[0] = (self.0[0] & (DISCARD | u64::from(u32::MAX))) | (bits & !DISCARD);
+        self[0] = (self[0] & (DISCARD | u64::from(u32::MAX))) | (bits & !DISCARD);
     }
 
-    pub(crate) fn discard(&self) -> bool {
-        self.0[0] & DISCARD != 0
+    fn discard(&self) -> bool {
+        self[0] & DISCARD != 0
     }
 
-    pub(crate) fn set_discard(&mut self) {
-        self.0[0] |= DISCARD;
+    fn set_discard(&mut self) {
+        self[0] |= DISCARD;
     }
 
-    /// The use as the planner declares it, with `extras`.
-    pub(crate) fn decl(&self, extras: UseExtras) -> UseDecl {
+    fn decl(&self, extras: UseExtras) -> UseDecl {
         UseDecl {
             resource: self.resource(),
             access: self.access(),
@@ -313,10 +319,10 @@ mod tests {
     /// resource 1) and signals `signal`.
     fn frame(wait: u64, signal: u64) -> FrameDecls {
         let mut d = FrameDecls::default();
-        d.uses.push(PackedUse::new(0, Access::TRANSFER_WRITE));
+        d.uses.push(pack_use(0, Access::TRANSFER_WRITE));
         d.end_pass(0);
-        d.uses.push(PackedUse::new(0, Access::COPY_READ));
-        d.uses.push(PackedUse::new(1, Access::COPY_WRITE));
+        d.uses.push(pack_use(0, Access::COPY_READ));
+        d.uses.push(pack_use(1, Access::COPY_WRITE));
         d.guards.push(1);
         let wait = vk::Semaphore::from_raw(wait);
         d.waits.push(WaitDecl::new(wait, None, d.guards.len()));
@@ -353,7 +359,7 @@ mod tests {
             .collect();
         assert_eq!(pairs, [(7, 9), (8, 10)]);
         let mut other = frame(7, 8);
-        other.uses[1] = PackedUse::new(1, Access::COPY_READ);
+        other.uses[1] = pack_use(1, Access::COPY_READ);
         assert!(!old.same_as(&other));
         let mut other = frame(7, 8);
         other.guards[0] = 0;
@@ -372,7 +378,7 @@ mod tests {
         access.buffer_usage = vk::BufferUsageFlags::from_raw(u32::MAX);
         access.queue = vk::QueueFlags::from_raw(u32::MAX);
         access.stages = vk::PipelineStageFlags2::from_raw(u64::MAX);
-        let mut packed = PackedUse::new(u32::MAX as usize, access);
+        let mut packed = pack_use(u32::MAX as usize, access);
         packed.set_aspect(A::STENCIL | A::MEMORY_PLANE_3_EXT);
         packed.set_discard();
         packed.set_layout(vk::ImageLayout::PRESENT_SRC_KHR);
