@@ -60,12 +60,13 @@ use std::borrow::Cow;
 mod declare;
 mod decls;
 mod fn_pass;
+mod index;
 
 pub use declare::{Declare, Use, UseTarget};
-pub(crate) use declare::ResourceIndex;
 pub(crate) use decls::FrameDecls;
 pub use fn_pass::FnPass;
 pub(crate) use fn_pass::PassSlot;
+pub(crate) use index::ResourceIndex;
 
 /// A pass as inserted into a graph: its name, the pass, and the queue it runs on.
 pub(crate) struct PassEntry<'a> {

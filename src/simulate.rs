@@ -197,7 +197,10 @@ fn same_answer(rebound: &Plan, planned: &Plan) -> bool {
 }
 
 /// Each binary semaphore of `old`'s passes with the one `new` has in its place.
-fn semaphore_pairs(old: &PlanInput, new: &PlanInput) -> Vec<(ash::vk::Semaphore, ash::vk::Semaphore)> {
+fn semaphore_pairs(
+    old: &PlanInput,
+    new: &PlanInput,
+) -> Vec<(ash::vk::Semaphore, ash::vk::Semaphore)> {
     let mut pairs = Vec::new();
     for (a, b) in old.passes.iter().zip(&new.passes) {
         pairs.extend((a.waits.iter().zip(&b.waits)).map(|(x, y)| (x.semaphore, y.semaphore)));

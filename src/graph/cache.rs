@@ -16,8 +16,8 @@
 //! planned anew although nothing changed since the same frame a few executions ago.
 
 use super::lowering::{rename, Lists, Lowered};
-use crate::pass::PassEntry;
 use crate::error::Result;
+use crate::pass::PassEntry;
 use crate::plan::{PlanInput, Schedule, SparePlan, KEPT_PLANS};
 use crate::prepared::{PreparedFrame, Tier};
 use crate::queue::Queue;

@@ -77,8 +77,9 @@ impl QueueExtensions {
     /// Whether every queue of `queues` (a plan's) was declared with these.
     pub(crate) fn declared_in(self, queues: &[QueueDecl]) -> bool {
         let maintenance9 = self.maintenance9.then_some(0);
-        (queues.iter())
-            .all(|q| q.transfers_use_all_stages == self.all_stages && q.maintenance9 == maintenance9)
+        (queues.iter()).all(|q| {
+            q.transfers_use_all_stages == self.all_stages && q.maintenance9 == maintenance9
+        })
     }
 }
 

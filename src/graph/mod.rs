@@ -460,12 +460,20 @@ impl<'a> GraphBuilder<'a> {
     #[inline]
     pub fn insert_pass(
         self,
-        name: impl Into<Cow<'a, str>>, pass: &'a mut (dyn Pass + 'a), queue: &Queue) -> Self {
+        name: impl Into<Cow<'a, str>>,
+        pass: &'a mut (dyn Pass + 'a),
+        queue: &Queue,
+    ) -> Self {
         self.insert_slot(name.into(), PassSlot::Borrowed(pass), queue)
     }
 
     #[inline]
-    pub(crate) fn insert_slot(mut self, name: Cow<'a, str>, pass: PassSlot<'a>, queue: &Queue) -> Self {
+    pub(crate) fn insert_slot(
+        mut self,
+        name: Cow<'a, str>,
+        pass: PassSlot<'a>,
+        queue: &Queue,
+    ) -> Self {
         if self.error.is_none() && queue.device_handle() != self.graph.device.handle() {
             self.error = Some(Box::new(Error::ForeignDevice {
                 what: format!("queue `{}` (pass `{name}`)", queue.name()),
@@ -502,7 +510,11 @@ impl<'a> GraphBuilder<'a> {
     /// ```
     pub fn insert_fn<D, R>(
         self,
-        name: impl Into<Cow<'a, str>>, queue: &Queue, declare: D, record: R) -> Self
+        name: impl Into<Cow<'a, str>>,
+        queue: &Queue,
+        declare: D,
+        record: R,
+    ) -> Self
     where
         D: Fn(&mut Declare<'_>) + 'a,
         R: FnMut(&mut Recorder<'_>) -> Result<()> + 'a,

@@ -2,12 +2,12 @@
 //! be recorded on another thread ([`GraphBuilder::insert_send_pass`],
 //! [`GraphBuilder::insert_send_fn`]).
 
-use std::borrow::Cow;
 use super::RecordingThreads;
 use crate::error::Result;
 use crate::pass::{Declare, FnPass, Pass, PassSlot, Recorder};
 use crate::queue::Queue;
 use crate::{Graph, GraphBuilder};
+use std::borrow::Cow;
 
 impl Graph {
     /// How many threads record an execution's command buffers (1, the default: only the
@@ -133,7 +133,11 @@ impl<'a> GraphBuilder<'a> {
     /// ```
     pub fn insert_send_fn<D, R>(
         self,
-        name: impl Into<Cow<'a, str>>, queue: &Queue, declare: D, record: R) -> Self
+        name: impl Into<Cow<'a, str>>,
+        queue: &Queue,
+        declare: D,
+        record: R,
+    ) -> Self
     where
         D: Fn(&mut Declare<'_>) + Send + 'a,
         R: FnMut(&mut Recorder<'_>) -> Result<()> + Send + 'a,

@@ -1,124 +1,20 @@
 //! [`Declare`]: what a pass tells the graph it touches, one use at a time.
 
-use crate::access::{Access, LayoutPolicy};
-use crate::fx::FxBuildHasher;
 use super::decls::{pack_use, FrameDecls, PackedUse, UseWords, WaitDecl};
+use super::ResourceIndex;
+use crate::access::{Access, LayoutPolicy};
 use crate::plan::{BinarySignalDecl, RenderPassLayouts, Unordered};
 use crate::range::{BufferRange, ImageRange, SubRange};
 use crate::resource::{Resource, StBuffer, StImage};
 use ash::vk;
-use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::Arc;
-
-/// The resources a graph's passes declared so far, each under its planner index. A use is
-/// declared straight into the planner's [`UseDecl`] with that index: a resource already seen
-/// costs a lookup, not a clone of its `Arc` per use.
-pub(crate) struct ResourceIndex {
-    by_id: HashMap<u64, usize, FxBuildHasher>,
-    /// A direct-mapped cache in front of `by_id`, slot `id % RECENT`: (id + 1, index), 0 for
-    /// empty. Resource ids are handed out in sequence, so a frame's resources rarely share a
-    /// slot, and a use costs a compare rather than a hash lookup.
-    recent: [(u64, usize); RECENT],
-    /// Planner resource index -> resource.
-    pub(crate) resources: Vec<Resource>,
-}
-
-const RECENT: usize = 64;
-
-impl Default for ResourceIndex {
-    fn default() -> Self {
-        ResourceIndex {
-            by_id: HashMap::default(),
-            recent: [(0, 0); RECENT],
-            resources: Vec::new(),
-        }
-    }
-}
-
-impl ResourceIndex {
-    /// Empties the index and takes `resources` (emptied) as its list.
-    pub(crate) fn start(&mut self, mut resources: Vec<Resource>) {
-        self.by_id.clear();
-        self.recent = [(0, 0); RECENT];
-        resources.clear();
-        self.resources = resources;
-    }
-
-    /// The index of the resource with this id, adding it (cloned by `resource`) if new.
-    #[inline]
-    pub(crate) fn index_of(&mut self, id: u64, resource: impl FnOnce() -> Resource) -> usize {
-        // Ids count up from 1 (`resource::memory`): `id + 1` never wraps to an empty slot's 0.
-        debug_assert!(id != u64::MAX);
-        let slot = &mut self.recent[id as usize % RECENT];
-        if slot.0 == id.wrapping_add(1) {
-            return slot.1;
-        }
-        self.index_of_missed(id, resource)
-    }
-
-    /// [`ResourceIndex::index_of`] past the cache: apart, so that what is inlined stays small.
-    #[inline(never)]
-    fn index_of_missed(&mut self, id: u64, resource: impl FnOnce() -> Resource) -> usize {
-        let resources = &mut self.resources;
-        let index = *self.by_id.entry(id).or_insert_with(|| {
-            resources.push(resource());
-            resources.len() - 1
-        });
-        self.recent[id as usize % RECENT] = (id.wrapping_add(1), index);
-        index
-    }
-
-    /// Gives the list back, emptying the index so that it keeps no resource alive.
-    pub(crate) fn finish(&mut self) -> Vec<Resource> {
-        self.by_id.clear();
-        self.recent = [(0, 0); RECENT];
-        std::mem::take(&mut self.resources)
-    }
-}
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::plan::UseDecl;
     use crate::{BufferDesc, Context};
-
-    /// Every resource gets one index, in order of first use, whether its id is in the cache,
-    /// shares a cache slot with another (ids `RECENT` apart) or is only in the map.
-    #[test]
-    fn one_index_per_resource_in_order_of_first_use() {
-        let ctx = Context::new_for_tests().expect("a Vulkan device (lavapipe in CI)");
-        let usage = ash::vk::BufferUsageFlags::TRANSFER_SRC;
-        let buffer = |i: usize| {
-            Resource::Buffer(
-                ctx.buffer(BufferDesc::new(64, usage), &format!("b{i}"))
-                    .unwrap(),
-            )
-        };
-        let buffers: Vec<Resource> = (0..2).map(buffer).collect();
-        let a = &buffers[0];
-        // Ids come from one counter that other tests share: a buffer made after `a` lands in
-        // its slot within a few rounds.
-        let b = (2..20 * RECENT)
-            .map(buffer)
-            .find(|b| b.id() as usize % RECENT == a.id() as usize % RECENT)
-            .expect("a buffer whose id shares the cache slot of `a`");
-        let b = &b;
-        let mut index = ResourceIndex::default();
-        index.start(Vec::new());
-        let mut of = |r: &Resource| index.index_of(r.id(), || r.clone());
-        let seen: Vec<usize> = [a, b, a, b, &buffers[1], a, &buffers[1], b]
-            .into_iter()
-            .map(&mut of)
-            .collect();
-        assert_eq!(seen, [0, 1, 0, 1, 2, 0, 2, 1]);
-        let listed: Vec<u64> = index.finish().iter().map(Resource::id).collect();
-        assert_eq!(listed, [a.id(), b.id(), buffers[1].id()]);
-        // Started again: nothing is remembered.
-        index.start(Vec::new());
-        assert_eq!(index.index_of(b.id(), || b.clone()), 0);
-        assert_eq!(index.finish().len(), 1);
-    }
 
     /// `Use::layout` on an attachment of an app's render pass pins the subpass's layout, and
     /// the initial and final layouts the pass did not name, in either order of the calls.
@@ -402,7 +298,10 @@ impl Use<'_, Arc<StImage>> {
     /// ```
     pub fn layout(mut self, layout: vk::ImageLayout) -> Self {
         self.last().set_layout(layout);
-        let rp = self.decls.last_extras_if_any().and_then(|e| e.render_pass.as_mut());
+        let rp = self
+            .decls
+            .last_extras_if_any()
+            .and_then(|e| e.render_pass.as_mut());
         if let Some(rp) = rp {
             if !self.named.initial {
                 rp.initial_layout = layout;
@@ -439,10 +338,14 @@ impl Use<'_, Arc<StImage>> {
     pub fn initial_layout(mut self, layout: vk::ImageLayout) -> Self {
         self.named.initial = true;
         let subpass = self.last().layout();
-        let rp = self.decls.last_extras().render_pass.get_or_insert(RenderPassLayouts {
-            initial_layout: subpass,
-            final_layout: subpass,
-        });
+        let rp = self
+            .decls
+            .last_extras()
+            .render_pass
+            .get_or_insert(RenderPassLayouts {
+                initial_layout: subpass,
+                final_layout: subpass,
+            });
         rp.initial_layout = layout;
         self
     }
@@ -464,10 +367,14 @@ impl Use<'_, Arc<StImage>> {
     pub fn final_layout(mut self, layout: vk::ImageLayout) -> Self {
         self.named.last = true;
         let subpass = self.last().layout();
-        let rp = self.decls.last_extras().render_pass.get_or_insert(RenderPassLayouts {
-            initial_layout: subpass,
-            final_layout: subpass,
-        });
+        let rp = self
+            .decls
+            .last_extras()
+            .render_pass
+            .get_or_insert(RenderPassLayouts {
+                initial_layout: subpass,
+                final_layout: subpass,
+            });
         rp.final_layout = layout;
         self
     }
@@ -574,7 +481,9 @@ impl Declare<'_> {
     /// has been waited on).
     pub unsafe fn signal_binary(&mut self, semaphore: vk::Semaphore) -> &mut Self {
         let stages = None;
-        self.decls.signals.push(BinarySignalDecl { semaphore, stages });
+        self.decls
+            .signals
+            .push(BinarySignalDecl { semaphore, stages });
         self
     }
 
@@ -597,7 +506,9 @@ impl Declare<'_> {
         stages: vk::PipelineStageFlags2,
     ) -> &mut Self {
         let stages = Some(stages);
-        self.decls.signals.push(BinarySignalDecl { semaphore, stages });
+        self.decls
+            .signals
+            .push(BinarySignalDecl { semaphore, stages });
         self
     }
 }

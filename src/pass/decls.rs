@@ -1,7 +1,9 @@
 //! [`FrameDecls`]: one frame's declarations, flat, as its passes make them.
 
 use crate::access::Access;
-use crate::plan::{BinarySignalDecl, BinaryWaitDecl, PassDecl, RenderPassLayouts, Unordered, UseDecl};
+use crate::plan::{
+    BinarySignalDecl, BinaryWaitDecl, PassDecl, RenderPassLayouts, Unordered, UseDecl,
+};
 use crate::range::SubRange;
 use ash::vk;
 
@@ -82,8 +84,9 @@ impl FrameDecls {
     /// Whether `new` declares what these do, binary semaphores aside (they are mapped one to
     /// one: [`FrameDecls::semaphore_pairs`]). Flat lists, compared in one go each.
     pub(crate) fn same_as(&self, new: &FrameDecls) -> bool {
-        self.passes == new.passes
-            && self.uses == new.uses
+        // Flattened, each list is one `memcmp`.
+        self.passes.as_flattened() == new.passes.as_flattened()
+            && self.uses.as_flattened() == new.uses.as_flattened()
             && self.extras == new.extras
             && self.guards == new.guards
             && self.waits.len() == new.waits.len()
@@ -100,7 +103,8 @@ impl FrameDecls {
         new: &'s FrameDecls,
     ) -> impl Iterator<Item = (vk::Semaphore, vk::Semaphore)> + 's {
         let waits = (self.waits.iter().zip(&new.waits)).map(|(a, b)| (a.semaphore, b.semaphore));
-        let signals = (self.signals.iter().zip(&new.signals)).map(|(a, b)| (a.semaphore, b.semaphore));
+        let signals =
+            (self.signals.iter().zip(&new.signals)).map(|(a, b)| (a.semaphore, b.semaphore));
         waits.chain(signals)
     }
 
@@ -259,7 +263,10 @@ impl UseWords for PackedUse {
 
     fn set_aspect(&mut self, aspect: vk::ImageAspectFlags) {
         let bits = u64::from(aspect.as_raw()) << ASPECT_SHIFT;
-        debug_assert!(bits & DISCARD == 0, "aspect flags stay below the discard bit");
+        debug_assert!(
+            bits & DISCARD == 0,
+            "aspect flags stay below the discard bit"
+        );
         self[0] = (self[0] & (DISCARD | u64::from(u32::MAX))) | (bits & !DISCARD);
     }
 
@@ -327,7 +334,10 @@ mod tests {
         let wait = vk::Semaphore::from_raw(wait);
         d.waits.push(WaitDecl::new(wait, None, d.guards.len()));
         let semaphore = vk::Semaphore::from_raw(signal);
-        d.signals.push(BinarySignalDecl { semaphore, stages: None });
+        d.signals.push(BinarySignalDecl {
+            semaphore,
+            stages: None,
+        });
         d.end_pass(1);
         d
     }
@@ -343,11 +353,17 @@ mod tests {
         let copy = d.pass(1);
         assert_eq!((copy.queue, copy.signals.len()), (1, 1));
         let uses: Vec<_> = copy.use_decls().collect();
-        let want = [UseDecl::new(0, Access::COPY_READ), UseDecl::new(1, Access::COPY_WRITE)];
+        let want = [
+            UseDecl::new(0, Access::COPY_READ),
+            UseDecl::new(1, Access::COPY_WRITE),
+        ];
         assert_eq!(uses, want);
         let waits: Vec<_> = copy.wait_decls().collect();
         assert_eq!(waits.len(), 1);
-        assert_eq!((waits[0].semaphore.as_raw(), &waits[0].guards[..]), (7, &[1][..]));
+        assert_eq!(
+            (waits[0].semaphore.as_raw(), &waits[0].guards[..]),
+            (7, &[1][..])
+        );
     }
 
     #[test]
@@ -365,7 +381,8 @@ mod tests {
         other.guards[0] = 0;
         assert!(!old.same_as(&other));
         let mut other = frame(7, 8);
-        other.last_extras().range = Some(SubRange::Buffer(crate::BufferRange { offset: 0, size: 4 }));
+        other.last_extras().range =
+            Some(SubRange::Buffer(crate::BufferRange { offset: 0, size: 4 }));
         assert!(!old.same_as(&other));
     }
 

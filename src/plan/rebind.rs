@@ -199,7 +199,10 @@ impl Rebinder {
         &mut self,
         plan: &mut Plan,
         (from, to): (&[Option<u64>], &[Option<u64>]),
-        declared: Option<(Schedule, impl Iterator<Item = (vk::Semaphore, vk::Semaphore)>)>,
+        declared: Option<(
+            Schedule,
+            impl Iterator<Item = (vk::Semaphore, vk::Semaphore)>,
+        )>,
     ) -> bool {
         self.semaphores.clear();
         self.same_semaphores = declared.is_none();
