@@ -393,7 +393,9 @@ impl Declare<'_> {
     /// d.uses(dst, Access::COPY_WRITE).discard();
     /// # }
     /// ```
-    #[inline]
+    // Always inlined: with the access a constant of the pass's code, packing the use folds
+    // into a few stores.
+    #[inline(always)]
     pub fn uses<T: UseTarget + ?Sized>(&mut self, resource: &T, access: Access) -> Use<'_, T> {
         let index = self.index.index_of(sealed::Sealed::id(resource), || {
             sealed::Sealed::resource(resource)
