@@ -27,7 +27,7 @@ use crate::resource::Resource;
 #[derive(Default)]
 pub(crate) struct PlanCache {
     /// Executed frames, the most recent first.
-    frames: Vec<PreparedFrame>,
+    frames: Vec<Box<PreparedFrame>>,
     /// Declarations to refill: the input a reused plan was matched against, or an evicted
     /// plan's.
     pub(crate) spare_input: Option<PlanInput>,
@@ -43,11 +43,11 @@ pub(crate) struct PlanCache {
 /// What [`PlanCache::lookup`] hands out for a frame.
 pub(crate) enum Found {
     /// A kept frame, rebound to the frame's values and semaphores, at that tier.
-    Reused(PreparedFrame, Tier),
+    Reused(Box<PreparedFrame>, Tier),
     /// None: a frame to fill with a new plan (forgotten, with the frame's lists), the frame's
     /// input, and the vectors of an evicted plan for the planner to refill.
     New {
-        frame: PreparedFrame,
+        frame: Box<PreparedFrame>,
         input: PlanInput,
         spare: SparePlan,
     },
@@ -103,7 +103,7 @@ impl PlanCache {
         lowered: &mut Lowered,
         passes: &[PassEntry<'_>],
         schedule: Schedule,
-    ) -> Option<PreparedFrame> {
+    ) -> Option<Box<PreparedFrame>> {
         if self.disabled {
             return None;
         }
@@ -136,7 +136,7 @@ impl PlanCache {
         mut input: PlanInput,
         schedule: Schedule,
         (now, queues): (impl Fn() -> I, impl Fn() -> J),
-    ) -> std::result::Result<PreparedFrame, PlanInput>
+    ) -> std::result::Result<Box<PreparedFrame>, PlanInput>
     where
         I: ExactSizeIterator<Item = (u64, u64)>,
         J: ExactSizeIterator<Item = u64>,
@@ -167,12 +167,12 @@ impl PlanCache {
     /// A frame for a new plan: the oldest kept one once the cache is full (with reuse off,
     /// the last one, kept only for its vectors), forgotten, its plan's vectors for the
     /// planner to refill; or a new frame.
-    pub(crate) fn evict(&mut self) -> (PreparedFrame, SparePlan) {
+    pub(crate) fn evict(&mut self) -> (Box<PreparedFrame>, SparePlan) {
         self.planned += 1;
         let room = if self.disabled { 0 } else { KEPT_PLANS - 1 };
         let evicted = (self.frames.len() > room).then(|| self.frames.pop());
         let Some(mut frame) = evicted.flatten() else {
-            return (PreparedFrame::default(), SparePlan::default());
+            return (Box::default(), SparePlan::default());
         };
         frame.forget();
         let (input, spare) = SparePlan::of(std::mem::take(&mut frame.plan));
@@ -181,7 +181,11 @@ impl PlanCache {
     }
 
     /// Gives `frame` the lowered lists, and keeps its own for the next lowering.
-    fn hand_out(&mut self, mut frame: PreparedFrame, lowered: &mut Lowered) -> PreparedFrame {
+    fn hand_out(
+        &mut self,
+        mut frame: Box<PreparedFrame>,
+        lowered: &mut Lowered,
+    ) -> Box<PreparedFrame> {
         std::mem::swap(&mut frame.decls, &mut lowered.decls);
         std::mem::swap(&mut frame.queues, &mut lowered.queues);
         std::mem::swap(&mut frame.resources, &mut lowered.resources);
@@ -200,7 +204,7 @@ impl PlanCache {
     /// Puts an executed frame back in front. Its resources are let go (their ids and
     /// versions in the at-rest record are what the lookup compares): the cache keeps no
     /// resource alive.
-    pub(crate) fn put_back(&mut self, mut frame: PreparedFrame) {
+    pub(crate) fn put_back(&mut self, mut frame: Box<PreparedFrame>) {
         frame.resources.clear();
         self.frames.insert(0, frame);
         // With reuse switched off meanwhile, fewer are kept: the extra ones are dropped.
@@ -210,7 +214,7 @@ impl PlanCache {
 
     /// The kept frames, the most recent first: what the tiers try, in that order (the
     /// simulation checks each against the planner).
-    pub(crate) fn frames(&self) -> &[PreparedFrame] {
+    pub(crate) fn frames(&self) -> &[Box<PreparedFrame>] {
         if self.disabled {
             &[]
         } else {
@@ -253,7 +257,7 @@ impl Clone for PlanCache {
         PlanCache {
             frames: (self.frames.iter())
                 .map(|frame| {
-                    let mut copy = PreparedFrame::default();
+                    let mut copy = Box::<PreparedFrame>::default();
                     copy.plan.clone_from(&frame.plan);
                     copy
                 })

@@ -45,9 +45,9 @@ impl Graph {
         let kept = self.kept.clone();
         let keep: Box<dyn FnOnce(PreparedFrame) + 'q> = Box::new(move |mut frame| {
             frame.forget();
-            kept.lock().cache.put_back(frame);
+            kept.lock().cache.put_back(Box::new(frame));
         });
-        let lent = (self.pools.clone(), passes, frame);
+        let lent = (self.pools.clone(), passes, *frame);
         let device = (self.device.clone(), self.debug.clone());
         Handoff::begin(
             (name, queue, app),

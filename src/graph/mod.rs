@@ -99,7 +99,7 @@ struct Kept {
 #[derive(Default)]
 pub(crate) struct Returned {
     /// The last executed frame, on its way to the cache.
-    frame: Option<PreparedFrame>,
+    frame: Option<Box<PreparedFrame>>,
     /// What the next builder reuses.
     builder: BuilderLists,
 }
@@ -226,7 +226,7 @@ impl Graph {
     /// frame like the last allocates nothing.
     pub(crate) fn executed(
         &self,
-        mut frame: PreparedFrame,
+        mut frame: Box<PreparedFrame>,
         mut passes: Vec<PassEntry<'_>>,
         mut returned: Box<Returned>,
     ) {
@@ -247,7 +247,7 @@ impl Graph {
     }
 
     /// Gives a frame back to the cache (a held plan's, which it re-planned away from).
-    pub(crate) fn keep_frame(&self, frame: PreparedFrame) {
+    pub(crate) fn keep_frame(&self, frame: Box<PreparedFrame>) {
         self.kept.lock().cache.put_back(frame);
     }
 

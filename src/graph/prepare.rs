@@ -37,8 +37,8 @@ impl Graph {
         passes: &[PassEntry<'_>],
         schedule: Schedule,
         recorded_by: RecordedBy,
-        last: Option<PreparedFrame>,
-    ) -> Result<(PreparedFrame, Option<Tier>)> {
+        last: Option<Box<PreparedFrame>>,
+    ) -> Result<(Box<PreparedFrame>, Option<Tier>)> {
         let device = self.device.handle();
         let features = self.device_features();
         let ext = QueueExtensions {

@@ -14,7 +14,7 @@ use std::sync::Arc;
 mod tests {
     use super::*;
     use crate::plan::UseDecl;
-    use crate::{BufferDesc, Context};
+    use crate::Context;
 
     /// `Use::layout` on an attachment of an app's render pass pins the subpass's layout, and
     /// the initial and final layouts the pass did not name, in either order of the calls.
