@@ -74,7 +74,8 @@ pub(crate) struct PassEntry<'a> {
     pub(crate) name: Cow<'a, str>,
     /// Borrowed (`insert_pass`) or owned (`insert_fn`).
     pub(crate) pass: PassSlot<'a>,
-    pub(crate) queue: Queue,
+    /// Borrowed: a frame clones no queue.
+    pub(crate) queue: &'a Queue,
 }
 
 /// A unit of GPU work: what it touches, and how to record it.

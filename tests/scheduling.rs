@@ -76,7 +76,7 @@ fn copy(r: &vk_baton::Recorder<'_>, src: &StBuffer, dst: &StBuffer, dst_offset: 
 /// when `None`), overwriting what it covers.
 fn insert_copy<'a>(
     builder: GraphBuilder<'a>,
-    q: &Queue,
+    q: &'a Queue,
     src: &'a Arc<StBuffer>,
     dst: &'a Arc<StBuffer>,
     slot: Option<BufferRange>,

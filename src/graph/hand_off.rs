@@ -36,7 +36,7 @@ impl Graph {
         let passes = vec![PassEntry {
             name: name.to_owned().into(),
             pass: PassSlot::Owned(pass),
-            queue: queue.clone(),
+            queue,
         }];
         let (frame, tier) =
             self.prepare(&passes, Schedule::PROGRAM_ORDER, RecordedBy::App, None)?;

@@ -462,7 +462,7 @@ impl<'a> GraphBuilder<'a> {
         self,
         name: impl Into<Cow<'a, str>>,
         pass: &'a mut (dyn Pass + 'a),
-        queue: &Queue,
+        queue: &'a Queue,
     ) -> Self {
         self.insert_slot(name.into(), PassSlot::Borrowed(pass), queue)
     }
@@ -472,7 +472,7 @@ impl<'a> GraphBuilder<'a> {
         mut self,
         name: Cow<'a, str>,
         pass: PassSlot<'a>,
-        queue: &Queue,
+        queue: &'a Queue,
     ) -> Self {
         if self.error.is_none() && queue.device_handle() != self.graph.device.handle() {
             self.error = Some(Box::new(Error::ForeignDevice {
@@ -482,7 +482,7 @@ impl<'a> GraphBuilder<'a> {
         self.passes.push(PassEntry {
             name,
             pass,
-            queue: queue.clone(),
+            queue,
         });
         self
     }
@@ -511,7 +511,7 @@ impl<'a> GraphBuilder<'a> {
     pub fn insert_fn<D, R>(
         self,
         name: impl Into<Cow<'a, str>>,
-        queue: &Queue,
+        queue: &'a Queue,
         declare: D,
         record: R,
     ) -> Self

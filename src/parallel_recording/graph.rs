@@ -102,7 +102,7 @@ impl<'a> GraphBuilder<'a> {
         self,
         name: impl Into<Cow<'a, str>>,
         pass: &'a mut (dyn Pass + Send + 'a),
-        queue: &Queue,
+        queue: &'a Queue,
     ) -> Self {
         self.insert_slot(name.into(), PassSlot::BorrowedSend(pass), queue)
     }
@@ -134,7 +134,7 @@ impl<'a> GraphBuilder<'a> {
     pub fn insert_send_fn<D, R>(
         self,
         name: impl Into<Cow<'a, str>>,
-        queue: &Queue,
+        queue: &'a Queue,
         declare: D,
         record: R,
     ) -> Self

@@ -18,7 +18,7 @@ fn transient_buffer(graph: &Graph, name: &str) -> Arc<StBuffer> {
 /// its recordings in `recorded`.
 fn insert_fill<'a>(
     b: GraphBuilder<'a>,
-    q: &Queue,
+    q: &'a Queue,
     buf: &'a Arc<StBuffer>,
     value: u8,
     recorded: &'a Cell<u32>,
@@ -46,7 +46,7 @@ fn insert_fill<'a>(
 /// A pass that copies all of `from` into `to`, counting its recordings in `recorded`.
 fn insert_copy<'a>(
     b: GraphBuilder<'a>,
-    q: &Queue,
+    q: &'a Queue,
     from: &'a Arc<StBuffer>,
     to: &'a Arc<StBuffer>,
     recorded: &'a Cell<u32>,
@@ -74,7 +74,7 @@ fn insert_copy<'a>(
 
 fn insert_host_read<'a>(
     b: GraphBuilder<'a>,
-    q: &Queue,
+    q: &'a Queue,
     out: &'a Arc<StBuffer>,
 ) -> GraphBuilder<'a> {
     b.insert_fn(
