@@ -241,8 +241,8 @@ pub(crate) fn first_use_index<T: PartialEq + Clone>(x: &T, list: &mut Vec<T>) ->
     }
 }
 
-/// Asks each pass for its declarations, appended to `decls`. Fails on a resource of another
-/// device, and on a queue that is another `Queue` object for a `VkQueue` already seen (it
+/// Asks each pass for its declarations, appended to `decls`. Fails on a queue or resource of
+/// another device, and on a queue that is another `Queue` object for a `VkQueue` already seen (it
 /// would have a second submit lock and timeline).
 fn declare_passes(
     (device, layouts): (vk::Device, LayoutPolicy),
@@ -256,7 +256,12 @@ fn declare_passes(
         // Runs of passes share a queue: the last one's is checked first.
         if queues.get(qi).is_none_or(|q| !q.same_object(&p.queue)) {
             qi = first_use_index(p.queue, queues);
-            if !queues[qi].same_object(&p.queue) {
+            if p.queue.device_handle() != device {
+                return Err(Error::ForeignDevice {
+                    what: format!("queue `{}` (pass `{}`)", p.queue.name(), p.name),
+                });
+            }
+            if !queues[qi].same_object(p.queue) {
                 return Err(Error::InvalidInput(format!(
                     "queues `{}` and `{}` are two Queue objects for one VkQueue: create one Queue per VkQueue and clone it",
                     queues[qi].name(),
@@ -318,11 +323,9 @@ fn describe_resources(
 // and appending a spare or fresh entry otherwise. The caller cuts the list to its new length
 // with `truncate_keeping_spares`, which keeps the entries cut as spares.
 
-/// Frame after frame the names repeat: comparing is cheaper than copying. (Byte by byte:
-/// short names compare faster so than through `memcmp`.)
+/// Frame after frame the names repeat: comparing is cheaper than copying.
 fn set_name(dst: &mut String, name: &str) {
-    let (old, new) = (dst.as_bytes(), name.as_bytes());
-    if old.len() != new.len() || !old.iter().zip(new).all(|(a, b)| a == b) {
+    if dst != name {
         dst.clear();
         dst.push_str(name);
     }

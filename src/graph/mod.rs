@@ -12,7 +12,7 @@
 
 use crate::access::{DeviceFeatures, LayoutPolicy};
 use crate::debug::DebugUtils;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::exec::GraphPools;
 use crate::pass::{Declare, FnPass, Pass, PassEntry, PassSlot, Recorder};
 use crate::plan::Schedule;
@@ -124,7 +124,8 @@ impl Graph {
     /// `instance` and `physical_device` are only used to check the device first: a device
     /// whose physical device is below Vulkan 1.3, or that lacks an entry point the graph
     /// records with (`vkCmdPipelineBarrier2`, `vkQueueSubmit2`, ...; an instance created with
-    /// `apiVersion` 1.0 hides them), gets [`Error::Environment`] saying what is missing,
+    /// `apiVersion` 1.0 hides them), gets [`Error::Environment`](crate::Error::Environment)
+    /// saying what is missing,
     /// rather than a crash at the first execution. The README's "What the device must
     /// enable" lists everything.
     ///
@@ -269,7 +270,6 @@ impl Graph {
             graph: self,
             passes,
             returned,
-            error: None,
             schedule: Schedule::PROGRAM_ORDER,
         }
     }
@@ -296,7 +296,8 @@ impl Graph {
     /// Tells the graph that the device was created with `features` enabled, so that passes
     /// may declare the accesses that need them (mesh and task shaders, acceleration
     /// structures, ray tracing, ray queries: [`Access::device_features`](crate::Access::device_features)).
-    /// A graph refuses any other such access with [`Error::FeatureNotEnabled`] when it plans
+    /// A graph refuses any other such access with
+    /// [`Error::FeatureNotEnabled`](crate::Error::FeatureNotEnabled) when it plans
     /// the frame: a barrier naming its stages would be invalid. The set only grows, as a
     /// device's features cannot be turned off.
     ///
@@ -423,7 +424,8 @@ impl fmt::Debug for Graph {
 
 /// Passes in program order; from [`Graph::record`].
 ///
-/// Errors in `insert_pass` are kept and returned by [`GraphBuilder::finish`].
+/// What `insert_pass` cannot accept (a queue or resource of another device) is refused by
+/// [`GraphBuilder::finish`].
 ///
 /// ```no_run
 /// # fn f(graph: &vk_baton::Graph, compute: &vk_baton::Queue, gfx: &vk_baton::Queue,
@@ -441,9 +443,6 @@ pub struct GraphBuilder<'a> {
     passes: Vec<PassEntry<'a>>,
     /// What the last builder frame handed this one.
     returned: Box<Returned>,
-    /// The first error of an `insert_*` call, boxed so that the builder moved by every call
-    /// stays small.
-    error: Option<Box<Error>>,
     schedule: Schedule,
 }
 
@@ -474,16 +473,8 @@ impl<'a> GraphBuilder<'a> {
         pass: PassSlot<'a>,
         queue: &'a Queue,
     ) -> Self {
-        if self.error.is_none() && queue.device_handle() != self.graph.device.handle() {
-            self.error = Some(Box::new(Error::ForeignDevice {
-                what: format!("queue `{}` (pass `{name}`)", queue.name()),
-            }));
-        }
-        self.passes.push(PassEntry {
-            name,
-            pass,
-            queue,
-        });
+        // A queue of another device is refused by `finish()`, which checks each queue once.
+        self.passes.push(PassEntry { name, pass, queue });
         self
     }
 
@@ -559,9 +550,6 @@ impl<'a> GraphBuilder<'a> {
     /// # Ok(()) }
     /// ```
     pub fn finish(self) -> Result<Planned<'a>> {
-        if let Some(e) = self.error {
-            return Err(*e);
-        }
         let mut returned = self.returned;
         returned.builder.count_hint = self.passes.len();
         let last = returned.frame.take();
