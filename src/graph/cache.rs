@@ -27,6 +27,10 @@ use crate::resource::Resource;
 #[derive(Default)]
 pub(crate) struct PlanCache {
     /// Executed frames, the most recent first.
+    #[allow(
+        clippy::vec_box,
+        reason = "a frame is large: taking one out or putting one back moves a pointer"
+    )]
     frames: Vec<Box<PreparedFrame>>,
     /// Declarations to refill: the input a reused plan was matched against, or an evicted
     /// plan's.

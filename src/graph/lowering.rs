@@ -254,7 +254,7 @@ fn declare_passes(
     let mut qi = 0;
     for p in passes {
         // Runs of passes share a queue: the last one's is checked first.
-        if queues.get(qi).is_none_or(|q| !q.same_object(&p.queue)) {
+        if queues.get(qi).is_none_or(|q| !q.same_object(p.queue)) {
             qi = first_use_index(p.queue, queues);
             if p.queue.device_handle() != device {
                 return Err(Error::ForeignDevice {
