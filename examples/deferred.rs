@@ -176,7 +176,7 @@ fn plan_frame_with<'a>(
         if let Step::Compute(d) = pass {
             d.push[2] = n;
         }
-        b = b.insert_pass(name, pass, queue);
+        b = b.insert_pass(*name, pass, queue);
     }
     after(b).finish()
 }

@@ -196,6 +196,19 @@ fn same_answer(rebound: &Plan, planned: &Plan) -> bool {
         && rebound.transients == planned.transients
 }
 
+/// Each binary semaphore of `old`'s passes with the one `new` has in its place.
+fn semaphore_pairs(
+    old: &PlanInput,
+    new: &PlanInput,
+) -> Vec<(ash::vk::Semaphore, ash::vk::Semaphore)> {
+    let mut pairs = Vec::new();
+    for (a, b) in old.passes.iter().zip(&new.passes) {
+        pairs.extend((a.waits.iter().zip(&b.waits)).map(|(x, y)| (x.semaphore, y.semaphore)));
+        pairs.extend((a.signals.iter().zip(&b.signals)).map(|(x, y)| (x.semaphore, y.semaphore)));
+    }
+    pairs
+}
+
 /// Resources and queue timelines carried from frame to frame on a [`Topology`]; see the
 /// module documentation.
 #[derive(Clone, Debug)]
@@ -413,18 +426,25 @@ impl Simulation {
                 let rest = &kept.rest;
                 let mut candidate = kept.plan.clone();
                 let values = (&rest.input_values[..], &rest.last[..]);
-                let new = Some((input.clone(), schedule));
-                let rebound = self.rebinder.rebind_at_rest(&mut candidate, values, new);
+                // `finish()` compares the declarations first (flat), then rebinds.
+                let declared = (self.rebinder).same_declarations(&kept.plan.input, input);
+                let pairs = semaphore_pairs(&kept.plan.input, input);
+                let rebound = declared
+                    && (self.rebinder).rebind_at_rest(
+                        &mut candidate,
+                        values,
+                        Some((schedule, pairs.into_iter())),
+                    );
                 let states_differ = (candidate.input.resources.iter().zip(&input.resources))
                     .any(|(a, b)| a.initial != b.initial);
-                if rebound.is_ok() && (!same_answer(&candidate, &plan) || states_differ) {
+                if rebound && (!same_answer(&candidate, &plan) || states_differ) {
                     return Err(SimError::Reuse {
                         frame,
                         reused: Box::new(candidate),
                         planned: Box::new(plan),
                     });
                 }
-                rebound.is_ok()
+                rebound
             }
             None => false,
         };

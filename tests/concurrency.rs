@@ -67,7 +67,7 @@ impl Reader {
         }
     }
 
-    fn plan<'a>(&'a mut self, graph: &'a Graph, q: &Queue) -> vk_baton::Result<Planned<'a>> {
+    fn plan<'a>(&'a mut self, graph: &'a Graph, q: &'a Queue) -> vk_baton::Result<Planned<'a>> {
         graph
             .record()
             .insert_pass("read shared", &mut self.copy, q)
@@ -92,7 +92,7 @@ struct Writer {
 }
 
 impl Writer {
-    fn plan<'a>(&'a mut self, graph: &'a Graph, q: &Queue) -> vk_baton::Result<Planned<'a>> {
+    fn plan<'a>(&'a mut self, graph: &'a Graph, q: &'a Queue) -> vk_baton::Result<Planned<'a>> {
         graph
             .record()
             .insert_pass("write shared", &mut self.copy, q)

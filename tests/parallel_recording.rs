@@ -152,9 +152,9 @@ impl Frame {
         for (k, s) in shifts.iter_mut().enumerate() {
             let name = format!("shift {k}");
             b = if k % 60 == 59 {
-                b.insert_pass(&name, s, q)
+                b.insert_pass(name, s, q)
             } else {
-                b.insert_send_pass(&name, s, q)
+                b.insert_send_pass(name, s, q)
             };
         }
         let (ring, readback) = (self.ring.clone(), self.readback.clone());

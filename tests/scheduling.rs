@@ -76,13 +76,13 @@ fn copy(r: &vk_baton::Recorder<'_>, src: &StBuffer, dst: &StBuffer, dst_offset: 
 /// when `None`), overwriting what it covers.
 fn insert_copy<'a>(
     builder: GraphBuilder<'a>,
-    q: &Queue,
+    q: &'a Queue,
     src: &'a Arc<StBuffer>,
     dst: &'a Arc<StBuffer>,
     slot: Option<BufferRange>,
 ) -> GraphBuilder<'a> {
     builder.insert_fn(
-        &format!("{} to {}", src.name(), dst.name()),
+        format!("{} to {}", src.name(), dst.name()),
         q,
         move |d| {
             d.uses(src, Access::COPY_READ);
@@ -132,7 +132,7 @@ fn run(ctx: &Context, schedule: Schedule) -> (Vec<u8>, usize, Vec<usize>) {
         };
         builder = builder
             .insert_fn(
-                &format!("upload to a{k}"),
+                format!("upload to a{k}"),
                 q,
                 move |d| {
                     d.uses(up, Access::COPY_READ);
@@ -144,7 +144,7 @@ fn run(ctx: &Context, schedule: Schedule) -> (Vec<u8>, usize, Vec<usize>) {
                 },
             )
             .insert_fn(
-                &format!("mark a{k}"),
+                format!("mark a{k}"),
                 q,
                 move |d| {
                     d.uses(a, Access::TRANSFER_WRITE).range(MARK);
@@ -242,7 +242,7 @@ fn run_items(ctx: &Context, schedule: Schedule) -> (Vec<u8>, (usize, usize)) {
         };
         builder = builder
             .insert_fn(
-                &format!("upload{k}"),
+                format!("upload{k}"),
                 transfer,
                 move |d| {
                     d.uses(up, Access::COPY_READ);
@@ -254,7 +254,7 @@ fn run_items(ctx: &Context, schedule: Schedule) -> (Vec<u8>, (usize, usize)) {
                 },
             )
             .insert_fn(
-                &format!("simulate{k}"),
+                format!("simulate{k}"),
                 compute,
                 move |d| {
                     d.uses(t, Access::COPY_READ);
@@ -266,7 +266,7 @@ fn run_items(ctx: &Context, schedule: Schedule) -> (Vec<u8>, (usize, usize)) {
                 },
             )
             .insert_fn(
-                &format!("mark{k}"),
+                format!("mark{k}"),
                 compute,
                 move |d| {
                     d.uses(c, Access::TRANSFER_WRITE).range(MARK);
@@ -277,7 +277,7 @@ fn run_items(ctx: &Context, schedule: Schedule) -> (Vec<u8>, (usize, usize)) {
                 },
             )
             .insert_fn(
-                &format!("draw{k}"),
+                format!("draw{k}"),
                 graphics,
                 move |d| {
                     d.uses(c, Access::COPY_READ);
@@ -400,7 +400,7 @@ fn program_order_frames_never_reuse_a_reordered_plan() {
             let slot = k as u64 * SIZE;
             let byte = (frame * CHAINS + k) as u8;
             builder = builder.insert_fn(
-                &format!("fill a{k}"),
+                format!("fill a{k}"),
                 q,
                 move |d| {
                     d.uses(a, Access::TRANSFER_WRITE).discard();

@@ -163,8 +163,8 @@ pub fn run(
 fn stamps<'a>(
     b: GraphBuilder<'a>,
     st: &Stamps,
-    gfx: &Queue,
-    compute: &Queue,
+    gfx: &'a Queue,
+    compute: &'a Queue,
     slot: &'a Cell<usize>,
 ) -> GraphBuilder<'a> {
     let pool = st.pool;
@@ -195,8 +195,8 @@ fn stamps<'a>(
 fn stamps_last<'a>(
     b: GraphBuilder<'a>,
     st: &Stamps,
-    gfx: &Queue,
-    compute: &Queue,
+    gfx: &'a Queue,
+    compute: &'a Queue,
     slot: &'a Cell<usize>,
 ) -> GraphBuilder<'a> {
     let pool = st.pool;

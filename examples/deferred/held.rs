@@ -56,7 +56,7 @@ pub fn plan_to_hold<'a>(
 ) -> vk_baton::Result<Planned<'a>> {
     let mut b = before(graph.record());
     for (name, pass, queue) in passes.iter_mut() {
-        b = b.insert_pass(name, pass, queue);
+        b = b.insert_pass(*name, pass, queue);
     }
     after(b).finish()
 }

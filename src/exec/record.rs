@@ -197,7 +197,7 @@ impl Execution<'_, '_> {
                 kept_labels,
                 plan,
                 |q| queues[q].family(),
-                |p| passes[p].name.as_str(),
+                |p| &*passes[p].name,
             );
         }
         out.ext = reusable.extensions.start(device, passes.len())?;

@@ -15,8 +15,9 @@
 //! readback every few frames. With only the last frame kept, every frame of such a loop is
 //! planned anew although nothing changed since the same frame a few executions ago.
 
-use super::lowering::{Lists, Lowered};
+use super::lowering::{rename, Lists, Lowered};
 use crate::error::Result;
+use crate::pass::PassEntry;
 use crate::plan::{PlanInput, Schedule, SparePlan, KEPT_PLANS};
 use crate::prepared::{PreparedFrame, Tier};
 use crate::queue::Queue;
@@ -26,7 +27,11 @@ use crate::resource::Resource;
 #[derive(Default)]
 pub(crate) struct PlanCache {
     /// Executed frames, the most recent first.
-    frames: Vec<PreparedFrame>,
+    #[allow(
+        clippy::vec_box,
+        reason = "a frame is large: taking one out or putting one back moves a pointer"
+    )]
+    frames: Vec<Box<PreparedFrame>>,
     /// Declarations to refill: the input a reused plan was matched against, or an evicted
     /// plan's.
     pub(crate) spare_input: Option<PlanInput>,
@@ -42,31 +47,32 @@ pub(crate) struct PlanCache {
 /// What [`PlanCache::lookup`] hands out for a frame.
 pub(crate) enum Found {
     /// A kept frame, rebound to the frame's values and semaphores, at that tier.
-    Reused(PreparedFrame, Tier),
+    Reused(Box<PreparedFrame>, Tier),
     /// None: a frame to fill with a new plan (forgotten, with the frame's lists), the frame's
     /// input, and the vectors of an evicted plan for the planner to refill.
     New {
-        frame: PreparedFrame,
+        frame: Box<PreparedFrame>,
         input: PlanInput,
         spare: SparePlan,
     },
 }
 
 impl PlanCache {
-    /// The one lookup (see the module docs) for a builder's frame, `lowered` with its
-    /// resources' versions; `snapshot` reads their states into its input, only once the
-    /// frame executed last turned out not to be at rest. The frame handed out holds the
-    /// lowered lists.
+    /// The one lookup (see the module docs) for a builder's frame: `passes` lowered into
+    /// `lowered`, with their declarations and their resources' versions. `build` makes its
+    /// planner input from an earlier one (to refill) and reads the resources' states into
+    /// it, only once the frame executed last turned out not to be at rest. The frame handed
+    /// out holds the lowered lists.
     pub(crate) fn lookup(
         &mut self,
-        lowered: &mut Lowered,
+        (lowered, passes): (&mut Lowered, &[PassEntry<'_>]),
         schedule: Schedule,
-        snapshot: impl FnOnce(&mut Lowered) -> Result<()>,
+        build: impl FnOnce(&mut Lowered, Option<PlanInput>) -> Result<()>,
     ) -> Result<Found> {
-        if let Some(frame) = self.take_at_rest(lowered, schedule) {
+        if let Some(frame) = self.take_at_rest(lowered, passes, schedule) {
             return Ok(Found::Reused(self.hand_out(frame, lowered), Tier::AtRest));
         }
-        snapshot(lowered)?;
+        build(lowered, self.spare_input.take())?;
         let input = std::mem::take(&mut lowered.input);
         let ids = lowered.resources.iter().map(Resource::id);
         let now = || ids.clone().zip(lowered.versions.iter().copied());
@@ -88,44 +94,41 @@ impl PlanCache {
         }
     }
 
-    /// The declarations and lists the next lowering refills.
-    pub(crate) fn lowering_lists(&mut self) -> (Option<PlanInput>, Lists) {
-        (
-            self.spare_input.take(),
-            std::mem::take(&mut self.spare_lists),
-        )
+    /// The lists the next lowering refills.
+    pub(crate) fn lowering_lists(&mut self) -> Lists {
+        std::mem::take(&mut self.spare_lists)
     }
 
-    /// Tier 1: the frame executed last, if the new one declares what it did and every
-    /// resource is still where it left them.
-    fn take_at_rest(&mut self, lowered: &mut Lowered, schedule: Schedule) -> Option<PreparedFrame> {
+    /// Tier 1: the frame executed last, if the new one declares what it did (its flat
+    /// declarations compared, binary semaphores mapped) and every resource is still where
+    /// it left them. The plan's input takes the frame's pass names and semaphores.
+    fn take_at_rest(
+        &mut self,
+        lowered: &mut Lowered,
+        passes: &[PassEntry<'_>],
+        schedule: Schedule,
+    ) -> Option<Box<PreparedFrame>> {
         if self.disabled {
             return None;
         }
         let frame = self.frames.first_mut()?;
         let ids = lowered.resources.iter().map(Resource::id);
-        if !frame.at_rest(ids.zip(lowered.versions.iter().copied()))
-            || !lowered.adopt_queues(&frame.queues)
-        {
+        let same = frame.at_rest(ids.zip(lowered.versions.iter().copied()))
+            && lowered.ext.declared_in(&frame.plan.input.queues)
+            && frame.decls.same_as(&lowered.decls)
+            && lowered.adopt_queues(&frame.queues)
+            && frame.rebind_at_rest(Some((&lowered.decls, schedule)));
+        if !same {
             return None;
         }
-        let new = Some((std::mem::take(&mut lowered.input), schedule));
-        match frame.rebind_at_rest(new) {
-            Ok(old) => {
-                self.spare_input = old;
-                self.reused += 1;
-                log::trace!(
-                    "reused the last plan at rest ({} reused, {} planned)",
-                    self.reused,
-                    self.planned
-                );
-                Some(self.frames.remove(0))
-            }
-            Err(input) => {
-                lowered.input = input.expect("the frame's input comes back");
-                None
-            }
-        }
+        rename(&mut frame.plan.input, passes, &lowered.decls);
+        self.reused += 1;
+        log::trace!(
+            "reused the last plan at rest ({} reused, {} planned)",
+            self.reused,
+            self.planned
+        );
+        Some(self.frames.remove(0))
     }
 
     /// Tier 3: the most recent kept frame whose plan the planner would answer `input` with,
@@ -137,7 +140,7 @@ impl PlanCache {
         mut input: PlanInput,
         schedule: Schedule,
         (now, queues): (impl Fn() -> I, impl Fn() -> J),
-    ) -> std::result::Result<PreparedFrame, PlanInput>
+    ) -> std::result::Result<Box<PreparedFrame>, PlanInput>
     where
         I: ExactSizeIterator<Item = (u64, u64)>,
         J: ExactSizeIterator<Item = u64>,
@@ -168,12 +171,12 @@ impl PlanCache {
     /// A frame for a new plan: the oldest kept one once the cache is full (with reuse off,
     /// the last one, kept only for its vectors), forgotten, its plan's vectors for the
     /// planner to refill; or a new frame.
-    pub(crate) fn evict(&mut self) -> (PreparedFrame, SparePlan) {
+    pub(crate) fn evict(&mut self) -> (Box<PreparedFrame>, SparePlan) {
         self.planned += 1;
         let room = if self.disabled { 0 } else { KEPT_PLANS - 1 };
         let evicted = (self.frames.len() > room).then(|| self.frames.pop());
         let Some(mut frame) = evicted.flatten() else {
-            return (PreparedFrame::default(), SparePlan::default());
+            return (Box::default(), SparePlan::default());
         };
         frame.forget();
         let (input, spare) = SparePlan::of(std::mem::take(&mut frame.plan));
@@ -182,11 +185,17 @@ impl PlanCache {
     }
 
     /// Gives `frame` the lowered lists, and keeps its own for the next lowering.
-    fn hand_out(&mut self, mut frame: PreparedFrame, lowered: &mut Lowered) -> PreparedFrame {
+    fn hand_out(
+        &mut self,
+        mut frame: Box<PreparedFrame>,
+        lowered: &mut Lowered,
+    ) -> Box<PreparedFrame> {
+        std::mem::swap(&mut frame.decls, &mut lowered.decls);
         std::mem::swap(&mut frame.queues, &mut lowered.queues);
         std::mem::swap(&mut frame.resources, &mut lowered.resources);
         std::mem::swap(&mut frame.versions, &mut lowered.versions);
         let spare = &mut self.spare_lists;
+        spare.decls = std::mem::take(&mut lowered.decls);
         spare.queues = std::mem::take(&mut lowered.queues);
         spare.resources = std::mem::take(&mut lowered.resources);
         spare.versions = std::mem::take(&mut lowered.versions);
@@ -199,7 +208,7 @@ impl PlanCache {
     /// Puts an executed frame back in front. Its resources are let go (their ids and
     /// versions in the at-rest record are what the lookup compares): the cache keeps no
     /// resource alive.
-    pub(crate) fn put_back(&mut self, mut frame: PreparedFrame) {
+    pub(crate) fn put_back(&mut self, mut frame: Box<PreparedFrame>) {
         frame.resources.clear();
         self.frames.insert(0, frame);
         // With reuse switched off meanwhile, fewer are kept: the extra ones are dropped.
@@ -209,7 +218,7 @@ impl PlanCache {
 
     /// The kept frames, the most recent first: what the tiers try, in that order (the
     /// simulation checks each against the planner).
-    pub(crate) fn frames(&self) -> &[PreparedFrame] {
+    pub(crate) fn frames(&self) -> &[Box<PreparedFrame>] {
         if self.disabled {
             &[]
         } else {
@@ -232,7 +241,7 @@ pub(crate) fn recheck_held(frame: &mut PreparedFrame, schedule: Schedule) -> Opt
     let now = (frame.resources.iter()).map(|r| (r.id(), r.tracked().lock().version));
     let at_rest =
         frame.at_rest(now) && (frame.rest).same_queues(frame.queues.iter().map(Queue::id));
-    if at_rest && frame.rebind_at_rest(None).is_ok() {
+    if at_rest && frame.rebind_at_rest(None) {
         #[cfg(debug_assertions)]
         super::lowering::debug_check_at_rest(
             &frame.plan,
@@ -252,7 +261,7 @@ impl Clone for PlanCache {
         PlanCache {
             frames: (self.frames.iter())
                 .map(|frame| {
-                    let mut copy = PreparedFrame::default();
+                    let mut copy = Box::<PreparedFrame>::default();
                     copy.plan.clone_from(&frame.plan);
                     copy
                 })

@@ -34,9 +34,9 @@ impl Graph {
         // The app's pass records nothing here; the app records its commands itself.
         let pass: Box<dyn Pass + 'q> = Box::new(FnPass::new(declare, |_| Ok(())));
         let passes = vec![PassEntry {
-            name: name.to_owned(),
+            name: name.to_owned().into(),
             pass: PassSlot::Owned(pass),
-            queue: queue.clone(),
+            queue,
         }];
         let (frame, tier) =
             self.prepare(&passes, Schedule::PROGRAM_ORDER, RecordedBy::App, None)?;
@@ -45,9 +45,9 @@ impl Graph {
         let kept = self.kept.clone();
         let keep: Box<dyn FnOnce(PreparedFrame) + 'q> = Box::new(move |mut frame| {
             frame.forget();
-            kept.lock().cache.put_back(frame);
+            kept.lock().cache.put_back(Box::new(frame));
         });
-        let lent = (self.pools.clone(), passes, frame);
+        let lent = (self.pools.clone(), passes, *frame);
         let device = (self.device.clone(), self.debug.clone());
         Handoff::begin(
             (name, queue, app),

@@ -48,7 +48,7 @@ use std::fmt;
 pub struct HeldPlan<'a> {
     graph: &'a Graph,
     /// The frame, pinned: taken out of the graph's cache, re-checked by the cache's tiers.
-    frame: PreparedFrame,
+    frame: Box<PreparedFrame>,
     /// The passes, in program order (the plan's pass indices).
     passes: Vec<PassEntry<'a>>,
     /// Frames executed, how many of them were re-planned, how many of those took a plan the
@@ -64,7 +64,7 @@ pub struct HeldPlan<'a> {
 impl<'a> HeldPlan<'a> {
     pub(super) fn new(
         graph: &'a Graph,
-        (frame, passes): (PreparedFrame, Vec<PassEntry<'a>>),
+        (frame, passes): (Box<PreparedFrame>, Vec<PassEntry<'a>>),
         schedule: Schedule,
     ) -> Self {
         HeldPlan {

@@ -1,18 +1,14 @@
-//! Lowering: the passes inserted into a graph, with their declarations and the resources'
-//! tracked states, become a [`PlanInput`] of plain indices for the pure planner.
-//!
-//! This is where the runtime's objects meet the planner's data: every distinct [`Queue`] and
-//! [`Resource`] gets an index, and each resource's version is read (so the executor can tell
-//! whether the plan went stale). The states themselves are snapshot only when the frame is not
-//! one a kept plan left at rest ([`Lowered::snapshot_states`]). Nothing here calls Vulkan.
+//! Lowering: the passes inserted into a graph declare into the frame's flat declarations
+//! ([`FrameDecls`]), every distinct [`Queue`] and [`Resource`] under an index, and each
+//! resource's version is read (so the executor can tell whether the plan went stale). That is
+//! all a frame like a kept one needs. Only a frame that must be planned, or whose states must
+//! be compared, becomes a [`PlanInput`] for the pure planner ([`Lowered::build_input`]), with
+//! its resources' states ([`Lowered::snapshot_states`]). Nothing here calls Vulkan.
 
 use crate::access::LayoutPolicy;
 use crate::error::{Error, Result};
-use crate::pass::{Declare, Declared, PassEntry, ResourceIndex};
-use crate::plan::{
-    refill_segments, BinarySignalDecl, BinaryWaitDecl, PassDecl, PlanInput, QueueDecl,
-    ResourceDecl, ResourceKind,
-};
+use crate::pass::{Declare, FrameDecls, PassEntry, ResourceIndex};
+use crate::plan::{refill_segments, PassDecl, PlanInput, QueueDecl, ResourceDecl, ResourceKind};
 use crate::queue::Queue;
 use crate::resource::Resource;
 use ash::vk;
@@ -20,8 +16,6 @@ use ash::vk;
 /// Scratch space of lowering, kept by the graph between frames.
 #[derive(Default)]
 pub(crate) struct LowerScratch {
-    /// One pass's waits and signals at a time.
-    declared: Declared,
     /// Resource id -> planner index, and the resources.
     index: ResourceIndex,
     /// Declarations a longer frame had, for the next longer one (frame loops alternate
@@ -30,28 +24,29 @@ pub(crate) struct LowerScratch {
     spare_resources: Vec<ResourceDecl>,
 }
 
-/// Empties the scratch's lists when dropped.
-struct EmptiedOnDrop<'s>(&'s mut LowerScratch);
+/// Empties the resource index when dropped.
+struct EmptiedOnDrop<'s>(&'s mut ResourceIndex);
 
 impl Drop for EmptiedOnDrop<'_> {
     fn drop(&mut self) {
-        self.0.declared.waits.clear();
-        self.0.declared.signals.clear();
-        drop(self.0.index.finish());
+        drop(self.0.finish());
     }
 }
 
 /// Emptied vectors for [`Lowered`]'s lists: those of the frame a reused one replaced.
 #[derive(Default)]
 pub(crate) struct Lists {
+    pub(crate) decls: FrameDecls,
     pub(crate) queues: Vec<Queue>,
     pub(crate) resources: Vec<Resource>,
     pub(crate) versions: Vec<u64>,
 }
 
-/// A graph's passes lowered for the planner, with the objects its indices refer to. The
-/// resources' states are in `input` only once [`Lowered::snapshot_states`] ran.
+/// A graph's passes lowered: their declarations, with the objects their indices refer to.
+/// `input` is built only by [`Lowered::build_input`], and holds the resources' states only
+/// once [`Lowered::snapshot_states`] ran.
 pub(crate) struct Lowered {
+    pub(crate) decls: FrameDecls,
     pub(crate) input: PlanInput,
     /// Planner queue index -> queue: the passes' queues, then queues seen only in the
     /// resources' states.
@@ -63,7 +58,7 @@ pub(crate) struct Lowered {
     /// How many of `queues` the passes use (the rest are named only in states).
     pass_queues: usize,
     /// What the device's extensions let every queue's plan rely on.
-    ext: QueueExtensions,
+    pub(crate) ext: QueueExtensions,
 }
 
 /// What the device's enabled extensions let the planner rely on, for every queue.
@@ -78,70 +73,47 @@ pub(crate) struct QueueExtensions {
     pub(crate) maintenance9: bool,
 }
 
-/// Asks each pass for its declarations and lowers them into a [`PlanInput`], with each
-/// resource's version but not its state, and each image use in the layout `layouts` gives its
-/// access. Fails on a queue or resource of another device than `device`, and on two `Queue`
-/// objects for one `VkQueue`.
+impl QueueExtensions {
+    /// Whether every queue of `queues` (a plan's) was declared with these.
+    pub(crate) fn declared_in(self, queues: &[QueueDecl]) -> bool {
+        let maintenance9 = self.maintenance9.then_some(0);
+        (queues.iter()).all(|q| {
+            q.transfers_use_all_stages == self.all_stages && q.maintenance9 == maintenance9
+        })
+    }
+}
+
+/// Asks each pass for its declarations, into the flat [`FrameDecls`] (each image use in the
+/// layout `layouts` gives its access), and reads each resource's version. Fails on a resource
+/// of another device than `device`, and on two `Queue` objects for one `VkQueue`.
 ///
-/// `spare` (the declarations of an earlier plan), `scratch` and `lists` (emptied vectors) are
-/// refilled rather than allocated again.
+/// `scratch` and `lists` (emptied vectors) are refilled rather than allocated again.
 pub(crate) fn lower(
     (device, ext, layouts): (vk::Device, QueueExtensions, LayoutPolicy),
     passes: &[PassEntry<'_>],
-    spare: Option<PlanInput>,
     scratch: &mut LowerScratch,
     lists: Lists,
 ) -> Result<Lowered> {
-    // An earlier plan's declarations are refilled in place: their strings and vectors keep
-    // their capacity, so a frame like an earlier one allocates none of them again.
-    let PlanInput {
-        queues: mut queue_decls,
-        resources: mut res_decls,
-        passes: mut pass_decls,
-    } = spare.unwrap_or_default();
     let Lists {
+        mut decls,
         mut queues,
         resources,
         mut versions,
     } = lists;
+    decls.clear();
     queues.clear();
     versions.clear();
     // Emptied when lowering ends, also if a pass's `declare` panics: the scratch outlives the
     // frame and must keep no resource alive.
-    let scratch = EmptiedOnDrop(scratch);
-    let LowerScratch {
-        declared: d,
-        index,
-        spare_passes,
-        spare_resources,
-    } = &mut *scratch.0;
-    index.start(resources);
-    let declared = declare_passes(
-        (device, layouts),
-        passes,
-        d,
-        index,
-        (&mut pass_decls, spare_passes),
-        &mut queues,
-    );
-    // Emptied (keeping their capacity), so that the scratch keeps no resource alive.
-    d.waits.clear();
-    d.signals.clear();
-    let resources = index.finish();
+    let index = EmptiedOnDrop(&mut scratch.index);
+    index.0.start(resources);
+    let declared = declare_passes((device, layouts), passes, &mut decls, index.0, &mut queues);
+    let resources = index.0.finish();
     declared?;
-    truncate_keeping_spares(&mut pass_decls, passes.len(), spare_passes);
-    let decls = (&mut res_decls, &mut *spare_resources);
-    describe_resources(&resources, decls, &mut versions);
-    truncate_keeping_spares(&mut res_decls, resources.len(), spare_resources);
-    check_queues(device, passes, &queues)?;
-    refill_queues(&mut queue_decls, &queues, ext);
-    let input = PlanInput {
-        queues: queue_decls,
-        resources: res_decls,
-        passes: pass_decls,
-    };
+    versions.extend(resources.iter().map(|r| r.tracked().lock().version));
     Ok(Lowered {
-        input,
+        decls,
+        input: PlanInput::default(),
         pass_queues: queues.len(),
         queues,
         resources,
@@ -151,13 +123,34 @@ pub(crate) fn lower(
 }
 
 impl Lowered {
-    /// Snapshots each resource's tracked state (and its version again) into its declaration;
-    /// queues seen only in the states join the queues. Fails as [`lower`] does on those queues.
-    pub(crate) fn snapshot_states(
+    /// Builds the planner's input from the declarations, refilling `spare` (an earlier
+    /// plan's, whose strings and vectors keep their capacity), each resource's state left for
+    /// [`Lowered::snapshot_states`].
+    pub(crate) fn build_input(
         &mut self,
-        device: vk::Device,
         passes: &[PassEntry<'_>],
-    ) -> Result<()> {
+        spare: Option<PlanInput>,
+        scratch: &mut LowerScratch,
+    ) {
+        let mut input = spare.unwrap_or_default();
+        let spare_passes = &mut scratch.spare_passes;
+        for (pi, p) in passes.iter().enumerate() {
+            let view = self.decls.pass(pi);
+            let pd = refill_pass(&mut input.passes, spare_passes, pi, &p.name, view.queue);
+            pd.uses.extend(view.use_decls());
+            pd.waits.extend(view.wait_decls());
+            pd.signals.extend_from_slice(view.signals);
+        }
+        truncate_keeping_spares(&mut input.passes, passes.len(), spare_passes);
+        let spare_resources = &mut scratch.spare_resources;
+        describe_resources(&self.resources, (&mut input.resources, spare_resources));
+        truncate_keeping_spares(&mut input.resources, self.resources.len(), spare_resources);
+        self.input = input;
+    }
+
+    /// Snapshots each resource's tracked state (and its version again) into its declaration;
+    /// queues seen only in the states join the queues. Fails on a queue of another device.
+    pub(crate) fn snapshot_states(&mut self, device: vk::Device) -> Result<()> {
         self.queues.truncate(self.pass_queues);
         let decls = self.input.resources.iter_mut().zip(&self.resources);
         for ((rd, r), version) in decls.zip(&mut self.versions) {
@@ -167,7 +160,11 @@ impl Lowered {
                 (first_use_index(queue, &mut self.queues), value)
             });
         }
-        check_queues(device, passes, &self.queues)?;
+        if let Some(q) = self.queues.iter().find(|q| q.device_handle() != device) {
+            return Err(Error::ForeignDevice {
+                what: format!("queue `{}` (recorded in a resource's state)", q.name()),
+            });
+        }
         refill_queues(&mut self.input.queues, &self.queues, self.ext);
         Ok(())
     }
@@ -181,10 +178,18 @@ impl Lowered {
         if prefix {
             self.queues.truncate(n);
             self.queues.extend_from_slice(&queues[n..]);
-            refill_queues(&mut self.input.queues, &self.queues, self.ext);
         }
         prefix
     }
+}
+
+/// Gives a reused plan's declarations the names of this frame's `passes`, where they differ
+/// (they show in reports and errors), and its binary semaphores (`decls`).
+pub(crate) fn rename(input: &mut PlanInput, passes: &[PassEntry<'_>], decls: &FrameDecls) {
+    for (pd, p) in input.passes.iter_mut().zip(passes) {
+        set_name(&mut pd.name, &p.name);
+    }
+    decls.write_semaphores(&mut input.passes);
 }
 
 /// Debug builds check what a rebind at rest took on trust: each resource still at the version
@@ -236,43 +241,41 @@ pub(crate) fn first_use_index<T: PartialEq + Clone>(x: &T, list: &mut Vec<T>) ->
     }
 }
 
-/// Asks each pass for its declarations, into its refilled `PassDecl`. One `Declared` serves
-/// every pass in turn: its vectors are reused from pass to pass, and uses go straight into
-/// the pass's declaration. Fails on a resource of another device.
+/// Asks each pass for its declarations, appended to `decls`. Fails on a queue or resource of
+/// another device, and on a queue that is another `Queue` object for a `VkQueue` already seen (it
+/// would have a second submit lock and timeline).
 fn declare_passes(
     (device, layouts): (vk::Device, LayoutPolicy),
     passes: &[PassEntry<'_>],
-    d: &mut Declared,
+    decls: &mut FrameDecls,
     index: &mut ResourceIndex,
-    (pass_decls, spare_passes): (&mut Vec<PassDecl>, &mut Vec<PassDecl>),
     queues: &mut Vec<Queue>,
 ) -> Result<()> {
-    for (pi, p) in passes.iter().enumerate() {
-        d.waits.clear();
-        d.signals.clear();
-        let qi = first_use_index(&p.queue, queues);
-        let pd = refill_pass(pass_decls, spare_passes, pi, &p.name, qi);
+    let mut qi = 0;
+    for p in passes {
+        // Runs of passes share a queue: the last one's is checked first.
+        if queues.get(qi).is_none_or(|q| !q.same_object(p.queue)) {
+            qi = first_use_index(p.queue, queues);
+            if p.queue.device_handle() != device {
+                return Err(Error::ForeignDevice {
+                    what: format!("queue `{}` (pass `{}`)", p.queue.name(), p.name),
+                });
+            }
+            if !queues[qi].same_object(p.queue) {
+                return Err(Error::InvalidInput(format!(
+                    "queues `{}` and `{}` are two Queue objects for one VkQueue: create one Queue per VkQueue and clone it",
+                    queues[qi].name(),
+                    p.queue.name()
+                )));
+            }
+        }
         let seen = index.resources.len();
         p.pass.declare(&mut Declare {
-            out: d,
-            uses: &mut pd.uses,
+            decls,
             index,
             layouts,
         });
-        for w in &d.waits {
-            let mut guards = Vec::new();
-            for g in &w.guards {
-                guards.push(index.index_of(g.id(), || Resource::Image(g.clone())));
-            }
-            pd.waits.push(BinaryWaitDecl {
-                semaphore: w.semaphore,
-                guards,
-                stages: w.stages,
-            });
-        }
-        for &(semaphore, stages) in &d.signals {
-            pd.signals.push(BinarySignalDecl { semaphore, stages });
-        }
+        decls.end_pass(qi);
         if let Some(r) = (index.resources[seen..].iter()).find(|r| r.device_handle() != device) {
             return Err(Error::ForeignDevice {
                 what: format!("resource `{}` (pass `{}`)", r.name(), p.name),
@@ -283,11 +286,10 @@ fn declare_passes(
 }
 
 /// Writes each resource's description into its refilled `ResourceDecl` (its state is left
-/// for [`Lowered::snapshot_states`]), and its version into `versions`.
+/// for [`Lowered::snapshot_states`]).
 fn describe_resources(
     resources: &[Resource],
     (res_decls, spare_resources): (&mut Vec<ResourceDecl>, &mut Vec<ResourceDecl>),
-    versions: &mut Vec<u64>,
 ) {
     for (ri, r) in resources.iter().enumerate() {
         let (kind, concurrent) = match r {
@@ -311,31 +313,7 @@ fn describe_resources(
         };
         let rd = refill_resource(res_decls, spare_resources, ri, r.name(), kind, concurrent);
         rd.transient = r.transient().map(|(memory, _graph)| memory);
-        versions.push(r.tracked().lock().version);
     }
-}
-
-/// Fails on a queue of another device (one a resource's state names), and on two `Queue`
-/// objects for one `VkQueue`, which would have two submit locks and two timelines.
-fn check_queues(device: vk::Device, passes: &[PassEntry<'_>], queues: &[Queue]) -> Result<()> {
-    if let Some(q) = queues.iter().find(|q| q.device_handle() != device) {
-        return Err(Error::ForeignDevice {
-            what: format!("queue `{}` (recorded in a resource's state)", q.name()),
-        });
-    }
-    for p in passes {
-        if let Some(q) = queues
-            .iter()
-            .find(|q| **q == p.queue && !q.same_object(&p.queue))
-        {
-            return Err(Error::InvalidInput(format!(
-                "queues `{}` and `{}` are two Queue objects for one VkQueue: create one Queue per VkQueue and clone it",
-                q.name(),
-                p.queue.name()
-            )));
-        }
-    }
-    Ok(())
 }
 
 // Refilling an earlier plan's declarations in place.

@@ -12,7 +12,7 @@
 
 use crate::access::{DeviceFeatures, LayoutPolicy};
 use crate::debug::DebugUtils;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::exec::GraphPools;
 use crate::pass::{Declare, FnPass, Pass, PassEntry, PassSlot, Recorder};
 use crate::plan::Schedule;
@@ -22,6 +22,7 @@ use crate::spare::{words, Spare};
 use crate::sync::{Mutex, Slot};
 use cache::PlanCache;
 use lowering::LowerScratch;
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering};
 use std::sync::Arc;
@@ -98,7 +99,7 @@ struct Kept {
 #[derive(Default)]
 pub(crate) struct Returned {
     /// The last executed frame, on its way to the cache.
-    frame: Option<PreparedFrame>,
+    frame: Option<Box<PreparedFrame>>,
     /// What the next builder reuses.
     builder: BuilderLists,
 }
@@ -108,8 +109,6 @@ pub(crate) struct Returned {
 struct BuilderLists {
     /// The last builder's pass list, emptied (its passes borrow; see [`Spare`]).
     passes: Spare<{ words::<PassEntry<'static>>() }>,
-    /// Pass-name strings of the last execution, refilled by the next builder's passes.
-    names: Vec<String>,
     /// How many passes the last builder had: the next one reserves that many up front.
     count_hint: usize,
 }
@@ -125,7 +124,8 @@ impl Graph {
     /// `instance` and `physical_device` are only used to check the device first: a device
     /// whose physical device is below Vulkan 1.3, or that lacks an entry point the graph
     /// records with (`vkCmdPipelineBarrier2`, `vkQueueSubmit2`, ...; an instance created with
-    /// `apiVersion` 1.0 hides them), gets [`Error::Environment`] saying what is missing,
+    /// `apiVersion` 1.0 hides them), gets [`Error::Environment`](crate::Error::Environment)
+    /// saying what is missing,
     /// rather than a crash at the first execution. The README's "What the device must
     /// enable" lists everything.
     ///
@@ -227,16 +227,15 @@ impl Graph {
     /// frame like the last allocates nothing.
     pub(crate) fn executed(
         &self,
-        mut frame: PreparedFrame,
+        mut frame: Box<PreparedFrame>,
         mut passes: Vec<PassEntry<'_>>,
         mut returned: Box<Returned>,
     ) {
         // Kept frames keep no resource alive (`PlanCache::put_back`), nor does this one.
         frame.resources.clear();
         returned.frame = Some(frame);
-        let builder = &mut returned.builder;
-        builder.names.extend(passes.drain(..).map(|p| p.name));
-        builder.passes = Spare::keep(passes);
+        passes.clear();
+        returned.builder.passes = Spare::keep(passes);
         self.hand_back(returned);
     }
 
@@ -249,7 +248,7 @@ impl Graph {
     }
 
     /// Gives a frame back to the cache (a held plan's, which it re-planned away from).
-    pub(crate) fn keep_frame(&self, frame: PreparedFrame) {
+    pub(crate) fn keep_frame(&self, frame: Box<PreparedFrame>) {
         self.kept.lock().cache.put_back(frame);
     }
 
@@ -270,9 +269,7 @@ impl Graph {
         GraphBuilder {
             graph: self,
             passes,
-            names: std::mem::take(&mut builder.names),
             returned,
-            error: None,
             schedule: Schedule::PROGRAM_ORDER,
         }
     }
@@ -299,7 +296,8 @@ impl Graph {
     /// Tells the graph that the device was created with `features` enabled, so that passes
     /// may declare the accesses that need them (mesh and task shaders, acceleration
     /// structures, ray tracing, ray queries: [`Access::device_features`](crate::Access::device_features)).
-    /// A graph refuses any other such access with [`Error::FeatureNotEnabled`] when it plans
+    /// A graph refuses any other such access with
+    /// [`Error::FeatureNotEnabled`](crate::Error::FeatureNotEnabled) when it plans
     /// the frame: a barrier naming its stages would be invalid. The set only grows, as a
     /// device's features cannot be turned off.
     ///
@@ -426,7 +424,8 @@ impl fmt::Debug for Graph {
 
 /// Passes in program order; from [`Graph::record`].
 ///
-/// Errors in `insert_pass` are kept and returned by [`GraphBuilder::finish`].
+/// What `insert_pass` cannot accept (a queue or resource of another device) is refused by
+/// [`GraphBuilder::finish`].
 ///
 /// ```no_run
 /// # fn f(graph: &vk_baton::Graph, compute: &vk_baton::Queue, gfx: &vk_baton::Queue,
@@ -442,18 +441,15 @@ pub struct GraphBuilder<'a> {
     /// The graph it records for (read by the leaves' builder methods too).
     pub(crate) graph: &'a Graph,
     passes: Vec<PassEntry<'a>>,
-    /// Strings of earlier passes' names, refilled rather than allocated.
-    names: Vec<String>,
     /// What the last builder frame handed this one.
     returned: Box<Returned>,
-    /// The first error of an `insert_*` call, boxed so that the builder moved by every call
-    /// stays small.
-    error: Option<Box<Error>>,
     schedule: Schedule,
 }
 
 impl<'a> GraphBuilder<'a> {
-    /// Appends a pass on `queue`. Insertion order is program order.
+    /// Appends a pass on `queue`. Insertion order is program order. `name` is borrowed (a
+    /// literal, or a string that outlives the builder: a frame copies no name) or owned (a
+    /// `String`, such as one made with `format!`).
     ///
     /// ```no_run
     /// # fn f(graph: &vk_baton::Graph, q: &vk_baton::Queue, p: &mut dyn vk_baton::Pass) {
@@ -461,25 +457,24 @@ impl<'a> GraphBuilder<'a> {
     /// # }
     /// ```
     #[inline]
-    pub fn insert_pass(self, name: &str, pass: &'a mut (dyn Pass + 'a), queue: &Queue) -> Self {
-        self.insert_slot(name, PassSlot::Borrowed(pass), queue)
+    pub fn insert_pass(
+        self,
+        name: impl Into<Cow<'a, str>>,
+        pass: &'a mut (dyn Pass + 'a),
+        queue: &'a Queue,
+    ) -> Self {
+        self.insert_slot(name.into(), PassSlot::Borrowed(pass), queue)
     }
 
     #[inline]
-    pub(crate) fn insert_slot(mut self, name: &str, pass: PassSlot<'a>, queue: &Queue) -> Self {
-        if self.error.is_none() && queue.device_handle() != self.graph.device.handle() {
-            self.error = Some(Box::new(Error::ForeignDevice {
-                what: format!("queue `{}` (pass `{name}`)", queue.name()),
-            }));
-        }
-        let mut owned = self.names.pop().unwrap_or_default();
-        owned.clear();
-        owned.push_str(name);
-        self.passes.push(PassEntry {
-            name: owned,
-            pass,
-            queue: queue.clone(),
-        });
+    pub(crate) fn insert_slot(
+        mut self,
+        name: Cow<'a, str>,
+        pass: PassSlot<'a>,
+        queue: &'a Queue,
+    ) -> Self {
+        // A queue of another device is refused by `finish()`, which checks each queue once.
+        self.passes.push(PassEntry { name, pass, queue });
         self
     }
 
@@ -504,13 +499,19 @@ impl<'a> GraphBuilder<'a> {
     ///     .finish()?.execute()?.wait()?;
     /// # Ok(()) }
     /// ```
-    pub fn insert_fn<D, R>(self, name: &str, queue: &Queue, declare: D, record: R) -> Self
+    pub fn insert_fn<D, R>(
+        self,
+        name: impl Into<Cow<'a, str>>,
+        queue: &'a Queue,
+        declare: D,
+        record: R,
+    ) -> Self
     where
         D: Fn(&mut Declare<'_>) + 'a,
         R: FnMut(&mut Recorder<'_>) -> Result<()> + 'a,
     {
         let pass: Box<dyn Pass + 'a> = Box::new(FnPass::new(declare, record));
-        self.insert_slot(name, PassSlot::Owned(pass), queue)
+        self.insert_slot(name.into(), PassSlot::Owned(pass), queue)
     }
 
     /// Plans the passes in the order `schedule` gives rather than in insertion order, with the
@@ -549,12 +550,7 @@ impl<'a> GraphBuilder<'a> {
     /// # Ok(()) }
     /// ```
     pub fn finish(self) -> Result<Planned<'a>> {
-        if let Some(e) = self.error {
-            return Err(*e);
-        }
         let mut returned = self.returned;
-        // Emptied, but with its capacity: the execution's names go back into it.
-        returned.builder.names = self.names;
         returned.builder.count_hint = self.passes.len();
         let last = returned.frame.take();
         let (frame, tier) =

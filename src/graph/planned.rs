@@ -26,7 +26,7 @@ pub struct Planned<'a> {
     /// Borrowed so that the graph outlives its plans.
     pub(super) graph: &'a Graph,
     /// The frame `finish()` took from the graph's cache or planned.
-    pub(super) frame: PreparedFrame,
+    pub(super) frame: Box<PreparedFrame>,
     /// The passes, in program order (the plan's pass indices).
     pub(super) passes: Vec<PassEntry<'a>>,
     /// What the last builder frame handed this one, to hand on to the next.

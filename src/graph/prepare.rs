@@ -5,7 +5,7 @@
 //! not planned again.
 
 use super::cache::Found;
-use super::lowering::{lower, QueueExtensions};
+use super::lowering::{lower, Lowered, QueueExtensions};
 use super::Graph;
 use crate::access::DeviceFeatures;
 use crate::error::{Error, Result};
@@ -37,8 +37,8 @@ impl Graph {
         passes: &[PassEntry<'_>],
         schedule: Schedule,
         recorded_by: RecordedBy,
-        last: Option<PreparedFrame>,
-    ) -> Result<(PreparedFrame, Option<Tier>)> {
+        last: Option<Box<PreparedFrame>>,
+    ) -> Result<(Box<PreparedFrame>, Option<Tier>)> {
         let device = self.device.handle();
         let features = self.device_features();
         let ext = QueueExtensions {
@@ -54,16 +54,14 @@ impl Graph {
                 Some(frame) => kept.cache.put_back(frame),
                 None => self.take_returned_frame(&mut kept.cache),
             }
-            let (spare_input, lists) = kept.cache.lowering_lists();
-            let mut lowered = lower(
-                (device, ext, layouts),
-                passes,
-                spare_input,
-                &mut kept.lowering,
-                lists,
-            )?;
-            let snapshot = |l: &mut super::lowering::Lowered| l.snapshot_states(device, passes);
-            kept.cache.lookup(&mut lowered, schedule, snapshot)?
+            let lists = kept.cache.lowering_lists();
+            let scratch = &mut kept.lowering;
+            let mut lowered = lower((device, ext, layouts), passes, scratch, lists)?;
+            let build = |l: &mut Lowered, spare| {
+                l.build_input(passes, spare, scratch);
+                l.snapshot_states(device)
+            };
+            kept.cache.lookup((&mut lowered, passes), schedule, build)?
         };
         let (mut frame, tier) = match found {
             Found::Reused(frame, tier) => {

@@ -110,3 +110,51 @@ fn a_reused_frame_takes_at_most_three_locks() {
         ctx.validation_messages()
     );
 }
+
+/// A frame reused at rest under other pass names (borrowed or owned) reports them: the
+/// kept plan's declarations take the frame's names, and nothing else changes.
+#[test]
+fn a_frame_reused_at_rest_takes_its_pass_names() {
+    let ctx = Context::new_for_tests().expect("a Vulkan device (lavapipe in CI)");
+    let graph = ctx.graph().unwrap();
+    let q = ctx.graphics().clone();
+    let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+    let bufs: Arc<Vec<_>> = Arc::new(
+        (0..4)
+            .map(|i| ctx.buffer(BufferDesc::new(64, usage), &format!("b{i}")))
+            .collect::<crate::Result<_>>()
+            .unwrap(),
+    );
+    let mut steps: Vec<_> = (0..3)
+        .map(|i| Step {
+            bufs: bufs.clone(),
+            i,
+        })
+        .collect();
+    let mut frame = |renamed: bool| {
+        let mut b = graph.record();
+        for (k, s) in steps.iter_mut().enumerate() {
+            b = match renamed {
+                true => b.insert_pass(format!("renamed {k}"), s, &q),
+                false => b.insert_pass("step", s, &q),
+            };
+        }
+        let planned = b.finish().unwrap();
+        let names: Vec<String> = (planned.plan().input.passes.iter())
+            .map(|p| p.name.clone())
+            .collect();
+        let at_rest = planned.at_rest();
+        planned.execute().unwrap().wait().unwrap();
+        (at_rest, names)
+    };
+    for _ in 0..4 {
+        frame(false);
+    }
+    let (at_rest, names) = frame(true);
+    assert!(at_rest, "the frame declares what the last one did");
+    assert_eq!(names, ["renamed 0", "renamed 1", "renamed 2"]);
+    let (at_rest, names) = frame(false);
+    assert!(at_rest);
+    assert_eq!(names, ["step"; 3]);
+    assert_eq!(ctx.validation_messages(), 0);
+}

@@ -7,6 +7,7 @@ use crate::error::Result;
 use crate::pass::{Declare, FnPass, Pass, PassSlot, Recorder};
 use crate::queue::Queue;
 use crate::{Graph, GraphBuilder};
+use std::borrow::Cow;
 
 impl Graph {
     /// How many threads record an execution's command buffers (1, the default: only the
@@ -99,11 +100,11 @@ impl<'a> GraphBuilder<'a> {
     /// ```
     pub fn insert_send_pass(
         self,
-        name: &str,
+        name: impl Into<Cow<'a, str>>,
         pass: &'a mut (dyn Pass + Send + 'a),
-        queue: &Queue,
+        queue: &'a Queue,
     ) -> Self {
-        self.insert_slot(name, PassSlot::BorrowedSend(pass), queue)
+        self.insert_slot(name.into(), PassSlot::BorrowedSend(pass), queue)
     }
 
     /// Appends a pass made of two `Send` closures on `queue` that may be recorded on another
@@ -130,12 +131,18 @@ impl<'a> GraphBuilder<'a> {
     /// builder.finish()?.execute()?.wait()?;
     /// # Ok(()) }
     /// ```
-    pub fn insert_send_fn<D, R>(self, name: &str, queue: &Queue, declare: D, record: R) -> Self
+    pub fn insert_send_fn<D, R>(
+        self,
+        name: impl Into<Cow<'a, str>>,
+        queue: &'a Queue,
+        declare: D,
+        record: R,
+    ) -> Self
     where
         D: Fn(&mut Declare<'_>) + Send + 'a,
         R: FnMut(&mut Recorder<'_>) -> Result<()> + Send + 'a,
     {
         let pass: Box<dyn Pass + Send + 'a> = Box::new(FnPass::new(declare, record));
-        self.insert_slot(name, PassSlot::OwnedSend(pass), queue)
+        self.insert_slot(name.into(), PassSlot::OwnedSend(pass), queue)
     }
 }

@@ -143,8 +143,8 @@ fn hand_out<'l, 'p>(
     let mut sendable: Vec<Option<&'l mut (dyn Pass + Send + 'p)>> =
         Vec::with_capacity(passes.len());
     for PassEntry { name, pass, queue } in passes.iter_mut() {
-        let (name, queue): (&String, &Queue) = (name, queue);
-        out.names.push(name.as_str());
+        let (name, queue): (&str, &Queue) = (name, queue);
+        out.names.push(name);
         out.queues.push(queue);
         if pass.is_send() {
             local.push(None);

@@ -1,115 +1,20 @@
 //! [`Declare`]: what a pass tells the graph it touches, one use at a time.
 
+use super::decls::{pack_use, FrameDecls, PackedUse, UseWords, WaitDecl};
+use super::ResourceIndex;
 use crate::access::{Access, LayoutPolicy};
-use crate::fx::FxBuildHasher;
-use crate::plan::{RenderPassLayouts, Unordered, UseDecl};
+use crate::plan::{BinarySignalDecl, RenderPassLayouts, Unordered};
 use crate::range::{BufferRange, ImageRange, SubRange};
 use crate::resource::{Resource, StBuffer, StImage};
 use ash::vk;
-use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::Arc;
-
-/// The resources a graph's passes declared so far, each under its planner index. A use is
-/// declared straight into the planner's [`UseDecl`] with that index: a resource already seen
-/// costs a lookup, not a clone of its `Arc` per use.
-pub(crate) struct ResourceIndex {
-    by_id: HashMap<u64, usize, FxBuildHasher>,
-    /// A direct-mapped cache in front of `by_id`, slot `id % RECENT`: (id + 1, index), 0 for
-    /// empty. Resource ids are handed out in sequence, so a frame's resources rarely share a
-    /// slot, and a use costs a compare rather than a hash lookup.
-    recent: [(u64, usize); RECENT],
-    /// Planner resource index -> resource.
-    pub(crate) resources: Vec<Resource>,
-}
-
-const RECENT: usize = 64;
-
-impl Default for ResourceIndex {
-    fn default() -> Self {
-        ResourceIndex {
-            by_id: HashMap::default(),
-            recent: [(0, 0); RECENT],
-            resources: Vec::new(),
-        }
-    }
-}
-
-impl ResourceIndex {
-    /// Empties the index and takes `resources` (emptied) as its list.
-    pub(crate) fn start(&mut self, mut resources: Vec<Resource>) {
-        self.by_id.clear();
-        self.recent = [(0, 0); RECENT];
-        resources.clear();
-        self.resources = resources;
-    }
-
-    /// The index of the resource with this id, adding it (cloned by `resource`) if new.
-    pub(crate) fn index_of(&mut self, id: u64, resource: impl FnOnce() -> Resource) -> usize {
-        // Ids count up from 1 (`resource::memory`): `id + 1` never wraps to an empty slot's 0.
-        debug_assert!(id != u64::MAX);
-        let slot = &mut self.recent[id as usize % RECENT];
-        if slot.0 == id.wrapping_add(1) {
-            return slot.1;
-        }
-        let resources = &mut self.resources;
-        let index = *self.by_id.entry(id).or_insert_with(|| {
-            resources.push(resource());
-            resources.len() - 1
-        });
-        *slot = (id.wrapping_add(1), index);
-        index
-    }
-
-    /// Gives the list back, emptying the index so that it keeps no resource alive.
-    pub(crate) fn finish(&mut self) -> Vec<Resource> {
-        self.by_id.clear();
-        self.recent = [(0, 0); RECENT];
-        std::mem::take(&mut self.resources)
-    }
-}
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{BufferDesc, Context};
-
-    /// Every resource gets one index, in order of first use, whether its id is in the cache,
-    /// shares a cache slot with another (ids `RECENT` apart) or is only in the map.
-    #[test]
-    fn one_index_per_resource_in_order_of_first_use() {
-        let ctx = Context::new_for_tests().expect("a Vulkan device (lavapipe in CI)");
-        let usage = ash::vk::BufferUsageFlags::TRANSFER_SRC;
-        let buffer = |i: usize| {
-            Resource::Buffer(
-                ctx.buffer(BufferDesc::new(64, usage), &format!("b{i}"))
-                    .unwrap(),
-            )
-        };
-        let buffers: Vec<Resource> = (0..2).map(buffer).collect();
-        let a = &buffers[0];
-        // Ids come from one counter that other tests share: a buffer made after `a` lands in
-        // its slot within a few rounds.
-        let b = (2..20 * RECENT)
-            .map(buffer)
-            .find(|b| b.id() as usize % RECENT == a.id() as usize % RECENT)
-            .expect("a buffer whose id shares the cache slot of `a`");
-        let b = &b;
-        let mut index = ResourceIndex::default();
-        index.start(Vec::new());
-        let mut of = |r: &Resource| index.index_of(r.id(), || r.clone());
-        let seen: Vec<usize> = [a, b, a, b, &buffers[1], a, &buffers[1], b]
-            .into_iter()
-            .map(&mut of)
-            .collect();
-        assert_eq!(seen, [0, 1, 0, 1, 2, 0, 2, 1]);
-        let listed: Vec<u64> = index.finish().iter().map(Resource::id).collect();
-        assert_eq!(listed, [a.id(), b.id(), buffers[1].id()]);
-        // Started again: nothing is remembered.
-        index.start(Vec::new());
-        assert_eq!(index.index_of(b.id(), || b.clone()), 0);
-        assert_eq!(index.finish().len(), 1);
-    }
+    use crate::plan::UseDecl;
+    use crate::Context;
 
     /// `Use::layout` on an attachment of an app's render pass pins the subpass's layout, and
     /// the initial and final layouts the pass did not name, in either order of the calls.
@@ -122,17 +27,19 @@ mod tests {
         let desc = ImageDesc::new_2d(4, 4, vk::Format::R8G8B8A8_UNORM, usage);
         let img = ctx.image(desc, "target").unwrap();
         let declare = |f: &dyn Fn(&mut Declare<'_>)| -> UseDecl {
-            let (mut out, mut uses) = (Declared::default(), Vec::new());
+            let mut decls = FrameDecls::default();
             let mut index = ResourceIndex::default();
             index.start(Vec::new());
             f(&mut Declare {
-                out: &mut out,
-                uses: &mut uses,
+                decls: &mut decls,
                 index: &mut index,
                 layouts: LayoutPolicy::General,
             });
             index.finish();
-            uses.pop().expect("one use")
+            decls.end_pass(0);
+            let view = decls.pass(0);
+            let uses: Vec<UseDecl> = view.use_decls().collect();
+            uses.into_iter().next_back().expect("one use")
         };
         let a = Access::COLOR_ATTACHMENT_WRITE;
         let rp = |initial_layout, final_layout| {
@@ -168,21 +75,6 @@ mod tests {
     }
 }
 
-/// One declared binary wait.
-#[derive(Clone, Debug)]
-pub(crate) struct DeclaredWait {
-    pub(crate) semaphore: vk::Semaphore,
-    pub(crate) guards: Vec<Arc<StImage>>,
-    pub(crate) stages: Option<vk::PipelineStageFlags2>,
-}
-
-/// What one pass declared besides its uses (which go straight into its [`UseDecl`]s).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Declared {
-    pub(crate) waits: Vec<DeclaredWait>,
-    pub(crate) signals: Vec<(vk::Semaphore, Option<vk::PipelineStageFlags2>)>,
-}
-
 /// Collects a pass's declarations; handed to [`Pass::declare`](super::Pass::declare).
 ///
 /// Every use is one call to [`Declare::uses`]: the resource, the access, then optionally
@@ -198,8 +90,8 @@ pub(crate) struct Declared {
 /// # }
 /// ```
 pub struct Declare<'a> {
-    pub(crate) out: &'a mut Declared,
-    pub(crate) uses: &'a mut Vec<UseDecl>,
+    /// The frame's declarations, which this pass's are appended to.
+    pub(crate) decls: &'a mut FrameDecls,
     pub(crate) index: &'a mut ResourceIndex,
     /// The graph's layout policy, applied to every use as it is declared.
     pub(crate) layouts: LayoutPolicy,
@@ -293,7 +185,8 @@ impl UseTarget for Resource {
 /// # }
 /// ```
 pub struct Use<'d, T: UseTarget + ?Sized> {
-    declared: &'d mut UseDecl,
+    /// The frame's declarations, whose last use this is.
+    decls: &'d mut FrameDecls,
     /// Which of the render pass's `initialLayout` and `finalLayout` the pass named; the other
     /// is the subpass's layout, which [`Use::layout`] may still change.
     named: RenderPassNamed,
@@ -308,6 +201,11 @@ struct RenderPassNamed {
 }
 
 impl<T: UseTarget + ?Sized> Use<'_, T> {
+    /// The use this is: the frame's last.
+    fn last(&mut self) -> &mut PackedUse {
+        self.decls.uses.last_mut().expect("a use was declared")
+    }
+
     /// Only this part of the resource (mip levels and layers of an image, bytes of a
     /// buffer); without it, the use covers the whole resource.
     ///
@@ -318,7 +216,7 @@ impl<T: UseTarget + ?Sized> Use<'_, T> {
     /// # }
     /// ```
     pub fn range(self, range: T::Range) -> Self {
-        self.declared.range = Some(T::sub_range(range));
+        self.decls.last_extras().range = Some(T::sub_range(range));
         self
     }
 
@@ -342,8 +240,8 @@ impl<T: UseTarget + ?Sized> Use<'_, T> {
     /// d.uses(ds, Access::DEPTH_ATTACHMENT_WRITE).aspect(vk::ImageAspectFlags::STENCIL);
     /// # }
     /// ```
-    pub fn aspect(self, aspect: vk::ImageAspectFlags) -> Self {
-        self.declared.aspect = aspect;
+    pub fn aspect(mut self, aspect: vk::ImageAspectFlags) -> Self {
+        self.last().set_aspect(aspect);
         self
     }
 
@@ -357,8 +255,8 @@ impl<T: UseTarget + ?Sized> Use<'_, T> {
     /// d.uses(img, vk_baton::Access::COLOR_ATTACHMENT_WRITE).discard();
     /// # }
     /// ```
-    pub fn discard(self) -> Self {
-        self.declared.discard = true;
+    pub fn discard(mut self) -> Self {
+        self.last().set_discard();
         self
     }
 
@@ -379,7 +277,7 @@ impl<T: UseTarget + ?Sized> Use<'_, T> {
     /// # }
     /// ```
     pub fn unordered(self, unordered: Unordered) -> Self {
-        self.declared.unordered = Some(unordered);
+        self.decls.last_extras().unordered = Some(unordered);
         self
     }
 }
@@ -398,9 +296,13 @@ impl Use<'_, Arc<StImage>> {
     /// d.uses(img, Access::FRAGMENT_SHADER_SAMPLED_READ).layout(L::SHADER_READ_ONLY_OPTIMAL);
     /// # }
     /// ```
-    pub fn layout(self, layout: vk::ImageLayout) -> Self {
-        self.declared.access.layout = layout;
-        if let Some(rp) = &mut self.declared.render_pass {
+    pub fn layout(mut self, layout: vk::ImageLayout) -> Self {
+        self.last().set_layout(layout);
+        let rp = self
+            .decls
+            .last_extras_if_any()
+            .and_then(|e| e.render_pass.as_mut());
+        if let Some(rp) = rp {
             if !self.named.initial {
                 rp.initial_layout = layout;
             }
@@ -435,11 +337,15 @@ impl Use<'_, Arc<StImage>> {
     /// ```
     pub fn initial_layout(mut self, layout: vk::ImageLayout) -> Self {
         self.named.initial = true;
-        let subpass = self.declared.access.layout;
-        let rp = self.declared.render_pass.get_or_insert(RenderPassLayouts {
-            initial_layout: subpass,
-            final_layout: subpass,
-        });
+        let subpass = self.last().layout();
+        let rp = self
+            .decls
+            .last_extras()
+            .render_pass
+            .get_or_insert(RenderPassLayouts {
+                initial_layout: subpass,
+                final_layout: subpass,
+            });
         rp.initial_layout = layout;
         self
     }
@@ -460,11 +366,15 @@ impl Use<'_, Arc<StImage>> {
     /// ```
     pub fn final_layout(mut self, layout: vk::ImageLayout) -> Self {
         self.named.last = true;
-        let subpass = self.declared.access.layout;
-        let rp = self.declared.render_pass.get_or_insert(RenderPassLayouts {
-            initial_layout: subpass,
-            final_layout: subpass,
-        });
+        let subpass = self.last().layout();
+        let rp = self
+            .decls
+            .last_extras()
+            .render_pass
+            .get_or_insert(RenderPassLayouts {
+                initial_layout: subpass,
+                final_layout: subpass,
+            });
         rp.final_layout = layout;
         self
     }
@@ -483,14 +393,17 @@ impl Declare<'_> {
     /// d.uses(dst, Access::COPY_WRITE).discard();
     /// # }
     /// ```
+    // Always inlined: with the access a constant of the pass's code, packing the use folds
+    // into a few stores.
+    #[inline(always)]
     pub fn uses<T: UseTarget + ?Sized>(&mut self, resource: &T, access: Access) -> Use<'_, T> {
         let index = self.index.index_of(sealed::Sealed::id(resource), || {
             sealed::Sealed::resource(resource)
         });
-        self.uses
-            .push(UseDecl::new(index, self.layouts.apply(access)));
+        let use_ = pack_use(index, self.layouts.apply(access));
+        self.decls.uses.push(use_);
         Use {
-            declared: self.uses.last_mut().expect("pushed just above"),
+            decls: self.decls,
             named: RenderPassNamed::default(),
             target: PhantomData,
         }
@@ -520,11 +433,12 @@ impl Declare<'_> {
         semaphore: vk::Semaphore,
         guards: Option<&Arc<StImage>>,
     ) -> &mut Self {
-        self.out.waits.push(DeclaredWait {
-            semaphore,
-            guards: guards.into_iter().cloned().collect(),
-            stages: None,
-        });
+        if let Some(g) = guards {
+            let index = self.index.index_of(g.id(), || Resource::Image(g.clone()));
+            self.decls.guards.push(index);
+        }
+        let wait = WaitDecl::new(semaphore, None, self.decls.guards.len());
+        self.decls.waits.push(wait);
         self
     }
 
@@ -546,11 +460,8 @@ impl Declare<'_> {
         semaphore: vk::Semaphore,
         stages: vk::PipelineStageFlags2,
     ) -> &mut Self {
-        self.out.waits.push(DeclaredWait {
-            semaphore,
-            guards: Vec::new(),
-            stages: Some(stages),
-        });
+        let wait = WaitDecl::new(semaphore, Some(stages), self.decls.guards.len());
+        self.decls.waits.push(wait);
         self
     }
 
@@ -571,7 +482,10 @@ impl Declare<'_> {
     /// when the graph executes it is unsignalled with no signal pending (every earlier signal
     /// has been waited on).
     pub unsafe fn signal_binary(&mut self, semaphore: vk::Semaphore) -> &mut Self {
-        self.out.signals.push((semaphore, None));
+        let stages = None;
+        self.decls
+            .signals
+            .push(BinarySignalDecl { semaphore, stages });
         self
     }
 
@@ -593,7 +507,10 @@ impl Declare<'_> {
         semaphore: vk::Semaphore,
         stages: vk::PipelineStageFlags2,
     ) -> &mut Self {
-        self.out.signals.push((semaphore, Some(stages)));
+        let stages = Some(stages);
+        self.decls
+            .signals
+            .push(BinarySignalDecl { semaphore, stages });
         self
     }
 }

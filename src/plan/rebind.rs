@@ -91,23 +91,6 @@ fn answers(plan: &Plan, schedule: Schedule) -> bool {
         || (schedule == Schedule::PROGRAM_ORDER && !plan.reordered && !plan.schedule.cull)
 }
 
-/// Whether two inputs have the same queues (families and capabilities) and resources (kinds,
-/// sharing and transient memory), their states aside.
-fn same_shape(old: &PlanInput, new: &PlanInput) -> bool {
-    let queues = (old.queues.len() == new.queues.len())
-        && (old.queues.iter().zip(&new.queues)).all(|(a, b)| {
-            a.family == b.family
-                && a.caps == b.caps
-                && a.transfers_use_all_stages == b.transfers_use_all_stages
-                && a.maintenance9 == b.maintenance9
-        });
-    let resources = (old.resources.len() == new.resources.len())
-        && (old.resources.iter().zip(&new.resources)).all(|(a, b)| {
-            a.kind == b.kind && a.concurrent == b.concurrent && a.transient == b.transient
-        });
-    queues && resources && old.passes.len() == new.passes.len()
-}
-
 /// Maps the timeline value of every record in `states` by `value` (queue, value).
 fn rewrite_values<'s>(
     states: impl Iterator<Item = &'s mut (std::ops::Range<u64>, SegmentState<usize>)>,
@@ -204,36 +187,41 @@ impl Rebinder {
     /// later value than every other of queue `q` in it: a map that keeps order and keeps 0 at
     /// 0, under which the planner's answer is the plan rewritten the same way (see
     /// [`Rebinder`]). Nothing is compared; `false` (the plan left as it is) if the two lists
-    /// do not pair up. `input`, the frame's declarations if it has new ones (a builder's),
-    /// must match the plan's; its states are not read, and it comes back in `Err` otherwise.
+    /// do not pair up.
     ///
-    /// The caller vouches that every resource is in the state the last execution committed
-    /// (the executor's `AtRest`), and that the plan's input is `from`'s state.
+    /// `declared`: for a frame with declarations of its own (a builder's), the schedule it
+    /// asks for, and each binary semaphore of the plan's input with the frame's in its place;
+    /// `None` for the plan's own declarations. The caller vouches that the frame declares
+    /// what the plan's input does, semaphores aside, that every resource is in the state the
+    /// last execution committed (the executor's `AtRest`), and that the plan's input is
+    /// `from`'s state. The input's semaphores are the caller's to rewrite.
     pub(crate) fn rebind_at_rest(
         &mut self,
         plan: &mut Plan,
         (from, to): (&[Option<u64>], &[Option<u64>]),
-        new: Option<(PlanInput, Schedule)>,
-    ) -> Result<Option<PlanInput>, Option<PlanInput>> {
+        declared: Option<(
+            Schedule,
+            impl Iterator<Item = (vk::Semaphore, vk::Semaphore)>,
+        )>,
+    ) -> bool {
         self.semaphores.clear();
-        self.same_semaphores = new.is_none();
-        if let Some((input, schedule)) = &new {
-            let same = answers(plan, *schedule)
-                && same_shape(&plan.input, input)
-                && self.match_passes(&plan.input.passes, &input.passes);
-            if !same {
-                return Err(new.map(|(input, _)| input));
+        self.same_semaphores = declared.is_none();
+        if let Some((schedule, semaphores)) = declared {
+            if !answers(plan, schedule) {
+                return false;
             }
+            let raw = semaphores.map(|(old, new)| (old.as_raw(), new.as_raw()));
+            self.semaphores.extend(raw);
         }
         if from.len() != plan.input.queues.len() || to.len() != from.len() {
-            return Err(new.map(|(input, _)| input));
+            return false;
         }
         let pairs_up = (from.iter().zip(to)).all(|pair| match pair {
             (Some(a), Some(b)) => a < b,
             (a, b) => a.is_none() && b.is_none(),
         });
         if !pairs_up || !self.settle_semaphores() {
-            return Err(new.map(|(input, _)| input));
+            return false;
         }
         // `from[q]` is the one value of queue `q` that moves; the final states' own values
         // are earlier ones, carried from before, and stay.
@@ -245,13 +233,24 @@ impl Rebinder {
         for rd in &mut plan.input.resources {
             rewrite_values(rd.initial.iter_mut(), value);
         }
-        Ok(new.map(|(mut input, _)| {
-            // The frame's declarations (its names and semaphores) with the plan's states.
-            for (mine, theirs) in plan.input.resources.iter_mut().zip(&mut input.resources) {
-                std::mem::swap(&mut mine.initial, &mut theirs.initial);
-            }
-            std::mem::replace(&mut plan.input, input)
-        }))
+        true
+    }
+
+    /// Whether `new` declares what `old` does: the same queues (families, capabilities,
+    /// extensions) and passes, binary semaphores aside. The runtime compares its flat
+    /// declarations instead; the simulation models the at-rest tier with this.
+    pub(crate) fn same_declarations(&mut self, old: &PlanInput, new: &PlanInput) -> bool {
+        let queues = (old.queues.len() == new.queues.len())
+            && (old.queues.iter().zip(&new.queues)).all(|(a, b)| {
+                a.family == b.family
+                    && a.caps == b.caps
+                    && a.transfers_use_all_stages == b.transfers_use_all_stages
+                    && a.maintenance9 == b.maintenance9
+            });
+        self.semaphores.clear();
+        queues
+            && old.passes.len() == new.passes.len()
+            && self.match_passes(&old.passes, &new.passes)
     }
 
     /// Whether `plan`, with values and semaphores mapped, is the answer to `input` under

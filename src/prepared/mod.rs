@@ -30,6 +30,7 @@ pub(crate) use barriers::PlanBarriers;
 pub(crate) use rest::{AtRest, MERGED};
 
 use crate::access::LayoutPolicy;
+use crate::pass::FrameDecls;
 use crate::plan::{refill_segments, Plan, PlanInput, Rebinder, Schedule};
 use crate::queue::Queue;
 use crate::resource::Resource;
@@ -39,6 +40,8 @@ use labels::PlanLabels;
 #[derive(Default)]
 pub(crate) struct PreparedFrame {
     pub(crate) plan: Plan,
+    /// The declarations the plan answers, flat, for the next frame to compare its own with.
+    pub(crate) decls: FrameDecls,
     /// Planner queue index -> queue.
     pub(crate) queues: Vec<Queue>,
     /// Planner resource index -> resource.
@@ -114,17 +117,17 @@ impl PreparedFrame {
 
     /// Tier 1, once [`PreparedFrame::at_rest`] holds: moves the plan's values on
     /// ([`Rebinder::rebind_at_rest`]) without reading a state. `new`: a builder's
-    /// declarations, which must match the plan's (they become its input, and the old input
-    /// comes back in `Ok`); `None` for the plan's own (a held plan). `Err` gives `new` back,
-    /// the plan unchanged.
-    pub(crate) fn rebind_at_rest(
-        &mut self,
-        new: Option<(PlanInput, Schedule)>,
-    ) -> Result<Option<PlanInput>, Option<PlanInput>> {
+    /// declarations, which the caller found [`FrameDecls::same_as`] the frame's (their binary
+    /// semaphores take the place of the frame's), and its schedule; `None` for the plan's own
+    /// (a held plan). `false` leaves the plan unchanged.
+    pub(crate) fn rebind_at_rest(&mut self, new: Option<(&FrameDecls, Schedule)>) -> bool {
         let rest = &mut self.rest;
         let values = (&rest.input_values[..], &rest.last[..]);
-        let old = self.rebinder.rebind_at_rest(&mut self.plan, values, new)?;
-        if old.is_none() {
+        let declared = new.map(|(decls, schedule)| (schedule, self.decls.semaphore_pairs(decls)));
+        if !(self.rebinder).rebind_at_rest(&mut self.plan, values, declared) {
+            return false;
+        }
+        if new.is_none() {
             // The plan's own resources: their versions are the ones just compared.
             for (r, v) in self.versions.iter_mut().enumerate() {
                 *v = rest.version(r);
@@ -133,7 +136,7 @@ impl PreparedFrame {
             self.spare_is_copy = false;
         }
         rest.set_input_is_rest(true);
-        Ok(old)
+        true
     }
 
     /// Tier 2, for the plan's own declarations (a held plan): snapshots its resources' states

@@ -190,10 +190,10 @@ fn copy_tiles(
     let mut host = HostRead(t.readback.clone());
     let mut b = graph.record();
     for (k, f) in fills.iter_mut().enumerate() {
-        b = b.insert_pass(&format!("fill {k}"), f, ctx.graphics());
+        b = b.insert_pass(format!("fill {k}"), f, ctx.graphics());
     }
     for (k, c) in copies.iter_mut().enumerate() {
-        b = b.insert_pass(&format!("copy {k}"), c, ctx.graphics());
+        b = b.insert_pass(format!("copy {k}"), c, ctx.graphics());
     }
     let planned = b
         .insert_pass("download", &mut down, ctx.graphics())
@@ -358,7 +358,7 @@ fn add_atomically(
         let mut host = HostRead(readback.clone());
         let mut b = graph.record().insert_pass("clear", &mut clear, adds_on);
         for (k, a) in adds.iter_mut().enumerate() {
-            b = b.insert_pass(&format!("add {k}"), a, adds_on);
+            b = b.insert_pass(format!("add {k}"), a, adds_on);
         }
         let planned = b
             .insert_pass("copy", &mut copy, read_on)

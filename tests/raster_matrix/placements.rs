@@ -213,7 +213,7 @@ impl Run<'_> {
             .collect();
         let mut b = graph.record();
         for (name, q, p) in passes.iter_mut() {
-            b = b.insert_pass(name, p.as_mut(), self.queue(*q));
+            b = b.insert_pass(*name, p.as_mut(), self.queue(*q));
         }
         let planned = b
             .finish()

@@ -30,7 +30,7 @@ fn copy(from: &StBuffer, to: &StBuffer, r: &mut Recorder<'_>) -> vk_baton::Resul
 /// which the host then reads.
 pub(super) fn chain<'a>(
     b: GraphBuilder<'a>,
-    q: &Queue,
+    q: &'a Queue,
     t: &'a [Arc<StBuffer>],
     out: &'a Arc<StBuffer>,
     value: &'a Cell<u8>,

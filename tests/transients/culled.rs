@@ -18,13 +18,13 @@ fn transient_buffer(graph: &Graph, name: &str) -> Arc<StBuffer> {
 /// its recordings in `recorded`.
 fn insert_fill<'a>(
     b: GraphBuilder<'a>,
-    q: &Queue,
+    q: &'a Queue,
     buf: &'a Arc<StBuffer>,
     value: u8,
     recorded: &'a Cell<u32>,
 ) -> GraphBuilder<'a> {
     b.insert_fn(
-        &format!("fill {}", buf.name()),
+        format!("fill {}", buf.name()),
         q,
         move |d| {
             d.uses(buf, Access::TRANSFER_WRITE).discard();
@@ -46,13 +46,13 @@ fn insert_fill<'a>(
 /// A pass that copies all of `from` into `to`, counting its recordings in `recorded`.
 fn insert_copy<'a>(
     b: GraphBuilder<'a>,
-    q: &Queue,
+    q: &'a Queue,
     from: &'a Arc<StBuffer>,
     to: &'a Arc<StBuffer>,
     recorded: &'a Cell<u32>,
 ) -> GraphBuilder<'a> {
     b.insert_fn(
-        &format!("{} to {}", from.name(), to.name()),
+        format!("{} to {}", from.name(), to.name()),
         q,
         move |d| {
             d.uses(from, Access::COPY_READ);
@@ -74,7 +74,7 @@ fn insert_copy<'a>(
 
 fn insert_host_read<'a>(
     b: GraphBuilder<'a>,
-    q: &Queue,
+    q: &'a Queue,
     out: &'a Arc<StBuffer>,
 ) -> GraphBuilder<'a> {
     b.insert_fn(

@@ -10,7 +10,7 @@ use vk_baton::{GraphBuilder, Queue};
 /// none takes another's memory; `out` gets the first one's first word.
 fn overlapping<'a>(
     mut b: GraphBuilder<'a>,
-    q: &Queue,
+    q: &'a Queue,
     ts: &'a [Arc<StBuffer>],
     out: &'a Arc<StBuffer>,
 ) -> GraphBuilder<'a> {

@@ -92,7 +92,7 @@ pub fn run(ctx: &Context, q: &vk_baton::Queue, passes: &mut [(&str, &mut dyn vk_
     let graph = ctx.graph().expect("graph");
     let mut b = graph.record();
     for (name, p) in passes.iter_mut() {
-        b = b.insert_pass(name, &mut **p, q);
+        b = b.insert_pass(*name, &mut **p, q);
     }
     b.finish()
         .expect("plan")

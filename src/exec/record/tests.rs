@@ -67,12 +67,12 @@ fn a_failed_recording_returns_every_fence_and_command_buffer() {
             PassEntry {
                 name: "first".into(),
                 pass: (&mut first).into(),
-                queue: q.clone(),
+                queue: &q,
             },
             PassEntry {
                 name: "second".into(),
                 pass: (&mut second).into(),
-                queue: q.clone(),
+                queue: &q,
             },
         ];
         let mut passes = passes;
