@@ -321,7 +321,9 @@ pub(crate) fn plan_scheduled_reusing(
         schedule,
         reordered,
     };
-    if let Some(place) = place {
+    // A plan without transients places none: nothing to check (most graphs have none).
+    let placed = transient::any(&plan.input) || !plan.transients.placements.is_empty();
+    if let (Some(place), true) = (place, placed) {
         place.check(&plan)?;
     }
     Ok(plan)

@@ -186,7 +186,7 @@ impl Planner<'_> {
             None => self.order_on_queue(&s, node),
         };
         if let Some(scopes) = scopes {
-            self.push_use_barrier(&s, cells, scopes, st, node);
+            self.push_use_barrier(&s, cells, scopes, node);
         }
         let before = st.write;
         apply_access(
@@ -211,7 +211,13 @@ impl Planner<'_> {
     /// The facts of one use of one segment that [`Self::access_segment`]'s steps share, read
     /// from the segment's state before the use; [`Self::find_priors`] fills in its priors.
     #[inline]
-    fn seg_access(&mut self, pass: usize, r: usize, st: &WState, u: &SegUse) -> SegAccess {
+    fn seg_access<'u>(
+        &mut self,
+        pass: usize,
+        r: usize,
+        st: &WState,
+        u: &'u SegUse,
+    ) -> SegAccess<'u> {
         let res = &self.input.resources[r];
         let queue = self.input.passes[pass].queue;
         let family = self.input.queues[queue].family;
@@ -222,7 +228,7 @@ impl Planner<'_> {
             family,
             pos: self.pos[pass],
             concurrent: res.concurrent,
-            u: *u,
+            u,
             needs: SegNeeds::of(res, family, st, u, &self.input.queues),
             eff: vk::PipelineStageFlags2::empty(),
             priors: {
@@ -231,6 +237,9 @@ impl Planner<'_> {
                 priors
             },
             joins: false,
+            unseen: st
+                .write
+                .filter(|_| !covered(&st.visible, queue, u.access.stages, u.access.access)),
         }
     }
 
@@ -254,10 +263,8 @@ impl Planner<'_> {
                 write_priors_into(st, &mut s.priors);
                 self.alias_priors(r, pass, &mut s.priors);
             }
-        } else if let Some(w) = st.write {
-            if !covered(&st.visible, queue, a.stages, a.access) {
-                s.priors.push(w);
-            }
+        } else if let Some(w) = s.unseen {
+            s.priors.push(w);
         }
         s.eff = self.effective_stages(queue, a.stages, &s.priors);
         self.pass_stages[pass] |= s.eff;
@@ -396,7 +403,6 @@ impl Planner<'_> {
         s: &SegAccess,
         cells: std::ops::Range<u64>,
         scopes: Scopes,
-        st: &WState,
         node: &mut Node,
     ) {
         let kind = &self.input.resources[s.r].kind;
@@ -422,10 +428,7 @@ impl Planner<'_> {
             || own
                 .iter()
                 .any(|x| x.binary_wait.is_some() || self.ends_render_pass(x));
-        let a = &s.u.access;
-        let unseen = st
-            .write
-            .filter(|_| !covered(&st.visible, s.queue, a.stages, a.access));
+        let unseen = s.unseen;
         let priors = start..self.reason_priors.len();
         for &entry in entries.iter() {
             self.reasons.push(Why {
@@ -483,6 +486,10 @@ impl Planner<'_> {
     /// attachment of the pass counts, not only the prior's resource: a transient that takes
     /// the attachment's memory follows the pass as well.
     fn ends_render_pass(&self, x: &Rec) -> bool {
+        // Empty where no pass's render pass does: most graphs.
+        if self.render_pass_ends.is_empty() {
+            return false;
+        }
         let At::Node(p) = x.at else {
             return false;
         };
