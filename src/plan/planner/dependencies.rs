@@ -162,7 +162,11 @@ impl Planner<'_> {
             "a map was put in its place"
         );
         std::mem::forget(emptied);
-        res
+        // Matched rather than returned as is: the common `Ok` then copies no error's room.
+        match res {
+            Ok(()) => Ok(()),
+            Err(e) => Err(e),
+        }
     }
 
     /// Synchronizes one use of one segment with what came before, and moves the segment's
