@@ -489,9 +489,13 @@ fn plan_parts(
         batched: Vec::new(),
         wait_serves: Vec::new(),
     };
+    // Lent to the passes for the first phase: each use changes one resource's segments in
+    // place while it reads the planner, and a transient's first use others' states.
+    let mut states = std::mem::take(&mut p.states);
     for &i in order {
-        p.add_pass(i)?;
+        p.add_pass(i, &mut states)?;
     }
+    p.states = states;
     let mut queues = p.batch_all();
     if prune {
         p.drop_redundant(&mut queues);

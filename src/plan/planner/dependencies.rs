@@ -58,7 +58,8 @@ pub(super) fn render_pass_ends(input: &PlanInput) -> Vec<bool> {
 }
 
 impl Planner<'_> {
-    pub(super) fn add_pass(&mut self, i: usize) -> Result<()> {
+    /// Plans pass `i`, moving `states` (the planner's, lent for the first phase) past it.
+    pub(super) fn add_pass(&mut self, i: usize, states: &mut [RangeMap<WState>]) -> Result<()> {
         let pass = &self.input.passes[i];
         let q = pass.queue;
         let p = self.pos[i];
@@ -73,7 +74,7 @@ impl Planner<'_> {
                     access: vk::AccessFlags2::NONE,
                     binary_wait: Some((i, wi)),
                 };
-                self.states[r].update(0..cells, |_| WState {
+                states[r].update(0..cells, |_| WState {
                     write: Some(rec),
                     ..WState::default()
                 });
@@ -98,7 +99,8 @@ impl Planner<'_> {
                 let seg_use = SegUse::of(u, kind);
                 // Walked as a slice: a small vector's by-value iterator costs more.
                 for cells in use_cells(kind, u).iter() {
-                    self.access_cells(i, u.resource, cells.clone(), &seg_use, &mut node)?;
+                    let r = u.resource;
+                    self.access_cells(i, r, cells.clone(), &seg_use, &mut node, states)?;
                 }
             }
         } else {
@@ -131,7 +133,7 @@ impl Planner<'_> {
             for (r, m) in by_resource {
                 for (cells, u) in m.iter() {
                     if let Some(u) = u {
-                        self.access_cells(i, r, cells.clone(), u, &mut node)?;
+                        self.access_cells(i, r, cells.clone(), u, &mut node, states)?;
                     }
                 }
             }
@@ -144,6 +146,9 @@ impl Planner<'_> {
     }
 
     /// Synchronizes one folded use of `cells` of resource `r`, segment by segment.
+    /// Always inlined into its two callers: its seven arguments cost more to pass than its
+    /// body to copy.
+    #[inline(always)]
     fn access_cells(
         &mut self,
         i: usize,
@@ -151,17 +156,17 @@ impl Planner<'_> {
         cells: std::ops::Range<u64>,
         u: &SegUse,
         node: &mut Node,
+        states: &mut [RangeMap<WState>],
     ) -> Result<()> {
-        // Taken out so each segment can be changed in place while `self` plans.
-        let mut map = std::mem::take(&mut self.states[r]);
-        let res = map.try_update(cells, |c, st| self.access_segment(i, r, c, st, u, node));
-        // The map left in its place owns nothing: forgotten rather than dropped.
-        let emptied = std::mem::replace(&mut self.states[r], map);
-        debug_assert!(
-            emptied.iter().next().is_none(),
-            "a map was put in its place"
-        );
-        std::mem::forget(emptied);
+        // Most uses follow no other transient's accesses: nothing to find, nothing allocated.
+        let after = self.aliasing.after_first_use(r, i);
+        let alias = match after {
+            [] => Vec::new(),
+            _ => alias_priors(r, after, states),
+        };
+        let res = states[r].try_update(cells, |c, st| {
+            self.access_segment(i, r, c, st, (u, &alias), node)
+        });
         // Matched rather than returned as is: the common `Ok` then copies no error's room.
         match res {
             Ok(()) => Ok(()),
@@ -177,11 +182,11 @@ impl Planner<'_> {
         r: usize,
         cells: std::ops::Range<u64>,
         st: &mut WState,
-        u: &SegUse,
+        (u, alias): (&SegUse, &[Rec]),
         node: &mut Node,
     ) -> Result<()> {
         // Built here and filled in place: the facts are too large to move per use.
-        let mut s = self.seg_access(pass, r, st, u);
+        let mut s = self.seg_access(pass, r, st, u, alias);
         // An error ends the plan: the lent list need not go back then.
         self.find_priors(st, &mut s)?;
         // The barrier's scopes; none where semaphores (or nothing at all) order the use.
@@ -221,6 +226,7 @@ impl Planner<'_> {
         r: usize,
         st: &WState,
         u: &'u SegUse,
+        alias: &'u [Rec],
     ) -> SegAccess<'u> {
         let res = &self.input.resources[r];
         let queue = self.input.passes[pass].queue;
@@ -233,6 +239,7 @@ impl Planner<'_> {
             pos: self.pos[pass],
             concurrent: res.concurrent,
             u,
+            alias,
             needs: SegNeeds::of(res, family, st, u, &self.input.queues),
             eff: vk::PipelineStageFlags2::empty(),
             priors: {
@@ -265,7 +272,7 @@ impl Planner<'_> {
             s.joins = self.join_group(st, s)?;
             if !s.joins {
                 write_priors_into(st, &mut s.priors);
-                self.alias_priors(r, pass, &mut s.priors);
+                merge_alias_priors(s.alias, &mut s.priors);
             }
         } else if let Some(w) = s.unseen {
             s.priors.push(w);
@@ -445,28 +452,6 @@ impl Planner<'_> {
         }
     }
 
-    /// A transient's first use also follows the last accesses of the transients whose memory
-    /// it takes, as if they were earlier contents of the same resource (a write after reads or
-    /// after a write): the reads since their last write, or that write.
-    fn alias_priors(&self, r: usize, pass: usize, priors: &mut Vec<Rec>) {
-        for &a in self.aliasing.after_first_use(r, pass) {
-            for (_, st) in self.states[a].iter() {
-                for x in write_priors(st) {
-                    match priors
-                        .iter_mut()
-                        .find(|p| p.queue == x.queue && p.at == x.at)
-                    {
-                        Some(p) => {
-                            p.stages |= x.stages;
-                            p.access |= x.access;
-                        }
-                        None => priors.push(x),
-                    }
-                }
-            }
-        }
-    }
-
     /// The stages a semaphore signal after prior `x` must name to take it in: `stages` (its
     /// own), or `ALL_COMMANDS` after a render pass that ends by moving an attachment to its
     /// `finalLayout` ([`Self::ends_render_pass`]).
@@ -547,6 +532,38 @@ impl Planner<'_> {
         if let Some(key) = x.binary_wait {
             *self.binary_wait_stages.entry(key).or_default() |=
                 vk::PipelineStageFlags2::ALL_COMMANDS;
+        }
+    }
+}
+
+/// A transient's first use also follows the last accesses of the transients whose memory it
+/// takes (`after`, from [`Aliasing::after_first_use`]), as if they were earlier contents of the
+/// same resource `r` (a write after reads or after a write): the reads since their last write,
+/// or that write. In order, for [`merge_alias_priors`].
+fn alias_priors(r: usize, after: &[usize], states: &[RangeMap<WState>]) -> Vec<Rec> {
+    let mut priors = Vec::new();
+    for &a in after {
+        debug_assert_ne!(a, r, "a transient takes another's memory");
+        for (_, st) in states[a].iter() {
+            priors.extend(write_priors(st));
+        }
+    }
+    priors
+}
+
+/// Adds `alias`, the priors of a transient's first use from the transients whose memory it
+/// takes ([`alias_priors`]), to its `priors`, one per access.
+fn merge_alias_priors(alias: &[Rec], priors: &mut Vec<Rec>) {
+    for &x in alias {
+        match priors
+            .iter_mut()
+            .find(|p| p.queue == x.queue && p.at == x.at)
+        {
+            Some(p) => {
+                p.stages |= x.stages;
+                p.access |= x.access;
+            }
+            None => priors.push(x),
         }
     }
 }

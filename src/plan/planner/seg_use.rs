@@ -193,6 +193,9 @@ pub(super) struct SegAccess<'u> {
     pub(super) concurrent: bool,
     /// The folded use, lent rather than copied: it is large, and read only.
     pub(super) u: &'u SegUse,
+    /// The accesses a transient's first use follows in the memory it takes from others
+    /// (`alias_priors`): empty for most uses.
+    pub(super) alias: &'u [Rec],
     pub(super) needs: SegNeeds,
     /// The stages the use is synchronized at ([`Planner::effective_stages`]).
     pub(super) eff: vk::PipelineStageFlags2,
