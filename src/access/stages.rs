@@ -167,15 +167,32 @@ pub const fn supported_stages(caps: Q) -> S {
         }
         out
     };
-    let mut k = 0;
-    let mut b = 0;
-    while b < NAMED.len() {
-        if caps.contains(NAMED[b]) {
-            k |= 1 << b;
-        }
-        b += 1;
+    // The subset's index, gathered from the capability bits (`GRAPHICS`, `COMPUTE` and
+    // `TRANSFER` are bits 0 to 2, the video ones 5 and 6, optical flow 8) rather than looped
+    // over `NAMED` per call; checked against `NAMED` for every subset when compiled.
+    const fn subset_index(caps: Q) -> usize {
+        let raw = caps.as_raw() as usize;
+        (raw & 0x7) | (raw >> 2 & 0x18) | (raw >> 3 & 0x20)
     }
-    BY_SUBSET[k]
+    const _: () = {
+        let mut k = 0;
+        while k < 64 {
+            let mut caps = 0;
+            let mut b = 0;
+            while b < NAMED.len() {
+                if k & (1 << b) != 0 {
+                    caps |= NAMED[b].as_raw();
+                }
+                b += 1;
+            }
+            // Capabilities the table does not name change nothing.
+            let others = Q::SPARSE_BINDING.as_raw() | Q::PROTECTED.as_raw() | 0x80;
+            assert!(subset_index(Q::from_raw(caps)) == k);
+            assert!(subset_index(Q::from_raw(caps | others)) == k);
+            k += 1;
+        }
+    };
+    BY_SUBSET[subset_index(caps)]
 }
 
 /// [`supported_stages`], read from the table row by row.
