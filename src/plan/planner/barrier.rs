@@ -318,15 +318,9 @@ impl SpareBarriers {
     pub(super) fn from_queues(mut queues: Vec<QueuePlan>) -> Self {
         // Walked in place and counted first: moving each command out through the iterators,
         // and growing the spare lists by doubling, cost more than the lists save.
-        let (mut images, mut buffers) = (0, 0);
-        for b in barrier_cmds(&mut queues) {
-            images += usize::from(b.images.capacity() > 0);
-            buffers += usize::from(b.buffers.capacity() > 0);
-        }
-        let mut spare = SpareBarriers {
-            images: Vec::with_capacity(images),
-            buffers: Vec::with_capacity(buffers),
-        };
+        let n = barrier_cmds(&mut queues).count();
+        let (images, buffers) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        let mut spare = SpareBarriers { images, buffers };
         for b in barrier_cmds(&mut queues) {
             if b.images.capacity() > 0 {
                 b.images.clear();
