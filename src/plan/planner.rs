@@ -490,7 +490,7 @@ fn plan_parts(
         wait_serves: Vec::new(),
     };
     // Lent to the passes for the first phase: each use changes one resource's segments in
-    // place while it reads the planner, and a transient's first use others' states.
+    // place while it reads the planner (and a transient's first use reads other resources').
     let mut states = std::mem::take(&mut p.states);
     for &i in order {
         p.add_pass(i, &mut states)?;
