@@ -230,15 +230,16 @@ pub enum SubRange {
 /// neighbours are merged so a resource used whole stays one segment.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct RangeMap<T> {
-    // Sorted, contiguous, covering 0..len.
-    segs: Vec<(Range<u64>, T)>,
+    // Sorted, contiguous, covering 0..len. Usually one segment, the whole resource: kept in
+    // place, so that a map of it allocates nothing.
+    segs: smallvec::SmallVec<[(Range<u64>, T); 1]>,
 }
 
 impl<T: Clone + PartialEq> RangeMap<T> {
     /// One value over `0..len`.
     pub(crate) fn new(len: u64, value: T) -> Self {
         Self {
-            segs: vec![(0..len, value)],
+            segs: smallvec::smallvec![(0..len, value)],
         }
     }
 
@@ -330,7 +331,9 @@ impl<T: Clone + PartialEq> RangeMap<T> {
 
 impl<T> Default for RangeMap<T> {
     fn default() -> Self {
-        Self { segs: Vec::new() }
+        Self {
+            segs: smallvec::SmallVec::new(),
+        }
     }
 }
 

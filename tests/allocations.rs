@@ -309,14 +309,15 @@ fn a_replanned_frame_allocates_a_constant_independent_of_its_passes() {
         assert!(frames.windows(2).all(|w| w[0] == w[1]), "{frames:?}");
     }
     // What a re-planned frame still allocates whatever its size: the planner's working tables
-    // (its state of each resource, some per queue) and those of the phase that prunes
-    // redundant barrier entries and waits: 51 here (68 before the final states refilled those
-    // of the plan they replace; lowering, recording and submitting allocate nothing, as the
-    // reused-plan test shows). What grows with the passes is at most GROWTH allocations from
-    // 10 to 1000 passes: two vectors that still grow by doubling (6 per tenfold), so the
-    // assertion is 15 per 990 passes, where the code before made 5 per pass.
-    const GROWTH: u64 = 15;
-    const CONSTANT: u64 = 55;
+    // (its resources' states in one list, some per queue) and those of the phase that prunes
+    // redundant barrier entries and waits: 26 here at 10, 100 and 1000 passes (48, 51 and 54
+    // before each resource's state sat in place and the spare barrier lists were reserved
+    // rather than grown; 68 before the final states refilled those of the plan they replace;
+    // lowering, recording and submitting allocate nothing, as the reused-plan test shows).
+    // Nothing grows with the passes now: GROWTH is slack, where the code before the planner's
+    // first speed work made 5 allocations per pass.
+    const GROWTH: u64 = 3;
+    const CONSTANT: u64 = 30;
     assert!(small[0] <= CONSTANT, "10 passes: {small:?}");
     assert!(
         large[0] <= small[0] + GROWTH && larger[0] <= small[0] + GROWTH,

@@ -21,7 +21,7 @@ use vk::PipelineStageFlags2 as S;
 pub struct DeviceFeatures(u32);
 
 /// Each feature with the name the specification gives it.
-const NAMES: [(DeviceFeatures, &str); 9] = [
+static NAMES: [(DeviceFeatures, &str); 9] = [
     (DeviceFeatures::TASK_SHADER, "taskShader"),
     (DeviceFeatures::MESH_SHADER, "meshShader"),
     (
@@ -109,10 +109,12 @@ impl DeviceFeatures {
 
     /// The specification's names of the features in the set, in a fixed order.
     pub fn names(self) -> impl Iterator<Item = &'static str> {
-        NAMES
-            .into_iter()
+        // Borrowed, not copied into the iterator; and not walked at all for the empty set,
+        // which the graph asks about for every use.
+        let names: &'static [(DeviceFeatures, &str)] = if self.is_empty() { &[] } else { &NAMES };
+        (names.iter())
             .filter(move |(f, _)| self.contains(*f))
-            .map(|(_, name)| name)
+            .map(|&(_, name)| name)
     }
 }
 

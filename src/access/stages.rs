@@ -167,15 +167,16 @@ pub const fn supported_stages(caps: Q) -> S {
         }
         out
     };
-    let mut k = 0;
-    let mut b = 0;
-    while b < NAMED.len() {
-        if caps.contains(NAMED[b]) {
-            k |= 1 << b;
-        }
-        b += 1;
-    }
-    BY_SUBSET[k]
+    // The subset's index, gathered from the capability bits (`GRAPHICS`, `COMPUTE` and
+    // `TRANSFER` are bits 0 to 2, the video ones 5 and 6, optical flow 8) rather than looped
+    // over `NAMED` per call (`tests::subset_index_gathers_the_named_bits` checks it).
+    BY_SUBSET[subset_index(caps)]
+}
+
+/// The index of `caps` among the subsets of the capabilities [`supported_stages`] names.
+const fn subset_index(caps: Q) -> usize {
+    let raw = caps.as_raw() as usize;
+    (raw & 0x7) | (raw >> 2 & 0x18) | (raw >> 3 & 0x20)
 }
 
 /// [`supported_stages`], read from the table row by row.
@@ -240,6 +241,28 @@ pub const fn capabilities_for(stages: S) -> Q {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The gathered index of each subset of the named capabilities is the subset's bits in the
+    /// order `supported_stages` names them; capabilities it does not name change nothing.
+    #[test]
+    fn subset_index_gathers_the_named_bits() {
+        let named = [
+            Q::GRAPHICS,
+            Q::COMPUTE,
+            Q::TRANSFER,
+            Q::VIDEO_DECODE_KHR,
+            Q::VIDEO_ENCODE_KHR,
+            Q::OPTICAL_FLOW_NV,
+        ];
+        let others = Q::SPARSE_BINDING | Q::PROTECTED | Q::from_raw(0x80);
+        for k in 0..64 {
+            let caps = (0..6)
+                .filter(|b| k & (1 << b) != 0)
+                .fold(Q::empty(), |c, b| c | named[b]);
+            assert_eq!(subset_index(caps), k, "{caps:?}");
+            assert_eq!(subset_index(caps | others), k, "{caps:?}");
+        }
+    }
 
     const GCT: Q = Q::from_raw(Q::GRAPHICS.as_raw() | Q::COMPUTE.as_raw() | Q::TRANSFER.as_raw());
     const CT: Q = Q::from_raw(Q::COMPUTE.as_raw() | Q::TRANSFER.as_raw());

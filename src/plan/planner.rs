@@ -321,7 +321,9 @@ pub(crate) fn plan_scheduled_reusing(
         schedule,
         reordered,
     };
-    if let Some(place) = place {
+    // A plan without transients places none: nothing to check (most graphs have none).
+    let placed = transient::any(&plan.input) || !plan.transients.placements.is_empty();
+    if let (Some(place), true) = (place, placed) {
         place.check(&plan)?;
     }
     Ok(plan)
@@ -487,9 +489,13 @@ fn plan_parts(
         batched: Vec::new(),
         wait_serves: Vec::new(),
     };
+    // Lent to the passes for the first phase: each use changes one resource's segments in
+    // place while it reads the planner (and a transient's first use reads other resources').
+    let mut states = std::mem::take(&mut p.states);
     for &i in order {
-        p.add_pass(i)?;
+        p.add_pass(i, &mut states)?;
     }
+    p.states = states;
     let mut queues = p.batch_all();
     if prune {
         p.drop_redundant(&mut queues);

@@ -293,6 +293,16 @@ impl Planner<'_> {
     }
 }
 
+/// The barrier commands of `queues`' batches.
+fn barrier_cmds(queues: &mut [QueuePlan]) -> impl Iterator<Item = &mut BarrierCmd> {
+    (queues.iter_mut().flat_map(|q| &mut q.batches))
+        .flat_map(|b| &mut b.commands)
+        .filter_map(|c| match c {
+            Command::Barrier(b) => Some(b),
+            Command::Pass(_) => None,
+        })
+}
+
 // Barrier vectors of an earlier plan, emptied for this one to fill: a frame planned like the
 // last one allocates no barrier list again.
 
@@ -305,26 +315,20 @@ pub(super) struct SpareBarriers {
 
 impl SpareBarriers {
     /// Empties every barrier command of `queues`' batches and keeps their lists.
-    pub(super) fn from_queues(queues: Vec<QueuePlan>) -> Self {
-        let mut spare = SpareBarriers::default();
-        for c in queues
-            .into_iter()
-            .flat_map(|q| q.batches)
-            .flat_map(|b| b.commands)
-        {
-            if let Command::Barrier(BarrierCmd {
-                mut images,
-                mut buffers,
-            }) = c
-            {
-                if images.capacity() > 0 {
-                    images.clear();
-                    spare.images.push(images);
-                }
-                if buffers.capacity() > 0 {
-                    buffers.clear();
-                    spare.buffers.push(buffers);
-                }
+    pub(super) fn from_queues(mut queues: Vec<QueuePlan>) -> Self {
+        // Walked in place and counted first: moving each command out through the iterators,
+        // and growing the spare lists by doubling, cost more than the lists save.
+        let n = barrier_cmds(&mut queues).count();
+        let (images, buffers) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        let mut spare = SpareBarriers { images, buffers };
+        for b in barrier_cmds(&mut queues) {
+            if b.images.capacity() > 0 {
+                b.images.clear();
+                spare.images.push(std::mem::take(&mut b.images));
+            }
+            if b.buffers.capacity() > 0 {
+                b.buffers.clear();
+                spare.buffers.push(std::mem::take(&mut b.buffers));
             }
         }
         spare

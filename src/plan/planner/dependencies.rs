@@ -58,7 +58,8 @@ pub(super) fn render_pass_ends(input: &PlanInput) -> Vec<bool> {
 }
 
 impl Planner<'_> {
-    pub(super) fn add_pass(&mut self, i: usize) -> Result<()> {
+    /// Plans pass `i`, moving `states` (the planner's, lent for the first phase) past it.
+    pub(super) fn add_pass(&mut self, i: usize, states: &mut [RangeMap<WState>]) -> Result<()> {
         let pass = &self.input.passes[i];
         let q = pass.queue;
         let p = self.pos[i];
@@ -73,7 +74,7 @@ impl Planner<'_> {
                     access: vk::AccessFlags2::NONE,
                     binary_wait: Some((i, wi)),
                 };
-                self.states[r].update(0..cells, |_| WState {
+                states[r].update(0..cells, |_| WState {
                     write: Some(rec),
                     ..WState::default()
                 });
@@ -98,7 +99,8 @@ impl Planner<'_> {
                 let seg_use = SegUse::of(u, kind);
                 // Walked as a slice: a small vector's by-value iterator costs more.
                 for cells in use_cells(kind, u).iter() {
-                    self.access_cells(i, u.resource, cells.clone(), &seg_use, &mut node)?;
+                    let r = u.resource;
+                    self.access_cells(i, r, cells.clone(), &seg_use, &mut node, states)?;
                 }
             }
         } else {
@@ -131,7 +133,7 @@ impl Planner<'_> {
             for (r, m) in by_resource {
                 for (cells, u) in m.iter() {
                     if let Some(u) = u {
-                        self.access_cells(i, r, cells.clone(), u, &mut node)?;
+                        self.access_cells(i, r, cells.clone(), u, &mut node, states)?;
                     }
                 }
             }
@@ -144,6 +146,9 @@ impl Planner<'_> {
     }
 
     /// Synchronizes one folded use of `cells` of resource `r`, segment by segment.
+    /// Always inlined into its two callers: its seven arguments cost more to pass than its
+    /// body to copy.
+    #[inline(always)]
     fn access_cells(
         &mut self,
         i: usize,
@@ -151,18 +156,22 @@ impl Planner<'_> {
         cells: std::ops::Range<u64>,
         u: &SegUse,
         node: &mut Node,
+        states: &mut [RangeMap<WState>],
     ) -> Result<()> {
-        // Taken out so each segment can be changed in place while `self` plans.
-        let mut map = std::mem::take(&mut self.states[r]);
-        let res = map.try_update(cells, |c, st| self.access_segment(i, r, c, st, u, node));
-        // The map left in its place owns nothing: forgotten rather than dropped.
-        let emptied = std::mem::replace(&mut self.states[r], map);
-        debug_assert!(
-            emptied.iter().next().is_none(),
-            "a map was put in its place"
-        );
-        std::mem::forget(emptied);
-        res
+        // Most uses follow no other transient's accesses: nothing to find, nothing allocated.
+        let after = self.aliasing.after_first_use(r, i);
+        let alias = match after {
+            [] => Vec::new(),
+            _ => alias_priors(r, after, states),
+        };
+        let res = states[r].try_update(cells, |c, st| {
+            self.access_segment(i, r, c, st, (u, &alias), node)
+        });
+        // Matched rather than returned as is: the common `Ok` then copies no error's room.
+        match res {
+            Ok(()) => Ok(()),
+            Err(e) => Err(e),
+        }
     }
 
     /// Synchronizes one use of one segment with what came before, and moves the segment's
@@ -173,11 +182,11 @@ impl Planner<'_> {
         r: usize,
         cells: std::ops::Range<u64>,
         st: &mut WState,
-        u: &SegUse,
+        (u, alias): (&SegUse, &[Rec]),
         node: &mut Node,
     ) -> Result<()> {
         // Built here and filled in place: the facts are too large to move per use.
-        let mut s = self.seg_access(pass, r, st, u);
+        let mut s = self.seg_access(pass, r, st, u, alias);
         // An error ends the plan: the lent list need not go back then.
         self.find_priors(st, &mut s)?;
         // The barrier's scopes; none where semaphores (or nothing at all) order the use.
@@ -186,7 +195,7 @@ impl Planner<'_> {
             None => self.order_on_queue(&s, node),
         };
         if let Some(scopes) = scopes {
-            self.push_use_barrier(&s, cells, scopes, st, node);
+            self.push_use_barrier(&s, cells, scopes, node);
         }
         let before = st.write;
         apply_access(
@@ -211,7 +220,14 @@ impl Planner<'_> {
     /// The facts of one use of one segment that [`Self::access_segment`]'s steps share, read
     /// from the segment's state before the use; [`Self::find_priors`] fills in its priors.
     #[inline]
-    fn seg_access(&mut self, pass: usize, r: usize, st: &WState, u: &SegUse) -> SegAccess {
+    fn seg_access<'u>(
+        &mut self,
+        pass: usize,
+        r: usize,
+        st: &WState,
+        u: &'u SegUse,
+        alias: &'u [Rec],
+    ) -> SegAccess<'u> {
         let res = &self.input.resources[r];
         let queue = self.input.passes[pass].queue;
         let family = self.input.queues[queue].family;
@@ -222,7 +238,8 @@ impl Planner<'_> {
             family,
             pos: self.pos[pass],
             concurrent: res.concurrent,
-            u: *u,
+            u,
+            alias,
             needs: SegNeeds::of(res, family, st, u, &self.input.queues),
             eff: vk::PipelineStageFlags2::empty(),
             priors: {
@@ -231,6 +248,9 @@ impl Planner<'_> {
                 priors
             },
             joins: false,
+            unseen: st
+                .write
+                .filter(|_| !covered(&st.visible, queue, u.access.stages, u.access.access)),
         }
     }
 
@@ -252,12 +272,10 @@ impl Planner<'_> {
             s.joins = self.join_group(st, s)?;
             if !s.joins {
                 write_priors_into(st, &mut s.priors);
-                self.alias_priors(r, pass, &mut s.priors);
+                merge_alias_priors(s.alias, &mut s.priors);
             }
-        } else if let Some(w) = st.write {
-            if !covered(&st.visible, queue, a.stages, a.access) {
-                s.priors.push(w);
-            }
+        } else if let Some(w) = s.unseen {
+            s.priors.push(w);
         }
         s.eff = self.effective_stages(queue, a.stages, &s.priors);
         self.pass_stages[pass] |= s.eff;
@@ -396,7 +414,6 @@ impl Planner<'_> {
         s: &SegAccess,
         cells: std::ops::Range<u64>,
         scopes: Scopes,
-        st: &WState,
         node: &mut Node,
     ) {
         let kind = &self.input.resources[s.r].kind;
@@ -422,10 +439,7 @@ impl Planner<'_> {
             || own
                 .iter()
                 .any(|x| x.binary_wait.is_some() || self.ends_render_pass(x));
-        let a = &s.u.access;
-        let unseen = st
-            .write
-            .filter(|_| !covered(&st.visible, s.queue, a.stages, a.access));
+        let unseen = s.unseen;
         let priors = start..self.reason_priors.len();
         for &entry in entries.iter() {
             self.reasons.push(Why {
@@ -435,28 +449,6 @@ impl Planner<'_> {
                 unseen,
                 keep,
             });
-        }
-    }
-
-    /// A transient's first use also follows the last accesses of the transients whose memory
-    /// it takes, as if they were earlier contents of the same resource (a write after reads or
-    /// after a write): the reads since their last write, or that write.
-    fn alias_priors(&self, r: usize, pass: usize, priors: &mut Vec<Rec>) {
-        for &a in self.aliasing.after_first_use(r, pass) {
-            for (_, st) in self.states[a].iter() {
-                for x in write_priors(st) {
-                    match priors
-                        .iter_mut()
-                        .find(|p| p.queue == x.queue && p.at == x.at)
-                    {
-                        Some(p) => {
-                            p.stages |= x.stages;
-                            p.access |= x.access;
-                        }
-                        None => priors.push(x),
-                    }
-                }
-            }
         }
     }
 
@@ -483,6 +475,10 @@ impl Planner<'_> {
     /// attachment of the pass counts, not only the prior's resource: a transient that takes
     /// the attachment's memory follows the pass as well.
     fn ends_render_pass(&self, x: &Rec) -> bool {
+        // Empty where no pass's render pass does: most graphs.
+        if self.render_pass_ends.is_empty() {
+            return false;
+        }
         let At::Node(p) = x.at else {
             return false;
         };
@@ -536,6 +532,38 @@ impl Planner<'_> {
         if let Some(key) = x.binary_wait {
             *self.binary_wait_stages.entry(key).or_default() |=
                 vk::PipelineStageFlags2::ALL_COMMANDS;
+        }
+    }
+}
+
+/// A transient's first use also follows the last accesses of the transients whose memory it
+/// takes (`after`, from [`Aliasing::after_first_use`]), as if they were earlier contents of the
+/// same resource `r` (a write after reads or after a write): the reads since their last write,
+/// or that write. In order, for [`merge_alias_priors`].
+fn alias_priors(r: usize, after: &[usize], states: &[RangeMap<WState>]) -> Vec<Rec> {
+    let mut priors = Vec::new();
+    for &a in after {
+        debug_assert_ne!(a, r, "a transient takes another's memory");
+        for (_, st) in states[a].iter() {
+            priors.extend(write_priors(st));
+        }
+    }
+    priors
+}
+
+/// Adds `alias`, the priors of a transient's first use from the transients whose memory it
+/// takes ([`alias_priors`]), to its `priors`, one per access.
+fn merge_alias_priors(alias: &[Rec], priors: &mut Vec<Rec>) {
+    for &x in alias {
+        match priors
+            .iter_mut()
+            .find(|p| p.queue == x.queue && p.at == x.at)
+        {
+            Some(p) => {
+                p.stages |= x.stages;
+                p.access |= x.access;
+            }
+            None => priors.push(x),
         }
     }
 }

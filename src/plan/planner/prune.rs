@@ -32,7 +32,7 @@
 //! scopes. Host accesses keep their barrier: semaphores make writes available in the device
 //! domain only.
 
-use super::reach::{each_bit, expand, Point, Reaches, Role};
+use super::reach::{each_bit, expand, first_timeline_wait, Point, Reaches, Role};
 use super::*;
 
 /// Why the planner put a use's needs into a barrier entry: what dropping the entry must prove.
@@ -143,6 +143,13 @@ impl<'a> Cmd<'a> {
     }
 }
 
+/// Whether no entry of a command with reasons `whys` can go, where `waits` tells whether its
+/// queue has a timeline wait by its batch: without one, only rule 2 for an entry that makes
+/// no write visible can hold.
+fn hopeless(whys: &[Why], waits: bool) -> bool {
+    (whys.iter()).all(|w| w.keep || w.priors.is_empty() || (!waits && w.unseen.is_some()))
+}
+
 /// The reasons of entry `e` of a command.
 fn whys_of(whys: &[Why], e: EntryRef) -> std::iter::Peekable<impl Iterator<Item = &Why>> {
     whys.iter().filter(move |w| w.entry == e).peekable()
@@ -171,6 +178,11 @@ impl Planner<'_> {
     /// Drops the barrier entries the plan already has (see the module docs), and the barrier
     /// commands left empty.
     pub(super) fn drop_redundant(&mut self, queues: &mut [QueuePlan]) {
+        // Found before the reach of every batch is worked out: in most plans of one queue,
+        // no wait and no barrier entry could go.
+        if self.wait_serves.is_empty() && self.no_entry_can_go(queues) {
+            return;
+        }
         let mut reaches = Reaches::new(queues, &self.pass_stages);
         self.drop_redundant_waits(queues, &mut reaches);
         let whys = std::mem::take(&mut self.whys);
@@ -200,14 +212,8 @@ impl Planner<'_> {
             else {
                 continue;
             };
-            // Without a timeline wait so far, only rule 2 for an entry that makes no write
-            // visible can hold.
-            let waits = reaches.waits_by(cw.queue, cw.batch);
             let cw_whys = &reasons[cw.whys.clone()];
-            let hopeless = cw_whys
-                .iter()
-                .all(|w| w.keep || w.priors.is_empty() || (!waits && w.unseen.is_some()));
-            if hopeless {
+            if hopeless(cw_whys, reaches.waits_by(cw.queue, cw.batch)) {
                 continue;
             }
             let mut cmd = Cmd::new(cw, cw_whys, barrier);
@@ -220,6 +226,15 @@ impl Planner<'_> {
             .filter(|c| c.gone.contains(&true))
             .map(|c| (c.why.queue, c.why.batch, c.why.command, c.gone))
             .collect()
+    }
+
+    /// Whether every barrier command is [`hopeless`]: then no entry can go.
+    fn no_entry_can_go(&self, queues: &[QueuePlan]) -> bool {
+        let first_wait: SmallVec<[usize; 4]> = queues.iter().map(first_timeline_wait).collect();
+        (self.whys.iter()).all(|cw| {
+            let waits = cw.batch >= first_wait[cw.queue];
+            hopeless(&self.reasons[cw.whys.clone()], waits)
+        })
     }
 
     /// Rule 1: drops each entry of `cmd` whose reasons' prior accesses the semaphore waits

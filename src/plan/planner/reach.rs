@@ -241,18 +241,7 @@ impl Reaches {
         Reaches {
             signals: batches.iter().map(|b| vec![None; b.len()]).collect(),
             waited: batches.iter().map(|b| vec![None; b.len() + 1]).collect(),
-            first_wait: batches
-                .iter()
-                .map(|q| {
-                    q.iter()
-                        .position(|b| {
-                            b.waits
-                                .iter()
-                                .any(|w| !matches!(w.target, WaitTarget::Binary(_)))
-                        })
-                        .unwrap_or(usize::MAX)
-                })
-                .collect(),
+            first_wait: queues.iter().map(first_timeline_wait).collect(),
             batches,
             done: vec![0; n],
             running: (0..n)
@@ -495,6 +484,13 @@ pub(super) fn each_bit(mask: u64) -> impl Iterator<Item = usize> {
             s
         })
     })
+}
+
+/// The first batch of `queue` with a timeline wait (`usize::MAX`: none).
+pub(super) fn first_timeline_wait(queue: &QueuePlan) -> usize {
+    (queue.batches.iter())
+        .position(|b| (b.waits.iter()).any(|w| !matches!(w.target, WaitTarget::Binary(_))))
+        .unwrap_or(usize::MAX)
 }
 
 #[cfg(test)]

@@ -181,7 +181,7 @@ const ATTACHMENT_USAGE: vk::ImageUsageFlags = vk::ImageUsageFlags::from_raw(
 );
 
 /// One use of one segment being planned: what the steps of `access_segment` share.
-pub(super) struct SegAccess {
+pub(super) struct SegAccess<'u> {
     pub(super) pass: usize,
     /// The resource.
     pub(super) r: usize,
@@ -191,7 +191,11 @@ pub(super) struct SegAccess {
     pub(super) pos: Pos,
     /// Whether the resource is shared by queue families without transfers.
     pub(super) concurrent: bool,
-    pub(super) u: SegUse,
+    /// The folded use, lent rather than copied: it is large, and read only.
+    pub(super) u: &'u SegUse,
+    /// The accesses a transient's first use follows in the memory it takes from others
+    /// (`alias_priors`): empty for most uses.
+    pub(super) alias: &'u [Rec],
     pub(super) needs: SegNeeds,
     /// The stages the use is synchronized at ([`Planner::effective_stages`]).
     pub(super) eff: vk::PipelineStageFlags2,
@@ -200,4 +204,7 @@ pub(super) struct SegAccess {
     pub(super) priors: Vec<Rec>,
     /// The use joins the segment's group of unordered writes ([`unordered`]).
     pub(super) joins: bool,
+    /// The segment's last write, where no earlier barrier made it visible to the use: found
+    /// once, for the use's priors and for the reasons of its barrier entry.
+    pub(super) unseen: Option<Rec>,
 }
