@@ -27,6 +27,8 @@
 mod common;
 #[path = "layer_false_positives/fence.rs"]
 mod fence;
+#[path = "layer_false_positives/host_signal.rs"]
+mod host_signal;
 #[path = "layer_false_positives/raw.rs"]
 mod raw;
 #[path = "layer_false_positives/timeline.rs"]

@@ -24,7 +24,8 @@
 //! ```
 //!
 //! The layer's known false positives are allowances too, on the layer versions known to have
-//! them ([`FENCE_WAIT_FORGETS_OTHER_QUEUES`], [`TIMELINE_WAIT_FORGETS_OTHER_QUEUES`]). A test
+//! them ([`FENCE_WAIT_FORGETS_OTHER_QUEUES`], [`TIMELINE_WAIT_FORGETS_OTHER_QUEUES`],
+//! [`HOST_SIGNAL_DURING_FENCE_WAIT`]). A test
 //! allows one explicitly, where it makes the pattern that provokes it; nothing allows them
 //! for every test, so a test that does not name one still fails on it.
 
@@ -33,7 +34,7 @@ mod of_context;
 
 pub use allowed::{
     AllowedMessage, COPY_IN_GENERAL_LAYOUT, FENCE_WAIT_FORGETS_OTHER_QUEUES,
-    TIMELINE_WAIT_FORGETS_OTHER_QUEUES,
+    HOST_SIGNAL_DURING_FENCE_WAIT, TIMELINE_WAIT_FORGETS_OTHER_QUEUES,
 };
 
 use super::requirements::LayerVersion;

@@ -157,6 +157,9 @@ fn dropping_an_incomplete_fence_frees_nothing_early() {
     drop(fill);
     assert!(!token.is_complete());
     assert!(weak.upgrade().is_some());
+    // The gate opens from the host on another thread while this one waits in the graph's
+    // drop: old layers can time out on their own lock there (a layer fault, see the allowance).
+    ctx.allow_message(vk_baton_context::messages::HOST_SIGNAL_DURING_FENCE_WAIT);
     let opened = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|s| {
         s.spawn(|| {

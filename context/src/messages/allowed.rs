@@ -152,6 +152,25 @@ pub const TIMELINE_WAIT_FORGETS_OTHER_QUEUES: AllowedMessage = AllowedMessage {
     layers: LayerVersion::new(1, 4, 363)..LayerVersion::new(1, 4, 364),
 };
 
+/// Layers before 1.3.296 can time out inside a host wait (`vkWaitForFences`,
+/// `vkWaitSemaphores`) while another thread signals, from the host, a timeline value that the
+/// waited work depends on: the waiting thread holds the layer's lock while it waits for the
+/// semaphore's state to move, and the signalling thread needs that lock to move it. After its
+/// own timeout (about 10 s) the layer reports this, calling it "most likely a validation bug"
+/// (upstream issue 4649; the semaphore tracking was reworked by pull 8519, first in 1.3.296).
+/// Debian 12's 1.3.239 shows it in a race, in some runs of the same program.
+///
+/// The smallest pattern: `tests/layer_false_positives/host_signal.rs`.
+pub const HOST_SIGNAL_DURING_FENCE_WAIT: AllowedMessage = AllowedMessage {
+    id: "UNASSIGNED-VkSemaphore-state-timeout",
+    why: "layers before 1.3.296 deadlock on their own lock between a host wait and a host \
+          signal on another thread, then time out; fixed upstream by the semaphore-tracking \
+          rework (pull 8519)",
+    pattern: "Timeout waiting for timeline semaphore state to update. This is most likely a \
+              validation bug.",
+    layers: LayerVersion::MIN..LayerVersion::new(1, 3, 296),
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
