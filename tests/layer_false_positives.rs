@@ -1,6 +1,6 @@
-//! Two known false positives of the Khronos validation layer's synchronization validation,
-//! each written as the smallest valid pattern that shows it, in raw Vulkan on the context's
-//! queues (no graph): so that a report of the library's plans can be told apart from a layer
+//! Known false positives of the Khronos validation layer (two in its synchronization
+//! validation, one in its own locking: `host_signal.rs`), each written as the smallest valid
+//! pattern that shows it, in raw Vulkan on the context's queues (no graph): so that a report of the library's plans can be told apart from a layer
 //! fault, and so that these tests fail, and the allowance for the message goes, once a layer
 //! version behaves differently from what is known.
 //!
@@ -20,7 +20,7 @@
 //! here and says what to change. Elsewhere nothing may be reported, or, on a version nobody
 //! has run these on, only the hazard of the allowance's kind on the planted buffer.
 //!
-//! They need queues of several families (the NVIDIA machine, `../shared/device/README.md`), so
+//! The synchronization ones need queues of several families (the NVIDIA machine, `../shared/device/README.md`), so
 //! they are ignored by default; started on a device without them, they fail with a clear
 //! message.
 
