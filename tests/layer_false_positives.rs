@@ -20,9 +20,9 @@
 //! here and says what to change. Elsewhere nothing may be reported, or, on a version nobody
 //! has run these on, only the hazard of the allowance's kind on the planted buffer.
 //!
-//! The synchronization ones need queues of several families (the NVIDIA machine, `../shared/device/README.md`), so
-//! they are ignored by default; started on a device without them, they fail with a clear
-//! message.
+//! The synchronization ones need queues of several families (the NVIDIA machine,
+//! `../shared/device/README.md`), so they are ignored by default; started on a device without
+//! them, they fail with a clear message.
 
 mod common;
 #[path = "layer_false_positives/fence.rs"]
