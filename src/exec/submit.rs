@@ -48,9 +48,14 @@ impl Execution<'_, '_> {
         reached: &mut Vec<u64>,
     ) -> Result<(), SubmitFailure> {
         let mut order = std::mem::take(&mut scratch.order);
-        order.clear();
-        order.extend((0..self.queues.len()).filter(|&q| !self.plan.queues[q].batches.is_empty()));
-        order.sort_unstable_by_key(|&q| vk::Handle::as_raw(self.queues[q].handle()));
+        // The runs depend only on the plan's batches and this order: computed once per plan
+        // (`PreparedFrame::forget` drops them), again if the frame's queues changed.
+        if !(scratch.runs_known && self.is_queue_order(&order)) {
+            order.clear();
+            order.extend((0..self.queues.len()).filter(|&q| self.has_batches(q)));
+            order.sort_unstable_by_key(|&q| self.queue_handle(q));
+            scratch.runs_known = false;
+        }
         let mut locked = Locked {
             queues: scratch.queue_locks.take(),
             resources: scratch.state_locks.take(),
@@ -99,7 +104,10 @@ impl Execution<'_, '_> {
         scratch.last = last;
 
         let mut runs = std::mem::take(&mut scratch.runs);
-        submission_runs_into(self.plan, order, &mut runs, &mut scratch.runs_next);
+        if !scratch.runs_known {
+            submission_runs_into(self.plan, order, &mut runs, &mut scratch.runs_next);
+            scratch.runs_known = true;
+        }
         let mut outcome = self.submit_runs(locked, &runs, &values, recording, scratch, signals);
         if let (Ok(()), Some(last)) = (&outcome, runs.last()) {
             if signals.fence != vk::Fence::null() {
@@ -175,6 +183,25 @@ impl Execution<'_, '_> {
             );
         }
         Ok(())
+    }
+
+    /// Whether `order` is the order an execution of this plan locks and submits its queues
+    /// in: each queue with batches once, by `VkQueue` handle.
+    fn is_queue_order(&self, order: &[usize]) -> bool {
+        let with_batches = (0..self.queues.len()).filter(|&q| self.has_batches(q));
+        order
+            .iter()
+            .all(|&q| q < self.queues.len() && self.has_batches(q))
+            && order.len() == with_batches.count()
+            && (order.windows(2)).all(|w| self.queue_handle(w[0]) < self.queue_handle(w[1]))
+    }
+
+    fn has_batches(&self, q: usize) -> bool {
+        !self.plan.queues[q].batches.is_empty()
+    }
+
+    fn queue_handle(&self, q: usize) -> u64 {
+        vk::Handle::as_raw(self.queues[q].handle())
     }
 
     /// Locks every resource (by id; the caller holds its queues' locks already) and checks

@@ -102,6 +102,7 @@ impl PreparedFrame {
         self.labels.forget();
         self.recorded = false;
         self.rest.forget();
+        self.scratch.submit.runs_known = false;
         self.spare_is_copy = false;
     }
 
