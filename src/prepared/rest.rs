@@ -104,11 +104,9 @@ impl AtRest {
 
     /// Whether plan resource `r`, with this id, is still at `version`, the one the last
     /// execution's commit gave it. The caller checks the queues ([`AtRest::same_queues`]).
+    /// (Unexecuted, the record holds no resource.)
     pub(crate) fn left(&self, r: usize, id: u64, version: u64) -> bool {
-        self.executed
-            && version != MERGED
-            && self.ids.get(r) == Some(&id)
-            && self.versions.get(r) == Some(&version)
+        version != MERGED && self.ids.get(r) == Some(&id) && self.versions.get(r) == Some(&version)
     }
 
     /// The versions the last execution's commit gave the resources, by plan index (only
