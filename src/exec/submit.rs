@@ -50,7 +50,8 @@ impl Execution<'_, '_> {
         let mut order = std::mem::take(&mut scratch.order);
         // The runs depend only on the plan's batches and this order: computed once per plan
         // (`PreparedFrame::forget` drops them), again if the frame's queues changed.
-        if !(scratch.runs_known && self.is_queue_order(&order)) {
+        let (has_batches, handle) = (|q| self.has_batches(q), |q| self.queue_handle(q));
+        if !(scratch.runs_known && is_queue_order(&order, self.queues.len(), has_batches, handle)) {
             order.clear();
             order.extend((0..self.queues.len()).filter(|&q| self.has_batches(q)));
             order.sort_unstable_by_key(|&q| self.queue_handle(q));
@@ -183,17 +184,6 @@ impl Execution<'_, '_> {
             );
         }
         Ok(())
-    }
-
-    /// Whether `order` is the order an execution of this plan locks and submits its queues
-    /// in: each queue with batches once, by `VkQueue` handle.
-    fn is_queue_order(&self, order: &[usize]) -> bool {
-        let with_batches = (0..self.queues.len()).filter(|&q| self.has_batches(q));
-        order
-            .iter()
-            .all(|&q| q < self.queues.len() && self.has_batches(q))
-            && order.len() == with_batches.count()
-            && (order.windows(2)).all(|w| self.queue_handle(w[0]) < self.queue_handle(w[1]))
     }
 
     fn has_batches(&self, q: usize) -> bool {
@@ -546,9 +536,38 @@ fn is_lock_order(order: &[usize], len: usize, id: impl Fn(usize) -> u64) -> bool
         })
 }
 
+/// Whether `order` is the order an execution locks and submits the plan's `len` queues in:
+/// each queue that `has_batches` once, by increasing `VkQueue` `handle`.
+fn is_queue_order(
+    order: &[usize],
+    len: usize,
+    has_batches: impl Fn(usize) -> bool,
+    handle: impl Fn(usize) -> u64,
+) -> bool {
+    order.iter().all(|&q| q < len && has_batches(q))
+        && order.len() == (0..len).filter(|&q| has_batches(q)).count()
+        && (order.windows(2)).all(|w| handle(w[0]) < handle(w[1]))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::is_lock_order;
+    use super::{is_lock_order, is_queue_order};
+
+    #[test]
+    fn kept_submission_runs_are_taken_only_for_the_queues_they_were_made_for() {
+        // Queues 0 and 2 have batches; 2's handle is the lower.
+        let (busy, handles) = ([true, false, true], [20, 5, 10]);
+        let order = |o: &[usize]| is_queue_order(o, 3, |q| busy[q], |q| handles[q]);
+        assert!(order(&[2, 0]));
+        // By index rather than handle, a queue without batches, one left out, out of range.
+        assert!(!order(&[0, 2]));
+        assert!(!order(&[1, 2, 0]));
+        assert!(!order(&[2]));
+        assert!(!order(&[2, 0, 3]));
+        // The frame's queues swapped for others whose handles sort the other way.
+        let other = [10, 5, 20];
+        assert!(!is_queue_order(&[2, 0], 3, |q| busy[q], |q| other[q]));
+    }
 
     #[test]
     fn a_kept_lock_order_is_taken_only_if_it_locks_each_resource_once_by_id() {
