@@ -355,10 +355,10 @@ impl Simulation {
         {
             self.resources[r].initial = segs;
         }
-        let committed: Vec<(u64, u64)> = (rmap.iter())
+        let mut committed: Vec<u64> = (rmap.iter())
             .map(|&r| {
                 self.versions[r] += 1;
-                (r as u64, self.versions[r])
+                self.versions[r]
             })
             .collect();
         for (l, &q) in qmap.iter().enumerate() {
@@ -383,7 +383,10 @@ impl Simulation {
         // The submit path notes where the execution left the resources; a handoff's frame
         // goes back without it.
         match how {
-            Frame::Graph(..) => (kept.rest).record(committed, queue_ids(&qmap), &values.last),
+            Frame::Graph(..) => {
+                let ids = rmap.iter().map(|&r| r as u64);
+                (kept.rest).record(ids, &mut committed, queue_ids(&qmap), &values.last)
+            }
             Frame::HandOff(_) => kept.forget(),
         }
         self.cache.put_back(kept);

@@ -48,9 +48,15 @@ impl Execution<'_, '_> {
         reached: &mut Vec<u64>,
     ) -> Result<(), SubmitFailure> {
         let mut order = std::mem::take(&mut scratch.order);
-        order.clear();
-        order.extend((0..self.queues.len()).filter(|&q| !self.plan.queues[q].batches.is_empty()));
-        order.sort_unstable_by_key(|&q| vk::Handle::as_raw(self.queues[q].handle()));
+        // The runs depend only on the plan's batches and this order: computed once per plan
+        // (`PreparedFrame::forget` drops them), again if the frame's queues changed.
+        let (has_batches, handle) = (|q| self.has_batches(q), |q| self.queue_handle(q));
+        if !(scratch.runs_known && is_queue_order(&order, self.queues.len(), has_batches, handle)) {
+            order.clear();
+            order.extend((0..self.queues.len()).filter(|&q| self.has_batches(q)));
+            order.sort_unstable_by_key(|&q| self.queue_handle(q));
+            scratch.runs_known = false;
+        }
         let mut locked = Locked {
             queues: scratch.queue_locks.take(),
             resources: scratch.state_locks.take(),
@@ -99,7 +105,10 @@ impl Execution<'_, '_> {
         scratch.last = last;
 
         let mut runs = std::mem::take(&mut scratch.runs);
-        submission_runs_into(self.plan, order, &mut runs, &mut scratch.runs_next);
+        if !scratch.runs_known {
+            submission_runs_into(self.plan, order, &mut runs, &mut scratch.runs_next);
+            scratch.runs_known = true;
+        }
         let mut outcome = self.submit_runs(locked, &runs, &values, recording, scratch, signals);
         if let (Ok(()), Some(last)) = (&outcome, runs.last()) {
             if signals.fence != vk::Fence::null() {
@@ -175,6 +184,14 @@ impl Execution<'_, '_> {
             );
         }
         Ok(())
+    }
+
+    fn has_batches(&self, q: usize) -> bool {
+        !self.plan.queues[q].batches.is_empty()
+    }
+
+    fn queue_handle(&self, q: usize) -> u64 {
+        vk::Handle::as_raw(self.queues[q].handle())
     }
 
     /// Locks every resource (by id; the caller holds its queues' locks already) and checks
@@ -508,14 +525,49 @@ impl Execution<'_, '_> {
 /// every execution takes its locks in, so that no two wait on each other). Strictly increasing
 /// ids of in-range indices, `len` of them, are each index once.
 fn is_lock_order(order: &[usize], len: usize, id: impl Fn(usize) -> u64) -> bool {
+    // Each id read once.
+    let mut before = None;
     order.len() == len
-        && order.iter().all(|&r| r < len)
-        && order.windows(2).all(|w| id(w[0]) < id(w[1]))
+        && order.iter().all(|&r| {
+            let now = (r < len).then(|| id(r));
+            let increasing = now > before;
+            before = now;
+            increasing
+        })
+}
+
+/// Whether `order` is the order an execution locks and submits the plan's `len` queues in:
+/// each queue that `has_batches` once, by increasing `VkQueue` `handle`.
+fn is_queue_order(
+    order: &[usize],
+    len: usize,
+    has_batches: impl Fn(usize) -> bool,
+    handle: impl Fn(usize) -> u64,
+) -> bool {
+    order.iter().all(|&q| q < len && has_batches(q))
+        && order.len() == (0..len).filter(|&q| has_batches(q)).count()
+        && (order.windows(2)).all(|w| handle(w[0]) < handle(w[1]))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::is_lock_order;
+    use super::{is_lock_order, is_queue_order};
+
+    #[test]
+    fn kept_submission_runs_are_taken_only_for_the_queues_they_were_made_for() {
+        // Queues 0 and 2 have batches; 2's handle is the lower.
+        let (busy, handles) = ([true, false, true], [20, 5, 10]);
+        let order = |o: &[usize]| is_queue_order(o, 3, |q| busy[q], |q| handles[q]);
+        assert!(order(&[2, 0]));
+        // By index rather than handle, a queue without batches, one left out, out of range.
+        assert!(!order(&[0, 2]));
+        assert!(!order(&[1, 2, 0]));
+        assert!(!order(&[2]));
+        assert!(!order(&[2, 0, 3]));
+        // The frame's queues swapped for others whose handles sort the other way.
+        let other = [10, 5, 20];
+        assert!(!is_queue_order(&[2, 0], 3, |q| busy[q], |q| other[q]));
+    }
 
     #[test]
     fn a_kept_lock_order_is_taken_only_if_it_locks_each_resource_once_by_id() {

@@ -82,6 +82,8 @@ pub struct Rebinder {
     /// The passes are the plan's own ([`Rebinder::rebind_states`]): every binary semaphore
     /// stands for itself, and `semaphores` is not filled.
     same_semaphores: bool,
+    /// Per queue, the one value a rebind at rest moves and where to ((0, 0) for none).
+    moves: Vec<(u64, u64)>,
 }
 
 /// Whether `plan` is the planner's answer to its own input under `schedule`: made with that
@@ -224,15 +226,24 @@ impl Rebinder {
             return false;
         }
         // `from[q]` is the one value of queue `q` that moves; the final states' own values
-        // are earlier ones, carried from before, and stay.
-        let value = |q: usize, v: u64| match (from[q], to[q]) {
-            (Some(a), Some(b)) if a == v => b,
+        // are earlier ones, carried from before, and stay. Looked up once per queue, not per
+        // value.
+        let mut moves = std::mem::take(&mut self.moves);
+        moves.clear();
+        moves.extend(
+            from.iter()
+                .zip(to)
+                .map(|(a, b)| a.zip(*b).unwrap_or((0, 0))),
+        );
+        let value = |q: usize, v: u64| match moves.get(q) {
+            Some(&(a, b)) if a == v => b,
             _ => v,
         };
         self.rewrite_waits(plan, value);
         for rd in &mut plan.input.resources {
             rewrite_values(rd.initial.iter_mut(), value);
         }
+        self.moves = moves;
         true
     }
 

@@ -105,6 +105,7 @@ impl PreparedFrame {
         self.labels.forget();
         self.recorded = false;
         self.rest.forget();
+        self.scratch.submit.runs_known = false;
         self.spare_is_copy = false;
     }
 
@@ -129,9 +130,8 @@ impl PreparedFrame {
         }
         if new.is_none() {
             // The plan's own resources: their versions are the ones just compared.
-            for (r, v) in self.versions.iter_mut().enumerate() {
-                *v = rest.version(r);
-            }
+            self.versions.clear();
+            self.versions.extend_from_slice(rest.versions());
         } else {
             self.spare_is_copy = false;
         }
@@ -199,13 +199,13 @@ impl PreparedFrame {
     /// Turns what the last execution committed ([`PreparedFrame::ran`]) into the at-rest
     /// record: called by whoever lent the frame, once the execution is done with it.
     pub(crate) fn note_ran(&mut self) {
-        let submit = &self.scratch.submit;
+        let submit = &mut self.scratch.submit;
         let (true, Some(values)) = (std::mem::take(&mut self.ran), &submit.values) else {
             return;
         };
         let ids = self.resources.iter().map(Resource::id);
-        let committed = ids.zip(submit.committed.iter().copied());
-        (self.rest).record(committed, self.queues.iter().map(Queue::id), &values.last);
+        let queues = self.queues.iter().map(Queue::id);
+        (self.rest).record(ids, &mut submit.committed, queues, &values.last);
     }
 }
 

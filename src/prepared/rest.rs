@@ -14,9 +14,10 @@ pub(crate) use crate::resource::MERGED;
 /// Where the last execution of a plan left its resources. Empty until the plan is executed.
 #[derive(Debug, Default)]
 pub(crate) struct AtRest {
-    /// Per plan resource: its id and the version the commit gave it ([`MERGED`] where the
+    /// Per plan resource: its id, and the version the commit gave it ([`MERGED`] where the
     /// commit merged reads of other executions).
-    resources: Vec<(u64, u64)>,
+    ids: Vec<u64>,
+    versions: Vec<u64>,
     /// Per plan queue: which queue it was (`Queue::id`; the simulation's queue index).
     /// The final states name queues by plan index, so they mean the same only on the same
     /// queues in the same order (the frame's own queues, which it keeps).
@@ -33,16 +34,19 @@ pub(crate) struct AtRest {
 }
 
 impl AtRest {
-    /// Notes what an execution left: for each plan resource its id and the version the
-    /// commit gave it (or [`MERGED`]), each plan queue's identity, and each queue's last value.
+    /// Notes what an execution left: each plan resource's id, the version the commit gave it
+    /// (`committed`, or [`MERGED`]; swapped in, so `committed` comes back with the versions
+    /// of the execution before), each plan queue's identity, and each queue's last value.
     pub(crate) fn record(
         &mut self,
-        committed: impl IntoIterator<Item = (u64, u64)>,
+        ids: impl IntoIterator<Item = u64>,
+        committed: &mut Vec<u64>,
         queues: impl IntoIterator<Item = u64>,
         last: &[Option<u64>],
     ) {
-        self.resources.clear();
-        self.resources.extend(committed);
+        self.ids.clear();
+        self.ids.extend(ids);
+        std::mem::swap(&mut self.versions, committed);
         self.queue_ids.clear();
         self.queue_ids.extend(queues);
         self.last.clear();
@@ -61,7 +65,8 @@ impl AtRest {
 
     /// Forgets everything: the plan it travels with is another one.
     pub(crate) fn forget(&mut self) {
-        self.resources.clear();
+        self.ids.clear();
+        self.versions.clear();
         self.queue_ids.clear();
         self.last.clear();
         self.input_is_rest = false;
@@ -85,9 +90,9 @@ impl AtRest {
         resources: impl ExactSizeIterator<Item = (u64, u64)>,
     ) -> bool {
         self.executed
-            && self.resources.len() == resources.len()
-            && (self.resources.iter().zip(resources))
-                .all(|(&(id, v), (id_now, v_now))| v != MERGED && id == id_now && v == v_now)
+            && self.ids.len() == resources.len()
+            && (self.ids.iter().zip(&self.versions).zip(resources))
+                .all(|((&id, &v), (id_now, v_now))| v != MERGED && id == id_now && v == v_now)
     }
 
     /// Whether `queues` (identities, by plan index) are the last execution's queues.
@@ -99,12 +104,14 @@ impl AtRest {
 
     /// Whether plan resource `r`, with this id, is still at `version`, the one the last
     /// execution's commit gave it. The caller checks the queues ([`AtRest::same_queues`]).
+    /// (Unexecuted, the record holds no resource.)
     pub(crate) fn left(&self, r: usize, id: u64, version: u64) -> bool {
-        self.executed && version != MERGED && self.resources.get(r) == Some(&(id, version))
+        version != MERGED && self.ids.get(r) == Some(&id) && self.versions.get(r) == Some(&version)
     }
 
-    /// The version resource `r`'s commit gave it (only meaningful when [`AtRest::holds`]).
-    pub(crate) fn version(&self, r: usize) -> u64 {
-        self.resources[r].1
+    /// The versions the last execution's commit gave the resources, by plan index (only
+    /// meaningful when [`AtRest::holds`]).
+    pub(crate) fn versions(&self) -> &[u64] {
+        &self.versions
     }
 }

@@ -30,7 +30,10 @@ pub(crate) struct SubmitScratch {
     pub(crate) order: Vec<usize>,
     pub(crate) last: Vec<u64>,
     pub(crate) values: Option<TimelineValues>,
+    /// The plan's submission runs for the queue order `order`, when `runs_known`: computed
+    /// at the plan's first execution, forgotten with the plan.
     pub(crate) runs: Vec<SubmissionRun>,
+    pub(crate) runs_known: bool,
     pub(crate) runs_next: Vec<usize>,
     pub(crate) last_run: Vec<Option<usize>>,
     pub(crate) started: Vec<bool>,
