@@ -115,7 +115,10 @@ struct BuilderLists {
 
 impl Graph {
     /// The pools, where the optional leaves install their parts.
-    #[allow(dead_code, reason = "only the optional leaves call it: unused in the core alone")]
+    #[allow(
+        dead_code,
+        reason = "only the optional leaves call it: unused in the core alone"
+    )]
     pub(crate) fn pools(&self) -> &Arc<GraphPools> {
         &self.pools
     }
@@ -386,7 +389,10 @@ impl Graph {
     }
 
     /// The device, shared with the pools (for what the leaves install there).
-    #[allow(dead_code, reason = "only the optional leaves call it: unused in the core alone")]
+    #[allow(
+        dead_code,
+        reason = "only the optional leaves call it: unused in the core alone"
+    )]
     pub(crate) fn device_arc(&self) -> &Arc<ash::Device> {
         &self.device
     }

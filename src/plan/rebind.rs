@@ -250,7 +250,10 @@ impl Rebinder {
     /// Whether `new` declares what `old` does: the same queues (families, capabilities,
     /// extensions) and passes, binary semaphores aside. The runtime compares its flat
     /// declarations instead; the simulation models the at-rest tier with this.
-    #[allow(dead_code, reason = "only the simulation calls it: unused in the core alone")]
+    #[allow(
+        dead_code,
+        reason = "only the simulation calls it: unused in the core alone"
+    )]
     pub(crate) fn same_declarations(&mut self, old: &PlanInput, new: &PlanInput) -> bool {
         let queues = (old.queues.len() == new.queues.len())
             && (old.queues.iter().zip(&new.queues)).all(|(a, b)| {
