@@ -142,14 +142,6 @@ const KNOWN: S = {
 pub const fn supported_stages(caps: Q) -> S {
     // The answer for every subset of the capabilities the table names, found once: the
     // planner asks per use and per stage mask it derives.
-    const NAMED: [Q; 6] = [
-        Q::GRAPHICS,
-        Q::COMPUTE,
-        Q::TRANSFER,
-        Q::VIDEO_DECODE_KHR,
-        Q::VIDEO_ENCODE_KHR,
-        Q::OPTICAL_FLOW_NV,
-    ];
     const BY_SUBSET: [S; 64] = {
         let mut out = [S::empty(); 64];
         let mut k = 0;
@@ -173,7 +165,17 @@ pub const fn supported_stages(caps: Q) -> S {
     BY_SUBSET[subset_index(caps)]
 }
 
-/// The index of `caps` among the subsets of the capabilities [`supported_stages`] names.
+/// The queue capabilities the table names, in the order of their bits in a subset's index.
+const NAMED: [Q; 6] = [
+    Q::GRAPHICS,
+    Q::COMPUTE,
+    Q::TRANSFER,
+    Q::VIDEO_DECODE_KHR,
+    Q::VIDEO_ENCODE_KHR,
+    Q::OPTICAL_FLOW_NV,
+];
+
+/// The index of `caps` among the subsets of [`NAMED`].
 const fn subset_index(caps: Q) -> usize {
     let raw = caps.as_raw() as usize;
     (raw & 0x7) | (raw >> 2 & 0x18) | (raw >> 3 & 0x20)
@@ -243,22 +245,14 @@ mod tests {
     use super::*;
 
     /// The gathered index of each subset of the named capabilities is the subset's bits in the
-    /// order `supported_stages` names them; capabilities it does not name change nothing.
+    /// order of `NAMED`; capabilities it does not name change nothing.
     #[test]
     fn subset_index_gathers_the_named_bits() {
-        let named = [
-            Q::GRAPHICS,
-            Q::COMPUTE,
-            Q::TRANSFER,
-            Q::VIDEO_DECODE_KHR,
-            Q::VIDEO_ENCODE_KHR,
-            Q::OPTICAL_FLOW_NV,
-        ];
         let others = Q::SPARSE_BINDING | Q::PROTECTED | Q::from_raw(0x80);
         for k in 0..64 {
             let caps = (0..6)
                 .filter(|b| k & (1 << b) != 0)
-                .fold(Q::empty(), |c, b| c | named[b]);
+                .fold(Q::empty(), |c, b| c | NAMED[b]);
             assert_eq!(subset_index(caps), k, "{caps:?}");
             assert_eq!(subset_index(caps | others), k, "{caps:?}");
         }

@@ -337,16 +337,7 @@ impl Use<'_, Arc<StImage>> {
     /// ```
     pub fn initial_layout(mut self, layout: vk::ImageLayout) -> Self {
         self.named.initial = true;
-        let subpass = self.last().layout();
-        let rp = self
-            .decls
-            .last_extras()
-            .render_pass
-            .get_or_insert(RenderPassLayouts {
-                initial_layout: subpass,
-                final_layout: subpass,
-            });
-        rp.initial_layout = layout;
+        self.render_pass_layouts().initial_layout = layout;
         self
     }
 
@@ -366,17 +357,17 @@ impl Use<'_, Arc<StImage>> {
     /// ```
     pub fn final_layout(mut self, layout: vk::ImageLayout) -> Self {
         self.named.last = true;
-        let subpass = self.last().layout();
-        let rp = self
-            .decls
-            .last_extras()
-            .render_pass
-            .get_or_insert(RenderPassLayouts {
-                initial_layout: subpass,
-                final_layout: subpass,
-            });
-        rp.final_layout = layout;
+        self.render_pass_layouts().final_layout = layout;
         self
+    }
+
+    /// The use's render-pass layouts, both the subpass's layout (the access's) until set.
+    fn render_pass_layouts(&mut self) -> &mut RenderPassLayouts {
+        let subpass = self.last().layout();
+        (self.decls.last_extras().render_pass).get_or_insert(RenderPassLayouts {
+            initial_layout: subpass,
+            final_layout: subpass,
+        })
     }
 }
 

@@ -321,9 +321,7 @@ pub(crate) fn plan_scheduled_reusing(
         schedule,
         reordered,
     };
-    // A plan without transients places none: nothing to check (most graphs have none).
-    let placed = transient::any(&plan.input) || !plan.transients.placements.is_empty();
-    if let (Some(place), true) = (place, placed) {
+    if let Some(place) = place {
         place.check(&plan)?;
     }
     Ok(plan)
