@@ -20,10 +20,17 @@
 //! reuses the plan, as in an app's steady loop, with the plan's barriers and labels built
 //! once). A third side executes a plan the bench holds
 //! (`Planned::hold`): no declaring, lowering or matching of passes, only the resources'
-//! states are re-checked. The hand side resets its command pools, records the
+//! versions are re-checked. The hand side resets its command pools, records the
 //! fewest correct barriers (one global `VkMemoryBarrier2` per pass boundary on one queue, one
 //! at the frame start for the previous frame's accesses, the ownership transfer pair between
 //! queues), submits with `vkQueueSubmit2` and waits for its fence.
+//!
+//! Each side has buffers of its own, as a frame loop that owns its resources does: every
+//! reused and held frame from the third on finds them where its own last frame left them
+//! (at rest), which the bench prints and checks. `--shared-buffers` gives the three graph
+//! sides one set instead: each frame then finds them moved by another side's frame, and the
+//! reused and held sides read and compare every resource's state (the states tier), as
+//! after any change a frame did not make itself.
 //!
 //! Two times per frame: **cpu** up to the return of the submit (what the app's thread pays),
 //! and **frame** including the fence wait. The table gives medians and the ratio graph / hand.
@@ -380,6 +387,15 @@ fn print_row(label: &str, n: usize, rounds: &[RoundMedians], finish: Duration) {
     );
 }
 
+/// How many frames each side executed at rest (its plan rebound without reading a state), of
+/// how many it reused.
+fn print_rests(reused: (usize, usize), held: (u64, u64)) {
+    println!(
+        "    at rest: reused {} of {} frames, held {} of {}",
+        reused.0, reused.1, held.0, held.1
+    );
+}
+
 /// The value after flag `name`, parsed.
 fn arg<T: std::str::FromStr>(name: &str) -> Option<T> {
     let args: Vec<String> = std::env::args().collect();
@@ -431,12 +447,22 @@ fn main() {
         });
         Arc::new(made.collect())
     };
-    // The graph sides' buffers, tracked by the graphs; the hand side's own, which the graphs
-    // never see (sharing them undeclared would make the two sides race).
-    let bufs = make_buffers("graph");
+    // Each side's own buffers, as in an app whose frame owns its resources: a graph side's
+    // frame finds them where its last frame left them (at rest). With --shared-buffers the
+    // three graph sides use one set, so each frame finds them moved by another side's frame
+    // and is rebound from their states. The hand side's are never seen by a graph (sharing
+    // them undeclared would make the two sides race).
+    let shared = std::env::args().any(|a| a == "--shared-buffers");
+    let graph_bufs = make_buffers("graph");
+    let own_bufs = |side: &str| match shared {
+        true => graph_bufs.clone(),
+        false => make_buffers(side),
+    };
+    let (planned_bufs, reused_bufs, held_bufs) =
+        (own_bufs("planned"), own_bufs("reused"), own_bufs("held"));
     let hand_bufs = make_buffers("hand");
     println!(
-        "device: {}, validation {}, pass labels {}, {}, {buffers} buffers",
+        "device: {}, validation {}, pass labels {}, {}, {buffers} buffers{}",
         ctx.device_name(),
         if ctx.validation() { "on" } else { "off" },
         if no_labels { "off" } else { "on" },
@@ -444,6 +470,11 @@ fn main() {
             "several queue families"
         } else {
             "one queue family"
+        },
+        if shared {
+            ", shared by the graph sides"
+        } else {
+            ""
         },
     );
     if only.is_none() {
@@ -487,7 +518,7 @@ fn main() {
             None => vec![10usize, 100, 1000],
         };
         for n in sizes {
-            let make_steps = || -> Vec<Step> {
+            let make_steps = |bufs: &Arc<Vec<Arc<StBuffer>>>| -> Vec<Step> {
                 (0..n)
                     .map(|i| Step {
                         bufs: bufs.clone(),
@@ -495,15 +526,18 @@ fn main() {
                     })
                     .collect()
             };
-            let mut steps = make_steps();
+            let mut planned_steps = make_steps(&planned_bufs);
+            let mut reused_steps = make_steps(&reused_bufs);
             // The same passes in a plan the bench holds (`Planned::hold`).
-            let mut held_steps = make_steps();
+            let mut held_steps = make_steps(&held_bufs);
             let mut b = graph.record();
             for (i, s) in held_steps.iter_mut().enumerate() {
                 b = b.insert_pass("step", s, &queues[run_of(i, n, queues.len())]);
             }
             let mut held = b.finish().expect("plan").hold();
+            let held_runs = std::cell::Cell::new(0u64);
             let mut held_frame = || {
+                held_runs.set(held_runs.get() + 1);
                 let t = Instant::now();
                 let fence = held.execute().expect("execute");
                 let cpu = t.elapsed();
@@ -511,9 +545,11 @@ fn main() {
                 (cpu, t.elapsed())
             };
             // A frame on `g`: `graph` reuses its plan, `planning` plans every frame.
-            // The reused side's time to `finish()`'s return, per frame.
+            // The reused side's time to `finish()`'s return, per frame, and how many of its
+            // frames were reused at rest.
             let finish_times = std::cell::RefCell::new(Vec::new());
-            let mut graph_frame = |g: &vk_baton::Graph| {
+            let at_rest = std::cell::Cell::new(0usize);
+            let graph_frame = |g: &vk_baton::Graph, steps: &mut [Step]| {
                 let t = Instant::now();
                 let mut b = g.record();
                 for (i, s) in steps.iter_mut().enumerate() {
@@ -523,6 +559,7 @@ fn main() {
                 let reused = planned.reused();
                 if reused {
                     finish_times.borrow_mut().push(t.elapsed());
+                    at_rest.set(at_rest.get() + usize::from(planned.at_rest()));
                 }
                 let fence = planned.execute().expect("execute");
                 let cpu = t.elapsed();
@@ -538,23 +575,33 @@ fn main() {
             };
             if let Some(side) = only.as_deref() {
                 let t = Instant::now();
+                let mut cpu = Vec::with_capacity(only_frames);
                 for _ in 0..only_frames {
-                    match side {
-                        "planned" => drop(graph_frame(&planning)),
-                        "reused" => drop(graph_frame(&graph)),
-                        "held" => drop(held_frame()),
-                        _ => drop(hand_frame()),
-                    }
+                    cpu.push(match side {
+                        "planned" => graph_frame(&planning, &mut planned_steps).0,
+                        "reused" => graph_frame(&graph, &mut reused_steps).0,
+                        "held" => held_frame().0,
+                        _ => hand_frame().0,
+                    });
                 }
                 println!(
-                    "{side}: {n} passes, {only_frames} frames, {:.1?} per frame",
-                    t.elapsed() / only_frames as u32
+                    "{side}: {n} passes, {only_frames} frames, {:.1?} per frame, cpu median {:.2?}",
+                    t.elapsed() / only_frames as u32,
+                    median(cpu)
+                );
+                let finish = std::mem::take(&mut *finish_times.borrow_mut());
+                if !finish.is_empty() {
+                    println!("{side}: finish median {:.2?}", median(finish));
+                }
+                print_rests(
+                    (at_rest.get(), only_frames),
+                    (held.at_rest(), held_runs.get()),
                 );
                 continue;
             }
             for _ in 0..3 {
-                graph_frame(&planning);
-                graph_frame(&graph);
+                graph_frame(&planning, &mut planned_steps);
+                graph_frame(&graph, &mut reused_steps);
                 held_frame();
                 hand_frame();
             }
@@ -565,23 +612,38 @@ fn main() {
             for _ in 0..rounds {
                 let mut round = Round::default();
                 while (round.total < 3 * per_side || round.frames < 11) && round.frames < 100_000 {
-                    let (pc, pf, was_reused) = graph_frame(&planning);
+                    let (pc, pf, was_reused) = graph_frame(&planning, &mut planned_steps);
                     assert!(!was_reused, "reuse is off on the planned side's graph");
-                    let (rc, rf, was_reused) = graph_frame(&graph);
+                    let (rc, rf, was_reused) = graph_frame(&graph, &mut reused_steps);
                     assert!(was_reused, "a frame like the last reuses its plan");
                     round.push([(pc, pf), (rc, rf), held_frame(), hand_frame()]);
                 }
                 rounds_of.push(round.medians());
             }
-            // The held plan rebinds to the states the graph's frames leave (the same passes):
-            // it re-planned at most once, from the first frame's states.
+            // The held plan rebinds to the states the last frame on its buffers left: it
+            // re-planned at most once, from the first frame's states.
             assert!(
                 held.replanned() <= 1,
                 "held plan re-planned {}",
                 held.replanned()
             );
+            let (held_at_rest, held_runs) = (held.at_rest(), held_runs.get());
             drop(held);
-            print_row(label, n, &rounds_of, median(finish_times.into_inner()));
+            let finish_times = finish_times.into_inner();
+            print_rests(
+                (at_rest.get(), finish_times.len()),
+                (held_at_rest, held_runs),
+            );
+            if !shared {
+                // On buffers of its own, every frame from the third on is at rest (the first
+                // two find states their plan's input was not: fresh, then first written).
+                assert!(
+                    at_rest.get() + 3 >= finish_times.len(),
+                    "reused frames at rest"
+                );
+                assert!(held_at_rest + 3 >= held_runs, "held frames at rest");
+            }
+            print_row(label, n, &rounds_of, median(finish_times));
         }
     }
     drop(graph);
