@@ -23,7 +23,6 @@
 use crate::access::Access;
 use crate::queue::Queue;
 use ash::vk;
-use parking_lot::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -33,6 +32,7 @@ mod host;
 mod image;
 mod memory;
 mod state;
+mod tracked_lock;
 mod transient;
 
 pub use buffer::StBuffer;
@@ -42,6 +42,9 @@ pub use image::StImage;
 pub use memory::SharedAllocator;
 pub use state::StateSnapshot;
 pub(crate) use state::{Tracked, MERGED};
+#[cfg(test)]
+pub(crate) use tracked_lock::acquisitions as state_lock_acquisitions;
+pub(crate) use tracked_lock::{TrackedGuard, TrackedState};
 
 /// An image or a buffer, for code that handles both.
 ///
@@ -121,7 +124,7 @@ impl Resource {
         self.tracked().lock().snapshot()
     }
 
-    pub(crate) fn tracked(&self) -> &Mutex<Tracked> {
+    pub(crate) fn tracked(&self) -> &TrackedState {
         match self {
             Resource::Image(i) => i.tracked(),
             Resource::Buffer(b) => b.tracked(),

@@ -14,11 +14,10 @@ use crate::plan::{
 use crate::prepared::scratch::SubmitScratch;
 use crate::prepared::MERGED;
 use crate::queue::{Queue, QueueLock};
-use crate::resource::Tracked;
+use crate::resource::TrackedGuard;
 use crate::signals::AppSignals;
 use crate::spare::Spare;
 use ash::vk;
-use parking_lot::MutexGuard;
 
 /// A failed submission. `settled`: no part of it can still be running (nothing was submitted,
 /// or the queues that took part were waited idle), so its objects may be released.
@@ -32,7 +31,7 @@ pub(crate) struct SubmitFailure {
 /// resources.
 pub(super) struct Locked<'e> {
     pub(super) queues: Vec<Option<QueueLock<'e>>>,
-    pub(super) resources: Vec<Option<MutexGuard<'e, Tracked>>>,
+    pub(super) resources: Vec<Option<TrackedGuard<'e>>>,
 }
 
 impl Execution<'_, '_> {

@@ -238,7 +238,7 @@ impl PlanCache {
 /// declarations cannot change, so they stand in for the declarations tier). `None`: a state
 /// changed in a way that needs a new plan, to look up as a builder's frame.
 pub(crate) fn recheck_held(frame: &mut PreparedFrame, schedule: Schedule) -> Option<Tier> {
-    let now = (frame.resources.iter()).map(|r| (r.id(), r.tracked().lock().version));
+    let now = (frame.resources.iter()).map(|r| (r.id(), r.tracked().version()));
     let at_rest =
         frame.at_rest(now) && (frame.rest).same_queues(frame.queues.iter().map(Queue::id));
     if at_rest && frame.rebind_at_rest(None) {

@@ -110,7 +110,7 @@ pub(crate) fn lower(
     let declared = declare_passes((device, layouts), passes, &mut decls, index.0, &mut queues);
     let resources = index.0.finish();
     declared?;
-    versions.extend(resources.iter().map(|r| r.tracked().lock().version));
+    versions.extend(resources.iter().map(|r| r.tracked().version()));
     Ok(Lowered {
         decls,
         input: PlanInput::default(),

@@ -1,7 +1,9 @@
 //! The locks a frame takes: at most three acquisitions of the graph's and executor's own
 //! mutexes ([`crate::sync::Mutex`]) for a frame that reuses its plan, whether built by a
-//! builder or held.
+//! builder or held, and one of each resource's state lock
+//! ([`crate::resource::TrackedState`]) in release builds.
 
+use crate::resource::state_lock_acquisitions;
 use crate::sync::acquisitions;
 use crate::{Access, BufferDesc, Context, Declare, Pass, Recorder, StBuffer};
 use ash::vk;
@@ -65,7 +67,7 @@ fn a_reused_frame_takes_at_most_three_locks() {
         .collect();
 
     let mut builder_frame = || {
-        let before = acquisitions();
+        let before = (acquisitions(), state_lock_acquisitions());
         let mut b = graph.record();
         for s in steps.iter_mut() {
             b = b.insert_pass("step", s, &q);
@@ -73,12 +75,16 @@ fn a_reused_frame_takes_at_most_three_locks() {
         let planned = b.finish().unwrap();
         let reused = planned.reused();
         planned.execute().unwrap().wait().unwrap();
-        (reused, acquisitions() - before)
+        let locks = (
+            acquisitions() - before.0,
+            state_lock_acquisitions() - before.1,
+        );
+        (reused, locks)
     };
     for _ in 0..3 {
         builder_frame();
     }
-    let (reused, builder) = builder_frame();
+    let (reused, (builder, builder_states)) = builder_frame();
     assert!(reused);
 
     let mut held = {
@@ -91,13 +97,21 @@ fn a_reused_frame_takes_at_most_three_locks() {
     for _ in 0..3 {
         held.execute().unwrap().wait().unwrap();
     }
-    let before = acquisitions();
+    let before = (acquisitions(), state_lock_acquisitions());
     held.execute().unwrap().wait().unwrap();
-    let held_locks = acquisitions() - before;
+    let held_locks = acquisitions() - before.0;
+    let held_states = state_lock_acquisitions() - before.1;
     assert_eq!(held.replanned(), 0);
     drop(held);
 
     eprintln!("locks per reused frame: builder {builder}, held {held_locks}");
+    eprintln!("resource state locks: builder {builder_states}, held {held_states}");
+    // At rest, a frame reads each resource's published version and takes its lock once, to
+    // check and commit at submit time; debug builds lock it once more, to check the state
+    // the rebind took on trust. The steps use buffers 1 to 4.
+    let per_resource = if cfg!(debug_assertions) { 2 } else { 1 };
+    assert_eq!(builder_states, 4 * per_resource);
+    assert_eq!(held_states, 4 * per_resource);
     assert!(builder <= MAX_LOCKS, "a builder frame took {builder} locks");
     assert!(
         held_locks <= MAX_LOCKS,

@@ -5,7 +5,7 @@ mod host_access;
 use super::host::{Mapped, MAX_NON_COHERENT_ATOM_SIZE};
 use super::memory::{allocate, free, next_id, Memory, SharedAllocator};
 use super::CurrentHandle;
-use super::{BufferDesc, Destroy, ResourceState, StateSnapshot, Tracked};
+use super::{BufferDesc, Destroy, ResourceState, StateSnapshot, Tracked, TrackedState};
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
 use crate::plan::SegmentState;
@@ -38,7 +38,7 @@ pub struct StBuffer {
     pub(super) mapped: Option<Mapped>,
     /// Serializes host reads and writes through `read`/`write`.
     pub(super) host: Mutex<()>,
-    pub(super) state: Mutex<Tracked>,
+    pub(super) state: TrackedState,
     /// What must outlive the buffer and its memory ([`StBuffer::keep_alive_with`]: what destroys
     /// the device); the last field, so it drops after `memory` and its allocator.
     pub(super) device_owner: Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
@@ -162,7 +162,7 @@ impl StBuffer {
             },
             mapped,
             host: Mutex::new(()),
-            state: Mutex::new(Tracked::new(desc.size, SegmentState::default())),
+            state: TrackedState::new(Tracked::new(desc.size, SegmentState::default())),
             device_owner: None,
             desc,
         })
@@ -212,7 +212,7 @@ impl StBuffer {
             memory: Memory::Raw(destroy),
             mapped: None,
             host: Mutex::new(()),
-            state: Mutex::new(Tracked::new(desc.size, initial.to_segment())),
+            state: TrackedState::new(Tracked::new(desc.size, initial.to_segment())),
             device_owner: None,
             desc,
         }
@@ -303,7 +303,7 @@ impl StBuffer {
             .commit(vec![(0..self.desc.size, state.to_segment())]);
     }
 
-    pub(crate) fn tracked(&self) -> &Mutex<Tracked> {
+    pub(crate) fn tracked(&self) -> &TrackedState {
         &self.state
     }
 }

@@ -4,13 +4,12 @@ mod create_info;
 
 use super::memory::{allocate, free, next_id, Memory, SharedAllocator};
 use super::CurrentHandle;
-use super::{Destroy, ImageDesc, ResourceState, StateSnapshot, Tracked};
+use super::{Destroy, ImageDesc, ResourceState, StateSnapshot, Tracked, TrackedState};
 use crate::debug::DebugUtils;
 use crate::error::{Error, Result};
 use crate::plan::SegmentState;
 use ash::vk;
 use gpu_allocator::MemoryLocation;
-use parking_lot::Mutex;
 
 /// A state-tracked image. Use it as `Arc<StImage>`.
 ///
@@ -30,7 +29,7 @@ pub struct StImage {
     pub(super) desc: ImageDesc,
     pub(super) name: String,
     pub(super) memory: Memory,
-    pub(super) state: Mutex<Tracked>,
+    pub(super) state: TrackedState,
     /// What must outlive the image and its memory ([`StImage::keep_alive_with`]: what destroys
     /// the device); the last field, so it drops after `memory` and its allocator.
     pub(super) device_owner: Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
@@ -117,7 +116,7 @@ impl StImage {
                 allocator: allocator.clone(),
                 allocation: Some(allocation),
             },
-            state: Mutex::new(Tracked::new(cells, SegmentState::default())),
+            state: TrackedState::new(Tracked::new(cells, SegmentState::default())),
             device_owner: None,
         })
     }
@@ -170,7 +169,7 @@ impl StImage {
             desc,
             name: name.to_owned(),
             memory: Memory::Raw(destroy),
-            state: Mutex::new(Tracked::new(cells, initial.to_segment())),
+            state: TrackedState::new(Tracked::new(cells, initial.to_segment())),
             device_owner: None,
         }
     }
@@ -270,7 +269,7 @@ impl StImage {
             .commit(vec![(0..cells, state.to_segment())]);
     }
 
-    pub(crate) fn tracked(&self) -> &Mutex<Tracked> {
+    pub(crate) fn tracked(&self) -> &TrackedState {
         &self.state
     }
 }

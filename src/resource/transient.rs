@@ -19,7 +19,7 @@
 
 use super::memory::{next_id, Memory, TransientSlot};
 use super::CurrentHandle;
-use super::{BufferDesc, ImageDesc, Resource, StBuffer, StImage, Tracked};
+use super::{BufferDesc, ImageDesc, Resource, StBuffer, StImage, Tracked, TrackedState};
 use crate::plan::{SegmentState, TransientMemory};
 use ash::vk;
 use parking_lot::Mutex;
@@ -53,7 +53,7 @@ impl StImage {
             desc,
             name: name.to_owned(),
             memory: TransientSlot::memory(memory, graph),
-            state: Mutex::new(Tracked::new(cells, SegmentState::default())),
+            state: TrackedState::new(Tracked::new(cells, SegmentState::default())),
             device_owner: None,
         }
     }
@@ -121,7 +121,7 @@ impl StBuffer {
             memory: TransientSlot::memory(memory, graph),
             mapped: None,
             host: Mutex::new(()),
-            state: Mutex::new(Tracked::new(desc.size, SegmentState::default())),
+            state: TrackedState::new(Tracked::new(desc.size, SegmentState::default())),
             device_owner: None,
             desc,
         }

@@ -5,9 +5,8 @@
 use crate::error::{Error, Result};
 use crate::queue::Queue;
 use crate::resource::host::{mapped_memory_range, HostMapping, HostMemory, Mapped};
-use crate::resource::{StBuffer, Tracked};
+use crate::resource::{StBuffer, Tracked, TrackedGuard};
 use ash::vk;
-use parking_lot::MutexGuard;
 use std::ops::Range;
 use std::ptr::NonNull;
 
@@ -113,7 +112,7 @@ impl StBuffer {
     pub fn mapped_slice(&mut self) -> Result<&[u8]> {
         let p = self.check(0, 0)?;
         let size = self.desc.size;
-        gpu_done_with(&self.name, self.state.get_mut(), 0..size, false)?;
+        gpu_done_with(&self.name, self.state.unlocked(), 0..size, false)?;
         self.invalidate()?;
         // SAFETY: the mapping covers `size` bytes and lives as long as `self`; `&mut self`
         // rules out host writes through `write` while the slice lives, and new GPU work on
@@ -135,7 +134,7 @@ impl StBuffer {
     pub fn mapped_slice_mut(&mut self) -> Result<&mut [u8]> {
         let p = self.check(0, 0)?;
         let size = self.desc.size;
-        gpu_done_with(&self.name, self.state.get_mut(), 0..size, true)?;
+        gpu_done_with(&self.name, self.state.unlocked(), 0..size, true)?;
         // SAFETY: as in `mapped_slice`, GPU reads are complete too, and `&mut self` makes
         // the slice unique.
         Ok(unsafe { std::slice::from_raw_parts_mut(p.as_ptr(), self.desc.size as usize) })
@@ -257,7 +256,7 @@ impl StBuffer {
         offset: u64,
         len: usize,
         host_writes: bool,
-    ) -> Result<MutexGuard<'_, Tracked>> {
+    ) -> Result<TrackedGuard<'_>> {
         let tracked = self.tracked().lock();
         let bytes = offset..offset + len as u64;
         gpu_done_with(&self.name, &tracked, bytes, host_writes)?;
