@@ -281,8 +281,8 @@ pub enum Error {
     /// gpu-allocator failed (on its own, or as the cause of an [`Error::Allocation`]).
     #[error("gpu-allocator: {0}")]
     Allocator(#[from] gpu_allocator::AllocationError),
-    /// The synchronization verifier found violations in a plan: each one, as found.
-    #[cfg(feature = "verify")]
+    /// The synchronization verifier found violations in a plan: each one, as found. Only
+    /// debug builds with the feature `verify` check plans in `finish()`.
     #[error("the plan violates synchronization rules:\n{}", crate::violation::lines(.0))]
     Verification(Vec<crate::violation::Violation>),
 }

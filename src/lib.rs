@@ -198,12 +198,12 @@
 //! ## Checking a frame on a topology you do not have
 //!
 //! Lavapipe, and many CI machines, have one queue family. NVIDIA and AMD GPUs have graphics,
-//! compute-only and transfer-only families. [`Simulation`](simulate::Simulation) runs the
+//! compute-only and transfer-only families. [`Simulation`](verify::simulate::Simulation) runs the
 //! planner and the verifier for such a device without one:
 //!
 //! ```rust
 //! use vk_baton::plan::{PassDecl, ResourceDecl, UseDecl};
-//! use vk_baton::simulate::{Simulation, Topology};
+//! use vk_baton::verify::simulate::{Simulation, Topology};
 //! use vk_baton::{ash::vk, Access};
 //!
 //! let topo = Topology::nvidia(); // graphics (family 0), transfer (1), async_compute (2)
@@ -325,8 +325,6 @@ mod schedule;
 #[cfg(feature = "serde")]
 mod serde;
 mod signals;
-#[cfg(feature = "verify")]
-pub mod simulate;
 mod spare;
 mod sync;
 #[cfg(feature = "timing")]
@@ -334,7 +332,6 @@ pub mod timing;
 mod transients;
 #[cfg(feature = "verify")]
 pub mod verify;
-#[cfg(feature = "verify")]
 mod violation;
 
 pub use access::Access;

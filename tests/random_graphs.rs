@@ -3,7 +3,7 @@
 //! reached) and the chain of graphs as a whole. Every case is also planned reordered, and
 //! reordered and culled (`graphgen/scheduled.rs`): those plans must verify too and leave the
 //! resources as program order does, in a CPU model of the passes' results. And every case runs
-//! through `vk_baton::simulate::Simulation` on its own queues, frame after frame: culled and
+//! through `vk_baton::verify::simulate::Simulation` on its own queues, frame after frame: culled and
 //! reordered, culled in program order, with a pass handed to the app (`random_graphs/simulated.rs`).
 //!
 //! `cargo test --test random_graphs` runs 2,000 cases; `VK_BATON_LONG=1` runs 100,000;

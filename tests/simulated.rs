@@ -4,7 +4,7 @@
 //! device, one family with one queue (lavapipe), and one family with two and three queues.
 //! Each frame is planned, verified alone from the queues' timeline values (what a debug
 //! `finish()` does) and chained with the frames before it, with the values the executor
-//! assigns (`vk_baton::simulate::Simulation`).
+//! assigns (`vk_baton::verify::simulate::Simulation`).
 //!
 //! Each scenario restates exactly what the source's passes declare (the stock passes declare
 //! in their `declare` methods, in `passes/src/`), and names its source. Steady-state facts
@@ -18,7 +18,7 @@ use vk_baton::ash::vk;
 use vk_baton::plan::{
     BinarySignalDecl, BinaryWaitDecl, PassDecl, ResourceDecl, UseDecl, WaitTarget,
 };
-use vk_baton::simulate::{Frame, FrameReport, SimError, Simulation, Topology};
+use vk_baton::verify::simulate::{Frame, FrameReport, SimError, Simulation, Topology};
 use vk_baton::verify::{Actor, HazardKind};
 use vk_baton::{Access, BufferRange, ImageRange, SubRange};
 

@@ -286,7 +286,7 @@ impl Graph {
     /// alternating between a few frame shapes (a pass every other frame) reuse each shape's
     /// plan. Off, every frame is planned; for measurements and for ruling reuse out when
     /// chasing a bug. Reuse never changes what is executed: the reused plan is the one the
-    /// planner would make (`tests/random_graphs.rs` and the simulation, `vk_baton::simulate`,
+    /// planner would make (`tests/random_graphs.rs` and the simulation, `vk_baton::verify::simulate`,
     /// check this), and debug builds verify it like a new one.
     ///
     /// ```no_run

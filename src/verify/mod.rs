@@ -56,6 +56,7 @@
 mod check;
 mod flags;
 mod model;
+pub mod simulate;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -33,7 +33,7 @@
 //!
 //! ```
 //! use vk_baton::plan::*;
-//! use vk_baton::simulate::*;
+//! use vk_baton::verify::simulate::*;
 //! use vk_baton::{ash::vk, Access};
 //! // An app computes on async compute and samples on graphics. Does its frame hold up on an
 //! // NVIDIA-like device, with a compute-only family, even when it only has one family?
@@ -75,7 +75,7 @@
 //!
 //! ```
 //! use vk_baton::plan::*;
-//! use vk_baton::simulate::*;
+//! use vk_baton::verify::simulate::*;
 //! use vk_baton::verify::{Actor, HazardKind};
 //! use vk_baton::{ash::vk, Access};
 //! let topo = Topology::nvidia();

@@ -6,7 +6,7 @@
 
 use super::*;
 use vk::PipelineStageFlags2 as S;
-use vk_baton::simulate::{Simulation, Topology};
+use vk_baton::verify::simulate::{Simulation, Topology};
 
 fn bytes(offset: u64, size: u64) -> SubRange {
     SubRange::Buffer(BufferRange { offset, size })

@@ -1,4 +1,4 @@
-//! The case's graphs through `vk_baton::simulate::Simulation`, frame after frame, on the
+//! The case's graphs through `vk_baton::verify::simulate::Simulation`, frame after frame, on the
 //! case's own queues as a simulated topology. Each graph runs culled and reordered twice (the
 //! second time `finish()` may reuse the first plan), then with its first pass handed to the app
 //! (`Graph::hand_off`) and the rest culled in program order. Every frame is planned as
@@ -13,7 +13,7 @@
 
 use super::other_paths::uses_a_transient;
 use super::*;
-use vk_baton::simulate::{Frame, SimError, Simulation, Topology};
+use vk_baton::verify::simulate::{Frame, SimError, Simulation, Topology};
 
 /// How many frames each chained verification covers: a frame and the one before it, so that
 /// every two frames that follow each other (schedules, a handoff and the rest of its graph, a

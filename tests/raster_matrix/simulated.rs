@@ -1,6 +1,6 @@
 //! The matrix planned and verified without a GPU: every placement on a simulated NVIDIA-like
 //! topology (graphics, compute-only and transfer-only families), frame after frame, each frame
-//! verified alone and chained with the ones before (`vk_baton::simulate`).
+//! verified alone and chained with the ones before (`vk_baton::verify::simulate`).
 
 use super::cases::*;
 use super::gpu_stencil::depth_read_barriers;
@@ -8,7 +8,7 @@ use super::placements::{ownership_transfers, Placement, Q};
 use std::collections::HashMap;
 use vk_baton::ash::vk;
 use vk_baton::plan::{PassDecl, ResourceDecl, UseDecl};
-use vk_baton::simulate::{FrameReport, SimError, Simulation, Topology};
+use vk_baton::verify::simulate::{FrameReport, SimError, Simulation, Topology};
 
 pub const SIM_FRAMES: usize = 8;
 

@@ -5,7 +5,7 @@
 use crate::access::Access;
 use crate::diagram::tests::check::{check_dot, check_svg, dump, groups, has_class};
 use crate::plan::*;
-use crate::simulate::{Simulation, Topology};
+use crate::verify::simulate::{Simulation, Topology};
 use ash::vk;
 use roxmltree::Document;
 

@@ -10,7 +10,7 @@ use crate::plan::{BarrierCmd, Command, PassDecl, Plan, Schedule, TimelineValues}
 ///
 /// ```
 /// use vk_baton::plan::*;
-/// use vk_baton::simulate::{Frame, Simulation, Topology};
+/// use vk_baton::verify::simulate::{Frame, Simulation, Topology};
 /// use vk_baton::{ash::vk, Access};
 /// let topo = Topology::single_family();
 /// let gfx = topo.queue("graphics").unwrap();

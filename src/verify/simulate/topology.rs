@@ -8,7 +8,7 @@ use ash::vk;
 /// them. [`Topology::queue`] gives the index that [`PassDecl::queue`](crate::plan::PassDecl::queue) takes.
 ///
 /// ```
-/// use vk_baton::{ash::vk, simulate::Topology};
+/// use vk_baton::{ash::vk, verify::simulate::Topology};
 /// let t = Topology::single_family();
 /// // Like lavapipe: every role is the same VkQueue.
 /// assert_eq!(t.queue("graphics"), t.queue("transfer"));
@@ -135,7 +135,7 @@ impl Topology {
     /// of the feature.
     ///
     /// ```
-    /// use vk_baton::simulate::Topology;
+    /// use vk_baton::verify::simulate::Topology;
     /// let t = Topology::nvidia().with_transfers_using_all_stages();
     /// assert!(t.queues().iter().all(|q| q.transfers_use_all_stages));
     /// ```
@@ -152,7 +152,7 @@ impl Topology {
     /// family in the mask, change families without ownership transfers.
     ///
     /// ```
-    /// use vk_baton::simulate::Topology;
+    /// use vk_baton::verify::simulate::Topology;
     /// let t = Topology::nvidia().with_maintenance9(0b111);
     /// assert!(t.queues().iter().all(|q| q.maintenance9 == Some(0b111)));
     /// ```
