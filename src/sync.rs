@@ -6,7 +6,7 @@
 //! graph's kept frames, the pools, an execution fence's contents) are all this type, so a test
 //! counts how many a frame takes on its thread (`graph/tests.rs`: at most three for a reused
 //! builder frame and for a held frame). Not among them, as `parking_lot`'s own: the
-//! per-resource state locks (`resource/tracked_lock.rs`, which the same test counts apart)
+//! per-resource state locks (`resource::TrackedState`, which the same test counts apart)
 //! and the queues' submit locks, which a frame takes for each resource and queue it uses, and
 //! the completion token's, which a frame takes a few times to mark its execution submitted
 //! and complete.
