@@ -30,6 +30,13 @@ pub(crate) const fn words<T>() -> usize {
     std::mem::size_of::<T>() / std::mem::size_of::<usize>()
 }
 
+/// Whether an element of `T` is `words` machine words with a word's alignment, so that a
+/// [`Spare`] of that many words keeps its allocation.
+const fn fits<T>(words: usize) -> bool {
+    std::mem::size_of::<T>() == words * std::mem::size_of::<usize>()
+        && std::mem::align_of::<T>() == std::mem::align_of::<usize>()
+}
+
 impl<const W: usize> Default for Spare<W> {
     fn default() -> Self {
         Spare(Vec::new())
@@ -37,13 +44,27 @@ impl<const W: usize> Default for Spare<W> {
 }
 
 impl<const W: usize> Spare<W> {
-    /// Keeps `v`'s allocation, dropping its elements.
+    /// Keeps `v`'s allocation, dropping its elements. `A` must take `W` words, or this fails
+    /// to compile (a spare of another size would allocate every frame).
     pub(crate) fn keep<A>(v: Vec<A>) -> Self {
+        const {
+            assert!(
+                fits::<A>(W),
+                "a Spare's element type takes another number of words"
+            )
+        };
         Spare(recast(v))
     }
 
-    /// An empty vector with the kept allocation.
+    /// An empty vector with the kept allocation; `B` must take `W` words, as in
+    /// [`Spare::keep`].
     pub(crate) fn take<B>(&mut self) -> Vec<B> {
+        const {
+            assert!(
+                fits::<B>(W),
+                "a Spare's element type takes another number of words"
+            )
+        };
         recast(std::mem::take(&mut self.0))
     }
 }

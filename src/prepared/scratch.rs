@@ -8,10 +8,9 @@
 use crate::extensions::Piece;
 use crate::plan::{SubmissionRun, TimelineValues};
 use crate::queue::QueueLock;
-use crate::resource::Tracked;
+use crate::resource::TrackedGuard;
 use crate::spare::{words, Spare};
 use ash::vk;
-use parking_lot::MutexGuard;
 use std::ops::Range;
 
 /// The scratch of one execution, passed down by `&mut` through recording and submitting, and
@@ -41,7 +40,7 @@ pub(crate) struct SubmitScratch {
     /// Per resource, the version the commit gave it ([`crate::prepared::AtRest`]).
     pub(crate) committed: Vec<u64>,
     pub(crate) queue_locks: Spare<{ words::<Option<QueueLock<'static>>>() }>,
-    pub(crate) state_locks: Spare<{ words::<Option<MutexGuard<'static, Tracked>>>() }>,
+    pub(crate) state_locks: Spare<{ words::<Option<TrackedGuard<'static>>>() }>,
     /// The submit structs that borrow nothing (their `pNext` is always null).
     pub(crate) waits: Vec<vk::SemaphoreSubmitInfo<'static>>,
     pub(crate) signals: Vec<vk::SemaphoreSubmitInfo<'static>>,
@@ -123,7 +122,7 @@ mod tests {
         }
         kept!(PassEntry<'static>);
         kept!(Option<QueueLock<'static>>);
-        kept!(Option<MutexGuard<'static, Tracked>>);
+        kept!(Option<TrackedGuard<'static>>);
         kept!(vk::SubmitInfo2<'static>);
     }
 }
