@@ -184,7 +184,7 @@
 //!
 //! | feature | default | what it adds |
 //! | --- | --- | --- |
-//! | `verify` | on | [`verify`]: the independent checker; debug builds check every plan in `finish()`; [`simulate`]: topologies you do not have |
+//! | `verify` | on | [`verify`]: the independent checker; debug builds check every plan in `finish()`; [`verify::simulate`]: topologies you do not have |
 //! | `schedule` | on | [`Schedule::REORDER`](plan::Schedule::REORDER) and culling: passes planned out of insertion order |
 //! | `transients` | on | [`Graph::transient_image`], [`Graph::transient_buffer`]: images and buffers that live for one execution, sharing memory where their uses never overlap in time |
 //! | `timing` | on | [`Graph::set_gpu_timings`], [`timing`]: per-pass GPU times, handed over by the execution's fence |
@@ -258,7 +258,7 @@
 //!    hasher), `requirements` (the device check of [`Graph::new`] and [`Queue::new`]),
 //!    `completion` ([`CompletionToken`]).
 //! 2. **Planning**: [`plan`] turns declarations into barriers, ownership transfers, semaphores
-//!    and the submission order, with no Vulkan call; [`verify`] and [`simulate`] check it.
+//!    and the submission order, with no Vulkan call; [`verify`] and [`verify::simulate`] check it.
 //! 3. **Vulkan objects with state**: [`queue`] (a `VkQueue`, its timeline and submit lock) and
 //!    [`resource`] (images and buffers with their tracked state).
 //! 4. **Passes**: [`pass`] ([`Pass`], [`Declare`], [`Recorder`]): what user code implements;
