@@ -48,6 +48,11 @@
 //! locks and commits the tracked state of every resource it uses, which the hand side, knowing
 //! its frame, never does (`--buffers 64`: every frame of 100 or more passes uses 64).
 //!
+//! `--hand-resets-buffers` makes the hand side recycle its command buffers as the library
+//! does: pools made with `RESET_COMMAND_BUFFER`, each buffer reset by its `begin`, rather than
+//! one `vkResetCommandPool` per pool and frame. The difference is what that choice costs in the
+//! driver, apart from everything else the library does.
+//!
 //! `--only SIDE --passes N --frames F` runs only one side (`planned`, `reused`, `held` or
 //! `hand`) of the chain, F frames of N passes, for an instruction count that this noisy
 //! machine cannot give as a time:
@@ -115,17 +120,23 @@ struct Hand {
     /// Between run r and r + 1.
     semaphores: Vec<vk::Semaphore>,
     fence: vk::Fence,
+    /// Resets each command buffer as it begins (pools made with `RESET_COMMAND_BUFFER`), as
+    /// the library's pools do, instead of resetting its pools (`--hand-resets-buffers`).
+    resets_buffers: bool,
 }
 
 impl Hand {
-    fn new(ctx: &Context, queues: &[Queue]) -> Hand {
+    fn new(ctx: &Context, queues: &[Queue], resets_buffers: bool) -> Hand {
         let device = ctx.device().clone();
         let runs = queues
             .iter()
             .map(|q| {
                 let info = vk::CommandPoolCreateInfo::default()
                     .queue_family_index(q.family())
-                    .flags(vk::CommandPoolCreateFlags::TRANSIENT);
+                    .flags(match resets_buffers {
+                        true => vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER,
+                        false => vk::CommandPoolCreateFlags::TRANSIENT,
+                    });
                 // SAFETY: valid create info on a live device.
                 let pool = unsafe { device.create_command_pool(&info, None) }.expect("pool");
                 let alloc = vk::CommandBufferAllocateInfo::default()
@@ -152,6 +163,7 @@ impl Hand {
             runs,
             semaphores,
             fence,
+            resets_buffers,
         }
     }
 
@@ -172,12 +184,16 @@ impl Hand {
             let cmd = *cmd;
             let first = (0..n).find(|&i| run_of(i, n, runs) == r).expect("a pass");
             let last = (0..n).rfind(|&i| run_of(i, n, runs) == r).expect("a pass");
-            // SAFETY: the fence wait of the previous frame left no buffer of the pool pending.
-            unsafe { d.reset_command_pool(*pool, vk::CommandPoolResetFlags::empty()) }
-                .expect("reset");
+            if !self.resets_buffers {
+                // SAFETY: the fence wait of the previous frame left no buffer of the pool
+                // pending.
+                unsafe { d.reset_command_pool(*pool, vk::CommandPoolResetFlags::empty()) }
+                    .expect("reset");
+            }
             let begin = vk::CommandBufferBeginInfo::default()
                 .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-            // SAFETY: `cmd` is in the initial state after the pool reset.
+            // SAFETY: `cmd` is in the initial state after the pool reset, or not pending (the
+            // previous frame's fence) in a pool that lets `begin` reset it.
             unsafe { d.begin_command_buffer(cmd, &begin) }.expect("begin");
             // The first run orders its writes after the previous frame's accesses of the same
             // queue (the fence wait covers other queues'); a later run after an earlier run
@@ -419,6 +435,9 @@ fn main() {
     }
     // Like the hand side, record no debug labels around passes (they are on by default).
     let no_labels = std::env::args().any(|a| a == "--no-labels");
+    // The hand side resets each command buffer at its begin, as the library does, rather than
+    // its pools: what that way of recycling costs by itself.
+    let hand_resets_buffers = std::env::args().any(|a| a == "--hand-resets-buffers");
     // More buffers, the same passes: what each resource adds to a frame.
     let buffers: usize = arg("--buffers").unwrap_or(BUFFERS).max(2);
     // Rounds per row: the table gives the median round and the spread.
@@ -512,7 +531,7 @@ fn main() {
         if only.is_some() && label != "chain" {
             continue;
         }
-        let hand = Hand::new(&ctx, &queues);
+        let hand = Hand::new(&ctx, &queues, hand_resets_buffers);
         let sizes = match only {
             Some(_) => vec![only_passes],
             None => vec![10usize, 100, 1000],
