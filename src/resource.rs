@@ -245,7 +245,7 @@ impl TrackedState {
     /// is published when the guard goes.
     pub(crate) fn lock(&self) -> TrackedGuard<'_> {
         #[cfg(test)]
-        TAKEN.with(|t| t.set(t.get() + 1));
+        crate::sync::note_state_lock();
         TrackedGuard {
             guard: self.tracked.lock(),
             published: &self.version,
@@ -262,17 +262,6 @@ impl TrackedState {
     pub(crate) fn version(&self) -> u64 {
         self.version.load(Ordering::Acquire)
     }
-}
-
-#[cfg(test)]
-thread_local! {
-    static TAKEN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-}
-
-/// How many resource state locks this thread has taken so far.
-#[cfg(test)]
-pub(crate) fn state_lock_acquisitions() -> u64 {
-    TAKEN.with(std::cell::Cell::get)
 }
 
 /// The lock on a resource's [`Tracked`] state; publishes its version when dropped.

@@ -27,7 +27,7 @@ impl<T> Mutex<T> {
     /// Blocks until the lock is free, and takes it.
     pub(crate) fn lock(&self) -> MutexGuard<'_, T> {
         #[cfg(test)]
-        TAKEN.with(|t| t.set(t.get() + 1));
+        TAKEN.with(|t| t.set((t.get().0 + 1, t.get().1)));
         self.0.lock()
     }
 
@@ -39,12 +39,19 @@ impl<T> Mutex<T> {
 
 #[cfg(test)]
 thread_local! {
-    static TAKEN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// The [`Mutex`]es and the resources' state locks this thread has taken.
+    static TAKEN: std::cell::Cell<(u64, u64)> = const { std::cell::Cell::new((0, 0)) };
 }
 
-/// How many times this thread has taken a [`Mutex`] so far.
+/// Counts a resource state lock taken on this thread (`resource::TrackedState::lock`).
 #[cfg(test)]
-pub(crate) fn acquisitions() -> u64 {
+pub(crate) fn note_state_lock() {
+    TAKEN.with(|t| t.set((t.get().0, t.get().1 + 1)));
+}
+
+/// How many times this thread has taken a [`Mutex`], and a resource's state lock, so far.
+#[cfg(test)]
+pub(crate) fn acquisitions() -> (u64, u64) {
     TAKEN.with(std::cell::Cell::get)
 }
 

@@ -75,7 +75,8 @@ struct Execution<'e, 'a> {
 
 /// Records and submits `frame`'s plan with `passes` (those it was prepared from), and
 /// commits the resources' new states; see [`crate::Planned::execute`]. What it committed is
-/// in the frame afterwards, for its owner to note ([`PreparedFrame::note_ran`]). The fence holds clones of the frame's queues and resources.
+/// in the frame afterwards, for its owner to note ([`PreparedFrame::note_ran`]). The fence
+/// holds clones of the frame's queues and resources.
 pub(crate) fn run(
     pools: &Arc<GraphPools>,
     passes: &mut [PassEntry<'_>],

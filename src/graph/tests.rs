@@ -3,7 +3,6 @@
 //! builder or held, and one of each resource's state lock
 //! ([`crate::resource::TrackedState`]) in release builds.
 
-use crate::resource::state_lock_acquisitions;
 use crate::sync::acquisitions;
 use crate::{Access, BufferDesc, Context, Declare, Pass, Recorder, StBuffer};
 use ash::vk;
@@ -67,7 +66,7 @@ fn a_reused_frame_takes_at_most_three_locks() {
         .collect();
 
     let mut builder_frame = || {
-        let before = (acquisitions(), state_lock_acquisitions());
+        let before = acquisitions();
         let mut b = graph.record();
         for s in steps.iter_mut() {
             b = b.insert_pass("step", s, &q);
@@ -75,10 +74,7 @@ fn a_reused_frame_takes_at_most_three_locks() {
         let planned = b.finish().unwrap();
         let reused = planned.reused();
         planned.execute().unwrap().wait().unwrap();
-        let locks = (
-            acquisitions() - before.0,
-            state_lock_acquisitions() - before.1,
-        );
+        let locks = (acquisitions().0 - before.0, acquisitions().1 - before.1);
         (reused, locks)
     };
     for _ in 0..3 {
@@ -97,10 +93,10 @@ fn a_reused_frame_takes_at_most_three_locks() {
     for _ in 0..3 {
         held.execute().unwrap().wait().unwrap();
     }
-    let before = (acquisitions(), state_lock_acquisitions());
+    let before = acquisitions();
     held.execute().unwrap().wait().unwrap();
-    let held_locks = acquisitions() - before.0;
-    let held_states = state_lock_acquisitions() - before.1;
+    let held_locks = acquisitions().0 - before.0;
+    let held_states = acquisitions().1 - before.1;
     assert_eq!(held.replanned(), 0);
     drop(held);
 
