@@ -256,13 +256,28 @@ impl Lists {
 
 impl InFlight {
     /// Releases what the execution kept alive (the passes' objects, the resources, queues
-    /// and the optional parts' objects), keeping the emptied lists for
-    /// the pools.
-    pub(crate) fn release(&mut self) {
+    /// and the optional parts' objects), keeping the emptied lists for the pools, and resets
+    /// its fences for the next execution. Called once the fences signalled, or for an
+    /// execution that submitted nothing: as a hand-written frame loop resets its fence after
+    /// the wait, on the waiting thread, and not in the next frame's recording.
+    pub(crate) fn release(&mut self, device: &ash::Device) {
         self.lists.keep.clear();
         self.lists.resources.clear();
         self.lists.queues.clear();
         std::mem::take(&mut self.ext).release();
+        let fences = &mut self.lists.fences;
+        if fences.is_empty() {
+            return;
+        }
+        // SAFETY: the fences are signalled or were never submitted, and this execution owns
+        // them: none is in use or reset elsewhere.
+        if let Err(e) = unsafe { device.reset_fences(fences) } {
+            log::error!("vkResetFences failed ({e}); destroying the fences");
+            for f in fences.drain(..) {
+                // SAFETY: not in use (see above).
+                unsafe { device.destroy_fence(f, None) };
+            }
+        }
     }
 
     /// Tells the queues what the host now knows complete: call once its fences were seen

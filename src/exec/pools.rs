@@ -45,26 +45,15 @@ impl Reusable {
     /// Takes back what a completed (or never submitted) execution used, emptied by
     /// [`InFlight::release`]: its fences reset, its command buffers back in their pools, its
     /// lists, token and scratch kept.
-    pub(super) fn reuse(&mut self, device: &ash::Device, c: InFlight) {
+    pub(super) fn reuse(&mut self, c: InFlight) {
         let InFlight {
             token,
             mut lists,
             ext: _,
         } = c;
         let Lists { fences, cmds, .. } = &mut lists;
-        if !fences.is_empty() {
-            // SAFETY: the fences are signalled or were never submitted; none is in use.
-            match unsafe { device.reset_fences(fences) } {
-                Ok(()) => self.fences.append(fences),
-                Err(e) => {
-                    log::error!("vkResetFences failed ({e}); destroying the fences");
-                    for f in fences.drain(..) {
-                        // SAFETY: not in use (see above).
-                        unsafe { device.destroy_fence(f, None) };
-                    }
-                }
-            }
-        }
+        // Reset when it was released (`InFlight::release`).
+        self.fences.append(fences);
         // In reverse, so that the next execution takes them in this one's order: a command
         // buffer keeps its batch (and debug name) from frame to frame.
         for (key, cmd) in cmds.drain(..).rev() {
@@ -78,9 +67,9 @@ impl Reusable {
     }
 
     /// Reuses every execution handed back through the channel since the last call.
-    pub(super) fn take_returned(&mut self, device: &ash::Device) {
+    pub(super) fn take_returned(&mut self) {
         while let Ok(c) = self.returned.try_recv() {
-            self.reuse(device, c);
+            self.reuse(c);
         }
     }
 

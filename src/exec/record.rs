@@ -123,7 +123,7 @@ impl Execution<'_, '_> {
         let pools = self.pools.clone();
         // The one lock of the execution: the spares and the command pools together.
         let mut reusable = pools.reusable.lock();
-        reusable.take_returned(&pools.device);
+        reusable.take_returned();
         let token = reusable.spares.token(&pools.device);
         // The transients' objects for this execution, kept bound until the recording ends.
         let debug = pools.debug.as_ref();

@@ -76,8 +76,8 @@ impl GraphPools {
     /// the pools' lock. Only call once its fences have signalled (or it was never submitted).
     pub(super) fn recycle(&self, mut c: InFlight) {
         // What the execution kept alive is released here, before the lock below.
-        c.release();
-        self.reusable.lock().reuse(&self.device, c);
+        c.release(&self.device);
+        self.reusable.lock().reuse(c);
     }
 
     /// The graph's part of the optional features, locked with the command pools: to set
@@ -197,12 +197,12 @@ impl Pools for GraphPools {
     /// to record. Should the channel be full (many executions completed and none started
     /// since), it is recycled at once.
     fn give_back(&self, mut c: InFlight) {
-        c.release();
+        c.release(&self.device);
         if let Err(e) = self.returned.try_send(c) {
             let c = match e {
                 TrySendError::Full(c) | TrySendError::Disconnected(c) => c,
             };
-            self.reusable.lock().reuse(&self.device, c);
+            self.reusable.lock().reuse(c);
         }
     }
 
@@ -249,7 +249,7 @@ impl Drop for GraphPools {
             return;
         }
         let reusable = self.reusable.get_mut();
-        reusable.take_returned(&self.device);
+        reusable.take_returned();
         reusable.extensions.destroy(&self.device);
         for f in reusable.fences.drain(..) {
             // SAFETY: recycled fences are not in use.
@@ -270,7 +270,7 @@ impl GraphPools {
     /// (queue family, recording thread, spare command buffers) of every command pool, sorted.
     pub(crate) fn free_command_buffers(&self) -> Vec<(u32, usize, Vec<vk::CommandBuffer>)> {
         let mut reusable = self.reusable.lock();
-        reusable.take_returned(&self.device);
+        reusable.take_returned();
         let mut pools: Vec<_> = (reusable.families.iter())
             .map(|(k, p)| (k.family, k.thread, p.free.clone()))
             .collect();

@@ -45,6 +45,9 @@ pub(crate) struct BarrierStructs {
     pub(crate) memory: Vec<vk::MemoryBarrier2<'static>>,
     pub(crate) images: Vec<vk::ImageMemoryBarrier2<'static>>,
     pub(crate) buffers: Vec<vk::BufferMemoryBarrier2<'static>>,
+    /// The plan resource each of `images` names, and each of `buffers`: what
+    /// [`PlanBarriers::prepare`] rewrites when only the handles changed.
+    named: [Vec<usize>; 2],
 }
 
 impl BarrierStructs {
@@ -69,6 +72,7 @@ impl BarrierStructs {
                     .image(vk::Image::from_raw(handles[ib.resource]))
                     .subresource_range(ib.range.to_vk(ib.aspect)),
             );
+            self.named[0].push(ib.resource);
         }
         let first_memory = self.memory.len();
         for bb in &b.buffers {
@@ -102,6 +106,18 @@ impl BarrierStructs {
                     .offset(bb.range.offset)
                     .size(bb.range.size),
             );
+            self.named[1].push(bb.resource);
+        }
+    }
+
+    /// Points every image and buffer struct at `handles` (by plan index), the structs
+    /// otherwise as built.
+    fn rename(&mut self, handles: &[u64]) {
+        for (b, &r) in self.images.iter_mut().zip(&self.named[0]) {
+            b.image = vk::Image::from_raw(handles[r]);
+        }
+        for (b, &r) in self.buffers.iter_mut().zip(&self.named[1]) {
+            b.buffer = vk::Buffer::from_raw(handles[r]);
         }
     }
 
@@ -109,6 +125,7 @@ impl BarrierStructs {
         self.memory.clear();
         self.images.clear();
         self.buffers.clear();
+        self.named.iter_mut().for_each(Vec::clear);
     }
 
     fn lens(&self) -> [usize; 3] {
@@ -120,8 +137,9 @@ impl BarrierStructs {
 /// so that a reused or held plan records its barriers without building them again.
 ///
 /// The recording calls [`PlanBarriers::prepare`] before each recording; it builds the structs
-/// when the plan is new to them or the resources' handles changed (a transient bound
-/// elsewhere, a reused plan's other resources). Whoever pairs them with a new plan calls
+/// when the plan is new to them, and only rewrites their handles when the resources' handles
+/// changed (a transient bound elsewhere, as frames in flight alternate heap sets; a reused
+/// plan's other resources). Whoever pairs them with a new plan calls
 /// [`PlanBarriers::forget`].
 #[derive(Default)]
 pub(crate) struct PlanBarriers {
@@ -139,11 +157,24 @@ pub(crate) struct PlanBarriers {
 }
 
 impl PlanBarriers {
-    /// Builds the structs of `plan`'s barrier commands for `resources` (by plan index),
-    /// unless they are built for this plan and these handles already.
+    /// Makes the structs of `plan`'s barrier commands name `resources` (by plan index): built
+    /// when they were not built for this plan, their handles rewritten when only those
+    /// changed, untouched when they are built for these handles already.
     pub(crate) fn prepare(&mut self, plan: &Plan, resources: &[Resource]) {
-        if !self.is_built_for(resources.iter().map(raw)) {
-            self.bake(plan, resources.iter().map(raw));
+        self.prepare_for(plan, resources.iter().map(raw));
+    }
+
+    /// [`PlanBarriers::prepare`] with each plan resource's raw handle, by plan index.
+    fn prepare_for(&mut self, plan: &Plan, handles: impl ExactSizeIterator<Item = u64> + Clone) {
+        match &mut self.built_for {
+            Some(built) if built.len() == handles.len() => {
+                if !built.iter().copied().eq(handles.clone()) {
+                    built.clear();
+                    built.extend(handles);
+                    self.structs.rename(built);
+                }
+            }
+            _ => self.bake(plan, handles),
         }
     }
 
@@ -188,6 +219,7 @@ impl PlanBarriers {
     }
 
     /// Whether the structs were built for the plan they travel with and for these handles.
+    #[cfg(test)]
     pub(crate) fn is_built_for(&self, handles: impl ExactSizeIterator<Item = u64>) -> bool {
         self.built_for
             .as_ref()

@@ -1,8 +1,8 @@
 //! The barrier builder on hand-made commands: no device, the handles are plain numbers.
 
 use super::*;
-use crate::plan::{Batch, BufferBarrier, QueuePlan, Scopes};
-use crate::range::BufferRange;
+use crate::plan::{Batch, BufferBarrier, ImageBarrier, QueuePlan, Scopes};
+use crate::range::{BufferRange, ImageRange};
 
 /// A barrier on all 64 bytes of buffer `resource`.
 fn whole_buffer(resource: usize, scopes: Scopes) -> BufferBarrier {
@@ -81,11 +81,11 @@ fn buffer_barriers_without_a_transfer_become_one_memory_barrier_per_pair_of_stag
     assert!(structs.images.is_empty());
 }
 
-/// (memory masks, buffer handles, image count) of one `VkDependencyInfo`.
+/// (memory masks, buffer handles, image handles) of one `VkDependencyInfo`.
 type Shape = (
     Vec<(vk::PipelineStageFlags2, vk::AccessFlags2, vk::AccessFlags2)>,
     Vec<vk::Buffer>,
-    u32,
+    Vec<vk::Image>,
 );
 
 fn shape(d: vk::DependencyInfo<'_>) -> Shape {
@@ -104,7 +104,8 @@ fn shape(d: vk::DependencyInfo<'_>) -> Shape {
         .map(|m| (m.src_stage_mask, m.src_access_mask, m.dst_access_mask))
         .collect();
     let buffers = buffers.iter().map(|b| b.buffer).collect();
-    (memory, buffers, d.image_memory_barrier_count)
+    let images = array(d.p_image_memory_barriers, d.image_memory_barrier_count);
+    (memory, buffers, images.iter().map(|b| b.image).collect())
 }
 
 /// What a plan records: each barrier command's structs, exactly what `push` makes for it
@@ -121,7 +122,19 @@ fn a_plan_s_barriers_are_built_once_per_plan_and_handles() {
             buffers: vec![barrier(0, None), barrier(1, None)],
         },
         BarrierCmd {
-            images: vec![],
+            images: vec![ImageBarrier {
+                resource: 0,
+                range: ImageRange {
+                    base_mip: 0,
+                    mip_count: 1,
+                    base_layer: 0,
+                    layer_count: 1,
+                },
+                aspect: vk::ImageAspectFlags::COLOR,
+                scopes: scopes(copy, None),
+                old_layout: vk::ImageLayout::UNDEFINED,
+                new_layout: vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+            }],
             buffers: vec![barrier(1, None), barrier(2, Some((0, 1)))],
         },
     ];
@@ -191,6 +204,23 @@ fn a_plan_s_barriers_are_built_once_per_plan_and_handles() {
     barriers.bake(&plan, second);
     assert_eq!(recorded(&barriers), expected(&second));
     assert_ne!(expected(&second), expected(&first));
+
+    // Preparing for other handles rewrites them in place: the result is what a new build
+    // gives, and the dependencies still point into the same arrays.
+    let before = barriers.dependency(1).unwrap().p_buffer_memory_barriers as usize;
+    for handles in [first, second, [7, 8, 9], [7, 5, 9]] {
+        barriers.prepare_for(&plan, handles.iter().copied());
+        assert!(barriers.is_built_for(handles.iter().copied()));
+        assert_eq!(recorded(&barriers), expected(&handles), "{handles:?}");
+    }
+    assert_eq!(
+        barriers.dependency(1).unwrap().p_buffer_memory_barriers as usize,
+        before
+    );
+    // A new plan (forgotten) is built, not renamed.
+    barriers.forget();
+    barriers.prepare_for(&plan, first.iter().copied());
+    assert_eq!(recorded(&barriers), expected(&first));
 }
 
 /// Arrays without barriers are not passed at all (null pointer, count 0), so a driver that

@@ -200,7 +200,7 @@ impl HeapSets {
                 }
             }
             let (heap, offset) = self.at[i];
-            self.bind_one(s, r, heap, offset, p.size, debug)?;
+            self.bind_one(s, r, (heap, offset, i), p.size, debug)?;
         }
         let set = &mut self.sets[s];
         set.user = Use::Busy(token.clone());
@@ -256,20 +256,19 @@ impl HeapSets {
         Ok(())
     }
 
-    /// Binds transient `r` to set `s`'s object of its description at (`heap`, `offset`),
-    /// creating it if need be. `size`: the bytes the plan gave it.
+    /// Binds transient `r` (the plan's `placement`) to set `s`'s object of its description
+    /// at (`heap`, `offset`), creating it if need be. `size`: the bytes the plan gave it.
     fn bind_one(
         &mut self,
         s: usize,
         r: &Resource,
-        heap: usize,
-        offset: u64,
+        (heap, offset, placement): (usize, u64, usize),
         size: u64,
         debug: Option<&DebugUtils>,
     ) -> Result<()> {
         let set = &mut self.sets[s];
         let binds = set.binds;
-        if rebind_existing(&mut set.objects, r, heap, offset, binds) {
+        if rebind_existing(&mut set.objects, r, (heap, offset), placement, binds) {
             return Ok(());
         }
         let h = set.heaps.get(heap).ok_or_else(|| {
@@ -452,15 +451,17 @@ impl Drop for HeapSets {
 }
 
 /// Binds `r` to the object the set made for it at `heap` and `offset` in an earlier
-/// execution, if there is one of the same description; `false` if not.
+/// execution, if there is one of the same description; `false` if not. `hint` is where to
+/// look first: the placement's index, which is the object's when the set was made for the
+/// same plan (objects are made in placement order, and trimming keeps their order).
 fn rebind_existing(
     objects: &mut [Object],
     r: &Resource,
-    heap: usize,
-    offset: u64,
+    (heap, offset): (usize, u64),
+    hint: usize,
     binds: u64,
 ) -> bool {
-    let found = objects.iter_mut().find(|o| {
+    let made_for_r = |o: &Object| {
         o.heap == heap
             && o.offset == offset
             && match (&o.kind, r) {
@@ -468,8 +469,14 @@ fn rebind_existing(
                 (Kind::Buffer { desc, .. }, Resource::Buffer(b)) => desc == b.desc(),
                 _ => false,
             }
-    });
-    let Some(o) = found else { return false };
+    };
+    let found = match objects.get(hint).is_some_and(made_for_r) {
+        true => Some(hint),
+        false => objects.iter().position(made_for_r),
+    };
+    let Some(o) = found.map(|k| &mut objects[k]) else {
+        return false;
+    };
     o.last_bind = binds;
     match (&o.kind, r) {
         (Kind::Image { image, view, .. }, Resource::Image(i)) => i.bind_transient(*image, *view),
