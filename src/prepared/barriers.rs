@@ -150,9 +150,9 @@ pub(crate) struct PlanBarriers {
     structs: BarrierStructs,
     /// Per barrier command: where its structs end in `memory`, `buffers` and `images`.
     ends: Vec<[usize; 3]>,
-    /// Per barrier command: its `VkDependencyInfo`, pointing into `structs` (whose arrays are
-    /// only written by [`PlanBarriers::bake`], which builds these again after them), so
-    /// that recording a barrier command is one call with what is here.
+    /// Per barrier command: its `VkDependencyInfo`, pointing into `structs` (pointed again
+    /// after every write of the structs: a build, or new handles), so that recording a
+    /// barrier command is one call with what is here.
     deps: Vec<vk::DependencyInfo<'static>>,
 }
 
@@ -172,6 +172,7 @@ impl PlanBarriers {
                     built.clear();
                     built.extend(handles);
                     self.structs.rename(built);
+                    self.point_deps();
                 }
             }
             _ => self.bake(plan, handles),
@@ -203,7 +204,14 @@ impl PlanBarriers {
                 }
             }
         }
-        // The arrays are complete: no push moves them any more.
+        self.point_deps();
+        self.built_for = Some(built_for);
+    }
+
+    /// Points each command's `VkDependencyInfo` at its structs. Called after the structs were
+    /// last written, so that the pointers come from the arrays as they are now (the arrays
+    /// are complete: no push moves them any more).
+    fn point_deps(&mut self) {
         let s = &self.structs;
         let mut start = [0; 3];
         for (dep, &[m, b, i]) in self.deps.iter_mut().zip(&self.ends) {
@@ -215,7 +223,6 @@ impl PlanBarriers {
             ) = array(&s.buffers[b0..b]);
             (dep.image_memory_barrier_count, dep.p_image_memory_barriers) = array(&s.images[i0..i]);
         }
-        self.built_for = Some(built_for);
     }
 
     /// Whether the structs were built for the plan they travel with and for these handles.
