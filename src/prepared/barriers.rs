@@ -45,9 +45,11 @@ pub(crate) struct BarrierStructs {
     pub(crate) memory: Vec<vk::MemoryBarrier2<'static>>,
     pub(crate) images: Vec<vk::ImageMemoryBarrier2<'static>>,
     pub(crate) buffers: Vec<vk::BufferMemoryBarrier2<'static>>,
-    /// The plan resource each of `images` names, and each of `buffers`: what
-    /// [`PlanBarriers::prepare`] rewrites when only the handles changed.
-    named: [Vec<usize>; 2],
+    /// The plan resource each of `images` names: what [`PlanBarriers::prepare`] rewrites
+    /// when only the handles changed.
+    image_resources: Vec<usize>,
+    /// The same for `buffers`.
+    buffer_resources: Vec<usize>,
 }
 
 impl BarrierStructs {
@@ -72,7 +74,7 @@ impl BarrierStructs {
                     .image(vk::Image::from_raw(handles[ib.resource]))
                     .subresource_range(ib.range.to_vk(ib.aspect)),
             );
-            self.named[0].push(ib.resource);
+            self.image_resources.push(ib.resource);
         }
         let first_memory = self.memory.len();
         for bb in &b.buffers {
@@ -106,17 +108,17 @@ impl BarrierStructs {
                     .offset(bb.range.offset)
                     .size(bb.range.size),
             );
-            self.named[1].push(bb.resource);
+            self.buffer_resources.push(bb.resource);
         }
     }
 
     /// Points every image and buffer struct at `handles` (by plan index), the structs
     /// otherwise as built.
     fn rename(&mut self, handles: &[u64]) {
-        for (b, &r) in self.images.iter_mut().zip(&self.named[0]) {
+        for (b, &r) in self.images.iter_mut().zip(&self.image_resources) {
             b.image = vk::Image::from_raw(handles[r]);
         }
-        for (b, &r) in self.buffers.iter_mut().zip(&self.named[1]) {
+        for (b, &r) in self.buffers.iter_mut().zip(&self.buffer_resources) {
             b.buffer = vk::Buffer::from_raw(handles[r]);
         }
     }
@@ -125,7 +127,8 @@ impl BarrierStructs {
         self.memory.clear();
         self.images.clear();
         self.buffers.clear();
-        self.named.iter_mut().for_each(Vec::clear);
+        self.image_resources.clear();
+        self.buffer_resources.clear();
     }
 
     fn lens(&self) -> [usize; 3] {

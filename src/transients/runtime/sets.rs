@@ -470,9 +470,10 @@ fn rebind_existing(
                 _ => false,
             }
     };
-    let found = match objects.get(hint).is_some_and(made_for_r) {
-        true => Some(hint),
-        false => objects.iter().position(made_for_r),
+    let found = if objects.get(hint).is_some_and(made_for_r) {
+        Some(hint)
+    } else {
+        objects.iter().position(made_for_r)
     };
     let Some(o) = found.map(|k| &mut objects[k]) else {
         return false;
