@@ -82,6 +82,12 @@ impl Extensions {
         Ok(ExecutionExtensions { timing })
     }
 
+    /// Whether an execution may submit command buffers recorded for an earlier one: not with
+    /// GPU timings on, whose timestamps go to queries taken for each execution.
+    pub(crate) fn allow_replay(&self) -> bool {
+        self.timing.is_none()
+    }
+
     /// Cuts every batch of `plan` into pieces, appended to `pieces` with each batch's end in
     /// `ends`, if the recording is spread over threads: then `Some(threads)`. `None`, with
     /// both left empty, if it stays on the calling thread.

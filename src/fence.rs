@@ -55,6 +55,8 @@ pub struct ExecutionFence {
     /// The fence's one lock.
     contents: Mutex<Contents>,
     pools: Arc<dyn Pools>,
+    /// The execution submitted command buffers recorded for an earlier one.
+    replayed: bool,
 }
 
 /// What an execution fence holds: the execution until it completes, then what the optional
@@ -67,8 +69,11 @@ struct Contents {
 }
 
 impl ExecutionFence {
-    pub(crate) fn new(contents: InFlight, pools: Arc<dyn Pools>) -> Self {
+    /// The fence of the execution `contents`, whose objects go back to `pools`; `replayed`
+    /// says whether it submitted a kept recording again.
+    pub(crate) fn new(contents: InFlight, pools: Arc<dyn Pools>, replayed: bool) -> Self {
         Self {
+            replayed,
             token: contents.token.clone(),
             contents: Mutex::new(Contents {
                 in_flight: Some(contents),
@@ -128,6 +133,20 @@ impl ExecutionFence {
     /// ```
     pub fn completion(&self) -> CompletionToken {
         self.token.clone()
+    }
+
+    /// Whether the execution submitted command buffers recorded for an earlier one again,
+    /// recording nothing ([`crate::Graph::set_replay`]).
+    ///
+    /// ```no_run
+    /// # fn f(fence: &vk_baton::ExecutionFence) {
+    /// if fence.replayed() {
+    ///     log::trace!("no pass recorded this frame");
+    /// }
+    /// # }
+    /// ```
+    pub fn replayed(&self) -> bool {
+        self.replayed
     }
 
     /// The optional parts' share of the fence: what they read when the execution completed

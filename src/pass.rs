@@ -61,10 +61,12 @@ use std::ops::{Deref, DerefMut};
 
 mod declare;
 mod decls;
+mod replay;
 
 pub use declare::{Declare, Use, UseTarget};
 pub(crate) use decls::FrameDecls;
 pub(crate) use decls::ResourceIndex;
+pub use replay::{Generation, ReplayKey};
 
 /// A pass as inserted into a graph: its name, the pass, and the queue it runs on.
 pub(crate) struct PassEntry<'a> {
@@ -95,6 +97,15 @@ pub trait Pass {
     fn declare(&self, d: &mut Declare<'_>);
     /// Records the pass's commands into `r.cmd()`.
     fn record(&mut self, r: &mut Recorder<'_>) -> Result<()>;
+
+    /// What the pass's recorded commands depend on, if they may be submitted again
+    /// ([`Graph::set_replay`](crate::Graph::set_replay)): a frame whose passes all return
+    /// the keys they returned when it was recorded, at rest on the same resources, submits
+    /// that recording again without calling `record()`. `None`, the default, records every
+    /// execution. See [`ReplayKey::new`] for what a key promises, and [`Generation`].
+    fn replay_key(&self) -> Option<ReplayKey> {
+        None
+    }
 }
 
 /// What a pass records with; handed to [`Pass::record`].
@@ -302,6 +313,7 @@ impl Recorder<'_> {
 pub struct FnPass<D, R> {
     declare: D,
     record: R,
+    replay_key: Option<ReplayKey>,
 }
 
 impl<D, R> FnPass<D, R>
@@ -316,7 +328,27 @@ where
     /// let nothing = FnPass::new(|_d| {}, |_r| Ok(()));
     /// ```
     pub fn new(declare: D, record: R) -> Self {
-        Self { declare, record }
+        Self {
+            declare,
+            record,
+            replay_key: None,
+        }
+    }
+
+    /// The same pass, whose recordings may be submitted again while its key is `key`
+    /// ([`Pass::replay_key`]). Making the key is the `unsafe` step: the closures' captures
+    /// are what it vouches for.
+    ///
+    /// ```
+    /// use vk_baton::pass::{FnPass, ReplayKey};
+    /// // SAFETY (example): the closures record nothing, and capture nothing.
+    /// let nothing = FnPass::new(|_d| {}, |_r| Ok(())).with_replay_key(unsafe { ReplayKey::new(1) });
+    /// ```
+    pub fn with_replay_key(self, key: ReplayKey) -> Self {
+        Self {
+            replay_key: Some(key),
+            ..self
+        }
     }
 }
 
@@ -331,6 +363,10 @@ where
 
     fn record(&mut self, r: &mut Recorder<'_>) -> Result<()> {
         (self.record)(r)
+    }
+
+    fn replay_key(&self) -> Option<ReplayKey> {
+        self.replay_key
     }
 }
 

@@ -105,7 +105,7 @@ impl Execution<'_, '_> {
         } else {
             token.set_submitted(&recording.lists.fences);
             let in_flight = recording.into_in_flight(&mut frame, this.resources, this.queues);
-            Some(ExecutionFence::new(in_flight, this.pools.clone()))
+            Some(ExecutionFence::new(in_flight, this.pools.clone(), false))
         };
         Ok(Begun {
             lock: app_lock,
@@ -280,7 +280,7 @@ impl Execution<'_, '_> {
         recording.token.set_submitted(&recording.lists.fences);
         let in_flight = recording.into_in_flight(&mut frame, self.resources, self.queues);
         // Dropped at once: the graph's pools release it once its fence signals.
-        drop(ExecutionFence::new(in_flight, self.pools.clone()));
+        drop(ExecutionFence::new(in_flight, self.pools.clone(), false));
         Ok(())
     }
 

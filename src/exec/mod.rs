@@ -35,6 +35,7 @@ use crate::fence::ExecutionFence;
 use crate::pass::PassEntry;
 use crate::plan::Plan;
 use crate::prepared::labels::PlanLabels;
+use crate::prepared::replays::Replays;
 use crate::prepared::scratch::FrameScratch;
 use crate::prepared::{AtRest, PlanBarriers, PreparedFrame};
 use crate::queue::Queue;
@@ -62,6 +63,10 @@ struct Execution<'e, 'a> {
     labels: &'e mut PlanLabels,
     /// Whether the plan was recorded since it came.
     recorded: &'e mut bool,
+    /// Whether this execution may keep what it records, or submit a kept recording again.
+    replay: bool,
+    /// The frame's kept recordings.
+    replays: &'e mut Replays,
     /// Where the plan's last execution left the resources: a commit there only moves values.
     rest: &'e AtRest,
     /// Whether this execution was submitted and committed (what it committed stays in the
@@ -147,6 +152,8 @@ impl<'e, 'a> Execution<'e, 'a> {
             barriers,
             labels,
             recorded,
+            replay,
+            replays,
             rest,
             ran,
             scratch,
@@ -162,6 +169,8 @@ impl<'e, 'a> Execution<'e, 'a> {
             barriers,
             labels,
             recorded,
+            replay: *replay,
+            replays,
             rest,
             ran,
             layouts: *layouts,
@@ -170,11 +179,13 @@ impl<'e, 'a> Execution<'e, 'a> {
         (execution, scratch)
     }
 
-    /// Forgets the baked barriers and labels: a part of the plan is recorded next (a
-    /// handoff's), which they were not built for.
+    /// Forgets the baked barriers, labels and kept recordings: a part of the plan is recorded
+    /// next (a handoff's), which they were not made for, and not kept.
     fn forget_baked(&mut self) {
         self.barriers.forget();
         self.labels.forget();
+        self.replays.forget();
+        self.replay = false;
         *self.recorded = false;
     }
 
@@ -197,11 +208,12 @@ impl<'e, 'a> Execution<'e, 'a> {
         *self.ran = submitted.is_ok() && frame.submit.values.is_some();
         recording.lists.reached = reached;
         let token = recording.token.clone();
+        let replayed = recording.replayed;
         let in_flight = recording.into_in_flight(frame, self.resources, self.queues);
         match submitted {
             Ok(()) => {
                 token.set_submitted(&in_flight.lists.fences);
-                Ok(ExecutionFence::new(in_flight, pools.clone()))
+                Ok(ExecutionFence::new(in_flight, pools.clone(), replayed))
             }
             Err(SubmitFailure {
                 error,

@@ -25,10 +25,11 @@ use crate::error::{Error, Result};
 use crate::extensions::{
     bind_transients, ExecutionExtensions, Extensions, PassSource, Piece, SpreadWork,
 };
-use crate::fence::{InFlight, Lists, PoolKey};
+use crate::fence::{InFlight, Lists, PoolKey, Pools};
 use crate::pass::{PassEntry, Recorder};
 use crate::plan::{Command, Plan};
 use crate::prepared::labels::{self, pass_color, PlanLabels};
+use crate::prepared::replays::Choice;
 use crate::prepared::scratch::{BatchTables, FrameScratch, Job, RecordingLists};
 use crate::prepared::PlanBarriers;
 use crate::queue::Queue;
@@ -37,6 +38,7 @@ use ash::vk;
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// What recording an execution produced, all of it to hand back to the graph once done:
 /// its vectors come from the graph's spares, taken under the lock recording holds, and go
@@ -51,6 +53,8 @@ pub(crate) struct Recording {
     tables: BatchTables,
     /// The optional parts' objects (timestamp queries).
     ext: ExecutionExtensions,
+    /// It submits a kept recording again: it recorded nothing.
+    pub(crate) replayed: bool,
 }
 
 impl Recording {
@@ -63,6 +67,7 @@ impl Recording {
             lists: spares.lists.pop().unwrap_or_default(),
             tables,
             ext: ExecutionExtensions::default(),
+            replayed: false,
         }
     }
 
@@ -96,6 +101,7 @@ impl Recording {
             mut lists,
             tables,
             ext,
+            ..
         } = self;
         frame.recording.tables = tables;
         lists.resources.extend(resources.iter().cloned());
@@ -173,6 +179,13 @@ impl Execution<'_, '_> {
         lists: &mut RecordingLists,
     ) -> Result<()> {
         let cut = self.cut_into_pieces(&reusable.extensions, lists);
+        let labels = (self.pools.debug.as_ref()).filter(|_| self.record_labels);
+        let choice = self.choose(cut.is_some(), &reusable.extensions, labels.is_some());
+        match choice {
+            Choice::Replay(set) => return self.replay(set, reusable, token, out),
+            Choice::Keep(set) => self.give_back_kept(set, reusable),
+            Choice::Record => {}
+        }
         let Execution {
             pools,
             passes,
@@ -181,7 +194,6 @@ impl Execution<'_, '_> {
             plan,
             barriers,
             labels: kept_labels,
-            record_labels,
             recorded,
             layouts,
             ..
@@ -190,7 +202,6 @@ impl Execution<'_, '_> {
         barriers.prepare(plan, resources);
         // Pass and barrier labels, unless the graph turned them off; kept with a plan that
         // comes back.
-        let labels = (pools.debug.as_ref()).filter(|_| *record_labels);
         if labels.is_some() && **recorded && !kept_labels.built() {
             let (passes, queues) = (&*passes, &*queues);
             labels::keep(
@@ -215,6 +226,7 @@ impl Execution<'_, '_> {
             ext: &out.ext,
             labels_missed: AtomicBool::new(false),
             dressed: labels.is_some() || out.ext.hooks(),
+            one_time: choice == Choice::Record,
         };
         let (jobs, keep) = (&lists.jobs[..], &mut out.lists.keep);
         match cut {
@@ -230,6 +242,65 @@ impl Execution<'_, '_> {
             kept_labels.forget();
         }
         **recorded = true;
+        if let Choice::Keep(set) = choice {
+            let lists = &mut out.lists.cmds;
+            (self.replays).kept(set, lists, &out.tables, token, self.plan);
+        }
+        Ok(())
+    }
+
+    /// What this execution does with the frame's kept recordings. Only a frame whose every
+    /// pass gives a [`crate::pass::ReplayKey`] keeps them, recorded on the calling thread
+    /// (`spread`: not), without GPU timings and transients (whose handles change with each
+    /// execution's heap set), and with replay on.
+    fn choose(&mut self, spread: bool, extensions: &Extensions, labels: bool) -> Choice {
+        let plain = !spread && extensions.allow_replay();
+        if !self.replay || !plain || !self.plan.transients.placements.is_empty() {
+            return Choice::Record;
+        }
+        let now = &mut self.replays.now;
+        now.passes.clear();
+        for entry in self.passes.iter() {
+            match entry.pass.replay_key() {
+                Some(key) => now.passes.push(key),
+                None => return Choice::Record,
+            }
+        }
+        now.resources.clear();
+        now.resources
+            .extend(self.resources.iter().map(Resource::id));
+        (now.labels, now.layouts) = (labels, self.layouts);
+        now.epoch = self.pools.epoch();
+        self.replays.choose(self.rest.input_is_rest)
+    }
+
+    /// Gives the command buffers of kept set `set` back to their pools, for this recording
+    /// to take them again, in the same order (as [`Reusable::reuse`] does).
+    fn give_back_kept(&mut self, set: usize, reusable: &mut Reusable) {
+        let pools: Arc<dyn Pools> = self.pools.clone();
+        for (key, cmd) in self.replays.take_cmds(set, &pools).drain(..).rev() {
+            reusable.families.entry(key).or_default().free.push(cmd);
+        }
+    }
+
+    /// Submits kept set `set` again: a fence per queue with batches, as [`take_objects`]
+    /// takes them, and the set's command buffers. Nothing is recorded.
+    fn replay(
+        &mut self,
+        set: usize,
+        reusable: &mut Reusable,
+        token: &CompletionToken,
+        out: &mut Recording,
+    ) -> Result<()> {
+        for (qi, qp) in self.plan.queues.iter().enumerate() {
+            if !qp.batches.is_empty() {
+                let fence = self.pools.fence(reusable)?;
+                out.lists.fences.push(fence);
+                out.tables.queue_fences[qi] = Some(fence);
+            }
+        }
+        (self.replays).replay(set, &mut out.tables, token, self.plan);
+        out.replayed = true;
         Ok(())
     }
 
@@ -336,6 +407,8 @@ struct Shared<'e> {
     /// Whether anything goes around the barriers and passes: labels, or the extensions'
     /// hooks. Decided once per execution, so that a frame with neither records nothing else.
     dressed: bool,
+    /// The command buffers are submitted once (`ONE_TIME_SUBMIT`), not kept to submit again.
+    one_time: bool,
 }
 
 /// The one recording loop: records the pieces of `thread` among `jobs`, in order, with passes
@@ -405,8 +478,11 @@ fn record_piece<P: PassSource + ?Sized>(
     keep: &mut Vec<Box<dyn Any + Send + Sync>>,
 ) -> Result<usize> {
     let (device, cmd) = (s.device, job.cmd);
-    let begin =
-        vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+    let flags = match s.one_time {
+        true => vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT,
+        false => vk::CommandBufferUsageFlags::empty(),
+    };
+    let begin = vk::CommandBufferBeginInfo::default().flags(flags);
     // SAFETY: `cmd` is not pending (fresh, or recycled after its fence signalled), and no
     // other thread uses its pool: each thread records from its own (`PoolKey::thread`), and
     // the calling thread holds the pools' lock until every thread has stopped.

@@ -37,6 +37,9 @@ pub(crate) struct GraphPools {
     /// Whether `pending` may hold any: a frame whose fences were all waited for takes no lock
     /// to look.
     any_pending: std::sync::atomic::AtomicBool,
+    /// Moves on each time the app says its passes' recordings are stale
+    /// ([`crate::Graph::invalidate_recordings`]): part of every kept recording's key.
+    epoch: std::sync::atomic::AtomicU64,
     /// The transients' handles, memory and objects, once the `transients` leaf installed them
     /// (dropped after `Drop` has waited for every execution, before the device can go).
     transients: OnceLock<Box<dyn TransientHooks>>,
@@ -62,8 +65,20 @@ impl GraphPools {
             returned,
             pending: Mutex::new(Vec::new()),
             any_pending: std::sync::atomic::AtomicBool::new(false),
+            epoch: std::sync::atomic::AtomicU64::new(0),
             device_owner,
         }
+    }
+
+    /// Makes every kept recording stale ([`crate::Graph::invalidate_recordings`]).
+    pub(crate) fn invalidate_recordings(&self) {
+        self.epoch
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// What kept recordings are checked against: see `invalidate_recordings`.
+    pub(super) fn epoch(&self) -> u64 {
+        self.epoch.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The transients' handles, memory and objects, which executions bind, once the

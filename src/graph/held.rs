@@ -57,6 +57,8 @@ pub struct HeldPlan<'a> {
     replanned: u64,
     took_kept: u64,
     at_rest: u64,
+    /// How many executions submitted a kept recording again.
+    replayed: u64,
     /// The builder's schedule, which a re-plan follows too.
     schedule: Schedule,
 }
@@ -75,6 +77,7 @@ impl<'a> HeldPlan<'a> {
             replanned: 0,
             took_kept: 0,
             at_rest: 0,
+            replayed: 0,
             schedule,
         }
     }
@@ -117,6 +120,7 @@ impl<'a> HeldPlan<'a> {
         verify_in_debug(&self.frame.plan, &self.frame.queues)?;
         self.executed += 1;
         self.frame.record_labels = self.graph.labels_on();
+        self.frame.replay = self.graph.replay_on();
         let fence = exec::run(
             &self.graph.pools,
             &mut self.passes,
@@ -124,6 +128,8 @@ impl<'a> HeldPlan<'a> {
             signals,
         );
         self.frame.note_ran();
+        let replayed = fence.as_ref().is_ok_and(ExecutionFence::replayed);
+        self.replayed += u64::from(replayed);
         fence
     }
 
@@ -168,6 +174,23 @@ impl<'a> HeldPlan<'a> {
     /// ```
     pub fn at_rest(&self) -> u64 {
         self.at_rest
+    }
+
+    /// How many executions submitted the command buffers an earlier one recorded again,
+    /// recording nothing ([`Graph::set_replay`](crate::Graph::set_replay)): those at rest
+    /// whose passes' [replay keys](crate::Pass::replay_key) had not changed, from the
+    /// second execution of a plan on.
+    ///
+    /// ```no_run
+    /// # fn f(mut held: vk_baton::HeldPlan<'_>) -> vk_baton::Result<()> {
+    /// for _ in 0..4 {
+    ///     held.execute()?.wait()?;
+    /// }
+    /// println!("{} of 4 executions replayed", held.replayed());
+    /// # Ok(()) }
+    /// ```
+    pub fn replayed(&self) -> u64 {
+        self.replayed
     }
 
     /// Lowers the passes again (asking them for their declarations), takes the graph's kept

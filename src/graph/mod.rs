@@ -69,6 +69,8 @@ pub struct Graph {
     /// Whether each pass is recorded inside a debug label with its name (with `debug`):
     /// [`Graph::set_labels`].
     labels: AtomicBool,
+    /// Whether executions keep their command buffers to submit again: [`Graph::set_replay`].
+    replay: AtomicBool,
     /// What the graph keeps from one frame to the next, under one lock.
     kept: Arc<Mutex<Kept>>,
     /// What the last builder frame handed the next one: taken by `record()`, put back by
@@ -220,6 +222,7 @@ impl Graph {
             device,
             debug,
             labels: AtomicBool::new(true),
+            replay: AtomicBool::new(false),
             kept: Default::default(),
             returned: Slot::default(),
             device_features: AtomicU32::new(0),
@@ -386,6 +389,55 @@ impl Graph {
     /// ```
     pub fn set_labels(&self, on: bool) {
         self.labels.store(on, Ordering::Relaxed);
+    }
+
+    /// Whether a frame at rest submits the command buffers an earlier execution of its plan
+    /// recorded again, instead of recording (off by default). A frame replays when every pass
+    /// gives a [replay key](Pass::replay_key) equal to the one it gave when the recording was
+    /// made, every resource is the same object (by identity, not handle) where the last
+    /// execution left it, the plan is the same, and labels and the layout policy are as they
+    /// were. Otherwise it records, as without replay, and keeps the new recording. GPU timings,
+    /// transients and recording threads are not replayed yet: those frames record.
+    ///
+    /// A frame keeps at most three recordings of its plan (one per execution in flight, and
+    /// one more), each a command buffer per batch, and a graph keeps a few frames: memory is
+    /// bounded. [`ExecutionFence::replayed`](crate::ExecutionFence::replayed) tells whether
+    /// an execution replayed.
+    ///
+    /// The contents of buffers and images may change between replays (uniforms, indirect
+    /// arguments, instance data the host writes): that is the point. What the commands name
+    /// may not: see [`ReplayKey::new`](crate::pass::ReplayKey::new).
+    ///
+    /// ```no_run
+    /// # fn f(graph: &vk_baton::Graph, q: &vk_baton::Queue, pass: &mut dyn vk_baton::Pass) -> vk_baton::Result<()> {
+    /// graph.set_replay(true);
+    /// for _ in 0..3 {
+    ///     let fence = graph.record().insert_pass("p", &mut *pass, q).finish()?.execute()?;
+    ///     fence.wait()?;
+    ///     println!("replayed: {}", fence.replayed());
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn set_replay(&self, on: bool) {
+        self.replay.store(on, Ordering::Relaxed);
+    }
+
+    /// Makes every recording this graph kept stale, for frames to record again: for example
+    /// after the app rebuilt a pipeline that passes name without changing their keys.
+    ///
+    /// ```no_run
+    /// # fn f(graph: &vk_baton::Graph) {
+    /// // ... the shaders were reloaded into the same pipeline objects' places ...
+    /// graph.invalidate_recordings();
+    /// # }
+    /// ```
+    pub fn invalidate_recordings(&self) {
+        self.pools.invalidate_recordings();
+    }
+
+    /// Whether executions keep their recordings ([`Graph::set_replay`]).
+    pub(crate) fn replay_on(&self) -> bool {
+        self.replay.load(Ordering::Relaxed)
     }
 
     /// The device, shared with the pools (for what the leaves install there).

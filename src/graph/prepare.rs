@@ -91,6 +91,7 @@ impl Graph {
         };
         frame.layouts = layouts;
         frame.record_labels = self.labels_on();
+        frame.replay = self.replay_on();
         if let Some(transients) = self.pools.transients().get() {
             transients.check_budget(&frame.plan)?;
         }

@@ -15,14 +15,17 @@
 //! - whether its last execution committed ([`PreparedFrame::ran`]; what it committed stays
 //!   in the scratch), which [`PreparedFrame::note_ran`] turns into the at-rest record.
 //!
+//! - the command buffers recorded for the plan, kept to be submitted again when replay is
+//!   on ([`replays::Replays`]).
+//!
 //! An execution borrows a frame (`&mut`) and gives it back: its vectors never leave it, so a
-//! reused frame allocates nothing. (The recorded command buffers of a frame will live here
-//! too.) The tiers of reuse, in the order a lookup tries them, are methods here:
+//! reused frame allocates nothing. The tiers of reuse, in the order a lookup tries them, are methods here:
 //! [`PreparedFrame::rebind_at_rest`], [`PreparedFrame::rebind_states`] and
 //! [`PreparedFrame::rebind_declared`].
 
 pub(crate) mod barriers;
 pub(crate) mod labels;
+pub(crate) mod replays;
 mod rest;
 pub(crate) mod scratch;
 
@@ -62,6 +65,11 @@ pub(crate) struct PreparedFrame {
     pub(crate) labels: PlanLabels,
     /// Whether the plan was recorded since it came.
     pub(crate) recorded: bool,
+    /// Whether executions keep what they record, to submit it again (the graph's setting,
+    /// [`crate::Graph::set_replay`], given as `record_labels` is).
+    pub(crate) replay: bool,
+    /// The command buffers recorded for the plan and kept.
+    pub(crate) replays: replays::Replays,
     /// Where the plan's last execution left its resources.
     pub(crate) rest: AtRest,
     /// Whether the last execution was submitted and committed its states: then the scratch's
@@ -104,6 +112,7 @@ impl PreparedFrame {
         self.barriers.forget();
         self.labels.forget();
         self.recorded = false;
+        self.replays.forget();
         self.rest.forget();
         self.scratch.submit.runs_known = false;
         self.spare_is_copy = false;

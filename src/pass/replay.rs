@@ -1,0 +1,161 @@
+//! What a pass promises so that its recorded commands can be submitted again: a
+//! [`ReplayKey`] that changes whenever its commands would, and [`Generation`], the counter
+//! that stock passes keep one with.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// What a pass's recorded commands depend on beyond the graph's own part (barriers, resources
+/// and their states): equal keys promise equal commands. A pass returns one from
+/// [`Pass::replay_key`](crate::Pass::replay_key) to let a graph with replay on
+/// ([`Graph::set_replay`](crate::Graph::set_replay)) submit the command buffers it recorded
+/// for an earlier execution again, instead of calling its `record()`.
+///
+/// Only [`ReplayKey::new`] makes one, and it is `unsafe`: the library cannot see what a pass
+/// records, so the pass vouches for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ReplayKey(u64);
+
+impl ReplayKey {
+    /// A key with this value.
+    ///
+    /// # Safety
+    ///
+    /// Whenever a pass returns the same key twice, with the same declarations, its `record()`
+    /// would record the same commands the second time as the first, and everything those
+    /// commands name is still alive:
+    /// - the commands, their order, push constants and dynamic state are the same;
+    /// - the pipelines, pipeline layouts, descriptor sets, samplers, image views and other
+    ///   objects they name are the same objects, not destroyed since, and the descriptor sets'
+    ///   contents have not been updated since (a command buffer that binds an updated set is
+    ///   invalid in Vulkan, unless the binding was made with `UPDATE_AFTER_BIND`);
+    /// - nothing the pass keeps alive through [`Recorder::keep`](crate::Recorder::keep) is
+    ///   needed for longer than the recording.
+    ///
+    /// What may change between replays is the contents of buffers and images: the host may
+    /// write uniforms, indirect arguments or instance data that the commands read. A pass
+    /// whose commands changed must return another key; [`Generation`] makes keys that no two
+    /// passes share.
+    ///
+    /// ```
+    /// use vk_baton::pass::ReplayKey;
+    /// // SAFETY (example): the pass this key is for records the same commands, on objects
+    /// // that live as long as it, until its key changes.
+    /// let key = unsafe { ReplayKey::new(7) };
+    /// assert_eq!(key.get(), 7);
+    /// ```
+    pub const unsafe fn new(value: u64) -> Self {
+        Self(value)
+    }
+
+    /// The key's value.
+    pub const fn get(self) -> u64 {
+        self.0
+    }
+}
+
+/// Every generation ever handed out is distinct: two passes never share one, even after one
+/// is dropped and another made in its place.
+static NEXT_GENERATION: AtomicU64 = AtomicU64::new(1);
+
+/// A counter for [`ReplayKey`]s: new values come from one process-wide sequence, so a new
+/// pass, or a pass that bumped its generation, never matches a recording made before.
+///
+/// A pass keeps one, bumps it in every setter that changes what it records, and returns it
+/// as its key:
+///
+/// ```
+/// use vk_baton::pass::{Generation, ReplayKey};
+/// use vk_baton::{Declare, Pass, Recorder};
+///
+/// struct Dispatch { groups: [u32; 3], generation: Generation }
+///
+/// impl Dispatch {
+///     fn set_groups(&mut self, groups: [u32; 3]) {
+///         self.groups = groups;
+///         self.generation.bump();
+///     }
+/// }
+///
+/// impl Pass for Dispatch {
+///     fn declare(&self, _d: &mut Declare<'_>) {}
+///     fn record(&mut self, _r: &mut Recorder<'_>) -> vk_baton::Result<()> { Ok(()) }
+///     fn replay_key(&self) -> Option<ReplayKey> {
+///         // SAFETY: every field `record` reads changes only in a setter that bumps the
+///         // generation, and the pass owns what its commands name.
+///         Some(unsafe { self.generation.key() })
+///     }
+/// }
+/// ```
+#[derive(Debug, PartialEq, Eq)]
+pub struct Generation(u64);
+
+impl Generation {
+    /// A generation no other has had.
+    ///
+    /// ```
+    /// use vk_baton::pass::Generation;
+    /// assert_ne!(Generation::new(), Generation::new());
+    /// ```
+    pub fn new() -> Self {
+        Self(NEXT_GENERATION.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Moves to a generation no other has had: what the pass records changed.
+    ///
+    /// ```
+    /// use vk_baton::pass::Generation;
+    /// let mut g = Generation::new();
+    /// let before = g.get();
+    /// g.bump();
+    /// assert_ne!(g.get(), before);
+    /// ```
+    pub fn bump(&mut self) {
+        *self = Self::new();
+    }
+
+    /// The generation's value.
+    pub fn get(&self) -> u64 {
+        self.0
+    }
+
+    /// The generation as a replay key.
+    ///
+    /// # Safety
+    ///
+    /// As [`ReplayKey::new`]: the pass bumps the generation whenever what it records changes,
+    /// and what its commands name lives as long as the key does not change.
+    pub unsafe fn key(&self) -> ReplayKey {
+        ReplayKey(self.0)
+    }
+}
+
+impl Default for Generation {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A clone is another pass's: it gets a generation of its own.
+impl Clone for Generation {
+    fn clone(&self) -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generations_are_never_shared() {
+        let a = Generation::new();
+        let b = a.clone();
+        let mut c = Generation::default();
+        let before = c.get();
+        c.bump();
+        let values = [a.get(), b.get(), before, c.get()];
+        for (i, x) in values.iter().enumerate() {
+            assert!(!values[i + 1..].contains(x), "{values:?}");
+        }
+    }
+}

@@ -1,0 +1,245 @@
+//! [`Replays`]: the command buffers a prepared frame recorded for its plan, kept to be
+//! submitted again ([`crate::Graph::set_replay`]).
+//!
+//! A frame keeps at most [`SETS`] recorded sets: one per execution in flight, as a frame
+//! loop with two frames in flight needs, and one more. A set belongs to the frame's plan: a
+//! new plan ([`Replays::forget`]) makes every set stale, and the next recording reuses its
+//! command buffers. Besides the plan, a set is checked against what its commands were
+//! recorded from ([`ReplayKeys`]): each pass's [`ReplayKey`], each resource's identity (not
+//! its handle, which Vulkan may give a new object after a destroy), whether labels were
+//! recorded, the layout policy, and the graph's epoch
+//! ([`crate::Graph::invalidate_recordings`]).
+//!
+//! A set is submitted again only when its last submission completed (its command buffers
+//! are recorded without `SIMULTANEOUS_USE`), and only by a frame at rest: every resource
+//! where the last execution left it, so the barriers recorded in it are the plan's. Its
+//! command buffers come from the graph's pools and go back there when the frame is dropped,
+//! through the same path as an execution's ([`Pools::dropped`]), once the GPU is done with
+//! them.
+
+use crate::access::LayoutPolicy;
+use crate::completion::CompletionToken;
+use crate::fence::{InFlight, Lists, PoolKey, Pools};
+use crate::pass::ReplayKey;
+use crate::plan::Plan;
+use crate::prepared::scratch::BatchTables;
+use ash::vk;
+use std::sync::Arc;
+
+/// The most recorded sets a frame keeps: its memory is at most this many recordings of its
+/// plan.
+pub(crate) const SETS: usize = 3;
+
+/// What a recording is checked against, besides the plan: see the module docs.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct ReplayKeys {
+    /// Per pass (the plan's indices).
+    pub(crate) passes: Vec<ReplayKey>,
+    /// Per plan resource: [`crate::resource::Resource::id`].
+    pub(crate) resources: Vec<u64>,
+    pub(crate) labels: bool,
+    pub(crate) layouts: LayoutPolicy,
+    pub(crate) epoch: u64,
+}
+
+impl ReplayKeys {
+    /// Copies `other` in, keeping the allocations.
+    fn copy_from(&mut self, other: &ReplayKeys) {
+        self.passes.clone_from(&other.passes);
+        self.resources.clone_from(&other.resources);
+        (self.labels, self.layouts, self.epoch) = (other.labels, other.layouts, other.epoch);
+    }
+}
+
+/// One recording of the frame's plan.
+struct RecordedSet {
+    /// The command buffers, with the pools they go back to.
+    cmds: Vec<(PoolKey, vk::CommandBuffer)>,
+    /// Where each batch's command buffers are (no fences: each submission takes its own).
+    tables: BatchTables,
+    keys: ReplayKeys,
+    /// Recorded for the frame's current plan.
+    current: bool,
+    /// The last execution that submitted the set: pending until it completes.
+    token: Option<CompletionToken>,
+    /// The commands it was recorded from, for debug builds to check each replay against.
+    #[cfg(debug_assertions)]
+    commands: Vec<crate::plan::Command>,
+}
+
+impl RecordedSet {
+    /// Whether the GPU is done with it (a failed query counts as not done).
+    fn idle(&self) -> bool {
+        self.token
+            .as_ref()
+            .is_none_or(|t| t.poll().unwrap_or(false))
+    }
+}
+
+/// What an execution does with the frame's recordings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Choice {
+    /// Records into command buffers used once, as without replay.
+    Record,
+    /// Records into set `.0`, to be kept.
+    Keep(usize),
+    /// Submits set `.0` again.
+    Replay(usize),
+}
+
+/// A frame's recorded sets: see the module docs.
+#[derive(Default)]
+pub(crate) struct Replays {
+    sets: Vec<RecordedSet>,
+    /// The keys of the execution being recorded, filled in by the executor.
+    pub(crate) now: ReplayKeys,
+    /// Where the sets' command buffers go back to, once the frame has kept one.
+    pools: Option<Arc<dyn Pools>>,
+}
+
+impl Replays {
+    /// A new plan comes: every set is stale (its command buffers are recorded again).
+    pub(crate) fn forget(&mut self) {
+        for set in &mut self.sets {
+            set.current = false;
+        }
+    }
+
+    /// What to do with the recordings for keys [`Replays::now`]; `at_rest` says whether the
+    /// frame's resources are where its last execution left them. A matching, idle set is
+    /// replayed at rest; otherwise an idle set is recorded again (a stale one first), or a
+    /// new one while there are fewer than [`SETS`].
+    pub(crate) fn choose(&self, at_rest: bool) -> Choice {
+        let matches = |s: &RecordedSet| s.current && s.keys == self.now;
+        if at_rest {
+            if let Some(i) = self.sets.iter().position(|s| matches(s) && s.idle()) {
+                return Choice::Replay(i);
+            }
+        }
+        let stale = self.sets.iter().position(|s| !matches(s) && s.idle());
+        let idle = stale.or_else(|| self.sets.iter().position(RecordedSet::idle));
+        match idle {
+            Some(i) => Choice::Keep(i),
+            None if self.sets.len() < SETS => Choice::Keep(self.sets.len()),
+            None => Choice::Record,
+        }
+    }
+
+    /// The command buffers of set `i` (none for a new one), for the executor to give back
+    /// to their pools before it records the set again and takes them back; `pools` is where
+    /// they come from.
+    pub(crate) fn take_cmds(
+        &mut self,
+        i: usize,
+        pools: &Arc<dyn Pools>,
+    ) -> &mut Vec<(PoolKey, vk::CommandBuffer)> {
+        self.pools.get_or_insert_with(|| pools.clone());
+        if i == self.sets.len() {
+            self.sets.push(RecordedSet {
+                cmds: Vec::new(),
+                tables: BatchTables::default(),
+                keys: ReplayKeys::default(),
+                current: false,
+                token: None,
+                #[cfg(debug_assertions)]
+                commands: Vec::new(),
+            });
+        }
+        let set = &mut self.sets[i];
+        set.current = false;
+        &mut set.cmds
+    }
+
+    /// Set `i` was recorded for `plan` with keys [`Replays::now`], into `cmds` (taken, left
+    /// empty) as `tables` say, by the execution of `token`.
+    pub(crate) fn kept(
+        &mut self,
+        i: usize,
+        cmds: &mut Vec<(PoolKey, vk::CommandBuffer)>,
+        tables: &BatchTables,
+        token: &CompletionToken,
+        plan: &Plan,
+    ) {
+        let set = &mut self.sets[i];
+        debug_assert!(
+            set.cmds.is_empty(),
+            "a kept set's command buffers went back first"
+        );
+        std::mem::swap(&mut set.cmds, cmds);
+        copy_batches(&mut set.tables, tables);
+        set.keys.copy_from(&self.now);
+        set.current = true;
+        set.token = Some(token.clone());
+        #[cfg(debug_assertions)]
+        {
+            set.commands = commands_of(plan);
+        }
+        let _ = plan;
+    }
+
+    /// Replays set `i` for the execution of `token`: its tables go into `tables` (whose
+    /// fences the caller keeps). Debug builds check that `plan` is the plan it was recorded
+    /// for.
+    pub(crate) fn replay(
+        &mut self,
+        i: usize,
+        tables: &mut BatchTables,
+        token: &CompletionToken,
+        plan: &Plan,
+    ) {
+        let set = &mut self.sets[i];
+        #[cfg(debug_assertions)]
+        assert!(
+            set.commands == commands_of(plan),
+            "vk-baton: a replayed recording was made for another plan (a bug in vk-baton)"
+        );
+        let _ = plan;
+        copy_batches(tables, &set.tables);
+        set.token = Some(token.clone());
+    }
+
+    /// How many sets the frame keeps.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.sets.len()
+    }
+}
+
+/// Copies where `from`'s batches and command buffers are into `to`, keeping its
+/// allocations and its fences.
+fn copy_batches(to: &mut BatchTables, from: &BatchTables) {
+    to.batch_start.clone_from(&from.batch_start);
+    to.batch_ends.clone_from(&from.batch_ends);
+    to.batch_cmds.clone_from(&from.batch_cmds);
+}
+
+/// Every command of `plan`, queue by queue and batch by batch.
+#[cfg(debug_assertions)]
+fn commands_of(plan: &Plan) -> Vec<crate::plan::Command> {
+    let batches = plan.queues.iter().flat_map(|q| &q.batches);
+    batches.flat_map(|b| b.commands.iter().cloned()).collect()
+}
+
+impl Drop for Replays {
+    /// The sets' command buffers go back to the graph's pools, once their last submission is
+    /// complete (the pools keep them until then).
+    fn drop(&mut self) {
+        let Some(pools) = &self.pools else {
+            return;
+        };
+        for set in self.sets.drain(..) {
+            let (Some(token), false) = (set.token, set.cmds.is_empty()) else {
+                continue;
+            };
+            let lists = Lists {
+                cmds: set.cmds,
+                ..Lists::default()
+            };
+            pools.dropped(InFlight {
+                token,
+                lists,
+                ext: Default::default(),
+            });
+        }
+    }
+}
