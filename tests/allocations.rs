@@ -13,6 +13,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::Arc;
 use vk_baton::ash::vk;
+use vk_baton::pass::{Generation, ReplayKey};
 use vk_baton::{Access, BufferDesc, Declare, Graph, Pass, Queue, Recorder, StBuffer};
 
 struct Counting;
@@ -52,6 +53,7 @@ fn allocations() -> u64 {
 struct Step {
     bufs: Arc<Vec<Arc<StBuffer>>>,
     i: usize,
+    generation: Generation,
 }
 
 impl Pass for Step {
@@ -79,6 +81,12 @@ impl Pass for Step {
             }
         }
         Ok(())
+    }
+
+    fn replay_key(&self) -> Option<ReplayKey> {
+        // SAFETY: the commands name only the step's buffers, which it keeps alive, and
+        // change with nothing but the step.
+        Some(unsafe { self.generation.key() })
     }
 }
 
@@ -118,6 +126,7 @@ fn steps(bufs: &Arc<Vec<Arc<StBuffer>>>, n: usize) -> Vec<Step> {
         .map(|i| Step {
             bufs: bufs.clone(),
             i,
+            generation: Generation::new(),
         })
         .collect()
 }
@@ -248,6 +257,60 @@ fn a_reused_timed_plan_allocates_nothing() {
         eprintln!("allocations per reused timed frame, {n} passes: {frames:?}");
         assert_eq!(frames, [0; 5], "{n} passes");
     }
+    drop(graph);
+    common::assert_clean(&ctx);
+}
+
+/// Frames that submit their kept recording again (`Graph::set_replay`), from the builder
+/// and from a held plan: nothing either.
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "debug builds verify every plan, which allocates per pass: cargo test --release --test allocations"
+)]
+fn replayed_frames_allocate_nothing() {
+    let ctx = common::ctx();
+    let graph = ctx.graph().unwrap();
+    graph.set_replay(true);
+    let q = ctx.graphics().clone();
+    let bufs = buffers(&ctx);
+    let mut steps = steps(&bufs, 100);
+    let builder_frame = |steps: &mut [Step]| {
+        let before = allocations();
+        let mut b = graph.record();
+        for s in steps.iter_mut() {
+            b = b.insert_pass("step", s, &q);
+        }
+        let fence = b.finish().unwrap().execute().unwrap();
+        fence.wait().unwrap();
+        let replayed = fence.replayed();
+        drop(fence);
+        (allocations() - before, replayed)
+    };
+    for _ in 0..5 {
+        builder_frame(&mut steps);
+    }
+    let frames: Vec<_> = (0..5).map(|_| builder_frame(&mut steps)).collect();
+    assert_eq!(frames, [(0, true); 5], "builder frames");
+    let mut b = graph.record();
+    for s in steps.iter_mut() {
+        b = b.insert_pass("step", s, &q);
+    }
+    let mut held = b.finish().unwrap().hold();
+    for _ in 0..5 {
+        held.execute().unwrap().wait().unwrap();
+    }
+    let replayed = held.replayed();
+    let frames: Vec<u64> = (0..5)
+        .map(|_| {
+            let before = allocations();
+            held.execute().unwrap().wait().unwrap();
+            allocations() - before
+        })
+        .collect();
+    assert_eq!(frames, [0; 5], "held frames");
+    assert_eq!(held.replayed() - replayed, 5, "every held frame replayed");
+    drop(held);
     drop(graph);
     common::assert_clean(&ctx);
 }

@@ -235,6 +235,7 @@ fn each_cause_of_recording_again_records_once_then_replays() {
     // Labels on or off change what is recorded (when the graph has debug utils to record
     // them with).
     let labels = graph.debug().is_some();
+    assert!(labels, "the validated context has debug utils");
     graph.set_labels(false);
     assert_eq!(
         frames(&mut f, &graph, &q, n, 2),
