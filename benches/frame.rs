@@ -61,259 +61,18 @@
 //! valgrind --tool=callgrind target/release/deps/frame-* --only reused --passes 100 --frames 200
 //! ```
 
+#[path = "support/chain.rs"]
+mod chain;
+
 use ash::vk;
+use chain::{median, run_of, steps, Hand, Step};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use vk_baton::{Access, BufferDesc, Declare, Pass, Queue, Recorder, StBuffer};
+use vk_baton::{BufferDesc, StBuffer};
 use vk_baton_context::{Context, ContextOptions};
 
 /// How many buffers the passes rotate through, unless `--buffers N` says otherwise.
 const BUFFERS: usize = 8;
-const BUFFER_SIZE: u64 = 4096;
-
-/// Pass `i` of the workload, as both sides record it.
-fn record_pass(device: &ash::Device, cmd: vk::CommandBuffer, bufs: &[Arc<StBuffer>], i: usize) {
-    let dst = bufs[(i + 1) % bufs.len()].handle();
-    if i == 0 {
-        // SAFETY: `cmd` is recording and the buffer is alive.
-        unsafe { device.cmd_fill_buffer(cmd, dst, 0, vk::WHOLE_SIZE, 7) };
-    } else {
-        let region = vk::BufferCopy::default().size(BUFFER_SIZE);
-        // SAFETY: `cmd` is recording; both buffers are alive and BUFFER_SIZE long.
-        unsafe { device.cmd_copy_buffer(cmd, bufs[i % bufs.len()].handle(), dst, &[region]) };
-    }
-}
-
-/// The graph side's pass `i`.
-struct Step {
-    bufs: Arc<Vec<Arc<StBuffer>>>,
-    i: usize,
-}
-
-impl Pass for Step {
-    fn declare(&self, d: &mut Declare<'_>) {
-        let dst = &self.bufs[(self.i + 1) % self.bufs.len()];
-        if self.i == 0 {
-            d.uses(dst, Access::TRANSFER_WRITE).discard();
-        } else {
-            d.uses(&self.bufs[self.i % self.bufs.len()], Access::COPY_READ);
-            d.uses(dst, Access::COPY_WRITE).discard();
-        }
-    }
-
-    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
-        record_pass(r.device(), r.cmd(), &self.bufs, self.i);
-        Ok(())
-    }
-}
-
-/// Which queue runs pass `i` of `n` when the frame uses `runs` queues (1 or 3).
-fn run_of(i: usize, n: usize, runs: usize) -> usize {
-    (i * runs / n).min(runs - 1)
-}
-
-/// The hand-written renderer: command buffers, semaphores and a fence made once.
-struct Hand {
-    device: ash::Device,
-    /// Per run: its queue, a pool and one command buffer.
-    runs: Vec<(Queue, vk::CommandPool, vk::CommandBuffer)>,
-    /// Between run r and r + 1.
-    semaphores: Vec<vk::Semaphore>,
-    fence: vk::Fence,
-    /// Resets each command buffer as it begins (pools made with `RESET_COMMAND_BUFFER`), as
-    /// the library's pools do, instead of resetting its pools (`--hand-resets-buffers`).
-    resets_buffers: bool,
-}
-
-impl Hand {
-    fn new(ctx: &Context, queues: &[Queue], resets_buffers: bool) -> Hand {
-        let device = ctx.device().clone();
-        let runs = queues
-            .iter()
-            .map(|q| {
-                let info = vk::CommandPoolCreateInfo::default()
-                    .queue_family_index(q.family())
-                    .flags(match resets_buffers {
-                        true => vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER,
-                        false => vk::CommandPoolCreateFlags::TRANSIENT,
-                    });
-                // SAFETY: valid create info on a live device.
-                let pool = unsafe { device.create_command_pool(&info, None) }.expect("pool");
-                let alloc = vk::CommandBufferAllocateInfo::default()
-                    .command_pool(pool)
-                    .level(vk::CommandBufferLevel::PRIMARY)
-                    .command_buffer_count(1);
-                // SAFETY: valid allocate info.
-                let cmd = unsafe { device.allocate_command_buffers(&alloc) }.expect("cb")[0];
-                (q.clone(), pool, cmd)
-            })
-            .collect::<Vec<_>>();
-        let semaphores = (1..runs.len())
-            .map(|_| {
-                // SAFETY: valid create info.
-                unsafe { device.create_semaphore(&vk::SemaphoreCreateInfo::default(), None) }
-                    .expect("semaphore")
-            })
-            .collect();
-        // SAFETY: valid create info.
-        let fence =
-            unsafe { device.create_fence(&vk::FenceCreateInfo::default(), None) }.expect("fence");
-        Hand {
-            device,
-            runs,
-            semaphores,
-            fence,
-            resets_buffers,
-        }
-    }
-
-    /// Records and submits one frame of `n` passes; returns after the submit.
-    fn submit_frame(&self, bufs: &[Arc<StBuffer>], n: usize) {
-        let d = &self.device;
-        let runs = self.runs.len();
-        let transfer = vk::PipelineStageFlags2::ALL_TRANSFER;
-        let global = [vk::MemoryBarrier2::default()
-            .src_stage_mask(transfer)
-            .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
-            .dst_stage_mask(transfer)
-            .dst_access_mask(vk::AccessFlags2::TRANSFER_READ | vk::AccessFlags2::TRANSFER_WRITE)];
-        let mut cmd_infos = [vk::CommandBufferSubmitInfo::default(); 3];
-        let mut waits = [vk::SemaphoreSubmitInfo::default(); 3];
-        let mut signals = [vk::SemaphoreSubmitInfo::default(); 3];
-        for (r, (_, pool, cmd)) in self.runs.iter().enumerate() {
-            let cmd = *cmd;
-            let first = (0..n).find(|&i| run_of(i, n, runs) == r).expect("a pass");
-            let last = (0..n).rfind(|&i| run_of(i, n, runs) == r).expect("a pass");
-            if !self.resets_buffers {
-                // SAFETY: the fence wait of the previous frame left no buffer of the pool
-                // pending.
-                unsafe { d.reset_command_pool(*pool, vk::CommandPoolResetFlags::empty()) }
-                    .expect("reset");
-            }
-            let begin = vk::CommandBufferBeginInfo::default()
-                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-            // SAFETY: `cmd` is in the initial state after the pool reset, or not pending (the
-            // previous frame's fence) in a pool that lets `begin` reset it.
-            unsafe { d.begin_command_buffer(cmd, &begin) }.expect("begin");
-            // The first run orders its writes after the previous frame's accesses of the same
-            // queue (the fence wait covers other queues'); a later run after an earlier run
-            // on the same family is ordered by the semaphore, on another family by the
-            // acquire.
-            let crossing = bufs[first % bufs.len()].handle();
-            let family = self.runs[r].0.family();
-            let prev_family = (r > 0).then(|| self.runs[r - 1].0.family());
-            let acquire = [vk::BufferMemoryBarrier2::default()
-                .src_queue_family_index(prev_family.unwrap_or(family))
-                .dst_queue_family_index(family)
-                .dst_stage_mask(transfer)
-                .dst_access_mask(vk::AccessFlags2::TRANSFER_READ)
-                .buffer(crossing)
-                .size(vk::WHOLE_SIZE)];
-            let dep = if r == 0 {
-                vk::DependencyInfo::default().memory_barriers(&global)
-            } else if prev_family.is_some_and(|p| p != family) {
-                vk::DependencyInfo::default().buffer_memory_barriers(&acquire)
-            } else {
-                vk::DependencyInfo::default()
-            };
-            if !dep.p_memory_barriers.is_null() || !dep.p_buffer_memory_barriers.is_null() {
-                // SAFETY: recording; the buffer is alive.
-                unsafe { d.cmd_pipeline_barrier2(cmd, &dep) };
-            }
-            for i in first..=last {
-                if i > first {
-                    let dep = vk::DependencyInfo::default().memory_barriers(&global);
-                    // SAFETY: recording.
-                    unsafe { d.cmd_pipeline_barrier2(cmd, &dep) };
-                }
-                record_pass(d, cmd, bufs, i);
-            }
-            let next_family = (r + 1 < runs).then(|| self.runs[r + 1].0.family());
-            if let Some(next) = next_family.filter(|&f| f != family) {
-                let release = [vk::BufferMemoryBarrier2::default()
-                    .src_stage_mask(transfer)
-                    .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
-                    .src_queue_family_index(family)
-                    .dst_queue_family_index(next)
-                    .buffer(bufs[(last + 1) % bufs.len()].handle())
-                    .size(vk::WHOLE_SIZE)];
-                let dep = vk::DependencyInfo::default().buffer_memory_barriers(&release);
-                // SAFETY: recording; the buffer is alive.
-                unsafe { d.cmd_pipeline_barrier2(cmd, &dep) };
-            }
-            // SAFETY: recording.
-            unsafe { d.end_command_buffer(cmd) }.expect("end");
-            cmd_infos[r] = vk::CommandBufferSubmitInfo::default().command_buffer(cmd);
-            // Without VK_KHR_maintenance8, a release is outside its barrier's second scope and
-            // an acquire outside its barrier's first: only a signal after all commands orders
-            // the release, and only a wait before all commands orders the acquire.
-            let stages = |crosses: bool| {
-                if crosses {
-                    vk::PipelineStageFlags2::ALL_COMMANDS
-                } else {
-                    transfer
-                }
-            };
-            if r > 0 {
-                waits[r] = vk::SemaphoreSubmitInfo::default()
-                    .semaphore(self.semaphores[r - 1])
-                    .stage_mask(stages(prev_family.is_some_and(|p| p != family)));
-            }
-            if r + 1 < runs {
-                signals[r] = vk::SemaphoreSubmitInfo::default()
-                    .semaphore(self.semaphores[r])
-                    .stage_mask(stages(next_family.is_some_and(|f| f != family)));
-            }
-        }
-        for r in 0..runs {
-            let mut submit = vk::SubmitInfo2::default().command_buffer_infos(&cmd_infos[r..r + 1]);
-            if r > 0 {
-                submit = submit.wait_semaphore_infos(&waits[r..r + 1]);
-            }
-            if r + 1 < runs {
-                submit = submit.signal_semaphore_infos(&signals[r..r + 1]);
-            }
-            let fence = if r + 1 == runs {
-                self.fence
-            } else {
-                vk::Fence::null()
-            };
-            let queue = &self.runs[r].0;
-            let lock = queue.lock();
-            // SAFETY: the queue is locked; every handle is alive; the semaphore waited on is
-            // signalled by the submit just before.
-            unsafe { d.queue_submit2(lock.handle(), &[submit], fence) }.expect("submit");
-        }
-    }
-
-    fn wait(&self) {
-        // SAFETY: the fence is alive and was submitted.
-        unsafe { self.device.wait_for_fences(&[self.fence], true, u64::MAX) }.expect("wait");
-        // SAFETY: the fence is signalled and not pending.
-        unsafe { self.device.reset_fences(&[self.fence]) }.expect("reset fence");
-    }
-}
-
-impl Drop for Hand {
-    fn drop(&mut self) {
-        // SAFETY: every submit was waited for; nothing is pending.
-        unsafe {
-            for (_, pool, _) in &self.runs {
-                self.device.destroy_command_pool(*pool, None);
-            }
-            for s in &self.semaphores {
-                self.device.destroy_semaphore(*s, None);
-            }
-            self.device.destroy_fence(self.fence, None);
-        }
-    }
-}
-
-/// Medians of one side: (cpu, frame).
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
 
 /// One round of alternating frames: (cpu, frame) times of each side, in the order planned,
 /// reused, held, hand.
@@ -459,7 +218,7 @@ fn main() {
         let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
         let made = (0..buffers).map(|i| {
             ctx.buffer(
-                BufferDesc::new(BUFFER_SIZE, usage),
+                BufferDesc::new(chain::BUFFER_SIZE, usage),
                 &format!("{side} buf{i}"),
             )
             .expect("buffer")
@@ -537,14 +296,7 @@ fn main() {
             None => vec![10usize, 100, 1000],
         };
         for n in sizes {
-            let make_steps = |bufs: &Arc<Vec<Arc<StBuffer>>>| -> Vec<Step> {
-                (0..n)
-                    .map(|i| Step {
-                        bufs: bufs.clone(),
-                        i,
-                    })
-                    .collect()
-            };
+            let make_steps = |bufs: &Arc<Vec<Arc<StBuffer>>>| steps(bufs, n);
             let mut planned_steps = make_steps(&planned_bufs);
             let mut reused_steps = make_steps(&reused_bufs);
             // The same passes in a plan the bench holds (`Planned::hold`).
