@@ -474,3 +474,53 @@ fn frames_in_flight_replay_idle_recordings_and_keep_at_most_three() {
     drop(graph);
     common::assert_clean(&ctx);
 }
+
+/// Three queue families: the host's input copied on the transfer queue, moved on the
+/// compute queue, read back on the graphics queue, with ownership transfers and semaphores
+/// between them in every frame, replayed. Ignored by default: run on the NVIDIA machine
+/// (`--include-ignored`); a device with one family fails it with a clear message.
+#[test]
+#[ignore = "needs several queue families (run on the NVIDIA machine)"]
+fn a_multi_family_frame_replays() {
+    let ctx = common::ctx();
+    let (t, c, g) = (
+        ctx.transfer().clone(),
+        ctx.async_compute().clone(),
+        ctx.graphics().clone(),
+    );
+    let families = [t.family(), c.family(), g.family()];
+    assert!(
+        families[0] != families[2] && families[1] != families[2],
+        "this test needs dedicated transfer and compute families, but `{}` has {families:?}",
+        ctx.device_name()
+    );
+    let graph = ctx.graph().unwrap();
+    graph.set_replay(true);
+    let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+    let input = buffer(&ctx, BufferDesc::upload(SIZE, usage), "input");
+    let a = buffer(&ctx, BufferDesc::new(SIZE, usage), "a");
+    let b = buffer(&ctx, BufferDesc::new(SIZE, usage), "b");
+    let out = buffer(&ctx, BufferDesc::readback(SIZE, usage), "out");
+    let (mut up, mut across) = (Copy::new(&input, &a), Copy::new(&a, &b));
+    let (mut down, mut read) = (Copy::new(&b, &out), HostRead(out.clone()));
+    let mut replayed = 0;
+    for n in 1..=300 {
+        write(&input, n);
+        let fence = graph
+            .record()
+            .insert_pass("up", &mut up, &t)
+            .insert_pass("across", &mut across, &c)
+            .insert_pass("down", &mut down, &g)
+            .insert_pass("read", &mut read, &g)
+            .finish()
+            .unwrap()
+            .execute()
+            .unwrap();
+        fence.wait().unwrap();
+        check(&out, n);
+        replayed += u32::from(fence.replayed());
+    }
+    assert_eq!(replayed, 298, "every frame from the third on replays");
+    drop(graph);
+    common::assert_clean(&ctx);
+}
