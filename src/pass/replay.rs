@@ -28,7 +28,7 @@ impl ReplayKey {
     ///   objects they name are the same objects, not destroyed since, and the descriptor sets'
     ///   contents have not been updated since (a command buffer that binds an updated set is
     ///   invalid in Vulkan, unless the binding was made with `UPDATE_AFTER_BIND`);
-    /// - nothing the pass keeps alive through [`Recorder::keep`](crate::Recorder::keep) is
+    /// - nothing the pass keeps alive through [`Recorder::keep_alive`](crate::Recorder::keep_alive) is
     ///   needed for longer than the recording.
     ///
     /// What may change between replays is the contents of buffers and images: the host may

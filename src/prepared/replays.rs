@@ -197,12 +197,6 @@ impl Replays {
         copy_batches(tables, &set.tables);
         set.token = Some(token.clone());
     }
-
-    /// How many sets the frame keeps.
-    #[cfg(test)]
-    pub(crate) fn len(&self) -> usize {
-        self.sets.len()
-    }
 }
 
 /// Copies where `from`'s batches and command buffers are into `to`, keeping its
