@@ -21,6 +21,13 @@
 //! cargo bench --bench replay -- --rounds 4 --buffers 64
 //! VK_BATON_VALIDATION=1 cargo bench --bench replay -- --quick   # checks every side
 //! ```
+//!
+//! `--only SIDE --passes N --frames F` runs F frames of one side (`replay`, `held`, `hand`,
+//! `hand-replay`) of the chain of N passes, for an instruction count:
+//!
+//! ```text
+//! valgrind --tool=callgrind target/release/deps/replay-* --only held --passes 1000 --frames 100
+//! ```
 
 #[path = "support/chain.rs"]
 mod chain;
@@ -78,6 +85,13 @@ fn main() {
     let rounds: usize = arg("--rounds").unwrap_or(1).max(1);
     let count: usize = arg("--buffers").unwrap_or(8).max(2);
     let per_side = Duration::from_millis(if quick { 300 } else { 2000 });
+    let only: Option<String> = arg("--only");
+    let only_side = only.as_deref().map(|o| {
+        let side = SIDES.iter().position(|s| s.replace(' ', "-") == o);
+        side.expect("--only takes replay, held, hand or hand-replay")
+    });
+    let only_passes: usize = arg("--passes").unwrap_or(1000);
+    let only_frames: usize = arg("--frames").unwrap_or(100);
     let ctx = Context::with_options(ContextOptions::default()).expect("a Vulkan device");
     let log = ctx.message_log();
     let graph = ctx.graph().expect("graph");
@@ -103,10 +117,18 @@ fn main() {
         ctx.async_compute().clone(),
         ctx.graphics().clone(),
     ];
-    for (label, queues) in [("chain", vec![ctx.graphics().clone()]), ("3 queues", three)] {
+    let workloads = [("chain", vec![ctx.graphics().clone()]), ("3 queues", three)];
+    for (label, queues) in workloads
+        .into_iter()
+        .take(if only.is_some() { 1 } else { 2 })
+    {
         let hand = Hand::new(&ctx, &queues, false);
         let again = Hand::new(&ctx, &queues, false);
-        for n in [100usize, 1000] {
+        let sizes = match only {
+            Some(_) => vec![only_passes],
+            None => vec![100usize, 1000],
+        };
+        for n in sizes {
             let mut replay_steps = steps(&replay_bufs, n);
             let mut held_steps = steps(&held_bufs, n);
             let mut b = graph.record();
@@ -145,6 +167,11 @@ fn main() {
                 for side in sides.iter_mut() {
                     side();
                 }
+            }
+            if let Some(k) = only_side {
+                let cpu: Vec<Duration> = (0..only_frames).map(|_| sides[k]().0).collect();
+                println!("{}: {n} passes, cpu median {:.2?}", SIDES[k], median(cpu));
+                continue;
             }
             let medians: Vec<[f64; 4]> = (0..rounds)
                 .map(|_| {

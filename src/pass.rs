@@ -337,12 +337,17 @@ where
 
     /// The same pass, whose recordings may be submitted again while its key is `key`
     /// ([`Pass::replay_key`]). Making the key is the `unsafe` step: the closures' captures
-    /// are what it vouches for.
+    /// are what it vouches for. A closure pass made anew each frame takes a key that changes
+    /// with what it captures, or a [`Generation`] kept beside the objects it records with:
     ///
     /// ```
-    /// use vk_baton::pass::{FnPass, ReplayKey};
-    /// // SAFETY (example): the closures record nothing, and capture nothing.
-    /// let nothing = FnPass::new(|_d| {}, |_r| Ok(())).with_replay_key(unsafe { ReplayKey::new(1) });
+    /// use vk_baton::pass::{FnPass, Generation};
+    /// // Kept with the pipeline the closures would record with; bumped when it is rebuilt.
+    /// let pipeline_generation = Generation::new();
+    /// // SAFETY (example): the closures record nothing that changes while the generation
+    /// // stands.
+    /// let key = unsafe { pipeline_generation.key() };
+    /// let pass = FnPass::new(|_d| {}, |_r| Ok(())).with_replay_key(key);
     /// ```
     pub fn with_replay_key(self, key: ReplayKey) -> Self {
         Self {

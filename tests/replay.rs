@@ -257,19 +257,41 @@ fn each_cause_of_recording_again_records_once_then_replays() {
         "invalidated"
     );
 
-    // Another graph ran the same frame: the resources moved on, to the same states (up to
-    // timeline values), so the frame is not at rest though its plan is the same.
+    // Another graph ran the same frame: the resources moved on in time only, so the frame is
+    // not at rest but its plan is the same (rebound to the new values), and so are the
+    // barriers its recording holds: it replays.
     let elsewhere = ctx.graph().unwrap();
     *n += 1;
     f.run(&elsewhere, &q, *n);
     assert_eq!(
         frames(&mut f, &graph, &q, n, 2),
-        [false, true],
-        "not at rest"
+        [true, true],
+        "moved on in time"
+    );
+
+    // Another frame read `mid` where the frame's next write must wait for it: a state that
+    // changes the plan, which records. The frame after finds the steady states again, takes
+    // the steady plan's kept frame, and replays its recording.
+    let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+    let spare = buffer(&ctx, BufferDesc::new(SIZE, usage), "spare");
+    let mut reader = Copy::new(&f.mid, &spare);
+    let read_mid = graph.record().insert_pass("reader", &mut reader, &q);
+    read_mid
+        .finish()
+        .unwrap()
+        .execute()
+        .unwrap()
+        .wait()
+        .unwrap();
+    assert_eq!(
+        frames(&mut f, &graph, &q, n, 3),
+        [false, true, true],
+        "a state that matters"
     );
     let mut other = Copy::new(&f.input, &f.mid);
 
-    // Another plan: a frame of another shape, then the steady one again (moved by it).
+    // Another plan: a frame of another shape records; the steady frame after it (its
+    // resources moved on in time by it) takes its kept frame and replays.
     *n += 1;
     write(&f.input, *n);
     let fence = graph
@@ -287,7 +309,7 @@ fn each_cause_of_recording_again_records_once_then_replays() {
     check(&f.out, *n);
     assert_eq!(
         frames(&mut f, &graph, &q, n, 2),
-        [false, true],
+        [true, true],
         "another plan"
     );
 
@@ -521,6 +543,149 @@ fn a_multi_family_frame_replays() {
         replayed += u32::from(fence.replayed());
     }
     assert_eq!(replayed, 298, "every frame from the third on replays");
+    drop(graph);
+    common::assert_clean(&ctx);
+}
+
+#[test]
+fn three_images_in_rotation_each_replay_their_own_recording() {
+    let ctx = common::ctx();
+    let graph = ctx.graph().unwrap();
+    graph.set_replay(true);
+    let q = ctx.graphics().clone();
+    let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+    let input = buffer(&ctx, BufferDesc::upload(SIZE, usage), "input");
+    let mid = buffer(&ctx, BufferDesc::new(SIZE, usage), "mid");
+    // Like a swapchain's images: one of three each frame, in turn, behind a shared `mid`.
+    let outs: Vec<_> = (0..3)
+        .map(|i| buffer(&ctx, BufferDesc::readback(SIZE, usage), &format!("out{i}")))
+        .collect();
+    let mut upload = Copy::new(&input, &mid);
+    let mut downloads: Vec<_> = outs.iter().map(|o| Copy::new(&mid, o)).collect();
+    let mut reads: Vec<_> = outs.iter().map(|o| HostRead(o.clone())).collect();
+    let mut replayed = Vec::new();
+    for n in 1..=30u32 {
+        let i = n as usize % 3;
+        write(&input, n);
+        let fence = graph
+            .record()
+            .insert_pass("upload", &mut upload, &q)
+            .insert_pass("download", &mut downloads[i], &q)
+            .insert_pass("read", &mut reads[i], &q)
+            .finish()
+            .unwrap()
+            .execute()
+            .unwrap();
+        fence.wait().unwrap();
+        check(&outs[i], n);
+        replayed.push(fence.replayed());
+    }
+    // Each image's first frame plans and records its own plan (its `out` starts undefined);
+    // its second finds `out` written and records once more; from its third on, it replays
+    // the recording its own plan kept, though the other images' frames moved `mid` on.
+    let r = |v: &str| v.chars().map(|c| c == 'R').collect::<Vec<_>>();
+    let want = r("------RRRRRRRRRRRRRRRRRRRRRRRR");
+    assert_eq!(replayed, want, "{replayed:?}");
+    drop(graph);
+    common::assert_clean(&ctx);
+}
+
+#[test]
+fn two_threads_replay_their_graphs_on_one_queue() {
+    let ctx = common::ctx();
+    let q = ctx.graphics().clone();
+    let replays: Vec<u32> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..2)
+            .map(|t| {
+                let (ctx, q) = (&ctx, &q);
+                s.spawn(move || {
+                    let graph = ctx.graph().unwrap();
+                    graph.set_replay(true);
+                    let mut f = Frame::new(ctx);
+                    let frames = (1..=200).map(|n| f.run(&graph, q, n * 2 + t));
+                    frames.map(u32::from).sum()
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    assert_eq!(
+        replays,
+        [198, 198],
+        "each thread's frames from the third on"
+    );
+    common::assert_clean(&ctx);
+}
+
+/// Fails its `record()` on the frames `fail` names, as a pass with an error does.
+struct FailsSometimes {
+    copy: Copy,
+    frame: u32,
+    fail: &'static [u32],
+}
+
+impl Pass for FailsSometimes {
+    fn declare(&self, d: &mut Declare<'_>) {
+        self.copy.declare(d)
+    }
+    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        self.frame += 1;
+        if self.fail.contains(&self.frame) {
+            return Err(vk_baton::Error::InvalidInput("this frame fails".into()));
+        }
+        self.copy.record(r)
+    }
+    fn replay_key(&self) -> Option<ReplayKey> {
+        self.copy.replay_key()
+    }
+}
+
+#[test]
+fn a_pass_that_fails_to_record_leaves_the_kept_recordings_right() {
+    let ctx = common::ctx();
+    let graph = ctx.graph().unwrap();
+    graph.set_replay(true);
+    let q = ctx.graphics().clone();
+    let f = Frame::new(&ctx);
+    let (mut download, mut read) = (f.download, f.read);
+    // Its recordings fail at the first and third: the second kept set stays, the first is
+    // given back.
+    let mut upload = FailsSometimes {
+        copy: f.upload,
+        frame: 0,
+        fail: &[1, 3],
+    };
+    let mut outcomes = Vec::new();
+    for n in 1..=6 {
+        write(&f.input, n);
+        let executed = graph
+            .record()
+            .insert_pass("upload", &mut upload, &q)
+            .insert_pass("download", &mut download, &q)
+            .insert_pass("read", &mut read, &q)
+            .finish()
+            .unwrap()
+            .execute();
+        outcomes.push(match executed {
+            Err(e) => {
+                assert!(e.to_string().contains("upload"), "{e}");
+                'E'
+            }
+            Ok(fence) => {
+                fence.wait().unwrap();
+                check(&f.out, n);
+                if fence.replayed() {
+                    'R'
+                } else {
+                    '-'
+                }
+            }
+        });
+    }
+    // Frame 1's recording fails; frame 2 plans from the fresh states again and records;
+    // frame 3's recording (the plan for written states) fails; frame 4 records it; frames 5
+    // and 6 replay.
+    assert_eq!(String::from_iter(outcomes), "E-E-RR");
     drop(graph);
     common::assert_clean(&ctx);
 }

@@ -36,6 +36,7 @@ use crate::queue::Queue;
 use crate::resource::Resource;
 use ash::vk;
 use std::any::Any;
+use std::hash::{Hash, Hasher};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -242,6 +243,8 @@ impl Execution<'_, '_> {
             kept_labels.forget();
         }
         **recorded = true;
+        // The passes' `record()` had `&mut self`: their keys are asked for again next time.
+        self.replays.now_asked = false;
         if let Choice::Keep(set) = choice {
             let lists = &mut out.lists.cmds;
             (self.replays).kept(set, lists, &out.tables, token, self.plan);
@@ -258,20 +261,39 @@ impl Execution<'_, '_> {
         if !self.replay || !plain || !self.plan.transients.placements.is_empty() {
             return Choice::Record;
         }
-        let now = &mut self.replays.now;
-        now.passes.clear();
-        for entry in self.passes.iter() {
-            match entry.pass.replay_key() {
-                Some(key) => now.passes.push(key),
-                None => return Choice::Record,
-            }
+        if self.replays.ask_keys() && !self.ask_keys(labels) {
+            return Choice::Record;
         }
+        let now = &mut self.replays.now;
         now.resources.clear();
         now.resources
             .extend(self.resources.iter().map(Resource::id));
         (now.labels, now.layouts) = (labels, self.layouts);
         now.epoch = self.pools.epoch();
-        self.replays.choose(self.rest.input_is_rest)
+        self.replays.choose()
+    }
+
+    /// Asks every pass for its key (`false` if one gives none), and hashes their names when
+    /// `labels` are recorded, into the frame's current keys.
+    fn ask_keys(&mut self, labels: bool) -> bool {
+        let now = &mut self.replays.now;
+        now.passes.clear();
+        for entry in self.passes.iter() {
+            match entry.pass.replay_key() {
+                Some(key) => now.passes.push(key),
+                None => return false,
+            }
+        }
+        now.names = match labels {
+            true => {
+                let mut h = crate::fx::FxHasher::default();
+                self.passes.iter().for_each(|p| p.name.hash(&mut h));
+                h.finish()
+            }
+            false => 0,
+        };
+        self.replays.now_asked = true;
+        true
     }
 
     /// Gives the command buffers of kept set `set` back to their pools, for this recording

@@ -210,20 +210,26 @@ impl Pools for GraphPools {
     /// [`GraphPools::recycle`] without a lock: what the execution kept alive is released
     /// now, and the rest goes to the next execution, which reuses it under the lock it takes
     /// to record. Should the channel be full (many executions completed and none started
-    /// since), it is recycled at once.
+    /// since), it waits with the pending ones for the next execution's `collect`.
     fn give_back(&self, mut c: InFlight) {
         c.release(&self.device);
         if let Err(e) = self.returned.try_send(c) {
             let c = match e {
                 TrySendError::Full(c) | TrySendError::Disconnected(c) => c,
             };
-            self.reusable.lock().reuse(c);
+            self.defer(c);
         }
     }
 
-    fn dropped(&self, c: InFlight) {
+    /// Never takes the pools' lock: a fence or a frame's kept recordings may be dropped
+    /// while the same thread records (a pass's `record()` that drops them).
+    fn dropped(&self, mut c: InFlight) {
         match c.token.poll() {
-            Ok(true) => self.recycle_completed(c),
+            Ok(true) => {
+                c.note_reached();
+                c.ext.complete_unseen(&self.device);
+                self.give_back(c);
+            }
             Ok(false) => self.defer(c),
             Err(e) => {
                 log::error!("execution fence dropped after {e}: leaking its resources rather than freeing them while the GPU may use them");

@@ -22,6 +22,7 @@ use crate::plan::{PlanInput, Schedule, SparePlan, KEPT_PLANS};
 use crate::prepared::{PreparedFrame, Tier};
 use crate::queue::Queue;
 use crate::resource::Resource;
+use smallvec::SmallVec;
 
 /// Kept frames, and the vectors the next lowering refills.
 #[derive(Default)]
@@ -42,6 +43,9 @@ pub(crate) struct PlanCache {
     reused: u64,
     /// Off: every frame is planned anew ([`crate::Graph::set_plan_reuse`]).
     pub(crate) disabled: bool,
+    /// With replay on ([`crate::Graph::set_replay`]): each set of resources keeps frames of
+    /// its own, whose recordings name them (see [`PlanCache::take_declared`]).
+    pub(crate) own_frames: bool,
 }
 
 /// What [`PlanCache::lookup`] hands out for a frame.
@@ -132,7 +136,9 @@ impl PlanCache {
     }
 
     /// Tier 3: the most recent kept frame whose plan the planner would answer `input` with,
-    /// rebound to it; or `input` back. `now` and `queues` give the frame's resources (id and
+    /// rebound to it, those on the same resources first (their baked barriers and kept
+    /// recordings name them: a loop over swapchain images keeps a frame per image); or
+    /// `input` back. `now` and `queues` give the frame's resources (id and
     /// version, by plan index) and queues (identities), to tell whether they are where the
     /// plan's last execution left them.
     pub(crate) fn take_declared<I, J>(
@@ -146,7 +152,18 @@ impl PlanCache {
         J: ExactSizeIterator<Item = u64>,
     {
         if !self.disabled {
-            for i in 0..self.frames.len() {
+            // A kept frame holds no resource: its last execution's ids say which it ran on.
+            let same = |f: &PreparedFrame| f.rest.ran_on(now().map(|(id, _)| id));
+            let first = (0..self.frames.len()).filter(|&i| same(&self.frames[i]));
+            let first: SmallVec<[usize; KEPT_PLANS]> = first.collect();
+            // With frames of their own, a frame on other resources is taken only when these
+            // have none and the cache is full: otherwise the new plan gets a frame of its
+            // own, and the oldest goes.
+            let full = self.frames.len() >= KEPT_PLANS;
+            let others = !self.own_frames || (first.is_empty() && full);
+            let rest = (0..self.frames.len()).filter(|&i| others && !same(&self.frames[i]));
+            let order: SmallVec<[usize; KEPT_PLANS]> = first.iter().copied().chain(rest).collect();
+            for i in order {
                 match self.frames[i].rebind_declared(input, schedule, (now(), queues())) {
                     Ok(old) => {
                         self.spare_input = Some(old);
@@ -271,6 +288,7 @@ impl Clone for PlanCache {
             planned: self.planned,
             reused: self.reused,
             disabled: self.disabled,
+            own_frames: self.own_frames,
         }
     }
 }

@@ -121,6 +121,8 @@ impl<'a> HeldPlan<'a> {
         self.executed += 1;
         self.frame.record_labels = self.graph.labels_on();
         self.frame.replay = self.graph.replay_on();
+        // The held plan borrows its passes exclusively: their keys change only through it.
+        self.frame.replays.hold_keys(true);
         let fence = exec::run(
             &self.graph.pools,
             &mut self.passes,

@@ -400,8 +400,10 @@ impl Graph {
     /// transients and recording threads are not replayed yet: those frames record.
     ///
     /// A frame keeps at most three recordings of its plan (one per execution in flight, and
-    /// one more), each a command buffer per batch, and a graph keeps a few frames: memory is
-    /// bounded. [`ExecutionFence::replayed`](crate::ExecutionFence::replayed) tells whether
+    /// one more), each a command buffer per batch, and a graph keeps a few frames
+    /// ([`plan::KEPT_PLANS`](crate::plan::KEPT_PLANS)): memory is bounded. With replay on,
+    /// each set of resources keeps a frame of its own while there is room (a frame per
+    /// swapchain image, say), so that its recordings stay. [`ExecutionFence::replayed`](crate::ExecutionFence::replayed) tells whether
     /// an execution replayed.
     ///
     /// The contents of buffers and images may change between replays (uniforms, indirect
@@ -420,6 +422,7 @@ impl Graph {
     /// ```
     pub fn set_replay(&self, on: bool) {
         self.replay.store(on, Ordering::Relaxed);
+        self.kept.lock().cache.own_frames = on;
     }
 
     /// Makes every recording this graph kept stale, for frames to record again: for example

@@ -92,6 +92,8 @@ impl Graph {
         frame.layouts = layouts;
         frame.record_labels = self.labels_on();
         frame.replay = self.replay_on();
+        // The builder's passes: their keys are asked for at every execution.
+        frame.replays.hold_keys(false);
         if let Some(transients) = self.pools.transients().get() {
             transients.check_budget(&frame.plan)?;
         }

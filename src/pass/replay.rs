@@ -20,28 +20,39 @@ impl ReplayKey {
     ///
     /// # Safety
     ///
-    /// Whenever a pass returns the same key twice, with the same declarations, its `record()`
-    /// would record the same commands the second time as the first, and everything those
-    /// commands name is still alive:
-    /// - the commands, their order, push constants and dynamic state are the same;
-    /// - the pipelines, pipeline layouts, descriptor sets, samplers, image views and other
-    ///   objects they name are the same objects, not destroyed since, and the descriptor sets'
-    ///   contents have not been updated since (a command buffer that binds an updated set is
-    ///   invalid in Vulkan, unless the binding was made with `UPDATE_AFTER_BIND`);
-    /// - nothing the pass keeps alive through [`Recorder::keep_alive`](crate::Recorder::keep_alive) is
-    ///   needed for longer than the recording.
+    /// A graph compares keys by the pass's position in the frame, not by pass object: a frame
+    /// whose declarations match an earlier one's, and whose pass at each position returns the
+    /// key that position returned then (from this pass object or another), submits that
+    /// frame's recording again. So whenever a pass returns this key, its `record()` would
+    /// record the same commands as every pass that returned it before, at that position of a
+    /// frame of the same shape:
+    /// - the same commands in the same order, with the same push constants and dynamic state;
+    /// - naming the same objects (pipelines, layouts, descriptor sets, samplers, views), none
+    ///   destroyed since, no descriptor set updated, freed or reset since (unless its
+    ///   updated bindings allow it with `UPDATE_AFTER_BIND` or `UPDATE_UNUSED_WHILE_PENDING`),
+    ///   and no descriptor pool reset;
+    /// - executing only secondary command buffers made with `SIMULTANEOUS_USE`, not recorded
+    ///   again, reset or freed while the key stands (recording one without it into another
+    ///   primary makes the kept primary invalid);
+    /// - naming nothing that only [`Recorder::keep_alive`](crate::Recorder::keep_alive)
+    ///   keeps alive (it lasts until the recording's own execution completes; a replay keeps
+    ///   nothing), and needing no side effect of `record()` in a replayed frame, where it is
+    ///   not called (a completion token, a counter, a ring index).
+    ///
+    /// The key changes only through `&mut self`: a held plan, which borrows its passes
+    /// exclusively, asks for their keys once after each recording.
     ///
     /// What may change between replays is the contents of buffers and images: the host may
     /// write uniforms, indirect arguments or instance data that the commands read. A pass
-    /// whose commands changed must return another key; [`Generation`] makes keys that no two
-    /// passes share.
+    /// whose commands changed returns another key. [`Generation`] makes keys that no two
+    /// pass objects share, which is what a pass made anew each frame needs; a constant key
+    /// is right only for a pass whose commands never change (one that records nothing).
     ///
     /// ```
     /// use vk_baton::pass::ReplayKey;
-    /// // SAFETY (example): the pass this key is for records the same commands, on objects
-    /// // that live as long as it, until its key changes.
-    /// let key = unsafe { ReplayKey::new(7) };
-    /// assert_eq!(key.get(), 7);
+    /// // SAFETY (example): the pass this key is for records no command.
+    /// let key = unsafe { ReplayKey::new(0) };
+    /// assert_eq!(key.get(), 0);
     /// ```
     pub const unsafe fn new(value: u64) -> Self {
         Self(value)
@@ -122,8 +133,8 @@ impl Generation {
     ///
     /// # Safety
     ///
-    /// As [`ReplayKey::new`]: the pass bumps the generation whenever what it records changes,
-    /// and what its commands name lives as long as the key does not change.
+    /// As [`ReplayKey::new`]: the pass bumps the generation (through `&mut self`) whenever
+    /// what it records changes, and what its commands name lives as long as the key stands.
     pub unsafe fn key(&self) -> ReplayKey {
         ReplayKey(self.0)
     }

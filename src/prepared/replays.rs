@@ -11,11 +11,17 @@
 //! ([`crate::Graph::invalidate_recordings`]).
 //!
 //! A set is submitted again only when its last submission completed (its command buffers
-//! are recorded without `SIMULTANEOUS_USE`), and only by a frame at rest: every resource
-//! where the last execution left it, so the barriers recorded in it are the plan's. Its
-//! command buffers come from the graph's pools and go back there when the frame is dropped,
-//! through the same path as an execution's ([`Pools::dropped`]), once the GPU is done with
+//! are recorded without `SIMULTANEOUS_USE`). Its barriers are its plan's: a frame reused at
+//! any tier has the plan the planner would make for it (only timeline values and binary
+//! semaphores move, and those are in the submit, not the command buffers), and a frame whose
+//! resources' states changed in a way that matters gets a new plan. Its command buffers come
+//! from the graph's pools and go back there when the frame is dropped, through the same path
+//! as an execution's ([`Pools::dropped`], which takes no lock), once the GPU is done with
 //! them.
+//!
+//! A pass's key changes only through `&mut self` ([`ReplayKey::new`]): the keys of a held
+//! plan's passes, which the held plan borrows exclusively, are asked for once
+//! ([`Replays::keys_held`]).
 
 use crate::access::LayoutPolicy;
 use crate::completion::CompletionToken;
@@ -38,6 +44,8 @@ pub(crate) struct ReplayKeys {
     /// Per plan resource: [`crate::resource::Resource::id`].
     pub(crate) resources: Vec<u64>,
     pub(crate) labels: bool,
+    /// With labels on, a hash of the passes' names, which the labels show; 0 without.
+    pub(crate) names: u64,
     pub(crate) layouts: LayoutPolicy,
     pub(crate) epoch: u64,
 }
@@ -47,7 +55,8 @@ impl ReplayKeys {
     fn copy_from(&mut self, other: &ReplayKeys) {
         self.passes.clone_from(&other.passes);
         self.resources.clone_from(&other.resources);
-        (self.labels, self.layouts, self.epoch) = (other.labels, other.layouts, other.epoch);
+        (self.labels, self.names) = (other.labels, other.names);
+        (self.layouts, self.epoch) = (other.layouts, other.epoch);
     }
 }
 
@@ -93,6 +102,11 @@ pub(crate) struct Replays {
     sets: Vec<RecordedSet>,
     /// The keys of the execution being recorded, filled in by the executor.
     pub(crate) now: ReplayKeys,
+    /// Whether the passes are a held plan's, which it borrows exclusively: their keys cannot
+    /// change, so once [`Replays::now`] holds them (`now_asked`) they are not asked again.
+    /// Set by whoever lends the frame to an execution.
+    pub(crate) keys_held: bool,
+    pub(crate) now_asked: bool,
     /// Where the sets' command buffers go back to, once the frame has kept one.
     pools: Option<Arc<dyn Pools>>,
 }
@@ -103,18 +117,30 @@ impl Replays {
         for set in &mut self.sets {
             set.current = false;
         }
+        self.now_asked = false;
     }
 
-    /// What to do with the recordings for keys [`Replays::now`]; `at_rest` says whether the
-    /// frame's resources are where its last execution left them. A matching, idle set is
-    /// replayed at rest; otherwise an idle set is recorded again (a stale one first), or a
-    /// new one while there are fewer than [`SETS`].
-    pub(crate) fn choose(&self, at_rest: bool) -> Choice {
+    /// Whether the passes' keys must be asked for again (see [`Replays::keys_held`]).
+    pub(crate) fn ask_keys(&self) -> bool {
+        !(self.keys_held && self.now_asked)
+    }
+
+    /// The frame's passes are a held plan's (`true`), or anyone's (a builder's, whose keys
+    /// are asked for every execution).
+    pub(crate) fn hold_keys(&mut self, held: bool) {
+        self.keys_held = held;
+        if !held {
+            self.now_asked = false;
+        }
+    }
+
+    /// What to do with the recordings for keys [`Replays::now`]: a matching, idle set is
+    /// replayed; otherwise an idle set is recorded again (a stale one first), or a new one
+    /// while there are fewer than [`SETS`].
+    pub(crate) fn choose(&self) -> Choice {
         let matches = |s: &RecordedSet| s.current && s.keys == self.now;
-        if at_rest {
-            if let Some(i) = self.sets.iter().position(|s| matches(s) && s.idle()) {
-                return Choice::Replay(i);
-            }
+        if let Some(i) = self.sets.iter().position(|s| matches(s) && s.idle()) {
+            return Choice::Replay(i);
         }
         let stale = self.sets.iter().position(|s| !matches(s) && s.idle());
         let idle = stale.or_else(|| self.sets.iter().position(RecordedSet::idle));

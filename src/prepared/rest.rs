@@ -95,6 +95,12 @@ impl AtRest {
                 .all(|((&id, &v), (id_now, v_now))| v != MERGED && id == id_now && v == v_now)
     }
 
+    /// Whether the last execution ran on resources with these ids (by plan index), wherever
+    /// they are now.
+    pub(crate) fn ran_on(&self, ids: impl Iterator<Item = u64>) -> bool {
+        self.executed && self.ids.iter().copied().eq(ids)
+    }
+
     /// Whether `queues` (identities, by plan index) are the last execution's queues.
     pub(crate) fn same_queues(&self, queues: impl ExactSizeIterator<Item = u64>) -> bool {
         self.executed
