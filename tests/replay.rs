@@ -695,3 +695,78 @@ fn a_pass_that_fails_to_record_leaves_the_kept_recordings_right() {
     drop(graph);
     common::assert_clean(&ctx);
 }
+
+/// Counts the guards its `record()` asks the graph to keep alive, and those dropped.
+struct KeepsAGuard {
+    copy: Copy,
+    made: Arc<std::sync::atomic::AtomicU32>,
+    dropped: Arc<std::sync::atomic::AtomicU32>,
+}
+
+/// Counts itself dropped.
+struct Guard(Arc<std::sync::atomic::AtomicU32>);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl Pass for KeepsAGuard {
+    fn declare(&self, d: &mut Declare<'_>) {
+        self.copy.declare(d)
+    }
+    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        self.made.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        r.keep_alive(Guard(self.dropped.clone()));
+        self.copy.record(r)
+    }
+    fn replay_key(&self) -> Option<ReplayKey> {
+        self.copy.replay_key()
+    }
+}
+
+#[test]
+fn what_a_recording_kept_alive_lives_as_long_as_the_recording() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let ctx = common::ctx();
+    let graph = ctx.graph().unwrap();
+    graph.set_replay(true);
+    let q = ctx.graphics().clone();
+    let f = Frame::new(&ctx);
+    let (made, dropped) = (Arc::default(), Arc::default());
+    let (mut download, mut read) = (f.download, f.read);
+    let mut upload = KeepsAGuard {
+        copy: f.upload,
+        made: Arc::clone(&made),
+        dropped: Arc::clone(&dropped),
+    };
+    let mut run = |n: u32, upload: &mut KeepsAGuard| {
+        write(&f.input, n);
+        let fence = graph
+            .record()
+            .insert_pass("upload", upload, &q)
+            .insert_pass("download", &mut download, &q)
+            .insert_pass("read", &mut read, &q)
+            .finish()
+            .unwrap()
+            .execute()
+            .unwrap();
+        fence.wait().unwrap();
+        check(&f.out, n);
+        fence.replayed()
+    };
+    let replayed: Vec<bool> = (1..=5).map(|n| run(n, &mut upload)).collect();
+    assert_eq!(replayed, [false, false, true, true, true]);
+    // The two recordings (of the plans for fresh and for written states) keep their guards,
+    // though their executions completed: replays submit what the guards keep alive.
+    assert_eq!((made.load(SeqCst), dropped.load(SeqCst)), (2, 0));
+    // Recorded again: the old recording's guard goes with the execution that replaced it.
+    graph.invalidate_recordings();
+    assert!(!run(6, &mut upload));
+    assert_eq!((made.load(SeqCst), dropped.load(SeqCst)), (3, 1));
+    // The graph goes, and with it the recordings and what they kept.
+    drop(graph);
+    assert_eq!((made.load(SeqCst), dropped.load(SeqCst)), (3, 3));
+    common::assert_clean(&ctx);
+}

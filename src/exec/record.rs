@@ -41,6 +41,9 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+/// An object a pass asked to keep alive ([`crate::Recorder::keep_alive`]).
+type Kept = Box<dyn Any + Send + Sync>;
+
 /// What recording an execution produced, all of it to hand back to the graph once done:
 /// its vectors come from the graph's spares, taken under the lock recording holds, and go
 /// back there with its [`InFlight`].
@@ -184,9 +187,11 @@ impl Execution<'_, '_> {
         let choice = self.choose(cut.is_some(), &reusable.extensions, labels.is_some());
         match choice {
             Choice::Replay(set) => return self.replay(set, reusable, token, out),
-            Choice::Keep(set) => self.give_back_kept(set, reusable),
+            Choice::Keep(set) => self.give_back_kept(set, reusable, &mut out.lists.keep),
             Choice::Record => {}
         }
+        // What the passes ask to keep alive from here on is the recording's.
+        let kept_before = out.lists.keep.len();
         let Execution {
             pools,
             passes,
@@ -246,7 +251,7 @@ impl Execution<'_, '_> {
         // The passes' `record()` had `&mut self`: their keys are asked for again next time.
         self.replays.now_asked = false;
         if let Choice::Keep(set) = choice {
-            let lists = &mut out.lists.cmds;
+            let lists = (&mut out.lists.cmds, &mut out.lists.keep, kept_before);
             (self.replays).kept(set, lists, &out.tables, token, self.plan);
         }
         Ok(())
@@ -298,9 +303,11 @@ impl Execution<'_, '_> {
 
     /// Gives the command buffers of kept set `set` back to their pools, for this recording
     /// to take them again, in the same order (as [`Reusable::reuse`] does).
-    fn give_back_kept(&mut self, set: usize, reusable: &mut Reusable) {
+    /// What its last recording kept alive goes to this execution's `keep`, released when it
+    /// completes.
+    fn give_back_kept(&mut self, set: usize, reusable: &mut Reusable, keep: &mut Vec<Kept>) {
         let pools: Arc<dyn Pools> = self.pools.clone();
-        for (key, cmd) in self.replays.take_cmds(set, &pools).drain(..).rev() {
+        for (key, cmd) in self.replays.reopen(set, &pools, keep).drain(..).rev() {
             reusable.families.entry(key).or_default().free.push(cmd);
         }
     }

@@ -34,10 +34,10 @@ impl ReplayKey {
     /// - executing only secondary command buffers made with `SIMULTANEOUS_USE`, not recorded
     ///   again, reset or freed while the key stands (recording one without it into another
     ///   primary makes the kept primary invalid);
-    /// - naming nothing that only [`Recorder::keep_alive`](crate::Recorder::keep_alive)
-    ///   keeps alive (it lasts until the recording's own execution completes; a replay keeps
-    ///   nothing), and needing no side effect of `record()` in a replayed frame, where it is
-    ///   not called (a completion token, a counter, a ring index).
+    /// - needing no side effect of `record()` in a replayed frame, where it is not called (a
+    ///   completion token, a counter, a ring index). What it gave to
+    ///   [`Recorder::keep_alive`](crate::Recorder::keep_alive) is kept with the recording,
+    ///   for as long as the recording may be submitted.
     ///
     /// The key changes only through `&mut self`: a held plan, which borrows its passes
     /// exclusively, asks for their keys once after each recording.

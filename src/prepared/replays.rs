@@ -30,7 +30,11 @@ use crate::pass::ReplayKey;
 use crate::plan::Plan;
 use crate::prepared::scratch::BatchTables;
 use ash::vk;
+use std::any::Any;
 use std::sync::Arc;
+
+/// An object a pass asked to keep alive ([`crate::Recorder::keep_alive`]).
+type Kept = Box<dyn Any + Send + Sync>;
 
 /// The most recorded sets a frame keeps: its memory is at most this many recordings of its
 /// plan.
@@ -64,6 +68,9 @@ impl ReplayKeys {
 struct RecordedSet {
     /// The command buffers, with the pools they go back to.
     cmds: Vec<(PoolKey, vk::CommandBuffer)>,
+    /// What the passes asked to keep alive while recording it
+    /// ([`crate::Recorder::keep_alive`]): kept as long as the recording may be submitted.
+    keep: Vec<Kept>,
     /// Where each batch's command buffers are (no fences: each submission takes its own).
     tables: BatchTables,
     keys: ReplayKeys,
@@ -151,18 +158,21 @@ impl Replays {
         }
     }
 
-    /// The command buffers of set `i` (none for a new one), for the executor to give back
-    /// to their pools before it records the set again and takes them back; `pools` is where
-    /// they come from.
-    pub(crate) fn take_cmds(
+    /// Opens set `i` (a new one if `i` is the count) to be recorded again: returns its
+    /// command buffers, for the executor to give back to their pools before it takes them
+    /// again (`pools` is where they come from), and moves what its last recording kept alive
+    /// into `keep` (the new execution's, released once it completes).
+    pub(crate) fn reopen(
         &mut self,
         i: usize,
         pools: &Arc<dyn Pools>,
+        keep: &mut Vec<Kept>,
     ) -> &mut Vec<(PoolKey, vk::CommandBuffer)> {
         self.pools.get_or_insert_with(|| pools.clone());
         if i == self.sets.len() {
             self.sets.push(RecordedSet {
                 cmds: Vec::new(),
+                keep: Vec::new(),
                 tables: BatchTables::default(),
                 keys: ReplayKeys::default(),
                 current: false,
@@ -173,15 +183,21 @@ impl Replays {
         }
         let set = &mut self.sets[i];
         set.current = false;
+        keep.append(&mut set.keep);
         &mut set.cmds
     }
 
-    /// Set `i` was recorded for `plan` with keys [`Replays::now`], into `cmds` (taken, left
-    /// empty) as `tables` say, by the execution of `token`.
+    /// Set `i` was recorded for `plan` with keys [`Replays::now`] by the execution of
+    /// `token`, into `cmds` (taken, left empty) as `tables` say; what its passes asked to keep
+    /// alive is `keep[from..]` (taken).
     pub(crate) fn kept(
         &mut self,
         i: usize,
-        cmds: &mut Vec<(PoolKey, vk::CommandBuffer)>,
+        (cmds, keep, from): (
+            &mut Vec<(PoolKey, vk::CommandBuffer)>,
+            &mut Vec<Kept>,
+            usize,
+        ),
         tables: &BatchTables,
         token: &CompletionToken,
         plan: &Plan,
@@ -192,6 +208,7 @@ impl Replays {
             "a kept set's command buffers went back first"
         );
         std::mem::swap(&mut set.cmds, cmds);
+        set.keep.extend(keep.drain(from..));
         copy_batches(&mut set.tables, tables);
         set.keys.copy_from(&self.now);
         set.current = true;
@@ -248,11 +265,12 @@ impl Drop for Replays {
             return;
         };
         for set in self.sets.drain(..) {
-            let (Some(token), false) = (set.token, set.cmds.is_empty()) else {
+            let Some(token) = set.token else {
                 continue;
             };
             let lists = Lists {
                 cmds: set.cmds,
+                keep: set.keep,
                 ..Lists::default()
             };
             pools.dropped(InFlight {
