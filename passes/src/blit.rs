@@ -22,6 +22,7 @@ use crate::format::FormatSupport;
 use crate::util::{mip_extent, CellSet};
 use ash::vk;
 use std::sync::Arc;
+use vk_baton::pass::{Generation, ReplayKey};
 use vk_baton::{Access, Declare, ImageDesc, Pass, Recorder, StImage};
 
 /// Checks one side of a blit region; returns (mip, layers, covers the whole subresource).
@@ -76,6 +77,8 @@ pub struct ImageBlit {
     filter: vk::Filter,
     reads: ImageUses,
     writes: ImageUses,
+    /// Its replay key: see [`Pass::replay_key`].
+    generation: Generation,
 }
 
 impl ImageBlit {
@@ -207,6 +210,7 @@ impl ImageBlit {
             regions.len()
         );
         Ok(Self {
+            generation: Generation::new(),
             src,
             dst,
             regions: regions.to_vec(),
@@ -218,6 +222,12 @@ impl ImageBlit {
 }
 
 impl Pass for ImageBlit {
+    fn replay_key(&self) -> Option<ReplayKey> {
+        // SAFETY: the pass's fields are set when it is made and never change, and its
+        // commands name only the resources it declares (the graph checks their identity).
+        Some(unsafe { self.generation.key() })
+    }
+
     fn declare(&self, d: &mut Declare<'_>) {
         declare_image_read(d, &self.src, &self.reads, Access::BLIT_READ);
         declare_image_write(d, &self.dst, &self.writes, Access::BLIT_WRITE);

@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::util::check_bytes;
 use ash::vk;
 use std::sync::Arc;
+use vk_baton::pass::{Generation, ReplayKey};
 use vk_baton::{Access, BufferRange, Declare, ImageRange, Pass, Recorder, StBuffer, StImage};
 
 fn check_ranges(img: &StImage, ranges: &[ImageRange]) -> Result<()> {
@@ -73,6 +74,8 @@ pub struct ClearColor {
     img: Arc<StImage>,
     value: vk::ClearColorValue,
     ranges: Vec<ImageRange>,
+    /// Its replay key: see [`Pass::replay_key`].
+    generation: Generation,
 }
 
 impl std::fmt::Debug for ClearColor {
@@ -124,6 +127,7 @@ impl ClearColor {
         }
         check_ranges(&img, ranges)?;
         Ok(Self {
+            generation: Generation::new(),
             img,
             value,
             ranges: ranges.to_vec(),
@@ -132,6 +136,12 @@ impl ClearColor {
 }
 
 impl Pass for ClearColor {
+    fn replay_key(&self) -> Option<ReplayKey> {
+        // SAFETY: the pass's fields are set when it is made and never change, and its
+        // commands name only the resources it declares (the graph checks their identity).
+        Some(unsafe { self.generation.key() })
+    }
+
     fn declare(&self, d: &mut Declare<'_>) {
         for r in &self.ranges {
             d.uses(&self.img, Access::CLEAR_COLOR_WRITE)
@@ -178,6 +188,8 @@ pub struct ClearDepthStencil {
     img: Arc<StImage>,
     value: vk::ClearDepthStencilValue,
     ranges: Vec<ImageRange>,
+    /// Its replay key: see [`Pass::replay_key`].
+    generation: Generation,
 }
 
 impl ClearDepthStencil {
@@ -222,6 +234,7 @@ impl ClearDepthStencil {
         }
         check_ranges(&img, ranges)?;
         Ok(Self {
+            generation: Generation::new(),
             img,
             value,
             ranges: ranges.to_vec(),
@@ -230,6 +243,12 @@ impl ClearDepthStencil {
 }
 
 impl Pass for ClearDepthStencil {
+    fn replay_key(&self) -> Option<ReplayKey> {
+        // SAFETY: the pass's fields are set when it is made and never change, and its
+        // commands name only the resources it declares (the graph checks their identity).
+        Some(unsafe { self.generation.key() })
+    }
+
     fn declare(&self, d: &mut Declare<'_>) {
         for r in &self.ranges {
             d.uses(&self.img, Access::CLEAR_DEPTH_STENCIL_WRITE)
@@ -276,6 +295,8 @@ pub struct FillBuffer {
     buf: Arc<StBuffer>,
     range: BufferRange,
     data: u32,
+    /// Its replay key: see [`Pass::replay_key`].
+    generation: Generation,
 }
 
 impl FillBuffer {
@@ -316,6 +337,7 @@ impl FillBuffer {
             )));
         }
         Ok(Self {
+            generation: Generation::new(),
             buf,
             range: BufferRange { offset, size },
             data,
@@ -324,6 +346,12 @@ impl FillBuffer {
 }
 
 impl Pass for FillBuffer {
+    fn replay_key(&self) -> Option<ReplayKey> {
+        // SAFETY: the pass's fields are set when it is made and never change, and its
+        // commands name only the resources it declares (the graph checks their identity).
+        Some(unsafe { self.generation.key() })
+    }
+
     fn declare(&self, d: &mut Declare<'_>) {
         // vkCmdFillBuffer is a "transfer" command: the transfer stages, not only CLEAR.
         d.uses(&self.buf, Access::TRANSFER_WRITE)

@@ -40,6 +40,7 @@ use ash::vk;
 use std::ffi::CString;
 use std::sync::Arc;
 use vk_baton::access::LayoutPolicy;
+use vk_baton::pass::{Generation, ReplayKey};
 use vk_baton::{Access, BufferRange, Declare, ImageRange, Pass, Recorder, StBuffer, StImage};
 
 mod builder;
@@ -304,6 +305,8 @@ pub struct ComputeDispatch {
     per_execution: bool,
     push: Vec<u8>,
     groups: [u32; 3],
+    /// Its replay key, bumped by the setters: see [`Pass::replay_key`].
+    generation: Generation,
 }
 
 impl std::fmt::Debug for ComputeDispatch {
@@ -371,6 +374,7 @@ impl ComputeDispatch {
             )));
         }
         self.push.copy_from_slice(bytes);
+        self.generation.bump();
         Ok(())
     }
 
@@ -383,6 +387,7 @@ impl ComputeDispatch {
     /// ```
     pub fn set_groups(&mut self, x: u32, y: u32, z: u32) {
         self.groups = [x, y, z];
+        self.generation.bump();
     }
 
     /// The pipeline (for inspection or debug naming).
@@ -398,6 +403,17 @@ impl ComputeDispatch {
 }
 
 impl Pass for ComputeDispatch {
+    /// A key that moves with [`ComputeDispatch::set_push_constants`] and
+    /// [`ComputeDispatch::set_groups`]; none with a transient binding, whose descriptor set
+    /// each execution writes anew.
+    fn replay_key(&self) -> Option<ReplayKey> {
+        // SAFETY: the pipeline, layout and descriptor set are made with the pass and never
+        // updated after (they live in `objects`, which recording keeps alive with the
+        // recording); the push constants and group counts change only in the two setters,
+        // which bump the generation.
+        (!self.per_execution).then(|| unsafe { self.generation.key() })
+    }
+
     fn declare(&self, d: &mut Declare<'_>) {
         for b in &self.bindings {
             match &b.resource {

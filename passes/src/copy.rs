@@ -20,6 +20,7 @@ use crate::error::{Error, Result};
 use crate::util::{check_bytes, check_image_region, merge_bytes, CellSet};
 use ash::vk;
 use std::sync::Arc;
+use vk_baton::pass::{Generation, ReplayKey};
 use vk_baton::{Access, BufferRange, Declare, ImageRange, Pass, Recorder, StBuffer, StImage};
 
 mod buffer_image;
@@ -95,6 +96,8 @@ pub struct CopyBuffer {
     regions: Vec<vk::BufferCopy>,
     reads: Vec<BufferRange>,
     writes: Vec<BufferRange>,
+    /// Its replay key: see [`Pass::replay_key`].
+    generation: Generation,
 }
 
 impl CopyBuffer {
@@ -165,6 +168,7 @@ impl CopyBuffer {
             ));
         }
         Ok(Self {
+            generation: Generation::new(),
             src,
             dst,
             regions: regions.to_vec(),
@@ -175,6 +179,12 @@ impl CopyBuffer {
 }
 
 impl Pass for CopyBuffer {
+    fn replay_key(&self) -> Option<ReplayKey> {
+        // SAFETY: the pass's fields are set when it is made and never change, and its
+        // commands name only the resources it declares (the graph checks their identity).
+        Some(unsafe { self.generation.key() })
+    }
+
     fn declare(&self, d: &mut Declare<'_>) {
         for r in &self.reads {
             d.uses(&self.src, Access::COPY_READ).range(*r);
@@ -220,6 +230,8 @@ pub struct CopyImage {
     regions: Vec<vk::ImageCopy>,
     reads: ImageUses,
     writes: ImageUses,
+    /// Its replay key: see [`Pass::replay_key`].
+    generation: Generation,
 }
 
 impl CopyImage {
@@ -318,6 +330,7 @@ impl CopyImage {
             ));
         }
         Ok(Self {
+            generation: Generation::new(),
             src,
             dst,
             regions: regions.to_vec(),
@@ -328,6 +341,12 @@ impl CopyImage {
 }
 
 impl Pass for CopyImage {
+    fn replay_key(&self) -> Option<ReplayKey> {
+        // SAFETY: the pass's fields are set when it is made and never change, and its
+        // commands name only the resources it declares (the graph checks their identity).
+        Some(unsafe { self.generation.key() })
+    }
+
     fn declare(&self, d: &mut Declare<'_>) {
         declare_image_read(d, &self.src, &self.reads, Access::COPY_READ);
         declare_image_write(d, &self.dst, &self.writes, Access::COPY_WRITE);

@@ -30,6 +30,7 @@ use crate::error::{Error, Result};
 use crate::format::FormatSupport;
 use ash::vk;
 use std::sync::Arc;
+use vk_baton::pass::{Generation, ReplayKey};
 use vk_baton::{Access, Declare, ImageRange, Pass, Recorder, StImage};
 
 /// Generates every mip level of an image from level 0 (all layers), by blits.
@@ -43,6 +44,8 @@ use vk_baton::{Access, Declare, ImageRange, Pass, Recorder, StImage};
 pub struct GenerateMipmaps {
     img: Arc<StImage>,
     filter: vk::Filter,
+    /// Its replay key: see [`Pass::replay_key`].
+    generation: Generation,
 }
 
 impl GenerateMipmaps {
@@ -76,7 +79,11 @@ impl GenerateMipmaps {
             )));
         }
         support.check_blit(d, d, filter)?;
-        Ok(Self { img, filter })
+        Ok(Self {
+            img,
+            filter,
+            generation: Generation::new(),
+        })
     }
 }
 
@@ -102,6 +109,12 @@ fn level_barrier(
 }
 
 impl Pass for GenerateMipmaps {
+    fn replay_key(&self) -> Option<ReplayKey> {
+        // SAFETY: the pass's fields are set when it is made and never change, and its
+        // commands name only the resources it declares (the graph checks their identity).
+        Some(unsafe { self.generation.key() })
+    }
+
     fn declare(&self, d: &mut Declare<'_>) {
         let desc = self.img.desc();
         d.uses(&self.img, Access::BLIT_READ)

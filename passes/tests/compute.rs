@@ -67,6 +67,73 @@ fn storage_buffer_fill_with_push_constants() {
     assert_clean(&ctx);
 }
 
+/// With replay on, a dispatch replays its recording until its push constants change: each
+/// setter call records once, and the frames after it replay.
+#[test]
+fn a_dispatch_replays_until_its_push_constants_change() {
+    let ctx = ctx();
+    let words = vk_baton_shaders::words(vk_baton_shaders::FILL_COMP);
+    let graph = ctx.graph().unwrap();
+    graph.set_replay(true);
+    let usage = vk::BufferUsageFlags::STORAGE_BUFFER | XFER;
+    let buf = ctx
+        .buffer(BufferDesc::new(1000 * 4, usage), "data")
+        .unwrap();
+    let out = ctx
+        .buffer(BufferDesc::readback(1000 * 4, XFER), "out")
+        .unwrap();
+    // SAFETY: the crate's own shader, through the bindings it declares.
+    let mut fill = unsafe { ComputeDispatch::builder(ctx.device(), &words) }
+        .name("fill")
+        .storage_buffer(0, buf.clone(), ShaderAccess::Write)
+        .push_constant_size(8)
+        .groups(1000_u32.div_ceil(64), 1, 1)
+        .build()
+        .unwrap();
+    let mut copy = vk_baton_passes::CopyBuffer::whole(buf.clone(), out.clone()).unwrap();
+    let key = {
+        let g = vk_baton::pass::Generation::new();
+        // SAFETY: the host read records no command.
+        unsafe { g.key() }
+    };
+    let mut read = vk_baton::pass::FnPass::new(
+        |d: &mut vk_baton::Declare<'_>| {
+            d.uses(&out, vk_baton::Access::HOST_READ);
+        },
+        |_: &mut vk_baton::Recorder<'_>| Ok(()),
+    )
+    .with_replay_key(key);
+    let mut replays = String::new();
+    for (frame, seed) in [7u32, 7, 7, 7, 9, 9, 9, 7].into_iter().enumerate() {
+        if frame == 0 || seed != [7u32, 7, 7, 7, 9, 9, 9, 7][frame - 1] {
+            let push = [1000u32.to_le_bytes(), seed.to_le_bytes()].concat();
+            fill.set_push_constants(&push).unwrap();
+        }
+        let fence = graph
+            .record()
+            .insert_pass("fill", &mut fill, ctx.graphics())
+            .insert_pass("copy", &mut copy, ctx.graphics())
+            .insert_pass("read", &mut read, ctx.graphics())
+            .finish()
+            .unwrap()
+            .execute()
+            .unwrap();
+        fence.wait().unwrap();
+        replays.push(if fence.replayed() { 'R' } else { '-' });
+        let mut bytes = vec![0u8; 4000];
+        out.read(0, &mut bytes).unwrap();
+        let got: Vec<u32> = (bytes.chunks_exact(4))
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let want: Vec<u32> = (0..1000).map(|i| i * 3 + seed).collect();
+        assert!(got == want, "frame {frame}, seed {seed}");
+    }
+    // Frames 1 and 2 plan (fresh, then written states) and record; each new seed records.
+    assert_eq!(replays, "--RR-RR-");
+    drop(graph);
+    assert_clean(&ctx);
+}
+
 #[test]
 fn sampled_image_to_storage_image_and_buffer() {
     let layouts = invert(LayoutPolicy::Optimal, LayoutPolicy::Optimal);

@@ -286,6 +286,7 @@ impl ComputeBuilder<'_> {
             per_execution,
             push: vec![0; self.push_size as usize],
             groups: self.groups,
+            generation: Generation::new(),
         })
     }
 

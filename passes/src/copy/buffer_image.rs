@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::util::{buffer_image_bytes, check_bytes, check_image_region, merge_bytes, CellSet};
 use ash::vk;
 use std::sync::Arc;
+use vk_baton::pass::{Generation, ReplayKey};
 use vk_baton::{Access, BufferRange, Declare, Pass, Recorder, StBuffer, StImage};
 
 /// A region covering all of mip `level` (every layer) of `img`, tightly packed at `offset`.
@@ -179,6 +180,8 @@ pub struct CopyBufferToImage {
     regions: Vec<vk::BufferImageCopy>,
     reads: Vec<BufferRange>,
     writes: ImageUses,
+    /// Its replay key: see [`Pass::replay_key`].
+    generation: Generation,
 }
 
 impl CopyBufferToImage {
@@ -218,6 +221,7 @@ impl CopyBufferToImage {
         let (reads, writes) =
             check_buffer_image_regions("CopyBufferToImage", &src, &dst, regions, true)?;
         Ok(Self {
+            generation: Generation::new(),
             src,
             dst,
             regions: regions.to_vec(),
@@ -245,6 +249,12 @@ impl CopyBufferToImage {
 }
 
 impl Pass for CopyBufferToImage {
+    fn replay_key(&self) -> Option<ReplayKey> {
+        // SAFETY: the pass's fields are set when it is made and never change, and its
+        // commands name only the resources it declares (the graph checks their identity).
+        Some(unsafe { self.generation.key() })
+    }
+
     fn declare(&self, d: &mut Declare<'_>) {
         for r in &self.reads {
             d.uses(&self.src, Access::COPY_READ).range(*r);
@@ -297,6 +307,8 @@ pub struct CopyImageToBuffer {
     reads: ImageUses,
     writes: Vec<BufferRange>,
     gaps: bool,
+    /// Its replay key: see [`Pass::replay_key`].
+    generation: Generation,
 }
 
 impl CopyImageToBuffer {
@@ -341,6 +353,7 @@ impl CopyImageToBuffer {
                 || (r.buffer_image_height != 0 && r.buffer_image_height != r.image_extent.height)
         });
         Ok(Self {
+            generation: Generation::new(),
             src,
             dst,
             regions: regions.to_vec(),
@@ -352,6 +365,12 @@ impl CopyImageToBuffer {
 }
 
 impl Pass for CopyImageToBuffer {
+    fn replay_key(&self) -> Option<ReplayKey> {
+        // SAFETY: the pass's fields are set when it is made and never change, and its
+        // commands name only the resources it declares (the graph checks their identity).
+        Some(unsafe { self.generation.key() })
+    }
+
     fn declare(&self, d: &mut Declare<'_>) {
         declare_image_read(
             d,
