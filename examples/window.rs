@@ -6,8 +6,10 @@
 //! that image back), out-of-date and suboptimal as values. Each frame is one graph on the
 //! graphics queue:
 //!
-//! 1. `animate`: `anim.comp` writes the whole image (frame number in a push constant, so any
-//!    frame can be recomputed exactly on the host: see `expected_pixel`).
+//! 1. `animate`: `anim.comp` writes the whole image (so any frame can be recomputed exactly on
+//!    the host: see `expected_pixel`). The frame number is in a buffer the host writes, one
+//!    word per frame in flight, each read by an animate pass of its own: what the passes
+//!    record never changes.
 //! 2. `acquire`: the stock `SwapchainAcquire`, which waits on the frame slot's acquire
 //!    semaphore before the swapchain image's first use; vk-baton transitions the image from
 //!    UNDEFINED after the wait, chained from the wait's stage.
@@ -22,10 +24,16 @@
 //! out-of-date or suboptimal swapchains recreate the swapchain; a minimized window (zero
 //! extent) renders nothing until it comes back.
 //!
+//! With `--replay` the graph replays (`Graph::set_replay`): every pass but the screenshot's
+//! gives a replay key (the blits are made once per swapchain image), so a frame whose passes
+//! and swapchain image came before submits the command buffers recorded then, and records
+//! nothing. The sample prints how many frames replayed.
+//!
 //! ```text
 //! cargo run --example window
 //! cargo run --example window -- --frames 30 --screenshot /tmp/shot.png
 //! cargo run --example window -- --frames 30 --resize-at 10   # resizes itself after 10 frames
+//! cargo run --example window -- --frames 60 --replay          # records each frame once
 //! xvfb-run -a -s "-screen 0 1024x768x24" cargo run --example window -- --frames 30 --screenshot /tmp/shot.png
 //! ```
 //!
@@ -35,9 +43,9 @@ use std::collections::VecDeque;
 use std::ffi::{CStr, CString};
 use std::sync::Arc;
 use std::time::Instant;
-use support::{push_u32s, report_validation, vkerr, ValueExt};
+use support::{report_validation, vkerr, ValueExt};
 use vk_baton::ash::vk;
-use vk_baton::{ExecutionFence, Graph, ImageDesc, StImage};
+use vk_baton::{BufferDesc, BufferRange, ExecutionFence, Graph, ImageDesc, StBuffer, StImage};
 use vk_baton_context::{Context, ContextOptions};
 use vk_baton_passes::{
     AcquireOutcome, ComputeDispatch, DownloadImage, FormatSupport, ImageBlit, PresentOutcome,
@@ -52,6 +60,9 @@ use winit::window::{Window, WindowId};
 const WIDTH: u32 = 640;
 const HEIGHT: u32 = 480;
 const FRAMES_IN_FLIGHT: usize = 2;
+/// Where each frame in flight's frame number is in the buffer the host writes: a storage
+/// buffer's offset is a multiple of `minStorageBufferOffsetAlignment`, at most 256.
+const WORD_STRIDE: u64 = 256;
 
 /// The host's copy of `anim.comp`: the RGBA8 pixel at (x, y) of frame `t` in a `w`×`h` image.
 /// (The integration test has its own copy, to check screenshots.)
@@ -79,9 +90,15 @@ struct Gpu {
     in_flight: VecDeque<ExecutionFence>,
     graph: Option<Graph>,
     /// `anim.comp` over the whole of `anim`, which it overwrites (discarding the old
-    /// contents); the frame number is its push constant.
-    animate: Option<ComputeDispatch>,
+    /// contents), one per frame in flight: each reads its word of `frame_numbers`.
+    animate: Vec<ComputeDispatch>,
     anim: Arc<StImage>,
+    /// The frame number of each frame in flight, which the host writes.
+    frame_numbers: Arc<StBuffer>,
+    /// The blit of `anim` to each swapchain image, made when the swapchain is.
+    blits: Vec<ImageBlit>,
+    /// Frames that replayed their recording (`--replay`).
+    replayed: u32,
     support: FormatSupport,
     /// Frames rendered so far (the animation's frame counter).
     frame: u32,
@@ -162,15 +179,28 @@ impl Gpu {
             ImageDesc::storage_2d(WIDTH, HEIGHT, vk::Format::R8G8B8A8_UNORM),
             "animation",
         )?;
+        let size = WORD_STRIDE * FRAMES_IN_FLIGHT as u64;
+        let frame_numbers = ctx.buffer(
+            BufferDesc::upload(size, vk::BufferUsageFlags::STORAGE_BUFFER),
+            "frame numbers",
+        )?;
         let code = support::spirv(vk_baton_shaders::ANIM_COMP)?;
-        // SAFETY: the sample's own shader (compiled from shaders/), with exactly the bindings
-        // and push constants declared below.
-        let animate = unsafe { ComputeDispatch::builder(ctx.device(), &code) }
-            .name("anim")
-            .storage_image(0, anim.clone(), ShaderAccess::WriteDiscard)
-            .push_constant_size(4)
-            .groups(WIDTH.div_ceil(8), HEIGHT.div_ceil(8), 1)
-            .build()?;
+        let animate = (0..FRAMES_IN_FLIGHT as u32)
+            .map(|slot| {
+                let word = BufferRange {
+                    offset: WORD_STRIDE * u64::from(slot),
+                    size: 4,
+                };
+                // SAFETY: the sample's own shader (compiled from shaders/), with exactly the
+                // bindings declared here; it reads the one word bound.
+                unsafe { ComputeDispatch::builder(ctx.device(), &code) }
+                    .name("anim")
+                    .storage_image(0, anim.clone(), ShaderAccess::WriteDiscard)
+                    .storage_buffer_range(1, frame_numbers.clone(), word, ShaderAccess::Read)
+                    .groups(WIDTH.div_ceil(8), HEIGHT.div_ceil(8), 1)
+                    .build()
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let graph = ctx.graph()?;
         let support = FormatSupport::new(ctx.instance(), ctx.physical_device());
         println!("device: {}", ctx.device_name());
@@ -181,8 +211,11 @@ impl Gpu {
             formats,
             in_flight: VecDeque::new(),
             graph: Some(graph),
-            animate: Some(animate),
+            animate,
             anim,
+            frame_numbers,
+            blits: Vec::new(),
+            replayed: 0,
             support,
             frame: 0,
             needs_recreate: true,
@@ -256,6 +289,12 @@ impl Gpu {
             sc.extent().height,
             sc.images().len()
         );
+        // One blit per image, made once: the same pass each time its image comes back.
+        let blit = |image: &Arc<StImage>| {
+            let to = image.clone();
+            ImageBlit::new(&self.support, self.anim.clone(), to, vk::Filter::NEAREST)
+        };
+        self.blits = sc.images().iter().map(blit).collect::<Result<_, _>>()?;
         self.needs_recreate = false;
         Ok(true)
     }
@@ -289,15 +328,13 @@ impl Gpu {
         // must be waited on), then recreate.
         self.needs_recreate |= frame.suboptimal();
 
-        let animate = self.animate.as_mut().expect("alive until teardown");
-        animate.set_push_constants(&push_u32s(&[self.frame]))?;
+        // The slot's word was last read by the frame two before, whose fence was waited for.
+        let slot = self.frame as usize % FRAMES_IN_FLIGHT;
+        let word = self.frame.to_le_bytes();
+        self.frame_numbers.write(WORD_STRIDE * slot as u64, &word)?;
+        let animate = &mut self.animate[slot];
         let mut acquire = frame.acquire_pass();
-        let mut blit = ImageBlit::new(
-            &self.support,
-            self.anim.clone(),
-            frame.image().clone(),
-            vk::Filter::NEAREST,
-        )?;
+        let blit = &mut self.blits[frame.index() as usize];
         let mut present = frame.present_pass();
         let mut download = if screenshot {
             Some(DownloadImage::level(
@@ -315,7 +352,7 @@ impl Gpu {
             .record()
             .insert_pass("animate", animate, self.ctx.graphics())
             .insert_pass("acquire", &mut acquire, self.ctx.graphics())
-            .insert_pass("blit to swapchain", &mut blit, self.ctx.graphics());
+            .insert_pass("blit to swapchain", blit, self.ctx.graphics());
         if let Some(d) = download.as_mut() {
             b = b.insert_pass("screenshot", d, self.ctx.graphics());
         }
@@ -326,7 +363,9 @@ impl Gpu {
             println!("plan of frame 0:");
             print!("{planned}");
         }
-        self.in_flight.push_back(planned.execute()?);
+        let fence = planned.execute()?;
+        self.replayed += u32::from(fence.replayed());
+        self.in_flight.push_back(fence);
 
         match sc.present(self.ctx.graphics(), &frame)? {
             PresentOutcome::Optimal => {}
@@ -348,7 +387,8 @@ impl Gpu {
         // Waits for the device to be idle, then destroys its semaphores and the swapchain.
         drop(self.swapchain.take());
         self.graph = None;
-        self.animate = None;
+        self.blits.clear();
+        self.animate.clear();
         // SAFETY: the device is idle (the swapchain's drop waited for it) and the swapchain
         // made from the surface is destroyed: nothing uses the surface any more.
         unsafe { self.surface_loader.destroy_surface(self.surface, None) };
@@ -363,6 +403,8 @@ impl Drop for Gpu {
 }
 
 struct App {
+    /// `--replay`: the graph replays its frames' recordings (`Graph::set_replay`).
+    replay: bool,
     frames: Option<u32>,
     screenshot: Option<String>,
     /// `--resize-at N`: ask for an 800x600 window after N frames.
@@ -416,6 +458,7 @@ impl App {
             gpu.frame,
             gpu.frame as f64 / secs.max(1e-9)
         );
+        println!("replayed {} of {} frames", gpu.replayed, gpu.frame);
         if let (Some(path), Some(handle)) = (self.screenshot.clone(), shot) {
             if let Err(e) = gpu.idle() {
                 return self.fail(event_loop, e);
@@ -467,7 +510,12 @@ impl ApplicationHandler for App {
             }
         };
         match Gpu::new(&window) {
-            Ok(gpu) => self.gpu = Some(gpu),
+            Ok(gpu) => {
+                if let Some(graph) = &gpu.graph {
+                    graph.set_replay(self.replay);
+                }
+                self.gpu = Some(gpu)
+            }
             Err(e) => return self.fail(event_loop, e),
         }
         self.window = Some(window);
@@ -506,11 +554,13 @@ impl ApplicationHandler for App {
 
 fn main() {
     let (mut frames, mut screenshot, mut resize_at) = (0u32, None, None);
+    let mut replay = false;
     support::parse_args(
-        "usage: window [--frames N (0: until closed)] [--screenshot PATH.png] [--resize-at FRAME]",
+        "usage: window [--frames N (0: until closed)] [--screenshot PATH.png] [--resize-at FRAME] [--replay]",
         |name, p| {
             match name {
                 "frames" => frames = p.value()?.parse()?,
+                "replay" => replay = true,
                 "screenshot" => screenshot = Some(p.value()?.string()?),
                 "resize-at" => resize_at = Some(p.value()?.parse()?),
                 _ => return Ok(false),
@@ -520,6 +570,7 @@ fn main() {
     );
     support::init_logging();
     let mut app = App {
+        replay,
         frames: (frames > 0).then_some(frames),
         screenshot,
         resize_at,

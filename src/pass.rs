@@ -106,6 +106,37 @@ pub trait Pass {
     fn replay_key(&self) -> Option<ReplayKey> {
         None
     }
+
+    /// Called on a replay in place of `record()`, for a pass whose key asks for it
+    /// ([`ReplayKey::calling_replayed`]): the bookkeeping its `record()` does for each
+    /// execution, given the execution's completion token. An error ends the execution
+    /// before anything is submitted, as an error of `record()` does. The default does nothing.
+    ///
+    /// ```
+    /// use vk_baton::{CompletionToken, Declare, Pass, Recorder};
+    /// use vk_baton::pass::ReplayKey;
+    /// /// Notes the last execution that used a resource only it knows of.
+    /// struct Notes { last: Option<CompletionToken> }
+    /// impl Pass for Notes {
+    ///     fn declare(&self, _d: &mut Declare<'_>) {}
+    ///     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+    ///         self.last = Some(r.completion());
+    ///         Ok(())
+    ///     }
+    ///     fn replay_key(&self) -> Option<ReplayKey> {
+    ///         // SAFETY: it records no command.
+    ///         Some(unsafe { ReplayKey::new(0) }.calling_replayed())
+    ///     }
+    ///     fn replayed(&mut self, completion: &CompletionToken) -> vk_baton::Result<()> {
+    ///         self.last = Some(completion.clone());
+    ///         Ok(())
+    ///     }
+    /// }
+    /// ```
+    fn replayed(&mut self, completion: &CompletionToken) -> Result<()> {
+        let _ = completion;
+        Ok(())
+    }
 }
 
 /// What a pass records with; handed to [`Pass::record`].

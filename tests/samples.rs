@@ -484,3 +484,39 @@ fn window_under_xvfb_presents_and_screenshots_the_expected_frame() {
     assert!(mismatches(rgba, w, h, t + 1) > (w * h / 2) as usize);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The window sample with `--replay` under Xvfb: frames whose passes and swapchain image came
+/// before submit their recording again; the animation, whose frame number the host writes
+/// into a buffer, is still exactly the frame's.
+#[test]
+fn window_under_xvfb_replays_and_screenshots_the_expected_frame() {
+    let machine = machine();
+    if machine.skips(&[Need::XVFB]) {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("vk-baton-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let shot = dir.join("shot.png");
+    let frames = 40u32;
+    let (_, out) = run(Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1024x768x24"])
+        .args(example_argv("window"))
+        .args(["--frames", &frames.to_string(), "--replay", "--screenshot"])
+        .arg(&shot));
+    assert!(out.contains(&format!("rendered {frames} frames")), "{out}");
+    // Each pairing of a swapchain image with a frame-in-flight slot records once, the first
+    // frame's plan (from fresh states) once more, and the last frame its screenshot.
+    let images = number_after(line(&out, "swapchain:"), "640x480,") as u32;
+    let replayed = number_after(line(&out, "replayed"), "replayed") as u32;
+    assert!(
+        replayed >= frames - 1 - 2 * images && replayed < frames,
+        "{replayed} of {frames} frames replayed with {images} images: {out}"
+    );
+    let decoder = png::Decoder::new(std::fs::File::open(&shot).expect("the screenshot exists"));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let rgba = &buf[..info.buffer_size()];
+    assert_eq!(mismatches(rgba, info.width, info.height, frames - 1), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -55,6 +55,7 @@ use ash::vk;
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use vk_baton::pass::ReplayKey;
 use vk_baton::{
     Access, CompletionToken, Declare, Destroy, ImageDesc, Pass, Queue, Recorder, ResourceState,
     StImage,
@@ -254,20 +255,34 @@ impl Pass for SwapchainAcquire {
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
-        let Some(shared) = &self.shared else {
-            return Ok(());
-        };
-        shared.check_live(self)?;
         log::trace!(
             "{}: waits for `{}` (slot {})",
             r.pass_name(),
             self.image.name(),
             self.slot
         );
-        shared
-            .sync
-            .lock()
-            .submitted(self.slot, r.completion())
+        self.replayed(&r.completion())
+    }
+
+    /// Records no command: the same key every frame. The stock swapchain's bookkeeping
+    /// (which execution waits on the slot's semaphore) runs on replays too.
+    fn replay_key(&self) -> Option<ReplayKey> {
+        // SAFETY: the pass records no command; its semaphore wait is in the submit, which
+        // the graph builds every frame.
+        let key = unsafe { ReplayKey::new(0) };
+        Some(match self.shared {
+            Some(_) => key.calling_replayed(),
+            None => key,
+        })
+    }
+
+    fn replayed(&mut self, completion: &CompletionToken) -> vk_baton::Result<()> {
+        let Some(shared) = &self.shared else {
+            return Ok(());
+        };
+        shared.check_live(self)?;
+        let mut sync = shared.sync.lock();
+        sync.submitted(self.slot, completion.clone())
             .map_err(vk_baton::Error::from)
     }
 }
@@ -310,15 +325,29 @@ impl Pass for SwapchainPresent {
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        log::trace!("{}: `{}` to present", r.pass_name(), self.image.name());
+        self.replayed(&r.completion())
+    }
+
+    /// Records no command: the same key every frame. The stock swapchain's bookkeeping
+    /// (which execution signals the image's present semaphore) runs on replays too.
+    fn replay_key(&self) -> Option<ReplayKey> {
+        // SAFETY: the pass records no command; its semaphore signal is in the submit, which
+        // the graph builds every frame.
+        let key = unsafe { ReplayKey::new(1) };
+        Some(match self.shared {
+            Some(_) => key.calling_replayed(),
+            None => key,
+        })
+    }
+
+    fn replayed(&mut self, completion: &CompletionToken) -> vk_baton::Result<()> {
         let Some(shared) = &self.shared else {
             return Ok(());
         };
         shared.check_live(self)?;
-        log::trace!("{}: `{}` to present", r.pass_name(), self.image.name());
-        shared
-            .sync
-            .lock()
-            .present_signalled(self.index as usize, r.completion())
+        let mut sync = shared.sync.lock();
+        sync.present_signalled(self.index as usize, completion.clone())
             .map_err(vk_baton::Error::from)
     }
 }

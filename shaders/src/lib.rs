@@ -69,7 +69,7 @@ pub const MESH_RECTS_MESH: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/mes
 pub const RAY_QUERY_COMP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/ray_query.comp.spv"));
 
 /// `anim.comp`: the window sample's integer animation into `layout(binding 0, rgba8) image2D`,
-/// push constant `{ uint frame; }`, workgroups of 8×8.
+/// of the frame number in `layout(binding 1) buffer { uint frame; }`, workgroups of 8×8.
 pub const ANIM_COMP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/anim.comp.spv"));
 
 /// `incremental.comp`: `img[x, y] = data[y * width + x] * 3 + 1`; binding 0 a readonly

@@ -281,11 +281,17 @@ impl Execution<'_, '_> {
     /// Asks every pass for its key (`false` if one gives none), and hashes their names when
     /// `labels` are recorded, into the frame's current keys.
     fn ask_keys(&mut self, labels: bool) -> bool {
-        let now = &mut self.replays.now;
+        let (now, hooks) = (&mut self.replays.now, &mut self.replays.hooks);
         now.passes.clear();
-        for entry in self.passes.iter() {
+        hooks.clear();
+        for (i, entry) in self.passes.iter().enumerate() {
             match entry.pass.replay_key() {
-                Some(key) => now.passes.push(key),
+                Some(key) => {
+                    if key.calls_replayed() {
+                        hooks.push(i);
+                    }
+                    now.passes.push(key);
+                }
                 None => return false,
             }
         }
@@ -313,7 +319,8 @@ impl Execution<'_, '_> {
     }
 
     /// Submits kept set `set` again: a fence per queue with batches, as [`take_objects`]
-    /// takes them, and the set's command buffers. Nothing is recorded.
+    /// takes them, and the set's command buffers. Nothing is recorded; the passes that ask
+    /// for it do their bookkeeping ([`crate::Pass::replayed`]) first.
     fn replay(
         &mut self,
         set: usize,
@@ -321,6 +328,11 @@ impl Execution<'_, '_> {
         token: &CompletionToken,
         out: &mut Recording,
     ) -> Result<()> {
+        for &i in &self.replays.hooks {
+            let entry = &mut self.passes[i];
+            let replayed = entry.pass.replayed(token);
+            replayed.map_err(|e| name_the_pass(&entry.name, e))?;
+        }
         for (qi, qp) in self.plan.queues.iter().enumerate() {
             if !qp.batches.is_empty() {
                 let fence = self.pools.fence(reusable)?;

@@ -13,7 +13,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Only [`ReplayKey::new`] makes one, and it is `unsafe`: the library cannot see what a pass
 /// records, so the pass vouches for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ReplayKey(u64);
+pub struct ReplayKey {
+    value: u64,
+    /// [`Pass::replayed`](crate::Pass::replayed) is called on each replay.
+    calls_replayed: bool,
+}
 
 impl ReplayKey {
     /// A key with this value.
@@ -55,12 +59,37 @@ impl ReplayKey {
     /// assert_eq!(key.get(), 0);
     /// ```
     pub const unsafe fn new(value: u64) -> Self {
-        Self(value)
+        Self {
+            value,
+            calls_replayed: false,
+        }
+    }
+
+    /// The same key, for a pass whose `record()` also does bookkeeping that every execution
+    /// needs (which execution used a semaphore, say): on a replay,
+    /// [`Pass::replayed`](crate::Pass::replayed) is called in its place.
+    ///
+    /// ```
+    /// use vk_baton::pass::ReplayKey;
+    /// // SAFETY (example): the pass records no command.
+    /// let key = unsafe { ReplayKey::new(0) }.calling_replayed();
+    /// assert_ne!(key, unsafe { ReplayKey::new(0) });
+    /// ```
+    pub const fn calling_replayed(self) -> Self {
+        Self {
+            calls_replayed: true,
+            ..self
+        }
+    }
+
+    /// Whether a replay calls [`Pass::replayed`](crate::Pass::replayed).
+    pub(crate) const fn calls_replayed(self) -> bool {
+        self.calls_replayed
     }
 
     /// The key's value.
     pub const fn get(self) -> u64 {
-        self.0
+        self.value
     }
 }
 
@@ -136,7 +165,8 @@ impl Generation {
     /// As [`ReplayKey::new`]: the pass bumps the generation (through `&mut self`) whenever
     /// what it records changes, and what its commands name lives as long as the key stands.
     pub unsafe fn key(&self) -> ReplayKey {
-        ReplayKey(self.0)
+        // SAFETY: the caller's contract is `ReplayKey::new`'s.
+        unsafe { ReplayKey::new(self.0) }
     }
 }
 

@@ -114,6 +114,8 @@ pub(crate) struct Replays {
     /// Set by whoever lends the frame to an execution.
     pub(crate) keys_held: bool,
     pub(crate) now_asked: bool,
+    /// The passes whose keys ask for [`crate::Pass::replayed`] on a replay, with `now`.
+    pub(crate) hooks: Vec<usize>,
     /// Where the sets' command buffers go back to, once the frame has kept one.
     pools: Option<Arc<dyn Pools>>,
 }
