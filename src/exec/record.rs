@@ -281,16 +281,16 @@ impl Execution<'_, '_> {
     /// Asks every pass for its key (`false` if one gives none), and hashes their names when
     /// `labels` are recorded, into the frame's current keys.
     fn ask_keys(&mut self, labels: bool) -> bool {
-        let (now, hooks) = (&mut self.replays.now, &mut self.replays.hooks);
+        let now = &mut self.replays.now;
         now.passes.clear();
-        hooks.clear();
+        now.hooks.clear();
         for (i, entry) in self.passes.iter().enumerate() {
             match entry.pass.replay_key() {
                 Some(key) => {
                     if key.calls_replayed() {
-                        hooks.push(i);
+                        now.hooks.push(i);
                     }
-                    now.passes.push(key);
+                    now.passes.push(key.get());
                 }
                 None => return false,
             }
@@ -303,7 +303,7 @@ impl Execution<'_, '_> {
             }
             false => 0,
         };
-        self.replays.now_asked = true;
+        self.replays.keys_asked();
         true
     }
 
@@ -328,7 +328,7 @@ impl Execution<'_, '_> {
         token: &CompletionToken,
         out: &mut Recording,
     ) -> Result<()> {
-        for &i in &self.replays.hooks {
+        for &i in &self.replays.now.hooks {
             let entry = &mut self.passes[i];
             let replayed = entry.pass.replayed(token);
             replayed.map_err(|e| name_the_pass(&entry.name, e))?;

@@ -5,7 +5,7 @@
 //! loop with two frames in flight needs, and one more. A set belongs to the frame's plan: a
 //! new plan ([`Replays::forget`]) makes every set stale, and the next recording reuses its
 //! command buffers. Besides the plan, a set is checked against what its commands were
-//! recorded from ([`ReplayKeys`]): each pass's [`ReplayKey`], each resource's identity (not
+//! recorded from ([`ReplayKeys`]): each pass's [`ReplayKey`](crate::pass::ReplayKey), each resource's identity (not
 //! its handle, which Vulkan may give a new object after a destroy), whether labels were
 //! recorded, the layout policy, and the graph's epoch
 //! ([`crate::Graph::invalidate_recordings`]).
@@ -19,14 +19,13 @@
 //! as an execution's ([`Pools::dropped`], which takes no lock), once the GPU is done with
 //! them.
 //!
-//! A pass's key changes only through `&mut self` ([`ReplayKey::new`]): the keys of a held
+//! A pass's key changes only through `&mut self` ([`ReplayKey::new`](crate::pass::ReplayKey::new)): the keys of a held
 //! plan's passes, which the held plan borrows exclusively, are asked for once
 //! ([`Replays::keys_held`]).
 
 use crate::access::LayoutPolicy;
 use crate::completion::CompletionToken;
 use crate::fence::{InFlight, Lists, PoolKey, Pools};
-use crate::pass::ReplayKey;
 use crate::plan::Plan;
 use crate::prepared::scratch::BatchTables;
 use ash::vk;
@@ -44,7 +43,10 @@ pub(crate) const SETS: usize = 3;
 #[derive(Debug, Default, PartialEq)]
 pub(crate) struct ReplayKeys {
     /// Per pass (the plan's indices).
-    pub(crate) passes: Vec<ReplayKey>,
+    /// Per pass (the plan's indices): its key's value.
+    pub(crate) passes: Vec<u64>,
+    /// The passes whose keys ask for [`crate::Pass::replayed`] on a replay.
+    pub(crate) hooks: Vec<usize>,
     /// Per plan resource: [`crate::resource::Resource::id`].
     pub(crate) resources: Vec<u64>,
     pub(crate) labels: bool,
@@ -58,6 +60,7 @@ impl ReplayKeys {
     /// Copies `other` in, keeping the allocations.
     fn copy_from(&mut self, other: &ReplayKeys) {
         self.passes.clone_from(&other.passes);
+        self.hooks.clone_from(&other.hooks);
         self.resources.clone_from(&other.resources);
         (self.labels, self.names) = (other.labels, other.names);
         (self.layouts, self.epoch) = (other.layouts, other.epoch);
@@ -76,6 +79,9 @@ struct RecordedSet {
     keys: ReplayKeys,
     /// Recorded for the frame's current plan.
     current: bool,
+    /// The [`Replays::asked`] count at which its passes' keys were last found equal to the
+    /// current ones (0: never).
+    matched: u64,
     /// The last execution that submitted the set: pending until it completes.
     token: Option<CompletionToken>,
     /// The commands it was recorded from, for debug builds to check each replay against.
@@ -114,8 +120,9 @@ pub(crate) struct Replays {
     /// Set by whoever lends the frame to an execution.
     pub(crate) keys_held: bool,
     pub(crate) now_asked: bool,
-    /// The passes whose keys ask for [`crate::Pass::replayed`] on a replay, with `now`.
-    pub(crate) hooks: Vec<usize>,
+    /// Moves on each time the passes' keys in `now` are asked for: a set found equal to them
+    /// at this count ([`RecordedSet::matched`]) need not compare them again.
+    asked: u64,
     /// Where the sets' command buffers go back to, once the frame has kept one.
     pools: Option<Arc<dyn Pools>>,
 }
@@ -134,6 +141,12 @@ impl Replays {
         !(self.keys_held && self.now_asked)
     }
 
+    /// The passes' keys in [`Replays::now`] were just asked for.
+    pub(crate) fn keys_asked(&mut self) {
+        self.now_asked = true;
+        self.asked += 1;
+    }
+
     /// The frame's passes are a held plan's (`true`), or anyone's (a builder's, whose keys
     /// are asked for every execution).
     pub(crate) fn hold_keys(&mut self, held: bool) {
@@ -146,8 +159,22 @@ impl Replays {
     /// What to do with the recordings for keys [`Replays::now`]: a matching, idle set is
     /// replayed; otherwise an idle set is recorded again (a stale one first), or a new one
     /// while there are fewer than [`SETS`].
-    pub(crate) fn choose(&self) -> Choice {
-        let matches = |s: &RecordedSet| s.current && s.keys == self.now;
+    pub(crate) fn choose(&mut self) -> Choice {
+        let (now, asked) = (&self.now, self.asked);
+        for s in self
+            .sets
+            .iter_mut()
+            .filter(|s| s.current && s.matched != asked)
+        {
+            let same = s.keys.passes == now.passes && s.keys.hooks == now.hooks;
+            s.matched = if same { asked } else { 0 };
+        }
+        let matches = |s: &RecordedSet| {
+            let k = &s.keys;
+            let others = (k.resources == now.resources && k.labels == now.labels)
+                && (k.names, k.layouts, k.epoch) == (now.names, now.layouts, now.epoch);
+            s.current && s.matched == asked && others
+        };
         if let Some(i) = self.sets.iter().position(|s| matches(s) && s.idle()) {
             return Choice::Replay(i);
         }
@@ -178,6 +205,7 @@ impl Replays {
                 tables: BatchTables::default(),
                 keys: ReplayKeys::default(),
                 current: false,
+                matched: 0,
                 token: None,
                 #[cfg(debug_assertions)]
                 commands: Vec::new(),
@@ -214,6 +242,7 @@ impl Replays {
         copy_batches(&mut set.tables, tables);
         set.keys.copy_from(&self.now);
         set.current = true;
+        set.matched = self.asked;
         set.token = Some(token.clone());
         #[cfg(debug_assertions)]
         {
