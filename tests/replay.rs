@@ -770,3 +770,106 @@ fn what_a_recording_kept_alive_lives_as_long_as_the_recording() {
     assert_eq!((made.load(SeqCst), dropped.load(SeqCst)), (3, 3));
     common::assert_clean(&ctx);
 }
+
+/// The frame of [`Frame`] through two transient buffers: `input` to `t0`, `t0` to `t1`, `t1`
+/// to `out`, and the host's read.
+struct TransientFrame {
+    passes: [Copy; 3],
+    read: HostRead,
+}
+
+impl TransientFrame {
+    fn new(graph: &vk_baton::Graph, input: &Arc<StBuffer>, out: &Arc<StBuffer>) -> Self {
+        let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+        let t = |name| {
+            graph
+                .transient_buffer(BufferDesc::new(SIZE, usage), name)
+                .unwrap()
+        };
+        let (t0, t1) = (t("t0"), t("t1"));
+        let passes = [
+            Copy::new(input, &t0),
+            Copy::new(&t0, &t1),
+            Copy::new(&t1, out),
+        ];
+        TransientFrame {
+            passes,
+            read: HostRead(out.clone()),
+        }
+    }
+
+    fn execute(
+        &mut self,
+        graph: &vk_baton::Graph,
+        q: &vk_baton::Queue,
+    ) -> vk_baton::ExecutionFence {
+        let [a, b, c] = &mut self.passes;
+        let frame = graph
+            .record()
+            .insert_pass("in", a, q)
+            .insert_pass("across", b, q)
+            .insert_pass("out", c, q)
+            .insert_pass("read", &mut self.read, q);
+        frame.finish().unwrap().execute().unwrap()
+    }
+}
+
+#[test]
+fn transients_replay_per_heap_set() {
+    let ctx = common::ctx();
+    let graph = ctx.graph().unwrap();
+    graph.set_replay(true);
+    let q = ctx.graphics().clone();
+    let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+    let input = buffer(&ctx, BufferDesc::upload(SIZE, usage), "input");
+    let out = buffer(&ctx, BufferDesc::readback(SIZE, usage), "out");
+    let mut frame = TransientFrame::new(&graph, &input, &out);
+    // One execution at a time: one heap set, whose objects each replay names.
+    let mut replayed = String::new();
+    for n in 1..=20 {
+        write(&input, n);
+        let fence = frame.execute(&graph, &q);
+        fence.wait().unwrap();
+        check(&out, n);
+        replayed.push(if fence.replayed() { 'R' } else { '-' });
+    }
+    assert_eq!(replayed, format!("--{}", "R".repeat(18)));
+    assert_eq!(graph.transient_stats().sets, 1);
+    // Two executions in flight (the busy pass holds each): two heap sets, each with its own
+    // objects, and a recording for each.
+    let busy = busy::Busy::new(&ctx, &q, std::time::Duration::from_millis(20));
+    let mut busy = KeyedBusy(busy, Generation::new());
+    let mut in_flight = std::collections::VecDeque::new();
+    let mut replayed = String::new();
+    for _ in 0..12 {
+        if in_flight.len() == 2 {
+            let fence: vk_baton::ExecutionFence = in_flight.pop_front().unwrap();
+            fence.wait().unwrap();
+        }
+        let [a, b, c] = &mut frame.passes;
+        let fence = graph
+            .record()
+            .insert_pass("busy", &mut busy, &q)
+            .insert_pass("in", a, &q)
+            .insert_pass("across", b, &q)
+            .insert_pass("out", c, &q)
+            .finish()
+            .unwrap()
+            .execute()
+            .unwrap();
+        replayed.push(if fence.replayed() { 'R' } else { '-' });
+        in_flight.push_back(fence);
+    }
+    in_flight.into_iter().for_each(|f| f.wait().unwrap());
+    assert_eq!(graph.transient_stats().sets, 2);
+    // Frame 1 plans the new shape and records on the first set; frame 2 plans again (from
+    // the busy pass's written scratch) and records on the second set, the first being in
+    // flight; frame 3 has that plan on the first set, which it records there; from then on
+    // each frame's set has its recording.
+    assert_eq!(replayed, format!("---{}", "R".repeat(9)));
+    let fence = frame.execute(&graph, &q);
+    fence.wait().unwrap();
+    check(&out, 20);
+    drop(graph);
+    common::assert_clean(&ctx);
+}

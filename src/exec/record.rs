@@ -259,11 +259,11 @@ impl Execution<'_, '_> {
 
     /// What this execution does with the frame's kept recordings. Only a frame whose every
     /// pass gives a [`crate::pass::ReplayKey`] keeps them, recorded on the calling thread
-    /// (`spread`: not), without GPU timings and transients (whose handles change with each
-    /// execution's heap set), and with replay on.
+    /// (`spread`: not), without GPU timings, and with replay on. Transients are bound for
+    /// this execution already: their objects are part of the keys.
     fn choose(&mut self, spread: bool, extensions: &Extensions, labels: bool) -> Choice {
         let plain = !spread && extensions.allow_replay();
-        if !self.replay || !plain || !self.plan.transients.placements.is_empty() {
+        if !self.replay || !plain {
             return Choice::Record;
         }
         if self.replays.ask_keys() && !self.ask_keys(labels) {
@@ -273,6 +273,11 @@ impl Execution<'_, '_> {
         now.resources.clear();
         now.resources
             .extend(self.resources.iter().map(Resource::id));
+        now.bound.clear();
+        if !self.plan.transients.placements.is_empty() {
+            now.bound
+                .extend(self.resources.iter().map(Resource::bound_object));
+        }
         (now.labels, now.layouts) = (labels, self.layouts);
         now.epoch = self.pools.epoch();
         self.replays.choose()

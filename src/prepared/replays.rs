@@ -5,7 +5,9 @@
 //! loop with two frames in flight needs, and one more. A set belongs to the frame's plan: a
 //! new plan ([`Replays::forget`]) makes every set stale, and the next recording reuses its
 //! command buffers. Besides the plan, a set is checked against what its commands were
-//! recorded from ([`ReplayKeys`]): each pass's [`ReplayKey`](crate::pass::ReplayKey), each resource's identity (not
+//! recorded from ([`ReplayKeys`]): each pass's [`ReplayKey`](crate::pass::ReplayKey), each
+//! transient's bound object (so each heap set in flight has recordings of its own), each
+//! resource's identity (not
 //! its handle, which Vulkan may give a new object after a destroy), whether labels were
 //! recorded, the layout policy, and the graph's epoch
 //! ([`crate::Graph::invalidate_recordings`]).
@@ -49,6 +51,9 @@ pub(crate) struct ReplayKeys {
     pub(crate) hooks: Vec<usize>,
     /// Per plan resource: [`crate::resource::Resource::id`].
     pub(crate) resources: Vec<u64>,
+    /// Per plan resource, with transients: the object bound to it for this execution, by
+    /// serial (its heap set's; 0 for the others). Empty without transients.
+    pub(crate) bound: Vec<u64>,
     pub(crate) labels: bool,
     /// With labels on, a hash of the passes' names, which the labels show; 0 without.
     pub(crate) names: u64,
@@ -62,6 +67,7 @@ impl ReplayKeys {
         self.passes.clone_from(&other.passes);
         self.hooks.clone_from(&other.hooks);
         self.resources.clone_from(&other.resources);
+        self.bound.clone_from(&other.bound);
         (self.labels, self.names) = (other.labels, other.names);
         (self.layouts, self.epoch) = (other.layouts, other.epoch);
     }
@@ -171,7 +177,8 @@ impl Replays {
         }
         let matches = |s: &RecordedSet| {
             let k = &s.keys;
-            let others = (k.resources == now.resources && k.labels == now.labels)
+            let others = (k.resources == now.resources && k.bound == now.bound)
+                && k.labels == now.labels
                 && (k.names, k.layouts, k.epoch) == (now.names, now.layouts, now.epoch);
             s.current && s.matched == asked && others
         };

@@ -162,4 +162,7 @@ pub(super) struct TransientSlot {
     pub(super) graph: u64,
     /// An image's view of the execution being recorded (null: none).
     pub(super) view: AtomicU64,
+    /// The serial of the object bound for the execution being recorded (0: none): the
+    /// object's identity, as a handle value may come back after a destroy.
+    pub(super) bound: AtomicU64,
 }

@@ -31,6 +31,7 @@ impl TransientSlot {
             memory,
             graph,
             view: AtomicU64::new(0),
+            bound: AtomicU64::new(0),
         })
     }
 }
@@ -93,12 +94,13 @@ impl StImage {
         }
     }
 
-    /// Makes `image` and `view` this transient's objects for the execution about to be
-    /// recorded.
-    pub(crate) fn bind_transient(&self, image: vk::Image, view: vk::ImageView) {
+    /// Makes `image` and `view`, the object of serial `serial`, this transient's objects for
+    /// the execution about to be recorded.
+    pub(crate) fn bind_transient(&self, image: vk::Image, view: vk::ImageView, serial: u64) {
         if let Memory::Transient(slot) = &self.memory {
             self.handle.set(image);
             slot.view.store(vk::Handle::as_raw(view), Ordering::Relaxed);
+            slot.bound.store(serial, Ordering::Relaxed);
         }
     }
 }
@@ -134,15 +136,31 @@ impl StBuffer {
         matches!(self.memory, Memory::Transient(_))
     }
 
-    /// Makes `buffer` this transient's buffer for the execution about to be recorded.
-    pub(crate) fn bind_transient(&self, buffer: vk::Buffer) {
-        if let Memory::Transient(_) = &self.memory {
+    /// Makes `buffer`, the object of serial `serial`, this transient's buffer for the
+    /// execution about to be recorded.
+    pub(crate) fn bind_transient(&self, buffer: vk::Buffer, serial: u64) {
+        if let Memory::Transient(slot) = &self.memory {
             self.handle.set(buffer);
+            slot.bound.store(serial, Ordering::Relaxed);
         }
     }
 }
 
 impl Resource {
+    /// A transient's bound object for the execution being recorded, by serial (0 for a
+    /// resource that is not transient, or not bound yet): what recordings that name its
+    /// handle are checked against.
+    pub(crate) fn bound_object(&self) -> u64 {
+        let memory = match self {
+            Resource::Image(i) => &i.memory,
+            Resource::Buffer(b) => &b.memory,
+        };
+        match memory {
+            Memory::Transient(slot) => slot.bound.load(Ordering::Relaxed),
+            _ => 0,
+        }
+    }
+
     /// A transient's memory requirements and the graph it belongs to.
     pub(crate) fn transient(&self) -> Option<(TransientMemory, u64)> {
         let memory = match self {

@@ -62,6 +62,8 @@ impl Heap {
 /// A Vulkan object of a set, bound at `offset` of heap `heap`.
 struct Object {
     kind: Kind,
+    /// Process-unique: what a transient bound to it is known by ([`next_serial`]).
+    serial: u64,
     heap: usize,
     offset: u64,
     /// The set's binding count when it was last bound to a transient.
@@ -285,9 +287,10 @@ impl HeapSets {
             memory_type_bits: h.memory_type_bits,
         };
         let device = &*self.device;
+        let serial = next_serial();
         let (kind, created) = match r {
-            Resource::Image(img) => new_image(device, img, &place, debug, s)?,
-            Resource::Buffer(buf) => new_buffer(device, buf, &place, debug, s)?,
+            Resource::Image(img) => new_image(device, (img, serial), &place, debug, s)?,
+            Resource::Buffer(buf) => new_buffer(device, (buf, serial), &place, debug, s)?,
         };
         self.objects_created += created;
         log::debug!(
@@ -296,6 +299,7 @@ impl HeapSets {
         );
         set.objects.push(Object {
             kind,
+            serial,
             heap,
             offset,
             last_bind: binds,
@@ -318,6 +322,13 @@ impl HeapSets {
             keep
         });
     }
+}
+
+/// Every object's serial is new: a kept recording that named a destroyed object never
+/// matches the object made in its place, whatever its handle value.
+fn next_serial() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 fn destroy(device: &ash::Device, kind: &Kind) {
@@ -480,8 +491,10 @@ fn rebind_existing(
     };
     o.last_bind = binds;
     match (&o.kind, r) {
-        (Kind::Image { image, view, .. }, Resource::Image(i)) => i.bind_transient(*image, *view),
-        (Kind::Buffer { buffer, .. }, Resource::Buffer(b)) => b.bind_transient(*buffer),
+        (Kind::Image { image, view, .. }, Resource::Image(i)) => {
+            i.bind_transient(*image, *view, o.serial)
+        }
+        (Kind::Buffer { buffer, .. }, Resource::Buffer(b)) => b.bind_transient(*buffer, o.serial),
         _ => unreachable!("matched by kind above"),
     }
     true
@@ -520,7 +533,7 @@ impl Place {
 /// were made.
 fn new_image(
     device: &ash::Device,
-    img: &StImage,
+    (img, serial): (&StImage, u64),
     place: &Place,
     debug: Option<&DebugUtils>,
     set: usize,
@@ -542,7 +555,7 @@ fn new_image(
         }
     };
     name_object(debug, image, img.name(), set);
-    img.bind_transient(image, view);
+    img.bind_transient(image, view, serial);
     let created = 1 + u64::from(view != vk::ImageView::null());
     let kind = Kind::Image {
         desc: desc.clone(),
@@ -555,7 +568,7 @@ fn new_image(
 /// A new buffer for `buf` at `place`, bound and named; with how many Vulkan objects were made.
 fn new_buffer(
     device: &ash::Device,
-    buf: &StBuffer,
+    (buf, serial): (&StBuffer, u64),
     place: &Place,
     debug: Option<&DebugUtils>,
     set: usize,
@@ -573,7 +586,7 @@ fn new_buffer(
         return Err(e);
     }
     name_object(debug, buffer, buf.name(), set);
-    buf.bind_transient(buffer);
+    buf.bind_transient(buffer, serial);
     let kind = Kind::Buffer {
         desc: desc.clone(),
         buffer,
