@@ -24,6 +24,8 @@
 //! | a fence sees it complete | [`ExecutionExtensions::complete`] | reads the times | |
 //! | it completes unwatched | [`ExecutionExtensions::complete_unseen`] | logs the times | |
 //! | its objects go back | [`ExecutionExtensions::release`] | the objects back | |
+//! | a recording is kept to replay | [`ExecutionExtensions::keep_into`] | keeps its queries | |
+//! | a kept recording replays | [`Extensions::replay`] | reads the kept queries | |
 //! | the graph drops | [`Extensions::destroy`] | destroys the query pools | |
 //!
 //! The `transients` feature (`src/transients/`) plugs in the same way, but beside the command
@@ -61,6 +63,14 @@ pub(crate) struct ExecutionExtensions {
     timing: Option<Box<dyn TimingRun>>,
 }
 
+/// What a kept recording (`crate::prepared::replays`) keeps of each feature: the objects its
+/// commands name, for its replays. Dropped once no execution of it is in flight.
+#[derive(Default)]
+pub(crate) struct KeptExtensions {
+    /// The timestamp queries it writes, and the passes they time.
+    timing: Option<Box<dyn KeptTiming>>,
+}
+
 /// What an execution's fence keeps of each feature once the execution completed.
 #[derive(Default)]
 pub(crate) struct CompletedExtensions {
@@ -82,10 +92,25 @@ impl Extensions {
         Ok(ExecutionExtensions { timing })
     }
 
-    /// Whether an execution may submit command buffers recorded for an earlier one: not with
-    /// GPU timings on, whose timestamps go to queries taken for each execution.
-    pub(crate) fn allow_replay(&self) -> bool {
-        self.timing.is_none()
+    /// Whether executions are timed now: recordings made with timestamps and without them
+    /// differ.
+    pub(crate) fn timed(&self) -> bool {
+        self.timing.as_ref().is_some_and(|t| t.is_on())
+    }
+
+    /// An execution that submits a recording kept with `kept` again: its part of each
+    /// feature, reading what the recording writes (the kept queries, reset again on the host
+    /// where the device resets them there).
+    pub(crate) fn replay(
+        &mut self,
+        device: &ash::Device,
+        kept: &KeptExtensions,
+    ) -> Result<ExecutionExtensions> {
+        let timing = match (&mut self.timing, &kept.timing) {
+            (Some(t), Some(k)) => t.replay(device, &**k)?,
+            _ => None,
+        };
+        Ok(ExecutionExtensions { timing })
     }
 
     /// Cuts every batch of `plan` into pieces, appended to `pieces` with each batch's end in
@@ -152,6 +177,16 @@ impl ExecutionExtensions {
     ) {
         if let Some(t) = &self.timing {
             t.begin_piece(device, cmd, reset);
+        }
+    }
+
+    /// The execution's recording is kept to be replayed: what it names goes into `kept`
+    /// (whose earlier contents, of a recording no execution uses any more, are refilled),
+    /// and the execution keeps reading it.
+    pub(crate) fn keep_into(&mut self, kept: &mut KeptExtensions) {
+        match &mut self.timing {
+            Some(t) => t.keep_into(&mut kept.timing),
+            None => kept.timing = None,
         }
     }
 
@@ -223,6 +258,14 @@ pub(crate) trait TimingHooks: Send {
     ) -> Option<Range<u32>>;
     /// See [`Extensions::destroy`].
     fn destroy(&mut self, device: &ash::Device);
+    /// See [`Extensions::timed`].
+    fn is_on(&self) -> bool;
+    /// See [`Extensions::replay`].
+    fn replay(
+        &mut self,
+        device: &ash::Device,
+        kept: &dyn KeptTiming,
+    ) -> Result<Option<Box<dyn TimingRun>>>;
     /// The leaf's own type, for its settings.
     #[allow(
         dead_code,
@@ -245,11 +288,21 @@ pub(crate) trait TimingRun: Send + Sync {
     fn complete_unseen(&mut self, device: &ash::Device);
     /// Gives its objects back to the graph's part for the next executions.
     fn release(self: Box<Self>);
+    /// See [`ExecutionExtensions::keep_into`].
+    fn keep_into(&mut self, kept: &mut Option<Box<dyn KeptTiming>>);
     /// The leaf's own type, for what it hands over.
     #[allow(
         dead_code,
         reason = "only the leaves call it: unused without their features"
     )]
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+/// A kept recording's part of `timing`: its queries and the passes they time.
+pub(crate) trait KeptTiming: Send + Sync {
+    /// The leaf's own type.
+    fn as_any(&self) -> &dyn Any;
+    /// The leaf's own type, to refill.
     fn as_any_mut(&mut self) -> &mut dyn Any;
 }
 

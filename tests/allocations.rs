@@ -310,6 +310,28 @@ fn replayed_frames_allocate_nothing() {
         .collect();
     assert_eq!(frames, [0; 5], "held frames");
     assert_eq!(held.replayed() - replayed, 5, "every held frame replayed");
+    // Timed: each replay's timer reads the kept queries, with the timers' spare lists.
+    graph.set_gpu_timings(Some(ctx.timestamp_support()));
+    for _ in 0..5 {
+        held.execute().unwrap().wait().unwrap();
+    }
+    let replayed = held.replayed();
+    let frames: Vec<u64> = (0..5)
+        .map(|_| {
+            let before = allocations();
+            let fence = held.execute().unwrap();
+            fence.wait().unwrap();
+            drop(fence.take_gpu_timings().expect("timed"));
+            drop(fence);
+            allocations() - before
+        })
+        .collect();
+    assert_eq!(frames, [0; 5], "timed held frames");
+    assert_eq!(
+        held.replayed() - replayed,
+        5,
+        "every timed held frame replayed"
+    );
     drop(held);
     drop(graph);
     common::assert_clean(&ctx);

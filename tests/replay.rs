@@ -873,3 +873,46 @@ fn transients_replay_per_heap_set() {
     drop(graph);
     common::assert_clean(&ctx);
 }
+
+#[test]
+fn timed_frames_replay_and_read_their_kept_queries() {
+    let ctx = common::ctx();
+    let graph = ctx.graph().unwrap();
+    graph.set_replay(true);
+    graph.set_gpu_timings(Some(ctx.timestamp_support()));
+    let q = ctx.graphics().clone();
+    let mut f = Frame::new(&ctx);
+    let mut replayed = String::new();
+    let mut last_start = 0;
+    for n in 1..=10 {
+        write(&f.input, n);
+        let fence = graph
+            .record()
+            .insert_pass("upload", &mut f.upload, &q)
+            .insert_pass("download", &mut f.download, &q)
+            .insert_pass("read", &mut f.read, &q)
+            .finish()
+            .unwrap()
+            .execute()
+            .unwrap();
+        fence.wait().unwrap();
+        check(&f.out, n);
+        replayed.push(if fence.replayed() { 'R' } else { '-' });
+        // Every frame's own times, replayed or not: the pass names, in order, and starts
+        // that move on from frame to frame (the queries were reset and written again).
+        let times = fence.take_gpu_timings().expect("timed");
+        let names: Vec<&str> = times.passes().iter().map(|t| t.pass()).collect();
+        assert_eq!(names, ["upload", "download", "read"], "frame {n}");
+        let first = &times.passes()[0];
+        assert!(first.end_ns() >= first.start_ns(), "frame {n}");
+        assert!(first.start_ns() > last_start, "frame {n}: a new time");
+        last_start = first.start_ns();
+    }
+    assert_eq!(replayed, "--RRRRRRRR");
+    // Timings off: the recording with timestamps is not this frame's; it records once more.
+    graph.set_gpu_timings(None);
+    let untimed = frames(&mut f, &graph, &q, &mut 10, 2);
+    assert_eq!(untimed, [false, true]);
+    drop(graph);
+    common::assert_clean(&ctx);
+}

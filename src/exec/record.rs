@@ -253,17 +253,17 @@ impl Execution<'_, '_> {
         if let Choice::Keep(set) = choice {
             let lists = (&mut out.lists.cmds, &mut out.lists.keep, kept_before);
             (self.replays).kept(set, lists, &out.tables, token, self.plan);
+            out.ext.keep_into(self.replays.ext_mut(set));
         }
         Ok(())
     }
 
     /// What this execution does with the frame's kept recordings. Only a frame whose every
     /// pass gives a [`crate::pass::ReplayKey`] keeps them, recorded on the calling thread
-    /// (`spread`: not), without GPU timings, and with replay on. Transients are bound for
+    /// (`spread`: not), and with replay on. Transients are bound for
     /// this execution already: their objects are part of the keys.
     fn choose(&mut self, spread: bool, extensions: &Extensions, labels: bool) -> Choice {
-        let plain = !spread && extensions.allow_replay();
-        if !self.replay || !plain {
+        if !self.replay || spread {
             return Choice::Record;
         }
         if self.replays.ask_keys() && !self.ask_keys(labels) {
@@ -279,6 +279,7 @@ impl Execution<'_, '_> {
                 .extend(self.resources.iter().map(Resource::bound_object));
         }
         (now.labels, now.layouts) = (labels, self.layouts);
+        now.timed = extensions.timed();
         now.epoch = self.pools.epoch();
         self.replays.choose()
     }
@@ -345,6 +346,8 @@ impl Execution<'_, '_> {
                 out.tables.queue_fences[qi] = Some(fence);
             }
         }
+        let kept = self.replays.ext(set);
+        out.ext = reusable.extensions.replay(&self.pools.device, kept)?;
         (self.replays).replay(set, &mut out.tables, token, self.plan);
         out.replayed = true;
         Ok(())

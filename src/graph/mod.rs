@@ -391,13 +391,16 @@ impl Graph {
         self.labels.store(on, Ordering::Relaxed);
     }
 
-    /// Whether a frame at rest submits the command buffers an earlier execution of its plan
-    /// recorded again, instead of recording (off by default). A frame replays when every pass
-    /// gives a [replay key](Pass::replay_key) equal to the one it gave when the recording was
-    /// made, every resource is the same object (by identity, not handle) where the last
-    /// execution left it, the plan is the same, and labels and the layout policy are as they
-    /// were. Otherwise it records, as without replay, and keeps the new recording. GPU timings,
-    /// transients and recording threads are not replayed yet: those frames record.
+    /// Whether a frame submits the command buffers an earlier execution of its plan recorded
+    /// again, instead of recording (off by default). A frame replays when its plan is the one
+    /// the recording was made for (a plan reused at any tier: only timeline values and binary
+    /// semaphores moved, and those are in the submit), every pass gives the
+    /// [replay key](Pass::replay_key) it gave then, every resource is the same object (by
+    /// identity, not handle; for a transient, the same object of its heap set), and labels,
+    /// GPU timings and the layout policy are as they were. Otherwise it records, as without
+    /// replay, and keeps the new recording. A replay calls no pass's `record()`; passes that
+    /// ask for it do their bookkeeping in [`Pass::replayed`]. Timed frames read the
+    /// recording's timestamp queries again. Recording threads and handoffs record every time.
     ///
     /// A frame keeps at most three recordings of its plan (one per execution in flight, and
     /// one more), each a command buffer per batch, and a graph keeps a few frames

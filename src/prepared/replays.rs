@@ -27,6 +27,7 @@
 
 use crate::access::LayoutPolicy;
 use crate::completion::CompletionToken;
+use crate::extensions::KeptExtensions;
 use crate::fence::{InFlight, Lists, PoolKey, Pools};
 use crate::plan::Plan;
 use crate::prepared::scratch::BatchTables;
@@ -55,6 +56,8 @@ pub(crate) struct ReplayKeys {
     /// serial (its heap set's; 0 for the others). Empty without transients.
     pub(crate) bound: Vec<u64>,
     pub(crate) labels: bool,
+    /// Whether GPU timings were on: the recording writes timestamps.
+    pub(crate) timed: bool,
     /// With labels on, a hash of the passes' names, which the labels show; 0 without.
     pub(crate) names: u64,
     pub(crate) layouts: LayoutPolicy,
@@ -68,7 +71,7 @@ impl ReplayKeys {
         self.hooks.clone_from(&other.hooks);
         self.resources.clone_from(&other.resources);
         self.bound.clone_from(&other.bound);
-        (self.labels, self.names) = (other.labels, other.names);
+        (self.labels, self.names, self.timed) = (other.labels, other.names, other.timed);
         (self.layouts, self.epoch) = (other.layouts, other.epoch);
     }
 }
@@ -80,6 +83,8 @@ struct RecordedSet {
     /// What the passes asked to keep alive while recording it
     /// ([`crate::Recorder::keep_alive`]): kept as long as the recording may be submitted.
     keep: Vec<Kept>,
+    /// What the optional parts keep for it (its timestamp queries).
+    ext: KeptExtensions,
     /// Where each batch's command buffers are (no fences: each submission takes its own).
     tables: BatchTables,
     keys: ReplayKeys,
@@ -178,7 +183,7 @@ impl Replays {
         let matches = |s: &RecordedSet| {
             let k = &s.keys;
             let others = (k.resources == now.resources && k.bound == now.bound)
-                && k.labels == now.labels
+                && (k.labels, k.timed) == (now.labels, now.timed)
                 && (k.names, k.layouts, k.epoch) == (now.names, now.layouts, now.epoch);
             s.current && s.matched == asked && others
         };
@@ -209,6 +214,7 @@ impl Replays {
             self.sets.push(RecordedSet {
                 cmds: Vec::new(),
                 keep: Vec::new(),
+                ext: KeptExtensions::default(),
                 tables: BatchTables::default(),
                 keys: ReplayKeys::default(),
                 current: false,
@@ -288,6 +294,18 @@ fn copy_batches(to: &mut BatchTables, from: &BatchTables) {
     to.batch_cmds.clone_from(&from.batch_cmds);
 }
 
+impl Replays {
+    /// What the optional parts keep for set `i`, to replay it.
+    pub(crate) fn ext(&self, i: usize) -> &KeptExtensions {
+        &self.sets[i].ext
+    }
+
+    /// What the optional parts keep for set `i`, to refill once it is recorded again.
+    pub(crate) fn ext_mut(&mut self, i: usize) -> &mut KeptExtensions {
+        &mut self.sets[i].ext
+    }
+}
+
 /// Every command of `plan`, queue by queue and batch by batch.
 #[cfg(debug_assertions)]
 fn commands_of(plan: &Plan) -> Vec<crate::plan::Command> {
@@ -306,9 +324,11 @@ impl Drop for Replays {
             let Some(token) = set.token else {
                 continue;
             };
+            let mut keep = set.keep;
+            keep.push(Box::new(set.ext));
             let lists = Lists {
                 cmds: set.cmds,
-                keep: set.keep,
+                keep,
                 ..Lists::default()
             };
             pools.dropped(InFlight {

@@ -7,10 +7,15 @@
 //! after [`ExecutionTimer::finish`] has read the results, and the execution's timer (with its
 //! lists, and the times until they are taken) once its fence drops. A steady frame takes back
 //! the pool and the timer the last one used: nothing is created.
+//!
+//! A recording kept to be replayed keeps its pool ([`KeptQueries`], shared with the
+//! executions that read it through a [`KeptSlot`]): each replay's timer reads the same
+//! queries, which the recording resets (or the timer resets on the host) before writing. The
+//! pool goes back once the recording and every execution of it are done.
 
 use super::{GpuTimings, PassTiming, TimestampSupport, TimingSpares};
 use crate::error::{Error, Result};
-use crate::extensions::{TimingHooks, TimingRun};
+use crate::extensions::{KeptTiming, TimingHooks, TimingRun};
 use crate::pass::PassEntry;
 use crate::plan::{Batch, Command};
 use crate::queue::Queue;
@@ -46,6 +51,37 @@ struct Free {
     timers: Vec<Box<ExecutionTimer>>,
 }
 
+/// A query pool that a kept recording writes into: back with the free ones once the
+/// recording and every execution reading it let go.
+pub(super) struct KeptSlot {
+    slot: QuerySlot,
+    free: Arc<Mutex<Free>>,
+}
+
+impl Drop for KeptSlot {
+    fn drop(&mut self) {
+        self.free.lock().slots.push(self.slot);
+    }
+}
+
+/// A kept recording's timestamps: its pool, each pass's first query, and the passes timed
+/// (their times unset), for the timers of its replays.
+struct KeptQueries {
+    slot: Arc<KeptSlot>,
+    queries: Vec<Option<u32>>,
+    passes: Vec<PassTiming>,
+}
+
+impl KeptTiming for KeptQueries {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
 /// The graph's part of timing, installed by [`crate::Graph::set_gpu_timings`].
 #[derive(Default)]
 pub(super) struct GraphTiming {
@@ -62,6 +98,8 @@ pub(super) struct GraphTiming {
 pub(super) struct ExecutionTimer {
     /// The query pool, until the execution completed.
     slot: Option<QuerySlot>,
+    /// Or a kept recording's pool, which the timer reads but does not own.
+    kept: Option<Arc<KeptSlot>>,
     period_ns: f32,
     /// Reset with `vkResetQueryPool` already; otherwise each batch resets its queries.
     host_reset: bool,
@@ -78,6 +116,25 @@ pub(super) struct ExecutionTimer {
 }
 
 impl GraphTiming {
+    /// A released timer, or a new one.
+    fn timer(&self) -> Box<ExecutionTimer> {
+        match self.free.lock().timers.pop() {
+            Some(timer) => timer,
+            None => Box::new(ExecutionTimer {
+                slot: None,
+                kept: None,
+                period_ns: 0.0,
+                host_reset: false,
+                queries: Vec::new(),
+                passes: Vec::new(),
+                raw: Vec::new(),
+                times: None,
+                free: self.free.clone(),
+                spares: self.spares.clone(),
+            }),
+        }
+    }
+
     /// A free query pool with room for `needed` queries, or a new one.
     fn slot(&self, device: &ash::Device, needed: u32) -> Result<QuerySlot> {
         let mut free = self.free.lock();
@@ -117,26 +174,48 @@ impl TimingHooks for GraphTiming {
             // contract).
             unsafe { device.reset_query_pool(slot.pool, 0, needed) };
         }
-        let mut timer = match self.free.lock().timers.pop() {
-            Some(timer) => timer,
-            None => Box::new(ExecutionTimer {
-                slot: None,
-                period_ns: 0.0,
-                host_reset: false,
-                queries: Vec::new(),
-                passes: Vec::new(),
-                raw: Vec::new(),
-                times: None,
-                free: self.free.clone(),
-                spares: self.spares.clone(),
-            }),
-        };
+        let mut timer = self.timer();
         timer.slot = Some(slot);
         timer.period_ns = support.period_ns();
         timer.host_reset = support.host_query_reset();
         timer.queries.clear();
         timer.queries.resize(passes, None);
         timer.passes = self.spares.list();
+        Ok(Some(timer))
+    }
+
+    fn is_on(&self) -> bool {
+        self.support.is_some()
+    }
+
+    /// With host reset, the kept queries are reset here: no execution uses them (the
+    /// recording is replayed only once its last execution completed).
+    fn replay(
+        &mut self,
+        device: &ash::Device,
+        kept: &dyn KeptTiming,
+    ) -> Result<Option<Box<dyn TimingRun>>> {
+        let (Some(support), Some(k)) = (&self.support, kept.as_any().downcast_ref::<KeptQueries>())
+        else {
+            return Ok(None);
+        };
+        let mut timer = self.timer();
+        if support.host_query_reset() {
+            let used = 2 * k.passes.len() as u32;
+            // SAFETY: the pool is the kept recording's, whose executions are all complete;
+            // the device has hostQueryReset (`with_host_query_reset`'s contract).
+            unsafe { device.reset_query_pool(k.slot.slot.pool, 0, used) };
+        }
+        timer.kept = Some(k.slot.clone());
+        timer.period_ns = support.period_ns();
+        timer.host_reset = support.host_query_reset();
+        timer.queries.clone_from(&k.queries);
+        timer.passes = self.spares.list();
+        let spares = &self.spares;
+        let copy = |p: &PassTiming| {
+            PassTiming::new(spares.name(), &p.pass, &p.queue, p.order, p.query, p.mask)
+        };
+        timer.passes.extend(k.passes.iter().map(copy));
         Ok(Some(timer))
     }
 
@@ -179,7 +258,7 @@ impl TimingHooks for GraphTiming {
 
 impl TimingRun for ExecutionTimer {
     fn begin_piece(&self, device: &ash::Device, cmd: vk::CommandBuffer, reset: &Range<u32>) {
-        let Some(slot) = self.slot else { return };
+        let Some(slot) = self.pool() else { return };
         // SAFETY: `cmd` is recording, outside any render pass, on a timed queue; the queries
         // are the batch's, within the execution's pool, and written only after this reset in
         // submission order (later in this command buffer or in the batch's next ones).
@@ -203,12 +282,13 @@ impl TimingRun for ExecutionTimer {
         }
     }
 
-    /// Reads the times, and gives the query pool back.
+    /// Reads the times, and gives the query pool back (or lets go of the kept one).
     fn complete(&mut self, device: &ash::Device) {
         self.times = self.finish(device);
         if let Some(slot) = self.slot.take() {
             self.free.lock().slots.push(slot);
         }
+        self.kept = None;
     }
 
     fn complete_unseen(&mut self, device: &ash::Device) {
@@ -220,6 +300,7 @@ impl TimingRun for ExecutionTimer {
 
     fn release(mut self: Box<Self>) {
         self.times = None;
+        self.kept = None;
         self.spares.give(std::mem::take(&mut self.passes));
         let home = self.free.clone();
         let mut free = home.lock();
@@ -231,12 +312,46 @@ impl TimingRun for ExecutionTimer {
         }
     }
 
+    /// The pool becomes the kept recording's; this execution reads it as a replay would.
+    fn keep_into(&mut self, kept: &mut Option<Box<dyn KeptTiming>>) {
+        let Some(slot) = self.slot.take() else {
+            *kept = None;
+            return;
+        };
+        let free = self.free.clone();
+        let shared = Arc::new(KeptSlot { slot, free });
+        self.kept = Some(shared.clone());
+        let old = kept
+            .as_mut()
+            .and_then(|k| k.as_any_mut().downcast_mut::<KeptQueries>());
+        match old {
+            // The old recording's pool goes back as its last holder lets go (here).
+            Some(k) => {
+                k.slot = shared;
+                k.queries.clone_from(&self.queries);
+                k.passes.clone_from(&self.passes);
+            }
+            None => {
+                *kept = Some(Box::new(KeptQueries {
+                    slot: shared,
+                    queries: self.queries.clone(),
+                    passes: self.passes.clone(),
+                }))
+            }
+        }
+    }
+
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
     }
 }
 
 impl ExecutionTimer {
+    /// The query pool it writes or reads: its own, or a kept recording's.
+    fn pool(&self) -> Option<QuerySlot> {
+        self.slot.or_else(|| self.kept.as_ref().map(|k| k.slot))
+    }
+
     /// The first of the two queries for the next pass timed.
     fn next_query(&self) -> u32 {
         2 * self.passes.len() as u32
@@ -246,7 +361,7 @@ impl ExecutionTimer {
     #[inline]
     fn query(&self, pass: usize) -> Option<(vk::QueryPool, u32)> {
         let q = self.queries.get(pass).copied().flatten()?;
-        Some((self.slot?.pool, q))
+        Some((self.pool()?.pool, q))
     }
 
     /// The times read when the execution completed, handed over once.
@@ -259,7 +374,7 @@ impl ExecutionTimer {
     /// not there (which a completed execution rules out).
     fn finish(&mut self, device: &ash::Device) -> Option<GpuTimings> {
         let count = self.next_query();
-        let slot = self.slot.filter(|_| count > 0)?;
+        let slot = self.pool().filter(|_| count > 0)?;
         let raw = &mut self.raw;
         raw.clear();
         raw.resize(count as usize, 0);
