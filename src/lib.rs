@@ -131,6 +131,10 @@
 //!   (`tests/allocations.rs`, run in release builds); a newly planned frame may allocate.
 //!   When nothing else touched a frame's resources since its last execution, no state is read
 //!   at all: a version compare per resource ([`Planned::at_rest`]).
+//! - **Replays recordings.** With [`Graph::set_replay`], a frame whose plan, passes and
+//!   resources are those of an earlier one submits the command buffers recorded then again,
+//!   recording nothing; its passes say when their commands changed
+//!   ([`Pass::replay_key`]).
 //! - **Shows the plan.** A plan prints as text (`println!("{planned}")`): queues, batches,
 //!   waits, barriers, passes and signals. [`Plan::to_svg`](plan::Plan::to_svg) draws it, one
 //!   lane per queue ([an example on three queue families](docs/plan-3-family.svg)), and
