@@ -84,6 +84,11 @@ impl CompletionToken {
         true
     }
 
+    /// Whether `other` is a clone of this token (the same execution's).
+    pub(crate) fn same(&self, other: &CompletionToken) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
     /// Marks the execution as failed: users see it never complete ([`Error::NotExecuted`]),
     /// while the graph still tracks whatever part of it did reach the GPU.
     pub(crate) fn set_failed(&self) {

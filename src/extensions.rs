@@ -92,10 +92,10 @@ impl Extensions {
         Ok(ExecutionExtensions { timing })
     }
 
-    /// Whether executions are timed now: recordings made with timestamps and without them
-    /// differ.
-    pub(crate) fn timed(&self) -> bool {
-        self.timing.as_ref().is_some_and(|t| t.is_on())
+    /// How executions are timed now: 0 not, 1 with queries reset in the command buffers, 2
+    /// with queries reset on the host. Recordings made in one mode are not another's.
+    pub(crate) fn timing_mode(&self) -> u8 {
+        self.timing.as_ref().map_or(0, |t| t.mode())
     }
 
     /// An execution that submits a recording kept with `kept` again: its part of each
@@ -258,8 +258,8 @@ pub(crate) trait TimingHooks: Send {
     ) -> Option<Range<u32>>;
     /// See [`Extensions::destroy`].
     fn destroy(&mut self, device: &ash::Device);
-    /// See [`Extensions::timed`].
-    fn is_on(&self) -> bool;
+    /// See [`Extensions::timing_mode`].
+    fn mode(&self) -> u8;
     /// See [`Extensions::replay`].
     fn replay(
         &mut self,
@@ -298,8 +298,18 @@ pub(crate) trait TimingRun: Send + Sync {
     fn as_any_mut(&mut self) -> &mut dyn Any;
 }
 
+impl KeptExtensions {
+    /// Whether an execution of the kept recording still has to read what it wrote (a fence
+    /// that has not read its timestamps yet): it is not replayed or recorded again until then.
+    pub(crate) fn in_use(&self) -> bool {
+        self.timing.as_ref().is_some_and(|t| t.in_use())
+    }
+}
+
 /// A kept recording's part of `timing`: its queries and the passes they time.
 pub(crate) trait KeptTiming: Send + Sync {
+    /// See [`KeptExtensions::in_use`].
+    fn in_use(&self) -> bool;
     /// The leaf's own type.
     fn as_any(&self) -> &dyn Any;
     /// The leaf's own type, to refill.

@@ -909,9 +909,38 @@ fn timed_frames_replay_and_read_their_kept_queries() {
         last_start = first.start_ns();
     }
     assert_eq!(replayed, "--RRRRRRRR");
+    // Two frames in flight, the first one's times read after the second was submitted: a
+    // recording whose fence has not read its timestamps is not replayed over them.
+    let mut pipelined = |n: u32| {
+        write(&f.input, n);
+        let frame = graph
+            .record()
+            .insert_pass("upload", &mut f.upload, &q)
+            .insert_pass("download", &mut f.download, &q)
+            .insert_pass("read", &mut f.read, &q);
+        frame.finish().unwrap().execute().unwrap()
+    };
+    let first = pipelined(11);
+    // The GPU is done with it (seen through its token, not its fence, which reads nothing).
+    let token = first.completion();
+    while !token.is_complete() {
+        std::thread::yield_now();
+    }
+    let second = pipelined(12);
+    first.wait().unwrap();
+    let times = [first.take_gpu_timings(), {
+        second.wait().unwrap();
+        second.take_gpu_timings()
+    }];
+    let starts = times.map(|t| t.expect("timed").passes()[0].start_ns());
+    assert!(starts[1] > starts[0], "{starts:?}: each frame's own times");
+    assert!(
+        first.replayed() && !second.replayed(),
+        "the second found the first's unread"
+    );
     // Timings off: the recording with timestamps is not this frame's; it records once more.
     graph.set_gpu_timings(None);
-    let untimed = frames(&mut f, &graph, &q, &mut 10, 2);
+    let untimed = frames(&mut f, &graph, &q, &mut 12, 2);
     assert_eq!(untimed, [false, true]);
     drop(graph);
     common::assert_clean(&ctx);

@@ -112,9 +112,10 @@ impl Spares {
         CompletionToken::new(device.clone())
     }
 
-    /// Keeps a spent token for [`Spares::token`].
+    /// Keeps a spent token for [`Spares::token`], once: a kept recording hands back the token
+    /// of its last execution, which that execution handed back too.
     pub(super) fn give_token(&mut self, token: CompletionToken) {
-        if self.tokens.len() < KEPT {
+        if self.tokens.len() < KEPT && !self.tokens.iter().any(|t| t.same(&token)) {
             self.tokens.push(token);
         }
     }

@@ -279,7 +279,7 @@ impl Execution<'_, '_> {
                 .extend(self.resources.iter().map(Resource::bound_object));
         }
         (now.labels, now.layouts) = (labels, self.layouts);
-        now.timed = extensions.timed();
+        now.timed = extensions.timing_mode();
         now.epoch = self.pools.epoch();
         self.replays.choose()
     }
@@ -338,6 +338,10 @@ impl Execution<'_, '_> {
             let entry = &mut self.passes[i];
             let replayed = entry.pass.replayed(token);
             replayed.map_err(|e| name_the_pass(&entry.name, e))?;
+        }
+        // The hooks had `&mut self`: their passes' keys are asked for again next time.
+        if !self.replays.now.hooks.is_empty() {
+            self.replays.now_asked = false;
         }
         for (qi, qp) in self.plan.queues.iter().enumerate() {
             if !qp.batches.is_empty() {

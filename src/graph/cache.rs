@@ -157,8 +157,9 @@ impl PlanCache {
             let first = (0..self.frames.len()).filter(|&i| same(&self.frames[i]));
             let first: SmallVec<[usize; KEPT_PLANS]> = first.collect();
             // With frames of their own, a frame on other resources is taken only when these
-            // have none and the cache is full: otherwise the new plan gets a frame of its
-            // own, and the oldest goes.
+            // have none and the cache is full (more sets of resources than it keeps: then a
+            // rebound frame is cheaper than a plan). Otherwise the new plan gets a frame of
+            // its own, and the oldest goes: a frame for states that do not come back.
             let full = self.frames.len() >= KEPT_PLANS;
             let others = !self.own_frames || (first.is_empty() && full);
             let rest = (0..self.frames.len()).filter(|&i| others && !same(&self.frames[i]));

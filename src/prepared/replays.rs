@@ -56,8 +56,9 @@ pub(crate) struct ReplayKeys {
     /// serial (its heap set's; 0 for the others). Empty without transients.
     pub(crate) bound: Vec<u64>,
     pub(crate) labels: bool,
-    /// Whether GPU timings were on: the recording writes timestamps.
-    pub(crate) timed: bool,
+    /// How GPU timings were on ([`crate::extensions::Extensions::timing_mode`]): whether the
+    /// recording writes timestamps, and resets its queries itself or leaves it to the host.
+    pub(crate) timed: u8,
     /// With labels on, a hash of the passes' names, which the labels show; 0 without.
     pub(crate) names: u64,
     pub(crate) layouts: LayoutPolicy,
@@ -101,11 +102,11 @@ struct RecordedSet {
 }
 
 impl RecordedSet {
-    /// Whether the GPU is done with it (a failed query counts as not done).
+    /// Whether the GPU is done with it (a failed query counts as not done), and no fence of
+    /// an execution of it still has to read what it wrote (its timestamps).
     fn idle(&self) -> bool {
-        self.token
-            .as_ref()
-            .is_none_or(|t| t.poll().unwrap_or(false))
+        let done = (self.token.as_ref()).is_none_or(|t| t.poll().unwrap_or(false));
+        done && !self.ext.in_use()
     }
 }
 

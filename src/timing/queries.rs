@@ -73,6 +73,12 @@ struct KeptQueries {
 }
 
 impl KeptTiming for KeptQueries {
+    /// A timer that has not read the results yet holds the pool too (it lets go in
+    /// `complete` or `release`).
+    fn in_use(&self) -> bool {
+        Arc::strong_count(&self.slot) > 1
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }
@@ -184,8 +190,12 @@ impl TimingHooks for GraphTiming {
         Ok(Some(timer))
     }
 
-    fn is_on(&self) -> bool {
-        self.support.is_some()
+    fn mode(&self) -> u8 {
+        match &self.support {
+            None => 0,
+            Some(s) if s.host_query_reset() => 2,
+            Some(_) => 1,
+        }
     }
 
     /// With host reset, the kept queries are reset here: no execution uses them (the
