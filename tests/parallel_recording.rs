@@ -1,8 +1,9 @@
 //! Recording on several threads ([`vk_baton::Graph::set_recording_threads`]): a large frame
 //! recorded on 4 threads gives, bit for bit, what it gives on one, with labels and GPU timings
 //! per pass; a pass's error or panic on another thread comes back as on the calling thread and
-//! leaves the graph working. Validation and synchronization validation are on (any message
-//! fails), and on one thread as on several.
+//! leaves the graph working; with replay on, a frame recorded on threads replays. Validation
+//! and synchronization validation are on (any message fails), and on one thread as on
+//! several.
 
 mod common;
 
@@ -12,6 +13,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 use std::thread::ThreadId;
 use vk_baton::ash::vk;
+use vk_baton::pass::{Generation, ReplayKey};
 use vk_baton::{Access, BufferDesc, Declare, Error, Graph, Pass, Recorder, StBuffer};
 use vk_baton_context::Context;
 
@@ -39,6 +41,7 @@ struct Shift {
     k: u32,
     then: Then,
     threads: Arc<Mutex<HashSet<ThreadId>>>,
+    generation: Generation,
 }
 
 impl Pass for Shift {
@@ -69,6 +72,12 @@ impl Pass for Shift {
             d.cmd_update_buffer(r.cmd(), self.dst.handle(), 0, &self.k.to_le_bytes());
         }
         Ok(())
+    }
+
+    fn replay_key(&self) -> Option<ReplayKey> {
+        // SAFETY: the commands name only the two buffers, which the pass keeps alive, and
+        // its fields never change.
+        Some(unsafe { self.generation.key() })
     }
 }
 
@@ -111,6 +120,7 @@ impl Frame {
                 k: k as u32 + 1,
                 then: then(k),
                 threads: self.threads.clone(),
+                generation: Generation::new(),
             })
             .collect()
     }
@@ -341,5 +351,112 @@ fn a_panic_on_another_thread_reaches_the_caller_and_leaves_the_graph_working() {
     frame.run(&ctx, &graph, |_| Then::Fine).unwrap();
     assert_eq!(frame.bytes(), expected);
     drop((single, graph));
+    assert_clean(&ctx);
+}
+
+/// Clears the ring, or copies it into the readback buffer: the frame's first and last passes
+/// as replayable passes.
+struct Ends {
+    ring: Vec<Arc<StBuffer>>,
+    readback: Option<Arc<StBuffer>>,
+    generation: Generation,
+}
+
+impl Pass for Ends {
+    fn declare(&self, d: &mut Declare<'_>) {
+        match &self.readback {
+            None => self.ring.iter().for_each(|r| {
+                d.uses(r, Access::TRANSFER_WRITE).discard();
+            }),
+            Some(readback) => {
+                self.ring.iter().for_each(|r| {
+                    d.uses(r, Access::TRANSFER_READ);
+                });
+                d.uses(readback, Access::TRANSFER_WRITE).discard();
+            }
+        }
+    }
+    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        for (i, buf) in self.ring.iter().enumerate() {
+            let (d, cmd) = (r.device(), r.cmd());
+            // SAFETY: the buffers are alive and in the declared states.
+            unsafe {
+                match &self.readback {
+                    None => d.cmd_fill_buffer(cmd, buf.handle(), 0, vk::WHOLE_SIZE, 0),
+                    Some(readback) => {
+                        let at = i as u64 * SIZE;
+                        let region = vk::BufferCopy::default().dst_offset(at).size(SIZE);
+                        d.cmd_copy_buffer(cmd, buf.handle(), readback.handle(), &[region])
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+    fn replay_key(&self) -> Option<ReplayKey> {
+        // SAFETY: the commands name only the pass's buffers, which it keeps alive.
+        Some(unsafe { self.generation.key() })
+    }
+}
+
+/// With replay on, a frame recorded on four threads keeps its pieces and replays them: the
+/// same bytes, the same per-pass timings, and no thread records again.
+#[test]
+fn a_frame_recorded_on_threads_replays() {
+    let ctx = ctx();
+    let frame = Frame::new(&ctx);
+    let expected = {
+        let single = timed_graph(&ctx);
+        frame.run(&ctx, &single, |_| Then::Fine).unwrap();
+        frame.recorders();
+        frame.bytes()
+    };
+    let graph = timed_graph(&ctx);
+    graph.set_recording_threads(4);
+    graph.set_min_passes_per_recording_thread(8);
+    graph.set_replay(true);
+    let q = ctx.graphics();
+    let mut shifts = frame.shifts(|_| Then::Fine);
+    let ends = |readback: Option<Arc<StBuffer>>| Ends {
+        ring: frame.ring.clone(),
+        readback,
+        generation: Generation::new(),
+    };
+    let (mut clear, mut copy) = (ends(None), ends(Some(frame.readback.clone())));
+    let mut host = HostRead(frame.readback.clone());
+    let mut replays = String::new();
+    for round in 0..6 {
+        frame
+            .readback
+            .write(0, &vec![0xee; (SIZE * RING as u64) as usize])
+            .unwrap();
+        let mut b = graph.record().insert_send_pass("clear", &mut clear, q);
+        for (k, s) in shifts.iter_mut().enumerate() {
+            b = b.insert_send_pass(format!("shift {k}"), s, q);
+        }
+        let b = b.insert_send_pass("read back", &mut copy, q);
+        let fence = b
+            .insert_pass("host", &mut host, q)
+            .finish()
+            .unwrap()
+            .execute()
+            .unwrap();
+        fence.wait().unwrap();
+        assert_eq!(frame.bytes(), expected, "round {round}");
+        let timings = fence.take_gpu_timings().expect("timed");
+        assert_eq!(timings.passes().len(), PASSES + 3, "round {round}");
+        let recorders = frame.recorders();
+        if fence.replayed() {
+            assert_eq!(recorders, 0, "round {round}: a replay records nothing");
+            replays.push('R');
+        } else {
+            assert_eq!(recorders, 4, "round {round}: every thread recorded shifts");
+            replays.push('-');
+        }
+    }
+    // The single-thread run already left the ring written: the first frame plans for the
+    // states every later frame finds, and records once.
+    assert_eq!(replays, "-RRRRR");
+    drop(graph);
     assert_clean(&ctx);
 }

@@ -184,7 +184,7 @@ impl Execution<'_, '_> {
     ) -> Result<()> {
         let cut = self.cut_into_pieces(&reusable.extensions, lists);
         let labels = (self.pools.debug.as_ref()).filter(|_| self.record_labels);
-        let choice = self.choose(cut.is_some(), &reusable.extensions, labels.is_some());
+        let choice = self.choose(&reusable.extensions, labels.is_some());
         match choice {
             Choice::Replay(set) => return self.replay(set, reusable, token, out),
             Choice::Keep(set) => self.give_back_kept(set, reusable, &mut out.lists.keep),
@@ -259,11 +259,12 @@ impl Execution<'_, '_> {
     }
 
     /// What this execution does with the frame's kept recordings. Only a frame whose every
-    /// pass gives a [`crate::pass::ReplayKey`] keeps them, recorded on the calling thread
-    /// (`spread`: not), and with replay on. Transients are bound for
-    /// this execution already: their objects are part of the keys.
-    fn choose(&mut self, spread: bool, extensions: &Extensions, labels: bool) -> Choice {
-        if !self.replay || spread {
+    /// pass gives a [`crate::pass::ReplayKey`] keeps them, with replay on. Transients are
+    /// bound for this execution already: their objects are part of the keys. A recording
+    /// spread over threads is kept as any other (its pieces' command buffers, from the
+    /// threads' pools, go back there).
+    fn choose(&mut self, extensions: &Extensions, labels: bool) -> Choice {
+        if !self.replay {
             return Choice::Record;
         }
         if self.replays.ask_keys() && !self.ask_keys(labels) {

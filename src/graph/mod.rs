@@ -400,7 +400,8 @@ impl Graph {
     /// GPU timings and the layout policy are as they were. Otherwise it records, as without
     /// replay, and keeps the new recording. A replay calls no pass's `record()`; passes that
     /// ask for it do their bookkeeping in [`Pass::replayed`]. Timed frames read the
-    /// recording's timestamp queries again. Recording threads and handoffs record every time.
+    /// recording's timestamp queries again, and a frame recorded on several threads keeps its
+    /// pieces. Handoffs record every time.
     ///
     /// A frame keeps at most three recordings of its plan (one per execution in flight, and
     /// one more), each a command buffer per batch, and a graph keeps a few frames

@@ -146,6 +146,10 @@ impl Pass for HostRead {
     fn record(&mut self, _r: &mut Recorder<'_>) -> vk_baton::Result<()> {
         Ok(())
     }
+    fn replay_key(&self) -> Option<vk_baton::pass::ReplayKey> {
+        // SAFETY: it records no command.
+        Some(unsafe { vk_baton::pass::ReplayKey::new(0) })
+    }
 }
 
 /// A compute pipeline with storage descriptors (buffers or images) at set 0, bindings 0, 1,
