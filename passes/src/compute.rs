@@ -404,14 +404,16 @@ impl ComputeDispatch {
 
 impl Pass for ComputeDispatch {
     /// A key that moves with [`ComputeDispatch::set_push_constants`] and
-    /// [`ComputeDispatch::set_groups`]; none with a transient binding, whose descriptor set
-    /// each execution writes anew.
+    /// [`ComputeDispatch::set_groups`]. With a transient binding, each recording writes a
+    /// descriptor set of its own from the objects the graph bound; the graph keys recordings
+    /// on those objects, and keeps the set alive with the recording.
     fn replay_key(&self) -> Option<ReplayKey> {
         // SAFETY: the pipeline, layout and descriptor set are made with the pass and never
         // updated after (they live in `objects`, which recording keeps alive with the
-        // recording); the push constants and group counts change only in the two setters,
-        // which bump the generation.
-        (!self.per_execution).then(|| unsafe { self.generation.key() })
+        // recording; a per-execution set is written once, for the transients' objects the
+        // recording names, and kept with it); the push constants and group counts change
+        // only in the two setters, which bump the generation.
+        Some(unsafe { self.generation.key() })
     }
 
     fn declare(&self, d: &mut Declare<'_>) {

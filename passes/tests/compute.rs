@@ -441,6 +441,68 @@ fn storage_buffer_transient_is_written_per_execution() {
     assert_clean(&ctx);
 }
 
+/// With replay on, a dispatch into a transient replays: each recording keeps the descriptor
+/// set it wrote for the transient's object, and a new seed records once.
+#[test]
+fn a_dispatch_into_a_transient_replays() {
+    let ctx = ctx();
+    let words = vk_baton_shaders::words(vk_baton_shaders::FILL_COMP);
+    let graph = ctx.graph().unwrap();
+    graph.set_replay(true);
+    let (n, q) = (1000u32, ctx.graphics());
+    let size = n as u64 * 4;
+    let usage = vk::BufferUsageFlags::STORAGE_BUFFER | XFER;
+    let scratch = graph
+        .transient_buffer(BufferDesc::new(size, usage), "scratch")
+        .unwrap();
+    let out = ctx.buffer(BufferDesc::readback(size, XFER), "out").unwrap();
+    // SAFETY: the crate's own shader, through the bindings it declares.
+    let mut fill = unsafe { ComputeDispatch::builder(ctx.device(), &words) }
+        .name("fill")
+        .storage_buffer(0, scratch.clone(), ShaderAccess::WriteDiscard)
+        .push_constant_size(8)
+        .groups(n.div_ceil(64), 1, 1)
+        .build()
+        .unwrap();
+    let mut copy = vk_baton_passes::CopyBuffer::whole(scratch.clone(), out.clone()).unwrap();
+    // SAFETY: the host read records no command.
+    let key = unsafe { vk_baton::pass::ReplayKey::new(0) };
+    let mut read = vk_baton::pass::FnPass::new(
+        |d: &mut vk_baton::Declare<'_>| {
+            d.uses(&out, vk_baton::Access::HOST_READ);
+        },
+        |_: &mut vk_baton::Recorder<'_>| Ok(()),
+    )
+    .with_replay_key(key);
+    let (mut replays, mut last) = (String::new(), None);
+    for seed in [5u32, 5, 5, 5, 60, 60] {
+        if last != Some(seed) {
+            let push = [n.to_le_bytes(), seed.to_le_bytes()].concat();
+            fill.set_push_constants(&push).unwrap();
+            last = Some(seed);
+        }
+        let fence = graph
+            .record()
+            .insert_pass("fill", &mut fill, q)
+            .insert_pass("copy", &mut copy, q)
+            .insert_pass("read", &mut read, q)
+            .finish()
+            .unwrap()
+            .execute()
+            .unwrap();
+        fence.wait().unwrap();
+        replays.push(if fence.replayed() { 'R' } else { '-' });
+        let mut bytes = vec![0u8; size as usize];
+        out.read(0, &mut bytes).unwrap();
+        let want: Vec<u32> = (0..n).map(|i| i * 3 + seed).collect();
+        assert_eq!(words_of(&bytes), want, "seed {seed}, frames {replays}");
+    }
+    // Frames 1 and 2 plan (fresh, then written states) and record; the new seed records once.
+    assert_eq!(replays, "--RR-R");
+    drop(graph);
+    assert_clean(&ctx);
+}
+
 /// `record_commands` (for an app's own command buffer) refuses a pass with a transient
 /// binding, recording nothing: outside its graph's executions a transient has no object.
 fn refused_outside_its_graph(ctx: &vk_baton_context::Context, pass: &ComputeDispatch) {

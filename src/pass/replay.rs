@@ -43,6 +43,10 @@ impl ReplayKey {
     ///   [`Recorder::keep_alive`](crate::Recorder::keep_alive) is kept with the recording,
     ///   for as long as the recording may be submitted.
     ///
+    /// Commands that name the objects the graph binds to its transients (their handles and
+    /// views, or a descriptor set written from them) may differ from one recording to
+    /// another: the graph keys recordings on those objects too.
+    ///
     /// The key changes only through `&mut self`: a held plan, which borrows its passes
     /// exclusively, asks for their keys once after each recording.
     ///
