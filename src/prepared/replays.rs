@@ -3,13 +3,12 @@
 //!
 //! A frame keeps at most [`SETS`] recorded sets: one per execution in flight, as a frame
 //! loop with two frames in flight needs, and one more. A set belongs to the frame's plan: a
-//! new plan ([`Replays::forget`]) makes every set stale, and the next recording reuses its
-//! command buffers. Besides the plan, a set is checked against what its commands were
-//! recorded from ([`ReplayKeys`]): each pass's [`ReplayKey`](crate::pass::ReplayKey), each
-//! transient's bound object (so each heap set in flight has recordings of its own), each
-//! resource's identity (not
-//! its handle, which Vulkan may give a new object after a destroy), whether labels were
-//! recorded, the layout policy, and the graph's epoch
+//! new plan ([`Replays::forget`]) gives every set back to the graph's pools. Besides the plan,
+//! a set is checked against what its commands were recorded from ([`ReplayKeys`]): each
+//! pass's [`ReplayKey`](crate::pass::ReplayKey), each transient's bound object (so each heap
+//! set in flight has recordings of its own), each resource's identity (not its handle, which
+//! Vulkan may give a new object after a destroy), whether labels were recorded, the layout
+//! policy, and the graph's epoch
 //! ([`crate::Graph::invalidate_recordings`]).
 //!
 //! A set is submitted again only when its last submission completed (its command buffers
@@ -140,11 +139,11 @@ pub(crate) struct Replays {
 }
 
 impl Replays {
-    /// A new plan comes: every set is stale (its command buffers are recorded again).
+    /// A new plan comes: the old plan's sets go back to the graph's pools
+    /// ([`Replays::release`]), their command buffers for the next recordings, and what they
+    /// keep alive (the passes' objects, query pools) released once their executions are done.
     pub(crate) fn forget(&mut self) {
-        for set in &mut self.sets {
-            set.current = false;
-        }
+        self.release();
         self.now_asked = false;
     }
 
@@ -314,10 +313,10 @@ fn commands_of(plan: &Plan) -> Vec<crate::plan::Command> {
     batches.flat_map(|b| b.commands.iter().cloned()).collect()
 }
 
-impl Drop for Replays {
-    /// The sets' command buffers go back to the graph's pools, once their last submission is
-    /// complete (the pools keep them until then).
-    fn drop(&mut self) {
+impl Replays {
+    /// Gives every set back: its command buffers to the graph's pools and what it keeps alive
+    /// to be released, once its last submission is complete (the pools keep them until then).
+    fn release(&mut self) {
         let Some(pools) = &self.pools else {
             return;
         };
@@ -338,5 +337,11 @@ impl Drop for Replays {
                 ext: Default::default(),
             });
         }
+    }
+}
+
+impl Drop for Replays {
+    fn drop(&mut self) {
+        self.release();
     }
 }
