@@ -33,7 +33,7 @@ for line in sys.stdin:
     if kind == "example" and name not in keep_examples:
         continue
     # Debug: the samples and the GPU tests that need several families or run whole graphs.
-    if kind == "example" or name in ("gpu", "render", "multi_family", "stream", "handoff", "held_plan", "transients", "scheduling", "gpu_timings", "parallel_recording", "raster_matrix", "render_pass", "app_signals", "ray_tracing", "general_layouts", "compute"):
+    if kind == "example" or name in ("gpu", "render", "multi_family", "stream", "handoff", "held_plan", "transients", "scheduling", "gpu_timings", "parallel_recording", "raster_matrix", "render_pass", "app_signals", "ray_tracing", "general_layouts", "compute") or (kind == "test" and name == "replay"):
         dst = os.path.join(".gl/debug", os.path.basename(m["executable"]))
         shutil.copy2(m["executable"], dst)
         print("staged", dst, kind)
