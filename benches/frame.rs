@@ -65,7 +65,7 @@
 mod chain;
 
 use ash::vk;
-use chain::{median, run_of, steps, Hand, Step};
+use chain::{arg, median, run_of, spread, steps, Hand, Step};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use vk_baton::{BufferDesc, StBuffer};
@@ -101,16 +101,6 @@ impl Round {
             (cpu, median(v.iter().map(|x| x.1).collect()))
         })
     }
-}
-
-/// The median of `values` and its spread (min, max).
-fn spread(mut values: Vec<f64>) -> (f64, f64, f64) {
-    values.sort_by(f64::total_cmp);
-    (
-        values[values.len() / 2],
-        values[0],
-        values[values.len() - 1],
-    )
 }
 
 /// One row of the table: the median round's times and ratios, then, over several rounds, the
@@ -169,15 +159,6 @@ fn print_rests(reused: (usize, usize), held: (u64, u64)) {
         "    at rest: reused {} of {} frames, held {} of {}",
         reused.0, reused.1, held.0, held.1
     );
-}
-
-/// The value after flag `name`, parsed.
-fn arg<T: std::str::FromStr>(name: &str) -> Option<T> {
-    let args: Vec<String> = std::env::args().collect();
-    let i = args.iter().position(|a| a == name)?;
-    let value = args.get(i + 1).and_then(|v| v.parse().ok());
-    assert!(value.is_some(), "{name} needs a value");
-    value
 }
 
 fn main() {

@@ -33,7 +33,7 @@
 mod chain;
 
 use ash::vk;
-use chain::{median, run_of, steps, Hand, Step};
+use chain::{arg, median, run_of, spread, steps, Hand, Step};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use vk_baton::{BufferDesc, Graph, Queue, StBuffer};
@@ -41,15 +41,6 @@ use vk_baton_context::{Context, ContextOptions};
 
 /// The sides, in the order they run in each round.
 const SIDES: [&str; 4] = ["replay", "held", "hand", "hand replay"];
-
-/// The value after flag `name`, parsed.
-fn arg<T: std::str::FromStr>(name: &str) -> Option<T> {
-    let args: Vec<String> = std::env::args().collect();
-    let i = args.iter().position(|a| a == name)?;
-    let value = args.get(i + 1).and_then(|v| v.parse().ok());
-    assert!(value.is_some(), "{name} needs a value");
-    value
-}
 
 /// `count` buffers of the chain for `side`.
 fn buffers(ctx: &Context, side: &str, count: usize) -> Arc<Vec<Arc<StBuffer>>> {
@@ -71,13 +62,6 @@ fn builder_frame(graph: &Graph, steps: &mut [Step], queues: &[Queue]) -> (Durati
     let cpu = t.elapsed();
     fence.wait().expect("wait");
     (cpu, fence.replayed())
-}
-
-/// The median of `values` and its spread (min, max).
-fn spread(mut values: Vec<f64>) -> (f64, f64, f64) {
-    values.sort_by(f64::total_cmp);
-    let last = values.len() - 1;
-    (values[values.len() / 2], values[0], values[last])
 }
 
 fn main() {

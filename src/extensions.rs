@@ -63,7 +63,7 @@ pub(crate) struct ExecutionExtensions {
     timing: Option<Box<dyn TimingRun>>,
 }
 
-/// What a kept recording (`crate::prepared::replays`) keeps of each feature: the objects its
+/// What a kept recording (`src/prepared/replays.rs`) keeps of each feature: the objects its
 /// commands name, for its replays. Dropped once no execution of it is in flight.
 #[derive(Default)]
 pub(crate) struct KeptExtensions {

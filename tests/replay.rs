@@ -17,11 +17,13 @@ use vk_baton_context::Context;
 const SIZE: u64 = 256;
 const WORDS: usize = (SIZE / 4) as usize;
 
-/// Copies all of `src` into `dst`; replayable while its generation stays.
+/// Copies all of `src` into `dst`; replayable while its generation stays, or under a fixed
+/// key (`fixed`).
 struct Copy {
     src: Arc<StBuffer>,
     dst: Arc<StBuffer>,
     generation: Generation,
+    fixed: Option<ReplayKey>,
 }
 
 impl Copy {
@@ -32,6 +34,7 @@ impl Copy {
             src,
             dst,
             generation,
+            fixed: None,
         }
     }
 }
@@ -52,8 +55,8 @@ impl Pass for Copy {
     }
     fn replay_key(&self) -> Option<ReplayKey> {
         // SAFETY: the commands name only the two buffers, which the pass keeps alive, and
-        // change only with them (a new pass, a new generation).
-        Some(unsafe { self.generation.key() })
+        // change only with them (a new pass, a new generation). A fixed key is the caller's.
+        self.fixed.or(Some(unsafe { self.generation.key() }))
     }
 }
 
@@ -348,35 +351,6 @@ fn each_cause_of_recording_again_records_once_then_replays() {
     common::assert_clean(&ctx);
 }
 
-/// Copies into `dst` under a key that stays when `dst` is replaced: only the resource's
-/// identity tells the graph that the recording names another buffer.
-struct KeepsItsKey {
-    src: Arc<StBuffer>,
-    dst: Arc<StBuffer>,
-}
-
-impl Pass for KeepsItsKey {
-    fn declare(&self, d: &mut Declare<'_>) {
-        d.uses(&self.src, Access::COPY_READ);
-        d.uses(&self.dst, Access::COPY_WRITE).discard();
-    }
-    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
-        let region = vk::BufferCopy::default().size(SIZE);
-        // SAFETY: `cmd` is recording; both buffers are alive, SIZE long, in the declared states.
-        unsafe {
-            r.device()
-                .cmd_copy_buffer(r.cmd(), self.src.handle(), self.dst.handle(), &[region])
-        };
-        Ok(())
-    }
-    fn replay_key(&self) -> Option<ReplayKey> {
-        // SAFETY: the test's own bend of the contract: the key stays when `dst` is replaced,
-        // so that the graph's resource identities alone must catch it (and the data check
-        // fails if they do not). A real pass would bump a generation.
-        Some(unsafe { ReplayKey::new(1) })
-    }
-}
-
 #[test]
 fn a_resource_made_anew_records_again_even_under_the_same_pass_key() {
     let ctx = common::ctx();
@@ -385,11 +359,17 @@ fn a_resource_made_anew_records_again_even_under_the_same_pass_key() {
     let q = ctx.graphics().clone();
     let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
     let input = buffer(&ctx, BufferDesc::upload(SIZE, usage), "input");
-    let mut pass = KeepsItsKey {
-        src: input.clone(),
-        dst: buffer(&ctx, BufferDesc::readback(SIZE, usage), "out"),
-    };
-    let run = |pass: &mut KeepsItsKey, n: u32| {
+    // A copy under a key that stays when its `dst` is replaced: only the resource's identity
+    // tells the graph that the recording names another buffer.
+    let mut pass = Copy::new(
+        &input,
+        &buffer(&ctx, BufferDesc::readback(SIZE, usage), "out"),
+    );
+    // SAFETY: the test's own bend of the contract: the key stays when `dst` is replaced, so
+    // that the graph's resource identities alone must catch it (and the data check fails if
+    // they do not). A real pass would bump a generation.
+    pass.fixed = Some(unsafe { ReplayKey::new(1) });
+    let run = |pass: &mut Copy, n: u32| {
         write(&input, n);
         let mut read = HostRead(pass.dst.clone());
         let fence = graph

@@ -1,6 +1,7 @@
 //! The chained workload that `frame.rs` and `replay.rs` measure, and its hand-written side:
 //! pass 0 fills `buf[1]`, pass `i > 0` copies `buf[i % B]` into `buf[(i + 1) % B]`, on one
-//! queue or cut into three runs on three queues (see `frame.rs`).
+//! queue or cut into three runs on three queues (see `frame.rs`); and the two benches'
+//! command-line flags and medians.
 
 use ash::vk;
 use std::sync::Arc;
@@ -284,4 +285,23 @@ impl Drop for Hand {
 pub fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
+}
+
+/// The value after flag `name`, parsed.
+pub fn arg<T: std::str::FromStr>(name: &str) -> Option<T> {
+    let args: Vec<String> = std::env::args().collect();
+    let i = args.iter().position(|a| a == name)?;
+    let value = args.get(i + 1).and_then(|v| v.parse().ok());
+    assert!(value.is_some(), "{name} needs a value");
+    value
+}
+
+/// The median of `values` and its spread (min, max).
+pub fn spread(mut values: Vec<f64>) -> (f64, f64, f64) {
+    values.sort_by(f64::total_cmp);
+    (
+        values[values.len() / 2],
+        values[0],
+        values[values.len() - 1],
+    )
 }

@@ -264,16 +264,10 @@ impl Pass for SwapchainAcquire {
         self.replayed(&r.completion())
     }
 
-    /// Records no command: the same key every frame. The stock swapchain's bookkeeping
-    /// (which execution waits on the slot's semaphore) runs on replays too.
+    /// Records no command. The stock swapchain's bookkeeping (which execution waits on the
+    /// slot's semaphore) runs on replays too.
     fn replay_key(&self) -> Option<ReplayKey> {
-        // SAFETY: the pass records no command; its semaphore wait is in the submit, which
-        // the graph builds every frame.
-        let key = unsafe { ReplayKey::new(0) };
-        Some(match self.shared {
-            Some(_) => key.calling_replayed(),
-            None => key,
-        })
+        Some(no_command_key(0, &self.shared))
     }
 
     fn replayed(&mut self, completion: &CompletionToken) -> vk_baton::Result<()> {
@@ -284,6 +278,18 @@ impl Pass for SwapchainAcquire {
         let mut sync = shared.sync.lock();
         sync.submitted(self.slot, completion.clone())
             .map_err(vk_baton::Error::from)
+    }
+}
+
+/// The replay key of a swapchain pass, which records no command (its semaphore wait or
+/// signal is in the submit, which the graph builds every frame): the same every frame, asking
+/// for [`Pass::replayed`] where the stock swapchain keeps bookkeeping (`shared`).
+fn no_command_key(value: u64, shared: &Option<Arc<Shared>>) -> ReplayKey {
+    // SAFETY: the pass records no command.
+    let key = unsafe { ReplayKey::new(value) };
+    match shared {
+        Some(_) => key.calling_replayed(),
+        None => key,
     }
 }
 
@@ -329,16 +335,10 @@ impl Pass for SwapchainPresent {
         self.replayed(&r.completion())
     }
 
-    /// Records no command: the same key every frame. The stock swapchain's bookkeeping
-    /// (which execution signals the image's present semaphore) runs on replays too.
+    /// Records no command. The stock swapchain's bookkeeping (which execution signals the
+    /// image's present semaphore) runs on replays too.
     fn replay_key(&self) -> Option<ReplayKey> {
-        // SAFETY: the pass records no command; its semaphore signal is in the submit, which
-        // the graph builds every frame.
-        let key = unsafe { ReplayKey::new(1) };
-        Some(match self.shared {
-            Some(_) => key.calling_replayed(),
-            None => key,
-        })
+        Some(no_command_key(1, &self.shared))
     }
 
     fn replayed(&mut self, completion: &CompletionToken) -> vk_baton::Result<()> {

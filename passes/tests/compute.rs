@@ -17,6 +17,34 @@ use vk_baton_passes::{
     ComputeDispatch, DownloadBuffer, DownloadImage, ShaderAccess, UploadBuffer, UploadImage,
 };
 
+/// `fill.comp` over 1000 words of `buf`, with 8 bytes of push constants (count, seed).
+fn fill_pass(
+    ctx: &vk_baton_context::Context,
+    words: &[u32],
+    buf: &std::sync::Arc<vk_baton::StBuffer>,
+    access: ShaderAccess,
+) -> ComputeDispatch {
+    // SAFETY: the crate's own shader, through the bindings it declares.
+    unsafe { ComputeDispatch::builder(ctx.device(), words) }
+        .name("fill")
+        .storage_buffer(0, buf.clone(), access)
+        .push_constant_size(8)
+        .groups(1000_u32.div_ceil(64), 1, 1)
+        .build()
+        .unwrap()
+}
+
+/// The host's read of `out` after the GPU, as a pass that replays (it records nothing).
+fn host_read(out: &std::sync::Arc<vk_baton::StBuffer>) -> impl vk_baton::Pass + '_ {
+    let declare = |d: &mut vk_baton::Declare<'_>| {
+        d.uses(out, vk_baton::Access::HOST_READ);
+    };
+    // SAFETY: the pass records no command.
+    let key = unsafe { vk_baton::pass::ReplayKey::new(0) };
+    vk_baton::pass::FnPass::new(declare, |_: &mut vk_baton::Recorder<'_>| Ok(()))
+        .with_replay_key(key)
+}
+
 #[test]
 fn storage_buffer_fill_with_push_constants() {
     let ctx = ctx();
@@ -31,14 +59,7 @@ fn storage_buffer_fill_with_push_constants() {
                 "data",
             )
             .unwrap();
-        // SAFETY: the crate's own shader, through the bindings it declares.
-        let mut fill = unsafe { ComputeDispatch::builder(ctx.device(), &words) }
-            .name("fill")
-            .storage_buffer(0, buf.clone(), ShaderAccess::Write)
-            .push_constant_size(8)
-            .groups(1000_u32.div_ceil(64), 1, 1)
-            .build()
-            .unwrap();
+        let mut fill = fill_pass(&ctx, &words, &buf, ShaderAccess::Write);
         let mut down = DownloadBuffer::whole(ctx.device(), ctx.allocator(), buf.clone()).unwrap();
         let h = down.handle();
         fill.set_push_constants(&[1000u32.to_le_bytes(), seed.to_le_bytes()].concat())
@@ -82,27 +103,9 @@ fn a_dispatch_replays_until_its_push_constants_change() {
     let out = ctx
         .buffer(BufferDesc::readback(1000 * 4, XFER), "out")
         .unwrap();
-    // SAFETY: the crate's own shader, through the bindings it declares.
-    let mut fill = unsafe { ComputeDispatch::builder(ctx.device(), &words) }
-        .name("fill")
-        .storage_buffer(0, buf.clone(), ShaderAccess::Write)
-        .push_constant_size(8)
-        .groups(1000_u32.div_ceil(64), 1, 1)
-        .build()
-        .unwrap();
+    let mut fill = fill_pass(&ctx, &words, &buf, ShaderAccess::Write);
     let mut copy = vk_baton_passes::CopyBuffer::whole(buf.clone(), out.clone()).unwrap();
-    let key = {
-        let g = vk_baton::pass::Generation::new();
-        // SAFETY: the host read records no command.
-        unsafe { g.key() }
-    };
-    let mut read = vk_baton::pass::FnPass::new(
-        |d: &mut vk_baton::Declare<'_>| {
-            d.uses(&out, vk_baton::Access::HOST_READ);
-        },
-        |_: &mut vk_baton::Recorder<'_>| Ok(()),
-    )
-    .with_replay_key(key);
+    let mut read = host_read(&out);
     let mut replays = String::new();
     for (frame, seed) in [7u32, 7, 7, 7, 9, 9, 9, 7].into_iter().enumerate() {
         if frame == 0 || seed != [7u32, 7, 7, 7, 9, 9, 9, 7][frame - 1] {
@@ -371,14 +374,7 @@ fn storage_buffer_transient_is_written_per_execution() {
             "scratch",
         )
         .unwrap();
-    // SAFETY: the crate's own shader, through the bindings it declares.
-    let mut fill = unsafe { ComputeDispatch::builder(ctx.device(), &words) }
-        .name("fill")
-        .storage_buffer(0, scratch.clone(), ShaderAccess::WriteDiscard)
-        .push_constant_size(8)
-        .groups(n.div_ceil(64), 1, 1)
-        .build()
-        .unwrap();
+    let mut fill = fill_pass(&ctx, &words, &scratch, ShaderAccess::WriteDiscard);
     let handles = std::sync::Mutex::new(Vec::new());
     let gate = gate::Gate::new(&ctx, ctx.async_compute());
     gate.hold();
@@ -456,24 +452,9 @@ fn a_dispatch_into_a_transient_replays() {
         .transient_buffer(BufferDesc::new(size, usage), "scratch")
         .unwrap();
     let out = ctx.buffer(BufferDesc::readback(size, XFER), "out").unwrap();
-    // SAFETY: the crate's own shader, through the bindings it declares.
-    let mut fill = unsafe { ComputeDispatch::builder(ctx.device(), &words) }
-        .name("fill")
-        .storage_buffer(0, scratch.clone(), ShaderAccess::WriteDiscard)
-        .push_constant_size(8)
-        .groups(n.div_ceil(64), 1, 1)
-        .build()
-        .unwrap();
+    let mut fill = fill_pass(&ctx, &words, &scratch, ShaderAccess::WriteDiscard);
     let mut copy = vk_baton_passes::CopyBuffer::whole(scratch.clone(), out.clone()).unwrap();
-    // SAFETY: the host read records no command.
-    let key = unsafe { vk_baton::pass::ReplayKey::new(0) };
-    let mut read = vk_baton::pass::FnPass::new(
-        |d: &mut vk_baton::Declare<'_>| {
-            d.uses(&out, vk_baton::Access::HOST_READ);
-        },
-        |_: &mut vk_baton::Recorder<'_>| Ok(()),
-    )
-    .with_replay_key(key);
+    let mut read = host_read(&out);
     let (mut replays, mut last) = (String::new(), None);
     for seed in [5u32, 5, 5, 5, 60, 60] {
         if last != Some(seed) {

@@ -1,0 +1,123 @@
+//! The recording step's part in replay ([`crate::Graph::set_replay`]): which of the frame's
+//! kept recordings an execution submits again or records into (`crate::prepared::replays`
+//! keeps them and decides), the keys it checks them against, and the replay itself, which
+//! records nothing.
+
+use super::{name_the_pass, Kept, Recording};
+use crate::completion::CompletionToken;
+use crate::error::Result;
+use crate::exec::pools::Reusable;
+use crate::exec::Execution;
+use crate::extensions::Extensions;
+use crate::fence::Pools;
+use crate::prepared::replays::Choice;
+use crate::resource::Resource;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+impl Execution<'_, '_> {
+    /// What this execution does with the frame's kept recordings. Only a frame whose every
+    /// pass gives a [`crate::pass::ReplayKey`] keeps them, with replay on. Transients are
+    /// bound for this execution already: their objects are part of the keys. A recording
+    /// spread over threads is kept as any other (its pieces' command buffers, from the
+    /// threads' pools, go back there).
+    pub(super) fn choose(&mut self, extensions: &Extensions, labels: bool) -> Choice {
+        if !self.replay {
+            return Choice::Record;
+        }
+        if self.replays.ask_keys() && !self.ask_keys(labels) {
+            return Choice::Record;
+        }
+        let now = &mut self.replays.now;
+        now.resources.clear();
+        now.resources
+            .extend(self.resources.iter().map(Resource::id));
+        now.bound.clear();
+        if !self.plan.transients.placements.is_empty() {
+            now.bound
+                .extend(self.resources.iter().map(Resource::bound_object));
+        }
+        (now.labels, now.layouts) = (labels, self.layouts);
+        now.timed = extensions.timing_mode();
+        now.epoch = self.pools.epoch();
+        self.replays.choose()
+    }
+
+    /// Asks every pass for its key (`false` if one gives none), and hashes their names when
+    /// `labels` are recorded, into the frame's current keys.
+    fn ask_keys(&mut self, labels: bool) -> bool {
+        let now = &mut self.replays.now;
+        now.passes.clear();
+        now.hooks.clear();
+        for (i, entry) in self.passes.iter().enumerate() {
+            match entry.pass.replay_key() {
+                Some(key) => {
+                    if key.calls_replayed() {
+                        now.hooks.push(i);
+                    }
+                    now.passes.push(key.get());
+                }
+                None => return false,
+            }
+        }
+        now.names = match labels {
+            true => {
+                let mut h = crate::fx::FxHasher::default();
+                self.passes.iter().for_each(|p| p.name.hash(&mut h));
+                h.finish()
+            }
+            false => 0,
+        };
+        self.replays.keys_asked();
+        true
+    }
+
+    /// Gives the command buffers of kept set `set` back to their pools, for this recording
+    /// to take them again, in the same order (as [`Reusable::reuse`] does).
+    /// What its last recording kept alive goes to this execution's `keep`, released when it
+    /// completes.
+    pub(super) fn give_back_kept(
+        &mut self,
+        set: usize,
+        reusable: &mut Reusable,
+        keep: &mut Vec<Kept>,
+    ) {
+        let pools: Arc<dyn Pools> = self.pools.clone();
+        for (key, cmd) in self.replays.reopen(set, &pools, keep).drain(..).rev() {
+            reusable.families.entry(key).or_default().free.push(cmd);
+        }
+    }
+
+    /// Submits kept set `set` again: a fence per queue with batches, as [`take_objects`](super::take_objects)
+    /// takes them, and the set's command buffers. Nothing is recorded; the passes that ask
+    /// for it do their bookkeeping ([`crate::Pass::replayed`]) first.
+    pub(super) fn replay(
+        &mut self,
+        set: usize,
+        reusable: &mut Reusable,
+        token: &CompletionToken,
+        out: &mut Recording,
+    ) -> Result<()> {
+        for &i in &self.replays.now.hooks {
+            let entry = &mut self.passes[i];
+            let replayed = entry.pass.replayed(token);
+            replayed.map_err(|e| name_the_pass(&entry.name, e))?;
+        }
+        // The hooks had `&mut self`: their passes' keys are asked for again next time.
+        if !self.replays.now.hooks.is_empty() {
+            self.replays.now_asked = false;
+        }
+        for (qi, qp) in self.plan.queues.iter().enumerate() {
+            if !qp.batches.is_empty() {
+                let fence = self.pools.fence(reusable)?;
+                out.lists.fences.push(fence);
+                out.tables.queue_fences[qi] = Some(fence);
+            }
+        }
+        let kept = self.replays.ext(set);
+        out.ext = reusable.extensions.replay(&self.pools.device, kept)?;
+        (self.replays).replay(set, &mut out.tables, token, self.plan);
+        out.replayed = true;
+        Ok(())
+    }
+}
