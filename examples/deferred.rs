@@ -104,6 +104,8 @@ mod held;
 mod options;
 #[path = "deferred/pipelines.rs"]
 mod pipelines;
+#[path = "deferred/replays.rs"]
+mod replays;
 #[path = "deferred/scene.rs"]
 mod scene;
 #[path = "deferred/steady.rs"]
@@ -149,12 +151,27 @@ impl vk_baton::Pass for Step {
             Step::Draw(p) => p.record(r),
         }
     }
+
+    fn replay_key(&self) -> Option<vk_baton::pass::ReplayKey> {
+        match self {
+            Step::Compute(p) => p.replay_key(),
+            Step::Draw(p) => p.replay_key(),
+        }
+    }
+
+    fn replayed(&mut self, completion: &vk_baton::CompletionToken) -> vk_baton::Result<()> {
+        match self {
+            Step::Compute(p) => p.replayed(completion),
+            Step::Draw(p) => p.replayed(completion),
+        }
+    }
 }
 
 /// The frame's passes in program order: name, pass, queue.
 pub type Passes = Vec<(&'static str, Step, Queue)>;
 
-/// Plans frame `n` (the compute passes' push constants carry it: the point lights move).
+/// Plans frame `n` (the compute passes write it where their shaders read it: the point lights
+/// move).
 fn plan_frame<'a>(
     graph: &'a Graph,
     passes: &'a mut Passes,
@@ -174,7 +191,7 @@ fn plan_frame_with<'a>(
     let mut b = before(graph.record());
     for (name, pass, queue) in passes.iter_mut() {
         if let Step::Compute(d) = pass {
-            d.push[2] = n;
+            d.frame = n;
         }
         b = b.insert_pass(*name, pass, queue);
     }
@@ -303,7 +320,8 @@ fn run() -> vk_baton::Result<bool> {
     let upload_value = ctx.transfer().last_value();
     let scene = Arc::new(scene);
     let t = targets(&ctx, &graph, &o, &scene)?;
-    let (mut passes, pipelines) = passes(&ctx, &t, &scene, &samplers, &o.skip)?;
+    graph.set_replay(o.replay);
+    let (mut passes, pipelines) = passes(&ctx, &t, &scene, &samplers, &o.skip, o.replay)?;
     let raster = |name: &str| {
         passes
             .iter()
@@ -354,8 +372,12 @@ fn run() -> vk_baton::Result<bool> {
             "builder (record, insert_pass, finish with the plan cache, execute each frame)"
         }
     );
+    if o.replay {
+        println!("replay: on (Graph::set_replay: recordings submitted again when nothing changed)");
+    }
     let mut in_flight: VecDeque<ExecutionFence> = VecDeque::new();
     let (mut steady, mut plan) = (steady::Steady::new(FRAMES_IN_FLIGHT), None);
+    let mut replays = replays::Replays::default();
     let mut stats_before = graph.transient_stats();
     for n in 0..o.frames {
         let start = std::time::Instant::now();
@@ -385,6 +407,7 @@ fn run() -> vk_baton::Result<bool> {
         // The execution bound its transients: the stats after it are its own.
         let after = graph.transient_stats();
         steady.frame(n, (&stats_before, &after), was_reused, start.elapsed());
+        replays.frame(n, fence.replayed(), after.sets);
         stats_before = after;
         in_flight.push_back(fence);
     }
@@ -393,6 +416,14 @@ fn run() -> vk_baton::Result<bool> {
             "held plan: re-planned {} of {} executions",
             h.replanned(),
             o.frames
+        );
+    }
+    let replay_ok = !o.replay || replays.ok();
+    if o.replay {
+        println!(
+            "replay: {} ({})",
+            replays.summary(o.frames),
+            if replay_ok { "OK" } else { "MISSED" }
         );
     }
     // The passes again, for the frame without aliasing.
@@ -409,7 +440,13 @@ fn run() -> vk_baton::Result<bool> {
     let plan = plan.expect("frames > 0");
     let aliased = read_output(&ctx, &graph, &t.output)?;
 
-    // The last frame again, each transient in memory of its own.
+    // The last frame again, each transient in memory of its own: other objects, for which
+    // the replayable passes write sets anew (every frame that used the old ones is done).
+    for (_, step, _) in &mut passes {
+        if let Step::Compute(d) = step {
+            d.forget_sets();
+        }
+    }
     graph.set_transient_aliasing(false);
     plan_frame(&graph, &mut passes, o.frames - 1)?
         .execute()?
@@ -504,7 +541,7 @@ fn run() -> vk_baton::Result<bool> {
     drop(passes);
     drop(graph);
     let messages = report_validation(&ctx);
-    Ok(messages == 0 && ratio_ok && saved_ok && steady_ok && same)
+    Ok(messages == 0 && ratio_ok && saved_ok && steady_ok && same && replay_ok)
 }
 
 fn main() {

@@ -6,6 +6,9 @@
 layout(local_size_x = 8, local_size_y = 8) in;
 layout(set = 0, binding = 0) uniform sampler2D depth;
 layout(set = 0, binding = 1, std430) writeonly buffer Tiles { uint tiles[]; };
+// The frame number, which the host writes: the recorded commands stay the same frame after
+// frame, so they can be submitted again (the push constant's `frame` is unused).
+layout(set = 0, binding = 2, std430) readonly buffer HostFrame { uint frame; } host;
 layout(push_constant) uniform Push { uint width; uint height; uint frame; uint param; } pc;
 
 void main() {
@@ -35,7 +38,7 @@ void main() {
     uint count = 0u;
     for (uint i = 0u; i < POINT_LIGHTS; i++) {
         vec3 pos, color;
-        point_light(i, pc.frame, pos, color);
+        point_light(i, host.frame, pos, color);
         vec3 nearest = clamp(pos, lo, hi);
         if (hi.x >= lo.x && distance(nearest, pos) < POINT_RADIUS) {
             tiles[base + 1u + count] = i;

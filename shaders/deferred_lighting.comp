@@ -12,6 +12,9 @@ layout(set = 0, binding = 3) uniform sampler2D shadow_map;
 layout(set = 0, binding = 4) uniform sampler2D ssao;
 layout(set = 0, binding = 5, std430) readonly buffer Tiles { uint tiles[]; };
 layout(set = 0, binding = 6, rgba16f) uniform writeonly image2D hdr;
+// The frame number, which the host writes: the recorded commands stay the same frame after
+// frame, so they can be submitted again (the push constant's `frame` is unused).
+layout(set = 0, binding = 7, std430) readonly buffer HostFrame { uint frame; } host;
 layout(push_constant) uniform Push { uint width; uint height; uint frame; uint param; } pc;
 
 vec3 sky(vec3 rd) {
@@ -67,7 +70,7 @@ void main() {
     uint count = min(tiles[base], POINT_LIGHTS);
     for (uint i = 0u; i < count; i++) {
         vec3 pos, color;
-        point_light(tiles[base + 1u + i], pc.frame, pos, color);
+        point_light(tiles[base + 1u + i], host.frame, pos, color);
         vec3 l = pos - w;
         float d = length(l);
         float falloff = clamp(1.0 - d / POINT_RADIUS, 0.0, 1.0);

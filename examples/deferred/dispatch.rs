@@ -1,22 +1,45 @@
 //! [`Dispatch`]: the deferred sample's compute pass. One shader, its bindings (storage images,
-//! sampled images, storage buffers), a push constant block and a grid of 8×8 workgroups.
+//! sampled images, storage buffers, the frame number), a push constant block and a grid of 8×8
+//! workgroups.
 //!
 //! Transient images are other `VkImage`s from one execution to the next (the graph keeps a set
 //! of them per execution in flight), so the descriptors cannot be written once, as
-//! `vk_baton_passes::ComputeDispatch` writes them. Each execution takes the next of a few
-//! descriptor sets in turn and writes it with the views of that execution
-//! ([`StImage::view`]). A set is used again only `SETS` executions later, once the one that used
-//! it has completed: the sample keeps fewer executions than that in flight.
+//! `vk_baton_passes::ComputeDispatch` writes them. A pass has a few descriptor sets and picks
+//! one per execution in one of two ways ([`Dispatch::replayable`]):
+//!
+//! - **In turn** (the default): each execution takes the next set and writes it with the views
+//!   of that execution ([`StImage::view`]). A set is used again only `SETS` executions later,
+//!   once the one that used it has completed: the sample keeps fewer executions than that in
+//!   flight.
+//! - **By the objects bound** (replay): each execution takes the set written for the objects
+//!   the graph bound for it (a transient's objects are those of one heap set), and writes a
+//!   set only for objects it has not seen. A set is never written twice, so a recorded command
+//!   buffer that binds it may be submitted again ([`vk_baton::Graph::set_replay`]), and the
+//!   pass gives a replay key.
+//!
+//! The frame number (the point lights move) is not a push constant, which would make every
+//! frame's commands differ: a shader that reads it binds a word of a host-visible buffer of the
+//! pass's own (`Bind::FrameNumber`), one word per descriptor set, which the host writes when
+//! the pass records or its recording is submitted again. A set's word is written only when the
+//! set is not in use: in turn, its last execution completed; by the objects bound, no execution
+//! in flight has the same heap set.
 
 use std::sync::Arc;
 use support::vkerr;
 use vk_baton::access::LayoutPolicy;
+use vk_baton::ash::vk::Handle;
 use vk_baton::ash::{self, vk};
-use vk_baton::{Access, Declare, Pass, Recorder, StBuffer, StImage};
+use vk_baton::pass::{Generation, ReplayKey};
+use vk_baton::{Access, BufferDesc, CompletionToken, Declare, Pass, Recorder, StBuffer, StImage};
+use vk_baton_context::Context;
 
-/// Descriptor sets each pass cycles through: more than the executions the sample keeps in
-/// flight.
+/// Descriptor sets of each pass: more than the executions the sample keeps in flight, and
+/// than the heap sets its graph makes for them.
 pub const SETS: usize = 3;
+
+/// Where each set's frame number is in a pass's host-written buffer: a storage buffer's
+/// offset is a multiple of `minStorageBufferOffsetAlignment`, at most 256.
+const FRAME_STRIDE: u64 = 256;
 
 /// How a shader binding uses its resource.
 #[derive(Clone)]
@@ -29,6 +52,8 @@ pub enum Bind {
     WriteBuffer(Arc<StBuffer>),
     /// A storage buffer the shader reads.
     ReadBuffer(Arc<StBuffer>),
+    /// The frame number (one `uint`), in the pass's own host-written buffer.
+    FrameNumber,
 }
 
 impl Bind {
@@ -36,7 +61,9 @@ impl Bind {
         match self {
             Bind::Write(_) => vk::DescriptorType::STORAGE_IMAGE,
             Bind::Sampled(..) => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
-            Bind::WriteBuffer(_) | Bind::ReadBuffer(_) => vk::DescriptorType::STORAGE_BUFFER,
+            Bind::WriteBuffer(_) | Bind::ReadBuffer(_) | Bind::FrameNumber => {
+                vk::DescriptorType::STORAGE_BUFFER
+            }
         }
     }
 }
@@ -114,24 +141,45 @@ impl Drop for Objects {
     }
 }
 
+/// How a pass picks the descriptor set an execution binds (see the module's doc).
+enum Pick {
+    /// The next set in turn, written for each execution.
+    InTurn { next: usize },
+    /// The set written for the objects bound (per set, their raw handles), written once.
+    ByObjects { written: Vec<Vec<u64>> },
+}
+
+/// One of a pass's descriptor sets, as [`Dispatch::write_set`] wrote it.
+#[derive(Clone, Copy, Debug)]
+pub struct WrittenSet(usize);
+
 /// A compute shader dispatched over `size` (8×8 invocations per workgroup, or one per 16×16
 /// tile with `per_tile`).
 pub struct Dispatch {
     objects: Arc<Objects>,
     samplers: Arc<Samplers>,
     sets: [vk::DescriptorSet; SETS],
-    next: usize,
+    pick: Pick,
     bindings: Vec<Bind>,
     groups: [u32; 2],
-    /// `{ width, height, frame, param }`.
-    pub push: [u32; 4],
+    /// `{ width, height, 0, param }`: set when the pass is made.
+    push: [u32; 4],
+    /// The frame number a `Bind::FrameNumber` binding reads: written to the bound set's word
+    /// when the pass records or is replayed.
+    pub frame: u32,
+    /// With a `Bind::FrameNumber` binding: the host-visible buffer of the sets' words.
+    frame_words: Option<Arc<StBuffer>>,
+    /// Its replay key, when sets are picked by the objects bound.
+    generation: Generation,
+    /// The objects bound, found again each execution without allocating.
+    scratch: Vec<u64>,
 }
 
 impl Dispatch {
     /// Builds the pass. `spirv`: one of `vk_baton_shaders::deferred`; bindings 0, 1, ... in
     /// order.
     pub fn new(
-        device: &ash::Device,
+        ctx: &Context,
         samplers: &Arc<Samplers>,
         spirv: &[u8],
         bindings: Vec<Bind>,
@@ -139,6 +187,7 @@ impl Dispatch {
         param: u32,
         per_tile: bool,
     ) -> vk_baton::Result<Dispatch> {
+        let device = ctx.device();
         let code = support::spirv(spirv)?;
         let mut o = Objects {
             device: device.clone(),
@@ -241,15 +290,49 @@ impl Dispatch {
         } else {
             [size[0].div_ceil(8), size[1].div_ceil(8)]
         };
+        let objects = Arc::new(o);
+        let frame_words = match bindings.iter().any(|b| matches!(b, Bind::FrameNumber)) {
+            true => Some(ctx.buffer(
+                BufferDesc::upload(
+                    SETS as u64 * FRAME_STRIDE,
+                    vk::BufferUsageFlags::STORAGE_BUFFER,
+                ),
+                "frame number",
+            )?),
+            false => None,
+        };
         Ok(Dispatch {
-            objects: Arc::new(o),
+            objects,
             samplers: samplers.clone(),
             sets: [sets[0], sets[1], sets[2]],
-            next: 0,
+            pick: Pick::InTurn { next: 0 },
             bindings,
             groups,
             push: [size[0], size[1], 0, param],
+            frame: 0,
+            frame_words,
+            generation: Generation::new(),
+            scratch: Vec::new(),
         })
+    }
+
+    /// The same pass, picking each execution's set by the objects bound, so that its
+    /// recordings can be submitted again (see the module's doc). Sets are never written
+    /// twice: the objects of more than `SETS` heap sets fail the pass.
+    pub fn replayable(mut self) -> Self {
+        self.pick = Pick::ByObjects {
+            written: Vec::new(),
+        };
+        self
+    }
+
+    /// Forgets which objects the sets were written for (a replayable pass), once every
+    /// execution that used them has completed: the graph's transients are other objects now
+    /// (after `Graph::set_transient_aliasing`), which may reuse the old handle values.
+    pub fn forget_sets(&mut self) {
+        if let Pick::ByObjects { written } = &mut self.pick {
+            written.clear();
+        }
     }
 
     /// The view binding `i` reads or writes in the execution being recorded.
@@ -260,6 +343,28 @@ impl Dispatch {
             })
         } else {
             Ok(self.objects.own_views[i])
+        }
+    }
+
+    /// The raw handles of the objects the bindings name in the execution being recorded (or
+    /// replayed): what a set picked by the objects bound is written for.
+    fn bound_objects(&self, out: &mut Vec<u64>) -> vk_baton::Result<()> {
+        out.clear();
+        for (i, b) in self.bindings.iter().enumerate() {
+            match b {
+                Bind::Write(img) | Bind::Sampled(img, _) => out.push(self.view(i, img)?.as_raw()),
+                Bind::WriteBuffer(buf) | Bind::ReadBuffer(buf) => out.push(buf.handle().as_raw()),
+                Bind::FrameNumber => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the frame number into `set`'s word, if the shader reads it.
+    pub fn write_frame(&self, set: WrittenSet) -> vk_baton::Result<()> {
+        match &self.frame_words {
+            Some(words) => words.write(set.0 as u64 * FRAME_STRIDE, &self.frame.to_le_bytes()),
+            None => Ok(()),
         }
     }
 }
@@ -295,35 +400,102 @@ impl Pass for Dispatch {
                 Bind::ReadBuffer(buf) => {
                     d.uses(buf, Access::COMPUTE_SHADER_READ);
                 }
+                // The pass's own words, each written by the host only while its set is not
+                // in use (see the module's doc): nothing for the graph to order.
+                Bind::FrameNumber => {}
             }
         }
     }
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
         let set = self.write_set(r.device(), r.layout_policy())?;
-        // SAFETY: `cmd` is recording; the set was just written for this execution; the
+        self.write_frame(set)?;
+        // SAFETY: `cmd` is recording; the set was written for this execution's objects; the
         // objects outlive it (kept alive below).
         unsafe { self.dispatch(r.device(), r.cmd(), set) };
         r.keep_alive(self.keep_alive());
         Ok(())
     }
+
+    fn replay_key(&self) -> Option<ReplayKey> {
+        match self.pick {
+            // SAFETY: the pipeline, layout, push constants and groups never change after
+            // `new`; a set picked by the objects bound is written once, for those objects
+            // (which the graph keys recordings on), and kept alive with each recording. The
+            // frame number is in memory, written by `replayed`.
+            Pick::ByObjects { .. } => Some(unsafe { self.generation.key() }.calling_replayed()),
+            Pick::InTurn { .. } => None,
+        }
+    }
+
+    fn replayed(&mut self, _completion: &CompletionToken) -> vk_baton::Result<()> {
+        let set = self.written_for_bound()?.ok_or_else(|| {
+            vk_baton::Error::PassFailed("replayed with objects no set was written for".into())
+        })?;
+        self.write_frame(set)
+    }
 }
 
 impl Dispatch {
-    /// Writes the next descriptor set with the views and buffers of the execution being
-    /// recorded, its sampled images in the layout `layouts` gives them, and returns it. A
-    /// hand-written frame calls it, then [`Dispatch::dispatch`], where the graph's pass would
-    /// record.
+    /// The set written for the objects bound now, if any (a pass that picks its sets by the
+    /// objects bound; `None` in turn).
+    fn written_for_bound(&mut self) -> vk_baton::Result<Option<WrittenSet>> {
+        let mut objects = std::mem::take(&mut self.scratch);
+        let found = self.bound_objects(&mut objects).map(|()| match &self.pick {
+            Pick::ByObjects { written } => written.iter().position(|w| *w == objects),
+            Pick::InTurn { .. } => None,
+        });
+        self.scratch = objects;
+        Ok(found?.map(WrittenSet))
+    }
+
+    /// The set for the execution being recorded, written with its views and buffers (its
+    /// sampled images in the layout `layouts` gives them) unless it was for these objects
+    /// already. A hand-written frame calls it, then [`Dispatch::write_frame`] and
+    /// [`Dispatch::dispatch`], where the graph's pass would record.
     ///
-    /// The set was last used `SETS` executions ago, which must have completed (the sample keeps
-    /// fewer in flight).
+    /// In turn, the set was last used `SETS` executions ago, which must have completed (the
+    /// sample keeps fewer in flight). By the objects bound, a set is written only for objects
+    /// no set was written for, and at most `SETS` sets are: more fail.
     pub fn write_set(
         &mut self,
         dev: &ash::Device,
         layouts: LayoutPolicy,
-    ) -> vk_baton::Result<vk::DescriptorSet> {
-        let set = self.sets[self.next % SETS];
-        self.next += 1;
+    ) -> vk_baton::Result<WrittenSet> {
+        let index = match &mut self.pick {
+            Pick::InTurn { next } => {
+                *next += 1;
+                (*next - 1) % SETS
+            }
+            Pick::ByObjects { .. } => {
+                if let Some(set) = self.written_for_bound()? {
+                    return Ok(set);
+                }
+                let objects = self.scratch.clone();
+                let Pick::ByObjects { written } = &mut self.pick else {
+                    unreachable!("picked by the objects bound")
+                };
+                if written.len() == SETS {
+                    return Err(vk_baton::Error::PassFailed(format!(
+                        "the objects of more than {SETS} heap sets: each needs a descriptor set"
+                    )));
+                }
+                written.push(objects);
+                written.len() - 1
+            }
+        };
+        self.write(dev, layouts, index)?;
+        Ok(WrittenSet(index))
+    }
+
+    /// Writes set `index` with the views and buffers of the execution being recorded.
+    fn write(
+        &self,
+        dev: &ash::Device,
+        layouts: LayoutPolicy,
+        index: usize,
+    ) -> vk_baton::Result<()> {
+        let set = self.sets[index];
         let mut images = Vec::with_capacity(self.bindings.len());
         let mut buffers = Vec::with_capacity(self.bindings.len());
         for (i, b) in self.bindings.iter().enumerate() {
@@ -351,6 +523,16 @@ impl Dispatch {
                         .buffer(buf.handle())
                         .range(vk::WHOLE_SIZE)],
                 )),
+                Bind::FrameNumber => {
+                    let words = self.frame_words.as_ref().expect("made with the pass");
+                    buffers.push((
+                        i,
+                        [vk::DescriptorBufferInfo::default()
+                            .buffer(words.handle())
+                            .offset(index as u64 * FRAME_STRIDE)
+                            .range(4)],
+                    ))
+                }
             }
         }
         let mut writes: Vec<vk::WriteDescriptorSet<'_>> = Vec::new();
@@ -372,12 +554,13 @@ impl Dispatch {
                     .buffer_info(info),
             );
         }
-        // SAFETY: the set is not in use (see above); every view and buffer is alive.
+        // SAFETY: the set is not in use (see `write_set`); every view and buffer is alive.
         unsafe { dev.update_descriptor_sets(&writes, &[]) };
-        Ok(set)
+        Ok(())
     }
 
-    /// Records the dispatch with `set` (from [`Dispatch::write_set`]).
+    /// Records the dispatch with `set` (from [`Dispatch::write_set`], its frame number
+    /// written by [`Dispatch::write_frame`]).
     ///
     /// # Safety
     ///
@@ -385,12 +568,7 @@ impl Dispatch {
     /// the compute shader, in the layouts the set names (`GENERAL` for storage images,
     /// `SHADER_READ_ONLY_OPTIMAL` for sampled ones); [`Dispatch::keep_alive`]'s objects outlive
     /// the commands.
-    pub unsafe fn dispatch(
-        &self,
-        dev: &ash::Device,
-        cmd: vk::CommandBuffer,
-        set: vk::DescriptorSet,
-    ) {
+    pub unsafe fn dispatch(&self, dev: &ash::Device, cmd: vk::CommandBuffer, set: WrittenSet) {
         let push: Vec<u8> = self.push.iter().flat_map(|v| v.to_le_bytes()).collect();
         // SAFETY: the caller's promise.
         unsafe {
@@ -400,7 +578,7 @@ impl Dispatch {
                 vk::PipelineBindPoint::COMPUTE,
                 self.objects.layout,
                 0,
-                &[set],
+                &[self.sets[set.0]],
                 &[],
             );
             dev.cmd_push_constants(
@@ -414,9 +592,13 @@ impl Dispatch {
         }
     }
 
-    /// What the commands use and must outlive them: the pipeline and descriptor objects, and
-    /// the samplers.
+    /// What the commands use and must outlive them: the pipeline and descriptor objects, the
+    /// samplers and the frame number's buffer.
     pub fn keep_alive(&self) -> impl std::any::Any + Send + Sync {
-        (self.objects.clone(), self.samplers.clone())
+        (
+            self.objects.clone(),
+            self.samplers.clone(),
+            self.frame_words.clone(),
+        )
     }
 }

@@ -9,6 +9,7 @@ use super::scene::{Scene, DRAW_STRIDE};
 use super::{Options, Passes, Step};
 use std::sync::Arc;
 use vk_baton::ash::vk;
+use vk_baton::pass::Generation;
 use vk_baton::{Access, BufferDesc, Graph, ImageDesc, Recorder, StBuffer, StImage};
 use vk_baton_context::Context;
 use vk_baton_passes::render::{ColorTarget, DepthTarget, Render, RenderFormats, Store};
@@ -242,18 +243,32 @@ fn mesh_reads<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()>>(
         .reads(&scene.instances, Access::VERTEX_SHADER_STORAGE_READ)
 }
 
-fn boxed<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()> + 'static>(pass: Render<F>) -> Step {
+/// A raster pass as a step of the frame; with `replay`, with a replay key of its own.
+fn boxed<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()> + 'static>(
+    pass: Render<F>,
+    replay: bool,
+) -> Step {
+    let pass = match replay {
+        // SAFETY: each draw closure records the same commands every time: it draws with the
+        // pipelines and scene buffers it captured, which never change and which it keeps alive
+        // with each recording, with constant push constants, and with the handles the graph
+        // binds (which the graph keys recordings on).
+        true => pass.with_replay_key(unsafe { Generation::new().key() }),
+        false => pass,
+    };
     Step::Draw(Box::new(pass))
 }
 
 /// Makes the pipelines for the `Render` passes' formats (`RenderFormats::of` their targets),
 /// then the passes, whose draw closures bind them.
-/// `skip`: names of passes that draw nothing (they still clear or load their targets).
+/// `skip`: names of passes that draw nothing (they still clear or load their targets);
+/// `replay`: the passes give replay keys.
 fn raster(
     ctx: &Context,
     t: &Targets,
     scene: &Arc<Scene>,
     skip: &[String],
+    replay: bool,
 ) -> vk_baton::Result<(Raster, Arc<Pipelines>)> {
     let dev = ctx.device();
     let on = |name: &str| !skip.iter().any(|s| s == name);
@@ -376,11 +391,11 @@ fn raster(
     .map_err(err)?;
 
     let raster = Raster {
-        shadow: boxed(shadow),
-        gbuffer: boxed(gbuffer),
-        forward_depth: boxed(forward_depth),
-        transparent: boxed(transparent),
-        ui: boxed(ui),
+        shadow: boxed(shadow, replay),
+        gbuffer: boxed(gbuffer, replay),
+        forward_depth: boxed(forward_depth, replay),
+        transparent: boxed(transparent, replay),
+        ui: boxed(ui, replay),
     };
     Ok((raster, made))
 }
@@ -390,14 +405,16 @@ fn raster(
 /// on async compute, the rest on graphics). Each reads and writes the targets in `t`; the
 /// library's frame and the hand-written one (each with targets of its own) make theirs here.
 pub fn dispatches(
-    dev: &vk_baton::ash::Device,
+    ctx: &Context,
     t: &Targets,
     scene: &Scene,
     samplers: &Arc<Samplers>,
+    replay: bool,
 ) -> vk_baton::Result<Vec<(&'static str, Dispatch)>> {
     let full = size(&t.depth);
     let pass = |spirv, bindings, size, param, per_tile| {
-        Dispatch::new(dev, samplers, spirv, bindings, size, param, per_tile)
+        let d = Dispatch::new(ctx, samplers, spirv, bindings, size, param, per_tile)?;
+        Ok::<_, vk_baton::Error>(if replay { d.replayable() } else { d })
     };
     let nearest = |img: &Arc<StImage>| Bind::Sampled(img.clone(), false);
     let linear = |img: &Arc<StImage>| Bind::Sampled(img.clone(), true);
@@ -436,7 +453,11 @@ pub fn dispatches(
             "light culling",
             pass(
                 spv::LIGHT_CULL,
-                vec![nearest(&t.depth), Bind::WriteBuffer(t.tiles.clone())],
+                vec![
+                    nearest(&t.depth),
+                    Bind::WriteBuffer(t.tiles.clone()),
+                    Bind::FrameNumber,
+                ],
                 full,
                 0,
                 true,
@@ -454,6 +475,7 @@ pub fn dispatches(
                     nearest(&t.ssao),
                     Bind::ReadBuffer(t.tiles.clone()),
                     write(&t.hdr),
+                    Bind::FrameNumber,
                 ],
                 full,
                 0,
@@ -501,13 +523,15 @@ pub const ON_COMPUTE: [&str; 5] = ["cull", "ssao", "ssao blur", "light culling",
 /// The order keeps what is alive at once small where the two queues overlap (and every
 /// transient's memory can be shared): the multisampled forward targets come and go before the
 /// G-buffer, and the shadow map is drawn while SSAO and the light culling run.
-/// The raster passes named in `skip` draw nothing (see `Options::skip`).
+/// The raster passes named in `skip` draw nothing (see `Options::skip`). With `replay`, every
+/// pass gives a replay key (the compute passes pick their sets by the objects bound).
 pub fn passes(
     ctx: &Context,
     t: &Targets,
     scene: &Arc<Scene>,
     samplers: &Arc<Samplers>,
     skip: &[String],
+    replay: bool,
 ) -> vk_baton::Result<(Passes, Arc<Pipelines>)> {
     let (gfx, compute) = (ctx.graphics().clone(), ctx.async_compute().clone());
     let (
@@ -519,7 +543,7 @@ pub fn passes(
             ui,
         },
         pipelines,
-    ) = raster(ctx, t, scene, skip)?;
+    ) = raster(ctx, t, scene, skip, replay)?;
     let mut raster = [
         // The forward layer first: it needs only the culled draws, and its multisampled
         // targets are dead before the G-buffer, so they share memory with what follows.
@@ -535,7 +559,7 @@ pub fn passes(
         p.push((*name, step.take().expect("taken once"), gfx.clone()));
     };
     let mut p: Passes = Vec::new();
-    for (name, d) in dispatches(ctx.device(), t, scene, samplers)? {
+    for (name, d) in dispatches(ctx, t, scene, samplers, replay)? {
         if name == "lighting" {
             take(3, &mut p);
         }

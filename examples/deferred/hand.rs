@@ -157,13 +157,13 @@ impl Hand {
         };
         for s in 0..slots {
             let t = own_targets(ctx, o, scene, &format!("hand {s} "))?;
-            let slot = hand.slot(t, samplers)?;
+            let slot = hand.slot(ctx, t, samplers)?;
             hand.slots.push(slot);
         }
         Ok(hand)
     }
 
-    fn slot(&self, t: Targets, samplers: &Arc<Samplers>) -> vk_baton::Result<Slot> {
+    fn slot(&self, ctx: &Context, t: Targets, samplers: &Arc<Samplers>) -> vk_baton::Result<Slot> {
         let dev = &self.device;
         let mut slot = Slot {
             views: Views {
@@ -183,7 +183,7 @@ impl Hand {
             pending: false,
             t,
         };
-        for (_, mut d) in dispatches(dev, &slot.t, &self.scene, samplers)? {
+        for (_, mut d) in dispatches(ctx, &slot.t, &self.scene, samplers, false)? {
             // The set's views and buffers are this slot's for good: written once.
             let set = d.write_set(dev, LayoutPolicy::Optimal)?;
             slot.compute.push(Compute { dispatch: d, set });
@@ -284,15 +284,16 @@ impl Hand {
             }
             .map_err(vkerr("vkResetCommandPool"))?;
         }
-        if self.write_sets {
-            for c in &mut self.slots[s].compute {
+        for c in &mut self.slots[s].compute {
+            if self.write_sets {
                 c.set = c.dispatch.write_set(&dev, LayoutPolicy::Optimal)?;
             }
+            c.set_frame(n)?;
         }
         if self.two {
-            self.record_two(s, n)?;
+            self.record_two(s)?;
         } else {
-            self.record_one(s, n)?;
+            self.record_one(s)?;
         }
         self.slots[s].pending = true;
         self.frames += 1;
@@ -359,10 +360,10 @@ impl Hand {
 
     /// Graphics and async compute are one VkQueue: the whole frame in one command buffer, in
     /// program order, with barriers where the two queues' frames meet.
-    fn record_one(&mut self, s: usize, n: u32) -> vk_baton::Result<()> {
+    fn record_one(&mut self, s: usize) -> vk_baton::Result<()> {
         let cmd = self.begin(s, 0, 0)?;
         let dev = self.device.clone();
-        let mut compute = std::mem::take(&mut self.slots[s].compute);
+        let compute = std::mem::take(&mut self.slots[s].compute);
         let (slot, r) = (&self.slots[s], self.raster());
         let (t, v) = (&slot.t, &slot.views);
         // SAFETY: `cmd` is recording on the graphics queue (which has compute); each barrier
@@ -371,7 +372,7 @@ impl Hand {
         unsafe {
             self.stamp_start(cmd, s, 0);
             barrier(&dev, cmd, &first_uses(t, |_| true), &[]);
-            compute[0].record(&dev, cmd, n); // cull
+            compute[0].record(&dev, cmd); // cull
             barrier(
                 &dev,
                 cmd,
@@ -394,20 +395,20 @@ impl Hand {
                 &gbuffer_to_compute(t, DEPTH_WRITE, COLOR_WRITE),
                 &[],
             );
-            compute[1].record(&dev, cmd, n); // ssao
+            compute[1].record(&dev, cmd); // ssao
             barrier(
                 &dev,
                 cmd,
                 &[to_sampled(&t.ssao_raw, L::GENERAL, STORAGE_WRITE)],
                 &[],
             );
-            compute[2].record(&dev, cmd, n); // ssao blur
-            compute[3].record(&dev, cmd, n); // light culling: depth is readable already
+            compute[2].record(&dev, cmd); // ssao blur
+            compute[3].record(&dev, cmd); // light culling: depth is readable already
             r.shadow(cmd, t, v);
             let (images, buffers) = before_lighting(t, DEPTH_WRITE);
             barrier(&dev, cmd, &images, &buffers);
-            compute[4].record(&dev, cmd, n); // lighting
-            self.post(cmd, t, v, &mut compute, n, STORAGE_WRITE);
+            compute[4].record(&dev, cmd); // lighting
+            self.post(cmd, t, v, &compute, STORAGE_WRITE);
             self.stamp_end(cmd, s, 0);
         }
         self.slots[s].compute = compute;
@@ -434,8 +435,7 @@ impl Hand {
         cmd: vk::CommandBuffer,
         t: &Targets,
         v: &Views,
-        compute: &mut [Compute],
-        n: u32,
+        compute: &[Compute],
         hdr_src: (S, A),
     ) {
         let dev = &self.device;
@@ -444,7 +444,7 @@ impl Hand {
         unsafe {
             barrier(dev, cmd, &[to_sampled(&t.hdr, L::GENERAL, hdr_src)], &[]);
             for (i, down) in t.down.iter().enumerate() {
-                compute[5 + i].record(dev, cmd, n); // bloom down i
+                compute[5 + i].record(dev, cmd); // bloom down i
                 barrier(
                     dev,
                     cmd,
@@ -453,7 +453,7 @@ impl Hand {
                 );
             }
             for (k, i) in (0..3).rev().enumerate() {
-                compute[9 + k].record(dev, cmd, n); // bloom up i
+                compute[9 + k].record(dev, cmd); // bloom up i
                 let mut images = vec![to_sampled(&t.up[i], L::GENERAL, STORAGE_WRITE)];
                 if i == 0 {
                     // The tonemap reads the resolved glass layer too.
@@ -465,7 +465,7 @@ impl Hand {
                 }
                 barrier(dev, cmd, &images, &[]);
             }
-            compute[12].record(dev, cmd, n); // tonemap
+            compute[12].record(dev, cmd); // tonemap
             let blend = (CAO, A::COLOR_ATTACHMENT_READ | A::COLOR_ATTACHMENT_WRITE);
             let output = image(
                 &t.output,

@@ -2,7 +2,7 @@
 //! and each pass between them (the raster passes' renderings around the functions of
 //! `draw.rs`, the compute passes through [`Dispatch::dispatch`]).
 
-use super::dispatch::Dispatch;
+use super::dispatch::{Dispatch, WrittenSet};
 use super::draw;
 use super::frame::{size, Targets};
 use super::pipelines::Pipelines;
@@ -406,15 +406,20 @@ impl Raster<'_> {
 /// of a set never change).
 pub struct Compute {
     pub dispatch: Dispatch,
-    pub set: vk::DescriptorSet,
+    pub set: WrittenSet,
 }
 
 impl Compute {
+    /// Writes frame number `n` into the set's word, before the slot's frame records.
+    pub fn set_frame(&mut self, n: u32) -> vk_baton::Result<()> {
+        self.dispatch.frame = n;
+        self.dispatch.write_frame(self.set)
+    }
+
     /// # Safety
     ///
     /// As [`Dispatch::dispatch`].
-    pub unsafe fn record(&mut self, dev: &ash::Device, cmd: vk::CommandBuffer, frame: u32) {
-        self.dispatch.push[2] = frame;
+    pub unsafe fn record(&self, dev: &ash::Device, cmd: vk::CommandBuffer) {
         // SAFETY: the caller's promise.
         unsafe { self.dispatch.dispatch(dev, cmd, self.set) };
     }

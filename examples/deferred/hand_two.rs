@@ -29,9 +29,9 @@ fn sem(semaphore: vk::Semaphore, value: u64, stages: S) -> vk::SemaphoreSubmitIn
 impl Hand {
     /// Graphics and async compute are two queues: three batches on each (see the module docs
     /// of `hand.rs`), in four submits.
-    pub(super) fn record_two(&mut self, s: usize, n: u32) -> vk_baton::Result<()> {
-        let mut compute = std::mem::take(&mut self.slots[s].compute);
-        let recorded = self.record_batches(s, n, &mut compute);
+    pub(super) fn record_two(&mut self, s: usize) -> vk_baton::Result<()> {
+        let compute = std::mem::take(&mut self.slots[s].compute);
+        let recorded = self.record_batches(s, &compute);
         self.slots[s].compute = compute;
         let cmds = recorded?;
         let info = |q: usize, b: usize| {
@@ -108,13 +108,12 @@ impl Hand {
         )
     }
 
-    /// Records the six command buffers of frame `n` in slot `s`: per queue (graphics,
+    /// Records the six command buffers of the frame in slot `s`: per queue (graphics,
     /// compute), per batch.
     fn record_batches(
         &self,
         s: usize,
-        n: u32,
-        compute: &mut [Compute],
+        compute: &[Compute],
     ) -> vk_baton::Result<[[vk::CommandBuffer; 3]; 2]> {
         let dev = &self.device;
         let (slot, r) = (&self.slots[s], self.raster());
@@ -132,7 +131,7 @@ impl Hand {
         unsafe {
             self.stamp_start(c, s, 1);
             barrier(dev, c, &first_uses(t, compute_first), &[]);
-            compute[0].record(dev, c, n); // cull
+            compute[0].record(dev, c); // cull
         }
         self.end(c)?;
         let g = self.begin(s, 0, 0)?;
@@ -155,15 +154,15 @@ impl Hand {
         // SAFETY: as above, after the wait for the G-buffer.
         unsafe {
             barrier(dev, c, &gbuffer_to_compute(t, AFTER_WAIT, AFTER_WAIT), &[]);
-            compute[1].record(dev, c, n); // ssao
+            compute[1].record(dev, c); // ssao
             barrier(
                 dev,
                 c,
                 &[to_sampled(&t.ssao_raw, L::GENERAL, STORAGE_WRITE)],
                 &[],
             );
-            compute[2].record(dev, c, n); // ssao blur
-            compute[3].record(dev, c, n); // light culling: depth is readable already
+            compute[2].record(dev, c); // ssao blur
+            compute[3].record(dev, c); // light culling: depth is readable already
         }
         self.end(c)?;
         let c = self.begin(s, 1, 2)?;
@@ -171,14 +170,14 @@ impl Hand {
         unsafe {
             let (images, buffers) = before_lighting(t, AFTER_WAIT);
             barrier(dev, c, &images, &buffers);
-            compute[4].record(dev, c, n); // lighting
+            compute[4].record(dev, c); // lighting
             self.stamp_end(c, s, 1);
         }
         self.end(c)?;
         let g = self.begin(s, 0, 2)?;
         // SAFETY: as above, after the wait for the lighting (`post`'s contract).
         unsafe {
-            self.post(g, t, v, compute, n, AFTER_WAIT);
+            self.post(g, t, v, compute, AFTER_WAIT);
             self.stamp_end(g, s, 0);
         }
         self.end(g)?;

@@ -2,9 +2,10 @@
 //! after frame (`HeldPlan::execute`), instead of building the frame every frame.
 //!
 //! A held plan keeps its passes borrowed, so the loop cannot set the frame number in the compute
-//! passes' push constants before each frame as the builder loop does ([`super::plan_frame_with`]).
-//! Each pass is wrapped in a [`Numbered`] that sets it as the pass records, from a cell the loop
-//! sets; what the passes declare does not depend on it.
+//! passes before each frame as the builder loop does ([`super::plan_frame_with`]). Each pass is
+//! wrapped in a [`Numbered`] that sets it as the pass records (or, with `--replay`, as its
+//! recording is submitted again), from a cell the loop sets; what the passes declare and
+//! record does not depend on it (the number is in memory).
 //!
 //! One held plan serves every frame in flight: each execution binds the transients in a free
 //! heap set of the graph's (and their handles and views to that set's objects while it records),
@@ -13,10 +14,11 @@
 
 use super::{Passes, Step};
 use std::cell::Cell;
-use vk_baton::{Declare, Graph, GraphBuilder, Pass, Planned, Queue, Recorder};
+use vk_baton::pass::ReplayKey;
+use vk_baton::{CompletionToken, Declare, Graph, GraphBuilder, Pass, Planned, Queue, Recorder};
 
-/// One of the frame's passes, with the frame number `frame` holds in its push constants when
-/// it records (a compute pass; a draw has none).
+/// One of the frame's passes, which writes the frame number `frame` holds when it records or
+/// is replayed (a compute pass; a draw has none).
 pub struct Numbered<'a> {
     step: &'a mut Step,
     frame: &'a Cell<u32>,
@@ -29,9 +31,21 @@ impl Pass for Numbered<'_> {
 
     fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
         if let Step::Compute(p) = self.step {
-            p.push[2] = self.frame.get();
+            p.frame = self.frame.get();
         }
         self.step.record(r)
+    }
+
+    fn replay_key(&self) -> Option<ReplayKey> {
+        // The frame number is not in the commands: the step's key stands for them.
+        self.step.replay_key()
+    }
+
+    fn replayed(&mut self, completion: &CompletionToken) -> vk_baton::Result<()> {
+        if let Step::Compute(p) = self.step {
+            p.frame = self.frame.get();
+        }
+        self.step.replayed(completion)
     }
 }
 

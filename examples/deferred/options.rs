@@ -4,7 +4,7 @@ use super::FRAMES_IN_FLIGHT;
 use support::ValueExt;
 
 const USAGE: &str = "usage: deferred [--width W] [--height H] [--frames N] [--shadow SIZE] \
-                     [--exclusive] [--maintenance8] [--general-layouts] [--plan] [--png PATH] [--skip PASS] [--held] [--compare [--hand-split] [--hand-write-sets] [--labels]]";
+                     [--exclusive] [--maintenance8] [--general-layouts] [--plan] [--png PATH] [--skip PASS] [--held] [--replay] [--compare [--hand-split] [--hand-write-sets] [--labels]]";
 
 /// Options from the command line.
 pub struct Options {
@@ -32,6 +32,9 @@ pub struct Options {
     /// The library's frames execute a held plan (`Planned::hold`, `HeldPlan::execute`) instead
     /// of building the frame every frame (see `deferred/held.rs`); with `--compare` too.
     pub held: bool,
+    /// The graph keeps its recordings and submits them again when nothing changed
+    /// (`Graph::set_replay`): every pass gives a replay key (see `deferred/dispatch.rs`).
+    pub replay: bool,
     /// With `--compare`: the library side records its debug labels (pass and barrier labels,
     /// `Graph::set_labels`). Off by default there, as the hand-written frame records none.
     pub labels: bool,
@@ -57,6 +60,7 @@ fn parse() -> Options {
         hand_split: false,
         hand_write_sets: false,
         held: false,
+        replay: false,
         labels: false,
         maintenance8: false,
         general_layouts: false,
@@ -75,6 +79,7 @@ fn parse() -> Options {
             "hand-split" => o.hand_split = true,
             "hand-write-sets" => o.hand_write_sets = true,
             "held" => o.held = true,
+            "replay" => o.replay = true,
             "labels" => o.labels = true,
             "maintenance8" => o.maintenance8 = true,
             "general-layouts" => o.general_layouts = true,
@@ -105,6 +110,13 @@ pub fn options() -> vk_baton::Result<Options> {
         // The hand-written frame is written for the table's layouts.
         return Err(vk_baton::Error::InvalidInput(
             "--compare runs in the table's layouts: leave out --general-layouts".into(),
+        ));
+    }
+    if o.compare && o.held && o.replay {
+        // The timestamp passes' query slot changes with the frame in flight, which a held
+        // plan's passes cannot show in their keys (see `deferred/compare.rs`).
+        return Err(vk_baton::Error::InvalidInput(
+            "--compare --replay runs the builder loop: leave out --held".into(),
         ));
     }
     if o.compare && o.exclusive {

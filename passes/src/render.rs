@@ -61,6 +61,7 @@ use attachments::{color_info, depth_infos};
 use std::sync::Arc;
 use targets::{check_target, covers};
 use views::Views;
+use vk_baton::pass::ReplayKey;
 use vk_baton::plan::{Region, Unordered};
 use vk_baton::{Access, Declare, ImageRange, Pass, Recorder, StBuffer, StImage};
 
@@ -82,6 +83,8 @@ pub struct Render<F> {
     /// them do not overlap ([`Render::disjoint_area`]).
     disjoint: bool,
     draw: F,
+    /// Given by [`Render::with_replay_key`].
+    replay_key: Option<ReplayKey>,
 }
 
 /// The attachment formats and sample count a pipeline that draws in a [`Render`] is made for.
@@ -185,6 +188,7 @@ impl<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()>> Render<F> {
             views: Arc::new(views),
             disjoint: false,
             draw,
+            replay_key: None,
         })
     }
 
@@ -305,6 +309,32 @@ impl<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()>> Render<F> {
             *pinned = Some(layout);
         }
         Ok(pass)
+    }
+
+    /// The same pass, whose recordings a graph with replay on may submit again while its key
+    /// is `key` ([`Pass::replay_key`]). The pass's own commands (the rendering's begin and
+    /// end, its viewport and scissor) depend only on what it was made with and on the views
+    /// the graph binds; the draw closure is what the key vouches for, as
+    /// [`vk_baton::pass::FnPass::with_replay_key`] says: making the key is the `unsafe` step.
+    ///
+    /// ```no_run
+    /// # fn f(ctx: &vk_baton_context::Context, color: std::sync::Arc<vk_baton::StImage>) -> vk_baton_passes::Result<()> {
+    /// use vk_baton::ash::vk;
+    /// use vk_baton::pass::Generation;
+    /// use vk_baton_passes::render::{ColorTarget, Render};
+    /// let area = vk::Rect2D { offset: vk::Offset2D::default(), extent: vk::Extent2D { width: 64, height: 64 } };
+    /// // Bumped when the pipelines the closure draws with are rebuilt.
+    /// let pipelines = Generation::new();
+    /// // SAFETY (example): the closure records the same draws, with objects that outlive the
+    /// // recordings, while the generation stands.
+    /// let key = unsafe { pipelines.key() };
+    /// let clear = Render::new(ctx.device(), area, vec![ColorTarget::clear(color, [0.0; 4])], None, |_| Ok(()))?
+    ///     .with_replay_key(key);
+    /// # Ok(()) }
+    /// ```
+    pub fn with_replay_key(mut self, key: ReplayKey) -> Self {
+        self.replay_key = Some(key);
+        self
     }
 
     /// The formats and sample count to make the pipelines for; [`RenderFormats::of`] says
@@ -441,6 +471,10 @@ fn check_resolve(c: &ColorTarget, r: &StImage, area: vk::Rect2D) -> Result<()> {
 }
 
 impl<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()>> Pass for Render<F> {
+    fn replay_key(&self) -> Option<ReplayKey> {
+        self.replay_key
+    }
+
     fn declare(&self, d: &mut Declare<'_>) {
         let area = self.area;
         // A discard is an ordinary write; so is a use that only reads.

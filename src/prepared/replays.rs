@@ -95,6 +95,8 @@ struct RecordedSet {
     matched: u64,
     /// The last execution that submitted the set: pending until it completes.
     token: Option<CompletionToken>,
+    /// When it was last submitted, on the frame's [`Replays::clock`].
+    used: u64,
     /// The commands it was recorded from, for debug builds to check each replay against.
     #[cfg(debug_assertions)]
     commands: Vec<crate::plan::Command>,
@@ -136,6 +138,8 @@ pub(crate) struct Replays {
     asked: u64,
     /// Where the sets' command buffers go back to, once the frame has kept one.
     pools: Option<Arc<dyn Pools>>,
+    /// Moves on with each submission of a set: which was submitted longest ago.
+    clock: u64,
 }
 
 impl Replays {
@@ -168,8 +172,8 @@ impl Replays {
     }
 
     /// What to do with the recordings for keys [`Replays::now`]: a matching, idle set is
-    /// replayed; otherwise an idle set is recorded again (a stale one first), or a new one
-    /// while there are fewer than [`SETS`].
+    /// replayed; otherwise a new set is recorded while there are fewer than [`SETS`], or else
+    /// the idle set submitted longest ago is recorded again.
     pub(crate) fn choose(&mut self) -> Choice {
         let (now, asked) = (&self.now, self.asked);
         for s in self
@@ -190,12 +194,40 @@ impl Replays {
         if let Some(i) = self.sets.iter().position(|s| matches(s) && s.idle()) {
             return Choice::Replay(i);
         }
-        let stale = self.sets.iter().position(|s| !matches(s) && s.idle());
-        let idle = stale.or_else(|| self.sets.iter().position(RecordedSet::idle));
-        match idle {
+        if log::log_enabled!(log::Level::Debug) {
+            log::debug!("replay: the frame records: {}", self.why_not(matches));
+        }
+        // A set that differs may be another frame in flight's (keys that alternate, heap
+        // sets in turn): it is recorded over only when there is no room for a new one, and
+        // then the one submitted longest ago. One that can never match again (not recorded,
+        // or from before `invalidate_recordings`) goes first.
+        let dead = |s: &RecordedSet| !s.current || s.keys.epoch != self.now.epoch;
+        let unrecorded = self.sets.iter().position(|s| dead(s) && s.idle());
+        let oldest = (self.sets.iter().enumerate())
+            .filter(|(_, s)| s.idle())
+            .min_by_key(|(_, s)| s.used)
+            .map(|(i, _)| i);
+        match unrecorded {
             Some(i) => Choice::Keep(i),
             None if self.sets.len() < SETS => Choice::Keep(self.sets.len()),
-            None => Choice::Record,
+            None => oldest.map_or(Choice::Record, Choice::Keep),
+        }
+    }
+
+    /// Why no kept set can be replayed now (for the log).
+    fn why_not(&self, matches: impl Fn(&RecordedSet) -> bool) -> &'static str {
+        let now = &self.now;
+        let current = || self.sets.iter().filter(|s| s.current);
+        let same_passes = current().find(|s| s.matched == self.asked);
+        match same_passes {
+            _ if current().next().is_none() => "no recording of this plan yet",
+            _ if self.sets.iter().any(matches) => "every matching recording is in flight",
+            None => "a pass's replay key differs from every recording's",
+            Some(s) if s.keys.resources != now.resources => "another resource is used",
+            Some(s) if s.keys.bound != now.bound => {
+                "the transients are bound to other objects (another heap set)"
+            }
+            Some(_) => "labels, GPU timings, the layout policy or the graph's epoch changed",
         }
     }
 
@@ -220,6 +252,7 @@ impl Replays {
                 current: false,
                 matched: 0,
                 token: None,
+                used: 0,
                 #[cfg(debug_assertions)]
                 commands: Vec::new(),
             });
@@ -257,6 +290,8 @@ impl Replays {
         set.current = true;
         set.matched = self.asked;
         set.token = Some(token.clone());
+        self.clock += 1;
+        set.used = self.clock;
         #[cfg(debug_assertions)]
         {
             set.commands = commands_of(plan);
@@ -283,6 +318,8 @@ impl Replays {
         let _ = plan;
         copy_batches(tables, &set.tables);
         set.token = Some(token.clone());
+        self.clock += 1;
+        set.used = self.clock;
     }
 }
 

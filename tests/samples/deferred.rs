@@ -148,7 +148,12 @@ fn deferred_steady_frames_leave_out_a_late_heap_set_of_a_frame_in_flight() {
 /// (`--held`) the library side executing a held plan, which no timed frame re-plans.
 #[test]
 fn deferred_compare_runs_the_hand_written_frame_correctly_with_the_same_picture() {
-    for split in [&[][..], &["--hand-split"][..], &["--held"][..]] {
+    for split in [
+        &[][..],
+        &["--hand-split"][..],
+        &["--held"][..],
+        &["--replay"][..],
+    ] {
         let (_, out) = run(example("deferred")
             .args([
                 "--compare",
@@ -187,6 +192,16 @@ fn deferred_compare_runs_the_hand_written_frame_correctly_with_the_same_picture(
                 "{out}"
             );
         }
+        if split.contains(&"--replay") {
+            // The timed frames submit the warm-up's recordings again, but for at most one
+            // per frame in flight (see deferred/compare.rs).
+            let replayed = line(&out, "library frames replayed:");
+            let n = number_after(replayed, "library frames replayed:") as u32;
+            assert!(
+                (1..=3).contains(&n) && replayed.ends_with("(target: all but at most 2: OK)"),
+                "{out}"
+            );
+        }
         for side in ["library", "hand   "] {
             for what in ["cpu", "gpu"] {
                 let l = line(&out, &format!("{side} {what} per frame"));
@@ -194,6 +209,50 @@ fn deferred_compare_runs_the_hand_written_frame_correctly_with_the_same_picture(
             }
         }
         line(&out, "ratios library / hand: cpu");
+    }
+}
+
+/// `--replay`, with the builder loop and with a held plan: each frame's passes give replay keys
+/// (the frame number is in memory the host writes), so after the first frame on each heap set
+/// the frames submit their recordings again. Frame 3, a replay, is the reference picture (the
+/// frame number moves the point lights: a stale number would show), under validation.
+#[test]
+fn deferred_replays_steady_frames_with_the_reference_picture() {
+    for held in [false, true] {
+        let dir = std::env::temp_dir().join(format!(
+            "vk-baton-deferred-replay-{held}-{}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let png_path = dir.join("deferred.png");
+        let (_, out) = run(example("deferred")
+            .args(["--frames", "4", "--width", "320", "--height", "180"])
+            .arg("--replay")
+            .args(if held { &["--held"][..] } else { &[][..] })
+            .arg("--png")
+            .arg(&png_path));
+        // Frame 0 (its own plan: it waits for the upload) and the first frame on each heap
+        // set record; every other frame replays.
+        let replay = line(&out, "replay: replayed");
+        let replayed = number_after(replay, "replay: replayed") as u32;
+        let sets = number_after(replay, "; ") as u32;
+        assert!(
+            replay.ends_with("heap set(s)) (OK)")
+                && (1..=3).contains(&sets)
+                && replayed > 0
+                && replayed >= 4 - 1 - sets,
+            "{out}"
+        );
+        assert!(
+            out.contains("check: frame 3 without aliasing is identical bit for bit"),
+            "{out}"
+        );
+        let (w, h, rgba) = read_rgba(&png_path);
+        assert_eq!((w, h), (320, 180));
+        if line(&out, "device:").contains("llvmpipe") {
+            compare_with_reference(&rgba, &png_path);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
 
