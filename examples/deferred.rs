@@ -77,8 +77,19 @@
 //! the frame every frame (`deferred/held.rs`: `Planned::hold` on the first frame, then
 //! `HeldPlan::execute`, which must not re-plan once the upload's frame is past).
 //!
+//! `--replay` turns on `Graph::set_replay`: every pass gives a replay key, so a frame whose
+//! plan, passes and heap set an earlier frame had submits that frame's command buffers again
+//! and records nothing. The compute passes pick their descriptor sets by the objects bound
+//! (one per heap set, never written twice), and the frame number the point lights move with
+//! is a word of memory the host writes, not a push constant (`deferred/dispatch.rs`). The
+//! sample prints which frames recorded. With `--compare` (builder loop only), the library's
+//! timestamp passes are keyed by their query slot, and a third side joins: the hand-written
+//! frame recorded once per slot and submitted again (`--replay` in `deferred/hand.rs`), the
+//! floor a replay can reach.
+//!
 //! ```text
 //! cargo run --release --example deferred -- --compare --width 1920 --height 1080 --shadow 2048 --frames 200
+//! cargo run --release --example deferred -- --compare --replay --width 1920 --height 1080 --shadow 2048 --frames 200
 //! cargo run --release --example deferred -- --compare --held --width 1920 --height 1080 --shadow 2048 --frames 200
 //! VK_BATON_VALIDATION=1 cargo run --example deferred -- --compare --frames 4
 //! ```
@@ -108,12 +119,15 @@ mod pipelines;
 mod replays;
 #[path = "deferred/scene.rs"]
 mod scene;
+#[path = "deferred/stamps.rs"]
+mod stamps;
 #[path = "deferred/steady.rs"]
 mod steady;
 
-use dispatch::{Dispatch, Samplers};
+use dispatch::Dispatch;
 use frame::{passes, size, targets};
 pub use options::Options;
+use pipelines::Samplers;
 use scene::Scene;
 use std::cell::Cell;
 use std::collections::VecDeque;

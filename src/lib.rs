@@ -144,6 +144,14 @@
 //!   handles you own ([`StImage::from_raw`], [`StBuffer::from_raw`]), and [`Graph::hand_off`]
 //!   hands resources to your own command buffer and submit, then takes them back.
 //!
+//! ## When to replay
+//!
+//! Turn replay on when most frames run the same passes on the same resources and what changes
+//! lives in memory the host writes (uniforms, instance data, indirect arguments), not in push
+//! constants or descriptor writes. Every pass in a frame must give a key; one that records
+//! something new each frame keeps its frame recording. `--replay` in the deferred sample shows
+//! the pattern (a frame number in a host-written word instead of a push constant).
+//!
 //! ## What it does not do
 //!
 //! - It is not an engine or a renderer: no pipelines, descriptors, materials or frame scheduling

@@ -282,11 +282,7 @@ fn each_cause_of_recording_again_records_once_then_replays() {
     // Back on: the recording with labels is still kept beside the one without (a frame keeps
     // up to three), and replays.
     graph.set_labels(true);
-    assert_eq!(
-        frames(&mut f, &graph, &q, n, 2),
-        [true, true],
-        "labels on"
-    );
+    assert_eq!(frames(&mut f, &graph, &q, n, 2), [true, true], "labels on");
 
     // The app says its recordings are stale.
     graph.invalidate_recordings();

@@ -27,19 +27,18 @@
 
 use super::hand::Hand;
 use super::hand_record::BARRIER_CALLS;
+use super::stamps::{stamp_passes, stamps, stamps_last, wait_front, InFlight, SlotOf, Stamps};
 use super::{held, plan_frame_with, read_output, Options, Passes, FRAMES_IN_FLIGHT};
-use crate::dispatch::Samplers;
 use crate::pipelines::Pipelines;
+use crate::pipelines::Samplers;
 use crate::scene::Scene;
 use std::cell::Cell;
-use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use support::vkerr;
 use vk_baton::ash::vk;
-use vk_baton::pass::ReplayKey;
-use vk_baton::{Declare, Graph, GraphBuilder, HeldPlan, Pass, Queue, Recorder, StImage};
+use vk_baton::{Graph, HeldPlan, StImage};
 use vk_baton_context::Context;
 
 /// Frames per side before timing: the library makes its heap sets and plan, both sides touch
@@ -82,33 +81,6 @@ impl std::fmt::Display for Stats {
     }
 }
 
-/// The library side's timestamps: four per frame in flight (graphics start and end, compute
-/// start and end), like the hand side's.
-struct Stamps {
-    pool: vk::QueryPool,
-    period_ns: f64,
-    masks: [u64; 2],
-    two: bool,
-}
-
-/// Resets queue `q`'s two queries of slot `s` and writes the first (`end`: writes the second).
-fn stamp(r: &mut Recorder<'_>, pool: vk::QueryPool, s: usize, q: usize, end: bool) {
-    let first = 4 * s as u32 + 2 * q as u32;
-    let (dev, cmd) = (r.device(), r.cmd());
-    // SAFETY: `cmd` is recording outside a rendering on a graphics or compute queue; the
-    // queries of slot `s` were read once the frame that wrote them completed; the reset comes
-    // before the writes on the same queue (query commands run in submission order). The end is
-    // a timestamp when all earlier commands are done (ALL_COMMANDS), not a barrier.
-    unsafe {
-        if end {
-            dev.cmd_write_timestamp2(cmd, vk::PipelineStageFlags2::ALL_COMMANDS, pool, first + 1);
-        } else {
-            dev.cmd_reset_query_pool(cmd, pool, first, 2);
-            dev.cmd_write_timestamp2(cmd, vk::PipelineStageFlags2::TOP_OF_PIPE, pool, first);
-        }
-    }
-}
-
 /// Runs both sides and prints their times; whether every check passed.
 #[allow(clippy::too_many_arguments)]
 pub fn run(
@@ -123,7 +95,12 @@ pub fn run(
     upload: u64,
 ) -> vk_baton::Result<bool> {
     let slots = FRAMES_IN_FLIGHT;
-    let mut hand = Hand::new(ctx, o, scene, samplers, pipelines, upload, slots)?;
+    let hand = Hand::new(ctx, o, scene, samplers, pipelines, upload, slots, false)?;
+    let mut hands = vec![HandSide::new(hand, slots)];
+    if o.replay {
+        let replay = Hand::new(ctx, o, scene, samplers, pipelines, upload, slots, true)?;
+        hands.push(HandSide::new(replay, slots));
+    }
     let (gfx, compute) = (ctx.graphics().clone(), ctx.async_compute().clone());
     let two = gfx.handle() != compute.handle();
     let info = vk::QueryPoolCreateInfo::default()
@@ -145,9 +122,9 @@ pub fn run(
     };
     // Like for like: the hand-written frame records no debug labels.
     graph.set_labels(o.labels);
-    let result = compare(ctx, graph, o, passes, output, &mut hand, &stamps);
+    let result = compare(ctx, graph, o, passes, output, &mut hands, &stamps);
     graph.set_labels(true);
-    drop(hand);
+    drop(hands);
     if result.is_err() {
         // A library frame in flight may still write its timestamps (a dropped fence need not
         // block).
@@ -159,125 +136,55 @@ pub fn run(
     result
 }
 
-/// Which query slot a timestamp pass writes: a frame in flight's, fixed when the pass is made
-/// (the builder loop makes them per frame), or whatever the loop set when it records (the
-/// passes of a held plan are made once).
-#[derive(Clone, Copy)]
-enum SlotOf<'a> {
-    Fixed(usize),
-    Set(&'a Cell<usize>),
+/// A hand-written side's frames and times: the frame that records, or (`--replay`) the one
+/// that submits its recording again.
+struct HandSide {
+    hand: Hand,
+    /// Frames so far.
+    n: u32,
+    /// Per slot: whether its frame in flight is timed.
+    timed: Vec<bool>,
+    cpu: Vec<Duration>,
+    gpu: Vec<Duration>,
+    /// Barrier commands of the last frame.
+    barriers: u64,
 }
 
-/// A pass with no uses that writes one of a frame's timestamps (`stamp`): the first or last
-/// command of queue `queue` (0: graphics, 1: compute) in the frame.
-struct Stamp<'a> {
-    pool: vk::QueryPool,
-    slot: SlotOf<'a>,
-    queue: usize,
-    end: bool,
-}
-
-impl Pass for Stamp<'_> {
-    fn declare(&self, _d: &mut Declare<'_>) {}
-
-    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
-        let slot = match self.slot {
-            SlotOf::Fixed(s) => s,
-            SlotOf::Set(cell) => cell.get(),
-        };
-        stamp(r, self.pool, slot, self.queue, self.end);
-        Ok(())
-    }
-
-    fn replay_key(&self) -> Option<ReplayKey> {
-        match self.slot {
-            // SAFETY: the commands (a reset and a timestamp in the slot's queries of one pool,
-            // which outlives every frame) depend only on the slot, which is the key.
-            SlotOf::Fixed(s) => Some(unsafe { ReplayKey::new(s as u64) }),
-            SlotOf::Set(_) => None,
+impl HandSide {
+    fn new(hand: Hand, slots: usize) -> Self {
+        Self {
+            hand,
+            n: 0,
+            timed: vec![false; slots],
+            cpu: Vec::new(),
+            gpu: Vec::new(),
+            barriers: 0,
         }
     }
-}
 
-/// The timestamp passes of a frame, writing the queries of `slot`: those that come first
-/// (graphics, compute) and those that come last (compute, graphics).
-type StampPasses<'a> = ([Stamp<'a>; 2], [Stamp<'a>; 2]);
-
-/// [`StampPasses`] for `slot`.
-fn stamp_passes<'a>(st: &Stamps, slot: SlotOf<'a>) -> StampPasses<'a> {
-    let pass = |queue, end| Stamp {
-        pool: st.pool,
-        slot,
-        queue,
-        end,
-    };
-    (
-        [pass(0, false), pass(1, false)],
-        [pass(1, true), pass(0, true)],
-    )
-}
-
-/// Inserts the timestamp passes that come first on each queue: passes with no uses, so the plan
-/// is otherwise the same.
-fn stamps<'a>(
-    b: GraphBuilder<'a>,
-    [gfx_start, compute_start]: &'a mut [Stamp<'_>; 2],
-    two: bool,
-    gfx: &'a Queue,
-    compute: &'a Queue,
-) -> GraphBuilder<'a> {
-    let b = b.insert_pass("gpu start", gfx_start, gfx);
-    match two {
-        true => b.insert_pass("gpu start (compute)", compute_start, compute),
-        false => b,
+    /// Runs `count` frames and waits for them; their times count if `timed`.
+    fn block(&mut self, count: u32, timed: bool) -> vk_baton::Result<()> {
+        for _ in 0..count {
+            let s = self.n as usize % self.timed.len();
+            let before = BARRIER_CALLS.load(Ordering::Relaxed);
+            let (cpu, gpu) = self.hand.frame(self.n)?;
+            self.barriers = BARRIER_CALLS.load(Ordering::Relaxed) - before;
+            if let (Some(g), true) = (gpu, self.timed[s]) {
+                self.gpu.push(g);
+            }
+            self.timed[s] = timed;
+            if timed {
+                self.cpu.push(cpu);
+            }
+            self.n += 1;
+        }
+        for (s, was_timed) in self.timed.iter().enumerate() {
+            if let (Some(g), true) = (self.hand.wait_slot(s)?, *was_timed) {
+                self.gpu.push(g);
+            }
+        }
+        Ok(())
     }
-}
-
-/// Inserts the timestamp passes that come last on each queue, as [`stamps`].
-fn stamps_last<'a>(
-    b: GraphBuilder<'a>,
-    [compute_end, gfx_end]: &'a mut [Stamp<'_>; 2],
-    two: bool,
-    gfx: &'a Queue,
-    compute: &'a Queue,
-) -> GraphBuilder<'a> {
-    let b = match two {
-        true => b.insert_pass("gpu end (compute)", compute_end, compute),
-        false => b,
-    };
-    b.insert_pass("gpu end", gfx_end, gfx)
-}
-
-/// The library side's frames in flight: fence, query slot, whether the frame is timed.
-type InFlight = VecDeque<(vk_baton::ExecutionFence, usize, bool)>;
-
-/// Waits for the library frame at the front; its GPU time if it is timed.
-fn wait_front(
-    ctx: &Context,
-    in_flight: &mut InFlight,
-    st: &Stamps,
-    gpu: &mut Vec<Duration>,
-) -> vk_baton::Result<()> {
-    let Some((fence, s, timed)) = in_flight.pop_front() else {
-        return Ok(());
-    };
-    fence.wait()?;
-    let n = if st.two { 4 } else { 2 };
-    let mut ts = [0u64; 4];
-    // SAFETY: the frame that wrote these queries has completed (its fence).
-    unsafe {
-        ctx.device().get_query_pool_results(
-            st.pool,
-            4 * s as u32,
-            &mut ts[..n],
-            vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
-        )
-    }
-    .map_err(vkerr("vkGetQueryPoolResults"))?;
-    if timed {
-        gpu.push(super::hand::span(&ts[..n], st.masks, st.period_ns));
-    }
-    Ok(())
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -287,18 +194,17 @@ fn compare(
     o: &Options,
     passes: &mut Passes,
     output: &Arc<StImage>,
-    hand: &mut Hand,
+    hands: &mut [HandSide],
     st: &Stamps,
 ) -> vk_baton::Result<bool> {
     let (gfx, compute) = (ctx.graphics(), ctx.async_compute());
     let slots = FRAMES_IN_FLIGHT;
-    let (mut lib_cpu, mut lib_gpu, mut hand_cpu, mut hand_gpu) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut lib_cpu, mut lib_gpu) = (Vec::new(), Vec::new());
+    // The builder loop's part of each library frame: `record()` to `finish()`.
+    let mut lib_build = Vec::new();
     let mut in_flight = InFlight::new();
     let mut lib_sync = (0, 0);
-    let mut hand_timed = vec![false; slots];
-    let mut hand_barriers = 0;
-    let (mut reused, mut lib_n, mut hand_n) = (0u32, 0u32, 0u32);
+    let (mut reused, mut lib_n) = (0u32, 0u32);
     let total = WARM_UP + o.frames;
     // The query slot and frame number of the library frame being recorded: the timestamp
     // passes and (held) the compute passes read them while they record.
@@ -342,6 +248,9 @@ fn compare(
                     planned.plan().barrier_commands(),
                     planned.plan().semaphore_waits(),
                 );
+                if timed {
+                    lib_build.push(start.elapsed());
+                }
                 (planned.execute()?, was_reused)
             } else if let Some(h) = held_plan.as_mut() {
                 let before = h.replanned();
@@ -376,55 +285,29 @@ fn compare(
         }
         Ok(())
     };
-    let mut hand_block = |count: u32, timed: bool| -> vk_baton::Result<()> {
-        for _ in 0..count {
-            let s = hand_n as usize % slots;
-            let before = BARRIER_CALLS.load(Ordering::Relaxed);
-            let (cpu, gpu) = hand.frame(hand_n)?;
-            hand_barriers = BARRIER_CALLS.load(Ordering::Relaxed) - before;
-            if let (Some(g), true) = (gpu, hand_timed[s]) {
-                hand_gpu.push(g);
-            }
-            hand_timed[s] = timed;
-            if timed {
-                hand_cpu.push(cpu);
-            }
-            hand_n += 1;
-        }
-        for (s, was_timed) in hand_timed.iter().enumerate() {
-            if let (Some(g), true) = (hand.wait_slot(s)?, *was_timed) {
-                hand_gpu.push(g);
-            }
-        }
-        Ok(())
-    };
     lib_block(WARM_UP, false)?;
-    hand_block(WARM_UP, false)?;
-    let mut round = 0;
-    let mut done = 0;
+    for h in hands.iter_mut() {
+        h.block(WARM_UP, false)?;
+    }
+    // Blocks in turn, the side that goes first rotating.
+    let (mut round, mut done) = (0, 0);
     while done < o.frames {
         let count = BLOCK.min(o.frames - done);
-        if round % 2 == 0 {
-            lib_block(count, true)?;
-            hand_block(count, true)?;
-        } else {
-            hand_block(count, true)?;
-            lib_block(count, true)?;
+        for k in 0..1 + hands.len() {
+            match (round + k) % (1 + hands.len()) {
+                0 => lib_block(count, true)?,
+                h => hands[h - 1].block(count, true)?,
+            }
         }
         done += count;
         round += 1;
     }
-    assert_eq!((lib_n, hand_n), (total, total));
+    assert!(lib_n == total && hands.iter().all(|h| h.n == total));
 
     let last = total - 1;
     let lib_pixels = read_output(ctx, graph, output)?;
-    let hand_pixels = hand.readback(ctx, last)?;
-    let (lc, lg, hc, hg) = (
-        Stats::of(&lib_cpu),
-        Stats::of(&lib_gpu),
-        Stats::of(&hand_cpu),
-        Stats::of(&hand_gpu),
-    );
+    let (lc, lg) = (Stats::of(&lib_cpu), Stats::of(&lib_gpu));
+    let (hc, hg) = (Stats::of(&hands[0].cpu), Stats::of(&hands[0].gpu));
     println!(
         "compare: {} timed frames per side after {WARM_UP} warm-up frames, in blocks of {BLOCK}; {}",
         o.frames,
@@ -435,10 +318,11 @@ fn compare(
         }
     );
     println!(
-        "per frame: library {} barrier commands, {} semaphore waits; hand {hand_barriers} barrier commands, {} semaphore waits",
+        "per frame: library {} barrier commands, {} semaphore waits; hand {} barrier commands, {} semaphore waits",
         lib_sync.0,
         lib_sync.1,
-        hand.semaphore_waits()
+        hands[0].barriers,
+        hands[0].hand.semaphore_waits()
     );
     let held_replanned = held_plan.as_ref().map(HeldPlan::replanned);
     println!(
@@ -469,8 +353,30 @@ fn compare(
             ""
         }
     );
+    if !lib_build.is_empty() {
+        println!(
+            "library cpu per frame to finish() (record, the passes, finish): {}",
+            Stats::of(&lib_build)
+        );
+    }
+    if let Some(r) = hands.get(1) {
+        println!(
+            "hand replay cpu per frame (the slot's recording submitted again): {}",
+            Stats::of(&r.cpu)
+        );
+    }
     println!("library gpu per frame (first to last timestamp): {lg}");
     println!("hand    gpu per frame (first to last timestamp): {hg}");
+    if let Some(r) = hands.get(1) {
+        let (rc, rg) = (Stats::of(&r.cpu), Stats::of(&r.gpu));
+        println!("hand replay gpu per frame (first to last timestamp): {rg}");
+        println!(
+            "library replay against the hand replay: cpu {:.3}x, {:+.1} us; the hand replay is {:.3}x the hand frame that records",
+            lc.median / rc.median,
+            (lc.median - rc.median) * 1e3,
+            rc.median / hc.median
+        );
+    }
     let cpu_ratio = lc.median / hc.median;
     // Issue targets: a frame built (or held) each frame within 1.2x of the hand-written one; a
     // replayed frame at most 0.3x of the hand-written frame, which records every frame.
@@ -512,10 +418,25 @@ fn compare(
             o.frames
         );
     }
+    let mut same = true;
+    for (h, side) in hands.iter_mut().zip(["hand-written", "hand replay"]) {
+        let pixels = h.hand.readback(ctx, last)?;
+        same &= same_picture(
+            &lib_pixels,
+            &pixels,
+            &format!("frame {last} of the {side} side"),
+        );
+    }
+    Ok(same && reused_ok && replay_ok)
+}
+
+/// Compares `hand` with the library's picture `lib`, says how `what` compares, and returns
+/// whether it is within the reference tolerance.
+fn same_picture(lib: &[u8], hand: &[u8], what: &str) -> bool {
     // Per pixel, the largest difference of a channel.
-    let diffs: Vec<u8> = lib_pixels
+    let diffs: Vec<u8> = lib
         .chunks_exact(4)
-        .zip(hand_pixels.chunks_exact(4))
+        .zip(hand.chunks_exact(4))
         .map(|(a, b)| (0..4).map(|c| a[c].abs_diff(b[c])).max().unwrap_or(0))
         .collect();
     let differ = diffs.iter().filter(|&&d| d > 0).count();
@@ -523,11 +444,11 @@ fn compare(
     // The sample's reference tolerance (tests/samples/reference.rs): a channel off by at most
     // 2 levels, more only in 60 of 57 600 pixels (in proportion).
     let beyond = diffs.iter().filter(|&&d| d > 2).count();
-    let sized = lib_pixels.len() == hand_pixels.len();
+    let sized = lib.len() == hand.len();
     let same = sized && differ == 0;
     let close = sized && beyond * 960 <= diffs.len();
     println!(
-        "check: frame {last} of the hand-written side is {} the library's ({differ} pixels differ, by at most {worst})",
+        "check: {what} is {} the library's ({differ} pixels differ, by at most {worst})",
         if same {
             "identical bit for bit to"
         } else if close {
@@ -536,5 +457,5 @@ fn compare(
             "DIFFERENT from"
         },
     );
-    Ok(close && reused_ok && replay_ok)
+    close
 }

@@ -24,6 +24,7 @@
 //! set is not in use: in turn, its last execution completed; by the objects bound, no execution
 //! in flight has the same heap set.
 
+use super::pipelines::Samplers;
 use std::sync::Arc;
 use support::vkerr;
 use vk_baton::access::LayoutPolicy;
@@ -64,48 +65,6 @@ impl Bind {
             Bind::WriteBuffer(_) | Bind::ReadBuffer(_) | Bind::FrameNumber => {
                 vk::DescriptorType::STORAGE_BUFFER
             }
-        }
-    }
-}
-
-/// The two samplers every pass shares; destroyed when the last pass and execution let go.
-pub struct Samplers {
-    device: ash::Device,
-    pub linear: vk::Sampler,
-    pub nearest: vk::Sampler,
-}
-
-impl Samplers {
-    pub fn new(device: &ash::Device) -> vk_baton::Result<Arc<Self>> {
-        let make = |filter| {
-            let info = vk::SamplerCreateInfo::default()
-                .mag_filter(filter)
-                .min_filter(filter)
-                .address_mode_u(vk::SamplerAddressMode::CLAMP_TO_EDGE)
-                .address_mode_v(vk::SamplerAddressMode::CLAMP_TO_EDGE)
-                .address_mode_w(vk::SamplerAddressMode::CLAMP_TO_EDGE);
-            // SAFETY: a valid create info on a live device.
-            unsafe { device.create_sampler(&info, None) }.map_err(vkerr("vkCreateSampler"))
-        };
-        let linear = make(vk::Filter::LINEAR)?;
-        let nearest = make(vk::Filter::NEAREST).inspect_err(|_| {
-            // SAFETY: just created, never used.
-            unsafe { device.destroy_sampler(linear, None) }
-        })?;
-        Ok(Arc::new(Samplers {
-            device: device.clone(),
-            linear,
-            nearest,
-        }))
-    }
-}
-
-impl Drop for Samplers {
-    fn drop(&mut self) {
-        // SAFETY: every execution that used them holds this object until it completes.
-        unsafe {
-            self.device.destroy_sampler(self.linear, None);
-            self.device.destroy_sampler(self.nearest, None);
         }
     }
 }
@@ -423,7 +382,14 @@ impl Pass for Dispatch {
             // `new`; a set picked by the objects bound is written once, for those objects
             // (which the graph keys recordings on), and kept alive with each recording. The
             // frame number is in memory, written by `replayed`.
-            Pick::ByObjects { .. } => Some(unsafe { self.generation.key() }.calling_replayed()),
+            Pick::ByObjects { .. } => {
+                let key = unsafe { self.generation.key() };
+                // Only a pass that reads the frame number has anything to do on a replay.
+                Some(match self.frame_words {
+                    Some(_) => key.calling_replayed(),
+                    None => key,
+                })
+            }
             Pick::InTurn { .. } => None,
         }
     }

@@ -2,8 +2,9 @@
 //! in program order. The raster passes are the stock `Render` pass around the recording
 //! functions of `draw.rs`; the compute passes are [`Dispatch`]es.
 
-use super::dispatch::{Bind, Dispatch, Samplers};
+use super::dispatch::{Bind, Dispatch};
 use super::draw;
+use super::pipelines::Samplers;
 use super::pipelines::{Formats, Pipelines};
 use super::scene::{Scene, DRAW_STRIDE};
 use super::{Options, Passes, Step};

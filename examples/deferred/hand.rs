@@ -29,14 +29,17 @@
 //!   `--hand-write-sets` writes them in every frame instead, as the library's passes must,
 //!   to tell that cost apart in the CPU times.
 //! - Timestamps at the start and end of each queue's work in the frame, for the GPU time.
+//! - `replay` (the third side of `--compare --replay`): each slot records its frame once,
+//!   without `ONE_TIME_SUBMIT`, and submits those command buffers again (only the frame number
+//!   in memory and the submits' timeline values change): the floor a library replay can reach.
 
-use super::dispatch::Samplers;
 use super::frame::{dispatches, own_targets, Targets};
 use super::hand_record::{
     barrier, buffer, first_uses, image, Compute, Raster, Views, AFTER_WAIT, CAO, COLOR_WRITE, CS,
     DEPTH_WRITE, SAMPLED, STORAGE_WRITE, TESTS,
 };
 use super::pipelines::Pipelines;
+use super::pipelines::Samplers;
 use super::scene::Scene;
 use super::Options;
 use std::sync::Arc;
@@ -67,6 +70,8 @@ struct Slot {
     fences: [vk::Fence; 2],
     /// Whether the fences are pending (a frame was submitted and not yet waited for).
     pending: bool,
+    /// Whether the command buffers hold the slot's frame (a hand replay submits them again).
+    recorded: bool,
 }
 
 /// The hand-written renderer.
@@ -92,6 +97,10 @@ pub struct Hand {
     /// library's passes must (their transients are other images from one execution to the
     /// next), rather than once.
     write_sets: bool,
+    /// Each slot records its frame once, without `ONE_TIME_SUBMIT`, and submits it again
+    /// (only the frame number in memory and the submits' timeline values change): the floor
+    /// a replay can reach.
+    replay: bool,
     /// Four timestamps per slot: graphics start and end, compute start and end.
     queries: vk::QueryPool,
     period_ns: f64,
@@ -109,7 +118,8 @@ fn mask(ctx: &Context, family: u32) -> u64 {
 
 impl Hand {
     /// Makes `slots` sets of targets and everything the frame records with. `upload`: the
-    /// transfer queue's timeline value that the scene's upload signals.
+    /// transfer queue's timeline value that the scene's upload signals. `replay`: see
+    /// [`Hand::replay`].
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         ctx: &Context,
@@ -119,6 +129,7 @@ impl Hand {
         pipelines: &Arc<Pipelines>,
         upload: u64,
         slots: usize,
+        replay: bool,
     ) -> vk_baton::Result<Hand> {
         let device = ctx.device().clone();
         let (gfx, compute) = (ctx.graphics().clone(), ctx.async_compute().clone());
@@ -149,6 +160,7 @@ impl Hand {
             multi_draw: ctx.features().multi_draw_indirect == vk::TRUE,
             skip: o.skip.clone(),
             write_sets: o.hand_write_sets,
+            replay,
             period_ns: ctx.timestamp_support().period_ns() as f64,
             masks: [mask(ctx, gfx.family()), mask(ctx, compute.family())],
             gfx,
@@ -156,7 +168,8 @@ impl Hand {
             two,
         };
         for s in 0..slots {
-            let t = own_targets(ctx, o, scene, &format!("hand {s} "))?;
+            let side = if replay { "hand replay" } else { "hand" };
+            let t = own_targets(ctx, o, scene, &format!("{side} {s} "))?;
             let slot = hand.slot(ctx, t, samplers)?;
             hand.slots.push(slot);
         }
@@ -181,6 +194,7 @@ impl Hand {
             cmds: [[vk::CommandBuffer::null(); BATCHES]; 2],
             fences: [vk::Fence::null(); 2],
             pending: false,
+            recorded: false,
             t,
         };
         for (_, mut d) in dispatches(ctx, &slot.t, &self.scene, samplers, false)? {
@@ -214,61 +228,6 @@ impl Hand {
         Ok(slot)
     }
 
-    /// The fences a frame of this renderer signals: graphics', and compute's with two queues.
-    fn fences(&self, s: usize) -> &[vk::Fence] {
-        &self.slots[s].fences[..1 + self.two as usize]
-    }
-
-    /// Waits for the frame that used slot `s`, if any; returns its GPU time (the span from the
-    /// first timestamp to the last across the queues).
-    pub fn wait_slot(&mut self, s: usize) -> vk_baton::Result<Option<Duration>> {
-        if !self.slots[s].pending {
-            return Ok(None);
-        }
-        let fences = self.fences(s);
-        // SAFETY: the fences were submitted; waiting and resetting them once signalled is valid.
-        unsafe {
-            self.device
-                .wait_for_fences(fences, true, u64::MAX)
-                .map_err(vkerr("vkWaitForFences"))?;
-            self.device
-                .reset_fences(fences)
-                .map_err(vkerr("vkResetFences"))?;
-        }
-        self.slots[s].pending = false;
-        let mut ts = [0u64; 4];
-        let n = if self.two { 4 } else { 2 };
-        // SAFETY: the frame that wrote these queries has completed (its fences).
-        unsafe {
-            self.device.get_query_pool_results(
-                self.queries,
-                4 * s as u32,
-                &mut ts[..n],
-                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
-            )
-        }
-        .map_err(vkerr("vkGetQueryPoolResults"))?;
-        Ok(Some(span(&ts[..n], self.masks, self.period_ns)))
-    }
-
-    /// The semaphore waits of a steady frame (the first frames also wait for the upload).
-    pub fn semaphore_waits(&self) -> usize {
-        if self.two {
-            4
-        } else {
-            0
-        }
-    }
-
-    /// Waits for every frame in flight; their GPU times.
-    pub fn wait_all(&mut self) -> vk_baton::Result<Vec<Duration>> {
-        let mut out = Vec::new();
-        for s in 0..self.slots.len() {
-            out.extend(self.wait_slot(s)?);
-        }
-        Ok(out)
-    }
-
     /// Records and submits frame `n` in slot `n % slots`, after waiting for the frame that used
     /// that slot. Returns the host time spent recording and submitting (the wait excluded) and
     /// the GPU time of the frame waited for, if any.
@@ -277,7 +236,8 @@ impl Hand {
         let gpu = self.wait_slot(s)?;
         let start = Instant::now();
         let dev = self.device.clone();
-        for q in 0..1 + self.two as usize {
+        let record = !(self.replay && self.slots[s].recorded);
+        for q in (0..1 + self.two as usize).filter(|_| record) {
             // SAFETY: the slot's last frame completed (its fences were waited for).
             unsafe {
                 dev.reset_command_pool(self.slots[s].pools[q], vk::CommandPoolResetFlags::empty())
@@ -285,16 +245,17 @@ impl Hand {
             .map_err(vkerr("vkResetCommandPool"))?;
         }
         for c in &mut self.slots[s].compute {
-            if self.write_sets {
+            if self.write_sets && record {
                 c.set = c.dispatch.write_set(&dev, LayoutPolicy::Optimal)?;
             }
             c.set_frame(n)?;
         }
         if self.two {
-            self.record_two(s)?;
+            self.record_two(s, record)?;
         } else {
-            self.record_one(s)?;
+            self.record_one(s, record)?;
         }
+        self.slots[s].recorded = true;
         self.slots[s].pending = true;
         self.frames += 1;
         Ok((start.elapsed(), gpu))
@@ -303,8 +264,10 @@ impl Hand {
     /// Begins command buffer `b` of queue `q` (0: graphics, 1: compute) of slot `s`.
     fn begin(&self, s: usize, q: usize, b: usize) -> vk_baton::Result<vk::CommandBuffer> {
         let cmd = self.slots[s].cmds[q][b];
-        let info = vk::CommandBufferBeginInfo::default()
-            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        let info = vk::CommandBufferBeginInfo::default().flags(match self.replay {
+            true => vk::CommandBufferUsageFlags::empty(),
+            false => vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT,
+        });
         // SAFETY: the pool was reset: `cmd` is in the initial state.
         unsafe { self.device.begin_command_buffer(cmd, &info) }
             .map_err(vkerr("vkBeginCommandBuffer"))?;
@@ -358,9 +321,24 @@ impl Hand {
         }
     }
 
-    /// Graphics and async compute are one VkQueue: the whole frame in one command buffer, in
-    /// program order, with barriers where the two queues' frames meet.
-    fn record_one(&mut self, s: usize) -> vk_baton::Result<()> {
+    /// Graphics and async compute are one VkQueue: the whole frame in one command buffer,
+    /// recorded (unless `record` is false: a hand replay submits it again) and submitted.
+    fn record_one(&mut self, s: usize, record: bool) -> vk_baton::Result<()> {
+        let cmd = match record {
+            true => self.one_frame(s)?,
+            false => self.slots[s].cmds[0][0],
+        };
+        let cmds = [vk::CommandBufferSubmitInfo::default().command_buffer(cmd)];
+        let waits = self.upload_wait(S::VERTEX_INPUT | S::VERTEX_SHADER | CS);
+        let submit = vk::SubmitInfo2::default()
+            .command_buffer_infos(&cmds)
+            .wait_semaphore_infos(&waits);
+        self.submit(&self.gfx, &[submit], self.slots[s].fences[0])
+    }
+
+    /// Records the one-queue frame in program order, with barriers where the two queues'
+    /// frames meet.
+    fn one_frame(&mut self, s: usize) -> vk_baton::Result<vk::CommandBuffer> {
         let cmd = self.begin(s, 0, 0)?;
         let dev = self.device.clone();
         let compute = std::mem::take(&mut self.slots[s].compute);
@@ -413,12 +391,7 @@ impl Hand {
         }
         self.slots[s].compute = compute;
         self.end(cmd)?;
-        let cmds = [vk::CommandBufferSubmitInfo::default().command_buffer(cmd)];
-        let waits = self.upload_wait(S::VERTEX_INPUT | S::VERTEX_SHADER | CS);
-        let submit = vk::SubmitInfo2::default()
-            .command_buffer_infos(&cmds)
-            .wait_semaphore_infos(&waits);
-        self.submit(&self.gfx, &[submit], self.slots[s].fences[0])
+        Ok(cmd)
     }
 
     /// After the lighting, on graphics: bloom down and up, tonemap, UI. `hdr_src`: where the
@@ -574,19 +547,7 @@ fn before_lighting(
     )
 }
 
-/// The span from the first start to the last end, in nanoseconds' `Duration`: `ts` holds
-/// (start, end) pairs per queue, graphics then compute.
-pub fn span(ts: &[u64], masks: [u64; 2], period_ns: f64) -> Duration {
-    let pairs: Vec<(u64, u64)> = ts
-        .chunks_exact(2)
-        .zip(masks)
-        .map(|(p, m)| (p[0] & m, p[1] & m))
-        .collect();
-    let start = pairs.iter().map(|p| p.0).min().unwrap_or(0);
-    let end = pairs.iter().map(|p| p.1).max().unwrap_or(0);
-    Duration::from_nanos((end.saturating_sub(start) as f64 * period_ns) as u64)
-}
-
-// The two-queue frame, the readback and the cleanup.
+// The two-queue frame, the waits, the readback and the cleanup.
 #[path = "hand_two.rs"]
 mod two;
+pub use two::span;

@@ -1,10 +1,12 @@
-//! The hand-written frame on two queues, its readback, and its cleanup (see `hand.rs`).
+//! The hand-written frame on two queues, its waits and GPU times, its readback, and its
+//! cleanup (see `hand.rs`).
 
 use super::{
     before_lighting, depth_read_only, gbuffer_to_compute, to_sampled, Hand, AFTER_WAIT, CAO, CS,
     STORAGE_WRITE, TESTS,
 };
 use crate::hand_record::{barrier, first_uses, image, Compute};
+use std::time::Duration;
 use support::vkerr;
 use vk_baton::ash::vk;
 use vk_baton::BufferDesc;
@@ -28,12 +30,18 @@ fn sem(semaphore: vk::Semaphore, value: u64, stages: S) -> vk::SemaphoreSubmitIn
 
 impl Hand {
     /// Graphics and async compute are two queues: three batches on each (see the module docs
-    /// of `hand.rs`), in four submits.
-    pub(super) fn record_two(&mut self, s: usize) -> vk_baton::Result<()> {
-        let compute = std::mem::take(&mut self.slots[s].compute);
-        let recorded = self.record_batches(s, &compute);
-        self.slots[s].compute = compute;
-        let cmds = recorded?;
+    /// of `hand.rs`), recorded (unless `record` is false: a hand replay submits them again)
+    /// and submitted in four submits.
+    pub(super) fn record_two(&mut self, s: usize, record: bool) -> vk_baton::Result<()> {
+        let cmds = match record {
+            true => {
+                let compute = std::mem::take(&mut self.slots[s].compute);
+                let recorded = self.record_batches(s, &compute);
+                self.slots[s].compute = compute;
+                recorded?
+            }
+            false => self.slots[s].cmds,
+        };
         let info = |q: usize, b: usize| {
             [vk::CommandBufferSubmitInfo::default().command_buffer(cmds[q][b])]
         };
@@ -288,4 +296,74 @@ impl Drop for Hand {
             dev.destroy_query_pool(self.queries, None);
         }
     }
+}
+
+impl Hand {
+    /// The fences a frame of this renderer signals: graphics', and compute's with two queues.
+    fn fences(&self, s: usize) -> &[vk::Fence] {
+        &self.slots[s].fences[..1 + self.two as usize]
+    }
+
+    /// Waits for the frame that used slot `s`, if any; returns its GPU time (the span from the
+    /// first timestamp to the last across the queues).
+    pub fn wait_slot(&mut self, s: usize) -> vk_baton::Result<Option<Duration>> {
+        if !self.slots[s].pending {
+            return Ok(None);
+        }
+        let fences = self.fences(s);
+        // SAFETY: the fences were submitted; waiting and resetting them once signalled is valid.
+        unsafe {
+            self.device
+                .wait_for_fences(fences, true, u64::MAX)
+                .map_err(vkerr("vkWaitForFences"))?;
+            self.device
+                .reset_fences(fences)
+                .map_err(vkerr("vkResetFences"))?;
+        }
+        self.slots[s].pending = false;
+        let mut ts = [0u64; 4];
+        let n = if self.two { 4 } else { 2 };
+        // SAFETY: the frame that wrote these queries has completed (its fences).
+        unsafe {
+            self.device.get_query_pool_results(
+                self.queries,
+                4 * s as u32,
+                &mut ts[..n],
+                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+            )
+        }
+        .map_err(vkerr("vkGetQueryPoolResults"))?;
+        Ok(Some(span(&ts[..n], self.masks, self.period_ns)))
+    }
+
+    /// The semaphore waits of a steady frame (the first frames also wait for the upload).
+    pub fn semaphore_waits(&self) -> usize {
+        if self.two {
+            4
+        } else {
+            0
+        }
+    }
+
+    /// Waits for every frame in flight; their GPU times.
+    pub fn wait_all(&mut self) -> vk_baton::Result<Vec<Duration>> {
+        let mut out = Vec::new();
+        for s in 0..self.slots.len() {
+            out.extend(self.wait_slot(s)?);
+        }
+        Ok(out)
+    }
+}
+
+/// The span from the first start to the last end, in nanoseconds' `Duration`: `ts` holds
+/// (start, end) pairs per queue, graphics then compute.
+pub fn span(ts: &[u64], masks: [u64; 2], period_ns: f64) -> Duration {
+    let pairs: Vec<(u64, u64)> = ts
+        .chunks_exact(2)
+        .zip(masks)
+        .map(|(p, m)| (p[0] & m, p[1] & m))
+        .collect();
+    let start = pairs.iter().map(|p| p.0).min().unwrap_or(0);
+    let end = pairs.iter().map(|p| p.1).max().unwrap_or(0);
+    Duration::from_nanos((end.saturating_sub(start) as f64 * period_ns) as u64)
 }

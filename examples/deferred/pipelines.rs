@@ -1,6 +1,7 @@
 //! The deferred sample's graphics pipelines, made for dynamic rendering from the formats of the
 //! passes that draw with them (`RenderFormats::of(..).info()`, before the passes exist), and
-//! the descriptor set that gives their vertex shader the instances.
+//! the descriptor set that gives their vertex shader the instances; and [`Samplers`], the two
+//! samplers the compute passes share.
 //!
 //! Every pipeline has the same layout: set 0 binding 0, the instances (a storage buffer the
 //! vertex shader reads), and 16 bytes of push constants (`{ width, height, frame, view }`).
@@ -308,6 +309,48 @@ impl Drop for Pipelines {
             self.device.destroy_pipeline_layout(self.layout, None);
             self.device
                 .destroy_descriptor_set_layout(self.set_layout, None);
+        }
+    }
+}
+
+/// The two samplers every pass shares; destroyed when the last pass and execution let go.
+pub struct Samplers {
+    device: ash::Device,
+    pub linear: vk::Sampler,
+    pub nearest: vk::Sampler,
+}
+
+impl Samplers {
+    pub fn new(device: &ash::Device) -> vk_baton::Result<Arc<Self>> {
+        let make = |filter| {
+            let info = vk::SamplerCreateInfo::default()
+                .mag_filter(filter)
+                .min_filter(filter)
+                .address_mode_u(vk::SamplerAddressMode::CLAMP_TO_EDGE)
+                .address_mode_v(vk::SamplerAddressMode::CLAMP_TO_EDGE)
+                .address_mode_w(vk::SamplerAddressMode::CLAMP_TO_EDGE);
+            // SAFETY: a valid create info on a live device.
+            unsafe { device.create_sampler(&info, None) }.map_err(vkerr("vkCreateSampler"))
+        };
+        let linear = make(vk::Filter::LINEAR)?;
+        let nearest = make(vk::Filter::NEAREST).inspect_err(|_| {
+            // SAFETY: just created, never used.
+            unsafe { device.destroy_sampler(linear, None) }
+        })?;
+        Ok(Arc::new(Samplers {
+            device: device.clone(),
+            linear,
+            nearest,
+        }))
+    }
+}
+
+impl Drop for Samplers {
+    fn drop(&mut self) {
+        // SAFETY: every execution that used them holds this object until it completes.
+        unsafe {
+            self.device.destroy_sampler(self.linear, None);
+            self.device.destroy_sampler(self.nearest, None);
         }
     }
 }
