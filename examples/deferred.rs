@@ -80,7 +80,7 @@
 //! `--replay` turns on `Graph::set_replay`: every pass gives a replay key, so a frame whose
 //! plan, passes and heap set an earlier frame had submits that frame's command buffers again
 //! and records nothing. The compute passes pick their descriptor sets by the objects bound
-//! (one per heap set, never written twice), and the frame number the point lights move with
+//! (one per heap set, not written again), and the frame number the point lights move with
 //! is a word of memory the host writes, not a push constant (`deferred/dispatch.rs`). The
 //! sample prints which frames recorded. With `--compare` (builder loop only), the library's
 //! timestamp passes are keyed by their query slot, and a third side joins: the hand-written
@@ -458,7 +458,9 @@ fn run() -> vk_baton::Result<bool> {
     // the replayable passes write sets anew (every frame that used the old ones is done).
     for (_, step, _) in &mut passes {
         if let Step::Compute(d) = step {
-            d.forget_sets();
+            // SAFETY: every frame was waited for above (and `read_output`'s execution uses
+            // no compute pass).
+            unsafe { d.forget_sets() };
         }
     }
     graph.set_transient_aliasing(false);

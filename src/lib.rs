@@ -148,8 +148,8 @@
 //!
 //! Turn replay on when most frames run the same passes on the same resources and what changes
 //! lives in memory the host writes (uniforms, instance data, indirect arguments), not in push
-//! constants or descriptor writes. Every pass in a frame must give a key; one that records
-//! something new each frame keeps its frame recording. `--replay` in the deferred sample shows
+//! constants or descriptor writes. Every pass in a frame must give a key, and one pass whose
+//! key moved makes the whole frame record. `--replay` in the deferred sample shows
 //! the pattern (a frame number in a host-written word instead of a push constant).
 //!
 //! ## What it does not do

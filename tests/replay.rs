@@ -235,6 +235,43 @@ fn keys_that_alternate_keep_a_recording_each() {
     common::assert_clean(&ctx);
 }
 
+/// With no room for another set (a frame keeps three), a frame that misses records over the
+/// idle set submitted longest ago, not over the one it would use next.
+///
+/// ```text
+/// frame:     1  2  3  4  5  6  7  8
+/// upload:    A  A  B  C  A  D  A  B
+/// sets:      .  A  AB ABC ABC ADC ADC ADB   (D over B, submitted at 3; B over C, at 4)
+/// replayed:  .  .  .  .  x  .  x  .
+/// ```
+#[test]
+fn a_miss_records_over_the_set_submitted_longest_ago() {
+    let ctx = common::ctx();
+    let graph = ctx.graph().unwrap();
+    graph.set_replay(true);
+    let q = ctx.graphics().clone();
+    let mut f = Frame::new(&ctx);
+    // Upload passes B, C and D: the same copy, each with a key of its own.
+    let mut others: Vec<Copy> = (0..3).map(|_| Copy::new(&f.input, &f.mid)).collect();
+    let order = [None, None, Some(0), Some(1), None, Some(2), None, Some(0)];
+    let mut replayed = Vec::new();
+    for (n, other) in (1..).zip(order) {
+        if let Some(i) = other {
+            std::mem::swap(&mut f.upload, &mut others[i]);
+        }
+        replayed.push(f.run(&graph, &q, n));
+        if let Some(i) = other {
+            std::mem::swap(&mut f.upload, &mut others[i]);
+        }
+    }
+    assert_eq!(
+        replayed,
+        [false, false, false, false, true, false, true, false]
+    );
+    drop(graph);
+    common::assert_clean(&ctx);
+}
+
 /// Runs `frames` frames of `f` from frame `n` on: whether each replayed.
 fn frames(
     f: &mut Frame,

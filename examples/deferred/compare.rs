@@ -17,6 +17,9 @@
 //!   (`HeldPlan::replanned`). One held plan serves both frames in flight: the transients'
 //!   heap set is picked for each execution (a free one of the graph's), and each compute pass
 //!   writes the next of its descriptor sets with that execution's views as it records.
+//!   With `--replay` (builder loop only) the library's frames submit their recordings again
+//!   (each compute pass keeps a set per heap set instead), and a third side runs: the
+//!   hand-written frame recorded once per slot and submitted again, the floor.
 //! - **GPU time**: from the first timestamp to the last across the queues, written at the
 //!   start and end of each queue's work in the frame (on the library side by a pass with no
 //!   uses at either end of each queue's program order, so the plan is the same otherwise).

@@ -13,7 +13,8 @@
 //!   flight.
 //! - **By the objects bound** (replay): each execution takes the set written for the objects
 //!   the graph bound for it (a transient's objects are those of one heap set), and writes a
-//!   set only for objects it has not seen. A set is never written twice, so a recorded command
+//!   set only for objects it has not seen. A set is not written again (until `forget_sets`,
+//!   which moves the pass's key), so a recorded command
 //!   buffer that binds it may be submitted again ([`vk_baton::Graph::set_replay`]), and the
 //!   pass gives a replay key.
 //!
@@ -34,9 +35,9 @@ use vk_baton::pass::{Generation, ReplayKey};
 use vk_baton::{Access, BufferDesc, CompletionToken, Declare, Pass, Recorder, StBuffer, StImage};
 use vk_baton_context::Context;
 
-/// Descriptor sets of each pass: more than the executions the sample keeps in flight, and
-/// than the heap sets its graph makes for them.
-pub const SETS: usize = 3;
+/// Descriptor sets of each pass: more than the executions the sample keeps in flight, and as
+/// many as the heap sets a graph makes at most (four).
+pub const SETS: usize = 4;
 
 /// Where each set's frame number is in a pass's host-written buffer: a storage buffer's
 /// offset is a multiple of `minStorageBufferOffsetAlignment`, at most 256.
@@ -104,7 +105,8 @@ impl Drop for Objects {
 enum Pick {
     /// The next set in turn, written for each execution.
     InTurn { next: usize },
-    /// The set written for the objects bound (per set, their raw handles), written once.
+    /// The set written for the objects bound (per set, what `bound_objects` gave), written
+    /// once.
     ByObjects { written: Vec<Vec<u64>> },
 }
 
@@ -263,7 +265,7 @@ impl Dispatch {
         Ok(Dispatch {
             objects,
             samplers: samplers.clone(),
-            sets: [sets[0], sets[1], sets[2]],
+            sets: std::array::from_fn(|i| sets[i]),
             pick: Pick::InTurn { next: 0 },
             bindings,
             groups,
@@ -285,12 +287,18 @@ impl Dispatch {
         self
     }
 
-    /// Forgets which objects the sets were written for (a replayable pass), once every
-    /// execution that used them has completed: the graph's transients are other objects now
-    /// (after `Graph::set_transient_aliasing`), which may reuse the old handle values.
-    pub fn forget_sets(&mut self) {
+    /// Forgets which objects the sets were written for (a replayable pass), and moves to a
+    /// new replay key: the sets will be written again, so no recording that binds them may be
+    /// submitted again.
+    ///
+    /// # Safety
+    ///
+    /// Every execution that used the sets has completed (their command buffers are not
+    /// pending), since the sets are updated next time the pass records.
+    pub unsafe fn forget_sets(&mut self) {
         if let Pick::ByObjects { written } = &mut self.pick {
             written.clear();
+            self.generation.bump();
         }
     }
 
@@ -305,18 +313,25 @@ impl Dispatch {
         }
     }
 
-    /// The raw handles of the objects the bindings name in the execution being recorded (or
-    /// replayed): what a set picked by the objects bound is written for.
-    fn bound_objects(&self, out: &mut Vec<u64>) -> vk_baton::Result<()> {
+    /// What the bindings name in the execution being recorded (or replayed): per transient,
+    /// the objects bound to it, by the graph's number for them (a handle value may come back
+    /// for other objects once the graph destroys some); per other resource, its handle (the
+    /// pass holds it). What a set picked by the objects bound is written for.
+    fn bound_objects(&self, out: &mut Vec<u64>) {
         out.clear();
-        for (i, b) in self.bindings.iter().enumerate() {
-            match b {
-                Bind::Write(img) | Bind::Sampled(img, _) => out.push(self.view(i, img)?.as_raw()),
-                Bind::WriteBuffer(buf) | Bind::ReadBuffer(buf) => out.push(buf.handle().as_raw()),
-                Bind::FrameNumber => {}
-            }
+        for b in &self.bindings {
+            out.push(match b {
+                Bind::Write(img) | Bind::Sampled(img, _) if img.is_transient() => {
+                    img.bound_object()
+                }
+                Bind::Write(img) | Bind::Sampled(img, _) => img.handle().as_raw(),
+                Bind::WriteBuffer(buf) | Bind::ReadBuffer(buf) if buf.is_transient() => {
+                    buf.bound_object()
+                }
+                Bind::WriteBuffer(buf) | Bind::ReadBuffer(buf) => buf.handle().as_raw(),
+                Bind::FrameNumber => 0,
+            });
         }
-        Ok(())
     }
 
     /// Writes the frame number into `set`'s word, if the shader reads it.
@@ -380,6 +395,7 @@ impl Pass for Dispatch {
         match self.pick {
             // SAFETY: the pipeline, layout, push constants and groups never change after
             // `new`; a set picked by the objects bound is written once, for those objects
+            // (`forget_sets`, which writes them again, moves the generation first)
             // (which the graph keys recordings on), and kept alive with each recording. The
             // frame number is in memory, written by `replayed`.
             Pick::ByObjects { .. } => {
@@ -407,12 +423,13 @@ impl Dispatch {
     /// objects bound; `None` in turn).
     fn written_for_bound(&mut self) -> vk_baton::Result<Option<WrittenSet>> {
         let mut objects = std::mem::take(&mut self.scratch);
-        let found = self.bound_objects(&mut objects).map(|()| match &self.pick {
+        self.bound_objects(&mut objects);
+        let found = match &self.pick {
             Pick::ByObjects { written } => written.iter().position(|w| *w == objects),
             Pick::InTurn { .. } => None,
-        });
+        };
         self.scratch = objects;
-        Ok(found?.map(WrittenSet))
+        Ok(found.map(WrittenSet))
     }
 
     /// The set for the execution being recorded, written with its views and buffers (its

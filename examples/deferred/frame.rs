@@ -251,9 +251,10 @@ fn boxed<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()> + 'static>(
 ) -> Step {
     let pass = match replay {
         // SAFETY: each draw closure records the same commands every time: it draws with the
-        // pipelines and scene buffers it captured, which never change and which it keeps alive
-        // with each recording, with constant push constants, and with the handles the graph
-        // binds (which the graph keys recordings on).
+        // pipelines it captured, which never change and which it keeps alive with each
+        // recording, from the scene buffers it declares (alive as long as any execution that
+        // declares them), with constant push constants, and with the handles the graph binds
+        // (which the graph keys recordings on).
         true => pass.with_replay_key(unsafe { Generation::new().key() }),
         false => pass,
     };

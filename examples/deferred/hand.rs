@@ -26,8 +26,8 @@
 //!   on the transfer queue), on the transfer queue's timeline; later frames come after those on
 //!   the host (the fences). Nothing writes the scene again.
 //! - Each compute pass's descriptor set is written once per slot (its targets never change);
-//!   `--hand-write-sets` writes them in every frame instead, as the library's passes must,
-//!   to tell that cost apart in the CPU times.
+//!   `--hand-write-sets` writes them in every frame instead, as the library's passes do
+//!   without `--replay`, to tell that cost apart in the CPU times.
 //! - Timestamps at the start and end of each queue's work in the frame, for the GPU time.
 //! - `replay` (the third side of `--compare --replay`): each slot records its frame once,
 //!   without `ONE_TIME_SUBMIT`, and submits those command buffers again (only the frame number

@@ -28,7 +28,7 @@ impl Replays {
         self.replayed > 0 && self.recorded.len() <= 1 + self.sets
     }
 
-    /// "replayed 58 of 60 frames (recorded: 0, 1, 2; 2 heap sets)".
+    /// "replayed 57 of 60 frames (recorded: frames 0, 1, 2; 2 heap set(s))".
     pub fn summary(&self, frames: u32) -> String {
         let recorded: Vec<String> = self.recorded.iter().map(u32::to_string).collect();
         format!(

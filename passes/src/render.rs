@@ -323,10 +323,11 @@ impl<F: FnMut(&mut Recorder<'_>) -> vk_baton::Result<()>> Render<F> {
     /// use vk_baton::pass::Generation;
     /// use vk_baton_passes::render::{ColorTarget, Render};
     /// let area = vk::Rect2D { offset: vk::Offset2D::default(), extent: vk::Extent2D { width: 64, height: 64 } };
-    /// // Bumped when the pipelines the closure draws with are rebuilt.
+    /// // The key is fixed when the pass is made: a pass whose draws change is made anew (with
+    /// // a new generation, kept beside the pipelines the closure draws with).
     /// let pipelines = Generation::new();
     /// // SAFETY (example): the closure records the same draws, with objects that outlive the
-    /// // recordings, while the generation stands.
+    /// // recordings, for as long as this pass lives.
     /// let key = unsafe { pipelines.key() };
     /// let clear = Render::new(ctx.device(), area, vec![ColorTarget::clear(color, [0.0; 4])], None, |_| Ok(()))?
     ///     .with_replay_key(key);

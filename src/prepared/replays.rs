@@ -172,8 +172,8 @@ impl Replays {
     }
 
     /// What to do with the recordings for keys [`Replays::now`]: a matching, idle set is
-    /// replayed; otherwise a new set is recorded while there are fewer than [`SETS`], or else
-    /// the idle set submitted longest ago is recorded again.
+    /// replayed; otherwise an idle set that can never match again is recorded over, or a new
+    /// set while there are fewer than [`SETS`], or else the idle set submitted longest ago.
     pub(crate) fn choose(&mut self) -> Choice {
         let (now, asked) = (&self.now, self.asked);
         for s in self
@@ -218,7 +218,10 @@ impl Replays {
     fn why_not(&self, matches: impl Fn(&RecordedSet) -> bool) -> &'static str {
         let now = &self.now;
         let current = || self.sets.iter().filter(|s| s.current);
-        let same_passes = current().find(|s| s.matched == self.asked);
+        // The most recently submitted of those whose passes' keys are the same.
+        let same_passes = current()
+            .filter(|s| s.matched == self.asked)
+            .max_by_key(|s| s.used);
         match same_passes {
             _ if current().next().is_none() => "no recording of this plan yet",
             _ if self.sets.iter().any(matches) => "every matching recording is in flight",

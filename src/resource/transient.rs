@@ -74,7 +74,8 @@ impl StImage {
     ///
     /// Both the view and [`StImage::handle`] may be other objects in the next execution (the
     /// graph keeps one set of them per execution in flight), so a pass that writes them into a
-    /// descriptor set keeps a set per view, or updates it when the view changes.
+    /// descriptor set keeps a set per bound object ([`StImage::bound_object`]), or updates it
+    /// when the view changes.
     ///
     /// ```no_run
     /// # fn f(r: &mut vk_baton::Recorder<'_>, img: &vk_baton::StImage) -> vk_baton::Result<()> {
@@ -92,6 +93,24 @@ impl StImage {
             }
             _ => None,
         }
+    }
+
+    /// Which objects a transient image is bound to for the execution being recorded
+    /// ([`StImage::handle`] and [`StImage::view`]), as a number no other objects ever get in
+    /// this process: handle values may come back once the graph destroys objects and makes
+    /// others, this does not. 0 for an image that is not transient, or not bound yet. A pass
+    /// that keeps a descriptor set per view keys it on this, not on the view's handle.
+    ///
+    /// ```no_run
+    /// # fn f(img: &vk_baton::StImage, written_for: &mut u64) {
+    /// if img.bound_object() != *written_for {
+    ///     // Write the set with `img.view()`, then remember what it was written for.
+    ///     *written_for = img.bound_object();
+    /// }
+    /// # }
+    /// ```
+    pub fn bound_object(&self) -> u64 {
+        self.memory.bound_object()
     }
 
     /// Makes `image` and `view`, the object of serial `serial`, this transient's objects for
@@ -136,6 +155,19 @@ impl StBuffer {
         matches!(self.memory, Memory::Transient(_))
     }
 
+    /// Which `VkBuffer` a transient buffer is bound to for the execution being recorded, as a
+    /// number no other buffer ever gets in this process (see [`StImage::bound_object`]). 0 for
+    /// a buffer that is not transient, or not bound yet.
+    ///
+    /// ```no_run
+    /// # fn f(buf: &vk_baton::StBuffer) {
+    /// let written_for = buf.bound_object();
+    /// # }
+    /// ```
+    pub fn bound_object(&self) -> u64 {
+        self.memory.bound_object()
+    }
+
     /// Makes `buffer`, the object of serial `serial`, this transient's buffer for the
     /// execution about to be recorded.
     pub(crate) fn bind_transient(&self, buffer: vk::Buffer, serial: u64) {
@@ -146,18 +178,24 @@ impl StBuffer {
     }
 }
 
+impl Memory {
+    /// A transient's bound object, by serial; 0 for other memory.
+    fn bound_object(&self) -> u64 {
+        match self {
+            Memory::Transient(slot) => slot.bound.load(Ordering::Relaxed),
+            _ => 0,
+        }
+    }
+}
+
 impl Resource {
     /// A transient's bound object for the execution being recorded, by serial (0 for a
     /// resource that is not transient, or not bound yet): what recordings that name its
     /// handle are checked against.
     pub(crate) fn bound_object(&self) -> u64 {
-        let memory = match self {
-            Resource::Image(i) => &i.memory,
-            Resource::Buffer(b) => &b.memory,
-        };
-        match memory {
-            Memory::Transient(slot) => slot.bound.load(Ordering::Relaxed),
-            _ => 0,
+        match self {
+            Resource::Image(i) => i.bound_object(),
+            Resource::Buffer(b) => b.bound_object(),
         }
     }
 
