@@ -402,9 +402,11 @@ fn compare(
         if reused_ok { "OK" } else { "MISSED" }
     );
     // With replay on, a frame submits a recording again when one was made for its query slot
-    // (the timestamp passes' keys) and heap set. The warm-up frames made them; a timed frame
-    // records only where the frames in flight meet the heap sets in another order after a
-    // block's wait (which heap set is free first is the graph's choice): once per slot.
+    // (the timestamp passes' keys) and heap set. The warm-up frames made them, and the graph
+    // gives frames in flight its heap sets in turn (the free set bound longest ago), so the
+    // pairs stay the same across the blocks' waits. A timed frame records only where a fast
+    // GPU let the first frames share one heap set and the second set came late: once per
+    // slot at most.
     let replay_ok = !o.replay || replayed + FRAMES_IN_FLIGHT as u32 >= o.frames;
     if o.replay {
         println!(

@@ -76,7 +76,8 @@ impl HeapSet {
 }
 
 impl HeapSets {
-    /// A set no execution uses: the first whose heaps fit, else any free one, else a new one,
+    /// A set no execution uses: the one bound longest ago whose heaps fit, else any free one
+    /// (longest ago first), else a new one,
     /// else (at [`MAX_SETS`] sets not lost) the one bound longest ago once it is done.
     ///
     /// Finite: each round either returns, or found the set it waited for lost, and the next
@@ -102,18 +103,25 @@ impl HeapSets {
         }
     }
 
-    /// The first free set whose heaps fit, else the first free one.
+    /// The free set bound longest ago among those whose heaps fit, else among all free ones.
+    /// Longest ago, not first: frames in flight then keep taking the sets in the same turn
+    /// after a wait that freed every set, so each keeps meeting the set its recordings were
+    /// made with ([`crate::Graph::set_replay`] keys them on the objects bound).
     fn free_set(&mut self) -> Result<Option<usize>> {
-        let mut free = None;
+        let (mut fitting, mut free): (Option<usize>, Option<usize>) = (None, None);
+        let older = |a: Option<usize>, i: usize, sets: &[HeapSet]| match a {
+            Some(a) if sets[a].last_bound <= sets[i].last_bound => Some(a),
+            _ => Some(i),
+        };
         for i in 0..self.sets.len() {
             if self.sets[i].poll()? == Status::Free {
                 if self.sets[i].fits(&self.need) {
-                    return Ok(Some(i));
+                    fitting = older(fitting, i, &self.sets);
                 }
-                free.get_or_insert(i);
+                free = older(free, i, &self.sets);
             }
         }
-        Ok(free)
+        Ok(fitting.or(free))
     }
 
     /// Waits until set `s` is free (`true`) or lost (`false`), or fails once `deadline` has
