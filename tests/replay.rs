@@ -131,6 +131,20 @@ impl Frame {
         self.check(n);
         fence.replayed()
     }
+
+    /// Runs frame `n` as [`Frame::run`] does, with `upload` in place of the frame's own.
+    fn run_with(
+        &mut self,
+        upload: &mut Copy,
+        graph: &vk_baton::Graph,
+        q: &vk_baton::Queue,
+        n: u32,
+    ) -> bool {
+        std::mem::swap(&mut self.upload, upload);
+        let replayed = self.run(graph, q, n);
+        std::mem::swap(&mut self.upload, upload);
+        replayed
+    }
 }
 
 /// Frame `n`'s words.
@@ -220,13 +234,10 @@ fn keys_that_alternate_keep_a_recording_each() {
     let mut other = Copy::new(&f.input, &f.mid);
     let mut replayed = Vec::new();
     for n in 1..=12 {
-        if n % 2 == 0 {
-            std::mem::swap(&mut f.upload, &mut other);
-        }
-        replayed.push(f.run(&graph, &q, n));
-        if n % 2 == 0 {
-            std::mem::swap(&mut f.upload, &mut other);
-        }
+        replayed.push(match n % 2 {
+            0 => f.run_with(&mut other, &graph, &q, n),
+            _ => f.run(&graph, &q, n),
+        });
     }
     let mut expected = vec![true; 12];
     expected[..3].fill(false);
@@ -256,13 +267,10 @@ fn a_miss_records_over_the_set_submitted_longest_ago() {
     let order = [None, None, Some(0), Some(1), None, Some(2), None, Some(0)];
     let mut replayed = Vec::new();
     for (n, other) in (1..).zip(order) {
-        if let Some(i) = other {
-            std::mem::swap(&mut f.upload, &mut others[i]);
-        }
-        replayed.push(f.run(&graph, &q, n));
-        if let Some(i) = other {
-            std::mem::swap(&mut f.upload, &mut others[i]);
-        }
+        replayed.push(match other {
+            Some(i) => f.run_with(&mut others[i], &graph, &q, n),
+            None => f.run(&graph, &q, n),
+        });
     }
     assert_eq!(
         replayed,

@@ -126,9 +126,9 @@ fn sets_that_never_complete_end_the_wait_with_an_error_after_the_limit() {
     assert_eq!(statuses(&mut sets), [Status::Busy; MAX_SETS]);
 }
 
-/// Two free sets whose heaps fit (none is needed): binding takes the one bound longest ago,
+/// Three free sets whose heaps fit (none is needed): binding takes the one bound longest ago,
 /// not the first, so frames in flight keep taking the sets in turn after a wait that freed
-/// both (and meet the recordings made with them, with replay on).
+/// them (and meet the recordings made with them, with replay on).
 #[test]
 fn binding_takes_the_free_set_bound_longest_ago() {
     let mut sets = HeapSets::new(no_device());
