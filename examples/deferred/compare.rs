@@ -30,7 +30,7 @@
 
 use super::hand::Hand;
 use super::hand_record::BARRIER_CALLS;
-use super::stamps::{stamp_passes, stamps, stamps_last, wait_front, InFlight, SlotOf, Stamps};
+use super::stamps::{stamp_passes, stamps, wait_front, InFlight, SlotOf, Stamps};
 use super::{held, plan_frame_with, read_output, Options, Passes, FRAMES_IN_FLIGHT};
 use crate::pipelines::Pipelines;
 use crate::pipelines::Samplers;
@@ -242,8 +242,8 @@ fn compare(
                     graph,
                     passes,
                     lib_n,
-                    |b| stamps(b, &mut first, st.two, gfx, compute),
-                    |b| stamps_last(b, &mut last, st.two, gfx, compute),
+                    |b| stamps(b, &mut first, st.two, [gfx, compute]),
+                    |b| stamps(b, &mut last, st.two, [gfx, compute]),
                 )?;
                 let was_reused = planned.reused();
                 // The four timestamp passes record no barrier and wait for nothing.
@@ -265,8 +265,8 @@ fn compare(
                 let planned = held::plan_to_hold(
                     graph,
                     numbered.take().expect("held once"),
-                    |b| stamps(b, first, st.two, gfx, compute),
-                    |b| stamps_last(b, last, st.two, gfx, compute),
+                    |b| stamps(b, first, st.two, [gfx, compute]),
+                    |b| stamps(b, last, st.two, [gfx, compute]),
                 )?;
                 let was_reused = planned.reused();
                 (held_plan.insert(planned.hold()).execute()?, was_reused)

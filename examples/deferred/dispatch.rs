@@ -411,7 +411,7 @@ impl Pass for Dispatch {
     }
 
     fn replayed(&mut self, _completion: &CompletionToken) -> vk_baton::Result<()> {
-        let set = self.written_for_bound()?.ok_or_else(|| {
+        let set = self.written_for_bound().ok_or_else(|| {
             vk_baton::Error::PassFailed("replayed with objects no set was written for".into())
         })?;
         self.write_frame(set)
@@ -421,7 +421,7 @@ impl Pass for Dispatch {
 impl Dispatch {
     /// The set written for the objects bound now, if any (a pass that picks its sets by the
     /// objects bound; `None` in turn).
-    fn written_for_bound(&mut self) -> vk_baton::Result<Option<WrittenSet>> {
+    fn written_for_bound(&mut self) -> Option<WrittenSet> {
         let mut objects = std::mem::take(&mut self.scratch);
         self.bound_objects(&mut objects);
         let found = match &self.pick {
@@ -429,7 +429,7 @@ impl Dispatch {
             Pick::InTurn { .. } => None,
         };
         self.scratch = objects;
-        Ok(found.map(WrittenSet))
+        found.map(WrittenSet)
     }
 
     /// The set for the execution being recorded, written with its views and buffers (its
@@ -451,7 +451,7 @@ impl Dispatch {
                 (*next - 1) % SETS
             }
             Pick::ByObjects { .. } => {
-                if let Some(set) = self.written_for_bound()? {
+                if let Some(set) = self.written_for_bound() {
                     return Ok(set);
                 }
                 let objects = self.scratch.clone();

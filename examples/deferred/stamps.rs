@@ -96,35 +96,27 @@ pub fn stamp_passes<'a>(st: &Stamps, slot: SlotOf<'a>) -> StampPasses<'a> {
     )
 }
 
-/// Inserts the timestamp passes that come first on each queue: passes with no uses, so the plan
-/// is otherwise the same.
+/// Inserts a pair of [`StampPasses`] (those that come first, or those that come last): passes
+/// with no uses, so the plan is otherwise the same. The compute queue's only where it is a
+/// queue of its own (`two`); `queues`: graphics, compute.
 pub fn stamps<'a>(
     b: GraphBuilder<'a>,
-    [gfx_start, compute_start]: &'a mut [Stamp<'_>; 2],
+    pair: &'a mut [Stamp<'_>; 2],
     two: bool,
-    gfx: &'a Queue,
-    compute: &'a Queue,
+    queues: [&'a Queue; 2],
 ) -> GraphBuilder<'a> {
-    let b = b.insert_pass("gpu start", gfx_start, gfx);
-    match two {
-        true => b.insert_pass("gpu start (compute)", compute_start, compute),
-        false => b,
-    }
-}
-
-/// Inserts the timestamp passes that come last on each queue, as [`stamps`].
-pub fn stamps_last<'a>(
-    b: GraphBuilder<'a>,
-    [compute_end, gfx_end]: &'a mut [Stamp<'_>; 2],
-    two: bool,
-    gfx: &'a Queue,
-    compute: &'a Queue,
-) -> GraphBuilder<'a> {
-    let b = match two {
-        true => b.insert_pass("gpu end (compute)", compute_end, compute),
-        false => b,
-    };
-    b.insert_pass("gpu end", gfx_end, gfx)
+    pair.iter_mut()
+        .filter(|p| two || p.queue == 0)
+        .fold(b, |b, p| {
+            let name = match (p.queue, p.end) {
+                (0, false) => "gpu start",
+                (_, false) => "gpu start (compute)",
+                (0, true) => "gpu end",
+                (_, true) => "gpu end (compute)",
+            };
+            let queue = queues[p.queue];
+            b.insert_pass(name, p, queue)
+        })
 }
 
 /// The library side's frames in flight: fence, query slot, whether the frame is timed.
