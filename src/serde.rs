@@ -6,7 +6,7 @@
 //! raw handle (`u64`).
 
 use crate::plan::display::{flags, pass_name, queue_name, resource_name, single_aspect};
-use crate::plan::{BarrierCmd, Batch, Command, Plan, Scopes, Wait, WaitTarget};
+use crate::plan::{BarrierCmd, Batch, Cause, Command, Plan, Prior, Scopes, Wait, WaitTarget};
 use ash::vk::Handle;
 use serde::Serialize;
 
@@ -91,6 +91,7 @@ struct ImageBarrierJson<'a> {
     new_layout: String,
     #[serde(flatten)]
     scopes: ScopesJson,
+    cause: Option<CauseJson<'a>>,
 }
 
 #[derive(Serialize)]
@@ -101,6 +102,54 @@ struct BufferBarrierJson<'a> {
     size: u64,
     #[serde(flatten)]
     scopes: ScopesJson,
+    cause: Option<CauseJson<'a>>,
+}
+
+/// Why the entry is there: the pass whose use it prepares, and what it orders that use after.
+#[derive(Serialize)]
+struct CauseJson<'a> {
+    pass: usize,
+    pass_name: &'a str,
+    after: PriorJson<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum PriorJson<'a> {
+    Nothing,
+    Pass { pass: usize, name: &'a str },
+    BinaryWait { pass: usize, name: &'a str },
+    SharedMemory { pass: usize, name: &'a str },
+    EarlierExecution { queue: usize, queue_name: &'a str },
+}
+
+fn cause(plan: &Plan, c: Option<Cause>) -> Option<CauseJson<'_>> {
+    let c = c?;
+    let named = |pass| (pass, pass_name(plan, pass));
+    let after = match c.after {
+        Prior::Nothing => PriorJson::Nothing,
+        Prior::Pass(p) => {
+            let (pass, name) = named(p);
+            PriorJson::Pass { pass, name }
+        }
+        Prior::BinaryWait(p) => {
+            let (pass, name) = named(p);
+            PriorJson::BinaryWait { pass, name }
+        }
+        Prior::SharedMemory(p) => {
+            let (pass, name) = named(p);
+            PriorJson::SharedMemory { pass, name }
+        }
+        Prior::EarlierExecution { queue } => PriorJson::EarlierExecution {
+            queue,
+            queue_name: queue_name(plan, queue),
+        },
+    };
+    Some(CauseJson {
+        pass: c.pass,
+        pass_name: pass_name(plan, c.pass),
+        after,
+    })
 }
 
 #[derive(Serialize)]
@@ -124,8 +173,9 @@ impl Plan {
     /// (`Display`), as data for tools, logs and diffs. Every queue appears, in order (a wait's
     /// `queue` indexes the list); each batch lists its waits, its commands (passes and barrier
     /// commands, each barrier with its resource, range, layouts, scopes and ownership
-    /// transfer, and `aspect` where it names only DEPTH or STENCIL of an image with both),
-    /// its binary signals and its timeline signal. Vulkan flags are their Debug
+    /// transfer, `aspect` where it names only DEPTH or STENCIL of an image with both, and its
+    /// `cause`: the pass whose use it prepares and what it orders that use `after`), its
+    /// binary signals and its timeline signal. Vulkan flags are their Debug
     /// names (`"COMPUTE_SHADER | TRANSFER"`, `"NONE"` when empty), layouts their Debug names,
     /// semaphores their raw handles.
     ///
@@ -147,6 +197,8 @@ impl Plan {
     /// assert_eq!(barrier["src_access"], "TRANSFER_WRITE");
     /// assert_eq!(barrier["dst_stages"], "VERTEX_ATTRIBUTE_INPUT");
     /// assert_eq!(barrier["families"], serde_json::Value::Null);
+    /// assert_eq!(barrier["cause"]["pass_name"], "draw");
+    /// assert_eq!(barrier["cause"]["after"], serde_json::json!({ "kind": "pass", "pass": 0, "name": "fill" }));
     /// ```
     pub fn to_json(&self) -> String {
         let doc = PlanJson {
@@ -237,6 +289,7 @@ fn barrier<'a>(plan: &'a Plan, bar: &BarrierCmd) -> CommandJson<'a> {
                 old_layout: format!("{:?}", b.old_layout),
                 new_layout: format!("{:?}", b.new_layout),
                 scopes: scopes(&b.scopes),
+                cause: cause(plan, b.cause),
             })
             .collect(),
         buffers: bar
@@ -248,6 +301,7 @@ fn barrier<'a>(plan: &'a Plan, bar: &BarrierCmd) -> CommandJson<'a> {
                 offset: b.range.offset,
                 size: b.range.size,
                 scopes: scopes(&b.scopes),
+                cause: cause(plan, b.cause),
             })
             .collect(),
     }

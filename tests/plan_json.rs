@@ -59,7 +59,16 @@ fn a_one_queue_plan_whole_as_text() {
                   "src_access": "TRANSFER_WRITE",
                   "dst_stages": "VERTEX_ATTRIBUTE_INPUT",
                   "dst_access": "VERTEX_ATTRIBUTE_READ",
-                  "families": null
+                  "families": null,
+                  "cause": {
+                    "pass": 1,
+                    "pass_name": "draw",
+                    "after": {
+                      "kind": "pass",
+                      "pass": 0,
+                      "name": "fill"
+                    }
+                  }
                 }
               ]
             },
@@ -106,6 +115,15 @@ fn an_ownership_transfer_whole() {
     };
     let plan = plan(&input).unwrap();
     let image = |old: &str, new: &str, src: [&str; 2], dst: [&str; 2], families: Value| {
+        // The first barrier prepares `simulate` with nothing before it; the release and the
+        // acquire prepare `shade`, after `simulate`.
+        let cause = match old {
+            "UNDEFINED" => {
+                json!({ "pass": 0, "pass_name": "simulate", "after": { "kind": "nothing" } })
+            }
+            _ => json!({ "pass": 1, "pass_name": "shade",
+                         "after": { "kind": "pass", "pass": 0, "name": "simulate" } }),
+        };
         json!({
             "resource": 0, "name": "img",
             "base_mip": 0, "mip_count": 1, "base_layer": 0, "layer_count": 1,
@@ -113,6 +131,7 @@ fn an_ownership_transfer_whole() {
             "src_stages": src[0], "src_access": src[1],
             "dst_stages": dst[0], "dst_access": dst[1],
             "families": families,
+            "cause": cause,
         })
     };
     let barrier = |image: Value| json!({ "kind": "barrier", "images": [image], "buffers": [] });

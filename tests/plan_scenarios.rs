@@ -82,7 +82,8 @@ mod transient_frame;
 #[path = "plan_scenarios/unordered.rs"]
 mod unordered;
 
-/// Asserts that a plan's whole `Display` text is `expected`. The expected text may start with
+/// Asserts that a plan's whole `Display` text, in the alternate form that says why each
+/// barrier entry is there, is `expected`. The expected text may start with
 /// a newline (so that a raw string opens on its own line); that one newline is ignored. On a
 /// mismatch it panics with a line diff and the whole plan as printed.
 ///
@@ -96,7 +97,7 @@ mod unordered;
 /// ```
 macro_rules! assert_plan {
     ($plan:expr, $expected:expr $(,)?) => {
-        $crate::check_plan(&($plan).to_string(), $expected, file!(), line!())
+        $crate::check_plan(&format!("{:#}", $plan), $expected, file!(), line!())
     };
 }
 pub(crate) use assert_plan;

@@ -12,9 +12,10 @@ mod svg;
 mod text;
 
 use crate::plan::display::{
-    buffer_barrier_line, flags, image_barrier_line, pass_name, queue_name, resource_name, wait_line,
+    buffer_barrier_line, cause_line, flags, image_barrier_line, pass_name, queue_name,
+    resource_name, wait_line,
 };
-use crate::plan::{BarrierCmd, Batch, Plan, Unordered};
+use crate::plan::{BarrierCmd, Batch, Cause, Plan, Unordered};
 use ash::vk;
 
 impl Plan {
@@ -322,15 +323,16 @@ fn barrier_tooltip(plan: &Plan, bar: &BarrierCmd, kind: BarrierKind) -> String {
         bar.images.len(),
         bar.buffers.len()
     )];
+    // Each entry, and on the next line why it is there.
+    let why =
+        |c: Option<Cause>| c.map_or(String::new(), |c| format!("\n  {}", cause_line(plan, &c)));
     lines.extend(
-        bar.images
-            .iter()
-            .map(|b| format!("image {}", image_barrier_line(plan, b))),
+        (bar.images.iter())
+            .map(|b| format!("image {}{}", image_barrier_line(plan, b), why(b.cause))),
     );
     lines.extend(
-        bar.buffers
-            .iter()
-            .map(|b| format!("buffer {}", buffer_barrier_line(plan, b))),
+        (bar.buffers.iter())
+            .map(|b| format!("buffer {}{}", buffer_barrier_line(plan, b), why(b.cause))),
     );
     lines.join("\n")
 }

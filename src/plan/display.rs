@@ -7,7 +7,10 @@ use super::*;
 use std::fmt;
 
 impl fmt::Display for Plan {
+    /// The plan as text. The alternate form (`{:#}`) also says why each barrier entry is there
+    /// (its [`Cause`]), on a line of its own under the entry.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let why = f.alternate();
         let moved = self.moved_before();
         for (qi, qp) in self.queues.iter().enumerate() {
             if qp.batches.is_empty() {
@@ -48,9 +51,11 @@ impl fmt::Display for Plan {
                             writeln!(f, "    barrier")?;
                             for ib in &bar.images {
                                 writeln!(f, "      image  {}", image_barrier_line(self, ib))?;
+                                write_cause(f, self, ib.cause, why)?;
                             }
                             for bb in &bar.buffers {
                                 writeln!(f, "      buffer {}", buffer_barrier_line(self, bb))?;
+                                write_cause(f, self, bb.cause, why)?;
                             }
                         }
                     }
@@ -68,6 +73,39 @@ impl fmt::Display for Plan {
         }
         self.transients.write(f, &self.input)
     }
+}
+
+/// The cause line under a barrier entry, in the alternate form.
+fn write_cause(
+    f: &mut fmt::Formatter<'_>,
+    plan: &Plan,
+    cause: Option<Cause>,
+    why: bool,
+) -> fmt::Result {
+    match cause {
+        Some(c) if why => writeln!(f, "        why: {}", cause_line(plan, &c)),
+        _ => Ok(()),
+    }
+}
+
+/// Why a barrier entry is there: "for `read`, after `write`".
+pub(crate) fn cause_line(plan: &Plan, c: &Cause) -> String {
+    let after = match c.after {
+        Prior::Nothing => "with nothing before it".to_string(),
+        Prior::Pass(p) => format!("after `{}`", pass_name(plan, p)),
+        Prior::SharedMemory(p) => format!("after `{}` used the memory", pass_name(plan, p)),
+        Prior::BinaryWait(p) => format!(
+            "after the binary semaphore `{}` waits on",
+            pass_name(plan, p)
+        ),
+        Prior::EarlierExecution { queue } => {
+            format!(
+                "after an earlier graph's work on `{}`",
+                queue_name(plan, queue)
+            )
+        }
+    };
+    format!("for `{}`, {after}", pass_name(plan, c.pass))
 }
 
 /// A queue's name, or `?` for an index the plan does not have.

@@ -191,6 +191,11 @@ mod tests {
             scopes,
             old_layout: vk::ImageLayout::TRANSFER_DST_OPTIMAL,
             new_layout: vk::ImageLayout::GENERAL,
+            // Both halves serve the app's pass, after the earlier graph's write on queue 1.
+            cause: Some(Cause {
+                pass: 0,
+                after: Prior::EarlierExecution { queue: 1 },
+            }),
         };
         // The release's second scope chains to its own first (no access: it is ignored).
         let release = image(Scopes {
@@ -272,6 +277,10 @@ mod tests {
                         dst_access: vk::AccessFlags2::SHADER_STORAGE_WRITE,
                         families: None,
                     },
+                    cause: Some(Cause {
+                        pass: 0,
+                        after: Prior::EarlierExecution { queue: 0 },
+                    }),
                 }],
             })
         );

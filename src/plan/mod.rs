@@ -92,8 +92,8 @@ pub use input::{
     ResourceDecl, ResourceKind, Unordered, UseDecl,
 };
 pub use output::{
-    BarrierCmd, Batch, BufferBarrier, Command, ImageBarrier, Plan, QueuePlan, Scopes, Wait,
-    WaitTarget,
+    BarrierCmd, Batch, BufferBarrier, Cause, Command, ImageBarrier, Plan, Prior, QueuePlan, Scopes,
+    Wait, WaitTarget,
 };
 pub use planner::{plan, plan_owned, plan_scheduled};
 pub(crate) use planner::{plan_scheduled_reusing, SparePlan};

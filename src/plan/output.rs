@@ -205,6 +205,8 @@ pub struct ImageBarrier {
     pub old_layout: vk::ImageLayout,
     /// Layout after.
     pub new_layout: vk::ImageLayout,
+    /// Why the planner put it here; `None` in a barrier made by hand.
+    pub cause: Option<Cause>,
 }
 
 /// One buffer memory barrier.
@@ -218,6 +220,57 @@ pub struct BufferBarrier {
     pub range: BufferRange,
     /// Stages, accesses and ownership.
     pub scopes: Scopes,
+    /// Why the planner put it here; `None` in a barrier made by hand.
+    pub cause: Option<Cause>,
+}
+
+/// Why a barrier entry is there: the use it makes ready, and the earlier access it orders that
+/// use after. An entry that serves several uses (joined with others on the same range) names
+/// the first.
+///
+/// For a release, `pass` is the pass whose acquire needs it, on the other family's queue.
+///
+/// ```
+/// use vk_baton::plan::*;
+/// use vk_baton::{ash::vk, Access};
+/// let input = PlanInput {
+///     queues: vec![QueueDecl::new("gfx", 0, vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE)],
+///     resources: vec![ResourceDecl::buffer("buf", 64, vk::BufferUsageFlags::STORAGE_BUFFER)],
+///     passes: vec![
+///         PassDecl::new("write", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_WRITE)),
+///         PassDecl::new("read", 0).with_use(UseDecl::new(0, Access::COMPUTE_SHADER_READ)),
+///     ],
+/// };
+/// let plan = plan(&input).unwrap();
+/// let Command::Barrier(b) = &plan.queues[0].batches[0].commands[1] else { panic!() };
+/// // The barrier before `read` is there because `write` wrote the buffer.
+/// assert_eq!(b.buffers[0].cause, Some(Cause { pass: 1, after: Prior::Pass(0) }));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cause {
+    /// The pass whose use the entry prepares (index into [`PlanInput::passes`]).
+    pub pass: usize,
+    /// What it orders that use after.
+    pub after: Prior,
+}
+
+/// The access a barrier entry orders a use after ([`Cause::after`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prior {
+    /// Nothing: the first use of contents that start here (a transition from the initial
+    /// layout, or an ownership transfer of contents no queue of this plan touched).
+    Nothing,
+    /// A pass of this plan (index into [`PlanInput::passes`]).
+    Pass(usize),
+    /// The swapchain acquire (or other binary semaphore) that pass `0` waits on.
+    BinaryWait(usize),
+    /// A pass of this plan that used the memory before this transient took it (aliasing).
+    SharedMemory(usize),
+    /// Work of an earlier execution on a queue (index into [`PlanInput::queues`]).
+    EarlierExecution {
+        /// The queue.
+        queue: usize,
+    },
 }
 
 // What a schedule did to the plan.

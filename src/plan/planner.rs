@@ -43,6 +43,7 @@ use std::collections::HashMap;
 
 mod barrier;
 mod batches;
+mod cause;
 mod dependencies;
 mod device_stages;
 mod prune;

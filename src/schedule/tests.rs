@@ -66,6 +66,7 @@ fn buffer_barrier(resource: usize, src: (S, A), dst: (S, A)) -> BufferBarrier {
             dst_access: dst.1,
             families: None,
         },
+        cause: None,
     }
 }
 
@@ -113,6 +114,7 @@ fn barrier_commands_join_only_over_passes_that_do_not_need_them() {
         },
         old_layout: old,
         new_layout: new,
+        cause: None,
     };
     let cmd = |images: Vec<ImageBarrier>, buffers: Vec<BufferBarrier>| {
         Command::Barrier(BarrierCmd { images, buffers })

@@ -139,6 +139,7 @@ fn a_barrier_chains_from_a_release_only_with_all_commands_source_stages() {
             resource: 0,
             range,
             scopes,
+            cause: None,
         };
         let cmd = BarrierCmd {
             images: vec![],

@@ -75,13 +75,17 @@ queue `graphics` (family 0):
   batch 0:
     barrier
       image  `ds` mips 0+1 layers 0+1: UNDEFINED -> DEPTH_STENCIL_ATTACHMENT_OPTIMAL, NONE/NONE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE
+        why: for `prepass`, with nothing before it
     pass   `prepass`
     barrier
       image  `ds` mips 0+1 layers 0+1 DEPTH: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> DEPTH_READ_ONLY_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_WRITE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ
+        why: for `decals`, after `prepass`
       image  `ds` mips 0+1 layers 0+1 STENCIL: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> STENCIL_ATTACHMENT_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_WRITE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE
+        why: for `decals`, after `prepass`
     pass   `decals`
     barrier
       image  `ds` mips 0+1 layers 0+1 DEPTH: DEPTH_READ_ONLY_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/NONE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+        why: for `light`, after `decals`
     pass   `light`
     signal timeline at ALL_COMMANDS
 "#
@@ -132,14 +136,19 @@ queue `graphics` (family 0):
   batch 0:
     barrier
       image  `ds` mips 0+1 layers 0+1: UNDEFINED -> DEPTH_STENCIL_ATTACHMENT_OPTIMAL, NONE/NONE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE
+        why: for `prepass`, with nothing before it
     pass   `prepass`
     barrier
       image  `ds` mips 0+1 layers 0+1 DEPTH: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> DEPTH_READ_ONLY_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_WRITE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ
+        why: for `decals`, after `prepass`
       image  `ds` mips 0+1 layers 0+1 STENCIL: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> STENCIL_ATTACHMENT_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_WRITE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE
+        why: for `decals`, after `prepass`
     pass   `decals`
     barrier
       image  `ds` mips 0+1 layers 0+1 DEPTH: DEPTH_READ_ONLY_OPTIMAL -> TRANSFER_SRC_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/NONE -> COPY/TRANSFER_READ
+        why: for `copy`, after `decals`
       image  `ds` mips 0+1 layers 0+1 STENCIL: STENCIL_ATTACHMENT_OPTIMAL -> TRANSFER_SRC_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_WRITE -> COPY/TRANSFER_READ
+        why: for `copy`, after `decals`
     pass   `copy`
     signal timeline at ALL_COMMANDS
 "#
@@ -178,15 +187,19 @@ queue `graphics` (family 0):
   batch 0:
     barrier
       image  `ds` mips 0+1 layers 0+1: UNDEFINED -> DEPTH_STENCIL_ATTACHMENT_OPTIMAL, NONE/NONE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE
+        why: for `prepass`, with nothing before it
     pass   `prepass`
     barrier
       image  `ds` mips 0+1 layers 0+1 DEPTH: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_WRITE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+        why: for `sample depth`, after `prepass`
     pass   `sample depth`
     barrier
       image  `ds` mips 0+1 layers 0+1 STENCIL: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_WRITE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+        why: for `sample stencil`, after `prepass`
     pass   `sample stencil`
     barrier
       image  `ds` mips 0+1 layers 0+1: SHADER_READ_ONLY_OPTIMAL -> TRANSFER_SRC_OPTIMAL, FRAGMENT_SHADER/NONE -> COPY/TRANSFER_READ
+        why: for `copy`, after `sample depth`
     pass   `copy`
     signal timeline at ALL_COMMANDS
 "#
@@ -227,13 +240,16 @@ queue `graphics` (family 0):
   batch 0:
     barrier
       image  `ds` mips 0+1 layers 0+1: UNDEFINED -> DEPTH_STENCIL_ATTACHMENT_OPTIMAL, NONE/NONE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE
+        why: for `prepass`, with nothing before it
     pass   `prepass`
     barrier
       image  `ds` mips 0+1 layers 0+1 DEPTH: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_WRITE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/NONE, family 0 -> 1
+        why: for `ao`, after `prepass`
     signal timeline at ALL_COMMANDS
   batch 1:
     barrier
       image  `ds` mips 0+1 layers 0+1 STENCIL: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> STENCIL_ATTACHMENT_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_WRITE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE
+        why: for `decals`, after `prepass`
     pass   `decals`
     signal timeline at ALL_COMMANDS
 queue `compute` (family 1):
@@ -241,6 +257,7 @@ queue `compute` (family 1):
     wait   `graphics` timeline after its batch 0 at ALL_COMMANDS
     barrier
       image  `ds` mips 0+1 layers 0+1 DEPTH: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, COMPUTE_SHADER/NONE -> COMPUTE_SHADER/SHADER_SAMPLED_READ, family 0 -> 1
+        why: for `ao`, after `prepass`
     pass   `ao`
     signal timeline at ALL_COMMANDS
 "#
@@ -423,10 +440,13 @@ queue `graphics` (family 0):
   batch 0:
     barrier
       image  `cube` mips 0+1 layers 0+6: UNDEFINED -> DEPTH_STENCIL_ATTACHMENT_OPTIMAL, NONE/NONE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE
+        why: for `prepass`, with nothing before it
     pass   `prepass`
     barrier
       image  `cube` mips 0+1 layers 0+6 DEPTH: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> DEPTH_READ_ONLY_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_WRITE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ
+        why: for `decals`, after `prepass`
       image  `cube` mips 0+1 layers 0+6 STENCIL: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> STENCIL_ATTACHMENT_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_WRITE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE
+        why: for `decals`, after `prepass`
     pass   `decals`
     signal timeline at ALL_COMMANDS
 "#

@@ -63,9 +63,11 @@ queue `transfer` (family 2):
     pass   `fill`
     barrier
       buffer `b0` bytes 0..64: ALL_TRANSFER/TRANSFER_WRITE -> COPY/TRANSFER_READ
+        why: for `t1`, after `fill`
     pass   `t1`
     barrier
       buffer `b1` bytes 0..64: COPY/TRANSFER_WRITE -> COPY/TRANSFER_READ
+        why: for `t2`, after `t1`
     pass   `t2`
     signal timeline at ALL_COMMANDS
 "#

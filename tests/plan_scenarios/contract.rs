@@ -30,9 +30,11 @@ queue `gfx` (family 0):
   batch 0:
     barrier
       image  `img` mips 0+1 layers 0+1: UNDEFINED -> TRANSFER_DST_OPTIMAL, NONE/NONE -> ALL_TRANSFER/TRANSFER_WRITE
+        why: for `fill`, with nothing before it
     pass   `fill`
     barrier
       image  `img` mips 0+1 layers 0+1: TRANSFER_DST_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, ALL_TRANSFER/TRANSFER_WRITE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+        why: for `a`, after `fill`
     pass   `a`
     pass   `b`
     signal timeline at ALL_COMMANDS
@@ -65,12 +67,15 @@ queue `gfx` (family 0):
   batch 0:
     barrier
       image  `img` mips 0+1 layers 0+1: UNDEFINED -> TRANSFER_DST_OPTIMAL, NONE/NONE -> ALL_TRANSFER/TRANSFER_WRITE
+        why: for `fill`, with nothing before it
     pass   `fill`
     barrier
       image  `img` mips 0+1 layers 0+1: TRANSFER_DST_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, ALL_TRANSFER/TRANSFER_WRITE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+        why: for `frag`, after `fill`
     pass   `frag`
     barrier
       image  `img` mips 0+1 layers 0+1: SHADER_READ_ONLY_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, FRAGMENT_SHADER/NONE -> COMPUTE_SHADER/SHADER_SAMPLED_READ
+        why: for `comp`, after `frag`
     pass   `comp`
     signal timeline at ALL_COMMANDS
 "#
@@ -111,10 +116,13 @@ queue `gfx` (family 0):
   batch 0:
     barrier
       image  `a` mips 0+1 layers 0+1: UNDEFINED -> GENERAL, NONE/NONE -> COMPUTE_SHADER/SHADER_STORAGE_WRITE
+        why: for `write`, with nothing before it
     pass   `write`
     barrier
       image  `a` mips 0+1 layers 0+1: GENERAL -> GENERAL, COMPUTE_SHADER/SHADER_STORAGE_WRITE -> COMPUTE_SHADER/SHADER_STORAGE_READ
+        why: for `read`, after `write`
       buffer `b` bytes 0..256: COMPUTE_SHADER/SHADER_STORAGE_WRITE -> ALL_TRANSFER/TRANSFER_READ
+        why: for `read`, after `write`
     pass   `read`
     signal timeline at ALL_COMMANDS
 "#
@@ -218,15 +226,18 @@ queue `graphics` (family 0):
     wait   `compute` timeline after its batch 0 at ALL_TRANSFER
     barrier
       image  `img` mips 0+1 layers 0+1: UNDEFINED -> TRANSFER_DST_OPTIMAL, ALL_TRANSFER/NONE -> ALL_TRANSFER/TRANSFER_WRITE
+        why: for `overwrite`, after `read`
     pass   `overwrite`
     signal timeline at ALL_COMMANDS
 queue `compute` (family 1):
   batch 0:
     barrier
       image  `img` mips 0+1 layers 0+1: UNDEFINED -> GENERAL, NONE/NONE -> COMPUTE_SHADER/SHADER_STORAGE_WRITE
+        why: for `write`, with nothing before it
     pass   `write`
     barrier
       image  `img` mips 0+1 layers 0+1: GENERAL -> GENERAL, COMPUTE_SHADER/SHADER_STORAGE_WRITE -> COMPUTE_SHADER/SHADER_STORAGE_READ
+        why: for `read`, after `write`
     pass   `read`
     signal timeline at ALL_COMMANDS
 "#
@@ -264,6 +275,7 @@ queue `graphics` (family 0):
     wait   `compute` timeline after its batch 0 at ALL_COMMANDS
     barrier
       buffer `buf` bytes 0..16: ALL_TRANSFER/NONE -> ALL_TRANSFER/TRANSFER_WRITE, family 1 -> 0
+        why: for `patch`, after `write`
     pass   `patch`
     signal timeline at ALL_COMMANDS
 queue `compute` (family 1):
@@ -271,6 +283,7 @@ queue `compute` (family 1):
     pass   `write`
     barrier
       buffer `buf` bytes 0..16: COMPUTE_SHADER/SHADER_STORAGE_WRITE -> COMPUTE_SHADER/NONE, family 1 -> 0
+        why: for `patch`, after `write`
     signal timeline at ALL_COMMANDS
 "#
     );
@@ -404,6 +417,7 @@ queue `gfx` (family 0):
   batch 0:
     barrier
       buffer `buf` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> COMPUTE_SHADER/SHADER_STORAGE_READ
+        why: for `read`, after an earlier graph's work on `gfx`
     pass   `read`
     signal timeline at ALL_COMMANDS
 "#
@@ -478,9 +492,11 @@ queue `gfx+compute` (family 0):
   batch 0:
     barrier
       image  `img` mips 0+1 layers 0+1: UNDEFINED -> GENERAL, NONE/NONE -> COMPUTE_SHADER/SHADER_STORAGE_WRITE
+        why: for `sim`, with nothing before it
     pass   `sim`
     barrier
       image  `img` mips 0+1 layers 0+1: GENERAL -> TRANSFER_SRC_OPTIMAL, COMPUTE_SHADER/SHADER_STORAGE_WRITE -> ALL_TRANSFER/TRANSFER_READ
+        why: for `copy`, after `sim`
     pass   `copy`
     signal timeline at ALL_COMMANDS
 "#
@@ -527,6 +543,7 @@ queue `gfx0` (family 0):
   batch 1:
     barrier
       buffer `buf` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> ALL_TRANSFER/TRANSFER_READ
+        why: for `read0`, after `write`
     pass   `read0`
     signal timeline at ALL_COMMANDS
 queue `gfx1` (family 0):
@@ -537,12 +554,14 @@ queue `gfx1` (family 0):
     wait   `gfx0` timeline after its batch 1 at COMPUTE_SHADER
     barrier
       buffer `buf` bytes 0..256: COMPUTE_SHADER/NONE -> COMPUTE_SHADER/NONE, family 0 -> 1
+        why: for `modify`, after `read1`
     signal timeline at ALL_COMMANDS
 queue `compute` (family 1):
   batch 0:
     wait   `gfx1` timeline after its batch 1 at ALL_COMMANDS
     barrier
       buffer `buf` bytes 0..256: COMPUTE_SHADER/NONE -> COMPUTE_SHADER/SHADER_STORAGE_READ | SHADER_STORAGE_WRITE, family 0 -> 1
+        why: for `modify`, after `read1`
     pass   `modify`
     signal timeline at ALL_COMMANDS
 "#

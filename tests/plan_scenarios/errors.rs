@@ -238,10 +238,13 @@ queue `gfx` (family 0):
   batch 0:
     barrier
       image  `mips` mips 0+3 layers 0+1: UNDEFINED -> TRANSFER_DST_OPTIMAL, NONE/NONE -> ALL_TRANSFER/TRANSFER_WRITE
+        why: for `fill`, with nothing before it
     pass   `fill`
     barrier
       image  `mips` mips 0+1 layers 0+1: TRANSFER_DST_OPTIMAL -> TRANSFER_SRC_OPTIMAL, ALL_TRANSFER/TRANSFER_WRITE -> ALL_TRANSFER/TRANSFER_READ
+        why: for `blit1`, after `fill`
       image  `mips` mips 1+1 layers 0+1: TRANSFER_DST_OPTIMAL -> TRANSFER_DST_OPTIMAL, ALL_TRANSFER/TRANSFER_WRITE -> ALL_TRANSFER/TRANSFER_WRITE
+        why: for `blit1`, after `fill`
     pass   `blit1`
     signal timeline at ALL_COMMANDS
 "#
@@ -296,16 +299,20 @@ queue `gfx` (family 0):
     pass   `a`
     barrier
       buffer `buf` bytes 0..32: COMPUTE_SHADER/SHADER_STORAGE_WRITE -> COMPUTE_SHADER/NONE, family 0 -> 1
+        why: for `c`, after `a`
     pass   `b`
     barrier
       buffer `buf` bytes 32..128: ALL_TRANSFER/TRANSFER_WRITE -> ALL_TRANSFER/NONE, family 0 -> 1
+        why: for `c`, after `b`
     signal timeline at ALL_COMMANDS
 queue `compute` (family 1):
   batch 0:
     wait   `gfx` timeline after its batch 0 at ALL_COMMANDS
     barrier
       buffer `buf` bytes 0..32: COMPUTE_SHADER/NONE -> COMPUTE_SHADER/SHADER_STORAGE_READ, family 0 -> 1
+        why: for `c`, after `a`
       buffer `buf` bytes 32..128: COMPUTE_SHADER/NONE -> COMPUTE_SHADER/SHADER_STORAGE_READ, family 0 -> 1
+        why: for `c`, after `b`
     pass   `c`
     signal timeline at ALL_COMMANDS
 "#
@@ -350,6 +357,7 @@ queue `gfx` (family 0):
   batch 0:
     barrier
       buffer `buf` bytes 0..256: ALL_TRANSFER | COPY/TRANSFER_WRITE -> ALL_TRANSFER/TRANSFER_WRITE
+        why: for `fill2`, after an earlier graph's work on `gfx`
     pass   `fill2`
     signal timeline at ALL_COMMANDS
 "#

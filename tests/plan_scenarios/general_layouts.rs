@@ -57,14 +57,17 @@ queue `graphics` (family 0):
   batch 0:
     barrier
       image  `gbuffer` mips 0+1 layers 0+1: UNDEFINED -> GENERAL, NONE/NONE -> COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE
+        why: for `gbuffer`, with nothing before it
     pass   `gbuffer`
     barrier
       image  `gbuffer` mips 0+1 layers 0+1: GENERAL -> GENERAL, COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE -> COLOR_ATTACHMENT_OUTPUT/NONE, family 0 -> 1
+        why: for `light`, after `gbuffer`
     signal timeline at ALL_COMMANDS
   batch 1:
     wait   `compute` timeline after its batch 0 at ALL_COMMANDS
     barrier
       image  `lit` mips 0+1 layers 0+1: GENERAL -> GENERAL, FRAGMENT_SHADER/NONE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ, family 1 -> 0
+        why: for `tonemap`, after `light`
     pass   `tonemap`
     signal timeline at ALL_COMMANDS
 queue `compute` (family 1):
@@ -73,19 +76,25 @@ queue `compute` (family 1):
     wait   `graphics` timeline after its batch 0 at ALL_COMMANDS
     barrier
       image  `texture` mips 0+1 layers 0+1: GENERAL -> GENERAL, COMPUTE_SHADER/NONE -> COMPUTE_SHADER/SHADER_SAMPLED_READ, family 2 -> 1
+        why: for `light`, after `upload`
       image  `gbuffer` mips 0+1 layers 0+1: GENERAL -> GENERAL, COMPUTE_SHADER/NONE -> COMPUTE_SHADER/SHADER_SAMPLED_READ, family 0 -> 1
+        why: for `light`, after `gbuffer`
       image  `lit` mips 0+1 layers 0+1: UNDEFINED -> GENERAL, NONE/NONE -> COMPUTE_SHADER/SHADER_STORAGE_WRITE
+        why: for `light`, with nothing before it
     pass   `light`
     barrier
       image  `lit` mips 0+1 layers 0+1: GENERAL -> GENERAL, COMPUTE_SHADER/SHADER_STORAGE_WRITE -> COMPUTE_SHADER/NONE, family 1 -> 0
+        why: for `tonemap`, after `light`
     signal timeline at ALL_COMMANDS
 queue `transfer` (family 2):
   batch 0:
     barrier
       image  `texture` mips 0+1 layers 0+1: UNDEFINED -> GENERAL, NONE/NONE -> COPY/TRANSFER_WRITE
+        why: for `upload`, with nothing before it
     pass   `upload`
     barrier
       image  `texture` mips 0+1 layers 0+1: GENERAL -> GENERAL, COPY/TRANSFER_WRITE -> COPY/NONE, family 2 -> 1
+        why: for `light`, after `upload`
     signal timeline at ALL_COMMANDS
 "#
     );

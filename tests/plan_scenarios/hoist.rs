@@ -66,22 +66,29 @@ queue `transfer` (family 1):
   batch 0:
     barrier
       image  `A` mips 0+2 layers 0+1: UNDEFINED -> TRANSFER_DST_OPTIMAL, NONE/NONE -> COPY/TRANSFER_WRITE
+        why: for `upload`, with nothing before it
       image  `B` mips 0+2 layers 0+1: UNDEFINED -> TRANSFER_DST_OPTIMAL, NONE/NONE -> COPY/TRANSFER_WRITE
+        why: for `upload`, with nothing before it
     pass   `upload`
     barrier
       image  `A` mips 0+2 layers 0+1: TRANSFER_DST_OPTIMAL -> TRANSFER_SRC_OPTIMAL, COPY/TRANSFER_WRITE -> COPY/NONE, family 1 -> 2
+        why: for `copy back A`, after `upload`
       image  `B` mips 0+2 layers 0+1: TRANSFER_DST_OPTIMAL -> TRANSFER_SRC_OPTIMAL, COPY/TRANSFER_WRITE -> COPY/NONE, family 1 -> 2
+        why: for `copy back B`, after `upload`
     signal timeline at ALL_COMMANDS
 queue `compute` (family 2):
   batch 0:
     wait   `transfer` timeline after its batch 0 at ALL_COMMANDS
     barrier
       image  `A` mips 0+2 layers 0+1: TRANSFER_DST_OPTIMAL -> TRANSFER_SRC_OPTIMAL, COPY/NONE -> COPY/TRANSFER_READ, family 1 -> 2
+        why: for `copy back A`, after `upload`
       image  `B` mips 0+2 layers 0+1: TRANSFER_DST_OPTIMAL -> TRANSFER_SRC_OPTIMAL, COPY/NONE -> COPY/TRANSFER_READ, family 1 -> 2
+        why: for `copy back B`, after `upload`
     pass   `copy back A`
     pass   `copy back B`
     barrier
       buffer `data` bytes 0..64: COPY/TRANSFER_WRITE -> COMPUTE_SHADER/SHADER_STORAGE_READ
+        why: for `verify`, after `copy back A`
     pass   `verify`
     signal timeline at ALL_COMMANDS
 "#
@@ -122,7 +129,9 @@ queue `q` (family 0):
     pass   `write b`
     barrier
       buffer `a` bytes 0..64: COPY/TRANSFER_WRITE -> COPY/TRANSFER_READ
+        why: for `read a`, after `write a`
       buffer `b` bytes 0..64: COPY/TRANSFER_WRITE -> COPY/TRANSFER_READ
+        why: for `read b`, after `write b`
     pass   `read a`
     pass   `read b`
     signal timeline at ALL_COMMANDS
@@ -138,9 +147,11 @@ queue `q` (family 0):
     pass   `write b`
     barrier
       buffer `a` bytes 0..64: COPY/TRANSFER_WRITE -> COPY/TRANSFER_READ
+        why: for `read a`, after `write a`
     pass   `read a`
     barrier
       buffer `b` bytes 0..64: COMPUTE_SHADER/SHADER_STORAGE_WRITE -> COPY/TRANSFER_READ
+        why: for `read b`, after `write b`
     pass   `read b`
     signal timeline at ALL_COMMANDS
 "#
@@ -155,9 +166,11 @@ queue `q` (family 0):
     pass   `write b`
     barrier
       buffer `a` bytes 0..64: COPY/TRANSFER_WRITE -> COPY/TRANSFER_READ
+        why: for `read a`, after `write a`
     pass   `read a`
     barrier
       buffer `a'` bytes 0..64: COPY/TRANSFER_WRITE -> COPY/TRANSFER_READ
+        why: for `read b`, after `read a`
     pass   `read b`
     signal timeline at ALL_COMMANDS
 "#
@@ -208,19 +221,23 @@ queue `q` (family 0):
     wait   `other` timeline after its batch 0 at ALL_TRANSFER
     barrier
       image  `D` mips 0+1 layers 0+1: UNDEFINED -> TRANSFER_SRC_OPTIMAL, ALL_TRANSFER/NONE -> ALL_TRANSFER/TRANSFER_READ
+        why: for `read D`, after `sample D`
     pass   `read D`
   batch 1:
     wait   `other` timeline after its batch 1 at ALL_TRANSFER
     pass   `read buf`
     barrier
       image  `X` mips 0+1 layers 0+1: UNDEFINED -> TRANSFER_SRC_OPTIMAL, ALL_TRANSFER/NONE -> ALL_TRANSFER/TRANSFER_READ
+        why: for `read X`, after `compute X`
     pass   `read X`
     signal timeline at ALL_COMMANDS
 queue `other` (family 0):
   batch 0:
     barrier
       image  `X` mips 0+1 layers 0+1: UNDEFINED -> GENERAL, NONE/NONE -> COMPUTE_SHADER/SHADER_STORAGE_READ
+        why: for `compute X`, with nothing before it
       image  `D` mips 0+1 layers 0+1: UNDEFINED -> SHADER_READ_ONLY_OPTIMAL, NONE/NONE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+        why: for `sample D`, with nothing before it
     pass   `compute X`
     pass   `sample D`
     signal timeline at FRAGMENT_SHADER

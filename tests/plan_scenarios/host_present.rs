@@ -65,6 +65,7 @@ queue `graphics` (family 0):
     wait   `compute` timeline after its batch 0 at COMPUTE_SHADER
     barrier
       buffer `buf` bytes 0..256: COMPUTE_SHADER/NONE -> HOST/HOST_READ
+        why: for `host`, after `write`
     pass   `host`
     signal timeline at ALL_COMMANDS
 queue `compute` (family 1):
@@ -81,6 +82,7 @@ queue `graphics` (family 0):
     wait   `compute` timeline after its batch 0 at COMPUTE_SHADER
     barrier
       buffer `buf` bytes 0..256: COMPUTE_SHADER/NONE -> HOST/HOST_WRITE
+        why: for `host`, after `write`
     pass   `host`
     signal timeline at ALL_COMMANDS
 queue `compute` (family 1):
@@ -101,6 +103,7 @@ queue `transfer` (family 2):
     wait   `compute` timeline after its batch 0 at ALL_COMMANDS
     barrier
       buffer `buf` bytes 0..256: ALL_COMMANDS/NONE -> HOST/HOST_READ
+        why: for `host`, after `write`
     pass   `host`
     signal timeline at ALL_COMMANDS
 "#
@@ -117,6 +120,7 @@ queue `transfer` (family 2):
     wait   `compute` timeline after its batch 0 at ALL_COMMANDS
     barrier
       buffer `buf` bytes 0..256: ALL_COMMANDS/NONE -> HOST/HOST_WRITE
+        why: for `host`, after `write`
     pass   `host`
     signal timeline at ALL_COMMANDS
 "#
@@ -147,6 +151,7 @@ queue `compute` (family 1):
     pass   `write`
     barrier
       buffer `buf` bytes 0..256: COMPUTE_SHADER/SHADER_STORAGE_WRITE -> HOST/HOST_READ
+        why: for `host`, after `write`
     pass   `host`
     signal timeline at ALL_COMMANDS
 "#
@@ -302,12 +307,14 @@ queue `compute` (family 1):
     wait   `graphics` timeline value 5 (earlier graph) at ALL_COMMANDS
     barrier
       buffer `buf` bytes 0..256: ALL_COMMANDS/NONE -> ALL_COMMANDS/NONE, family 1 -> 2
+        why: for `read`, with nothing before it
     signal timeline at ALL_COMMANDS
 queue `transfer` (family 2):
   batch 0:
     wait   `compute` timeline after its batch 0 at ALL_COMMANDS
     barrier
       buffer `buf` bytes 0..256: ALL_TRANSFER/NONE -> ALL_TRANSFER/TRANSFER_READ, family 1 -> 2
+        why: for `read`, after an earlier graph's work on `graphics`
     pass   `read`
     signal timeline at ALL_COMMANDS
 "#
@@ -340,6 +347,7 @@ queue `transfer` (family 2):
   batch 0:
     barrier
       buffer `buf` bytes 0..256: ALL_COMMANDS/SHADER_STORAGE_WRITE -> ALL_TRANSFER/TRANSFER_READ
+        why: for `read`, after an earlier graph's work on `transfer`
     pass   `read`
     signal timeline at ALL_COMMANDS
 "#

@@ -71,6 +71,7 @@ queue `graphics` (family 0):
   batch 1:
     barrier
       buffer `x` bytes 0..128: ALL_TRANSFER | HOST/TRANSFER_WRITE -> COPY/TRANSFER_WRITE
+        why: for `write x`, after an earlier graph's work on `graphics`
     pass   `write x`
     signal timeline at ALL_COMMANDS
 queue `transfer` (family 1):

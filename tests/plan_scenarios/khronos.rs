@@ -27,6 +27,7 @@ queue `gfx` (family 0):
     pass   `write`
     barrier
       buffer `buf` bytes 0..256: COMPUTE_SHADER/SHADER_STORAGE_WRITE -> COMPUTE_SHADER/SHADER_STORAGE_READ
+        why: for `read`, after `write`
     pass   `read`
     signal timeline at ALL_COMMANDS
 "#
@@ -57,9 +58,11 @@ queue `gfx` (family 0):
   batch 0:
     barrier
       image  `img` mips 0+1 layers 0+1: UNDEFINED -> GENERAL, NONE/NONE -> COMPUTE_SHADER/SHADER_STORAGE_WRITE
+        why: for `write`, with nothing before it
     pass   `write`
     barrier
       image  `img` mips 0+1 layers 0+1: GENERAL -> SHADER_READ_ONLY_OPTIMAL, COMPUTE_SHADER/SHADER_STORAGE_WRITE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+        why: for `sample`, after `write`
     pass   `sample`
     signal timeline at ALL_COMMANDS
 "#
@@ -94,6 +97,7 @@ queue `graphics` (family 0):
     wait   `transfer` timeline after its batch 0 at ALL_COMMANDS
     barrier
       buffer `vertices` bytes 0..256: VERTEX_ATTRIBUTE_INPUT/NONE -> VERTEX_ATTRIBUTE_INPUT/VERTEX_ATTRIBUTE_READ, family 2 -> 0
+        why: for `draw`, after `upload`
     pass   `draw`
     signal timeline at ALL_COMMANDS
 queue `transfer` (family 2):
@@ -101,6 +105,7 @@ queue `transfer` (family 2):
     pass   `upload`
     barrier
       buffer `vertices` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> ALL_TRANSFER/NONE, family 2 -> 0
+        why: for `draw`, after `upload`
     signal timeline at ALL_COMMANDS
 "#
     );
@@ -145,9 +150,11 @@ queue `gfx` (family 0):
     pass   `acquire`
     barrier
       image  `swapchain` mips 0+1 layers 0+1: UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL, COLOR_ATTACHMENT_OUTPUT/NONE -> COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE
+        why: for `render`, after the binary semaphore `acquire` waits on
     pass   `render`
     barrier
       image  `swapchain` mips 0+1 layers 0+1: COLOR_ATTACHMENT_OPTIMAL -> PRESENT_SRC_KHR, COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE -> COLOR_ATTACHMENT_OUTPUT/NONE
+        why: for `present`, after `render`
     pass   `present`
     signal binary 0xc at COLOR_ATTACHMENT_OUTPUT
     signal timeline at ALL_COMMANDS
@@ -180,9 +187,11 @@ queue `gfx` (family 0):
     pass   `write`
     barrier
       buffer `buf` bytes 0..256: COMPUTE_SHADER/SHADER_STORAGE_WRITE -> COMPUTE_SHADER/SHADER_STORAGE_READ
+        why: for `read`, after `write`
     pass   `read`
     barrier
       buffer `buf` bytes 0..256: COMPUTE_SHADER/NONE -> ALL_TRANSFER/TRANSFER_WRITE
+        why: for `overwrite`, after `read`
     pass   `overwrite`
     signal timeline at ALL_COMMANDS
 "#
@@ -214,12 +223,15 @@ queue `gfx` (family 0):
   batch 0:
     barrier
       image  `img` mips 0+1 layers 0+1: UNDEFINED -> TRANSFER_DST_OPTIMAL, NONE/NONE -> ALL_TRANSFER/TRANSFER_WRITE
+        why: for `fill`, with nothing before it
     pass   `fill`
     barrier
       image  `img` mips 0+1 layers 0+1: TRANSFER_DST_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, ALL_TRANSFER/TRANSFER_WRITE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+        why: for `sample`, after `fill`
     pass   `sample`
     barrier
       image  `img` mips 0+1 layers 0+1: SHADER_READ_ONLY_OPTIMAL -> TRANSFER_SRC_OPTIMAL, FRAGMENT_SHADER/NONE -> ALL_TRANSFER/TRANSFER_READ
+        why: for `copy-out`, after `sample`
     pass   `copy-out`
     signal timeline at ALL_COMMANDS
 "#
@@ -268,12 +280,14 @@ queue `graphics` (family 0):
     wait   `compute` timeline after its batch 0 at ALL_COMMANDS
     barrier
       image  `img` mips 0+1 layers 0+1: GENERAL -> SHADER_READ_ONLY_OPTIMAL, FRAGMENT_SHADER/NONE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ, family 1 -> 0
+        why: for `sample`, after an earlier graph's work on `compute`
     pass   `sample`
     signal timeline at ALL_COMMANDS
 queue `compute` (family 1):
   batch 0:
     barrier
       image  `img` mips 0+1 layers 0+1: GENERAL -> SHADER_READ_ONLY_OPTIMAL, COMPUTE_SHADER/SHADER_STORAGE_WRITE -> COMPUTE_SHADER/NONE, family 1 -> 0
+        why: for `sample`, after an earlier graph's work on `compute`
     signal timeline at ALL_COMMANDS
 "#
     );

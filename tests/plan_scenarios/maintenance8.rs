@@ -51,22 +51,27 @@ queue `graphics` (family 0, transfers use all stages):
     wait   `compute` timeline after its batch 0 at FRAGMENT_SHADER
     barrier
       image  `lit` mips 0+1 layers 0+1: GENERAL -> SHADER_READ_ONLY_OPTIMAL, FRAGMENT_SHADER/NONE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ, family 1 -> 0
+        why: for `draw`, after `light`
       buffer `vertices` bytes 0..256: VERTEX_ATTRIBUTE_INPUT/NONE -> VERTEX_ATTRIBUTE_INPUT/VERTEX_ATTRIBUTE_READ, family 2 -> 0
+        why: for `draw`, after `upload`
     pass   `draw`
     signal timeline at ALL_COMMANDS
 queue `compute` (family 1, transfers use all stages):
   batch 0:
     barrier
       image  `lit` mips 0+1 layers 0+1: UNDEFINED -> GENERAL, NONE/NONE -> COMPUTE_SHADER/SHADER_STORAGE_WRITE
+        why: for `light`, with nothing before it
     pass   `light`
     barrier
       image  `lit` mips 0+1 layers 0+1: GENERAL -> SHADER_READ_ONLY_OPTIMAL, COMPUTE_SHADER/SHADER_STORAGE_WRITE -> COMPUTE_SHADER/NONE, family 1 -> 0
+        why: for `draw`, after `light`
     signal timeline at ALL_COMMANDS
 queue `transfer` (family 2, transfers use all stages):
   batch 0:
     pass   `upload`
     barrier
       buffer `vertices` bytes 0..256: COPY/TRANSFER_WRITE -> COPY/NONE, family 2 -> 0
+        why: for `draw`, after `upload`
     signal timeline at ALL_COMMANDS
 "#
     );

@@ -52,12 +52,14 @@ queue `graphics` (family 0, maintenance9 with optimal images to 0b1):
     wait   `compute` timeline after its batch 0 at FRAGMENT_SHADER
     barrier
       image  `lit` mips 0+1 layers 0+1: GENERAL -> SHADER_READ_ONLY_OPTIMAL, FRAGMENT_SHADER/NONE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+        why: for `draw`, after `light`
     pass   `draw`
     signal timeline at ALL_COMMANDS
 queue `compute` (family 1, maintenance9 with optimal images to 0b1):
   batch 0:
     barrier
       image  `lit` mips 0+1 layers 0+1: UNDEFINED -> GENERAL, NONE/NONE -> COMPUTE_SHADER/SHADER_STORAGE_WRITE
+        why: for `light`, with nothing before it
     pass   `light`
     signal timeline at ALL_COMMANDS
 queue `transfer` (family 2, maintenance9 with optimal images to 0b1):

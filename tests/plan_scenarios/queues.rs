@@ -332,15 +332,18 @@ queue `graphics` (family 0):
     pass   `write`
     barrier
       buffer `buf` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> ALL_TRANSFER/NONE, family 0 -> 1
+        why: for `uniforms`, after `write`
     signal timeline at ALL_COMMANDS
 queue `compute` (family 1):
   batch 0:
     wait   `graphics` timeline after its batch 0 at ALL_COMMANDS
     barrier
       buffer `buf` bytes 0..256: COMPUTE_SHADER/NONE -> COMPUTE_SHADER/UNIFORM_READ, family 0 -> 1
+        why: for `uniforms`, after `write`
     pass   `uniforms`
     barrier
       buffer `buf` bytes 0..256: COMPUTE_SHADER/NONE -> ALL_TRANSFER/TRANSFER_WRITE
+        why: for `overwrite`, after `uniforms`
     pass   `overwrite`
     signal timeline at ALL_COMMANDS
 "#

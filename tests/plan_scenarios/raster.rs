@@ -63,9 +63,11 @@ queue `graphics` (family 0):
   batch 0:
     barrier
       image  `color` mips 0+1 layers 0+1: UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL, NONE/NONE -> COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE
+        why: for `render`, with nothing before it
     pass   `render`
     barrier
       image  `color` mips 0+1 layers 0+1: COLOR_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+        why: for `sample`, after `render`
     pass   `sample`
     signal timeline at ALL_COMMANDS
 "#
@@ -109,15 +111,18 @@ queue `graphics` (family 0):
   batch 0:
     barrier
       image  `color` mips 0+1 layers 0+1: UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL, NONE/NONE -> COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE
+        why: for `render`, with nothing before it
     pass   `render`
     barrier
       image  `color` mips 0+1 layers 0+1: COLOR_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE -> COLOR_ATTACHMENT_OUTPUT/NONE, family 0 -> 1
+        why: for `sample`, after `render`
     signal timeline at ALL_COMMANDS
 queue `compute` (family 1):
   batch 0:
     wait   `graphics` timeline after its batch 0 at ALL_COMMANDS
     barrier
       image  `color` mips 0+1 layers 0+1: COLOR_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, COMPUTE_SHADER/NONE -> COMPUTE_SHADER/SHADER_SAMPLED_READ, family 0 -> 1
+        why: for `sample`, after `render`
     pass   `sample`
     signal timeline at ALL_COMMANDS
 "#
@@ -142,6 +147,7 @@ queue `graphics` (family 0):
   batch 0:
     barrier
       image  `color` mips 0+1 layers 0+1: UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL, NONE/NONE -> COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE
+        why: for `render`, with nothing before it
     pass   `render`
     signal timeline at ALL_COMMANDS
 queue `compute` (family 1):
@@ -149,6 +155,7 @@ queue `compute` (family 1):
     wait   `graphics` timeline after its batch 0 at COMPUTE_SHADER
     barrier
       image  `color` mips 0+1 layers 0+1: COLOR_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, COMPUTE_SHADER/NONE -> COMPUTE_SHADER/SHADER_SAMPLED_READ
+        why: for `sample`, after `render`
     pass   `sample`
     signal timeline at ALL_COMMANDS
 "#
@@ -188,12 +195,15 @@ queue `graphics` (family 0):
   batch 0:
     barrier
       image  `depth` mips 0+1 layers 0+1: UNDEFINED -> DEPTH_STENCIL_ATTACHMENT_OPTIMAL, NONE/NONE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE
+        why: for `prepass`, with nothing before it
     pass   `prepass`
     barrier
       image  `depth` mips 0+1 layers 0+1: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> DEPTH_STENCIL_READ_ONLY_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_WRITE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ
+        why: for `shade`, after `prepass`
     pass   `shade`
     barrier
       image  `depth` mips 0+1 layers 0+1: DEPTH_STENCIL_READ_ONLY_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/NONE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+        why: for `fog`, after `shade`
     pass   `fog`
     signal timeline at ALL_COMMANDS
 "#
@@ -231,12 +241,15 @@ queue `graphics` (family 0):
   batch 0:
     barrier
       image  `depth` mips 0+1 layers 0+1: UNDEFINED -> DEPTH_STENCIL_ATTACHMENT_OPTIMAL, NONE/NONE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE
+        why: for `prepass`, with nothing before it
     pass   `prepass`
     barrier
       image  `depth` mips 0+1 layers 0+1: DEPTH_STENCIL_ATTACHMENT_OPTIMAL -> DEPTH_STENCIL_READ_ONLY_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_WRITE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ
+        why: for `shade`, after `prepass`
     pass   `shade`
     barrier
       image  `depth` mips 0+1 layers 0+1: DEPTH_STENCIL_READ_ONLY_OPTIMAL -> DEPTH_STENCIL_READ_ONLY_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/NONE -> FRAGMENT_SHADER | EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ | SHADER_SAMPLED_READ
+        why: for `particles`, after `shade`
     pass   `particles`
     signal timeline at ALL_COMMANDS
 "#
@@ -281,10 +294,13 @@ queue `graphics` (family 0):
   batch 0:
     barrier
       image  `msaa` mips 0+1 layers 0+1: UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL, NONE/NONE -> COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE
+        why: for `draw`, with nothing before it
       image  `resolved` mips 0+1 layers 0+1: UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL, NONE/NONE -> COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE
+        why: for `draw`, with nothing before it
     pass   `draw`
     barrier
       image  `resolved` mips 0+1 layers 0+1: COLOR_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+        why: for `sample`, after `draw`
     pass   `sample`
     signal timeline at ALL_COMMANDS
 "#
@@ -316,10 +332,13 @@ queue `graphics` (family 0):
   batch 0:
     barrier
       image  `msaa` mips 0+1 layers 0+1: UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL, NONE/NONE -> COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE
+        why: for `draw`, with nothing before it
       image  `resolved` mips 0+1 layers 0+1: UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL, NONE/NONE -> COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE
+        why: for `draw`, with nothing before it
     pass   `draw`
     barrier
       image  `resolved` mips 0+1 layers 0+1: COLOR_ATTACHMENT_OPTIMAL -> COLOR_ATTACHMENT_OPTIMAL, COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE -> COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_READ | COLOR_ATTACHMENT_WRITE
+        why: for `overlay`, after `draw`
     pass   `overlay`
     signal timeline at ALL_COMMANDS
 "#
@@ -373,7 +392,9 @@ queue `graphics` (family 0):
     pass   `cull`
     barrier
       buffer `args` bytes 0..64: COMPUTE_SHADER/SHADER_STORAGE_WRITE -> DRAW_INDIRECT/INDIRECT_COMMAND_READ
+        why: for `draw`, after `cull`
       buffer `vertices` bytes 0..256: COMPUTE_SHADER/SHADER_STORAGE_WRITE -> VERTEX_ATTRIBUTE_INPUT/VERTEX_ATTRIBUTE_READ
+        why: for `draw`, after `cull`
     pass   `draw`
     signal timeline at ALL_COMMANDS
 "#
@@ -399,7 +420,9 @@ queue `graphics` (family 0):
     wait   `compute` timeline after its batch 0 at ALL_COMMANDS
     barrier
       buffer `args` bytes 0..64: DRAW_INDIRECT/NONE -> DRAW_INDIRECT/INDIRECT_COMMAND_READ, family 1 -> 0
+        why: for `draw`, after `cull`
       buffer `vertices` bytes 0..256: VERTEX_ATTRIBUTE_INPUT/NONE -> VERTEX_ATTRIBUTE_INPUT/VERTEX_ATTRIBUTE_READ, family 1 -> 0
+        why: for `draw`, after `cull`
     pass   `draw`
     signal timeline at ALL_COMMANDS
 queue `compute` (family 1):
@@ -407,7 +430,9 @@ queue `compute` (family 1):
     pass   `cull`
     barrier
       buffer `args` bytes 0..64: COMPUTE_SHADER/SHADER_STORAGE_WRITE -> COMPUTE_SHADER/NONE, family 1 -> 0
+        why: for `draw`, after `cull`
       buffer `vertices` bytes 0..256: COMPUTE_SHADER/SHADER_STORAGE_WRITE -> COMPUTE_SHADER/NONE, family 1 -> 0
+        why: for `draw`, after `cull`
     signal timeline at ALL_COMMANDS
 "#
     );
@@ -439,9 +464,11 @@ queue `graphics` (family 0):
     wait   binary 0x1 at COLOR_ATTACHMENT_OUTPUT
     barrier
       image  `swap` mips 0+1 layers 0+1: UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL, COLOR_ATTACHMENT_OUTPUT/NONE -> COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE
+        why: for `draw`, after the binary semaphore `draw` waits on
     pass   `draw`
     barrier
       image  `swap` mips 0+1 layers 0+1: COLOR_ATTACHMENT_OPTIMAL -> PRESENT_SRC_KHR, COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE -> COLOR_ATTACHMENT_OUTPUT/NONE
+        why: for `present`, after `draw`
     pass   `present`
     signal binary 0x2 at COLOR_ATTACHMENT_OUTPUT
     signal timeline at ALL_COMMANDS
@@ -488,7 +515,9 @@ queue `graphics` (family 0):
     wait   `transfer` timeline after its batch 0 at ALL_COMMANDS
     barrier
       buffer `vertices` bytes 0..256: VERTEX_ATTRIBUTE_INPUT/NONE -> VERTEX_ATTRIBUTE_INPUT/VERTEX_ATTRIBUTE_READ, family 2 -> 0
+        why: for `draw`, after `upload`
       buffer `indices` bytes 0..64: INDEX_INPUT/NONE -> INDEX_INPUT/INDEX_READ, family 2 -> 0
+        why: for `draw`, after `upload`
     pass   `draw`
     signal timeline at ALL_COMMANDS
 queue `transfer` (family 2):
@@ -496,7 +525,9 @@ queue `transfer` (family 2):
     pass   `upload`
     barrier
       buffer `vertices` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> ALL_TRANSFER/NONE, family 2 -> 0
+        why: for `draw`, after `upload`
       buffer `indices` bytes 0..64: ALL_TRANSFER/TRANSFER_WRITE -> ALL_TRANSFER/NONE, family 2 -> 0
+        why: for `draw`, after `upload`
     signal timeline at ALL_COMMANDS
 "#
     );

@@ -88,7 +88,9 @@ queue `graphics` (family 0):
     wait   `compute` timeline after its batch 0 at ALL_COMMANDS
     barrier
       image  `image` mips 0+1 layers 0+1: UNDEFINED -> GENERAL, NONE/NONE -> RAY_TRACING_SHADER_KHR/SHADER_STORAGE_WRITE
+        why: for `trace`, with nothing before it
       buffer `tlas` bytes 0..4096: RAY_TRACING_SHADER_KHR/NONE -> RAY_TRACING_SHADER_KHR/ACCELERATION_STRUCTURE_READ_KHR, family 1 -> 0
+        why: for `trace`, after `build tlas`
     pass   `trace`
     signal timeline at ALL_COMMANDS
 queue `compute` (family 1):
@@ -96,21 +98,28 @@ queue `compute` (family 1):
     wait   `transfer` timeline after its batch 0 at ALL_COMMANDS
     barrier
       buffer `vertices` bytes 0..4096: ACCELERATION_STRUCTURE_BUILD_KHR/NONE -> ACCELERATION_STRUCTURE_BUILD_KHR/SHADER_READ, family 2 -> 1
+        why: for `build blas`, after `upload`
     pass   `build blas`
     barrier
       buffer `instances` bytes 0..4096: ACCELERATION_STRUCTURE_BUILD_KHR/NONE -> ACCELERATION_STRUCTURE_BUILD_KHR/SHADER_READ, family 2 -> 1
+        why: for `build tlas`, after `upload`
       buffer `scratch` bytes 0..4096: ACCELERATION_STRUCTURE_BUILD_KHR/ACCELERATION_STRUCTURE_WRITE_KHR -> ACCELERATION_STRUCTURE_BUILD_KHR/ACCELERATION_STRUCTURE_READ_KHR | ACCELERATION_STRUCTURE_WRITE_KHR
+        why: for `build tlas`, after `build blas`
       buffer `blas` bytes 0..4096: ACCELERATION_STRUCTURE_BUILD_KHR/ACCELERATION_STRUCTURE_WRITE_KHR -> ACCELERATION_STRUCTURE_BUILD_KHR/ACCELERATION_STRUCTURE_READ_KHR
+        why: for `build tlas`, after `build blas`
     pass   `build tlas`
     barrier
       buffer `tlas` bytes 0..4096: ACCELERATION_STRUCTURE_BUILD_KHR/ACCELERATION_STRUCTURE_WRITE_KHR -> ACCELERATION_STRUCTURE_BUILD_KHR/NONE, family 1 -> 0
+        why: for `trace`, after `build tlas`
     signal timeline at ALL_COMMANDS
 queue `transfer` (family 2):
   batch 0:
     pass   `upload`
     barrier
       buffer `vertices` bytes 0..4096: COPY/TRANSFER_WRITE -> COPY/NONE, family 2 -> 1
+        why: for `build blas`, after `upload`
       buffer `instances` bytes 0..4096: COPY/TRANSFER_WRITE -> COPY/NONE, family 2 -> 1
+        why: for `build tlas`, after `upload`
     signal timeline at ALL_COMMANDS
 "#
     );
@@ -164,15 +173,18 @@ queue `graphics` (family 0):
     wait   `decode` timeline after its batch 0 at ALL_COMMANDS
     barrier
       image  `picture` mips 0+1 layers 0+1: VIDEO_DECODE_DST_KHR -> SHADER_READ_ONLY_OPTIMAL, FRAGMENT_SHADER/NONE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ, family 3 -> 0
+        why: for `sample`, after `decode`
     pass   `sample`
     signal timeline at ALL_COMMANDS
 queue `decode` (family 3):
   batch 0:
     barrier
       image  `picture` mips 0+1 layers 0+1: UNDEFINED -> VIDEO_DECODE_DST_KHR, NONE/NONE -> VIDEO_DECODE_KHR/VIDEO_DECODE_WRITE_KHR
+        why: for `decode`, with nothing before it
     pass   `decode`
     barrier
       image  `picture` mips 0+1 layers 0+1: VIDEO_DECODE_DST_KHR -> SHADER_READ_ONLY_OPTIMAL, VIDEO_DECODE_KHR/VIDEO_DECODE_WRITE_KHR -> VIDEO_DECODE_KHR/NONE, family 3 -> 0
+        why: for `sample`, after `decode`
     signal timeline at ALL_COMMANDS
 "#
     );

@@ -69,12 +69,14 @@ queue `a` (family 0):
   batch 0:
     barrier
       image  `Z` mips 0+1 layers 0+1: UNDEFINED -> GENERAL, NONE/NONE -> COMPUTE_SHADER/SHADER_STORAGE_WRITE
+        why: for `write X`, with nothing before it
     pass   `write X`
     signal timeline at COMPUTE_SHADER
   batch 1:
     wait   `b` timeline after its batch 0 at COMPUTE_SHADER
     barrier
       image  `Z` mips 0+1 layers 0+1: GENERAL -> SHADER_READ_ONLY_OPTIMAL, COMPUTE_SHADER/SHADER_STORAGE_WRITE -> COMPUTE_SHADER/SHADER_SAMPLED_READ
+        why: for `read both`, after `write X`
     pass   `read both`
     signal timeline at ALL_COMMANDS
 queue `b` (family 0):
@@ -116,6 +118,7 @@ queue `q` (family 0):
     pass   `read`
     barrier
       buffer `Y` bytes 0..64: VERTEX_SHADER/NONE -> ALL_TRANSFER/TRANSFER_WRITE
+        why: for `copy`, after `read`
     pass   `copy`
     signal timeline at ALL_COMMANDS
 "#
@@ -158,6 +161,7 @@ queue `q` (family 0):
     pass   `read`
     barrier
       buffer `Y` bytes 0..64: VERTEX_SHADER/NONE -> ALL_TRANSFER/TRANSFER_WRITE
+        why: for `copy Y`, after `read`
     pass   `copy Y`
   batch 1:
     wait   `other` timeline after its batch 0 at ALL_TRANSFER
@@ -366,6 +370,7 @@ queue `a` (family 0):
     wait   `b` timeline after its batch 0 at ALL_TRANSFER
     barrier
       buffer `R` bytes 0..64: HOST/NONE -> ALL_TRANSFER/TRANSFER_WRITE
+        why: for `copy S to R`, after an earlier graph's work on `a`
     pass   `copy S to R`
     signal timeline at ALL_COMMANDS
 queue `b` (family 0):
@@ -423,12 +428,15 @@ queue `gfx` (family 0):
   batch 0:
     barrier
       image  `img` mips 0+1 layers 0+1: UNDEFINED -> GENERAL, NONE/NONE -> COMPUTE_SHADER/SHADER_STORAGE_WRITE
+        why: for `write img`, with nothing before it
     pass   `write img`
     barrier
       image  `img` mips 0+1 layers 0+1: GENERAL -> SHADER_READ_ONLY_OPTIMAL, COMPUTE_SHADER/SHADER_STORAGE_WRITE -> COMPUTE_SHADER/SHADER_SAMPLED_READ
+        why: for `sample img and data`, after `write img`
     pass   `sample img and data`
     barrier
       buffer `data` bytes 0..64: COMPUTE_SHADER/NONE -> COMPUTE_SHADER/SHADER_STORAGE_WRITE
+        why: for `overwrite data`, after `sample img and data`
     pass   `overwrite data`
     signal timeline at ALL_COMMANDS
 culled `fill scratch`
@@ -514,6 +522,7 @@ queue `gfx` (family 0):
     pass   `draw again`
     barrier
       image  `tex` mips 0+1 layers 0+1: SHADER_READ_ONLY_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, FRAGMENT_SHADER/NONE -> COMPUTE_SHADER/SHADER_SAMPLED_READ
+        why: for `cull`, after an earlier graph's work on `gfx`
     pass   `cull`
     signal timeline at ALL_COMMANDS
 "#

@@ -66,9 +66,11 @@ queue `graphics` (family 0):
   batch 0:
     barrier
       image  `color` mips 0+1 layers 0+1: UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL, NONE/NONE -> COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE
+        why: for `render pass`, with nothing before it
     pass   `render pass`
     barrier
       image  `color` mips 0+1 layers 0+1: SHADER_READ_ONLY_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+        why: for `sample`, after `render pass`
     pass   `sample`
     signal timeline at ALL_COMMANDS
 "#
@@ -181,9 +183,11 @@ queue `graphics` (family 0):
   batch 0:
     barrier
       image  `color` mips 0+1 layers 0+1: SHADER_READ_ONLY_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, FRAGMENT_SHADER/NONE -> COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE
+        why: for `render pass`, after an earlier graph's work on `graphics`
     pass   `render pass`
     barrier
       image  `color` mips 0+1 layers 0+1: SHADER_READ_ONLY_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+        why: for `sample`, after `render pass`
     pass   `sample`
     signal timeline at ALL_COMMANDS
 "#
@@ -227,9 +231,11 @@ queue `graphics` (family 0):
     pass   `shadow lookup`
     barrier
       image  `depth` mips 0+1 layers 0+1: DEPTH_STENCIL_READ_ONLY_OPTIMAL -> DEPTH_STENCIL_READ_ONLY_OPTIMAL, FRAGMENT_SHADER/NONE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ
+        why: for `depth test`, after `shadow lookup`
     pass   `depth test`
     barrier
       image  `depth` mips 0+1 layers 0+1: SHADER_READ_ONLY_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/NONE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+        why: for `sample`, after `depth test`
     pass   `sample`
     signal timeline at ALL_COMMANDS
 "#
@@ -370,6 +376,7 @@ queue `graphics` (family 0):
     pass   `first`
     barrier
       image  `gbuffer` mips 0+1 layers 0+1: GENERAL -> GENERAL, FRAGMENT_SHADER | COLOR_ATTACHMENT_OUTPUT/NONE -> FRAGMENT_SHADER | COLOR_ATTACHMENT_OUTPUT/INPUT_ATTACHMENT_READ | COLOR_ATTACHMENT_READ
+        why: for `second`, after `first`
     pass   `second`
     signal timeline at ALL_COMMANDS
 "#
@@ -412,6 +419,7 @@ queue `graphics` (family 0):
   batch 0:
     barrier
       image  `ds` mips 0+1 layers 0+1 DEPTH: UNDEFINED -> DEPTH_ATTACHMENT_OPTIMAL, NONE/NONE -> EARLY_FRAGMENT_TESTS | LATE_FRAGMENT_TESTS/DEPTH_STENCIL_ATTACHMENT_READ | DEPTH_STENCIL_ATTACHMENT_WRITE
+        why: for `shadow`, with nothing before it
     pass   `shadow`
     signal timeline at ALL_COMMANDS
 "#
@@ -463,6 +471,7 @@ queue `graphics` (family 0):
   batch 0:
     barrier
       image  `color` mips 0+1 layers 0+1: UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL, NONE/NONE -> COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE
+        why: for `render pass`, with nothing before it
     pass   `render pass`
     signal timeline at ALL_COMMANDS
   batch 1:

@@ -87,7 +87,9 @@ queue `gfx` (family 0):
     pass   `b0` (moved before `a1`)
     barrier
       buffer `a` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> COPY/TRANSFER_READ
+        why: for `a1`, after `a0`
       buffer `b` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> COPY/TRANSFER_READ
+        why: for `b1`, after `b0`
     pass   `a1`
     pass   `b1`
     signal timeline at ALL_COMMANDS
@@ -122,9 +124,11 @@ queue `gfx` (family 0):
     pass   `w`
     barrier
       buffer `a` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> COPY/TRANSFER_READ
+        why: for `r`, after `w`
     pass   `r`
     barrier
       buffer `a` bytes 0..256: COPY/NONE -> ALL_TRANSFER/TRANSFER_WRITE
+        why: for `w2`, after `r`
     pass   `w2`
     signal timeline at ALL_COMMANDS
 "#
@@ -165,6 +169,7 @@ queue `gfx` (family 0):
     pass   `write` (moved before `read low`)
     barrier
       buffer `a` bytes 0..128: ALL_TRANSFER/TRANSFER_WRITE -> COPY/TRANSFER_READ
+        why: for `read low`, after `write low`
     pass   `read low`
     signal timeline at ALL_COMMANDS
 "#
@@ -180,9 +185,11 @@ queue `gfx` (family 0):
     pass   `write low`
     barrier
       buffer `a` bytes 0..128: ALL_TRANSFER/TRANSFER_WRITE -> COPY/TRANSFER_READ
+        why: for `read low`, after `write low`
     pass   `read low`
     barrier
       buffer `a` bytes 64..128: COPY/NONE -> ALL_TRANSFER/TRANSFER_WRITE
+        why: for `write`, after `read low`
     pass   `write`
     signal timeline at ALL_COMMANDS
 "#
@@ -226,10 +233,13 @@ queue `gfx` (family 0):
     pass   `write x`
     barrier
       image  `img` mips 0+1 layers 0+1: UNDEFINED -> SHADER_READ_ONLY_OPTIMAL, NONE/NONE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+        why: for `read both`, with nothing before it
       buffer `x` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> COPY/TRANSFER_READ
+        why: for `read both`, after `write x`
     pass   `read both`
     barrier
       image  `img` mips 0+1 layers 0+1: UNDEFINED -> TRANSFER_SRC_OPTIMAL, FRAGMENT_SHADER/NONE -> COPY/TRANSFER_READ
+        why: for `read img`, after `read both`
     pass   `read img`
     signal timeline at ALL_COMMANDS
 "#
@@ -247,10 +257,13 @@ queue `gfx` (family 0):
     pass   `write x`
     barrier
       image  `img` mips 0+1 layers 0+1: UNDEFINED -> SHADER_READ_ONLY_OPTIMAL, NONE/NONE -> COMPUTE_SHADER/SHADER_SAMPLED_READ
+        why: for `read img`, with nothing before it
     pass   `read img` (moved before `read both`)
     barrier
       image  `img` mips 0+1 layers 0+1: SHADER_READ_ONLY_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, COMPUTE_SHADER/NONE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+        why: for `read both`, after `read img`
       buffer `x` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> COPY/TRANSFER_READ
+        why: for `read both`, after `write x`
     pass   `read both`
     signal timeline at ALL_COMMANDS
 "#
@@ -298,6 +311,7 @@ queue `gfx` (family 0):
     pass   `write x`
     barrier
       buffer `x` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> COPY/TRANSFER_READ
+        why: for `read x, y`, after `write x`
     pass   `read x, y`
     signal timeline at ALL_COMMANDS
 queue `other` (family 1):
@@ -316,6 +330,7 @@ queue `gfx` (family 0):
     pass   `write x`
     barrier
       buffer `x` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> COPY/TRANSFER_READ
+        why: for `read x, y`, after `write x`
     pass   `read x, y`
     signal timeline at ALL_COMMANDS
 queue `other` (family 1):
@@ -334,6 +349,7 @@ queue `gfx` (family 0):
     pass   `write x`
     barrier
       buffer `x` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> COPY/TRANSFER_READ
+        why: for `read x, y`, after `write x`
     pass   `read x, y`
     signal timeline at ALL_COMMANDS
 queue `other` (family 0):
@@ -393,6 +409,7 @@ queue `gfx` (family 0):
     pass   `write x`
     barrier
       buffer `x` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> COPY/TRANSFER_READ
+        why: for `read x`, after `write x`
     pass   `read x`
     pass   `declares nothing`
     pass   `write y`
@@ -407,12 +424,14 @@ queue `gfx` (family 0):
     pass   `write x`
     barrier
       buffer `x` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> COPY/TRANSFER_READ
+        why: for `read x`, after `write x`
     pass   `read x`
     pass   `signals`
     signal binary 0x2 at ALL_TRANSFER
   batch 1:
     barrier
       buffer `y` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> COPY/TRANSFER_WRITE
+        why: for `write y`, after `signals`
     pass   `write y`
     signal timeline at ALL_COMMANDS
 "#
@@ -425,11 +444,13 @@ queue `gfx` (family 0):
     pass   `write x`
     barrier
       buffer `x` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> COPY/TRANSFER_READ
+        why: for `read x`, after `write x`
     pass   `read x`
   batch 1:
     wait   binary 0x1 at ALL_TRANSFER
     barrier
       image  `swap` mips 0+1 layers 0+1: UNDEFINED -> TRANSFER_DST_OPTIMAL, ALL_TRANSFER/NONE -> ALL_TRANSFER/TRANSFER_WRITE
+        why: for `acquire`, after the binary semaphore `acquire` waits on
     pass   `acquire`
     pass   `write y`
     signal timeline at ALL_COMMANDS
@@ -457,10 +478,12 @@ queue `gfx` (family 0):
   batch 0:
     barrier
       image  `swap` mips 0+1 layers 0+1: UNDEFINED -> TRANSFER_DST_OPTIMAL, NONE/NONE -> ALL_TRANSFER/TRANSFER_WRITE
+        why: for `draw`, with nothing before it
     pass   `draw`
     pass   `write x`
     barrier
       image  `swap` mips 0+1 layers 0+1: TRANSFER_DST_OPTIMAL -> PRESENT_SRC_KHR, ALL_TRANSFER/TRANSFER_WRITE -> ALL_TRANSFER/NONE
+        why: for `present`, after `draw`
     pass   `present`
     signal binary 0x2 at ALL_TRANSFER
   batch 1:
@@ -511,6 +534,7 @@ queue `compute` (family 0):
     pass   `write c`
     barrier
       buffer `c` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> COPY/TRANSFER_READ
+        why: for `reads c`, after `write c`
     pass   `reads c` (moved before `waits`)
   batch 1:
     wait   `gfx` timeline after its batch 0 at COPY
@@ -580,11 +604,14 @@ queue `gfx` (family 0):
     pass   `make t1`
     barrier
       buffer `t1` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> COPY/TRANSFER_READ
+        why: for `t1 to t2`, after `make t1`
     pass   `t1 to t2`
     pass   `write user`
     barrier
       buffer `t2` bytes 0..256: COPY/TRANSFER_WRITE -> COPY/TRANSFER_READ
+        why: for `t2 to user`, after `t1 to t2`
       buffer `user` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> COPY/TRANSFER_WRITE
+        why: for `t2 to user`, after `write user`
     pass   `t2 to user`
     signal timeline at ALL_COMMANDS
 transient memory: 128 bytes in 1 heap(s); without aliasing 128, live-set lower bound 128
@@ -635,6 +662,7 @@ queue `gfx` (family 0):
     pass   `write t`
     barrier
       buffer `t` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> ALL_TRANSFER/TRANSFER_WRITE
+        why: for `t signals`, after `write t`
     pass   `t signals`
     signal binary 0x9 at ALL_TRANSFER
   batch 1:
@@ -642,6 +670,7 @@ queue `gfx` (family 0):
     pass   `write user`
     barrier
       buffer `user` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> COPY/TRANSFER_READ
+        why: for `read user`, after `write user`
     pass   `read user`
     pass   `write other`
     signal timeline at ALL_COMMANDS
@@ -661,6 +690,7 @@ queue `gfx` (family 0):
     pass   `write t`
     barrier
       buffer `t` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> ALL_TRANSFER/TRANSFER_WRITE
+        why: for `t signals`, after `write t`
     pass   `t signals`
     signal binary 0x9 at ALL_TRANSFER
   batch 1:
@@ -669,6 +699,7 @@ queue `gfx` (family 0):
     pass   `write other` (moved before `read user`)
     barrier
       buffer `user` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> COPY/TRANSFER_READ
+        why: for `read user`, after `write user`
     pass   `read user`
     signal timeline at ALL_COMMANDS
 culled `write t again`
@@ -712,6 +743,7 @@ queue `gfx` (family 0):
     pass   `write`
     barrier
       buffer `a` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> VERTEX_SHADER | COMPUTE_SHADER/SHADER_SAMPLED_READ | SHADER_STORAGE_READ
+        why: for `vertex`, after `write`
     pass   `vertex`
     pass   `compute`
     signal timeline at ALL_COMMANDS

@@ -124,7 +124,9 @@ queue `graphics` (family 0):
     wait   `compute` timeline after its batch 0 at ALL_COMMANDS
     barrier
       buffer `buf1` bytes 0..4096: COPY/NONE -> COPY/TRANSFER_READ, family 1 -> 0
+        why: for `draw0`, after `simulate0`
       buffer `buf4` bytes 0..4096: COPY/NONE -> COPY/TRANSFER_READ, family 1 -> 0
+        why: for `draw1`, after `simulate1`
     pass   `draw0`
     pass   `draw1`
     signal timeline at ALL_COMMANDS
@@ -133,12 +135,16 @@ queue `compute` (family 1):
     wait   `transfer` timeline after its batch 0 at ALL_COMMANDS
     barrier
       buffer `buf0` bytes 0..4096: COPY/NONE -> COPY/TRANSFER_READ, family 2 -> 1
+        why: for `simulate0`, after `upload0`
       buffer `buf3` bytes 0..4096: COPY/NONE -> COPY/TRANSFER_READ, family 2 -> 1
+        why: for `simulate1`, after `upload1`
     pass   `simulate0`
     pass   `simulate1` (moved before `draw0`)
     barrier
       buffer `buf1` bytes 0..4096: COPY/TRANSFER_WRITE -> COPY/NONE, family 1 -> 0
+        why: for `draw0`, after `simulate0`
       buffer `buf4` bytes 0..4096: COPY/TRANSFER_WRITE -> COPY/NONE, family 1 -> 0
+        why: for `draw1`, after `simulate1`
     signal timeline at ALL_COMMANDS
 queue `transfer` (family 2):
   batch 0:
@@ -146,7 +152,9 @@ queue `transfer` (family 2):
     pass   `upload1` (moved before `simulate0`)
     barrier
       buffer `buf0` bytes 0..4096: ALL_TRANSFER/TRANSFER_WRITE -> ALL_TRANSFER/NONE, family 2 -> 1
+        why: for `simulate0`, after `upload0`
       buffer `buf3` bytes 0..4096: ALL_TRANSFER/TRANSFER_WRITE -> ALL_TRANSFER/NONE, family 2 -> 1
+        why: for `simulate1`, after `upload1`
     signal timeline at ALL_COMMANDS
 "#
     );
@@ -186,6 +194,7 @@ queue `graphics` (family 0):
     pass   `a`
     barrier
       buffer `buf0` bytes 0..4096: ALL_TRANSFER/TRANSFER_WRITE -> ALL_TRANSFER/TRANSFER_WRITE
+        why: for `a again`, after `a`
     pass   `a again`
     pass   `b`
     signal timeline at ALL_COMMANDS
@@ -200,6 +209,7 @@ queue `graphics` (family 0):
     pass   `b` (moved before `a again`)
     barrier
       buffer `buf0` bytes 0..4096: ALL_TRANSFER/TRANSFER_WRITE -> ALL_TRANSFER/TRANSFER_WRITE
+        why: for `a again`, after `a`
     pass   `a again`
     signal timeline at ALL_COMMANDS
 "#

@@ -80,34 +80,44 @@ queue `gfx` (family 0):
     wait   `async` timeline after its batch 0 at FRAGMENT_SHADER
     barrier
       image  `a` mips 0+1 layers 0+1: GENERAL -> SHADER_READ_ONLY_OPTIMAL, FRAGMENT_SHADER/NONE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+        why: for `draw`, after `fill`
       image  `c` mips 0+1 layers 0+1: UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL, NONE/NONE -> COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE
+        why: for `draw`, with nothing before it
     pass   `draw`
     signal timeline at FRAGMENT_SHADER | COLOR_ATTACHMENT_OUTPUT
   batch 1:
     wait   `async` timeline after its batch 1 at FRAGMENT_SHADER | COLOR_ATTACHMENT_OUTPUT
     barrier
       image  `b` mips 0+1 layers 0+1: GENERAL -> SHADER_READ_ONLY_OPTIMAL, FRAGMENT_SHADER/NONE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+        why: for `post`, after `blur`
       image  `d` mips 0+1 layers 0+1: UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL, COLOR_ATTACHMENT_OUTPUT/NONE -> COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE
+        why: for `post`, after `blur` used the memory
     pass   `post`
     barrier
       image  `d` mips 0+1 layers 0+1: COLOR_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+        why: for `output`, after `post`
       image  `e` mips 0+1 layers 0+1: UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL, FRAGMENT_SHADER/NONE -> COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE
+        why: for `output`, after `post` used the memory
     pass   `output`
     barrier
       image  `e` mips 0+1 layers 0+1: COLOR_ATTACHMENT_OPTIMAL -> TRANSFER_SRC_OPTIMAL, COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE -> ALL_TRANSFER/TRANSFER_READ
+        why: for `copy out`, after `output`
     pass   `copy out`
     signal timeline at ALL_COMMANDS
 queue `async` (family 0):
   batch 0:
     barrier
       image  `a` mips 0+1 layers 0+1: UNDEFINED -> GENERAL, NONE/NONE -> COMPUTE_SHADER/SHADER_STORAGE_WRITE
+        why: for `fill`, with nothing before it
     pass   `fill`
     signal timeline at COMPUTE_SHADER
   batch 1:
     wait   `gfx` timeline after its batch 0 at COMPUTE_SHADER
     barrier
       image  `c` mips 0+1 layers 0+1: COLOR_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, COMPUTE_SHADER/NONE -> COMPUTE_SHADER/SHADER_SAMPLED_READ
+        why: for `blur`, after `draw`
       image  `b` mips 0+1 layers 0+1: UNDEFINED -> GENERAL, COMPUTE_SHADER/NONE -> COMPUTE_SHADER/SHADER_STORAGE_WRITE
+        why: for `blur`, after `draw` used the memory
     pass   `blur`
     signal timeline at ALL_COMMANDS
 transient memory: 2097152 bytes in 1 heap(s); without aliasing 5242880, live-set lower bound 2097152
@@ -183,34 +193,44 @@ queue `gfx` (family 0):
     wait   `async` timeline after its batch 0 at FRAGMENT_SHADER
     barrier
       image  `a` mips 0+1 layers 0+1: GENERAL -> SHADER_READ_ONLY_OPTIMAL, FRAGMENT_SHADER/NONE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+        why: for `draw`, after `fill`
       image  `c` mips 0+1 layers 0+1: UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL, NONE/NONE -> COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE
+        why: for `draw`, with nothing before it
     pass   `draw`
     signal timeline at COLOR_ATTACHMENT_OUTPUT
   batch 1:
     wait   `async` timeline after its batch 1 at FRAGMENT_SHADER
     barrier
       image  `b` mips 0+1 layers 0+1: GENERAL -> SHADER_READ_ONLY_OPTIMAL, FRAGMENT_SHADER/NONE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+        why: for `post`, after `blur`
       image  `d` mips 0+1 layers 0+1: UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL, NONE/NONE -> COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE
+        why: for `post`, with nothing before it
     pass   `post`
     barrier
       image  `d` mips 0+1 layers 0+1: COLOR_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+        why: for `output`, after `post`
       image  `e` mips 0+1 layers 0+1: UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL, NONE/NONE -> COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE
+        why: for `output`, with nothing before it
     pass   `output`
     barrier
       image  `e` mips 0+1 layers 0+1: COLOR_ATTACHMENT_OPTIMAL -> TRANSFER_SRC_OPTIMAL, COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE -> ALL_TRANSFER/TRANSFER_READ
+        why: for `copy out`, after `output`
     pass   `copy out`
     signal timeline at ALL_COMMANDS
 queue `async` (family 0):
   batch 0:
     barrier
       image  `a` mips 0+1 layers 0+1: UNDEFINED -> GENERAL, NONE/NONE -> COMPUTE_SHADER/SHADER_STORAGE_WRITE
+        why: for `fill`, with nothing before it
     pass   `fill`
     signal timeline at COMPUTE_SHADER
   batch 1:
     wait   `gfx` timeline after its batch 0 at COMPUTE_SHADER
     barrier
       image  `c` mips 0+1 layers 0+1: COLOR_ATTACHMENT_OPTIMAL -> SHADER_READ_ONLY_OPTIMAL, COMPUTE_SHADER/NONE -> COMPUTE_SHADER/SHADER_SAMPLED_READ
+        why: for `blur`, after `draw`
       image  `b` mips 0+1 layers 0+1: UNDEFINED -> GENERAL, NONE/NONE -> COMPUTE_SHADER/SHADER_STORAGE_WRITE
+        why: for `blur`, with nothing before it
     pass   `blur`
     signal timeline at ALL_COMMANDS
 "#
@@ -366,13 +386,17 @@ queue `gfx` (family 0):
   batch 0:
     barrier
       image  `t` mips 0+2 layers 0+1: UNDEFINED -> COLOR_ATTACHMENT_OPTIMAL, NONE/NONE -> COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_READ | COLOR_ATTACHMENT_WRITE
+        why: for `p0`, with nothing before it
     pass   `p0`
     barrier
       image  `t` mips 0+1 layers 0+1: COLOR_ATTACHMENT_OPTIMAL -> TRANSFER_DST_OPTIMAL, COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE -> ALL_TRANSFER/TRANSFER_WRITE
+        why: for `p1`, after `p0`
     pass   `p1`
     barrier
       image  `t` mips 0+1 layers 0+1: TRANSFER_DST_OPTIMAL -> GENERAL, ALL_TRANSFER/TRANSFER_WRITE -> COMPUTE_SHADER/SHADER_STORAGE_READ
+        why: for `p2`, after `p1`
       image  `t` mips 1+1 layers 0+1: COLOR_ATTACHMENT_OPTIMAL -> GENERAL, COLOR_ATTACHMENT_OUTPUT/COLOR_ATTACHMENT_WRITE -> COMPUTE_SHADER/SHADER_STORAGE_READ
+        why: for `p2`, after `p0`
     pass   `p2`
     signal timeline at ALL_COMMANDS
 transient memory: 1048576 bytes in 1 heap(s); without aliasing 1048576, live-set lower bound 1048576

@@ -44,11 +44,13 @@ queue `graphics` (family 0):
     pass   `clear`
     barrier
       buffer `histogram` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> COMPUTE_SHADER/SHADER_STORAGE_READ | SHADER_STORAGE_WRITE
+        why: for `bin 0`, after `clear`
     pass   `bin 0`
     pass   `bin 1`
     pass   `bin 2`
     barrier
       buffer `histogram` bytes 0..256: COMPUTE_SHADER/SHADER_STORAGE_WRITE -> COMPUTE_SHADER/SHADER_STORAGE_READ
+        why: for `resolve`, after `bin 2`
     pass   `resolve`
     signal timeline at ALL_COMMANDS
 "#
@@ -84,13 +86,16 @@ queue `graphics` (family 0):
   batch 0:
     barrier
       image  `atlas` mips 0+1 layers 0+1: UNDEFINED -> GENERAL, NONE/NONE -> COMPUTE_SHADER/SHADER_STORAGE_WRITE
+        why: for `left`, with nothing before it
     pass   `left`
     pass   `right`
     barrier
       image  `atlas` mips 0+1 layers 0+1: GENERAL -> GENERAL, COMPUTE_SHADER/SHADER_STORAGE_WRITE -> FRAGMENT_SHADER/SHADER_STORAGE_WRITE
+        why: for `bottom`, after `right`
     pass   `bottom`
     barrier
       image  `atlas` mips 0+1 layers 0+1: GENERAL -> SHADER_READ_ONLY_OPTIMAL, FRAGMENT_SHADER | COMPUTE_SHADER/SHADER_STORAGE_WRITE -> FRAGMENT_SHADER/SHADER_SAMPLED_READ
+        why: for `sample`, after `bottom`
     pass   `sample`
     signal timeline at ALL_COMMANDS
 "#
@@ -128,12 +133,15 @@ queue `graphics` (family 0):
     pass   `upload`
     barrier
       buffer `counters` bytes 0..256: COPY/TRANSFER_WRITE -> COMPUTE_SHADER/SHADER_STORAGE_READ | SHADER_STORAGE_WRITE
+        why: for `compute adds`, after `upload`
     pass   `compute adds`
     barrier
       buffer `counters` bytes 0..256: COPY/TRANSFER_WRITE -> FRAGMENT_SHADER/SHADER_STORAGE_READ | SHADER_STORAGE_WRITE
+        why: for `fragment adds`, after `upload`
     pass   `fragment adds`
     barrier
       buffer `counters` bytes 0..256: FRAGMENT_SHADER | COMPUTE_SHADER/SHADER_STORAGE_WRITE -> COPY/TRANSFER_READ
+        why: for `read`, after `fragment adds`
     pass   `read`
     signal timeline at ALL_COMMANDS
 "#
@@ -175,6 +183,7 @@ queue `graphics` (family 0):
     pass   `clear`
     barrier
       buffer `sums` bytes 0..256: ALL_TRANSFER/TRANSFER_WRITE -> COMPUTE_SHADER/SHADER_STORAGE_READ | SHADER_STORAGE_WRITE
+        why: for `a 3`, after `clear`
     pass   `a 3`
     signal timeline at ALL_COMMANDS
 queue `compute` (family 1):

@@ -6,15 +6,16 @@
 use super::*;
 
 /// Adds a barrier for `cells` of resource `r` to `cmd`, merging with an existing one of the
-/// same resource, range, layouts and ownership transfer. Returns the entries it went into.
+/// same resource, range, layouts and ownership transfer (which keeps its own cause). Returns
+/// the entries it went into.
 pub(super) fn push_barrier(
     cmd: &mut BarrierCmd,
     r: usize,
     kind: &ResourceKind,
     cells: std::ops::Range<u64>,
     s: Scopes,
-    old_layout: vk::ImageLayout,
-    new_layout: vk::ImageLayout,
+    (old_layout, new_layout): (vk::ImageLayout, vk::ImageLayout),
+    cause: Cause,
 ) -> SmallVec<[EntryRef; 1]> {
     let mut into = SmallVec::new();
     match *kind {
@@ -31,6 +32,7 @@ pub(super) fn push_barrier(
                     scopes: s,
                     old_layout,
                     new_layout,
+                    cause: Some(cause),
                 };
                 into.push(EntryRef::Image(push_image_barrier(&mut cmd.images, b, all)));
             }
@@ -44,6 +46,7 @@ pub(super) fn push_barrier(
                 resource: r,
                 range,
                 scopes: s,
+                cause: Some(cause),
             };
             into.push(EntryRef::Buffer(push_buffer_barrier(&mut cmd.buffers, b)));
         }

@@ -195,7 +195,9 @@ impl Planner<'_> {
             None => self.order_on_queue(&s, node),
         };
         if let Some(scopes) = scopes {
-            self.push_use_barrier(&s, cells, scopes, node);
+            let acquire = s.needs.transfer_from.map(|from| (from, &*st));
+            let cause = self.cause((pass, s.queue), &s.priors, s.alias, acquire);
+            self.push_use_barrier(&s, cells, scopes, cause, node);
         }
         let before = st.write;
         apply_access(
@@ -414,6 +416,7 @@ impl Planner<'_> {
         s: &SegAccess,
         cells: std::ops::Range<u64>,
         scopes: Scopes,
+        cause: Cause,
         node: &mut Node,
     ) {
         let kind = &self.input.resources[s.r].kind;
@@ -424,8 +427,8 @@ impl Planner<'_> {
             kind,
             cells,
             scopes,
-            s.needs.old_layout,
-            s.needs.new_layout,
+            (s.needs.old_layout, s.needs.new_layout),
+            cause,
         );
         // What dropping the entry after batching must prove (see `redundant`).
         let start = self.reason_priors.len();

@@ -74,6 +74,8 @@ impl Planner<'_> {
         let deps: SmallVec<[Dep; 2]> = (deps.iter())
             .map(|x| Dep::new(x.queue, x.at, src_stages, self.signal_stages(x, x.stages)))
             .collect();
+        // The release names the acquiring pass and the releasing queue's latest access.
+        let cause = self.cause((pass, rq), &[], &[], Some((families.0, st)));
         let node = release_node(&mut self.nodes[rq], pos);
         node.deps.extend(deps);
         self.spare.prepare(&mut node.barrier, &kind);
@@ -83,8 +85,8 @@ impl Planner<'_> {
             &kind,
             cells,
             scopes,
-            old_layout,
-            new_layout,
+            (old_layout, new_layout),
+            cause,
         );
         Ok((rq, pos, src_stages))
     }

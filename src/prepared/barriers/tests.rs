@@ -13,6 +13,7 @@ fn whole_buffer(resource: usize, scopes: Scopes) -> BufferBarrier {
             size: 64,
         },
         scopes,
+        cause: None,
     }
 }
 
@@ -134,6 +135,7 @@ fn a_plan_s_barriers_are_built_once_per_plan_and_handles() {
                 scopes: scopes(copy, None),
                 old_layout: vk::ImageLayout::UNDEFINED,
                 new_layout: vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                cause: None,
             }],
             buffers: vec![barrier(1, None), barrier(2, Some((0, 1)))],
         },

@@ -31,6 +31,7 @@ fn buffer(families: Option<(u32, u32)>) -> BufferBarrier {
         resource: 0,
         range: BufferRange { offset: 0, size: 4 },
         scopes: scopes(families),
+        cause: None,
     }
 }
 
@@ -60,6 +61,7 @@ fn barrier_labels_name_the_pass_and_the_ownership_transfers() {
         scopes: scopes(Some((2, 0))),
         old_layout: vk::ImageLayout::GENERAL,
         new_layout: vk::ImageLayout::GENERAL,
+        cause: None,
     };
     let both = BarrierCmd {
         images: vec![image],
