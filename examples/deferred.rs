@@ -105,6 +105,8 @@ mod dispatch;
 mod draw;
 #[path = "deferred/frame.rs"]
 mod frame;
+#[path = "deferred/frame_report.rs"]
+mod frame_report;
 #[path = "deferred/hand.rs"]
 mod hand;
 #[path = "deferred/hand_record.rs"]
@@ -366,6 +368,10 @@ fn run() -> vk_baton::Result<bool> {
         return Ok(ok && messages == 0);
     }
     drop(pipelines);
+    let mut frame_report = o.report.as_ref().map(|_| {
+        graph.set_gpu_timings(Some(ctx.timestamp_support()));
+        frame_report::FrameReport::new(o.frames)
+    });
 
     // Aliased frames, FRAMES_IN_FLIGHT at a time; the first ones make the heaps and objects.
     // `--held`: the first frame's plan is held and executed again each frame (`held.rs`).
@@ -389,20 +395,28 @@ fn run() -> vk_baton::Result<bool> {
     if o.replay {
         println!("replay: on (Graph::set_replay: recordings submitted again when nothing changed)");
     }
-    let mut in_flight: VecDeque<ExecutionFence> = VecDeque::new();
+    // Each frame's number and fence.
+    let mut in_flight: VecDeque<(u32, ExecutionFence)> = VecDeque::new();
     let (mut steady, mut plan) = (steady::Steady::new(FRAMES_IN_FLIGHT), None);
     let mut replays = replays::Replays::default();
     let mut stats_before = graph.transient_stats();
     for n in 0..o.frames {
         let start = std::time::Instant::now();
         if in_flight.len() == FRAMES_IN_FLIGHT {
-            in_flight.pop_front().expect("non-empty").wait()?;
+            let (done, fence) = in_flight.pop_front().expect("non-empty");
+            fence.wait()?;
+            if let Some(r) = frame_report.as_mut() {
+                r.completed(done, &fence);
+            }
         }
         frame.set(n);
         let (fence, was_reused) = if let Some(passes) = builder_passes.as_deref_mut() {
             let planned = plan_frame(&graph, passes, n)?;
             if n == o.frames - 1 {
                 plan = Some(planned.plan().clone());
+            }
+            if let Some(r) = frame_report.as_mut() {
+                r.planned(n, planned.plan());
             }
             let was_reused = planned.reused();
             (planned.execute()?, was_reused)
@@ -418,12 +432,15 @@ fn run() -> vk_baton::Result<bool> {
         if let (Some(h), true) = (&held_plan, n == o.frames - 1) {
             plan = Some(h.plan().clone());
         }
+        if let (Some(h), Some(r)) = (&held_plan, frame_report.as_mut()) {
+            r.planned(n, h.plan());
+        }
         // The execution bound its transients: the stats after it are its own.
         let after = graph.transient_stats();
         steady.frame(n, (&stats_before, &after), was_reused, start.elapsed());
         replays.frame(n, fence.replayed(), after.sets);
         stats_before = after;
-        in_flight.push_back(fence);
+        in_flight.push_back((n, fence));
     }
     if let Some(h) = &held_plan {
         println!(
@@ -444,8 +461,11 @@ fn run() -> vk_baton::Result<bool> {
     drop(held_plan);
     // The steady frames' GPU work ends here: their time includes this wait.
     let drain = std::time::Instant::now();
-    while let Some(f) = in_flight.pop_front() {
-        f.wait()?;
+    while let Some((done, fence)) = in_flight.pop_front() {
+        fence.wait()?;
+        if let Some(r) = frame_report.as_mut() {
+            r.completed(done, &fence);
+        }
     }
     steady.time += drain.elapsed();
     uploaded.wait()?;
@@ -553,6 +573,9 @@ fn run() -> vk_baton::Result<bool> {
         aliased.len()
     );
     write_png(&o.png, o.width, o.height, &aliased)?;
+    if let (Some(r), Some(path)) = (&frame_report, &o.report) {
+        r.write(path)?;
+    }
     println!("wrote {} ({}x{})", o.png.display(), o.width, o.height);
     drop(passes);
     drop(graph);

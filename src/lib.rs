@@ -330,6 +330,8 @@ mod prepared;
 pub mod queue;
 mod range;
 pub mod render_pass;
+#[cfg(feature = "report")]
+pub mod report;
 mod requirements;
 pub mod resource;
 #[cfg(feature = "schedule")]

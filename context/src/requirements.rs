@@ -37,7 +37,8 @@
 //! - `VK_KHR_ray_query` (any name starting with `VK_`): that device extension;
 //! - `feature:meshShader`: that device feature, by the specification's name
 //!   ([`DeviceFeatures::names`](vk_baton::access::DeviceFeatures::names));
-//! - `program:xvfb-run`: that program on `PATH`.
+//! - `program:xvfb-run`: that program on `PATH`;
+//! - `python:html5lib`: a module `python3` imports.
 
 use ash::vk;
 use std::borrow::Cow;
@@ -132,6 +133,8 @@ pub enum Need {
     DeviceFeatures(DeviceFeatures),
     /// A program on `PATH` (`xvfb-run`).
     Program(Cow<'static, str>),
+    /// A module that `python3` imports (`html5lib`, which checks the HTML reports parse).
+    PythonModule(Cow<'static, str>),
 }
 
 impl Need {
@@ -167,12 +170,15 @@ impl Need {
         if let Some(program) = entry.strip_prefix("program:").filter(|p| !p.is_empty()) {
             return Ok(Need::Program(Cow::Owned(program.to_owned())));
         }
+        if let Some(module) = entry.strip_prefix("python:").filter(|p| !p.is_empty()) {
+            return Ok(Need::PythonModule(Cow::Owned(module.to_owned())));
+        }
         if entry.starts_with("VK_") {
             return Ok(Need::DeviceExtension(Cow::Owned(entry.to_owned())));
         }
         Err(format!(
             "`{entry}` is not a requirement: write layer>=X.Y.Z, VK_<extension>, \
-             feature:<name> or program:<name>"
+             feature:<name>, program:<name> or python:<module>"
         ))
     }
 
@@ -186,6 +192,7 @@ impl Need {
                 .into_iter()
                 .any(|one| f.contains(one) && r.contains(one)),
             (Need::Program(p), Need::Program(r)) => p == r,
+            (Need::PythonModule(p), Need::PythonModule(r)) => p == r,
             _ => false,
         }
     }
@@ -204,6 +211,7 @@ impl fmt::Display for Need {
                 )
             }
             Need::Program(p) => write!(f, "program `{p}` on PATH"),
+            Need::PythonModule(m) => write!(f, "python3 module `{m}`"),
         }
     }
 }
@@ -253,6 +261,9 @@ impl Machine {
                 })
             }
             Need::Program(p) => (!on_path(p)).then(|| "it is not installed".into()),
+            Need::PythonModule(m) => {
+                (!python_imports(m)).then(|| "python3 cannot import it".into())
+            }
         }
     }
 
@@ -411,6 +422,17 @@ fn report_skip(line: &str) {
 }
 
 /// Whether `program` is a file in one of `PATH`'s directories.
+/// Whether `python3` runs and imports `module`.
+fn python_imports(module: &str) -> bool {
+    let import = format!("import {module}");
+    let status = std::process::Command::new("python3")
+        .args(["-c", &import])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
+    status.is_ok_and(|s| s.success())
+}
+
 fn on_path(program: &str) -> bool {
     std::env::var_os("PATH")
         .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
@@ -437,7 +459,8 @@ mod tests {
 
     #[test]
     fn the_required_list_parses_each_kind_and_refuses_unknown_entries() {
-        let list = "layer>=1.4.309, VK_KHR_ray_query feature:meshShader,program:xvfb-run";
+        let list =
+            "layer>=1.4.309, VK_KHR_ray_query feature:meshShader,program:xvfb-run python:html5lib";
         assert_eq!(
             parse_required(list),
             Ok(vec![
@@ -445,10 +468,17 @@ mod tests {
                 Need::device_extension("VK_KHR_ray_query"),
                 Need::DeviceFeatures(DeviceFeatures::MESH_SHADER),
                 Need::XVFB,
+                Need::PythonModule("html5lib".into()),
             ])
         );
         assert_eq!(parse_required(" , "), Ok(vec![]));
-        for bad in ["mesa25", "layer>=new", "feature:warp", "program:"] {
+        for bad in [
+            "mesa25",
+            "layer>=new",
+            "feature:warp",
+            "program:",
+            "python:",
+        ] {
             assert!(parse_required(bad).is_err(), "{bad}");
         }
     }
@@ -500,6 +530,10 @@ mod tests {
         assert!(m.lacks(&Need::Program("sh".into())).is_none());
         assert!(m
             .lacks(&Need::Program("no-such-program-x".into()))
+            .is_some());
+        assert!(m.lacks(&Need::PythonModule("json".into())).is_none());
+        assert!(m
+            .lacks(&Need::PythonModule("no_such_module_x".into()))
             .is_some());
     }
 

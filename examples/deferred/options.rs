@@ -4,7 +4,7 @@ use super::FRAMES_IN_FLIGHT;
 use support::ValueExt;
 
 const USAGE: &str = "usage: deferred [--width W] [--height H] [--frames N] [--shadow SIZE] \
-                     [--exclusive] [--maintenance8] [--general-layouts] [--plan] [--png PATH] [--skip PASS] [--held] [--replay] [--compare [--hand-split] [--hand-write-sets] [--labels]]";
+                     [--exclusive] [--maintenance8] [--general-layouts] [--plan] [--report FILE.html] [--png PATH] [--skip PASS] [--held] [--replay] [--compare [--hand-split] [--hand-write-sets] [--labels]]";
 
 /// Options from the command line.
 pub struct Options {
@@ -14,6 +14,9 @@ pub struct Options {
     pub shadow: u32,
     pub exclusive: bool,
     pub plan: bool,
+    /// Write an HTML report of the last frames there (`deferred/frame_report.rs`); the graph
+    /// then times every pass.
+    pub report: Option<std::path::PathBuf>,
     pub png: std::path::PathBuf,
     /// Raster passes (by name) that draw nothing: they still begin and end their rendering
     /// (clearing or loading their targets) and declare the same uses, so the plan is the same.
@@ -54,6 +57,7 @@ fn parse() -> Options {
         shadow: 1024,
         exclusive: false,
         plan: false,
+        report: None,
         png: "deferred.png".into(),
         skip: Vec::new(),
         compare: false,
@@ -73,6 +77,7 @@ fn parse() -> Options {
             "shadow" => o.shadow = p.value()?.parse()?,
             "exclusive" => o.exclusive = true,
             "plan" => o.plan = true,
+            "report" => o.report = Some(p.value()?.into()),
             "png" => o.png = p.value()?.into(),
             "skip" => o.skip.push(p.value()?.string()?),
             "compare" => o.compare = true,
@@ -117,6 +122,12 @@ pub fn options() -> vk_baton::Result<Options> {
         // plan's passes cannot show in their keys (see `deferred/compare.rs`).
         return Err(vk_baton::Error::InvalidInput(
             "--compare --replay runs the builder loop: leave out --held".into(),
+        ));
+    }
+    if o.compare && o.report.is_some() {
+        // The comparison times its frames with timestamp passes of its own.
+        return Err(vk_baton::Error::InvalidInput(
+            "--report reports the frame loop: leave out --compare".into(),
         ));
     }
     if o.compare && o.exclusive {
