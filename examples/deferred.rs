@@ -326,11 +326,17 @@ fn run() -> vk_baton::Result<bool> {
     // transfer queue's timeline, and takes the buffers' ownership where that is another
     // family). Not waited on here; the frames after the first start from the same states, so
     // they reuse one plan.
-    let uploaded = graph
-        .record()
+    let mut frame_report = o.report.as_ref().map(|_| {
+        graph.set_gpu_timings(Some(ctx.timestamp_support()));
+        frame_report::FrameReport::new(o.frames)
+    });
+    let planned = (graph.record())
         .insert_pass("upload", &mut upload, ctx.transfer())
-        .finish()?
-        .execute()?;
+        .finish()?;
+    if let Some(r) = frame_report.as_mut() {
+        r.planned(frame_report::UPLOAD, planned.plan());
+    }
+    let uploaded = planned.execute()?;
     // What the upload signals on the transfer queue's timeline (the hand-written frame waits
     // for it).
     let upload_value = ctx.transfer().last_value();
@@ -368,10 +374,6 @@ fn run() -> vk_baton::Result<bool> {
         return Ok(ok && messages == 0);
     }
     drop(pipelines);
-    let mut frame_report = o.report.as_ref().map(|_| {
-        graph.set_gpu_timings(Some(ctx.timestamp_support()));
-        frame_report::FrameReport::new(o.frames)
-    });
 
     // Aliased frames, FRAMES_IN_FLIGHT at a time; the first ones make the heaps and objects.
     // `--held`: the first frame's plan is held and executed again each frame (`held.rs`).
@@ -469,6 +471,9 @@ fn run() -> vk_baton::Result<bool> {
     }
     steady.time += drain.elapsed();
     uploaded.wait()?;
+    if let Some(r) = frame_report.as_mut() {
+        r.completed(frame_report::UPLOAD, &uploaded);
+    }
     drop(upload);
     let steady_stats = graph.transient_stats();
     let plan = plan.expect("frames > 0");

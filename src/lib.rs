@@ -12,11 +12,12 @@
 //!
 //! The crate needs a Vulkan 1.3 device. On a machine without a GPU, Mesa's software driver
 //! (lavapipe) is enough. On Debian or Ubuntu, install the loader, lavapipe, the Khronos
-//! validation layer, the GLSL compiler the samples' shaders are built with, and Xvfb for the
-//! window samples' tests:
+//! validation layer, the GLSL compiler the samples' shaders are built with, Xvfb for the
+//! window samples' tests, and Chromium and html5lib for the frame report's tests:
 //!
 //! ```sh
-//! sudo apt-get install libvulkan1 mesa-vulkan-drivers vulkan-validationlayers glslang-tools xvfb xauth
+//! sudo apt-get install libvulkan1 mesa-vulkan-drivers vulkan-validationlayers glslang-tools xvfb xauth \
+//!     chromium python3-html5lib
 //! ```
 //!
 //! Then, from the repository root, run the main demo and the tests:
@@ -30,7 +31,8 @@
 //! validation message the specification does not allow fails them, and so does a machine with
 //! no Vulkan device. On stock distributions (tried on Debian 12) the tests pass, and those
 //! that need what the machine lacks (a layer that validates at submit time, 1.4.309 or newer;
-//! Mesa 25's ray tracing, mesh shaders and present fences) skip with a `SKIPPED` line naming it;
+//! Mesa 25's ray tracing, mesh shaders and present fences; Xvfb, Chromium, html5lib) skip with
+//! a `SKIPPED` line naming it;
 //! CI runs them all in strict mode, under Debian forky's layer 1.4.363 and Mesa 26, where a skip
 //! fails ([docs/testing.md](docs/testing.md) shows how). Tests that need several queue families
 //! are ignored on single-queue devices such as lavapipe; on a real GPU, append

@@ -150,3 +150,5 @@ fn by_pass(plan: &Plan, timings: &GpuTimings) -> Vec<Option<(u64, u64)>> {
     }
     at
 }
+#[cfg(test)]
+mod tests;

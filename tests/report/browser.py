@@ -10,7 +10,8 @@ needs nothing beyond Python's standard library. It fails (exit 1, the reason on 
 - a page that does not say it is ready, or shows its error box;
 - no lane, pass, barrier or wait drawn (counted in the DOM) or a barrier of zero size;
 - a click on the first barrier that names an ownership transfer (else the first barrier) whose
-  details lack any of the EXPECT strings.
+  details lack, for an entry of that barrier in the report's own data, its source and
+  destination stages, its layouts (an image's) or its cause; or lack any of the EXPECT strings.
 It writes OUT_DIR/light.png and OUT_DIR/dark.png, and prints one line of counts and the
 load time.
 """
@@ -142,8 +143,18 @@ TARGET = """(() => {
   const g = document.querySelector('g.barrier.transfer') || document.querySelector('g.barrier');
   g.scrollIntoView({block: 'center', inline: 'center'});
   const r = g.getBoundingClientRect();
-  return [r.left + r.width / 2, r.top + r.height / 2];
+  return [r.left + r.width / 2, r.top + r.height / 2, +g.dataset.batch, +g.dataset.item];
 })()"""
+
+# What the details of a barrier must say, from the report's own data: for its first entry,
+# the stages on both sides, the layouts (of an image) and the cause.
+EXPECTED = """((batch, item) => {
+  const data = JSON.parse(document.getElementById('report-data').textContent);
+  const frame = data.frames[+(document.getElementById('frame') || {value: 0}).value || 0];
+  const e = frame.batches[batch].items[item].entries[0];
+  const s = i => (i >= 0 ? data.strings[i] : null);
+  return [s(e[4]), s(e[6]), s(e[2]), s(e[3]), s(e[11])].filter(x => x !== null);
+})"""
 
 
 def click(b, x, y):
@@ -174,7 +185,8 @@ def main():
         if counts["drawn"] != counts["barriers"]:
             raise RuntimeError(f"barriers of zero size: {counts}")
         screenshot(b, os.path.join(out_dir, "light.png"))
-        x, y = b.eval(TARGET)
+        x, y, batch, item = b.eval(TARGET)
+        expect = expect + b.eval(f"{EXPECTED}({batch}, {item})")
         click(b, x, y)
         details = b.eval("document.getElementById('details').textContent")
         missing = [e for e in expect if e not in details]

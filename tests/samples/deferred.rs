@@ -295,3 +295,63 @@ fn deferred_in_general_layouts_renders_the_reference_picture() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--report FILE.html`: the report of the upload and the last frames, with GPU times and no
+/// findings, parses as HTML5 and loads in Chromium, where a click on a barrier shows its
+/// stages, layouts and cause (`tests/report/browser.py`). Screenshots go to
+/// `target/tmp/deferred-report/`.
+#[test]
+fn deferred_writes_a_frame_report_that_a_browser_draws() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("deferred-report");
+    std::fs::create_dir_all(&dir).unwrap();
+    let report = dir.join("deferred.html");
+    let (_, out) = run(example("deferred")
+        .args(["--frames", "4", "--width", "320", "--height", "180"])
+        .arg("--report")
+        .arg(&report)
+        .arg("--png")
+        .arg(dir.join("deferred.png")));
+    assert!(
+        out.contains("(report of the upload and the last 3 frames"),
+        "{out}"
+    );
+    let html = std::fs::read_to_string(&report).unwrap();
+    // The upload and frames 1 to 3, each timed, none with a finding.
+    for label in ["upload", "frame 1", "frame 2", "frame 3"] {
+        assert!(html.contains(&format!("\"label\":\"{label}\"")), "{label}");
+    }
+    assert_eq!(html.matches("\"axis\":\"measured\"").count(), 4);
+    assert_eq!(html.matches("\"findings\":[]").count(), 4);
+    let machine = machine();
+    if !machine.skips_part("html5lib", &[Need::PythonModule("html5lib".into())]) {
+        let check =
+            "import html5lib, sys; html5lib.HTMLParser(strict=True).parse(open(sys.argv[1], 'rb'))";
+        let out = Command::new("python3")
+            .args(["-c", check])
+            .arg(&report)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    if !machine.skips_part("chromium", &[Need::Program("chromium".into())]) {
+        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/report/browser.py");
+        let out = Command::new("python3")
+            .arg(script)
+            .arg("chromium")
+            .arg(&report)
+            .arg(&dir)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{}{text}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        println!("deferred report: {text}");
+    }
+}
