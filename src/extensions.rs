@@ -1,32 +1,34 @@
 //! The executor's one extension point: the optional parts of an execution, one field per
 //! feature, and the hooks the executor calls at fixed points of every execution.
 //!
-//! Two features plug in here, each a leaf in a folder of its own: `timing` (`src/timing/`:
-//! per-pass GPU times from timestamp queries) and `parallel-recording`
+//! Three features plug in here, each a leaf in a folder of its own: `timing` (`src/timing/`:
+//! per-pass GPU times from timestamp queries), `parallel-recording`
 //! (`src/parallel_recording/`: long runs of `Send` passes recorded on threads the graph
-//! keeps). The executor names neither, and neither does this file: a leaf installs its part
-//! here when the app first turns it on ([`crate::Graph::set_gpu_timings`],
-//! `Graph::set_recording_threads`), as a [`TimingHooks`] or a [`ThreadHooks`]. Until then the
-//! field is `None` and its hooks do nothing; without the feature, nothing ever installs it.
+//! keeps) and `report` (`src/report/`: the next executions captured into an HTML report). The
+//! executor names none of them, and neither does this file: a leaf installs its part here when
+//! the app first turns it on ([`crate::Graph::set_gpu_timings`],
+//! `Graph::set_recording_threads`, `Graph::capture_report`), as a [`TimingHooks`], a
+//! [`ThreadHooks`] or a [`ReportHooks`]. Until then the field is `None` and its hooks do
+//! nothing; without the feature, nothing ever installs it.
 //!
 //! The executor holds an [`Extensions`] per graph (with its command pools, locked while
 //! recording), an [`ExecutionExtensions`] per execution (from recording until its objects go
 //! back) and a [`CompletedExtensions`] per fence, and calls their hooks unconditionally:
 //!
-//! | when | hook | `timing` | `parallel-recording` |
-//! | --- | --- | --- | --- |
-//! | recording starts | [`Extensions::start`] | takes a query pool | |
-//! | batches are cut into pieces | [`Extensions::cut`] | | cuts runs of `Send` passes |
-//! | a batch's command buffers are taken | [`Extensions::time_batch`] | hands out queries | |
-//! | a piece begins | [`ExecutionExtensions::begin_piece`] | resets the batch's queries | |
-//! | around each pass | [`ExecutionExtensions::before_pass`], `after_pass` | timestamps | |
-//! | pieces cut for threads are recorded | [`Extensions::record_spread`] | | on threads |
-//! | a fence sees it complete | [`ExecutionExtensions::complete`] | reads the times | |
-//! | it completes unwatched | [`ExecutionExtensions::complete_unseen`] | logs the times | |
-//! | its objects go back | [`ExecutionExtensions::release`] | the objects back | |
-//! | a recording is kept to replay | [`ExecutionExtensions::keep_into`] | keeps its queries | |
-//! | a kept recording replays | [`Extensions::replay`] | reads the kept queries | |
-//! | the graph drops | [`Extensions::destroy`] | destroys the query pools | |
+//! | when | hook | `timing` | `parallel-recording` | `report` |
+//! | --- | --- | --- | --- | --- |
+//! | recording starts | [`Extensions::start`] | takes a query pool | | keeps the plan |
+//! | batches are cut into pieces | [`Extensions::cut`] | | cuts runs of `Send` passes | |
+//! | a batch's command buffers are taken | [`Extensions::time_batch`] | hands out queries | | |
+//! | a piece begins | [`ExecutionExtensions::begin_piece`] | resets the batch's queries | | |
+//! | around each pass | [`ExecutionExtensions::before_pass`], `after_pass` | timestamps | | |
+//! | pieces cut for threads are recorded | [`Extensions::record_spread`] | | on threads | |
+//! | a fence sees it complete | [`ExecutionExtensions::complete`] | reads the times | | adds the frame |
+//! | it completes unwatched | [`ExecutionExtensions::complete_unseen`] | logs the times (reads them for a report) | | adds the frame |
+//! | its objects go back | [`ExecutionExtensions::release`] | the objects back | | |
+//! | a recording is kept to replay | [`ExecutionExtensions::keep_into`] | keeps its queries | | |
+//! | a kept recording replays | [`Extensions::replay`] | reads the kept queries | | keeps the plan |
+//! | the graph drops | [`Extensions::destroy`] | destroys the query pools | | |
 //!
 //! The `transients` feature (`src/transients/`) plugs in the same way, but beside the command
 //! pools rather than under their lock, since planning asks it too: the graph's pools keep a
@@ -55,12 +57,15 @@ pub(crate) struct Extensions {
     pub(crate) timing: Option<Box<dyn TimingHooks>>,
     /// Recording threads (`parallel-recording`; `Graph::set_recording_threads`).
     pub(crate) threads: Option<Box<dyn ThreadHooks>>,
+    /// A report of the next executions (`report`; `Graph::capture_report`).
+    pub(crate) report: Option<Box<dyn ReportHooks>>,
 }
 
 /// One execution's part of each feature, from recording until its objects go back.
 #[derive(Default)]
 pub(crate) struct ExecutionExtensions {
     timing: Option<Box<dyn TimingRun>>,
+    report: Option<Box<dyn ReportRun>>,
 }
 
 /// What a kept recording (`src/prepared/replays.rs`) keeps of each feature: the objects its
@@ -79,17 +84,20 @@ pub(crate) struct CompletedExtensions {
 }
 
 impl Extensions {
-    /// Recording starts for an execution of `passes` passes: its part of each feature.
+    /// Recording starts for an execution of `passes` passes, planned as `plan`: its part of
+    /// each feature.
     pub(crate) fn start(
         &mut self,
         device: &ash::Device,
         passes: usize,
+        plan: &Plan,
     ) -> Result<ExecutionExtensions> {
         let timing = match &mut self.timing {
             Some(t) => t.start(device, passes)?,
             None => None,
         };
-        Ok(ExecutionExtensions { timing })
+        let report = self.report.as_mut().and_then(|r| r.start(plan));
+        Ok(ExecutionExtensions { timing, report })
     }
 
     /// How executions are timed now: 0 not, 1 with queries reset in the command buffers, 2
@@ -105,12 +113,14 @@ impl Extensions {
         &mut self,
         device: &ash::Device,
         kept: &KeptExtensions,
+        plan: &Plan,
     ) -> Result<ExecutionExtensions> {
         let timing = match (&mut self.timing, &kept.timing) {
             (Some(t), Some(k)) => t.replay(device, &**k)?,
             _ => None,
         };
-        Ok(ExecutionExtensions { timing })
+        let report = self.report.as_mut().and_then(|r| r.start(plan));
+        Ok(ExecutionExtensions { timing, report })
     }
 
     /// Cuts every batch of `plan` into pieces, appended to `pieces` with each batch's end in
@@ -214,17 +224,28 @@ impl ExecutionExtensions {
     /// The execution completed and a fence saw it: what the fence keeps. Call before
     /// [`ExecutionExtensions::release`].
     pub(crate) fn complete(&mut self, device: &ash::Device) -> CompletedExtensions {
-        let timing = self.timing.take().map(|mut t| {
+        let mut timing = self.timing.take().map(|mut t| {
             t.complete(device);
             t
         });
+        if let Some(r) = self.report.take() {
+            r.complete(timing.as_deref_mut().map(|t| t.as_any_mut()));
+        }
         CompletedExtensions { timing }
     }
 
-    /// The execution completed after its fence was dropped: nobody takes its results.
+    /// The execution completed after its fence was dropped: nobody takes its results but a
+    /// report, for which the times are read.
     pub(crate) fn complete_unseen(&mut self, device: &ash::Device) {
+        let report = self.report.take();
         if let Some(t) = &mut self.timing {
-            t.complete_unseen(device);
+            match report {
+                Some(_) => t.complete(device),
+                None => t.complete_unseen(device),
+            }
+        }
+        if let Some(r) = report {
+            r.complete(self.timing.as_deref_mut().map(|t| t.as_any_mut()));
         }
     }
 
@@ -242,6 +263,18 @@ impl Drop for CompletedExtensions {
             t.release();
         }
     }
+}
+
+/// The graph's part of `report`, installed by `Graph::capture_report`.
+pub(crate) trait ReportHooks: Send {
+    /// See [`Extensions::start`]: the execution's part while the capture wants more frames.
+    fn start(&mut self, plan: &Plan) -> Option<Box<dyn ReportRun>>;
+}
+
+/// One execution's part of `report`: its plan, until it completes.
+pub(crate) trait ReportRun: Send + Sync {
+    /// The execution completed; `timing` is its timing part, with the times read, if timed.
+    fn complete(self: Box<Self>, timing: Option<&mut dyn Any>);
 }
 
 /// The graph's part of `timing`, installed by [`crate::Graph::set_gpu_timings`].

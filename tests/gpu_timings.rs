@@ -336,3 +336,45 @@ fn three_families_time_each_pass_on_its_own_queue() {
     drop(graph);
     assert_clean(&ctx);
 }
+
+/// `Graph::capture_report` (feature `report`): of four executions, the first three go into the
+/// report when they complete, with their GPU times, whether a fence saw them complete (the
+/// first two) or it was dropped (the third, found complete by the graph later), and the
+/// later ones are not captured. The app's fence still hands over its times.
+#[cfg(feature = "report")]
+#[test]
+fn a_report_capture_takes_the_next_executions_with_their_times() {
+    let ctx = ctx();
+    let graph = ctx.graph().unwrap();
+    graph.set_gpu_timings(Some(ctx.timestamp_support()));
+    let q = ctx.graphics();
+    let b = buffers(&ctx);
+    let capture = graph.capture_report("timed frames", 3);
+    for _ in 0..2 {
+        assert!(
+            frame(&graph, q, &b).is_some(),
+            "the fence's times are still there"
+        );
+    }
+    assert_eq!(capture.completed(), 2);
+    let mut fill = Fill(b.small.clone(), 1);
+    let dropped = graph
+        .record()
+        .insert_pass("dropped", &mut fill, q)
+        .finish()
+        .unwrap();
+    drop(dropped.execute().unwrap());
+    // The graph looks at executions whose fences were dropped when it records the next: by
+    // the second frame after it, the dropped one (earlier on the same queue) is complete.
+    frame(&graph, q, &b);
+    frame(&graph, q, &b);
+    assert!(capture.is_done(), "{} of 3", capture.completed());
+    let html = capture.to_html();
+    for label in ["execution 0", "execution 1", "execution 2"] {
+        assert!(html.contains(&format!("\"label\":\"{label}\"")), "{label}");
+    }
+    assert!(!html.contains("execution 3"));
+    assert_eq!(html.matches("\"axis\":\"measured\"").count(), 3);
+    assert_eq!(html.matches("\"findings\":[]").count(), 3);
+    assert_clean(&ctx);
+}

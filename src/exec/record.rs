@@ -215,7 +215,7 @@ impl Execution<'_, '_> {
                 |p| &*passes[p].name,
             );
         }
-        out.ext = reusable.extensions.start(device, passes.len())?;
+        out.ext = reusable.extensions.start(device, passes.len(), plan)?;
         take_objects(pools, reusable, (plan, queues, passes), out, lists, labels)?;
         let shared = Shared {
             device,

@@ -20,7 +20,9 @@
 //! strings shared through one table: `json`), so it keeps no plan. [`Report::to_html`] puts that
 //! data into the page beside the viewer (`viewer/`: markup, stylesheet and script, in this
 //! crate's sources), which lays out and draws everything in the browser. The same data gives
-//! the same file, byte for byte.
+//! the same file, byte for byte. [`Graph::capture_report`](crate::Graph::capture_report)
+//! (`capture`) adds a graph's next executions to a report as they complete, through the
+//! executor's extension point; it is the only part the frame path ever calls.
 //!
 //! ```
 //! use vk_baton::plan::*;
@@ -44,9 +46,12 @@
 //! # Ok::<(), vk_baton::Error>(())
 //! ```
 //!
-//! For several frames, add each to a [`Report`]: the page then has a frame selector.
+//! For several frames, add each to a [`Report`], or let the graph capture its next executions
+//! ([`Graph::capture_report`](crate::Graph::capture_report)): the page then has a frame
+//! selector.
 
 mod batches;
+mod capture;
 mod frame;
 mod json;
 mod page;
@@ -54,6 +59,7 @@ mod page;
 use crate::plan::Plan;
 use crate::timing::GpuTimings;
 use crate::violation::Violation;
+pub use capture::ReportCapture;
 use frame::FrameInput;
 use json::Strings;
 

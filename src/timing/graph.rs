@@ -53,3 +53,13 @@ impl ExecutionFence {
         timer.downcast_mut::<ExecutionTimer>()?.take_times()
     }
 }
+
+/// The times of an execution's timing part (`run`, what [`crate::extensions::TimingRun`]
+/// gives as `Any`) once it completed, without taking them from its fence.
+#[allow(
+    dead_code,
+    reason = "only the report leaf calls it: unused without its feature"
+)]
+pub(crate) fn completed_times(run: &mut dyn std::any::Any) -> Option<&GpuTimings> {
+    run.downcast_mut::<ExecutionTimer>()?.times()
+}

@@ -41,6 +41,8 @@ use std::fmt;
 use std::sync::Arc;
 
 mod graph;
+
+pub(crate) use graph::completed_times;
 mod queries;
 
 /// The `log` target of the per-execution line of GPU times.

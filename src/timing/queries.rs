@@ -379,6 +379,11 @@ impl ExecutionTimer {
         self.times.take()
     }
 
+    /// The times read when the execution completed, left for the fence to hand over.
+    pub(super) fn times(&self) -> Option<&GpuTimings> {
+        self.times.as_ref()
+    }
+
     /// Reads the timestamps of a completed execution into its passes' times and hands them
     /// over; the timer keeps an empty list. `None`, with an error logged, if the results are
     /// not there (which a completed execution rules out).

@@ -115,7 +115,9 @@ impl Execution<'_, '_> {
             }
         }
         let kept = self.replays.ext(set);
-        out.ext = reusable.extensions.replay(&self.pools.device, kept)?;
+        out.ext = reusable
+            .extensions
+            .replay(&self.pools.device, kept, self.plan)?;
         (self.replays).replay(set, &mut out.tables, token, self.plan);
         out.replayed = true;
         Ok(())
