@@ -171,10 +171,14 @@ fn the_report_holds_each_barrier_and_its_cause_and_nothing_from_outside() {
         html.contains("\"memory\":{\"heaps\":"),
         "the transients' heap map"
     );
-    for outside in ["http://", "https://", "src=", "@import", "url("] {
+    // Only SVG's namespace name, which is never fetched, and references within the page.
+    let outside = html
+        .replace("\"http://www.w3.org/2000/svg\"", "")
+        .replace("url(#", "");
+    for refers in ["http://", "https://", "src=", "@import", "url(", "//fonts"] {
         assert!(
-            !html.contains(outside),
-            "the report refers outside itself: {outside:?}"
+            !outside.contains(refers),
+            "the report refers outside itself: {refers:?}"
         );
     }
 }
@@ -239,16 +243,7 @@ fn chromium_draws_the_report_and_a_click_explains_a_barrier() {
         return;
     }
     let cases = [
-        (
-            "frame",
-            frame(),
-            vec![
-                "family 1 -> 0",
-                "COMPUTE_SHADER",
-                "GENERAL",
-                "for `light`, after `simulate`",
-            ],
-        ),
+        ("frame", frame(), vec!["family 1 → 0", "acquire", "GENERAL"]),
         ("many", many(1000), vec!["COMPUTE_SHADER", "after `pass"]),
     ];
     for (name, input, expect) in cases {

@@ -5,7 +5,12 @@ use super::json::{string, Strings};
 const BODY: &str = include_str!("viewer/body.html");
 const STYLE: &str = include_str!("viewer/viewer.css");
 /// The viewer's scripts, in the order they run (`viewer/README.md`).
-const SCRIPTS: &[&str] = &[include_str!("viewer/viewer.js")];
+const SCRIPTS: &[&str] = &[
+    include_str!("viewer/viewer.js"),
+    include_str!("viewer/timeline.js"),
+    include_str!("viewer/panels.js"),
+    include_str!("viewer/resources.js"),
+];
 
 /// The whole HTML file of a report titled `title`, of `frames` (JSON objects) whose strings are
 /// in `strings`.

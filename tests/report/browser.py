@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """Loads a frame report in headless Chromium and checks it as a person would see it.
 
-Usage: browser.py CHROMIUM REPORT.html OUT_DIR [EXPECT ...]
+Usage: browser.py [--frame N] CHROMIUM REPORT.html OUT_DIR [EXPECT ...]
+
+It shows frame N of the report (the first by default).
 
 Talks to the browser over the DevTools protocol on a pipe (--remote-debugging-pipe: the
 browser reads commands on fd 3 and writes on fd 4, each message JSON ending in a NUL), so it
 needs nothing beyond Python's standard library. It fails (exit 1, the reason on stderr) on:
 - any JavaScript exception, console error, or failed request while loading or clicking;
 - a page that does not say it is ready, or shows its error box;
-- no lane, pass, barrier or wait drawn (counted in the DOM) or a barrier of zero size;
+- lanes, passes, barriers or waits drawn (counted in the DOM) other than the frame's data
+  has (each at least one, but waits on a frame of one queue), or a barrier of zero size;
 - a click on the first barrier that names an ownership transfer (else the first barrier) whose
   details lack, for an entry of that barrier in the report's own data, its source and
   destination stages, its layouts (an image's) or its cause; or lack any of the EXPECT strings.
@@ -139,6 +142,19 @@ COUNTS = """JSON.stringify({
     const r = g.getBoundingClientRect(); return r.width > 0 && r.height > 0; }).length,
 })"""
 
+# What the frame shown should draw, from the report's own data.
+WANTED = """(() => {
+  const data = JSON.parse(document.getElementById('report-data').textContent);
+  const frame = data.frames[+(document.getElementById('frame') || {value: 0}).value || 0];
+  const items = frame.batches.flatMap(b => b.items);
+  return JSON.stringify({
+    lanes: frame.queues.length,
+    passes: frame.passes.filter(p => p.x !== null).length,
+    barriers: items.filter(i => typeof i === 'object').length,
+    waits: frame.batches.flatMap(b => b.waits).filter(w => w[0] !== 2).length,
+  });
+})()"""
+
 TARGET = """(() => {
   const g = document.querySelector('g.barrier.transfer') || document.querySelector('g.barrier');
   g.scrollIntoView({block: 'center', inline: 'center'});
@@ -164,9 +180,13 @@ def click(b, x, y):
 
 
 def main():
-    chromium, report, out_dir = sys.argv[1:4]
-    expect = sys.argv[4:]
-    url = "file://" + os.path.abspath(report)
+    args = sys.argv[1:]
+    frame = "0"
+    if args[:1] == ["--frame"]:
+        frame, args = args[1], args[2:]
+    chromium, report, out_dir = args[:3]
+    expect = args[3:]
+    url = "file://" + os.path.abspath(report) + "?frame=" + frame
     b = Browser(chromium)
     try:
         target = b.send("Target.createTarget", {"url": "about:blank"}, session=False)
@@ -177,11 +197,14 @@ def main():
             b.send(domain + ".enable")
         b.send("Emulation.setDeviceMetricsOverride",
                {"width": 1600, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
-        seconds = load(b, url + "?theme=light")
+        seconds = load(b, url + "&theme=light")
         counts = json.loads(b.eval(COUNTS))
+        wanted = json.loads(b.eval(WANTED))
         for what in ("lanes", "passes", "barriers", "waits"):
-            if counts[what] == 0:
-                raise RuntimeError(f"no {what} drawn: {counts}")
+            if counts[what] != wanted[what]:
+                raise RuntimeError(f"{counts[what]} {what} drawn, {wanted[what]} in the data")
+            if wanted[what] == 0 and not (what == "waits" and wanted["lanes"] == 1):
+                raise RuntimeError(f"no {what} to draw: {wanted}")
         if counts["drawn"] != counts["barriers"]:
             raise RuntimeError(f"barriers of zero size: {counts}")
         screenshot(b, os.path.join(out_dir, "light.png"))
@@ -189,11 +212,12 @@ def main():
         expect = expect + b.eval(f"{EXPECTED}({batch}, {item})")
         click(b, x, y)
         details = b.eval("document.getElementById('details').textContent")
-        missing = [e for e in expect if e not in details]
+        # Names in backticks show as code: the page's text has no backticks.
+        missing = [e for e in (x.replace("`", "") for x in expect) if e not in details]
         if missing:
             raise RuntimeError(f"the barrier's details lack {missing}: {details!r}")
         screenshot(b, os.path.join(out_dir, "clicked.png"))
-        load(b, url + "?theme=dark")
+        load(b, url + "&theme=dark")
         screenshot(b, os.path.join(out_dir, "dark.png"))
         bad = errors(b.events)
         if bad:
