@@ -205,9 +205,24 @@
 //! | `parallel-recording` | on | [`Graph::set_recording_threads`]: long runs of `Send` passes recorded on threads the graph keeps (a `rayon-core` pool) |
 //! | `diagram` | on | [`Plan::to_svg`](plan::Plan::to_svg), [`Plan::to_dot`](plan::Plan::to_dot): the plan drawn, queue by queue |
 //! | `serde` | off | `Plan::to_json()`: the plan as JSON for tools and logs |
+//! | `report` | off | `Plan::to_html`, `report::Report`, `Graph::capture_report`: frames in one self-contained HTML file (below) |
 //!
 //! Without a feature its entry points are gone, and input that needs it (a schedule that
 //! reorders, a transient declared through [`plan`]) is refused with a clear error.
+//!
+//! ## See a frame
+//!
+//! With the `report` feature, a frame becomes one HTML file that any browser opens offline:
+//! a timeline per queue on measured GPU time, each pass's uses, and each barrier with its
+//! stages, layouts, families and **why it is there** (the earlier use it orders the next one
+//! after), each resource's states, the transients' heaps over time, the predicted and measured
+//! spans with the critical path, and what the verifier finds. `Plan::to_html` writes one plan;
+//! `Graph::capture_report(title, n)` captures a graph's next `n` executions. The deferred
+//! sample writes one with `--report FILE.html`:
+//! [docs/deferred-report.html](docs/deferred-report.html), from an NVIDIA H200 (graphics,
+//! async compute and transfer families, images `EXCLUSIVE`).
+//!
+//! ![The deferred frame's report: a barrier on the async compute queue, clicked](docs/deferred-report.png)
 //!
 //! ## Checking a frame on a topology you do not have
 //!

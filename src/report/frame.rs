@@ -153,7 +153,7 @@ pub(super) fn write(out: &mut String, s: &mut Strings, f: &FrameInput) {
     write_span(out, f, &axis);
     write_memory(out, plan, &axis);
     out.push_str(",\"findings\":");
-    array(out, f.findings, |out, v| write_finding(out, v));
+    array(out, f.findings, write_finding);
     out.push('}');
 }
 

@@ -43,8 +43,8 @@
     }
     if (!text) return h('span', { 'class': 'muted' }, 'no cause recorded');
     return 'why: ' + esc(text).replace(/`([^`]*)`/g, function (all, name) {
-      var cands = [causePass, after].filter(function (p) { return p >= 0 && VB.passName(p) === name; });
-      return cands.length ? VB.goto('p:' + cands[0], '<code>' + name + '<\/code>', 'pass-link') : '<code>' + name + '<\/code>';
+      var cands = [causePass, after].filter(function (p) { return p >= 0 && esc(VB.passName(p)) === name; });
+      return cands.length ? VB.goto('p:' + cands[0], VB.tick(name), 'pass-link') : VB.tick(name);
     });
   }
 
@@ -130,8 +130,9 @@
     var changes = e[2] >= 0 && e[3] >= 0 && old !== neu;
     var layouts = e[2] < 0 && e[3] < 0 ? h('span', { 'class': 'muted' }, 'buffer') :
       h('span', { 'class': changes ? 'layout-change' : '' }, layoutText(old) + ' \u2192 ' + layoutText(neu));
-    var scopes = h('div', { 'class': 'scope' }, h('span', { 'class': 'muted' }, 'src ') + VB.flags(VB.str(e[4])) + ' / ' + VB.flags(VB.str(e[5]))) +
-      h('div', { 'class': 'scope' }, h('span', { 'class': 'muted' }, 'dst ') + VB.flags(VB.str(e[6])) + ' / ' + VB.flags(VB.str(e[7])));
+    // As the library writes scopes: src stages/access -> dst stages/access.
+    var scopes = h('div', { 'class': 'scope' }, VB.flags(VB.str(e[4]) + '/' + VB.str(e[5]))) +
+      h('div', { 'class': 'scope' }, ' \u2192 ' + VB.flags(VB.str(e[6]) + '/' + VB.str(e[7])));
     return [VB.goto('r:' + e[0], esc(VB.resName(e[0])), 'res-link') + h('div', { 'class': 'muted small' }, esc(VB.str(e[1]))),
       layouts, scopes, familiesHtml(e), causeHtml(e)];
   }
@@ -214,7 +215,7 @@
   };
 
   D.render = function () {
-    var st = VB.state, ref = st.pinned || st.hover;
+    var st = VB.state, ref = st.frame && (st.pinned || st.hover);
     var body = document.getElementById('details-body');
     var pin = document.getElementById('details-pin');
     if (pin) {
@@ -257,6 +258,11 @@
   function spansHtml() {
     var f = VB.state.frame, sp = f.span || {};
     var base = sp.measured_ns || sp.predicted_ns;
+    if (sp.predicted_ns == null && sp.measured_ns == null && sp.serial_ns == null) {
+      // A frame without GPU times: say so once instead of four empty numbers.
+      return h('p', { 'class': 'muted' }, 'This frame has no GPU times, so no spans, critical path or moves: ' +
+        'its passes are laid out in plan order. Time a frame (Graph::set_gpu_timings) to see them.');
+    }
     var out = '<div class="stats">' +
       stat('Predicted span', VB.fmtNs(sp.predicted_ns), 'at best, from measured durations') +
       stat('Measured span', VB.fmtNs(sp.measured_ns), 'first start to last end') +
@@ -283,8 +289,8 @@
     out += h('h3', null, 'Best moves' + h('span', { 'class': 'count' }, String(moves.length)));
     out += moves.length ? '<ul class="moves">' + moves.map(function (mv) {
       var gain = sp.predicted_ns ? mv[2] - sp.predicted_ns : null;
-      return h('li', null, 'move ' + VB.goto('p:' + mv[0], '<code>' + esc(VB.passName(mv[0])) + '<\/code>', 'pass-link') +
-        ' to <code>' + esc(VB.queueName(mv[1])) + '<\/code>: span ' + h('b', null, esc(VB.fmtNs(mv[2]))) +
+      return h('li', null, 'move ' + VB.goto('p:' + mv[0], VB.tick(esc(VB.passName(mv[0]))), 'pass-link') +
+        ' to ' + VB.tick(esc(VB.queueName(mv[1]))) + ': span ' + h('b', null, esc(VB.fmtNs(mv[2]))) +
         (gain !== null ? h('span', { 'class': gain < 0 ? 'good' : 'muted' }, ' (' + (gain < 0 ? '\u2212' : '+') + esc(VB.fmtNs(Math.abs(gain))) + ')') : ''));
     }).join('') + '<\/ul>' : h('p', { 'class': 'muted' }, 'No move to another queue shortens the span (or none was tried).');
     return out;

@@ -75,7 +75,8 @@
         h('span', { 'class': changesLayout(e) ? 'layout-change' : 'layout' }, VB.flags(VB.str(e[2])) + ' \u2192 ' + VB.flags(VB.str(e[3])));
       return '<tr class="bar' + (changesLayout(e) ? ' changes' : '') + '">' + h('td', null, at) + h('td', null, esc(VB.queueName(ev.q))) +
         h('td', null, VB.goto(ev.ref, 'barrier', 'chip') + kindTag(e)) +
-        h('td', { 'class': 'access' }, VB.flags(VB.str(e[4]) + ' \u2192 ' + VB.str(e[6]))) + h('td', null, lay2) + '<\/tr>';
+        h('td', { 'class': 'access' }, VB.flags(VB.str(e[4]) + '/' + VB.str(e[5])) + h('div', null, ' \u2192 ' + VB.flags(VB.str(e[6]) + '/' + VB.str(e[7])))) +
+        h('td', null, lay2) + '<\/tr>';
     });
     return '<table class="grid-table states"><thead><tr><th>at<\/th><th>queue<\/th><th>what<\/th>' +
       '<th>access / stages<\/th><th>layout<\/th><\/tr><\/thead><tbody>' + rows.join('') + '<\/tbody><\/table>';
@@ -195,15 +196,16 @@
     var G = VB.timeline.GUTTER;
     return VB.timeline.ticks().filter(function (t) { return t.px > G + 1; }).map(function (t) {
       var x = t.px.toFixed(1);
+      var fits = t.px + 8 + t.label.length * 6 < VB.timeline.geometry().W;
       return '<line class="grid" x1="' + x + '" x2="' + x + '" y1="' + (MAP_AXIS - 6) + '" y2="' + H + '"/>' +
-        h('text', { 'class': 'tick', x: (t.px + 4).toFixed(1), y: MAP_AXIS - 8 }, esc(t.label));
+        (fits ? h('text', { 'class': 'tick', x: (t.px + 4).toFixed(1), y: MAP_AXIS - 8 }, esc(t.label)) : '');
     }).join('');
   }
 
   R.renderMap = function () {
     var host = document.getElementById('heapmap');
+    if (!host || !VB.state.frame) return;
     var m = VB.state.frame.memory;
-    if (!host) return;
     host.innerHTML = m && m.placements && m.placements.length ? mapSvg(m) : '';
   };
 

@@ -12,7 +12,7 @@
   var GUTTER = 180, AXIS_H = 30, LANE_H = 76, PAD_L = 84, PAD_R = 24;
   var PASS_Y = 17, PASS_H = 24, MARK_Y = 50, MARK_PITCH = 9, MARK_ROWS = 3, MARK_R = 4;
   var MAX_SHIFT = 14; // how far a crowded barrier marker may move off its x
-  var CHAR_W = 6.4;   // mean width of an 11px system-ui character (truncation)
+  var CHAR_W = 6.6;   // mean width of an 11px system-ui character (truncation)
 
   var g = null; // geometry of the drawing on screen
 
@@ -63,7 +63,7 @@
     var to = g.d0 + (VB.state.pan + g.plotW) / g.k;
     var out = [];
     for (var v = Math.ceil(from / step) * step; v <= to && out.length < 400; v += step) {
-      out.push({ px: GUTTER + px(v) - VB.state.pan, label: VB.tickLabel(v, step) });
+      out.push({ px: GUTTER + px(v) - VB.state.pan, label: VB.tickLabel(v, step, to) });
     }
     return out;
   };
@@ -74,7 +74,7 @@
       if (t.px < GUTTER + 1) return;
       var x = r1(t.px);
       s.push('<line class="grid" x1="' + x + '" x2="' + x + '" y1="' + (AXIS_H - 6) + '" y2="' + (g.H - 6) + '"/>');
-      s.push(h('text', { 'class': 'tick', x: x + 4, y: AXIS_H - 11 }, VB.esc(t.label)));
+      if (x + 8 + t.label.length * 6 < g.W) s.push(h('text', { 'class': 'tick', x: x + 4, y: AXIS_H - 11 }, VB.esc(t.label)));
     });
     return s.join('');
   }
@@ -146,6 +146,9 @@
     return [best, bestX];
   }
 
+  /* `stems` (an array, or null where markers crowd) gets the line from the
+     marker up to its x; it stays outside the marker's group so the group's
+     box is the marker alone. */
   function barrierMarkup(gi, k, rows, stems, s) {
     var b = VB.state.frame.batches[gi], item = b.items[k];
     var y = laneTop(b.queue);
@@ -154,7 +157,7 @@
     var tr = isTransfer(item);
     s.push('<g class="barrier' + (tr ? ' transfer' : '') + '" data-batch="' + gi + '" data-item="' + k +
       '" data-ref="b:' + gi + ':' + k + '" tabindex="0" aria-label="barrier, ' + item.entries.length + ' entries">');
-    if (stems) s.push('<path class="stem" d="M' + r1(at) + ',' + (y + PASS_Y + PASS_H) + 'L' + cx + ',' + (cy - MARK_R) + '"/>');
+    if (stems) stems.push('<path class="stem' + (tr ? ' transfer' : '') + '" d="M' + r1(at) + ',' + (y + PASS_Y + PASS_H) + 'L' + cx + ',' + (cy - MARK_R) + '"/>');
     if (stems) s.push('<rect class="hit" x="' + (cx - MARK_R - 2) + '" y="' + (cy - MARK_R - 1) + '" width="' + (2 * MARK_R + 4) + '" height="' + (2 * MARK_R + 2) + '"/>');
     s.push('<path class="mark" d="M' + cx + ',' + (cy - MARK_R) + 'l' + MARK_R + ',' + MARK_R + 'l-' + MARK_R + ',' + MARK_R + 'l-' + MARK_R + ',-' + MARK_R + 'z"/>');
     s.push('<\/g>');
@@ -246,6 +249,7 @@
 
   T.render = function () {
     var st = VB.state, f = st.frame, m = st.model;
+    if (!m) return;
     var host = document.getElementById('timeline');
     var focused = document.activeElement && host.contains(document.activeElement) &&
       document.activeElement.getAttribute('data-ref');
@@ -262,19 +266,24 @@
     s.push('<rect class="gutter" x="0" y="0" width="' + GUTTER + '" height="' + g.H + '"/>');
     s.push(h('text', { 'class': 'axis-title', x: 12, y: AXIS_H - 11 }, VB.esc(VB.AXIS_NAMES[f.axis] || f.axis)));
     s.push('<g class="axis">' + axisMarkup() + '<\/g>');
+    var marks = [];
     f.queues.forEach(function (d, q) {
       var inner = [];
       f.batches.forEach(function (b, gi) { if (b.queue === q && near(b.x[0], b.x[1])) batchMarkup(b, gi, inner); });
       var rows = [-Infinity, -Infinity, -Infinity];
       // Stems tie markers to their x; where markers crowd they only add noise.
       var nBar = m.lanes[q].filter(function (it) { return it.ref.charAt(0) === 'b'; }).length;
-      var stems = nBar * 3 * MARK_R < (m.domain[1] - m.domain[0]) * g.k;
+      var stems = nBar * 3 * MARK_R < (m.domain[1] - m.domain[0]) * g.k ? [] : null;
+      var items = [], bars = [];
       m.lanes[q].forEach(function (it) {
         if (!near(it.key, it.key + (it.x - it.key) * 2)) return;
         var p = it.ref.split(':');
-        if (p[0] === 'p') passMarkup(+p[1], inner);
-        else barrierMarkup(+p[1], +p[2], rows, stems, inner);
+        if (p[0] === 'p') passMarkup(+p[1], items);
+        else barrierMarkup(+p[1], +p[2], rows, stems, bars);
       });
+      if (stems) inner.push('<g class="stems">' + stems.join('') + '<\/g>');
+      inner.push(items.join(''));
+      marks.push('<g class="lane-marks" data-queue="' + q + '">' + bars.join('') + '<\/g>');
       f.batches.forEach(function (b, gi) { if (b.queue === q && near(b.x[0] - 40 / g.k, b.x[1])) batchSyncMarkup(b, gi, inner); });
       s.push('<g class="lane q' + (q % 6) + '" data-queue="' + q + '">' + laneLabel(q) + panGroup('lane-items', inner.join('')) + '<\/g>');
     });
@@ -284,6 +293,9 @@
     var fd = [];
     findingsMarkup(fd);
     s.push(panGroup('findings', fd.join('')));
+    // Barrier markers go over the arrows and finding lines that may cross
+    // them, so that a click on a marker always reaches it.
+    s.push(panGroup('barriers', marks.join('')));
     s.push('<line class="gutter-edge" x1="' + GUTTER + '" x2="' + GUTTER + '" y1="0" y2="' + g.H + '"/>');
     s.push('<\/svg>');
     host.innerHTML = s.join('');
@@ -297,6 +309,7 @@
 
   /* A pan moves the content groups and redraws the ticks only. */
   T.applyPan = function () {
+    if (!g || !VB.state.model) return;
     clampPan();
     var w = drawWindow(0); // what is in view now
     var all = g.win[0] <= g.d0 && g.win[1] >= VB.state.model.domain[1];
@@ -327,7 +340,7 @@
   /* Zooms by `factor` keeping the x under `anchor` (px from the plot's left) still. */
   T.zoomBy = function (factor, anchor) {
     var st = VB.state;
-    if (!g) return;
+    if (!g || !st.model) return;
     if (anchor === undefined) anchor = g.plotW / 2;
     var xAt = g.d0 + (st.pan + anchor - PAD_L) / g.k;
     var z = Math.max(1, Math.min(g.maxZoom, st.zoom * factor));
@@ -342,6 +355,7 @@
     });
   };
   T.reset = function () {
+    if (!VB.state.model) return;
     VB.state.zoom = 1;
     VB.state.pan = 0;
     T.render();
@@ -382,6 +396,7 @@
   /* Arrow keys: along a lane, or to the nearest item on the next lane. */
   T.navigate = function (ref, key) {
     var m = VB.state.model;
+    if (!m) return false;
     var pos = ref && m.pos[ref];
     var next = null;
     if (!pos) {

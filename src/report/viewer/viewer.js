@@ -8,15 +8,19 @@
 
   /* ---------- errors: a visible box, and body[data-error] for tests ---------- */
 
+  /* The first error is kept: later ones are mostly its consequences. */
+  var errors = 0, firstError = '';
   function showError(msg) {
     msg = String(msg || 'unknown error');
+    errors++;
+    if (errors === 1) firstError = msg;
     try {
       var box = document.getElementById('error');
       if (box) {
-        box.textContent = 'The viewer failed: ' + msg;
+        box.textContent = 'The viewer failed: ' + firstError + (errors > 1 ? ' (and ' + (errors - 1) + ' more)' : '');
         box.hidden = false;
       }
-      if (document.body) document.body.dataset.error = msg;
+      if (document.body) document.body.dataset.error = firstError;
     } catch (e) { /* nowhere left to report it */ }
   }
   VB.showError = showError;
@@ -55,10 +59,15 @@
     }
     return s + '>' + (inner === undefined ? '' : inner) + '<\/' + tag + '>';
   };
-  /* Text with `code` spans, and break points after flag separators. */
-  VB.rich = function (text) {
-    return VB.esc(text).replace(/`([^`]*)`/g, '<code>$1<\/code>');
+  /* A `name` (already HTML) as code: the backticks become the code style. */
+  VB.tick = function (html) {
+    return '<code>' + html + '<\/code>';
   };
+  /* Text with `code` spans. */
+  VB.rich = function (text) {
+    return VB.esc(text).replace(/`([^`]*)`/g, function (all, name) { return VB.tick(name); });
+  };
+  /* Flags, with break points after separators. */
   VB.flags = function (text) {
     return VB.esc(text).replace(/([|\/_])/g, '$1<wbr>');
   };
@@ -92,10 +101,15 @@
   VB.isTime = function () {
     return VB.state.frame.axis !== 'order';
   };
-  /* A point on the frame's x axis. */
+  /* A point on the frame's x axis: finer than a duration, so that the start
+     and end of a short pass late in the frame still differ. */
   VB.fmtX = function (x) {
     if (x === null || x === undefined) return '\u2014';
-    return VB.isTime() ? VB.fmtNs(x) : 'slot ' + (Math.round(x * 100) / 100);
+    if (!VB.isTime()) return 'slot ' + (Math.round(x * 100) / 100);
+    var a = Math.abs(x);
+    if (a >= 1e6) return (x / 1e6).toFixed(3) + ' ms';
+    if (a >= 1e3) return (x / 1e3).toFixed(1) + ' \u00b5s';
+    return Math.round(x) + ' ns';
   };
   /* A width on the frame's x axis. */
   VB.fmtW = function (w) {
@@ -115,10 +129,12 @@
     var m = raw / p;
     return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
   };
-  /* A tick label for value v on a ticked axis of step `step`. */
-  VB.tickLabel = function (v, step) {
+  /* A tick label for value v on an axis ticked every `step` whose view ends
+     at `end`: one unit for the whole view, as many decimals as the step needs. */
+  VB.tickLabel = function (v, step, end) {
     if (!VB.isTime()) return String(Math.round(v * 1000) / 1000);
-    var unit = step >= 1e6 ? [1e6, 'ms'] : step >= 1e3 ? [1e3, '\u00b5s'] : [1, 'ns'];
+    var top = Math.max(Math.abs(end || 0), step);
+    var unit = top >= 1e6 ? [1e6, 'ms'] : top >= 1e3 ? [1e3, '\u00b5s'] : [1, 'ns'];
     var dec = Math.max(0, Math.ceil(-Math.log10(step / unit[0]) - 1e-9));
     return (v / unit[0]).toFixed(Math.min(dec, 6)) + ' ' + unit[1];
   };
@@ -287,10 +303,11 @@
   /* ---------- frames ---------- */
 
   VB.setFrame = function (i) {
-    var frames = VB.state.report.frames;
-    if (!frames.length) return;
+    var frames = VB.state.report && VB.state.report.frames;
+    if (!frames || !frames.length) return;
     i = Math.max(0, Math.min(frames.length - 1, i));
     var st = VB.state;
+    if (st.model && st.frame === frames[i]) return; // [ on the first frame: keep the view
     st.fi = i;
     st.frame = frames[i];
     st.model = buildModel(st.frame);
@@ -401,6 +418,10 @@
       if (!el) throw new Error('no #report-data element');
       var report = JSON.parse(el.textContent);
       if (!report || !Array.isArray(report.frames)) throw new Error('report data has no frames');
+      // page.rs must list every script (README.md): say which one is missing.
+      [['timeline', 'timeline.js'], ['details', 'panels.js'], ['panels', 'panels.js'], ['resources', 'resources.js']].forEach(function (m) {
+        if (!VB[m[0]]) throw new Error('the viewer script ' + m[1] + ' is missing from the page');
+      });
       VB.state.report = report;
       var title = document.getElementById('title');
       if (title && report.title) title.textContent = report.title;
