@@ -295,9 +295,12 @@
   VB.toggleTheme = function () {
     VB.setTheme(effectiveTheme() === 'dark' ? 'light' : 'dark');
   };
-  // Forced by the URL (screenshot tests), before the first paint.
+  // Forced by the URL (screenshot tests), else the system's preference: one stylesheet rule
+  // for each theme, set before the first paint.
   if (VB.params.theme === 'dark' || VB.params.theme === 'light') {
     document.documentElement.setAttribute('data-theme', VB.params.theme);
+  } else {
+    document.documentElement.setAttribute('data-theme', effectiveTheme());
   }
 
   /* ---------- frames ---------- */
@@ -408,7 +411,11 @@
     });
     if (window.matchMedia) {
       var mq = window.matchMedia('(prefers-color-scheme: dark)');
-      if (mq.addEventListener) mq.addEventListener('change', updateThemeButton);
+      if (mq.addEventListener) {
+        mq.addEventListener('change', function (e) {
+          if (!VB.params.theme) VB.setTheme(e.matches ? 'dark' : 'light');
+        });
+      }
     }
   }
 
