@@ -266,3 +266,57 @@ fn chromium_draws_the_report_and_a_click_explains_a_barrier() {
         println!("{name}: {text}");
     }
 }
+
+/// A plan the verifier rejects is still reported, each finding where it is: the barrier that
+/// moves the shadow map to where `light` samples it is taken out, and Chromium draws a marker
+/// for every finding `Plan::verify` gives (`tests/report/browser.py` counts them against the
+/// data). Screenshots go to `target/tmp/report/broken/`.
+#[test]
+fn a_plan_the_verifier_rejects_shows_its_findings() {
+    let mut p = plan(&frame()).unwrap();
+    let shadow = 2;
+    let mut removed = 0;
+    for b in p.queues.iter_mut().flat_map(|q| &mut q.batches) {
+        for c in &mut b.commands {
+            if let vk_baton::plan::Command::Barrier(bar) = c {
+                let before = bar.images.len();
+                bar.images.retain(|e| {
+                    !(e.resource == shadow
+                        && e.new_layout == vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)
+                });
+                removed += before - bar.images.len();
+            }
+        }
+    }
+    assert_eq!(removed, 1, "one barrier entry taken out");
+    let findings = p
+        .verify()
+        .expect_err("the verifier finds the missing barrier");
+    let html = p.to_html(None, &findings);
+    assert!(
+        html.contains("on `shadow map`"),
+        "the findings name the resource"
+    );
+    let path = write("broken", &html);
+    if Machine::default().skips_part("chromium", &[Need::Program("chromium".into())]) {
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/report/browser.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .arg("chromium")
+        .arg(&path)
+        .arg(out_dir("broken"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}{text}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains(&format!("\"findings\": {}", findings.len())),
+        "{text}"
+    );
+}

@@ -160,12 +160,9 @@ pub(crate) fn single_aspect(plan: &Plan, ib: &ImageBarrier) -> Option<String> {
 /// ownership.
 pub(crate) fn image_barrier_line(plan: &Plan, ib: &ImageBarrier) -> String {
     format!(
-        "`{}` mips {}+{} layers {}+{}{}: {:?} -> {:?}, {}",
+        "`{}` {}{}: {:?} -> {:?}, {}",
         resource_name(plan, ib.resource),
-        ib.range.base_mip,
-        ib.range.mip_count,
-        ib.range.base_layer,
-        ib.range.layer_count,
+        range_line(&SubRange::Image(ib.range)),
         single_aspect(plan, ib).map_or(String::new(), |a| format!(" {a}")),
         ib.old_layout,
         ib.new_layout,
@@ -176,12 +173,22 @@ pub(crate) fn image_barrier_line(plan: &Plan, ib: &ImageBarrier) -> String {
 /// One buffer barrier: resource, bytes, scopes and ownership.
 pub(crate) fn buffer_barrier_line(plan: &Plan, bb: &BufferBarrier) -> String {
     format!(
-        "`{}` bytes {}..{}: {}",
+        "`{}` {}: {}",
         resource_name(plan, bb.resource),
-        bb.range.offset,
-        bb.range.offset.saturating_add(bb.range.size),
+        range_line(&SubRange::Buffer(bb.range)),
         scopes(&bb.scopes)
     )
+}
+
+/// A range: `mips 0+1 layers 0+6` (first and count of each), `bytes 0..256`.
+pub(crate) fn range_line(r: &SubRange) -> String {
+    match r {
+        SubRange::Image(r) => format!(
+            "mips {}+{} layers {}+{}",
+            r.base_mip, r.mip_count, r.base_layer, r.layer_count
+        ),
+        SubRange::Buffer(r) => format!("bytes {}..{}", r.offset, r.offset.saturating_add(r.size)),
+    }
 }
 
 /// Vulkan flags as their Debug names (`COMPUTE_SHADER | TRANSFER`), `NONE` when empty.

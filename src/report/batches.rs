@@ -1,9 +1,8 @@
 //! A frame's batches for the viewer: where each sits on its lane, its semaphore waits and
 //! signals, and its commands, with every barrier entry's scopes and cause.
 
-use super::frame::range_text;
 use super::json::{array, index, Strings};
-use crate::plan::display::{cause_line, flags, single_aspect};
+use crate::plan::display::{cause_line, flags, range_line, single_aspect};
 use crate::plan::{BarrierCmd, Batch, Command, Plan, Prior, Scopes, WaitTarget};
 use crate::range::SubRange;
 use std::fmt::Write;
@@ -80,7 +79,7 @@ fn batch_passes(batch: &Batch) -> impl Iterator<Item = usize> + '_ {
 fn write_entries(out: &mut String, s: &mut Strings, plan: &Plan, q: usize, bar: &BarrierCmd) {
     let family = plan.input.queues.get(q).map(|d| d.family);
     let images = bar.images.iter().map(|b| {
-        let mut range = range_text(&SubRange::Image(b.range));
+        let mut range = range_line(&SubRange::Image(b.range));
         if let Some(aspect) = single_aspect(plan, b) {
             range = format!("{range} {aspect}");
         }
@@ -88,7 +87,7 @@ fn write_entries(out: &mut String, s: &mut Strings, plan: &Plan, q: usize, bar: 
         (b.resource, range, layouts, b.scopes, b.cause)
     });
     let buffers = bar.buffers.iter().map(|b| {
-        let range = range_text(&SubRange::Buffer(b.range));
+        let range = range_line(&SubRange::Buffer(b.range));
         (b.resource, range, None, b.scopes, b.cause)
     });
     array(

@@ -7,10 +7,9 @@
 
 use super::batches::write_batch;
 use super::json::{array, index, number, string, Strings};
-use crate::plan::display::flags;
+use crate::plan::display::{flags, range_line};
 use crate::plan::{Plan, ResourceKind};
 use crate::predict::{best_moves, Prediction};
-use crate::range::SubRange;
 use crate::violation::{Actor, Violation};
 use std::fmt::Write;
 
@@ -180,7 +179,7 @@ fn write_passes(out: &mut String, s: &mut Strings, f: &FrameInput, axis: &Axis) 
         array(out, &p.uses, |out, u| {
             let res = plan.input.resources.get(u.resource);
             let range = u.range.or(res.map(|r| r.kind.whole()));
-            let range = range.map_or_else(String::new, |r| range_text(&r));
+            let range = range.map_or_else(String::new, |r| range_line(&r));
             let access = format!("{}/{}", flags(u.access.stages), flags(u.access.access));
             let image = res.is_some_and(|r| matches!(r.kind, ResourceKind::Image { .. }));
             let layout = image.then(|| s.of(&format!("{:?}", u.access.layout)));
@@ -190,19 +189,6 @@ fn write_passes(out: &mut String, s: &mut Strings, f: &FrameInput, axis: &Axis) 
         });
         out.push('}');
     });
-}
-
-/// A range as the text form writes it: `mips 0+1 layers 0+6`, `bytes 0..256`.
-pub(super) fn range_text(r: &SubRange) -> String {
-    match r {
-        SubRange::Image(r) => format!(
-            "mips {}+{} layers {}+{}",
-            r.base_mip, r.mip_count, r.base_layer, r.layer_count
-        ),
-        SubRange::Buffer(r) => {
-            format!("bytes {}..{}", r.offset, r.offset.saturating_add(r.size))
-        }
-    }
 }
 
 /// `,"span":{..},"moves":[..]`: the predicted and measured spans, the critical path, and the

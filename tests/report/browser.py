@@ -10,8 +10,9 @@ browser reads commands on fd 3 and writes on fd 4, each message JSON ending in a
 needs nothing beyond Python's standard library. It fails (exit 1, the reason on stderr) on:
 - any JavaScript exception, console error, or failed request while loading or clicking;
 - a page that does not say it is ready, or shows its error box;
-- lanes, passes, barriers or waits drawn (counted in the DOM) other than the frame's data
-  has (each at least one, but waits on a frame of one queue), or a barrier of zero size;
+- lanes, passes, barriers, waits or findings drawn (counted in the DOM) other than the
+  frame's data has (each at least one, but waits on a frame of one queue, and findings), or a
+  barrier of zero size;
 - a click on the first barrier that names an ownership transfer (else the first barrier) whose
   details lack, for an entry of that barrier in the report's own data, its source and
   destination stages, its layouts (an image's) or its cause; or lack any of the EXPECT strings.
@@ -138,6 +139,7 @@ COUNTS = """JSON.stringify({
   passes: document.querySelectorAll('g.pass').length,
   barriers: document.querySelectorAll('g.barrier').length,
   waits: document.querySelectorAll('g.wait').length,
+  findings: document.querySelectorAll('g.finding').length,
   drawn: [...document.querySelectorAll('g.barrier')].filter(g => {
     const r = g.getBoundingClientRect(); return r.width > 0 && r.height > 0; }).length,
 })"""
@@ -152,6 +154,7 @@ WANTED = """(() => {
     passes: frame.passes.filter(p => p.x !== null).length,
     barriers: items.filter(i => typeof i === 'object').length,
     waits: frame.batches.flatMap(b => b.waits).filter(w => w[0] !== 2).length,
+    findings: frame.findings.filter(f => f.pass >= 0 && frame.passes[f.pass].x !== null).length,
   });
 })()"""
 
@@ -205,6 +208,8 @@ def main():
                 raise RuntimeError(f"{counts[what]} {what} drawn, {wanted[what]} in the data")
             if wanted[what] == 0 and not (what == "waits" and wanted["lanes"] == 1):
                 raise RuntimeError(f"no {what} to draw: {wanted}")
+        if counts["findings"] != wanted["findings"]:
+            raise RuntimeError(f"{counts['findings']} findings drawn, {wanted['findings']} in the data")
         if counts["drawn"] != counts["barriers"]:
             raise RuntimeError(f"barriers of zero size: {counts}")
         screenshot(b, os.path.join(out_dir, "light.png"))
