@@ -43,7 +43,6 @@ use std::collections::HashMap;
 
 mod barrier;
 mod batches;
-mod cause;
 mod dependencies;
 mod device_stages;
 mod prune;
