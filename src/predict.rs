@@ -38,7 +38,7 @@
 //! assert!(moves.iter().all(|m| m.to_queue == 1 && m.span_ns == 3_000_000));
 //! ```
 
-use crate::plan::{plan_scheduled, Batch, Command, Plan, WaitTarget};
+use crate::plan::{plan_scheduled, Command, Plan, WaitTarget};
 use std::fmt;
 
 /// The best a plan allows, given each pass's GPU time: see the [module](self).
@@ -127,7 +127,7 @@ impl Plan {
             for (b, batch) in qp.batches.iter().enumerate() {
                 let t = timed[q][b].expect("every batch timed");
                 let mut at = t.start;
-                for i in batch_passes(batch) {
+                for i in passes_in(&batch.commands) {
                     passes[i] = Some((at, at + time(i)));
                     at += time(i);
                 }
@@ -140,7 +140,7 @@ impl Plan {
         let mut at = last.map(|(q, b, _)| (q, b));
         while let Some((q, b)) = at {
             let batch = &self.queues[q].batches[b];
-            let mut these: Vec<usize> = batch_passes(batch).collect();
+            let mut these: Vec<usize> = passes_in(&batch.commands).collect();
             these.reverse();
             critical_path.extend(these);
             at = timed[q][b].and_then(|t| t.after);
@@ -183,7 +183,9 @@ impl Plan {
                 consider(t, (queue, batch));
             }
         }
-        let busy: u64 = batch_passes(&self.queues[q].batches[b]).map(time).sum();
+        let busy: u64 = passes_in(&self.queues[q].batches[b].commands)
+            .map(time)
+            .sum();
         let t = Timed {
             start,
             end: start + busy,
@@ -194,8 +196,9 @@ impl Plan {
     }
 }
 
-fn batch_passes(batch: &Batch) -> impl DoubleEndedIterator<Item = usize> + '_ {
-    batch.commands.iter().filter_map(|c| match c {
+/// The passes among `commands` (a batch's, or part of them), in recording order.
+pub(crate) fn passes_in(commands: &[Command]) -> impl DoubleEndedIterator<Item = usize> + '_ {
+    commands.iter().filter_map(|c| match c {
         Command::Pass(i) => Some(*i),
         Command::Barrier(_) => None,
     })

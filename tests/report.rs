@@ -4,8 +4,11 @@
 //! The browser and parser checks need Chromium and Python's html5lib; each skips, naming what
 //! is missing, where the machine lacks it (CI installs both and requires them).
 
+#[path = "report/checks.rs"]
+mod checks;
+
+use checks::{assert_parses_as_html5, browser_check};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use vk_baton::ash::vk;
 use vk_baton::plan::*;
 use vk_baton::Access;
@@ -217,19 +220,7 @@ fn reports_parse_as_html5() {
         return;
     }
     for (name, input) in [("frame", frame()), ("many", many(1000))] {
-        let path = write(name, &plan(&input).unwrap().to_html(None, &[]));
-        let check =
-            "import html5lib, sys; html5lib.HTMLParser(strict=True).parse(open(sys.argv[1], 'rb'))";
-        let out = Command::new("python3")
-            .args(["-c", check])
-            .arg(&path)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_parses_as_html5(&write(name, &plan(&input).unwrap().to_html(None, &[])));
     }
 }
 
@@ -248,21 +239,7 @@ fn chromium_draws_the_report_and_a_click_explains_a_barrier() {
     ];
     for (name, input, expect) in cases {
         let path = write(name, &plan(&input).unwrap().to_html(None, &[]));
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/report/browser.py");
-        let out = Command::new("python3")
-            .arg(script)
-            .arg("chromium")
-            .arg(&path)
-            .arg(out_dir(name))
-            .args(expect)
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{name}: {}{text}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let text = browser_check(&path, 0, &out_dir(name), &expect);
         println!("{name}: {text}");
     }
 }
@@ -301,20 +278,7 @@ fn a_plan_the_verifier_rejects_shows_its_findings() {
     if Machine::default().skips_part("chromium", &[Need::Program("chromium".into())]) {
         return;
     }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/report/browser.py");
-    let out = Command::new("python3")
-        .arg(script)
-        .arg("chromium")
-        .arg(&path)
-        .arg(out_dir("broken"))
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}{text}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = browser_check(&path, 0, &out_dir("broken"), &[]);
     assert!(
         text.contains(&format!("\"findings\": {}", findings.len())),
         "{text}"

@@ -21,9 +21,12 @@ mod byo;
 mod deferred;
 #[path = "samples/reference.rs"]
 mod reference;
+#[path = "report/checks.rs"]
+mod report_checks;
 #[path = "../examples/deferred/steady.rs"]
 mod steady;
 use reference::{compare_with_reference, read_rgba};
+use report_checks::{assert_parses_as_html5, browser_check};
 
 /// This test binary's path. A runner that starts it through a dynamic loader (CI's
 /// `.ci/layer-run`) makes `current_exe` the loader, and passes the path as `argv[0]`.

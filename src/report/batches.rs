@@ -4,6 +4,7 @@
 use super::json::{array, index, Strings};
 use crate::plan::display::{cause_line, flags, range_line, single_aspect};
 use crate::plan::{BarrierCmd, Batch, Command, Plan, Prior, Scopes, WaitTarget};
+use crate::predict::passes_in;
 use crate::range::SubRange;
 use std::fmt::Write;
 
@@ -17,7 +18,7 @@ pub(super) fn write_batch(
     lane_end: &mut u64,
 ) {
     let at = |i: usize| passes.get(i).copied().flatten();
-    let pass_xs = || batch_passes(batch).filter_map(at);
+    let pass_xs = || passes_in(&batch.commands).filter_map(at);
     let start = pass_xs().map(|x| x.0).min().unwrap_or(*lane_end);
     let end = pass_xs().map(|x| x.1).max().unwrap_or(start);
     *lane_end = end;
@@ -49,12 +50,9 @@ pub(super) fn write_batch(
         }
         Command::Barrier(bar) => {
             // At the start of the pass after it, else at the end of the pass before it.
-            let next = batch.commands[c..].iter().find_map(pass_of).and_then(at);
-            let prev = batch.commands[..c]
-                .iter()
-                .rev()
-                .find_map(pass_of)
-                .and_then(at);
+            let (before, after) = batch.commands.split_at(c);
+            let next = passes_in(after).next().and_then(at);
+            let prev = passes_in(before).next_back().and_then(at);
             let x = next.map(|x| x.0).or(prev.map(|x| x.1)).unwrap_or(start);
             let _ = write!(out, "{{\"x\":{x},\"entries\":");
             write_entries(out, s, plan, q, bar);
@@ -62,17 +60,6 @@ pub(super) fn write_batch(
         }
     });
     out.push('}');
-}
-
-fn pass_of(c: &Command) -> Option<usize> {
-    match c {
-        Command::Pass(i) => Some(*i),
-        Command::Barrier(_) => None,
-    }
-}
-
-fn batch_passes(batch: &Batch) -> impl Iterator<Item = usize> + '_ {
-    batch.commands.iter().filter_map(pass_of)
 }
 
 /// The entries of barrier command `bar` on queue `q`, images first.

@@ -324,35 +324,11 @@ fn deferred_writes_a_frame_report_that_a_browser_draws() {
     assert_eq!(html.matches("\"findings\":[]").count(), 4);
     let machine = machine();
     if !machine.skips_part("html5lib", &[Need::PythonModule("html5lib".into())]) {
-        let check =
-            "import html5lib, sys; html5lib.HTMLParser(strict=True).parse(open(sys.argv[1], 'rb'))";
-        let out = Command::new("python3")
-            .args(["-c", check])
-            .arg(&report)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_parses_as_html5(&report);
     }
     if !machine.skips_part("chromium", &[Need::Program("chromium".into())]) {
-        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/report/browser.py");
         // The last frame (the upload, first, has no barrier on a single queue).
-        let out = Command::new("python3")
-            .arg(script)
-            .args(["--frame", "3", "chromium"])
-            .arg(&report)
-            .arg(&dir)
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{}{text}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let text = browser_check(&report, 3, &dir, &[]);
         println!("deferred report: {text}");
     }
 }
