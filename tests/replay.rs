@@ -215,6 +215,91 @@ fn a_held_plan_counts_its_replays() {
     common::assert_clean(&ctx);
 }
 
+/// Copies slot `slot` (`SIZE` bytes at `slot * SIZE`) of `src` into `dst`: the slot of the frame
+/// in flight, which the frame loop sets, as a pass that picks a descriptor set per slot does.
+struct SlotCopy<'s> {
+    src: Arc<StBuffer>,
+    dst: Arc<StBuffer>,
+    slot: &'s std::cell::Cell<u64>,
+}
+
+impl Pass for SlotCopy<'_> {
+    fn declare(&self, d: &mut Declare<'_>) {
+        d.uses(&self.src, Access::COPY_READ);
+        d.uses(&self.dst, Access::COPY_WRITE).discard();
+    }
+    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        let region = vk::BufferCopy::default()
+            .src_offset(self.slot.get() * SIZE)
+            .size(SIZE);
+        // SAFETY: `cmd` is recording; both buffers are alive, in the declared states, and the
+        // region is inside each.
+        unsafe {
+            r.device()
+                .cmd_copy_buffer(r.cmd(), self.src.handle(), self.dst.handle(), &[region])
+        };
+        Ok(())
+    }
+    fn replay_key(&self) -> Option<ReplayKey> {
+        // SAFETY: the commands name the two buffers, which the pass keeps alive, and the slot,
+        // which is the key; the test asks the held plan to refresh its keys after each change.
+        Some(unsafe { ReplayKey::new(self.slot.get()) })
+    }
+}
+
+/// A held plan whose upload reads the slot the loop sets, as with two frames in flight: asked
+/// for its keys again each frame, it keeps a recording per slot and replays the right one.
+///
+/// ```text
+/// frame:     1  2  3  4  5  6 ...
+/// slot:      1  0  1  0  1  0
+/// plan:      P1 P2 P2 P2 P2 P2   (P1: from fresh states)
+/// recorded:  x  x  x  .  .  .    (2: P2, slot 0; 3: P2, slot 1)
+/// ```
+#[test]
+fn a_held_plan_told_its_keys_changed_replays_each_slots_recording() {
+    let ctx = common::ctx();
+    let graph = ctx.graph().unwrap();
+    graph.set_replay(true);
+    let q = ctx.graphics().clone();
+    let mut f = Frame::new(&ctx);
+    let usage = vk::BufferUsageFlags::TRANSFER_SRC;
+    let slots = buffer(&ctx, BufferDesc::upload(2 * SIZE, usage), "slots");
+    let slot = std::cell::Cell::new(0);
+    let mut upload = SlotCopy {
+        src: slots.clone(),
+        dst: f.mid.clone(),
+        slot: &slot,
+    };
+    let out = f.out.clone();
+    let mut held = graph
+        .record()
+        .insert_pass("upload", &mut upload, &q)
+        .insert_pass("download", &mut f.download, &q)
+        .insert_pass("read", &mut f.read, &q)
+        .finish()
+        .unwrap()
+        .hold();
+    let mut replayed = Vec::new();
+    for n in 1..=40u32 {
+        slot.set(u64::from(n % 2));
+        // The other slot holds the last frame's words: a recording of the wrong slot shows.
+        slots.write(u64::from(n % 2) * SIZE, &words(n)).unwrap();
+        held.refresh_replay_keys();
+        let fence = held.execute().unwrap();
+        replayed.push(fence.replayed());
+        fence.wait().unwrap();
+        check(&out, n);
+    }
+    let mut expected = vec![true; 40];
+    expected[..3].fill(false);
+    assert_eq!(replayed, expected);
+    assert_eq!(held.replayed(), 37);
+    drop(held);
+    drop(graph);
+    common::assert_clean(&ctx);
+}
+
 /// Two upload passes in turn, as an app with a pass per frame in flight has (each reads its
 /// own slot of a ring): their keys alternate, and each keeps a recording of its own.
 ///

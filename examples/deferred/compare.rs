@@ -17,9 +17,11 @@
 //!   (`HeldPlan::replanned`). One held plan serves both frames in flight: the transients'
 //!   heap set is picked for each execution (a free one of the graph's), and each compute pass
 //!   writes the next of its descriptor sets with that execution's views as it records.
-//!   With `--replay` (builder loop only) the library's frames submit their recordings again
-//!   (each compute pass keeps a set per heap set instead), and a third side runs: the
-//!   hand-written frame recorded once per slot and submitted again, the floor.
+//!   With `--replay` the library's frames submit their recordings again (each compute pass
+//!   keeps a set per heap set instead), and a third side runs: the hand-written frame
+//!   recorded once per slot and submitted again, the floor. A held plan's timestamp passes
+//!   read the slot from a cell the loop sets, so their keys name it and the loop tells the
+//!   plan to ask for them again each frame (`HeldPlan::refresh_replay_keys`).
 //! - **GPU time**: from the first timestamp to the last across the queues, written at the
 //!   start and end of each queue's work in the frame (on the library side by a pass with no
 //!   uses at either end of each queue's program order, so the plan is the same otherwise).
@@ -256,6 +258,8 @@ fn compare(
                 }
                 (planned.execute()?, was_reused)
             } else if let Some(h) = held_plan.as_mut() {
+                // The timestamp passes' keys name the slot just set.
+                h.refresh_replay_keys();
                 let before = h.replanned();
                 let fence = h.execute()?;
                 (fence, h.replanned() == before)

@@ -117,13 +117,6 @@ pub fn options() -> vk_baton::Result<Options> {
             "--compare runs in the table's layouts: leave out --general-layouts".into(),
         ));
     }
-    if o.compare && o.held && o.replay {
-        // The timestamp passes' query slot changes with the frame in flight, which a held
-        // plan's passes cannot show in their keys (see `deferred/compare.rs`).
-        return Err(vk_baton::Error::InvalidInput(
-            "--compare --replay runs the builder loop: leave out --held".into(),
-        ));
-    }
     if o.compare && o.report.is_some() {
         // The comparison times its frames with timestamp passes of its own.
         return Err(vk_baton::Error::InvalidInput(

@@ -69,12 +69,15 @@ impl Pass for Stamp<'_> {
     }
 
     fn replay_key(&self) -> Option<ReplayKey> {
-        match self.slot {
-            // SAFETY: the commands (a reset and a timestamp in the slot's queries of one pool,
-            // which outlives every frame) depend only on the slot, which is the key.
-            SlotOf::Fixed(s) => Some(unsafe { ReplayKey::new(s as u64) }),
-            SlotOf::Set(_) => None,
-        }
+        let slot = match self.slot {
+            SlotOf::Fixed(s) => s,
+            SlotOf::Set(cell) => cell.get(),
+        };
+        // SAFETY: the commands (a reset and a timestamp in the slot's queries of one pool,
+        // which outlives every frame) depend only on the slot, which is the key. A slot in a
+        // cell is a held plan's, whose loop refreshes its keys after each change
+        // (`HeldPlan::refresh_replay_keys`, in `compare.rs`).
+        Some(unsafe { ReplayKey::new(slot as u64) })
     }
 }
 

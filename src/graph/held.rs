@@ -195,6 +195,32 @@ impl<'a> HeldPlan<'a> {
         self.replayed
     }
 
+    /// Has the next execution ask every pass for its replay key again, for a pass whose key
+    /// follows state it shares with the frame loop: the slot of the frame in flight in a
+    /// `Cell`, which picks the descriptor set or the queries it records with. Call it after
+    /// the loop changed that state, before [`HeldPlan::execute`]. Otherwise a held plan asks
+    /// for its passes' keys only after it recorded them: it borrows them exclusively, and a
+    /// key changes only through `&mut self` ([`ReplayKey::new`](crate::pass::ReplayKey::new)).
+    ///
+    /// ```no_run
+    /// # fn f(mut held: vk_baton::HeldPlan<'_>, slot: &std::cell::Cell<usize>) -> vk_baton::Result<()> {
+    /// let mut in_flight = std::collections::VecDeque::new();
+    /// for n in 0..100 {
+    ///     if in_flight.len() == 2 {
+    ///         let done: vk_baton::ExecutionFence = in_flight.pop_front().unwrap();
+    ///         done.wait()?;
+    ///     }
+    ///     // The passes record with the slot's descriptor sets, and their keys name it.
+    ///     slot.set(n % 2);
+    ///     held.refresh_replay_keys();
+    ///     in_flight.push_back(held.execute()?);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn refresh_replay_keys(&mut self) {
+        self.frame.replays.now_asked = false;
+    }
+
     /// Lowers the passes again (asking them for their declarations), takes the graph's kept
     /// plan for them or plans anew, and gives the plan it leaves to the graph's kept plans.
     fn replan(&mut self) -> Result<()> {

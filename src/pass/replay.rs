@@ -47,8 +47,11 @@ impl ReplayKey {
     /// views, or a descriptor set written from them) may differ from one recording to
     /// another: the graph keys recordings on those objects too.
     ///
-    /// The key changes only through `&mut self`: a held plan, which borrows its passes
-    /// exclusively, asks for their keys once after each recording.
+    /// The key changes only through `&mut self`, or through state the pass shares with the
+    /// app when the app then calls [`HeldPlan::refresh_replay_keys`](crate::HeldPlan::refresh_replay_keys) before the next execution
+    /// of a held plan: a held plan, which borrows its passes exclusively, asks for their keys
+    /// once after each recording and otherwise only when told. A builder asks at every
+    /// execution.
     ///
     /// What may change between replays is the contents of buffers and images: the host may
     /// write uniforms, indirect arguments or instance data that the commands read. A pass

@@ -21,8 +21,8 @@
 //! them.
 //!
 //! A pass's key changes only through `&mut self` ([`ReplayKey::new`](crate::pass::ReplayKey::new)): the keys of a held
-//! plan's passes, which the held plan borrows exclusively, are asked for once
-//! ([`Replays::keys_held`]).
+//! plan's passes, which the held plan borrows exclusively, are asked for once, and again when
+//! the app says they changed ([`Replays::keys_held`], [`crate::HeldPlan::refresh_replay_keys`]).
 
 use crate::access::LayoutPolicy;
 use crate::completion::CompletionToken;

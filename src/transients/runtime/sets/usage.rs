@@ -83,7 +83,7 @@ impl HeapSets {
     /// Finite: each round either returns, or found the set it waited for lost, and the next
     /// round then makes a new set in its place; a wait lasts at most [`HeapSets::wait_limit`].
     pub(super) fn choose_set(&mut self) -> Result<usize> {
-        let deadline = Instant::now() + self.wait_limit;
+        let mut deadline = None;
         loop {
             if let Some(i) = self.free_set()? {
                 return Ok(i);
@@ -97,6 +97,7 @@ impl HeapSets {
                 .min_by_key(|&i| self.sets[i].last_bound)
                 .expect("MAX_SETS sets that are not lost");
             log::debug!("transients: every heap set is in use; waiting for the oldest");
+            let deadline = *deadline.get_or_insert_with(|| Instant::now() + self.wait_limit);
             if self.wait_for(oldest, deadline)? {
                 return Ok(oldest);
             }
@@ -107,21 +108,30 @@ impl HeapSets {
     /// Longest ago, not first: frames in flight then keep taking the sets in the same turn
     /// after a wait that freed every set, so each keeps meeting the set its recordings were
     /// made with ([`crate::Graph::set_replay`] keys them on the objects bound).
+    ///
+    /// Sets are polled oldest first and the search ends at the first free one that fits, so
+    /// the sets of the frames still in flight, bound after it, are not polled: a poll of a
+    /// busy set asks the driver for its fences' status.
     fn free_set(&mut self) -> Result<Option<usize>> {
-        let (mut fitting, mut free): (Option<usize>, Option<usize>) = (None, None);
-        let older = |a: Option<usize>, i: usize, sets: &[HeapSet]| match a {
-            Some(a) if sets[a].last_bound <= sets[i].last_bound => Some(a),
-            _ => Some(i),
-        };
-        for i in 0..self.sets.len() {
+        let mut free = None;
+        let mut after = None;
+        while let Some(i) = self.next_oldest(after) {
+            after = Some((self.sets[i].last_bound, i));
             if self.sets[i].poll()? == Status::Free {
                 if self.sets[i].fits(&self.need) {
-                    fitting = older(fitting, i, &self.sets);
+                    return Ok(Some(i));
                 }
-                free = older(free, i, &self.sets);
+                free = free.or(Some(i));
             }
         }
-        Ok(fitting.or(free))
+        Ok(free)
+    }
+
+    /// The set bound longest ago after `after` (by when it was bound, then its index).
+    fn next_oldest(&self, after: Option<(u64, usize)>) -> Option<usize> {
+        let bound = self.sets.iter().enumerate().map(|(i, s)| (s.last_bound, i));
+        let later = bound.filter(|k| after.is_none_or(|a| *k > a));
+        later.min().map(|(_, i)| i)
     }
 
     /// Waits until set `s` is free (`true`) or lost (`false`), or fails once `deadline` has
