@@ -150,9 +150,9 @@
 //!
 //! Turn replay on when most frames run the same passes on the same resources and what changes
 //! lives in memory the host writes (uniforms, instance data, indirect arguments), not in push
-//! constants or descriptor writes. Every pass in a frame must give a key, and one pass whose
-//! key moved makes the whole frame record. `--replay` in the deferred sample shows
-//! the pattern (a frame number in a host-written word instead of a push constant).
+//! constants or descriptor writes. Every pass must give a key; one moved key records the whole
+//! frame. A held plan replays cheapest; keys that follow the frame-in-flight slot need
+//! [`HeldPlan::refresh_replay_keys`]. `deferred --replay [--held]` shows both.
 //!
 //! ## What it does not do
 //!
