@@ -141,3 +141,29 @@ fn binding_takes_the_free_set_bound_longest_ago() {
     let (chosen, _) = choose(sets);
     assert_eq!(chosen.unwrap(), 1);
 }
+
+/// Binding polls the sets oldest first and stops at the first free one that fits: a set bound
+/// after it (a frame still in flight) is not polled, since polling a busy set asks the driver
+/// for its fences' status. Here polling would show: the newer sets' executions failed without
+/// completing, which a poll turns into lost sets.
+#[test]
+fn binding_polls_no_set_bound_after_the_free_one_it_takes() {
+    let (mut sets, tokens) = all_busy();
+    sets.sets[2].user = Use::Free;
+    for t in &tokens {
+        t.set_failed();
+    }
+    let (chosen, mut sets) = choose(sets);
+    assert_eq!(chosen.unwrap(), 2);
+    // Sets 0 and 1, bound before set 2, were polled and found lost; set 3 was not polled.
+    let users: Vec<&str> = (sets.sets.iter())
+        .map(|s| match s.user {
+            Use::Free => "free",
+            Use::Busy(_) => "busy",
+            Use::Lost => "lost",
+        })
+        .collect();
+    assert_eq!(users, ["lost", "lost", "free", "busy"]);
+    // Polled now, set 3 is lost too: the test above would have seen a poll.
+    assert_eq!(sets.sets[3].poll().unwrap(), Status::Lost);
+}
