@@ -21,6 +21,8 @@ pub(crate) struct SubmissionRun {
 /// ownership acquires with releases (and checks layouts) in submission order. Runs are as
 /// long as the waits allow, so each queue gets one `vkQueueSubmit2` unless two queues wait
 /// on each other within one execution; then a queue's batches are split at such a wait.
+/// A queue whose run would grow if another ready queue went first waits for it: each
+/// `vkQueueSubmit2` costs the host several microseconds on some drivers.
 ///
 /// `order` lists the queues to submit to (those with batches). Ties go to the lower queue
 /// index; `order` only decides which queue goes first should no queue be ready, which the
@@ -43,51 +45,90 @@ pub(crate) fn submission_runs_into(
     next.clear();
     next.resize(plan.queues.len(), 0);
     let len = |q: usize| plan.queues[q].batches.len();
-    // Whether batch `b` of queue `q` may be submitted when the other queues have submitted
-    // up to `next` (and `q` up to `b`).
-    let ready = |q: usize, b: usize, next: &[usize]| {
-        plan.queues[q].batches[b]
-            .waits
-            .iter()
-            .all(|w| match w.target {
-                WaitTarget::Batch { queue, batch } => {
-                    batch < if queue == q { b } else { next[queue] }
-                }
-                _ => true,
-            })
-    };
-    // How far queue `q` could go in one run.
-    let reach = |q: usize, next: &[usize]| {
-        let mut b = next[q];
-        while b < len(q) && ready(q, b, next) {
-            b += 1;
-        }
-        b
-    };
-    loop {
-        let mut open = order.iter().copied().filter(|&q| next[q] < len(q));
-        let Some(first_open) = open.next() else {
-            break;
-        };
-        // Prefer a ready queue that finishes, then the longest run, so splits happen only
-        // where two queues wait on each other.
-        let best = std::iter::once(first_open)
-            .chain(open)
-            .filter(|&q| ready(q, next[q], next))
-            .max_by_key(|&q| {
-                let end = reach(q, next);
-                (end == len(q), end - next[q], std::cmp::Reverse(q))
-            });
+    while let Some(first_open) = order.iter().copied().find(|&q| next[q] < len(q)) {
         // The planner's waits always point back in program order, so some queue is ready;
         // if not, submit anyway rather than stall (timeline semaphores still order the GPU).
-        let q = best.unwrap_or(first_open);
+        let q = next_run(plan, order, next).unwrap_or(first_open);
         let start = next[q];
-        next[q] = reach(q, next).max(start + 1);
+        next[q] = reach(plan, q, next).max(start + 1);
         runs.push(SubmissionRun {
             queue: q,
             batches: start..next[q],
         });
     }
+}
+
+/// How [`next_run`] ranks a ready queue's run: whether waiting would not make it longer,
+/// whether it finishes the queue, its length, and the lower queue index.
+type Rank = (bool, bool, usize, std::cmp::Reverse<usize>);
+
+/// The ready queue of `order` to submit next: one whose run waiting would not make longer,
+/// then one that finishes, then the longest run, so that splits happen only where two queues
+/// wait on each other. `None` if no queue is ready.
+fn next_run(plan: &Plan, order: &[usize], next: &mut [usize]) -> Option<usize> {
+    let mut best: Option<(usize, Rank)> = None;
+    for &q in order {
+        let len = plan.queues[q].batches.len();
+        if next[q] == len || !ready(plan, q, next[q], next) {
+            continue;
+        }
+        let end = reach(plan, q, next);
+        let rank = (
+            !grows_after_another(plan, q, end, order, next),
+            end == len,
+            end - next[q],
+            std::cmp::Reverse(q),
+        );
+        if best.as_ref().is_none_or(|(_, b)| rank > *b) {
+            best = Some((q, rank));
+        }
+    }
+    best.map(|(q, _)| q)
+}
+
+/// Whether batch `b` of queue `q` may be submitted when the other queues have submitted up to
+/// `next` (and `q` up to `b`).
+fn ready(plan: &Plan, q: usize, b: usize, next: &[usize]) -> bool {
+    plan.queues[q].batches[b]
+        .waits
+        .iter()
+        .all(|w| match w.target {
+            WaitTarget::Batch { queue, batch } => batch < if queue == q { b } else { next[queue] },
+            _ => true,
+        })
+}
+
+/// How far queue `q` could go in one run.
+fn reach(plan: &Plan, q: usize, next: &[usize]) -> usize {
+    let mut b = next[q];
+    while b < plan.queues[q].batches.len() && ready(plan, q, b, next) {
+        b += 1;
+    }
+    b
+}
+
+/// Whether queue `q`'s run, which would end at `end` now, would reach further if another
+/// ready queue of `order` submitted its run first. `next` is put back as it was.
+fn grows_after_another(
+    plan: &Plan,
+    q: usize,
+    end: usize,
+    order: &[usize],
+    next: &mut [usize],
+) -> bool {
+    if end == plan.queues[q].batches.len() {
+        return false;
+    }
+    order.iter().any(|&p| {
+        if p == q || next[p] == plan.queues[p].batches.len() || !ready(plan, p, next[p], next) {
+            return false;
+        }
+        let was = next[p];
+        next[p] = reach(plan, p, next);
+        let grows = reach(plan, q, next) > end;
+        next[p] = was;
+        grows
+    })
 }
 
 /// The timeline values one execution of a plan signals, per queue and batch.
@@ -225,6 +266,29 @@ mod tests {
         assert_eq!(
             submission_runs(&p, &[0, 1]),
             vec![run(1, 0..2), run(0, 0..2)]
+        );
+    }
+
+    /// The deferred frame's shape: graphics (0) starts with a batch that waits on nothing, then
+    /// waits on compute's first batch; compute (1) waits on graphics twice. Graphics is ready
+    /// first and has the lower index, but its run would grow if compute went first: compute
+    /// goes first, and graphics' first three batches go in one submit (four submits, not five).
+    ///
+    /// ```text
+    /// 0: g0 ── g1 ── g2 ── g3
+    ///          ↑     │     ↑
+    ///          │     ↓     │
+    /// 1: c0 ───┘ c1  c2 ───┘   (c1 waits g1, c2 waits g2, g1 waits c0, g3 waits c2)
+    /// ```
+    #[test]
+    fn a_queue_whose_run_would_grow_waits_for_the_other() {
+        let p = plan_of(vec![
+            vec![batch(&[]), batch(&[(1, 0)]), batch(&[]), batch(&[(1, 2)])],
+            vec![batch(&[]), batch(&[(0, 1)]), batch(&[(0, 2)])],
+        ]);
+        assert_eq!(
+            submission_runs(&p, &[0, 1]),
+            vec![run(1, 0..1), run(0, 0..3), run(1, 1..3), run(0, 3..4)]
         );
     }
 
