@@ -48,10 +48,11 @@ impl ReplayKey {
     /// another: the graph keys recordings on those objects too.
     ///
     /// The key changes only through `&mut self`, or through state the pass shares with the
-    /// app when the app then calls [`HeldPlan::refresh_replay_keys`](crate::HeldPlan::refresh_replay_keys) before the next execution
-    /// of a held plan: a held plan, which borrows its passes exclusively, asks for their keys
-    /// once after each recording and otherwise only when told. A builder asks at every
-    /// execution.
+    /// app that does not change during an execution. A builder asks for the keys at every
+    /// execution; a held plan, which borrows its passes exclusively, asks once after each
+    /// recording, so after changing such state the app calls
+    /// [`HeldPlan::refresh_replay_keys`](crate::HeldPlan::refresh_replay_keys) before the
+    /// held plan's next execution.
     ///
     /// What may change between replays is the contents of buffers and images: the host may
     /// write uniforms, indirect arguments or instance data that the commands read. A pass

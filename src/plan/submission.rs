@@ -21,8 +21,10 @@ pub(crate) struct SubmissionRun {
 /// ownership acquires with releases (and checks layouts) in submission order. Runs are as
 /// long as the waits allow, so each queue gets one `vkQueueSubmit2` unless two queues wait
 /// on each other within one execution; then a queue's batches are split at such a wait.
-/// A queue whose run would grow if another ready queue went first waits for it: each
-/// `vkQueueSubmit2` costs the host several microseconds on some drivers.
+/// Each `vkQueueSubmit2` costs the host several microseconds on some drivers, so two greedy
+/// orders are tried and the one with fewer runs is kept (the first on a tie): one where a
+/// ready queue waits, when it can, for another ready queue whose run would make its own
+/// longer, and one that takes the longest run at once.
 ///
 /// `order` lists the queues to submit to (those with batches). Ties go to the lower queue
 /// index; `order` only decides which queue goes first should no queue be ready, which the
@@ -42,30 +44,47 @@ pub(crate) fn submission_runs_into(
     next: &mut Vec<usize>,
 ) {
     runs.clear();
+    let waiting = greedy_runs(plan, order, next, true, &mut |_| {});
+    let at_once = greedy_runs(plan, order, next, false, &mut |_| {});
+    greedy_runs(plan, order, next, waiting <= at_once, &mut |r| runs.push(r));
+}
+
+/// Gives `emit` the runs of one greedy order (see [`submission_runs`]; `wait`: a queue whose
+/// run would grow waits for the other) and returns how many there were.
+fn greedy_runs(
+    plan: &Plan,
+    order: &[usize],
+    next: &mut Vec<usize>,
+    wait: bool,
+    emit: &mut dyn FnMut(SubmissionRun),
+) -> usize {
     next.clear();
     next.resize(plan.queues.len(), 0);
     let len = |q: usize| plan.queues[q].batches.len();
+    let mut count = 0;
     while let Some(first_open) = order.iter().copied().find(|&q| next[q] < len(q)) {
         // The planner's waits always point back in program order, so some queue is ready;
         // if not, submit anyway rather than stall (timeline semaphores still order the GPU).
-        let q = next_run(plan, order, next).unwrap_or(first_open);
+        let q = next_run(plan, order, next, wait).unwrap_or(first_open);
         let start = next[q];
         next[q] = reach(plan, q, next).max(start + 1);
-        runs.push(SubmissionRun {
+        emit(SubmissionRun {
             queue: q,
             batches: start..next[q],
         });
+        count += 1;
     }
+    count
 }
 
 /// How [`next_run`] ranks a ready queue's run: whether waiting would not make it longer,
 /// whether it finishes the queue, its length, and the lower queue index.
 type Rank = (bool, bool, usize, std::cmp::Reverse<usize>);
 
-/// The ready queue of `order` to submit next: one whose run waiting would not make longer,
-/// then one that finishes, then the longest run, so that splits happen only where two queues
+/// The ready queue of `order` to submit next: (with `wait`) one whose run waiting would not
+/// make longer, then one that finishes, then the longest run, so that splits happen only where two queues
 /// wait on each other. `None` if no queue is ready.
-fn next_run(plan: &Plan, order: &[usize], next: &mut [usize]) -> Option<usize> {
+fn next_run(plan: &Plan, order: &[usize], next: &mut [usize], wait: bool) -> Option<usize> {
     let mut best: Option<(usize, Rank)> = None;
     for &q in order {
         let len = plan.queues[q].batches.len();
@@ -74,7 +93,7 @@ fn next_run(plan: &Plan, order: &[usize], next: &mut [usize]) -> Option<usize> {
         }
         let end = reach(plan, q, next);
         let rank = (
-            !grows_after_another(plan, q, end, order, next),
+            !(wait && grows_after_another(plan, q, end, order, next)),
             end == len,
             end - next[q],
             std::cmp::Reverse(q),
@@ -275,10 +294,8 @@ mod tests {
     /// goes first, and graphics' first three batches go in one submit (four submits, not five).
     ///
     /// ```text
-    /// 0: g0 ── g1 ── g2 ── g3
-    ///          ↑     │     ↑
-    ///          │     ↓     │
-    /// 1: c0 ───┘ c1  c2 ───┘   (c1 waits g1, c2 waits g2, g1 waits c0, g3 waits c2)
+    /// 0: g0, g1 waits c0, g2, g3 waits c2
+    /// 1: c0, c1 waits g1, c2 waits g2
     /// ```
     #[test]
     fn a_queue_whose_run_would_grow_waits_for_the_other() {
@@ -289,6 +306,28 @@ mod tests {
         assert_eq!(
             submission_runs(&p, &[0, 1]),
             vec![run(1, 0..1), run(0, 0..3), run(1, 1..3), run(0, 3..4)]
+        );
+    }
+
+    /// Three queues where waiting is worse: queue 2 would not grow by waiting, so it goes
+    /// first, but its second batch depends on queue 0 through queue 1 and is cut off. The
+    /// order that takes the longest run at once needs four runs, not five, and is kept.
+    ///
+    /// ```text
+    /// 0: a0, a1 waits 2.0, a2 waits 1.0
+    /// 1: b0 waits 0.0
+    /// 2: c0, c1 waits 1.0
+    /// ```
+    #[test]
+    fn the_order_with_fewer_runs_is_kept() {
+        let p = plan_of(vec![
+            vec![batch(&[]), batch(&[(2, 0)]), batch(&[(1, 0)])],
+            vec![batch(&[(0, 0)])],
+            vec![batch(&[]), batch(&[(1, 0)])],
+        ]);
+        assert_eq!(
+            submission_runs(&p, &[0, 1, 2]),
+            vec![run(0, 0..1), run(1, 0..1), run(2, 0..2), run(0, 1..3)]
         );
     }
 

@@ -142,12 +142,13 @@ fn deferred_steady_frames_leave_out_a_late_heap_set_of_a_frame_in_flight() {
 /// that hazards through descriptors (the compute passes' storage buffers and images, which the
 /// layer does not check by default) are reported too; the hand-written frame gives the
 /// library's picture bit for bit; every timed library frame reuses its plan; both sides' times
-/// are printed. Three times:
+/// are printed. Five times:
 /// the hand side's one-queue frame, then (`--hand-split`) its two-queue frame on the one queue
 /// lavapipe has, so that its semaphores and the barriers around them are validated too, then
 /// (`--held`) the library side executing a held plan, which no timed frame re-plans, then with
 /// `--replay`: the builder loop's frames and then the held plan's submit their recordings
-/// again (the held plan told each frame that its timestamp passes' keys follow the slot).
+/// again (the held plan's timestamp passes key on the slot; `tests/replay.rs` shows the
+/// refresh of a held plan's keys alone).
 #[test]
 fn deferred_compare_runs_the_hand_written_frame_correctly_with_the_same_picture() {
     for split in [

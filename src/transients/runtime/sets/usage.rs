@@ -111,7 +111,8 @@ impl HeapSets {
     ///
     /// Sets are polled oldest first and the search ends at the first free one that fits, so
     /// the sets of the frames still in flight, bound after it, are not polled: a poll of a
-    /// busy set asks the driver for its fences' status.
+    /// busy set asks the driver for its fences' status. A newer set whose execution failed
+    /// is found lost (and logged) once it is polled: when it is the oldest, or none fits.
     fn free_set(&mut self) -> Result<Option<usize>> {
         let mut free = None;
         let mut after = None;
