@@ -44,9 +44,11 @@ pub(crate) fn submission_runs_into(
     next: &mut Vec<usize>,
 ) {
     runs.clear();
-    let waiting = greedy_runs(plan, order, next, true, &mut |_| {});
-    let at_once = greedy_runs(plan, order, next, false, &mut |_| {});
-    greedy_runs(plan, order, next, waiting <= at_once, &mut |r| runs.push(r));
+    let waiting = greedy_runs(plan, order, next, true, &mut |r| runs.push(r));
+    if greedy_runs(plan, order, next, false, &mut |_| {}) < waiting {
+        runs.clear();
+        greedy_runs(plan, order, next, false, &mut |r| runs.push(r));
+    }
 }
 
 /// Gives `emit` the runs of one greedy order (see [`submission_runs`]; `wait`: a queue whose
@@ -82,8 +84,8 @@ fn greedy_runs(
 type Rank = (bool, bool, usize, std::cmp::Reverse<usize>);
 
 /// The ready queue of `order` to submit next: (with `wait`) one whose run waiting would not
-/// make longer, then one that finishes, then the longest run, so that splits happen only where two queues
-/// wait on each other. `None` if no queue is ready.
+/// make longer, then one that finishes, then the longest run, so that splits happen only where
+/// two queues wait on each other. `None` if no queue is ready.
 fn next_run(plan: &Plan, order: &[usize], next: &mut [usize], wait: bool) -> Option<usize> {
     let mut best: Option<(usize, Rank)> = None;
     for &q in order {
