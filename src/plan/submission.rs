@@ -290,10 +290,12 @@ mod tests {
         );
     }
 
-    /// The deferred frame's shape: graphics (0) starts with a batch that waits on nothing, then
-    /// waits on compute's first batch; compute (1) waits on graphics twice. Graphics is ready
-    /// first and has the lower index, but its run would grow if compute went first: compute
-    /// goes first, and graphics' first three batches go in one submit (four submits, not five).
+    /// The deferred frame's shape while its first timestamp had a batch of its own (the
+    /// planner now puts it in the waiting batch): graphics (0) starts with a batch that waits
+    /// on nothing, then waits on compute's first batch; compute (1) waits on graphics twice.
+    /// Graphics is ready first and has the lower index, but its run would grow if compute went
+    /// first: compute goes first, and graphics' first three batches go in one submit (four
+    /// submits, not five).
     ///
     /// ```text
     /// 0: g0, g1 waits c0, g2, g3 waits c2

@@ -342,6 +342,90 @@ queue `compute` (family 1):
     );
 }
 
+/// A pass that declares no use (a timestamp at the queue's start, say) holds back no stage a
+/// wait names: the wait goes before it, in one batch with the pass that needs it, as a
+/// hand-written frame submits it.
+///
+/// ```text
+/// compute:  [produce] --a--.
+///                          | semaphore
+/// gfx:      [stamp]        '--> [consume]
+/// ```
+#[test]
+fn a_pass_with_no_uses_shares_the_waiting_batch() {
+    let p = run(
+        vec![
+            QueueDecl::new("gfx", 0, GFX),
+            QueueDecl::new("compute", 1, COMPUTE),
+        ],
+        vec![buffer("a").concurrent()],
+        vec![
+            pass("produce", 1, &[(0, Access::COMPUTE_SHADER_WRITE)]),
+            pass("stamp", 0, &[]),
+            pass("consume", 0, &[(0, Access::TRANSFER_READ)]),
+        ],
+    );
+    assert_plan!(
+        p,
+        r#"
+queue `gfx` (family 0):
+  batch 0:
+    wait   `compute` timeline after its batch 0 at ALL_TRANSFER
+    pass   `stamp`
+    pass   `consume`
+    signal timeline at ALL_COMMANDS
+queue `compute` (family 1):
+  batch 0:
+    pass   `produce`
+    signal timeline at ALL_COMMANDS
+"#
+    );
+}
+
+/// A pass with no uses that signals a binary semaphore keeps a batch of its own before the
+/// wait: what waits for its signal may be what the wait waits for (a cycle).
+///
+/// ```text
+/// compute:  [produce] --a--.
+///                          | semaphore
+/// gfx:      [mark] (S)     '--> [consume]
+/// ```
+#[test]
+fn a_pass_with_no_uses_that_signals_keeps_its_batch() {
+    let p = run(
+        vec![
+            QueueDecl::new("gfx", 0, GFX),
+            QueueDecl::new("compute", 1, COMPUTE),
+        ],
+        vec![buffer("a").concurrent()],
+        vec![
+            pass("produce", 1, &[(0, Access::COMPUTE_SHADER_WRITE)]),
+            pass("mark", 0, &[]).with_signal(BinarySignalDecl {
+                semaphore: vk::Semaphore::from_raw(0x5),
+                stages: Some(S::ALL_COMMANDS),
+            }),
+            pass("consume", 0, &[(0, Access::TRANSFER_READ)]),
+        ],
+    );
+    assert_plan!(
+        p,
+        r#"
+queue `gfx` (family 0):
+  batch 0:
+    pass   `mark`
+    signal binary 0x5 at ALL_COMMANDS
+  batch 1:
+    wait   `compute` timeline after its batch 0 at ALL_TRANSFER
+    pass   `consume`
+    signal timeline at ALL_COMMANDS
+queue `compute` (family 1):
+  batch 0:
+    pass   `produce`
+    signal timeline at ALL_COMMANDS
+"#
+    );
+}
+
 /// Two writes on `gfx2`, both read by one pass on `gfx`: one wait on `gfx2`'s batch, at the
 /// union of the stages.
 ///

@@ -218,7 +218,9 @@ impl Planner<'_> {
             let uncovered = |d: &Dep| waited[d.queue].is_none_or(|(at, _, _)| at < d.at);
             let needs_batch =
                 protos.is_empty() || !binary.is_empty() || node.deps.iter().any(uncovered);
-            if needs_batch && protos.last().is_none_or(|p| p.nodes.start != p.nodes.end) {
+            let joins =
+                |p: &Proto| p.nodes.is_empty() || self.holds_nothing_back(&nodes[p.nodes.clone()]);
+            if needs_batch && !protos.last().is_some_and(joins) {
                 protos.push(Proto::default());
             }
             let pi = protos.len() - 1;
@@ -275,6 +277,21 @@ impl Planner<'_> {
             batch_nodes.end = ni + 1;
         }
         protos
+    }
+
+    /// Whether a wait may go before `nodes` (the start of a batch so far) rather than after
+    /// them: each is a pass that declares no use, so the wait holds back no stage it
+    /// declared, and signals nothing (what waits for a signal may be what the wait waits
+    /// for: a cycle). Such passes (a timestamp at a queue's start, say) then share the waiting
+    /// batch instead of making a batch of their own.
+    fn holds_nothing_back(&self, nodes: &[(Pos, Node)]) -> bool {
+        nodes.iter().all(|(_, n)| match n.kind {
+            NodeKind::Pass(i) => {
+                let pass = &self.input.passes[i];
+                pass.uses.is_empty() && pass.signals.is_empty()
+            }
+            NodeKind::Release => false,
+        })
     }
 }
 
