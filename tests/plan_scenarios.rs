@@ -47,6 +47,9 @@ mod maintenance8;
 #[cfg(feature = "verify")]
 #[path = "plan_scenarios/maintenance9.rs"]
 mod maintenance9;
+#[cfg(feature = "verify")]
+#[path = "plan_scenarios/no_use_passes.rs"]
+mod no_use_passes;
 #[path = "plan_scenarios/predict.rs"]
 mod predict;
 #[cfg(feature = "verify")]

@@ -189,12 +189,17 @@ pub(super) fn build(d: &CaseDraw) -> Case {
         .collect();
     let mut semaphore = 1u64;
     let mut graphs = vec![];
-    for g in &d.graphs {
+    for (gi, g) in d.graphs.iter().enumerate() {
         let mut passes: Vec<PassDecl> = vec![];
         // Transients written so far in this graph: a transient's first use writes all of it.
         let mut written = vec![false; resources.len()];
         for (p, pd) in g.passes.iter().enumerate() {
             let q = pd.queue.index(queues.len());
+            // Now and then a pass with no uses (a timestamp, say) before it, on its queue: a
+            // wait that pass needs may join its batch.
+            if (p + gi) % 6 == 0 {
+                passes.push(PassDecl::new(&format!("stamp{p}"), q));
+            }
             let mut pass = PassDecl::new(&format!("p{p}"), q);
             for ud in &pd.uses {
                 let r = ud.resource.index(resources.len());
@@ -266,14 +271,27 @@ pub(super) fn build(d: &CaseDraw) -> Case {
                 usage_of(&resources[r].kind),
             );
             let (access, _) = choices[s.access.index(choices.len())];
+            let wait = BinaryWaitDecl {
+                semaphore: acquire,
+                guards: vec![r],
+                stages: None,
+            };
             let draw = PassDecl::new(&format!("acquire-draw{r}"), q)
-                .with_use(UseDecl::new(r, access).discard())
-                .with_wait(BinaryWaitDecl {
-                    semaphore: acquire,
-                    guards: vec![r],
-                    stages: None,
-                });
-            passes.insert(at, draw);
+                .with_use(UseDecl::new(r, access).discard());
+            // Every other image is acquired by a pass of its own with no uses, on any queue:
+            // the draw waits for that pass, which no wait may then go before.
+            let at = if r % 2 == 1 {
+                let aq = s.draw_queue.index(queues.len());
+                passes.insert(
+                    at,
+                    PassDecl::new(&format!("acquire{r}"), aq).with_wait(wait),
+                );
+                passes.insert(at + 1, draw);
+                at + 1
+            } else {
+                passes.insert(at, draw.with_wait(wait));
+                at
+            };
             let after = at + 1 + s.present_after.index(passes.len() - at);
             let pq = graphics[s.present_queue.index(graphics.len())];
             let pres = PassDecl::new(&format!("present{r}"), pq)

@@ -281,14 +281,18 @@ impl Planner<'_> {
 
     /// Whether a wait may go before `nodes` (the start of a batch so far) rather than after
     /// them: each is a pass that declares no use, so the wait holds back no stage it
-    /// declared, and signals nothing (what waits for a signal may be what the wait waits
-    /// for: a cycle). Such passes (a timestamp at a queue's start, say) then share the waiting
-    /// batch instead of making a batch of their own.
+    /// declared, and nothing waits on it: it signals no binary semaphore, and its binary
+    /// waits guard no resource (another queue's first use of a guarded resource waits on the
+    /// pass). A wait before what waits on it could close a cycle. Such passes (a timestamp
+    /// at a queue's start, say) then share the waiting batch instead of making a batch of
+    /// their own.
     fn holds_nothing_back(&self, nodes: &[(Pos, Node)]) -> bool {
         nodes.iter().all(|(_, n)| match n.kind {
             NodeKind::Pass(i) => {
                 let pass = &self.input.passes[i];
-                pass.uses.is_empty() && pass.signals.is_empty()
+                pass.uses.is_empty()
+                    && pass.signals.is_empty()
+                    && pass.waits.iter().all(|w| w.guards.is_empty())
             }
             NodeKind::Release => false,
         })
