@@ -344,8 +344,16 @@ pub(crate) trait KeptTiming: Send + Sync {
     /// See [`KeptExtensions::in_use`].
     fn in_use(&self) -> bool;
     /// The leaf's own type.
+    #[allow(
+        dead_code,
+        reason = "only the leaf calls it: unused without its feature"
+    )]
     fn as_any(&self) -> &dyn Any;
     /// The leaf's own type, to refill.
+    #[allow(
+        dead_code,
+        reason = "only the leaf calls it: unused without its feature"
+    )]
     fn as_any_mut(&mut self) -> &mut dyn Any;
 }
 

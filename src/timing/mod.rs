@@ -42,6 +42,10 @@ use std::sync::Arc;
 
 mod graph;
 
+#[allow(
+    unused_imports,
+    reason = "only the report leaf calls it: unused without its feature"
+)]
 pub(crate) use graph::completed_times;
 mod queries;
 
