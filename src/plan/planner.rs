@@ -10,10 +10,8 @@
 //!    program order, a pass's command may join an earlier one of its queue over passes that
 //!    do not need it ([`Planner::hoist_barrier`], in [`barrier`]).
 //! 2. **Batches**, per queue. A node that needs a wait not yet covered starts a batch (wait
-//!    as late as possible), unless the batch so far holds only passes that declare no use
-//!    and signal nothing, which the wait then holds back in no declared stage; a node another
-//!    queue waits on, or that signals a binary semaphore, ends one (signal as early as
-//!    possible).
+//!    as late as possible; passes with no uses before it may share it); a node another queue
+//!    waits on, or that signals a binary semaphore, ends one (signal as early as possible).
 //! 3. **Redundancy**, on the batched plan. Phases 1 and 2 decide each dependency on its own;
 //!    a timeline wait that other waits already imply through other queues, and a barrier entry
 //!    whose prior accesses the semaphore waits or other barriers already order before its pass,

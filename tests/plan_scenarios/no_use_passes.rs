@@ -6,6 +6,24 @@
 use super::*;
 use vk::PipelineStageFlags2 as S;
 
+/// The two queues most scenarios here use: graphics and async compute, two families.
+fn gfx_and_compute() -> Vec<QueueDecl> {
+    vec![
+        QueueDecl::new("gfx", 0, GFX),
+        QueueDecl::new("compute", 1, COMPUTE),
+    ]
+}
+
+/// [`run`], with the plan checked by the verifier: a wait placed before a pass that something
+/// waits on shows as a cycle there.
+fn verified(queues: Vec<QueueDecl>, resources: Vec<ResourceDecl>, passes: Vec<PassDecl>) -> Plan {
+    planned(&PlanInput {
+        queues,
+        resources,
+        passes,
+    })
+}
+
 /// A pass that declares no use (a timestamp at the queue's start, say) holds back no stage a
 /// wait names: the wait goes before it, in one batch with the pass that needs it, as a
 /// hand-written frame submits it.
@@ -17,11 +35,8 @@ use vk::PipelineStageFlags2 as S;
 /// ```
 #[test]
 fn a_pass_with_no_uses_shares_the_waiting_batch() {
-    let p = run(
-        vec![
-            QueueDecl::new("gfx", 0, GFX),
-            QueueDecl::new("compute", 1, COMPUTE),
-        ],
+    let p = verified(
+        gfx_and_compute(),
         vec![buffer("a").concurrent()],
         vec![
             pass("produce", 1, &[(0, Access::COMPUTE_SHADER_WRITE)]),
@@ -56,11 +71,8 @@ queue `compute` (family 1):
 /// ```
 #[test]
 fn a_pass_with_no_uses_that_signals_keeps_its_batch() {
-    let p = run(
-        vec![
-            QueueDecl::new("gfx", 0, GFX),
-            QueueDecl::new("compute", 1, COMPUTE),
-        ],
+    let p = verified(
+        gfx_and_compute(),
         vec![buffer("a").concurrent()],
         vec![
             pass("produce", 1, &[(0, Access::COMPUTE_SHADER_WRITE)]),
@@ -103,10 +115,7 @@ queue `compute` (family 1):
 #[test]
 fn a_pass_with_no_uses_that_another_queue_waits_on_keeps_its_batch() {
     let input = PlanInput {
-        queues: vec![
-            QueueDecl::new("gfx", 0, GFX),
-            QueueDecl::new("compute", 1, COMPUTE),
-        ],
+        queues: gfx_and_compute(),
         resources: vec![
             ResourceDecl::image("swap", 1, 1, vk::ImageUsageFlags::STORAGE),
             buffer("a").concurrent(),
@@ -128,9 +137,7 @@ fn a_pass_with_no_uses_that_another_queue_waits_on_keeps_its_batch() {
             pass("consume", 0, &[(1, Access::TRANSFER_READ)]),
         ],
     };
-    let p = plan(&input).expect("plan");
-    #[cfg(feature = "verify")]
-    p.verify().unwrap_or_else(|v| panic!("{p:#}\n{v:#?}"));
+    let p = planned(&input);
     assert_plan!(
         p,
         r#"
@@ -164,11 +171,8 @@ queue `compute` (family 1):
 /// ```
 #[test]
 fn two_passes_with_no_uses_share_the_waiting_batch() {
-    let p = run(
-        vec![
-            QueueDecl::new("gfx", 0, GFX),
-            QueueDecl::new("compute", 1, COMPUTE),
-        ],
+    let p = verified(
+        gfx_and_compute(),
         vec![buffer("a").concurrent()],
         vec![
             PassDecl::new("stamp 1", 0),
@@ -206,11 +210,8 @@ queue `compute` (family 1):
 /// ```
 #[test]
 fn a_pass_with_no_uses_after_an_awaited_batch_keeps_its_batch() {
-    let p = run(
-        vec![
-            QueueDecl::new("gfx", 0, GFX),
-            QueueDecl::new("compute", 1, COMPUTE),
-        ],
+    let p = verified(
+        gfx_and_compute(),
         vec![buffer("a").concurrent(), buffer("b").concurrent()],
         vec![
             pass("write b", 0, &[(1, Access::TRANSFER_WRITE)]),
@@ -251,7 +252,7 @@ queue `compute` (family 1):
 /// On a transfer queue alike: the stamp goes after the wait on `gfx`.
 #[test]
 fn a_pass_with_no_uses_shares_the_waiting_batch_on_a_transfer_queue() {
-    let p = run(
+    let p = verified(
         vec![
             QueueDecl::new("gfx", 0, GFX),
             QueueDecl::new("transfer", 2, TRANSFER),
@@ -284,7 +285,7 @@ queue `transfer` (family 2):
 /// queue, the frame's timestamp now comes after the acquire.
 #[test]
 fn a_binary_wait_joins_a_batch_of_passes_with_no_uses() {
-    let p = run(
+    let p = verified(
         vec![QueueDecl::new("gfx", 0, GFX)],
         vec![swapchain()],
         vec![
@@ -318,11 +319,8 @@ queue `gfx` (family 0):
 /// one: the timeline wait joins its batch.
 #[test]
 fn a_pass_with_no_uses_and_an_unguarded_binary_wait_shares_the_waiting_batch() {
-    let p = run(
-        vec![
-            QueueDecl::new("gfx", 0, GFX),
-            QueueDecl::new("compute", 1, COMPUTE),
-        ],
+    let p = verified(
+        gfx_and_compute(),
         vec![buffer("a").concurrent()],
         vec![
             PassDecl::new("external", 0).with_wait(BinaryWaitDecl {
