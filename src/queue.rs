@@ -24,7 +24,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 struct Inner {
-    device: ash::Device,
+    /// Boxed, as a resource's is: its function tables take 1.5 KB.
+    device: Box<ash::Device>,
     handle: vk::Queue,
     family: u32,
     index: u32,
@@ -121,7 +122,7 @@ impl Queue {
             "queue `{name}`: family {family} index {index}, {caps:?}, timeline {timeline:?}"
         );
         Ok(Queue(Arc::new(Inner {
-            device: device.clone(),
+            device: Box::new(device.clone()),
             handle,
             family,
             index,

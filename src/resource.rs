@@ -309,3 +309,23 @@ mod tracked_state_tests {
         assert_eq!(state.lock().version, 1);
     }
 }
+
+/// A frame reads each of its resources' id, handle, state and transient slot: they stay within
+/// a few cache lines, the device's function tables (1.5 KB) behind a pointer.
+#[cfg(test)]
+mod size_tests {
+    #[test]
+    fn a_resource_takes_a_few_cache_lines() {
+        use std::mem::size_of;
+        assert!(
+            size_of::<super::StImage>() <= 5 * 64,
+            "{}",
+            size_of::<super::StImage>()
+        );
+        assert!(
+            size_of::<super::StBuffer>() <= 5 * 64,
+            "{}",
+            size_of::<super::StBuffer>()
+        );
+    }
+}

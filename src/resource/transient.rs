@@ -49,7 +49,7 @@ impl StImage {
         let cells = desc.cells();
         Self {
             id: next_id(),
-            device: device.clone(),
+            device: Box::new(device.clone()),
             handle: CurrentHandle::new(vk::Image::null()),
             desc,
             name: name.to_owned(),
@@ -136,7 +136,7 @@ impl StBuffer {
     ) -> Self {
         Self {
             id: next_id(),
-            device: device.clone(),
+            device: Box::new(device.clone()),
             handle: CurrentHandle::new(vk::Buffer::null()),
             name: name.to_owned(),
             memory: TransientSlot::memory(memory, graph),

@@ -237,9 +237,10 @@ impl TransientHooks for Transients {
 
     /// The plan places exactly the transients its recorded passes use (`finish()` checked
     /// that with [`Place::check`](crate::plan::transient::Place::check) when it planned),
-    /// and `resources` must be transient exactly where the plan declares them so: then every
-    /// transient a recorded pass uses is bound. A transient that only culled passes use is
-    /// not: nothing records a use of it.
+    /// and `resources` are transient exactly where the plan declares them so (the plan's
+    /// declarations were lowered from them; debug builds check it again, and binding checks
+    /// each placed one): then every transient a recorded pass uses is bound. A transient
+    /// that only culled passes use is not: nothing records a use of it.
     fn bind<'a>(
         &'a self,
         plan: &Plan,
@@ -255,6 +256,7 @@ impl TransientHooks for Transients {
                 decls.len()
             )));
         }
+        #[cfg(debug_assertions)]
         if let Some((r, _)) = resources
             .iter()
             .zip(decls)

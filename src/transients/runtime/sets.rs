@@ -68,6 +68,9 @@ struct Object {
     offset: u64,
     /// The set's binding count when it was last bound to a transient.
     last_bind: u64,
+    /// The transient ([`Resource::id`]) it was last bound to: a handle's description never
+    /// changes, so the same transient at the same place needs no comparison of descriptions.
+    last_resource: u64,
 }
 
 enum Kind {
@@ -303,6 +306,7 @@ impl HeapSets {
             heap,
             offset,
             last_bind: binds,
+            last_resource: r.id(),
         });
         Ok(())
     }
@@ -472,14 +476,16 @@ fn rebind_existing(
     hint: usize,
     binds: u64,
 ) -> bool {
+    let id = r.id();
     let made_for_r = |o: &Object| {
         o.heap == heap
             && o.offset == offset
-            && match (&o.kind, r) {
-                (Kind::Image { desc, .. }, Resource::Image(i)) => desc == i.desc(),
-                (Kind::Buffer { desc, .. }, Resource::Buffer(b)) => desc == b.desc(),
-                _ => false,
-            }
+            && (o.last_resource == id
+                || match (&o.kind, r) {
+                    (Kind::Image { desc, .. }, Resource::Image(i)) => desc == i.desc(),
+                    (Kind::Buffer { desc, .. }, Resource::Buffer(b)) => desc == b.desc(),
+                    _ => false,
+                })
     };
     let found = if objects.get(hint).is_some_and(made_for_r) {
         Some(hint)
@@ -490,6 +496,7 @@ fn rebind_existing(
         return false;
     };
     o.last_bind = binds;
+    o.last_resource = id;
     match (&o.kind, r) {
         (Kind::Image { image, view, .. }, Resource::Image(i)) => {
             i.bind_transient(*image, *view, o.serial)
