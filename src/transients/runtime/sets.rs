@@ -68,8 +68,8 @@ struct Object {
     offset: u64,
     /// The set's binding count when it was last bound to a transient.
     last_bind: u64,
-    /// The transient ([`Resource::id`]) it was last bound to: a handle's description never
-    /// changes, so the same transient at the same place needs no comparison of descriptions.
+    /// The transient ([`Resource::id`]) it was last bound to: the same one at the same place
+    /// needs no comparison of descriptions.
     last_resource: u64,
 }
 
@@ -502,7 +502,8 @@ fn rebind_existing(
             i.bind_transient(*image, *view, o.serial)
         }
         (Kind::Buffer { buffer, .. }, Resource::Buffer(b)) => b.bind_transient(*buffer, o.serial),
-        _ => unreachable!("matched by kind above"),
+        // Ids never repeat and a handle's description never changes: an id match is a kind match.
+        _ => unreachable!("an object found for a transient is of its kind"),
     }
     true
 }
