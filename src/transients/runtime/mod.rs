@@ -44,7 +44,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use sets::HeapSets;
+use sets::{HeapSets, Kind};
 
 /// What a graph's transients hold and have made so far, from
 /// [`Graph::transient_stats`](crate::Graph::transient_stats).
@@ -418,4 +418,98 @@ pub(super) fn name_object<H: vk::Handle>(
         // loaded for (`Graph::new`'s contract).
         unsafe { d.set_name(handle, &format!("{name} (transient, heap set {set})")) };
     }
+}
+
+/// Where a new object goes: `size` bytes at `offset` of a heap of `heap_size` bytes, which is
+/// `memory` from `at`.
+struct Place {
+    memory: vk::DeviceMemory,
+    at: u64,
+    offset: u64,
+    size: u64,
+    heap_size: u64,
+    memory_type_bits: u32,
+}
+
+impl Place {
+    /// Whether an object with requirements `req` fits here.
+    fn check(&self, req: vk::MemoryRequirements, name: &str) -> Result<()> {
+        let ok = req.size <= self.size
+            && self.offset + req.size <= self.heap_size
+            && self.at % req.alignment.max(1) == 0
+            && self.memory_type_bits & !req.memory_type_bits == 0;
+        if ok {
+            return Ok(());
+        }
+        Err(Error::InvalidInput(format!(
+            "transient `{name}` needs {req:?}, which its place ({} bytes at {} of a {}-byte heap) \
+             does not satisfy",
+            self.size, self.offset, self.heap_size
+        )))
+    }
+}
+
+/// A new image (and view) for `img` at `place`, bound and named; with how many Vulkan objects
+/// were made.
+fn new_image(
+    device: &ash::Device,
+    (img, serial): (&StImage, u64),
+    place: &Place,
+    debug: Option<&DebugUtils>,
+    set: usize,
+) -> Result<(Kind, u64)> {
+    let desc = img.desc();
+    let (image, req) = create_image(device, desc)?;
+    // SAFETY: `image` is unbound and unused; `memory` is alive, of a type it accepts, with
+    // room at `at` (checked first).
+    let bound = place.check(req, img.name()).and_then(|()| {
+        unsafe { device.bind_image_memory(image, place.memory, place.at) }
+            .map_err(|e| Error::vk("vkBindImageMemory", e))
+    });
+    let view = match bound.and_then(|()| create_view(device, image, desc)) {
+        Ok(v) => v,
+        Err(e) => {
+            // SAFETY: never used.
+            unsafe { device.destroy_image(image, None) };
+            return Err(e);
+        }
+    };
+    name_object(debug, image, img.name(), set);
+    img.bind_transient(image, view, serial);
+    let created = 1 + u64::from(view != vk::ImageView::null());
+    let kind = Kind::Image {
+        desc: desc.clone(),
+        image,
+        view,
+    };
+    Ok((kind, created))
+}
+
+/// A new buffer for `buf` at `place`, bound and named; with how many Vulkan objects were made.
+fn new_buffer(
+    device: &ash::Device,
+    (buf, serial): (&StBuffer, u64),
+    place: &Place,
+    debug: Option<&DebugUtils>,
+    set: usize,
+) -> Result<(Kind, u64)> {
+    let desc = buf.desc();
+    let (buffer, req) = create_buffer(device, desc)?;
+    // SAFETY: as for an image.
+    let bound = place.check(req, buf.name()).and_then(|()| {
+        unsafe { device.bind_buffer_memory(buffer, place.memory, place.at) }
+            .map_err(|e| Error::vk("vkBindBufferMemory", e))
+    });
+    if let Err(e) = bound {
+        // SAFETY: never used.
+        unsafe { device.destroy_buffer(buffer, None) };
+        return Err(e);
+    }
+    name_object(debug, buffer, buf.name(), set);
+    buf.bind_transient(buffer, serial);
+    let kind = Kind::Buffer {
+        desc: desc.clone(),
+        buffer,
+    };
+    Ok((kind, 1))
 }
