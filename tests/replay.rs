@@ -1087,3 +1087,164 @@ fn timed_frames_replay_and_read_their_kept_queries() {
     drop(graph);
     common::assert_clean(&ctx);
 }
+
+/// A pass that records nothing and asks for [`Pass::replayed`], counting the calls; its hook
+/// moves its key on its `bump_at`-th call, as a pass whose bookkeeping changes its commands,
+/// and fails there too with `fails`.
+struct Hooked<'c> {
+    generation: Generation,
+    calls: u32,
+    bump_at: u32,
+    fails: bool,
+    asked: &'c std::cell::Cell<u32>,
+}
+
+impl Pass for Hooked<'_> {
+    fn declare(&self, _: &mut Declare<'_>) {}
+    fn record(&mut self, _: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        Ok(())
+    }
+    fn replay_key(&self) -> Option<ReplayKey> {
+        self.asked.set(self.asked.get() + 1);
+        // SAFETY: it records no command.
+        Some(unsafe { self.generation.key() }.calling_replayed())
+    }
+    fn replayed(&mut self, _: &vk_baton::CompletionToken) -> vk_baton::Result<()> {
+        self.calls += 1;
+        if self.calls == self.bump_at {
+            self.generation.bump();
+            if self.fails {
+                return Err(vk_baton::Error::InvalidInput("the hook fails".into()));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A pass of the frame, counting how often it is asked for its key.
+struct Counted<'p> {
+    pass: &'p mut Copy,
+    asked: &'p std::cell::Cell<u32>,
+}
+
+impl Pass for Counted<'_> {
+    fn declare(&self, d: &mut Declare<'_>) {
+        self.pass.declare(d);
+    }
+    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        self.pass.record(r)
+    }
+    fn replay_key(&self) -> Option<ReplayKey> {
+        self.asked.set(self.asked.get() + 1);
+        self.pass.replay_key()
+    }
+}
+
+/// After a replay a held plan asks again only the pass whose `replayed` hook ran (it had
+/// `&mut self`); the upload's key is asked for after each recording only. The hook moving its
+/// key on its 18th call (frame 20) records frame 21 once; then the frames replay again.
+///
+/// ```text
+/// frame:         1  2  3  4 ... 20 21 22 ... 40
+/// recorded:      x  x  .  .      .  x  .      .
+/// upload asked:  x  x  x  .      .  .  x      .   (after each recording: 4 times)
+/// hook asked:    x  x  x  x      x  x  x      x   (every frame: 40 times)
+/// ```
+#[test]
+fn after_a_replay_only_the_passes_with_a_hook_are_asked_for_their_keys() {
+    let ctx = common::ctx();
+    let graph = ctx.graph().unwrap();
+    graph.set_replay(true);
+    let q = ctx.graphics().clone();
+    let mut f = Frame::new(&ctx);
+    let (input, out) = (f.input.clone(), f.out.clone());
+    let (upload_asked, hook_asked) = (std::cell::Cell::new(0), std::cell::Cell::new(0));
+    let mut upload = Counted {
+        pass: &mut f.upload,
+        asked: &upload_asked,
+    };
+    let mut hook = Hooked {
+        generation: Generation::new(),
+        calls: 0,
+        bump_at: 18,
+        fails: false,
+        asked: &hook_asked,
+    };
+    let mut held = graph
+        .record()
+        .insert_pass("upload", &mut upload, &q)
+        .insert_pass("hook", &mut hook, &q)
+        .insert_pass("download", &mut f.download, &q)
+        .insert_pass("read", &mut f.read, &q)
+        .finish()
+        .unwrap()
+        .hold();
+    let mut recorded = Vec::new();
+    for n in 1..=40 {
+        write(&input, n);
+        let fence = held.execute().unwrap();
+        if !fence.replayed() {
+            recorded.push(n);
+        }
+        fence.wait().unwrap();
+        check(&out, n);
+    }
+    assert_eq!(recorded, [1, 2, 21]);
+    assert_eq!((upload_asked.get(), hook_asked.get()), (4, 40));
+    drop(held);
+    drop(graph);
+    common::assert_clean(&ctx);
+}
+
+/// A hook that moves its key and then fails: its execution fails, and the next one asks for
+/// the hook's key again and records, rather than replaying commands the key no longer names.
+///
+/// ```text
+/// frame:     1  2  3  4  5  6  7 ...
+/// recorded:  x  x  .  .  E  x  .       (E: the hook's 3rd call moves its key and fails)
+/// ```
+#[test]
+fn a_hook_that_moves_its_key_and_fails_records_the_next_frame() {
+    let ctx = common::ctx();
+    let graph = ctx.graph().unwrap();
+    graph.set_replay(true);
+    let q = ctx.graphics().clone();
+    let mut f = Frame::new(&ctx);
+    let (input, out) = (f.input.clone(), f.out.clone());
+    let asked = std::cell::Cell::new(0);
+    let mut hook = Hooked {
+        generation: Generation::new(),
+        calls: 0,
+        bump_at: 3,
+        fails: true,
+        asked: &asked,
+    };
+    let mut held = graph
+        .record()
+        .insert_pass("upload", &mut f.upload, &q)
+        .insert_pass("hook", &mut hook, &q)
+        .insert_pass("download", &mut f.download, &q)
+        .insert_pass("read", &mut f.read, &q)
+        .finish()
+        .unwrap()
+        .hold();
+    let mut frames = String::new();
+    for n in 1..=10 {
+        write(&input, n);
+        match held.execute() {
+            Ok(fence) => {
+                frames.push(if fence.replayed() { '.' } else { 'x' });
+                fence.wait().unwrap();
+                check(&out, n);
+            }
+            Err(e) => {
+                assert!(e.to_string().contains("the hook fails"), "{e}");
+                frames.push('E');
+            }
+        }
+    }
+    assert_eq!(frames, "xx..Ex....");
+    drop(held);
+    drop(graph);
+    common::assert_clean(&ctx);
+}

@@ -22,7 +22,8 @@
 //!
 //! A pass's key changes only through `&mut self` ([`ReplayKey::new`](crate::pass::ReplayKey::new)): the keys of a held
 //! plan's passes, which the held plan borrows exclusively, are asked for once, and again when
-//! the app says they changed ([`Replays::keys_held`], [`crate::HeldPlan::refresh_replay_keys`]).
+//! the app says they changed ([`Replays::keys_held`], [`crate::HeldPlan::refresh_replay_keys`])
+//! or they recorded; after a replay, only the passes whose [`crate::Pass::replayed`] ran.
 
 use crate::access::LayoutPolicy;
 use crate::completion::CompletionToken;
@@ -133,6 +134,9 @@ pub(crate) struct Replays {
     /// Set by whoever lends the frame to an execution.
     pub(crate) keys_held: bool,
     pub(crate) now_asked: bool,
+    /// The passes in [`ReplayKeys::hooks`] had `&mut self` in [`crate::Pass::replayed`]
+    /// since: only their keys are asked for again (the others' cannot have changed).
+    pub(crate) hooks_stale: bool,
     /// Moves on each time the passes' keys in `now` are asked for: a set found equal to them
     /// at this count ([`RecordedSet::matched`]) need not compare them again.
     asked: u64,
@@ -159,6 +163,7 @@ impl Replays {
     /// The passes' keys in [`Replays::now`] were just asked for.
     pub(crate) fn keys_asked(&mut self) {
         self.now_asked = true;
+        self.hooks_stale = false;
         self.asked += 1;
     }
 

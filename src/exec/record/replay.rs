@@ -25,7 +25,12 @@ impl Execution<'_, '_> {
         if !self.replay {
             return Choice::Record;
         }
-        if self.replays.ask_keys() && !self.ask_keys(labels) {
+        let asked = match (self.replays.ask_keys(), self.replays.hooks_stale) {
+            (true, _) => self.ask_keys(labels),
+            (false, true) => self.ask_hooked_keys(labels),
+            (false, false) => true,
+        };
+        if !asked {
             return Choice::Record;
         }
         let now = &mut self.replays.now;
@@ -72,6 +77,21 @@ impl Execution<'_, '_> {
         true
     }
 
+    /// Asks again only the passes whose [`crate::Pass::replayed`] ran since their keys were
+    /// asked (a held plan's other passes had no `&mut self` since); all of them if one of
+    /// those no longer asks for the hook or gives no key.
+    fn ask_hooked_keys(&mut self, labels: bool) -> bool {
+        let now = &mut self.replays.now;
+        for &i in &now.hooks {
+            match self.passes[i].pass.replay_key() {
+                Some(key) if key.calls_replayed() => now.passes[i] = key.get(),
+                _ => return self.ask_keys(labels),
+            }
+        }
+        self.replays.keys_asked();
+        true
+    }
+
     /// Gives the command buffers of kept set `set` back to their pools, for this recording
     /// to take them again, in the same order (as [`Reusable::reuse`] does).
     /// What its last recording kept alive goes to this execution's `keep`, released when it
@@ -98,14 +118,13 @@ impl Execution<'_, '_> {
         token: &CompletionToken,
         out: &mut Recording,
     ) -> Result<()> {
+        // The hooks have `&mut self`: their passes' keys are asked for again next time, even
+        // if one of them fails.
+        self.replays.hooks_stale |= !self.replays.now.hooks.is_empty();
         for &i in &self.replays.now.hooks {
             let entry = &mut self.passes[i];
             let replayed = entry.pass.replayed(token);
             replayed.map_err(|e| name_the_pass(&entry.name, e))?;
-        }
-        // The hooks had `&mut self`: their passes' keys are asked for again next time.
-        if !self.replays.now.hooks.is_empty() {
-            self.replays.now_asked = false;
         }
         for (qi, qp) in self.plan.queues.iter().enumerate() {
             if !qp.batches.is_empty() {
