@@ -328,4 +328,15 @@ mod size_tests {
             size_of::<super::StBuffer>()
         );
     }
+
+    /// The fields every frame reads (id, handle, tracked state, then the memory with a
+    /// transient's slot) come first, beside the `Arc`'s counts, not behind the description.
+    #[test]
+    fn what_a_frame_reads_comes_first() {
+        use std::mem::offset_of;
+        assert!(offset_of!(super::StImage, memory) <= 64);
+        assert!(offset_of!(super::StImage, desc) > offset_of!(super::StImage, memory));
+        assert!(offset_of!(super::StBuffer, memory) <= 64);
+        assert!(offset_of!(super::StBuffer, desc) > offset_of!(super::StBuffer, memory));
+    }
 }

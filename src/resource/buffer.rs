@@ -26,21 +26,22 @@ use parking_lot::Mutex;
 /// staging.write(0, &[1, 2, 3, 4])?;
 /// # Ok(()) }
 /// ```
+// In declaration order (`repr(C)`): what a frame reads first, as for `StImage`.
+#[repr(C)]
 pub struct StBuffer {
     pub(super) id: u64,
-    /// Boxed: its function tables take 1.5 KB, which would spread the fields each frame
-    /// reads over many cache lines.
-    pub(super) device: Box<ash::Device>,
     /// A transient's changes with each execution (see `transient.rs`).
     pub(super) handle: CurrentHandle,
-    pub(super) desc: BufferDesc,
-    pub(super) name: String,
+    pub(super) state: TrackedState,
     pub(super) memory: Memory,
+    pub(super) desc: BufferDesc,
+    /// Boxed: its function tables take 1.5 KB.
+    pub(super) device: Box<ash::Device>,
+    pub(super) name: String,
     /// Host-visible buffers only: the mapped pointer and where the bytes are in memory.
     pub(super) mapped: Option<Mapped>,
     /// Serializes host reads and writes through `read`/`write`.
     pub(super) host: Mutex<()>,
-    pub(super) state: TrackedState,
     /// What must outlive the buffer and its memory ([`StBuffer::keep_alive_with`]: what destroys
     /// the device); the last field, so it drops after `memory` and its allocator.
     pub(super) device_owner: Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>,

@@ -154,15 +154,17 @@ pub(super) fn free(allocator: &SharedAllocator, allocation: Allocation, name: &s
     }
 }
 
-/// What makes a resource transient (see `transient.rs`).
+/// What makes a resource transient (see `transient.rs`). The fields a frame reads first
+/// (`repr(C)`), next to the resource's own.
+#[repr(C)]
 pub(super) struct TransientSlot {
-    /// The memory every image or buffer of its description needs.
-    pub(super) memory: TransientMemory,
     /// The graph whose executions bind it.
     pub(super) graph: u64,
-    /// An image's view of the execution being recorded (null: none).
-    pub(super) view: AtomicU64,
     /// The serial of the object bound for the execution being recorded (0: none): the
     /// object's identity, as a handle value may come back after a destroy.
     pub(super) bound: AtomicU64,
+    /// An image's view of the execution being recorded (null: none).
+    pub(super) view: AtomicU64,
+    /// The memory every image or buffer of its description needs.
+    pub(super) memory: TransientMemory,
 }
