@@ -147,7 +147,7 @@ fn deferred_steady_frames_leave_out_a_late_heap_set_of_a_frame_in_flight() {
 /// lavapipe has, so that its semaphores and the barriers around them are validated too, then
 /// (`--held`) the library side executing a held plan, which no timed frame re-plans, then with
 /// `--replay`: the builder loop's frames and then the held plan's submit their recordings
-/// again (the held plan's timestamp passes key on the slot; `tests/replay.rs` shows the
+/// again (the held plan's timestamp passes key on the slot; `tests/replay/keys.rs` shows the
 /// refresh of a held plan's keys alone).
 #[test]
 fn deferred_compare_runs_the_hand_written_frame_correctly_with_the_same_picture() {

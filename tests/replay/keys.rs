@@ -1,0 +1,316 @@
+//! Replay keys: a held plan told its keys changed, keys that alternate per frame in flight,
+//! a miss that records over the set submitted longest ago, and the keys asked again after a
+//! pass's `replayed` hook.
+
+use super::*;
+
+/// Copies slot `slot` (`SIZE` bytes at `slot * SIZE`) of `src` into `dst`: the slot of the frame
+/// in flight, which the frame loop sets, as a pass that picks a descriptor set per slot does.
+struct SlotCopy<'s> {
+    src: Arc<StBuffer>,
+    dst: Arc<StBuffer>,
+    slot: &'s std::cell::Cell<u64>,
+}
+
+impl Pass for SlotCopy<'_> {
+    fn declare(&self, d: &mut Declare<'_>) {
+        d.uses(&self.src, Access::COPY_READ);
+        d.uses(&self.dst, Access::COPY_WRITE).discard();
+    }
+    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        let region = vk::BufferCopy::default()
+            .src_offset(self.slot.get() * SIZE)
+            .size(SIZE);
+        // SAFETY: `cmd` is recording; both buffers are alive, in the declared states, and the
+        // region is inside each.
+        unsafe {
+            r.device()
+                .cmd_copy_buffer(r.cmd(), self.src.handle(), self.dst.handle(), &[region])
+        };
+        Ok(())
+    }
+    fn replay_key(&self) -> Option<ReplayKey> {
+        // SAFETY: the commands name the two buffers, which the pass keeps alive, and the slot,
+        // which is the key; the test asks the held plan to refresh its keys after each change.
+        Some(unsafe { ReplayKey::new(self.slot.get()) })
+    }
+}
+
+/// A held plan whose upload reads the slot the loop sets, as with two frames in flight: asked
+/// for its keys again each frame, it keeps a recording per slot and replays the right one.
+///
+/// ```text
+/// frame:     1  2  3  4  5  6 ...
+/// slot:      1  0  1  0  1  0
+/// plan:      P1 P2 P2 P2 P2 P2   (P1: from fresh states)
+/// recorded:  x  x  x  .  .  .    (2: P2, slot 0; 3: P2, slot 1)
+/// ```
+#[test]
+fn a_held_plan_told_its_keys_changed_replays_each_slots_recording() {
+    let ctx = common::ctx();
+    let graph = ctx.graph().unwrap();
+    graph.set_replay(true);
+    let q = ctx.graphics().clone();
+    let mut f = Frame::new(&ctx);
+    let usage = vk::BufferUsageFlags::TRANSFER_SRC;
+    let slots = buffer(&ctx, BufferDesc::upload(2 * SIZE, usage), "slots");
+    let slot = std::cell::Cell::new(0);
+    let mut upload = SlotCopy {
+        src: slots.clone(),
+        dst: f.mid.clone(),
+        slot: &slot,
+    };
+    let out = f.out.clone();
+    let mut held = graph
+        .record()
+        .insert_pass("upload", &mut upload, &q)
+        .insert_pass("download", &mut f.download, &q)
+        .insert_pass("read", &mut f.read, &q)
+        .finish()
+        .unwrap()
+        .hold();
+    let mut replayed = Vec::new();
+    for n in 1..=40u32 {
+        slot.set(u64::from(n % 2));
+        // The other slot holds the last frame's words: a recording of the wrong slot shows.
+        slots.write(u64::from(n % 2) * SIZE, &words(n)).unwrap();
+        held.refresh_replay_keys();
+        let fence = held.execute().unwrap();
+        replayed.push(fence.replayed());
+        fence.wait().unwrap();
+        check(&out, n);
+    }
+    let mut expected = vec![true; 40];
+    expected[..3].fill(false);
+    assert_eq!(replayed, expected);
+    assert_eq!(held.replayed(), 37);
+    drop(held);
+    drop(graph);
+    common::assert_clean(&ctx);
+}
+
+/// Two upload passes in turn, as an app with a pass per frame in flight has (each reads its
+/// own slot of a ring): their keys alternate, and each keeps a recording of its own.
+///
+/// ```text
+/// frame:     1  2  3  4  5  6 ...
+/// upload:    A  B  A  B  A  B
+/// plan:      P1 P2 P2 P2 P2 P2   (P1: from fresh states)
+/// recorded:  x  x  x  .  .  .    (2: P2 with A; 3: P2 with B is beside it, not over it)
+/// ```
+#[test]
+fn keys_that_alternate_keep_a_recording_each() {
+    let ctx = common::ctx();
+    let graph = ctx.graph().unwrap();
+    graph.set_replay(true);
+    let q = ctx.graphics().clone();
+    let mut f = Frame::new(&ctx);
+    let mut other = Copy::new(&f.input, &f.mid);
+    let mut replayed = Vec::new();
+    for n in 1..=12 {
+        replayed.push(match n % 2 {
+            0 => f.run_with(&mut other, &graph, &q, n),
+            _ => f.run(&graph, &q, n),
+        });
+    }
+    let mut expected = vec![true; 12];
+    expected[..3].fill(false);
+    assert_eq!(replayed, expected);
+    drop(graph);
+    common::assert_clean(&ctx);
+}
+
+/// With no room for another set (a frame keeps three), a frame that misses records over the
+/// idle set submitted longest ago, not over the one it would use next.
+///
+/// ```text
+/// frame:     1  2  3  4  5  6  7  8
+/// upload:    A  A  B  C  A  D  A  B
+/// sets:      .  A  AB ABC ABC ADC ADC ADB   (D over B, submitted at 3; B over C, at 4)
+/// replayed:  .  .  .  .  x  .  x  .
+/// ```
+#[test]
+fn a_miss_records_over_the_set_submitted_longest_ago() {
+    let ctx = common::ctx();
+    let graph = ctx.graph().unwrap();
+    graph.set_replay(true);
+    let q = ctx.graphics().clone();
+    let mut f = Frame::new(&ctx);
+    // Upload passes B, C and D: the same copy, each with a key of its own.
+    let mut others: Vec<Copy> = (0..3).map(|_| Copy::new(&f.input, &f.mid)).collect();
+    let order = [None, None, Some(0), Some(1), None, Some(2), None, Some(0)];
+    let mut replayed = Vec::new();
+    for (n, other) in (1..).zip(order) {
+        replayed.push(match other {
+            Some(i) => f.run_with(&mut others[i], &graph, &q, n),
+            None => f.run(&graph, &q, n),
+        });
+    }
+    assert_eq!(
+        replayed,
+        [false, false, false, false, true, false, true, false]
+    );
+    drop(graph);
+    common::assert_clean(&ctx);
+}
+
+/// A pass that records nothing and asks for [`Pass::replayed`], counting the calls; its hook
+/// moves its key on its `bump_at`-th call, as a pass whose bookkeeping changes its commands,
+/// and fails there too with `fails`.
+struct Hooked<'c> {
+    generation: Generation,
+    calls: u32,
+    bump_at: u32,
+    fails: bool,
+    asked: &'c std::cell::Cell<u32>,
+}
+
+impl Pass for Hooked<'_> {
+    fn declare(&self, _: &mut Declare<'_>) {}
+    fn record(&mut self, _: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        Ok(())
+    }
+    fn replay_key(&self) -> Option<ReplayKey> {
+        self.asked.set(self.asked.get() + 1);
+        // SAFETY: it records no command.
+        Some(unsafe { self.generation.key() }.calling_replayed())
+    }
+    fn replayed(&mut self, _: &vk_baton::CompletionToken) -> vk_baton::Result<()> {
+        self.calls += 1;
+        if self.calls == self.bump_at {
+            self.generation.bump();
+            if self.fails {
+                return Err(vk_baton::Error::InvalidInput("the hook fails".into()));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A pass of the frame, counting how often it is asked for its key.
+struct Counted<'p> {
+    pass: &'p mut Copy,
+    asked: &'p std::cell::Cell<u32>,
+}
+
+impl Pass for Counted<'_> {
+    fn declare(&self, d: &mut Declare<'_>) {
+        self.pass.declare(d);
+    }
+    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        self.pass.record(r)
+    }
+    fn replay_key(&self) -> Option<ReplayKey> {
+        self.asked.set(self.asked.get() + 1);
+        self.pass.replay_key()
+    }
+}
+
+/// After a replay a held plan asks again only the pass whose `replayed` hook ran (it had
+/// `&mut self`); the upload's key is asked for after each recording only. The hook moving its
+/// key on its 18th call (frame 20) records frame 21 once; then the frames replay again.
+///
+/// ```text
+/// frame:         1  2  3  4 ... 20 21 22 ... 40
+/// recorded:      x  x  .  .      .  x  .      .
+/// upload asked:  x  x  x  .      .  .  x      .   (after each recording: 4 times)
+/// hook asked:    x  x  x  x      x  x  x      x   (every frame: 40 times)
+/// ```
+#[test]
+fn after_a_replay_only_the_passes_with_a_hook_are_asked_for_their_keys() {
+    let ctx = common::ctx();
+    let graph = ctx.graph().unwrap();
+    graph.set_replay(true);
+    let q = ctx.graphics().clone();
+    let mut f = Frame::new(&ctx);
+    let (input, out) = (f.input.clone(), f.out.clone());
+    let (upload_asked, hook_asked) = (std::cell::Cell::new(0), std::cell::Cell::new(0));
+    let mut upload = Counted {
+        pass: &mut f.upload,
+        asked: &upload_asked,
+    };
+    let mut hook = Hooked {
+        generation: Generation::new(),
+        calls: 0,
+        bump_at: 18,
+        fails: false,
+        asked: &hook_asked,
+    };
+    let mut held = graph
+        .record()
+        .insert_pass("upload", &mut upload, &q)
+        .insert_pass("hook", &mut hook, &q)
+        .insert_pass("download", &mut f.download, &q)
+        .insert_pass("read", &mut f.read, &q)
+        .finish()
+        .unwrap()
+        .hold();
+    let mut recorded = Vec::new();
+    for n in 1..=40 {
+        write(&input, n);
+        let fence = held.execute().unwrap();
+        if !fence.replayed() {
+            recorded.push(n);
+        }
+        fence.wait().unwrap();
+        check(&out, n);
+    }
+    assert_eq!(recorded, [1, 2, 21]);
+    assert_eq!((upload_asked.get(), hook_asked.get()), (4, 40));
+    drop(held);
+    drop(graph);
+    common::assert_clean(&ctx);
+}
+
+/// A hook that moves its key and then fails: its execution fails, and the next one asks for
+/// the hook's key again and records, rather than replaying commands the key no longer names.
+///
+/// ```text
+/// frame:     1  2  3  4  5  6  7 ...
+/// recorded:  x  x  .  .  E  x  .       (E: the hook's 3rd call moves its key and fails)
+/// ```
+#[test]
+fn a_hook_that_moves_its_key_and_fails_records_the_next_frame() {
+    let ctx = common::ctx();
+    let graph = ctx.graph().unwrap();
+    graph.set_replay(true);
+    let q = ctx.graphics().clone();
+    let mut f = Frame::new(&ctx);
+    let (input, out) = (f.input.clone(), f.out.clone());
+    let asked = std::cell::Cell::new(0);
+    let mut hook = Hooked {
+        generation: Generation::new(),
+        calls: 0,
+        bump_at: 3,
+        fails: true,
+        asked: &asked,
+    };
+    let mut held = graph
+        .record()
+        .insert_pass("upload", &mut f.upload, &q)
+        .insert_pass("hook", &mut hook, &q)
+        .insert_pass("download", &mut f.download, &q)
+        .insert_pass("read", &mut f.read, &q)
+        .finish()
+        .unwrap()
+        .hold();
+    let mut frames = String::new();
+    for n in 1..=10 {
+        write(&input, n);
+        match held.execute() {
+            Ok(fence) => {
+                frames.push(if fence.replayed() { '.' } else { 'x' });
+                fence.wait().unwrap();
+                check(&out, n);
+            }
+            Err(e) => {
+                assert!(e.to_string().contains("the hook fails"), "{e}");
+                frames.push('E');
+            }
+        }
+    }
+    assert_eq!(frames, "xx..Ex....");
+    drop(held);
+    drop(graph);
+    common::assert_clean(&ctx);
+}
