@@ -233,6 +233,9 @@ impl Execution<'_, '_> {
             one_time: choice == Choice::Record,
         };
         let (jobs, keep) = (&lists.jobs[..], &mut out.lists.keep);
+        // The passes' `record()` has `&mut self`: their keys are asked for again next time,
+        // even if one of them fails.
+        self.replays.now_asked = false;
         match cut {
             Some(cut) => {
                 let work = Work { s: &shared, jobs };
@@ -246,8 +249,6 @@ impl Execution<'_, '_> {
             kept_labels.forget();
         }
         **recorded = true;
-        // The passes' `record()` had `&mut self`: their keys are asked for again next time.
-        self.replays.now_asked = false;
         if let Choice::Keep(set) = choice {
             let lists = (&mut out.lists.cmds, &mut out.lists.keep, kept_before);
             (self.replays).kept(set, lists, &out.tables, token, self.plan);

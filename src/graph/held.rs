@@ -199,8 +199,10 @@ impl<'a> HeldPlan<'a> {
     /// follows state it shares with the frame loop: the slot of the frame in flight in a
     /// `Cell`, which picks the descriptor set or the queries it records with. Call it after
     /// the loop changed that state, before [`HeldPlan::execute`]. Otherwise a held plan asks
-    /// for its passes' keys only after it recorded them: it borrows them exclusively, and a
-    /// key changes only through `&mut self` ([`ReplayKey::new`](crate::pass::ReplayKey::new)).
+    /// for its passes' keys only after it recorded them, and for the keys of the passes whose
+    /// [`Pass::replayed`](crate::Pass::replayed) ran after a replay: it borrows them
+    /// exclusively, and a key changes only through `&mut self`
+    /// ([`ReplayKey::new`](crate::pass::ReplayKey::new)).
     ///
     /// ```no_run
     /// # fn f(mut held: vk_baton::HeldPlan<'_>, slot: &std::cell::Cell<usize>) -> vk_baton::Result<()> {

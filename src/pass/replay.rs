@@ -50,7 +50,8 @@ impl ReplayKey {
     /// The key changes only through `&mut self`, or through state the pass shares with the
     /// app that does not change during an execution. A builder asks for the keys at every
     /// execution; a held plan, which borrows its passes exclusively, asks once after each
-    /// recording, so after changing such state the app calls
+    /// recording (and the passes whose [`Pass::replayed`](crate::Pass::replayed) ran, after
+    /// each replay), so after changing such state the app calls
     /// [`HeldPlan::refresh_replay_keys`](crate::HeldPlan::refresh_replay_keys) before the
     /// held plan's next execution.
     ///

@@ -129,13 +129,15 @@ pub(crate) struct Replays {
     sets: Vec<RecordedSet>,
     /// The keys of the execution being recorded, filled in by the executor.
     pub(crate) now: ReplayKeys,
-    /// Whether the passes are a held plan's, which it borrows exclusively: their keys cannot
-    /// change, so once [`Replays::now`] holds them (`now_asked`) they are not asked again.
-    /// Set by whoever lends the frame to an execution.
+    /// Whether the passes are a held plan's, which it borrows exclusively: their keys change
+    /// only through `&mut self`, so once [`Replays::now`] holds them (`now_asked`) they are
+    /// asked again only after the passes recorded, or (`hooks_stale`) the hooked ones after a
+    /// replay. Set by whoever lends the frame to an execution.
     pub(crate) keys_held: bool,
     pub(crate) now_asked: bool,
-    /// The passes in [`ReplayKeys::hooks`] had `&mut self` in [`crate::Pass::replayed`]
-    /// since: only their keys are asked for again (the others' cannot have changed).
+    /// The passes in [`ReplayKeys::hooks`] were lent `&mut self` for [`crate::Pass::replayed`]
+    /// since their keys were asked (set before the hooks run): only their keys are asked for
+    /// again (the others' cannot have changed).
     pub(crate) hooks_stale: bool,
     /// Moves on each time the passes' keys in `now` are asked for: a set found equal to them
     /// at this count ([`RecordedSet::matched`]) need not compare them again.

@@ -5,7 +5,7 @@
 use super::*;
 
 /// `Busy` with a replay key: its one dispatch is the same every execution.
-struct KeyedBusy(busy::Busy, Generation);
+pub(super) struct KeyedBusy(pub(super) busy::Busy, pub(super) Generation);
 
 impl Pass for KeyedBusy {
     fn declare(&self, d: &mut Declare<'_>) {

@@ -314,3 +314,180 @@ fn a_hook_that_moves_its_key_and_fails_records_the_next_frame() {
     drop(graph);
     common::assert_clean(&ctx);
 }
+
+/// A pass that records nothing, steered by the frame loop: `fail` makes its `record()` fail
+/// and `bump` makes it move its key first; with `hook`, its key asks for `replayed`, which
+/// takes its key away until it records again.
+struct Steered<'c> {
+    generation: Generation,
+    hook: bool,
+    keyless: bool,
+    fail: &'c std::cell::Cell<bool>,
+    bump: &'c std::cell::Cell<bool>,
+}
+
+impl<'c> Steered<'c> {
+    fn new(hook: bool, fail: &'c std::cell::Cell<bool>, bump: &'c std::cell::Cell<bool>) -> Self {
+        Steered {
+            generation: Generation::new(),
+            hook,
+            keyless: false,
+            fail,
+            bump,
+        }
+    }
+}
+
+impl Pass for Steered<'_> {
+    fn declare(&self, _: &mut Declare<'_>) {}
+    fn record(&mut self, _: &mut Recorder<'_>) -> vk_baton::Result<()> {
+        self.keyless = false;
+        if self.bump.get() {
+            self.generation.bump();
+        }
+        if self.fail.get() {
+            return Err(vk_baton::Error::InvalidInput("the pass fails".into()));
+        }
+        Ok(())
+    }
+    fn replay_key(&self) -> Option<ReplayKey> {
+        // SAFETY: it records no command.
+        let key = unsafe { self.generation.key() };
+        match (self.keyless, self.hook) {
+            (true, _) => None,
+            (false, true) => Some(key.calling_replayed()),
+            (false, false) => Some(key),
+        }
+    }
+    fn replayed(&mut self, _: &vk_baton::CompletionToken) -> vk_baton::Result<()> {
+        self.keyless = true;
+        Ok(())
+    }
+}
+
+/// A hooked pass whose hook takes its key away (until it records), and a recording that
+/// fails on frame 4: the keys cut short by the missing key are asked for again in full, so
+/// frame 5 replays the frame's recording rather than keeping one under the short keys.
+///
+/// ```text
+/// frame:     1  2  3  4  5  6  7  8  9  10
+/// hook key:  k  k  k  -  k  -  k  -  k  -     (-: none, after a replay)
+/// recorded:  x  x  .  E  .  x  .  x  .  x     (E: the recording fails)
+/// ```
+#[test]
+fn keys_cut_short_by_a_pass_with_none_are_asked_again_in_full() {
+    let ctx = common::ctx();
+    let graph = ctx.graph().unwrap();
+    graph.set_replay(true);
+    let q = ctx.graphics().clone();
+    let mut f = Frame::new(&ctx);
+    let (input, out) = (f.input.clone(), f.out.clone());
+    let (fail, never) = (std::cell::Cell::new(false), std::cell::Cell::new(false));
+    let mut hooked = Steered::new(true, &never, &never);
+    let mut failing = Steered::new(false, &fail, &never);
+    let mut held = graph
+        .record()
+        .insert_pass("upload", &mut f.upload, &q)
+        .insert_pass("hooked", &mut hooked, &q)
+        .insert_pass("failing", &mut failing, &q)
+        .insert_pass("download", &mut f.download, &q)
+        .insert_pass("read", &mut f.read, &q)
+        .finish()
+        .unwrap()
+        .hold();
+    let mut frames = String::new();
+    for n in 1..=10 {
+        fail.set(n == 4);
+        write(&input, n);
+        match held.execute() {
+            Ok(fence) => {
+                frames.push(if fence.replayed() { '.' } else { 'x' });
+                fence.wait().unwrap();
+                check(&out, n);
+            }
+            Err(e) => {
+                assert!(e.to_string().contains("the pass fails"), "{e}");
+                frames.push('E');
+            }
+        }
+    }
+    assert_eq!(frames, "xx.E.x.x.x");
+    drop(held);
+    drop(graph);
+    common::assert_clean(&ctx);
+}
+
+/// A pass moves its key as it records, and a later pass's recording fails (frame 4, which
+/// records because frame 3's recording is still in flight): frame 5 asks for the keys
+/// again and records, rather than replaying frame 3's recording under the old key.
+///
+/// ```text
+/// frame:     1  2  3  4  5  6
+/// recorded:  x  x  .  E  x  .     (3 in flight during 4; E: moves a key, then fails)
+/// ```
+#[test]
+fn a_recording_that_moves_a_key_and_fails_leaves_the_keys_to_be_asked_again() {
+    let ctx = common::ctx();
+    let graph = ctx.graph().unwrap();
+    graph.set_replay(true);
+    let q = ctx.graphics().clone();
+    let mut f = Frame::new(&ctx);
+    let (input, out) = (f.input.clone(), f.out.clone());
+    let (fail, bump, never) = (
+        std::cell::Cell::new(false),
+        std::cell::Cell::new(false),
+        std::cell::Cell::new(false),
+    );
+    let mut moving = Steered::new(false, &never, &bump);
+    let mut failing = Steered::new(false, &fail, &never);
+    // Keeps each execution in flight for a while: frame 3's, while frame 4 runs.
+    let busy = busy::Busy::new(&ctx, &q, std::time::Duration::from_millis(50));
+    let mut busy = super::in_flight::KeyedBusy(busy, Generation::new());
+    let mut held = graph
+        .record()
+        .insert_pass("busy", &mut busy, &q)
+        .insert_pass("upload", &mut f.upload, &q)
+        .insert_pass("moving", &mut moving, &q)
+        .insert_pass("failing", &mut failing, &q)
+        .insert_pass("download", &mut f.download, &q)
+        .insert_pass("read", &mut f.read, &q)
+        .finish()
+        .unwrap()
+        .hold();
+    let mut frames = String::new();
+    let mut run = |held: &mut vk_baton::HeldPlan<'_>, n: u32| {
+        write(&input, n);
+        let fence = held.execute().unwrap();
+        frames.push(if fence.replayed() { '.' } else { 'x' });
+        fence
+    };
+    for n in 1..=2 {
+        run(&mut held, n).wait().unwrap();
+        check(&out, n);
+    }
+    let third = run(&mut held, 3);
+    // Frame 4 while frame 3's recording is in flight: it records; `moving` moves its key,
+    // then `failing` fails.
+    assert!(
+        !third.is_complete(),
+        "frame 3 completed before frame 4: the busy pass is too short"
+    );
+    fail.set(true);
+    bump.set(true);
+    let Err(e) = held.execute() else {
+        panic!("frame 4 fails")
+    };
+    assert!(e.to_string().contains("the pass fails"), "{e}");
+    fail.set(false);
+    bump.set(false);
+    third.wait().unwrap();
+    check(&out, 3);
+    for n in 5..=6 {
+        run(&mut held, n).wait().unwrap();
+        check(&out, n);
+    }
+    assert_eq!(frames, "xx.x.");
+    drop(held);
+    drop(graph);
+    common::assert_clean(&ctx);
+}

@@ -62,7 +62,11 @@ impl Execution<'_, '_> {
                     }
                     now.passes.push(key.get());
                 }
-                None => return false,
+                None => {
+                    // The keys are cut short: asked for again in full next time.
+                    self.replays.now_asked = false;
+                    return false;
+                }
             }
         }
         now.names = match labels {
@@ -79,7 +83,8 @@ impl Execution<'_, '_> {
 
     /// Asks again only the passes whose [`crate::Pass::replayed`] ran since their keys were
     /// asked (a held plan's other passes had no `&mut self` since); all of them if one of
-    /// those no longer asks for the hook or gives no key.
+    /// those no longer asks for the hook or gives no key. `false` if a pass gives no key, as
+    /// [`Execution::ask_keys`].
     fn ask_hooked_keys(&mut self, labels: bool) -> bool {
         let now = &mut self.replays.now;
         for &i in &now.hooks {
