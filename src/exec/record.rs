@@ -233,9 +233,8 @@ impl Execution<'_, '_> {
             one_time: choice == Choice::Record,
         };
         let (jobs, keep) = (&lists.jobs[..], &mut out.lists.keep);
-        // The passes' `record()` has `&mut self`: their keys are asked for again next time,
-        // even if one of them fails.
-        self.replays.now_asked = false;
+        // Marked before the passes record, so that it holds even if one of them fails.
+        self.replays.keys_lent();
         match cut {
             Some(cut) => {
                 let work = Work { s: &shared, jobs };

@@ -220,7 +220,7 @@ impl<'a> HeldPlan<'a> {
     /// # Ok(()) }
     /// ```
     pub fn refresh_replay_keys(&mut self) {
-        self.frame.replays.now_asked = false;
+        self.frame.replays.keys_lent();
     }
 
     /// Lowers the passes again (asking them for their declarations), takes the graph's kept

@@ -112,6 +112,15 @@ impl RecordedSet {
     }
 }
 
+/// Which of the passes' keys an execution asks for before it chooses a recording.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum KeysToAsk {
+    All,
+    /// Only those of [`ReplayKeys::hooks`] (a held plan's, after a replay).
+    Hooked,
+    None,
+}
+
 /// What an execution does with the frame's recordings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Choice {
@@ -133,12 +142,12 @@ pub(crate) struct Replays {
     /// only through `&mut self`, so once [`Replays::now`] holds them (`now_asked`) they are
     /// asked again only after the passes recorded, or (`hooks_stale`) the hooked ones after a
     /// replay. Set by whoever lends the frame to an execution.
-    pub(crate) keys_held: bool,
-    pub(crate) now_asked: bool,
+    keys_held: bool,
+    now_asked: bool,
     /// The passes in [`ReplayKeys::hooks`] were lent `&mut self` for [`crate::Pass::replayed`]
     /// since their keys were asked (set before the hooks run): only their keys are asked for
     /// again (the others' cannot have changed).
-    pub(crate) hooks_stale: bool,
+    hooks_stale: bool,
     /// Moves on each time the passes' keys in `now` are asked for: a set found equal to them
     /// at this count ([`RecordedSet::matched`]) need not compare them again.
     asked: u64,
@@ -157,9 +166,25 @@ impl Replays {
         self.now_asked = false;
     }
 
-    /// Whether the passes' keys must be asked for again (see [`Replays::keys_held`]).
-    pub(crate) fn ask_keys(&self) -> bool {
-        !(self.keys_held && self.now_asked)
+    /// Which of the passes' keys must be asked for again (see [`Replays::keys_held`]).
+    pub(crate) fn keys_to_ask(&self) -> KeysToAsk {
+        match (self.keys_held && self.now_asked, self.hooks_stale) {
+            (false, _) => KeysToAsk::All,
+            (true, true) => KeysToAsk::Hooked,
+            (true, false) => KeysToAsk::None,
+        }
+    }
+
+    /// The passes were lent `&mut self` (they record), or the keys in [`Replays::now`] are
+    /// incomplete: every key is asked for again next time.
+    pub(crate) fn keys_lent(&mut self) {
+        self.now_asked = false;
+    }
+
+    /// The passes in [`ReplayKeys::hooks`] are lent `&mut self` for [`crate::Pass::replayed`]:
+    /// their keys are asked for again next time.
+    pub(crate) fn hooks_lent(&mut self) {
+        self.hooks_stale |= !self.now.hooks.is_empty();
     }
 
     /// The passes' keys in [`Replays::now`] were just asked for.

@@ -10,7 +10,7 @@ use crate::exec::pools::Reusable;
 use crate::exec::Execution;
 use crate::extensions::Extensions;
 use crate::fence::Pools;
-use crate::prepared::replays::Choice;
+use crate::prepared::replays::{Choice, KeysToAsk};
 use crate::resource::Resource;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -25,10 +25,10 @@ impl Execution<'_, '_> {
         if !self.replay {
             return Choice::Record;
         }
-        let asked = match (self.replays.ask_keys(), self.replays.hooks_stale) {
-            (true, _) => self.ask_keys(labels),
-            (false, true) => self.ask_hooked_keys(labels),
-            (false, false) => true,
+        let asked = match self.replays.keys_to_ask() {
+            KeysToAsk::All => self.ask_keys(labels),
+            KeysToAsk::Hooked => self.ask_hooked_keys(labels),
+            KeysToAsk::None => true,
         };
         if !asked {
             return Choice::Record;
@@ -64,7 +64,7 @@ impl Execution<'_, '_> {
                 }
                 None => {
                     // The keys are cut short: asked for again in full next time.
-                    self.replays.now_asked = false;
+                    self.replays.keys_lent();
                     return false;
                 }
             }
@@ -123,9 +123,8 @@ impl Execution<'_, '_> {
         token: &CompletionToken,
         out: &mut Recording,
     ) -> Result<()> {
-        // The hooks have `&mut self`: their passes' keys are asked for again next time, even
-        // if one of them fails.
-        self.replays.hooks_stale |= !self.replays.now.hooks.is_empty();
+        // Marked before the hooks run, so that it holds even if one of them fails.
+        self.replays.hooks_lent();
         for &i in &self.replays.now.hooks {
             let entry = &mut self.passes[i];
             let replayed = entry.pass.replayed(token);
