@@ -37,7 +37,7 @@ one() { # suite dir path
   esac
   LD_LIBRARY_PATH=$p/usr/lib/x86_64-linux-gnu VK_LAYER_PATH=$p/usr/share/vulkan/explicit_layer.d \
     timeout 400 "$t" $args >"$log" 2>&1
-  echo "$suite $d $base rc=$? $(grep -E '^test result' "$log" | tail -1) $(grep -ciE 'SYNC-HAZARD|VUID-' "$log") msgs $(grep -c SKIPPED "$log") skipped"
+  echo "$suite $d $base rc=$? $(grep -E '^test result' "$log" | tail -1) $(grep -ciE 'SYNC-HAZARD|VUID-|hazard detected' "$log") msgs $(grep -c SKIPPED "$log") skipped"
 }
 export -f one; export out
 jobs=()

@@ -16,9 +16,17 @@
 //! targets of the replay issue: replay at most 0.2× the hand frame, and at most the hand
 //! replay plus 3 µs plus 50 ns per resource the frame uses.
 //!
+//! Within a round the sides take turns frame by frame, so each frame follows another side's,
+//! which has filled the caches with its own data (the builder loop's thousand passes, the hand
+//! frame's recording). `--blocks N` gives each side N frames in a row instead, as the
+//! flagship's `--compare` does (blocks of 10): most frames then follow one of their own side,
+//! as in an app that runs one frame loop. The two differ most at 1000 passes
+//! (`docs/performance.md`, "Replay, seventh steps").
+//!
 //! ```text
 //! cargo bench --bench replay -- --quick              # 8 buffers
 //! cargo bench --bench replay -- --rounds 4 --buffers 64
+//! cargo bench --bench replay -- --quick --rounds 4 --blocks 10    # each side 10 frames in a row
 //! VK_BATON_VALIDATION=1 cargo bench --bench replay -- --quick   # checks every side
 //! ```
 //!
@@ -68,6 +76,7 @@ fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let rounds: usize = arg("--rounds").unwrap_or(1).max(1);
     let count: usize = arg("--buffers").unwrap_or(8).max(2);
+    let block: usize = arg("--blocks").unwrap_or(1).max(1);
     let per_side = Duration::from_millis(if quick { 300 } else { 2000 });
     let only: Option<String> = arg("--only");
     let only_side = only.as_deref().map(|o| {
@@ -82,7 +91,7 @@ fn main() {
     graph.set_labels(false);
     graph.set_replay(true);
     println!(
-        "device: {}, validation {}, {count} buffers, labels off",
+        "device: {}, validation {}, {count} buffers, labels off, sides in turn every {block} frame(s)",
         ctx.device_name(),
         if ctx.validation() { "on" } else { "off" },
     );
@@ -163,9 +172,11 @@ fn main() {
                     let start = Instant::now();
                     while start.elapsed() < 4 * per_side || times[0].len() < 11 {
                         for (k, (side, t)) in sides.iter_mut().zip(&mut times).enumerate() {
-                            let (cpu, replayed) = side();
-                            assert!(replayed, "a steady {} frame replays", SIDES[k]);
-                            t.push(cpu);
+                            for _ in 0..block {
+                                let (cpu, replayed) = side();
+                                assert!(replayed, "a steady {} frame replays", SIDES[k]);
+                                t.push(cpu);
+                            }
                         }
                     }
                     times.map(|t| median(t).as_secs_f64() * 1e6)

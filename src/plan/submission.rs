@@ -17,8 +17,9 @@ pub(crate) struct SubmissionRun {
 
 /// The submits, as runs of consecutive batches of one queue, in an order where every batch
 /// that waits on another queue's batch of this execution is submitted after it. Timeline
-/// semaphores would allow waiting before signalling, but validation layer 1.3.239 matches
-/// ownership acquires with releases (and checks layouts) in submission order. Runs are as
+/// semaphores would allow waiting before signalling, but an ownership acquire must come after
+/// its release was submitted (`VUID-vkQueueSubmit2-commandBuffer-03879`), and validation
+/// layers up to 1.4.309 check image layouts in submission order. Runs are as
 /// long as the waits allow, so each queue gets one `vkQueueSubmit2` unless two queues wait
 /// on each other within one execution; then a queue's batches are split at such a wait.
 /// Each `vkQueueSubmit2` costs the host several microseconds on some drivers, so two greedy
