@@ -154,6 +154,44 @@ fn a_miss_records_over_the_set_submitted_longest_ago() {
     common::assert_clean(&ctx);
 }
 
+/// Holds a plan of `passes` (the frame's upload, the passes under test, its download and its
+/// read) and runs frames `1..=count` on it, `each(n)` before frame `n`, checking the data of
+/// every frame that ran. A character per frame: `x` recorded, `.` replayed, `E` failed with an
+/// error that names `error` (any other error fails the test).
+fn held_frames<'a>(
+    graph: &'a vk_baton::Graph,
+    q: &'a vk_baton::Queue,
+    passes: Vec<(&'static str, &'a mut dyn Pass)>,
+    f: (&StBuffer, &StBuffer),
+    count: u32,
+    error: Option<&str>,
+    mut each: impl FnMut(u32),
+) -> String {
+    let (input, out) = f;
+    let mut b = graph.record();
+    for (name, pass) in passes {
+        b = b.insert_pass(name, pass, q);
+    }
+    let mut held = b.finish().unwrap().hold();
+    let mut frames = String::new();
+    for n in 1..=count {
+        each(n);
+        write(input, n);
+        match held.execute() {
+            Ok(fence) => {
+                frames.push(if fence.replayed() { '.' } else { 'x' });
+                fence.wait().unwrap();
+                check(out, n);
+            }
+            Err(e) => {
+                assert!(error.is_some_and(|m| e.to_string().contains(m)), "{e}");
+                frames.push('E');
+            }
+        }
+    }
+    frames
+}
+
 /// A pass that records nothing and asks for [`Pass::replayed`], counting the calls; its hook
 /// moves its key on its `bump_at`-th call, as a pass whose bookkeeping changes its commands,
 /// and fails there too with `fails`.
@@ -223,7 +261,6 @@ fn after_a_replay_only_the_passes_with_a_hook_are_asked_for_their_keys() {
     graph.set_replay(true);
     let q = ctx.graphics().clone();
     let mut f = Frame::new(&ctx);
-    let (input, out) = (f.input.clone(), f.out.clone());
     let (upload_asked, hook_asked) = (std::cell::Cell::new(0), std::cell::Cell::new(0));
     let mut upload = Counted {
         pass: &mut f.upload,
@@ -236,28 +273,16 @@ fn after_a_replay_only_the_passes_with_a_hook_are_asked_for_their_keys() {
         fails: false,
         asked: &hook_asked,
     };
-    let mut held = graph
-        .record()
-        .insert_pass("upload", &mut upload, &q)
-        .insert_pass("hook", &mut hook, &q)
-        .insert_pass("download", &mut f.download, &q)
-        .insert_pass("read", &mut f.read, &q)
-        .finish()
-        .unwrap()
-        .hold();
-    let mut recorded = Vec::new();
-    for n in 1..=40 {
-        write(&input, n);
-        let fence = held.execute().unwrap();
-        if !fence.replayed() {
-            recorded.push(n);
-        }
-        fence.wait().unwrap();
-        check(&out, n);
-    }
+    let passes: Vec<(&str, &mut dyn Pass)> = vec![
+        ("upload", &mut upload),
+        ("hook", &mut hook),
+        ("download", &mut f.download),
+        ("read", &mut f.read),
+    ];
+    let frames = held_frames(&graph, &q, passes, (&f.input, &f.out), 40, None, |_| {});
+    let recorded: Vec<usize> = frames.match_indices('x').map(|(i, _)| i + 1).collect();
     assert_eq!(recorded, [1, 2, 21]);
     assert_eq!((upload_asked.get(), hook_asked.get()), (4, 40));
-    drop(held);
     drop(graph);
     common::assert_clean(&ctx);
 }
@@ -276,7 +301,6 @@ fn a_hook_that_moves_its_key_and_fails_records_the_next_frame() {
     graph.set_replay(true);
     let q = ctx.graphics().clone();
     let mut f = Frame::new(&ctx);
-    let (input, out) = (f.input.clone(), f.out.clone());
     let asked = std::cell::Cell::new(0);
     let mut hook = Hooked {
         generation: Generation::new(),
@@ -285,32 +309,15 @@ fn a_hook_that_moves_its_key_and_fails_records_the_next_frame() {
         fails: true,
         asked: &asked,
     };
-    let mut held = graph
-        .record()
-        .insert_pass("upload", &mut f.upload, &q)
-        .insert_pass("hook", &mut hook, &q)
-        .insert_pass("download", &mut f.download, &q)
-        .insert_pass("read", &mut f.read, &q)
-        .finish()
-        .unwrap()
-        .hold();
-    let mut frames = String::new();
-    for n in 1..=10 {
-        write(&input, n);
-        match held.execute() {
-            Ok(fence) => {
-                frames.push(if fence.replayed() { '.' } else { 'x' });
-                fence.wait().unwrap();
-                check(&out, n);
-            }
-            Err(e) => {
-                assert!(e.to_string().contains("the hook fails"), "{e}");
-                frames.push('E');
-            }
-        }
-    }
+    let passes: Vec<(&str, &mut dyn Pass)> = vec![
+        ("upload", &mut f.upload),
+        ("hook", &mut hook),
+        ("download", &mut f.download),
+        ("read", &mut f.read),
+    ];
+    let fails = Some("the hook fails");
+    let frames = held_frames(&graph, &q, passes, (&f.input, &f.out), 10, fails, |_| {});
     assert_eq!(frames, "xx..Ex....");
-    drop(held);
     drop(graph);
     common::assert_clean(&ctx);
 }
@@ -381,38 +388,21 @@ fn keys_cut_short_by_a_pass_with_none_are_asked_again_in_full() {
     graph.set_replay(true);
     let q = ctx.graphics().clone();
     let mut f = Frame::new(&ctx);
-    let (input, out) = (f.input.clone(), f.out.clone());
     let (fail, never) = (std::cell::Cell::new(false), std::cell::Cell::new(false));
     let mut hooked = Steered::new(true, &never, &never);
     let mut failing = Steered::new(false, &fail, &never);
-    let mut held = graph
-        .record()
-        .insert_pass("upload", &mut f.upload, &q)
-        .insert_pass("hooked", &mut hooked, &q)
-        .insert_pass("failing", &mut failing, &q)
-        .insert_pass("download", &mut f.download, &q)
-        .insert_pass("read", &mut f.read, &q)
-        .finish()
-        .unwrap()
-        .hold();
-    let mut frames = String::new();
-    for n in 1..=10 {
-        fail.set(n == 4);
-        write(&input, n);
-        match held.execute() {
-            Ok(fence) => {
-                frames.push(if fence.replayed() { '.' } else { 'x' });
-                fence.wait().unwrap();
-                check(&out, n);
-            }
-            Err(e) => {
-                assert!(e.to_string().contains("the pass fails"), "{e}");
-                frames.push('E');
-            }
-        }
-    }
+    let passes: Vec<(&str, &mut dyn Pass)> = vec![
+        ("upload", &mut f.upload),
+        ("hooked", &mut hooked),
+        ("failing", &mut failing),
+        ("download", &mut f.download),
+        ("read", &mut f.read),
+    ];
+    let fails = Some("the pass fails");
+    let frames = held_frames(&graph, &q, passes, (&f.input, &f.out), 10, fails, |n| {
+        fail.set(n == 4)
+    });
     assert_eq!(frames, "xx.E.x.x.x");
-    drop(held);
     drop(graph);
     common::assert_clean(&ctx);
 }
