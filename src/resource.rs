@@ -26,7 +26,7 @@ use ash::vk;
 use parking_lot::{Mutex, MutexGuard};
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 mod buffer;
 mod desc;
@@ -128,6 +128,47 @@ impl Resource {
             Resource::Buffer(b) => b.tracked(),
         }
     }
+}
+
+impl Resource {
+    /// A reference that does not keep it alive.
+    pub(crate) fn downgrade(&self) -> WeakResource {
+        match self {
+            Resource::Image(i) => WeakResource::Image(Arc::downgrade(i)),
+            Resource::Buffer(b) => WeakResource::Buffer(Arc::downgrade(b)),
+        }
+    }
+}
+
+/// A [`Resource`] that does not keep it alive: what a kept recording names, to tell when the
+/// app dropped it.
+pub(crate) enum WeakResource {
+    Image(Weak<StImage>),
+    Buffer(Weak<StBuffer>),
+}
+
+impl WeakResource {
+    /// Whether the app dropped it.
+    pub(crate) fn dropped(&self) -> bool {
+        match self {
+            WeakResource::Image(i) => i.strong_count() == 0,
+            WeakResource::Buffer(b) => b.strong_count() == 0,
+        }
+    }
+}
+
+/// How many images and buffers were dropped so far, in the whole process: kept recordings
+/// look at the resources they name only after it moved.
+static DROPPED: AtomicU64 = AtomicU64::new(0);
+
+/// [`DROPPED`]'s count.
+pub(crate) fn dropped_so_far() -> u64 {
+    DROPPED.load(Ordering::Acquire)
+}
+
+/// An image or buffer is being dropped (its last `Arc` is gone).
+fn note_dropped() {
+    DROPPED.fetch_add(1, Ordering::Release);
 }
 
 /// A Vulkan handle that a transient resource changes for each execution (a plain one for

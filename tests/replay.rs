@@ -12,6 +12,8 @@ mod common;
 mod in_flight;
 #[path = "replay/keys.rs"]
 mod keys;
+#[path = "replay/records_again.rs"]
+mod records_again;
 
 use std::sync::Arc;
 use vk_baton::ash::vk;

@@ -250,7 +250,8 @@ impl Execution<'_, '_> {
         **recorded = true;
         if let Choice::Keep(set) = choice {
             let lists = (&mut out.lists.cmds, &mut out.lists.keep, kept_before);
-            (self.replays).kept(set, lists, &out.tables, token, self.plan);
+            let recorded_for = (&*self.plan, self.resources);
+            (self.replays).kept(set, lists, &out.tables, token, recorded_for);
             out.ext.keep_into(self.replays.ext_mut(set));
         }
         Ok(())

@@ -46,6 +46,9 @@ pub(crate) struct PlanCache {
     /// With replay on ([`crate::Graph::set_replay`]): each set of resources keeps frames of
     /// its own, whose recordings name them (see [`PlanCache::take_declared`]).
     pub(crate) own_frames: bool,
+    /// [`crate::resource::dropped_so_far`] when the kept frames last let go of the
+    /// recordings of dropped resources.
+    drops_seen: u64,
 }
 
 /// What [`PlanCache::lookup`] hands out for a frame.
@@ -229,6 +232,15 @@ impl PlanCache {
     pub(crate) fn put_back(&mut self, mut frame: Box<PreparedFrame>) {
         frame.resources.clear();
         self.frames.insert(0, frame);
+        // The kept frames hold no resource: recordings that name one the app dropped since
+        // are given back now, not when their frame is evicted.
+        let dropped = crate::resource::dropped_so_far();
+        if dropped != self.drops_seen {
+            self.drops_seen = dropped;
+            self.frames
+                .iter_mut()
+                .for_each(|f| f.replays.forget_dropped());
+        }
         // With reuse switched off meanwhile, fewer are kept: the extra ones are dropped.
         self.frames
             .truncate(if self.disabled { 1 } else { KEPT_PLANS });
@@ -290,6 +302,7 @@ impl Clone for PlanCache {
             reused: self.reused,
             disabled: self.disabled,
             own_frames: self.own_frames,
+            drops_seen: self.drops_seen,
         }
     }
 }

@@ -7,7 +7,8 @@
 //! a set is checked against what its commands were recorded from ([`ReplayKeys`]): each
 //! pass's [`ReplayKey`](crate::pass::ReplayKey), each transient's bound object (so each heap
 //! set in flight has recordings of its own), each resource's identity (not its handle, which
-//! Vulkan may give a new object after a destroy), whether labels were recorded, the layout
+//! Vulkan may give a new object after a destroy), whether labels were recorded (or GPU
+//! timings, and then the passes' names, which both show), the layout
 //! policy, and the graph's epoch
 //! ([`crate::Graph::invalidate_recordings`]).
 //!
@@ -16,9 +17,10 @@
 //! any tier has the plan the planner would make for it (only timeline values and binary
 //! semaphores move, and those are in the submit, not the command buffers), and a frame whose
 //! resources' states changed in a way that matters gets a new plan. Its command buffers come
-//! from the graph's pools and go back there when the frame is dropped, through the same path
-//! as an execution's ([`Pools::dropped`], which takes no lock), once the GPU is done with
-//! them.
+//! from the graph's pools and go back there when the frame is dropped, or when the app drops
+//! a resource the set names ([`Replays::forget_dropped`]: its commands name a destroyed
+//! handle), through the same path as an execution's ([`Pools::dropped`], which takes no
+//! lock), once the GPU is done with them.
 //!
 //! A pass's key changes only through `&mut self` ([`ReplayKey::new`](crate::pass::ReplayKey::new)): the keys of a held
 //! plan's passes, which the held plan borrows exclusively, are asked for once, and again when
@@ -31,6 +33,7 @@ use crate::extensions::KeptExtensions;
 use crate::fence::{InFlight, Lists, PoolKey, Pools};
 use crate::plan::Plan;
 use crate::prepared::scratch::BatchTables;
+use crate::resource::{Resource, WeakResource};
 use ash::vk;
 use std::any::Any;
 use std::sync::Arc;
@@ -59,7 +62,8 @@ pub(crate) struct ReplayKeys {
     /// How GPU timings were on ([`crate::extensions::Extensions::timing_mode`]): whether the
     /// recording writes timestamps, and resets its queries itself or leaves it to the host.
     pub(crate) timed: u8,
-    /// With labels on, a hash of the passes' names, which the labels show; 0 without.
+    /// With labels or GPU timings on, a hash of the passes' names, which they show; 0
+    /// without.
     pub(crate) names: u64,
     pub(crate) layouts: LayoutPolicy,
     pub(crate) epoch: u64,
@@ -98,6 +102,9 @@ struct RecordedSet {
     token: Option<CompletionToken>,
     /// When it was last submitted, on the frame's [`Replays::clock`].
     used: u64,
+    /// The resources it names, by plan index: once the app dropped one, the set can never be
+    /// submitted again ([`Replays::forget_dropped`]).
+    named: Vec<WeakResource>,
     /// The commands it was recorded from, for debug builds to check each replay against.
     #[cfg(debug_assertions)]
     commands: Vec<crate::plan::Command>,
@@ -288,6 +295,7 @@ impl Replays {
                 matched: 0,
                 token: None,
                 used: 0,
+                named: Vec::new(),
                 #[cfg(debug_assertions)]
                 commands: Vec::new(),
             });
@@ -298,9 +306,9 @@ impl Replays {
         &mut set.cmds
     }
 
-    /// Set `i` was recorded for `plan` with keys [`Replays::now`] by the execution of
-    /// `token`, into `cmds` (taken, left empty) as `tables` say; what its passes asked to keep
-    /// alive is `keep[from..]` (taken).
+    /// Set `i` was recorded for `plan` on `resources` with keys [`Replays::now`] by the
+    /// execution of `token`, into `cmds` (taken, left empty) as `tables` say; what its passes
+    /// asked to keep alive is `keep[from..]` (taken).
     pub(crate) fn kept(
         &mut self,
         i: usize,
@@ -311,7 +319,7 @@ impl Replays {
         ),
         tables: &BatchTables,
         token: &CompletionToken,
-        plan: &Plan,
+        (plan, resources): (&Plan, &[Resource]),
     ) {
         let set = &mut self.sets[i];
         debug_assert!(
@@ -327,6 +335,8 @@ impl Replays {
         set.token = Some(token.clone());
         self.clock += 1;
         set.used = self.clock;
+        set.named.clear();
+        set.named.extend(resources.iter().map(Resource::downgrade));
         #[cfg(debug_assertions)]
         {
             set.commands = commands_of(plan);
@@ -393,23 +403,45 @@ impl Replays {
             return;
         };
         for set in self.sets.drain(..) {
-            let Some(token) = set.token else {
-                continue;
-            };
-            let mut keep = set.keep;
-            keep.push(Box::new(set.ext));
-            let lists = Lists {
-                cmds: set.cmds,
-                keep,
-                ..Lists::default()
-            };
-            pools.dropped(InFlight {
-                token,
-                lists,
-                ext: Default::default(),
-            });
+            release_set(pools.as_ref(), set);
         }
     }
+
+    /// Gives back the sets that name a resource the app dropped, as [`Replays::release`]
+    /// does: their command buffers name a destroyed handle (which Vulkan may give to another
+    /// object) and will never be submitted again, and what they keep alive is freed.
+    pub(crate) fn forget_dropped(&mut self) {
+        let Some(pools) = &self.pools else {
+            return;
+        };
+        let mut i = 0;
+        while i < self.sets.len() {
+            if self.sets[i].named.iter().any(WeakResource::dropped) {
+                release_set(pools.as_ref(), self.sets.swap_remove(i));
+            } else {
+                i += 1;
+            }
+        }
+    }
+}
+
+/// Gives `set` back to `pools`, which keep it until its last submission is complete.
+fn release_set(pools: &dyn Pools, set: RecordedSet) {
+    let Some(token) = set.token else {
+        return;
+    };
+    let mut keep = set.keep;
+    keep.push(Box::new(set.ext));
+    let lists = Lists {
+        cmds: set.cmds,
+        keep,
+        ..Lists::default()
+    };
+    pools.dropped(InFlight {
+        token,
+        lists,
+        ext: Default::default(),
+    });
 }
 
 impl Drop for Replays {

@@ -313,6 +313,7 @@ impl StBuffer {
 
 impl Drop for StBuffer {
     fn drop(&mut self) {
+        super::note_dropped();
         let handle = self.handle();
         match &mut self.memory {
             Memory::Allocated {

@@ -281,6 +281,7 @@ impl StImage {
 
 impl Drop for StImage {
     fn drop(&mut self) {
+        super::note_dropped();
         let handle = self.handle();
         match &mut self.memory {
             Memory::Allocated {

@@ -25,9 +25,19 @@ impl Execution<'_, '_> {
         if !self.replay {
             return Choice::Record;
         }
+        // Labels and GPU timings both show the passes' names: their hash is part of the keys
+        // while either is on, worked out when every key is asked for. A held plan asks for
+        // few keys or none, so a switch of either asks for all of them now, not after the
+        // next recording (which would record twice, the first time under a stale hash).
+        let timed = extensions.timing_mode();
+        let named = labels || timed != 0;
+        let now = &self.replays.now;
+        if named != (now.labels || now.timed != 0) {
+            self.replays.keys_lent();
+        }
         let asked = match self.replays.keys_to_ask() {
-            KeysToAsk::All => self.ask_keys(labels),
-            KeysToAsk::Hooked => self.ask_hooked_keys(labels),
+            KeysToAsk::All => self.ask_keys(named),
+            KeysToAsk::Hooked => self.ask_hooked_keys(named),
             KeysToAsk::None => true,
         };
         if !asked {
@@ -43,21 +53,24 @@ impl Execution<'_, '_> {
                 .extend(self.resources.iter().map(Resource::bound_object));
         }
         (now.labels, now.layouts) = (labels, self.layouts);
-        now.timed = extensions.timing_mode();
+        now.timed = timed;
         now.epoch = self.pools.epoch();
         self.replays.choose()
     }
 
     /// Asks every pass for its key (`false` if one gives none), and hashes their names when
-    /// `labels` are recorded, into the frame's current keys.
-    fn ask_keys(&mut self, labels: bool) -> bool {
+    /// they are `named` (in labels or GPU timings), into the frame's current keys. A pass the
+    /// plan culled is never recorded, so it gets no [`crate::Pass::replayed`] either.
+    fn ask_keys(&mut self, named: bool) -> bool {
         let now = &mut self.replays.now;
         now.passes.clear();
         now.hooks.clear();
+        let culls = self.plan.order.len() != self.passes.len();
+        let recorded = |i: &usize| !culls || self.plan.order.contains(i);
         for (i, entry) in self.passes.iter().enumerate() {
             match entry.pass.replay_key() {
                 Some(key) => {
-                    if key.calls_replayed() {
+                    if key.calls_replayed() && recorded(&i) {
                         now.hooks.push(i);
                     }
                     now.passes.push(key.get());
@@ -69,7 +82,7 @@ impl Execution<'_, '_> {
                 }
             }
         }
-        now.names = match labels {
+        now.names = match named {
             true => {
                 let mut h = crate::fx::FxHasher::default();
                 self.passes.iter().for_each(|p| p.name.hash(&mut h));
@@ -85,12 +98,12 @@ impl Execution<'_, '_> {
     /// asked (a held plan's other passes had no `&mut self` since); all of them if one of
     /// those no longer asks for the hook or gives no key. `false` if a pass gives no key, as
     /// [`Execution::ask_keys`].
-    fn ask_hooked_keys(&mut self, labels: bool) -> bool {
+    fn ask_hooked_keys(&mut self, named: bool) -> bool {
         let now = &mut self.replays.now;
         for &i in &now.hooks {
             match self.passes[i].pass.replay_key() {
                 Some(key) if key.calls_replayed() => now.passes[i] = key.get(),
-                _ => return self.ask_keys(labels),
+                _ => return self.ask_keys(named),
             }
         }
         self.replays.keys_asked();
