@@ -231,15 +231,17 @@ impl PlanCache {
     /// resource alive.
     pub(crate) fn put_back(&mut self, mut frame: Box<PreparedFrame>) {
         frame.resources.clear();
-        self.frames.insert(0, frame);
         // The kept frames hold no resource: recordings that name one the app dropped since
-        // are given back now, not when their frame is evicted.
+        // are given back now, not when their frame is evicted. The frame coming back looks
+        // for itself (it may have been away when the others last looked); the others look
+        // when the count moved since.
         let dropped = crate::resource::dropped_so_far();
+        frame.replays.forget_dropped(dropped);
+        self.frames.insert(0, frame);
         if dropped != self.drops_seen {
             self.drops_seen = dropped;
-            self.frames
-                .iter_mut()
-                .for_each(|f| f.replays.forget_dropped());
+            let frames = self.frames.iter_mut();
+            frames.for_each(|f| f.replays.forget_dropped(dropped));
         }
         // With reuse switched off meanwhile, fewer are kept: the extra ones are dropped.
         self.frames

@@ -160,6 +160,9 @@ pub(crate) struct Replays {
     asked: u64,
     /// Where the sets' command buffers go back to, once the frame has kept one.
     pools: Option<Arc<dyn Pools>>,
+    /// [`crate::resource::dropped_so_far`] when the sets were last looked at
+    /// ([`Replays::forget_dropped`]).
+    drops_seen: u64,
     /// Moves on with each submission of a set: which was submitted longest ago.
     clock: u64,
 }
@@ -409,8 +412,14 @@ impl Replays {
 
     /// Gives back the sets that name a resource the app dropped, as [`Replays::release`]
     /// does: their command buffers name a destroyed handle (which Vulkan may give to another
-    /// object) and will never be submitted again, and what they keep alive is freed.
-    pub(crate) fn forget_dropped(&mut self) {
+    /// object) and will never be submitted again, and what they keep alive is freed. Looks
+    /// only if images or buffers were dropped since it last looked (`dropped`, the count so
+    /// far), wherever the frame was meanwhile (in a held plan, a handoff, the plan cache).
+    pub(crate) fn forget_dropped(&mut self, dropped: u64) {
+        if dropped == self.drops_seen {
+            return;
+        }
+        self.drops_seen = dropped;
         let Some(pools) = &self.pools else {
             return;
         };

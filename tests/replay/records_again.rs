@@ -259,3 +259,74 @@ fn a_replayed_frames_timings_name_its_own_passes() {
     drop(graph);
     common::assert_clean(&ctx);
 }
+
+/// A frame away from the plan cache while the app drops the resources its recordings name (a
+/// held plan on other buffers took it, made with replay off), then given back when the held
+/// plan re-plans: its recording of them is given back too, though the cache looked at its own
+/// frames while that one was away. Before, it stayed until some other image or buffer was
+/// dropped: guards given back `(1, 1)`.
+#[test]
+fn a_frame_away_from_the_cache_gives_back_recordings_of_dropped_resources() {
+    let ctx = common::ctx();
+    let graph = ctx.graph().unwrap();
+    graph.set_replay(true);
+    let q = ctx.graphics().clone();
+    let (made, dropped) = (Arc::new(AtomicU32::new(0)), Arc::new(AtomicU32::new(0)));
+    let mut a = Frame::new(&ctx);
+    let mut a_upload = GuardedUpload {
+        copy: Copy::new(&a.input, &a.mid),
+        made: made.clone(),
+        dropped: dropped.clone(),
+    };
+    for n in 1..=4 {
+        a.write(n);
+        let fence = (graph.record())
+            .insert_pass("upload", &mut a_upload, &q)
+            .insert_pass("download", &mut a.download, &q)
+            .insert_pass("read", &mut a.read, &q)
+            .finish()
+            .unwrap()
+            .execute()
+            .unwrap();
+        fence.wait().unwrap();
+        a.check(n);
+    }
+    assert_eq!((made.load(SeqCst), dropped.load(SeqCst)), (2, 0));
+
+    // With replay off, the held plan of frame `b` takes one of `a`'s kept frames.
+    let mut b = Frame::new(&ctx);
+    let io = (b.input.clone(), b.out.clone());
+    graph.set_replay(false);
+    let mut held = (graph.record())
+        .insert_pass("upload", &mut b.upload, &q)
+        .insert_pass("download", &mut b.download, &q)
+        .insert_pass("read", &mut b.read, &q)
+        .finish()
+        .unwrap()
+        .hold();
+    graph.set_replay(true);
+    drop((a, a_upload));
+    // Frames on another buffer: the cache gives back the recording it keeps.
+    let usage = vk::BufferUsageFlags::TRANSFER_DST;
+    let mut other = HostRead(buffer(&ctx, BufferDesc::readback(SIZE, usage), "other"));
+    let mut run_other = || {
+        for _ in 0..3 {
+            let frame = graph.record().insert_pass("other", &mut other, &q);
+            frame.finish().unwrap().execute().unwrap().wait().unwrap();
+        }
+    };
+    run_other();
+    let while_away = dropped.load(SeqCst);
+    let mut n = 0;
+    held_run(&mut held, (&io.0, &io.1), &mut n, 4);
+    assert!(held.replanned() >= 1, "the held plan re-planned");
+    drop(held);
+    run_other();
+    assert_eq!(
+        (while_away, dropped.load(SeqCst)),
+        (1, 2),
+        "guards given back"
+    );
+    drop(graph);
+    common::assert_clean(&ctx);
+}
