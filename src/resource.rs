@@ -128,9 +128,7 @@ impl Resource {
             Resource::Buffer(b) => b.tracked(),
         }
     }
-}
 
-impl Resource {
     /// A reference that does not keep it alive.
     pub(crate) fn downgrade(&self) -> WeakResource {
         match self {

@@ -124,34 +124,82 @@ impl Frame {
 
     /// Runs frame `n` through the builder and waits: whether it replayed.
     fn run(&mut self, graph: &vk_baton::Graph, q: &vk_baton::Queue, n: u32) -> bool {
-        self.write(n);
-        let fence = graph
-            .record()
-            .insert_pass("upload", &mut self.upload, q)
-            .insert_pass("download", &mut self.download, q)
-            .insert_pass("read", &mut self.read, q)
-            .finish()
-            .unwrap()
-            .execute()
-            .unwrap();
-        fence.wait().unwrap();
-        self.check(n);
-        fence.replayed()
+        let Frame {
+            input,
+            out,
+            upload,
+            download,
+            read,
+            ..
+        } = self;
+        run_frame([upload, download, read], (input, out), graph, q, n)
     }
 
     /// Runs frame `n` as [`Frame::run`] does, with `upload` in place of the frame's own.
     fn run_with(
         &mut self,
-        upload: &mut Copy,
+        upload: &mut dyn Pass,
         graph: &vk_baton::Graph,
         q: &vk_baton::Queue,
         n: u32,
     ) -> bool {
-        std::mem::swap(&mut self.upload, upload);
-        let replayed = self.run(graph, q, n);
-        std::mem::swap(&mut self.upload, upload);
-        replayed
+        let passes: [&mut dyn Pass; 3] = [upload, &mut self.download, &mut self.read];
+        run_frame(passes, (&self.input, &self.out), graph, q, n)
     }
+}
+
+/// Runs frame `n` of `passes` (an upload from `input`, a download and the host's read of
+/// `out`) through the builder and waits, checking the data: whether it replayed.
+fn run_frame(
+    [upload, download, read]: [&mut dyn Pass; 3],
+    (input, out): (&StBuffer, &StBuffer),
+    graph: &vk_baton::Graph,
+    q: &vk_baton::Queue,
+    n: u32,
+) -> bool {
+    write(input, n);
+    let fence = graph
+        .record()
+        .insert_pass("upload", upload, q)
+        .insert_pass("download", download, q)
+        .insert_pass("read", read, q)
+        .finish()
+        .unwrap()
+        .execute()
+        .unwrap();
+    fence.wait().unwrap();
+    check(out, n);
+    fence.replayed()
+}
+
+/// Runs `frames` of `held`, `each(n)` before frame `n`, the host writing frame `n`'s words
+/// into `input` and checking them in `out` after every frame that ran. A character per frame:
+/// `x` recorded, `.` replayed, `E` failed with an error that names `error` (any other error
+/// fails the test).
+fn run_held(
+    held: &mut vk_baton::HeldPlan<'_>,
+    (input, out): (&StBuffer, &StBuffer),
+    frames: std::ops::RangeInclusive<u32>,
+    error: Option<&str>,
+    mut each: impl FnMut(u32),
+) -> String {
+    let mut outcomes = String::new();
+    for n in frames {
+        each(n);
+        write(input, n);
+        match held.execute() {
+            Ok(fence) => {
+                outcomes.push(if fence.replayed() { '.' } else { 'x' });
+                fence.wait().unwrap();
+                check(out, n);
+            }
+            Err(e) => {
+                assert!(error.is_some_and(|m| e.to_string().contains(m)), "{e}");
+                outcomes.push('E');
+            }
+        }
+    }
+    outcomes
 }
 
 /// Frame `n`'s words.

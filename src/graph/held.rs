@@ -118,6 +118,9 @@ impl<'a> HeldPlan<'a> {
             None => self.replan()?,
         }
         verify_in_debug(&self.frame.plan, &self.frame.queues)?;
+        // The frame stays out of the graph's plan cache, which gives back the recordings of
+        // dropped resources of the frames it keeps: this one looks for itself.
+        (self.frame.replays).forget_dropped(crate::resource::dropped_so_far());
         self.executed += 1;
         self.frame.record_labels = self.graph.labels_on();
         self.frame.replay = self.graph.replay_on();

@@ -271,10 +271,10 @@ fn a_pass_that_fails_to_record_leaves_the_kept_recordings_right() {
 }
 
 /// Counts the guards its `record()` asks the graph to keep alive, and those dropped.
-struct KeepsAGuard {
-    copy: Copy,
-    made: Arc<std::sync::atomic::AtomicU32>,
-    dropped: Arc<std::sync::atomic::AtomicU32>,
+pub(super) struct KeepsAGuard {
+    pub(super) copy: Copy,
+    pub(super) made: Arc<std::sync::atomic::AtomicU32>,
+    pub(super) dropped: Arc<std::sync::atomic::AtomicU32>,
 }
 
 /// Counts itself dropped.
@@ -307,29 +307,14 @@ fn what_a_recording_kept_alive_lives_as_long_as_the_recording() {
     let graph = ctx.graph().unwrap();
     graph.set_replay(true);
     let q = ctx.graphics().clone();
-    let f = Frame::new(&ctx);
+    let mut f = Frame::new(&ctx);
     let (made, dropped) = (Arc::default(), Arc::default());
-    let (mut download, mut read) = (f.download, f.read);
     let mut upload = KeepsAGuard {
-        copy: f.upload,
+        copy: Copy::new(&f.input, &f.mid),
         made: Arc::clone(&made),
         dropped: Arc::clone(&dropped),
     };
-    let mut run = |n: u32, upload: &mut KeepsAGuard| {
-        write(&f.input, n);
-        let fence = graph
-            .record()
-            .insert_pass("upload", upload, &q)
-            .insert_pass("download", &mut download, &q)
-            .insert_pass("read", &mut read, &q)
-            .finish()
-            .unwrap()
-            .execute()
-            .unwrap();
-        fence.wait().unwrap();
-        check(&f.out, n);
-        fence.replayed()
-    };
+    let mut run = |n: u32, upload: &mut KeepsAGuard| f.run_with(upload, &graph, &q, n);
     let replayed: Vec<bool> = (1..=5).map(|n| run(n, &mut upload)).collect();
     assert_eq!(replayed, [false, false, true, true, true]);
     // The two recordings (of the plans for fresh and for written states) keep their guards,

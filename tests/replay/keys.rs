@@ -155,9 +155,7 @@ fn a_miss_records_over_the_set_submitted_longest_ago() {
 }
 
 /// Holds a plan of `passes` (the frame's upload, the passes under test, its download and its
-/// read) and runs frames `1..=count` on it, `each(n)` before frame `n`, checking the data of
-/// every frame that ran. A character per frame: `x` recorded, `.` replayed, `E` failed with an
-/// error that names `error` (any other error fails the test).
+/// read) and runs frames `1..=count` on it as [`run_held`] does.
 fn held_frames<'a>(
     graph: &'a vk_baton::Graph,
     q: &'a vk_baton::Queue,
@@ -165,31 +163,14 @@ fn held_frames<'a>(
     f: (&StBuffer, &StBuffer),
     count: u32,
     error: Option<&str>,
-    mut each: impl FnMut(u32),
+    each: impl FnMut(u32),
 ) -> String {
-    let (input, out) = f;
     let mut b = graph.record();
     for (name, pass) in passes {
         b = b.insert_pass(name, pass, q);
     }
     let mut held = b.finish().unwrap().hold();
-    let mut frames = String::new();
-    for n in 1..=count {
-        each(n);
-        write(input, n);
-        match held.execute() {
-            Ok(fence) => {
-                frames.push(if fence.replayed() { '.' } else { 'x' });
-                fence.wait().unwrap();
-                check(out, n);
-            }
-            Err(e) => {
-                assert!(error.is_some_and(|m| e.to_string().contains(m)), "{e}");
-                frames.push('E');
-            }
-        }
-    }
-    frames
+    run_held(&mut held, f, 1..=count, error, each)
 }
 
 /// A pass that records nothing and asks for [`Pass::replayed`], counting the calls; its hook

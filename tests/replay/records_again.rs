@@ -7,30 +7,6 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicU32, Ordering::SeqCst};
 use vk_baton::plan::Schedule;
 
-/// Runs `count` frames of `held` from `n + 1`, the host writing `input` and reading `out`:
-/// a character per frame, `x` recorded and `.` replayed, with the data checked.
-fn held_run(
-    held: &mut vk_baton::HeldPlan<'_>,
-    (input, out): (&StBuffer, &StBuffer),
-    n: &mut u32,
-    count: u32,
-) -> String {
-    (0..count)
-        .map(|_| {
-            *n += 1;
-            write(input, *n);
-            let fence = held.execute().unwrap();
-            fence.wait().unwrap();
-            check(out, *n);
-            if fence.replayed() {
-                '.'
-            } else {
-                'x'
-            }
-        })
-        .collect()
-}
-
 /// Labels switched off, then on again, under a held plan: each switch records once, then
 /// the frames replay; switching back finds the recording with labels still kept. Before, a
 /// held plan asked for no key after the switch, so it recorded under the old hash of the
@@ -62,12 +38,12 @@ fn a_held_plan_records_once_when_labels_switch() {
         .finish()
         .unwrap()
         .hold();
-    let mut n = 0;
-    assert_eq!(held_run(&mut held, io, &mut n, 4), "xx..", "steady");
+    let run = |held: &mut vk_baton::HeldPlan<'_>, frames| run_held(held, io, frames, None, |_| {});
+    assert_eq!(run(&mut held, 1..=4), "xx..", "steady");
     graph.set_labels(false);
-    assert_eq!(held_run(&mut held, io, &mut n, 4), "x...", "labels off");
+    assert_eq!(run(&mut held, 5..=8), "x...", "labels off");
     graph.set_labels(true);
-    assert_eq!(held_run(&mut held, io, &mut n, 3), "...", "labels on again");
+    assert_eq!(run(&mut held, 9..=11), "...", "labels on again");
     assert_eq!(held.replayed(), 8);
     drop(held);
     drop(graph);
@@ -143,36 +119,6 @@ impl Pass for CulledHooked<'_> {
     }
 }
 
-/// Counts itself dropped.
-struct Guard(Arc<AtomicU32>);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        self.0.fetch_add(1, SeqCst);
-    }
-}
-
-/// The frame's upload, keeping a [`Guard`] alive with each recording.
-struct GuardedUpload {
-    copy: Copy,
-    made: Arc<AtomicU32>,
-    dropped: Arc<AtomicU32>,
-}
-
-impl Pass for GuardedUpload {
-    fn declare(&self, d: &mut Declare<'_>) {
-        self.copy.declare(d)
-    }
-    fn record(&mut self, r: &mut Recorder<'_>) -> vk_baton::Result<()> {
-        self.made.fetch_add(1, SeqCst);
-        r.keep_alive(Guard(self.dropped.clone()));
-        self.copy.record(r)
-    }
-    fn replay_key(&self) -> Option<ReplayKey> {
-        self.copy.replay_key()
-    }
-}
-
 /// Once the app dropped the resources a frame's recordings name, the graph's next frames give
 /// those recordings back, with what they keep alive, rather than keeping them until their
 /// plan is evicted. Before, both guards lived on (`(2, 0)`) until the graph was dropped.
@@ -185,26 +131,14 @@ fn recordings_of_dropped_resources_are_given_back() {
     let (made, dropped) = (Arc::new(AtomicU32::new(0)), Arc::new(AtomicU32::new(0)));
     {
         let mut f = Frame::new(&ctx);
-        let mut upload = GuardedUpload {
+        let mut upload = in_flight::KeepsAGuard {
             copy: Copy::new(&f.input, &f.mid),
             made: made.clone(),
             dropped: dropped.clone(),
         };
-        let mut replayed = Vec::new();
-        for n in 1..=4 {
-            f.write(n);
-            let fence = (graph.record())
-                .insert_pass("upload", &mut upload, &q)
-                .insert_pass("download", &mut f.download, &q)
-                .insert_pass("read", &mut f.read, &q)
-                .finish()
-                .unwrap()
-                .execute()
-                .unwrap();
-            fence.wait().unwrap();
-            f.check(n);
-            replayed.push(fence.replayed());
-        }
+        let replayed: Vec<bool> = (1..=4)
+            .map(|n| f.run_with(&mut upload, &graph, &q, n))
+            .collect();
         assert_eq!(replayed, [false, false, true, true]);
         // Two recordings (of the plans for fresh and for written states), a guard each.
         assert_eq!((made.load(SeqCst), dropped.load(SeqCst)), (2, 0));
@@ -273,23 +207,13 @@ fn a_frame_away_from_the_cache_gives_back_recordings_of_dropped_resources() {
     let q = ctx.graphics().clone();
     let (made, dropped) = (Arc::new(AtomicU32::new(0)), Arc::new(AtomicU32::new(0)));
     let mut a = Frame::new(&ctx);
-    let mut a_upload = GuardedUpload {
+    let mut a_upload = in_flight::KeepsAGuard {
         copy: Copy::new(&a.input, &a.mid),
         made: made.clone(),
         dropped: dropped.clone(),
     };
     for n in 1..=4 {
-        a.write(n);
-        let fence = (graph.record())
-            .insert_pass("upload", &mut a_upload, &q)
-            .insert_pass("download", &mut a.download, &q)
-            .insert_pass("read", &mut a.read, &q)
-            .finish()
-            .unwrap()
-            .execute()
-            .unwrap();
-        fence.wait().unwrap();
-        a.check(n);
+        a.run_with(&mut a_upload, &graph, &q, n);
     }
     assert_eq!((made.load(SeqCst), dropped.load(SeqCst)), (2, 0));
 
@@ -317,8 +241,7 @@ fn a_frame_away_from_the_cache_gives_back_recordings_of_dropped_resources() {
     };
     run_other();
     let while_away = dropped.load(SeqCst);
-    let mut n = 0;
-    held_run(&mut held, (&io.0, &io.1), &mut n, 4);
+    run_held(&mut held, (&io.0, &io.1), 1..=4, None, |_| {});
     assert!(held.replanned() >= 1, "the held plan re-planned");
     drop(held);
     run_other();

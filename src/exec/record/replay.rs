@@ -25,8 +25,6 @@ impl Execution<'_, '_> {
         if !self.replay {
             return Choice::Record;
         }
-        // A frame may run for long outside the plan cache (a held plan's).
-        (self.replays).forget_dropped(crate::resource::dropped_so_far());
         // Labels and GPU timings both show the passes' names: their hash is part of the keys
         // while either is on, worked out when every key is asked for. A held plan asks for
         // few keys or none, so a switch of either asks for all of them now, not after the
